@@ -1,0 +1,29 @@
+# Two entry points for a fresh machine (Python 3.11 + pip):
+#   make league  -- create .venv, install the project, run the default league
+#   make test    -- create .venv with the test extras, run the test suite
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+
+.PHONY: league test install install-test clean
+
+$(VENV)/.base: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q -e .
+	touch $@
+
+$(VENV)/.test: $(VENV)/.base
+	$(PY) -m pip install -q -e '.[test]'
+	touch $@
+
+install: $(VENV)/.base
+install-test: $(VENV)/.test
+
+league: $(VENV)/.base
+	$(VENV)/bin/harness run tournaments/league.toml
+
+test: $(VENV)/.test
+	$(PY) -m pytest -q
+
+clean:
+	rm -rf $(VENV) results .pytest_cache .hypothesis

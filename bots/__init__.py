@@ -1,0 +1,1 @@
+"""Example bots built on the protocol SDK; each runs as `python -m bots.NAME`."""

@@ -1,0 +1,1 @@
+"""Benchmarks called by ``harness bench``: they print figures, they never assert."""
