@@ -1,0 +1,155 @@
+"""Values shared by the referee, the bot processes and the tournament runner.
+
+They live in their own module so that ``botproc``, ``referee`` and the
+tournament code can all import them without importing each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Mapping
+
+from harness.engine.config import GameConfig
+
+
+class FaultKind(StrEnum):
+    """Why a bot's reply was not used (DESIGN.md "Referee promises")."""
+
+    TIMEOUT = "timeout"
+    MALFORMED = "malformed"
+    ILLEGAL = "illegal"
+    OVERSIZED = "oversized"
+    CRASH = "crash"
+    FAILED_START = "failed_start"
+
+
+class StackMode(StrEnum):
+    """Stacks reset every hand (cash-game scoring, as in ACPC) or carry over."""
+
+    RESET = "reset"
+    FREEZEOUT = "freezeout"
+
+
+@dataclass(frozen=True, slots=True)
+class BotSpec:
+    """How to launch one bot.
+
+    Attributes:
+        name: unique display name (letters, digits, ``-_.``).
+        command: argv of the bot, e.g. ``("python", "-m", "bots.caller")``.
+        cwd: working directory, or None for the referee's.
+        env: extra environment variables for the bot.
+    """
+
+    name: str
+    command: tuple[str, ...]
+    cwd: str | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Limits applied to every bot of a match (PROTOCOL.md "Limits").
+
+    Attributes:
+        decision_ms: time allowed per decision before the time bank is used (ms).
+        time_bank_ms: extra thinking time for the whole match (ms).
+        startup_ms: time from launch to a valid ``hello`` (ms).
+        max_faults: faults after which the bot is out for the rest of the match.
+        memory_mb: address-space limit of the bot process (MiB), 0 = none.
+        cpu_seconds: CPU-time limit of the bot process (s), 0 = none.
+        open_files: limit on open file descriptors.
+        max_processes: limit on processes/threads of the bot's user (0 = none;
+            RLIMIT_NPROC counts per user, so it is off by default).
+        log_bytes: cap per captured stdout/stderr log file (bytes).
+        max_message_bytes: largest message a bot may send (bytes).
+    """
+
+    decision_ms: int = 1000
+    time_bank_ms: int = 30000
+    startup_ms: int = 10000
+    max_faults: int = 10
+    memory_mb: int = 1024
+    cpu_seconds: int = 0
+    open_files: int = 256
+    max_processes: int = 0
+    log_bytes: int = 1_000_000
+    max_message_bytes: int = 65536
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSpec:
+    """One match: ``hands`` hands at one table, deals derived from ``seed``.
+
+    Attributes:
+        game: the game's settings (blinds, structure, ...).
+        hands: hands to play.
+        seed: match seed; hand h's seed derives from (seed, h) only.
+        starting_stack: chips each seat starts every hand (reset) or the match (freezeout).
+        stack_mode: reset (default) or freezeout.
+        match_id: name used in records and paths.
+    """
+
+    game: GameConfig
+    hands: int
+    seed: int
+    starting_stack: int = 1000
+    stack_mode: StackMode = StackMode.RESET
+    match_id: str = "match"
+
+
+@dataclass(frozen=True, slots=True)
+class MatchResult:
+    """What one match produced; JSON-ready through :meth:`to_dict`.
+
+    Attributes:
+        match_id: the MatchSpec's id.
+        seed: the match seed.
+        hands_played: hands completed.
+        bots: bot names by seat.
+        net: net chips per seat over the match (sums to 0).
+        hand_nets: per hand, net chips per seat.
+        faults: per seat, fault counts keyed by :class:`FaultKind` value.
+        status: per seat, "ok" or why the bot was put out.
+        duration_s: wall-clock seconds the match took.
+    """
+
+    match_id: str
+    seed: int
+    hands_played: int
+    bots: list[str]
+    net: list[int]
+    hand_nets: list[list[int]]
+    faults: list[dict[str, int]]
+    status: list[str]
+    duration_s: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-ready dict (the results-store line)."""
+        return {
+            "match_id": self.match_id,
+            "seed": self.seed,
+            "hands_played": self.hands_played,
+            "bots": list(self.bots),
+            "net": list(self.net),
+            "hand_nets": [list(h) for h in self.hand_nets],
+            "faults": [dict(f) for f in self.faults],
+            "status": list(self.status),
+            "duration_s": self.duration_s,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "MatchResult":
+        """Rebuild from :meth:`to_dict` output. Raises KeyError/TypeError on a bad dict."""
+        return cls(
+            match_id=str(data["match_id"]),
+            seed=int(data["seed"]),
+            hands_played=int(data["hands_played"]),
+            bots=[str(b) for b in data["bots"]],
+            net=[int(x) for x in data["net"]],
+            hand_nets=[[int(x) for x in h] for h in data["hand_nets"]],
+            faults=[{str(k): int(v) for k, v in f.items()} for f in data["faults"]],
+            status=[str(s) for s in data["status"]],
+            duration_s=float(data.get("duration_s", 0.0)),
+        )
