@@ -1,0 +1,611 @@
+"""One bot subprocess: launch under resource limits, capture its output, kill it for sure.
+
+A bot is untrusted code (DESIGN.md "Referee promises"). :class:`BotProcess`
+starts it in its own session and process group with resource limits set in
+the child before ``exec``, captures stdout/stderr into size-capped log files
+without ever letting a full pipe block the bot, and stops it with the
+escalation jupyter_client uses (voluntary exit, SIGTERM, SIGKILL), recording
+which step ended it. Linux only (``/proc``, ``prctl``).
+
+Environment of the bot (a deliberate allowlist, so the referee's secrets such
+as API tokens or cloud credentials never reach untrusted code):
+
+1. the referee's variables named in :data:`PASSED_ENV` or starting with a
+   prefix in :data:`PASSED_ENV_PREFIXES` (PATH, HOME, LANG, LC_*, PYTHONPATH,
+   VIRTUAL_ENV, ...);
+2. then ``spec.env`` (the tournament file's per-bot variables);
+3. then the referee's launch environment (``HARNESS_ENDPOINT``,
+   ``HARNESS_SECRET``, ...), which nothing can override;
+4. then :data:`MARK_ENV` = a fresh id, inherited by every descendant, so that
+   processes that left the bot's process group or session are still found
+   and killed (and tests can check that nothing of ours is left).
+
+Cleanup: :meth:`BotProcess.stop` kills the process group, every process still
+linked to the bot by parentage, and every process carrying the bot's mark.
+``PR_SET_PDEATHSIG`` makes the bot itself die with the referee even after a
+``kill -9`` of the referee; its own children then survive until
+:func:`kill_strays` (keyed on the mark) is run, e.g. by the tournament runner.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from enum import StrEnum
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable, Mapping
+
+from harness.specs import BotSpec, Limits
+
+__all__ = [
+    "BotProcess",
+    "BotStartError",
+    "MARK_ENV",
+    "OWNER_ENV",
+    "PASSED_ENV",
+    "PASSED_ENV_PREFIXES",
+    "StopStep",
+    "describe_exit",
+    "find_marked",
+    "kill_strays",
+]
+
+#: Variable carrying a per-launch id; every descendant of the bot inherits it.
+MARK_ENV = "HARNESS_BOT_ID"
+#: Variable carrying the pid of the referee that launched the bot.
+OWNER_ENV = "HARNESS_OWNER_PID"
+
+#: Referee variables passed to bots unchanged (everything else is dropped).
+PASSED_ENV: frozenset[str] = frozenset(
+    {
+        "PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "TZ", "TMPDIR",
+        "LANG", "LANGUAGE", "VIRTUAL_ENV", "CONDA_PREFIX", "JAVA_HOME",
+        "GOPATH", "GOROOT", "NODE_PATH", "CARGO_HOME", "RUSTUP_HOME",
+        "LD_LIBRARY_PATH", "SYSTEMROOT",
+    }
+)
+#: Prefixes of referee variables passed to bots (locale and Python settings).
+PASSED_ENV_PREFIXES: tuple[str, ...] = ("LC_", "PYTHON")
+
+#: File-size limit (RLIMIT_FSIZE) for files the bot writes itself (bytes).
+FILE_SIZE_LIMIT = 64 * 1024 * 1024
+
+_TRUNCATED_NOTE = b"\n[log truncated: the bot wrote more than %d bytes]\n"
+_READ_CHUNK = 65536
+# Time given to SIGTERM before SIGKILL when grace_ms is 0 (ms).
+_MIN_TERM_MS = 50
+
+# prctl(2) options (linux/prctl.h).
+_PR_SET_PDEATHSIG = 1
+
+
+class StopStep(StrEnum):
+    """How :meth:`BotProcess.stop` ended the bot's main process."""
+
+    EXITED = "exited"
+    SIGTERM = "sigterm"
+    SIGKILL = "sigkill"
+
+
+class BotStartError(RuntimeError):
+    """The bot could not be launched; the message says what, where and how to fix it."""
+
+
+def describe_exit(returncode: int | None) -> str:
+    """Say in words how a process ended, naming the limit behind a limit signal.
+
+    Args:
+        returncode: ``Popen.returncode`` (negative = killed by that signal).
+
+    Returns:
+        e.g. ``"exit status 1"``, ``"killed by SIGXCPU (CPU-time limit)"``,
+        ``"still running"``.
+    """
+    if returncode is None:
+        return "still running"
+    if returncode >= 0:
+        return f"exit status {returncode}"
+    sig = -returncode
+    try:
+        name = signal.Signals(sig).name
+    except ValueError:
+        name = f"signal {sig}"
+    why = {
+        signal.SIGXCPU: " (CPU-time limit)",
+        signal.SIGXFSZ: " (file-size limit)",
+        signal.SIGSEGV: " (segmentation fault; the memory limit can cause it)",
+        signal.SIGKILL: " (killed; the memory or CPU limit, or the referee)",
+    }.get(sig, "")
+    return f"killed by {name}{why}"
+
+
+def _bot_environment(spec_env: Mapping[str, str], launch_env: Mapping[str, str], mark: str) -> dict[str, str]:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k in PASSED_ENV or k.startswith(PASSED_ENV_PREFIXES)
+    }
+    env.update({str(k): str(v) for k, v in spec_env.items()})
+    env.update({str(k): str(v) for k, v in launch_env.items()})
+    env[MARK_ENV] = mark
+    env[OWNER_ENV] = str(os.getpid())
+    return env
+
+
+def _resolve_command(spec: BotSpec, env: Mapping[str, str]) -> list[str]:
+    """Check the command and cwd; ``python``/``python3`` means the harness's interpreter."""
+    if not spec.command:
+        raise BotStartError(f"bot {spec.name!r}: empty command; give the argv, e.g. ['python', '-m', 'bots.caller']")
+    argv = [str(a) for a in spec.command]
+    if spec.cwd is not None and not Path(spec.cwd).is_dir():
+        raise BotStartError(
+            f"bot {spec.name!r}: working directory {spec.cwd!r} does not exist; fix `cwd` in the bot's entry"
+        )
+    # A bare "python" would otherwise be whatever PATH finds first, often one
+    # without pyzmq/msgpack; the harness's own interpreter has them.
+    if argv[0] in ("python", "python3") and sys.executable:
+        argv[0] = sys.executable
+        return argv
+    exe = argv[0]
+    if os.sep in exe:
+        path = Path(spec.cwd or ".") / exe if not os.path.isabs(exe) else Path(exe)
+        if not path.exists():
+            raise BotStartError(f"bot {spec.name!r}: command {exe!r} not found (looked at {path})")
+        if path.is_dir() or not os.access(path, os.X_OK):
+            raise BotStartError(
+                f"bot {spec.name!r}: command {exe!r} is not executable; run `chmod +x {path}` "
+                f"or start it through its interpreter (e.g. ['python', '{exe}'])"
+            )
+    elif shutil.which(exe, path=env.get("PATH", os.defpath)) is None:
+        raise BotStartError(
+            f"bot {spec.name!r}: command {exe!r} not found on PATH; install it or give its full path"
+        )
+    return argv
+
+
+@lru_cache(maxsize=1)
+def _prctl() -> Callable[..., int]:
+    """libc's prctl(2), bound once in the parent (never inside the forked child)."""
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    prctl.restype = ctypes.c_int
+    return prctl  # type: ignore[no-any-return]
+
+
+def _make_preexec(limits: Limits) -> Callable[[], None]:
+    """Build the child-side setup run between fork and exec.
+
+    It only calls ``setrlimit`` and a pre-bound ``prctl``: ``preexec_fn`` is
+    not safe with threads in general (a lock held by another thread at fork
+    time stays held in the child), so it must not import, log or allocate
+    through locks. Keep it that way.
+    """
+    rl: list[tuple[int, int, int]] = []
+
+    def add(which: int, soft: int, hard: int | None = None) -> None:
+        hard = soft if hard is None else hard
+        cur_soft, cur_hard = resource.getrlimit(which)
+        if cur_hard != resource.RLIM_INFINITY:
+            # An unprivileged referee cannot raise a hard limit.
+            soft, hard = min(soft, cur_hard), min(hard, cur_hard)
+        rl.append((which, soft, hard))
+
+    if limits.memory_mb > 0:
+        add(resource.RLIMIT_AS, limits.memory_mb * 1024 * 1024)
+    if limits.cpu_seconds > 0:
+        # SIGXCPU at the soft limit, SIGKILL one second later.
+        add(resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 1)
+    if limits.open_files > 0:
+        add(resource.RLIMIT_NOFILE, limits.open_files)
+    if limits.max_processes > 0:
+        add(resource.RLIMIT_NPROC, limits.max_processes)
+    add(resource.RLIMIT_FSIZE, FILE_SIZE_LIMIT)
+    add(resource.RLIMIT_CORE, 0)
+
+    prctl = _prctl()
+    parent = os.getpid()
+    setrlimit = resource.setrlimit
+    getppid = os.getppid
+    exit_now = os._exit
+    sigkill = int(signal.SIGKILL)
+
+    def preexec() -> None:
+        for which, soft, hard in rl:
+            setrlimit(which, (soft, hard))
+        # Die with the referee (even kill -9). Note: the signal fires when the
+        # *thread* that forked exits, so launch bots from a long-lived thread.
+        prctl(_PR_SET_PDEATHSIG, sigkill, 0, 0, 0)
+        if getppid() != parent:  # the referee died before prctl took effect
+            exit_now(1)
+
+    return preexec
+
+
+class _LogPump:
+    """Drain a bot's stdout and stderr into capped files on one daemon thread.
+
+    The pipes are always read to the end so the bot never blocks on a full
+    pipe; bytes past ``cap`` are counted and discarded and one note is written.
+    """
+
+    def __init__(self, pipes: list[tuple[int, Path]], cap: int, name: str) -> None:
+        self._cap = cap
+        self._sel = selectors.DefaultSelector()
+        self._files: dict[int, list[int]] = {}  # pipe fd -> [file fd, bytes written]
+        for fd, path in pipes:
+            os.set_blocking(fd, False)
+            out = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+            self._files[fd] = [out, 0]
+            self._sel.register(fd, selectors.EVENT_READ)
+        self._wake_r, self._wake_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
+        self._sel.register(self._wake_r, selectors.EVENT_READ)
+        self._thread = threading.Thread(target=self._run, name=f"botlog-{name}", daemon=True)
+        self._thread.start()
+
+    def _write(self, fd: int, data: bytes) -> None:
+        slot = self._files[fd]
+        room = self._cap - slot[1]
+        if room > 0:
+            chunk = data[:room]
+            os.write(slot[0], chunk)
+            slot[1] += len(chunk)
+            if len(data) > room:
+                os.write(slot[0], _TRUNCATED_NOTE % self._cap)
+                slot[1] = self._cap + 1  # note written once
+
+    def _run(self) -> None:
+        open_pipes = len(self._files)
+        stopping = False
+        while open_pipes:
+            # After stop is asked, only drain what is already buffered.
+            for key, _ in self._sel.select(0 if stopping else None):
+                fd = key.fd
+                if fd == self._wake_r:
+                    stopping = True
+                    self._sel.unregister(fd)
+                    continue
+                try:
+                    data = os.read(fd, _READ_CHUNK)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    data = b""
+                if data:
+                    self._write(fd, data)
+                else:
+                    self._sel.unregister(fd)
+                    open_pipes -= 1
+            if stopping:
+                break
+        self._close()
+
+    def _close(self) -> None:
+        for fd, (out, _) in self._files.items():
+            for f in (fd, out):
+                try:
+                    os.close(f)
+                except OSError:
+                    pass
+        self._sel.close()
+        os.close(self._wake_r)
+
+    def finish(self, timeout_s: float) -> None:
+        """Wait for EOF on both pipes (up to ``timeout_s``), then stop reading."""
+        self._thread.join(timeout_s)
+        if self._thread.is_alive():
+            # A process outside our reach still holds the pipe: stop anyway.
+            try:
+                os.write(self._wake_w, b"x")
+            except OSError:
+                pass
+            self._thread.join(1.0)
+        os.close(self._wake_w)
+
+
+def find_marked(mark: str | None = None, owner_pid: int | None = None) -> list[int]:
+    """Pids of live processes launched by the harness, read from ``/proc/<pid>/environ``.
+
+    Args:
+        mark: only processes whose :data:`MARK_ENV` equals this id.
+        owner_pid: only processes whose :data:`OWNER_ENV` equals this pid.
+            With neither, every marked process.
+
+    Returns:
+        Pids (excluding the caller) whose environment matches; processes we
+        may not read are skipped. A process that rewrote its environment
+        escapes this search (its process group is still killed).
+    """
+    want: list[bytes] = []
+    if mark is not None:
+        want.append(f"\0{MARK_ENV}={mark}\0".encode())
+    if owner_pid is not None:
+        want.append(f"\0{OWNER_ENV}={owner_pid}\0".encode())
+    any_mark = f"\0{MARK_ENV}=".encode()
+    me = os.getpid()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == me:
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                data = b"\0" + f.read()
+        except OSError:
+            continue
+        if want:
+            if all(w in data for w in want):
+                found.append(int(entry))
+        elif any_mark in data:
+            found.append(int(entry))
+    return found
+
+
+def kill_strays(owner_pid: int | None = None, *, only_orphans: bool = True) -> list[int]:
+    """SIGKILL marked bot processes left behind, e.g. after a referee was killed with -9.
+
+    Args:
+        owner_pid: only processes launched by this referee pid; None = any.
+        only_orphans: skip processes whose owning referee is still alive.
+
+    Returns:
+        The pids signalled.
+    """
+    killed = []
+    for pid in find_marked(owner_pid=owner_pid):
+        if only_orphans:
+            try:
+                with open(f"/proc/{pid}/environ", "rb") as f:
+                    env = dict(
+                        item.split(b"=", 1) for item in f.read().split(b"\0") if b"=" in item
+                    )
+                owner = int(env.get(OWNER_ENV.encode(), b"0"))
+            except (OSError, ValueError):
+                continue
+            if owner and _alive(owner):
+                continue
+        _kill(pid)
+        killed.append(pid)
+    return killed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _kill(pid: int, sig: int = signal.SIGKILL) -> None:
+    try:
+        os.kill(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _descendants(pid: int) -> list[int]:
+    """Pids of processes below ``pid`` by parentage (``/proc/<pid>/task/*/children``)."""
+    out: list[int] = []
+    stack = [pid]
+    while stack:
+        p = stack.pop()
+        try:
+            tasks = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for t in tasks:
+            try:
+                with open(f"/proc/{p}/task/{t}/children") as f:
+                    kids = [int(x) for x in f.read().split()]
+            except OSError:
+                continue
+            out.extend(kids)
+            stack.extend(kids)
+    return out
+
+
+class BotProcess:
+    """One bot subprocess with limits, capped logs and a sure stop.
+
+    Example::
+
+        proc = BotProcess(spec, {"HARNESS_ENDPOINT": ep, ...}, out / "logs", limits, "0-solid")
+        proc.start()
+        ...
+        step = proc.stop(grace_ms=500)   # "exited" | "sigterm" | "sigkill"
+
+    Launch bots from one long-lived thread (the referee's): ``PR_SET_PDEATHSIG``
+    kills a bot when the *thread* that started it ends.
+
+    Args:
+        spec: the command, cwd and extra environment of the bot.
+        env: the referee's launch environment (``HARNESS_ENDPOINT``, ...).
+        log_dir: directory for ``<label>.out`` and ``<label>.err`` (created).
+        limits: resource limits (memory_mb, cpu_seconds, open_files,
+            max_processes, log_bytes are used here).
+        label: file-name-safe label, e.g. ``"0-solid"``.
+    """
+
+    def __init__(self, spec: BotSpec, env: Mapping[str, str], log_dir: Path, limits: Limits, label: str) -> None:
+        self.spec = spec
+        self.label = label
+        self.limits = limits
+        self.log_dir = Path(log_dir)
+        self.mark = uuid.uuid4().hex
+        self._launch_env = dict(env)
+        self._popen: subprocess.Popen[bytes] | None = None
+        self._pump: _LogPump | None = None
+        self._stop_step: str | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def stdout_path(self) -> Path:
+        """The captured stdout log file."""
+        return self.log_dir / f"{self.label}.out"
+
+    @property
+    def stderr_path(self) -> Path:
+        """The captured stderr log file."""
+        return self.log_dir / f"{self.label}.err"
+
+    @property
+    def pid(self) -> int:
+        """The bot's pid (also its process group and session id). Raises RuntimeError before start."""
+        if self._popen is None:
+            raise RuntimeError(f"bot {self.label}: not started")
+        return self._popen.pid
+
+    @property
+    def returncode(self) -> int | None:
+        """Exit status as ``Popen.returncode`` (negative = signal), None while running or before start."""
+        return None if self._popen is None else self._popen.returncode
+
+    def start(self) -> None:
+        """Launch the bot.
+
+        Raises:
+            BotStartError: command not found or not executable, cwd missing,
+                log directory not writable, or the limits could not be set.
+            RuntimeError: already started.
+        """
+        if self._popen is not None:
+            raise RuntimeError(f"bot {self.label}: already started")
+        env = _bot_environment(self.spec.env, self._launch_env, self.mark)
+        argv = _resolve_command(self.spec, env)
+        try:
+            self.log_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise BotStartError(f"bot {self.spec.name!r}: cannot create log directory {self.log_dir}: {exc}") from None
+        try:
+            self._popen = subprocess.Popen(
+                argv,
+                cwd=self.spec.cwd,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                close_fds=True,
+                preexec_fn=_make_preexec(self.limits),
+            )
+        except FileNotFoundError:
+            raise BotStartError(
+                f"bot {self.spec.name!r}: command {argv[0]!r} not found (cwd {self.spec.cwd or os.getcwd()})"
+            ) from None
+        except PermissionError:
+            raise BotStartError(
+                f"bot {self.spec.name!r}: command {argv[0]!r} is not executable; "
+                f"run `chmod +x` on it or start it through its interpreter"
+            ) from None
+        except (OSError, subprocess.SubprocessError) as exc:
+            raise BotStartError(f"bot {self.spec.name!r}: could not start {argv!r}: {exc}") from None
+        assert self._popen.stdout is not None and self._popen.stderr is not None
+        # Hand the pipe fds to the pump (it closes them) and drop the file objects.
+        out_fd = os.dup(self._popen.stdout.fileno())
+        err_fd = os.dup(self._popen.stderr.fileno())
+        self._popen.stdout.close()
+        self._popen.stderr.close()
+        self._popen.stdout = self._popen.stderr = None
+        try:
+            self._pump = _LogPump(
+                [(out_fd, self.stdout_path), (err_fd, self.stderr_path)],
+                self.limits.log_bytes,
+                self.label,
+            )
+        except OSError as exc:
+            self._kill_all()
+            raise BotStartError(f"bot {self.spec.name!r}: cannot write logs in {self.log_dir}: {exc}") from None
+
+    def poll(self) -> int | None:
+        """Return the exit status (negative = killed by that signal), or None while running."""
+        if self._popen is None:
+            return None
+        return self._popen.poll()
+
+    def stop(self, grace_ms: int = 500) -> str:
+        """End the bot and everything it started; idempotent.
+
+        Steps: wait up to ``grace_ms`` for a voluntary exit (the referee has
+        sent match_end), then SIGTERM to the process group and wait up to
+        ``grace_ms`` again, then SIGKILL. Whatever step ended the bot, every
+        remaining process of its group, its descendants and every process
+        carrying its mark is SIGKILLed, and the bot is reaped.
+
+        Args:
+            grace_ms: milliseconds for each of the first two steps.
+
+        Returns:
+            ``"exited"``, ``"sigterm"`` or ``"sigkill"``: the step that ended
+            the bot's main process (the first call's answer on repeat calls).
+        """
+        with self._lock:
+            if self._stop_step is not None:
+                return self._stop_step
+            if self._popen is None:
+                self._stop_step = StopStep.EXITED
+                return self._stop_step
+            popen = self._popen
+            # Snapshot the tree while parentage still links it.
+            tree = set(_descendants(popen.pid))
+            step = StopStep.EXITED
+            if not self._wait(grace_ms):
+                step = StopStep.SIGTERM
+                self._signal_group(signal.SIGTERM)
+                tree.update(_descendants(popen.pid))
+                if not self._wait(max(grace_ms, _MIN_TERM_MS)):
+                    step = StopStep.SIGKILL
+            self._kill_all(tree)
+            self._stop_step = step
+            if self._pump is not None:
+                self._pump.finish(1.0)
+            return step
+
+    def _wait(self, ms: int) -> bool:
+        assert self._popen is not None
+        try:
+            self._popen.wait(timeout=ms / 1000)
+            return True
+        except subprocess.TimeoutExpired:
+            return False
+
+    def _signal_group(self, sig: int) -> None:
+        assert self._popen is not None
+        try:
+            os.killpg(self._popen.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def _kill_all(self, tree: set[int] | None = None) -> None:
+        """SIGKILL the group, the known tree and every marked process, then reap the bot."""
+        assert self._popen is not None
+        pid = self._popen.pid
+        if self._popen.returncode is None:
+            tree = (tree or set()) | set(_descendants(pid))
+        self._signal_group(signal.SIGKILL)
+        for p in tree or ():
+            _kill(p)
+        # Processes that left the group/session and the parentage chain.
+        for p in find_marked(self.mark):
+            _kill(p)
+        if self._popen.returncode is None:
+            _kill(pid)
+            self._popen.wait()
+        # A second sweep catches a process forked during the first one.
+        for p in find_marked(self.mark):
+            _kill(p)
+
+    def __repr__(self) -> str:
+        pid = self._popen.pid if self._popen else None
+        return f"BotProcess(label={self.label!r}, pid={pid}, returncode={self.returncode})"
+
