@@ -1,0 +1,666 @@
+"""The one codec of the wire protocol: message dataclasses <-> MessagePack bytes.
+
+``encode(msg) -> bytes`` and ``decode(data) -> Message``. Decoding is strict (PROTOCOL.md
+"Validation"): the input must be at most ``MAX_MESSAGE_BYTES`` long, a msgpack map with a
+known ``type`` and the right ``v``, exactly the fields of that type, each of the right
+wire type (a bool is never an int, a float never an int), amounts in 0..2**40, cards as
+two-character strings. Anything else raises :class:`ProtocolError` naming the field;
+no other exception escapes ``decode``. Never pickle: only msgpack's plain types exist.
+
+Validation is straight-line code per message type (no schema engine): the referee
+decodes thousands of bot replies per second.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import msgpack
+
+from protocol.errors import ProtocolError
+from protocol.messages import (
+    CARD_STRINGS,
+    LEGAL_ACTION_NAMES,
+    ActionName,
+    ActRequest,
+    ActionReply,
+    DiscardReply,
+    DrawRequest,
+    Error,
+    GameSettings,
+    HandEnd,
+    HandStart,
+    Hello,
+    Legal,
+    MatchEnd,
+    MatchLimits,
+    MatchStart,
+    Message,
+    PotResult,
+    Shown,
+    TimeLeft,
+    Welcome,
+)
+from protocol.version import MAX_AMOUNT, MAX_MESSAGE_BYTES, PROTOCOL_VERSION
+
+__all__ = ["encode", "decode", "ProtocolError", "MAX_MESSAGE_BYTES"]
+
+# Longest string accepted anywhere (names, secrets, error texts, match ids).
+MAX_STRING_CHARS = 1024
+# Most players per table (R1.2) and most cards a player holds (R2.7).
+_MAX_SEATS = 6
+_MAX_CARDS = 7
+# Unpacker limits: they stop a small input from declaring a huge container.
+_UNPACK_LIMITS = dict(
+    max_str_len=MAX_MESSAGE_BYTES,
+    max_bin_len=0,
+    max_ext_len=0,
+    max_array_len=8192,
+    max_map_len=64,
+)
+_ACTION_NAMES = frozenset(a.value for a in ActionName)
+_MISSING: Any = object()
+
+
+# --------------------------------------------------------------------------- encode
+
+
+def _enc_legal(x: Legal) -> dict[str, Any]:
+    return {
+        "actions": list(x.actions),
+        "call_amount": x.call_amount,
+        "min_to": x.min_to,
+        "max_to": x.max_to,
+        "max_discards": x.max_discards,
+    }
+
+
+def _enc_time(x: TimeLeft) -> dict[str, Any]:
+    return {"decision_ms": x.decision_ms, "bank_ms": x.bank_ms}
+
+
+def _enc_hello(m: Hello) -> dict[str, Any]:
+    return {"type": "hello", "v": m.v, "secret": m.secret, "name": m.name}
+
+
+def _enc_action(m: ActionReply) -> dict[str, Any]:
+    return {"type": "action", "v": m.v, "seq": m.seq, "action": str(m.action), "amount": m.amount}
+
+
+def _enc_discard(m: DiscardReply) -> dict[str, Any]:
+    return {"type": "discard", "v": m.v, "seq": m.seq, "cards": list(m.cards)}
+
+
+def _enc_welcome(m: Welcome) -> dict[str, Any]:
+    return {"type": "welcome", "v": m.v}
+
+
+def _enc_error(m: Error) -> dict[str, Any]:
+    return {
+        "type": "error",
+        "v": m.v,
+        "reason": str(m.reason),
+        "message": m.message,
+        "seq": m.seq,
+        "fatal": m.fatal,
+    }
+
+
+def _enc_match_start(m: MatchStart) -> dict[str, Any]:
+    g, lim = m.game, m.limits
+    return {
+        "type": "match_start",
+        "v": m.v,
+        "match_id": m.match_id,
+        "seat": m.seat,
+        "names": list(m.names),
+        "game": {
+            "structure": str(g.structure),
+            "small_blind": g.small_blind,
+            "big_blind": g.big_blind,
+            "ante": g.ante,
+            "blinds": g.blinds,
+            "min_bet": g.min_bet,
+            "cap": g.cap,
+            "replacements": str(g.replacements),
+        },
+        "hands": m.hands,
+        "starting_stack": m.starting_stack,
+        "stack_mode": m.stack_mode,
+        "limits": {
+            "decision_ms": lim.decision_ms,
+            "time_bank_ms": lim.time_bank_ms,
+            "startup_ms": lim.startup_ms,
+            "max_faults": lim.max_faults,
+            "max_message_bytes": lim.max_message_bytes,
+        },
+    }
+
+
+def _enc_hand_start(m: HandStart) -> dict[str, Any]:
+    return {
+        "type": "hand_start",
+        "v": m.v,
+        "hand_id": m.hand_id,
+        "seat": m.seat,
+        "button": m.button,
+        "names": list(m.names),
+        "stacks": list(m.stacks),
+        "cards": list(m.cards),
+    }
+
+
+def _enc_act(m: ActRequest) -> dict[str, Any]:
+    return {
+        "type": "act",
+        "v": m.v,
+        "seq": m.seq,
+        "state": m.state,
+        "legal": _enc_legal(m.legal),
+        "time": _enc_time(m.time),
+    }
+
+
+def _enc_draw(m: DrawRequest) -> dict[str, Any]:
+    return {
+        "type": "draw",
+        "v": m.v,
+        "seq": m.seq,
+        "state": m.state,
+        "legal": _enc_legal(m.legal),
+        "time": _enc_time(m.time),
+    }
+
+
+def _enc_hand_end(m: HandEnd) -> dict[str, Any]:
+    return {
+        "type": "hand_end",
+        "v": m.v,
+        "hand_id": m.hand_id,
+        "history": list(m.history),
+        "shown": [
+            {"seat": s.seat, "cards": list(s.cards), "five": list(s.five), "category": str(s.category)}
+            for s in m.shown
+        ],
+        "pots": [
+            {
+                "amount": p.amount,
+                "eligible": list(p.eligible),
+                "winners": list(p.winners),
+                "shares": list(p.shares),
+            }
+            for p in m.pots
+        ],
+        "net": list(m.net),
+        "stacks": list(m.stacks),
+    }
+
+
+def _enc_match_end(m: MatchEnd) -> dict[str, Any]:
+    return {
+        "type": "match_end",
+        "v": m.v,
+        "hands_played": m.hands_played,
+        "net": list(m.net),
+        "status": list(m.status),
+    }
+
+
+_ENCODERS: dict[type, Callable[[Any], dict[str, Any]]] = {
+    Hello: _enc_hello,
+    ActionReply: _enc_action,
+    DiscardReply: _enc_discard,
+    Welcome: _enc_welcome,
+    Error: _enc_error,
+    MatchStart: _enc_match_start,
+    HandStart: _enc_hand_start,
+    ActRequest: _enc_act,
+    DrawRequest: _enc_draw,
+    HandEnd: _enc_hand_end,
+    MatchEnd: _enc_match_end,
+}
+
+
+def to_wire(msg: Message) -> dict[str, Any]:
+    """The plain map (str/int/bool/None/list/dict only) that ``encode`` packs.
+
+    Raises:
+        TypeError: ``msg`` is not a protocol message.
+    """
+    try:
+        enc = _ENCODERS[type(msg)]
+    except KeyError:
+        raise TypeError(f"not a protocol message: {type(msg).__name__}") from None
+    return enc(msg)
+
+
+def encode(msg: Message) -> bytes:
+    """Encode one message as a msgpack map.
+
+    Args:
+        msg: Any message dataclass of ``protocol.messages``.
+
+    Returns:
+        The bytes to send as one ZeroMQ frame.
+
+    Raises:
+        TypeError: ``msg`` is not a protocol message.
+        ProtocolError: The encoding exceeds ``MAX_MESSAGE_BYTES`` (field ``"<message>"``).
+    """
+    data: bytes = msgpack.packb(to_wire(msg))
+    if len(data) > MAX_MESSAGE_BYTES:
+        raise ProtocolError("<message>", f"{len(data)} bytes exceeds the limit {MAX_MESSAGE_BYTES}")
+    return data
+
+
+# --------------------------------------------------------------------------- decode helpers
+
+
+def _tname(x: Any) -> str:
+    return "nil" if x is None else type(x).__name__
+
+
+def _check_keys(d: dict[str, Any], allowed: frozenset[str], path: str) -> None:
+    """Raise for the first key of ``d`` not in ``allowed`` (sorted, for stable messages)."""
+    extra = sorted(str(k) for k in d.keys() - allowed)
+    if extra:
+        raise ProtocolError(f"{path}{extra[0]}", "unknown field (remove it)")
+
+
+def _req(d: dict[str, Any], key: str, path: str) -> Any:
+    x = d.get(key, _MISSING)
+    if x is _MISSING:
+        raise ProtocolError(f"{path}{key}", "missing field")
+    return x
+
+
+def _int(x: Any, field: str, lo: int = 0, hi: int = MAX_AMOUNT) -> int:
+    if type(x) is not int:
+        raise ProtocolError(field, f"must be an integer, got {_tname(x)}")
+    if x < lo or x > hi:
+        raise ProtocolError(field, f"{x} is outside {lo}..{hi}")
+    return x
+
+
+def _signed(x: Any, field: str) -> int:
+    return _int(x, field, -MAX_AMOUNT, MAX_AMOUNT)
+
+
+def _str(x: Any, field: str, max_chars: int = MAX_STRING_CHARS) -> str:
+    if type(x) is not str:
+        raise ProtocolError(field, f"must be a string, got {_tname(x)}")
+    if len(x) > max_chars:
+        raise ProtocolError(field, f"string of {len(x)} characters exceeds {max_chars}")
+    return x
+
+
+def _bool(x: Any, field: str) -> bool:
+    if type(x) is not bool:
+        raise ProtocolError(field, f"must be a boolean, got {_tname(x)}")
+    return x
+
+
+def _map(x: Any, field: str) -> dict[str, Any]:
+    if type(x) is not dict:
+        raise ProtocolError(field, f"must be a map, got {_tname(x)}")
+    return x
+
+
+def _list(x: Any, field: str, max_len: int) -> list[Any]:
+    if type(x) is not list:
+        raise ProtocolError(field, f"must be an array, got {_tname(x)}")
+    if len(x) > max_len:
+        raise ProtocolError(field, f"array of {len(x)} items exceeds {max_len}")
+    return x
+
+
+def _cards(x: Any, field: str, max_len: int = _MAX_CARDS) -> tuple[str, ...]:
+    lst = _list(x, field, max_len)
+    for i, c in enumerate(lst):
+        if type(c) is not str or c not in CARD_STRINGS:
+            raise ProtocolError(
+                f"{field}[{i}]",
+                f"{c!r} is not a card (rank 23456789TJQKA then suit cdhs, e.g. 'As')",
+            )
+    return tuple(lst)
+
+
+def _ints(x: Any, field: str, max_len: int = _MAX_SEATS, signed: bool = False) -> tuple[int, ...]:
+    lst = _list(x, field, max_len)
+    lo = -MAX_AMOUNT if signed else 0
+    for i, n in enumerate(lst):
+        if type(n) is not int or n < lo or n > MAX_AMOUNT:
+            _int(n, f"{field}[{i}]", lo)
+    return tuple(lst)
+
+
+def _strs(x: Any, field: str, max_len: int = _MAX_SEATS) -> tuple[str, ...]:
+    lst = _list(x, field, max_len)
+    for i, s in enumerate(lst):
+        _str(s, f"{field}[{i}]")
+    return tuple(lst)
+
+
+def _seq(d: dict[str, Any]) -> int:
+    return _int(_req(d, "seq", ""), "seq")
+
+
+# --------------------------------------------------------------------------- decode: bot -> referee
+
+_HELLO_KEYS = frozenset({"type", "v", "secret", "name"})
+_ACTION_KEYS = frozenset({"type", "v", "seq", "action", "amount"})
+_DISCARD_KEYS = frozenset({"type", "v", "seq", "cards"})
+
+
+def _dec_hello(d: dict[str, Any]) -> Hello:
+    if not d.keys() <= _HELLO_KEYS:
+        _check_keys(d, _HELLO_KEYS, "")
+    return Hello(
+        secret=_str(_req(d, "secret", ""), "secret"),
+        name=_str(_req(d, "name", ""), "name"),
+        v=d["v"],
+    )
+
+
+def _dec_action(d: dict[str, Any]) -> ActionReply:
+    if not d.keys() <= _ACTION_KEYS:
+        _check_keys(d, _ACTION_KEYS, "")
+    seq = _seq(d)
+    action = _req(d, "action", "")
+    if type(action) is not str or action not in _ACTION_NAMES:
+        raise ProtocolError("action", f"{action!r} is not one of fold, check, call, bet, raise")
+    amount = d.get("amount", 0)
+    if type(amount) is not int or amount < 0 or amount > MAX_AMOUNT:
+        _int(amount, "amount")
+    if amount == 0 and (action == "bet" or action == "raise"):
+        raise ProtocolError("amount", f"a {action} needs its 'to' total (a positive integer)")
+    return ActionReply(seq=seq, action=action, amount=amount)
+
+
+def _dec_discard(d: dict[str, Any]) -> DiscardReply:
+    if not d.keys() <= _DISCARD_KEYS:
+        _check_keys(d, _DISCARD_KEYS, "")
+    seq = _seq(d)
+    return DiscardReply(seq=seq, cards=_cards(_req(d, "cards", ""), "cards"))
+
+
+# --------------------------------------------------------------------------- decode: referee -> bot
+
+_WELCOME_KEYS = frozenset({"type", "v"})
+_ERROR_KEYS = frozenset({"type", "v", "reason", "message", "seq", "fatal"})
+_MATCH_START_KEYS = frozenset(
+    {"type", "v", "match_id", "seat", "names", "game", "hands", "starting_stack", "stack_mode", "limits"}
+)
+_GAME_KEYS = frozenset(
+    {"structure", "small_blind", "big_blind", "ante", "blinds", "min_bet", "cap", "replacements"}
+)
+_LIMITS_KEYS = frozenset(
+    {"decision_ms", "time_bank_ms", "startup_ms", "max_faults", "max_message_bytes"}
+)
+_HAND_START_KEYS = frozenset({"type", "v", "hand_id", "seat", "button", "names", "stacks", "cards"})
+_REQUEST_KEYS = frozenset({"type", "v", "seq", "state", "legal", "time"})
+_LEGAL_KEYS = frozenset({"actions", "call_amount", "min_to", "max_to", "max_discards"})
+_TIME_KEYS = frozenset({"decision_ms", "bank_ms"})
+_HAND_END_KEYS = frozenset({"type", "v", "hand_id", "history", "shown", "pots", "net", "stacks"})
+_SHOWN_KEYS = frozenset({"seat", "cards", "five", "category"})
+_POT_KEYS = frozenset({"amount", "eligible", "winners", "shares"})
+_MATCH_END_KEYS = frozenset({"type", "v", "hands_played", "net", "status"})
+_MAX_EVENTS = 4096
+
+
+def _dec_welcome(d: dict[str, Any]) -> Welcome:
+    _check_keys(d, _WELCOME_KEYS, "")
+    return Welcome()
+
+
+def _dec_error(d: dict[str, Any]) -> Error:
+    _check_keys(d, _ERROR_KEYS, "")
+    seq = d.get("seq")
+    fatal = d.get("fatal", True)
+    return Error(
+        reason=_str(_req(d, "reason", ""), "reason"),
+        message=_str(_req(d, "message", ""), "message", MAX_MESSAGE_BYTES),
+        seq=None if seq is None else _int(seq, "seq"),
+        fatal=_bool(fatal, "fatal"),
+    )
+
+
+def _dec_match_start(d: dict[str, Any]) -> MatchStart:
+    _check_keys(d, _MATCH_START_KEYS, "")
+    g = _map(_req(d, "game", ""), "game")
+    _check_keys(g, _GAME_KEYS, "game.")
+    min_bet = _req(g, "min_bet", "game.")
+    game = GameSettings(
+        structure=_str(_req(g, "structure", "game."), "game.structure"),
+        small_blind=_int(_req(g, "small_blind", "game."), "game.small_blind"),
+        big_blind=_int(_req(g, "big_blind", "game."), "game.big_blind"),
+        ante=_int(_req(g, "ante", "game."), "game.ante"),
+        blinds=_bool(_req(g, "blinds", "game."), "game.blinds"),
+        min_bet=None if min_bet is None else _int(min_bet, "game.min_bet"),
+        cap=_int(_req(g, "cap", "game."), "game.cap"),
+        replacements=_str(_req(g, "replacements", "game."), "game.replacements"),
+    )
+    lm = _map(_req(d, "limits", ""), "limits")
+    _check_keys(lm, _LIMITS_KEYS, "limits.")
+    limits = MatchLimits(
+        **{k: _int(_req(lm, k, "limits."), f"limits.{k}") for k in sorted(_LIMITS_KEYS)}
+    )
+    return MatchStart(
+        match_id=_str(_req(d, "match_id", ""), "match_id"),
+        seat=_int(_req(d, "seat", ""), "seat", 0, _MAX_SEATS - 1),
+        names=_strs(_req(d, "names", ""), "names"),
+        game=game,
+        hands=_int(_req(d, "hands", ""), "hands"),
+        starting_stack=_int(_req(d, "starting_stack", ""), "starting_stack"),
+        stack_mode=_str(_req(d, "stack_mode", ""), "stack_mode"),
+        limits=limits,
+    )
+
+
+def _dec_hand_start(d: dict[str, Any]) -> HandStart:
+    _check_keys(d, _HAND_START_KEYS, "")
+    return HandStart(
+        hand_id=_int(_req(d, "hand_id", ""), "hand_id"),
+        seat=_int(_req(d, "seat", ""), "seat", 0, _MAX_SEATS - 1),
+        button=_int(_req(d, "button", ""), "button", 0, _MAX_SEATS - 1),
+        names=_strs(_req(d, "names", ""), "names"),
+        stacks=_ints(_req(d, "stacks", ""), "stacks"),
+        cards=_cards(_req(d, "cards", ""), "cards"),
+    )
+
+
+def _dec_event(e: Any, field: str) -> None:
+    e = _map(e, field)
+    _int(_req(e, "seat", field + "."), field + ".seat", 0, _MAX_SEATS - 1)
+    _str(_req(e, "action", field + "."), field + ".action")
+    for k, x in e.items():
+        if k == "seat" or k == "action":
+            continue
+        if k == "all_in":
+            _bool(x, f"{field}.all_in")
+        else:
+            _int(x, f"{field}.{k}")
+
+
+def _dec_state(s: Any) -> dict[str, Any]:
+    """Check the documented keys of the observation map; unknown extra keys are allowed."""
+    s = _map(s, "state")
+    _int(_req(s, "hand_id", "state."), "state.hand_id")
+    _int(_req(s, "seat", "state."), "state.seat", 0, _MAX_SEATS - 1)
+    _int(_req(s, "button", "state."), "state.button", 0, _MAX_SEATS - 1)
+    _str(_req(s, "phase", "state."), "state.phase")
+    _cards(_req(s, "cards", "state."), "state.cards")
+    _ints(_req(s, "stacks", "state."), "state.stacks")
+    _ints(_req(s, "bets", "state."), "state.bets")
+    _int(_req(s, "pot", "state."), "state.pot")
+    for key in ("folded", "all_in"):
+        for i, b in enumerate(_list(_req(s, key, "state."), f"state.{key}", _MAX_SEATS)):
+            _bool(b, f"state.{key}[{i}]")
+    for i, n in enumerate(_list(_req(s, "draws", "state."), "state.draws", _MAX_SEATS)):
+        if n is not None:
+            _int(n, f"state.draws[{i}]", 0, 4)
+    for i, e in enumerate(_list(_req(s, "history", "state."), "state.history", _MAX_EVENTS)):
+        _dec_event(e, f"state.history[{i}]")
+    to_act = _req(s, "to_act", "state.")
+    if to_act is not None:
+        _int(to_act, "state.to_act", 0, _MAX_SEATS - 1)
+    for key in ("small_blind", "big_blind", "ante"):
+        _int(_req(s, key, "state."), f"state.{key}")
+    _str(_req(s, "structure", "state."), "state.structure")
+    return s
+
+
+def _dec_legal(x: Any) -> Legal:
+    lg = _map(x, "legal")
+    _check_keys(lg, _LEGAL_KEYS, "legal.")
+    actions = _list(_req(lg, "actions", "legal."), "legal.actions", 6)
+    for i, a in enumerate(actions):
+        if type(a) is not str or a not in LEGAL_ACTION_NAMES:
+            raise ProtocolError(f"legal.actions[{i}]", f"{a!r} is not an action name")
+    return Legal(
+        actions=tuple(actions),
+        call_amount=_int(_req(lg, "call_amount", "legal."), "legal.call_amount"),
+        min_to=_int(_req(lg, "min_to", "legal."), "legal.min_to"),
+        max_to=_int(_req(lg, "max_to", "legal."), "legal.max_to"),
+        max_discards=_int(_req(lg, "max_discards", "legal."), "legal.max_discards", 0, _MAX_CARDS),
+    )
+
+
+def _dec_time(x: Any) -> TimeLeft:
+    t = _map(x, "time")
+    _check_keys(t, _TIME_KEYS, "time.")
+    return TimeLeft(
+        decision_ms=_int(_req(t, "decision_ms", "time."), "time.decision_ms"),
+        bank_ms=_int(_req(t, "bank_ms", "time."), "time.bank_ms"),
+    )
+
+
+def _dec_act(d: dict[str, Any]) -> ActRequest:
+    _check_keys(d, _REQUEST_KEYS, "")
+    return ActRequest(
+        seq=_seq(d),
+        state=_dec_state(_req(d, "state", "")),
+        legal=_dec_legal(_req(d, "legal", "")),
+        time=_dec_time(_req(d, "time", "")),
+    )
+
+
+def _dec_draw(d: dict[str, Any]) -> DrawRequest:
+    _check_keys(d, _REQUEST_KEYS, "")
+    return DrawRequest(
+        seq=_seq(d),
+        state=_dec_state(_req(d, "state", "")),
+        legal=_dec_legal(_req(d, "legal", "")),
+        time=_dec_time(_req(d, "time", "")),
+    )
+
+
+def _dec_hand_end(d: dict[str, Any]) -> HandEnd:
+    _check_keys(d, _HAND_END_KEYS, "")
+    history = _list(_req(d, "history", ""), "history", _MAX_EVENTS)
+    for i, e in enumerate(history):
+        _dec_event(e, f"history[{i}]")
+    shown = []
+    for i, x in enumerate(_list(_req(d, "shown", ""), "shown", _MAX_SEATS)):
+        f = f"shown[{i}]"
+        s = _map(x, f)
+        _check_keys(s, _SHOWN_KEYS, f + ".")
+        shown.append(
+            Shown(
+                seat=_int(_req(s, "seat", f + "."), f + ".seat", 0, _MAX_SEATS - 1),
+                cards=_cards(_req(s, "cards", f + "."), f + ".cards"),
+                five=_cards(_req(s, "five", f + "."), f + ".five", 5),
+                category=_str(_req(s, "category", f + "."), f + ".category"),
+            )
+        )
+    pots = []
+    for i, x in enumerate(_list(_req(d, "pots", ""), "pots", _MAX_SEATS)):
+        f = f"pots[{i}]"
+        p = _map(x, f)
+        _check_keys(p, _POT_KEYS, f + ".")
+        pots.append(
+            PotResult(
+                amount=_int(_req(p, "amount", f + "."), f + ".amount"),
+                eligible=_ints(_req(p, "eligible", f + "."), f + ".eligible"),
+                winners=_ints(_req(p, "winners", f + "."), f + ".winners"),
+                shares=_ints(_req(p, "shares", f + "."), f + ".shares"),
+            )
+        )
+    return HandEnd(
+        hand_id=_int(_req(d, "hand_id", ""), "hand_id"),
+        history=tuple(history),
+        shown=tuple(shown),
+        pots=tuple(pots),
+        net=_ints(_req(d, "net", ""), "net", signed=True),
+        stacks=_ints(_req(d, "stacks", ""), "stacks"),
+    )
+
+
+def _dec_match_end(d: dict[str, Any]) -> MatchEnd:
+    _check_keys(d, _MATCH_END_KEYS, "")
+    return MatchEnd(
+        hands_played=_int(_req(d, "hands_played", ""), "hands_played"),
+        net=_ints(_req(d, "net", ""), "net", signed=True),
+        status=_strs(_req(d, "status", ""), "status"),
+    )
+
+
+_DECODERS: dict[str, Callable[[dict[str, Any]], Any]] = {
+    "hello": _dec_hello,
+    "action": _dec_action,
+    "discard": _dec_discard,
+    "welcome": _dec_welcome,
+    "error": _dec_error,
+    "match_start": _dec_match_start,
+    "hand_start": _dec_hand_start,
+    "act": _dec_act,
+    "draw": _dec_draw,
+    "hand_end": _dec_hand_end,
+    "match_end": _dec_match_end,
+}
+
+
+def decode(data: bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> Message:
+    """Decode and validate one message.
+
+    Args:
+        data: One ZeroMQ frame (bytes, bytearray or memoryview).
+        max_bytes: Size limit; larger input is rejected before it is parsed.
+
+    Returns:
+        The message dataclass of its ``type``. ``v`` equals ``PROTOCOL_VERSION`` for all
+        types but ``hello``, whose ``v`` is whatever the bot sent (the referee answers a
+        mismatch with an ``error``).
+
+    Raises:
+        ProtocolError: The input is oversized, not a single msgpack map, has an unknown
+            ``type``, a wrong ``v``, a missing or unknown field, a value of the wrong type
+            or out of range; ``.field`` names the place (``"<message>"`` for the whole).
+    """
+    if len(data) > max_bytes:
+        raise ProtocolError("<message>", f"{len(data)} bytes exceeds the limit {max_bytes}")
+    try:
+        d = msgpack.unpackb(data, **_UNPACK_LIMITS)
+    except Exception as exc:  # msgpack raises many kinds (ValueError, FormatError, ExtraData, ...)
+        raise ProtocolError("<message>", f"not a single valid msgpack value ({type(exc).__name__})") from None
+    if type(d) is not dict:
+        raise ProtocolError("<message>", f"must be a msgpack map, got {_tname(d)}")
+    t = d.get("type", _MISSING)
+    if t is _MISSING:
+        raise ProtocolError("type", "missing field")
+    dec = _DECODERS.get(t) if type(t) is str else None
+    if dec is None:
+        raise ProtocolError("type", f"unknown message type {t!r}")
+    v = d.get("v", _MISSING)
+    if v is _MISSING:
+        raise ProtocolError("v", "missing field (the protocol version)")
+    if type(v) is not int or v != PROTOCOL_VERSION:
+        if t != "hello":
+            raise ProtocolError("v", f"protocol version {v!r} is not {PROTOCOL_VERSION}")
+        _int(v, "v", 0, MAX_AMOUNT)
+    try:
+        return dec(d)
+    except ProtocolError:
+        raise
+    except Exception as exc:  # e.g. a non-str map key; never let anything else escape
+        raise ProtocolError("<message>", f"invalid content ({type(exc).__name__})") from None
