@@ -1,0 +1,137 @@
+"""Cards and the seeded deck (RULES.md R1.1, R2.7, R4.4).
+
+A card is an ``int`` 0..51: ``card = rank * 4 + suit`` with rank 0..12 for
+2..A and suit 0..3 for c d h s (the encoding phevaluator uses too). On the
+wire and in every record a card is its two-character string (``"As"``).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+
+from harness.engine.errors import CardError
+
+RANKS = "23456789TJQKA"
+SUITS = "cdhs"
+#: ``CARD_STRS[card]`` is the card's text; index = rank * 4 + suit.
+CARD_STRS: tuple[str, ...] = tuple(r + s for r in RANKS for s in SUITS)
+_PARSE: dict[str, int] = {text: card for card, text in enumerate(CARD_STRS)}
+DECK_SIZE = 52
+
+
+def rank_of(card: int) -> int:
+    """Rank 0..12 (2..A) of a card."""
+    return card >> 2
+
+
+def suit_of(card: int) -> int:
+    """Suit 0..3 (c d h s) of a card."""
+    return card & 3
+
+
+def card_str(card: int) -> str:
+    """Two-character text of a card, e.g. ``card_str(51) == "As"``.
+
+    Raises:
+        CardError: if ``card`` is not an int in 0..51.
+    """
+    if type(card) is not int or not 0 <= card < DECK_SIZE:
+        raise CardError(f"R1.1: {card!r} is not a card; cards are ints 0..51 (rank * 4 + suit)")
+    return CARD_STRS[card]
+
+
+def cards_str(cards: Iterable[int]) -> list[str]:
+    """Texts of several cards, in the given order."""
+    return [card_str(c) for c in cards]
+
+
+def parse_card(text: str) -> int:
+    """Card from its text, e.g. ``parse_card("As") == 51``.
+
+    The rank letter may be lower case and the suit upper case (``"as"``,
+    ``"AS"``); anything else is refused.
+
+    Raises:
+        CardError: naming the bad text and the expected form.
+    """
+    if isinstance(text, str) and len(text) == 2:
+        card = _PARSE.get(text[0].upper() + text[1].lower())
+        if card is not None:
+            return card
+    raise CardError(
+        f"R1.1: {text!r} is not a card; write rank (one of {RANKS}) then suit "
+        f"(one of {SUITS}), e.g. 'As', 'Td', '7c'"
+    )
+
+
+def parse_cards(texts: Iterable[str] | str) -> list[int]:
+    """Cards from a list of texts, or from one space-separated string.
+
+    Raises:
+        CardError: naming the first bad text.
+    """
+    if isinstance(texts, str):
+        texts = texts.split()
+    return [parse_card(t) for t in texts]
+
+
+# Bits needed to draw an index below m (1..52) with getrandbits + rejection.
+_BITS = [0] + [m.bit_length() for m in range(1, DECK_SIZE + 1)]
+_FULL_DECK = list(range(DECK_SIZE))
+
+
+class Deck:
+    """A 52-card deck shuffled lazily by a seeded generator (R2.7).
+
+    Position ``p`` of the shuffled order is fixed the first time it is
+    needed, by a forward Fisher-Yates step (``j`` uniform in ``p..51``,
+    unbiased: rejection sampling on ``getrandbits``). Positions are always
+    fixed in order, so the card at a position depends only on the seed, and
+    dealing only the cards a hand needs is much cheaper than shuffling all
+    52. Same seed, same order, on every machine.
+
+    Args:
+        rng: the hand's generator (``random.Random(seed)``); never the global one.
+    """
+
+    __slots__ = ("rng", "order", "fixed")
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.order = _FULL_DECK[:]
+        self.fixed = 0  # positions 0..fixed-1 are final
+
+    def upto(self, end: int) -> list[int]:
+        """Fix positions ``0..end-1`` and return the order list (do not modify it).
+
+        Raises:
+            ValueError: if ``end`` exceeds 52.
+        """
+        if end > DECK_SIZE:
+            raise ValueError(f"a deck has {DECK_SIZE} cards, asked for {end}")
+        order = self.order
+        getrandbits = self.rng.getrandbits
+        bits = _BITS
+        for p in range(self.fixed, end):
+            m = DECK_SIZE - p
+            k = bits[m]
+            r = getrandbits(k)
+            while r >= m:
+                r = getrandbits(k)
+            j = p + r
+            order[p], order[j] = order[j], order[p]
+        if end > self.fixed:
+            self.fixed = end
+        return order
+
+    def cards(self, start: int, count: int) -> list[int]:
+        """The cards at positions ``start .. start+count-1`` of the shuffled order."""
+        return self.upto(start + count)[start : start + count]
+
+
+def shuffled(cards: Sequence[int], rng: random.Random) -> list[int]:
+    """A new list with ``cards`` shuffled by ``rng`` (used for the R4.4 reshuffle)."""
+    out = list(cards)
+    rng.shuffle(out)
+    return out

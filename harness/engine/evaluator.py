@@ -1,0 +1,306 @@
+"""Hand evaluation: the best five of 5..7 cards (RULES.md R5.1-R5.4).
+
+Pure and importable by bots. Values are ints, higher is better, equal means
+a split pot::
+
+    value = category << 20 | r1 << 16 | r2 << 12 | r3 << 8 | r4 << 4 | r5
+
+where r1..r5 are the ranks (0..12 for 2..A) of the five cards that play,
+most significant first (R5.3: the trips of a full house before its pair,
+pairs before kickers, then kicker by kicker). In the wheel the ace plays
+low and is listed last (R5.4), so 5-4-3-2-A compares below 6-5-4-3-2.
+
+Speed: no 21-combination loop. One sum of per-card codes gives both the
+rank multiset (base-5 digits) and the suit counts (3-bit fields). A flush
+(at most one suit can have five of seven cards, and then no full house or
+quads is possible) is looked up by the 13-bit rank mask of that suit; any
+other hand by its rank multiset, in a table filled on first use (about
+75,000 multisets; ``build_tables()`` fills it at once). Each entry also
+holds which positions of the sorted cards form the best five.
+
+>>> from harness.engine.cards import parse_cards, cards_str
+>>> hand = best_hand(parse_cards("9s 9d 9c 5h 5s Kc 2d"))
+>>> hand.category.label, cards_str(hand.five)
+('full house', ['9s', '9d', '9c', '5s', '5h'])
+>>> evaluate(parse_cards("Ah Kh Qh Jh Th")) > evaluate(parse_cards("9s 8s 7s 6s 5s"))
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import IntEnum
+from operator import itemgetter
+from typing import Callable
+
+from harness.engine.errors import CardError
+
+
+class Category(IntEnum):
+    """Hand categories, low to high (R5.2)."""
+
+    HIGH_CARD = 0
+    ONE_PAIR = 1
+    TWO_PAIR = 2
+    THREE_OF_A_KIND = 3
+    STRAIGHT = 4
+    FLUSH = 5
+    FULL_HOUSE = 6
+    FOUR_OF_A_KIND = 7
+    STRAIGHT_FLUSH = 8
+
+    @property
+    def label(self) -> str:
+        """Words for the category, e.g. ``"full house"``."""
+        return self.name.lower().replace("_", " ")
+
+
+_CATEGORIES = tuple(Category)
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class HandRank:
+    """The best five of a player's cards.
+
+    Attributes:
+        value: strength, higher is better; equal values split (R5.3).
+        category: the hand's category (R5.2).
+        five: the five cards that play, most significant first.
+
+    Compares (``<``, ``==``, hash) by ``value`` only: two hands of equal
+    value with different suits are equal (suits never break ties, R5.3).
+    """
+
+    value: int
+    category: Category = field(compare=False)
+    five: tuple[int, ...] = field(compare=False)
+
+    @property
+    def label(self) -> str:
+        """E.g. ``"full house"``."""
+        return self.category.label
+
+
+# --- tables -----------------------------------------------------------------
+
+_WHEEL = 0b1000000001111  # A 5 4 3 2
+
+
+def _straight_top(mask: int) -> int:
+    """Top rank of the best straight in a 13-bit rank mask, or -1 (R5.4)."""
+    for top in range(12, 3, -1):
+        run = 0b11111 << (top - 4)
+        if mask & run == run:
+            return top
+    return 3 if mask & _WHEEL == _WHEEL else -1
+
+
+def _straight_ranks(top: int) -> list[int]:
+    return [3, 2, 1, 0, 12] if top == 3 else [top, top - 1, top - 2, top - 3, top - 4]
+
+
+def _pack(category: int, ranks: Sequence[int]) -> int:
+    r1, r2, r3, r4, r5 = ranks
+    return category << 20 | r1 << 16 | r2 << 12 | r3 << 8 | r4 << 4 | r5
+
+
+_GETTERS: dict[tuple[int, ...], Callable[[Sequence[int]], tuple[int, ...]]] = {}
+
+
+def _getter(positions: tuple[int, ...]) -> Callable[[Sequence[int]], tuple[int, ...]]:
+    """A shared itemgetter picking the five positions (interned: few distinct)."""
+    g = _GETTERS.get(positions)
+    if g is None:
+        g = _GETTERS[positions] = itemgetter(*positions)
+    return g
+
+
+def _positions(seq: Sequence[int], five_ranks: Sequence[int]) -> tuple[int, ...]:
+    """Positions in ``seq`` (ranks sorted high to low) of the five ranks, in order."""
+    used: list[int] = []
+    for r in five_ranks:
+        i = seq.index(r)
+        while i in used:
+            i += 1
+        used.append(i)
+    return tuple(used)
+
+
+def _flush_entry(mask: int) -> tuple[int, Callable[[Sequence[int]], tuple[int, ...]]]:
+    """Value and picker for the cards of one suit given their rank mask (>= 5 bits)."""
+    seq = [r for r in range(12, -1, -1) if mask >> r & 1]
+    top = _straight_top(mask)
+    if top >= 0:
+        five = _straight_ranks(top)
+        category = Category.STRAIGHT_FLUSH
+    else:
+        five = seq[:5]
+        category = Category.FLUSH
+    return _pack(category, five), _getter(_positions(seq, five))
+
+
+def _multiset_entry(key: int) -> tuple[int, Callable[[Sequence[int]], tuple[int, ...]]]:
+    """Value and picker for a non-flush hand given its rank multiset key.
+
+    ``key`` is ``sum(5 ** rank)`` over the cards, so digit r (base 5) is how
+    many cards of rank r the hand holds.
+    """
+    counts = [0] * 13
+    k = key
+    for r in range(13):
+        k, counts[r] = divmod(k, 5)
+    if k or not 5 <= sum(counts) <= 7:
+        raise CardError(f"R5.1: no hand of 5..7 cards has rank multiset key {key}")
+    seq = [r for r in range(12, -1, -1) for _ in range(counts[r])]
+    desc = [r for r in range(12, -1, -1) if counts[r]]
+    quads = [r for r in desc if counts[r] == 4]
+    trips = [r for r in desc if counts[r] == 3]
+    pairs = [r for r in desc if counts[r] == 2]
+    mask = 0
+    for r in desc:
+        mask |= 1 << r
+
+    def kickers(exclude: Sequence[int], k: int) -> list[int]:
+        return [r for r in desc if r not in exclude][:k]
+
+    if quads:
+        q = quads[0]
+        category, five = Category.FOUR_OF_A_KIND, [q] * 4 + kickers([q], 1)
+    elif trips and (len(trips) > 1 or pairs):
+        t = trips[0]
+        p = max(trips[1:] + pairs)
+        category, five = Category.FULL_HOUSE, [t] * 3 + [p] * 2
+    elif _straight_top(mask) >= 0:
+        category, five = Category.STRAIGHT, _straight_ranks(_straight_top(mask))
+    elif trips:
+        t = trips[0]
+        category, five = Category.THREE_OF_A_KIND, [t] * 3 + kickers([t], 2)
+    elif len(pairs) >= 2:
+        p1, p2 = pairs[0], pairs[1]
+        category, five = Category.TWO_PAIR, [p1, p1, p2, p2] + kickers([p1, p2], 1)
+    elif pairs:
+        p = pairs[0]
+        category, five = Category.ONE_PAIR, [p, p] + kickers([p], 3)
+    else:
+        category, five = Category.HIGH_CARD, desc[:5]
+    return _pack(category, five), _getter(_positions(seq, five))
+
+
+class _LazyTable(dict):  # type: ignore[type-arg]
+    """Multiset key -> (value, picker), computed on first use and kept."""
+
+    def __missing__(self, key: int) -> tuple[int, Callable[[Sequence[int]], tuple[int, ...]]]:
+        entry = self[key] = _multiset_entry(key)
+        return entry
+
+
+_NONFLUSH: dict[int, tuple[int, Callable[[Sequence[int]], tuple[int, ...]]]] = _LazyTable()
+
+# Per-card code: rank multiset digit (base 5) above 12 bits of suit counts.
+_CODE = [(5 ** (c >> 2)) << 12 | 1 << 3 * (c & 3) for c in range(52)]
+_BIT = [1 << (c >> 2) for c in range(52)]
+# Suit-count field -> the suit holding five or more cards, else -1.
+_FLUSH_SUIT = [-1] * 4096
+for _k in range(4096):
+    for _s in range(4):
+        if (_k >> 3 * _s) & 7 >= 5:
+            _FLUSH_SUIT[_k] = _s
+_FLUSH: list[tuple[int, Callable[[Sequence[int]], tuple[int, ...]]] | None] = [
+    _flush_entry(m) if m.bit_count() >= 5 else None for m in range(8192)
+]
+del _k, _s
+
+
+def build_tables() -> int:
+    """Fill the whole non-flush table now (about 0.5 s) instead of on first use.
+
+    Returns:
+        the number of entries (rank multisets of 5..7 cards with at most four
+        of a rank).
+    """
+
+    def fill(rank: int, left: int, key: int, size: int) -> None:
+        if rank < 0:
+            if size >= 5:
+                _NONFLUSH[key]  # noqa: B018 -- __missing__ fills it
+            return
+        for n in range(min(4, left) + 1):
+            fill(rank - 1, left - n, key + n * 5**rank, size + n)
+
+    fill(12, 7, 0, 0)
+    return len(_NONFLUSH)
+
+
+def _bad(cards: Sequence[int]) -> CardError:
+    return CardError(
+        f"R5.1: cannot evaluate {list(cards)!r}: need 5 to 7 distinct cards, ints 0..51"
+    )
+
+
+def evaluate(cards: Sequence[int]) -> int:
+    """Strength of the best five of 5..7 cards; higher is better (R5.2-R5.4).
+
+    Args:
+        cards: 5, 6 or 7 distinct cards (ints 0..51).
+
+    Returns:
+        the packed value (see the module docstring); equal values split.
+
+    Raises:
+        CardError: wrong count, a duplicate, or something that is not a card.
+    """
+    try:
+        total = sum(map(_CODE.__getitem__, cards))
+    except (IndexError, TypeError):
+        raise _bad(cards) from None
+    suit = _FLUSH_SUIT[total & 4095]
+    if suit < 0:
+        if not 5 <= len(cards) <= 7 or len(set(cards)) != len(cards) or min(cards) < 0:
+            raise _bad(cards)
+        return _NONFLUSH[total >> 12][0]
+    if len(set(cards)) != len(cards) or not 5 <= len(cards) <= 7 or min(cards) < 0:
+        raise _bad(cards)
+    mask = 0
+    for c in cards:
+        if c & 3 == suit:
+            mask |= _BIT[c]
+    return _FLUSH[mask][0]  # type: ignore[index]
+
+
+def best_hand(cards: Sequence[int]) -> HandRank:
+    """The best five of 5..7 cards, with its value and category (R5.1-R5.4).
+
+    Args:
+        cards: 5, 6 or 7 distinct cards (ints 0..51).
+
+    Returns:
+        a ``HandRank``; ``five`` lists the five cards that play, most
+        significant first (for equal ranks, the higher suit first).
+
+    Raises:
+        CardError: wrong count, a duplicate, or something that is not a card.
+    """
+    try:
+        total = sum(map(_CODE.__getitem__, cards))
+    except (IndexError, TypeError):
+        raise _bad(cards) from None
+    if not 5 <= len(cards) <= 7 or len(set(cards)) != len(cards) or min(cards) < 0:
+        raise _bad(cards)
+    suit = _FLUSH_SUIT[total & 4095]
+    if suit < 0:
+        value, pick = _NONFLUSH[total >> 12]
+        five = pick(sorted(cards, reverse=True))
+    else:
+        suited = sorted([c for c in cards if c & 3 == suit], reverse=True)
+        mask = 0
+        for c in suited:
+            mask |= _BIT[c]
+        value, pick = _FLUSH[mask]  # type: ignore[misc]
+        five = pick(suited)
+    return HandRank(value, _CATEGORIES[value >> 20], five)
+
+
+def category_of(value: int) -> Category:
+    """The category of a value returned by ``evaluate``."""
+    return _CATEGORIES[value >> 20]
