@@ -69,12 +69,12 @@ class ErrorReason(StrEnum):
 class HandCategory(StrEnum):
     """Made-hand categories on the wire, low to high (R5.2).
 
-    The order matches the engine's ``Category`` IntEnum (HIGH_CARD=0 .. STRAIGHT_FLUSH=8),
-    so ``CATEGORY_NAMES[int(category)]`` converts one into the other.
+    Names and order match the engine's ``Category`` IntEnum (HIGH_CARD=0 .. STRAIGHT_FLUSH=8):
+    the wire name is ``category.name.lower()``, or ``CATEGORY_NAMES[int(category)]``.
     """
 
     HIGH_CARD = "high_card"
-    PAIR = "pair"
+    ONE_PAIR = "one_pair"
     TWO_PAIR = "two_pair"
     THREE_OF_A_KIND = "three_of_a_kind"
     STRAIGHT = "straight"
