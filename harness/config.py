@@ -1,0 +1,383 @@
+"""Tournament files: TOML loaded with tomllib and validated into frozen values.
+
+Every mistake (unknown key, wrong type, a table of 7+, duplicate bot
+names, a missing command, ...) raises :class:`ConfigError` naming the file,
+the key and what is expected, before anything runs. The format, with every
+key and its default, is documented in README.md "Running a tournament".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import shlex
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from harness.engine.config import GameConfig, Replacements, Structure
+from harness.schedule import Format, Gauntlet, PairingStrategy, RoundRobin
+from harness.specs import BotSpec, Limits, StackMode
+
+BOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")
+MIN_SEATS, MAX_SEATS = 2, 6  # R1.2
+# Limits that must be at least 1 (the others may be 0 = "no limit").
+_POSITIVE_LIMITS = frozenset({"decision_ms", "startup_ms", "max_faults", "open_files", "log_bytes", "max_message_bytes"})
+# Interpreter names in a bot command that mean "the harness's own Python" (the venv's).
+_PYTHON_NAMES = frozenset({"python", "python3"})
+
+
+class ConfigError(ValueError):
+    """A mistake in a tournament file.
+
+    Attributes:
+        file: the TOML file (or the command-line option source).
+        key: the offending key, e.g. ``"[schedule] table_size"`` or ``"bots[2].command"``.
+        problem: what is wrong and what is expected.
+    """
+
+    def __init__(self, file: Path | str, key: str | None, problem: str) -> None:
+        self.file = str(file)
+        self.key = key
+        self.problem = problem
+        where = f"{self.file}: {key}: " if key else f"{self.file}: "
+        super().__init__(where + problem)
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentSettings:
+    """``[tournament]``.
+
+    Attributes:
+        name: shown on the leaderboard (default: the file's stem).
+        seed: tournament seed; all deals derive from it (default 0).
+        output: output directory, relative to the current directory
+            (default ``results/<name>``).
+        compress: gzip each match's hand history once the match is done.
+    """
+
+    name: str
+    seed: int = 0
+    output: Path = Path("results/tournament")
+    compress: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleSettings:
+    """``[schedule]``.
+
+    Attributes:
+        format: round-robin or gauntlet.
+        table_size: seats per table, 2..6 (R1.2).
+        hands: hands per match.
+        duplicate: play each table once per seat rotation on the same deals.
+        jobs: parallel matches; 0 = number of cores.
+        challengers: gauntlet only: the bots that play the rest of the field.
+    """
+
+    format: Format = Format.ROUND_ROBIN
+    table_size: int = 2
+    hands: int = 1000
+    duplicate: bool = True
+    jobs: int = 0
+    challengers: tuple[str, ...] = ()
+
+    def strategy(self) -> PairingStrategy:
+        """The pairing strategy object for :func:`harness.schedule.build_schedule`."""
+        if self.format is Format.GAUNTLET:
+            return Gauntlet(challengers=self.challengers, table_size=self.table_size)
+        return RoundRobin(table_size=self.table_size)
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentConfig:
+    """A validated tournament file.
+
+    Attributes:
+        path: the TOML file.
+        tournament: ``[tournament]``.
+        game: ``[game]`` as the engine's settings.
+        starting_stack: chips per seat (``[game] starting_stack``).
+        stack_mode: reset every hand or freezeout (``[game] stack_mode``).
+        schedule: ``[schedule]``.
+        limits: ``[limits]`` as the referee's limits.
+        bots: ``[[bots]]`` in file order, commands resolved (``python`` ->
+            this interpreter), ``cwd`` absolute.
+    """
+
+    path: Path
+    tournament: TournamentSettings
+    game: GameConfig
+    starting_stack: int
+    stack_mode: StackMode
+    schedule: ScheduleSettings
+    limits: Limits
+    bots: tuple[BotSpec, ...]
+
+    @property
+    def bot_names(self) -> tuple[str, ...]:
+        """Bot names in file order."""
+        return tuple(b.name for b in self.bots)
+
+
+class _Table:
+    """Reads typed keys out of one TOML table and rejects unknown ones."""
+
+    def __init__(self, file: Path, label: str, data: Any) -> None:
+        if not isinstance(data, dict):
+            raise ConfigError(file, label, f"expected a table, got {type(data).__name__}")
+        self.file, self.label, self.data, self.used = file, label, data, set()
+
+    def key(self, name: str) -> str:
+        return f"{self.label}.{name}" if self.label.startswith("bots[") else f"{self.label} {name}"
+
+    def error(self, name: str, problem: str) -> ConfigError:
+        return ConfigError(self.file, self.key(name), problem)
+
+    def get(self, name: str, kind: type | tuple[type, ...], default: Any, expected: str) -> Any:
+        self.used.add(name)
+        if name not in self.data:
+            return default
+        value = self.data[name]
+        bad_bool = isinstance(value, bool) and kind in (int, float)
+        if bad_bool or not isinstance(value, kind):
+            raise self.error(name, f"expected {expected}, got {value!r}")
+        return value
+
+    def integer(self, name: str, default: int, minimum: int, maximum: int | None = None) -> int:
+        span = f"an integer >= {minimum}" if maximum is None else f"an integer from {minimum} to {maximum}"
+        value = self.get(name, int, default, span)
+        if value < minimum or (maximum is not None and value > maximum):
+            raise self.error(name, f"expected {span}, got {value!r}")
+        return int(value)
+
+    def choice(self, name: str, options: tuple[str, ...], default: str) -> str:
+        expected = "one of " + ", ".join(f'"{o}"' for o in options)
+        value = self.get(name, str, default, expected)
+        if value not in options:
+            raise self.error(name, f"expected {expected}, got {value!r}")
+        return str(value)
+
+    def finish(self) -> None:
+        unknown = sorted(set(self.data) - self.used)
+        if unknown:
+            known = ", ".join(sorted(self.used))
+            raise self.error(unknown[0], f"unknown key; expected one of: {known}")
+
+
+def load_config(path: Path | str) -> TournamentConfig:
+    """Read and validate a tournament file.
+
+    Args:
+        path: the TOML file.
+
+    Returns:
+        The validated configuration.
+
+    Raises:
+        ConfigError: unreadable file, bad TOML, or any invalid value.
+    """
+    file = Path(path)
+    try:
+        data = tomllib.loads(file.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(file, None, f"cannot read the file ({exc.strerror})") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(file, None, f"not valid TOML: {exc}") from exc
+    return parse_config(data, file)
+
+
+def parse_config(data: Mapping[str, Any], file: Path) -> TournamentConfig:
+    """Validate an already-parsed TOML document (``file`` names it and anchors ``cwd``).
+
+    Raises:
+        ConfigError: any invalid value.
+    """
+    root = _Table(file, "top level", dict(data))
+    for name in ("tournament", "game", "schedule", "limits"):
+        root.get(name, dict, {}, f"a [{name}] table")
+    bots_data = root.get("bots", list, None, "an array of [[bots]] tables")
+    root.finish()
+    base = file.resolve().parent
+
+    tournament = _tournament(_Table(file, "[tournament]", data.get("tournament", {})), file)
+    schedule = _schedule(_Table(file, "[schedule]", data.get("schedule", {})))
+    game, starting_stack, stack_mode = _game(_Table(file, "[game]", data.get("game", {})), schedule)
+    limits = _limits(_Table(file, "[limits]", data.get("limits", {})))
+
+    if not bots_data:
+        raise ConfigError(file, "[[bots]]", "no bots; add at least two [[bots]] tables with name and command")
+    bots = tuple(_bot(_Table(file, f"bots[{i}]", entry), base) for i, entry in enumerate(bots_data))
+    seen: set[str] = set()
+    for i, bot in enumerate(bots):
+        if bot.name in seen:
+            raise ConfigError(file, f"bots[{i}].name", f"duplicate bot name {bot.name!r}; names must be unique")
+        seen.add(bot.name)
+
+    names = [b.name for b in bots]
+    if schedule.format is Format.ROUND_ROBIN and schedule.table_size > len(bots):
+        raise ConfigError(
+            file, "[schedule] table_size",
+            f"table_size {schedule.table_size} is larger than the number of bots ({len(bots)}); "
+            f"expected at most {len(bots)}",
+        )
+    if schedule.format is Format.GAUNTLET:
+        if not schedule.challengers:
+            raise ConfigError(file, "[schedule] challengers", "gauntlet needs a list of challenger bot names")
+        for c in schedule.challengers:
+            if c not in names:
+                raise ConfigError(file, "[schedule] challengers", f"{c!r} is not a bot name; expected one of {names}")
+        field_size = len(bots) - len(set(schedule.challengers))
+        if field_size < schedule.table_size - 1:
+            raise ConfigError(
+                file, "[schedule] table_size",
+                f"a gauntlet at {schedule.table_size}-seat tables needs at least {schedule.table_size - 1} "
+                f"bots besides the challengers, got {field_size}",
+            )
+    elif schedule.challengers:
+        raise ConfigError(file, "[schedule] challengers", 'only used with format = "gauntlet"')
+    return TournamentConfig(
+        path=file, tournament=tournament, game=game, starting_stack=starting_stack,
+        stack_mode=stack_mode, schedule=schedule, limits=limits, bots=bots,
+    )
+
+
+def _tournament(t: _Table, file: Path) -> TournamentSettings:
+    name = t.get("name", str, file.stem, "a string")
+    if not name.strip():
+        raise t.error("name", "expected a non-empty string")
+    seed = t.integer("seed", 0, 0)
+    output = t.get("output", str, f"results/{name}", "a directory path (string)")
+    if not output.strip():
+        raise t.error("output", "expected a non-empty directory path")
+    compress = t.get("compress", bool, False, "true or false")
+    t.finish()
+    return TournamentSettings(name=name, seed=seed, output=Path(output), compress=compress)
+
+
+def _schedule(t: _Table) -> ScheduleSettings:
+    fmt = Format(t.choice("format", tuple(f.value for f in Format), Format.ROUND_ROBIN.value))
+    table_size = t.get("table_size", int, 2, "an integer from 2 to 6")
+    if not MIN_SEATS <= table_size <= MAX_SEATS:
+        raise t.error(
+            "table_size",
+            f"expected an integer from 2 to 6, got {table_size} (R1.2: 7 or more players can run the stock dry)",
+        )
+    hands = t.integer("hands", 1000, 1)
+    duplicate = t.get("duplicate", bool, True, "true or false")
+    jobs = t.integer("jobs", 0, 0)
+    challengers = t.get("challengers", list, [], "a list of bot names")
+    if not all(isinstance(c, str) for c in challengers):
+        raise t.error("challengers", f"expected a list of bot names (strings), got {challengers!r}")
+    t.finish()
+    return ScheduleSettings(format=fmt, table_size=table_size, hands=hands, duplicate=duplicate, jobs=jobs,
+                            challengers=tuple(challengers))
+
+
+def _game(t: _Table, schedule: ScheduleSettings) -> tuple[GameConfig, int, StackMode]:
+    defaults = GameConfig()
+    structure = t.choice("structure", tuple(s.value for s in Structure), defaults.structure.value)
+    small_blind = t.integer("small_blind", defaults.small_blind, 0)
+    big_blind = t.integer("big_blind", defaults.big_blind, 0)
+    ante = t.integer("ante", defaults.ante, 0)
+    blinds = t.get("blinds", bool, defaults.blinds, "true or false")
+    min_bet = t.get("min_bet", int, defaults.min_bet, "an even integer >= 2")
+    cap = t.integer("cap", defaults.cap, 0)
+    replacements = t.choice("replacements", ("auto", *(r.value for r in Replacements)), "auto")
+    starting_stack = t.integer("starting_stack", 1000, 1)
+    stack_mode = StackMode(t.choice("stack_mode", tuple(m.value for m in StackMode), StackMode.RESET.value))
+    t.finish()
+    if replacements == "auto":
+        # Per-seat replacement cards keep a duplicate deal identical whatever the others draw;
+        # 52 cards hold 7 + 4 per seat for at most 4 seats, so larger tables use the stock.
+        per_seat = schedule.duplicate and schedule.table_size <= 4
+        replacements = Replacements.PER_SEAT.value if per_seat else Replacements.STOCK.value
+    elif replacements == Replacements.PER_SEAT.value and schedule.table_size > 4:
+        raise t.error("replacements", '"per-seat" needs tables of at most 4 seats; expected "stock" or "auto"')
+    try:
+        game = GameConfig(
+            structure=Structure(structure), small_blind=small_blind, big_blind=big_blind, ante=ante,
+            blinds=blinds, min_bet=min_bet, cap=cap, replacements=Replacements(replacements),
+        )
+    except ValueError as exc:
+        raise ConfigError(t.file, "[game]", str(exc)) from exc
+    return game, starting_stack, stack_mode
+
+
+def _limits(t: _Table) -> Limits:
+    values = {}
+    for f in dataclasses.fields(Limits):
+        if f.name in t.data:
+            values[f.name] = t.integer(f.name, 0, 1 if f.name in _POSITIVE_LIMITS else 0)
+        t.used.add(f.name)
+    t.finish()
+    return Limits(**values)
+
+
+def _bot(t: _Table, base: Path) -> BotSpec:
+    name = t.get("name", str, None, "a bot name (letters, digits, -_.)")
+    if name is None:
+        raise t.error("name", "missing; every [[bots]] entry needs a name")
+    if not BOT_NAME.match(name):
+        raise t.error("name", f"expected 1-32 letters, digits or -_. (starting with a letter or digit), got {name!r}")
+    command = t.get("command", (str, list), None, 'a command string or a list of strings, e.g. "python -m bots.caller"')
+    if command is None:
+        raise t.error("command", f"missing; bot {name!r} needs a command, e.g. \"python -m bots.caller\"")
+    if isinstance(command, str):
+        try:
+            argv = shlex.split(command)
+        except ValueError as exc:
+            raise t.error("command", f"cannot split {command!r}: {exc}") from exc
+    else:
+        if not all(isinstance(a, str) for a in command):
+            raise t.error("command", f"expected a list of strings, got {command!r}")
+        argv = list(command)
+    if not argv:
+        raise t.error("command", "expected a non-empty command")
+    if argv[0] in _PYTHON_NAMES:
+        argv[0] = sys.executable  # the harness's own (virtualenv) interpreter
+    cwd_text = t.get("cwd", str, ".", "a directory path relative to the tournament file")
+    cwd = (base / cwd_text).resolve()
+    if not cwd.is_dir():
+        raise t.error("cwd", f"{cwd} is not a directory; expected a path relative to {base}")
+    env = t.get("env", dict, {}, "a table of string values")
+    if not all(isinstance(v, str) for v in env.values()):
+        raise t.error("env", f"expected a table of string values, got {env!r}")
+    t.finish()
+    return BotSpec(name=name, command=tuple(argv), cwd=os.fspath(cwd), env=dict(env))
+
+
+def with_overrides(
+    config: TournamentConfig,
+    *,
+    out: Path | None = None,
+    jobs: int | None = None,
+    hands: int | None = None,
+    seed: int | None = None,
+) -> TournamentConfig:
+    """Apply command-line overrides (``--out``, ``--jobs``, ``--hands``, ``--seed``).
+
+    Raises:
+        ConfigError: a value out of range (file given as "command line").
+    """
+    where = "command line"
+    if jobs is not None and jobs < 0:
+        raise ConfigError(where, "--jobs", f"expected an integer >= 0 (0 = number of cores), got {jobs}")
+    if hands is not None and hands < 1:
+        raise ConfigError(where, "--hands", f"expected an integer >= 1, got {hands}")
+    if seed is not None and seed < 0:
+        raise ConfigError(where, "--seed", f"expected an integer >= 0, got {seed}")
+    tournament = config.tournament
+    schedule = config.schedule
+    if out is not None:
+        tournament = dataclasses.replace(tournament, output=Path(out))
+    if seed is not None:
+        tournament = dataclasses.replace(tournament, seed=seed)
+    if jobs is not None:
+        schedule = dataclasses.replace(schedule, jobs=jobs)
+    if hands is not None:
+        schedule = dataclasses.replace(schedule, hands=hands)
+    return dataclasses.replace(config, tournament=tournament, schedule=schedule)

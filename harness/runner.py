@@ -1,0 +1,405 @@
+"""The tournament runner: plays a schedule's matches in parallel and records them.
+
+Each match runs in its own forked worker process (at most ``jobs`` at a
+time) that calls the referee's ``play_match`` into
+``<out>/matches/<match_id>/`` and leaves ``result.json`` there; the main
+process appends a :class:`~harness.results.MatchRecord` to
+``results.jsonl`` for each match that finished, in the order they finish.
+Matches are independent (own bots, own deals), so the order does not
+change any result.
+
+Resume: a match with a record is skipped; any other match directory is a
+partial match and is replayed from scratch. ``tournament.json`` holds a
+fingerprint of everything that decides the results (schedule, seeds,
+hands, game), so a changed configuration is refused instead of mixed in.
+
+Interrupts: Ctrl-C or SIGTERM stops the run cleanly: running matches get
+SIGTERM (the referee's cleanup stops their bots), nothing partial is
+recorded, and the same command resumes later.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
+import time
+import traceback
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any, Callable, Sequence
+
+from harness.config import TournamentConfig
+from harness.results import (
+    HANDS_FILE,
+    MatchRecord,
+    ResultsStore,
+    compress_file,
+    fsync_file,
+    read_records,
+)
+from harness.schedule import Pairing, build_schedule
+from harness.specs import BotSpec, Limits, MatchResult, MatchSpec
+
+PlayMatch = Callable[[Sequence[BotSpec], MatchSpec, Limits, Path], MatchResult]
+RESULT_FILE = "result.json"
+ERROR_FILE = "error.txt"
+_POLL_S = 0.2
+_STOP_GRACE_S = 15.0
+_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+@dataclass(slots=True)
+class RunSummary:
+    """What one call of :func:`run_tournament` did.
+
+    Attributes:
+        out_dir: the output directory.
+        name: tournament name.
+        bots: bot names in configuration order.
+        matches_total: matches in the schedule.
+        records: every record now stored (earlier runs included).
+        matches_run: matches finished by this call.
+        hands_run: hands played by the matches this call finished.
+        seconds: wall-clock time of this call.
+        interrupted: stopped by Ctrl-C / SIGTERM before the end.
+        failed: match ids whose worker failed (see their ``error.txt``).
+    """
+
+    out_dir: Path
+    name: str
+    bots: tuple[str, ...]
+    matches_total: int
+    records: list[MatchRecord] = field(default_factory=list)
+    matches_run: int = 0
+    hands_run: int = 0
+    seconds: float = 0.0
+    interrupted: bool = False
+    failed: list[str] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        """True when every scheduled match has a record."""
+        return len(self.records) == self.matches_total
+
+    @property
+    def hands_per_s(self) -> float:
+        """Hands per second over this call (0 when nothing ran)."""
+        return self.hands_run / self.seconds if self.seconds > 0 else 0.0
+
+
+def schedule_for(config: TournamentConfig) -> list[Pairing]:
+    """The tournament's matches (see :func:`harness.schedule.build_schedule`)."""
+    return build_schedule(
+        config.schedule.strategy(), config.bot_names, seed=config.tournament.seed,
+        duplicate=config.schedule.duplicate,
+    )
+
+
+def manifest(config: TournamentConfig, pairings: Sequence[Pairing]) -> dict[str, Any]:
+    """The ``tournament.json`` content, with a fingerprint of what decides the results.
+
+    Jobs, output directory, limits and bot commands are not in the
+    fingerprint: they may change between a run and its resumption.
+    """
+    decisive = {
+        "seed": config.tournament.seed,
+        "hands": config.schedule.hands,
+        "game": config.game.to_dict(),
+        "starting_stack": config.starting_stack,
+        "stack_mode": str(config.stack_mode),
+        "matches": [[p.match_id, list(p.bots), p.seed] for p in pairings],
+    }
+    text = json.dumps(decisive, sort_keys=True, separators=(",", ":"))
+    return {
+        "format": 1,
+        "name": config.tournament.name,
+        "config": str(config.path),
+        "fingerprint": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        "bots": list(config.bot_names),
+        "big_blind": config.game.unit,
+        "hands_per_match": config.schedule.hands,
+        "matches": len(pairings),
+        "duplicate": config.schedule.duplicate,
+        "table_size": config.schedule.table_size,
+    }
+
+
+def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def _worker(play: PlayMatch, bots: list[BotSpec], spec: MatchSpec, limits: Limits,
+            match_dir: Path, compress: bool) -> None:
+    """Body of a match worker process: play, make the hand history durable, leave result.json.
+
+    Ctrl-C at the terminal reaches the whole process group; workers ignore
+    it and stop on the SIGTERM the main process sends, once (a second
+    signal must not cut the referee's cleanup short).
+    """
+
+    def on_term(signum: int, frame: FrameType | None) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise KeyboardInterrupt
+
+    # A Python no-op handler rather than SIG_IGN: ignored signals survive exec into the bots.
+    signal.signal(signal.SIGINT, lambda signum, frame: None)
+    signal.signal(signal.SIGTERM, on_term)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)  # blocked by the parent around start()
+    try:
+        result = play(bots, spec, limits, match_dir)
+        hands = match_dir / HANDS_FILE
+        if hands.exists():
+            if compress:
+                compress_file(hands)
+            else:
+                fsync_file(hands)
+        tmp = match_dir / (RESULT_FILE + ".tmp")
+        tmp.write_text(json.dumps(result.to_dict()), encoding="utf-8")
+        os.replace(tmp, match_dir / RESULT_FILE)
+    except KeyboardInterrupt:
+        os._exit(130)
+    except BaseException:  # noqa: BLE001 - any failure is reported through error.txt
+        (match_dir / ERROR_FILE).write_text(traceback.format_exc(), encoding="utf-8")
+        os._exit(1)
+
+
+@dataclass(slots=True)
+class _Running:
+    pairing: Pairing
+    process: Any  # multiprocessing.Process (fork context)
+    match_dir: Path
+    hands_seen: int = 0
+    offset: int = 0
+
+    def count_new_hands(self) -> int:
+        """Count hand records written since the last call (lines of the growing hands.jsonl)."""
+        path = self.match_dir / HANDS_FILE
+        try:
+            with open(path, "rb") as fh:
+                fh.seek(self.offset)
+                chunk = fh.read()
+        except OSError:
+            return 0
+        new = chunk.count(b"\n")
+        self.offset += chunk.rfind(b"\n") + 1 if new else 0
+        self.hands_seen += new
+        return new
+
+
+class _Display:
+    """Progress: a rich live bar on a terminal, else one line per finished match."""
+
+    def __init__(self, summary: RunSummary, total_hands: int, done_hands: int, enabled: bool | None,
+                 quiet: bool = False) -> None:
+        from rich.console import Console
+
+        self.console = Console(stderr=True, quiet=quiet)
+        self.summary = summary
+        self.live = not quiet and (self.console.is_terminal if enabled is None else enabled)
+        self.progress: Any = None
+        self.start = time.monotonic()
+        self.base_hands = done_hands
+        self.leaders = ""
+        if self.live:
+            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+            leaders = self
+
+            class _Progress(Progress):
+                def get_renderables(self):  # type: ignore[no-untyped-def]
+                    yield from super().get_renderables()
+                    if leaders.leaders:
+                        yield "leaders (bb/100): " + leaders.leaders
+
+            # auto_refresh=False: no refresh thread, so forking workers stays safe.
+            self.progress = _Progress(
+                TextColumn("[bold]{task.description}"), BarColumn(),
+                TextColumn("{task.fields[matches]} matches"),
+                TextColumn("{task.completed:.0f}/{task.total:.0f} hands"),
+                TextColumn("{task.fields[hps]:.0f} hands/s"),
+                TimeElapsedColumn(), TimeRemainingColumn(),
+                console=self.console, auto_refresh=False, transient=False,
+            )
+            self.task = self.progress.add_task(
+                summary.name, total=total_hands, completed=done_hands,
+                matches=f"{len(summary.records)}/{summary.matches_total}", hps=0.0,
+            )
+            self.progress.start()
+
+    def update(self, hands_done: int, records: Sequence[MatchRecord]) -> None:
+        if not self.live:
+            return
+        elapsed = max(time.monotonic() - self.start, 1e-9)
+        self.progress.update(
+            self.task, completed=hands_done,
+            matches=f"{len(records)}/{self.summary.matches_total}",
+            hps=(hands_done - self.base_hands) / elapsed,
+        )
+        self.progress.refresh()
+
+    def match_done(self, record: MatchRecord, records: Sequence[MatchRecord]) -> None:
+        from harness.stats import standings
+
+        top = standings(records, self.summary.bots)[:3]
+        self.leaders = "  ".join(f"{s.bot} {s.estimate.bb_per_100:+.1f}" for s in top)
+        if not self.live:
+            res = record.result
+            nets = " ".join(f"{b} {n:+d}" for b, n in zip(res.bots, res.net))
+            self.console.print(
+                f"[{len(records)}/{self.summary.matches_total}] {res.match_id}: {nets} "
+                f"({res.hands_played} hands, {res.duration_s:.1f} s)",
+                highlight=False, markup=False,
+            )
+
+    def message(self, text: str) -> None:
+        self.console.print(text, highlight=False, markup=False)
+
+    def stop(self) -> None:
+        if self.live:
+            self.progress.refresh()
+            self.progress.stop()
+
+
+def _stop_workers(running: dict[str, _Running]) -> None:
+    """SIGTERM each running match once, wait for the referee's cleanup, SIGKILL stragglers."""
+    for run in running.values():
+        if run.process.is_alive():
+            try:
+                os.kill(run.process.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+    deadline = time.monotonic() + _STOP_GRACE_S
+    for run in running.values():
+        run.process.join(max(0.0, deadline - time.monotonic()))
+        if run.process.is_alive():
+            run.process.kill()
+            run.process.join()
+
+
+def run_tournament(
+    config: TournamentConfig,
+    *,
+    play: PlayMatch | None = None,
+    progress: bool | None = None,
+    quiet: bool = False,
+) -> RunSummary:
+    """Run or resume a tournament; write its leaderboard.
+
+    Args:
+        config: a validated configuration (with command-line overrides applied).
+        play: the match function (default: :func:`harness.referee.play_match`);
+            tests pass a fake with the same signature.
+        progress: live progress bar on/off (default: on when stderr is a terminal;
+            otherwise one line per finished match).
+        quiet: print nothing (benchmarks).
+
+    Returns:
+        A summary; ``interrupted`` is set when Ctrl-C / SIGTERM stopped it.
+
+    Raises:
+        harness.results.ResultsError: the output directory holds another
+            tournament or damaged results.
+    """
+    if play is None:
+        from harness.referee import play_match as play  # imported before forking, shared by workers
+
+    pairings = schedule_for(config)
+    store = ResultsStore(config.tournament.output)
+    done = store.open(manifest(config, pairings))
+    known = {p.match_id for p in pairings}
+    records = [rec for rec in done.values() if rec.match_id in known]
+    summary = RunSummary(
+        out_dir=store.out_dir, name=config.tournament.name, bots=config.bot_names,
+        matches_total=len(pairings), records=records,
+    )
+    todo = deque(p for p in pairings if p.match_id not in done)
+    jobs = config.schedule.jobs or os.cpu_count() or 1
+    bots = {b.name: b for b in config.bots}
+    hands_done = sum(r.result.hands_played for r in records)
+    display = _Display(summary, len(pairings) * config.schedule.hands, hands_done, progress, quiet)
+    ctx = multiprocessing.get_context("fork")
+    running: dict[str, _Running] = {}
+    started = time.monotonic()
+    old_term = signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        while todo or running:
+            while todo and len(running) < jobs:
+                pairing = todo.popleft()
+                match_dir = store.fresh_match_dir(pairing.match_id)
+                spec = MatchSpec(
+                    game=config.game, hands=config.schedule.hands, seed=pairing.seed,
+                    starting_stack=config.starting_stack, stack_mode=config.stack_mode,
+                    match_id=pairing.match_id,
+                )
+                seated = [bots[name] for name in pairing.bots]
+                proc = ctx.Process(
+                    target=_worker, name=f"match-{pairing.match_id}",
+                    args=(play, seated, spec, config.limits, match_dir, config.tournament.compress),
+                )
+                # Block Ctrl-C/SIGTERM until the worker is tracked, so an interrupt cannot orphan it.
+                signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+                try:
+                    proc.start()
+                    running[pairing.match_id] = _Running(pairing, proc, match_dir)
+                finally:
+                    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+            multiprocessing.connection.wait([r.process.sentinel for r in running.values()], timeout=_POLL_S)
+            live_hands = 0
+            for match_id, run in list(running.items()):
+                run.count_new_hands()
+                if run.process.is_alive():
+                    live_hands += run.hands_seen
+                    continue
+                run.process.join()
+                del running[match_id]
+                record = _collect(run, config.game.unit)
+                if record is None:
+                    summary.failed.append(match_id)
+                    display.message(f"match {match_id} failed; see {run.match_dir / ERROR_FILE}")
+                    continue
+                store.append(record)
+                records.append(record)
+                summary.matches_run += 1
+                summary.hands_run += record.result.hands_played
+                hands_done += record.result.hands_played
+                display.match_done(record, records)
+            display.update(hands_done + live_hands, records)
+    except KeyboardInterrupt:
+        summary.interrupted = True
+        _stop_workers(running)
+    finally:
+        signal.signal(signal.SIGTERM, old_term)
+        summary.seconds = time.monotonic() - started
+        display.stop()
+    # Re-read what is on disk: an interrupt may have landed between an append and its bookkeeping.
+    summary.records = [rec for rec in read_records(store.out_dir) if rec.match_id in known]
+    if summary.records:
+        from harness.leaderboard import write_leaderboard
+
+        write_leaderboard(store.out_dir, summary.records, title=config.tournament.name, bots=config.bot_names)
+    return summary
+
+
+def _collect(run: _Running, big_blind: int) -> MatchRecord | None:
+    """Read a finished worker's result.json into a record; None (with error.txt) if it failed."""
+    path = run.match_dir / RESULT_FILE
+    error = run.match_dir / ERROR_FILE
+    if not path.exists():
+        if not error.exists():
+            error.write_text(f"worker exited with code {run.process.exitcode} without a result\n", encoding="utf-8")
+        return None
+    result = MatchResult.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    if list(result.bots) != list(run.pairing.bots) or result.match_id != run.pairing.match_id:
+        error.write_text(
+            f"the referee returned match {result.match_id} with bots {result.bots}; "
+            f"expected {run.pairing.match_id} with {list(run.pairing.bots)}\n",
+            encoding="utf-8",
+        )
+        return None
+    return MatchRecord(table=run.pairing.table, rotation=run.pairing.rotation, big_blind=big_blind, result=result)

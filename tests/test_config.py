@@ -1,0 +1,189 @@
+"""Tournament file validation: defaults, resolution, and one error per kind of mistake."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.config import ConfigError, load_config, with_overrides
+from harness.engine.config import Replacements, Structure
+from harness.schedule import Format, Gauntlet, RoundRobin
+from harness.specs import Limits, StackMode
+
+BOTS = """
+[[bots]]
+name = "a"
+command = "python -m bots.caller"
+[[bots]]
+name = "b"
+command = ["python3", "-m", "bots.raiser", "--x", "1 2"]
+cwd = ".."
+env = { FOO = "bar" }
+[[bots]]
+name = "c"
+command = "./mybot --fast"
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "t.toml") -> Path:
+    folder = tmp_path / "tournaments"
+    folder.mkdir(exist_ok=True)
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_minimal_file_gets_documented_defaults(tmp_path: Path) -> None:
+    cfg = load_config(write(tmp_path, BOTS))
+    assert cfg.tournament.name == "t"
+    assert cfg.tournament.seed == 0
+    assert cfg.tournament.output == Path("results/t")
+    assert cfg.tournament.compress is False
+    assert cfg.schedule.format is Format.ROUND_ROBIN
+    assert (cfg.schedule.table_size, cfg.schedule.hands, cfg.schedule.duplicate, cfg.schedule.jobs) == (2, 1000, True, 0)
+    assert cfg.game.structure is Structure.NO_LIMIT
+    assert (cfg.game.small_blind, cfg.game.big_blind) == (5, 10)
+    assert cfg.game.replacements is Replacements.PER_SEAT  # duplicate at a 2-seat table
+    assert cfg.starting_stack == 1000 and cfg.stack_mode is StackMode.RESET
+    assert cfg.limits == Limits()
+    assert cfg.bot_names == ("a", "b", "c")
+    assert isinstance(cfg.schedule.strategy(), RoundRobin)
+
+
+def test_bot_commands_cwd_and_env_are_resolved(tmp_path: Path) -> None:
+    cfg = load_config(write(tmp_path, BOTS))
+    a, b, c = cfg.bots
+    assert a.command == (sys.executable, "-m", "bots.caller")  # the venv's python
+    assert b.command == (sys.executable, "-m", "bots.raiser", "--x", "1 2")
+    assert c.command == ("./mybot", "--fast")
+    assert a.cwd == str((tmp_path / "tournaments").resolve())  # relative to the TOML file
+    assert b.cwd == str(tmp_path.resolve())
+    assert dict(b.env) == {"FOO": "bar"} and dict(a.env) == {}
+
+
+def test_full_file(tmp_path: Path) -> None:
+    text = """
+[tournament]
+name = "cup"
+seed = 42
+output = "out/cup"
+compress = true
+[game]
+structure = "fixed-limit"
+small_blind = 10
+big_blind = 20
+ante = 2
+cap = 3
+starting_stack = 500
+stack_mode = "freezeout"
+replacements = "stock"
+[schedule]
+format = "gauntlet"
+challengers = ["a"]
+table_size = 3
+hands = 50
+duplicate = false
+jobs = 3
+[limits]
+decision_ms = 200
+time_bank_ms = 0
+max_faults = 3
+memory_mb = 512
+""" + BOTS
+    cfg = load_config(write(tmp_path, text))
+    assert (cfg.tournament.name, cfg.tournament.seed, cfg.tournament.output) == ("cup", 42, Path("out/cup"))
+    assert cfg.tournament.compress
+    assert cfg.game.structure is Structure.FIXED_LIMIT and cfg.game.cap == 3 and cfg.game.ante == 2
+    assert cfg.game.replacements is Replacements.STOCK
+    assert cfg.starting_stack == 500 and cfg.stack_mode is StackMode.FREEZEOUT
+    assert cfg.schedule.strategy() == Gauntlet(challengers=("a",), table_size=3)
+    assert (cfg.schedule.hands, cfg.schedule.duplicate, cfg.schedule.jobs) == (50, False, 3)
+    assert cfg.limits == Limits(decision_ms=200, time_bank_ms=0, max_faults=3, memory_mb=512)
+
+
+@pytest.mark.parametrize(
+    ("table_size", "duplicate", "expected"),
+    [(2, True, Replacements.PER_SEAT), (4, True, Replacements.PER_SEAT), (5, True, Replacements.STOCK),
+     (3, False, Replacements.STOCK)],
+)
+def test_auto_replacements(tmp_path: Path, table_size: int, duplicate: bool, expected: Replacements) -> None:
+    bots = "".join(f'[[bots]]\nname = "b{i}"\ncommand = "x"\n' for i in range(6))
+    text = f"[schedule]\ntable_size = {table_size}\nduplicate = {str(duplicate).lower()}\n" + bots
+    assert load_config(write(tmp_path, text)).game.replacements is expected
+
+
+SIX = "".join(f'[[bots]]\nname = "b{i}"\ncommand = "x"\n' for i in range(6))
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "words"),
+    [
+        ("[tournament]\nnmae = 'x'\n" + BOTS, "[tournament] nmae", "unknown key"),
+        ("[scedule]\nhands = 3\n" + BOTS, "top level scedule", "unknown key"),
+        ("[schedule]\nhands = '10'\n" + BOTS, "[schedule] hands", "integer"),
+        ("[schedule]\nhands = 0\n" + BOTS, "[schedule] hands", ">= 1"),
+        ("[schedule]\nduplicate = 1\n" + BOTS, "[schedule] duplicate", "true or false"),
+        ("[schedule]\nhands = true\n" + BOTS, "[schedule] hands", "integer"),
+        ("[schedule]\ntable_size = 7\n" + SIX + '[[bots]]\nname = "x"\ncommand = "x"\n', "[schedule] table_size", "R1.2"),
+        ("[schedule]\ntable_size = 1\n" + BOTS, "[schedule] table_size", "2 to 6"),
+        ("[schedule]\ntable_size = 4\n" + BOTS, "[schedule] table_size", "larger than the number of bots (3)"),
+        ("[schedule]\nformat = 'swiss'\n" + BOTS, "[schedule] format", '"round-robin", "gauntlet"'),
+        ("[schedule]\nformat = 'gauntlet'\n" + BOTS, "[schedule] challengers", "challenger"),
+        ("[schedule]\nformat = 'gauntlet'\nchallengers = ['z']\n" + BOTS, "[schedule] challengers", "'z' is not a bot"),
+        ("[schedule]\nchallengers = ['a']\n" + BOTS, "[schedule] challengers", "gauntlet"),
+        ("[game]\nstructure = 'pot-limit'\n" + BOTS, "[game] structure", '"no-limit", "fixed-limit"'),
+        ("[game]\nsmall_blind = 4\nbig_blind = 10\n" + BOTS, "[game]", "R2.2"),
+        ("[game]\nstarting_stack = 0\n" + BOTS, "[game] starting_stack", ">= 1"),
+        ("[game]\nstack_mode = 'rebuy'\n" + BOTS, "[game] stack_mode", '"reset", "freezeout"'),
+        ("[schedule]\ntable_size = 5\n[game]\nreplacements = 'per-seat'\n" + SIX, "[game] replacements", "at most 4"),
+        ("[limits]\ndecision = 5\n" + BOTS, "[limits] decision", "unknown key"),
+        ("[limits]\ndecision_ms = 0\n" + BOTS, "[limits] decision_ms", ">= 1"),
+        ("[limits]\nmemory_mb = -1\n" + BOTS, "[limits] memory_mb", ">= 0"),
+        ("", "[[bots]]", "no bots"),
+        ("bots = 3\n", "top level bots", "array"),
+        ('[[bots]]\nname = "a"\ncommand = "x"\n[[bots]]\nname = "a"\ncommand = "y"\n', "bots[1].name", "duplicate bot name 'a'"),
+        ('[[bots]]\nname = "a"\n', "bots[0].command", "missing"),
+        ('[[bots]]\nname = "a"\ncommand = ""\n', "bots[0].command", "non-empty"),
+        ('[[bots]]\nname = "a"\ncommand = [1]\n', "bots[0].command", "list of strings"),
+        ('[[bots]]\ncommand = "x"\n', "bots[0].name", "missing"),
+        ('[[bots]]\nname = "a b"\ncommand = "x"\n', "bots[0].name", "letters, digits"),
+        ('[[bots]]\nname = "a"\ncommand = "x"\ncmd = "y"\n', "bots[0].cmd", "unknown key"),
+        ('[[bots]]\nname = "a"\ncommand = "x"\ncwd = "nowhere"\n', "bots[0].cwd", "not a directory"),
+        ('[[bots]]\nname = "a"\ncommand = "x"\nenv = { A = 1 }\n', "bots[0].env", "string values"),
+    ],
+)
+def test_mistakes_name_file_key_and_expectation(tmp_path: Path, text: str, key: str, words: str) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    err = info.value
+    assert err.key == key
+    assert str(path) in str(err)
+    assert key in str(err)
+    assert words in str(err)
+
+
+def test_table_size_two_with_one_bot(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="larger than the number of bots"):
+        load_config(write(tmp_path, '[[bots]]\nname = "a"\ncommand = "x"\n'))
+
+
+def test_bad_toml_and_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_config(write(tmp_path, "[schedule\n"))
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_config(tmp_path / "absent.toml")
+
+
+def test_overrides(tmp_path: Path) -> None:
+    cfg = load_config(write(tmp_path, BOTS))
+    new = with_overrides(cfg, out=tmp_path / "o", jobs=2, hands=7, seed=9)
+    assert (new.tournament.output, new.schedule.jobs, new.schedule.hands, new.tournament.seed) == (
+        tmp_path / "o", 2, 7, 9)
+    assert with_overrides(cfg) == cfg
+    with pytest.raises(ConfigError, match="--hands"):
+        with_overrides(cfg, hands=0)
+    with pytest.raises(ConfigError, match="--jobs"):
+        with_overrides(cfg, jobs=-1)

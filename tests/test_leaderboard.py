@@ -1,0 +1,109 @@
+"""Leaderboard arithmetic: CI over duplicate sets, standings, crosstable, files vs hand histories."""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from harness.leaderboard import COLUMNS, render, to_csv
+from harness.results import MatchRecord, hand_history_path, read_hands, read_records
+from harness.runner import run_tournament
+from harness.specs import MatchResult
+from harness.stats import crosstable, duplicate_sets, estimate, standings, t_quantile_975
+from tests.test_runner_fakes import fake_config, fake_play
+
+
+def test_estimate_matches_hand_computation() -> None:
+    est = estimate([(1.0, 2), (3.0, 2), (-1.0, 2)])
+    # r = 3/6 bb per hand; residuals 0, 2, -2; se = sqrt(8 / 6) / 2; t(2) = 4.303
+    assert est.bb_per_100 == pytest.approx(50.0)
+    half = 100 * 4.303 * math.sqrt(8 / 6) / 2
+    assert (est.low, est.high) == (pytest.approx(50 - half), pytest.approx(50 + half))
+    assert (est.sets, est.hands) == (3, 6)
+    assert not est.significant
+    one = estimate([(2.0, 2)])
+    assert one.bb_per_100 == pytest.approx(100.0) and one.low is None and not one.significant
+    assert estimate([]).hands == 0
+
+
+def test_t_quantiles() -> None:
+    assert t_quantile_975(1) == pytest.approx(12.706)
+    assert t_quantile_975(30) == pytest.approx(2.042)
+    assert t_quantile_975(60) == pytest.approx(2.000, abs=1e-3)
+    assert t_quantile_975(10**6) == pytest.approx(1.960, abs=1e-3)
+
+
+def rec(table: int, rotation: int, bots: list[str], hand_nets: list[list[int]], bb: int = 10) -> MatchRecord:
+    net = [sum(col) for col in zip(*hand_nets)]
+    res = MatchResult(match_id=f"t{table}r{rotation}", seed=table, hands_played=len(hand_nets), bots=bots,
+                      net=net, hand_nets=hand_nets, faults=[{}, {"crash": 1}], status=["ok", "crash"])
+    return MatchRecord(table=table, rotation=rotation, big_blind=bb, result=res)
+
+
+def test_duplicate_sets_sum_a_deal_over_its_rotations() -> None:
+    records = [
+        rec(0, 0, ["x", "y"], [[20, -20], [-10, 10]]),
+        rec(0, 1, ["y", "x"], [[25, -25], [10, -10]]),  # x lost 25 on deal 0 from the other seat
+    ]
+    assert duplicate_sets(records, "x") == [(-0.5, 2), (-2.0, 2)]
+    assert duplicate_sets(records, "y") == [(0.5, 2), (2.0, 2)]
+    assert duplicate_sets(records, "x", with_bot="z") == []
+    table = standings(records)
+    assert [s.bot for s in table] == ["y", "x"]
+    y, x = table
+    assert (y.hands, y.net_chips, y.matches_won, y.matches_lost) == (4, 25, 1, 1)
+    assert (x.hands, x.net_chips, x.matches_won, x.matches_lost) == (4, -25, 1, 1)
+    assert x.estimate.bb_per_100 == pytest.approx(100 * -2.5 / 4)
+    assert y.faults["crash"] == 1 and y.put_out == 1 and x.put_out == 1 and x.faults["crash"] == 1
+    cross = crosstable(records, ["x", "y"])
+    assert cross[("x", "y")].bb_per_100 == pytest.approx(-cross[("y", "x")].bb_per_100)
+
+
+def test_csv_and_text_layout() -> None:
+    records = [rec(0, 0, ["x", "y"], [[20, -20], [-10, 10]]), rec(0, 1, ["y", "x"], [[25, -25], [10, -10]])]
+    rows = list(csv.DictReader(to_csv(records).splitlines()))
+    assert list(rows[0]) == list(COLUMNS)
+    for required in ("rank", "bot", "hands", "net_chips", "bb_per_100", "ci95_low", "ci95_high", "matches_won",
+                     "matches_lost", "timeouts", "illegal", "malformed", "oversized", "crashes", "failed_starts"):
+        assert required in COLUMNS
+    assert [r["bot"] for r in rows] == ["y", "x"] and rows[0]["rank"] == "1"
+    text = render(records, title="T")
+    assert text.startswith("T\n") and "Crosstable" in text and "duplicate sets" in text
+
+
+def test_fake_tournament_leaderboard_agrees_with_hand_histories(tmp_path: Path) -> None:
+    names = ["weak", "middle", "strong"]
+    out = tmp_path / "out"
+    summary = run_tournament(fake_config(out, names, hands=30), play=fake_play, quiet=True)
+    assert summary.complete and not summary.failed
+
+    # Recount everything from the hand histories alone.
+    hands: dict[str, int] = defaultdict(int)
+    net: dict[str, int] = defaultdict(int)
+    for record in read_records(out):
+        path = hand_history_path(out / "matches" / record.match_id)
+        assert path is not None
+        for hand in read_hands(path):
+            assert sum(hand["net"]) == 0
+            for seat, name in enumerate(record.result.bots):
+                hands[name] += 1
+                net[name] += hand["net"][seat]
+
+    rows = {r["bot"]: r for r in csv.DictReader((out / "leaderboard.csv").read_text().splitlines())}
+    assert sum(int(r["net_chips"]) for r in rows.values()) == 0
+    for name in names:
+        assert int(rows[name]["hands"]) == hands[name] == 2 * 2 * 30  # 2 opponents x 2 rotations x 30 hands
+        assert int(rows[name]["net_chips"]) == net[name]
+        assert float(rows[name]["bb_per_100"]) == pytest.approx(100 * net[name] / hands[name] / 10, abs=0.01)
+        assert int(rows[name]["matches_won"]) + int(rows[name]["matches_lost"]) <= 4
+    assert [rows[n]["rank"] for n in ("strong", "middle", "weak")] == ["1", "2", "3"]
+    assert rows["weak"]["timeouts"] == "8" and rows["weak"]["illegal"] == "4" and rows["strong"]["timeouts"] == "0"
+    # duplicate cancels the fake's seat luck; what is left is the spread between opponents
+    low, mid, high = (float(rows["strong"][k]) for k in ("ci95_low", "bb_per_100", "ci95_high"))
+    assert low < mid < high and low > float(rows["weak"]["ci95_high"])
+    md = (out / "leaderboard.md").read_text()
+    assert md.startswith("# fake") and "| strong" in md and "*" in md

@@ -1,0 +1,87 @@
+"""A fake referee for the tournament tests: same signature as ``play_match``, no bots.
+
+Each hand's nets are deterministic in (spec.seed, hand index, seat) -- the
+"cards" of a seat -- plus a fixed edge per bot name, so duplicate rotation
+cancels the seat luck exactly and the leaderboard order is known:
+``STRENGTH`` bb per hand above the table average.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+from harness.specs import BotSpec, Limits, MatchResult, MatchSpec
+
+if TYPE_CHECKING:
+    from harness.config import TournamentConfig
+
+# Chips per hand above the table average, by bot name (others: 0).
+STRENGTH = {"strong": 6, "middle": 0, "weak": -6, "a": 4, "b": 2, "c": 0, "d": -2, "e": -4, "f": 1}
+# Bots whose every match records these fault counts (to test the fault columns).
+FAULTY = {"weak": {"timeout": 2, "illegal": 1}}
+
+
+def hand_seed(match_seed: int, hand: int) -> int:
+    """Per-hand seed from the match seed and hand index (as the real referee does)."""
+    return int.from_bytes(hashlib.sha256(f"{match_seed}/{hand}".encode()).digest()[:8], "big")
+
+
+def fake_nets(spec: MatchSpec, names: Sequence[str], hand: int) -> list[int]:
+    """Nets of one hand by seat: seat luck (from the deal) plus each bot's edge; sums to 0."""
+    n = len(names)
+    rng = random.Random(hand_seed(spec.seed, hand))
+    luck = [rng.randint(-30, 30) for _ in range(n - 1)]
+    luck.append(-sum(luck))
+    edges = [STRENGTH.get(name, 0) for name in names]
+    skill = [e * n - sum(edges) for e in edges]
+    return [luck[s] + skill[s] for s in range(n)]
+
+
+def fake_play(bots: Sequence[BotSpec], spec: MatchSpec, limits: Limits, out_dir: Path) -> MatchResult:
+    """Play ``spec.hands`` fake hands: writes ``hands.jsonl`` and returns the MatchResult."""
+    names = [b.name for b in bots]
+    hand_nets = []
+    (out_dir / "logs").mkdir(parents=True, exist_ok=True)
+    with open(out_dir / "hands.jsonl", "w", encoding="utf-8") as fh:
+        for h in range(spec.hands):
+            nets = fake_nets(spec, names, h)
+            hand_nets.append(nets)
+            record = {"hand_id": h, "seed": hand_seed(spec.seed, h), "button": h % len(names), "net": nets}
+            fh.write(json.dumps(record) + "\n")
+    return MatchResult(
+        match_id=spec.match_id,
+        seed=spec.seed,
+        hands_played=spec.hands,
+        bots=names,
+        net=[sum(col) for col in zip(*hand_nets)],
+        hand_nets=hand_nets,
+        faults=[dict(FAULTY.get(name, {})) for name in names],
+        status=["ok"] * len(names),
+        duration_s=0.0,
+    )
+
+
+def failing_play(bots: Sequence[BotSpec], spec: MatchSpec, limits: Limits, out_dir: Path) -> MatchResult:
+    """Like :func:`fake_play`, but every match with bot "c" in seat 0 dies halfway."""
+    if bots[0].name == "c":
+        with open(out_dir / "hands.jsonl", "w", encoding="utf-8") as fh:
+            fh.write('{"hand_id": 0}\n')
+        raise RuntimeError("referee bug (simulated)")
+    return fake_play(bots, spec, limits, out_dir)
+
+
+def fake_config(out: Path, names: Sequence[str], *, table_size: int = 2, hands: int = 20, duplicate: bool = True,
+                seed: int = 1, jobs: int = 2, compress: bool = False) -> TournamentConfig:
+    """A validated tournament over bots that are never launched (the fake referee needs no command)."""
+    from harness.config import parse_config
+
+    data = {
+        "tournament": {"name": "fake", "seed": seed, "output": str(out), "compress": compress},
+        "schedule": {"table_size": table_size, "hands": hands, "duplicate": duplicate, "jobs": jobs},
+        "bots": [{"name": n, "command": "true"} for n in names],
+    }
+    return parse_config(data, out.parent / "fake.toml")
