@@ -1,0 +1,199 @@
+"""Broken bots in real matches: the match finishes, the fault has the right kind,
+the good bot's results are unaffected, and no process is left behind.
+
+Every broken bot (tests/fixtures/broken_bots) plays the referee's default
+action whenever it is not misbehaving, so a good bot (``bots.caller``) must get
+hand for hand what it gets against ``passive`` (the default action every
+time) while the broken bot is in, and what it gets against ``folder`` once
+the broken bot is out (an out bot is folded at its first decision, PROTOCOL.md
+section 7).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+from harness.botproc import find_marked
+from harness.specs import BotSpec, Limits, MatchResult, MatchSpec
+
+REPO = Path(__file__).resolve().parent.parent
+
+pytestmark = [
+    pytest.mark.skipif(
+        importlib.util.find_spec("harness.referee") is None or importlib.util.find_spec("bots.caller") is None,
+        reason="needs harness.referee.play_match and bots.caller (not landed yet)",
+    ),
+    pytest.mark.timeout(60),
+]
+
+# Short limits keep the suite fast; max_faults is high so that a faulting bot
+# stays in and gets the default action at every decision.
+LIMITS = Limits(decision_ms=150, time_bank_ms=50, startup_ms=2500, max_faults=1000, log_bytes=200_000)
+HANDS = 6
+SEED = 20240611
+
+
+def fixture_bot(name: str, *args: str, label: str | None = None) -> BotSpec:
+    return BotSpec(
+        name=label or name.replace("_", "-"),
+        command=("python", "-m", f"tests.fixtures.broken_bots.{name}", *args),
+        cwd=str(REPO),
+    )
+
+
+GOOD = BotSpec(name="caller", command=("python", "-m", "bots.caller"), cwd=str(REPO))
+
+
+def match_spec() -> MatchSpec:
+    from harness.engine.config import GameConfig
+
+    return MatchSpec(game=GameConfig(), hands=HANDS, seed=SEED, match_id="faults")
+
+
+def play(bots: list[BotSpec], out: Path, limits: Limits = LIMITS) -> MatchResult:
+    from harness.referee import play_match
+
+    result = play_match(bots, match_spec(), limits, out)
+    assert_nothing_left()
+    assert result.hands_played == HANDS, "the match must always finish"
+    assert sum(result.net) == 0
+    return result
+
+
+def assert_nothing_left() -> None:
+    """No process launched for this test process is alive (marked env or our fixtures in argv)."""
+    left = set(find_marked(owner_pid=os.getpid()))
+    me = psutil.Process()
+    for child in me.children(recursive=True):
+        try:
+            if child.status() != psutil.STATUS_ZOMBIE:
+                left.add(child.pid)
+        except psutil.NoSuchProcess:
+            pass
+    assert not left, f"processes left behind: {sorted(left)}"
+
+
+def history(out: Path) -> list[dict[str, Any]]:
+    lines = (out / "hands.jsonl").read_text().splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def first_fault_hand(out: Path, kind: str) -> int:
+    """Index of the first hand whose record mentions a fault of ``kind``."""
+    for h, record in enumerate(history(out)):
+        if f'"{kind}"' in json.dumps(record.get("faults", record)):
+            return h
+    raise AssertionError(f"no {kind!r} fault in {out / 'hands.jsonl'}")
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, MatchResult]:
+    """The good bot against the two well-behaved references."""
+    refs = {}
+    for name in ("passive", "folder"):
+        out = tmp_path_factory.mktemp(f"ref-{name}")
+        refs[name] = play([GOOD, fixture_bot(name)], out)
+        assert faults_of(refs[name], 0) == faults_of(refs[name], 1) == {}, refs[name].faults
+    return refs
+
+
+def faults_of(result: MatchResult, seat: int) -> dict[str, int]:
+    return {k: v for k, v in result.faults[seat].items() if v}
+
+
+# (fixture argv, fault kind expected, whether the bot stays in the match)
+IN_PLAY_CASES = [
+    (("late_reply",), "timeout", True),
+    (("garbage",), "malformed", True),
+    (("bad_amount", "bool"), "malformed", True),
+    (("bad_amount", "float"), "malformed", True),
+    (("bad_amount", "negative"), "malformed", True),
+    (("bad_amount", "huge"), "malformed", True),
+    (("bad_amount", "over_stack"), "illegal", True),
+    (("illegal_action",), "illegal", True),
+    (("out_of_turn",), "illegal", True),
+    (("oversized",), "oversized", None),  # a dropped connection may put it out
+    (("crash_mid_hand",), "crash", False),
+]
+
+
+@pytest.mark.parametrize(("argv", "kind", "stays_in"), IN_PLAY_CASES, ids=lambda v: "-".join(v) if isinstance(v, tuple) else None)
+def test_fault_is_recorded_and_the_good_bot_is_unaffected(
+    tmp_path: Path, reference: dict[str, MatchResult], argv: tuple[str, ...], kind: str, stays_in: bool | None
+) -> None:
+    bot = fixture_bot(argv[0], *argv[1:], label="-".join(argv).replace("_", "-"))
+    result = play([GOOD, bot], tmp_path)
+    assert faults_of(result, 0) == {}, "the good bot must have no fault"
+    assert faults_of(result, 1).get(kind, 0) >= 1, f"expected a {kind} fault, got {result.faults[1]}"
+    assert first_fault_hand(tmp_path, kind) >= 0
+
+    passive, folder = reference["passive"].hand_nets, reference["folder"].hand_nets
+    out = result.status[1] != "ok"
+    if stays_in is True:
+        assert not out, result.status
+    if stays_in is False:
+        assert out, result.status
+    if not out:
+        # Every fault got the default action, which is what passive plays.
+        assert result.hand_nets == passive
+        assert result.net == reference["passive"].net
+    else:
+        # Passive before the hand where it went out, folded in every hand after it.
+        h = first_fault_hand(tmp_path, kind)
+        assert result.hand_nets[:h] == passive[:h]
+        assert result.hand_nets[h + 1 :] == folder[h + 1 :]
+
+
+def test_bots_that_fail_to_start_are_out_and_the_match_goes_on(tmp_path: Path, reference: dict[str, MatchResult]) -> None:
+    bots = [
+        GOOD,
+        fixture_bot("exit_at_start"),
+        fixture_bot("never_connects"),
+        fixture_bot("wrong_secret"),
+        fixture_bot("slow_start", "4"),
+    ]
+    result = play(bots, tmp_path)
+    for seat in range(1, len(bots)):
+        assert faults_of(result, seat).get("failed_start", 0) == 1, (bots[seat].name, result.faults[seat])
+        assert result.status[seat] != "ok"
+    assert faults_of(result, 0) == {}
+    # Against four bots that are out, the good bot gets what four folders give it.
+    folders = [GOOD] + [fixture_bot("folder", label=f"folder{i}") for i in range(1, len(bots))]
+    expected = play(folders, tmp_path / "ref")
+    assert result.hand_nets == expected.hand_nets
+
+
+def test_a_flood_on_stdout_is_capped_and_costs_nothing(tmp_path: Path, reference: dict[str, MatchResult]) -> None:
+    result = play([GOOD, fixture_bot("flood_stdout")], tmp_path)
+    assert faults_of(result, 1) == {}
+    assert result.hand_nets == reference["passive"].hand_nets
+    out_logs = list((tmp_path / "logs").glob("1-*.out"))
+    assert len(out_logs) == 1
+    data = out_logs[0].read_bytes()
+    assert LIMITS.log_bytes <= len(data) <= LIMITS.log_bytes + 200
+    assert b"[log truncated" in data
+    err = next((tmp_path / "logs").glob("1-*.err")).read_text()
+    assert "decision 1" in err
+
+
+def test_children_that_ignore_sigterm_are_killed(tmp_path: Path, reference: dict[str, MatchResult]) -> None:
+    result = play([GOOD, fixture_bot("sigterm_child")], tmp_path)
+    assert faults_of(result, 1) == {}
+    assert result.hand_nets == reference["passive"].hand_nets
+    log = next((tmp_path / "logs").glob("1-*.out")).read_text()
+    pids = [int(p) for p in re.findall(r"^child (\d+)$", log, re.M)]
+    assert len(pids) == 2
+    for pid in pids:
+        try:
+            assert psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+        except psutil.NoSuchProcess:
+            pass
+
