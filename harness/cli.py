@@ -29,15 +29,49 @@ def run(
     seed: Optional[int] = typer.Option(None, "--seed", help="Tournament seed (overrides [tournament] seed)."),
 ) -> None:
     """Run (or resume) a tournament and print its leaderboard."""
-    typer.echo("harness run: the tournament runner is not built yet", err=True)
-    raise typer.Exit(2)
+    from harness.config import ConfigError, load_config, with_overrides
+    from harness.leaderboard import render
+    from harness.results import ResultsError
+    from harness.runner import run_tournament
+
+    try:
+        cfg = with_overrides(load_config(config), out=out, jobs=jobs, hands=hands, seed=seed)
+        summary = run_tournament(cfg)
+    except (ConfigError, ResultsError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2)
+    if summary.records:
+        typer.echo(render(summary.records, title=summary.name, bots=summary.bots))
+    typer.echo(
+        f"{len(summary.records)}/{summary.matches_total} matches recorded in {summary.out_dir} "
+        f"(this run: {summary.matches_run} matches, {summary.hands_run} hands, "
+        f"{summary.seconds:.1f} s, {summary.hands_per_s:.0f} hands/s)"
+    )
+    if summary.interrupted:
+        typer.echo("interrupted: run the same command again to resume", err=True)
+        raise typer.Exit(130)
+    if summary.failed:
+        typer.echo(f"{len(summary.failed)} matches failed (see error.txt in their directories); "
+                   "run again to retry them", err=True)
+        raise typer.Exit(1)
 
 
 @app.command()
 def leaderboard(directory: Path = typer.Argument(..., help="A tournament output directory.")) -> None:
     """Recompute and print the leaderboard from stored results."""
-    typer.echo("harness leaderboard: not built yet", err=True)
-    raise typer.Exit(2)
+    import json
+
+    from harness.leaderboard import write_leaderboard
+    from harness.results import MANIFEST_FILE, ResultsError
+
+    manifest_path = directory / MANIFEST_FILE
+    try:
+        info = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else {}
+        text = write_leaderboard(directory, title=str(info.get("name", directory.name)), bots=info.get("bots"))
+    except (ResultsError, ValueError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2)
+    typer.echo(text)
 
 
 @app.command()
@@ -63,10 +97,37 @@ def replay(file: Path = typer.Argument(..., help="A hand history file (JSON Line
     "check-bot",
     context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
 )
-def check_bot(ctx: typer.Context) -> None:
-    """Start a bot (harness check-bot -- CMD ARGS...), play scripted hands, report protocol violations."""
-    typer.echo("harness check-bot: not built yet", err=True)
-    raise typer.Exit(2)
+def check_bot(
+    ctx: typer.Context,
+    hands: int = typer.Option(6, "--hands", help="Hands to play against the reference bots."),
+    decision_ms: int = typer.Option(1000, "--decision-ms", help="Time per reply in ms (no time bank)."),
+    startup_ms: int = typer.Option(10000, "--startup-ms", help="Time from launch to a valid hello in ms."),
+    cwd: Optional[str] = typer.Option(None, "--cwd", help="The bot's working directory."),
+    opponent: List[str] = typer.Option(["caller", "raiser"], "--opponent", help="Reference bot from bots/ (repeatable)."),
+    seed: int = typer.Option(1, "--seed", help="Match seed (deals)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Keep the hand history and logs in this directory."),
+) -> None:
+    """Start a bot (harness check-bot -- CMD ARGS...), play scripted hands, report protocol violations.
+
+    Exit status 0 when the bot broke no rule, 1 on any violation, 2 on a usage error.
+    """
+    from harness.botproc import BotStartError
+    from harness.checkbot import check_bot as run_check
+
+    command = [a for a in ctx.args if a != "--"] if ctx.args[:1] == ["--"] else list(ctx.args)
+    if not command:
+        typer.echo("harness check-bot: give the bot's command after --, e.g. harness check-bot -- python mybot.py", err=True)
+        raise typer.Exit(2)
+    try:
+        report = run_check(
+            command, cwd=cwd, hands=hands, opponents=opponent, decision_ms=decision_ms,
+            startup_ms=startup_ms, seed=seed, out_dir=out,
+        )
+    except (BotStartError, ValueError) as exc:
+        typer.echo(f"harness check-bot: {exc}", err=True)
+        raise typer.Exit(2)
+    typer.echo(report.render())
+    raise typer.Exit(0 if report.ok else 1)
 
 
 @bench_app.command("engine")
@@ -86,8 +147,16 @@ def bench_match(json_out: bool = typer.Option(False, "--json", help="Print one J
 @bench_app.command("league")
 def bench_league(json_out: bool = typer.Option(False, "--json", help="Print one JSON object.")) -> None:
     """Tournament hands/s with 1 and 2 jobs."""
-    typer.echo("not built yet", err=True)
-    raise typer.Exit(2)
+    import json
+
+    from harness.bench.league import bench_league as run_bench
+
+    figures = run_bench()
+    if json_out:
+        typer.echo(json.dumps(figures))
+    else:
+        for key, value in figures.items():
+            typer.echo(f"{key}: {value}")
 
 
 if __name__ == "__main__":  # pragma: no cover

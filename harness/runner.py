@@ -208,6 +208,7 @@ class _Display:
         self.leaders = ""
         if self.live:
             from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+            from rich.text import Text
 
             leaders = self
 
@@ -215,7 +216,7 @@ class _Display:
                 def get_renderables(self):  # type: ignore[no-untyped-def]
                     yield from super().get_renderables()
                     if leaders.leaders:
-                        yield "leaders (bb/100): " + leaders.leaders
+                        yield Text("leaders (bb/100): " + leaders.leaders)
 
             # auto_refresh=False: no refresh thread, so forking workers stays safe.
             self.progress = _Progress(
@@ -306,12 +307,11 @@ def run_tournament(
         harness.results.ResultsError: the output directory holds another
             tournament or damaged results.
     """
-    if play is None:
-        from harness.referee import play_match as play  # imported before forking, shared by workers
-
     pairings = schedule_for(config)
     store = ResultsStore(config.tournament.output)
     done = store.open(manifest(config, pairings))
+    if play is None:
+        from harness.referee import play_match as play  # imported before forking, shared by workers
     known = {p.match_id for p in pairings}
     records = [rec for rec in done.values() if rec.match_id in known]
     summary = RunSummary(
