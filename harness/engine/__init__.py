@@ -1,6 +1,12 @@
-"""Pure Seven Card Draw rules (RULES.md): cards, evaluation, hand state machine, pots. No I/O."""
+"""Pure Seven Card Draw rules (RULES.md): cards, evaluation, hand state machine, pots. No I/O.
 
+Public names follow docs/INTERNALS.md (Cards, Evaluator, Game settings, Hand
+state machine).
+"""
+
+from harness.engine.actions import Action, ActionKind, Legal, Phase
 from harness.engine.cards import card_str, cards_str, parse_card, parse_cards
+from harness.engine.config import GameConfig, Replacements, Structure
 from harness.engine.errors import (
     CardError,
     ConfigError,
@@ -9,19 +15,33 @@ from harness.engine.errors import (
     ReplayError,
 )
 from harness.engine.evaluator import Category, HandRank, best_hand, evaluate
+from harness.engine.pots import HandResult, Pot
+from harness.engine.record import replay
+from harness.engine.state import HandState
 
 __all__ = [
+    "Action",
+    "ActionKind",
     "CardError",
     "Category",
     "ConfigError",
+    "GameConfig",
     "HandRank",
+    "HandResult",
+    "HandState",
     "IllegalActionError",
     "InvalidActionError",
+    "Legal",
+    "Phase",
+    "Pot",
     "ReplayError",
+    "Replacements",
+    "Structure",
     "best_hand",
     "card_str",
     "cards_str",
     "evaluate",
     "parse_card",
     "parse_cards",
+    "replay",
 ]

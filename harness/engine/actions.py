@@ -1,0 +1,82 @@
+"""Phases, actions and the legal-action summary of a decision (RULES.md R3.5, R4.1)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Phase(StrEnum):
+    """Where a hand is: round 1, the draw, round 2, or over (R3.1, R4.1)."""
+
+    BET1 = "bet1"
+    DRAW = "draw"
+    BET2 = "bet2"
+    COMPLETE = "complete"
+
+
+class ActionKind(StrEnum):
+    """What a player may do (R3.5; ``draw`` is R4.1, 0 discards = stand pat)."""
+
+    FOLD = "fold"
+    CHECK = "check"
+    CALL = "call"
+    BET = "bet"
+    RAISE = "raise"
+    DRAW = "draw"
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One player decision.
+
+    Attributes:
+        kind: the action.
+        amount: for ``bet``/``raise`` the "to" total for this round in chips
+            (R3.5); ignored for the other kinds.
+        discards: for ``draw`` the cards thrown away (0..4, held, distinct);
+            ignored for the other kinds.
+    """
+
+    kind: ActionKind
+    amount: int = 0
+    discards: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Legal:
+    """What the seat to act may do now, with exact amounts.
+
+    Attributes:
+        actions: the legal kinds (fold is legal at every betting turn, R3.5;
+            in the draw only ``draw``).
+        call_amount: chips a call adds (less than the bet when it puts the
+            player all-in); 0 when there is nothing to call.
+        min_to: smallest legal bet/raise "to" total (chips in this round), or
+            0 when no bet/raise is legal. Equals ``max_to`` when only an
+            all-in for less is possible, and in fixed-limit (R3.7).
+        max_to: largest legal bet/raise "to" total (all-in), or 0.
+        max_discards: 4 in the draw (R4.1), else 0.
+    """
+
+    actions: tuple[ActionKind, ...]
+    call_amount: int = 0
+    min_to: int = 0
+    max_to: int = 0
+    max_discards: int = 0
+
+
+FOLD, CHECK, CALL, BET, RAISE, DRAW = (
+    ActionKind.FOLD,
+    ActionKind.CHECK,
+    ActionKind.CALL,
+    ActionKind.BET,
+    ActionKind.RAISE,
+    ActionKind.DRAW,
+)
+NO_LEGAL = Legal(())
+DRAW_LEGAL = Legal((DRAW,), max_discards=4)
+STAND_PAT = Action(DRAW)
+FOLD_ACTION = Action(FOLD)
+CHECK_ACTION = Action(CHECK)
+CALL_ACTION = Action(CALL)

@@ -1,0 +1,142 @@
+"""Game settings (RULES.md R2, R3.6, R3.7, R4.4), validated at construction."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from enum import StrEnum
+from typing import Any
+
+from harness.engine.errors import ConfigError
+
+MIN_PLAYERS = 2
+MAX_PLAYERS = 6  # R1.2: with 7 the stock can run dry during the draw
+MAX_PER_SEAT_PLAYERS = 4  # per-seat replacements need 7n + 4n <= 52 cards
+
+
+class Structure(StrEnum):
+    """Betting structure (R3.6, R3.7)."""
+
+    NO_LIMIT = "no-limit"
+    FIXED_LIMIT = "fixed-limit"
+
+
+class Replacements(StrEnum):
+    """Where the draw's replacement cards come from (R4.4).
+
+    ``stock``: the physical order; each player in draw order takes the next
+    cards of the stock, with the R4.4 reshuffle of the muck when it runs out.
+
+    ``per-seat`` (duplicate play, tables of at most 4): the i-th seat after
+    the button receives cards ``7n+4i .. 7n+4i+k-1`` of the shuffled deck for
+    a draw of k. A bot in that seat then sees the same replacements whatever
+    the others discard, which removes draw luck between duplicate sets.
+
+    Both are fair: the deck is a uniform shuffle, so every card a player has
+    not seen is equally likely to be any of their replacements.
+    """
+
+    STOCK = "stock"
+    PER_SEAT = "per-seat"
+
+
+def _check_int(name: str, value: Any, low: int, rule: str) -> None:
+    if type(value) is not int or value < low:
+        raise ConfigError(f"{rule}: {name} must be a whole number >= {low}, got {value!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class GameConfig:
+    """Settings of a game; invalid settings raise ``ConfigError`` here.
+
+    Attributes:
+        structure: ``no-limit`` (R3.6) or ``fixed-limit`` (R3.7); a plain
+            string is accepted and converted.
+        small_blind: chips, half the big blind (R2.2).
+        big_blind: chips, even, >= 2 (R2.2). Ignored when ``blinds`` is False.
+        ante: chips every player posts before the deal, dead money (R2.4).
+        blinds: False for an ante-only game (R2.5; then ``ante`` >= 1).
+        min_bet: chips, even, >= 2; required in an ante-only game, where it
+            takes the big blind's place in R3.6/R3.7; must be None otherwise.
+        cap: fixed-limit bets per round, the big blind counts as the first
+            bet of round 1; 0 = no cap (R3.7).
+        replacements: ``stock`` or ``per-seat`` (see ``Replacements``).
+
+    Raises:
+        ConfigError: naming the field and the rule id.
+    """
+
+    structure: Structure = Structure.NO_LIMIT
+    small_blind: int = 5
+    big_blind: int = 10
+    ante: int = 0
+    blinds: bool = True
+    min_bet: int | None = None
+    cap: int = 4
+    replacements: Replacements = Replacements.STOCK
+
+    def __post_init__(self) -> None:
+        try:
+            object.__setattr__(self, "structure", Structure(self.structure))
+        except ValueError:
+            raise ConfigError(
+                f"R3.6/R3.7: structure must be 'no-limit' or 'fixed-limit', got {self.structure!r}"
+            ) from None
+        try:
+            object.__setattr__(self, "replacements", Replacements(self.replacements))
+        except ValueError:
+            raise ConfigError(
+                f"R4.4: replacements must be 'stock' or 'per-seat', got {self.replacements!r}"
+            ) from None
+        if type(self.blinds) is not bool:
+            raise ConfigError(f"R2.5: blinds must be true or false, got {self.blinds!r}")
+        _check_int("ante", self.ante, 0, "R2.4")
+        _check_int("cap", self.cap, 0, "R3.7")
+        if self.blinds:
+            _check_int("big_blind", self.big_blind, 2, "R2.2")
+            if self.big_blind % 2:
+                raise ConfigError(f"R2.2: big_blind must be even, got {self.big_blind}")
+            _check_int("small_blind", self.small_blind, 1, "R2.2")
+            if self.small_blind * 2 != self.big_blind:
+                raise ConfigError(
+                    f"R2.2: small_blind must be half the big blind ({self.big_blind // 2}), "
+                    f"got {self.small_blind}"
+                )
+            if self.min_bet is not None:
+                raise ConfigError(
+                    "R2.5: min_bet applies only to ante-only games (blinds = false); "
+                    "remove it or set blinds = false"
+                )
+        else:
+            if self.min_bet is None:
+                raise ConfigError("R2.5: an ante-only game (blinds = false) needs min_bet")
+            _check_int("min_bet", self.min_bet, 2, "R2.5")
+            if self.min_bet % 2:
+                raise ConfigError(f"R2.5: min_bet must be even, got {self.min_bet}")
+            if self.ante < 1:
+                raise ConfigError("R2.5: an ante-only game (blinds = false) needs ante >= 1")
+
+    @property
+    def unit(self) -> int:
+        """Chips of the big blind, or of ``min_bet`` in an ante-only game (R2.5)."""
+        return self.big_blind if self.blinds else self.min_bet  # type: ignore[return-value]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready settings (enums as their strings)."""
+        d = asdict(self)
+        d["structure"] = str(self.structure)
+        d["replacements"] = str(self.replacements)
+        return d
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameConfig:
+        """Settings from ``to_dict()`` output (or a TOML table).
+
+        Raises:
+            ConfigError: unknown keys or invalid values.
+        """
+        unknown = set(data) - set(cls.__dataclass_fields__)
+        if unknown:
+            raise ConfigError(
+                f"unknown game setting(s) {sorted(unknown)}; known: {sorted(cls.__dataclass_fields__)}"
+            )
+        return cls(**data)
