@@ -1,0 +1,102 @@
+"""A bot's clock: a per-decision limit plus a time bank for the whole match.
+
+Only the bot's thinking time is charged: the referee starts the clock when it
+sends a request and stops it when the reply arrives, so the engine's work and
+the other bots' turns never cost a bot anything. Times are milliseconds on the
+wire and in records, seconds of ``time.perf_counter()`` (monotonic on Linux)
+inside. DESIGN.md "Referee promises"; PROTOCOL.md "Limits".
+"""
+
+from __future__ import annotations
+
+import time
+
+_now = time.perf_counter
+
+
+class Clock:
+    """One bot's clock for one match.
+
+    A decision may take ``decision_ms``; what it takes beyond that is drawn from
+    the bank. A decision that exhausts both is a timeout: the bank is then empty
+    and later decisions get ``decision_ms`` only.
+
+    Args:
+        decision_ms: time allowed per decision before the bank is used (ms, > 0).
+        bank_ms: the match's time bank (ms, >= 0).
+
+    Raises:
+        ValueError: a negative bank or a non-positive decision limit.
+    """
+
+    __slots__ = ("decision_ms", "bank_ms", "_decision_s", "_started", "deadline")
+
+    def __init__(self, decision_ms: int, bank_ms: int) -> None:
+        if decision_ms <= 0:
+            raise ValueError(f"decision_ms must be > 0 (got {decision_ms})")
+        if bank_ms < 0:
+            raise ValueError(f"time bank must be >= 0 ms (got {bank_ms})")
+        self.decision_ms = int(decision_ms)
+        self.bank_ms = float(bank_ms)
+        self._decision_s = decision_ms / 1000.0
+        self._started = 0.0
+        #: perf_counter() value after which the pending decision has timed out.
+        self.deadline = 0.0
+
+    def start(self) -> float:
+        """Start timing a decision (call right before sending the request).
+
+        Returns:
+            The decision's deadline in ``time.perf_counter()`` seconds: one
+            deadline per decision, never extended by anything the bot sends.
+        """
+        self._started = now = _now()
+        self.deadline = now + self._decision_s + self.bank_ms / 1000.0
+        return self.deadline
+
+    def stop(self) -> float:
+        """Stop timing the pending decision and charge it.
+
+        Returns:
+            The decision's thinking time in ms (what was charged).
+        """
+        return self.charge((_now() - self._started) * 1000.0)
+
+    def charge(self, elapsed_ms: float) -> float:
+        """Charge ``elapsed_ms`` of thinking time: the excess over the limit comes out of the bank.
+
+        Returns:
+            ``elapsed_ms`` unchanged, for recording.
+        """
+        over = elapsed_ms - self.decision_ms
+        if over > 0:
+            self.bank_ms = max(0.0, self.bank_ms - over)
+        return elapsed_ms
+
+    def expire(self) -> float:
+        """Record a timeout for the pending decision: the bank is spent.
+
+        Returns:
+            The time the decision was given (ms), for recording.
+        """
+        elapsed_ms = (_now() - self._started) * 1000.0
+        self.bank_ms = 0.0
+        return elapsed_ms
+
+    def remaining_ms(self) -> int:
+        """Whole ms left before the pending decision's deadline (0 when past it).
+
+        Rounded up, so a poll for this long never returns before the deadline
+        and never asks for a sub-millisecond timeout (pyzmq returns at once on
+        a float below 1: DESIGN.md pitfalls).
+        """
+        left = (self.deadline - _now()) * 1000.0
+        if left <= 0:
+            return 0
+        whole = int(left)
+        return whole + 1 if whole < left else whole
+
+    @property
+    def bank_left_ms(self) -> int:
+        """What is left of the bank, in whole ms (for the request's ``time`` field)."""
+        return int(self.bank_ms)

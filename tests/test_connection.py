@@ -1,0 +1,201 @@
+"""The referee's side of a bot channel: handshake, secret, seq, deadlines, size guard.
+
+Real ZeroMQ sockets over ipc in a private directory; the "bots" are DEALER
+sockets driven by the test itself (the full subprocess path is covered by
+tests/test_referee_*.py).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import msgpack
+import pytest
+import zmq
+
+from harness.clock import Clock
+from harness.connection import ChannelFault, Connection, Disconnected
+from harness.specs import FaultKind
+from protocol import codec
+from protocol.messages import ActionReply, DiscardReply, Hello, Legal, TimeLeft, ActRequest
+
+SECRET = "s3cr3t"
+
+
+@pytest.fixture()
+def ctx() -> Iterator[zmq.Context[Any]]:
+    c = zmq.Context()
+    yield c
+    c.destroy(linger=0)
+
+
+@pytest.fixture()
+def conn(ctx: zmq.Context[Any], tmp_path: Path) -> Iterator[Connection]:
+    lines: list[str] = []
+    c = Connection(ctx, f"ipc://{tmp_path}/bot.sock", SECRET, "bot", 4096, lines.append)
+    c.log_lines = lines  # type: ignore[attr-defined]
+    yield c
+    c.close()
+
+
+def dealer(ctx: zmq.Context[Any], conn: Connection) -> zmq.Socket[Any]:
+    s = ctx.socket(zmq.DEALER)
+    s.setsockopt(zmq.LINGER, 0)
+    s.setsockopt(zmq.RCVTIMEO, 2000)
+    s.connect(conn.endpoint)
+    return s
+
+
+def handshake(conn: Connection, timeout_s: float = 2.0) -> bool:
+    end = time.monotonic() + timeout_s
+    while time.monotonic() < end:
+        if conn.poll_handshake():
+            return True
+        conn.sock.poll(20)
+    return False
+
+
+def hello(secret: str = SECRET, v: int = 1) -> bytes:
+    return codec.encode(Hello(secret=secret, name="bot", v=v))
+
+
+def request(seq: int) -> bytes:
+    return codec.encode(
+        ActRequest(seq=seq, state={}, legal=Legal(actions=("fold", "call")), time=TimeLeft(100, 0))
+    )
+
+
+def test_handshake_welcomes_the_right_secret(ctx: zmq.Context[Any], conn: Connection) -> None:
+    bot = dealer(ctx, conn)
+    bot.send(hello())
+    assert handshake(conn)
+    assert codec.decode(bot.recv()).TYPE == "welcome"
+
+
+def test_wrong_secret_is_ignored_and_cannot_answer(ctx: zmq.Context[Any], conn: Connection) -> None:
+    intruder = dealer(ctx, conn)
+    intruder.send(hello("wrong"))
+    intruder.send(b"garbage")
+    assert not handshake(conn, 0.2)
+    bot = dealer(ctx, conn)
+    bot.send(hello())
+    assert handshake(conn)
+    bot.recv()  # welcome
+    assert any("wrong secret" in line for line in conn.log_lines)  # type: ignore[attr-defined]
+    clock = Clock(150, 0)
+    clock.start()
+    # The intruder answers first with a well-formed reply for seq 1: ignored.
+    intruder.send(codec.encode(ActionReply(seq=1, action="fold")))
+    time.sleep(0.05)
+    with pytest.raises(ChannelFault) as err:
+        conn.request(request(1), 1, ActionReply, clock.remaining_ms)
+    assert err.value.kind == FaultKind.TIMEOUT
+    with pytest.raises(zmq.Again):
+        intruder.recv(zmq.NOBLOCK)  # the intruder never got the request
+
+
+def test_version_mismatch_is_refused(ctx: zmq.Context[Any], conn: Connection) -> None:
+    bot = dealer(ctx, conn)
+    bot.send(hello(v=99))
+    assert not handshake(conn, 0.3)
+    assert conn.failure is not None and "99" in conn.failure.detail
+    err = codec.decode(bot.recv())
+    assert err.TYPE == "error" and err.reason == "version_mismatch"
+
+
+def test_late_reply_is_discarded_not_applied_to_next_request(ctx: zmq.Context[Any], conn: Connection) -> None:
+    bot = dealer(ctx, conn)
+    bot.send(hello())
+    assert handshake(conn)
+    bot.recv()
+    clock = Clock(30, 0)
+    clock.start()
+    with pytest.raises(ChannelFault) as err:
+        conn.request(request(1), 1, ActionReply, clock.remaining_ms)
+    assert err.value.kind == FaultKind.TIMEOUT
+    assert msgpack.unpackb(bot.recv())["seq"] == 1
+    # The bot answers seq 1 late, and again correctly for seq 2 only after it is asked.
+    bot.send(codec.encode(ActionReply(seq=1, action="fold")))
+    clock.start()
+    sent = conn.request  # keep the call readable
+    import threading
+
+    def answer() -> None:
+        msg = msgpack.unpackb(bot.recv())
+        bot.send(codec.encode(ActionReply(seq=msg["seq"], action="call")))
+
+    t = threading.Thread(target=answer)
+    t.start()
+    reply = sent(request(2), 2, ActionReply, clock.remaining_ms)
+    t.join()
+    assert (reply.seq, reply.action) == (2, "call")
+    assert conn.strays == []
+    assert any("late reply to request 1" in line for line in conn.log_lines)  # type: ignore[attr-defined]
+
+
+def test_reply_answering_nothing_is_an_out_of_turn_fault(ctx: zmq.Context[Any], conn: Connection) -> None:
+    bot = dealer(ctx, conn)
+    bot.send(hello())
+    assert handshake(conn)
+    bot.recv()
+    bot.send(codec.encode(ActionReply(seq=7, action="fold")))  # never asked
+    bot.send(codec.encode(ActionReply(seq=1, action="call")))
+    clock = Clock(500, 0)
+    clock.start()
+    reply = conn.request(request(1), 1, ActionReply, clock.remaining_ms)
+    assert reply.action == "call"
+    assert [f.kind for f in conn.strays] == [FaultKind.ILLEGAL]
+
+
+@pytest.mark.parametrize(
+    "payload, kind",
+    [
+        (b"\xc1garbage", FaultKind.MALFORMED),
+        (msgpack.packb({"type": "action", "v": 1, "seq": 1, "action": "raise", "amount": 2.5}), FaultKind.MALFORMED),
+        (msgpack.packb({"type": "action", "v": 1, "seq": 1, "action": "raise", "amount": True}), FaultKind.MALFORMED),
+        (msgpack.packb({"type": "action", "v": 1, "seq": 1, "action": "raise", "amount": -5}), FaultKind.MALFORMED),
+        (msgpack.packb({"type": "action", "v": 1, "seq": 1, "action": "raise", "amount": 2**62}), FaultKind.MALFORMED),
+        (codec.encode(DiscardReply(seq=1, cards=())), FaultKind.MALFORMED),
+    ],
+)
+def test_bad_replies_are_faults(ctx: zmq.Context[Any], conn: Connection, payload: bytes, kind: FaultKind) -> None:
+    bot = dealer(ctx, conn)
+    bot.send(hello())
+    assert handshake(conn)
+    bot.recv()
+    bot.send(payload)
+    clock = Clock(500, 0)
+    clock.start()
+    with pytest.raises(ChannelFault) as err:
+        conn.request(request(1), 1, ActionReply, clock.remaining_ms)
+    assert err.value.kind == kind
+
+
+def test_oversized_reply_drops_the_peer(ctx: zmq.Context[Any], conn: Connection) -> None:
+    bot = dealer(ctx, conn)
+    bot.send(hello())
+    assert handshake(conn)
+    bot.recv()
+    bot.send(b"x" * 1_000_000)  # over the 4096-byte limit: libzmq drops the connection
+    clock = Clock(2000, 0)
+    clock.start()
+    with pytest.raises(Disconnected):
+        conn.request(request(1), 1, ActionReply, clock.remaining_ms)
+    assert clock.remaining_ms() > 0  # noticed before the deadline, not by timing out
+
+
+def test_flooding_cannot_extend_the_deadline(ctx: zmq.Context[Any], conn: Connection) -> None:
+    bot = dealer(ctx, conn)
+    bot.send(hello())
+    assert handshake(conn)
+    bot.recv()
+    stale = codec.encode(ActionReply(seq=0, action="fold"))
+    for _ in range(500):  # below the high-water marks, so the test itself never blocks
+        bot.send(stale, zmq.NOBLOCK)
+    clock = Clock(40, 0)
+    clock.start()
+    with pytest.raises(ChannelFault) as err:
+        conn.request(request(1), 1, ActionReply, clock.remaining_ms)
+    assert err.value.kind == FaultKind.TIMEOUT
