@@ -114,7 +114,7 @@ def check_bot(
     from harness.botproc import BotStartError
     from harness.checkbot import check_bot as run_check
 
-    command = [a for a in ctx.args if a != "--"] if ctx.args[:1] == ["--"] else list(ctx.args)
+    command = list(ctx.args[1:] if ctx.args[:1] == ["--"] else ctx.args)
     if not command:
         typer.echo("harness check-bot: give the bot's command after --, e.g. harness check-bot -- python mybot.py", err=True)
         raise typer.Exit(2)

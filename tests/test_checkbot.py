@@ -1,0 +1,92 @@
+"""``harness check-bot``: good bots pass, each broken bot fails with the right words."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from harness.botproc import find_marked
+from harness.cli import app
+
+REPO = Path(__file__).resolve().parent.parent
+
+pytestmark = [
+    pytest.mark.skipif(
+        importlib.util.find_spec("harness.referee") is None,
+        reason="needs harness.referee.play_match (not landed yet)",
+    ),
+    pytest.mark.timeout(60),
+]
+
+# Short limits keep these fast; a good bot answers in a few ms.
+FAST = ["--hands", "3", "--decision-ms", "300", "--startup-ms", "2500", "--cwd", str(REPO)]
+
+
+def check(*command: str, options: list[str] = FAST) -> tuple[int, str]:
+    result = CliRunner().invoke(app, ["check-bot", *options, "--", *command])
+    assert find_marked(owner_pid=os.getpid()) == [], "check-bot left a bot process behind"
+    return result.exit_code, result.output
+
+
+def broken(name: str, *args: str) -> tuple[str, ...]:
+    return ("python", "-m", f"tests.fixtures.broken_bots.{name}", *args)
+
+
+@pytest.mark.parametrize("bot", ["caller", "raiser", "random_bot", "solid"])
+def test_example_bots_pass(bot: str) -> None:
+    code, out = check("python", "-m", f"bots.{bot}")
+    assert code == 0, out
+    assert "OK: no protocol violation" in out
+    assert "3 hands against caller, raiser" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (broken("garbage"), "bad message (malformed)"),
+        (broken("bad_amount", "float"), "bad message (malformed)"),
+        (broken("illegal_action"), "illegal action (illegal)"),
+        (broken("late_reply"), "slow reply (timeout)"),
+        (broken("oversized"), "(oversized)"),
+        (broken("crash_mid_hand"), "crashed (crash)"),
+        (broken("never_connects"), "did not connect in time (failed_start)"),
+        (broken("wrong_secret"), "did not connect in time (failed_start)"),
+        (broken("exit_at_start"), "(failed_start)"),
+    ],
+    ids=lambda v: "-".join(v[3:]) if isinstance(v, tuple) else None,
+)
+def test_broken_bots_fail_with_the_right_message(argv: tuple[str, ...], words: str) -> None:
+    code, out = check(*argv)
+    assert code == 1, out
+    assert "FAIL:" in out and "Violations:" in out
+    assert words in out, out
+    assert "How to fix:" in out
+
+
+def test_per_hand_details_are_reported() -> None:
+    code, out = check(*broken("illegal_action"))
+    assert code == 1
+    assert "hand 0" in out  # the first hand already has an illegal reply
+
+
+def test_a_crash_shows_the_bots_stderr() -> None:
+    code, out = check(*broken("exit_at_start"))
+    assert code == 1
+    assert "exit_at_start: giving up at once" in out
+
+
+def test_no_command_is_a_usage_error() -> None:
+    result = CliRunner().invoke(app, ["check-bot"])
+    assert result.exit_code == 2
+    assert "give the bot's command after --" in result.output
+
+
+def test_a_command_that_does_not_exist_is_a_usage_error() -> None:
+    code, out = check("no-such-bot-binary-xyz")
+    assert code == 2
+    assert "not found" in out
+    assert "Traceback" not in out
