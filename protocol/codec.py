@@ -53,7 +53,7 @@ _MAX_CARDS = 7
 # Unpacker limits: they stop a small input from declaring a huge container.
 _UNPACK_LIMITS = dict(
     max_str_len=MAX_MESSAGE_BYTES,
-    max_bin_len=0,
+    max_bin_len=MAX_MESSAGE_BYTES,  # accepted here, refused by the field checks with a clear message
     max_ext_len=0,
     max_array_len=8192,
     max_map_len=64,
@@ -262,7 +262,7 @@ def _tname(x: Any) -> str:
 
 def _check_keys(d: dict[str, Any], allowed: frozenset[str], path: str) -> None:
     """Raise for the first key of ``d`` not in ``allowed`` (sorted, for stable messages)."""
-    extra = sorted(str(k) for k in d.keys() - allowed)
+    extra = sorted(k if type(k) is str and k.isidentifier() else repr(k) for k in d.keys() - allowed)
     if extra:
         raise ProtocolError(f"{path}{extra[0]}", "unknown field (remove it)")
 

@@ -1,0 +1,267 @@
+"""The codec: round trip of every message type, and each kind of rejection (PROTOCOL.md section 8)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+
+from protocol import PROTOCOL_VERSION
+from protocol.codec import decode, encode, to_wire
+from protocol.errors import ProtocolError
+from protocol.messages import (
+    CATEGORY_NAMES,
+    MESSAGE_CLASSES,
+    ActionReply,
+    ActRequest,
+    DiscardReply,
+    DrawRequest,
+    Error,
+    GameSettings,
+    HandEnd,
+    HandStart,
+    Hello,
+    Legal,
+    MatchEnd,
+    MatchLimits,
+    MatchStart,
+    PotResult,
+    Shown,
+    TimeLeft,
+    Welcome,
+)
+from protocol.version import MAX_AMOUNT, MAX_MESSAGE_BYTES
+
+SPEC = Path(__file__).resolve().parent.parent / "protocol" / "PROTOCOL.md"
+
+STATE: dict[str, Any] = {
+    "hand_id": 0,
+    "seat": 0,
+    "button": 0,
+    "phase": "bet1",
+    "cards": ["Ah", "Kh", "Qh", "7c", "7d", "3s", "2c"],
+    "stacks": [995, 990],
+    "bets": [5, 10],
+    "pot": 15,
+    "folded": [False, False],
+    "all_in": [False, False],
+    "draws": [None, None],
+    "history": [
+        {"seat": 0, "action": "small_blind", "amount": 5},
+        {"seat": 1, "action": "big_blind", "amount": 10, "all_in": False},
+    ],
+    "to_act": 0,
+    "small_blind": 5,
+    "big_blind": 10,
+    "ante": 0,
+    "structure": "no-limit",
+}
+LEGAL = Legal(actions=("fold", "call", "raise"), call_amount=5, min_to=20, max_to=1000)
+TIME = TimeLeft(decision_ms=1000, bank_ms=30000)
+
+EXAMPLES = [
+    Hello(secret="9f2c61d0a4", name="mybot"),
+    ActionReply(seq=1, action="raise", amount=30),
+    ActionReply(seq=2, action="fold"),
+    DiscardReply(seq=2, cards=("3s", "2c")),
+    DiscardReply(seq=3, cards=()),
+    Welcome(),
+    Error(reason="version_mismatch", message="speaks 2", seq=None, fatal=True),
+    Error(reason="timeout", message="late", seq=7, fatal=False),
+    MatchStart(
+        match_id="demo",
+        seat=1,
+        names=("a", "b", "c"),
+        game=GameSettings("no-limit", 5, 10, 0, True, None, 4, "stock"),
+        hands=1000,
+        starting_stack=1000,
+        stack_mode="reset",
+        limits=MatchLimits(1000, 30000, 10000, 10, MAX_MESSAGE_BYTES),
+    ),
+    MatchStart(
+        match_id="ante",
+        seat=0,
+        names=("a", "b"),
+        game=GameSettings("fixed-limit", 0, 0, 5, False, 20, 0, "per-seat"),
+        hands=1,
+        starting_stack=500,
+        stack_mode="freezeout",
+        limits=MatchLimits(50, 0, 100, 1, 1024),
+    ),
+    HandStart(hand_id=3, seat=0, button=1, names=("a", "b"), stacks=(1000, 1000),
+              cards=("Ah", "Kh", "Qh", "7c", "7d", "3s", "2c")),
+    ActRequest(seq=1, state=STATE, legal=LEGAL, time=TIME),
+    DrawRequest(seq=2, state=dict(STATE, phase="draw"),
+                legal=Legal(actions=("draw",), max_discards=4), time=TIME),
+    HandEnd(
+        hand_id=0,
+        history=tuple(STATE["history"]) + ({"seat": 0, "action": "draw", "count": 2},),
+        shown=(Shown(0, ("Ah", "Kh", "Qh", "7c", "7d", "Jh", "7s"), ("7c", "7d", "7s", "Ah", "Kh"),
+                     "three_of_a_kind"),),
+        pots=(PotResult(180, (0, 1), (0,), (180,)),),
+        net=(90, -90),
+        stacks=(1090, 910),
+    ),
+    MatchEnd(hands_played=10, net=(-5, 5), status=("ok", "out: timeout")),
+]
+
+
+@pytest.mark.parametrize("msg", EXAMPLES, ids=lambda m: type(m).__name__)
+def test_round_trip(msg: Any) -> None:
+    data = encode(msg)
+    assert decode(data) == msg
+    wire = msgpack.unpackb(data)
+    assert wire["type"] == msg.TYPE and wire["v"] == PROTOCOL_VERSION
+
+
+def test_every_message_type_has_an_example() -> None:
+    assert {type(m).TYPE for m in EXAMPLES} == set(MESSAGE_CLASSES)
+
+
+def test_category_names_follow_the_engine_order() -> None:
+    assert CATEGORY_NAMES[0] == "high_card" and CATEGORY_NAMES[6] == "full_house"
+    assert len(CATEGORY_NAMES) == 9
+
+
+def test_action_amount_may_be_omitted_for_call() -> None:
+    data = msgpack.packb({"type": "action", "v": 1, "seq": 4, "action": "call"})
+    assert decode(data) == ActionReply(seq=4, action="call", amount=0)
+
+
+def test_hello_keeps_a_foreign_version_for_the_referee_to_answer() -> None:
+    data = msgpack.packb({"type": "hello", "v": 2, "secret": "s", "name": "n"})
+    assert decode(data).v == 2
+
+
+def _spec_example() -> list[tuple[str, dict[str, Any]]]:
+    """The messages of PROTOCOL.md section 9, in order, with their direction."""
+    text = SPEC.read_text()
+    block = text.split("## 9 Example")[1].split("```")[1]
+    messages: list[tuple[str, str]] = []
+    for line in block.splitlines():
+        m = re.match(r"(->|<-) (.*)", line)
+        if m:
+            messages.append((m.group(1), m.group(2)))
+        elif messages and line.startswith("    ") and not line.lstrip().startswith("("):
+            messages[-1] = (messages[-1][0], messages[-1][1] + line)
+    return [(d, json.loads(body)) for d, body in messages]
+
+
+def test_spec_example_exchange_is_valid() -> None:
+    exchange = _spec_example()
+    assert len(exchange) == 12
+    for direction, wire in exchange:
+        msg = decode(msgpack.packb(wire))
+        assert to_wire(msg) == {**wire, **({"seq": None, "fatal": True} if wire["type"] == "error" else {})}
+        assert (direction == "->") == (type(msg) in (Hello, ActionReply, DiscardReply))
+
+
+# --------------------------------------------------------------------------- rejections
+
+GOOD_ACTION = {"type": "action", "v": 1, "seq": 3, "action": "raise", "amount": 40}
+GOOD_DISCARD = {"type": "discard", "v": 1, "seq": 3, "cards": ["As", "2c"]}
+
+
+def _rejected(obj: Any, field: str, raw: bytes | None = None) -> ProtocolError:
+    with pytest.raises(ProtocolError) as info:
+        decode(raw if raw is not None else msgpack.packb(obj))
+    assert info.value.field == field, str(info.value)
+    return info.value
+
+
+@pytest.mark.parametrize(
+    ("obj", "field"),
+    [
+        ({**GOOD_ACTION, "type": "shout"}, "type"),
+        ({k: v for k, v in GOOD_ACTION.items() if k != "type"}, "type"),
+        ({**GOOD_ACTION, "type": 7}, "type"),
+        ({k: v for k, v in GOOD_ACTION.items() if k != "v"}, "v"),
+        ({**GOOD_ACTION, "v": 2}, "v"),
+        ({**GOOD_ACTION, "v": True}, "v"),
+        ({k: v for k, v in GOOD_ACTION.items() if k != "seq"}, "seq"),
+        ({**GOOD_ACTION, "extra": 1}, "extra"),
+        ({**GOOD_ACTION, "amount": True}, "amount"),
+        ({**GOOD_ACTION, "amount": 40.0}, "amount"),
+        ({**GOOD_ACTION, "amount": "40"}, "amount"),
+        ({**GOOD_ACTION, "amount": -1}, "amount"),
+        ({**GOOD_ACTION, "amount": MAX_AMOUNT + 1}, "amount"),
+        ({**GOOD_ACTION, "amount": 0}, "amount"),
+        ({**GOOD_ACTION, "seq": False}, "seq"),
+        ({**GOOD_ACTION, "seq": -3}, "seq"),
+        ({**GOOD_ACTION, "action": "allin"}, "action"),
+        ({**GOOD_ACTION, "action": None}, "action"),
+        ({**GOOD_DISCARD, "cards": ["As", "1c"]}, "cards[1]"),
+        ({**GOOD_DISCARD, "cards": ["as"]}, "cards[0]"),
+        ({**GOOD_DISCARD, "cards": [51]}, "cards[0]"),
+        ({**GOOD_DISCARD, "cards": "As"}, "cards"),
+        ({**GOOD_DISCARD, "cards": ["As"] * 8}, "cards"),
+        ({"type": "hello", "v": 1, "secret": b"bytes", "name": "n"}, "secret"),
+        ({"type": "hello", "v": 1, "secret": "s", "name": "n" * 5000}, "name"),
+        ({"type": "hello", "v": 1, "secret": "s"}, "name"),
+        ({"type": "hello", "v": -1, "secret": "s", "name": "n"}, "v"),
+    ],
+)
+def test_rejects_bad_fields(obj: dict[str, Any], field: str) -> None:
+    _rejected(obj, field)
+
+
+def test_rejects_oversized_before_parsing() -> None:
+    err = _rejected(None, "<message>", raw=b"\x00" * (MAX_MESSAGE_BYTES + 1))
+    assert "exceeds" in str(err)
+
+
+def test_rejects_non_map_and_garbage() -> None:
+    _rejected([1, 2], "<message>")
+    _rejected(None, "<message>", raw=b"\xc1")  # never-used msgpack byte
+    _rejected(None, "<message>", raw=b"")
+    _rejected(None, "<message>", raw=msgpack.packb(GOOD_ACTION) + b"\x00")  # trailing data
+    _rejected(None, "<message>", raw=b"\x85\xa4type")  # truncated
+
+
+def test_rejects_huge_declared_containers() -> None:
+    # An array header claiming 2**32-1 items in a few bytes must not allocate anything.
+    _rejected(None, "<message>", raw=b"\xdd\xff\xff\xff\xff")
+    # A map with more keys than any message has.
+    big_map = {f"k{i}": i for i in range(100)}
+    _rejected(None, "<message>", raw=msgpack.packb({**GOOD_ACTION, **big_map}))
+
+
+def test_rejects_non_string_keys_and_extension_types() -> None:
+    _rejected(None, "<message>", raw=msgpack.packb({1: 2}, strict_types=False))
+    _rejected(None, "<message>", raw=msgpack.packb({**GOOD_ACTION, "amount": msgpack.ExtType(1, b"x")}))
+
+
+def test_rejects_nested_errors_with_a_path() -> None:
+    wire = to_wire(EXAMPLES[11])  # an act request
+    bad_state = {**wire, "state": {**wire["state"], "stacks": [995, True]}}
+    _rejected(bad_state, "state.stacks[1]")
+    missing = {**wire, "state": {k: v for k, v in wire["state"].items() if k != "pot"}}
+    _rejected(missing, "state.pot")
+    bad_legal = {**wire, "legal": {**wire["legal"], "min_to": -5}}
+    _rejected(bad_legal, "legal.min_to")
+    bad_event = {**wire, "state": {**wire["state"], "history": [{"seat": 0, "action": "bet", "amount": 1.5}]}}
+    _rejected(bad_event, "state.history[0].amount")
+
+
+def test_extra_state_keys_are_allowed_for_forward_compatibility() -> None:
+    wire = to_wire(EXAMPLES[11])
+    wire["state"] = {**wire["state"], "new_thing": [1, 2]}
+    assert decode(msgpack.packb(wire)).state["new_thing"] == [1, 2]
+
+
+def test_protocol_error_is_a_value_error_with_field() -> None:
+    err = _rejected({**GOOD_ACTION, "amount": -1}, "amount")
+    assert isinstance(err, ValueError)
+    assert str(err).startswith("amount:")
+
+
+def test_encode_refuses_non_messages_and_oversized() -> None:
+    with pytest.raises(TypeError):
+        encode({"type": "hello"})  # type: ignore[arg-type]
+    with pytest.raises(ProtocolError) as info:
+        encode(Error(reason="x", message="m" * MAX_MESSAGE_BYTES))
+    assert info.value.field == "<message>"
