@@ -1,0 +1,318 @@
+"""The Python SDK: in-process handling, and real bot subprocesses against a minimal in-test referee.
+
+``MiniReferee`` is the smallest referee that follows PROTOCOL.md: it binds a ROUTER on a
+private ipc endpoint, launches the bot with the launch environment, and replays the
+heads-up hand of PROTOCOL.md section 9. Other test modules reuse it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+import msgpack
+import pytest
+import zmq
+
+from protocol.codec import decode, encode
+from protocol.messages import (
+    ActionReply,
+    ActRequest,
+    DiscardReply,
+    DrawRequest,
+    Error,
+    Hello,
+    Legal,
+    Message,
+    TimeLeft,
+    Welcome,
+)
+from protocol.sdk import Action, Bot, DecisionState, bet, call, check, fold, raise_to
+from tests.test_protocol_codec import STATE, _spec_example
+
+ROOT = Path(__file__).resolve().parent.parent
+SECRET = "s3cret-for-tests"
+
+
+class MiniReferee:
+    """A ROUTER socket, one bot subprocess, and helpers to talk to it (always call ``close``)."""
+
+    def __init__(self, tmp_path: Path, command: Sequence[str], name: str = "testbot", env: dict[str, str] | None = None) -> None:
+        self.ctx = zmq.Context()
+        self.sock = self.ctx.socket(zmq.ROUTER)
+        self.sock.setsockopt(zmq.LINGER, 0)
+        endpoint = f"ipc://{tmp_path}/bot.sock"
+        self.sock.bind(endpoint)
+        self.identity: bytes | None = None
+        self.err_path = tmp_path / "bot.err"
+        launch_env = {
+            **os.environ,
+            "HARNESS_ENDPOINT": endpoint,
+            "HARNESS_SECRET": SECRET,
+            "HARNESS_BOT_NAME": name,
+            "HARNESS_PROTOCOL_VERSION": "1",
+            **(env or {}),
+        }
+        with open(self.err_path, "wb") as err:
+            self.proc = subprocess.Popen(
+                list(command), cwd=ROOT, env=launch_env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err
+            )
+
+    def recv(self, timeout_ms: int = 15000) -> Message:
+        """The next message from the bot (decoded strictly); fails the test after the timeout."""
+        if not self.sock.poll(timeout_ms):
+            raise AssertionError(f"no message from the bot within {timeout_ms} ms; stderr:\n{self.stderr()}")
+        ident, data = self.sock.recv_multipart()
+        if self.identity is None:
+            self.identity = ident
+        assert ident == self.identity
+        return decode(data)
+
+    def send(self, msg: Message | dict[str, Any]) -> None:
+        assert self.identity is not None
+        data = msgpack.packb(msg) if isinstance(msg, dict) else encode(msg)
+        self.sock.send_multipart([self.identity, data])
+
+    def handshake(self) -> Hello:
+        hello = self.recv()
+        assert isinstance(hello, Hello)
+        assert hello.secret == SECRET
+        self.send(Welcome())
+        return hello
+
+    def play_spec_hand(self) -> list[Message]:
+        """Replay PROTOCOL.md's example hand (after the handshake); return the bot's replies.
+
+        Each reply is checked against the request it answers: same seq, right type,
+        a legal action and amount, discards held and within ``max_discards``.
+        """
+        replies: list[Message] = []
+        for direction, wire in _spec_example():
+            if direction == "->" or wire["type"] == "welcome":
+                continue
+            self.send(wire)
+            if wire["type"] in ("act", "draw"):
+                reply = self.recv()
+                check_reply(decode(msgpack.packb(wire)), reply)  # type: ignore[arg-type]
+                replies.append(reply)
+        return replies
+
+    def wait_exit(self, timeout_s: float = 15.0) -> int:
+        try:
+            return self.proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"the bot did not exit; stderr:\n{self.stderr()}") from None
+
+    def stderr(self) -> str:
+        return self.err_path.read_text(errors="replace")
+
+    def close_socket(self) -> None:
+        if not self.sock.closed:
+            self.sock.close(linger=0)
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+        self.close_socket()
+        self.ctx.term()
+
+
+def check_reply(request: ActRequest | DrawRequest, reply: Message) -> None:
+    """Assert that ``reply`` is a legal answer to ``request``."""
+    legal = request.legal
+    if isinstance(request, ActRequest):
+        assert isinstance(reply, ActionReply), reply
+        assert reply.seq == request.seq
+        assert reply.action in legal.actions, (reply, legal)
+        if reply.action in ("bet", "raise"):
+            assert legal.min_to <= reply.amount <= legal.max_to, (reply, legal)
+    else:
+        assert isinstance(reply, DiscardReply), reply
+        assert reply.seq == request.seq
+        assert len(reply.cards) <= legal.max_discards
+        assert len(set(reply.cards)) == len(reply.cards)
+        assert set(reply.cards) <= set(request.state["cards"])
+
+
+# --------------------------------------------------------------------------- in process
+
+ACT = ActRequest(seq=5, state=STATE, legal=Legal(("fold", "call", "raise"), 5, 20, 1000), time=TimeLeft(1000, 30000))
+FREE = ActRequest(seq=6, state=STATE, legal=Legal(("fold", "check", "bet"), 0, 20, 995), time=TimeLeft(1000, 30000))
+DRAW = DrawRequest(seq=7, state=dict(STATE, phase="draw"), legal=Legal(("draw",), max_discards=4), time=TimeLeft(1000, 0))
+
+
+def test_action_helpers() -> None:
+    assert fold() == Action("fold") and check() == Action("check") and call() == Action("call")
+    assert bet(40) == Action("bet", 40) and raise_to(60) == Action("raise", 60)
+
+
+def test_decision_state_view() -> None:
+    s = DecisionState.of(ACT)
+    assert s.cards == STATE["cards"] and s.pot == 15 and s.my_stack == 995
+    assert s.to_call == 5 and s.min_to == 20 and s.max_to == 1000 and s.max_discards == 0
+    assert s.can("raise") and not s.can("check") and s.players_in == 2
+    assert s.default_action() == fold()
+    assert DecisionState.of(FREE).default_action() == check()
+    assert s.wager(5000) == raise_to(1000) and s.wager(1) == raise_to(20)
+    assert DecisionState.of(FREE).wager(50) == bet(50)
+
+
+def test_handle_replies_and_hooks() -> None:
+    seen: list[str] = []
+
+    class Recorder(Bot):
+        def act(self, state: DecisionState) -> Action:
+            return raise_to(state.min_to)
+
+        def draw(self, state: DecisionState) -> list[str]:
+            return ["2c", "3s"]
+
+        def on_hand_end(self, msg: Any) -> None:
+            seen.append("hand_end")
+
+    bot = Recorder()
+    assert bot.handle(ACT) == ActionReply(seq=5, action="raise", amount=20)
+    assert bot.handle(DRAW) == DiscardReply(seq=7, cards=("2c", "3s"))
+    assert bot.handle(Welcome()) is None
+
+
+def test_a_failing_bot_answers_with_the_default(capsys: pytest.CaptureFixture[str]) -> None:
+    class Broken(Bot):
+        def act(self, state: DecisionState) -> Action:
+            raise RuntimeError("boom")
+
+        def draw(self, state: DecisionState) -> list[str]:
+            return [51]  # type: ignore[list-item]
+
+    bot = Broken()
+    assert bot.handle(ACT) == ActionReply(seq=5, action="fold")
+    assert bot.handle(FREE) == ActionReply(seq=6, action="check")
+    assert bot.handle(DRAW) == DiscardReply(seq=7, cards=())
+    err = capsys.readouterr().err
+    assert "boom" in err and "draw() must return card strings" in err
+
+
+def test_string_actions_are_accepted() -> None:
+    class Lazy(Bot):
+        def act(self, state: DecisionState) -> Action:
+            return "call"  # type: ignore[return-value]
+
+    assert Lazy().handle(ACT) == ActionReply(seq=5, action="call")
+
+
+# --------------------------------------------------------------------------- subprocesses
+
+RECORDING_BOT = textwrap.dedent(
+    """
+    import json, sys
+    from protocol.sdk import Bot, call, check
+
+    class Recording(Bot):
+        def __init__(self):
+            super().__init__()
+            self.log = []
+
+        def act(self, state):
+            self.log.append(["act", state.phase, state.seq])
+            return check() if state.can("check") else call()
+
+        def draw(self, state):
+            self.log.append(["draw", state.max_discards])
+            return ["3s", "2c"]
+
+        def on_match_start(self, msg):
+            self.log.append(["match_start", msg.seat, list(msg.names)])
+
+        def on_hand_start(self, msg):
+            self.log.append(["hand_start", msg.hand_id])
+
+        def on_hand_end(self, msg):
+            self.log.append(["hand_end", list(msg.net), msg.shown[0].category])
+
+        def on_match_end(self, msg):
+            self.log.append(["match_end", msg.hands_played])
+            with open(sys.argv[1], "w") as f:
+                json.dump(self.log, f)
+
+    raise SystemExit(Recording().run())
+    """
+)
+
+
+@pytest.fixture
+def referee_for(tmp_path: Path):  # type: ignore[no-untyped-def]
+    made: list[MiniReferee] = []
+
+    def start(command: Sequence[str], **kw: Any) -> MiniReferee:
+        ref = MiniReferee(tmp_path, command, **kw)
+        made.append(ref)
+        return ref
+
+    yield start
+    for ref in made:
+        ref.close()
+
+
+def test_sdk_bot_plays_a_hand_over_zeromq(tmp_path: Path, referee_for: Any) -> None:
+    script = tmp_path / "recording_bot.py"
+    script.write_text(RECORDING_BOT)
+    out = tmp_path / "log.json"
+    ref = referee_for([sys.executable, str(script), str(out)], name="rec")
+    hello = ref.handshake()
+    assert hello.name == "rec" and hello.v == 1
+    replies = ref.play_spec_hand()
+    assert [type(r).__name__ for r in replies] == ["ActionReply", "DiscardReply", "ActionReply"]
+    assert replies[1] == DiscardReply(seq=2, cards=("3s", "2c"))
+    assert ref.wait_exit() == 0
+    assert json.loads(out.read_text()) == [
+        ["match_start", 0, ["mybot", "solid"]],
+        ["hand_start", 0],
+        ["act", "bet1", 1],
+        ["draw", 4],
+        ["act", "bet2", 3],
+        ["hand_end", [90, -90], "three_of_a_kind"],
+        ["match_end", 1],
+    ]
+
+
+def test_bot_exits_when_the_referee_disappears(tmp_path: Path, referee_for: Any) -> None:
+    ref = referee_for([sys.executable, "-m", "bots.caller"])
+    ref.handshake()
+    ref.close_socket()  # the referee vanishes without a match_end
+    assert ref.wait_exit() == 0
+    assert "referee closed the connection" in ref.stderr()
+
+
+def test_fatal_error_ends_the_bot(tmp_path: Path, referee_for: Any) -> None:
+    ref = referee_for([sys.executable, "-m", "bots.caller"])
+    ref.recv()
+    ref.send(Error(reason="version_mismatch", message="the referee speaks 1, the bot 2"))
+    assert ref.wait_exit() == 1
+    assert "version_mismatch" in ref.stderr()
+
+
+def test_bot_ignores_invalid_referee_messages(tmp_path: Path, referee_for: Any) -> None:
+    ref = referee_for([sys.executable, "-m", "bots.caller"])
+    ref.handshake()
+    ref.send({"type": "act", "v": 1, "seq": "x"})
+    ref.send({"type": "surprise", "v": 1})
+    replies = ref.play_spec_hand()
+    assert len(replies) == 3
+    assert ref.wait_exit() == 0
+    assert "ignored an invalid message" in ref.stderr()
+
+
+def test_missing_environment_is_a_clear_error() -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "bots.caller"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=30
+    )
+    assert done.returncode == 2
+    assert "HARNESS_ENDPOINT is not set" in done.stderr
