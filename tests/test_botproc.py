@@ -22,6 +22,7 @@ from harness.botproc import (
     describe_exit,
     find_marked,
     kill_strays,
+    stop_all,
 )
 from harness.specs import BotSpec, Limits
 
@@ -311,3 +312,17 @@ def test_describe_exit() -> None:
     assert describe_exit(3) == "exit status 3"
     assert "CPU-time limit" in describe_exit(-signal.SIGXCPU)
     assert describe_exit(-signal.SIGTERM) == "killed by SIGTERM"
+
+
+def test_stop_all_stops_each_bot_at_its_own_step(tmp_path: Path) -> None:
+    quits = py("print('bye')", name="quits")
+    waits = py(READY + "import time; time.sleep(60)", name="waits")
+    stubborn = py("import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN)\n" + READY + "time.sleep(60)", name="stubborn")
+    procs = [BotProcess(s, {}, tmp_path / "logs", Limits(), f"{i}-{s.name}") for i, s in enumerate((quits, waits, stubborn))]
+    for p in procs:
+        p.start()
+    for p in procs[1:]:
+        wait_ready(p)
+    assert wait_until(lambda: procs[0].poll() is not None)
+    assert stop_all(procs, grace_ms=50) == ["exited", "sigterm", "sigkill"]
+    assert [p.stop() for p in procs] == ["exited", "sigterm", "sigkill"]
