@@ -93,14 +93,20 @@ class Deck:
 
     Args:
         rng: the hand's generator (``random.Random(seed)``); never the global one.
+        order: a stacked deck, the full order to use instead of shuffling
+            (a permutation of 0..51; the caller checks it).
     """
 
     __slots__ = ("rng", "order", "fixed")
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, order: Sequence[int] | None = None) -> None:
         self.rng = rng
-        self.order = _FULL_DECK[:]
-        self.fixed = 0  # positions 0..fixed-1 are final
+        if order is None:
+            self.order = _FULL_DECK[:]
+            self.fixed = 0  # positions 0..fixed-1 are final
+        else:  # a stacked deck (tests, examples): every position given
+            self.order = list(order)
+            self.fixed = DECK_SIZE
 
     def upto(self, end: int) -> list[int]:
         """Fix positions ``0..end-1`` and return the order list (do not modify it).
@@ -130,8 +136,56 @@ class Deck:
         return self.upto(start + count)[start : start + count]
 
 
-def shuffled(cards: Sequence[int], rng: random.Random) -> list[int]:
-    """A new list with ``cards`` shuffled by ``rng`` (used for the R4.4 reshuffle)."""
-    out = list(cards)
-    rng.shuffle(out)
-    return out
+def check_deck(order: Sequence[int]) -> list[int]:
+    """A stacked deck as a list of card ints; accepts ints or card texts.
+
+    Raises:
+        CardError: not a permutation of the 52 cards (R1.1).
+    """
+    cards = [parse_card(c) if isinstance(c, str) else c for c in order]
+    if sorted(cards) != _FULL_DECK:
+        raise CardError("R1.1: a stacked deck must hold each of the 52 cards exactly once")
+    return cards
+
+
+def stacked_deck(
+    hands: Sequence[Sequence[int | str] | str], button: int, stock: Sequence[int | str] | str = ()
+) -> list[int]:
+    """A deck order that deals the given hands (for tests and examples).
+
+    The deal goes one card at a time clockwise from left of the button
+    (R2.7), so the k-th seat after the button gets positions k, k+n, ...
+
+    Args:
+        hands: seven cards per seat (ints, texts or one space-separated string).
+        button: the button's seat.
+        stock: the first cards of the stock, in order; the rest of the deck
+            follows in ascending order.
+
+    Returns:
+        a 52-card order for ``HandState.start(..., deck=...)``.
+
+    Raises:
+        CardError: a hand without seven cards, or a card used twice.
+    """
+
+    def as_ints(cards: Sequence[int | str] | str) -> list[int]:
+        if isinstance(cards, str):
+            return parse_cards(cards)
+        return [parse_card(c) if isinstance(c, str) else c for c in cards]
+
+    n = len(hands)
+    order = [-1] * (7 * n)
+    for s, hand in enumerate(hands):
+        cards = as_ints(hand)
+        if len(cards) != 7:
+            raise CardError(f"R2.7: seat {s} needs 7 cards, got {len(cards)}")
+        k = (s - button - 1) % n
+        for i, c in enumerate(cards):
+            order[k + i * n] = c
+    order += as_ints(stock)
+    used = set(order)
+    if len(used) != len(order):
+        raise CardError("R1.1: a card appears twice in the stacked hands/stock")
+    order += [c for c in _FULL_DECK if c not in used]
+    return order

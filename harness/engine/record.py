@@ -59,7 +59,7 @@ def build_record(state: HandState) -> dict[str, Any]:
         else:
             actions.append({"seat": seat, "action": str(kind), "amount": payload})
     res = state._result
-    return {
+    rec = {
         "record_version": RECORD_VERSION,
         "hand_id": state.hand_id,
         "seed": state.seed,
@@ -93,6 +93,9 @@ def build_record(state: HandState) -> dict[str, Any]:
         "final_stacks": list(res.final_stacks) if res else None,
         "net": list(res.net) if res else None,
     }
+    if state._stacked:
+        rec["deck"] = _strs(state._deck.order)
+    return rec
 
 
 def record_action(entry: dict[str, Any]) -> Action:
@@ -149,7 +152,12 @@ def replay(record: dict[str, Any]) -> HandState:
     try:
         config = GameConfig.from_dict(dict(record["config"]))
         state = HandState.start(
-            config, record["stacks"], record["button"], record["seed"], record.get("hand_id", 0)
+            config,
+            record["stacks"],
+            record["button"],
+            record["seed"],
+            record.get("hand_id", 0),
+            deck=record.get("deck"),
         )
     except KeyError as exc:
         raise ReplayError(f"record lacks the field {exc.args[0]!r}") from None

@@ -45,7 +45,7 @@ from harness.engine.actions import (
     Legal,
     Phase,
 )
-from harness.engine.cards import CARD_STRS, DECK_SIZE, Deck
+from harness.engine.cards import CARD_STRS, DECK_SIZE, Deck, check_deck
 from harness.engine.config import (
     MAX_PER_SEAT_PLAYERS,
     MAX_PLAYERS,
@@ -54,7 +54,7 @@ from harness.engine.config import (
     Replacements,
     Structure,
 )
-from harness.engine.errors import ConfigError, IllegalActionError, InvalidActionError
+from harness.engine.errors import CardError, ConfigError, IllegalActionError, InvalidActionError
 from harness.engine.evaluator import HandRank, best_hand
 from harness.engine.pots import HandResult, Pot, build_pots, split_pot
 
@@ -92,7 +92,7 @@ class HandState:
         "_rng", "_deck", "_pos", "_stock", "_muck", "_fl", "_unit", "_high",
         "_inc", "_nbets", "_acted", "_acted_high", "_n_live", "_n_able",
         "_r1_high", "_aggressor", "_draw_order", "_draw_index", "_log",
-        "_uncalled", "_result", "_legal", "_bb_seat", "_received",
+        "_uncalled", "_result", "_legal", "_bb_seat", "_received", "_stacked",
     )
 
     config: GameConfig
@@ -113,6 +113,8 @@ class HandState:
         button: int,
         seed: int,
         hand_id: int = 0,
+        *,
+        deck: Sequence[int | str] | None = None,
     ) -> HandState:
         """Shuffle, post antes and blinds, deal seven cards each (R2).
 
@@ -124,6 +126,9 @@ class HandState:
             seed: the hand's seed; the state makes its own
                 ``random.Random(seed)`` for the deal and any R4.4 reshuffle.
             hand_id: the caller's number for the hand (records only).
+            deck: a stacked deck for tests and examples: the full shuffled
+                order (52 distinct cards, ints or texts) used instead of the
+                seed's; the seed still drives any R4.4 reshuffle. Recorded.
 
         Raises:
             ConfigError: table size outside 2..6 (R1.2), a stack that is not
@@ -153,6 +158,11 @@ class HandState:
                 f"R4.4: replacements = 'per-seat' needs at most {MAX_PER_SEAT_PLAYERS} players "
                 f"(7n + 4n cards), got {n}; use 'stock'"
             )
+        if deck is not None:
+            try:
+                deck = check_deck(deck)
+            except CardError as exc:
+                raise ConfigError(str(exc)) from None
         self = object.__new__(cls)
         self.config = config
         self.n = n
@@ -168,10 +178,11 @@ class HandState:
         self.draws: list[int | None] = [None] * n
         self.history: list[dict[str, Any]] = []
         self._rng = rng = random.Random(seed)
-        self._deck = deck = Deck(rng)
+        self._deck = Deck(rng, deck)
+        self._stacked = deck is not None
         # R2.7: one card at a time clockwise from left of the button, so the
         # k-th seat after the button holds positions k, k+n, k+2n, ...
-        order = deck.upto(HOLE_CARDS * n)
+        order = self._deck.upto(HOLE_CARDS * n)
         cards = [order[(s - button - 1) % n : HOLE_CARDS * n : n] for s in range(n)]
         self.cards = cards
         self.hole_cards = tuple(tuple(c) for c in cards)
