@@ -42,10 +42,6 @@ EXPLANATION = (
 )
 
 
-def _fmt(value: float | None) -> str:
-    return "" if value is None else f"{value:.2f}"
-
-
 def rows(table: Sequence[Standing]) -> list[dict[str, Any]]:
     """Leaderboard rows as dicts keyed by :data:`COLUMNS` (floats rounded to 0.01, missing CI as None)."""
     out = []
@@ -87,8 +83,8 @@ def crosstable_rows(records: Sequence[MatchRecord], order: Sequence[str]) -> tup
 
 
 def _table(data: list[dict[str, Any]], tablefmt: str) -> str:
-    body = [[_fmt(v) if v is None or isinstance(v, float) else v for v in r.values()] for r in data]
-    return tabulate(body, headers=list(COLUMNS), tablefmt=tablefmt, disable_numparse=True)
+    body = [list(r.values()) for r in data]
+    return tabulate(body, headers=list(COLUMNS), tablefmt=tablefmt, floatfmt=".2f", missingval="")
 
 
 def render(records: Sequence[MatchRecord], *, title: str = "Leaderboard", tablefmt: str = "simple",
@@ -115,7 +111,8 @@ def render(records: Sequence[MatchRecord], *, title: str = "Leaderboard", tablef
         "",
         "## Crosstable (row bot's bb/100 against column bot)" if md else "Crosstable (row bot's bb/100 against column bot)",
         "",
-        tabulate(body, headers=headers, tablefmt=tablefmt, disable_numparse=True),
+        tabulate(body, headers=headers, tablefmt=tablefmt, disable_numparse=True,
+                 colalign=("left", *("right" for _ in headers[1:]))),
         "",
         EXPLANATION,
     ]

@@ -1,0 +1,135 @@
+"""End to end with the real referee and example bots: CLI run, kill -9 and resume, no leftovers."""
+
+from __future__ import annotations
+
+import csv
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections import defaultdict
+from pathlib import Path
+
+import psutil
+import pytest
+from typer.testing import CliRunner
+
+from harness.cli import app
+from harness.results import hand_history_path, read_hands, read_records
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def tournament(tmp_path: Path, mark: str, *, hands: int, jobs: int = 2) -> Path:
+    """A small heads-up duplicate league of deterministic bots; every bot carries ``mark`` in its env."""
+    bots = [
+        ("caller", "python -m bots.caller", ""),
+        ("raiser", "python -m bots.raiser", ""),
+        ("random", "python -m bots.random_bot", 'RANDOM_BOT_SEED = "3", '),
+    ]
+    text = f"""
+[tournament]
+name = "e2e"
+seed = 11
+[schedule]
+hands = {hands}
+jobs = {jobs}
+[limits]
+decision_ms = 2000
+startup_ms = 10000
+"""
+    for name, command, env in bots:
+        text += (f'[[bots]]\nname = "{name}"\ncommand = "{command}"\ncwd = "{ROOT}"\n'
+                 f'env = {{ {env}TEST_MARK = "{mark}" }}\n')
+    path = tmp_path / "e2e.toml"
+    path.write_text(text)
+    return path
+
+
+def marked_processes(mark: str) -> list[psutil.Process]:
+    """Live processes whose environment carries ``TEST_MARK=mark`` (our bots)."""
+    found = []
+    for proc in psutil.process_iter():
+        try:
+            if proc.environ().get("TEST_MARK") == mark and proc.status() != psutil.STATUS_ZOMBIE:
+                found.append(proc)
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+            continue
+    return found
+
+
+def wait_no_bots(mark: str, timeout: float = 10.0) -> list[psutil.Process]:
+    deadline = time.monotonic() + timeout
+    while (left := marked_processes(mark)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for proc in left:  # never leave anything behind, even when the test fails
+        proc.kill()
+    return left
+
+
+def test_cli_run_with_real_bots_agrees_with_hand_histories(tmp_path: Path) -> None:
+    mark = uuid.uuid4().hex
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["run", str(tournament(tmp_path, mark, hands=40)), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "6/6 matches recorded" in result.output and "Crosstable" in result.output
+    assert wait_no_bots(mark) == []
+
+    hands: dict[str, int] = defaultdict(int)
+    net: dict[str, int] = defaultdict(int)
+    for record in read_records(out):
+        path = hand_history_path(out / "matches" / record.match_id)
+        assert path is not None
+        history = read_hands(path)
+        assert len(history) == record.result.hands_played == 40
+        for h, hand in enumerate(history):
+            assert list(hand["net"]) == record.result.hand_nets[h]
+            for seat, name in enumerate(record.result.bots):
+                hands[name] += 1
+                net[name] += hand["net"][seat]
+    rows = {r["bot"]: r for r in csv.DictReader((out / "leaderboard.csv").read_text().splitlines())}
+    assert sum(int(r["net_chips"]) for r in rows.values()) == 0
+    for name in ("caller", "raiser", "random"):
+        assert (int(rows[name]["hands"]), int(rows[name]["net_chips"])) == (hands[name], net[name]) 
+        assert rows[name]["timeouts"] == rows[name]["crashes"] == rows[name]["failed_starts"] == "0"
+
+
+@pytest.mark.slow
+def test_kill_9_mid_run_then_resume_equals_an_uninterrupted_run(tmp_path: Path) -> None:
+    mark = uuid.uuid4().hex
+    config = tournament(tmp_path, mark, hands=150)
+    command = [sys.executable, "-m", "harness.cli", "run", str(config)]
+    resumed, clean = tmp_path / "resumed", tmp_path / "clean"
+
+    proc = subprocess.Popen([*command, "--out", str(resumed)], cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None:
+            if (resumed / "results.jsonl").exists() and len(read_records(resumed)) >= 1:
+                break
+            time.sleep(0.02)
+        assert proc.poll() is None, "the run finished before it could be killed; raise hands"
+        assert len(read_records(resumed)) < 6
+        os.killpg(proc.pid, signal.SIGKILL)  # the runner and its match workers, at once
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert wait_no_bots(mark) == [], "bot processes survived the referee's kill -9"
+    partial = {p.name for p in (resumed / "matches").iterdir()} - {r.match_id for r in read_records(resumed)}
+    assert partial, "no match was caught in the middle"
+
+    again = subprocess.run([*command, "--out", str(resumed)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    straight = subprocess.run([*command, "--out", str(clean)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert straight.returncode == 0, straight.stderr
+    assert wait_no_bots(mark) == []
+
+    assert len(read_records(resumed)) == 6
+    assert (resumed / "leaderboard.csv").read_text() == (clean / "leaderboard.csv").read_text()
+    for match_id in partial:  # replayed from scratch: a full, clean hand history
+        history = read_hands(resumed / "matches" / match_id / "hands.jsonl")
+        assert [h["hand_id"] for h in history] == list(range(150))
