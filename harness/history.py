@@ -5,8 +5,8 @@ docs/INTERNALS.md) plus what the referee adds (the ``REFEREE_KEYS``):
 
 - ``match_id``: the match's name;
 - ``bots``: bot names by hand seat;
-- ``seats``: the match seat of each hand seat (they differ in a freezeout
-  once a bot has busted);
+- ``match_seats``: the match seat of each hand seat (they differ in a
+  freezeout once a bot has busted; the engine's ``seats`` is the count);
 - ``timings_ms``: per decision, ``[hand seat, thinking time in ms]`` in
   the order the decisions were made (ms, 3 decimals);
 - ``faults``: per fault, ``{"seat": hand seat, "kind": FaultKind value,
@@ -25,7 +25,7 @@ from types import TracebackType
 from typing import IO, Any, Iterator
 
 #: Keys the referee adds to the engine's record; :func:`engine_part` strips them.
-REFEREE_KEYS: tuple[str, ...] = ("match_id", "bots", "seats", "timings_ms", "faults")
+REFEREE_KEYS: tuple[str, ...] = ("match_id", "bots", "match_seats", "timings_ms", "faults")
 
 #: Keys whose values vary from run to run with the same seed and bots.
 VOLATILE_KEYS: tuple[str, ...] = ("timings_ms",)

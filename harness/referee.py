@@ -1,0 +1,595 @@
+"""The referee: one match between bot subprocesses (DESIGN.md "Referee promises").
+
+:func:`play_match` launches every bot (harness.botproc), binds one private
+ZeroMQ channel per bot (harness.connection), checks each bot's ``hello``,
+then plays ``spec.hands`` hands with the engine deciding everything about
+the rules (harness.engine). Each bot's thinking time is charged to its clock
+(harness.clock); a late, malformed, illegal or oversized reply is a fault and
+the engine's default action is played instead; a bot that crashes or reaches
+``limits.max_faults`` is *out*: it still posts blinds and antes and is folded
+at its first decision of each hand. Every hand is appended to
+``out_dir/hands.jsonl`` as it finishes (harness.history). The match always
+finishes, and whatever happens (match end, a referee error, Ctrl-C) every bot
+is told ``match_end`` and then stopped (quit, SIGTERM, SIGKILL of its whole
+process group), the sockets are closed and the private directory removed.
+
+Seats and the button: ``bots[i]`` sits in match seat i for the whole match.
+In the default reset mode every hand is played by all seats with the
+starting stack and the button at seat ``h % n`` (hand h). In a freezeout
+stacks carry over; a bot with no chips leaves the table, the engine is given
+only the seated bots (hand seats 0..k-1 in match-seat order) and the button
+moves to the next seat still in the match (R2.1; heads-up R2.3 then follows
+from the engine). Hand h is dealt from :func:`hand_seed` ``(spec.seed, h)``
+only, so a duplicate set (the same spec with the bots rotated) deals the
+same cards to the same seats.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import secrets
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import zmq
+
+from harness.botproc import BotProcess, BotStartError, describe_exit, stop_all
+from harness.clock import Clock
+from harness.connection import ChannelFault, Connection, Disconnected
+from harness.engine import (
+    Action,
+    ActionKind,
+    CardError,
+    HandState,
+    IllegalActionError,
+    InvalidActionError,
+    Phase,
+    parse_cards,
+)
+from harness.engine.cards import CARD_STRS
+from harness.history import HistoryWriter
+from harness.specs import BotSpec, FaultKind, Limits, MatchResult, MatchSpec, StackMode
+from protocol import codec
+from protocol.messages import (
+    CATEGORY_NAMES,
+    ActionReply,
+    ActRequest,
+    DiscardReply,
+    DrawRequest,
+    Error,
+    GameSettings,
+    HandEnd,
+    HandStart,
+    Legal as WireLegal,
+    MatchEnd,
+    MatchLimits,
+    MatchStart,
+    PotResult,
+    Shown,
+    TimeLeft,
+)
+from protocol.version import PROTOCOL_VERSION
+
+__all__ = [
+    "BotSpec",
+    "FaultKind",
+    "Limits",
+    "MatchResult",
+    "MatchSpec",
+    "Referee",
+    "StackMode",
+    "hand_seed",
+    "play_match",
+]
+
+#: Time a bot gets to exit by itself after ``match_end`` before SIGTERM (ms).
+QUIT_GRACE_MS = 500
+#: How long to wait for a disconnected bot's process to show up as exited (s).
+_EXIT_WAIT_S = 0.3
+_NAME_OK = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
+_FOLD = Action(ActionKind.FOLD)
+_DRAW = Phase.DRAW
+_ACTION_KINDS = {k.value: k for k in ActionKind if k is not ActionKind.DRAW}
+
+
+def hand_seed(match_seed: int, hand: int) -> int:
+    """The deal seed of hand ``hand`` of a match: a function of the two numbers only.
+
+    64 bits of BLAKE2b over ``"<match_seed>:<hand>"``, the same on every
+    machine and Python version (R2.7; DESIGN.md "Tournament promises":
+    duplicate rotations get the same cards).
+    """
+    digest = hashlib.blake2b(f"{match_seed}:{hand}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big")
+
+
+def _check_bots(bots: Sequence[BotSpec], spec: MatchSpec) -> None:
+    if not 2 <= len(bots) <= 6:
+        raise ValueError(f"a match needs 2 to 6 bots (R1.2), got {len(bots)}")
+    seen: set[str] = set()
+    for b in bots:
+        if not b.name or not set(b.name) <= _NAME_OK:
+            raise ValueError(f"bot name {b.name!r} may contain only letters, digits and '-_.'")
+        if b.name in seen:
+            raise ValueError(f"bot name {b.name!r} appears twice; give every seat its own name")
+        seen.add(b.name)
+        if not b.command:
+            raise ValueError(f"bot {b.name!r} has an empty command")
+    if spec.hands < 0:
+        raise ValueError(f"hands must be >= 0, got {spec.hands}")
+    if spec.starting_stack < 1:
+        raise ValueError(f"starting_stack must be >= 1 chip, got {spec.starting_stack}")
+
+
+class _Seat:
+    """Everything the referee keeps about one match seat."""
+
+    __slots__ = ("index", "bot", "proc", "conn", "clock", "faults", "total_faults", "out", "status", "seq")
+
+    def __init__(self, index: int, bot: BotSpec, limits: Limits) -> None:
+        self.index = index
+        self.bot = bot
+        self.proc: BotProcess | None = None
+        self.conn: Connection | None = None
+        self.clock = Clock(limits.decision_ms, limits.time_bank_ms)
+        self.faults: dict[str, int] = {}
+        self.total_faults = 0
+        self.out = False
+        self.status = "ok"
+        self.seq = 0
+
+    def is_dead(self) -> bool:
+        return self.proc is None or self.proc.poll() is not None
+
+
+class Referee:
+    """Plays one match; use :func:`play_match` unless you need the timing figures.
+
+    Args:
+        bots: bot launch specs, by match seat (2..6).
+        spec: hands, seed, game, stack mode.
+        limits: time, fault and resource limits for every bot.
+        out_dir: receives ``hands.jsonl`` and ``logs/`` (created).
+        cpus: pin the referee and its bots to these CPUs (``os.sched_setaffinity``);
+            None leaves placement to the scheduler. On a VM one core for a
+            whole match is often faster: waking another core is costly.
+        transport: ``"ipc"`` (default, endpoints in a private 0700 directory)
+            or ``"tcp"`` (loopback, a free port per bot).
+
+    Attributes (after :meth:`run`):
+        hands_seconds: wall time of the hand loop alone (s).
+        decisions: bot decisions asked over the match.
+    """
+
+    def __init__(
+        self,
+        bots: Sequence[BotSpec],
+        spec: MatchSpec,
+        limits: Limits,
+        out_dir: Path,
+        *,
+        cpus: Iterable[int] | None = None,
+        transport: str = "ipc",
+    ) -> None:
+        _check_bots(bots, spec)
+        if transport not in ("ipc", "tcp"):
+            raise ValueError(f"transport must be 'ipc' or 'tcp', got {transport!r}")
+        self.bots = list(bots)
+        self.spec = spec
+        self.limits = limits
+        self.out_dir = Path(out_dir)
+        self.cpus = None if cpus is None else set(cpus)
+        self.transport = transport
+        self.seats = [_Seat(i, b, limits) for i, b in enumerate(self.bots)]
+        self.hands_seconds = 0.0
+        self.decisions = 0
+        self._log_file: Any = None
+        self._pending_faults: list[tuple[int, str, str]] = []  # (match seat, kind, detail) before a hand record
+        self._ended = False
+
+    # ------------------------------------------------------------------ logging and faults
+
+    def _log(self, line: str) -> None:
+        if self._log_file is not None:
+            self._log_file.write(f"{time.strftime('%H:%M:%S')} {line}\n")
+
+    def _fault(self, seat: _Seat, kind: FaultKind, detail: str, hand_faults: list[tuple[int, str, str]] | None) -> None:
+        """Count a fault; put the bot out on a crash, a failed start or too many faults."""
+        seat.faults[kind.value] = seat.faults.get(kind.value, 0) + 1
+        seat.total_faults += 1
+        self._log(f"seat {seat.index} {seat.bot.name}: {kind.value}: {detail}")
+        (hand_faults if hand_faults is not None else self._pending_faults).append((seat.index, kind.value, detail))
+        if seat.out:
+            return
+        if kind is FaultKind.CRASH or kind is FaultKind.FAILED_START or (
+            kind is FaultKind.OVERSIZED and seat.conn is not None and seat.conn.gone
+        ):  # it cannot talk any more
+            self._put_out(seat, f"{kind.value}: {detail}")
+        elif seat.total_faults >= self.limits.max_faults:
+            summary = ", ".join(f"{k} {v}" for k, v in sorted(seat.faults.items()))
+            self._put_out(seat, f"max_faults: {seat.total_faults} faults ({summary})")
+        elif seat.conn is not None:
+            seat.conn.send(codec.encode(Error(reason=kind.value, message=detail, seq=seat.seq, fatal=False)))
+
+    def _put_out(self, seat: _Seat, why: str) -> None:
+        seat.out = True
+        seat.status = why
+        self._log(f"seat {seat.index} {seat.bot.name} is out: {why}")
+        if seat.conn is not None and not seat.conn.gone:
+            seat.conn.send(codec.encode(Error(reason="out", message=why, fatal=True)))
+
+    # ------------------------------------------------------------------ start
+
+    def _launch(self, tmpdir: str, ctx: zmq.Context[Any], secret: str) -> None:
+        log_dir = self.out_dir / "logs"
+        for seat in self.seats:
+            i, bot = seat.index, seat.bot
+            endpoint = f"ipc://{tmpdir}/{i}.sock" if self.transport == "ipc" else "tcp://127.0.0.1:0"
+            seat.conn = Connection(ctx, endpoint, secret, f"seat {i} {bot.name}", self.limits.max_message_bytes, self._log)
+            env = {
+                "HARNESS_ENDPOINT": seat.conn.endpoint,
+                "HARNESS_SECRET": secret,
+                "HARNESS_BOT_NAME": bot.name,
+                "HARNESS_PROTOCOL_VERSION": str(PROTOCOL_VERSION),
+            }
+            seat.proc = BotProcess(bot, env, log_dir, self.limits, f"{i}-{bot.name}")
+            try:
+                seat.proc.start()
+            except BotStartError as exc:
+                seat.proc = None
+                self._fault(seat, FaultKind.FAILED_START, str(exc), None)
+
+    def _handshake(self) -> None:
+        """Wait for every launched bot's valid hello, up to ``startup_ms`` each."""
+        deadline = time.monotonic() + self.limits.startup_ms / 1000.0
+        waiting = [s for s in self.seats if not s.out]
+        poller = zmq.Poller()
+        for s in waiting:
+            for sock in s.conn.poller_items:  # type: ignore[union-attr]
+                poller.register(sock, zmq.POLLIN)
+        while waiting:
+            for s in list(waiting):
+                conn = s.conn
+                assert conn is not None and s.proc is not None
+                if conn.poll_handshake():
+                    waiting.remove(s)
+                    self._log(f"seat {s.index} {s.bot.name}: hello accepted")
+                elif conn.failure is not None:
+                    waiting.remove(s)
+                    self._fault(s, FaultKind.FAILED_START, conn.failure.detail, None)
+                elif s.proc.poll() is not None:
+                    waiting.remove(s)
+                    self._fault(s, FaultKind.FAILED_START, f"exited before its hello ({describe_exit(s.proc.poll())})", None)
+            left = deadline - time.monotonic()
+            if not waiting:
+                break
+            if left <= 0:
+                for s in waiting:
+                    assert s.conn is not None
+                    extra = f"; {s.conn.ignored} message(s) ignored (wrong secret or not a hello)" if s.conn.ignored else ""
+                    self._fault(s, FaultKind.FAILED_START, f"no valid hello within {self.limits.startup_ms} ms{extra}", None)
+                break
+            poller.poll(min(50, int(left * 1000) + 1))
+        for s in self.seats:
+            if s.out and s.proc is not None and s.status.startswith(FaultKind.FAILED_START.value):
+                s.proc.stop(0)  # it will never play: free its CPU now
+
+    def _match_start(self) -> None:
+        spec, lim = self.spec, self.limits
+        names = tuple(b.name for b in self.bots)
+        game = GameSettings.of(spec.game)
+        limits = MatchLimits(lim.decision_ms, lim.time_bank_ms, lim.startup_ms, lim.max_faults, lim.max_message_bytes)
+        for s in self.seats:
+            if not s.out:
+                s.conn.send(  # type: ignore[union-attr]
+                    codec.encode(
+                        MatchStart(
+                            match_id=spec.match_id,
+                            seat=s.index,
+                            names=names,
+                            game=game,
+                            hands=spec.hands,
+                            starting_stack=spec.starting_stack,
+                            stack_mode=str(spec.stack_mode),
+                            limits=limits,
+                        )
+                    )
+                )
+
+    # ------------------------------------------------------------------ one decision
+
+    def _decide(self, state: HandState, seat: _Seat, hs: int, faults: list[tuple[int, str, str]]) -> tuple[Action, float]:
+        """Ask the bot at hand seat ``hs`` for its decision; return the action to apply and its time (ms)."""
+        conn = seat.conn
+        assert conn is not None
+        clock = seat.clock
+        seat.seq = seq = seat.seq + 1
+        legal = state.legal()
+        draw = state.phase is _DRAW
+        wire_legal = WireLegal(tuple(legal.actions), legal.call_amount, legal.min_to, legal.max_to, legal.max_discards)
+        tleft = TimeLeft(clock.decision_ms, clock.bank_left_ms)
+        obs = state.observation(hs)
+        msg = DrawRequest(seq, obs, wire_legal, tleft) if draw else ActRequest(seq, obs, wire_legal, tleft)
+        payload = codec.encode(msg)
+        clock.start()
+        try:
+            reply = conn.request(payload, seq, DiscardReply if draw else ActionReply, clock.remaining_ms, seat.is_dead)
+        except ChannelFault as f:
+            ms = clock.expire() if f.kind is FaultKind.TIMEOUT else clock.stop()
+            self._fault(seat, f.kind, f.detail, faults)
+            return state.default_action(), ms
+        except Disconnected:
+            ms = clock.stop()
+            self._disconnected(seat, faults)
+            return state.default_action(), ms
+        finally:
+            if conn.strays:
+                for stray in conn.strays:
+                    self._fault(seat, stray.kind, stray.detail, faults)
+                conn.strays.clear()
+        ms = clock.stop()
+        if draw:
+            try:
+                action = Action(ActionKind.DRAW, 0, tuple(parse_cards(reply.cards)))  # type: ignore[union-attr]
+            except CardError as exc:  # the codec already checks card strings; keep the engine's word
+                self._fault(seat, FaultKind.MALFORMED, str(exc), faults)
+                return state.default_action(), ms
+        else:
+            kind = _ACTION_KINDS[reply.action]  # type: ignore[union-attr]
+            action = Action(kind, reply.amount) if kind is ActionKind.BET or kind is ActionKind.RAISE else Action(kind)  # type: ignore[union-attr]
+        try:
+            state.verify(action)
+        except (InvalidActionError, IllegalActionError) as exc:
+            self._fault(seat, FaultKind.ILLEGAL, str(exc), faults)
+            return state.default_action(), ms
+        return action, ms
+
+    def _disconnected(self, seat: _Seat, faults: list[tuple[int, str, str]]) -> None:
+        """Classify a lost connection: the process ended (crash) or libzmq dropped an oversized message."""
+        assert seat.conn is not None
+        seat.conn.gone = True
+        end = time.monotonic() + _EXIT_WAIT_S
+        code = seat.proc.poll() if seat.proc is not None else None
+        while code is None and seat.proc is not None and time.monotonic() < end:
+            time.sleep(0.005)
+            code = seat.proc.poll()
+        if code is not None:
+            self._fault(seat, FaultKind.CRASH, describe_exit(code), faults)
+        else:
+            self._fault(
+                seat,
+                FaultKind.OVERSIZED,
+                f"connection dropped while the process runs: a message over {self.limits.max_message_bytes} bytes "
+                "(or the bot closed its socket)",
+                faults,
+            )
+
+    # ------------------------------------------------------------------ one hand
+
+    def _play_hand(self, h: int, seated: list[int], stacks: list[int], button: int, history: HistoryWriter) -> list[int]:
+        """Play hand ``h`` with the match seats ``seated``; return final stacks by hand seat."""
+        spec = self.spec
+        seats = self.seats
+        players = [seats[m] for m in seated]
+        state = HandState.start(spec.game, stacks, button, hand_seed(spec.seed, h), h)
+        faults: list[tuple[int, str, str]] = []
+        pos = {m: k for k, m in enumerate(seated)}
+        if self._pending_faults:
+            faults.extend(self._pending_faults)
+            self._pending_faults = []
+        # A bot that died between hands is a crash now, before it is dealt in.
+        for p in players:
+            if not p.out and p.proc is not None and p.proc.poll() is not None:
+                self._fault(p, FaultKind.CRASH, describe_exit(p.proc.poll()), faults)
+        names = tuple(p.bot.name for p in players)
+        for k, p in enumerate(players):
+            if not p.out:
+                p.conn.send(  # type: ignore[union-attr]
+                    codec.encode(
+                        HandStart(h, k, button, names, tuple(stacks), tuple(CARD_STRS[c] for c in state.hole_cards[k]))
+                    )
+                )
+        timings: list[list[float | int]] = []
+        decide = self._decide
+        while state.to_act is not None:
+            hs = state.to_act
+            p = players[hs]
+            if p.out:
+                legal = state.legal()
+                state.apply(_FOLD if ActionKind.FOLD in legal.actions else state.default_action())
+                continue
+            action, ms = decide(state, p, hs, faults)
+            state.apply(action)
+            timings.append([hs, round(ms, 3)])
+        self.decisions += len(timings)
+        result = state.result()
+        record = state.record()
+        record["match_id"] = spec.match_id
+        record["bots"] = list(names)
+        record["match_seats"] = list(seated)
+        record["timings_ms"] = timings
+        record["faults"] = [{"seat": pos[m], "kind": kind, "detail": detail} for m, kind, detail in faults]
+        history.write(record)
+        end = codec.encode(
+            HandEnd(
+                hand_id=h,
+                history=tuple(record["history"]),
+                shown=tuple(
+                    Shown(
+                        s,
+                        tuple(record["final_cards"][s]),
+                        tuple(CARD_STRS[c] for c in r.five),
+                        CATEGORY_NAMES[int(r.category)],
+                    )
+                    for s, r in result.shown.items()
+                ),
+                pots=tuple(PotResult(pt.amount, pt.eligible, pt.winners, pt.shares) for pt in result.pots),
+                net=result.net,
+                stacks=result.final_stacks,
+            )
+        )
+        for p in players:
+            if not p.out:
+                p.conn.send(end)  # type: ignore[union-attr]
+        return list(result.final_stacks)
+
+    # ------------------------------------------------------------------ the match
+
+    def run(self) -> MatchResult:
+        """Play the match and return its result; always stops every bot and cleans up.
+
+        Raises:
+            KeyboardInterrupt: re-raised after cleanup.
+            OSError: ``out_dir`` cannot be written.
+            harness.engine.ConfigError: the game settings or stack are unusable.
+        """
+        t0 = time.monotonic()
+        spec = self.spec
+        n = len(self.seats)
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        (self.out_dir / "logs").mkdir(exist_ok=True)
+        old_affinity = os.sched_getaffinity(0) if self.cpus is not None else None
+        tmpdir = None
+        ctx: zmq.Context[Any] | None = None
+        history: HistoryWriter | None = None
+        net = [0] * n
+        hand_nets: list[list[int]] = []
+        try:
+            self._log_file = open(self.out_dir / "logs" / "referee.log", "a", buffering=1, encoding="utf-8")
+            if self.cpus is not None:
+                # Before the context and the bots exist: threads and children inherit it.
+                os.sched_setaffinity(0, self.cpus)
+            tmpdir = tempfile.mkdtemp(prefix="harness-")  # mode 0700: no other user reaches the endpoints
+            ctx = zmq.Context()
+            ctx.setsockopt(zmq.LINGER, 0)
+            secret = secrets.token_hex(16)
+            history = HistoryWriter(self.out_dir / "hands.jsonl")
+            self._launch(tmpdir, ctx, secret)
+            self._handshake()
+            self._match_start()
+
+            freeze = spec.stack_mode is StackMode.FREEZEOUT
+            stacks = [spec.starting_stack] * n
+            button = -1
+            t_hands = time.perf_counter()
+            for h in range(spec.hands):
+                if freeze:
+                    seated = [m for m in range(n) if stacks[m] > 0]
+                    if len(seated) < 2:
+                        break
+                    # R2.1: the button moves to the next seat still in the match.
+                    button = next(m for k in range(1, n + 1) if stacks[m := (button + k) % n] > 0)
+                    final = self._play_hand(h, seated, [stacks[m] for m in seated], seated.index(button), history)
+                    row = [0] * n
+                    for k, m in enumerate(seated):
+                        row[m] = final[k] - stacks[m]
+                        stacks[m] = final[k]
+                else:
+                    start = spec.starting_stack
+                    final = self._play_hand(h, list(range(n)), [start] * n, h % n, history)
+                    row = [f - start for f in final]
+                hand_nets.append(row)
+                for m in range(n):
+                    net[m] += row[m]
+            self.hands_seconds = time.perf_counter() - t_hands
+            if self._pending_faults:  # faults of a match with no hand played
+                self._log(f"faults before any hand: {self._pending_faults}")
+            self._end_match(len(hand_nets), net)
+        finally:
+            self._cleanup(ctx, tmpdir, history, old_affinity)
+        return MatchResult(
+            match_id=spec.match_id,
+            seed=spec.seed,
+            hands_played=len(hand_nets),
+            bots=[b.name for b in self.bots],
+            net=net,
+            hand_nets=hand_nets,
+            faults=[dict(s.faults) for s in self.seats],
+            status=[s.status for s in self.seats],
+            duration_s=round(time.monotonic() - t0, 3),
+        )
+
+    def _end_match(self, hands_played: int, net: list[int]) -> None:
+        self._ended = True
+        msg = codec.encode(MatchEnd(hands_played, tuple(net), tuple(s.status for s in self.seats)))
+        for s in self.seats:
+            if s.conn is not None and s.conn.identity is not None and not s.conn.gone:
+                s.conn.send(msg)
+
+    def _cleanup(
+        self,
+        ctx: zmq.Context[Any] | None,
+        tmpdir: str | None,
+        history: HistoryWriter | None,
+        old_affinity: set[int] | None,
+    ) -> None:
+        """Stop every bot (quit, SIGTERM, SIGKILL), close sockets, remove the private directory."""
+        try:
+            if not self._ended:  # a referee error or Ctrl-C: still ask the bots to quit
+                self._ended = True
+                try:
+                    msg = codec.encode(MatchEnd(0, tuple(0 for _ in self.seats), tuple("aborted" for _ in self.seats)))
+                    for s in self.seats:
+                        if s.conn is not None and s.conn.identity is not None and not s.conn.gone:
+                            s.conn.send(msg)
+                except Exception:  # never let a message stop the cleanup
+                    pass
+            seated = [s for s in self.seats if s.proc is not None]
+            # One shared wait per step for all bots: quit, then SIGTERM, then SIGKILL.
+            steps = stop_all([s.proc for s in seated], QUIT_GRACE_MS)  # type: ignore[misc]
+            for s, step in zip(seated, steps):
+                if step != "exited":
+                    self._log(f"seat {s.index} {s.bot.name}: stopped by {step}")
+        finally:
+            for s in self.seats:
+                if s.conn is not None:
+                    s.conn.close()
+            if ctx is not None:
+                ctx.destroy(linger=0)
+            if tmpdir is not None:
+                shutil.rmtree(tmpdir, ignore_errors=True)
+            if history is not None:
+                history.close()
+            if old_affinity is not None:
+                os.sched_setaffinity(0, old_affinity)
+            if self._log_file is not None:
+                self._log_file.close()
+                self._log_file = None
+
+
+def play_match(
+    bots: Sequence[BotSpec],
+    spec: MatchSpec,
+    limits: Limits,
+    out_dir: Path,
+    *,
+    cpus: Iterable[int] | None = None,
+    transport: str = "ipc",
+) -> MatchResult:
+    """Play one match between bot subprocesses and return its result.
+
+    Args:
+        bots: who plays, by match seat (2..6 bots, unique names of letters,
+            digits and ``-_.``).
+        spec: game settings, hands, seed, starting stack, stack mode, id.
+        limits: time, fault, size and resource limits for every bot.
+        out_dir: receives ``hands.jsonl`` (one hand record per line, appended
+            as hands finish) and ``logs/<seat>-<name>.{out,err}`` plus
+            ``logs/referee.log``.
+        cpus: optional CPU set to pin the referee and its bots to (speed on VMs).
+        transport: ``"ipc"`` (default) or ``"tcp"`` (loopback).
+
+    Returns:
+        The :class:`MatchResult`: net chips and per-hand nets by match seat,
+        fault counts by kind, each bot's status ("ok" or why it was put out).
+
+    Raises:
+        ValueError: fewer than 2 or more than 6 bots, a bad or repeated name,
+            an empty command, a negative hand count.
+        KeyboardInterrupt: after every bot has been stopped.
+    """
+    return Referee(bots, spec, limits, out_dir, cpus=cpus, transport=transport).run()
