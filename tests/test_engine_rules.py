@@ -1,0 +1,407 @@
+"""The rules of RULES.md as tests: worked examples E1-E10 with their exact numbers, and the
+other cases the engine issue lists (side pots, odd chips, minimum raises, antes, short posts,
+fixed-limit cap, showing order, uncalled chips)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from harness.engine import ActionKind, Category, GameConfig, HandState, IllegalActionError, best_hand, cards_str, parse_cards
+from harness.engine.pots import build_pots, split_pot
+from tests.engine_helpers import check_down, new_hand, snapshot, stand_pat_all
+
+FOLD, CHECK, CALL, BET, RAISE, DRAW = (
+    ActionKind.FOLD, ActionKind.CHECK, ActionKind.CALL, ActionKind.BET, ActionKind.RAISE, ActionKind.DRAW,
+)
+
+QUADS = "Ac Ad Ah As Kc 2d 3d"
+FULL_HOUSE = "Kd Kh Ks Qc Qd 4c 5c"
+FLUSH = "2h 4h 6h 8h Th 3s 5s"
+NINE_HIGH = "2c 3c 4d 5d 7s 8s 9s"
+
+
+def test_e1_minimum_first_bet_after_the_draw_is_twice_round_one() -> None:
+    # 4 players, button 0: SB 1, BB 2, first to act 3.
+    state = new_hand([1000] * 4, button=0)
+    state.raise_to(20)
+    state.call()
+    state.fold()
+    state.call()
+    stand_pat_all(state)
+    assert state.phase == "bet2" and state.to_act == 2  # first still in, left of the button
+    legal = state.legal()
+    assert legal.actions == (FOLD, CHECK, BET) and legal.min_to == 40 and legal.max_to == 980
+    with pytest.raises(IllegalActionError, match="R3.6"):
+        state.bet(39)
+    state.bet(40)
+
+    unraised = new_hand([1000] * 4, button=0)
+    unraised.call(), unraised.call(), unraised.call(), unraised.check()
+    stand_pat_all(unraised)
+    assert unraised.legal().min_to == 20
+
+
+def test_e2_full_house_beats_the_flush_at_showdown() -> None:
+    state = new_hand([100, 100], hands=["9s 9d 9c 5h 5s Kc 2d", "8d 7d 6d 5d 4c Kd 2s"])
+    state.call()
+    state.check()
+    check_down(state)
+    result = state.result()
+    assert result.net == (10, -10)
+    assert result.pots[0].winners == (0,)
+    assert set(cards_str(result.shown[0].five)) == {"9s", "9d", "9c", "5h", "5s"}
+    assert set(cards_str(result.shown[1].five)) == {"Kd", "8d", "7d", "6d", "5d"}
+    assert result.shown[1].category is Category.FLUSH
+
+
+def test_e3_straights() -> None:
+    def value(text: str) -> int:
+        return best_hand(parse_cards(text)).value
+
+    assert value("Ad 2c 3h 4s 5d") < value("2d 3c 4h 5s 6d")
+    assert value("Ah Kh Qh Jh Th") > value("9s 8s 7s 6s 5s")
+    assert best_hand(parse_cards("Qs Kd Ah 2c 3d")).category is Category.HIGH_CARD
+
+
+def test_e4_odd_chip_goes_left_of_the_button() -> None:
+    assert split_pot(25, [1, 2], button=0, n=3) == ((1, 2), (13, 12))
+    assert split_pot(25, [1, 2], button=1, n=3) == ((2, 1), (13, 12))
+    # The same at the table: ante-only game, pot 3 x 5 + 2 x 5 = 25, seats 1 and 2 tie.
+    state = new_hand(
+        [100, 100, 100],
+        button=0,
+        hands=["7c 7d 7h 3s 3c 5d 6s", "As Kd Qh Jc 9d 4c 2h", "Ah Ks Qd Jh 9s 4d 2d"],
+        blinds=False, ante=5, min_bet=4,
+    )
+    assert state.to_act == 1  # R2.5: left of the button
+    state.bet(5)
+    state.call()
+    state.fold()
+    check_down(state)
+    pot = state.result().pots[0]
+    assert pot.amount == 25 and pot.winners == (1, 2) and pot.shares == (13, 12)
+    assert state.result().net == (-5, 3, 2)
+
+
+def test_odd_chips_in_a_three_way_split() -> None:
+    # 4 players, ante 1, blinds 5/10; seat 3 folds; pot 4 + 30 = 34 split three ways.
+    hands = ["Ac Kd Qh Js 2c 3d 8h", "Ad Kh Qs Jc 4c 5d 8s", "Ah Ks Qc Jd 6c 7d 9h", "Th Tc 8c 8d 2h 3h 4h"]
+    state = new_hand([100] * 4, button=0, hands=hands, ante=1)
+    # First a near miss: seats 0 and 1 tie on A K Q J 8 but seat 2's 9 kicker wins alone.
+    state.fold()
+    state.call(), state.call(), state.check()
+    check_down(state)
+    result = state.result()
+    ranks = {s: result.shown[s].value for s in result.shown}
+    assert len(result.pots) == 1 and result.pots[0].amount == 34
+    assert ranks[2] > ranks[0] == ranks[1]
+    assert result.pots[0].winners == (2,)
+
+    # Now three equal straights A K Q J T: 34 chips split 12 / 11 / 11 from left of the button.
+    hands = ["Ac Kd Qh Js Tc 2d 3h", "Ad Kh Qs Jc Td 4c 5d", "Ah Ks Qc Jd Th 6c 7d", "9h 9c 8c 8d 2h 3c 4h"]
+    state = new_hand([100] * 4, button=0, hands=hands, ante=1)
+    state.fold()
+    state.call(), state.call(), state.check()
+    check_down(state)
+    pot = state.result().pots[0]
+    assert pot.amount == 34 and pot.winners == (1, 2, 0) and pot.shares == (12, 11, 11)
+    assert state.result().net == (0, 1, 0, -1)
+
+
+def test_e5_main_pot_and_side_pot() -> None:
+    # A (seat 0, 50), B (seat 1, 100), C (seat 2, 200); button A: SB B, BB C, A acts first.
+    state = new_hand([50, 100, 200], button=0, hands=[QUADS, FULL_HOUSE, NINE_HIGH])
+    state.raise_to(50)
+    assert state.all_in[0]
+    state.raise_to(100)
+    state.call()
+    stand_pat_all(state)
+    assert state.is_complete  # R3.4: only C could still act, no betting after the draw
+    result = state.result()
+    assert [(p.amount, p.eligible, p.winners) for p in result.pots] == [(150, (0, 1, 2), (0,)), (100, (1, 2), (1,))]
+    assert result.net == (100, 0, -100)
+
+
+def test_three_all_ins_of_different_sizes_make_three_pots() -> None:
+    # button 3: SB 0 (30 chips), BB 1 (60), seat 2 (100) acts first, seat 3 (400) covers.
+    state = new_hand([30, 60, 100, 400], button=3, hands=[QUADS, FULL_HOUSE, FLUSH, NINE_HIGH])
+    state.raise_to(100)
+    state.call()
+    state.call()
+    state.call()
+    stand_pat_all(state)
+    result = state.result()
+    assert [(p.amount, p.eligible, p.winners) for p in result.pots] == [
+        (120, (0, 1, 2, 3), (0,)),
+        (90, (1, 2, 3), (1,)),
+        (80, (2, 3), (2,)),
+    ]
+    assert result.net == (90, 30, -20, -100)
+    assert result.final_stacks == (120, 90, 80, 300)
+
+
+def test_all_in_player_is_eligible_only_for_the_main_pot() -> None:
+    # A (seat 0) all-in preflop for 50; B and C keep betting after the draw.
+    state = new_hand([50, 1000, 1000], button=2, hands=[QUADS, FULL_HOUSE, NINE_HIGH])
+    state.call()  # C (seat 2) calls 10
+    state.raise_to(50)  # A all-in
+    state.call()
+    state.call()
+    stand_pat_all(state)
+    assert state.to_act == 1  # A is all-in and skipped
+    state.bet(100)
+    state.call()
+    result = state.result()
+    assert [(p.amount, p.eligible, p.winners) for p in result.pots] == [(150, (0, 1, 2), (0,)), (200, (1, 2), (1,))]
+    assert result.net == (100, 50, -150)
+    assert list(result.shown) == [1, 2, 0]  # R5.7: the round-2 bettor first, then clockwise
+
+    # If C folds to B's bet, B's bet comes back (R3.9) and A still wins the main pot.
+    state = new_hand([50, 1000, 1000], button=2, hands=[QUADS, FULL_HOUSE, NINE_HIGH])
+    state.call(), state.raise_to(50), state.call(), state.call()
+    stand_pat_all(state)
+    state.bet(100)
+    state.fold()
+    result = state.result()
+    assert result.uncalled == ((1, 100),)
+    assert [(p.amount, p.eligible, p.winners) for p in result.pots] == [(150, (0, 1), (0,))]
+    assert result.net == (100, -50, -50)
+
+
+def test_e6_incomplete_all_in_raise_does_not_reopen_the_betting() -> None:
+    state = new_hand([1000, 1000, 45], button=0)
+    state.raise_to(30)  # D, a raise of 20
+    state.fold()  # small blind
+    legal = state.legal()
+    assert legal.actions == (FOLD, CALL, RAISE) and legal.min_to == legal.max_to == 45
+    state.raise_to(45)  # big blind all-in, a raise of 15
+    legal = state.legal()
+    assert state.to_act == 0 and legal.actions == (FOLD, CALL) and legal.call_amount == 15
+    before = snapshot(state)
+    with pytest.raises(IllegalActionError, match=r"R3\.[48]"):
+        state.raise_to(65)
+    assert snapshot(state) == before
+    state.call()
+    assert state.phase == "draw"
+
+
+def test_incomplete_raise_reopens_only_for_players_facing_a_full_raise() -> None:
+    # 4 players: seat 3 limps, D (seat 0) raises to 30, SB folds, BB all-in to 45.
+    state = new_hand([1000, 1000, 45, 1000], button=0)
+    state.call()
+    state.raise_to(30)
+    state.fold()
+    state.raise_to(45)
+    # seat 3 acted at 10 and now faces 35 more, at least a full raise (20): may raise
+    assert state.to_act == 3 and state.legal().actions == (FOLD, CALL, RAISE)
+    assert state.legal().min_to == 65
+    state.call()
+    # D acted at 30 and faces only 15 more: call or fold (R3.8)
+    assert state.to_act == 0 and state.legal().actions == (FOLD, CALL)
+    with pytest.raises(IllegalActionError, match=r"R3\.8"):
+        state.raise_to(65)
+
+
+def test_e7_minimum_reraise() -> None:
+    state = new_hand([1000, 1000, 1000, 1000], button=0)
+    state.raise_to(30)
+    assert state.legal().min_to == 50
+    before = snapshot(state)
+    with pytest.raises(IllegalActionError, match="R3.6: raise to 45 is below the minimum 50"):
+        state.raise_to(45)
+    assert snapshot(state) == before
+    state.raise_to(50)
+    # ... unless it puts the player all-in
+    short = new_hand([45, 1000, 1000, 1000], button=0)  # seat 0 acts after seat 3's raise
+    short.raise_to(30)
+    legal = short.legal()
+    assert short.to_act == 0 and legal.min_to == legal.max_to == 45
+    short.raise_to(45)
+    assert short.all_in[0]
+
+
+def test_e8_heads_up_order() -> None:
+    state = new_hand([1000, 1000], button=1)
+    assert state.history[:2] == [
+        {"seat": 1, "action": "small_blind", "amount": 5},
+        {"seat": 0, "action": "big_blind", "amount": 10},
+    ]
+    assert state.to_act == 1  # the button acts first in round 1
+    state.call()
+    assert state.to_act == 0
+    state.check()
+    assert state.phase == "draw" and state.to_act == 1  # and draws first
+    state.draw([])
+    state.draw([])
+    assert state.phase == "bet2" and state.to_act == 0  # and acts second in round 2
+    state.check()
+    assert state.to_act == 1
+
+
+def test_e9_stock_runs_out_and_the_muck_is_reshuffled() -> None:
+    order = random.Random(9).sample(range(52), 52)
+    state = HandState.start(GameConfig(), [1000] * 6, 0, 9, deck=order)
+    for _ in range(5):
+        state.call()
+    state.check()
+    stock = order[42:]
+    assert len(stock) == 10
+    players = [3, 4, 5, 0, 1, 2]  # p1..p6, from left of the big blind
+    discards, received = {}, {}
+    for p in players:
+        assert state.to_act == p
+        before = list(state.cards[p])
+        discards[p] = before[:4]
+        state.draw(before[:4])
+        received[p] = state.cards[p][3:]
+        assert len(state.cards[p]) == 7
+    p1, p2, p3, p4, p5, p6 = players
+    assert received[p1] == stock[0:4] and received[p2] == stock[4:8]
+    assert received[p3][:2] == stock[8:10]
+    first_muck = set(discards[p1] + discards[p2])
+    second_muck = set(discards[p3] + discards[p4])
+    assert set(received[p3][2:]) | set(received[p4]) | set(received[p5][:2]) == first_muck
+    rest = set(received[p5][2:]) | set(received[p6])
+    assert len(rest) == 6 and rest <= second_muck
+    held = [c for p in players for c in state.cards[p]]
+    assert len(held) == 42 and len(set(held)) == 42
+    assert state.phase == "bet2"
+
+
+def test_e10_fixed_limit_cap() -> None:
+    state = new_hand([1000] * 4, button=0, structure="fixed-limit", small_blind=5, big_blind=10)
+    legal = state.legal()
+    assert legal.min_to == legal.max_to == 20
+    state.raise_to(20)
+    state.raise_to(30)
+    state.raise_to(40)
+    legal = state.legal()
+    assert legal.actions == (FOLD, CALL) and legal.call_amount == 30  # big blind, capped
+    with pytest.raises(IllegalActionError, match="R3.7"):
+        state.raise_to(50)
+    state.call(), state.call(), state.call()
+    stand_pat_all(state)
+    legal = state.legal()
+    assert legal.actions == (FOLD, CHECK, BET) and legal.min_to == legal.max_to == 20
+    with pytest.raises(IllegalActionError, match="R3.7"):
+        state.bet(30)
+    state.bet(20)
+    state.raise_to(40)
+    state.raise_to(60)
+    state.raise_to(80)
+    assert state.legal().actions == (FOLD, CALL)
+    state.call(), state.call(), state.call()
+    assert state.is_complete and state.pot == 160 + 320
+
+
+def test_fixed_limit_incomplete_all_in() -> None:
+    # Less than half a bet does not reopen; half a bet or more is a full raise (R3.8).
+    state = new_hand([1000, 24, 1000], button=0, structure="fixed-limit")
+    state.raise_to(20)
+    assert state.legal().min_to == state.legal().max_to == 24
+    state.raise_to(24)
+    state.call()
+    assert state.to_act == 0 and state.legal().actions == (FOLD, CALL)
+    state = new_hand([1000, 26, 1000], button=0, structure="fixed-limit")
+    state.raise_to(20)
+    state.raise_to(26)
+    state.call()
+    assert state.legal().actions == (FOLD, CALL, RAISE) and state.legal().min_to == 36
+
+
+def test_minimum_raises_in_both_rounds() -> None:
+    state = new_hand([10_000] * 3, button=0)
+    assert state.legal().min_to == 20  # R3.6: by at least the big blind
+    state.raise_to(30)
+    assert state.legal().min_to == 50
+    state.raise_to(100)
+    assert state.legal().min_to == 170
+    state.fold()
+    state.call()
+    stand_pat_all(state)
+    assert state.legal().min_to == 200  # twice round 1's final bet
+    state.bet(250)
+    assert state.legal().min_to == 500
+    state.raise_to(600)  # a raise of 350
+    assert state.legal().min_to == 950
+
+
+def test_antes_are_dead_money() -> None:
+    state = new_hand([1000] * 3, button=0, ante=2)
+    assert [e["action"] for e in state.history] == ["ante", "ante", "ante", "small_blind", "big_blind"]
+    assert state.bets == [0, 5, 10] and state.pot == 21
+    assert state.legal().call_amount == 10
+    state.call(), state.call()
+    assert state.to_act == 2 and state.legal().actions == (FOLD, CHECK, RAISE)  # the option (R3.2)
+    state.check()
+    assert state.pot == 36 and state.contrib == [12, 12, 12]
+
+
+def test_short_stack_posts_a_partial_big_blind() -> None:
+    state = new_hand([1000, 1000, 6], button=0, hands=[NINE_HIGH, FULL_HOUSE, QUADS])
+    assert state.history[-1] == {"seat": 2, "action": "big_blind", "amount": 6, "all_in": True}
+    assert state.legal().call_amount == 10  # the full big blind is still the bet (R3.2)
+    state.call()
+    state.call()
+    assert state.phase == "draw"
+    stand_pat_all(state)
+    check_down(state)
+    result = state.result()
+    assert [(p.amount, p.eligible, p.winners) for p in result.pots] == [(18, (0, 1, 2), (2,)), (8, (0, 1), (1,))]
+    assert result.net == (-10, -2, 12)
+
+
+def test_short_small_blind_heads_up_skips_the_betting() -> None:
+    state = new_hand([3, 1000], button=0)
+    assert state.phase == "draw"  # R3.4: nobody else can act, no bet pending
+    stand_pat_all(state)
+    result = state.result()
+    assert result.uncalled == ((1, 7),)
+    assert sum(result.net) == 0 and abs(result.net[0]) == 3
+
+
+def test_uncalled_raise_returns_and_hand_ends_when_all_fold() -> None:
+    state = new_hand([1000, 1000], button=0)
+    state.raise_to(100)
+    state.fold()
+    result = state.result()
+    assert result.uncalled == ((0, 90),) and result.net == (10, -10)
+    assert result.shown == {} and state.phase == "complete"
+    assert result.pots[0].amount == 20 and result.pots[0].winners == (0,)
+
+
+def test_showing_order_without_a_bet_in_round_two() -> None:
+    state = new_hand([1000] * 3, button=1)
+    state.call(), state.call(), state.check()
+    check_down(state)
+    assert list(state.result().shown) == [2, 0, 1]
+
+
+def test_unused_cards_would_change_the_winner_if_counted() -> None:
+    # Seat 0: K K 8 8 + kicker 4 (plus a pair of fours that does not play).
+    # Seat 1: K K 8 8 + kicker 5. Counting all seven, seat 0's extra pair would win.
+    state = new_hand([100, 100], hands=["Kc Kd 8h 8s 4c 4d 2s", "Kh Ks 8c 8d 5c 3d 2h"])
+    state.call(), state.check()
+    check_down(state)
+    assert state.result().pots[0].winners == (1,)
+
+
+def test_wheel_loses_to_six_high_and_wheel_flush_wins_at_the_table() -> None:
+    state = new_hand([100, 100], hands=["Ac 2d 3h 4s 5c Kd Qh", "2c 3d 4h 5s 6c Jd 9h"])
+    state.call(), state.check()
+    check_down(state)
+    assert state.result().pots[0].winners == (1,)
+    state = new_hand([100, 100], hands=["Ah 2h 3h 4h 5h Jd Qc", "Kc Ks Kh Kd 9c 9d 9s"])
+    state.call(), state.check()
+    check_down(state)
+    assert state.result().shown[0].category is Category.STRAIGHT_FLUSH
+    assert state.result().pots[0].winners == (0,)
+
+
+def test_build_pots_from_contributions() -> None:
+    assert build_pots([50, 100, 100], [True, True, True]) == [(150, (0, 1, 2)), (100, (1, 2))]
+    # a folded seat's chips stay in the pots it reached
+    assert build_pots([30, 100, 100], [False, True, True]) == [(230, (1, 2))]
+    assert build_pots([100, 40, 100], [True, True, False]) == [(120, (0, 1)), (120, (0,))]
