@@ -1,0 +1,223 @@
+"""Property tests: thousands of seeded random legal hands over table sizes 2-6, both
+structures, antes on/off, ante-only games and both replacement modes. Every decision checks
+that offered actions are accepted and others refused; every hand checks chips, cards,
+observations and replay."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from harness.engine import (
+    Action,
+    ActionKind,
+    GameConfig,
+    HandState,
+    IllegalActionError,
+    InvalidActionError,
+    replay,
+)
+from harness.engine.cards import CARD_STRS
+
+KINDS = tuple(ActionKind)
+BETTING = (ActionKind.FOLD, ActionKind.CHECK, ActionKind.CALL, ActionKind.BET, ActionKind.RAISE)
+CONFIGS = [
+    GameConfig(),
+    GameConfig(ante=2),
+    GameConfig(structure="fixed-limit"),
+    GameConfig(structure="fixed-limit", ante=1, cap=0),
+    GameConfig(structure="fixed-limit", cap=2, replacements="per-seat"),
+    GameConfig(blinds=False, ante=5, min_bet=10),
+    GameConfig(blinds=False, ante=1, min_bet=2, structure="fixed-limit"),
+    GameConfig(ante=3, replacements="per-seat"),
+]
+CARD_SET = set(CARD_STRS)
+
+
+def cheap_snapshot(state: HandState) -> tuple[Any, ...]:
+    return (
+        state.phase, state.to_act, list(state.stacks), list(state.bets), list(state.contrib),
+        list(state.folded), list(state.all_in), [list(c) for c in state.cards], list(state.draws),
+        len(state.history), state.legal(),
+    )
+
+
+def card_strings(value: Any) -> set[str]:
+    """Every string in a JSON-like value that is a card's text."""
+    if isinstance(value, str):
+        return {value} if value in CARD_SET else set()
+    if isinstance(value, dict):
+        return set().union(*(card_strings(v) for v in value.values())) if value else set()
+    if isinstance(value, list):
+        return set().union(*(card_strings(v) for v in value)) if value else set()
+    return set()
+
+
+def check_invariants(state: HandState) -> None:
+    start = state.starting_stacks
+    if not state.is_complete:
+        assert all(state.stacks[s] + state.contrib[s] == start[s] for s in range(state.n))
+        assert all(b >= 0 for b in state.bets) and all(x >= 0 for x in state.stacks)
+    # no card in two places: live hands, the muck, the stock, the undealt deck
+    live = [c for s in range(state.n) if not state.folded[s] for c in state.cards[s]]
+    assert len(live) == len(set(live))
+    if state.config.replacements == "stock":
+        rest = state._muck + state._stock + state._deck.upto(52)[state._pos :]
+        everything = live + rest
+        assert len(everything) == len(set(everything))
+        assert len(everything) + sum(len(state.cards[s]) for s in range(state.n) if state.folded[s]) >= 52
+
+
+def check_offers(state: HandState, rng: random.Random) -> None:
+    """Offered actions are accepted, everything else refused."""
+    legal = state.legal()
+    seat = state.to_act
+    assert seat is not None
+    if state.phase == "draw":
+        assert legal.actions == (ActionKind.DRAW,) and legal.max_discards == 4
+        hand = state.cards[seat]
+        for k in range(5):
+            assert state.can(Action(ActionKind.DRAW, 0, tuple(rng.sample(hand, k))))
+        assert not state.can(Action(ActionKind.DRAW, 0, tuple(hand[:5])))
+        assert not state.can(Action(ActionKind.DRAW, 0, (hand[0], hand[0])))
+        other = next(c for c in range(52) if c not in hand)
+        assert not state.can(Action(ActionKind.DRAW, 0, (other,)))
+        for kind in BETTING:
+            assert not state.can(Action(kind, legal.max_to))
+        return
+    assert ActionKind.FOLD in legal.actions
+    assert not state.can(Action(ActionKind.DRAW))
+    for kind in BETTING:
+        if kind in (ActionKind.BET, ActionKind.RAISE):
+            if kind in legal.actions:
+                lo, hi = legal.min_to, legal.max_to
+                assert 0 < lo <= hi == state.bets[seat] + state.stacks[seat] or state.config.structure == "fixed-limit"
+                assert state.can(Action(kind, lo)) and state.can(Action(kind, hi))
+                assert not state.can(Action(kind, lo - 1)) and not state.can(Action(kind, hi + 1))
+                if state.config.structure == "fixed-limit":
+                    assert lo == hi
+                else:
+                    assert state.can(Action(kind, rng.randint(lo, hi)))
+            else:
+                for amount in (legal.min_to, legal.max_to, state.bets[seat] + state.stacks[seat], 20):
+                    assert not state.can(Action(kind, amount))
+        else:
+            assert state.can(Action(kind)) == (kind in legal.actions)
+    if ActionKind.CALL in legal.actions:
+        assert 0 < legal.call_amount <= state.stacks[seat]
+    else:
+        assert legal.call_amount == 0
+
+
+def random_action(state: HandState, rng: random.Random) -> Action:
+    legal = state.legal()
+    kind = rng.choice(legal.actions)
+    if kind is ActionKind.DRAW:
+        hand = state.cards[state.to_act]  # type: ignore[index]
+        return Action(kind, 0, tuple(rng.sample(hand, rng.randint(0, 4))))
+    if kind in (ActionKind.BET, ActionKind.RAISE):
+        lo, hi = legal.min_to, legal.max_to
+        amount = rng.choice([lo, hi, rng.randint(lo, hi)])
+        return Action(kind, amount)
+    return Action(kind)
+
+
+def play_checked(seed: int, deep: bool) -> HandState:
+    rng = random.Random(seed)
+    n = rng.randint(2, 6)
+    config = rng.choice([c for c in CONFIGS if n <= 4 or c.replacements == "stock"])
+    stacks = [rng.choice([rng.randint(1, 40), rng.randint(40, 400), 1000]) for _ in range(n)]
+    state = HandState.start(config, stacks, rng.randrange(n), seed, hand_id=seed)
+    steps = 0
+    while not state.is_complete:
+        check_invariants(state)
+        if deep:
+            check_offers(state, rng)
+        if deep and steps % 3 == 0:
+            # an illegal or malformed action leaves the state exactly as it was
+            before = cheap_snapshot(state)
+            bad = rng.choice([Action(ActionKind.DRAW, 0, (99,)), Action(ActionKind.RAISE, -1), Action(ActionKind.CHECK)])
+            try:
+                state.apply(bad)
+            except (IllegalActionError, InvalidActionError):
+                pass
+            else:  # it was legal (a check): it counts as this step's action
+                steps += 1
+                continue
+            assert cheap_snapshot(state) == before
+        if deep and steps % 2 == 0:
+            seat = rng.randrange(n)
+            seen = card_strings(state.observation(seat))
+            assert seen == {CARD_STRS[c] for c in state.cards[seat]}
+        state.apply(random_action(state, rng))
+        steps += 1
+    result = state.result()
+    assert sum(result.net) == 0
+    assert sum(result.final_stacks) == sum(stacks) and min(result.final_stacks) >= 0
+    assert sum(p.amount for p in result.pots) == state.pot
+    assert all(sum(p.shares) == p.amount for p in result.pots)
+    assert all(set(p.winners) <= set(p.eligible) for p in result.pots)
+    check_invariants(state)
+    shown = set(result.shown)
+    assert shown == ({s for s in range(n) if not state.folded[s]} if len(shown) else set())
+    for seat in range(n):
+        visible = {CARD_STRS[c] for s in shown | {seat} for c in state.cards[s]}
+        assert card_strings(state.observation(seat)) <= visible
+    return state
+
+
+def test_random_hands_keep_every_invariant() -> None:
+    for seed in range(2500):
+        state = play_checked(seed, deep=True)
+        record = json.loads(json.dumps(state.record()))
+        again = replay(record)
+        assert again.record() == state.record()
+
+
+def test_many_more_random_hands_conserve_chips_and_replay() -> None:
+    for seed in range(10_000, 20_000):
+        state = play_checked(seed, deep=False)
+        if seed % 10 == 0:
+            assert replay(state.record()).result() == state.result()
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    n=st.integers(2, 6),
+    config=st.sampled_from(CONFIGS[:4] + CONFIGS[5:7]),
+    stacks=st.lists(st.integers(1, 500), min_size=6, max_size=6),
+    seed=st.integers(0, 2**64),
+    choices=st.lists(st.integers(0, 10_000), min_size=60, max_size=60),
+)
+def test_hypothesis_driven_hands(n: int, config: GameConfig, stacks: list[int], seed: int, choices: list[int]) -> None:
+    state = HandState.start(config, stacks[:n], seed % n, seed)
+    for pick in choices:
+        if state.is_complete:
+            break
+        legal = state.legal()
+        kind = legal.actions[pick % len(legal.actions)]
+        if kind is ActionKind.DRAW:
+            hand = state.cards[state.to_act]  # type: ignore[index]
+            action = Action(kind, 0, tuple(hand[: pick % 5]))
+        elif kind in (ActionKind.BET, ActionKind.RAISE):
+            action = Action(kind, legal.min_to + pick % (legal.max_to - legal.min_to + 1))
+        else:
+            action = Action(kind)
+        state.apply(action)
+        assert all(state.stacks[s] + state.contrib[s] == stacks[s] for s in range(n)) or state.is_complete
+    while not state.is_complete:
+        state.apply(state.default_action())
+    assert sum(state.result().net) == 0
+    assert replay(state.record()).record() == state.record()
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_same_seed_same_actions_same_record(seed: int) -> None:
+    a = play_checked(seed, deep=False)
+    b = play_checked(seed, deep=False)
+    assert a.record() == b.record()
