@@ -7,6 +7,8 @@ How it thinks:
   draws each with the same smart rule it uses itself (:func:`bots._cards.smart_keep`),
   and keeps the sorted final values, per number of cards drawn. That is the
   distribution of a sensible opponent's final hand.
+- Opponent reads: it counts how often each opponent bets or raises (from every
+  ``hand_end``); a raise from a player who raises all the time means little.
 - Strength = chance to beat every live opponent at showdown: before the draw, the
   average over a few sampled draws of its own hand; after the draw, its final hand
   against the distribution of opponents who drew as many cards as each one did (R4.3).
@@ -24,9 +26,11 @@ from typing import Sequence
 
 from bots._cards import CARD_TEXT, smart_keep, to_ints
 from harness.engine.evaluator import evaluate
+from protocol.messages import HandEnd, HandStart
 from protocol.sdk import Action, Bot, DecisionState
 
 _DECK = tuple(range(52))
+_VOLUNTARY = frozenset({"fold", "check", "call", "bet", "raise"})
 
 
 def opponent_model(samples: int = 6000, seed: int = 7) -> dict[int | None, list[int]]:
@@ -77,6 +81,33 @@ class Solid(Bot):
         self.rng = random.Random(seed)
         self.samples = samples
         self.model = opponent_model()
+        # Per opponent name: [aggressive actions, all voluntary actions], with a prior of
+        # a fairly tight player (2 in 10), learned from every hand_end history.
+        self.aggression: dict[str, list[int]] = {}
+        self._names: tuple[str, ...] = ()
+
+    # ------------------------------------------------------------------ opponent reads
+
+    def on_hand_start(self, msg: HandStart) -> None:
+        self._names = msg.names
+
+    def on_hand_end(self, msg: HandEnd) -> None:
+        me = self.hand.seat if self.hand is not None else -1
+        for event in msg.history:
+            action = event["action"]
+            seat = event["seat"]
+            if seat == me or action not in _VOLUNTARY or seat >= len(self._names):
+                continue
+            counts = self.aggression.setdefault(self._names[seat], [2, 10])
+            counts[1] += 1
+            if action == "bet" or action == "raise":
+                counts[0] += 1
+
+    def caution(self, seat: int) -> float:
+        """How much a bet or raise from ``seat`` means: 1 from a tight player, 0 from a maniac."""
+        name = self._names[seat] if seat < len(self._names) else ""
+        aggressive, total = self.aggression.get(name, (2, 10))
+        return max(0.0, 1.0 - 2.0 * aggressive / total)
 
     # ------------------------------------------------------------------ strength
 
@@ -123,33 +154,38 @@ class Solid(Bot):
         raises = self._raises_this_round(state)
         if raises:
             e = e ** (1.0 + 0.35 * raises)
+        raises = int(raises > 0.5)
         to_call = state.to_call
         pot = state.pot
         pot_odds = to_call / (pot + to_call) if to_call else 0.0
         my_bet = state.bets[state.seat]
         top_bet = max(state.bets)
         can_wager = state.can("raise") or state.can("bet")
+        # Against players who bet and raise with anything, value-bet and call lighter.
+        opponents = self._opponents(state)
+        loose = 1.0 - sum(self.caution(s) for s in opponents) / len(opponents) if opponents else 0.0
         if can_wager and e >= 0.80:
             return state.wager(top_bet + pot + to_call)  # pot-sized
-        if can_wager and e >= 0.62 and raises == 0:
+        if can_wager and e >= 0.62 - 0.08 * loose and raises == 0:
             return state.wager(top_bet + (pot + to_call) // 2)  # half pot
         if to_call == 0:
             return Action("check") if state.can("check") else state.default_action()
-        margin = 0.04 if state.phase == "bet2" else 0.02
+        margin = (0.04 if state.phase == "bet2" else 0.02) - 0.06 * loose
         if e >= pot_odds + margin or (my_bet > 0 and to_call <= state.big_blind and e > 0.2):
             return Action("call")
         return Action("fold")
 
-    def _raises_this_round(self, state: DecisionState) -> int:
-        """Bets and raises by other seats since the current betting round began."""
+    def _raises_this_round(self, state: DecisionState) -> float:
+        """Bets and raises by other seats since the current betting round began, each
+        weighted by how much that seat's aggression usually means (:meth:`caution`)."""
         me = state.seat
-        count = 0
+        count = 0.0
         for event in state.history:
             action = event["action"]
             if action == "draw":
-                count = 0  # round 2 starts after the draw
+                count = 0.0  # round 2 starts after the draw
             elif (action == "raise" or action == "bet") and event["seat"] != me:
-                count += 1
+                count += self.caution(event["seat"])
         return count
 
     def draw(self, state: DecisionState) -> list[str]:
