@@ -187,3 +187,28 @@ def test_overrides(tmp_path: Path) -> None:
         with_overrides(cfg, hands=0)
     with pytest.raises(ConfigError, match="--jobs"):
         with_overrides(cfg, jobs=-1)
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("name", ["league.toml", "league4.toml", "faults.toml"])
+def test_shipped_tournament_files_load(name: str) -> None:
+    from harness.runner import schedule_for
+
+    cfg = load_config(ROOT / "tournaments" / name)
+    assert all(b.cwd == str(ROOT) for b in cfg.bots)
+    for bot in cfg.bots:
+        module = bot.command[2] if bot.command[1:2] == ("-m",) else None
+        if module:  # a shipped bot, not a test fixture
+            assert module.startswith("bots.") and (ROOT / (module.replace(".", "/") + ".py")).is_file()
+    assert schedule_for(cfg)
+
+
+def test_default_league_has_the_example_bots_and_10000_hands() -> None:
+    from harness.runner import schedule_for
+
+    cfg = load_config(ROOT / "tournaments" / "league.toml")
+    assert {"random", "caller", "raiser", "solid"} <= set(cfg.bot_names)
+    assert len(schedule_for(cfg)) * cfg.schedule.hands >= 10_000
+    assert cfg.tournament.output == Path("results/league")
