@@ -76,21 +76,87 @@ def leaderboard(directory: Path = typer.Argument(..., help="A tournament output 
 
 @app.command()
 def match(
-    bot: List[str] = typer.Option(..., "--bot", help="NAME=COMMAND, once per seat (2-6)."),
+    bot: List[str] = typer.Option(..., "--bot", help="NAME=COMMAND, once per seat (2-6); COMMAND is split like a shell does."),
     hands: int = typer.Option(100, "--hands", help="Hands to play."),
     seed: int = typer.Option(0, "--seed", help="Match seed (deals)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Directory for hand history and bot logs."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Directory for hand history and bot logs (default: a new temporary directory)."),
+    decision_ms: int = typer.Option(1000, "--decision-ms", help="Time per decision in ms."),
+    time_bank_ms: int = typer.Option(30000, "--time-bank-ms", help="Extra thinking time per bot for the match in ms."),
+    max_faults: int = typer.Option(10, "--max-faults", help="Faults after which a bot is out."),
+    stack: int = typer.Option(1000, "--stack", help="Starting stack in chips."),
+    freezeout: bool = typer.Option(False, "--freezeout", help="Keep stacks across hands; busted bots leave."),
+    pin: Optional[int] = typer.Option(None, "--pin", help="Pin the referee and bots to this CPU (often faster on VMs)."),
 ) -> None:
     """Play one match between bot commands and print the result table."""
-    typer.echo("harness match: the referee is not built yet", err=True)
-    raise typer.Exit(2)
+    import shlex
+    import tempfile
+
+    from tabulate import tabulate
+
+    from harness.engine import ConfigError, GameConfig
+    from harness.referee import BotSpec, Limits, MatchSpec, StackMode, play_match
+
+    specs = []
+    for item in bot:
+        name, sep, command = item.partition("=")
+        if not sep or not name.strip() or not command.strip():
+            typer.echo(f"harness match: --bot {item!r} must be NAME=COMMAND, e.g. --bot caller='python -m bots.caller'", err=True)
+            raise typer.Exit(2)
+        try:
+            argv = tuple(shlex.split(command))
+        except ValueError as exc:
+            typer.echo(f"harness match: cannot split the command of --bot {name}: {exc}", err=True)
+            raise typer.Exit(2)
+        specs.append(BotSpec(name.strip(), argv))
+    out_dir = out if out is not None else Path(tempfile.mkdtemp(prefix="harness-match-"))
+    game = GameConfig()
+    try:
+        spec = MatchSpec(
+            game=game, hands=hands, seed=seed, starting_stack=stack,
+            stack_mode=StackMode.FREEZEOUT if freezeout else StackMode.RESET,
+        )
+        limits = Limits(decision_ms=decision_ms, time_bank_ms=time_bank_ms, max_faults=max_faults)
+        result = play_match(specs, spec, limits, out_dir, cpus=None if pin is None else {pin})
+    except (ValueError, ConfigError) as exc:
+        typer.echo(f"harness match: {exc}", err=True)
+        raise typer.Exit(2)
+    except KeyboardInterrupt:
+        typer.echo(f"harness match: interrupted; bots stopped; hands so far in {out_dir / 'hands.jsonl'}", err=True)
+        raise typer.Exit(130)
+    rows = []
+    for seat, name in enumerate(result.bots):
+        faults = ", ".join(f"{k} {v}" for k, v in sorted(result.faults[seat].items())) or "-"
+        bb100 = result.net[seat] / game.unit / result.hands_played * 100 if result.hands_played else 0.0
+        rows.append([name, seat, result.net[seat], f"{bb100:+.1f}", faults, result.status[seat]])
+    typer.echo(
+        tabulate(rows, headers=["bot", "seat", "net chips", "bb/100", "faults", "status"], colalign=("left", "right", "right", "right", "left", "left"))
+    )
+    typer.echo(f"{result.hands_played} hands in {result.duration_s:.1f} s; hand history: {out_dir / 'hands.jsonl'}")
 
 
 @app.command()
 def replay(file: Path = typer.Argument(..., help="A hand history file (JSON Lines, .jsonl or .jsonl.gz).")) -> None:
-    """Re-run every hand of a hand history through the engine and report differences."""
-    typer.echo("harness replay: not built yet", err=True)
-    raise typer.Exit(2)
+    """Re-run every hand of a hand history through the engine and report differences.
+
+    Prints one line per hand (OK or the first difference); exit status 1 if any hand differs.
+    """
+    from harness.replay import check_history
+
+    bad = total = 0
+    try:
+        for check in check_history(file):
+            total += 1
+            label = f"hand {check.hand_id}" if check.hand_id is not None else f"record {check.line}"
+            if check.ok:
+                typer.echo(f"{label}: OK")
+            else:
+                bad += 1
+                typer.echo(f"{label}: DIFFERS: {check.detail}")
+    except OSError as exc:
+        typer.echo(f"harness replay: cannot read {file}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(2)
+    typer.echo(f"{total - bad} of {total} hands replay identically" + (f"; {bad} differ" if bad else ""))
+    raise typer.Exit(1 if bad else 0)
 
 
 @app.command(
@@ -133,8 +199,17 @@ def check_bot(
 @bench_app.command("engine")
 def bench_engine(json_out: bool = typer.Option(False, "--json", help="Print one JSON object.")) -> None:
     """Engine-only hands/s (heads-up, 6-handed) and seven-card evaluations/s."""
-    typer.echo("not built yet", err=True)
-    raise typer.Exit(2)
+    import json
+
+    from harness.bench.engine import run as run_engine_bench
+
+    figures = run_engine_bench()
+    if json_out:
+        typer.echo(json.dumps(figures))
+        return
+    typer.echo(f"heads-up random hands/s:   {figures['hands_per_s_heads_up']:>9,}")
+    typer.echo(f"six-handed random hands/s: {figures['hands_per_s_six_handed']:>9,}")
+    typer.echo(f"seven-card evaluations/s:  {figures['evals_per_s']:>9,}")
 
 
 @bench_app.command("match")

@@ -1,0 +1,259 @@
+"""The referee plays whole matches between real bot subprocesses over real sockets.
+
+Normal matches use the example bots (bots/); the misbehaving ones here are
+tiny inline scripts (``python -c``) speaking raw msgpack, so each test shows
+its bot's behaviour. The full catalogue of broken bots lives in the bot
+process tests; these cover the referee's own rules: late replies, crash and
+max_faults put a bot out, freezeout busts, determinism, replay, cleanup.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import harness.referee as referee_mod
+from harness.botproc import find_marked
+from harness.engine import GameConfig
+from harness.history import HistoryWriter, read_history, without_volatile
+from harness.referee import BotSpec, Limits, MatchSpec, StackMode, hand_seed, play_match
+from harness.replay import check_history
+
+PY = sys.executable
+ROOT = Path(__file__).resolve().parents[1]
+
+#: A raw-msgpack bot; argv[1] picks the misbehaviour.
+RAW_BOT = r"""
+import os, sys, time, zmq, msgpack
+mode = sys.argv[1]
+ctx = zmq.Context(); s = ctx.socket(zmq.DEALER); s.setsockopt(zmq.LINGER, 0)
+s.connect(os.environ["HARNESS_ENDPOINT"])
+s.send(msgpack.packb({"type": "hello", "v": 1, "secret": os.environ["HARNESS_SECRET"], "name": "raw"}))
+asked = 0
+while True:
+    m = msgpack.unpackb(s.recv())
+    t = m["type"]
+    if t in ("act", "draw"):
+        asked += 1
+        seq, legal = m["seq"], m["legal"]
+        if mode == "sleepy" and asked == 1 and "raise" in legal["actions"]:
+            time.sleep(0.6)   # past the 400 ms limit, then a raise nobody may apply
+            s.send(msgpack.packb({"type": "action", "v": 1, "seq": seq, "action": "raise", "amount": legal["min_to"]}))
+            continue
+        if mode == "crash" and asked == 3:
+            os._exit(3)
+        if mode == "illegal" and t == "act":
+            s.send(msgpack.packb({"type": "action", "v": 1, "seq": seq, "action": "raise", "amount": 1}))
+            continue
+        if t == "draw":
+            s.send(msgpack.packb({"type": "discard", "v": 1, "seq": seq, "cards": []}))
+        else:
+            a = "call" if "call" in legal["actions"] else "check"
+            s.send(msgpack.packb({"type": "action", "v": 1, "seq": seq, "action": a}))
+    elif t == "match_end" or (t == "error" and m.get("fatal")):
+        break
+"""
+
+
+def example(name: str) -> BotSpec:
+    return BotSpec(name, (PY, "-m", f"bots.{name}"), cwd=str(ROOT))
+
+
+def raw(name: str, mode: str) -> BotSpec:
+    return BotSpec(name, (PY, "-c", RAW_BOT, mode))
+
+
+LIMITS = Limits(decision_ms=1000, time_bank_ms=2000, startup_ms=10000)
+
+
+@pytest.fixture(autouse=True)
+def no_process_left_and_no_tempdir(monkeypatch: pytest.MonkeyPatch) -> Any:
+    made: list[str] = []
+    real = tempfile.mkdtemp
+
+    def mkdtemp(*args: Any, **kwargs: Any) -> str:
+        path = real(*args, **kwargs)
+        made.append(path)
+        return path
+
+    monkeypatch.setattr(referee_mod.tempfile, "mkdtemp", mkdtemp)
+    yield made
+    assert find_marked(owner_pid=os.getpid()) == [], "a bot process outlived its match"
+    assert not any(os.path.exists(p) for p in made), "the private endpoint directory was left"
+
+
+def records(out: Path) -> list[dict[str, Any]]:
+    return list(read_history(out / "hands.jsonl"))
+
+
+def test_heads_up_match_between_example_bots(tmp_path: Path) -> None:
+    spec = MatchSpec(GameConfig(), hands=40, seed=11)
+    result = play_match([example("caller"), example("raiser")], spec, LIMITS, tmp_path)
+    assert result.hands_played == 40 and result.status == ["ok", "ok"]
+    assert result.faults == [{}, {}]
+    assert sum(result.net) == 0
+    assert [sum(col) for col in zip(*result.hand_nets)] == result.net
+    recs = records(tmp_path)
+    assert [r["hand_id"] for r in recs] == list(range(40))
+    for h, r in enumerate(recs):
+        assert r["button"] == h % 2 and r["seed"] == hand_seed(11, h)
+        assert r["bots"] == ["caller", "raiser"] and r["match_seats"] == [0, 1]
+        assert r["net"] == result.hand_nets[h]
+        assert len(r["timings_ms"]) == len(r["actions"]) and r["faults"] == []
+    assert {p.name for p in (tmp_path / "logs").iterdir()} >= {"0-caller.err", "1-raiser.out", "referee.log"}
+
+
+def test_three_handed_match(tmp_path: Path) -> None:
+    spec = MatchSpec(GameConfig(), hands=30, seed=5)
+    result = play_match([example("caller"), example("raiser"), example("random_bot")], spec, LIMITS, tmp_path)
+    assert result.hands_played == 30 and result.status == ["ok"] * 3 and result.faults == [{}] * 3
+    assert sum(result.net) == 0
+    assert [r["button"] for r in records(tmp_path)] == [h % 3 for h in range(30)]
+
+
+def test_late_reply_is_discarded_and_never_applied(tmp_path: Path) -> None:
+    # The late reply arrives while the referee waits for the bot's next request (seq 2).
+    limits = Limits(decision_ms=400, time_bank_ms=0, startup_ms=10000)
+    spec = MatchSpec(GameConfig(), hands=6, seed=2)
+    result = play_match([raw("sleepy", "sleepy"), raw("steady", "plain")], spec, limits, tmp_path)
+    assert result.faults == [{"timeout": 1}, {}] and result.status == ["ok", "ok"]
+    recs = records(tmp_path)
+    # The raise that came late was applied neither then nor to any later request.
+    assert not any(a["seat"] == 0 and a["action"] == "raise" for r in recs for a in r["actions"])
+    assert recs[0]["faults"] == [{"seat": 0, "kind": "timeout", "detail": "no reply within the time limit"}]
+    assert recs[0]["actions"][0] == {"seat": 0, "action": "fold"}  # the default action
+    assert "late reply to request 1 discarded" in (tmp_path / "logs" / "referee.log").read_text()
+
+
+def test_crash_and_max_faults_put_bots_out_but_the_match_finishes(tmp_path: Path) -> None:
+    limits = Limits(decision_ms=1000, time_bank_ms=0, max_faults=3)
+    spec = MatchSpec(GameConfig(), hands=12, seed=4)
+    bots = [raw("crasher", "crash"), raw("cheater", "illegal"), example("caller")]
+    result = play_match(bots, spec, limits, tmp_path)
+    assert result.hands_played == 12 and sum(result.net) == 0
+    assert result.faults[0] == {"crash": 1} and result.status[0].startswith("crash: exit status 3")
+    assert result.faults[1] == {"illegal": 3} and result.status[1].startswith("max_faults: 3 faults")
+    assert result.faults[2] == {} and result.status[2] == "ok"
+    recs = records(tmp_path)
+    kinds = [(f["seat"], f["kind"]) for r in recs for f in r["faults"]]
+    assert kinds.count((0, "crash")) == 1 and kinds.count((1, "illegal")) == 3
+    # Once out, a bot is never asked again: it posts blinds and is folded at its first decision.
+    last = recs[-1]
+    assert all(seat == 2 for seat, _ in last["timings_ms"])
+    for seat in (0, 1):
+        mine = [a for a in last["actions"] if a["seat"] == seat]
+        assert mine in ([], [{"seat": seat, "action": "fold"}])
+
+
+def test_same_seed_same_history_except_timings(tmp_path: Path) -> None:
+    spec = MatchSpec(GameConfig(), hands=25, seed=99)
+    bots = [example("caller"), example("raiser"), example("solid")]
+    play_match(bots, spec, LIMITS, tmp_path / "a")
+    play_match(bots, spec, LIMITS, tmp_path / "b")
+    a = [json.dumps(without_volatile(r)) for r in records(tmp_path / "a")]
+    b = [json.dumps(without_volatile(r)) for r in records(tmp_path / "b")]
+    assert a == b and len(a) == 25
+
+
+def test_replay_verifies_a_match_and_catches_tampering(tmp_path: Path) -> None:
+    spec = MatchSpec(GameConfig(), hands=20, seed=8)
+    play_match([example("raiser"), example("caller")], spec, LIMITS, tmp_path)
+    path = tmp_path / "hands.jsonl"
+    assert all(c.ok for c in check_history(path)) and len(list(check_history(path))) == 20
+    lines = path.read_text().splitlines()
+    rec = json.loads(lines[7])
+    rec["net"] = [rec["net"][1], rec["net"][0]] if rec["net"][0] != rec["net"][1] else [1, -1]
+    lines[7] = json.dumps(rec)
+    rec = json.loads(lines[12])
+    rec["hole_cards"][0][0], rec["hole_cards"][1][0] = rec["hole_cards"][1][0], rec["hole_cards"][0][0]
+    lines[12] = json.dumps(rec)
+    bad = tmp_path / "tampered.jsonl"
+    bad.write_text("\n".join(lines) + "\n")
+    failed = [(c.hand_id, c.detail) for c in check_history(bad) if not c.ok]
+    assert [h for h, _ in failed] == [7, 12]
+    assert "net" in failed[0][1] and "hole_cards" in failed[1][1]
+    cli = [PY, "-m", "harness.cli", "replay"]
+    ok = subprocess.run(cli + [str(path)], capture_output=True, text=True, cwd=ROOT)
+    assert ok.returncode == 0 and "20 of 20 hands replay identically" in ok.stdout
+    ko = subprocess.run(cli + [str(bad)], capture_output=True, text=True, cwd=ROOT)
+    assert ko.returncode == 1 and "hand 7: DIFFERS" in ko.stdout and "hand 8: OK" in ko.stdout
+
+
+def test_freezeout_busted_bots_leave_and_the_button_moves_on(tmp_path: Path) -> None:
+    spec = MatchSpec(GameConfig(), hands=200, seed=3, starting_stack=100, stack_mode=StackMode.FREEZEOUT)
+    bots = [example("raiser"), example("caller"), example("caller"), example("solid")]
+    bots = [BotSpec(f"{b.name}{i}", b.command, b.cwd) for i, b in enumerate(bots)]
+    result = play_match(bots, spec, LIMITS, tmp_path)
+    recs = records(tmp_path)
+    assert len(recs) == result.hands_played and sum(result.net) == 0
+    assert any(len(r["match_seats"]) < 4 for r in recs), "nobody busted"
+    stacks = [100] * 4
+    prev_button = None
+    for r in recs:
+        seated = [m for m in range(4) if stacks[m] > 0]
+        assert r["match_seats"] == seated
+        assert r["stacks"] == [stacks[m] for m in seated]
+        button = seated[r["button"]]
+        if prev_button is not None:  # R2.1: the next seat, clockwise, still in the match
+            assert button == next(m for k in range(1, 5) if stacks[m := (prev_button + k) % 4] > 0)
+        prev_button = button
+        for k, m in enumerate(seated):
+            stacks[m] += r["net"][k]
+    assert [s - 100 for s in stacks] == result.net
+    if result.hands_played < 200:  # stopped early: one bot holds every chip
+        assert sorted(stacks)[-2] == 0
+
+
+def test_referee_error_and_ctrl_c_still_clean_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real_write = HistoryWriter.write
+    for exc in (RuntimeError("disk on fire"), KeyboardInterrupt()):
+        calls = {"n": 0}
+
+        def write(self: HistoryWriter, record: dict[str, Any], exc: BaseException = exc) -> None:
+            calls["n"] += 1
+            if calls["n"] == 3:
+                raise exc
+            real_write(self, record)
+
+        monkeypatch.setattr(HistoryWriter, "write", write)
+        out = tmp_path / type(exc).__name__
+        with pytest.raises(type(exc)):
+            play_match([example("caller"), example("raiser")], MatchSpec(GameConfig(), 50, 1), LIMITS, out)
+        assert find_marked(owner_pid=os.getpid()) == []
+        assert len(records(out)) == 2
+
+
+def test_cli_match_prints_the_table_and_sigint_stops_everything(tmp_path: Path) -> None:
+    cmd = [PY, "-m", "harness.cli", "match", "--bot", f"a={PY} -m bots.caller", "--bot", f"b={PY} -m bots.raiser"]
+    tmp = tmp_path / "tmp"  # the referee's private directories go here
+    tmp.mkdir()
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    done = subprocess.run(cmd + ["--hands", "20", "--seed", "1", "--out", str(tmp_path / "m")], capture_output=True, text=True, cwd=ROOT, env=env)
+    assert done.returncode == 0, done.stderr
+    header = done.stdout.splitlines()[0].split()
+    assert header[:2] == ["bot", "seat"] and "bb/100" in header and "status" in header
+    assert len(records(tmp_path / "m")) == 20
+    # Ctrl-C in the middle of a long match: bots stopped, exit status 130.
+    proc = subprocess.Popen(
+        cmd + ["--hands", "10000000", "--out", str(tmp_path / "int")],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and not (tmp_path / "int" / "hands.jsonl").exists():
+        time.sleep(0.05)
+    time.sleep(0.3)
+    assert find_marked(owner_pid=proc.pid), "the bots were not running"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130 and "interrupted" in err
+    assert find_marked(owner_pid=proc.pid) == []
+    assert list(tmp.iterdir()) == []
