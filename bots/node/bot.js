@@ -39,6 +39,15 @@ async function main() {
     return 2;
   }
   const sock = new zmq.Dealer({ linger: 0, receiveTimeout: POLL_MS });
+  // The referee is gone when an established connection drops.
+  let connected = false;
+  let gone = false;
+  sock.events.on("connect", () => {
+    connected = true;
+  });
+  sock.events.on("disconnect", () => {
+    if (connected) gone = true;
+  });
   sock.connect(endpoint);
   await sock.send(
     encode({
@@ -57,6 +66,10 @@ async function main() {
         frames = await sock.receive();
       } catch (err) {
         if (err.code !== "EAGAIN") throw err;
+        if (gone) {
+          log("the referee closed the connection; exiting");
+          return 0;
+        }
         if (process.ppid !== parent) {
           log("parent process gone; exiting");
           return 0;
@@ -99,6 +112,7 @@ async function main() {
       }
     }
   } finally {
+    sock.events.close();
     sock.close();
   }
 }

@@ -1,0 +1,63 @@
+"""The second-language proof: the Node.js bot (bots/node, written from PROTOCOL.md alone) plays a hand.
+
+Its npm dependencies (zeromq 6 ships prebuilt binaries inside its npm package, so no
+download from elsewhere is needed) are installed into a temporary copy of bots/node.
+Skipped, with the reason, when node or npm is not installed.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.test_protocol_sdk import ROOT, MiniReferee
+
+NODE = shutil.which("node")
+NPM = shutil.which("npm")
+
+pytestmark = pytest.mark.skipif(
+    NODE is None or NPM is None, reason="Node.js bot test needs `node` and `npm` on PATH (Node 18+)"
+)
+
+
+@pytest.fixture(scope="module")
+def node_bot(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """bots/node copied to a temporary directory with its dependencies installed."""
+    work = tmp_path_factory.mktemp("node-bot") / "bot"
+    shutil.copytree(ROOT / "bots" / "node", work, ignore=shutil.ignore_patterns("node_modules"))
+    done = subprocess.run(
+        [str(NPM), "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, f"npm ci failed in {work}:\n{done.stdout}\n{done.stderr}"
+    return work / "bot.js"
+
+
+def test_node_bot_plays_a_hand(tmp_path: Path, node_bot: Path) -> None:
+    ref = MiniReferee(tmp_path, [str(NODE), str(node_bot)], name="node")
+    try:
+        hello = ref.handshake()
+        assert hello.name == "node"
+        replies = ref.play_spec_hand()
+        assert [type(r).__name__ for r in replies] == ["ActionReply", "DiscardReply", "ActionReply"]
+        # Its draw keeps the pair of sevens and throws the lowest unpaired cards.
+        assert set(replies[1].cards) == {"2c", "3s", "Qh", "Kh"}  # type: ignore[union-attr]
+        assert ref.wait_exit() == 0
+    finally:
+        ref.close()
+
+
+def test_node_bot_exits_when_the_referee_disappears(tmp_path: Path, node_bot: Path) -> None:
+    ref = MiniReferee(tmp_path, [str(NODE), str(node_bot)], name="node")
+    try:
+        ref.handshake()
+        ref.close_socket()
+        assert ref.wait_exit() == 0
+    finally:
+        ref.close()
