@@ -53,7 +53,8 @@ def play_random_hands(players: int, hands: int, seed: int = 1, config: GameConfi
 
 def hands_per_second(players: int, seconds: float = 1.0, seed: int = 1) -> float:
     """Random legal hands per CPU second at a table of ``players`` (runs at least ``seconds``)."""
-    play_random_hands(players, 200, seed)  # warm the evaluator table
+    build_tables()  # the evaluator's one-off table, built once per process
+    play_random_hands(players, 200, seed)
     done = 0
     t0 = time.process_time()
     elapsed = 0.0

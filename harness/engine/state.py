@@ -24,6 +24,7 @@ built only when asked for.
 from __future__ import annotations
 
 import random
+from operator import sub
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -135,7 +136,7 @@ class HandState:
                 a whole number >= 1, a button outside the table, per-seat
                 replacements with more than 4 players (R4.4).
         """
-        if not isinstance(config, GameConfig):
+        if type(config) is not GameConfig and not isinstance(config, GameConfig):
             raise ConfigError(f"config must be a GameConfig, got {type(config).__name__}")
         n = len(stacks)
         if not MIN_PLAYERS <= n <= MAX_PLAYERS:
@@ -185,7 +186,7 @@ class HandState:
         order = self._deck.upto(HOLE_CARDS * n)
         cards = [order[(s - button - 1) % n : HOLE_CARDS * n : n] for s in range(n)]
         self.cards = cards
-        self.hole_cards = tuple(tuple(c) for c in cards)
+        self.hole_cards = tuple(map(tuple, cards))
         self._pos = HOLE_CARDS * n  # next stock position of the deck
         self._stock: list[int] = []  # the stock after an R4.4 reshuffle
         self._muck: list[int] = []
@@ -607,9 +608,9 @@ class HandState:
         bets = self.bets
         top = max(bets)
         if top:
-            owner = bets.index(top)
-            second = max(b for o, b in enumerate(bets) if o != owner)
+            second = sorted(bets)[-2]
             if top > second:
+                owner = bets.index(top)
                 back = top - second
                 self.stacks[owner] += back
                 self.contrib[owner] -= back
@@ -714,12 +715,21 @@ class HandState:
         folded = self.folded
         live = [not f for f in folded]
         ranks: dict[int, HandRank] = {s: best_hand(self.cards[s]) for s in range(n) if live[s]}
+        contrib = self.contrib
+        live_levels = {contrib[s] for s in ranks}
+        if len(live_levels) == 1 and max(contrib) in live_levels:
+            # the common case: one pot, every live player eligible (R5.5)
+            layers = [(sum(contrib), tuple(ranks))]
+        else:
+            layers = build_pots(contrib, live)
         pots = []
-        for amount, eligible in build_pots(self.contrib, live):
+        for amount, eligible in layers:
             best = max(ranks[s].value for s in eligible)
-            winners, shares = split_pot(
-                amount, [s for s in eligible if ranks[s].value == best], self.button, n
-            )
+            tied = [s for s in eligible if ranks[s].value == best]
+            if len(tied) == 1:
+                winners, shares = (tied[0],), (amount,)
+            else:
+                winners, shares = split_pot(amount, tied, self.button, n)
             for w, chips in zip(winners, shares):
                 self.stacks[w] += chips
             pots.append(Pot(amount, eligible, winners, shares))
@@ -736,7 +746,7 @@ class HandState:
         self.to_act = None
         self._legal = NO_LEGAL
         final = tuple(self.stacks)
-        net = tuple(f - s for f, s in zip(final, self.starting_stacks))
+        net = tuple(map(sub, final, self.starting_stacks))
         self._result = HandResult(net, pots, shown, tuple(self._uncalled), final)
 
     def result(self) -> HandResult:
