@@ -9,6 +9,7 @@ give close to twice the hands/s of 1 job on a machine with 2 free cores.
 
 from __future__ import annotations
 
+import resource
 import tempfile
 import time
 from pathlib import Path
@@ -35,6 +36,15 @@ def bench_config(hands: int = 250) -> TournamentConfig:
     return parse_config(data, ROOT / "bench-league.toml")
 
 
+def _cpu_seconds() -> float:
+    """CPU seconds (user + system) of this process and its waited-for descendants."""
+    total = 0.0
+    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
+        usage = resource.getrusage(who)
+        total += usage.ru_utime + usage.ru_stime
+    return total
+
+
 def bench_league(hands: int = 250, jobs: Sequence[int] = (1, 2)) -> dict[str, float]:
     """Run the benchmark league once per job count.
 
@@ -43,19 +53,23 @@ def bench_league(hands: int = 250, jobs: Sequence[int] = (1, 2)) -> dict[str, fl
         jobs: job counts to measure.
 
     Returns:
-        ``{"hands_per_s_jobs_<j>": float, ...}`` plus ``"speedup"`` (last / first)
-        and ``"hands"`` (per run).
+        ``{"hands_per_s_jobs_<j>": float, "cores_used_jobs_<j>": float, ...}`` plus
+        ``"speedup"`` (hands/s of the last job count over the first) and ``"hands"`` (per run).
     """
     figures: dict[str, float] = {}
     total = 0
     for j in jobs:
         with tempfile.TemporaryDirectory(prefix="bench-league-") as tmp:
             cfg = with_overrides(bench_config(hands), out=Path(tmp) / "out", jobs=j)
+            before = _cpu_seconds()
             start = time.perf_counter()
             summary = run_tournament(cfg, quiet=True)
             elapsed = time.perf_counter() - start
             total = summary.hands_run
             figures[f"hands_per_s_jobs_{j}"] = round(summary.hands_run / elapsed, 1)
+            # Cores our process tree kept busy: with other load on the machine, 2 jobs cannot
+            # reach 2x; this shows whether the harness or the machine was the limit.
+            figures[f"cores_used_jobs_{j}"] = round((_cpu_seconds() - before) / elapsed, 2)
     first, last = figures[f"hands_per_s_jobs_{jobs[0]}"], figures[f"hands_per_s_jobs_{jobs[-1]}"]
     figures["speedup"] = round(last / first, 2) if first else 0.0
     figures["hands"] = float(total)
