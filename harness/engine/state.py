@@ -800,7 +800,7 @@ class HandState:
             "big_blind": cfg.big_blind if cfg.blinds else 0,
             "ante": cfg.ante,
             "structure": str(cfg.structure),
-            "min_bet": cfg.unit,
+            "min_bet": cfg.min_bet,  # the big blind's role in an ante-only game, else None (R2.5)
             "shown": shown,
         }
 
