@@ -258,6 +258,7 @@ class Connection:
         expect: type,
         deadline: Callable[[], int],
         is_dead: Callable[[], bool] | None = None,
+        after_send: Callable[[], None] | None = None,
     ) -> ActionReply | DiscardReply:
         """Send one request and wait for its reply until the decision's deadline.
 
@@ -269,6 +270,9 @@ class Connection:
                 :meth:`harness.clock.Clock.remaining_ms`.
             is_dead: optional check that the bot's process has ended (called
                 between poll slices, to notice a crash whose socket stays open).
+            after_send: optional work to do while the bot thinks (called once,
+                right after the request is queued; the referee writes the
+                previous hand's record there).
 
         Returns:
             The decoded reply echoing ``seq``.
@@ -288,6 +292,8 @@ class Connection:
         except zmq.ZMQError:
             self.gone = True
             raise Disconnected(self.name) from None
+        if after_send is not None:
+            after_send()
         sock = self.sock
         poll = self._poller.poll
         while True:

@@ -190,6 +190,11 @@ class Referee:
         self._log_file: Any = None
         self._pending_faults: list[tuple[int, str, str]] = []  # (match seat, kind, detail) before a hand record
         self._ended = False
+        self._history: HistoryWriter | None = None
+        #: The finished hand whose record is not written yet: (state, names, match seats, timings, faults).
+        self._pending_record: tuple[HandState, list[str], list[int], list[list[float | int]], list[dict[str, Any]]] | None = None
+        #: The finished hand's encoded hand_end and its players, sent with the next hand_start.
+        self._pending_end: tuple[bytes, list[_Seat]] | None = None
 
     # ------------------------------------------------------------------ logging and faults
 
@@ -317,7 +322,14 @@ class Referee:
         payload = codec.encode(msg)
         clock.start()
         try:
-            reply = conn.request(payload, seq, DiscardReply if draw else ActionReply, clock.remaining_ms, seat.is_dead)
+            reply = conn.request(
+                payload,
+                seq,
+                DiscardReply if draw else ActionReply,
+                clock.remaining_ms,
+                seat.is_dead,
+                self._write_record if self._pending_record is not None else None,
+            )
         except ChannelFault as f:
             ms = clock.expire() if f.kind is FaultKind.TIMEOUT else clock.stop()
             self._fault(seat, f.kind, f.detail, faults)
@@ -370,14 +382,43 @@ class Referee:
 
     # ------------------------------------------------------------------ one hand
 
-    def _play_hand(self, h: int, seated: list[int], stacks: list[int], button: int, history: HistoryWriter) -> list[int]:
-        """Play hand ``h`` with the match seats ``seated``; return final stacks by hand seat."""
+    def _write_record(self) -> None:
+        """Build and append the finished hand's record (deferred: runs while a bot thinks)."""
+        pending = self._pending_record
+        if pending is None:
+            return
+        self._pending_record = None
+        state, names, seated, timings, faults = pending
+        record = state.record()
+        record["match_id"] = self.spec.match_id
+        record["bots"] = names
+        record["match_seats"] = seated
+        record["timings_ms"] = timings
+        record["faults"] = faults
+        self._history.write(record)  # type: ignore[union-attr]
+
+    def _send_hand_end(self) -> None:
+        """Send the previous hand's ``hand_end`` (held back so it travels with the next ``hand_start``)."""
+        pending = self._pending_end
+        if pending is not None:
+            self._pending_end = None
+            payload, players = pending
+            for p in players:
+                if not p.out:
+                    p.conn.send(payload)  # type: ignore[union-attr]
+
+    def _play_hand(self, h: int, seated: list[int], stacks: list[int], button: int) -> list[int]:
+        """Play hand ``h`` with the match seats ``seated``; return final stacks by hand seat.
+
+        To save the bots wake-ups, the previous hand's ``hand_end`` is sent
+        together with this hand's ``hand_start`` and first request, and the
+        previous hand's record is written while the first bot thinks.
+        """
         spec = self.spec
         seats = self.seats
         players = [seats[m] for m in seated]
         state = HandState.start(spec.game, stacks, button, hand_seed(spec.seed, h), h)
         faults: list[tuple[int, str, str]] = []
-        pos = {m: k for k, m in enumerate(seated)}
         if self._pending_faults:
             faults.extend(self._pending_faults)
             self._pending_faults = []
@@ -385,13 +426,13 @@ class Referee:
         for p in players:
             if not p.out and p.proc is not None and p.proc.poll() is not None:
                 self._fault(p, FaultKind.CRASH, describe_exit(p.proc.poll()), faults)
+        self._send_hand_end()
         names = tuple(p.bot.name for p in players)
+        stacks_t = tuple(stacks)
         for k, p in enumerate(players):
             if not p.out:
                 p.conn.send(  # type: ignore[union-attr]
-                    codec.encode(
-                        HandStart(h, k, button, names, tuple(stacks), tuple(CARD_STRS[c] for c in state.hole_cards[k]))
-                    )
+                    codec.encode(HandStart(h, k, button, names, stacks_t, tuple(CARD_STRS[c] for c in state.hole_cards[k])))
                 )
         timings: list[list[float | int]] = []
         decide = self._decide
@@ -405,26 +446,24 @@ class Referee:
             action, ms = decide(state, p, hs, faults)
             state.apply(action)
             timings.append([hs, round(ms, 3)])
+        self._write_record()  # the previous hand's, if no request carried it
         self.decisions += len(timings)
         result = state.result()
-        record = state.record()
-        record["match_id"] = spec.match_id
-        record["bots"] = list(names)
-        record["match_seats"] = list(seated)
-        record["timings_ms"] = timings
-        record["faults"] = [{"seat": pos[m], "kind": kind, "detail": detail} for m, kind, detail in faults]
-        history.write(record)
+        pos = {m: k for k, m in enumerate(seated)}
+        self._pending_record = (
+            state,
+            list(names),
+            list(seated),
+            timings,
+            [{"seat": pos[m], "kind": kind, "detail": detail} for m, kind, detail in faults],
+        )
+        cards = state.cards
         end = codec.encode(
             HandEnd(
                 hand_id=h,
-                history=tuple(record["history"]),
+                history=tuple(state.history),
                 shown=tuple(
-                    Shown(
-                        s,
-                        tuple(record["final_cards"][s]),
-                        tuple(CARD_STRS[c] for c in r.five),
-                        CATEGORY_NAMES[int(r.category)],
-                    )
+                    Shown(s, tuple(CARD_STRS[c] for c in cards[s]), tuple(CARD_STRS[c] for c in r.five), CATEGORY_NAMES[int(r.category)])
                     for s, r in result.shown.items()
                 ),
                 pots=tuple(PotResult(pt.amount, pt.eligible, pt.winners, pt.shares) for pt in result.pots),
@@ -432,9 +471,7 @@ class Referee:
                 stacks=result.final_stacks,
             )
         )
-        for p in players:
-            if not p.out:
-                p.conn.send(end)  # type: ignore[union-attr]
+        self._pending_end = (end, players)
         return list(result.final_stacks)
 
     # ------------------------------------------------------------------ the match
@@ -467,7 +504,7 @@ class Referee:
             ctx = zmq.Context()
             ctx.setsockopt(zmq.LINGER, 0)
             secret = secrets.token_hex(16)
-            history = HistoryWriter(self.out_dir / "hands.jsonl")
+            history = self._history = HistoryWriter(self.out_dir / "hands.jsonl")
             self._launch(tmpdir, ctx, secret)
             self._handshake()
             self._match_start()
@@ -483,18 +520,20 @@ class Referee:
                         break
                     # R2.1: the button moves to the next seat still in the match.
                     button = next(m for k in range(1, n + 1) if stacks[m := (button + k) % n] > 0)
-                    final = self._play_hand(h, seated, [stacks[m] for m in seated], seated.index(button), history)
+                    final = self._play_hand(h, seated, [stacks[m] for m in seated], seated.index(button))
                     row = [0] * n
                     for k, m in enumerate(seated):
                         row[m] = final[k] - stacks[m]
                         stacks[m] = final[k]
                 else:
                     start = spec.starting_stack
-                    final = self._play_hand(h, list(range(n)), [start] * n, h % n, history)
+                    final = self._play_hand(h, list(range(n)), [start] * n, h % n)
                     row = [f - start for f in final]
                 hand_nets.append(row)
                 for m in range(n):
                     net[m] += row[m]
+            self._write_record()
+            self._send_hand_end()
             self.hands_seconds = time.perf_counter() - t_hands
             if self._pending_faults:  # faults of a match with no hand played
                 self._log(f"faults before any hand: {self._pending_faults}")
@@ -553,6 +592,10 @@ class Referee:
             if tmpdir is not None:
                 shutil.rmtree(tmpdir, ignore_errors=True)
             if history is not None:
+                try:
+                    self._write_record()  # the last finished hand, if an error cut the match short
+                except Exception:  # the error being raised matters more
+                    pass
                 history.close()
             if old_affinity is not None:
                 os.sched_setaffinity(0, old_affinity)
