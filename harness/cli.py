@@ -213,10 +213,17 @@ def bench_engine(json_out: bool = typer.Option(False, "--json", help="Print one 
 
 
 @bench_app.command("match")
-def bench_match(json_out: bool = typer.Option(False, "--json", help="Print one JSON object.")) -> None:
+def bench_match(
+    json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    hands: int = typer.Option(4000, "--hands", help="Hands of the heads-up match (the 4-handed one plays half)."),
+) -> None:
     """Hands/s of real matches over the protocol, referee memory, raw ZeroMQ round trip."""
-    typer.echo("not built yet", err=True)
-    raise typer.Exit(2)
+    import json
+
+    from harness.bench.match import render, run as run_bench
+
+    figures = run_bench(hands_heads_up=hands, hands_four=max(1, hands // 2))
+    typer.echo(json.dumps(figures) if json_out else render(figures))
 
 
 @bench_app.command("league")

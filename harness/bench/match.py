@@ -1,0 +1,145 @@
+"""``harness bench match``: hands/s of real matches over the protocol, and the floor they sit on.
+
+Figures (printed, never asserted):
+
+- ``raw_round_trip_us``: one ZeroMQ DEALER/ROUTER request/reply over ipc
+  between two Python processes (300-byte message), as the scheduler places
+  them; ``raw_round_trip_pinned_us`` with both on one CPU.
+- ``hands_per_s_heads_up`` / ``hands_per_s_four_handed``: matches of
+  ``python -m bots.caller`` through :class:`harness.referee.Referee`, hand
+  loop only (start-up and shutdown excluded), the better of the two
+  placements (free and pinned to one CPU); each placement is also reported.
+- ``referee_peak_rss_mb``: peak resident memory of this (the referee's) process.
+- ``overhead_ratio``: wall time per heads-up hand divided by (decisions per
+  hand x ``raw_round_trip_us``), for the headline placement;
+  ``overhead_ratio_same_placement`` divides by the raw round trip measured
+  with the same placement instead.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import zmq
+
+from harness.engine import GameConfig
+from harness.referee import BotSpec, Limits, MatchSpec, Referee
+
+#: The echo peer of the raw round-trip measurement.
+_ECHO = r"""
+import sys, zmq
+ctx = zmq.Context(); s = ctx.socket(zmq.DEALER); s.setsockopt(zmq.LINGER, 0); s.connect(sys.argv[1])
+s.send(b"hi")
+while True:
+    m = s.recv()
+    if m == b"q":
+        break
+    s.send(m)
+"""
+
+
+def _pin_cpu() -> int:
+    """The CPU to pin to: the last one this process may use."""
+    return max(os.sched_getaffinity(0))
+
+
+def raw_round_trip_us(pinned: bool, n: int = 5000) -> float:
+    """Mean µs of one request/reply between this process and a child, DEALER/ROUTER over ipc."""
+    old = os.sched_getaffinity(0)
+    tmp = tempfile.mkdtemp(prefix="harness-bench-")
+    ctx = zmq.Context()
+    try:
+        if pinned:
+            os.sched_setaffinity(0, {_pin_cpu()})
+        sock = ctx.socket(zmq.ROUTER)
+        sock.setsockopt(zmq.LINGER, 0)
+        endpoint = f"ipc://{tmp}/rt.sock"
+        sock.bind(endpoint)
+        child = subprocess.Popen([sys.executable, "-c", _ECHO, endpoint])
+        try:
+            if not sock.poll(20_000):
+                raise RuntimeError("the echo process did not connect")
+            ident, _ = sock.recv_multipart()
+            msg = b"x" * 300
+            for _ in range(500):  # warm up
+                sock.send_multipart((ident, msg))
+                sock.recv_multipart()
+            t = time.perf_counter()
+            for _ in range(n):
+                sock.send_multipart((ident, msg))
+                sock.recv_multipart()
+            elapsed = time.perf_counter() - t
+            sock.send_multipart((ident, b"q"))
+        finally:
+            try:
+                child.wait(5)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
+        return elapsed / n * 1e6
+    finally:
+        ctx.destroy(linger=0)
+        os.sched_setaffinity(0, old)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def match_speed(n_bots: int, hands: int, pinned: bool) -> dict[str, float]:
+    """Play one match of ``n_bots`` callers; return hands/s (hand loop only) and decisions/hand."""
+    root = Path(__file__).resolve().parents[2]
+    bots = [BotSpec(f"caller{i}", (sys.executable, "-m", "bots.caller"), cwd=str(root)) for i in range(n_bots)]
+    spec = MatchSpec(GameConfig(), hands=hands, seed=12345, match_id=f"bench-{n_bots}")
+    with tempfile.TemporaryDirectory(prefix="harness-bench-") as out:
+        ref = Referee(bots, spec, Limits(), Path(out), cpus={_pin_cpu()} if pinned else None)
+        result = ref.run()
+    if result.status != ["ok"] * n_bots:
+        raise RuntimeError(f"benchmark bots failed: {result.status}")
+    return {
+        "hands_per_s": hands / ref.hands_seconds,
+        "us_per_hand": ref.hands_seconds / hands * 1e6,
+        "decisions_per_hand": ref.decisions / hands,
+    }
+
+
+def run(hands_heads_up: int = 4000, hands_four: int = 2000) -> dict[str, Any]:
+    """Measure everything; returns the JSON-ready figures (see the module docstring)."""
+    rt_free = raw_round_trip_us(False)
+    rt_pinned = raw_round_trip_us(True)
+    hu = {mode: match_speed(2, hands_heads_up, mode == "pinned") for mode in ("free", "pinned")}
+    four = {mode: match_speed(4, hands_four, mode == "pinned") for mode in ("free", "pinned")}
+    best = max(hu, key=lambda m: hu[m]["hands_per_s"])
+    rt_same = rt_pinned if best == "pinned" else rt_free
+    per_hand = hu[best]["us_per_hand"]
+    decisions = hu[best]["decisions_per_hand"]
+    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {
+        "hands_per_s_heads_up": round(hu[best]["hands_per_s"], 1),
+        "hands_per_s_four_handed": round(max(f["hands_per_s"] for f in four.values()), 1),
+        "referee_peak_rss_mb": round(rss_mb, 1),
+        "raw_round_trip_us": round(rt_free, 1),
+        "overhead_ratio": round(per_hand / (decisions * rt_free), 3),
+        "placement": best,
+        "overhead_ratio_same_placement": round(per_hand / (decisions * rt_same), 3),
+        "raw_round_trip_pinned_us": round(rt_pinned, 1),
+        "decisions_per_hand_heads_up": round(decisions, 2),
+        "hands_per_s_heads_up_free": round(hu["free"]["hands_per_s"], 1),
+        "hands_per_s_heads_up_pinned": round(hu["pinned"]["hands_per_s"], 1),
+        "hands_per_s_four_handed_free": round(four["free"]["hands_per_s"], 1),
+        "hands_per_s_four_handed_pinned": round(four["pinned"]["hands_per_s"], 1),
+        "cpus": os.cpu_count(),
+        "load_average_1min": round(os.getloadavg()[0], 2),
+    }
+
+
+def render(figures: dict[str, Any]) -> str:
+    """The figures as a small table for people."""
+    from tabulate import tabulate
+
+    return tabulate(sorted(figures.items()), headers=["figure", "value"])
