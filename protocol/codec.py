@@ -469,7 +469,26 @@ def _dec_hand_start(d: dict[str, Any]) -> HandStart:
     )
 
 
+def _event_ok(e: Any) -> bool:
+    """Fast check of one public event (no strings built); the slow path explains failures."""
+    if type(e) is not dict or type(e.get("action")) is not str:
+        return False
+    seat = e.get("seat")
+    if type(seat) is not int or not 0 <= seat < _MAX_SEATS:
+        return False
+    for k, x in e.items():
+        if k == "seat" or k == "action":
+            continue
+        if k == "all_in":
+            if type(x) is not bool:
+                return False
+        elif type(x) is not int or x < 0 or x > MAX_AMOUNT:
+            return False
+    return True
+
+
 def _dec_event(e: Any, field: str) -> None:
+    """Raise the ProtocolError that explains why ``e`` is not a valid event."""
     e = _map(e, field)
     _int(_req(e, "seat", field + "."), field + ".seat", 0, _MAX_SEATS - 1)
     _str(_req(e, "action", field + "."), field + ".action")
@@ -482,31 +501,46 @@ def _dec_event(e: Any, field: str) -> None:
             _int(x, f"{field}.{k}")
 
 
+def _events(x: Any, field: str) -> list[Any]:
+    events = _list(x, field, _MAX_EVENTS)
+    for i, e in enumerate(events):
+        if not _event_ok(e):
+            _dec_event(e, f"{field}[{i}]")
+    return events
+
+
+_STATE_INTS = ("hand_id", "pot", "small_blind", "big_blind", "ante")
+_STATE_SEATS = ("seat", "button")
+
+
 def _dec_state(s: Any) -> dict[str, Any]:
     """Check the documented keys of the observation map; unknown extra keys are allowed."""
     s = _map(s, "state")
-    _int(_req(s, "hand_id", "state."), "state.hand_id")
-    _int(_req(s, "seat", "state."), "state.seat", 0, _MAX_SEATS - 1)
-    _int(_req(s, "button", "state."), "state.button", 0, _MAX_SEATS - 1)
+    for key in _STATE_INTS:
+        x = s.get(key)
+        if type(x) is not int or x < 0 or x > MAX_AMOUNT:
+            _int(_req(s, key, "state."), "state." + key)
+    for key in _STATE_SEATS:
+        x = s.get(key)
+        if type(x) is not int or not 0 <= x < _MAX_SEATS:
+            _int(_req(s, key, "state."), "state." + key, 0, _MAX_SEATS - 1)
     _str(_req(s, "phase", "state."), "state.phase")
+    _str(_req(s, "structure", "state."), "state.structure")
     _cards(_req(s, "cards", "state."), "state.cards")
     _ints(_req(s, "stacks", "state."), "state.stacks")
     _ints(_req(s, "bets", "state."), "state.bets")
-    _int(_req(s, "pot", "state."), "state.pot")
     for key in ("folded", "all_in"):
-        for i, b in enumerate(_list(_req(s, key, "state."), f"state.{key}", _MAX_SEATS)):
-            _bool(b, f"state.{key}[{i}]")
+        flags = _list(_req(s, key, "state."), "state." + key, _MAX_SEATS)
+        for i, b in enumerate(flags):
+            if type(b) is not bool:
+                _bool(b, f"state.{key}[{i}]")
     for i, n in enumerate(_list(_req(s, "draws", "state."), "state.draws", _MAX_SEATS)):
-        if n is not None:
+        if n is not None and (type(n) is not int or not 0 <= n <= 4):
             _int(n, f"state.draws[{i}]", 0, 4)
-    for i, e in enumerate(_list(_req(s, "history", "state."), "state.history", _MAX_EVENTS)):
-        _dec_event(e, f"state.history[{i}]")
+    _events(_req(s, "history", "state."), "state.history")
     to_act = _req(s, "to_act", "state.")
     if to_act is not None:
         _int(to_act, "state.to_act", 0, _MAX_SEATS - 1)
-    for key in ("small_blind", "big_blind", "ante"):
-        _int(_req(s, key, "state."), f"state.{key}")
-    _str(_req(s, "structure", "state."), "state.structure")
     return s
 
 
@@ -557,9 +591,7 @@ def _dec_draw(d: dict[str, Any]) -> DrawRequest:
 
 def _dec_hand_end(d: dict[str, Any]) -> HandEnd:
     _check_keys(d, _HAND_END_KEYS, "")
-    history = _list(_req(d, "history", ""), "history", _MAX_EVENTS)
-    for i, e in enumerate(history):
-        _dec_event(e, f"history[{i}]")
+    history = _events(_req(d, "history", ""), "history")
     shown = []
     for i, x in enumerate(_list(_req(d, "shown", ""), "shown", _MAX_SEATS)):
         f = f"shown[{i}]"

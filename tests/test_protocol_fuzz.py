@@ -47,7 +47,7 @@ def test_random_bytes(data: bytes) -> None:
     _decode_or_protocol_error(data)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(types, st.integers(-1, 3), st.dictionaries(st.text(max_size=12), values, max_size=8))
 def test_random_maps_with_a_type(t: str, v: int, fields: dict[str, Any]) -> None:
     _decode_or_protocol_error(msgpack.packb({"type": t, "v": v, **fields}))
