@@ -44,9 +44,13 @@ POLL_SLICE_MS = 50
 #: Ignored messages logged per connection before the log goes quiet (then only counted).
 MAX_IGNORED_LOGGED = 20
 
-_NOBLOCK = zmq.NOBLOCK
-_POLLIN = zmq.POLLIN
-_EVENT_DISCONNECTED = zmq.EVENT_DISCONNECTED
+# Plain ints: pyzmq's enum flags cost an enum operation per call on the hot path.
+_NOBLOCK = int(zmq.NOBLOCK)
+_MORE_NOBLOCK = int(zmq.SNDMORE) | _NOBLOCK
+_POLLIN = int(zmq.POLLIN)
+_EVENTS = int(zmq.EVENTS)
+_RCVMORE = int(zmq.RCVMORE)
+_EVENT_DISCONNECTED = int(zmq.EVENT_DISCONNECTED)
 
 
 class Disconnected(Exception):
@@ -131,6 +135,8 @@ class Connection:
         self._ignored = 0
         #: Faults noticed outside a pending request (out-of-turn replies): drained by the referee.
         self.strays: list[ChannelFault] = []
+        #: Notifications not queued because the bot stopped reading.
+        self.dropped = 0
         self.messages_in = 0
         self.bytes_in = 0
 
@@ -153,7 +159,7 @@ class Connection:
     def _drain_monitor(self) -> None:
         """Read pending socket events; mark the channel gone if the bot's peer disconnected."""
         mon = self._monitor
-        while True:
+        while mon.getsockopt(_EVENTS) & _POLLIN:  # checked first: an empty read raises, which is slow
             try:
                 frames = mon.recv_multipart(_NOBLOCK)
             except zmq.Again:
@@ -232,7 +238,9 @@ class Connection:
             self.sock.send_multipart((ident, payload), _NOBLOCK)
             return True
         except zmq.Again:
-            self._log(f"{self.name}: message dropped, the bot is not reading (queue full)")
+            self.dropped += 1
+            if self.dropped <= MAX_IGNORED_LOGGED:
+                self._log(f"{self.name}: message dropped, the bot is not reading (queue full)")
         except zmq.ZMQError:
             self._log(f"{self.name}: message dropped, the peer is gone")
             if ident == self.identity:
@@ -282,10 +290,13 @@ class Connection:
             ChannelFault: timeout, malformed or oversized reply (kind and detail).
         """
         self._drain_monitor()
-        if self.gone or self.identity is None:
+        ident = self.identity
+        if self.gone or ident is None:
             raise Disconnected(self.name)
+        sock = self.sock
         try:
-            self.sock.send_multipart((self.identity, payload), _NOBLOCK)
+            sock.send(ident, _MORE_NOBLOCK)
+            sock.send(payload, _NOBLOCK)
         except zmq.Again:
             self._give_up(seq)
             raise ChannelFault(FaultKind.TIMEOUT, "request not delivered: the bot is not reading its messages") from None
@@ -294,41 +305,36 @@ class Connection:
             raise Disconnected(self.name) from None
         if after_send is not None:
             after_send()
-        sock = self.sock
         poll = self._poller.poll
+        getsockopt = sock.getsockopt
+        recv = sock.recv
         while True:
             left = deadline()
             if left <= 0:
                 self._give_up(seq)
                 raise ChannelFault(FaultKind.TIMEOUT, "no reply within the time limit")
-            events = poll(left if left < POLL_SLICE_MS else POLL_SLICE_MS)
-            if not events:
-                self._drain_monitor()
-                if self.gone or (is_dead is not None and is_dead()):
-                    self.gone = True
-                    raise Disconnected(self.name)
-                continue
-            for s, _ in events:
-                if s is not sock:
+            if not getsockopt(_EVENTS) & _POLLIN:  # nothing queued: wait, at most until the deadline
+                events = poll(left if left < POLL_SLICE_MS else POLL_SLICE_MS)
+                if len(events) != 1 or events[0][0] is not sock:  # quiet slice, or a socket event
                     self._drain_monitor()
+                    if self.gone or (not events and is_dead is not None and is_dead()):
+                        self.gone = True
+                        raise Disconnected(self.name)
+                if not getsockopt(_EVENTS) & _POLLIN:
                     continue
-                # Drain what is queued, but never past the deadline.
-                while True:
-                    try:
-                        frames = sock.recv_multipart(_NOBLOCK)
-                    except zmq.Again:
-                        break
-                    try:
-                        reply = self._take(frames, seq, expect)
-                    except ChannelFault:
-                        self._give_up(seq)  # a correct second try would answer nothing
-                        raise
-                    if reply is not None:
-                        return reply
-                    if deadline() <= 0:
-                        break
-            if self.gone:
-                raise Disconnected(self.name)
+            try:
+                frames = [recv(_NOBLOCK)]
+                while getsockopt(_RCVMORE):
+                    frames.append(recv(_NOBLOCK))
+            except zmq.Again:
+                continue
+            try:
+                reply = self._take(frames, seq, expect)
+            except ChannelFault:
+                self._give_up(seq)  # a correct second try would answer nothing
+                raise
+            if reply is not None:
+                return reply
 
     def _give_up(self, seq: int) -> None:
         self._timed_out.add(seq)
