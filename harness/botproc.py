@@ -59,6 +59,7 @@ __all__ = [
     "StopStep",
     "describe_exit",
     "find_marked",
+    "resolve_command",
     "kill_strays",
     "stop_all",
 ]
@@ -145,8 +146,21 @@ def _bot_environment(spec_env: Mapping[str, str], launch_env: Mapping[str, str],
     return env
 
 
-def _resolve_command(spec: BotSpec, env: Mapping[str, str]) -> list[str]:
-    """Check the command and cwd; ``python``/``python3`` means the harness's interpreter."""
+def resolve_command(spec: BotSpec, env: Mapping[str, str] | None = None) -> list[str]:
+    """Check a bot's command and cwd before launching it; return the argv to run.
+
+    ``python``/``python3`` as the program means the harness's own interpreter
+    (``sys.executable``), which has pyzmq, msgpack and the SDK.
+
+    Args:
+        spec: the bot.
+        env: the environment whose PATH is searched (default: the referee's).
+
+    Raises:
+        BotStartError: empty command, cwd missing, program not found or not executable.
+    """
+    if env is None:
+        env = os.environ
     if not spec.command:
         raise BotStartError(f"bot {spec.name!r}: empty command; give the argv, e.g. ['python', '-m', 'bots.caller']")
     argv = [str(a) for a in spec.command]
@@ -485,7 +499,7 @@ class BotProcess:
         if self._popen is not None:
             raise RuntimeError(f"bot {self.label}: already started")
         env = _bot_environment(self.spec.env, self._launch_env, self.mark)
-        argv = _resolve_command(self.spec, env)
+        argv = resolve_command(self.spec, env)
         try:
             self.log_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from harness.botproc import resolve_command
 from harness.specs import BotSpec, FaultKind, Limits, MatchResult
 
 #: What each fault kind means to a bot author, and what to fix.
@@ -115,7 +116,7 @@ class CheckReport:
         lines = [
             f"check-bot: {shlex.join(self.command)}",
             f"  {self.hands} hands against {', '.join(self.opponents)} ({len(self.opponents) + 1} seats), "
-            f"{self.decisions} decisions; limits: start-up {lim.startup_ms} ms, "
+            f"{self.decisions} decision(s); limits: start-up {lim.startup_ms} ms, "
             f"{lim.decision_ms} ms per decision (no time bank), {lim.max_message_bytes} bytes per message",
         ]
         if self.ok:
@@ -129,7 +130,7 @@ class CheckReport:
             for kind, n in sorted(self.counts.items()):
                 if n and kind not in listed:  # counted by the referee without a record
                     lines.append(f"  {KIND_WORDS.get(kind, kind)} ({kind}): {n} time(s)")
-            if self.status != "ok":
+            if self.status != "ok" and not any(v.detail in self.status for v in self.violations):
                 lines.append(f"  the referee put the bot out: {self.status}")
             lines.append("How to fix:")
             for kind in sorted({v.kind for v in self.violations} | {k for k, n in self.counts.items() if n}):
@@ -160,7 +161,7 @@ def _violations(out_dir: Path, seat: int) -> tuple[list[Violation], int, float]:
         if not line.strip():
             continue
         record: dict[str, Any] = json.loads(line)
-        seats = record.get("seats") or list(range(len(record.get("bots", []))))
+        seats = record.get("match_seats") or list(range(len(record.get("bots", []))))
         mine = seats.index(seat) if seat in seats else None
         if mine is None:
             continue
@@ -172,6 +173,24 @@ def _violations(out_dir: Path, seat: int) -> tuple[list[Violation], int, float]:
             if fault.get("seat") == mine:
                 violations.append(Violation(str(fault.get("kind")), record.get("hand_id"), str(fault.get("detail", ""))))
     return violations, decisions, slowest
+
+
+def _referee_notes(out_dir: Path, seat: int) -> list[str]:
+    """Lines of the referee's log about ``seat`` that say what it ignored or discarded.
+
+    The log's lines read ``HH:MM:SS seat N NAME: text``; the wrong-secret
+    hello of a bot that never got in is only visible here.
+    """
+    try:
+        text = (out_dir / "logs" / "referee.log").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    prefix = f" seat {seat} "
+    notes = []
+    for line in text.splitlines():
+        if prefix in line and (": ignored " in line or " discarded" in line):
+            notes.append(line.split(": ", 1)[-1])
+    return notes
 
 
 def _tail(path: Path, lines: int = STDERR_TAIL_LINES) -> str:
@@ -226,6 +245,7 @@ def check_bot(
         raise ValueError(f"1 to 5 opponents are needed, got {len(opponents)}")
     limits = Limits(decision_ms=decision_ms, time_bank_ms=0, startup_ms=startup_ms)
     bots = [BotSpec(name=CANDIDATE, command=tuple(command), cwd=cwd)]
+    resolve_command(bots[0])  # a command that cannot start at all is a usage error
     bots += [_reference_bot(name) for name in opponents]
     spec = MatchSpec(game=GameConfig(), hands=hands, seed=seed, match_id="check-bot")
 
@@ -242,6 +262,15 @@ def check_bot(
         counts = {k: v for k, v in result.faults[0].items() if v}
         if counts.get(FaultKind.FAILED_START) and not any(v.kind == FaultKind.FAILED_START for v in violations):
             violations.insert(0, Violation(FaultKind.FAILED_START, None, result.status[0]))
+        notes = _referee_notes(where, 0)
+        if counts.get(FaultKind.FAILED_START):
+            # Say *why* no hello counted (e.g. "ignored a hello with a wrong secret").
+            violations = [
+                Violation(v.kind, None, "; ".join([v.detail, *(f"referee: {n}" for n in dict.fromkeys(notes))]))
+                if v.kind == FaultKind.FAILED_START
+                else v
+                for v in violations
+            ]
         if counts.get(FaultKind.CRASH) and not any(v.kind == FaultKind.CRASH for v in violations):
             violations.append(Violation(FaultKind.CRASH, None, result.status[0]))
         tail = ""

@@ -235,6 +235,8 @@ def test_children_and_escaped_daemons_are_killed(tmp_path: Path, exit_first: boo
     assert wait_until(lambda: "ready" in log(proc) and "daemon" in log(proc))
     pids = [int(line.split()[1]) for line in log(proc).splitlines() if line.split()[0] in ("child", "daemon")]
     assert len(pids) == 2 and all(psutil.pid_exists(p) for p in pids)
+    if exit_first:
+        assert wait_until(lambda: proc.poll() is not None)
     step = proc.stop(grace_ms=50)
     assert step == ("exited" if exit_first else "sigterm")
     assert wait_until(lambda: all(gone(p) for p in pids))

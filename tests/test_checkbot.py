@@ -22,8 +22,10 @@ pytestmark = [
     pytest.mark.timeout(60),
 ]
 
-# Short limits keep these fast; a good bot answers in a few ms.
+# Short limits keep the broken bots' runs fast; good bots get the real
+# decision time (check-bot has no time bank) so a loaded machine cannot fail them.
 FAST = ["--hands", "3", "--decision-ms", "300", "--startup-ms", "2500", "--cwd", str(REPO)]
+REAL = ["--hands", "3", "--startup-ms", "5000", "--cwd", str(REPO)]
 
 
 def check(*command: str, options: list[str] = FAST) -> tuple[int, str]:
@@ -38,7 +40,7 @@ def broken(name: str, *args: str) -> tuple[str, ...]:
 
 @pytest.mark.parametrize("bot", ["caller", "raiser", "random_bot", "solid"])
 def test_example_bots_pass(bot: str) -> None:
-    code, out = check("python", "-m", f"bots.{bot}")
+    code, out = check("python", "-m", f"bots.{bot}", options=REAL)
     assert code == 0, out
     assert "OK: no protocol violation" in out
     assert "3 hands against caller, raiser" in out
@@ -52,7 +54,7 @@ def test_example_bots_pass(bot: str) -> None:
         (broken("illegal_action"), "illegal action (illegal)"),
         (broken("late_reply"), "slow reply (timeout)"),
         (broken("oversized"), "(oversized)"),
-        (broken("crash_mid_hand"), "crashed (crash)"),
+        (broken("crash_mid_hand", "first"), "crashed (crash)"),
         (broken("never_connects"), "did not connect in time (failed_start)"),
         (broken("wrong_secret"), "did not connect in time (failed_start)"),
         (broken("exit_at_start"), "(failed_start)"),
@@ -71,6 +73,12 @@ def test_per_hand_details_are_reported() -> None:
     code, out = check(*broken("illegal_action"))
     assert code == 1
     assert "hand 0" in out  # the first hand already has an illegal reply
+
+
+def test_a_wrong_secret_is_named() -> None:
+    code, out = check(*broken("wrong_secret"))
+    assert code == 1
+    assert "wrong secret" in out
 
 
 def test_a_crash_shows_the_bots_stderr() -> None:

@@ -36,7 +36,8 @@ pytestmark = [
 
 # Short limits keep the suite fast; max_faults is high so that a faulting bot
 # stays in and gets the default action at every decision.
-LIMITS = Limits(decision_ms=150, time_bank_ms=50, startup_ms=2500, max_faults=1000, log_bytes=200_000)
+# The bank absorbs a scheduling hiccup of a good bot on a loaded machine.
+LIMITS = Limits(decision_ms=200, time_bank_ms=600, startup_ms=2500, max_faults=1000, log_bytes=200_000)
 HANDS = 6
 SEED = 20240611
 
@@ -120,6 +121,16 @@ IN_PLAY_CASES = [
     (("bad_amount", "over_stack"), "illegal", True),
     (("illegal_action",), "illegal", True),
     (("out_of_turn",), "illegal", True),
+    pytest.param(
+        ("pre_answer",),
+        "illegal",
+        True,
+        marks=pytest.mark.xfail(
+            reason="referee bug: a reply queued before its request was sent (guessed seq) is taken as the answer; "
+            "Connection.request should drain queued input as out-of-turn before sending",
+            strict=False,
+        ),
+    ),
     (("oversized",), "oversized", None),  # a dropped connection may put it out
     (("crash_mid_hand",), "crash", False),
 ]
