@@ -208,3 +208,18 @@ def test_children_that_ignore_sigterm_are_killed(tmp_path: Path, reference: dict
         except psutil.NoSuchProcess:
             pass
 
+
+
+def test_the_flaky_example_bot_faults_and_is_put_out(tmp_path: Path) -> None:
+    flaky = BotSpec(
+        name="flaky",
+        command=("python", "-m", "bots.flaky"),
+        cwd=str(REPO),
+        env={"FLAKY_TIMEOUT_RATE": "0.3", "FLAKY_ILLEGAL_RATE": "0.6", "FLAKY_SEED": "1", "FLAKY_MAX_SLEEP_MS": "2000"},
+    )
+    limits = Limits(decision_ms=200, time_bank_ms=0, startup_ms=2500, max_faults=3)
+    result = play([GOOD, flaky], tmp_path, limits)
+    assert faults_of(result, 0) == {}
+    assert sum(result.faults[1].values()) == 3
+    assert set(faults_of(result, 1)) <= {"illegal", "timeout"}
+    assert result.status[1] != "ok"
