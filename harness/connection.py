@@ -294,6 +294,10 @@ class Connection:
         if self.gone or ident is None:
             raise Disconnected(self.name)
         sock = self.sock
+        if sock.getsockopt(_EVENTS) & _POLLIN:
+            # Whatever is queued was sent before this request existed: it cannot answer it,
+            # even if it guessed the seq (PROTOCOL.md: requests are answered, never anticipated).
+            self._drain_unsolicited()
         try:
             sock.send(ident, _MORE_NOBLOCK)
             sock.send(payload, _NOBLOCK)
@@ -336,12 +340,27 @@ class Connection:
             if reply is not None:
                 return reply
 
+    def _drain_unsolicited(self) -> None:
+        """Judge every queued message while no request is pending (late, out of turn, garbage)."""
+        sock = self.sock
+        while sock.getsockopt(_EVENTS) & _POLLIN:
+            try:
+                frames = [sock.recv(_NOBLOCK)]
+                while sock.getsockopt(_RCVMORE):
+                    frames.append(sock.recv(_NOBLOCK))
+            except zmq.Again:
+                return
+            try:
+                self._take(frames, None, None)
+            except ChannelFault as fault:
+                self.strays.append(fault)
+
     def _give_up(self, seq: int) -> None:
         self._timed_out.add(seq)
         self._answered = max(self._answered, seq)
 
-    def _take(self, frames: list[bytes], seq: int, expect: type) -> Any:
-        """Judge one incoming message while ``seq`` is pending.
+    def _take(self, frames: list[bytes], seq: int | None, expect: type | None) -> Any:
+        """Judge one incoming message while ``seq`` is pending (None: no request pending).
 
         Returns the reply for ``seq``, or None if the message was discarded.
         Raises ChannelFault for a malformed or oversized reply.
@@ -364,7 +383,7 @@ class Connection:
             self._ignore("a second hello")
             return None
         rseq = getattr(msg, "seq", None)
-        if rseq == seq:
+        if seq is not None and rseq == seq:
             if type(msg) is not expect:
                 raise ChannelFault(
                     FaultKind.MALFORMED, f"a {msg.TYPE!s} reply to a {'act' if expect is ActionReply else 'draw'} request"

@@ -135,18 +135,28 @@ def test_late_reply_is_discarded_not_applied_to_next_request(ctx: zmq.Context[An
     assert any("late reply to request 1" in line for line in conn.log_lines)  # type: ignore[attr-defined]
 
 
-def test_reply_answering_nothing_is_an_out_of_turn_fault(ctx: zmq.Context[Any], conn: Connection) -> None:
+def test_replies_sent_before_the_request_never_answer_it(ctx: zmq.Context[Any], conn: Connection) -> None:
     bot = dealer(ctx, conn)
     bot.send(hello())
     assert handshake(conn)
     bot.recv()
     bot.send(codec.encode(ActionReply(seq=7, action="fold")))  # never asked
-    bot.send(codec.encode(ActionReply(seq=1, action="call")))
-    clock = Clock(500, 0)
+    bot.send(codec.encode(ActionReply(seq=1, action="raise", amount=20)))  # guesses the next seq
+    time.sleep(0.05)
+    import threading
+
+    def answer() -> None:
+        msg = msgpack.unpackb(bot.recv())
+        bot.send(codec.encode(ActionReply(seq=msg["seq"], action="call")))
+
+    t = threading.Thread(target=answer)
+    t.start()
+    clock = Clock(1000, 0)
     clock.start()
     reply = conn.request(request(1), 1, ActionReply, clock.remaining_ms)
+    t.join()
     assert reply.action == "call"
-    assert [f.kind for f in conn.strays] == [FaultKind.ILLEGAL]
+    assert [f.kind for f in conn.strays] == [FaultKind.ILLEGAL, FaultKind.ILLEGAL]
 
 
 @pytest.mark.parametrize(
@@ -165,12 +175,27 @@ def test_bad_replies_are_faults(ctx: zmq.Context[Any], conn: Connection, payload
     bot.send(hello())
     assert handshake(conn)
     bot.recv()
-    bot.send(payload)
-    clock = Clock(500, 0)
+    clock = Clock(1000, 0)
     clock.start()
     with pytest.raises(ChannelFault) as err:
-        conn.request(request(1), 1, ActionReply, clock.remaining_ms)
+        conn.request(request(1), 1, ActionReply, clock.remaining_ms, after_send=lambda: (bot.recv(), bot.send(payload)))
     assert err.value.kind == kind
+
+
+def test_garbage_sent_between_requests_is_a_stray_fault(ctx: zmq.Context[Any], conn: Connection) -> None:
+    bot = dealer(ctx, conn)
+    bot.send(hello())
+    assert handshake(conn)
+    bot.recv()
+    bot.send(b"\xc1garbage")
+    time.sleep(0.05)
+    clock = Clock(1000, 0)
+    clock.start()
+    reply = conn.request(
+        request(1), 1, ActionReply, clock.remaining_ms,
+        after_send=lambda: (bot.recv(), bot.send(codec.encode(ActionReply(seq=1, action="fold")))),
+    )
+    assert reply.action == "fold" and [f.kind for f in conn.strays] == [FaultKind.MALFORMED]
 
 
 def test_oversized_reply_drops_the_peer(ctx: zmq.Context[Any], conn: Connection) -> None:
