@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from typer.testing import CliRunner
 
 from harness.botproc import find_marked
 from harness.cli import app
+from tests.test_bots_node import node_bot  # noqa: F401  (fixture: bots/node with its npm packages)
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -98,3 +100,11 @@ def test_a_command_that_does_not_exist_is_a_usage_error() -> None:
     assert code == 2
     assert "not found" in out
     assert "Traceback" not in out
+
+
+@pytest.mark.skipif(shutil.which("node") is None or shutil.which("npm") is None, reason="needs node and npm on PATH")
+def test_the_node_bot_passes(node_bot: Path) -> None:
+    options = ["--hands", "3", "--startup-ms", "8000", "--cwd", str(node_bot.parent)]
+    code, out = check("node", node_bot.name, options=options)
+    assert code == 0, out
+    assert "OK: no protocol violation" in out
