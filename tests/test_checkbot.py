@@ -26,7 +26,7 @@ pytestmark = [
 
 # Short limits keep the broken bots' runs fast; good bots get the real
 # decision time (check-bot has no time bank) so a loaded machine cannot fail them.
-FAST = ["--hands", "3", "--decision-ms", "300", "--startup-ms", "2500", "--cwd", str(REPO)]
+FAST = ["--hands", "3", "--decision-ms", "300", "--startup-ms", "2000", "--cwd", str(REPO)]
 REAL = ["--hands", "3", "--startup-ms", "5000", "--cwd", str(REPO)]
 
 
@@ -58,7 +58,6 @@ def test_example_bots_pass(bot: str) -> None:
         (broken("oversized"), "(oversized)"),
         (broken("crash_mid_hand", "first"), "crashed (crash)"),
         (broken("never_connects"), "did not connect in time (failed_start)"),
-        (broken("wrong_secret"), "did not connect in time (failed_start)"),
         (broken("exit_at_start"), "(failed_start)"),
     ],
     ids=lambda v: "-".join(v[3:]) if isinstance(v, tuple) else None,
@@ -80,7 +79,8 @@ def test_per_hand_details_are_reported() -> None:
 def test_a_wrong_secret_is_named() -> None:
     code, out = check(*broken("wrong_secret"))
     assert code == 1
-    assert "wrong secret" in out
+    assert "did not connect in time (failed_start)" in out
+    assert "ignored a hello with a wrong secret" in out
 
 
 def test_a_crash_shows_the_bots_stderr() -> None:
