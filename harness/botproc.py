@@ -25,6 +25,10 @@ linked to the bot by parentage, and every process carrying the bot's mark.
 ``PR_SET_PDEATHSIG`` makes the bot itself die with the referee even after a
 ``kill -9`` of the referee; its own children then survive until
 :func:`kill_strays` (keyed on the mark) is run, e.g. by the tournament runner.
+The referee is deliberately not made a ``PR_SET_CHILD_SUBREAPER``: orphans
+would become its children and zombies until reaped, and a ``waitpid(-1)``
+to reap them would steal the bots' exit statuses from ``subprocess``; the
+mark finds orphans without that.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ each becomes a :class:`Violation` in words a bot author can act on.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shlex
 import tempfile
@@ -243,6 +244,9 @@ def check_bot(
         raise ValueError(f"--hands must be at least 1, got {hands}")
     if not 1 <= len(opponents) <= 5:
         raise ValueError(f"1 to 5 opponents are needed, got {len(opponents)}")
+    for name in opponents:
+        if not name.isidentifier() or importlib.util.find_spec(f"bots.{name}") is None:
+            raise ValueError(f"--opponent {name!r}: no such reference bot; use a module of bots/, e.g. caller, raiser, solid")
     limits = Limits(decision_ms=decision_ms, time_bank_ms=0, startup_ms=startup_ms)
     bots = [BotSpec(name=CANDIDATE, command=tuple(command), cwd=cwd)]
     resolve_command(bots[0])  # a command that cannot start at all is a usage error

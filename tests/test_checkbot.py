@@ -108,3 +108,9 @@ def test_the_node_bot_passes(node_bot: Path) -> None:
     code, out = check("node", node_bot.name, options=options)
     assert code == 0, out
     assert "OK: no protocol violation" in out
+
+
+def test_an_unknown_opponent_is_a_usage_error() -> None:
+    code, out = check("python", "-m", "bots.caller", options=[*FAST, "--opponent", "nosuchbot"])
+    assert code == 2
+    assert "no such reference bot" in out
