@@ -289,7 +289,8 @@ class Connection:
             Disconnected: the peer is gone (before or while waiting).
             ChannelFault: timeout, malformed or oversized reply (kind and detail).
         """
-        self._drain_monitor()
+        # A vanished peer shows up below: the send fails (ROUTER_MANDATORY) or the
+        # monitor socket wakes the poll; no monitor read is needed on the hot path.
         ident = self.identity
         if self.gone or ident is None:
             raise Disconnected(self.name)
@@ -317,13 +318,13 @@ class Connection:
             if left <= 0:
                 self._give_up(seq)
                 raise ChannelFault(FaultKind.TIMEOUT, "no reply within the time limit")
-            if not getsockopt(_EVENTS) & _POLLIN:  # nothing queued: wait, at most until the deadline
-                events = poll(left if left < POLL_SLICE_MS else POLL_SLICE_MS)
-                if len(events) != 1 or events[0][0] is not sock:  # quiet slice, or a socket event
-                    self._drain_monitor()
-                    if self.gone or (not events and is_dead is not None and is_dead()):
-                        self.gone = True
-                        raise Disconnected(self.name)
+            # Wait at most until the deadline (zmq_poll is level-triggered: a queued reply returns at once).
+            events = poll(left if left < POLL_SLICE_MS else POLL_SLICE_MS)
+            if len(events) != 1 or events[0][0] is not sock:  # quiet slice, or a socket event
+                self._drain_monitor()
+                if self.gone or (not events and is_dead is not None and is_dead()):
+                    self.gone = True
+                    raise Disconnected(self.name)
                 if not getsockopt(_EVENTS) & _POLLIN:
                     continue
             try:

@@ -307,8 +307,8 @@ class Referee:
 
     # ------------------------------------------------------------------ one decision
 
-    def _decide(self, state: HandState, seat: _Seat, hs: int, faults: list[tuple[int, str, str]]) -> tuple[Action, float]:
-        """Ask the bot at hand seat ``hs`` for its decision; return the action to apply and its time (ms)."""
+    def _decide(self, state: HandState, seat: _Seat, hs: int, faults: list[tuple[int, str, str]]) -> float:
+        """Ask the bot at hand seat ``hs`` for its decision, apply it (or the default action); return its time (ms)."""
         conn = seat.conn
         assert conn is not None
         clock = seat.clock
@@ -333,11 +333,13 @@ class Referee:
         except ChannelFault as f:
             ms = clock.expire() if f.kind is FaultKind.TIMEOUT else clock.stop()
             self._fault(seat, f.kind, f.detail, faults)
-            return state.default_action(), ms
+            state.apply(state.default_action())
+            return ms
         except Disconnected:
             ms = clock.stop()
             self._disconnected(seat, faults)
-            return state.default_action(), ms
+            state.apply(state.default_action())
+            return ms
         finally:
             if conn.strays:
                 for stray in conn.strays:
@@ -349,16 +351,17 @@ class Referee:
                 action = Action(ActionKind.DRAW, 0, tuple(parse_cards(reply.cards)))  # type: ignore[union-attr]
             except CardError as exc:  # the codec already checks card strings; keep the engine's word
                 self._fault(seat, FaultKind.MALFORMED, str(exc), faults)
-                return state.default_action(), ms
+                state.apply(state.default_action())
+                return ms
         else:
             kind = _ACTION_KINDS[reply.action]  # type: ignore[union-attr]
             action = Action(kind, reply.amount) if kind is ActionKind.BET or kind is ActionKind.RAISE else Action(kind)  # type: ignore[union-attr]
         try:
-            state.verify(action)
+            state.apply(action)  # checks first; a refused action leaves the state unchanged
         except (InvalidActionError, IllegalActionError) as exc:
             self._fault(seat, FaultKind.ILLEGAL, str(exc), faults)
-            return state.default_action(), ms
-        return action, ms
+            state.apply(state.default_action())
+        return ms
 
     def _disconnected(self, seat: _Seat, faults: list[tuple[int, str, str]]) -> None:
         """Classify a lost connection: the process ended (crash) or libzmq dropped an oversized message."""
@@ -443,9 +446,7 @@ class Referee:
                 legal = state.legal()
                 state.apply(_FOLD if ActionKind.FOLD in legal.actions else state.default_action())
                 continue
-            action, ms = decide(state, p, hs, faults)
-            state.apply(action)
-            timings.append([hs, round(ms, 3)])
+            timings.append([hs, round(decide(state, p, hs, faults), 3)])
         self._write_record()  # the previous hand's, if no request carried it
         self.decisions += len(timings)
         result = state.result()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from enum import StrEnum
 from typing import Any
 
@@ -121,11 +122,8 @@ class GameConfig:
         return self.big_blind if self.blinds else self.min_bet  # type: ignore[return-value]
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready settings (enums as their strings)."""
-        d = asdict(self)
-        d["structure"] = str(self.structure)
-        d["replacements"] = str(self.replacements)
-        return d
+        """JSON-ready settings (enums as their strings); a fresh dict each call."""
+        return dict(_settings_dict(self))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GameConfig:
@@ -140,3 +138,12 @@ class GameConfig:
                 f"unknown game setting(s) {sorted(unknown)}; known: {sorted(cls.__dataclass_fields__)}"
             )
         return cls(**data)
+
+
+@lru_cache(maxsize=64)
+def _settings_dict(config: GameConfig) -> dict[str, Any]:
+    # Every hand record carries the settings: build the dict once per config, not per hand.
+    d = asdict(config)
+    d["structure"] = str(config.structure)
+    d["replacements"] = str(config.replacements)
+    return d
