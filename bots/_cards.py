@@ -2,14 +2,14 @@
 
 Cards are ints ``rank * 4 + suit`` (rank 0..12 for 2..A, suit 0..3 for c d h s), the
 encoding of ``harness.engine.evaluator`` (the only part of ``harness`` bots may use).
+``harness.engine`` is imported on first use of :func:`smart_keep` only: importing it
+costs a bot about 60 ms of CPU at start, and the caller's draw does not need it.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from typing import Iterable, Sequence
-
-from harness.engine.evaluator import Category, best_hand
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
@@ -30,15 +30,68 @@ def to_texts(cards: Iterable[int]) -> list[str]:
 def discard_to_best_five(cards: Sequence[str]) -> list[str]:
     """The cards not in the best five (R5.1): throwing them away can only improve the hand.
 
+    The same five as ``harness.engine.evaluator.best_hand`` (equal ranks: the higher suit
+    plays), found directly: the evaluator fills its table lazily, about 50 us per new
+    rank multiset, which would be most of a caller bot's CPU per hand.
+
     Args:
-        cards: The seven held cards as strings.
+        cards: The five to seven held cards as strings, e.g. ``["As", "Td", ...]``.
 
     Returns:
-        The two cards outside the best five (fewer if fewer than seven are held).
+        The cards outside the best five, in the order held (two of seven).
+
+    Raises:
+        ValueError: Not 5 to 7 distinct card strings (R1.1).
     """
-    ints = to_ints(cards)
-    five = set(best_hand(ints).five)
-    return [CARD_TEXT[c] for c in ints if c not in five][:4]
+    try:
+        desc = sorted(map(CARD_INT.__getitem__, cards), reverse=True)
+    except (KeyError, TypeError):
+        raise ValueError(f"R1.1: {list(cards)!r} holds something that is not a card like 'As'") from None
+    if not 5 <= len(desc) <= 7 or len(set(desc)) != len(desc):
+        raise ValueError(f"R5.1: need 5 to 7 distinct cards, got {list(cards)!r}")
+    five = _best_five(desc)
+    return [c for c in cards if CARD_INT[c] not in five]
+
+
+def _straight(desc: Sequence[int]) -> list[int] | None:
+    """The highest straight among cards sorted high to low (one card per rank, higher suit), else None (R5.4)."""
+    first: dict[int, int] = {}
+    for c in desc:
+        first.setdefault(c >> 2, c)
+    for top in range(12, 3, -1):
+        if top in first and top - 1 in first and top - 2 in first and top - 3 in first and top - 4 in first:
+            return [first[top], first[top - 1], first[top - 2], first[top - 3], first[top - 4]]
+    if 12 in first and 3 in first and 2 in first and 1 in first and 0 in first:
+        return [first[3], first[2], first[1], first[0], first[12]]  # the wheel: the ace plays low
+    return None
+
+
+def _best_five(desc: list[int]) -> list[int]:
+    """The best five (R5.2) of 5..7 distinct card ints sorted high to low.
+
+    Order of the checks: with at most seven cards a flush (five of one suit) rules out
+    quads and a full house, and a straight rules them out too.
+    """
+    by_suit: list[list[int]] = [[], [], [], []]
+    for c in desc:
+        by_suit[c & 3].append(c)
+    for suited in by_suit:
+        if len(suited) >= 5:
+            return _straight(suited) or suited[:5]
+    by_rank: dict[int, list[int]] = {}
+    for c in desc:
+        by_rank.setdefault(c >> 2, []).append(c)
+    groups = sorted(by_rank.values(), key=len, reverse=True)  # stable: equal sizes stay high to low
+    top = len(groups[0])
+    second = len(groups[1])
+    if top == 3 and second >= 2:
+        return groups[0] + groups[1][:2]  # full house (of two trips, the lower gives the pair)
+    if top < 4:
+        straight = _straight(desc)
+        if straight is not None:
+            return straight
+    made = groups[0] + groups[1] if top == 2 and second == 2 else groups[0] if top >= 2 else []
+    return made + [c for c in desc if c not in made][: 5 - len(made)]
 
 
 def _flush_draw(cards: Sequence[int]) -> list[int] | None:
@@ -76,6 +129,8 @@ def smart_keep(cards: Sequence[int]) -> list[int]:
     Returns:
         The cards to keep (3 to 7 of them).
     """
+    from harness.engine.evaluator import Category, best_hand  # see the module docstring
+
     hand = best_hand(cards)
     cat = hand.category
     five = hand.five
