@@ -9,6 +9,7 @@ key and its default, is documented in README.md "Running a tournament".
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import re
 import shlex
@@ -123,6 +124,19 @@ class TournamentConfig:
         return tuple(b.name for b in self.bots)
 
 
+def toml_value(value: Any) -> str:
+    """Show a value as it is written in TOML (``true``, ``"text"``, ``[1, 2]``), for error messages."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {toml_value(v)}" for k, v in value.items()) + " }" if value else "{}"
+    return str(value)
+
+
 class _Table:
     """Reads typed keys out of one TOML table and rejects unknown ones."""
 
@@ -144,21 +158,21 @@ class _Table:
         value = self.data[name]
         bad_bool = isinstance(value, bool) and kind in (int, float)
         if bad_bool or not isinstance(value, kind):
-            raise self.error(name, f"expected {expected}, got {value!r}")
+            raise self.error(name, f"expected {expected}, got {toml_value(value)}")
         return value
 
     def integer(self, name: str, default: int, minimum: int, maximum: int | None = None) -> int:
         span = f"an integer >= {minimum}" if maximum is None else f"an integer from {minimum} to {maximum}"
         value = self.get(name, int, default, span)
         if value < minimum or (maximum is not None and value > maximum):
-            raise self.error(name, f"expected {span}, got {value!r}")
+            raise self.error(name, f"expected {span}, got {toml_value(value)}")
         return int(value)
 
     def choice(self, name: str, options: tuple[str, ...], default: str) -> str:
         expected = "one of " + ", ".join(f'"{o}"' for o in options)
         value = self.get(name, str, default, expected)
         if value not in options:
-            raise self.error(name, f"expected {expected}, got {value!r}")
+            raise self.error(name, f"expected {expected}, got {toml_value(value)}")
         return str(value)
 
     def finish(self) -> None:
@@ -182,9 +196,21 @@ def load_config(path: Path | str) -> TournamentConfig:
     """
     file = Path(path)
     try:
-        data = tomllib.loads(file.read_text(encoding="utf-8"))
+        raw = file.read_bytes()
     except OSError as exc:
         raise ConfigError(file, None, f"cannot read the file ({exc.strerror})") from exc
+    try:
+        # TOML is UTF-8 (toml.io); editors on Windows may add a byte-order mark, which tomllib rejects.
+        text = raw.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise ConfigError(
+            file, None,
+            f"not UTF-8 text (byte 0x{raw[exc.start]:02x} on line {line}); a tournament file is TOML, "
+            "which must be saved as UTF-8: re-save it as UTF-8 in your editor, or check that this is the right file",
+        ) from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(file, None, f"not valid TOML: {exc}") from exc
     return parse_config(data, file)
@@ -214,7 +240,7 @@ def parse_config(data: Mapping[str, Any], file: Path) -> TournamentConfig:
     seen: set[str] = set()
     for i, bot in enumerate(bots):
         if bot.name in seen:
-            raise ConfigError(file, f"bots[{i}].name", f"duplicate bot name {bot.name!r}; names must be unique")
+            raise ConfigError(file, f"bots[{i}].name", f"duplicate bot name {toml_value(bot.name)}; names must be unique")
         seen.add(bot.name)
 
     names = [b.name for b in bots]
@@ -229,7 +255,7 @@ def parse_config(data: Mapping[str, Any], file: Path) -> TournamentConfig:
             raise ConfigError(file, "[schedule] challengers", "gauntlet needs a list of challenger bot names")
         for c in schedule.challengers:
             if c not in names:
-                raise ConfigError(file, "[schedule] challengers", f"{c!r} is not a bot name; expected one of {names}")
+                raise ConfigError(file, "[schedule] challengers", f"{toml_value(c)} is not a bot name; expected one of {toml_value(names)}")
         field_size = len(bots) - len(set(schedule.challengers))
         if field_size < schedule.table_size - 1:
             raise ConfigError(
@@ -239,6 +265,8 @@ def parse_config(data: Mapping[str, Any], file: Path) -> TournamentConfig:
             )
     elif schedule.challengers:
         raise ConfigError(file, "[schedule] challengers", 'only used with format = "gauntlet"')
+    for i, bot in enumerate(bots):
+        _check_command(file, i, bot)
     return TournamentConfig(
         path=file, tournament=tournament, game=game, starting_stack=starting_stack,
         stack_mode=stack_mode, schedule=schedule, limits=limits, bots=bots,
@@ -261,17 +289,19 @@ def _tournament(t: _Table, file: Path) -> TournamentSettings:
 def _schedule(t: _Table) -> ScheduleSettings:
     fmt = Format(t.choice("format", tuple(f.value for f in Format), Format.ROUND_ROBIN.value))
     table_size = t.get("table_size", int, 2, "an integer from 2 to 6")
-    if not MIN_SEATS <= table_size <= MAX_SEATS:
+    if table_size > MAX_SEATS:
         raise t.error(
             "table_size",
             f"expected an integer from 2 to 6, got {table_size} (R1.2: 7 or more players can run the stock dry)",
         )
+    if table_size < MIN_SEATS:
+        raise t.error("table_size", f"expected an integer from 2 to 6, got {table_size} (a table needs 2 players)")
     hands = t.integer("hands", 1000, 1)
     duplicate = t.get("duplicate", bool, True, "true or false")
     jobs = t.integer("jobs", 0, 0)
     challengers = t.get("challengers", list, [], "a list of bot names")
     if not all(isinstance(c, str) for c in challengers):
-        raise t.error("challengers", f"expected a list of bot names (strings), got {challengers!r}")
+        raise t.error("challengers", f"expected a list of bot names (strings), got {toml_value(challengers)}")
     t.finish()
     return ScheduleSettings(format=fmt, table_size=table_size, hands=hands, duplicate=duplicate, jobs=jobs,
                             challengers=tuple(challengers))
@@ -280,8 +310,15 @@ def _schedule(t: _Table) -> ScheduleSettings:
 def _game(t: _Table, schedule: ScheduleSettings) -> tuple[GameConfig, int, StackMode]:
     defaults = GameConfig()
     structure = t.choice("structure", tuple(s.value for s in Structure), defaults.structure.value)
+    # Only one blind given: the other follows from small = big / 2 (R2.2), so
+    # `big_blind = 20` alone is a 10/20 game rather than an error about a default.
+    given_small, given_big = "small_blind" in t.data, "big_blind" in t.data
     small_blind = t.integer("small_blind", defaults.small_blind, 0)
     big_blind = t.integer("big_blind", defaults.big_blind, 0)
+    if given_big and not given_small:
+        small_blind = big_blind // 2
+    elif given_small and not given_big:
+        big_blind = small_blind * 2
     ante = t.integer("ante", defaults.ante, 0)
     blinds = t.get("blinds", bool, defaults.blinds, "true or false")
     min_bet = t.get("min_bet", int, defaults.min_bet, "an even integer >= 2")
@@ -304,6 +341,17 @@ def _game(t: _Table, schedule: ScheduleSettings) -> tuple[GameConfig, int, Stack
         )
     except ValueError as exc:
         raise ConfigError(t.file, "[game]", str(exc)) from exc
+    # A seat must be able to post the forced bets and still decide something: below that,
+    # every hand is decided before anyone acts and the leaderboard measures nothing.
+    forced = game.ante + game.unit
+    if starting_stack < forced:
+        bet = "big blind" if game.blinds else "min_bet"
+        raise t.error(
+            "starting_stack",
+            f"starting_stack {starting_stack} is below the ante plus the {bet} ({game.ante} + {game.unit} = "
+            f"{forced} chips): seats would be all in before their first decision; expected at least {forced}, "
+            f"e.g. {100 * game.unit} (100 big blinds)",
+        )
     return game, starting_stack, stack_mode
 
 
@@ -322,18 +370,18 @@ def _bot(t: _Table, base: Path) -> BotSpec:
     if name is None:
         raise t.error("name", "missing; every [[bots]] entry needs a name")
     if not BOT_NAME.match(name):
-        raise t.error("name", f"expected 1-32 letters, digits or -_. (starting with a letter or digit), got {name!r}")
+        raise t.error("name", f"expected 1-32 letters, digits or -_. (starting with a letter or digit), got {toml_value(name)}")
     command = t.get("command", (str, list), None, 'a command string or a list of strings, e.g. "python -m bots.caller"')
     if command is None:
-        raise t.error("command", f"missing; bot {name!r} needs a command, e.g. \"python -m bots.caller\"")
+        raise t.error("command", f"missing; bot {toml_value(name)} needs a command, e.g. \"python -m bots.caller\"")
     if isinstance(command, str):
         try:
             argv = shlex.split(command)
         except ValueError as exc:
-            raise t.error("command", f"cannot split {command!r}: {exc}") from exc
+            raise t.error("command", f"cannot split {toml_value(command)}: {exc}") from exc
     else:
         if not all(isinstance(a, str) for a in command):
-            raise t.error("command", f"expected a list of strings, got {command!r}")
+            raise t.error("command", f"expected a list of strings, got {toml_value(command)}")
         argv = list(command)
     if not argv:
         raise t.error("command", "expected a non-empty command")
@@ -345,9 +393,28 @@ def _bot(t: _Table, base: Path) -> BotSpec:
         raise t.error("cwd", f"{cwd} is not a directory; expected a path relative to {base}")
     env = t.get("env", dict, {}, "a table of string values")
     if not all(isinstance(v, str) for v in env.values()):
-        raise t.error("env", f"expected a table of string values, got {env!r}")
+        raise t.error("env", f"expected a table of string values, got {toml_value(env)}")
     t.finish()
     return BotSpec(name=name, command=tuple(argv), cwd=os.fspath(cwd), env=dict(env))
+
+
+def _check_command(file: Path, index: int, bot: BotSpec) -> None:
+    """Fail at load time, not after a whole tournament of failed starts, if a bot cannot be launched.
+
+    Uses the referee's own pre-flight check (:func:`harness.botproc.resolve_command`):
+    the program must exist and be executable (relative paths from the bot's ``cwd``,
+    bare names on the PATH the bot will see).
+
+    Raises:
+        ConfigError: naming ``bots[i].command`` and how to fix it.
+    """
+    from harness.botproc import BotStartError, resolve_command
+
+    path = bot.env.get("PATH", os.environ.get("PATH", os.defpath))
+    try:
+        resolve_command(bot, {"PATH": path})
+    except BotStartError as exc:
+        raise ConfigError(file, f"bots[{index}].command", str(exc)) from None
 
 
 def with_overrides(

@@ -32,6 +32,10 @@ def write(tmp_path: Path, text: str, name: str = "t.toml") -> Path:
     folder.mkdir(exist_ok=True)
     path = folder / name
     path.write_text(text, encoding="utf-8")
+    mybot = folder / "mybot"  # BOTS's "./mybot": commands are checked at load time
+    if not mybot.exists():
+        mybot.write_text("#!/bin/sh\n")
+        mybot.chmod(0o755)
     return path
 
 
@@ -109,12 +113,12 @@ memory_mb = 512
      (3, False, Replacements.STOCK)],
 )
 def test_auto_replacements(tmp_path: Path, table_size: int, duplicate: bool, expected: Replacements) -> None:
-    bots = "".join(f'[[bots]]\nname = "b{i}"\ncommand = "x"\n' for i in range(6))
+    bots = "".join(f'[[bots]]\nname = "b{i}"\ncommand = "true"\n' for i in range(6))
     text = f"[schedule]\ntable_size = {table_size}\nduplicate = {str(duplicate).lower()}\n" + bots
     assert load_config(write(tmp_path, text)).game.replacements is expected
 
 
-SIX = "".join(f'[[bots]]\nname = "b{i}"\ncommand = "x"\n' for i in range(6))
+SIX = "".join(f'[[bots]]\nname = "b{i}"\ncommand = "true"\n' for i in range(6))
 
 
 @pytest.mark.parametrize(
@@ -126,12 +130,12 @@ SIX = "".join(f'[[bots]]\nname = "b{i}"\ncommand = "x"\n' for i in range(6))
         ("[schedule]\nhands = 0\n" + BOTS, "[schedule] hands", ">= 1"),
         ("[schedule]\nduplicate = 1\n" + BOTS, "[schedule] duplicate", "true or false"),
         ("[schedule]\nhands = true\n" + BOTS, "[schedule] hands", "integer"),
-        ("[schedule]\ntable_size = 7\n" + SIX + '[[bots]]\nname = "x"\ncommand = "x"\n', "[schedule] table_size", "R1.2"),
+        ("[schedule]\ntable_size = 7\n" + SIX + '[[bots]]\nname = "x"\ncommand = "true"\n', "[schedule] table_size", "R1.2"),
         ("[schedule]\ntable_size = 1\n" + BOTS, "[schedule] table_size", "2 to 6"),
         ("[schedule]\ntable_size = 4\n" + BOTS, "[schedule] table_size", "larger than the number of bots (3)"),
         ("[schedule]\nformat = 'swiss'\n" + BOTS, "[schedule] format", '"round-robin", "gauntlet"'),
         ("[schedule]\nformat = 'gauntlet'\n" + BOTS, "[schedule] challengers", "challenger"),
-        ("[schedule]\nformat = 'gauntlet'\nchallengers = ['z']\n" + BOTS, "[schedule] challengers", "'z' is not a bot"),
+        ("[schedule]\nformat = 'gauntlet'\nchallengers = ['z']\n" + BOTS, "[schedule] challengers", '"z" is not a bot'),
         ("[schedule]\nchallengers = ['a']\n" + BOTS, "[schedule] challengers", "gauntlet"),
         ("[game]\nstructure = 'pot-limit'\n" + BOTS, "[game] structure", '"no-limit", "fixed-limit"'),
         ("[game]\nsmall_blind = 4\nbig_blind = 10\n" + BOTS, "[game]", "R2.2"),
@@ -143,15 +147,15 @@ SIX = "".join(f'[[bots]]\nname = "b{i}"\ncommand = "x"\n' for i in range(6))
         ("[limits]\nmemory_mb = -1\n" + BOTS, "[limits] memory_mb", ">= 0"),
         ("", "[[bots]]", "no bots"),
         ("bots = 3\n", "top level bots", "array"),
-        ('[[bots]]\nname = "a"\ncommand = "x"\n[[bots]]\nname = "a"\ncommand = "y"\n', "bots[1].name", "duplicate bot name 'a'"),
+        ('[[bots]]\nname = "a"\ncommand = "true"\n[[bots]]\nname = "a"\ncommand = "y"\n', "bots[1].name", 'duplicate bot name "a"'),
         ('[[bots]]\nname = "a"\n', "bots[0].command", "missing"),
         ('[[bots]]\nname = "a"\ncommand = ""\n', "bots[0].command", "non-empty"),
         ('[[bots]]\nname = "a"\ncommand = [1]\n', "bots[0].command", "list of strings"),
-        ('[[bots]]\ncommand = "x"\n', "bots[0].name", "missing"),
-        ('[[bots]]\nname = "a b"\ncommand = "x"\n', "bots[0].name", "letters, digits"),
-        ('[[bots]]\nname = "a"\ncommand = "x"\ncmd = "y"\n', "bots[0].cmd", "unknown key"),
-        ('[[bots]]\nname = "a"\ncommand = "x"\ncwd = "nowhere"\n', "bots[0].cwd", "not a directory"),
-        ('[[bots]]\nname = "a"\ncommand = "x"\nenv = { A = 1 }\n', "bots[0].env", "string values"),
+        ('[[bots]]\ncommand = "true"\n', "bots[0].name", "missing"),
+        ('[[bots]]\nname = "a b"\ncommand = "true"\n', "bots[0].name", "letters, digits"),
+        ('[[bots]]\nname = "a"\ncommand = "true"\ncmd = "y"\n', "bots[0].cmd", "unknown key"),
+        ('[[bots]]\nname = "a"\ncommand = "true"\ncwd = "nowhere"\n', "bots[0].cwd", "not a directory"),
+        ('[[bots]]\nname = "a"\ncommand = "true"\nenv = { A = 1 }\n', "bots[0].env", "string values"),
     ],
 )
 def test_mistakes_name_file_key_and_expectation(tmp_path: Path, text: str, key: str, words: str) -> None:
@@ -167,7 +171,7 @@ def test_mistakes_name_file_key_and_expectation(tmp_path: Path, text: str, key: 
 
 def test_table_size_two_with_one_bot(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="larger than the number of bots"):
-        load_config(write(tmp_path, '[[bots]]\nname = "a"\ncommand = "x"\n'))
+        load_config(write(tmp_path, '[[bots]]\nname = "a"\ncommand = "true"\n'))
 
 
 def test_bad_toml_and_missing_file(tmp_path: Path) -> None:
@@ -212,3 +216,85 @@ def test_default_league_has_the_example_bots_and_10000_hands() -> None:
     assert {"random", "caller", "raiser", "solid"} <= set(cfg.bot_names)
     assert len(schedule_for(cfg)) * cfg.schedule.hands >= 10_000
     assert cfg.tournament.output == Path("results/league")
+
+
+@pytest.mark.parametrize(
+    ("command", "words"),
+    [
+        ("nosuchcommand_xyz", "'nosuchcommand_xyz' not found on PATH; install it or give its full path"),
+        ("/nonexistent/bot", "'/nonexistent/bot' not found"),
+        ("./notexec.sh", "not executable; run `chmod +x"),
+    ],
+)
+def test_a_bot_command_that_cannot_start_is_a_load_error(tmp_path: Path, command: str, words: str) -> None:
+    path = write(tmp_path, BOTS + f'[[bots]]\nname = "d"\ncommand = "{command}"\n')
+    (path.parent / "notexec.sh").write_text("#!/bin/sh\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert info.value.key == "bots[3].command"
+    assert str(path) in str(info.value) and "'d'" in str(info.value) and words in str(info.value)
+
+
+def test_a_command_is_found_on_the_path_the_bot_gets(tmp_path: Path) -> None:
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "onlyhere").write_text("#!/bin/sh\n")
+    (bindir / "onlyhere").chmod(0o755)
+    text = BOTS + f'[[bots]]\nname = "d"\ncommand = "onlyhere"\nenv = {{ PATH = "{bindir}" }}\n'
+    assert load_config(write(tmp_path, text)).bots[3].command == ("onlyhere",)
+
+
+def test_file_that_is_not_utf8_is_a_config_error(tmp_path: Path) -> None:
+    path = write(tmp_path, BOTS)
+    path.write_bytes(b"# caf\xe9 league\n" + BOTS.encode())
+    with pytest.raises(ConfigError, match=r"not UTF-8 text \(byte 0xe9 on line 1\).*save"):
+        load_config(path)
+    path.write_bytes(bytes(range(256)) * 4)
+    with pytest.raises(ConfigError, match="not UTF-8 text"):
+        load_config(path)
+
+
+def test_utf8_byte_order_mark_is_accepted(tmp_path: Path) -> None:
+    path = write(tmp_path, BOTS)
+    path.write_bytes(b"\xef\xbb\xbf[schedule]\nhands = 7\n" + BOTS.encode())
+    assert load_config(path).schedule.hands == 7
+
+
+def test_one_blind_given_sets_the_other(tmp_path: Path) -> None:
+    game = load_config(write(tmp_path, "[game]\nbig_blind = 20\n" + BOTS)).game
+    assert (game.small_blind, game.big_blind) == (10, 20)
+    game = load_config(write(tmp_path, "[game]\nsmall_blind = 25\n" + BOTS)).game
+    assert (game.small_blind, game.big_blind) == (25, 50)
+    with pytest.raises(ConfigError, match="big_blind must be even"):
+        load_config(write(tmp_path, "[game]\nbig_blind = 15\n" + BOTS))
+
+
+def test_values_in_messages_are_written_as_toml(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config(write(tmp_path, "[schedule]\nhands = true\n" + BOTS))
+    assert str(info.value).endswith("got true") and "True" not in str(info.value)
+    with pytest.raises(ConfigError, match='got "8"'):
+        load_config(write(tmp_path, "[schedule]\ntable_size = '8'\n" + BOTS))
+
+
+def test_table_size_message_cites_r12_only_for_large_tables(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config(write(tmp_path, "[schedule]\ntable_size = 1\n" + BOTS))
+    assert "R1.2" not in str(info.value) and "stock" not in str(info.value)
+    with pytest.raises(ConfigError, match="R1.2: 7 or more"):
+        load_config(write(tmp_path, "[schedule]\ntable_size = 7\n" + BOTS))
+
+
+@pytest.mark.parametrize(
+    "game",
+    ["starting_stack = 5", "big_blind = 2000", "ante = 5000", "blinds = false\nmin_bet = 20\nante = 990"],
+)
+def test_stack_that_cannot_cover_the_forced_bets_is_refused(tmp_path: Path, game: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config(write(tmp_path, f"[game]\n{game}\n" + BOTS))
+    assert info.value.key == "[game] starting_stack" and "all in before their first decision" in str(info.value)
+
+
+def test_stack_of_exactly_the_forced_bets_is_allowed(tmp_path: Path) -> None:
+    cfg = load_config(write(tmp_path, "[game]\nante = 5\nstarting_stack = 15\n" + BOTS))
+    assert cfg.starting_stack == 15
