@@ -135,27 +135,45 @@ def match(
 
 
 @app.command()
-def replay(file: Path = typer.Argument(..., help="A hand history file (JSON Lines, .jsonl or .jsonl.gz).")) -> None:
+def replay(
+    file: Path = typer.Argument(..., help="A hand history file (JSON Lines, .jsonl or .jsonl.gz)."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="List every hand, not only those that differ."),
+) -> None:
     """Re-run every hand of a hand history through the engine and report differences.
 
-    Prints one line per hand (OK or the first difference); exit status 1 if any hand differs.
+    Prints each hand that differs (every hand with --verbose) and a summary. Exit status 0 when
+    every hand replays identically, 1 if any hand differs, 2 if the file is not a hand history.
     """
+    from harness.history import HistoryError
     from harness.replay import check_history
 
     bad = total = 0
+
+    def summary(where: str = "") -> str:
+        differ = f"; {bad} differ{'s' if bad == 1 else ''}" if bad else ""
+        return f"{total - bad} of {total} hands{where} replay identically{differ}"
+
     try:
         for check in check_history(file):
             total += 1
-            label = f"hand {check.hand_id}" if check.hand_id is not None else f"record {check.line}"
-            if check.ok:
-                typer.echo(f"{label}: OK")
-            else:
+            if not check.ok:
                 bad += 1
-                typer.echo(f"{label}: DIFFERS: {check.detail}")
+                typer.echo(f"hand {check.hand_id}: DIFFERS: {check.detail}")
+            elif verbose:
+                typer.echo(f"hand {check.hand_id}: OK")
     except OSError as exc:
         typer.echo(f"harness replay: cannot read {file}: {exc.strerror or exc}", err=True)
         raise typer.Exit(2)
-    typer.echo(f"{total - bad} of {total} hands replay identically" + (f"; {bad} differ" if bad else ""))
+    except HistoryError as exc:
+        if total:
+            where = f" before line {exc.line}" if exc.line is not None else ""
+            typer.echo(summary(where))
+        typer.echo(f"harness replay: {exc}", err=True)
+        raise typer.Exit(2)
+    if not total:
+        typer.echo(f"harness replay: no hands in {file} (the file is empty)", err=True)
+        raise typer.Exit(2)
+    typer.echo(summary())
     raise typer.Exit(1 if bad else 0)
 
 

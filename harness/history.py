@@ -12,7 +12,15 @@ docs/INTERNALS.md) plus what the referee adds (the ``REFEREE_KEYS``):
 - ``faults``: per fault, ``{"seat": hand seat, "kind": FaultKind value,
   "detail": str}``.
 
-Files ending in ``.gz`` are read and written gzip-compressed.
+The engine part names a shown hand's ``category`` by its label, in words
+(``"two pair"``, ``Category.label``); protocol messages name it in snake
+case (``"two_pair"``, PROTOCOL.md). Replay compares labels, so old
+histories stay valid.
+
+Files ending in ``.gz`` are written gzip-compressed; the reader recognises
+gzip data by its content. :func:`read_history` and :func:`record_problem`
+turn a file that is not a hand history into a :class:`HistoryError` naming
+the file, the line and the field, never a Python exception.
 """
 
 from __future__ import annotations
@@ -20,9 +28,10 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import zlib
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any, Iterator
+from typing import IO, Any, Callable, Iterator
 
 #: Keys the referee adds to the engine's record; :func:`engine_part` strips them.
 REFEREE_KEYS: tuple[str, ...] = ("match_id", "bots", "match_seats", "timings_ms", "faults")
@@ -34,7 +43,31 @@ _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
 class HistoryError(ValueError):
-    """A hand history line that is not a JSON object; names the file and line."""
+    """A file (or one of its lines) that is not a readable hand history.
+
+    Attributes:
+        path: the file.
+        line: 1-based line number where the problem is (None: the whole file).
+        problem: what is wrong, in words (never a Python exception name).
+        cut_off: True when the file is a hand history that ends early (a
+            truncated ``.gz`` or a last line without its end), False when
+            the content is not a hand history at all.
+    """
+
+    def __init__(self, path: Path | str, line: int | None, problem: str, *, cut_off: bool = False) -> None:
+        self.path = str(path)
+        self.line = line
+        self.problem = problem
+        self.cut_off = cut_off
+        where = f"{self.path} line {line}" if line is not None else self.path
+        head = "damaged hand history" if cut_off else "not a hand history"
+        super().__init__(f"{head}: {where}: {problem}")
+
+
+#: Longest line accepted (bytes); real hand records are a few kB, so a
+#: longer "line" is a file that is not a hand history (and is not read whole).
+MAX_LINE_BYTES = 16 * 1024 * 1024
+_GZIP_MAGIC = b"\x1f\x8b"
 
 
 def _open(path: Path, mode: str) -> IO[str]:
@@ -91,31 +124,186 @@ class HistoryWriter:
         self.close()
 
 
+def _open_bytes(path: Path) -> IO[bytes]:
+    # Sniff the gzip magic rather than trust the name: a renamed file still reads.
+    with open(path, "rb") as f:
+        magic = f.read(2)
+    return gzip.open(path, "rb") if magic == _GZIP_MAGIC else open(path, "rb")
+
+
+def _json_problem(exc: json.JSONDecodeError, line: str) -> str:
+    where = "the end of the line" if exc.pos >= len(line.rstrip()) else f"column {exc.colno}"
+    return f"not valid JSON ({exc.msg} at {where})"
+
+
 def read_history(path: Path) -> Iterator[dict[str, Any]]:
     """Yield the hand records of a JSON Lines hand history, in file order.
 
-    Blank lines are skipped. A truncated last line (a match killed while
-    writing) is reported like any other bad line.
+    The same as :func:`numbered_records` without the line numbers.
+
+    Raises:
+        OSError: the file cannot be opened or read.
+        HistoryError: see :func:`numbered_records`.
+    """
+    for _, record in numbered_records(path):
+        yield record
+
+
+def numbered_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line number, hand record)`` for each record of a JSON Lines hand history.
+
+    Blank lines are skipped. Plain and gzip-compressed files are both read
+    (recognised by content, not by name). Records are yielded as they are
+    read, so a problem further down is raised after the good lines before it.
 
     Args:
         path: a ``.jsonl`` or ``.jsonl.gz`` file.
 
     Raises:
-        OSError: the file cannot be read.
-        HistoryError: a line is not a JSON object (message names file and line).
+        OSError: the file cannot be opened or read.
+        HistoryError: a line is not UTF-8 text, not valid JSON or not a JSON
+            object, or is longer than :data:`MAX_LINE_BYTES`; or the file ends
+            early (``cut_off``: truncated gzip data, a last line without its
+            end). The message names the file and the line.
     """
     path = Path(path)
-    with _open(path, "r") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise HistoryError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
-            if not isinstance(record, dict):
-                raise HistoryError(f"{path}:{lineno}: expected a JSON object, got {type(record).__name__}")
-            yield record
+    lineno = 0
+    try:
+        with _open_bytes(path) as f:
+            while raw := f.readline(MAX_LINE_BYTES + 1):
+                lineno += 1
+                if len(raw) > MAX_LINE_BYTES:
+                    raise HistoryError(path, lineno, f"line longer than {MAX_LINE_BYTES // (1024 * 1024)} MB")
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise HistoryError(
+                        path, lineno, f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at byte {exc.start + 1} of the line)"
+                    ) from None
+                if not text.strip():
+                    continue
+                text = text.rstrip("\r\n")
+                try:
+                    record = json.loads(text)
+                except json.JSONDecodeError as exc:
+                    if not raw.endswith(b"\n") and exc.pos >= len(text.rstrip()):
+                        raise HistoryError(
+                            path, lineno, "the last line is cut off (the match was stopped while writing it?)",
+                            cut_off=True,
+                        ) from None
+                    raise HistoryError(path, lineno, _json_problem(exc, text)) from None
+                if not isinstance(record, dict):
+                    raise HistoryError(path, lineno, f"expected a JSON object (one hand record), got {json_kind(record)}")
+                yield lineno, record
+    except (EOFError, zlib.error) as exc:  # gzip data that stops early or is corrupt
+        problem = "the compressed data ends early" if isinstance(exc, EOFError) else "the compressed data is corrupt"
+        raise HistoryError(path, lineno + 1, f"{problem} (a cut-off or damaged .gz file)", cut_off=True) from None
+    except gzip.BadGzipFile as exc:
+        raise HistoryError(path, lineno + 1, f"damaged gzip data ({exc})", cut_off=True) from None
+
+
+def json_kind(value: Any) -> str:
+    """Name the JSON type of ``value`` in a user's words: "a string", "a number", "a list" ..."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return "an unknown value"
+
+
+#: Fields every hand record has (the engine's ``record()``); replay needs them.
+REQUIRED_KEYS: tuple[str, ...] = ("hand_id", "seed", "config", "stacks", "button", "actions")
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _list_problem(record: dict[str, Any], key: str, ok: Callable[[Any], bool], item: str) -> str | None:
+    value = record[key]
+    if not isinstance(value, list):
+        return f"{key}: expected a list, got {json_kind(value)} ({_show(value)})"
+    for i, element in enumerate(value):
+        if not ok(element):
+            return f"{key}[{i}]: expected {item}, got {json_kind(element)} ({_show(element)})"
+    return None
+
+
+def record_problem(record: dict[str, Any]) -> str | None:
+    """Say what makes ``record`` unfit to be a hand-history line, or None if its shape is right.
+
+    Checks the presence and JSON types of the fields replay needs
+    (:data:`REQUIRED_KEYS`, ``deck`` when present, each action's ``seat`` and
+    ``action``) and of the referee's keys when present (``bots``,
+    ``match_seats``, ``match_id``, ``faults``, ``timings_ms``). Values are
+    not judged against the rules: that is replay's job (a record of the right
+    shape whose values the engine refuses *differs*).
+
+    Returns:
+        e.g. ``"hand_id: expected a whole number >= 0, got a string (\"x\")"``, or None.
+    """
+    missing = [k for k in REQUIRED_KEYS if k not in record]
+    if missing:
+        return f"missing field(s) {', '.join(missing)} (a hand record has {', '.join(REQUIRED_KEYS)}, ...)"
+    for key in ("hand_id", "seed", "button"):
+        value = record[key]
+        if not _whole(value) or (key != "seed" and value < 0):
+            bound = "" if key == "seed" else " >= 0"
+            return f"{key}: expected a whole number{bound}, got {json_kind(value)} ({_show(value)})"
+    config = record["config"]
+    if not isinstance(config, dict):
+        return f"config: expected an object of game settings, got {json_kind(config)} ({_show(config)})"
+    for name, value in config.items():
+        if isinstance(value, (list, dict)):
+            return f"config.{name}: expected a number, string or true/false, got {json_kind(value)}"
+    problem = _list_problem(record, "stacks", _whole, "a whole number of chips")
+    if problem:
+        return problem
+    actions = record["actions"]
+    if not isinstance(actions, list):
+        return f"actions: expected a list of actions, got {json_kind(actions)} ({_show(actions)})"
+    for i, entry in enumerate(actions):
+        if not isinstance(entry, dict):
+            return f"actions[{i}]: expected an object like {{\"seat\": 0, \"action\": \"call\"}}, got {json_kind(entry)} ({_show(entry)})"
+        if not _whole(entry.get("seat")):
+            return f"actions[{i}].seat: expected a whole number, got {json_kind(entry.get('seat'))}"
+        if not isinstance(entry.get("action"), str):
+            return f"actions[{i}].action: expected a string such as \"call\", got {json_kind(entry.get('action'))}"
+        if "discards" in entry and not (
+            isinstance(entry["discards"], list) and all(isinstance(c, str) for c in entry["discards"])
+        ):
+            return f"actions[{i}].discards: expected a list of cards such as [\"As\", \"Td\"]"
+    checks: tuple[tuple[str, Callable[[Any], bool], str], ...] = (
+        ("deck", lambda c: isinstance(c, str), 'a card such as "As"'),
+        ("bots", lambda b: isinstance(b, str), "a bot name (a string)"),
+        ("match_seats", _whole, "a whole number (a seat)"),
+        ("faults", lambda f: isinstance(f, dict), 'an object {"seat", "kind", "detail"}'),
+        ("timings_ms", lambda t: isinstance(t, list), "a [seat, ms] pair"),
+    )
+    for key, ok, what in checks:
+        if key in record:
+            problem = _list_problem(record, key, ok, what)
+            if problem:
+                return problem
+    if "match_id" in record and not isinstance(record["match_id"], str):
+        return f"match_id: expected a string, got {json_kind(record['match_id'])}"
+    for key in ("bots", "match_seats"):
+        if key in record and len(record[key]) != len(record["stacks"]):
+            return f"{key}: {len(record[key])} entries for {len(record['stacks'])} seats (stacks)"
+    return None
 
 
 def engine_part(record: dict[str, Any]) -> dict[str, Any]:

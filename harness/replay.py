@@ -6,6 +6,15 @@ hand again from those and names the first field whose replayed value
 differs from the recorded one (cards dealt, draws, pots, winners, net ...).
 A tampered or corrupted history therefore fails here (DESIGN.md "Referee
 promises": any hand can be replayed and checked).
+
+Two kinds of failure are kept apart:
+
+- a hand that *differs* (the record has the right shape but the engine
+  replays it differently, or refuses one of its actions): a
+  :class:`HandCheck` with ``ok=False``;
+- a file that is *not a hand history* (not JSON Lines, a line that is not
+  a hand record, a field of the wrong type, cut-off data): a
+  :class:`harness.history.HistoryError` naming the file, line and field.
 """
 
 from __future__ import annotations
@@ -15,22 +24,23 @@ from pathlib import Path
 from typing import Iterator
 
 from harness.engine import ReplayError, replay
-from harness.history import HistoryError, read_history
+from harness.history import HistoryError, numbered_records, record_problem
 
 
 @dataclass(frozen=True, slots=True)
 class HandCheck:
-    """The verdict on one line of a hand history.
+    """The verdict on one hand of a hand history.
 
     Attributes:
-        line: 1-based position of the hand among the file's records.
-        hand_id: the record's ``hand_id`` (None if unreadable).
+        line: 1-based line of the hand in the file.
+        hand_id: the record's ``hand_id``.
         ok: True when the replay matches the record in every field.
-        detail: empty when ok, else the first difference or why it could not be replayed.
+        detail: empty when ok, else the first difference (a field path such
+            as ``record.net[0]``) or the action the engine refused and why.
     """
 
     line: int
-    hand_id: int | None
+    hand_id: int
     ok: bool
     detail: str = ""
 
@@ -38,24 +48,29 @@ class HandCheck:
 def check_history(path: Path) -> Iterator[HandCheck]:
     """Replay every hand of ``path`` (``.jsonl`` or ``.jsonl.gz``), yielding one verdict per hand.
 
-    A line that is not a JSON object ends the check with a failed verdict
-    naming it (the rest of the file cannot be trusted to be aligned).
+    Verdicts are yielded as hands are read; a line that is not a hand record
+    stops the check with :class:`HistoryError` (the rest of the file cannot
+    be trusted), after the verdicts of the lines before it.
 
     Raises:
         OSError: the file cannot be opened or read.
+        HistoryError: the file is not a hand history (message: ``not a hand
+            history: FILE line N: FIELD: what is wrong``) or is cut off
+            (``.cut_off``).
     """
-    index = 0
-    try:
-        for index, record in enumerate(read_history(path), 1):
-            hand_id = record.get("hand_id")
-            hand_id = hand_id if isinstance(hand_id, int) else None
-            try:
-                replay(record)
-            except ReplayError as exc:
-                yield HandCheck(index, hand_id, False, str(exc))
-            except Exception as exc:  # a corrupted record must be reported, not crash the check
-                yield HandCheck(index, hand_id, False, f"cannot be replayed: {type(exc).__name__}: {exc}")
-            else:
-                yield HandCheck(index, hand_id, True)
-    except HistoryError as exc:
-        yield HandCheck(index + 1, None, False, str(exc))
+    for lineno, record in numbered_records(path):
+        problem = record_problem(record)
+        if problem:
+            raise HistoryError(path, lineno, problem)
+        hand_id = record["hand_id"]
+        try:
+            replay(record)
+        except ReplayError as exc:
+            yield HandCheck(lineno, hand_id, False, str(exc))
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+            # Right shape, values the engine cannot even start from (e.g. a
+            # setting of the wrong kind): the record differs from any real hand.
+            yield HandCheck(lineno, hand_id, False, f"the engine cannot replay this record: {exc}")
+        else:
+            yield HandCheck(lineno, hand_id, True)
+

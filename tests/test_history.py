@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import gzip
+import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from harness.history import HistoryError, HistoryWriter, engine_part, read_history, without_volatile
+from harness.history import (
+    HistoryError,
+    HistoryWriter,
+    engine_part,
+    numbered_records,
+    read_history,
+    record_problem,
+    without_volatile,
+)
 
 
 @pytest.mark.parametrize("name", ["hands.jsonl", "hands.jsonl.gz"])
@@ -30,8 +41,9 @@ def test_each_hand_is_on_disk_as_soon_as_written(tmp_path: Path) -> None:
 def test_bad_line_names_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "hands.jsonl"
     path.write_text('{"hand_id": 0}\n\n{"hand_id": 1, "net": [\n')
-    with pytest.raises(HistoryError, match=r"hands.jsonl:3"):
+    with pytest.raises(HistoryError, match=r"hands.jsonl line 3: not valid JSON") as info:
         list(read_history(path))
+    assert info.value.line == 3 and not info.value.cut_off
     path.write_text("[1, 2]\n")
     with pytest.raises(HistoryError, match="JSON object"):
         list(read_history(path))
@@ -41,3 +53,76 @@ def test_engine_part_and_volatile_keys() -> None:
     rec = {"hand_id": 3, "seed": 9, "bots": ["a"], "match_seats": [0], "timings_ms": [[0, 1.0]], "faults": [], "match_id": "m"}
     assert engine_part(rec) == {"hand_id": 3, "seed": 9}
     assert "timings_ms" not in without_volatile(rec) and "faults" in without_volatile(rec)
+
+
+def test_binary_file_is_named_not_a_traceback(tmp_path: Path) -> None:
+    path = tmp_path / "garb.jsonl"
+    path.write_bytes(b'{"hand_id": 0}\n' + b"\x8d\xff\x00binary" + os.urandom(64))
+    with pytest.raises(HistoryError, match=r"garb.jsonl line 2: not UTF-8 text") as info:
+        list(read_history(path))
+    assert not info.value.cut_off and str(info.value).startswith("not a hand history: ")
+
+
+def test_cut_off_gzip_yields_the_lines_before_then_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "hands.jsonl.gz"
+    with HistoryWriter(path) as w:
+        for i in range(400):
+            w.write({"hand_id": i, "pad": os.urandom(40).hex()})
+    data = path.read_bytes()
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(data[: len(data) // 2])
+    got: list[int] = []
+    with pytest.raises(HistoryError, match=r"cut.jsonl.gz line \d+: the compressed data ends early") as info:
+        for record in read_history(cut):
+            got.append(record["hand_id"])
+    assert info.value.cut_off and str(info.value).startswith("damaged hand history: ")
+    assert got == list(range(len(got))) and 0 < len(got) < 400
+    assert info.value.line == len(got) + 1
+
+
+def test_gzip_is_recognised_by_content_and_plain_text_named_gz_is_read(tmp_path: Path) -> None:
+    (tmp_path / "a.jsonl").write_bytes(gzip.compress(b'{"hand_id": 1}\n'))
+    (tmp_path / "b.jsonl.gz").write_text('{"hand_id": 2}\n')
+    assert list(read_history(tmp_path / "a.jsonl")) == [{"hand_id": 1}]
+    assert list(read_history(tmp_path / "b.jsonl.gz")) == [{"hand_id": 2}]
+
+
+def test_cut_off_last_line_differs_from_a_bad_line(tmp_path: Path) -> None:
+    path = tmp_path / "hands.jsonl"
+    path.write_text('{"hand_id": 0}\n\n{"hand_id": 1, "net": [1,')
+    assert next(numbered_records(path)) == (1, {"hand_id": 0})
+    with pytest.raises(HistoryError, match="line 3: the last line is cut off") as info:
+        list(read_history(path))
+    assert info.value.cut_off
+
+
+def _record(**changes: Any) -> dict[str, Any]:
+    rec: dict[str, Any] = {
+        "hand_id": 0, "seed": 5, "config": {"big_blind": 10}, "stacks": [1000, 1000], "button": 0,
+        "actions": [{"seat": 0, "action": "call", "amount": 5}], "bots": ["a", "b"], "match_seats": [0, 1],
+        "match_id": "m", "faults": [], "timings_ms": [[0, 0.5]],
+    }
+    rec.update(changes)
+    return {k: v for k, v in rec.items() if v is not ...}
+
+
+@pytest.mark.parametrize(
+    ("changes", "words"),
+    [
+        ({"hand_id": "x"}, 'hand_id: expected a whole number >= 0, got a string ("x")'),
+        ({"hand_id": True}, "hand_id: expected a whole number >= 0, got true/false"),
+        ({"seed": ...}, "missing field(s) seed"),
+        ({"bots": [1, 2]}, "bots[0]: expected a bot name (a string), got a number (1)"),
+        ({"bots": ["a"]}, "bots: 1 entries for 2 seats"),
+        ({"config": ["x"]}, "config: expected an object of game settings, got a list"),
+        ({"actions": ["fold"]}, "actions[0]: expected an object"),
+        ({"actions": [{"seat": "0", "action": "call"}]}, "actions[0].seat: expected a whole number, got a string"),
+        ({"stacks": "1000"}, "stacks: expected a list, got a string"),
+        ({"match_id": 3}, "match_id: expected a string, got a number"),
+    ],
+)
+def test_record_problem_names_the_field(changes: dict[str, Any], words: str) -> None:
+    assert record_problem(_record()) is None
+    problem = record_problem(_record(**changes))
+    assert problem is not None and words in problem
+    assert "Error" not in problem and "'str' object" not in problem

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
 from harness.engine import GameConfig, HandState
-from harness.history import HistoryWriter
+from harness.cli import app
+from harness.history import HistoryError, HistoryWriter
 from harness.referee import hand_seed
-from harness.replay import check_history
+from harness.replay import HandCheck, check_history
 
 
 def played_hand(h: int) -> dict[str, Any]:
@@ -31,7 +34,7 @@ def test_every_hand_replays(tmp_path: Path, name: str) -> None:
     assert [(c.hand_id, c.ok) for c in checks] == [(h, True) for h in range(5)]
 
 
-def test_tampered_and_unreadable_lines_are_reported(tmp_path: Path) -> None:
+def test_tampered_hands_differ_and_an_unreadable_line_stops_the_check(tmp_path: Path) -> None:
     path = tmp_path / "hands.jsonl"
     bad = played_hand(1)
     bad["button"] = 2
@@ -40,7 +43,102 @@ def test_tampered_and_unreadable_lines_are_reported(tmp_path: Path) -> None:
         w.write(bad)
     with open(path, "a") as f:
         f.write('{"hand_id": 2, "seed": \n')
-    checks = list(check_history(path))
-    assert [c.ok for c in checks] == [True, False, False]
+    checks: list[HandCheck] = []
+    with pytest.raises(HistoryError, match=r"hands.jsonl line 3: not valid JSON") as info:
+        for check in check_history(path):
+            checks.append(check)
+    assert [c.ok for c in checks] == [True, False]
     assert checks[1].hand_id == 1 and checks[1].detail
-    assert "hands.jsonl:3" in checks[2].detail
+    assert not info.value.cut_off
+
+
+def write_lines(path: Path, *lines: str | dict[str, Any]) -> Path:
+    path.write_text("".join((json.dumps(x) if isinstance(x, dict) else x) + "\n" for x in lines))
+    return path
+
+
+def cli_replay(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, ["replay", *args])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_cli_prints_only_differing_hands_unless_verbose(tmp_path: Path) -> None:
+    bad = played_hand(2)
+    bad["net"] = [n + 1 if i == 0 else n - 1 if i == 1 else n for i, n in enumerate(bad["net"])]
+    path = write_lines(tmp_path / "h.jsonl", *(played_hand(h) for h in range(2)), bad, played_hand(3))
+    code, out, err = cli_replay(str(path))
+    assert code == 1 and err == ""
+    assert out.splitlines()[0].startswith("hand 2: DIFFERS: ") and "net" in out
+    assert out.splitlines()[1:] == ["3 of 4 hands replay identically; 1 differs"]
+    code, out, _ = cli_replay("--verbose", str(path))
+    assert code == 1 and "hand 0: OK" in out and "hand 3: OK" in out and len(out.splitlines()) == 5
+    good = write_lines(tmp_path / "g.jsonl", *(played_hand(h) for h in range(3)))
+    assert cli_replay(str(good))[:2] == (0, "3 of 3 hands replay identically\n")
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        ("hello world", "not a hand history: {f} line 1: not valid JSON"),
+        ("[1, 2]", "not a hand history: {f} line 1: expected a JSON object (one hand record), got a list"),
+        ('{"foo": 1}', "not a hand history: {f} line 1: missing field(s) hand_id, seed"),
+        ("", "no hands in {f}"),
+        ("\n\n", "no hands in {f}"),
+    ],
+    ids=["text", "list", "object", "empty", "blank"],
+)
+def test_cli_a_file_that_is_not_a_hand_history_exits_2(tmp_path: Path, content: str, words: str) -> None:
+    path = tmp_path / "x.jsonl"
+    path.write_text(content + "\n" if content else "")
+    code, out, err = cli_replay(str(path))
+    assert code == 2 and out == ""
+    assert err.startswith("harness replay: " + words.format(f=path))
+    assert len(err.strip().splitlines()) == 1 and "DIFFERS" not in err
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "words"),
+    [
+        ("hand_id", "x", 'line 2: hand_id: expected a whole number >= 0, got a string ("x")'),
+        ("bots", [1, 2, 3], "line 2: bots[0]: expected a bot name (a string), got a number (1)"),
+        ("actions", ["fold"], "line 2: actions[0]: expected an object"),
+        ("config", ["no-limit"], "line 2: config: expected an object of game settings, got a list"),
+    ],
+)
+def test_cli_a_field_of_the_wrong_type_is_named_without_python_internals(
+    tmp_path: Path, field: str, value: Any, words: str
+) -> None:
+    rec = played_hand(1)
+    rec[field] = value
+    path = write_lines(tmp_path / "x.jsonl", played_hand(0), rec, played_hand(2))
+    code, out, err = cli_replay(str(path))
+    assert code == 2, (out, err)
+    assert out == "1 of 1 hands before line 2 replay identically\n"
+    assert words in err and err.startswith("harness replay: not a hand history: ")
+    for internal in ("Error", "object has no attribute", "dictionary update", "Traceback"):
+        assert internal not in out + err
+
+
+def test_cli_binary_and_cut_off_gzip_are_one_line_not_a_traceback(tmp_path: Path) -> None:
+    garb = tmp_path / "garb.jsonl"
+    garb.write_bytes(bytes(range(128, 256)) * 4)
+    code, out, err = cli_replay(str(garb))
+    assert code == 2 and err.startswith(f"harness replay: not a hand history: {garb} line 1: not UTF-8 text")
+    gz = tmp_path / "hands.jsonl.gz"
+    with HistoryWriter(gz) as w:
+        for h in range(30):
+            w.write(played_hand(h))
+    data = gz.read_bytes()
+    cut = tmp_path / "trunc.jsonl.gz"
+    cut.write_bytes(data[: len(data) * 2 // 3])
+    code, out, err = cli_replay(str(cut))
+    assert code == 2, (out, err)
+    assert "replay identically" in out and "Aborted" not in out + err
+    assert err.startswith(f"harness replay: damaged hand history: {cut} line ")
+    assert "the compressed data ends early" in err and len(err.splitlines()) == 1
+
+
+def test_cli_missing_file_exits_2(tmp_path: Path) -> None:
+    code, _, err = cli_replay(str(tmp_path / "nope.jsonl"))
+    assert code == 2 and "cannot read" in err and "No such file" in err
