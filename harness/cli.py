@@ -77,38 +77,77 @@ def leaderboard(directory: Path = typer.Argument(..., help="A tournament output 
 @app.command()
 def match(
     bot: List[str] = typer.Option(..., "--bot", help="NAME=COMMAND, once per seat (2-6); COMMAND is split like a shell does."),
-    hands: int = typer.Option(100, "--hands", help="Hands to play."),
+    hands: int = typer.Option(100, "--hands", help="Hands to play (at least 1)."),
     seed: int = typer.Option(0, "--seed", help="Match seed (deals)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Directory for hand history and bot logs (default: a new temporary directory)."),
-    decision_ms: int = typer.Option(1000, "--decision-ms", help="Time per decision in ms."),
+    out: Optional[Path] = typer.Option(None, "--out", help="New directory for hand history and bot logs (default: results/match-DATE-TIME)."),
+    decision_ms: int = typer.Option(1000, "--decision-ms", help="Time per decision in ms (at least 1)."),
     time_bank_ms: int = typer.Option(30000, "--time-bank-ms", help="Extra thinking time per bot for the match in ms."),
-    max_faults: int = typer.Option(10, "--max-faults", help="Faults after which a bot is out."),
-    stack: int = typer.Option(1000, "--stack", help="Starting stack in chips."),
+    max_faults: int = typer.Option(10, "--max-faults", help="Faults after which a bot is out (at least 1)."),
+    stack: int = typer.Option(1000, "--stack", help="Starting stack in chips (at least 1)."),
     freezeout: bool = typer.Option(False, "--freezeout", help="Keep stacks across hands; busted bots leave."),
     pin: Optional[int] = typer.Option(None, "--pin", help="Pin the referee and bots to this CPU (often faster on VMs)."),
 ) -> None:
-    """Play one match between bot commands and print the result table."""
+    """Play one match between bot commands and print the result table.
+
+    Exit status 0 when the match was played, 1 if a bot failed to start (its results mean
+    nothing), 2 on a usage error (nothing is started or written), 130 on Ctrl-C.
+    """
+    import os
     import shlex
-    import tempfile
 
     from tabulate import tabulate
 
+    from harness.botproc import BotStartError, resolve_command
+    from harness.config import BOT_NAME
     from harness.engine import ConfigError, GameConfig
+    from harness.outdir import OutDirError, default_out_dir, prepare_out_dir
     from harness.referee import BotSpec, Limits, MatchSpec, StackMode, play_match
+    from harness.specs import FaultKind
 
+    def usage(message: str) -> typer.Exit:
+        typer.echo(f"harness match: {message}", err=True)
+        return typer.Exit(2)
+
+    # Every argument is checked before anything is started or written.
     specs = []
     for item in bot:
         name, sep, command = item.partition("=")
-        if not sep or not name.strip() or not command.strip():
-            typer.echo(f"harness match: --bot {item!r} must be NAME=COMMAND, e.g. --bot caller='python -m bots.caller'", err=True)
-            raise typer.Exit(2)
+        name = name.strip()
+        if not sep or not name or not command.strip():
+            raise usage(f"--bot {item!r} must be NAME=COMMAND, e.g. --bot caller='python -m bots.caller'")
+        if not BOT_NAME.match(name):
+            raise usage(f"--bot {name!r}: a name is 1-32 letters, digits, '_', '.' or '-', starting with a letter or digit")
+        if any(s.name == name for s in specs):
+            raise usage(f"--bot {name!r} is given twice; every bot needs its own name")
         try:
             argv = tuple(shlex.split(command))
         except ValueError as exc:
-            typer.echo(f"harness match: cannot split the command of --bot {name}: {exc}", err=True)
-            raise typer.Exit(2)
-        specs.append(BotSpec(name.strip(), argv))
-    out_dir = out if out is not None else Path(tempfile.mkdtemp(prefix="harness-match-"))
+            raise usage(f"cannot split the command of --bot {name}: {exc}") from None
+        specs.append(BotSpec(name, argv))
+    if not 2 <= len(specs) <= 6:
+        raise usage(f"a match needs 2 to 6 bots (R1.2), got {len(specs)}; give --bot NAME=COMMAND once per seat")
+    for option, value, minimum in (
+        ("--hands", hands, 1), ("--decision-ms", decision_ms, 1), ("--time-bank-ms", time_bank_ms, 0),
+        ("--max-faults", max_faults, 1), ("--stack", stack, 1),
+    ):
+        if value < minimum:
+            raise usage(f"{option} must be at least {minimum}, got {value}")
+    if pin is not None:
+        allowed = sorted(os.sched_getaffinity(0))
+        if pin not in allowed:
+            raise usage(f"--pin {pin}: no such CPU available here; use one of {', '.join(map(str, allowed))}")
+    for spec_ in specs:
+        try:
+            resolve_command(spec_)
+        except BotStartError as exc:
+            raise usage(str(exc)) from None
+    try:
+        out_dir = prepare_out_dir(out) if out is not None else default_out_dir("match")
+    except OutDirError as exc:
+        raise usage(str(exc)) from None
+    if out is None:
+        typer.echo(f"harness match: hand history and logs go to {out_dir}/", err=True)
+
     game = GameConfig()
     try:
         spec = MatchSpec(
@@ -118,8 +157,10 @@ def match(
         limits = Limits(decision_ms=decision_ms, time_bank_ms=time_bank_ms, max_faults=max_faults)
         result = play_match(specs, spec, limits, out_dir, cpus=None if pin is None else {pin})
     except (ValueError, ConfigError) as exc:
-        typer.echo(f"harness match: {exc}", err=True)
-        raise typer.Exit(2)
+        raise usage(str(exc)) from None
+    except OSError as exc:
+        typer.echo(f"harness match: cannot write to {out_dir}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(1)
     except KeyboardInterrupt:
         typer.echo(f"harness match: interrupted; bots stopped; hands so far in {out_dir / 'hands.jsonl'}", err=True)
         raise typer.Exit(130)
@@ -132,6 +173,16 @@ def match(
         tabulate(rows, headers=["bot", "seat", "net chips", "bb/100", "faults", "status"], colalign=("left", "right", "right", "right", "left", "left"))
     )
     typer.echo(f"{result.hands_played} hands in {result.duration_s:.1f} s; hand history: {out_dir / 'hands.jsonl'}")
+    failed = [seat for seat in range(len(result.bots)) if result.faults[seat].get(FaultKind.FAILED_START)]
+    for seat in failed:
+        typer.echo(
+            f"harness match: bot {result.bots[seat]!r} failed to start: "
+            f"{result.status[seat].removeprefix(f'{FaultKind.FAILED_START}: ')}; "
+            f"its stderr: {out_dir / 'logs' / f'{seat}-{result.bots[seat]}.err'}",
+            err=True,
+        )
+    if failed:
+        raise typer.Exit(1)
 
 
 @app.command()
