@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from harness.botproc import resolve_command
+from harness.outdir import prepare_out_dir
 from harness.specs import BotSpec, FaultKind, Limits, MatchResult
 
 #: What each fault kind means to a bot author, and what to fix.
@@ -42,7 +43,7 @@ KIND_HINTS: dict[str, str] = {
     FaultKind.MALFORMED: "send one MessagePack map per frame with the fields of section 4 (PROTOCOL.md section 8)",
     FaultKind.ILLEGAL: "pick from legal.actions with an amount in min_to..max_to; discard only held cards, at most max_discards",
     FaultKind.OVERSIZED: "keep every message under max_message_bytes (PROTOCOL.md section 7)",
-    FaultKind.CRASH: "see the bot's stderr below; exit only after match_end",
+    FaultKind.CRASH: "exit only after match_end",
 }
 
 #: The reference opponents, by module under ``bots``.
@@ -135,7 +136,11 @@ class CheckReport:
                 lines.append(f"  the referee put the bot out: {self.status}")
             lines.append("How to fix:")
             for kind in sorted({v.kind for v in self.violations} | {k for k, n in self.counts.items() if n}):
-                lines.append(f"  {kind}: {KIND_HINTS.get(kind, '')}")
+                hint = KIND_HINTS.get(kind, "")
+                if kind == FaultKind.CRASH:
+                    # Point at the stderr only when there is some to show.
+                    hint += "; see the bot's stderr below" if self.stderr_tail else "; the bot wrote nothing to stderr"
+                lines.append(f"  {kind}: {hint}")
             if self.stderr_tail:
                 lines.append("Last lines of the bot's stderr:")
                 lines += ["  | " + line for line in self.stderr_tail.splitlines()]
@@ -232,7 +237,10 @@ def check_bot(
     Raises:
         harness.botproc.BotStartError: the command cannot be launched at all
             (not found, not executable, cwd missing).
-        ValueError: bad arguments (no command, hands < 1, 0 or > 5 opponents).
+        ValueError: bad arguments (no command, hands, decision_ms or startup_ms
+            below 1, 0 or > 5 opponents, unknown opponent); ``out_dir`` is a
+            file, lies under one or already holds a hand history
+            (:class:`harness.outdir.OutDirError`).
     """
     from harness.engine.config import GameConfig
     from harness.referee import play_match
@@ -240,8 +248,9 @@ def check_bot(
 
     if not command:
         raise ValueError("no bot command given; use: harness check-bot -- CMD ARGS...")
-    if hands < 1:
-        raise ValueError(f"--hands must be at least 1, got {hands}")
+    for option, value in (("--hands", hands), ("--decision-ms", decision_ms), ("--startup-ms", startup_ms)):
+        if value < 1:
+            raise ValueError(f"{option} must be at least 1, got {value}")
     if not 1 <= len(opponents) <= 5:
         raise ValueError(f"1 to 5 opponents are needed, got {len(opponents)}")
     for name in opponents:
@@ -258,8 +267,7 @@ def check_bot(
         tmp = tempfile.TemporaryDirectory(prefix="check-bot-")
         where = Path(tmp.name)
     else:
-        where = Path(out_dir)
-        where.mkdir(parents=True, exist_ok=True)
+        where = prepare_out_dir(Path(out_dir))
     try:
         result: MatchResult = play_match(bots, spec, limits, where)
         violations, decisions, slowest = _violations(where, 0)

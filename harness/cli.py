@@ -240,7 +240,7 @@ def check_bot(
     cwd: Optional[str] = typer.Option(None, "--cwd", help="The bot's working directory."),
     opponent: List[str] = typer.Option(["caller", "raiser"], "--opponent", help="Reference bot from bots/ (repeatable)."),
     seed: int = typer.Option(1, "--seed", help="Match seed (deals)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Keep the hand history and logs in this directory."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Keep the hand history and logs in this new directory."),
 ) -> None:
     """Start a bot (harness check-bot -- CMD ARGS...), play scripted hands, report protocol violations.
 
@@ -260,6 +260,9 @@ def check_bot(
         )
     except (BotStartError, ValueError) as exc:
         typer.echo(f"harness check-bot: {exc}", err=True)
+        raise typer.Exit(2)
+    except OSError as exc:  # e.g. the disk is full: the check could not run, the bot is not judged
+        typer.echo(f"harness check-bot: cannot write the hand history or logs: {exc.strerror or exc}", err=True)
         raise typer.Exit(2)
     typer.echo(report.render())
     raise typer.Exit(0 if report.ok else 1)

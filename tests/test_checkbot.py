@@ -114,3 +114,43 @@ def test_an_unknown_opponent_is_a_usage_error() -> None:
     code, out = check("python", "-m", "bots.caller", options=[*FAST, "--opponent", "nosuchbot"])
     assert code == 2
     assert "no such reference bot" in out
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        (["--startup-ms", "0"], "--startup-ms must be at least 1, got 0"),
+        (["--decision-ms", "-5"], "--decision-ms must be at least 1, got -5"),
+        (["--hands", "0"], "--hands must be at least 1, got 0"),
+        (["--out", "{tmp}/base.toml"], "--out {tmp}/base.toml: this is a file, not a directory"),
+        (["--out", "{tmp}/base.toml/sub"], "{tmp}/base.toml is a file"),
+        (["--out", "{tmp}/old"], "--out {tmp}/old: already holds a hand history"),
+    ],
+)
+def test_bad_options_are_usage_errors_without_a_traceback(tmp_path: Path, options: list[str], words: str) -> None:
+    (tmp_path / "base.toml").write_text("x = 1\n")
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "hands.jsonl").write_text("{}\n")
+    options = [o.format(tmp=tmp_path) for o in options]
+    result = CliRunner().invoke(app, ["check-bot", *FAST, *options, "--", "python", "-m", "bots.caller"])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith("harness check-bot: ") and words.format(tmp=tmp_path) in result.stderr
+    assert result.stdout == "" and "Traceback" not in result.output
+    assert (tmp_path / "old" / "hands.jsonl").read_text() == "{}\n"
+
+
+@pytest.mark.parametrize("stderr", ["", "Traceback ...\nRuntimeError: boom"])
+def test_the_crash_hint_points_at_stderr_only_when_some_follows(stderr: str) -> None:
+    from harness.checkbot import CheckReport, Violation
+    from harness.specs import FaultKind, Limits
+
+    report = CheckReport(
+        command=("python", "bot.py"), opponents=("caller",), hands=1, decisions=1,
+        violations=(Violation(FaultKind.CRASH, 0, "exit status 1"),), status="crash: exit status 1",
+        slowest_ms=1.0, net=0, limits=Limits(), stderr_tail=stderr, counts={FaultKind.CRASH: 1},
+    )
+    text = report.render()
+    assert ("see the bot's stderr below" in text) == bool(stderr)
+    assert ("Last lines of the bot's stderr:" in text) == bool(stderr)
+    if not stderr:
+        assert "the bot wrote nothing to stderr" in text
