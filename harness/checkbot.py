@@ -16,9 +16,10 @@ import importlib.util
 import json
 import shlex
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from harness.botproc import resolve_command
 from harness.outdir import prepare_out_dir

@@ -29,9 +29,10 @@ import gzip
 import io
 import json
 import zlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any, Callable, Iterator
+from typing import IO, Any, cast
 
 #: Keys the referee adds to the engine's record; :func:`engine_part` strips them.
 REFEREE_KEYS: tuple[str, ...] = ("match_id", "bots", "match_seats", "timings_ms", "faults")
@@ -112,7 +113,7 @@ class HistoryWriter:
         if not self._file.closed:
             self._file.close()
 
-    def __enter__(self) -> "HistoryWriter":
+    def __enter__(self) -> HistoryWriter:
         return self
 
     def __exit__(
@@ -128,7 +129,7 @@ def _open_bytes(path: Path) -> IO[bytes]:
     # Sniff the gzip magic rather than trust the name: a renamed file still reads.
     with open(path, "rb") as f:
         magic = f.read(2)
-    return gzip.open(path, "rb") if magic == _GZIP_MAGIC else open(path, "rb")
+    return cast(IO[bytes], gzip.open(path, "rb") if magic == _GZIP_MAGIC else open(path, "rb"))
 
 
 def _json_problem(exc: json.JSONDecodeError, line: str) -> str:

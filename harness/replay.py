@@ -19,9 +19,9 @@ Two kinds of failure are kept apart:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 from harness.engine import ReplayError, replay
 from harness.history import HistoryError, numbered_records, record_problem
