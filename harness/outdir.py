@@ -73,7 +73,7 @@ def default_out_dir(kind: str, base: Path = DEFAULT_BASE) -> Path:
         OutDirError: ``base`` cannot be created or written.
     """
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    _make_dir(base, "output directory")
+    _make_dir(base, "default output directory")
     for n in range(1, 1000):
         path = base / (f"{kind}-{stamp}" if n == 1 else f"{kind}-{stamp}-{n}")
         try:
