@@ -6,6 +6,7 @@ Layout::
     <out>/results.jsonl             one MatchRecord per finished match (append-only)
     <out>/matches/<match_id>/       hands.jsonl[.gz] and logs/ of each match
     <out>/leaderboard.{md,csv}      written by harness.leaderboard
+    <out>/.lock                     flock(2)ed by the run using the directory (holds its pid)
 
 Crash safety: a record is appended with one ``write`` followed by ``flush``
 and ``os.fsync``, only after the match's hand history is itself on disk. A
@@ -13,15 +14,22 @@ torn last line (the process died mid-write) is cut off when the store is
 opened, so every line in the file is a complete match and none is counted
 twice. A match directory without a record is a partial match: it is deleted
 and the match is replayed from scratch.
+
+One run at a time: :meth:`ResultsStore.open` takes an exclusive, non-blocking
+``flock`` on ``<out>/.lock`` and keeps it until :meth:`ResultsStore.close`
+(or the process ends; the kernel drops the lock of a killed process, so a
+stale lock file never blocks a resume).
 """
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import gzip
 import json
 import os
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -31,6 +39,7 @@ RESULTS_FILE = "results.jsonl"
 MANIFEST_FILE = "tournament.json"
 MATCHES_DIR = "matches"
 HANDS_FILE = "hands.jsonl"
+LOCK_FILE = ".lock"
 
 
 class ResultsError(ValueError):
@@ -104,37 +113,134 @@ def compress_file(path: Path) -> Path:
     return target
 
 
-def read_records(out_dir: Path) -> list[MatchRecord]:
-    """Read every complete record of ``<out_dir>/results.jsonl`` (read-only).
+@dataclass(slots=True)
+class StoredResults:
+    """What :func:`read_results` found in ``results.jsonl``.
 
-    A torn last line is ignored; a duplicate match id keeps its first record.
+    Attributes:
+        records: complete records, first record per match id, in file order.
+        notices: things a reader should be told but that do not stop it
+            (a torn last line left out, a duplicate record ignored).
+    """
+
+    records: list[MatchRecord] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+
+
+def _check_dir(out_dir: Path) -> None:
+    if not out_dir.exists():
+        raise ResultsError(f"{out_dir}: no such directory; give a tournament output directory, e.g. results/league")
+    if not out_dir.is_dir():
+        raise ResultsError(f"{out_dir}: not a directory; give a tournament output directory, e.g. results/league")
+
+
+def read_results(out_dir: Path) -> StoredResults:
+    """Read every complete record of ``<out_dir>/results.jsonl`` (read-only), with notices.
+
+    A torn last line (a run killed mid-write) is left out with a notice; a
+    duplicate match id keeps its first record.
 
     Raises:
-        ResultsError: the file is missing, or a line other than the last is corrupt.
+        ResultsError: no such directory, no results file, or a damaged line
+            (not a record, or nets that do not add up) other than a torn last line.
     """
-    path = Path(out_dir) / RESULTS_FILE
+    out_dir = Path(out_dir)
+    _check_dir(out_dir)
+    path = out_dir / RESULTS_FILE
     if not path.is_file():
         raise ResultsError(f"{path}: no results file; is {out_dir} a tournament output directory?")
-    records, _ = _parse(path.read_bytes(), path)
-    return list(records.values())
+    data = path.read_bytes()
+    records, complete, notices = _parse(data, path)
+    if complete < len(data) and data[complete:].strip():
+        line = data[:complete].count(b"\n") + 1
+        notices.append(
+            f"{path}, line {line}: incomplete last line (a run was stopped while writing it) left out; "
+            "`harness run` with the same file and --out replays that match"
+        )
+    return StoredResults(list(records.values()), notices)
 
 
-def _parse(data: bytes, path: Path) -> tuple[dict[str, MatchRecord], int]:
-    """Parse the results file; return records by match id and the length of the complete part."""
+def read_records(out_dir: Path) -> list[MatchRecord]:
+    """Read every complete record of ``<out_dir>/results.jsonl``; see :func:`read_results`."""
+    return read_results(out_dir).records
+
+
+def read_manifest(out_dir: Path) -> dict[str, Any]:
+    """Read ``<out_dir>/tournament.json`` ({} when there is none).
+
+    Raises:
+        ResultsError: no such directory, or the file is not a JSON object (naming the file).
+    """
+    out_dir = Path(out_dir)
+    _check_dir(out_dir)
+    path = out_dir / MANIFEST_FILE
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, OSError) as exc:
+        raise ResultsError(f"{path}: unreadable ({exc}); restore it, or delete it to recompute without it") from None
+    if not isinstance(data, dict):
+        raise ResultsError(f"{path}: expected a JSON object; restore it, or delete it to recompute without it")
+    return data
+
+
+def check_record(record: MatchRecord) -> None:
+    """Check that a record's numbers add up (chips are conserved per hand, DESIGN.md).
+
+    Raises:
+        ValueError: a per-seat list of the wrong length, a hand whose nets do
+            not sum to zero, a ``net`` that is not the sum of ``hand_nets``, or
+            ``hands_played`` different from the number of hands.
+    """
+    res = record.result
+    n = len(res.bots)
+    if not 2 <= n <= 6 or len(set(res.bots)) != n:
+        raise ValueError(f"bots {res.bots} must be 2 to 6 distinct names")
+    for name, values in (("net", res.net), ("faults", res.faults), ("status", res.status)):
+        if len(values) != n:
+            raise ValueError(f"{name} has {len(values)} entries for {n} bots")
+    if res.hands_played != len(res.hand_nets):
+        raise ValueError(f"hands_played is {res.hands_played} but hand_nets has {len(res.hand_nets)} hands")
+    for h, row in enumerate(res.hand_nets):
+        if len(row) != n or sum(row) != 0:
+            raise ValueError(f"hand {h}: nets {row} do not sum to zero over {n} seats")
+    if sum(res.net) != 0:
+        raise ValueError(f"net {res.net} does not sum to zero")
+    totals = [sum(row[s] for row in res.hand_nets) for s in range(n)]
+    if totals != list(res.net):
+        raise ValueError(f"net {res.net} is not the sum of its hands {totals}")
+    if record.big_blind < 1:
+        raise ValueError(f"big_blind must be >= 1, got {record.big_blind}")
+
+
+def _parse(data: bytes, path: Path) -> tuple[dict[str, MatchRecord], int, list[str]]:
+    """Parse the results file; return records by match id, the length of the complete part, notices."""
     records: dict[str, MatchRecord] = {}
+    notices: list[str] = []
     complete = data.rfind(b"\n") + 1  # bytes after the last newline are a torn write
     for number, line in enumerate(data[:complete].splitlines(), start=1):
         if not line.strip():
             continue
         try:
             record = MatchRecord.from_dict(json.loads(line))
-        except (ValueError, KeyError, TypeError) as exc:
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise ResultsError(
-                f"{path}, line {number}: not a match record ({exc}); "
+                f"{path}, line {number}: not a match record ({type(exc).__name__}: {exc}); "
                 "the file was edited or damaged; fix or remove that line"
-            ) from exc
-        records.setdefault(record.match_id, record)
-    return records, complete
+            ) from None
+        try:
+            check_record(record)
+        except ValueError as exc:
+            raise ResultsError(
+                f"{path}, line {number}: match {record.match_id}: {exc}; "
+                "the file was edited or damaged; fix or remove that line"
+            ) from None
+        if record.match_id in records:
+            notices.append(f"{path}, line {number}: a second record of match {record.match_id}; the first one counts")
+            continue
+        records[record.match_id] = record
+    return records, complete, notices
 
 
 class ResultsStore:
@@ -145,6 +251,63 @@ class ResultsStore:
         self.out_dir = Path(out_dir)
         self.results_path = self.out_dir / RESULTS_FILE
         self.manifest_path = self.out_dir / MANIFEST_FILE
+        self._lock_fd: int | None = None
+
+    def _make_dir(self) -> None:
+        """Create the output directory, turning OS errors into a message about ``--out``."""
+        try:
+            self.out_dir.mkdir(parents=True, exist_ok=True)
+            (self.out_dir / MATCHES_DIR).mkdir(exist_ok=True)
+        except OSError as exc:
+            if isinstance(exc, (FileExistsError, NotADirectoryError)) or exc.errno in (errno.EEXIST, errno.ENOTDIR):
+                blocker = next(
+                    (p for p in (self.out_dir, *self.out_dir.parents) if p.exists() and not p.is_dir()), self.out_dir
+                )
+                why = f"{blocker} is a file, not a directory"
+            else:
+                why = exc.strerror or str(exc)
+            raise ResultsError(
+                f"cannot use {self.out_dir} as the output directory: {why}; "
+                "give --out (or [tournament] output) a directory path"
+            ) from None
+
+    def _lock(self) -> None:
+        """Take ``<out>/.lock`` for this process (and its forked workers) until :meth:`close`.
+
+        Raises:
+            ResultsError: another run holds it.
+        """
+        path = self.out_dir / LOCK_FILE
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise ResultsError(f"cannot create {path} ({exc.strerror}); is {self.out_dir} writable?") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            holder = os.read(fd, 32).decode("ascii", "replace").strip() or "unknown"
+            os.close(fd)
+            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise ResultsError(f"cannot lock {path} ({exc.strerror})") from None
+            raise ResultsError(
+                f"{self.out_dir} is in use by another harness run (pid {holder}); wait for it to end, "
+                "or use another --out"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode("ascii"))
+        self._lock_fd = fd
+
+    def close(self) -> None:
+        """Release the directory lock (idempotent)."""
+        if self._lock_fd is not None:
+            fd, self._lock_fd = self._lock_fd, None
+            os.close(fd)  # closing the last descriptor drops the flock
+
+    def __enter__(self) -> "ResultsStore":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def open(self, manifest: Mapping[str, Any]) -> dict[str, MatchRecord]:
         """Create or reopen the directory for the tournament described by ``manifest``.
@@ -157,11 +320,19 @@ class ResultsStore:
             The records already stored, by match id.
 
         Raises:
-            ResultsError: the directory holds a different tournament, or
+            ResultsError: the path is not a usable directory, another run
+                holds it, it holds a different tournament, or
                 ``results.jsonl`` is damaged before its last line.
         """
-        self.out_dir.mkdir(parents=True, exist_ok=True)
-        (self.out_dir / MATCHES_DIR).mkdir(exist_ok=True)
+        self._make_dir()
+        self._lock()
+        try:
+            return self._open(manifest)
+        except BaseException:
+            self.close()
+            raise
+
+    def _open(self, manifest: Mapping[str, Any]) -> dict[str, MatchRecord]:
         if self.manifest_path.exists():
             try:
                 stored = json.loads(self.manifest_path.read_text(encoding="utf-8"))
@@ -169,8 +340,7 @@ class ResultsStore:
                 raise ResultsError(f"{self.manifest_path}: unreadable ({exc}); use a new --out directory") from exc
             if stored.get("fingerprint") != manifest.get("fingerprint"):
                 raise ResultsError(
-                    f"{self.out_dir} holds results of a different tournament (the bots, schedule, game, "
-                    "hands or seed changed since it was started); "
+                    f"{self.out_dir} holds results of a different tournament ({_what_changed(stored, manifest)}); "
                     "use a new --out directory, or delete this one to start over"
                 )
         else:
@@ -185,7 +355,7 @@ class ResultsStore:
             _fsync_dir(self.out_dir)
             return {}
         data = self.results_path.read_bytes()
-        records, complete = _parse(data, self.results_path)
+        records, complete, _ = _parse(data, self.results_path)
         if complete < len(data):
             # Cut the torn tail so the next append starts on a fresh line.
             with open(self.results_path, "rb+") as fh:
@@ -212,6 +382,16 @@ class ResultsStore:
             shutil.rmtree(path)
         path.mkdir(parents=True)
         return path
+
+
+def _what_changed(stored: Mapping[str, Any], manifest: Mapping[str, Any]) -> str:
+    """Name the parts of the ``"decisive"`` settings that differ between two manifests."""
+    before, after = stored.get("decisive"), manifest.get("decisive")
+    if not isinstance(before, dict) or not isinstance(after, dict):
+        return ("the bots, their commands or limits, schedule, game, hands or seed changed since it was started, "
+                "or an older harness version started it")
+    changed = [key for key in sorted(set(before) | set(after)) if before.get(key) != after.get(key)]
+    return ", ".join(changed) + " changed since it was started" if changed else "its fingerprint differs"
 
 
 def hand_history_path(match_dir: Path) -> Path | None:

@@ -11,21 +11,30 @@ change any result.
 Resume: a match with a record is skipped; any other match directory is a
 partial match and is replayed from scratch. ``tournament.json`` holds a
 fingerprint of everything that decides the results (schedule, seeds,
-hands, game), so a changed configuration is refused instead of mixed in.
+hands, game, limits, bot commands), so a changed configuration is refused
+instead of mixed in.
 
 Interrupts: Ctrl-C or SIGTERM stops the run cleanly: running matches get
 SIGTERM (the referee's cleanup stops their bots), nothing partial is
-recorded, and the same command resumes later.
+recorded, and the same command resumes later. After a ``kill -9`` of the
+runner, each worker gets SIGTERM from the kernel (``PR_SET_PDEATHSIG``) and
+stops its match the same way; ``<out>/.workers`` lists the running workers,
+so the next run on that directory kills what their bots may have left.
+
+One run per output directory: the results store locks it (``<out>/.lock``).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import ctypes
 import hashlib
 import json
 import multiprocessing
 import multiprocessing.connection
 import os
 import signal
+import sys
 import time
 import traceback
 from collections import deque
@@ -49,6 +58,8 @@ from harness.specs import BotSpec, Limits, MatchResult, MatchSpec
 PlayMatch = Callable[[Sequence[BotSpec], MatchSpec, Limits, Path], MatchResult]
 RESULT_FILE = "result.json"
 ERROR_FILE = "error.txt"
+WORKERS_FILE = ".workers"
+_PR_SET_PDEATHSIG = 1  # prctl(2) option (linux/prctl.h)
 _POLL_S = 0.2
 _STOP_GRACE_S = 15.0
 _STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
@@ -69,6 +80,9 @@ class RunSummary:
         seconds: wall-clock time of this call.
         interrupted: stopped by Ctrl-C / SIGTERM before the end.
         failed: match ids whose worker failed (see their ``error.txt``).
+        never_started: bots that failed to start in every match they
+            played, with the first failure (referee status and the bot's
+            last stderr line); their results are recorded but meaningless.
     """
 
     out_dir: Path
@@ -81,6 +95,7 @@ class RunSummary:
     seconds: float = 0.0
     interrupted: bool = False
     failed: list[str] = field(default_factory=list)
+    never_started: dict[str, str] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
@@ -101,26 +116,44 @@ def schedule_for(config: TournamentConfig) -> list[Pairing]:
     )
 
 
+def _bot_setup(bot: BotSpec) -> dict[str, Any]:
+    """A bot's launch settings as written, for the fingerprint.
+
+    The interpreter path is recorded as ``python`` (what the file says), so
+    resuming through another name of the same venv (``.venv/bin/harness``
+    vs ``.venv/bin/python -m harness.cli``) is not a change.
+    """
+    command = ["python" if i == 0 and arg == sys.executable else arg for i, arg in enumerate(bot.command)]
+    return {"command": command, "cwd": bot.cwd, "env": dict(sorted(bot.env.items()))}
+
+
 def manifest(config: TournamentConfig, pairings: Sequence[Pairing]) -> dict[str, Any]:
     """The ``tournament.json`` content, with a fingerprint of what decides the results.
 
-    Jobs, output directory, limits and bot commands are not in the
-    fingerprint: they may change between a run and its resumption.
+    Everything that can change a match's outcome is in ``"decisive"`` (keyed
+    by where it is set, so a refusal can say what changed): seed, hands,
+    game, the schedule, ``[limits]`` and each bot's command, cwd and env. A
+    failed start with a wrong command must not be kept once the command is
+    fixed. Only jobs and the output directory may change on resumption.
     """
-    decisive = {
-        "seed": config.tournament.seed,
-        "hands": config.schedule.hands,
-        "game": config.game.to_dict(),
-        "starting_stack": config.starting_stack,
-        "stack_mode": str(config.stack_mode),
-        "matches": [[p.match_id, list(p.bots), p.seed] for p in pairings],
+    decisive: dict[str, Any] = {
+        "[tournament] seed": config.tournament.seed,
+        "[schedule] hands": config.schedule.hands,
+        "[game]": config.game.to_dict(),
+        "[game] starting_stack": config.starting_stack,
+        "[game] stack_mode": str(config.stack_mode),
+        "the schedule (bots, format, table_size, duplicate)": [[p.match_id, list(p.bots), p.seed] for p in pairings],
+        "[limits]": dataclasses.asdict(config.limits),
     }
+    for bot in config.bots:
+        decisive[f"bot {bot.name} (command, cwd or env)"] = _bot_setup(bot)
     text = json.dumps(decisive, sort_keys=True, separators=(",", ":"))
     return {
-        "format": 1,
+        "format": 2,
         "name": config.tournament.name,
         "config": str(config.path),
         "fingerprint": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        "decisive": decisive,
         "bots": list(config.bot_names),
         "big_blind": config.game.unit,
         "hands_per_match": config.schedule.hands,
@@ -135,12 +168,15 @@ def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
 
 
 def _worker(play: PlayMatch, bots: list[BotSpec], spec: MatchSpec, limits: Limits,
-            match_dir: Path, compress: bool) -> None:
+            match_dir: Path, compress: bool, parent: int) -> None:
     """Body of a match worker process: play, make the hand history durable, leave result.json.
 
     Ctrl-C at the terminal reaches the whole process group; workers ignore
     it and stop on the SIGTERM the main process sends, once (a second
-    signal must not cut the referee's cleanup short).
+    signal must not cut the referee's cleanup short). The kernel sends the
+    same SIGTERM when the main process dies (``PR_SET_PDEATHSIG``), so a
+    ``kill -9`` of the runner stops its matches and bots at once instead of
+    letting them play on.
     """
 
     def on_term(signum: int, frame: FrameType | None) -> None:
@@ -150,6 +186,12 @@ def _worker(play: PlayMatch, bots: list[BotSpec], spec: MatchSpec, limits: Limit
     # A Python no-op handler rather than SIG_IGN: ignored signals survive exec into the bots.
     signal.signal(signal.SIGINT, lambda signum, frame: None)
     signal.signal(signal.SIGTERM, on_term)
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux: the run still works, cleanup is just slower
+        pass
+    if os.getppid() != parent:  # the runner died before the death signal was armed
+        os._exit(130)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)  # blocked by the parent around start()
     try:
         result = play(bots, spec, limits, match_dir)
@@ -252,14 +294,15 @@ class _Display:
         if not self.live:
             res = record.result
             nets = " ".join(f"{b} {n:+d}" for b, n in zip(res.bots, res.net))
+            # soft_wrap: one line per match in a log file, never cut at the console's 80 columns.
             self.console.print(
                 f"[{len(records)}/{self.summary.matches_total}] {res.match_id}: {nets} "
                 f"({res.hands_played} hands, {res.duration_s:.1f} s)",
-                highlight=False, markup=False,
+                highlight=False, markup=False, soft_wrap=True,
             )
 
     def message(self, text: str) -> None:
-        self.console.print(text, highlight=False, markup=False)
+        self.console.print(text, highlight=False, markup=False, soft_wrap=True)
 
     def stop(self) -> None:
         if self.live:
@@ -281,6 +324,78 @@ def _stop_workers(running: dict[str, _Running]) -> None:
         if run.process.is_alive():
             run.process.kill()
             run.process.join()
+
+
+class _WorkerList:
+    """``<out>/.workers``: pids of the running match workers, one per line.
+
+    Bots carry their referee's (worker's) pid in ``HARNESS_OWNER_PID``; after
+    a crash, the next run kills the marked processes whose worker is gone
+    (``harness.botproc.kill_strays``), e.g. children a bot forked that
+    outlived a ``kill -9`` of the whole process group.
+    """
+
+    def __init__(self, out_dir: Path) -> None:
+        self.path = out_dir / WORKERS_FILE
+
+    def kill_leftovers(self) -> list[int]:
+        """Kill what the bots of an earlier run's workers left behind; return the pids signalled."""
+        from harness.botproc import kill_strays
+
+        try:
+            pids = [int(x) for x in self.path.read_text(encoding="ascii").split()]
+        except (OSError, ValueError):
+            return []
+        killed: list[int] = []
+        for pid in pids:
+            killed += kill_strays(owner_pid=pid)  # only orphans: a live (reused) pid is left alone
+        self.write([])
+        return killed
+
+    def write(self, pids: Sequence[int]) -> None:
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        tmp.write_text("".join(f"{p}\n" for p in pids), encoding="ascii")
+        os.replace(tmp, self.path)
+
+
+def never_started(records: Sequence[MatchRecord], out_dir: Path) -> dict[str, str]:
+    """Bots that failed to start in every match they played, with the first failure.
+
+    Args:
+        records: the tournament's records.
+        out_dir: the output directory (for the bots' stderr logs).
+
+    Returns:
+        ``{bot: reason}`` in order of first appearance; the reason is the
+        referee's status (e.g. ``"failed_start: exited before its hello
+        (exit status 1)"``) plus the last line the bot wrote to stderr, if any.
+    """
+    first: dict[str, str] = {}
+    started: set[str] = set()
+    for rec in records:
+        res = rec.result
+        for seat, name in enumerate(res.bots):
+            if not res.faults[seat].get("failed_start"):
+                started.add(name)
+            elif name not in first:
+                reason = res.status[seat] if res.status[seat] != "ok" else "failed_start"
+                err = out_dir / "matches" / res.match_id / "logs" / f"{seat}-{name}.err"
+                last = _last_line(err)
+                first[name] = reason + (f"; its stderr ({err}) ends with: {last}" if last else "")
+    return {name: why for name, why in first.items() if name not in started}
+
+
+def _last_line(path: Path, limit: int = 300) -> str:
+    """The last non-empty line of a (small, capped) log file, shortened to ``limit`` characters."""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(max(0, os.fstat(fh.fileno()).st_size - 4096))
+            lines = [ln.strip() for ln in fh.read().decode("utf-8", "replace").splitlines() if ln.strip()]
+    except OSError:
+        return ""
+    if not lines:
+        return ""
+    return lines[-1] if len(lines[-1]) <= limit else lines[-1][: limit - 3] + "..."
 
 
 def run_tournament(
@@ -310,6 +425,17 @@ def run_tournament(
     pairings = schedule_for(config)
     store = ResultsStore(config.tournament.output)
     done = store.open(manifest(config, pairings))
+    try:
+        return _run(config, pairings, store, done, play, progress, quiet)
+    finally:
+        store.close()
+
+
+def _run(config: TournamentConfig, pairings: list[Pairing], store: ResultsStore, done: dict[str, MatchRecord],
+         play: PlayMatch | None, progress: bool | None, quiet: bool) -> RunSummary:
+    """The body of :func:`run_tournament`, with the output directory open and locked."""
+    workers = _WorkerList(store.out_dir)
+    workers.kill_leftovers()
     if play is None:
         from harness.referee import play_match as play  # imported before forking, shared by workers
     known = {p.match_id for p in pairings}
@@ -340,7 +466,7 @@ def run_tournament(
                 seated = [bots[name] for name in pairing.bots]
                 proc = ctx.Process(
                     target=_worker, name=f"match-{pairing.match_id}",
-                    args=(play, seated, spec, config.limits, match_dir, config.tournament.compress),
+                    args=(play, seated, spec, config.limits, match_dir, config.tournament.compress, os.getpid()),
                 )
                 # Block Ctrl-C/SIGTERM until the worker is tracked, so an interrupt cannot orphan it.
                 signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
@@ -349,6 +475,7 @@ def run_tournament(
                     running[pairing.match_id] = _Running(pairing, proc, match_dir)
                 finally:
                     signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+                workers.write([r.process.pid for r in running.values()])
             multiprocessing.connection.wait([r.process.sentinel for r in running.values()], timeout=_POLL_S)
             live_hands = 0
             for match_id, run in list(running.items()):
@@ -358,6 +485,7 @@ def run_tournament(
                     continue
                 run.process.join()
                 del running[match_id]
+                workers.write([r.process.pid for r in running.values()])
                 record = _collect(run, config.game.unit)
                 if record is None:
                     summary.failed.append(match_id)
@@ -373,12 +501,14 @@ def run_tournament(
     except KeyboardInterrupt:
         summary.interrupted = True
         _stop_workers(running)
+        workers.write([])
     finally:
         signal.signal(signal.SIGTERM, old_term)
         summary.seconds = time.monotonic() - started
         display.stop()
     # Re-read what is on disk: an interrupt may have landed between an append and its bookkeeping.
     summary.records = [rec for rec in read_records(store.out_dir) if rec.match_id in known]
+    summary.never_started = never_started(summary.records, store.out_dir)
     if summary.records:
         from harness.leaderboard import write_leaderboard
 

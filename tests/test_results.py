@@ -7,7 +7,20 @@ from pathlib import Path
 
 import pytest
 
-from harness.results import MatchRecord, ResultsError, ResultsStore, compress_file, read_hands, read_records
+import os
+import subprocess
+import sys
+
+from harness.results import (
+    MatchRecord,
+    ResultsError,
+    ResultsStore,
+    compress_file,
+    read_hands,
+    read_manifest,
+    read_records,
+    read_results,
+)
 from harness.specs import MatchResult
 
 
@@ -27,6 +40,7 @@ def test_records_round_trip(tmp_path: Path) -> None:
     assert store.open(MANIFEST) == {}
     store.append(record("m1"))
     store.append(record("m2", net=-3))
+    store.close()
     assert read_records(tmp_path / "out") == [record("m1"), record("m2", net=-3)]
     again = ResultsStore(tmp_path / "out").open(MANIFEST)
     assert list(again) == ["m1", "m2"] and again["m2"] == record("m2", net=-3)
@@ -40,6 +54,7 @@ def test_torn_last_line_is_ignored_and_cut_before_the_next_append(tmp_path: Path
     line = json.dumps(record("m2").to_dict())
     with open(store.results_path, "a") as fh:
         fh.write(line[: len(line) // 2])  # the process died mid-write
+    store.close()
     assert [r.match_id for r in read_records(tmp_path)] == ["m1"]
     reopened = ResultsStore(tmp_path)
     assert list(reopened.open(MANIFEST)) == ["m1"]
@@ -62,12 +77,14 @@ def test_damaged_middle_line_is_an_error(tmp_path: Path) -> None:
     with open(store.results_path, "a") as fh:
         fh.write("garbage\n")
     store.append(record("m1"))
+    store.close()
     with pytest.raises(ResultsError, match="line 1"):
         ResultsStore(tmp_path).open(MANIFEST)
 
 
 def test_other_tournament_is_refused(tmp_path: Path) -> None:
-    ResultsStore(tmp_path).open(MANIFEST)
+    with ResultsStore(tmp_path) as store:
+        store.open(MANIFEST)
     with pytest.raises(ResultsError, match="different tournament.*new --out"):
         ResultsStore(tmp_path).open({"fingerprint": "xyz"})
 
@@ -93,3 +110,93 @@ def test_compressed_hand_history_reads_back(tmp_path: Path) -> None:
     gz = compress_file(path)
     assert gz.name == "hands.jsonl.gz" and not path.exists()
     assert read_hands(gz) == [{"hand_id": 0, "net": [1, -1]}, {"hand_id": 1, "net": [0, 0]}]
+
+
+def test_a_second_store_on_the_same_directory_is_refused_until_the_first_closes(tmp_path: Path) -> None:
+    first = ResultsStore(tmp_path / "out")
+    first.open(MANIFEST)
+    with pytest.raises(ResultsError, match=rf"out is in use by another harness run \(pid {os.getpid()}\)"):
+        ResultsStore(tmp_path / "out").open(MANIFEST)
+    first.close()
+    with ResultsStore(tmp_path / "out") as second:
+        assert second.open(MANIFEST) == {}
+
+
+def test_the_lock_holds_across_processes_and_dies_with_its_holder(tmp_path: Path) -> None:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from harness.results import ResultsStore; "
+         f"ResultsStore(sys.argv[1]).open({MANIFEST!r}); print('locked', flush=True); sys.stdin.read()",
+         str(tmp_path / "out")],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+        with pytest.raises(ResultsError, match=rf"in use by another harness run \(pid {holder.pid}\)"):
+            ResultsStore(tmp_path / "out").open(MANIFEST)
+    finally:
+        holder.kill()
+        holder.wait()
+    with ResultsStore(tmp_path / "out") as store:  # a killed holder leaves no stale lock
+        store.open(MANIFEST)
+
+
+def test_an_output_path_that_is_a_file_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "base.toml").write_text("x")
+    with pytest.raises(ResultsError, match=r"base.toml is a file, not a directory; give --out"):
+        ResultsStore(tmp_path / "base.toml").open(MANIFEST)
+    with pytest.raises(ResultsError, match=r"base.toml is a file, not a directory"):
+        ResultsStore(tmp_path / "base.toml" / "sub").open(MANIFEST)
+
+
+@pytest.mark.parametrize(
+    ("edit", "words"),
+    [
+        (lambda d: d["result"].update(net=[1149, -149]), "does not sum to zero"),
+        (lambda d: d["result"].update(net=[6, -6]), "not the sum of its hands"),
+        (lambda d: d["result"]["hand_nets"].__setitem__(1, [3, 0]), "hand 1: nets [3, 0] do not sum to zero"),
+        (lambda d: d["result"].update(hands_played=3), "hands_played is 3"),
+        (lambda d: d["result"].update(status=["ok"]), "status has 1 entries for 2 bots"),
+        (lambda d: d.update(result="x"), "not a match record"),
+    ],
+)
+def test_records_whose_numbers_do_not_add_up_are_refused(tmp_path: Path, edit, words: str) -> None:  # type: ignore[no-untyped-def]
+    good = json.dumps(record("m1").to_dict())
+    bad = record("m2").to_dict()
+    edit(bad)
+    (tmp_path / "results.jsonl").write_text(good + "\n" + json.dumps(bad) + "\n")
+    with pytest.raises(ResultsError) as info:
+        read_records(tmp_path)
+    assert f"results.jsonl, line 2: " in str(info.value) and words in str(info.value)
+    assert "fix or remove that line" in str(info.value)
+
+
+def test_torn_last_line_and_duplicates_are_reported_as_notices(tmp_path: Path) -> None:
+    line = json.dumps(record("m1").to_dict())
+    (tmp_path / "results.jsonl").write_text(line + "\n" + line + "\n" + line[:30])
+    stored = read_results(tmp_path)
+    assert [r.match_id for r in stored.records] == ["m1"]
+    assert len(stored.notices) == 2
+    assert "line 2: a second record of match m1" in stored.notices[0]
+    assert "line 3: incomplete last line" in stored.notices[1]
+    (tmp_path / "results.jsonl").write_text(line + "\n")
+    assert read_results(tmp_path).notices == []
+
+
+def test_missing_directory_and_damaged_manifest_name_the_path(tmp_path: Path) -> None:
+    with pytest.raises(ResultsError, match="nosuchdir: no such directory"):
+        read_records(tmp_path / "nosuchdir")
+    with pytest.raises(ResultsError, match="nosuchdir: no such directory"):
+        read_manifest(tmp_path / "nosuchdir")
+    assert read_manifest(tmp_path) == {}
+    (tmp_path / "tournament.json").write_text("{'name': 1}")
+    with pytest.raises(ResultsError, match=r"tournament.json: unreadable \(Expecting property name"):
+        read_manifest(tmp_path)
+
+
+def test_a_refusal_says_what_changed(tmp_path: Path) -> None:
+    before = {"fingerprint": "a", "decisive": {"[limits]": {"memory_mb": 1}, "bot x (command, cwd or env)": ["no"]}}
+    after = {"fingerprint": "b", "decisive": {"[limits]": {"memory_mb": 512}, "bot x (command, cwd or env)": ["no"]}}
+    with ResultsStore(tmp_path) as store:
+        store.open(before)
+    with pytest.raises(ResultsError, match=r"different tournament \(\[limits\] changed since it was started\); use a new --out"):
+        ResultsStore(tmp_path).open(after)

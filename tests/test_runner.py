@@ -16,7 +16,8 @@ import pytest
 
 from harness.results import ResultsError, read_records
 from harness.runner import run_tournament, schedule_for
-from tests.test_runner_fakes import failing_play, fake_config, fake_play
+from harness.runner import manifest
+from tests.test_runner_fakes import failing_play, fake_config, fake_play, never_start_play
 
 NAMES = ["a", "b", "c", "d"]
 ROOT = Path(__file__).resolve().parents[1]
@@ -93,6 +94,51 @@ def test_changed_schedule_is_refused(tmp_path: Path) -> None:
     assert run_tournament(fake_config(out, NAMES, hands=5, jobs=1), play=fake_play, quiet=True).complete
 
 
+def test_changed_commands_or_limits_are_refused_naming_the_change(tmp_path: Path) -> None:
+    import dataclasses
+
+    out = tmp_path / "out"
+    cfg = fake_config(out, NAMES, hands=5)
+    run_tournament(cfg, play=fake_play, quiet=True)
+    bots = list(cfg.bots)
+    bots[1] = dataclasses.replace(bots[1], command=("false",))
+    with pytest.raises(ResultsError, match=r"\(bot b \(command, cwd or env\) changed since it was started\)"):
+        run_tournament(dataclasses.replace(cfg, bots=tuple(bots)), play=fake_play, quiet=True)
+    bots[1] = dataclasses.replace(cfg.bots[1], env={"X": "1"})
+    with pytest.raises(ResultsError, match=r"bot b \(command, cwd or env\) changed"):
+        run_tournament(dataclasses.replace(cfg, bots=tuple(bots)), play=fake_play, quiet=True)
+    with pytest.raises(ResultsError, match=r"\(\[limits\] changed since it was started\)"):
+        run_tournament(dataclasses.replace(cfg, limits=dataclasses.replace(cfg.limits, memory_mb=1)),
+                       play=fake_play, quiet=True)
+
+
+def test_the_fingerprint_records_python_as_written(tmp_path: Path) -> None:
+    import dataclasses
+
+    cfg = fake_config(tmp_path / "out", NAMES)
+    python = dataclasses.replace(cfg.bots[0], command=(sys.executable, "-m", "bots.caller"))
+    fixed = manifest(dataclasses.replace(cfg, bots=(python, *cfg.bots[1:])), schedule_for(cfg))
+    assert fixed["decisive"]["bot a (command, cwd or env)"]["command"] == ["python", "-m", "bots.caller"]
+
+
+def test_a_bot_that_never_started_is_reported_with_its_first_failure(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    summary = run_tournament(fake_config(out, NAMES, hands=4), play=never_start_play, quiet=True)
+    assert summary.complete and list(summary.never_started) == ["c"]  # d started when not in seat 0
+    why = summary.never_started["c"]
+    assert why.startswith("failed_start: exited before its hello (exit status 1); its stderr (")
+    assert why.endswith("-c.err) ends with: ImportError: no module x")
+    assert run_tournament(fake_config(out, NAMES, hands=4), play=fake_play, quiet=True).never_started == {"c": why}
+
+
+def test_progress_lines_are_never_wrapped(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    names = ["a_bot_with_a_rather_long_name_01", "a_bot_with_a_rather_long_name_02"]
+    run_tournament(fake_config(tmp_path / "out", names, hands=3), play=fake_play, progress=False)
+    lines = capfd.readouterr().err.splitlines()
+    assert len(lines) == 2 and all(len(line) > 80 for line in lines)
+    assert all(line.startswith("[") and line.endswith("hands, 0.0 s)") for line in lines)
+
+
 def test_four_handed_compressed(tmp_path: Path) -> None:
     out = tmp_path / "out"
     cfg = fake_config(out, ["a", "b", "c", "d", "e"], table_size=4, hands=8, compress=True)
@@ -149,3 +195,63 @@ def test_ctrl_c_stops_workers_and_keeps_what_is_recorded(tmp_path: Path) -> None
     assert all(not p.is_running() or p.status() == psutil.STATUS_ZOMBIE for p in workers)
     assert len(read_records(out)) == 2
     assert (out / "leaderboard.csv").exists()
+
+
+KILLED_RUN = """
+import sys, time
+from pathlib import Path
+from harness.runner import run_tournament
+from tests.test_runner_fakes import fake_config
+
+def endless_play(bots, spec, limits, out_dir):
+    (out_dir / "hands.jsonl").write_text('{"hand_id": 0}\\n')
+    time.sleep(120)
+
+run_tournament(fake_config(Path(sys.argv[1]), ["a", "b"], hands=5, jobs=2), play=endless_play, progress=False)
+"""
+
+
+def test_kill_9_of_the_runner_stops_its_workers(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-c", KILLED_RUN, str(out)], cwd=ROOT, start_new_session=True)
+    workers: list[psutil.Process] = []
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and len(workers) < 2:
+            workers = psutil.Process(proc.pid).children()
+            time.sleep(0.05)
+        assert len(workers) == 2, "the run did not start its matches"
+        assert (out / ".workers").read_text().split() == [str(w.pid) for w in workers]
+        os.kill(proc.pid, signal.SIGKILL)  # the runner only, not its process group
+        proc.wait()
+        gone, alive = psutil.wait_procs(workers, timeout=20)  # the matches would sleep for 120 s
+        assert alive == [], "match workers outlived a kill -9 of the runner"
+    finally:
+        for p in psutil.Process().children(recursive=True) + workers:
+            if p.pid == proc.pid or p in workers:
+                try:
+                    p.kill()
+                except psutil.NoSuchProcess:
+                    pass
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def test_a_new_run_kills_what_an_earlier_runs_bots_left(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    cfg = fake_config(out, ["a", "b"], hands=2)
+    run_tournament(cfg, play=fake_play, quiet=True)
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # a worker pid that no longer exists
+    env = {**os.environ, "HARNESS_BOT_ID": "stray", "HARNESS_OWNER_PID": str(dead.pid)}
+    stray = subprocess.Popen(["sleep", "60"], env=env)
+    try:
+        (out / ".workers").write_text(f"{dead.pid}\n")
+        run_tournament(cfg, play=fake_play, quiet=True)
+        assert stray.wait(timeout=10) == -signal.SIGKILL
+        assert (out / ".workers").read_text() == ""
+    finally:
+        if stray.poll() is None:
+            stray.kill()
+            stray.wait()

@@ -74,6 +74,20 @@ def failing_play(bots: Sequence[BotSpec], spec: MatchSpec, limits: Limits, out_d
     return fake_play(bots, spec, limits, out_dir)
 
 
+def never_start_play(bots: Sequence[BotSpec], spec: MatchSpec, limits: Limits, out_dir: Path) -> MatchResult:
+    """Like :func:`fake_play`, but bot "c" fails to start in every match (as a wrong command would).
+
+    Bot "d" fails to start only when it sits in seat 0 (it started elsewhere, so it is not "never started").
+    """
+    result = fake_play(bots, spec, limits, out_dir)
+    for seat, bot in enumerate(bots):
+        if bot.name == "c" or (bot.name == "d" and seat == 0):
+            (out_dir / "logs" / f"{seat}-{bot.name}.err").write_text("Traceback ...\nImportError: no module x\n\n")
+            result.faults[seat]["failed_start"] = 1
+            result.status[seat] = "failed_start: exited before its hello (exit status 1)"
+    return result
+
+
 def fake_config(out: Path, names: Sequence[str], *, table_size: int = 2, hands: int = 20, duplicate: bool = True,
                 seed: int = 1, jobs: int = 2, compress: bool = False) -> TournamentConfig:
     """A validated tournament over bots that are never launched (the fake referee needs no command)."""
