@@ -185,7 +185,9 @@ def test_replay_verifies_a_match_and_catches_tampering(tmp_path: Path) -> None:
     ok = subprocess.run(cli + [str(path)], capture_output=True, text=True, cwd=ROOT)
     assert ok.returncode == 0 and "20 of 20 hands replay identically" in ok.stdout
     ko = subprocess.run(cli + [str(bad)], capture_output=True, text=True, cwd=ROOT)
-    assert ko.returncode == 1 and "hand 7: DIFFERS" in ko.stdout and "hand 8: OK" in ko.stdout
+    assert ko.returncode == 1 and "hand 7: DIFFERS" in ko.stdout and "hand 8: OK" not in ko.stdout
+    verbose = subprocess.run(cli + ["--verbose", str(bad)], capture_output=True, text=True, cwd=ROOT)
+    assert verbose.returncode == 1 and "hand 7: DIFFERS" in verbose.stdout and "hand 8: OK" in verbose.stdout
 
 
 def test_freezeout_busted_bots_leave_and_the_button_moves_on(tmp_path: Path) -> None:
