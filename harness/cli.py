@@ -11,12 +11,15 @@ from typing import List, Optional
 
 import typer
 
+# rich_markup_mode=None: plain help text, so "[tournament] output" in a help string is
+# printed as written instead of being swallowed as rich markup.
 app = typer.Typer(
     help="Seven Card Draw bot harness: run tournaments, matches, and check bots.",
     no_args_is_help=True,
     add_completion=False,
+    rich_markup_mode=None,
 )
-bench_app = typer.Typer(help="Benchmarks that print speed figures.", no_args_is_help=True)
+bench_app = typer.Typer(help="Benchmarks that print speed figures.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(bench_app, name="bench")
 
 
@@ -28,9 +31,15 @@ def run(
     hands: Optional[int] = typer.Option(None, "--hands", help="Hands per match (overrides [schedule] hands)."),
     seed: Optional[int] = typer.Option(None, "--seed", help="Tournament seed (overrides [tournament] seed)."),
 ) -> None:
-    """Run (or resume) a tournament and print its leaderboard."""
+    """Run (or resume) a tournament and print its leaderboard.
+
+    Exit status 0 when every match is recorded, 2 on a mistake in the file or
+    options (nothing is run), 3 if a bot failed to start in every match it
+    played (results kept, but meaningless for it), 1 if matches failed
+    (run again to retry them), 130 when interrupted (run again to resume).
+    """
     from harness.config import ConfigError, load_config, with_overrides
-    from harness.leaderboard import render
+    from harness.leaderboard import plural, render
     from harness.results import ResultsError
     from harness.runner import run_tournament
 
@@ -43,34 +52,61 @@ def run(
     if summary.records:
         typer.echo(render(summary.records, title=summary.name, bots=summary.bots))
     typer.echo(
-        f"{len(summary.records)}/{summary.matches_total} matches recorded in {summary.out_dir} "
-        f"(this run: {summary.matches_run} matches, {summary.hands_run} hands, "
+        f"{len(summary.records)}/{plural(summary.matches_total, 'match')} recorded in {summary.out_dir} "
+        f"(this run: {plural(summary.matches_run, 'match')}, {plural(summary.hands_run, 'hand')}, "
         f"{summary.seconds:.1f} s, {summary.hands_per_s:.0f} hands/s)"
     )
+    for name, why in summary.never_started.items():
+        typer.echo(
+            f"WARNING: bot {name!r} failed to start in every match it played, so its results mean nothing. "
+            f"First failure: {why}. Fix its command, cwd, env or [limits] (e.g. memory_mb), check it with "
+            f"`harness check-bot -- COMMAND`, then run again with a new --out.",
+            err=True,
+        )
     if summary.interrupted:
         typer.echo("interrupted: run the same command again to resume", err=True)
         raise typer.Exit(130)
     if summary.failed:
-        typer.echo(f"{len(summary.failed)} matches failed (see error.txt in their directories); "
+        typer.echo(f"{plural(len(summary.failed), 'match')} failed (see error.txt in their directories); "
                    "run again to retry them", err=True)
         raise typer.Exit(1)
+    if summary.never_started:
+        raise typer.Exit(3)
 
 
 @app.command()
 def leaderboard(directory: Path = typer.Argument(..., help="A tournament output directory.")) -> None:
-    """Recompute and print the leaderboard from stored results."""
-    import json
+    """Recompute and print the leaderboard from stored results (and rewrite leaderboard.md/.csv).
 
-    from harness.leaderboard import write_leaderboard
-    from harness.results import MANIFEST_FILE, ResultsError
+    Exit status 0, or 2 when the directory or its files are missing or damaged.
+    """
+    from harness.leaderboard import plural, split_foreign, write_leaderboard
+    from harness.results import MANIFEST_FILE, RESULTS_FILE, ResultsError, read_manifest, read_results
 
-    manifest_path = directory / MANIFEST_FILE
     try:
-        info = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else {}
-        text = write_leaderboard(directory, title=str(info.get("name", directory.name)), bots=info.get("bots"))
-    except (ResultsError, ValueError) as exc:
+        info = read_manifest(directory)
+        bots = info.get("bots")
+        if bots is not None and not (isinstance(bots, list) and all(isinstance(b, str) for b in bots)):
+            raise ResultsError(f"{directory / MANIFEST_FILE}: \"bots\" must be a list of names; restore the file")
+        stored = read_results(directory)
+        kept, foreign = split_foreign(stored.records, bots)
+        text = write_leaderboard(directory, kept, title=str(info.get("name", directory.name)), bots=bots)
+    except ResultsError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2)
+    except OSError as exc:
+        typer.echo(f"error: cannot write the leaderboard files in {directory}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(2)
+    for notice in stored.notices:
+        typer.echo(f"notice: {notice}", err=True)
+    if foreign:
+        others = sorted({b for r in foreign for b in r.result.bots} - set(bots or ()))
+        typer.echo(
+            f"notice: {directory / RESULTS_FILE}: {plural(len(foreign), 'match')} with bots not in this "
+            f"tournament ({', '.join(others)}; {MANIFEST_FILE} lists {', '.join(bots or ())}) left out: "
+            + ", ".join(r.match_id for r in foreign),
+            err=True,
+        )
     typer.echo(text)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.leaderboard import COLUMNS, render, to_csv
+from harness.leaderboard import COLUMNS, SCREEN_COLUMNS, plural, render, split_foreign, to_csv
 from harness.results import MatchRecord, hand_history_path, read_hands, read_records
 from harness.runner import run_tournament
 from harness.specs import MatchResult
@@ -72,7 +72,7 @@ def test_csv_and_text_layout() -> None:
         assert required in COLUMNS
     assert [r["bot"] for r in rows] == ["y", "x"] and rows[0]["rank"] == "1"
     text = render(records, title="T")
-    assert text.startswith("T\n") and "Crosstable" in text and "duplicate sets" in text
+    assert text.startswith("T\n") and "Crosstable" in text and "duplicate sets" in " ".join(text.split())
 
 
 def test_fake_tournament_leaderboard_agrees_with_hand_histories(tmp_path: Path) -> None:
@@ -107,3 +107,34 @@ def test_fake_tournament_leaderboard_agrees_with_hand_histories(tmp_path: Path) 
     assert low < mid < high and low > float(rows["weak"]["ci95_high"])
     md = (out / "leaderboard.md").read_text()
     assert md.startswith("# fake") and "| strong" in md and "*" in md
+
+
+def test_printed_table_is_narrow_and_the_markdown_has_every_column() -> None:
+    names = ["strongest_bot_01", "weakest_bot_02"]
+    records = [rec(0, 0, names, [[20, -20], [-10, 10]]), rec(0, 1, names[::-1], [[25, -25], [10, -10]])]
+    text = render(records, title="T")
+    table = text.split("\n\n")[2].splitlines()
+    assert table[0].split() == ["rank", "bot", "hands", "net", "bb/100", "95%", "CI", "won", "lost", "faults", "out"]
+    assert max(len(line) for line in text.splitlines()) <= 100
+    assert "+" in table[2] and ".." in table[2]  # signed bb/100 and the interval in one cell
+    md = render(records, title="T", tablefmt="github")
+    header = md.split("\n\n")[2].splitlines()[0]
+    assert [c.strip() for c in header.strip("|").split("|")] == list(COLUMNS)
+    assert set(SCREEN_COLUMNS).isdisjoint({"ci95_low", "timeouts"})
+
+
+def test_counts_are_singular_for_one() -> None:
+    assert (plural(1, "match"), plural(2, "match"), plural(0, "hand"), plural(1, "hand")) == (
+        "1 match", "2 matches", "0 hands", "1 hand")
+    assert "\n1 match, 2 hands.\n" in render([rec(0, 0, ["x", "y"], [[20, -20], [-10, 10]])])
+
+
+def test_records_of_other_bots_are_left_out_of_every_count() -> None:
+    ours = rec(0, 0, ["x", "y"], [[20, -20], [-10, 10]])
+    stray = rec(1, 0, ["x", "qq"], [[5, -5], [5, -5], [5, -5]])
+    kept, foreign = split_foreign([ours, stray], ["x", "y"])
+    assert kept == [ours] and foreign == [stray]
+    text = render([ours, stray], bots=["x", "y"])
+    assert "\n1 match, 2 hands.\n" in text and "qq" not in text
+    rows = list(csv.DictReader(to_csv([ours, stray], ["x", "y"]).splitlines()))
+    assert {r["bot"]: r["hands"] for r in rows} == {"x": "2", "y": "2"}
