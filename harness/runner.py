@@ -26,8 +26,8 @@ One run per output directory: the results store locks it (``<out>/.lock``).
 
 from __future__ import annotations
 
-import dataclasses
 import ctypes
+import dataclasses
 import hashlib
 import json
 import multiprocessing
@@ -249,7 +249,13 @@ class _Display:
         self.base_hands = done_hands
         self.leaders = ""
         if self.live:
-            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+            from rich.progress import (
+                BarColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
             from rich.text import Text
 
             leaders = self
@@ -437,7 +443,9 @@ def _run(config: TournamentConfig, pairings: list[Pairing], store: ResultsStore,
     workers = _WorkerList(store.out_dir)
     workers.kill_leftovers()
     if play is None:
-        from harness.referee import play_match as play  # imported before forking, shared by workers
+        from harness.referee import (
+            play_match as play,  # imported before forking, shared by workers
+        )
     known = {p.match_id for p in pairings}
     records = [rec for rec in done.values() if rec.match_id in known]
     summary = RunSummary(

@@ -15,9 +15,13 @@ import psutil
 import pytest
 
 from harness.results import ResultsError, read_records
-from harness.runner import run_tournament, schedule_for
-from harness.runner import manifest
-from tests.test_runner_fakes import failing_play, fake_config, fake_play, never_start_play
+from harness.runner import manifest, run_tournament, schedule_for
+from tests.test_runner_fakes import (
+    failing_play,
+    fake_config,
+    fake_play,
+    never_start_play,
+)
 
 NAMES = ["a", "b", "c", "d"]
 ROOT = Path(__file__).resolve().parents[1]
