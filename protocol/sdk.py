@@ -19,35 +19,42 @@ socket, sends ``hello``, answers ``act``/``draw`` requests, passes notifications
 optional ``on_*`` hooks and returns at ``match_end``, on a fatal ``error``, or when the
 referee disappears (socket disconnected, parent process gone, or silence for
 ``idle_timeout_s``). It imports nothing from ``harness``.
+
+Cost per message: the referee is trusted, so requests are not validated the way the
+referee validates replies (``protocol.codec.decode``); a frame is unpacked with the
+unpacker's size limits and read lazily through :class:`DecisionState`. Message dataclasses
+(``HandStart``, ``HandEnd``, ...) are built only for a hook the bot overrides, or when
+``bot.match`` / ``bot.hand`` is read. A request that cannot be used (a field missing or of
+the wrong type) is logged to stderr and answered with the default action; other unusable
+messages are logged and ignored. Nothing a referee sends can crash ``run()``.
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import time
-import traceback
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-from protocol.codec import decode, encode
-from protocol.errors import ProtocolError
-from protocol.messages import (
-    ActionReply,
-    ActRequest,
-    DiscardReply,
-    DrawRequest,
-    Error,
-    HandEnd,
-    HandStart,
-    Hello,
-    Legal,
-    MatchEnd,
-    MatchStart,
-    Message,
-    TimeLeft,
-)
-from protocol.version import PROTOCOL_VERSION
+import msgpack
+
+from protocol.version import MAX_AMOUNT, MAX_MESSAGE_BYTES, PROTOCOL_VERSION
+
+if TYPE_CHECKING:  # protocol.messages is imported on first use: most bots never build a message object
+    from protocol.messages import (
+        ActionReply,
+        DiscardReply,
+        Error,
+        HandEnd,
+        HandStart,
+        Legal,
+        MatchEnd,
+        MatchStart,
+        Message,
+        TimeLeft,
+    )
 
 __all__ = [
     "Action",
@@ -80,6 +87,9 @@ class Action:
 _FOLD = Action("fold")
 _CHECK = Action("check")
 _CALL = Action("call")
+_ACTION_NAMES = frozenset({"fold", "check", "call", "bet", "raise"})
+_CARDS = frozenset(r + s for r in "23456789TJQKA" for s in "cdhs")
+_MAX_CARDS = 7  # most cards a discard may name (R2.7)
 
 
 def fold() -> Action:
@@ -111,29 +121,80 @@ def raise_to(to: int) -> Action:
 
 
 class DecisionState:
-    """What the bot sees when asked to decide: a thin typed view over the request.
+    """What the bot sees when asked to decide: a thin view over the request, read on demand.
 
     Attributes:
         seq: The request's sequence number (the SDK echoes it for you).
         kind: ``"act"`` or ``"draw"``.
         raw: The ``state`` map exactly as received (PROTOCOL.md section 6).
-        legal: Legal actions and exact amounts.
-        time: Remaining time in milliseconds (``decision_ms``, ``bank_ms``).
+        legal: Legal actions and exact amounts (a ``protocol.messages.Legal``, built on first read).
+        time: Remaining time in milliseconds (``decision_ms``, ``bank_ms``; built on first read).
+
+    A field the referee left out or sent with the wrong type raises (``KeyError``,
+    ``TypeError``) when read; ``run()`` then sends the default action.
     """
 
-    __slots__ = ("seq", "kind", "raw", "legal", "time")
+    __slots__ = ("seq", "kind", "raw", "_lg", "_legal", "_tm", "_time")
 
-    def __init__(self, seq: int, kind: str, raw: Mapping[str, Any], legal: Legal, time: TimeLeft) -> None:
+    def __init__(
+        self,
+        seq: int,
+        kind: str,
+        raw: Mapping[str, Any],
+        legal: Legal | Mapping[str, Any],
+        time: TimeLeft | Mapping[str, Any],
+    ) -> None:
+        """Wrap one request.
+
+        Args:
+            seq: The request's ``seq``.
+            kind: ``"act"`` or ``"draw"``.
+            raw: Its ``state`` map.
+            legal: Its ``legal`` map as received, or a ``Legal``.
+            time: Its ``time`` map as received, or a ``TimeLeft``.
+        """
         self.seq = seq
         self.kind = kind
         self.raw = raw
-        self.legal = legal
-        self.time = time
+        if type(legal) is dict:
+            self._lg: Mapping[str, Any] = legal
+            self._legal: Legal | None = None
+        else:
+            self._legal = legal  # type: ignore[assignment]
+            self._lg = {
+                "actions": legal.actions,  # type: ignore[union-attr]
+                "call_amount": legal.call_amount,  # type: ignore[union-attr]
+                "min_to": legal.min_to,  # type: ignore[union-attr]
+                "max_to": legal.max_to,  # type: ignore[union-attr]
+                "max_discards": legal.max_discards,  # type: ignore[union-attr]
+            }
+        self._tm = time
+        self._time: TimeLeft | None = None if type(time) is dict else time  # type: ignore[assignment]
 
     @classmethod
-    def of(cls, request: ActRequest | DrawRequest) -> "DecisionState":
-        """Wrap a decoded ``act`` or ``draw`` request."""
+    def of(cls, request: Any) -> "DecisionState":
+        """Wrap a decoded ``ActRequest`` or ``DrawRequest``."""
         return cls(request.seq, request.TYPE, request.state, request.legal, request.time)
+
+    @property
+    def legal(self) -> Legal:
+        """Legal actions and exact amounts (PROTOCOL.md section 6, ``legal``)."""
+        lg = self._legal
+        if lg is None:
+            m = self._lg
+            lg = self._legal = _messages().Legal(
+                tuple(m["actions"]), m["call_amount"], m["min_to"], m["max_to"], m["max_discards"]
+            )
+        return lg
+
+    @property
+    def time(self) -> TimeLeft:
+        """Remaining time: ``decision_ms`` for this reply, ``bank_ms`` of the match's bank."""
+        tm = self._time
+        if tm is None:
+            m: Any = self._tm
+            tm = self._time = _messages().TimeLeft(m["decision_ms"], m["bank_ms"])
+        return tm
 
     # The observation's fields, read on demand (no copying per request).
     @property
@@ -210,19 +271,19 @@ class DecisionState:
     @property
     def to_call(self) -> int:
         """Chips to add to call (0 when nothing to call)."""
-        return self.legal.call_amount
+        return self._lg["call_amount"]
 
     @property
     def min_to(self) -> int:
-        return self.legal.min_to
+        return self._lg["min_to"]
 
     @property
     def max_to(self) -> int:
-        return self.legal.max_to
+        return self._lg["max_to"]
 
     @property
     def max_discards(self) -> int:
-        return self.legal.max_discards
+        return self._lg["max_discards"]
 
     @property
     def players_in(self) -> int:
@@ -231,47 +292,78 @@ class DecisionState:
 
     def can(self, action: str) -> bool:
         """True if ``action`` (``"fold"``, ``"check"``, ``"call"``, ``"bet"``, ``"raise"``) is legal."""
-        return action in self.legal.actions
+        return action in self._lg["actions"]
 
     def default_action(self) -> Action:
-        """Check if free, else fold (what the referee does for a faulting bot)."""
-        return _CHECK if "check" in self.legal.actions else _FOLD
+        """Check if free, else fold (what the referee does for a faulting bot); never raises."""
+        try:
+            free = "check" in self._lg["actions"]
+        except Exception:  # an unusable legal map: folding is always legal (R3.5)
+            free = False
+        return _CHECK if free is True else _FOLD
 
     def wager(self, to: int) -> Action:
         """Bet or raise to ``to`` (whichever is legal), clamped to ``min_to..max_to``.
 
         Falls back to call/check when neither bet nor raise is legal.
         """
-        lg = self.legal
-        if "raise" in lg.actions or "bet" in lg.actions:
-            amount = max(lg.min_to, min(int(to), lg.max_to))
-            return Action("raise" if "raise" in lg.actions else "bet", amount)
-        return _CALL if "call" in lg.actions else _CHECK if "check" in lg.actions else _FOLD
+        lg = self._lg
+        actions = lg["actions"]
+        if "raise" in actions or "bet" in actions:
+            amount = max(lg["min_to"], min(int(to), lg["max_to"]))
+            return Action("raise" if "raise" in actions else "bet", amount)
+        return _CALL if "call" in actions else _CHECK if "check" in actions else _FOLD
 
     def __repr__(self) -> str:
-        return f"DecisionState(seq={self.seq}, kind={self.kind!r}, cards={self.raw.get('cards')}, legal={self.legal})"
+        cards = self.raw.get("cards") if type(self.raw) is dict else None
+        return f"DecisionState(seq={self.seq}, kind={self.kind!r}, cards={cards}, legal={self._lg})"
 
 
 # --------------------------------------------------------------------------- the bot
+
+# Unpacker limits for referee frames: a small frame cannot declare a huge container.
+_UNPACK_LIMITS: dict[str, Any] = dict(
+    max_str_len=MAX_MESSAGE_BYTES,
+    max_bin_len=MAX_MESSAGE_BYTES,
+    max_ext_len=0,
+    max_array_len=8192,
+    max_map_len=64,
+)
+_HOOKS = ("on_match_start", "on_hand_start", "on_hand_end", "on_match_end")
+# How a frame of the referee starts after its map header: the key "type" and the type.
+_HAND_START_TAG = b"\xa4type\xaahand_start"
+_HAND_END_TAG = b"\xa4type\xa8hand_end"
 
 
 class Bot:
     """Base class of a Python bot. Override :meth:`act` and :meth:`draw`.
 
     Attributes:
-        match: The ``match_start`` message once received (game settings, limits), else None.
-        hand: The current hand's ``hand_start`` message, else None.
+        match: The ``match_start`` message once received (game settings, limits), else
+            None. Built (strictly decoded) on first read.
+        hand: The current hand's ``hand_start`` message, else None. Built on first read.
         idle_timeout_s: Seconds without any message after which ``run()`` assumes the
             referee is gone and returns.
-        poll_ms: How often ``run()`` wakes up to check that the referee is still there.
+        poll_ms: How often ``run()`` wakes up, when no message comes, to check that the
+            referee is still there (milliseconds).
     """
 
     idle_timeout_s: float = 600.0
     poll_ms: int = 1000
 
+    # Class defaults, so that a subclass that skips ``Bot.__init__`` still works.
+    _match_frame: bytes | None = None  # match_start frame not decoded yet
+    _match_msg: MatchStart | None = None
+    _hand_frame: bytes | None = None  # hand_start frame not built yet
+    _hand_msg: HandStart | None = None
+    _handlers: dict[str, Callable[[dict[str, Any], bytes], bytes | None]] | None = None
+    _exit: int | None = None  # run()'s status once the match is over
+    _quiet_hand_start = False  # hand_start / hand_end not hooked: skipped unread
+    _quiet_hand_end = False
+
     def __init__(self) -> None:
-        self.match: MatchStart | None = None
-        self.hand: HandStart | None = None
+        self.match = None
+        self.hand = None
 
     # ---- to override
 
@@ -299,49 +391,200 @@ class Bot:
         """Called on ``error``; the default prints it to stderr."""
         _log(f"referee error ({msg.reason}{', fatal' if msg.fatal else ''}): {msg.message}")
 
+    # ---- lazily built messages
+
+    @property
+    def match(self) -> MatchStart | None:
+        """The ``match_start`` message (see the class docstring)."""
+        if self._match_frame is not None:
+            frame, self._match_frame = self._match_frame, None
+            self._match_msg = _decode_strict(frame)  # type: ignore[assignment]
+        return self._match_msg
+
+    @match.setter
+    def match(self, msg: MatchStart | None) -> None:
+        self._match_frame = None
+        self._match_msg = msg
+
+    @property
+    def hand(self) -> HandStart | None:
+        """The current hand's ``hand_start`` message (see the class docstring)."""
+        if self._hand_frame is not None:
+            frame, self._hand_frame = self._hand_frame, None
+            self._hand_msg = _build(_hand_start_of, _unpack(frame))
+        return self._hand_msg
+
+    @hand.setter
+    def hand(self, msg: HandStart | None) -> None:
+        self._hand_frame = None
+        self._hand_msg = msg
+
     # ---- machinery
 
     def handle(self, msg: Message) -> ActionReply | DiscardReply | None:
-        """Process one message from the referee; return the reply to send, if any.
+        """Process one decoded message; return the reply to send, if any.
 
-        Exceptions raised by ``act``/``draw`` are printed to stderr and answered with the
-        default action (check if free, else fold; stand pat), so one bug costs one hand.
+        The in-process twin of :meth:`handle_frame` (``run()`` uses that one). Exceptions
+        raised by ``act``/``draw`` are printed to stderr and answered with the default
+        action (check if free, else fold; stand pat), so one bug costs one hand.
         """
-        if type(msg) is ActRequest:
-            state = DecisionState(msg.seq, "act", msg.state, msg.legal, msg.time)
-            try:
-                a = self.act(state)
+        m = _messages()
+        t = type(msg)
+        if t is m.ActRequest or t is m.DrawRequest:
+            kind = "act" if t is m.ActRequest else "draw"
+            state = DecisionState(msg.seq, kind, msg.state, msg.legal, msg.time)  # type: ignore[union-attr]
+            if kind == "act":
+                a = self._decide_act(state)
+                return m.ActionReply(seq=state.seq, action=a.kind, amount=a.amount)
+            return m.DiscardReply(seq=state.seq, cards=tuple(self._decide_draw(state)))
+        if t is m.HandStart:
+            self.hand = msg  # type: ignore[assignment]
+            _call_hook(self.on_hand_start, msg)
+        elif t is m.HandEnd:
+            _call_hook(self.on_hand_end, msg)
+        elif t is m.MatchStart:
+            self.match = msg  # type: ignore[assignment]
+            _call_hook(self.on_match_start, msg)
+        elif t is m.MatchEnd:
+            _call_hook(self.on_match_end, msg)
+        elif t is m.Error:
+            _call_hook(self.on_error, msg)
+        return None
+
+    def handle_frame(self, data: bytes) -> bytes | None:
+        """Process one frame from the referee; return the reply frame to send, if any.
+
+        Args:
+            data: One ZeroMQ frame (a msgpack map, PROTOCOL.md).
+
+        Returns:
+            The encoded ``action``/``discard`` reply to a request, else None. A request
+            whose ``seq`` is usable but whose other fields are not is answered with the
+            default action; anything else unusable is logged to stderr and ignored.
+        """
+        handlers = self._handlers
+        if handlers is None:
+            handlers = self._handlers = self._make_handlers()
+        # Notifications nobody listens to are recognised by their first key (the referee
+        # writes "type" first) and not unpacked; hand_start is kept for ``bot.hand``.
+        if data.startswith(_HAND_END_TAG, 1) and self._quiet_hand_end:
+            return None
+        if data.startswith(_HAND_START_TAG, 1) and self._quiet_hand_start:
+            self._hand_frame = data
+            self._hand_msg = None
+            return None
+        d = _unpack(data)
+        t = d.get("type") if type(d) is dict else None
+        handler = handlers.get(t) if type(t) is str else None
+        if handler is None:
+            _log(f"ignored an invalid message from the referee: unknown type {t!r}")
+            return None
+        return handler(d, data)
+
+    def _make_handlers(self) -> dict[str, Callable[[dict[str, Any], bytes], bytes | None]]:
+        """Frame handlers by message type; notifications whose hook is not overridden cost nothing."""
+        cls = type(self)
+        hooked = {name for name in _HOOKS if getattr(cls, name) is not getattr(Bot, name)}
+        self._quiet_hand_start = "on_hand_start" not in hooked
+        self._quiet_hand_end = "on_hand_end" not in hooked
+        return {
+            "act": self._on_act,
+            "draw": self._on_draw,
+            "hand_start": self._on_hand_start_hook if "on_hand_start" in hooked else self._on_hand_start,
+            "hand_end": self._on_hand_end if "on_hand_end" in hooked else _ignore,
+            "match_start": self._on_match_start_hook if "on_match_start" in hooked else self._on_match_start,
+            "match_end": self._on_match_end_hook if "on_match_end" in hooked else self._on_match_end,
+            "error": self._on_error,
+            "welcome": _ignore,
+        }
+
+    def _on_act(self, d: dict[str, Any], data: bytes) -> bytes | None:
+        state = _request_state(d, "act")
+        if state is None:
+            return None
+        a = self._decide_act(state) if state.raw is not _UNUSABLE else state.default_action()
+        return msgpack.packb({"type": "action", "v": PROTOCOL_VERSION, "seq": state.seq, "action": a.kind, "amount": a.amount})
+
+    def _on_draw(self, d: dict[str, Any], data: bytes) -> bytes | None:
+        state = _request_state(d, "draw")
+        if state is None:
+            return None
+        cards = self._decide_draw(state) if state.raw is not _UNUSABLE else []
+        return msgpack.packb({"type": "discard", "v": PROTOCOL_VERSION, "seq": state.seq, "cards": cards})
+
+    def _decide_act(self, state: DecisionState) -> Action:
+        """``act(state)`` checked to be sendable, else the default action (logged)."""
+        try:
+            a = self.act(state)
+            if type(a) is not Action:
                 if isinstance(a, str):
                     a = Action(a)
                 elif not isinstance(a, Action):
                     raise TypeError(f"act() must return an Action (fold(), call(), raise_to(n), ...), got {a!r}")
-            except Exception:
-                _log("act() failed; sending the default action:\n" + traceback.format_exc())
-                a = state.default_action()
-            return ActionReply(seq=msg.seq, action=str(a.kind), amount=a.amount)
-        if type(msg) is DrawRequest:
-            state = DecisionState(msg.seq, "draw", msg.state, msg.legal, msg.time)
-            try:
-                cards = tuple(self.draw(state) or ())
-                if not all(type(c) is str for c in cards):
+            amount = a.amount
+            if a.kind not in _ACTION_NAMES or type(amount) is not int or not 0 <= amount <= MAX_AMOUNT:
+                raise ValueError(f"act() returned {a!r}: kind must be fold/check/call/bet/raise, amount an int of chips")
+        except Exception:
+            _log("act() failed; sending the default action:\n" + _traceback())
+            a = state.default_action()
+        return a
+
+    def _decide_draw(self, state: DecisionState) -> list[str]:
+        """``draw(state)`` checked to be sendable, else standing pat (logged)."""
+        try:
+            cards = self.draw(state) or []
+            if type(cards) is not list:
+                cards = list(cards)
+            if len(cards) > _MAX_CARDS:
+                raise ValueError(f"draw() returned {len(cards)} cards; at most {_MAX_CARDS} are held")
+            for c in cards:
+                if type(c) is not str or c not in _CARDS:
                     raise TypeError(f"draw() must return card strings like 'As', got {cards!r}")
-            except Exception:
-                _log("draw() failed; standing pat:\n" + traceback.format_exc())
-                cards = ()
-            return DiscardReply(seq=msg.seq, cards=cards)
-        if type(msg) is HandStart:
-            self.hand = msg
-            self.on_hand_start(msg)
-        elif type(msg) is HandEnd:
-            self.on_hand_end(msg)
-        elif type(msg) is MatchStart:
-            self.match = msg
-            self.on_match_start(msg)
-        elif type(msg) is MatchEnd:
-            self.on_match_end(msg)
-        elif type(msg) is Error:
-            self.on_error(msg)
-        return None
+        except Exception:
+            _log("draw() failed; standing pat:\n" + _traceback())
+            cards = []
+        return cards
+
+    def _on_hand_start(self, d: dict[str, Any], data: bytes) -> None:
+        self._hand_frame = data
+        self._hand_msg = None
+
+    def _on_hand_start_hook(self, d: dict[str, Any], data: bytes) -> None:
+        self._hand_frame = None
+        self._hand_msg = msg = _build(_hand_start_of, d)
+        if msg is not None:
+            _call_hook(self.on_hand_start, msg)
+
+    def _on_hand_end(self, d: dict[str, Any], data: bytes) -> None:
+        msg = _build(_hand_end_of, d)
+        if msg is not None:
+            _call_hook(self.on_hand_end, msg)
+
+    def _on_match_start(self, d: dict[str, Any], data: bytes) -> None:
+        self._match_frame = bytes(data)
+        self._match_msg = None
+
+    def _on_match_start_hook(self, d: dict[str, Any], data: bytes) -> None:
+        self._on_match_start(d, data)
+        msg = self.match
+        if msg is not None:
+            _call_hook(self.on_match_start, msg)
+
+    def _on_match_end(self, d: dict[str, Any], data: bytes) -> None:
+        self._exit = 0
+
+    def _on_match_end_hook(self, d: dict[str, Any], data: bytes) -> None:
+        msg = _decode_strict(data)
+        if msg is not None:
+            _call_hook(self.on_match_end, msg)
+        self._exit = 0
+
+    def _on_error(self, d: dict[str, Any], data: bytes) -> None:
+        msg: Any = _decode_strict(data)
+        if msg is not None:
+            _call_hook(self.on_error, msg)
+            if msg.fatal:
+                self._exit = 1
 
     def run(self, endpoint: str | None = None) -> int:
         """Play a match as launched by the harness; return an exit status.
@@ -354,7 +597,6 @@ class Bot:
             (e.g. version mismatch); 2 when the launch environment is missing.
         """
         import zmq  # imported here so that importing the SDK for tests stays cheap
-        from zmq.utils.monitor import recv_monitor_message
 
         env = os.environ
         endpoint = endpoint or env.get("HARNESS_ENDPOINT")
@@ -373,40 +615,14 @@ class Bot:
         ctx = zmq.Context()
         sock = ctx.socket(zmq.DEALER)
         sock.setsockopt(zmq.LINGER, 0)
+        # Blocking receives that give up after poll_ms: the referee-gone checks run only then.
+        sock.setsockopt(zmq.RCVTIMEO, max(1, int(self.poll_ms)))
         monitor = sock.get_monitor_socket(zmq.EVENT_CONNECTED | zmq.EVENT_DISCONNECTED)
-        poller = zmq.Poller()
-        poller.register(sock, zmq.POLLIN)
-        poller.register(monitor, zmq.POLLIN)
-        parent = os.getppid()
-        connected = False
-        status: int | None = None
+        self._exit = None
         try:
             sock.connect(endpoint)
-            sock.send(encode(Hello(secret=secret, name=name)))
-            last_seen = time.monotonic()
-            while status is None:
-                ready = dict(poller.poll(self.poll_ms))
-                if sock in ready:
-                    last_seen = time.monotonic()
-                    status = self._drain(sock, zmq)
-                    if status is not None:
-                        break
-                if monitor in ready:
-                    event = recv_monitor_message(monitor)["event"]
-                    if event == zmq.EVENT_CONNECTED:
-                        connected = True
-                    elif event == zmq.EVENT_DISCONNECTED and connected:
-                        status = self._drain(sock, zmq)  # a final match_end may still be queued
-                        if status is None:
-                            _log("the referee closed the connection; exiting")
-                            status = 0
-                if not ready:
-                    if os.getppid() != parent:
-                        _log("the parent process is gone; exiting")
-                        status = 0
-                    elif time.monotonic() - last_seen > self.idle_timeout_s:
-                        _log(f"no message from the referee for {self.idle_timeout_s:.0f} s; exiting")
-                        status = 0
+            sock.send(msgpack.packb({"type": "hello", "v": PROTOCOL_VERSION, "secret": secret, "name": name}))
+            status = self._serve(zmq, sock, monitor)
         except KeyboardInterrupt:
             status = 0
         finally:
@@ -416,37 +632,178 @@ class Bot:
             ctx.term()
         return status
 
-    def _drain(self, sock: Any, zmq: Any) -> int | None:
-        """Handle every queued message; return an exit status when the match is over."""
+    def _serve(self, zmq: Any, sock: Any, monitor: Any) -> int:
+        """Answer frames until the match is over or the referee is gone; return the exit status."""
+        from zmq.utils.monitor import recv_monitor_message
+
+        recv = sock.recv
+        send = sock.send
+        handle = self.handle_frame
+        again = zmq.Again
+        gc.freeze()  # what exists now lives for the match: spare the collector from walking it
+        parent = os.getppid()
+        connected = False
+        quiet_since: float | None = None
+        while True:
+            try:
+                data = recv()
+            except again:  # poll_ms without a message: is the referee still there?
+                now = time.monotonic()
+                if quiet_since is None:
+                    quiet_since = now - self.poll_ms / 1000
+                while monitor.poll(0):
+                    event = recv_monitor_message(monitor)["event"]
+                    if event == zmq.EVENT_CONNECTED:
+                        connected = True
+                    elif event == zmq.EVENT_DISCONNECTED and connected:
+                        status = self._drain(zmq, sock)  # a final match_end may still be queued
+                        if status is None:
+                            _log("the referee closed the connection; exiting")
+                            status = 0
+                        return status
+                if os.getppid() != parent:
+                    _log("the parent process is gone; exiting")
+                    return 0
+                if now - quiet_since > self.idle_timeout_s:
+                    _log(f"no message from the referee for {self.idle_timeout_s:.0f} s; exiting")
+                    return 0
+                continue
+            quiet_since = None
+            reply = handle(data)
+            if reply is not None:
+                send(reply)
+            elif self._exit is not None:
+                return self._exit
+
+    def _drain(self, zmq: Any, sock: Any) -> int | None:
+        """Handle every frame still queued; return the exit status if the match ended."""
         while True:
             try:
                 data = sock.recv(zmq.NOBLOCK)
             except zmq.Again:
                 return None
-            try:
-                msg = decode(data)
-            except ProtocolError as exc:
-                _log(f"ignored an invalid message from the referee: {exc}")
-                continue
-            reply = self.handle(msg)
+            reply = self.handle_frame(data)
             if reply is not None:
-                try:
-                    data = encode(reply)
-                except (ProtocolError, OverflowError, TypeError, ValueError) as exc:
-                    _log(f"could not encode the reply {reply!r} ({exc}); sending the default")
-                    data = encode(_fallback(reply))
-                sock.send(data)
-            elif type(msg) is MatchEnd:
-                return 0
-            elif type(msg) is Error and msg.fatal:
-                return 1
+                sock.send(reply, zmq.NOBLOCK)
+            elif self._exit is not None:
+                return self._exit
 
 
-def _fallback(reply: ActionReply | DiscardReply) -> ActionReply | DiscardReply:
-    """A reply that always encodes: fold (the referee checks instead when free) or stand pat."""
-    if type(reply) is ActionReply:
-        return ActionReply(seq=reply.seq, action="fold")
-    return DiscardReply(seq=reply.seq, cards=())
+# --------------------------------------------------------------------------- helpers
+
+
+# The ``raw`` of a request that cannot be shown to act()/draw(): it gets the default action.
+_UNUSABLE: dict[str, Any] = {}
+
+
+def _request_state(d: dict[str, Any], kind: str) -> DecisionState | None:
+    """The DecisionState of an ``act``/``draw`` map, or None (logged) when not even its ``seq`` is usable.
+
+    When ``state``, ``legal`` or ``time`` is not a map the request is logged and its
+    state's ``raw`` is ``_UNUSABLE``: the default action is sent (check only if the
+    ``legal`` map says it is free).
+    """
+    seq = d.get("seq")
+    if type(seq) is not int or not 0 <= seq <= MAX_AMOUNT:
+        _log(f"ignored an invalid message from the referee: {kind} request with seq {seq!r}")
+        return None
+    state, legal, tm = d.get("state"), d.get("legal"), d.get("time")
+    if type(state) is dict and type(legal) is dict and type(tm) is dict:
+        return DecisionState(seq, kind, state, legal, tm)
+    _log(f"invalid {kind} request {seq} (state, legal or time is not a map); sending the default action")
+    return DecisionState(seq, kind, _UNUSABLE, legal if type(legal) is dict else {}, {})
+
+
+def _unpack(data: bytes) -> Any:
+    """The msgpack value of a frame, within the size limits; None (logged) if it is not one."""
+    if len(data) > MAX_MESSAGE_BYTES:
+        _log(f"ignored an invalid message from the referee: {len(data)} bytes exceeds {MAX_MESSAGE_BYTES}")
+        return None
+    try:
+        return msgpack.unpackb(data, **_UNPACK_LIMITS)
+    except Exception as exc:  # msgpack raises many kinds (ValueError, FormatError, ExtraData, ...)
+        _log(f"ignored an invalid message from the referee: not a msgpack value ({type(exc).__name__})")
+        return None
+
+
+def _ignore(d: dict[str, Any], data: bytes) -> None:
+    return None
+
+
+def _messages() -> Any:
+    """``protocol.messages``, imported on first use (most bots never build a message object)."""
+    import protocol.messages
+
+    return protocol.messages
+
+
+def _decode_strict(data: bytes) -> Message | None:
+    """Decode a rare frame (match_start, match_end, error) with the strict codec; None (logged) if invalid."""
+    from protocol.codec import decode
+    from protocol.errors import ProtocolError
+
+    try:
+        return decode(data)
+    except ProtocolError as exc:
+        _log(f"ignored an invalid message from the referee: {exc}")
+        return None
+
+
+def _build(make: Callable[[dict[str, Any]], Any], d: dict[str, Any]) -> Any:
+    """``make(d)``, or None (logged) when the map lacks a field or has a wrong type."""
+    try:
+        return make(d)
+    except Exception as exc:
+        _log(f"ignored an invalid {d.get('type')} message from the referee ({type(exc).__name__}: {exc})")
+        return None
+
+
+def _hand_start_of(d: dict[str, Any]) -> HandStart:
+    return _messages().HandStart(
+        hand_id=d["hand_id"],
+        seat=d["seat"],
+        button=d["button"],
+        names=tuple(d["names"]),
+        stacks=tuple(d["stacks"]),
+        cards=tuple(d["cards"]),
+    )
+
+
+def _hand_end_of(d: dict[str, Any]) -> HandEnd:
+    m = _messages()
+    return m.HandEnd(
+        hand_id=d["hand_id"],
+        history=tuple(d["history"]),
+        shown=tuple(
+            m.Shown(seat=s["seat"], cards=tuple(s["cards"]), five=tuple(s["five"]), category=s["category"])
+            for s in d["shown"]
+        ),
+        pots=tuple(
+            m.PotResult(
+                amount=p["amount"],
+                eligible=tuple(p["eligible"]),
+                winners=tuple(p["winners"]),
+                shares=tuple(p["shares"]),
+            )
+            for p in d["pots"]
+        ),
+        net=tuple(d["net"]),
+        stacks=tuple(d["stacks"]),
+    )
+
+
+def _call_hook(hook: Callable[[Any], None], msg: Any) -> None:
+    """Run an ``on_*`` hook; an exception is printed to stderr, the match goes on."""
+    try:
+        hook(msg)
+    except Exception:
+        _log(f"{getattr(hook, '__name__', 'hook')}() failed:\n" + _traceback())
+
+
+def _traceback() -> str:
+    import traceback
+
+    return traceback.format_exc()
 
 
 def _log(text: str) -> None:

@@ -207,6 +207,151 @@ def test_string_actions_are_accepted() -> None:
     assert Lazy().handle(ACT) == ActionReply(seq=5, action="call")
 
 
+# --------------------------------------------------------------------------- frames (run()'s path)
+
+SPEC_FRAMES: dict[str, bytes] = {}
+for _direction, _wire in _spec_example():
+    if _direction == "<-":
+        SPEC_FRAMES.setdefault(_wire["type"], msgpack.packb(_wire))  # the first of each type
+ACT_WIRE = msgpack.unpackb(SPEC_FRAMES["act"])
+
+
+def _frame(**fields: Any) -> bytes:
+    return msgpack.packb({"type": "act", "v": 1, "seq": 9, **fields})
+
+
+class Quiet(Bot):
+    """Calls or checks, raises when it can; draws the first two cards; no hooks."""
+
+    def act(self, state: DecisionState) -> Action:
+        if state.can("raise"):
+            return raise_to(state.min_to)
+        return check() if state.can("check") else call()
+
+    def draw(self, state: DecisionState) -> list[str]:
+        return list(state.cards[:2])
+
+
+class Hooked(Quiet):
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[Any] = []
+
+    def on_match_start(self, msg: Any) -> None:
+        self.seen.append(msg)
+
+    def on_hand_start(self, msg: Any) -> None:
+        self.seen.append(msg)
+
+    def on_hand_end(self, msg: Any) -> None:
+        self.seen.append(msg)
+        raise RuntimeError("a bug in a hook")
+
+    def on_match_end(self, msg: Any) -> None:
+        self.seen.append(msg)
+
+
+def test_frames_get_strictly_valid_replies() -> None:
+    bot = Quiet()
+    for t in ("welcome", "match_start", "hand_start"):
+        assert bot.handle_frame(SPEC_FRAMES[t]) is None
+    reply = decode(bot.handle_frame(SPEC_FRAMES["act"]))  # type: ignore[arg-type]
+    assert reply == ActionReply(seq=1, action="raise", amount=20)
+    reply = decode(bot.handle_frame(SPEC_FRAMES["draw"]))  # type: ignore[arg-type]
+    draw = msgpack.unpackb(SPEC_FRAMES["draw"])
+    assert reply == DiscardReply(seq=draw["seq"], cards=tuple(draw["state"]["cards"][:2]))
+    assert bot.handle_frame(SPEC_FRAMES["hand_end"]) is None
+    assert bot._exit is None
+    assert bot.handle_frame(SPEC_FRAMES["match_end"]) is None and bot._exit == 0
+
+
+def test_messages_are_built_only_when_asked_for() -> None:
+    bot = Quiet()
+    bot.handle_frame(SPEC_FRAMES["match_start"])
+    bot.handle_frame(SPEC_FRAMES["hand_start"])
+    assert bot._match_msg is None and bot._hand_msg is None  # nothing built yet
+    assert bot.match == decode(SPEC_FRAMES["match_start"])
+    assert bot.hand == decode(SPEC_FRAMES["hand_start"])
+
+
+def test_hooks_get_the_same_messages_as_the_strict_codec(capsys: pytest.CaptureFixture[str]) -> None:
+    bot = Hooked()
+    for t in ("match_start", "hand_start", "hand_end", "match_end"):
+        assert bot.handle_frame(SPEC_FRAMES[t]) is None
+    assert bot.seen == [decode(SPEC_FRAMES[t]) for t in ("match_start", "hand_start", "hand_end", "match_end")]
+    assert bot.hand == bot.seen[1]
+    assert "a bug in a hook" in capsys.readouterr().err  # logged; the match went on
+    assert bot._exit == 0
+
+
+@pytest.mark.parametrize(
+    "fields, expected",
+    [
+        ({"state": 5, "legal": ACT_WIRE["legal"], "time": ACT_WIRE["time"]}, "fold"),
+        ({"state": ACT_WIRE["state"], "legal": {"actions": ["fold", "check"]}, "time": []}, "check"),
+        ({"state": ACT_WIRE["state"], "time": ACT_WIRE["time"]}, "fold"),
+        # usable maps, but min_to missing: act() fails reading it
+        ({"state": ACT_WIRE["state"], "legal": {"actions": ["fold", "check", "raise"]}, "time": ACT_WIRE["time"]}, "check"),
+        ({"state": ACT_WIRE["state"], "legal": {"actions": "raise"}, "time": ACT_WIRE["time"]}, "fold"),
+    ],
+)
+def test_unusable_requests_get_the_default_action(
+    fields: dict[str, Any], expected: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    reply = decode(Quiet().handle_frame(_frame(**fields)))  # type: ignore[arg-type]
+    assert reply == ActionReply(seq=9, action=expected)
+    assert "default action" in capsys.readouterr().err
+
+
+def test_unusable_draw_requests_stand_pat(capsys: pytest.CaptureFixture[str]) -> None:
+    frame = msgpack.packb({"type": "draw", "v": 1, "seq": 4, "state": {"cards": "AsKs"}, "legal": {}, "time": {}})
+    assert decode(Quiet().handle_frame(frame)) == DiscardReply(seq=4, cards=())  # type: ignore[arg-type]
+    frame = msgpack.packb({"type": "draw", "v": 1, "seq": 5, "state": None})
+    assert decode(Quiet().handle_frame(frame)) == DiscardReply(seq=5, cards=())  # type: ignore[arg-type]
+    assert "standing pat" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        b"\xc1garbage",
+        msgpack.packb([1, 2]),
+        msgpack.packb({"type": "surprise", "v": 1}),
+        msgpack.packb({"type": ["act"], "v": 1}),
+        _frame(seq="x"),
+        _frame(seq=-1),
+        _frame(seq=True),
+        msgpack.packb({"type": "hand_start", "v": 1, "hand_id": 0, "names": b"x" * 70000}),
+        msgpack.packb({"type": "error", "v": 1, "reason": 5}),
+        msgpack.packb({"type": "act", "v": 1, "seq": 1, **{f"k{i}": i for i in range(70)}}),
+    ],
+)
+def test_unusable_messages_are_ignored(frame: bytes, capsys: pytest.CaptureFixture[str]) -> None:
+    bot = Hooked()
+    assert bot.handle_frame(frame) is None
+    assert bot._exit is None and bot.seen == []
+    assert "ignored an invalid message" in capsys.readouterr().err
+
+
+def test_unsendable_answers_become_the_default(capsys: pytest.CaptureFixture[str]) -> None:
+    answers: list[Any] = [Action("raise", 2.5), Action("all-in"), Action("raise", True), Action("bet", 2**41), 7]
+
+    class Odd(Bot):
+        def act(self, state: DecisionState) -> Action:
+            return answers.pop(0)
+
+        def draw(self, state: DecisionState) -> list[str]:
+            return ["As"] * 8
+
+    bot = Odd()
+    free = _frame(state=ACT_WIRE["state"], legal={**ACT_WIRE["legal"], "actions": ["fold", "check", "bet"]}, time={})
+    while answers:
+        assert decode(bot.handle_frame(free)) == ActionReply(seq=9, action="check")  # type: ignore[arg-type]
+    assert decode(bot.handle_frame(SPEC_FRAMES["draw"])).cards == ()  # type: ignore[arg-type, union-attr]
+    err = capsys.readouterr().err
+    assert err.count("act() failed") == 5 and "draw() failed" in err
+
+
 # --------------------------------------------------------------------------- subprocesses
 
 RECORDING_BOT = textwrap.dedent(
