@@ -34,6 +34,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, cast
 
+import orjson
+
 #: Keys the referee adds to the engine's record; :func:`engine_part` strips them.
 REFEREE_KEYS: tuple[str, ...] = ("match_id", "bots", "match_seats", "timings_ms", "faults")
 
@@ -41,6 +43,14 @@ REFEREE_KEYS: tuple[str, ...] = ("match_id", "bots", "match_seats", "timings_ms"
 VOLATILE_KEYS: tuple[str, ...] = ("timings_ms",)
 
 _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
+def _dump_line(record: dict[str, Any]) -> bytes:
+    """One record as a compact UTF-8 JSON line (orjson: about 10x faster than json here)."""
+    try:
+        return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
+    except orjson.JSONEncodeError:  # e.g. an int beyond 64 bits: the standard library copes
+        return (_dumps(record) + "\n").encode("utf-8")
 
 
 class HistoryError(ValueError):
@@ -71,16 +81,10 @@ MAX_LINE_BYTES = 16 * 1024 * 1024
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
-def _open(path: Path, mode: str) -> IO[str]:
-    if path.suffix == ".gz":
-        return io.TextIOWrapper(gzip.open(path, mode + "b"), encoding="utf-8", newline="\n")
-    return open(path, mode, encoding="utf-8", newline="\n")
-
-
 class HistoryWriter:
     """Appends hand records to a JSON Lines file as hands finish.
 
-    One ``json`` encode and one buffered write per hand; ``flush`` after each
+    One JSON encode (orjson) and one buffered write per hand; ``flush`` after each
     hand (the default) so a crash loses at most the hand being played.
 
     Args:
@@ -94,14 +98,14 @@ class HistoryWriter:
     def __init__(self, path: Path, flush_every: int = 1) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = _open(self.path, "a")
+        self._file: IO[bytes] = gzip.open(self.path, "ab") if self.path.suffix == ".gz" else open(self.path, "ab")  # noqa: SIM115
         self._flush_every = max(1, flush_every)
         self._pending = 0
         self.count = 0
 
     def write(self, record: dict[str, Any]) -> None:
         """Append one hand record (a JSON-ready dict) as one line."""
-        self._file.write(_dumps(record) + "\n")
+        self._file.write(_dump_line(record))
         self.count += 1
         self._pending += 1
         if self._pending >= self._flush_every:
