@@ -26,7 +26,6 @@ the file, the line and the field, never a Python exception.
 from __future__ import annotations
 
 import gzip
-import io
 import json
 import zlib
 from collections.abc import Callable, Iterator
