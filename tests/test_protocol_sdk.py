@@ -427,6 +427,14 @@ def test_sdk_bot_plays_a_hand_over_zeromq(tmp_path: Path, referee_for: Any) -> N
     ]
 
 
+def test_the_libzmq_transport_plays_too(tmp_path: Path, referee_for: Any) -> None:
+    code = "from bots.caller import Caller; Caller.use_libzmq = True; raise SystemExit(Caller().run())"
+    ref = referee_for([sys.executable, "-c", code])
+    ref.handshake()
+    assert len(ref.play_spec_hand()) == 3
+    assert ref.wait_exit() == 0
+
+
 def test_bot_exits_when_the_referee_disappears(tmp_path: Path, referee_for: Any) -> None:
     ref = referee_for([sys.executable, "-m", "bots.caller"])
     ref.handshake()
