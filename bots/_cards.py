@@ -32,25 +32,43 @@ def discard_to_best_five(cards: Sequence[str]) -> list[str]:
 
     The same five as ``harness.engine.evaluator.best_hand`` (equal ranks: the higher suit
     plays), found directly: the evaluator fills its table lazily, about 50 us per new
-    rank multiset, which would be most of a caller bot's CPU per hand.
+    rank multiset, which would be most of a caller bot's CPU per hand. Hands without a
+    flush or straight (nine in ten) take a short path of string and sort operations.
 
     Args:
         cards: The five to seven held cards as strings, e.g. ``["As", "Td", ...]``.
 
     Returns:
-        The cards outside the best five, in the order held (two of seven).
+        The cards outside the best five (two of seven), in no particular order.
 
     Raises:
-        ValueError: Not 5 to 7 distinct card strings (R1.1).
+        ValueError: Not 5 to 7 distinct card strings (R1.1, R5.1).
     """
-    try:
-        desc = sorted(map(CARD_INT.__getitem__, cards), reverse=True)
-    except (KeyError, TypeError):
-        raise ValueError(f"R1.1: {list(cards)!r} holds something that is not a card like 'As'") from None
-    if not 5 <= len(desc) <= 7 or len(set(desc)) != len(desc):
-        raise ValueError(f"R5.1: need 5 to 7 distinct cards, got {list(cards)!r}")
-    five = _best_five(desc)
-    return [c for c in cards if CARD_INT[c] not in five]
+    n = len(cards)
+    if not 5 <= n <= 7 or len(set(cards)) != n or not _CARD_SET.issuperset(cards):
+        raise ValueError(f"R5.1: need 5 to 7 distinct cards like 'As', got {list(cards)!r}")
+    text = "".join(cards)
+    ranks = text[::2]
+    mask = sum(map(_RANK_BIT.__getitem__, set(ranks)))
+    if (
+        max(map(text[1::2].count, SUITS)) > 4  # a flush
+        or mask & mask >> 1 & mask >> 2 & mask >> 3 & mask >> 4  # five ranks in a row
+        or mask & _WHEEL == _WHEEL
+    ):
+        five = _best_five(sorted(map(CARD_INT.__getitem__, cards), reverse=True))
+        return [CARD_TEXT[c] for c in sorted(map(CARD_INT.__getitem__, cards)) if c not in five]
+    # Sorted by (cards of the rank, rank, suit) the best five come last, except that
+    # quads and two pair take the best kicker of all the rest (R5.3).
+    keys = sorted([ranks.count(c[0]) << 6 | CARD_INT[c] for c in cards])
+    top = keys[-1] >> 6
+    if top == 4 or top == 2 and keys[-3] >> 6 == 2:
+        return [CARD_TEXT[c] for c in sorted([k & 63 for k in keys[:-4]])[:-1]]
+    return [CARD_TEXT[k & 63] for k in keys[: n - 5]]
+
+
+_CARD_SET = frozenset(CARD_TEXT)
+_RANK_BIT = {r: 1 << i for i, r in enumerate(RANKS)}
+_WHEEL = 0b1000000001111  # A 5 4 3 2 (R5.4)
 
 
 def _straight(desc: Sequence[int]) -> list[int] | None:
