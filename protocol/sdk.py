@@ -39,14 +39,18 @@ import gc
 import os
 import sys
 import time
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from collections import namedtuple
 
 import msgpack
 
 from protocol.version import MAX_AMOUNT, MAX_MESSAGE_BYTES, PROTOCOL_VERSION
 
+# Start-up time is CPU time per hand in a short match: typing and dataclasses (about
+# 10 ms to import) stay out; mypy treats any name TYPE_CHECKING as true.
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # protocol.messages is imported on first use: most bots never build a message object
+    from typing import Any, Callable, Mapping, Sequence
+
     from protocol.messages import (
         ActionReply,
         DiscardReply,
@@ -75,17 +79,17 @@ __all__ = [
 # --------------------------------------------------------------------------- actions
 
 
-@dataclass(frozen=True, slots=True)
-class Action:
-    """A betting decision.
+class Action(namedtuple("Action", ("kind", "amount"), defaults=(0,))):
+    """A betting decision: an immutable value (a named tuple, see TYPE_CHECKING above).
 
     Attributes:
         kind: ``"fold"``, ``"check"``, ``"call"``, ``"bet"`` or ``"raise"`` (R3.5).
         amount: For bet/raise the "to" total of the round in chips; 0 otherwise.
     """
 
+    __slots__ = ()
     kind: str
-    amount: int = 0
+    amount: int
 
 
 _FOLD = Action("fold")
@@ -138,28 +142,31 @@ class DecisionState:
     ``TypeError``) when read; ``run()`` then sends the default action.
     """
 
-    __slots__ = ("seq", "kind", "raw", "_lg", "_legal", "_tm", "_time")
+    __slots__ = ("seq", "kind", "_raw", "_frame", "_lg", "_legal", "_tm", "_time")
 
     def __init__(
         self,
         seq: int,
         kind: str,
-        raw: Mapping[str, Any],
+        raw: Mapping[str, Any] | None,
         legal: Legal | Mapping[str, Any],
         time: TimeLeft | Mapping[str, Any],
+        frame: bytes | None = None,
     ) -> None:
         """Wrap one request.
 
         Args:
             seq: The request's ``seq``.
             kind: ``"act"`` or ``"draw"``.
-            raw: Its ``state`` map.
+            raw: Its ``state`` map, or None to unpack it from ``frame`` when first read.
             legal: Its ``legal`` map as received, or a ``Legal``.
             time: Its ``time`` map as received, or a ``TimeLeft``.
+            frame: The request's frame (only used while ``raw`` is None).
         """
         self.seq = seq
         self.kind = kind
-        self.raw = raw
+        self._raw = raw
+        self._frame = frame
         if type(legal) is dict:
             self._lg: Mapping[str, Any] = legal
             self._legal: Legal | None = None
@@ -179,6 +186,19 @@ class DecisionState:
     def of(cls, request: Any) -> "DecisionState":
         """Wrap a decoded ``ActRequest`` or ``DrawRequest``."""
         return cls(request.seq, request.TYPE, request.state, request.legal, request.time)
+
+    @property
+    def raw(self) -> Mapping[str, Any]:
+        """The ``state`` map exactly as received (an empty map if the frame had none)."""
+        raw = self._raw
+        if raw is None:
+            d = _unpack(self._frame) if self._frame is not None else None
+            raw = d.get("state") if type(d) is dict else None
+            if type(raw) is not dict:
+                _log(f"{self.kind} request {self.seq} has no state map")
+                raw = {}
+            self._raw = raw
+        return raw
 
     @property
     def legal(self) -> Legal:
@@ -319,7 +339,7 @@ class DecisionState:
         return _CALL if "call" in actions else _CHECK if "check" in actions else _FOLD
 
     def __repr__(self) -> str:
-        cards = self.raw.get("cards") if type(self.raw) is dict else None
+        cards = self.raw.get("cards")
         return f"DecisionState(seq={self.seq}, kind={self.kind!r}, cards={cards}, legal={self._lg})"
 
 
@@ -334,9 +354,13 @@ _UNPACK_LIMITS: dict[str, Any] = dict(
     max_map_len=64,
 )
 _HOOKS = ("on_match_start", "on_hand_start", "on_hand_end", "on_match_end")
-# How a frame of the referee starts after its map header: the key "type" and the type.
+# How a frame of the referee starts after its map header: the key "type" and the type
+# (then, for requests, "v" 1 and the key "seq"; protocol.codec writes fields in order).
 _HAND_START_TAG = b"\xa4type\xaahand_start"
 _HAND_END_TAG = b"\xa4type\xa8hand_end"
+_ACT_HEAD = b"\xa4type\xa3act\xa1v\x01\xa3seq"
+_STATE_KEY = b"\xa5state"
+_LEGAL_KEY = b"\xa5legal"
 
 
 class Bot:
@@ -473,14 +497,25 @@ class Bot:
         handlers = self._handlers
         if handlers is None:
             handlers = self._handlers = self._make_handlers()
-        # Notifications nobody listens to are recognised by their first key (the referee
-        # writes "type" first) and not unpacked; hand_start is kept for ``bot.hand``.
-        if data.startswith(_HAND_END_TAG, 1) and self._quiet_hand_end:
-            return None
-        if data.startswith(_HAND_START_TAG, 1) and self._quiet_hand_start:
-            self._hand_frame = data
-            self._hand_msg = None
-            return None
+        # The referee writes "type" first: the common frames are recognised by their first
+        # bytes. Betting requests are read lazily (_peek_request; a draw request is read
+        # whole: its cards are always needed); notifications nobody listens to are not
+        # unpacked (hand_start is kept for ``bot.hand``).
+        if data.startswith(_ACT_HEAD, 1):
+            state = _peek_request(data, "act", len(_ACT_HEAD) + 1)
+            if state is not None:
+                a = self._decide_act(state)
+                return msgpack.packb(
+                    {"type": "action", "v": PROTOCOL_VERSION, "seq": state.seq, "action": a.kind, "amount": a.amount}
+                )
+        elif data.startswith(_HAND_END_TAG, 1):
+            if self._quiet_hand_end:
+                return None
+        elif data.startswith(_HAND_START_TAG, 1):
+            if self._quiet_hand_start:
+                self._hand_frame = data
+                self._hand_msg = None
+                return None
         d = _unpack(data)
         t = d.get("type") if type(d) is dict else None
         handler = handlers.get(t) if type(t) is str else None
@@ -787,6 +822,40 @@ def _request_state(d: dict[str, Any], kind: str) -> DecisionState | None:
         return DecisionState(seq, kind, state, legal, tm)
     _log(f"invalid {kind} request {seq} (state, legal or time is not a map); sending the default action")
     return DecisionState(seq, kind, _UNUSABLE, legal if type(legal) is dict else {}, {})
+
+
+def _peek_request(data: bytes, kind: str, at: int) -> DecisionState | None:
+    """Read a request frame without unpacking its state; None when it is not laid out as
+    the referee writes it (the caller then unpacks it all and validates).
+
+    Layout: a map of six fields, ``type``, ``v``, ``seq`` (an unsigned int at ``at``),
+    ``state`` (a map), ``legal``, ``time``. ``seq`` is read in place; ``legal`` and ``time``, the
+    last two fields, are unpacked as a map of their own from the last ``"legal"`` key on.
+    """
+    if data[0] != 0x86 or len(data) > MAX_MESSAGE_BYTES:
+        return None
+    b = data[at]
+    if b < 0x80:  # positive fixint
+        seq, at = b, at + 1
+    elif 0xCC <= b <= 0xCF:  # uint 8/16/32/64, big-endian
+        n = 1 << (b - 0xCC)
+        seq, at = int.from_bytes(data[at + 1 : at + 1 + n], "big"), at + 1 + n
+    else:
+        return None
+    if not data.startswith(_STATE_KEY, at) or seq > MAX_AMOUNT:
+        return None
+    head = data[at + len(_STATE_KEY)]
+    if head >> 4 != 0x8 and head != 0xDE:  # the state is not a map (fixmap or map 16)
+        return None
+    try:
+        tail = msgpack.unpackb(b"\x82" + data[data.rindex(_LEGAL_KEY) :], **_UNPACK_LIMITS)
+        legal = tail["legal"]
+        tm = tail["time"]
+    except Exception:
+        return None
+    if type(legal) is not dict or type(tm) is not dict:
+        return None
+    return DecisionState(seq, kind, None, legal, tm, data)
 
 
 def _unpack(data: bytes) -> Any:

@@ -112,6 +112,7 @@ class Dealer:
         ms = max(1, int(timeout_ms))
         self._timeout_s = ms / 1000
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, struct.pack("ll", ms // 1000, ms % 1000 * 1000))
+        self._recv_into = sock.recv_into
         self._buf = bytearray(_BUFFER_BYTES)
         self._view = memoryview(self._buf)
         self._start = 0  # unread bytes are _buf[_start:_end]
@@ -142,6 +143,25 @@ class Dealer:
             FrameTooLarge: A frame above ``max_frame`` bytes was skipped.
             ConnectionResetError: The peer closed the connection.
         """
+        if self._start == self._end and not self._skip:
+            # The usual case: nothing buffered, and one read brings exactly one frame.
+            try:
+                n = self._recv_into(self._view)
+            except BlockingIOError:  # SO_RCVTIMEO expired
+                raise TimeoutError("no data from the peer") from None
+            if not n:
+                raise ConnectionResetError("the peer closed the connection")
+            buf = self._buf
+            flags = buf[0]
+            if flags == 0:
+                if buf[1] + 2 == n:
+                    return bytes(self._view[2:n])
+            elif flags == _LONG and n >= 9 and int.from_bytes(buf[1:9], "big") + 9 == n and n - 9 <= self.max_frame:
+                return bytes(self._view[9:n])
+            self._start, self._end = 0, n
+        return self._recv_buffered()
+
+    def _recv_buffered(self) -> bytes:
         deadline = 0.0
         while True:
             flags, body = self._frame()

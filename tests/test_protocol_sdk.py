@@ -265,6 +265,27 @@ def test_frames_get_strictly_valid_replies() -> None:
     assert bot.handle_frame(SPEC_FRAMES["match_end"]) is None and bot._exit == 0
 
 
+@pytest.mark.parametrize("seq", [0, 127, 128, 255, 256, 65535, 65536, 2**32, 2**40])
+def test_requests_are_read_in_any_field_order(seq: int) -> None:
+    """The referee's field order takes a shortcut (seq read in place, state unpacked on
+    demand); any other order is read in full. Both give the same reply and state."""
+    seen: list[Any] = []
+    lazy: list[bool] = []
+
+    class Reader(Quiet):
+        def act(self, state: DecisionState) -> Action:
+            lazy.append(state._raw is None)
+            seen.append((state.seq, dict(state.raw), state.legal, state.time, state.cards, state.to_call))
+            return super().act(state)
+
+    wire = {**ACT_WIRE, "seq": seq}
+    shuffled = {k: wire[k] for k in ("legal", "time", "state", "seq", "v", "type")}
+    replies = [decode(Reader().handle_frame(msgpack.packb(w))) for w in (wire, shuffled)]  # type: ignore[arg-type]
+    assert replies[0] == replies[1] == ActionReply(seq=seq, action="raise", amount=20)
+    assert seen[0] == seen[1] and lazy == [True, False]
+    assert seen[0][1] == ACT_WIRE["state"] and seen[0][2] == Legal(("fold", "call", "raise"), 5, 20, 1000)
+
+
 def test_messages_are_built_only_when_asked_for() -> None:
     bot = Quiet()
     bot.handle_frame(SPEC_FRAMES["match_start"])
