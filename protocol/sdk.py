@@ -150,7 +150,7 @@ class DecisionState:
         kind: str,
         raw: Mapping[str, Any] | None,
         legal: Legal | Mapping[str, Any],
-        time: TimeLeft | Mapping[str, Any],
+        time: TimeLeft | Mapping[str, Any] | None,
         frame: bytes | None = None,
     ) -> None:
         """Wrap one request.
@@ -160,8 +160,9 @@ class DecisionState:
             kind: ``"act"`` or ``"draw"``.
             raw: Its ``state`` map, or None to unpack it from ``frame`` when first read.
             legal: Its ``legal`` map as received, or a ``Legal``.
-            time: Its ``time`` map as received, or a ``TimeLeft``.
-            frame: The request's frame (only used while ``raw`` is None).
+            time: Its ``time`` map as received, or a ``TimeLeft``, or None to unpack it
+                from ``frame`` when first read.
+            frame: The request's frame (read while ``raw`` or ``time`` is None).
         """
         self.seq = seq
         self.kind = kind
@@ -180,7 +181,7 @@ class DecisionState:
                 "max_discards": legal.max_discards,  # type: ignore[union-attr]
             }
         self._tm = time
-        self._time: TimeLeft | None = None if type(time) is dict else time  # type: ignore[assignment]
+        self._time: TimeLeft | None = None if time is None or type(time) is dict else time  # type: ignore[assignment]
 
     @classmethod
     def of(cls, request: Any) -> "DecisionState":
@@ -217,6 +218,9 @@ class DecisionState:
         tm = self._time
         if tm is None:
             m: Any = self._tm
+            if m is None:  # read lazily: the frame's last field (see _peek_request)
+                frame: Any = self._frame
+                m = self._tm = msgpack.unpackb(frame[frame.rindex(_TIME_KEY) + len(_TIME_KEY) :])
             tm = self._time = _messages().TimeLeft(m["decision_ms"], m["bank_ms"])
         return tm
 
@@ -361,6 +365,7 @@ _HAND_END_TAG = b"\xa4type\xa8hand_end"
 _ACT_HEAD = b"\xa4type\xa3act\xa1v\x01\xa3seq"
 _STATE_KEY = b"\xa5state"
 _LEGAL_KEY = b"\xa5legal"
+_TIME_KEY = b"\xa4time"
 
 
 class Bot:
@@ -829,8 +834,10 @@ def _peek_request(data: bytes, kind: str, at: int) -> DecisionState | None:
     the referee writes it (the caller then unpacks it all and validates).
 
     Layout: a map of six fields, ``type``, ``v``, ``seq`` (an unsigned int at ``at``),
-    ``state`` (a map), ``legal``, ``time``. ``seq`` is read in place; ``legal`` and ``time``, the
-    last two fields, are unpacked as a map of their own from the last ``"legal"`` key on.
+    ``state`` (a map), ``legal``, ``time``. ``seq`` is read in place; ``legal`` is unpacked
+    from between the last ``"legal"`` and ``"time"`` keys (exactly one map, or no shortcut),
+    ``time`` from after that key when read. Small slices need no unpacker limits: msgpack
+    bounds every container by the input's size.
     """
     if data[0] != 0x86 or len(data) > MAX_MESSAGE_BYTES:
         return None
@@ -848,14 +855,14 @@ def _peek_request(data: bytes, kind: str, at: int) -> DecisionState | None:
     if head >> 4 != 0x8 and head != 0xDE:  # the state is not a map (fixmap or map 16)
         return None
     try:
-        tail = msgpack.unpackb(b"\x82" + data[data.rindex(_LEGAL_KEY) :], **_UNPACK_LIMITS)
-        legal = tail["legal"]
-        tm = tail["time"]
-    except Exception:
+        end = data.rindex(_TIME_KEY)
+        legal = msgpack.unpackb(data[data.rindex(_LEGAL_KEY) + len(_LEGAL_KEY) : end])
+        time_is_map = data[end + len(_TIME_KEY)] >> 4 == 0x8  # a fixmap
+    except Exception:  # no such keys, in another order, or not one value between them
         return None
-    if type(legal) is not dict or type(tm) is not dict:
+    if type(legal) is not dict or not time_is_map:
         return None
-    return DecisionState(seq, kind, None, legal, tm, data)
+    return DecisionState(seq, kind, None, legal, None, data)
 
 
 def _unpack(data: bytes) -> Any:
