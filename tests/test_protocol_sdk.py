@@ -29,6 +29,7 @@ from protocol.messages import (
     Error,
     Hello,
     Legal,
+    MatchEnd,
     Message,
     TimeLeft,
     Welcome,
@@ -454,6 +455,31 @@ def test_the_libzmq_transport_plays_too(tmp_path: Path, referee_for: Any) -> Non
     ref.handshake()
     assert len(ref.play_spec_hand()) == 3
     assert ref.wait_exit() == 0
+
+
+def test_bot_waits_for_the_referee_to_bind(tmp_path: Path) -> None:
+    """Like a libzmq socket, the SDK retries until the endpoint exists."""
+    endpoint = f"ipc://{tmp_path}/late.sock"
+    env = {**os.environ, "HARNESS_ENDPOINT": endpoint, "HARNESS_SECRET": SECRET, "HARNESS_BOT_NAME": "late"}
+    proc = subprocess.Popen([sys.executable, "-m", "bots.caller"], cwd=ROOT, env=env, stderr=subprocess.PIPE)
+    ctx = zmq.Context()
+    sock = ctx.socket(zmq.ROUTER)
+    sock.setsockopt(zmq.LINGER, 0)
+    try:
+        time.sleep(0.3)  # the bot is up before the socket exists
+        sock.bind(endpoint)
+        assert sock.poll(15000), "no hello"
+        ident, data = sock.recv_multipart()
+        assert decode(data) == Hello(secret=SECRET, name="late")
+        sock.send_multipart([ident, encode(MatchEnd(hands_played=0, net=(), status=()))])
+        assert proc.wait(timeout=15) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+        proc.stderr.close()  # type: ignore[union-attr]
+        sock.close(linger=0)
+        ctx.term()
 
 
 def test_bot_exits_when_the_referee_disappears(tmp_path: Path, referee_for: Any) -> None:
