@@ -363,6 +363,10 @@ _HOOKS = ("on_match_start", "on_hand_start", "on_hand_end", "on_match_end")
 _HAND_START_TAG = b"\xa4type\xaahand_start"
 _HAND_END_TAG = b"\xa4type\xa8hand_end"
 _ACT_HEAD = b"\xa4type\xa3act\xa1v\x01\xa3seq"
+_ACT_SEQ_AT = 1 + len(_ACT_HEAD)
+_DRAW_HEAD = b"\xa4type\xa4draw\xa1v\x01\xa3seq"
+# One packer for every reply (msgpack.packb builds a new one, with its buffer, per call).
+_pack = msgpack.Packer().pack
 _STATE_KEY = b"\xa5state"
 _LEGAL_KEY = b"\xa5legal"
 _TIME_KEY = b"\xa4time"
@@ -499,20 +503,21 @@ class Bot:
             whose ``seq`` is usable but whose other fields are not is answered with the
             default action; anything else unusable is logged to stderr and ignored.
         """
-        handlers = self._handlers
-        if handlers is None:
-            handlers = self._handlers = self._make_handlers()
         # The referee writes "type" first: the common frames are recognised by their first
         # bytes. Betting requests are read lazily (_peek_request; a draw request is read
         # whole: its cards are always needed); notifications nobody listens to are not
-        # unpacked (hand_start is kept for ``bot.hand``).
+        # unpacked (hand_start is kept for ``bot.hand``). The _quiet_* flags are set with
+        # the handlers, by the first frame that takes the general path.
         if data.startswith(_ACT_HEAD, 1):
-            state = _peek_request(data, "act", len(_ACT_HEAD) + 1)
+            state = _peek_request(data, "act", _ACT_SEQ_AT)
             if state is not None:
                 a = self._decide_act(state)
-                return msgpack.packb(
-                    {"type": "action", "v": PROTOCOL_VERSION, "seq": state.seq, "action": a.kind, "amount": a.amount}
-                )
+                return _pack({"type": "action", "v": PROTOCOL_VERSION, "seq": state.seq, "action": a.kind, "amount": a.amount})
+        elif data.startswith(_DRAW_HEAD, 1):
+            d = _unpack(data)
+            if type(d) is dict:
+                return self._on_draw(d, data)
+            return None
         elif data.startswith(_HAND_END_TAG, 1):
             if self._quiet_hand_end:
                 return None
@@ -521,6 +526,9 @@ class Bot:
                 self._hand_frame = data
                 self._hand_msg = None
                 return None
+        handlers = self._handlers
+        if handlers is None:
+            handlers = self._handlers = self._make_handlers()
         d = _unpack(data)
         t = d.get("type") if type(d) is dict else None
         handler = handlers.get(t) if type(t) is str else None
@@ -551,19 +559,21 @@ class Bot:
         if state is None:
             return None
         a = self._decide_act(state) if state.raw is not _UNUSABLE else state.default_action()
-        return msgpack.packb({"type": "action", "v": PROTOCOL_VERSION, "seq": state.seq, "action": a.kind, "amount": a.amount})
+        return _pack({"type": "action", "v": PROTOCOL_VERSION, "seq": state.seq, "action": a.kind, "amount": a.amount})
 
     def _on_draw(self, d: dict[str, Any], data: bytes) -> bytes | None:
         state = _request_state(d, "draw")
         if state is None:
             return None
         cards = self._decide_draw(state) if state.raw is not _UNUSABLE else []
-        return msgpack.packb({"type": "discard", "v": PROTOCOL_VERSION, "seq": state.seq, "cards": cards})
+        return _pack({"type": "discard", "v": PROTOCOL_VERSION, "seq": state.seq, "cards": cards})
 
     def _decide_act(self, state: DecisionState) -> Action:
         """``act(state)`` checked to be sendable, else the default action (logged)."""
         try:
             a = self.act(state)
+            if a is _CHECK or a is _CALL or a is _FOLD:  # what fold(), check(), call() return
+                return a
             if type(a) is not Action:
                 if isinstance(a, str):
                     a = Action(a)
