@@ -12,7 +12,7 @@ from collections import Counter
 
 TYPE_CHECKING = False  # typing stays out of a bot's start-up; mypy treats the name as true
 if TYPE_CHECKING:
-    from typing import Iterable, Sequence
+    from collections.abc import Iterable, Sequence
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"

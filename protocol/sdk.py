@@ -49,7 +49,8 @@ from protocol.version import MAX_AMOUNT, MAX_MESSAGE_BYTES, PROTOCOL_VERSION
 # 10 ms to import) stay out; mypy treats any name TYPE_CHECKING as true.
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # protocol.messages is imported on first use: most bots never build a message object
-    from typing import Any, Callable, Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
+    from typing import Any
 
     from protocol.messages import (
         ActionReply,
@@ -142,7 +143,7 @@ class DecisionState:
     ``TypeError``) when read; ``run()`` then sends the default action.
     """
 
-    __slots__ = ("seq", "kind", "_raw", "_frame", "_lg", "_legal", "_tm", "_time")
+    __slots__ = ("_frame", "_legal", "_lg", "_raw", "_time", "_tm", "kind", "seq")
 
     def __init__(
         self,
@@ -184,7 +185,7 @@ class DecisionState:
         self._time: TimeLeft | None = None if time is None or type(time) is dict else time  # type: ignore[assignment]
 
     @classmethod
-    def of(cls, request: Any) -> "DecisionState":
+    def of(cls, request: Any) -> DecisionState:
         """Wrap a decoded ``ActRequest`` or ``DrawRequest``."""
         return cls(request.seq, request.TYPE, request.state, request.legal, request.time)
 
@@ -326,7 +327,7 @@ class DecisionState:
         """Check if free, else fold (what the referee does for a faulting bot); never raises."""
         try:
             free = "check" in self._lg["actions"]
-        except Exception:  # an unusable legal map: folding is always legal (R3.5)
+        except Exception:  # noqa: BLE001 -- an unusable legal map: folding is always legal (R3.5)
             free = False
         return _CHECK if free is True else _FOLD
 
@@ -350,13 +351,13 @@ class DecisionState:
 # --------------------------------------------------------------------------- the bot
 
 # Unpacker limits for referee frames: a small frame cannot declare a huge container.
-_UNPACK_LIMITS: dict[str, Any] = dict(
-    max_str_len=MAX_MESSAGE_BYTES,
-    max_bin_len=MAX_MESSAGE_BYTES,
-    max_ext_len=0,
-    max_array_len=8192,
-    max_map_len=64,
-)
+_UNPACK_LIMITS: dict[str, Any] = {
+    "max_str_len": MAX_MESSAGE_BYTES,
+    "max_bin_len": MAX_MESSAGE_BYTES,
+    "max_ext_len": 0,
+    "max_array_len": 8192,
+    "max_map_len": 64,
+}
 _HOOKS = ("on_match_start", "on_hand_start", "on_hand_end", "on_match_end")
 # How a frame of the referee starts after its map header: the key "type" and the type
 # (then, for requests, "v" 1 and the key "seq"; protocol.codec writes fields in order).
@@ -473,7 +474,8 @@ class Bot:
         t = type(msg)
         if t is m.ActRequest or t is m.DrawRequest:
             kind = "act" if t is m.ActRequest else "draw"
-            state = DecisionState(msg.seq, kind, msg.state, msg.legal, msg.time)  # type: ignore[union-attr]
+            request: Any = msg
+            state = DecisionState(request.seq, kind, request.state, request.legal, request.time)
             if kind == "act":
                 a = self._decide_act(state)
                 return m.ActionReply(seq=state.seq, action=a.kind, amount=a.amount)
@@ -518,14 +520,12 @@ class Bot:
             if type(d) is dict:
                 return self._on_draw(d, data)
             return None
-        elif data.startswith(_HAND_END_TAG, 1):
-            if self._quiet_hand_end:
-                return None
-        elif data.startswith(_HAND_START_TAG, 1):
-            if self._quiet_hand_start:
-                self._hand_frame = data
-                self._hand_msg = None
-                return None
+        elif data.startswith(_HAND_END_TAG, 1) and self._quiet_hand_end:
+            return None
+        elif data.startswith(_HAND_START_TAG, 1) and self._quiet_hand_start:
+            self._hand_frame = data
+            self._hand_msg = None
+            return None
         handlers = self._handlers
         if handlers is None:
             handlers = self._handlers = self._make_handlers()
@@ -582,7 +582,7 @@ class Bot:
             amount = a.amount
             if a.kind not in _ACTION_NAMES or type(amount) is not int or not 0 <= amount <= MAX_AMOUNT:
                 raise ValueError(f"act() returned {a!r}: kind must be fold/check/call/bet/raise, amount an int of chips")
-        except Exception:
+        except Exception:  # noqa: BLE001 -- a bug in act() costs one decision, not the match
             _log("act() failed; sending the default action:\n" + _traceback())
             a = state.default_action()
         return a
@@ -598,7 +598,7 @@ class Bot:
             for c in cards:
                 if type(c) is not str or c not in _CARDS:
                     raise TypeError(f"draw() must return card strings like 'As', got {cards!r}")
-        except Exception:
+        except Exception:  # noqa: BLE001 -- a bug in draw() costs one decision, not the match
             _log("draw() failed; standing pat:\n" + _traceback())
             cards = []
         return cards
@@ -868,7 +868,7 @@ def _peek_request(data: bytes, kind: str, at: int) -> DecisionState | None:
         end = data.rindex(_TIME_KEY)
         legal = msgpack.unpackb(data[data.rindex(_LEGAL_KEY) + len(_LEGAL_KEY) : end])
         time_is_map = data[end + len(_TIME_KEY)] >> 4 == 0x8  # a fixmap
-    except Exception:  # no such keys, in another order, or not one value between them
+    except Exception:  # noqa: BLE001 -- no such keys, in another order, or not one value between them
         return None
     if type(legal) is not dict or not time_is_map:
         return None
@@ -882,7 +882,7 @@ def _unpack(data: bytes) -> Any:
         return None
     try:
         return msgpack.unpackb(data, **_UNPACK_LIMITS)
-    except Exception as exc:  # msgpack raises many kinds (ValueError, FormatError, ExtraData, ...)
+    except Exception as exc:  # noqa: BLE001 -- msgpack raises many kinds (ValueError, FormatError, ExtraData, ...)
         _log(f"ignored an invalid message from the referee: not a msgpack value ({type(exc).__name__})")
         return None
 
@@ -914,7 +914,7 @@ def _build(make: Callable[[dict[str, Any]], Any], d: dict[str, Any]) -> Any:
     """``make(d)``, or None (logged) when the map lacks a field or has a wrong type."""
     try:
         return make(d)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 -- a field missing or of the wrong type, at any depth
         _log(f"ignored an invalid {d.get('type')} message from the referee ({type(exc).__name__}: {exc})")
         return None
 
@@ -957,7 +957,7 @@ def _call_hook(hook: Callable[[Any], None], msg: Any) -> None:
     """Run an ``on_*`` hook; an exception is printed to stderr, the match goes on."""
     try:
         hook(msg)
-    except Exception:
+    except Exception:  # noqa: BLE001 -- a bug in a hook costs nothing but a log line
         _log(f"{getattr(hook, '__name__', 'hook')}() failed:\n" + _traceback())
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import socket
 import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 import zmq
