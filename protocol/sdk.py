@@ -530,6 +530,8 @@ class Bot:
         if handlers is None:
             handlers = self._handlers = self._make_handlers()
         d = _unpack(data)
+        if d is None:
+            return None  # _unpack has said why
         t = d.get("type") if type(d) is dict else None
         handler = handlers.get(t) if type(t) is str else None
         if handler is None:
@@ -851,24 +853,24 @@ def _peek_request(data: bytes, kind: str, at: int) -> DecisionState | None:
     """
     if data[0] != 0x86 or len(data) > MAX_MESSAGE_BYTES:
         return None
-    b = data[at]
-    if b < 0x80:  # positive fixint
-        seq, at = b, at + 1
-    elif 0xCC <= b <= 0xCF:  # uint 8/16/32/64, big-endian
-        n = 1 << (b - 0xCC)
-        seq, at = int.from_bytes(data[at + 1 : at + 1 + n], "big"), at + 1 + n
-    else:
-        return None
-    if not data.startswith(_STATE_KEY, at) or seq > MAX_AMOUNT:
-        return None
-    head = data[at + len(_STATE_KEY)]
-    if head >> 4 != 0x8 and head != 0xDE:  # the state is not a map (fixmap or map 16)
-        return None
     try:
+        b = data[at]
+        if b < 0x80:  # positive fixint
+            seq, at = b, at + 1
+        elif 0xCC <= b <= 0xCF:  # uint 8/16/32/64, big-endian
+            n = 1 << (b - 0xCC)
+            seq, at = int.from_bytes(data[at + 1 : at + 1 + n], "big"), at + 1 + n
+        else:
+            return None
+        if not data.startswith(_STATE_KEY, at) or seq > MAX_AMOUNT:
+            return None
+        head = data[at + len(_STATE_KEY)]
+        if head >> 4 != 0x8 and head != 0xDE:  # the state is not a map (fixmap or map 16)
+            return None
         end = data.rindex(_TIME_KEY)
         legal = msgpack.unpackb(data[data.rindex(_LEGAL_KEY) + len(_LEGAL_KEY) : end])
         time_is_map = data[end + len(_TIME_KEY)] >> 4 == 0x8  # a fixmap
-    except Exception:  # noqa: BLE001 -- no such keys, in another order, or not one value between them
+    except Exception:  # noqa: BLE001 -- cut short, no such keys, another order, not one value between them
         return None
     if type(legal) is not dict or not time_is_map:
         return None
@@ -910,8 +912,10 @@ def _decode_strict(data: bytes) -> Message | None:
         return None
 
 
-def _build(make: Callable[[dict[str, Any]], Any], d: dict[str, Any]) -> Any:
-    """``make(d)``, or None (logged) when the map lacks a field or has a wrong type."""
+def _build(make: Callable[[dict[str, Any]], Any], d: Any) -> Any:
+    """``make(d)``, or None (logged) when ``d`` is not a map, lacks a field or has a wrong type."""
+    if type(d) is not dict:
+        return None  # _unpack has said why
     try:
         return make(d)
     except Exception as exc:  # noqa: BLE001 -- a field missing or of the wrong type, at any depth

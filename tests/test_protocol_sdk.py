@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
 import textwrap
@@ -297,6 +298,18 @@ def test_messages_are_built_only_when_asked_for() -> None:
     assert bot.hand == decode(SPEC_FRAMES["hand_start"])
 
 
+def test_a_broken_hand_start_leaves_no_hand(capsys: pytest.CaptureFixture[str]) -> None:
+    bot = Quiet()
+    bot.handle_frame(SPEC_FRAMES["hand_start"])
+    assert bot.hand is not None
+    bot.handle_frame(SPEC_FRAMES["hand_start"][:-3])  # kept unread (nobody listens), broken
+    assert bot._hand_msg is None and bot.hand is None
+    bot.handle_frame(msgpack.packb({"type": "hand_start", "v": 1, "hand_id": 3}))
+    assert bot.hand is None
+    err = capsys.readouterr().err
+    assert "not a msgpack value" in err and "invalid hand_start" in err
+
+
 def test_hooks_get_the_same_messages_as_the_strict_codec(capsys: pytest.CaptureFixture[str]) -> None:
     bot = Hooked()
     for t in ("match_start", "hand_start", "hand_end", "match_end"):
@@ -354,6 +367,23 @@ def test_unusable_messages_are_ignored(frame: bytes, capsys: pytest.CaptureFixtu
     assert bot.handle_frame(frame) is None
     assert bot._exit is None and bot.seen == []
     assert "ignored an invalid message" in capsys.readouterr().err
+
+
+def test_cut_or_damaged_frames_never_raise(capsys: pytest.CaptureFixture[str]) -> None:
+    """Every prefix of the spec's frames, and each with one byte changed, is answered or ignored."""
+    rng = random.Random(5)
+    for frame in SPEC_FRAMES.values():
+        variants = [frame[:n] for n in range(len(frame))]
+        for _ in range(300):
+            i = rng.randrange(len(frame))
+            variants.append(frame[:i] + bytes([rng.randrange(256)]) + frame[i + 1 :])
+        for data in variants:
+            for bot in (Quiet(), Hooked()):
+                reply = bot.handle_frame(data)
+                if reply is not None:
+                    assert isinstance(decode(reply), (ActionReply, DiscardReply))
+                _ = (bot.hand, bot.match)
+    capsys.readouterr()
 
 
 def test_unsendable_answers_become_the_default(capsys: pytest.CaptureFixture[str]) -> None:
