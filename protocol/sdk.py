@@ -20,9 +20,7 @@ optional ``on_*`` hooks and returns at ``match_end``, on a fatal ``error``, or w
 referee disappears (connection closed, parent process gone, or silence for
 ``idle_timeout_s``). It imports nothing from ``harness``.
 
-Transport: the built-in ZMTP peer of ``protocol.zmtp`` for ``ipc://`` and ``tcp://``
-endpoints (no libzmq I/O thread: about half the CPU per message), else, or with
-``Bot.use_libzmq = True``, a pyzmq DEALER socket. The bytes on the wire are the same.
+Transport: a pyzmq DEALER socket (libzmq), connected to ``HARNESS_ENDPOINT``.
 
 Cost per message: the referee is trusted, so requests are not validated the way the
 referee validates replies (``protocol.codec.decode``); a frame is unpacked with the
@@ -384,14 +382,10 @@ class Bot:
             referee is gone and returns.
         poll_ms: How often ``run()`` wakes up, when no message comes, to check that the
             referee is still there (milliseconds).
-        use_libzmq: Talk through a libzmq (pyzmq) DEALER socket instead of the built-in
-            ZMTP peer of ``protocol.zmtp`` (which costs about half the CPU per message and
-            handles ``ipc://`` and ``tcp://``; other endpoints use libzmq anyway).
     """
 
     idle_timeout_s: float = 600.0
     poll_ms: int = 1000
-    use_libzmq: bool = False
 
     # Class defaults, so that a subclass that skips ``Bot.__init__`` still works.
     _match_frame: bytes | None = None  # match_start frame not decoded yet
@@ -672,9 +666,7 @@ class Bot:
         hello = msgpack.packb({"type": "hello", "v": PROTOCOL_VERSION, "secret": secret, "name": name})
         self._exit = None
         try:
-            status = None if self.use_libzmq else self._run_zmtp(endpoint, hello)
-            if status is None:
-                status = self._run_libzmq(endpoint, hello)
+            status = self._run_libzmq(endpoint, hello)
         except KeyboardInterrupt:
             status = 0
         return status
@@ -688,60 +680,6 @@ class Bot:
             _log(f"no message from the referee for {self.idle_timeout_s:.0f} s; exiting")
             return True
         return False
-
-    def _run_zmtp(self, endpoint: str, hello: bytes) -> int | None:
-        """Play over the built-in ZMTP peer; None when libzmq must do it (other transport, odd peer)."""
-        from protocol.zmtp import Dealer, FrameTooLarge, open_stream
-
-        parent = os.getppid()
-        started = time.monotonic()
-        while True:  # like libzmq, wait for the referee's endpoint to appear
-            try:
-                stream = open_stream(endpoint, max(1.0, self.poll_ms / 1000))
-                break
-            except ValueError:
-                return None
-            except (FileNotFoundError, ConnectionRefusedError):
-                if self._referee_gone(parent, time.monotonic() - started):
-                    return 0
-                time.sleep(0.05)
-        try:
-            dealer = Dealer(stream, self.poll_ms, MAX_MESSAGE_BYTES)
-        except OSError as exc:
-            stream.close()
-            _log(f"the built-in ZeroMQ peer could not connect ({type(exc).__name__}: {exc}); using libzmq")
-            return None
-        recv = dealer.recv
-        send = dealer.send
-        handle = self.handle_frame
-        gc.freeze()  # what exists now lives for the match: spare the collector from walking it
-        quiet_since: float | None = None
-        try:
-            send(hello)
-            while True:
-                try:
-                    data = recv()
-                except TimeoutError:  # poll_ms without a message: is the referee still there?
-                    now = time.monotonic()
-                    if quiet_since is None:
-                        quiet_since = now - self.poll_ms / 1000
-                    if self._referee_gone(parent, now - quiet_since):
-                        return 0
-                    continue
-                except FrameTooLarge as exc:
-                    _log(f"ignored an invalid message from the referee: {exc.size} bytes exceeds {MAX_MESSAGE_BYTES}")
-                    continue
-                quiet_since = None
-                reply = handle(data)
-                if reply is not None:
-                    send(reply)
-                elif self._exit is not None:
-                    return self._exit
-        except ConnectionError:
-            _log("the referee closed the connection; exiting")
-            return 0
-        finally:
-            dealer.close()
 
     def _run_libzmq(self, endpoint: str, hello: bytes) -> int:
         """Play over a libzmq DEALER socket (any transport libzmq knows)."""

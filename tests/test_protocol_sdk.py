@@ -480,14 +480,6 @@ def test_sdk_bot_plays_a_hand_over_zeromq(tmp_path: Path, referee_for: Any) -> N
     ]
 
 
-def test_the_libzmq_transport_plays_too(tmp_path: Path, referee_for: Any) -> None:
-    code = "from bots.caller import Caller; Caller.use_libzmq = True; raise SystemExit(Caller().run())"
-    ref = referee_for([sys.executable, "-c", code])
-    ref.handshake()
-    assert len(ref.play_spec_hand()) == 3
-    assert ref.wait_exit() == 0
-
-
 def test_bot_waits_for_the_referee_to_bind(tmp_path: Path) -> None:
     """Like a libzmq socket, the SDK retries until the endpoint exists."""
     endpoint = f"ipc://{tmp_path}/late.sock"
