@@ -92,6 +92,8 @@ QUIT_GRACE_MS = 500
 _EXIT_WAIT_S = 0.3
 _NAME_OK = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
 _FOLD = Action(ActionKind.FOLD)
+#: Queued notifications after which they are sent without waiting for a request.
+_MAX_QUEUED_NOTES = 4
 _DRAW = Phase.DRAW
 _ACTION_KINDS = {k.value: k for k in ActionKind if k is not ActionKind.DRAW}
 
@@ -128,7 +130,7 @@ def _check_bots(bots: Sequence[BotSpec], spec: MatchSpec) -> None:
 class _Seat:
     """Everything the referee keeps about one match seat."""
 
-    __slots__ = ("index", "bot", "proc", "conn", "clock", "faults", "total_faults", "out", "status", "seq")
+    __slots__ = ("index", "bot", "proc", "conn", "clock", "faults", "total_faults", "out", "status", "seq", "notes")
 
     def __init__(self, index: int, bot: BotSpec, limits: Limits) -> None:
         self.index = index
@@ -141,6 +143,19 @@ class _Seat:
         self.out = False
         self.status = "ok"
         self.seq = 0
+        #: Encoded notifications (hand_start, hand_end) not sent yet: they go out, in order,
+        #: right before this bot's next request, so the bot wakes once for all of them.
+        self.notes: list[bytes] = []
+
+    def flush_notes(self) -> None:
+        """Send the queued notifications (dropped for a bot that is out)."""
+        notes = self.notes
+        if notes:
+            if not self.out and self.conn is not None:
+                send = self.conn.send
+                for payload in notes:
+                    send(payload)
+            notes.clear()
 
     def is_dead(self) -> bool:
         return self.proc is None or self.proc.poll() is not None
@@ -193,8 +208,6 @@ class Referee:
         self._history: HistoryWriter | None = None
         #: The finished hand whose record is not written yet: (state, names, match seats, timings, faults).
         self._pending_record: tuple[HandState, list[str], list[int], list[list[float | int]], list[dict[str, Any]]] | None = None
-        #: The finished hand's encoded hand_end and its players, sent with the next hand_start.
-        self._pending_end: tuple[bytes, list[_Seat]] | None = None
 
     # ------------------------------------------------------------------ logging and faults
 
@@ -311,6 +324,8 @@ class Referee:
         """Ask the bot at hand seat ``hs`` for its decision, apply it (or the default action); return its time (ms)."""
         conn = seat.conn
         assert conn is not None
+        if seat.notes:
+            seat.flush_notes()
         clock = seat.clock
         seat.seq = seq = seat.seq + 1
         legal = state.legal()
@@ -400,21 +415,17 @@ class Referee:
         record["faults"] = faults
         self._history.write(record)  # type: ignore[union-attr]
 
-    def _send_hand_end(self) -> None:
-        """Send the previous hand's ``hand_end`` (held back so it travels with the next ``hand_start``)."""
-        pending = self._pending_end
-        if pending is not None:
-            self._pending_end = None
-            payload, players = pending
-            for p in players:
-                if not p.out:
-                    p.conn.send(payload)  # type: ignore[union-attr]
+    def _flush_notes(self) -> None:
+        """Send every queued notification now (match end, or a bot not asked for a while)."""
+        for s in self.seats:
+            s.flush_notes()
 
     def _play_hand(self, h: int, seated: list[int], stacks: list[int], button: int) -> list[int]:
         """Play hand ``h`` with the match seats ``seated``; return final stacks by hand seat.
 
-        To save the bots wake-ups, the previous hand's ``hand_end`` is sent
-        together with this hand's ``hand_start`` and first request, and the
+        To save the bots wake-ups, a bot's notifications (the previous hand's
+        ``hand_end``, this hand's ``hand_start``) are queued and sent, in order,
+        right before its next request (:meth:`_Seat.flush_notes`), and the
         previous hand's record is written while the first bot thinks.
         """
         spec = self.spec
@@ -429,12 +440,13 @@ class Referee:
         for p in players:
             if not p.out and p.proc is not None and p.proc.poll() is not None:
                 self._fault(p, FaultKind.CRASH, describe_exit(p.proc.poll()), faults)
-        self._send_hand_end()
         names = tuple(p.bot.name for p in players)
         stacks_t = tuple(stacks)
         for k, p in enumerate(players):
             if not p.out:
-                p.conn.send(  # type: ignore[union-attr]
+                if len(p.notes) >= _MAX_QUEUED_NOTES:  # not asked for hands: do not hold its news back
+                    p.flush_notes()
+                p.notes.append(
                     codec.encode(HandStart(h, k, button, names, stacks_t, tuple(CARD_STRS[c] for c in state.hole_cards[k])))
                 )
         timings: list[list[float | int]] = []
@@ -472,7 +484,9 @@ class Referee:
                 stacks=result.final_stacks,
             )
         )
-        self._pending_end = (end, players)
+        for p in players:
+            if not p.out:
+                p.notes.append(end)
         return list(result.final_stacks)
 
     # ------------------------------------------------------------------ the match
@@ -534,7 +548,7 @@ class Referee:
                 for m in range(n):
                     net[m] += row[m]
             self._write_record()
-            self._send_hand_end()
+            self._flush_notes()
             self.hands_seconds = time.perf_counter() - t_hands
             if self._pending_faults:  # faults of a match with no hand played
                 self._log(f"faults before any hand: {self._pending_faults}")
