@@ -57,20 +57,16 @@ from protocol import codec
 from protocol.messages import (
     CATEGORY_NAMES,
     ActionReply,
-    ActRequest,
     DiscardReply,
-    DrawRequest,
     Error,
     GameSettings,
     HandEnd,
     HandStart,
-    Legal as WireLegal,
     MatchEnd,
     MatchLimits,
     MatchStart,
     PotResult,
     Shown,
-    TimeLeft,
 )
 from protocol.version import PROTOCOL_VERSION
 
@@ -330,11 +326,18 @@ class Referee:
         seat.seq = seq = seat.seq + 1
         legal = state.legal()
         draw = state.phase is _DRAW
-        wire_legal = WireLegal(tuple(legal.actions), legal.call_amount, legal.min_to, legal.max_to, legal.max_discards)
-        tleft = TimeLeft(clock.decision_ms, clock.bank_left_ms)
-        obs = state.observation(hs)
-        msg = DrawRequest(seq, obs, wire_legal, tleft) if draw else ActRequest(seq, obs, wire_legal, tleft)
-        payload = codec.encode(msg)
+        payload = codec.encode_request(
+            draw,
+            seq,
+            state.observation(hs),
+            legal.actions,
+            legal.call_amount,
+            legal.min_to,
+            legal.max_to,
+            legal.max_discards,
+            clock.decision_ms,
+            clock.bank_left_ms,
+        )
         clock.start()
         try:
             reply = conn.request(

@@ -13,7 +13,7 @@ decodes thousands of bot replies per second.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import msgpack
 
@@ -219,6 +219,40 @@ _ENCODERS: dict[type, Callable[[Any], dict[str, Any]]] = {
     HandEnd: _enc_hand_end,
     MatchEnd: _enc_match_end,
 }
+
+
+def encode_request(
+    draw: bool,
+    seq: int,
+    state: dict[str, Any],
+    actions: Sequence[str],
+    call_amount: int,
+    min_to: int,
+    max_to: int,
+    max_discards: int,
+    decision_ms: int,
+    bank_ms: int,
+) -> bytes:
+    """Encode an ``act`` (or, with ``draw``, a ``draw``) request without building its dataclass.
+
+    The referee's hot path: the bytes are exactly those of
+    ``encode(ActRequest(seq, state, Legal(...), TimeLeft(...)))`` (a test checks
+    it), at about half the cost. Amounts are chips, times milliseconds.
+    """
+    return msgpack.packb({
+        "type": "draw" if draw else "act",
+        "v": PROTOCOL_VERSION,
+        "seq": seq,
+        "state": state,
+        "legal": {
+            "actions": list(actions),
+            "call_amount": call_amount,
+            "min_to": min_to,
+            "max_to": max_to,
+            "max_discards": max_discards,
+        },
+        "time": {"decision_ms": decision_ms, "bank_ms": bank_ms},
+    })
 
 
 def to_wire(msg: Message) -> dict[str, Any]:

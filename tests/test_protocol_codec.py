@@ -265,3 +265,30 @@ def test_encode_refuses_non_messages_and_oversized() -> None:
     with pytest.raises(ProtocolError) as info:
         encode(Error(reason="x", message="m" * MAX_MESSAGE_BYTES))
     assert info.value.field == "<message>"
+
+
+def test_encode_request_gives_the_same_bytes_as_the_dataclass_path() -> None:
+    """The referee's fast request encoder must not drift from the message definitions."""
+    from harness.engine import Action, ActionKind, GameConfig, HandState
+    from protocol.codec import encode_request
+    from protocol.messages import ActRequest, DrawRequest
+    from protocol.messages import Legal as WireLegal
+    from protocol.messages import TimeLeft
+
+    state = HandState.start(GameConfig(), [1000, 600, 300], 0, 99, 4)
+    seen = set()
+    while state.to_act is not None:
+        seat, lg, draw = state.to_act, state.legal(), state.phase == "draw"
+        obs = state.observation(seat)
+        wl = WireLegal(tuple(lg.actions), lg.call_amount, lg.min_to, lg.max_to, lg.max_discards)
+        cls = DrawRequest if draw else ActRequest
+        slow = encode(cls(7, obs, wl, TimeLeft(900, 12345)))
+        fast = encode_request(draw, 7, obs, lg.actions, lg.call_amount, lg.min_to, lg.max_to, lg.max_discards, 900, 12345)
+        assert fast == slow
+        assert decode(fast) == decode(slow)
+        seen.add(draw)
+        if draw or "check" in lg.actions:
+            state.apply(state.default_action())  # stand pat / check
+        else:
+            state.apply(Action(ActionKind.CALL))
+    assert seen == {True, False}
