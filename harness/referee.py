@@ -165,9 +165,10 @@ class Referee:
         spec: hands, seed, game, stack mode.
         limits: time, fault and resource limits for every bot.
         out_dir: receives ``hands.jsonl`` and ``logs/`` (created).
-        cpus: pin the referee and its bots to these CPUs (``os.sched_setaffinity``);
-            None leaves placement to the scheduler. On a VM one core for a
-            whole match is often faster: waking another core is costly.
+        cpus: pin the referee and its bots to these CPUs (``os.sched_setaffinity``)
+            and run them under ``SCHED_BATCH`` (no wake-up preemption); None
+            leaves placement to the scheduler. On a VM one core for a whole
+            match is often faster: waking another core is costly.
         transport: ``"ipc"`` (default, endpoints in a private 0700 directory)
             or ``"tcp"`` (loopback, a free port per bot).
 
@@ -201,6 +202,7 @@ class Referee:
         self._log_file: Any = None
         self._pending_faults: list[tuple[int, str, str]] = []  # (match seat, kind, detail) before a hand record
         self._ended = False
+        self._old_policy = os.SCHED_OTHER  # scheduling policy to restore after a pinned match
         self._history: HistoryWriter | None = None
         #: The finished hand whose record is not written yet: (state, names, match seats, timings, faults).
         self._pending_record: tuple[HandState, list[str], list[int], list[list[float | int]], list[dict[str, Any]]] | None = None
@@ -518,6 +520,10 @@ class Referee:
             if self.cpus is not None:
                 # Before the context and the bots exist: threads and children inherit it.
                 os.sched_setaffinity(0, self.cpus)
+                # Sharing a core, a woken thread need not preempt the one that woke it:
+                # SCHED_BATCH lets the sender finish its burst (measured: ~15% more hands/s).
+                self._old_policy = os.sched_getscheduler(0)
+                os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
             tmpdir = tempfile.mkdtemp(prefix="harness-")  # mode 0700: no other user reaches the endpoints
             ctx = zmq.Context()
             ctx.setsockopt(zmq.LINGER, 0)
@@ -617,6 +623,7 @@ class Referee:
                 history.close()
             if old_affinity is not None:
                 os.sched_setaffinity(0, old_affinity)
+                os.sched_setscheduler(0, self._old_policy, os.sched_param(0))
             if self._log_file is not None:
                 self._log_file.close()
                 self._log_file = None
