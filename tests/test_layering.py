@@ -1,0 +1,70 @@
+"""Import directions of DESIGN.md / STYLE.md, checked on the source (ast), so a slip fails CI.
+
+- ``harness/engine`` is pure: no sockets, codecs, clocks, processes or threads,
+  and nothing from ``protocol`` or the rest of ``harness``.
+- ``protocol`` imports nothing from ``harness``.
+- ``bots`` import ``protocol`` (and other ``bots`` modules) and, of ``harness``,
+  only the engine's pure hand evaluator.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+ENGINE_FORBIDDEN = ("zmq", "msgpack", "orjson", "protocol", "time", "datetime", "socket", "subprocess",
+                    "threading", "multiprocessing", "asyncio", "signal")
+BOTS_MAY_USE_FROM_HARNESS = ("harness.engine.evaluator",)
+
+
+def imported_modules(path: Path) -> list[tuple[int, str]]:
+    """Every module a file imports, anywhere in it (functions included), with its line."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.append((node.lineno, node.module))
+    return found
+
+
+def files(package: str) -> list[Path]:
+    paths = sorted((ROOT / package).rglob("*.py"))
+    assert paths, f"no Python files under {package}/"
+    return paths
+
+
+def _top(module: str) -> str:
+    return module.split(".")[0]
+
+
+@pytest.mark.parametrize("path", files("harness/engine"), ids=lambda p: p.name)
+def test_the_engine_is_pure(path: Path) -> None:
+    for line, module in imported_modules(path):
+        where = f"{path.relative_to(ROOT)}:{line} imports {module}"
+        assert _top(module) not in ENGINE_FORBIDDEN, where
+        if _top(module) == "harness":
+            assert module.startswith("harness.engine"), where
+
+
+@pytest.mark.parametrize("path", files("protocol"), ids=lambda p: p.name)
+def test_protocol_imports_nothing_from_harness(path: Path) -> None:
+    for line, module in imported_modules(path):
+        assert _top(module) != "harness", f"{path.relative_to(ROOT)}:{line} imports {module}"
+
+
+@pytest.mark.parametrize("path", files("bots"), ids=lambda p: p.name)
+def test_bots_use_only_the_protocol_and_the_evaluator(path: Path) -> None:
+    for line, module in imported_modules(path):
+        if _top(module) == "harness":
+            assert module in BOTS_MAY_USE_FROM_HARNESS, f"{path.relative_to(ROOT)}:{line} imports {module}"
+
+
+def test_the_checker_sees_imports_inside_functions(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text("def f():\n    import zmq\n    from harness.referee import play_match\n")
+    assert imported_modules(sample) == [(2, "zmq"), (3, "harness.referee")]
