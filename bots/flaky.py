@@ -25,7 +25,7 @@ import random
 import time
 
 from bots._cards import discard_to_best_five
-from protocol.sdk import Action, Bot, DecisionState, call, check, raise_to
+from protocol.sdk import Action, Bot, DecisionState, call, check
 
 # Added to the deadline so that a late reply is really late (ms).
 _LATE_MARGIN_MS = 30

@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import random
 from bisect import bisect_left, bisect_right
-from typing import Sequence
+from collections.abc import Sequence
 
 from bots._cards import CARD_TEXT, smart_keep, to_ints
 from harness.engine.evaluator import evaluate

@@ -46,10 +46,10 @@ import sys
 import threading
 import time
 import uuid
+from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
 
 from harness.specs import BotSpec, Limits
 

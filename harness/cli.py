@@ -7,7 +7,6 @@ Every command is a thin wrapper; the work lives in the modules it imports
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
@@ -26,10 +25,10 @@ app.add_typer(bench_app, name="bench")
 @app.command()
 def run(
     config: Path = typer.Argument(..., help="Tournament TOML file, e.g. tournaments/league.toml."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Output directory (overrides [tournament] output)."),
-    jobs: Optional[int] = typer.Option(None, "--jobs", help="Parallel matches (default: number of cores)."),
-    hands: Optional[int] = typer.Option(None, "--hands", help="Hands per match (overrides [schedule] hands)."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Tournament seed (overrides [tournament] seed)."),
+    out: Path | None = typer.Option(None, "--out", help="Output directory (overrides [tournament] output)."),
+    jobs: int | None = typer.Option(None, "--jobs", help="Parallel matches (default: number of cores)."),
+    hands: int | None = typer.Option(None, "--hands", help="Hands per match (overrides [schedule] hands)."),
+    seed: int | None = typer.Option(None, "--seed", help="Tournament seed (overrides [tournament] seed)."),
 ) -> None:
     """Run (or resume) a tournament and print its leaderboard.
 
@@ -112,16 +111,16 @@ def leaderboard(directory: Path = typer.Argument(..., help="A tournament output 
 
 @app.command()
 def match(
-    bot: List[str] = typer.Option(..., "--bot", help="NAME=COMMAND, once per seat (2-6); COMMAND is split like a shell does."),
+    bot: list[str] = typer.Option(..., "--bot", help="NAME=COMMAND, once per seat (2-6); COMMAND is split like a shell does."),
     hands: int = typer.Option(100, "--hands", help="Hands to play (at least 1)."),
     seed: int = typer.Option(0, "--seed", help="Match seed (deals)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="New directory for hand history and bot logs (default: results/match-DATE-TIME)."),
+    out: Path | None = typer.Option(None, "--out", help="New directory for hand history and bot logs (default: results/match-DATE-TIME)."),
     decision_ms: int = typer.Option(1000, "--decision-ms", help="Time per decision in ms (at least 1)."),
     time_bank_ms: int = typer.Option(30000, "--time-bank-ms", help="Extra thinking time per bot for the match in ms."),
     max_faults: int = typer.Option(10, "--max-faults", help="Faults after which a bot is out (at least 1)."),
     stack: int = typer.Option(1000, "--stack", help="Starting stack in chips (at least 1)."),
     freezeout: bool = typer.Option(False, "--freezeout", help="Keep stacks across hands; busted bots leave."),
-    pin: Optional[int] = typer.Option(None, "--pin", help="Pin the referee and bots to this CPU (often faster on VMs)."),
+    pin: int | None = typer.Option(None, "--pin", help="Pin the referee and bots to this CPU (often faster on VMs)."),
 ) -> None:
     """Play one match between bot commands and print the result table.
 
@@ -273,10 +272,10 @@ def check_bot(
     hands: int = typer.Option(6, "--hands", help="Hands to play against the reference bots."),
     decision_ms: int = typer.Option(1000, "--decision-ms", help="Time per reply in ms (no time bank)."),
     startup_ms: int = typer.Option(10000, "--startup-ms", help="Time from launch to a valid hello in ms."),
-    cwd: Optional[str] = typer.Option(None, "--cwd", help="The bot's working directory."),
-    opponent: List[str] = typer.Option(["caller", "raiser"], "--opponent", help="Reference bot from bots/ (repeatable)."),
+    cwd: str | None = typer.Option(None, "--cwd", help="The bot's working directory."),
+    opponent: list[str] = typer.Option(["caller", "raiser"], "--opponent", help="Reference bot from bots/ (repeatable)."),
     seed: int = typer.Option(1, "--seed", help="Match seed (deals)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Keep the hand history and logs in this new directory."),
+    out: Path | None = typer.Option(None, "--out", help="Keep the hand history and logs in this new directory."),
 ) -> None:
     """Start a bot (harness check-bot -- CMD ARGS...), play scripted hands, report protocol violations.
 
@@ -328,7 +327,8 @@ def bench_match(
     """Hands/s of real matches over the protocol, referee memory, raw ZeroMQ round trip."""
     import json
 
-    from harness.bench.match import render, run as run_bench
+    from harness.bench.match import render
+    from harness.bench.match import run as run_bench
 
     figures = run_bench(hands_heads_up=hands, hands_four=max(1, hands // 2))
     typer.echo(json.dumps(figures) if json_out else render(figures))

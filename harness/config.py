@@ -15,9 +15,10 @@ import re
 import shlex
 import sys
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from harness.engine.config import GameConfig, Replacements, Structure
 from harness.schedule import Format, Gauntlet, PairingStrategy, RoundRobin

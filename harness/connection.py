@@ -27,8 +27,9 @@ Guards, all per message, none trusting the bot:
 from __future__ import annotations
 
 import hmac
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import zmq
 from zmq.utils.monitor import parse_monitor_message

@@ -14,8 +14,9 @@ import csv
 import io
 import os
 import textwrap
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from tabulate import tabulate
 

@@ -32,8 +32,9 @@ import secrets
 import shutil
 import tempfile
 import time
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import zmq
 

@@ -29,9 +29,10 @@ import gzip
 import json
 import os
 import shutil
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from harness.specs import MatchResult
 
@@ -78,7 +79,7 @@ class MatchRecord:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "MatchRecord":
+    def from_dict(cls, data: Mapping[str, Any]) -> MatchRecord:
         """Rebuild from :meth:`to_dict` output. Raises KeyError/TypeError/ValueError on a bad dict."""
         return cls(
             table=int(data["table"]),
@@ -303,7 +304,7 @@ class ResultsStore:
             fd, self._lock_fd = self._lock_fd, None
             os.close(fd)  # closing the last descriptor drops the flock
 
-    def __enter__(self) -> "ResultsStore":
+    def __enter__(self) -> ResultsStore:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -38,10 +38,11 @@ import sys
 import time
 import traceback
 from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from harness.config import TournamentConfig
 from harness.results import (

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Iterator, Protocol, Sequence
+from typing import Protocol
 
 
 class Format(StrEnum):

@@ -6,9 +6,10 @@ tournament code can all import them without importing each other.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Mapping
+from typing import Any
 
 from harness.engine.config import GameConfig
 
@@ -140,7 +141,7 @@ class MatchResult:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "MatchResult":
+    def from_dict(cls, data: Mapping[str, Any]) -> MatchResult:
         """Rebuild from :meth:`to_dict` output. Raises KeyError/TypeError on a bad dict."""
         return cls(
             match_id=str(data["match_id"]),

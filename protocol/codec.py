@@ -13,7 +13,8 @@ decodes thousands of bot replies per second.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import msgpack
 
@@ -22,8 +23,8 @@ from protocol.messages import (
     CARD_STRINGS,
     LEGAL_ACTION_NAMES,
     ActionName,
-    ActRequest,
     ActionReply,
+    ActRequest,
     DiscardReply,
     DrawRequest,
     Error,

@@ -16,9 +16,10 @@ Chips are ints; times are milliseconds; cards are two-character strings (``"As"`
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, ClassVar, Mapping, Union
+from typing import Any, ClassVar, Union
 
 from protocol.version import PROTOCOL_VERSION
 
@@ -119,7 +120,7 @@ class GameSettings:
     replacements: str
 
     @classmethod
-    def of(cls, config: Any) -> "GameSettings":
+    def of(cls, config: Any) -> GameSettings:
         """Build from any object with ``GameConfig``'s attribute names (the engine's config)."""
         return cls(
             structure=str(config.structure),
@@ -172,7 +173,7 @@ class Legal:
     max_discards: int = 0
 
     @classmethod
-    def of(cls, legal: Any) -> "Legal":
+    def of(cls, legal: Any) -> Legal:
         """Build from any object with the engine ``Legal``'s attribute names."""
         return cls(
             actions=tuple(str(a) for a in legal.actions),

@@ -8,8 +8,9 @@ engine's observation fits PROTOCOL.md's state map.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import pytest
 

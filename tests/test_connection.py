@@ -8,8 +8,9 @@ tests/test_referee_*.py).
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import msgpack
 import pytest
@@ -19,7 +20,7 @@ from harness.clock import Clock
 from harness.connection import ChannelFault, Connection, Disconnected
 from harness.specs import FaultKind
 from protocol import codec
-from protocol.messages import ActionReply, DiscardReply, Hello, Legal, TimeLeft, ActRequest
+from protocol.messages import ActionReply, ActRequest, DiscardReply, Hello, Legal, TimeLeft
 
 SECRET = "s3cr3t"
 

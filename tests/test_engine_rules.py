@@ -8,7 +8,16 @@ import random
 
 import pytest
 
-from harness.engine import ActionKind, Category, GameConfig, HandState, IllegalActionError, best_hand, cards_str, parse_cards
+from harness.engine import (
+    ActionKind,
+    Category,
+    GameConfig,
+    HandState,
+    IllegalActionError,
+    best_hand,
+    cards_str,
+    parse_cards,
+)
 from harness.engine.pots import build_pots, split_pot
 from tests.engine_helpers import check_down, new_hand, snapshot, stand_pat_all
 

@@ -271,9 +271,8 @@ def test_encode_request_gives_the_same_bytes_as_the_dataclass_path() -> None:
     """The referee's fast request encoder must not drift from the message definitions."""
     from harness.engine import Action, ActionKind, GameConfig, HandState
     from protocol.codec import encode_request
-    from protocol.messages import ActRequest, DrawRequest
+    from protocol.messages import ActRequest, DrawRequest, TimeLeft
     from protocol.messages import Legal as WireLegal
-    from protocol.messages import TimeLeft
 
     state = HandState.start(GameConfig(), [1000, 600, 300], 0, 99, 4)
     seen = set()

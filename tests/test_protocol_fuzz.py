@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from protocol.codec import decode, encode, to_wire
 from protocol.errors import ProtocolError
-from protocol.messages import ActionReply, DiscardReply, MESSAGE_CLASSES
+from protocol.messages import MESSAGE_CLASSES, ActionReply, DiscardReply
 from tests.test_protocol_codec import EXAMPLES
 
 FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
-
-import pytest
-
 import os
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 from harness.results import (
     MatchRecord,
@@ -166,7 +165,7 @@ def test_records_whose_numbers_do_not_add_up_are_refused(tmp_path: Path, edit, w
     (tmp_path / "results.jsonl").write_text(good + "\n" + json.dumps(bad) + "\n")
     with pytest.raises(ResultsError) as info:
         read_records(tmp_path)
-    assert f"results.jsonl, line 2: " in str(info.value) and words in str(info.value)
+    assert "results.jsonl, line 2: " in str(info.value) and words in str(info.value)
     assert "fix or remove that line" in str(info.value)
 
 

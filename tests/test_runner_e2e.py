@@ -92,7 +92,7 @@ def test_cli_run_with_real_bots_agrees_with_hand_histories(tmp_path: Path) -> No
     rows = {r["bot"]: r for r in csv.DictReader((out / "leaderboard.csv").read_text().splitlines())}
     assert sum(int(r["net_chips"]) for r in rows.values()) == 0
     for name in ("caller", "raiser", "random"):
-        assert (int(rows[name]["hands"]), int(rows[name]["net_chips"])) == (hands[name], net[name]) 
+        assert (int(rows[name]["hands"]), int(rows[name]["net_chips"])) == (hands[name], net[name])
         assert rows[name]["timeouts"] == rows[name]["crashes"] == rows[name]["failed_starts"] == "0"
 
 

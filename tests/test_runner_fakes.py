@@ -11,8 +11,9 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 from harness.specs import BotSpec, Limits, MatchResult, MatchSpec
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import resource
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from harness.config import TournamentConfig, parse_config, with_overrides
 from harness.runner import run_tournament

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from functools import lru_cache
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any
 
 from harness.engine.errors import ConfigError

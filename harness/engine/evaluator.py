@@ -28,11 +28,10 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from operator import itemgetter
-from typing import Callable
 
 from harness.engine.errors import CardError
 

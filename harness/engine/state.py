@@ -24,8 +24,8 @@ built only when asked for.
 from __future__ import annotations
 
 import random
-from operator import sub
 from collections.abc import Iterable, Sequence
+from operator import sub
 from typing import Any
 
 from harness.engine.actions import (
