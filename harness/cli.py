@@ -47,7 +47,7 @@ def run(
         summary = run_tournament(cfg)
     except (ConfigError, ResultsError) as exc:
         typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     if summary.records:
         typer.echo(render(summary.records, title=summary.name, bots=summary.bots))
     typer.echo(
@@ -92,10 +92,10 @@ def leaderboard(directory: Path = typer.Argument(..., help="A tournament output 
         text = write_leaderboard(directory, kept, title=str(info.get("name", directory.name)), bots=bots)
     except ResultsError as exc:
         typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     except OSError as exc:
         typer.echo(f"error: cannot write the leaderboard files in {directory}: {exc.strerror or exc}", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     for notice in stored.notices:
         typer.echo(f"notice: {notice}", err=True)
     if foreign:
@@ -111,10 +111,14 @@ def leaderboard(directory: Path = typer.Argument(..., help="A tournament output 
 
 @app.command()
 def match(
-    bot: list[str] = typer.Option(..., "--bot", help="NAME=COMMAND, once per seat (2-6); COMMAND is split like a shell does."),
+    bot: list[str] = typer.Option(
+        ..., "--bot", help="NAME=COMMAND, once per seat (2-6); COMMAND is split like a shell does."
+    ),
     hands: int = typer.Option(100, "--hands", help="Hands to play (at least 1)."),
     seed: int = typer.Option(0, "--seed", help="Match seed (deals)."),
-    out: Path | None = typer.Option(None, "--out", help="New directory for hand history and bot logs (default: results/match-DATE-TIME)."),
+    out: Path | None = typer.Option(
+        None, "--out", help="New directory for hand history and bot logs (default: results/match-DATE-TIME)."
+    ),
     decision_ms: int = typer.Option(1000, "--decision-ms", help="Time per decision in ms (at least 1)."),
     time_bank_ms: int = typer.Option(30000, "--time-bank-ms", help="Extra thinking time per bot for the match in ms."),
     max_faults: int = typer.Option(10, "--max-faults", help="Faults after which a bot is out (at least 1)."),
@@ -151,7 +155,9 @@ def match(
         if not sep or not name or not command.strip():
             raise usage(f"--bot {item!r} must be NAME=COMMAND, e.g. --bot caller='python -m bots.caller'")
         if not BOT_NAME.match(name):
-            raise usage(f"--bot {name!r}: a name is 1-32 letters, digits, '_', '.' or '-', starting with a letter or digit")
+            raise usage(
+                f"--bot {name!r}: a name is 1-32 letters, digits, '_', '.' or '-', starting with a letter or digit"
+            )
         if any(s.name == name for s in specs):
             raise usage(f"--bot {name!r} is given twice; every bot needs its own name")
         try:
@@ -195,17 +201,21 @@ def match(
         raise usage(str(exc)) from None
     except OSError as exc:
         typer.echo(f"harness match: cannot write to {out_dir}: {exc.strerror or exc}", err=True)
-        raise typer.Exit(1)
+        raise typer.Exit(1) from None
     except KeyboardInterrupt:
         typer.echo(f"harness match: interrupted; bots stopped; hands so far in {out_dir / 'hands.jsonl'}", err=True)
-        raise typer.Exit(130)
+        raise typer.Exit(130) from None
     rows = []
     for seat, name in enumerate(result.bots):
         faults = ", ".join(f"{k} {v}" for k, v in sorted(result.faults[seat].items())) or "-"
         bb100 = result.net[seat] / game.unit / result.hands_played * 100 if result.hands_played else 0.0
         rows.append([name, seat, result.net[seat], f"{bb100:+.1f}", faults, result.status[seat]])
     typer.echo(
-        tabulate(rows, headers=["bot", "seat", "net chips", "bb/100", "faults", "status"], colalign=("left", "right", "right", "right", "left", "left"))
+        tabulate(
+            rows,
+            headers=["bot", "seat", "net chips", "bb/100", "faults", "status"],
+            colalign=("left", "right", "right", "right", "left", "left"),
+        )
     )
     typer.echo(f"{result.hands_played} hands in {result.duration_s:.1f} s; hand history: {out_dir / 'hands.jsonl'}")
     failed = [seat for seat in range(len(result.bots)) if result.faults[seat].get(FaultKind.FAILED_START)]
@@ -249,13 +259,13 @@ def replay(
                 typer.echo(f"hand {check.hand_id}: OK")
     except OSError as exc:
         typer.echo(f"harness replay: cannot read {file}: {exc.strerror or exc}", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     except HistoryError as exc:
         if total:
             where = f" before line {exc.line}" if exc.line is not None else ""
             typer.echo(summary(where))
         typer.echo(f"harness replay: {exc}", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     if not total:
         typer.echo(f"harness replay: no hands in {file} (the file is empty)", err=True)
         raise typer.Exit(2)
@@ -273,7 +283,9 @@ def check_bot(
     decision_ms: int = typer.Option(1000, "--decision-ms", help="Time per reply in ms (no time bank)."),
     startup_ms: int = typer.Option(10000, "--startup-ms", help="Time from launch to a valid hello in ms."),
     cwd: str | None = typer.Option(None, "--cwd", help="The bot's working directory."),
-    opponent: list[str] = typer.Option(["caller", "raiser"], "--opponent", help="Reference bot from bots/ (repeatable)."),
+    opponent: list[str] = typer.Option(
+        ["caller", "raiser"], "--opponent", help="Reference bot from bots/ (repeatable)."
+    ),
     seed: int = typer.Option(1, "--seed", help="Match seed (deals)."),
     out: Path | None = typer.Option(None, "--out", help="Keep the hand history and logs in this new directory."),
 ) -> None:
@@ -286,7 +298,9 @@ def check_bot(
 
     command = list(ctx.args[1:] if ctx.args[:1] == ["--"] else ctx.args)
     if not command:
-        typer.echo("harness check-bot: give the bot's command after --, e.g. harness check-bot -- python mybot.py", err=True)
+        typer.echo(
+            "harness check-bot: give the bot's command after --, e.g. harness check-bot -- python mybot.py", err=True
+        )
         raise typer.Exit(2)
     try:
         report = run_check(
@@ -295,10 +309,10 @@ def check_bot(
         )
     except (BotStartError, ValueError) as exc:
         typer.echo(f"harness check-bot: {exc}", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     except OSError as exc:  # e.g. the disk is full: the check could not run, the bot is not judged
         typer.echo(f"harness check-bot: cannot write the hand history or logs: {exc.strerror or exc}", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     typer.echo(report.render())
     raise typer.Exit(0 if report.ok else 1)
 
