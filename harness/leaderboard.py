@@ -92,7 +92,7 @@ def screen_rows(table: Sequence[Standing]) -> list[dict[str, Any]]:
             "" if low is None or high is None else f"{low:+.2f}..{high:+.2f}",
             row["matches_won"], row["matches_lost"], sum(row[column] for _, column in FAULT_COLUMNS), row["put_out"],
         )
-        out.append(dict(zip(SCREEN_COLUMNS, values)))
+        out.append(dict(zip(SCREEN_COLUMNS, values, strict=True)))
     return out
 
 

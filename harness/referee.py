@@ -605,7 +605,7 @@ class Referee:
             seated = [s for s in self.seats if s.proc is not None]
             # One shared wait per step for all bots: quit, then SIGTERM, then SIGKILL.
             steps = stop_all([s.proc for s in seated], QUIT_GRACE_MS)  # type: ignore[misc]
-            for s, step in zip(seated, steps):
+            for s, step in zip(seated, steps, strict=True):
                 if step != "exited":
                     self._log(f"seat {s.index} {s.bot.name}: stopped by {step}")
         finally:

@@ -300,7 +300,7 @@ class _Display:
         self.leaders = "  ".join(f"{s.bot} {s.estimate.bb_per_100:+.1f}" for s in top)
         if not self.live:
             res = record.result
-            nets = " ".join(f"{b} {n:+d}" for b, n in zip(res.bots, res.net))
+            nets = " ".join(f"{b} {n:+d}" for b, n in zip(res.bots, res.net, strict=True))
             # soft_wrap: one line per match in a log file, never cut at the console's 80 columns.
             self.console.print(
                 f"[{len(records)}/{self.summary.matches_total}] {res.match_id}: {nets} "

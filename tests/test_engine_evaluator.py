@@ -90,7 +90,7 @@ def _check_same_order(pairs: dict[int, int]) -> None:
     """Ours (higher better) vs phevaluator (lower better): same strict order."""
     ours = sorted(pairs)
     theirs = [pairs[v] for v in ours]
-    assert all(a > b for a, b in zip(theirs, theirs[1:]))
+    assert all(a > b for a, b in zip(theirs, theirs[1:], strict=False))
 
 
 @pytest.mark.slow
@@ -100,7 +100,7 @@ def test_all_five_card_hands_match_phevaluator() -> None:
     seen: dict[int, int] = {}
     it = itertools.combinations(range(52), 5)
     while chunk := list(itertools.islice(it, 200_000)):
-        pairs = set(zip(map(evaluate, chunk), itertools.starmap(pheval.evaluate_5cards, chunk)))
+        pairs = set(zip(map(evaluate, chunk), itertools.starmap(pheval.evaluate_5cards, chunk), strict=True))
         for ours, theirs in pairs:
             assert seen.setdefault(ours, theirs) == theirs, (ours, theirs)
     assert len(seen) == 7462 and len(set(seen.values())) == 7462

@@ -38,7 +38,7 @@ def test_t_quantiles() -> None:
 
 
 def rec(table: int, rotation: int, bots: list[str], hand_nets: list[list[int]], bb: int = 10) -> MatchRecord:
-    net = [sum(col) for col in zip(*hand_nets)]
+    net = [sum(col) for col in zip(*hand_nets, strict=True)]
     res = MatchResult(match_id=f"t{table}r{rotation}", seed=table, hands_played=len(hand_nets), bots=bots,
                       net=net, hand_nets=hand_nets, faults=[{}, {"crash": 1}], status=["ok", "crash"])
     return MatchRecord(table=table, rotation=rotation, big_blind=bb, result=res)

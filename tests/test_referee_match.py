@@ -101,7 +101,7 @@ def test_heads_up_match_between_example_bots(tmp_path: Path) -> None:
     assert result.hands_played == 40 and result.status == ["ok", "ok"]
     assert result.faults == [{}, {}]
     assert sum(result.net) == 0
-    assert [sum(col) for col in zip(*result.hand_nets)] == result.net
+    assert [sum(col) for col in zip(*result.hand_nets, strict=True)] == result.net
     recs = records(tmp_path)
     assert [r["hand_id"] for r in recs] == list(range(40))
     for h, r in enumerate(recs):

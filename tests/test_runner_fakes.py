@@ -58,7 +58,7 @@ def fake_play(bots: Sequence[BotSpec], spec: MatchSpec, limits: Limits, out_dir:
         seed=spec.seed,
         hands_played=spec.hands,
         bots=names,
-        net=[sum(col) for col in zip(*hand_nets)],
+        net=[sum(col) for col in zip(*hand_nets, strict=True)],
         hand_nets=hand_nets,
         faults=[dict(FAULTY.get(name, {})) for name in names],
         status=["ok"] * len(names),

@@ -61,7 +61,7 @@ def build_pots(contrib: Sequence[int], live: Sequence[bool]) -> list[tuple[int, 
     Returns:
         ``[(amount, eligible seats)]``, main pot first; never empty pots.
     """
-    levels = sorted({c for c, ok in zip(contrib, live) if ok})
+    levels = sorted({c for c, ok in zip(contrib, live, strict=True) if ok})
     pots: list[tuple[int, tuple[int, ...]]] = []
     prev = 0
     for i, level in enumerate(levels):

@@ -125,7 +125,7 @@ def _first_difference(a: Any, b: Any, path: str) -> str | None:
                 return diff
         return None
     if isinstance(a, list) and isinstance(b, list):
-        for i, (x, y) in enumerate(zip(a, b)):
+        for i, (x, y) in enumerate(zip(a, b, strict=False)):
             diff = _first_difference(x, y, f"{path}[{i}]")
             if diff:
                 return diff

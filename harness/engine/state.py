@@ -730,7 +730,7 @@ class HandState:
                 winners, shares = (tied[0],), (amount,)
             else:
                 winners, shares = split_pot(amount, tied, self.button, n)
-            for w, chips in zip(winners, shares):
+            for w, chips in zip(winners, shares, strict=True):
                 self.stacks[w] += chips
             pots.append(Pot(amount, eligible, winners, shares))
         # R5.7: the last bettor/raiser of round 2 shows first, else the first
