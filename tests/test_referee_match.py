@@ -220,7 +220,9 @@ def test_referee_error_and_ctrl_c_still_clean_up(tmp_path: Path, monkeypatch: py
     for exc in (RuntimeError("disk on fire"), KeyboardInterrupt()):
         calls = {"n": 0}
 
-        def write(self: HistoryWriter, record: dict[str, Any], exc: BaseException = exc) -> None:
+        def write(
+            self: HistoryWriter, record: dict[str, Any], exc: BaseException = exc, calls: dict[str, int] = calls
+        ) -> None:
             calls["n"] += 1
             if calls["n"] == 3:
                 raise exc
@@ -239,7 +241,13 @@ def test_cli_match_prints_the_table_and_sigint_stops_everything(tmp_path: Path) 
     tmp = tmp_path / "tmp"  # the referee's private directories go here
     tmp.mkdir()
     env = {**os.environ, "TMPDIR": str(tmp)}
-    done = subprocess.run(cmd + ["--hands", "20", "--seed", "1", "--out", str(tmp_path / "m")], capture_output=True, text=True, cwd=ROOT, env=env)
+    done = subprocess.run(
+        cmd + ["--hands", "20", "--seed", "1", "--out", str(tmp_path / "m")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+    )
     assert done.returncode == 0, done.stderr
     header = done.stdout.splitlines()[0].split()
     assert header[:2] == ["bot", "seat"] and "bb/100" in header and "status" in header
