@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, ClassVar, Union
+from typing import Any, ClassVar
 
 from protocol.version import PROTOCOL_VERSION
 
@@ -436,11 +436,9 @@ class MatchEnd:
     v: int = PROTOCOL_VERSION
 
 
-BotMessage = Union[Hello, ActionReply, DiscardReply]
-RefereeMessage = Union[
-    Welcome, Error, MatchStart, HandStart, ActRequest, DrawRequest, HandEnd, MatchEnd
-]
-Message = Union[BotMessage, RefereeMessage]
+BotMessage = Hello | ActionReply | DiscardReply
+RefereeMessage = Welcome | Error | MatchStart | HandStart | ActRequest | DrawRequest | HandEnd | MatchEnd
+Message = BotMessage | RefereeMessage
 
 #: Message classes by wire type.
 MESSAGE_CLASSES: dict[str, type] = {
