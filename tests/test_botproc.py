@@ -117,11 +117,13 @@ def test_memory_limit_stops_a_greedy_bot(tmp_path: Path) -> None:
 def test_environment_is_allowlisted_and_layered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "do-not-leak")
     monkeypatch.setenv("LC_ALL", "C.UTF-8")
-    code = """
+    code = f"""
         import os
-        for k in ("AWS_SECRET_ACCESS_KEY", "LC_ALL", "PATH", "FROM_SPEC", "HARNESS_SECRET", "%s", "%s"):
+        for k in (
+            "AWS_SECRET_ACCESS_KEY", "LC_ALL", "PATH", "FROM_SPEC", "HARNESS_SECRET", "{MARK_ENV}", "{OWNER_ENV}"
+        ):
             print(k, os.environ.get(k, "-"))
-    """ % (MARK_ENV, OWNER_ENV)
+    """
     spec = py(code, env={"FROM_SPEC": "yes", "HARNESS_SECRET": "spec-cannot-override"})
     proc = started(tmp_path, spec, env={"HARNESS_SECRET": "s3cret"})
     proc.stop(grace_ms=5000)
@@ -251,7 +253,9 @@ def test_children_and_escaped_daemons_are_killed(tmp_path: Path, exit_first: boo
         ((), None, "empty command"),
     ],
 )
-def test_bad_commands_raise_bot_start_error(tmp_path: Path, command: tuple[str, ...], cwd: str | None, message: str) -> None:
+def test_bad_commands_raise_bot_start_error(
+    tmp_path: Path, command: tuple[str, ...], cwd: str | None, message: str
+) -> None:
     proc = BotProcess(BotSpec("bad", command, cwd=cwd), {}, tmp_path, Limits(), "0-bad")
     with pytest.raises(BotStartError, match=message) as info:
         proc.start()
@@ -274,7 +278,8 @@ def test_bot_dies_with_a_killed_referee(tmp_path: Path) -> None:
         from pathlib import Path
         from harness.botproc import BotProcess
         from harness.specs import BotSpec, Limits
-        p = BotProcess(BotSpec("b", ("python", "-c", "import time; time.sleep(60)")), {{}}, Path({str(tmp_path)!r}), Limits(), "0-b")
+        spec = BotSpec("b", ("python", "-c", "import time; time.sleep(60)"))
+        p = BotProcess(spec, {{}}, Path({str(tmp_path)!r}), Limits(), "0-b")
         p.start()
         print(p.pid, flush=True)
         time.sleep(60)
@@ -319,8 +324,13 @@ def test_describe_exit() -> None:
 def test_stop_all_stops_each_bot_at_its_own_step(tmp_path: Path) -> None:
     quits = py("print('bye')", name="quits")
     waits = py(READY + "import time; time.sleep(60)", name="waits")
-    stubborn = py("import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN)\n" + READY + "time.sleep(60)", name="stubborn")
-    procs = [BotProcess(s, {}, tmp_path / "logs", Limits(), f"{i}-{s.name}") for i, s in enumerate((quits, waits, stubborn))]
+    stubborn = py(
+        "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN)\n" + READY + "time.sleep(60)",
+        name="stubborn",
+    )
+    procs = [
+        BotProcess(s, {}, tmp_path / "logs", Limits(), f"{i}-{s.name}") for i, s in enumerate((quits, waits, stubborn))
+    ]
     for p in procs:
         p.start()
     for p in procs[1:]:

@@ -103,7 +103,7 @@ def test_a_command_that_does_not_exist_is_a_usage_error() -> None:
 
 
 @pytest.mark.skipif(shutil.which("node") is None or shutil.which("npm") is None, reason="needs node and npm on PATH")
-def test_the_node_bot_passes(node_bot: Path) -> None:
+def test_the_node_bot_passes(node_bot: Path) -> None:  # noqa: F811  (pytest fixture, imported above)
     options = ["--hands", "3", "--startup-ms", "8000", "--cwd", str(node_bot.parent)]
     code, out = check("node", node_bot.name, options=options)
     assert code == 0, out
