@@ -42,7 +42,9 @@ KIND_HINTS: dict[str, str] = {
     ),
     FaultKind.TIMEOUT: "reply within decision_ms of the request (PROTOCOL.md section 7)",
     FaultKind.MALFORMED: "send one MessagePack map per frame with the fields of section 4 (PROTOCOL.md section 8)",
-    FaultKind.ILLEGAL: "pick from legal.actions with an amount in min_to..max_to; discard only held cards, at most max_discards",
+    FaultKind.ILLEGAL: (
+        "pick from legal.actions with an amount in min_to..max_to; discard only held cards, at most max_discards"
+    ),
     FaultKind.OVERSIZED: "keep every message under max_message_bytes (PROTOCOL.md section 7)",
     FaultKind.CRASH: "exit only after match_end",
 }
@@ -178,7 +180,9 @@ def _violations(out_dir: Path, seat: int) -> tuple[list[Violation], int, float]:
                 slowest = max(slowest, float(ms))
         for fault in record.get("faults", []):
             if fault.get("seat") == mine:
-                violations.append(Violation(str(fault.get("kind")), record.get("hand_id"), str(fault.get("detail", ""))))
+                violations.append(
+                    Violation(str(fault.get("kind")), record.get("hand_id"), str(fault.get("detail", "")))
+                )
     return violations, decisions, slowest
 
 
@@ -256,7 +260,9 @@ def check_bot(
         raise ValueError(f"1 to 5 opponents are needed, got {len(opponents)}")
     for name in opponents:
         if not name.isidentifier() or importlib.util.find_spec(f"bots.{name}") is None:
-            raise ValueError(f"--opponent {name!r}: no such reference bot; use a module of bots/, e.g. caller, raiser, solid")
+            raise ValueError(
+                f"--opponent {name!r}: no such reference bot; use a module of bots/, e.g. caller, raiser, solid"
+            )
     limits = Limits(decision_ms=decision_ms, time_bank_ms=0, startup_ms=startup_ms)
     bots = [BotSpec(name=CANDIDATE, command=tuple(command), cwd=cwd)]
     resolve_command(bots[0])  # a command that cannot start at all is a usage error

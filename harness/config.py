@@ -27,7 +27,9 @@ from harness.specs import BotSpec, Limits, StackMode
 BOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")
 MIN_SEATS, MAX_SEATS = 2, 6  # R1.2
 # Limits that must be at least 1 (the others may be 0 = "no limit").
-_POSITIVE_LIMITS = frozenset({"decision_ms", "startup_ms", "max_faults", "open_files", "log_bytes", "max_message_bytes"})
+_POSITIVE_LIMITS = frozenset(
+    {"decision_ms", "startup_ms", "max_faults", "open_files", "log_bytes", "max_message_bytes"}
+)
 # Interpreter names in a bot command that mean "the harness's own Python" (the venv's).
 _PYTHON_NAMES = frozenset({"python", "python3"})
 
@@ -241,7 +243,9 @@ def parse_config(data: Mapping[str, Any], file: Path) -> TournamentConfig:
     seen: set[str] = set()
     for i, bot in enumerate(bots):
         if bot.name in seen:
-            raise ConfigError(file, f"bots[{i}].name", f"duplicate bot name {toml_value(bot.name)}; names must be unique")
+            raise ConfigError(
+                file, f"bots[{i}].name", f"duplicate bot name {toml_value(bot.name)}; names must be unique"
+            )
         seen.add(bot.name)
 
     names = [b.name for b in bots]
@@ -256,7 +260,11 @@ def parse_config(data: Mapping[str, Any], file: Path) -> TournamentConfig:
             raise ConfigError(file, "[schedule] challengers", "gauntlet needs a list of challenger bot names")
         for c in schedule.challengers:
             if c not in names:
-                raise ConfigError(file, "[schedule] challengers", f"{toml_value(c)} is not a bot name; expected one of {toml_value(names)}")
+                raise ConfigError(
+                    file,
+                    "[schedule] challengers",
+                    f"{toml_value(c)} is not a bot name; expected one of {toml_value(names)}",
+                )
         field_size = len(bots) - len(set(schedule.challengers))
         if field_size < schedule.table_size - 1:
             raise ConfigError(
@@ -371,7 +379,9 @@ def _bot(t: _Table, base: Path) -> BotSpec:
     if name is None:
         raise t.error("name", "missing; every [[bots]] entry needs a name")
     if not BOT_NAME.match(name):
-        raise t.error("name", f"expected 1-32 letters, digits or -_. (starting with a letter or digit), got {toml_value(name)}")
+        raise t.error(
+            "name", f"expected 1-32 letters, digits or -_. (starting with a letter or digit), got {toml_value(name)}"
+        )
     command = t.get("command", (str, list), None, 'a command string or a list of strings, e.g. "python -m bots.caller"')
     if command is None:
         raise t.error("command", f"missing; bot {toml_value(name)} needs a command, e.g. \"python -m bots.caller\"")

@@ -305,7 +305,9 @@ class Connection:
             sock.send(payload, _NOBLOCK)
         except zmq.Again:
             self._give_up(seq)
-            raise ChannelFault(FaultKind.TIMEOUT, "request not delivered: the bot is not reading its messages") from None
+            raise ChannelFault(
+                FaultKind.TIMEOUT, "request not delivered: the bot is not reading its messages"
+            ) from None
         except zmq.ZMQError:
             self.gone = True
             raise Disconnected(self.name) from None
@@ -388,7 +390,8 @@ class Connection:
         if seq is not None and rseq == seq:
             if type(msg) is not expect:
                 raise ChannelFault(
-                    FaultKind.MALFORMED, f"a {msg.TYPE!s} reply to a {'act' if expect is ActionReply else 'draw'} request"
+                    FaultKind.MALFORMED,
+                    f"a {msg.TYPE!s} reply to a {'act' if expect is ActionReply else 'draw'} request",
                 )
             self._answered = seq
             return msg

@@ -182,7 +182,9 @@ def numbered_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                     text = raw.decode("utf-8")
                 except UnicodeDecodeError as exc:
                     raise HistoryError(
-                        path, lineno, f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at byte {exc.start + 1} of the line)"
+                        path,
+                        lineno,
+                        f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at byte {exc.start + 1} of the line)",
                     ) from None
                 if not text.strip():
                     continue
@@ -197,7 +199,9 @@ def numbered_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                         ) from None
                     raise HistoryError(path, lineno, _json_problem(exc, text)) from None
                 if not isinstance(record, dict):
-                    raise HistoryError(path, lineno, f"expected a JSON object (one hand record), got {json_kind(record)}")
+                    raise HistoryError(
+                        path, lineno, f"expected a JSON object (one hand record), got {json_kind(record)}"
+                    )
                 yield lineno, record
     except (EOFError, zlib.error) as exc:  # gzip data that stops early or is corrupt
         problem = "the compressed data ends early" if isinstance(exc, EOFError) else "the compressed data is corrupt"
@@ -281,7 +285,10 @@ def record_problem(record: dict[str, Any]) -> str | None:
         return f"actions: expected a list of actions, got {json_kind(actions)} ({_show(actions)})"
     for i, entry in enumerate(actions):
         if not isinstance(entry, dict):
-            return f"actions[{i}]: expected an object like {{\"seat\": 0, \"action\": \"call\"}}, got {json_kind(entry)} ({_show(entry)})"
+            return (
+                f"actions[{i}]: expected an object like {{\"seat\": 0, \"action\": \"call\"}}, "
+                f"got {json_kind(entry)} ({_show(entry)})"
+            )
         if not _whole(entry.get("seat")):
             return f"actions[{i}].seat: expected a whole number, got {json_kind(entry.get('seat'))}"
         if not isinstance(entry.get("action"), str):

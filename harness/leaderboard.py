@@ -96,7 +96,9 @@ def screen_rows(table: Sequence[Standing]) -> list[dict[str, Any]]:
     return out
 
 
-def split_foreign(records: Sequence[MatchRecord], bots: Sequence[str] | None) -> tuple[list[MatchRecord], list[MatchRecord]]:
+def split_foreign(
+    records: Sequence[MatchRecord], bots: Sequence[str] | None
+) -> tuple[list[MatchRecord], list[MatchRecord]]:
     """Split records into those of the given bots and those with any other bot ("foreign").
 
     With ``bots`` None every record is kept. A foreign record (e.g. a line
@@ -161,7 +163,11 @@ def render(records: Sequence[MatchRecord], *, title: str = "Leaderboard", tablef
     total_hands = sum(r.result.hands_played for r in records)
     headers, body = crosstable_rows(records, [s.bot for s in table])
     md = tablefmt == "github"
-    board = _table(rows(table), COLUMNS, tablefmt) if wide else _table(screen_rows(table), SCREEN_COLUMNS, tablefmt, as_text=True)
+    board = (
+        _table(rows(table), COLUMNS, tablefmt)
+        if wide
+        else _table(screen_rows(table), SCREEN_COLUMNS, tablefmt, as_text=True)
+    )
     note = EXPLANATION if wide else SCREEN_EXPLANATION
     parts = [
         f"# {title}" if md else title,
@@ -170,7 +176,7 @@ def render(records: Sequence[MatchRecord], *, title: str = "Leaderboard", tablef
         "",
         board,
         "",
-        "## Crosstable (row bot's bb/100 against column bot)" if md else "Crosstable (row bot's bb/100 against column bot)",
+        ("## " if md else "") + "Crosstable (row bot's bb/100 against column bot)",
         "",
         tabulate(body, headers=headers, tablefmt=tablefmt, disable_numparse=True,
                  colalign=("left", *("right" for _ in headers[1:]))),

@@ -206,7 +206,9 @@ class Referee:
         self._old_policy = os.SCHED_OTHER  # scheduling policy to restore after a pinned match
         self._history: HistoryWriter | None = None
         #: The finished hand whose record is not written yet: (state, names, match seats, timings, faults).
-        self._pending_record: tuple[HandState, list[str], list[int], list[list[float | int]], list[dict[str, Any]]] | None = None
+        self._pending_record: (
+            tuple[HandState, list[str], list[int], list[list[float | int]], list[dict[str, Any]]] | None
+        ) = None
 
     # ------------------------------------------------------------------ logging and faults
 
@@ -246,7 +248,9 @@ class Referee:
         for seat in self.seats:
             i, bot = seat.index, seat.bot
             endpoint = f"ipc://{tmpdir}/{i}.sock" if self.transport == "ipc" else "tcp://127.0.0.1:0"
-            seat.conn = Connection(ctx, endpoint, secret, f"seat {i} {bot.name}", self.limits.max_message_bytes, self._log)
+            seat.conn = Connection(
+                ctx, endpoint, secret, f"seat {i} {bot.name}", self.limits.max_message_bytes, self._log
+            )
             env = {
                 "HARNESS_ENDPOINT": seat.conn.endpoint,
                 "HARNESS_SECRET": secret,
@@ -280,15 +284,21 @@ class Referee:
                     self._fault(s, FaultKind.FAILED_START, conn.failure.detail, None)
                 elif s.proc.poll() is not None:
                     waiting.remove(s)
-                    self._fault(s, FaultKind.FAILED_START, f"exited before its hello ({describe_exit(s.proc.poll())})", None)
+                    self._fault(
+                        s, FaultKind.FAILED_START, f"exited before its hello ({describe_exit(s.proc.poll())})", None
+                    )
             left = deadline - time.monotonic()
             if not waiting:
                 break
             if left <= 0:
                 for s in waiting:
                     assert s.conn is not None
-                    extra = f"; {s.conn.ignored} message(s) ignored (wrong secret or not a hello)" if s.conn.ignored else ""
-                    self._fault(s, FaultKind.FAILED_START, f"no valid hello within {self.limits.startup_ms} ms{extra}", None)
+                    extra = (
+                        f"; {s.conn.ignored} message(s) ignored (wrong secret or not a hello)" if s.conn.ignored else ""
+                    )
+                    self._fault(
+                        s, FaultKind.FAILED_START, f"no valid hello within {self.limits.startup_ms} ms{extra}", None
+                    )
                 break
             poller.poll(min(50, int(left * 1000) + 1))
         for s in self.seats:
@@ -453,7 +463,9 @@ class Referee:
                 if len(p.notes) >= _MAX_QUEUED_NOTES:  # not asked for hands: do not hold its news back
                     p.flush_notes()
                 p.notes.append(
-                    codec.encode(HandStart(h, k, button, names, stacks_t, tuple(CARD_STRS[c] for c in state.hole_cards[k])))
+                    codec.encode(
+                        HandStart(h, k, button, names, stacks_t, tuple(CARD_STRS[c] for c in state.hole_cards[k]))
+                    )
                 )
         timings: list[list[float | int]] = []
         decide = self._decide
@@ -482,7 +494,12 @@ class Referee:
                 hand_id=h,
                 history=tuple(state.history),
                 shown=tuple(
-                    Shown(s, tuple(CARD_STRS[c] for c in cards[s]), tuple(CARD_STRS[c] for c in r.five), CATEGORY_NAMES[int(r.category)])
+                    Shown(
+                        s,
+                        tuple(CARD_STRS[c] for c in cards[s]),
+                        tuple(CARD_STRS[c] for c in r.five),
+                        CATEGORY_NAMES[int(r.category)],
+                    )
                     for s, r in result.shown.items()
                 ),
                 pots=tuple(PotResult(pt.amount, pt.eligible, pt.winners, pt.shares) for pt in result.pots),

@@ -170,7 +170,8 @@ def _request_map(
 def _enc_request(type_: str, m: ActRequest | DrawRequest) -> dict[str, Any]:
     lg, t = m.legal, m.time
     return _request_map(
-        type_, m.seq, m.state, lg.actions, lg.call_amount, lg.min_to, lg.max_to, lg.max_discards, t.decision_ms, t.bank_ms, m.v
+        type_, m.seq, m.state, lg.actions, lg.call_amount, lg.min_to, lg.max_to, lg.max_discards,
+        t.decision_ms, t.bank_ms, m.v,
     )
 
 

@@ -508,7 +508,9 @@ class Bot:
             state = _peek_request(data, "act", _ACT_SEQ_AT)
             if state is not None:
                 a = self._decide_act(state)
-                return _pack({"type": "action", "v": PROTOCOL_VERSION, "seq": state.seq, "action": a.kind, "amount": a.amount})
+                return _pack(
+                    {"type": "action", "v": PROTOCOL_VERSION, "seq": state.seq, "action": a.kind, "amount": a.amount}
+                )
         elif data.startswith(_DRAW_HEAD, 1):
             d = _unpack(data)
             if type(d) is dict:
@@ -577,7 +579,9 @@ class Bot:
                     raise TypeError(f"act() must return an Action (fold(), call(), raise_to(n), ...), got {a!r}")
             amount = a.amount
             if a.kind not in _ACTION_NAMES or type(amount) is not int or not 0 <= amount <= MAX_AMOUNT:
-                raise ValueError(f"act() returned {a!r}: kind must be fold/check/call/bet/raise, amount an int of chips")
+                raise ValueError(
+                    f"act() returned {a!r}: kind must be fold/check/call/bet/raise, amount an int of chips"
+                )
         except Exception:  # noqa: BLE001 -- a bug in act() costs one decision, not the match
             _log("act() failed; sending the default action:\n" + _traceback())
             a = state.default_action()

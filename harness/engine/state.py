@@ -413,7 +413,10 @@ class HandState:
         if to > lg.max_to:
             return f"R3.6: seat {s} cannot {kind} to {to}: its all-in total is {lg.max_to}"
         rule = "R3.6" if self.phase is BET1 or self._high else "R3.6 (OPR-313 first bet after the draw)"
-        return f"{rule}: {kind} to {to} is below the minimum {lg.min_to} (all-in for less is {self.bets[s] + self.stacks[s]})"
+        return (
+            f"{rule}: {kind} to {to} is below the minimum {lg.min_to} "
+            f"(all-in for less is {self.bets[s] + self.stacks[s]})"
+        )
 
     def _why_not(self, s: int, kind: ActionKind, lg: Legal) -> str:
         to_call = self._high - self.bets[s]
