@@ -57,7 +57,9 @@ def test_worked_examples() -> None:
     assert sorted(discard_to_best_five(["9s", "9d", "5h", "5c", "3s", "3c", "Kd"])) == ["3c", "3s"]
 
 
-@pytest.mark.parametrize("cards", [["As", "Kd", "Qc", "Jh"], ["As", "As", "Kd", "Qc", "Jh"], ["As", "Kd", "Qc", "Jh", "1x"]])
+@pytest.mark.parametrize(
+    "cards", [["As", "Kd", "Qc", "Jh"], ["As", "As", "Kd", "Qc", "Jh"], ["As", "Kd", "Qc", "Jh", "1x"]]
+)
 def test_bad_hands_are_value_errors(cards: list[str]) -> None:
     with pytest.raises(ValueError):
         discard_to_best_five(cards)

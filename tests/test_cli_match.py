@@ -48,7 +48,10 @@ def match(*args: str) -> tuple[int, str, str]:
         (["--bot", "c"], "--bot 'c' must be NAME=COMMAND"),
         (["--bot", "c=nosuchcmd_xyz --fast"], "bot 'c': command 'nosuchcmd_xyz' not found on PATH"),
         (["--bot", "c=/nonexistent/bot"], "bot 'c': command '/nonexistent/bot' not found"),
-        (["--bot", "c=x", "--bot", "d=x", "--bot", "e=x", "--bot", "f=x", "--bot", "g=x"], "a match needs 2 to 6 bots (R1.2), got 7"),
+        (
+            ["--bot", "c=x", "--bot", "d=x", "--bot", "e=x", "--bot", "f=x", "--bot", "g=x"],
+            "a match needs 2 to 6 bots (R1.2), got 7",
+        ),
     ],
 )
 def test_usage_errors_exit_2_before_anything_is_written(in_tmp: Path, args: list[str], words: str) -> None:

@@ -139,7 +139,8 @@ def test_a_bot_that_never_starts_exits_3_and_fixing_it_needs_a_new_out(tmp_path:
     assert "WARNING: bot 'broken' failed to start in every match it played" in result.output
     assert "failed_start: exited before its hello (exit status 1)" in result.output
     assert "ends with: cannot map segment" in result.output
-    assert len((out / "results.jsonl").read_text().splitlines()) == 1  # kept, but the command is part of the fingerprint
+    # kept, but the command is part of the fingerprint
+    assert len((out / "results.jsonl").read_text().splitlines()) == 1
     path.write_text(text.replace(json.dumps(broken), '"python -m bots.caller"\ncwd = "' + str(root) + '"'))
     again = runner.invoke(app, ["run", str(path), "--out", str(out)])
     assert again.exit_code == 2 and "bot broken (command, cwd or env) changed since it was started" in again.output
@@ -165,7 +166,8 @@ def test_leaderboard_refuses_nets_that_do_not_add_up(tmp_path: Path) -> None:
     (out / "results.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
     result = runner.invoke(app, ["leaderboard", str(out)])
     assert result.exit_code == 2
-    assert f"{out / 'results.jsonl'}, line 2: match {lines[1]['match_id']}: net [1149, -149] does not sum to zero" in result.output
+    expected = f"{out / 'results.jsonl'}, line 2: match {lines[1]['match_id']}: net [1149, -149] does not sum to zero"
+    assert expected in result.output
 
 
 def test_leaderboard_tells_what_it_left_out(tmp_path: Path) -> None:
@@ -178,7 +180,8 @@ def test_leaderboard_tells_what_it_left_out(tmp_path: Path) -> None:
     result = runner.invoke(app, ["leaderboard", str(out)])
     assert result.exit_code == 0, result.output
     assert "notice: " in result.output and "line 8: incomplete last line" in result.output
-    assert "1 match with bots not in this tournament (zz; tournament.json lists a, b, c) left out: t099-r0-a-zz" in result.output
+    expected = "1 match with bots not in this tournament (zz; tournament.json lists a, b, c) left out: t099-r0-a-zz"
+    assert expected in result.output
     assert "6 matches, 18 hands." in result.output
 
 

@@ -46,7 +46,8 @@ def test_minimal_file_gets_documented_defaults(tmp_path: Path) -> None:
     assert cfg.tournament.output == Path("results/t")
     assert cfg.tournament.compress is False
     assert cfg.schedule.format is Format.ROUND_ROBIN
-    assert (cfg.schedule.table_size, cfg.schedule.hands, cfg.schedule.duplicate, cfg.schedule.jobs) == (2, 1000, True, 0)
+    schedule = cfg.schedule
+    assert (schedule.table_size, schedule.hands, schedule.duplicate, schedule.jobs) == (2, 1000, True, 0)
     assert cfg.game.structure is Structure.NO_LIMIT
     assert (cfg.game.small_blind, cfg.game.big_blind) == (5, 10)
     assert cfg.game.replacements is Replacements.PER_SEAT  # duplicate at a 2-seat table
@@ -130,7 +131,11 @@ SIX = "".join(f'[[bots]]\nname = "b{i}"\ncommand = "true"\n' for i in range(6))
         ("[schedule]\nhands = 0\n" + BOTS, "[schedule] hands", ">= 1"),
         ("[schedule]\nduplicate = 1\n" + BOTS, "[schedule] duplicate", "true or false"),
         ("[schedule]\nhands = true\n" + BOTS, "[schedule] hands", "integer"),
-        ("[schedule]\ntable_size = 7\n" + SIX + '[[bots]]\nname = "x"\ncommand = "true"\n', "[schedule] table_size", "R1.2"),
+        (
+            "[schedule]\ntable_size = 7\n" + SIX + '[[bots]]\nname = "x"\ncommand = "true"\n',
+            "[schedule] table_size",
+            "R1.2",
+        ),
         ("[schedule]\ntable_size = 1\n" + BOTS, "[schedule] table_size", "2 to 6"),
         ("[schedule]\ntable_size = 4\n" + BOTS, "[schedule] table_size", "larger than the number of bots (3)"),
         ("[schedule]\nformat = 'swiss'\n" + BOTS, "[schedule] format", '"round-robin", "gauntlet"'),
@@ -147,7 +152,11 @@ SIX = "".join(f'[[bots]]\nname = "b{i}"\ncommand = "true"\n' for i in range(6))
         ("[limits]\nmemory_mb = -1\n" + BOTS, "[limits] memory_mb", ">= 0"),
         ("", "[[bots]]", "no bots"),
         ("bots = 3\n", "top level bots", "array"),
-        ('[[bots]]\nname = "a"\ncommand = "true"\n[[bots]]\nname = "a"\ncommand = "y"\n', "bots[1].name", 'duplicate bot name "a"'),
+        (
+            '[[bots]]\nname = "a"\ncommand = "true"\n[[bots]]\nname = "a"\ncommand = "y"\n',
+            "bots[1].name",
+            'duplicate bot name "a"',
+        ),
         ('[[bots]]\nname = "a"\n', "bots[0].command", "missing"),
         ('[[bots]]\nname = "a"\ncommand = ""\n', "bots[0].command", "non-empty"),
         ('[[bots]]\nname = "a"\ncommand = [1]\n', "bots[0].command", "list of strings"),

@@ -78,7 +78,9 @@ def test_handrank_compares_by_value_only() -> None:
     assert isinstance(x, HandRank) and x.five != y.five
 
 
-@pytest.mark.parametrize("bad", [[0, 1, 2, 3], [0, 1, 2, 3, 4, 5, 6, 7], [0, 0, 1, 2, 3], [0, 1, 2, 3, 52], [-1, 1, 2, 3, 4]])
+@pytest.mark.parametrize(
+    "bad", [[0, 1, 2, 3], [0, 1, 2, 3, 4, 5, 6, 7], [0, 0, 1, 2, 3], [0, 1, 2, 3, 52], [-1, 1, 2, 3, 4]]
+)
 def test_bad_input_is_refused(bad: list[int]) -> None:
     with pytest.raises(CardError):
         evaluate(bad)

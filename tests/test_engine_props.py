@@ -141,7 +141,9 @@ def play_checked(seed: int, deep: bool) -> HandState:
         if deep and steps % 3 == 0:
             # an illegal or malformed action leaves the state exactly as it was
             before = cheap_snapshot(state)
-            bad = rng.choice([Action(ActionKind.DRAW, 0, (99,)), Action(ActionKind.RAISE, -1), Action(ActionKind.CHECK)])
+            bad = rng.choice(
+                [Action(ActionKind.DRAW, 0, (99,)), Action(ActionKind.RAISE, -1), Action(ActionKind.CHECK)]
+            )
             try:
                 state.apply(bad)
             except (IllegalActionError, InvalidActionError):

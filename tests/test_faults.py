@@ -127,7 +127,9 @@ IN_PLAY_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("argv", "kind", "stays_in"), IN_PLAY_CASES, ids=lambda v: "-".join(v) if isinstance(v, tuple) else None)
+@pytest.mark.parametrize(
+    ("argv", "kind", "stays_in"), IN_PLAY_CASES, ids=lambda v: "-".join(v) if isinstance(v, tuple) else None
+)
 def test_fault_is_recorded_and_the_good_bot_is_unaffected(
     tmp_path: Path, reference: dict[str, MatchResult], argv: tuple[str, ...], kind: str, stays_in: bool | None
 ) -> None:
@@ -154,7 +156,9 @@ def test_fault_is_recorded_and_the_good_bot_is_unaffected(
         assert result.hand_nets[h + 1 :] == folder[h + 1 :]
 
 
-def test_bots_that_fail_to_start_are_out_and_the_match_goes_on(tmp_path: Path, reference: dict[str, MatchResult]) -> None:
+def test_bots_that_fail_to_start_are_out_and_the_match_goes_on(
+    tmp_path: Path, reference: dict[str, MatchResult]
+) -> None:
     bots = [
         GOOD,
         fixture_bot("exit_at_start"),

@@ -50,7 +50,15 @@ def test_bad_line_names_file_and_line(tmp_path: Path) -> None:
 
 
 def test_engine_part_and_volatile_keys() -> None:
-    rec = {"hand_id": 3, "seed": 9, "bots": ["a"], "match_seats": [0], "timings_ms": [[0, 1.0]], "faults": [], "match_id": "m"}
+    rec = {
+        "hand_id": 3,
+        "seed": 9,
+        "bots": ["a"],
+        "match_seats": [0],
+        "timings_ms": [[0, 1.0]],
+        "faults": [],
+        "match_id": "m",
+    }
     assert engine_part(rec) == {"hand_id": 3, "seed": 9}
     assert "timings_ms" not in without_volatile(rec) and "faults" in without_volatile(rec)
 

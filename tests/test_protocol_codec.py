@@ -282,7 +282,9 @@ def test_encode_request_gives_the_same_bytes_as_the_dataclass_path() -> None:
         wl = WireLegal(tuple(lg.actions), lg.call_amount, lg.min_to, lg.max_to, lg.max_discards)
         cls = DrawRequest if draw else ActRequest
         slow = encode(cls(7, obs, wl, TimeLeft(900, 12345)))
-        fast = encode_request(draw, 7, obs, lg.actions, lg.call_amount, lg.min_to, lg.max_to, lg.max_discards, 900, 12345)
+        fast = encode_request(
+            draw, 7, obs, lg.actions, lg.call_amount, lg.min_to, lg.max_to, lg.max_discards, 900, 12345
+        )
         assert fast == slow
         assert decode(fast) == decode(slow)
         seen.add(draw)

@@ -46,7 +46,9 @@ SECRET = "s3cret-for-tests"
 class MiniReferee:
     """A ROUTER socket, one bot subprocess, and helpers to talk to it (always call ``close``)."""
 
-    def __init__(self, tmp_path: Path, command: Sequence[str], name: str = "testbot", env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, tmp_path: Path, command: Sequence[str], name: str = "testbot", env: dict[str, str] | None = None
+    ) -> None:
         self.ctx = zmq.Context()
         self.sock = self.ctx.socket(zmq.ROUTER)
         self.sock.setsockopt(zmq.LINGER, 0)
@@ -148,7 +150,9 @@ def check_reply(request: ActRequest | DrawRequest, reply: Message) -> None:
 
 ACT = ActRequest(seq=5, state=STATE, legal=Legal(("fold", "call", "raise"), 5, 20, 1000), time=TimeLeft(1000, 30000))
 FREE = ActRequest(seq=6, state=STATE, legal=Legal(("fold", "check", "bet"), 0, 20, 995), time=TimeLeft(1000, 30000))
-DRAW = DrawRequest(seq=7, state=dict(STATE, phase="draw"), legal=Legal(("draw",), max_discards=4), time=TimeLeft(1000, 0))
+DRAW = DrawRequest(
+    seq=7, state=dict(STATE, phase="draw"), legal=Legal(("draw",), max_discards=4), time=TimeLeft(1000, 0)
+)
 
 
 def test_action_helpers() -> None:
@@ -327,7 +331,10 @@ def test_hooks_get_the_same_messages_as_the_strict_codec(capsys: pytest.CaptureF
         ({"state": ACT_WIRE["state"], "legal": {"actions": ["fold", "check"]}, "time": []}, "check"),
         ({"state": ACT_WIRE["state"], "time": ACT_WIRE["time"]}, "fold"),
         # usable maps, but min_to missing: act() fails reading it
-        ({"state": ACT_WIRE["state"], "legal": {"actions": ["fold", "check", "raise"]}, "time": ACT_WIRE["time"]}, "check"),
+        (
+            {"state": ACT_WIRE["state"], "legal": {"actions": ["fold", "check", "raise"]}, "time": ACT_WIRE["time"]},
+            "check",
+        ),
         ({"state": ACT_WIRE["state"], "legal": {"actions": "raise"}, "time": ACT_WIRE["time"]}, "fold"),
     ],
 )
@@ -535,7 +542,13 @@ def test_bot_ignores_invalid_referee_messages(tmp_path: Path, referee_for: Any) 
 def test_missing_environment_is_a_clear_error() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_")}
     done = subprocess.run(
-        [sys.executable, "-m", "bots.caller"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=30, check=False
+        [sys.executable, "-m", "bots.caller"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
     )
     assert done.returncode == 2
     assert "HARNESS_ENDPOINT is not set" in done.stderr

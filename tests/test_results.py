@@ -197,5 +197,7 @@ def test_a_refusal_says_what_changed(tmp_path: Path) -> None:
     after = {"fingerprint": "b", "decisive": {"[limits]": {"memory_mb": 512}, "bot x (command, cwd or env)": ["no"]}}
     with ResultsStore(tmp_path) as store:
         store.open(before)
-    with pytest.raises(ResultsError, match=r"different tournament \(\[limits\] changed since it was started\); use a new --out"):
+    with pytest.raises(
+        ResultsError, match=r"different tournament \(\[limits\] changed since it was started\); use a new --out"
+    ):
         ResultsStore(tmp_path).open(after)
