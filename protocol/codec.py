@@ -614,24 +614,22 @@ def _dec_time(x: Any) -> TimeLeft:
     )
 
 
-def _dec_act(d: dict[str, Any]) -> ActRequest:
+def _dec_request(cls: type[ActRequest] | type[DrawRequest], d: dict[str, Any]) -> ActRequest | DrawRequest:
     _check_keys(d, _REQUEST_KEYS, "")
-    return ActRequest(
+    return cls(
         seq=_seq(d),
         state=_dec_state(_req(d, "state", "")),
         legal=_dec_legal(_req(d, "legal", "")),
         time=_dec_time(_req(d, "time", "")),
     )
+
+
+def _dec_act(d: dict[str, Any]) -> ActRequest:
+    return _dec_request(ActRequest, d)  # type: ignore[return-value]
 
 
 def _dec_draw(d: dict[str, Any]) -> DrawRequest:
-    _check_keys(d, _REQUEST_KEYS, "")
-    return DrawRequest(
-        seq=_seq(d),
-        state=_dec_state(_req(d, "state", "")),
-        legal=_dec_legal(_req(d, "legal", "")),
-        time=_dec_time(_req(d, "time", "")),
-    )
+    return _dec_request(DrawRequest, d)  # type: ignore[return-value]
 
 
 def _dec_hand_end(d: dict[str, Any]) -> HandEnd:
