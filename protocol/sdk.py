@@ -141,32 +141,28 @@ class DecisionState:
     ``TypeError``) when read; ``run()`` then sends the default action.
     """
 
-    __slots__ = ("_frame", "_legal", "_lg", "_raw", "_time", "_tm", "kind", "seq")
+    __slots__ = ("_legal", "_lg", "_raw", "_time", "_tm", "kind", "seq")
 
     def __init__(
         self,
         seq: int,
         kind: str,
-        raw: Mapping[str, Any] | None,
+        raw: Mapping[str, Any],
         legal: Legal | Mapping[str, Any],
-        time: TimeLeft | Mapping[str, Any] | None,
-        frame: bytes | None = None,
+        time: TimeLeft | Mapping[str, Any],
     ) -> None:
         """Wrap one request.
 
         Args:
             seq: The request's ``seq``.
             kind: ``"act"`` or ``"draw"``.
-            raw: Its ``state`` map, or None to unpack it from ``frame`` when first read.
+            raw: Its ``state`` map.
             legal: Its ``legal`` map as received, or a ``Legal``.
-            time: Its ``time`` map as received, or a ``TimeLeft``, or None to unpack it
-                from ``frame`` when first read.
-            frame: The request's frame (read while ``raw`` or ``time`` is None).
+            time: Its ``time`` map as received, or a ``TimeLeft``.
         """
         self.seq = seq
         self.kind = kind
         self._raw = raw
-        self._frame = frame
         if type(legal) is dict:
             self._lg: Mapping[str, Any] = legal
             self._legal: Legal | None = None
@@ -180,7 +176,7 @@ class DecisionState:
                 "max_discards": legal.max_discards,  # type: ignore[union-attr]
             }
         self._tm = time
-        self._time: TimeLeft | None = None if time is None or type(time) is dict else time  # type: ignore[assignment]
+        self._time: TimeLeft | None = None if type(time) is dict else time  # type: ignore[assignment]
 
     @classmethod
     def of(cls, request: Any) -> DecisionState:
@@ -189,16 +185,8 @@ class DecisionState:
 
     @property
     def raw(self) -> Mapping[str, Any]:
-        """The ``state`` map exactly as received (an empty map if the frame had none)."""
-        raw = self._raw
-        if raw is None:
-            d = _unpack(self._frame) if self._frame is not None else None
-            raw = d.get("state") if type(d) is dict else None
-            if type(raw) is not dict:
-                _log(f"{self.kind} request {self.seq} has no state map")
-                raw = {}
-            self._raw = raw
-        return raw
+        """The ``state`` map exactly as received (an empty map if the request had none)."""
+        return self._raw
 
     @property
     def legal(self) -> Legal:
@@ -217,9 +205,6 @@ class DecisionState:
         tm = self._time
         if tm is None:
             m: Any = self._tm
-            if m is None:  # read lazily: the frame's last field (see _peek_request)
-                frame: Any = self._frame
-                m = self._tm = msgpack.unpackb(frame[frame.rindex(_TIME_KEY) + len(_TIME_KEY) :])
             tm = self._time = _messages().TimeLeft(m["decision_ms"], m["bank_ms"])
         return tm
 
@@ -357,18 +342,9 @@ _UNPACK_LIMITS: dict[str, Any] = {
     "max_map_len": 64,
 }
 _HOOKS = ("on_match_start", "on_hand_start", "on_hand_end", "on_match_end")
-# How a frame of the referee starts after its map header: the key "type" and the type
-# (then, for requests, "v" 1 and the key "seq"; protocol.codec writes fields in order).
-_HAND_START_TAG = b"\xa4type\xaahand_start"
-_HAND_END_TAG = b"\xa4type\xa8hand_end"
-_ACT_HEAD = b"\xa4type\xa3act\xa1v\x01\xa3seq"
-_ACT_SEQ_AT = 1 + len(_ACT_HEAD)
-_DRAW_HEAD = b"\xa4type\xa4draw\xa1v\x01\xa3seq"
 # One packer for every reply (msgpack.packb builds a new one, with its buffer, per call).
 _pack = msgpack.Packer().pack
-_STATE_KEY = b"\xa5state"
-_LEGAL_KEY = b"\xa5legal"
-_TIME_KEY = b"\xa4time"
+
 
 
 class Bot:
@@ -394,8 +370,6 @@ class Bot:
     _hand_msg: HandStart | None = None
     _handlers: dict[str, Callable[[dict[str, Any], bytes], bytes | None]] | None = None
     _exit: int | None = None  # run()'s status once the match is over
-    _quiet_hand_start = False  # hand_start / hand_end not hooked: skipped unread
-    _quiet_hand_end = False
 
     def __init__(self) -> None:
         self.match = None
@@ -499,29 +473,6 @@ class Bot:
             whose ``seq`` is usable but whose other fields are not is answered with the
             default action; anything else unusable is logged to stderr and ignored.
         """
-        # The referee writes "type" first: the common frames are recognised by their first
-        # bytes. Betting requests are read lazily (_peek_request; a draw request is read
-        # whole: its cards are always needed); notifications nobody listens to are not
-        # unpacked (hand_start is kept for ``bot.hand``). The _quiet_* flags are set with
-        # the handlers, by the first frame that takes the general path.
-        if data.startswith(_ACT_HEAD, 1):
-            state = _peek_request(data, "act", _ACT_SEQ_AT)
-            if state is not None:
-                a = self._decide_act(state)
-                return _pack(
-                    {"type": "action", "v": PROTOCOL_VERSION, "seq": state.seq, "action": a.kind, "amount": a.amount}
-                )
-        elif data.startswith(_DRAW_HEAD, 1):
-            d = _unpack(data)
-            if type(d) is dict:
-                return self._on_draw(d, data)
-            return None
-        elif data.startswith(_HAND_END_TAG, 1) and self._quiet_hand_end:
-            return None
-        elif data.startswith(_HAND_START_TAG, 1) and self._quiet_hand_start:
-            self._hand_frame = data
-            self._hand_msg = None
-            return None
         handlers = self._handlers
         if handlers is None:
             handlers = self._handlers = self._make_handlers()
@@ -539,8 +490,6 @@ class Bot:
         """Frame handlers by message type; notifications whose hook is not overridden cost nothing."""
         cls = type(self)
         hooked = {name for name in _HOOKS if getattr(cls, name) is not getattr(Bot, name)}
-        self._quiet_hand_start = "on_hand_start" not in hooked
-        self._quiet_hand_end = "on_hand_end" not in hooked
         return {
             "act": self._on_act,
             "draw": self._on_draw,
@@ -781,42 +730,6 @@ def _request_state(d: dict[str, Any], kind: str) -> DecisionState | None:
         return DecisionState(seq, kind, state, legal, tm)
     _log(f"invalid {kind} request {seq} (state, legal or time is not a map); sending the default action")
     return DecisionState(seq, kind, _UNUSABLE, legal if type(legal) is dict else {}, {})
-
-
-def _peek_request(data: bytes, kind: str, at: int) -> DecisionState | None:
-    """Read a request frame without unpacking its state; None when it is not laid out as
-    the referee writes it (the caller then unpacks it all and validates).
-
-    Layout: a map of six fields, ``type``, ``v``, ``seq`` (an unsigned int at ``at``),
-    ``state`` (a map), ``legal``, ``time``. ``seq`` is read in place; ``legal`` is unpacked
-    from between the last ``"legal"`` and ``"time"`` keys (exactly one map, or no shortcut),
-    ``time`` from after that key when read. Small slices need no unpacker limits: msgpack
-    bounds every container by the input's size.
-    """
-    if data[0] != 0x86 or len(data) > MAX_MESSAGE_BYTES:
-        return None
-    try:
-        b = data[at]
-        if b < 0x80:  # positive fixint
-            seq, at = b, at + 1
-        elif 0xCC <= b <= 0xCF:  # uint 8/16/32/64, big-endian
-            n = 1 << (b - 0xCC)
-            seq, at = int.from_bytes(data[at + 1 : at + 1 + n], "big"), at + 1 + n
-        else:
-            return None
-        if not data.startswith(_STATE_KEY, at) or seq > MAX_AMOUNT:
-            return None
-        head = data[at + len(_STATE_KEY)]
-        if head >> 4 != 0x8 and head != 0xDE:  # the state is not a map (fixmap or map 16)
-            return None
-        end = data.rindex(_TIME_KEY)
-        legal = msgpack.unpackb(data[data.rindex(_LEGAL_KEY) + len(_LEGAL_KEY) : end])
-        time_is_map = data[end + len(_TIME_KEY)] >> 4 == 0x8  # a fixmap
-    except Exception:  # noqa: BLE001 -- cut short, no such keys, another order, not one value between them
-        return None
-    if type(legal) is not dict or not time_is_map:
-        return None
-    return DecisionState(seq, kind, None, legal, None, data)
 
 
 def _unpack(data: bytes) -> Any:
