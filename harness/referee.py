@@ -95,6 +95,50 @@ _DRAW = Phase.DRAW
 _ACTION_KINDS = {k.value: k for k in ActionKind if k is not ActionKind.DRAW}
 
 
+#: Name prefix of the private endpoint directories: ``harness-<referee pid>-<random>``.
+PRIVATE_DIR_PREFIX = "harness-"
+
+
+def remove_stale_private_dirs(parent: str | None = None) -> list[str]:
+    """Remove private endpoint directories left by referees that were killed (kill -9).
+
+    A referee removes its own directory at the end of a match, after Ctrl-C
+    and after an error; only a process killed outright leaves one behind.
+    A directory is removed when its name carries a pid that no longer runs
+    and it belongs to this user.
+
+    Args:
+        parent: where to look (default: the temporary directory).
+
+    Returns:
+        The directories removed.
+    """
+    parent = parent or tempfile.gettempdir()
+    removed = []
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return removed
+    uid = os.getuid()
+    for name in names:
+        if not name.startswith(PRIVATE_DIR_PREFIX):
+            continue
+        pid_text = name[len(PRIVATE_DIR_PREFIX) :].split("-", 1)[0]
+        if not pid_text.isdigit():
+            continue
+        path = os.path.join(parent, name)
+        try:
+            if os.lstat(path).st_uid != uid:
+                continue
+            os.kill(int(pid_text), 0)
+        except ProcessLookupError:  # its referee is gone
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+        except (OSError, OverflowError):  # alive under another user, vanished, or not a pid
+            continue
+    return removed
+
+
 def hand_seed(match_seed: int, hand: int) -> int:
     """The deal seed of hand ``hand`` of a match: a function of the two numbers only.
 
@@ -542,7 +586,10 @@ class Referee:
                 # SCHED_BATCH lets the sender finish its burst (measured: ~15% more hands/s).
                 self._old_policy = os.sched_getscheduler(0)
                 os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
-            tmpdir = tempfile.mkdtemp(prefix="harness-")  # mode 0700: no other user reaches the endpoints
+            remove_stale_private_dirs()
+            # Mode 0700: no other user reaches the endpoints. The pid in the name lets a later
+            # match remove the directory if this process is killed before its cleanup.
+            tmpdir = tempfile.mkdtemp(prefix=f"{PRIVATE_DIR_PREFIX}{os.getpid()}-")
             ctx = zmq.Context()
             ctx.setsockopt(zmq.LINGER, 0)
             secret = secrets.token_hex(16)

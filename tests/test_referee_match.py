@@ -267,3 +267,19 @@ def test_cli_match_prints_the_table_and_sigint_stops_everything(tmp_path: Path) 
     assert proc.returncode == 130 and "interrupted" in err
     assert find_marked(owner_pid=proc.pid) == []
     assert list(tmp.iterdir()) == []
+
+
+def test_private_dirs_of_killed_referees_are_removed(tmp_path: Path) -> None:
+    """A referee killed outright cannot clean up; the next match removes its directory."""
+    from harness.referee import PRIVATE_DIR_PREFIX, remove_stale_private_dirs
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = tmp_path / f"{PRIVATE_DIR_PREFIX}{dead.pid}-abc"
+    alive = tmp_path / f"{PRIVATE_DIR_PREFIX}{os.getpid()}-def"
+    other = tmp_path / "harness-notapid"
+    for d in (stale, alive, other):
+        d.mkdir()
+    (stale / "0.sock").write_text("")
+    assert remove_stale_private_dirs(str(tmp_path)) == [str(stale)]
+    assert not stale.exists() and alive.exists() and other.exists()
