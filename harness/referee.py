@@ -36,6 +36,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+import psutil
 import zmq
 
 from harness.botproc import BotProcess, BotStartError, describe_exit, stop_all
@@ -130,12 +131,15 @@ def remove_stale_private_dirs(parent: str | None = None) -> list[str]:
         try:
             if os.lstat(path).st_uid != uid:
                 continue
-            os.kill(int(pid_text), 0)
-        except ProcessLookupError:  # its referee is gone
+            # A killed referee may linger as a zombie until it is reaped: that counts as gone.
+            gone = psutil.Process(int(pid_text)).status() == psutil.STATUS_ZOMBIE
+        except psutil.NoSuchProcess:
+            gone = True
+        except (OSError, ValueError, psutil.Error):  # vanished meanwhile, or no access: leave it
+            continue
+        if gone:
             shutil.rmtree(path, ignore_errors=True)
             removed.append(path)
-        except (OSError, OverflowError):  # alive under another user, vanished, or not a pid
-            continue
     return removed
 
 
