@@ -56,19 +56,16 @@ from harness.engine.cards import CARD_STRS
 from harness.history import HistoryWriter
 from harness.specs import BotSpec, FaultKind, Limits, MatchResult, MatchSpec, StackMode
 from protocol import codec
+from protocol.codec import encode_hand_end, encode_hand_start
 from protocol.messages import (
     CATEGORY_NAMES,
     ActionReply,
     DiscardReply,
     Error,
     GameSettings,
-    HandEnd,
-    HandStart,
     MatchEnd,
     MatchLimits,
     MatchStart,
-    PotResult,
-    Shown,
 )
 from protocol.version import PROTOCOL_VERSION
 
@@ -390,7 +387,7 @@ class Referee:
         payload = codec.encode_request(
             draw,
             seq,
-            state.observation(hs),
+            state.observation(hs, copy=False),
             legal.actions,
             legal.call_amount,
             legal.min_to,
@@ -505,15 +502,12 @@ class Referee:
             if not p.out and p.proc is not None and p.proc.poll() is not None:
                 self._fault(p, FaultKind.CRASH, describe_exit(p.proc.poll()), faults)
         names = tuple(p.bot.name for p in players)
-        stacks_t = tuple(stacks)
         for k, p in enumerate(players):
             if not p.out:
                 if len(p.notes) >= _MAX_QUEUED_NOTES:  # not asked for hands: do not hold its news back
                     p.flush_notes()
                 p.notes.append(
-                    codec.encode(
-                        HandStart(h, k, button, names, stacks_t, tuple(CARD_STRS[c] for c in state.hole_cards[k]))
-                    )
+                    encode_hand_start(h, k, button, names, stacks, [CARD_STRS[c] for c in state.hole_cards[k]])
                 )
         timings: list[list[float | int]] = []
         decide = self._decide
@@ -537,23 +531,16 @@ class Referee:
             [{"seat": pos[m], "kind": kind, "detail": detail} for m, kind, detail in faults],
         )
         cards = state.cards
-        end = codec.encode(
-            HandEnd(
-                hand_id=h,
-                history=tuple(state.history),
-                shown=tuple(
-                    Shown(
-                        s,
-                        tuple(CARD_STRS[c] for c in cards[s]),
-                        tuple(CARD_STRS[c] for c in r.five),
-                        CATEGORY_NAMES[int(r.category)],
-                    )
-                    for s, r in result.shown.items()
-                ),
-                pots=tuple(PotResult(pt.amount, pt.eligible, pt.winners, pt.shares) for pt in result.pots),
-                net=result.net,
-                stacks=result.final_stacks,
-            )
+        end = encode_hand_end(
+            h,
+            state.history,
+            [
+                (s, [CARD_STRS[c] for c in cards[s]], [CARD_STRS[c] for c in r.five], CATEGORY_NAMES[r.category])
+                for s, r in result.shown.items()
+            ],
+            [(pt.amount, pt.eligible, pt.winners, pt.shares) for pt in result.pots],
+            result.net,
+            result.final_stacks,
         )
         for p in players:
             if not p.out:

@@ -124,17 +124,30 @@ def _enc_match_start(m: MatchStart) -> dict[str, Any]:
     }
 
 
-def _enc_hand_start(m: HandStart) -> dict[str, Any]:
+def _hand_start_map(
+    hand_id: int,
+    seat: int,
+    button: int,
+    names: Sequence[str],
+    stacks: Sequence[int],
+    cards: Sequence[str],
+    v: int = PROTOCOL_VERSION,
+) -> dict[str, Any]:
+    """The map of a ``hand_start`` notification (the one place its layout is written)."""
     return {
         "type": "hand_start",
-        "v": m.v,
-        "hand_id": m.hand_id,
-        "seat": m.seat,
-        "button": m.button,
-        "names": list(m.names),
-        "stacks": list(m.stacks),
-        "cards": list(m.cards),
+        "v": v,
+        "hand_id": hand_id,
+        "seat": seat,
+        "button": button,
+        "names": list(names),
+        "stacks": list(stacks),
+        "cards": list(cards),
     }
+
+
+def _enc_hand_start(m: HandStart) -> dict[str, Any]:
+    return _hand_start_map(m.hand_id, m.seat, m.button, m.names, m.stacks, m.cards, m.v)
 
 
 def _request_map(
@@ -183,28 +196,48 @@ def _enc_draw(m: DrawRequest) -> dict[str, Any]:
     return _enc_request("draw", m)
 
 
-def _enc_hand_end(m: HandEnd) -> dict[str, Any]:
+def _hand_end_map(
+    hand_id: int,
+    history: Sequence[dict[str, Any]],
+    shown: Sequence[tuple[int, Sequence[str], Sequence[str], str]],
+    pots: Sequence[tuple[int, Sequence[int], Sequence[int], Sequence[int]]],
+    net: Sequence[int],
+    stacks: Sequence[int],
+    v: int = PROTOCOL_VERSION,
+) -> dict[str, Any]:
+    """The map of a ``hand_end`` notification (the one place its layout is written).
+
+    ``shown`` holds ``(seat, cards, five, category)`` and ``pots``
+    ``(amount, eligible, winners, shares)`` per entry.
+    """
     return {
         "type": "hand_end",
-        "v": m.v,
-        "hand_id": m.hand_id,
-        "history": list(m.history),
+        "v": v,
+        "hand_id": hand_id,
+        "history": list(history),
         "shown": [
-            {"seat": s.seat, "cards": list(s.cards), "five": list(s.five), "category": str(s.category)}
-            for s in m.shown
+            {"seat": seat, "cards": list(cards), "five": list(five), "category": str(category)}
+            for seat, cards, five, category in shown
         ],
         "pots": [
-            {
-                "amount": p.amount,
-                "eligible": list(p.eligible),
-                "winners": list(p.winners),
-                "shares": list(p.shares),
-            }
-            for p in m.pots
+            {"amount": amount, "eligible": list(eligible), "winners": list(winners), "shares": list(shares)}
+            for amount, eligible, winners, shares in pots
         ],
-        "net": list(m.net),
-        "stacks": list(m.stacks),
+        "net": list(net),
+        "stacks": list(stacks),
     }
+
+
+def _enc_hand_end(m: HandEnd) -> dict[str, Any]:
+    return _hand_end_map(
+        m.hand_id,
+        m.history,
+        [(x.seat, x.cards, x.five, x.category) for x in m.shown],
+        [(p.amount, p.eligible, p.winners, p.shares) for p in m.pots],
+        m.net,
+        m.stacks,
+        m.v,
+    )
 
 
 def _enc_match_end(m: MatchEnd) -> dict[str, Any]:
@@ -264,6 +297,40 @@ def encode_request(
             bank_ms,
         )
     )
+
+
+def encode_hand_start(
+    hand_id: int, seat: int, button: int, names: Sequence[str], stacks: Sequence[int], cards: Sequence[str]
+) -> bytes:
+    """Encode a ``hand_start`` without building its dataclass (the referee's per-hand path).
+
+    The bytes equal ``encode(HandStart(...))`` with the same fields (a test checks it).
+    Stacks are chips.
+    """
+    return msgpack.packb(_hand_start_map(hand_id, seat, button, names, stacks, cards))
+
+
+def encode_hand_end(
+    hand_id: int,
+    history: Sequence[dict[str, Any]],
+    shown: Sequence[tuple[int, Sequence[str], Sequence[str], str]],
+    pots: Sequence[tuple[int, Sequence[int], Sequence[int], Sequence[int]]],
+    net: Sequence[int],
+    stacks: Sequence[int],
+) -> bytes:
+    """Encode a ``hand_end`` without building its dataclasses (the referee's per-hand path).
+
+    ``shown`` holds ``(seat, cards, five, category)``, ``pots`` ``(amount,
+    eligible, winners, shares)``; amounts are chips. The bytes equal
+    ``encode(HandEnd(...))`` with the same fields (a test checks it).
+
+    Raises:
+        ProtocolError: the encoding exceeds ``MAX_MESSAGE_BYTES`` (field ``"<message>"``).
+    """
+    data: bytes = msgpack.packb(_hand_end_map(hand_id, history, shown, pots, net, stacks))
+    if len(data) > MAX_MESSAGE_BYTES:
+        raise ProtocolError("<message>", f"{len(data)} bytes exceeds the limit {MAX_MESSAGE_BYTES}")
+    return data
 
 
 def to_wire(msg: Message) -> dict[str, Any]:

@@ -153,6 +153,8 @@ def test_observation_shows_only_what_the_seat_may_see() -> None:
     obs["history"].append({"tampered": True})
     obs["history"][0]["amount"] = 999
     assert state.observation(1)["history"][0]["amount"] == 5  # a copy, never the state's own
+    shared = state.observation(1, copy=False)  # the referee's view: same content, the state's own lists
+    assert shared == state.observation(1) and shared["history"] is state.history
     state.fold()  # seat 0 folds: its cards are never revealed
     state.call(), state.check()
     stand_pat_all(state)

@@ -267,6 +267,42 @@ def test_encode_refuses_non_messages_and_oversized() -> None:
     assert info.value.field == "<message>"
 
 
+def test_hand_start_and_hand_end_encoders_give_the_same_bytes_as_the_dataclass_path() -> None:
+    """The referee's per-hand notification encoders must not drift from the message definitions."""
+    from harness.engine import Action, ActionKind, GameConfig, HandState
+    from harness.engine.cards import CARD_STRS
+    from protocol.codec import encode_hand_end, encode_hand_start
+    from protocol.messages import CATEGORY_NAMES, HandEnd, HandStart, PotResult, Shown
+
+    state = HandState.start(GameConfig(), [1000, 600, 300], 2, 99, 4)
+    names, cards = ("a", "b", "c"), tuple(CARD_STRS[c] for c in state.hole_cards[1])
+    fast = encode_hand_start(4, 1, 2, names, [1000, 600, 300], list(cards))
+    assert fast == encode(HandStart(4, 1, 2, names, (1000, 600, 300), cards))
+    while state.to_act is not None:  # check or call down, standing pat: a showdown of all three
+        free = state.phase == "draw" or "check" in state.legal().actions
+        state.apply(state.default_action() if free else Action(ActionKind.CALL))
+    res = state.result()
+    shown = [
+        (s, [CARD_STRS[c] for c in state.cards[s]], [CARD_STRS[c] for c in r.five], CATEGORY_NAMES[r.category])
+        for s, r in res.shown.items()
+    ]
+    assert len(shown) >= 2
+    pots = [(p.amount, p.eligible, p.winners, p.shares) for p in res.pots]
+    fast = encode_hand_end(4, state.history, shown, pots, res.net, res.final_stacks)
+    slow = encode(
+        HandEnd(
+            hand_id=4,
+            history=tuple(state.history),
+            shown=tuple(Shown(s, tuple(c), tuple(f), cat) for s, c, f, cat in shown),
+            pots=tuple(PotResult(*p) for p in pots),
+            net=res.net,
+            stacks=res.final_stacks,
+        )
+    )
+    assert fast == slow
+    assert decode(fast) == decode(slow)
+
+
 def test_encode_request_gives_the_same_bytes_as_the_dataclass_path() -> None:
     """The referee's fast request encoder must not drift from the message definitions."""
     from harness.engine import Action, ActionKind, GameConfig, HandState

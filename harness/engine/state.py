@@ -764,11 +764,17 @@ class HandState:
 
     # --- views ----------------------------------------------------------------
 
-    def observation(self, seat: int) -> dict[str, Any]:
+    def observation(self, seat: int, *, copy: bool = True) -> dict[str, Any]:
         """What ``seat`` may see: its own cards, public actions, draw counts, shown hands.
 
         Never another seat's cards, except hands revealed at showdown (R5.7).
         JSON/msgpack-ready (str, int, bool, None, list, dict only).
+
+        Args:
+            seat: the seat whose view it is.
+            copy: False shares the state's own lists and history events
+                instead of copying them: cheaper for a caller that serializes
+                the view at once and never changes it (the referee).
 
         Raises:
             ValueError: ``seat`` is not a seat of this table.
@@ -791,13 +797,13 @@ class HandState:
             "button": self.button,
             "phase": str(self.phase),
             "cards": [CARD_STRS[c] for c in self.cards[seat]],
-            "stacks": list(self.stacks),
-            "bets": list(self.bets),
+            "stacks": list(self.stacks) if copy else self.stacks,
+            "bets": list(self.bets) if copy else self.bets,
             "pot": sum(self.contrib),
-            "folded": list(self.folded),
-            "all_in": list(self.all_in),
-            "draws": list(self.draws),
-            "history": [dict(e) for e in self.history],
+            "folded": list(self.folded) if copy else self.folded,
+            "all_in": list(self.all_in) if copy else self.all_in,
+            "draws": list(self.draws) if copy else self.draws,
+            "history": [dict(e) for e in self.history] if copy else self.history,
             "to_act": self.to_act,
             "small_blind": cfg.small_blind if cfg.blinds else 0,
             "big_blind": cfg.big_blind if cfg.blinds else 0,
