@@ -382,7 +382,7 @@ class Connection:
         if len(data) > self._max_bytes:
             raise ChannelFault(FaultKind.OVERSIZED, f"{len(data)} bytes exceeds the limit {self._max_bytes}")
         try:
-            msg = codec.decode(data, self._max_bytes)
+            msg = codec.decode_reply(data, self._max_bytes)
         except ProtocolError as exc:
             raise ChannelFault(FaultKind.MALFORMED, str(exc)) from None
         if isinstance(msg, Hello):

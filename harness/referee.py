@@ -52,6 +52,7 @@ from harness.engine import (
     Phase,
     parse_cards,
 )
+from harness.engine.actions import CALL_ACTION, CHECK_ACTION, FOLD_ACTION
 from harness.engine.cards import CARD_STRS
 from harness.history import HistoryWriter
 from harness.specs import BotSpec, FaultKind, Limits, MatchResult, MatchSpec, StackMode
@@ -86,11 +87,13 @@ QUIT_GRACE_MS = 500
 #: How long to wait for a disconnected bot's process to show up as exited (s).
 _EXIT_WAIT_S = 0.3
 _NAME_OK = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
-_FOLD = Action(ActionKind.FOLD)
+_FOLD = FOLD_ACTION
 #: Queued notifications after which they are sent without waiting for a request.
 _MAX_QUEUED_NOTES = 4
 _DRAW = Phase.DRAW
 _ACTION_KINDS = {k.value: k for k in ActionKind if k is not ActionKind.DRAW}
+#: Replies without an amount map to shared Action objects (one fewer object per decision).
+_PLAIN_ACTIONS = {"fold": FOLD_ACTION, "check": CHECK_ACTION, "call": CALL_ACTION}
 
 
 #: Name prefix of the private endpoint directories: ``harness-<referee pid>-<random>``.
@@ -430,8 +433,9 @@ class Referee:
                 state.apply(state.default_action())
                 return ms
         else:
-            kind = _ACTION_KINDS[reply.action]  # type: ignore[union-attr]
-            action = Action(kind, reply.amount) if kind is ActionKind.BET or kind is ActionKind.RAISE else Action(kind)  # type: ignore[union-attr]
+            action = _PLAIN_ACTIONS.get(reply.action)  # type: ignore[union-attr]
+            if action is None:  # bet or raise: the codec has checked the name
+                action = Action(_ACTION_KINDS[reply.action], reply.amount)  # type: ignore[union-attr]
         try:
             state.apply(action)  # checks first; a refused action leaves the state unchanged
         except (InvalidActionError, IllegalActionError) as exc:

@@ -44,7 +44,7 @@ from protocol.messages import (
 )
 from protocol.version import MAX_AMOUNT, MAX_MESSAGE_BYTES, PROTOCOL_VERSION
 
-__all__ = ["encode", "decode", "ProtocolError", "MAX_MESSAGE_BYTES"]
+__all__ = ["encode", "decode", "decode_reply", "ProtocolError", "MAX_MESSAGE_BYTES"]
 
 # Longest string accepted anywhere (names, secrets, error texts, match ids).
 MAX_STRING_CHARS = 1024
@@ -760,6 +760,45 @@ _DECODERS: dict[str, Callable[[dict[str, Any]], Any]] = {
     "hand_end": _dec_hand_end,
     "match_end": _dec_match_end,
 }
+
+
+def decode_reply(data: bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> Message:
+    """:func:`decode` for the frames a bot sends while it is asked to decide (the referee's hot path).
+
+    A well-formed ``action`` or ``discard`` reply is checked inline, with no
+    helper calls; anything else takes :func:`decode`, so the result, and every
+    error, is exactly what :func:`decode` gives (a property test checks it).
+
+    Raises:
+        ProtocolError: as :func:`decode`.
+    """
+    if len(data) <= max_bytes:
+        try:
+            d = msgpack.unpackb(data, **_UNPACK_LIMITS)
+        except Exception:  # decode() below says what is wrong
+            d = None
+        if type(d) is dict:
+            v, seq, t = d.get("v"), d.get("seq"), d.get("type")
+            if type(v) is int and v == PROTOCOL_VERSION and type(seq) is int and 0 <= seq <= MAX_AMOUNT:
+                if t == "action" and d.keys() <= _ACTION_KEYS:
+                    action, amount = d.get("action"), d.get("amount", 0)
+                    if (
+                        type(action) is str
+                        and action in _ACTION_NAMES
+                        and type(amount) is int
+                        and 0 <= amount <= MAX_AMOUNT
+                        and (amount or (action != "bet" and action != "raise"))
+                    ):
+                        return ActionReply(seq=seq, action=action, amount=amount)
+                elif t == "discard" and d.keys() <= _DISCARD_KEYS:
+                    cards = d.get("cards")
+                    if type(cards) is list and len(cards) <= _MAX_CARDS:
+                        for c in cards:
+                            if type(c) is not str or c not in CARD_STRINGS:
+                                break
+                        else:
+                            return DiscardReply(seq=seq, cards=tuple(cards))
+    return decode(data, max_bytes)
 
 
 def decode(data: bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> Message:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import msgpack
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from protocol.codec import decode, encode, to_wire
+from protocol.codec import decode, decode_reply, encode, to_wire
 from protocol.errors import ProtocolError
 from protocol.messages import MESSAGE_CLASSES, ActionReply, DiscardReply
 from tests.test_protocol_codec import EXAMPLES
@@ -82,3 +83,91 @@ def test_valid_replies_always_round_trip(seq: int, action: str, amount: int) -> 
     assert decode(encode(msg)) == msg
     cards = DiscardReply(seq=seq, cards=("As", "Kd", "2c"))
     assert decode(encode(cards)) == cards
+
+
+def _outcome(fn: Any, data: bytes) -> Any:
+    try:
+        return ("ok", fn(data))
+    except ProtocolError as exc:
+        return ("error", exc.field, str(exc))
+
+
+field_values = {
+    "type": st.sampled_from(["action", "discard", "hello", "act"]) | st.text(max_size=4),
+    "v": st.sampled_from([1, 0, 2, True, 1.0, -1, None]),
+    "seq": st.integers(-2, 2**33) | st.booleans() | st.none() | st.floats(allow_nan=False),
+    "action": st.sampled_from(["fold", "check", "call", "bet", "raise", "allin", ""]) | st.integers(0, 3),
+    "amount": st.integers(-5, 5) | st.integers(-(2**40), 2**40) | st.booleans() | st.floats(allow_nan=False),
+    "cards": st.lists(st.sampled_from(["As", "Td", "7c", "Xx", ""]) | st.integers(0, 51), max_size=9)
+    | st.text(max_size=3),
+    "extra": values,
+}
+valid_replies = st.sampled_from([
+    {"type": "action", "v": 1, "seq": 3, "action": "call", "amount": 0},
+    {"type": "action", "v": 1, "seq": 3, "action": "raise", "amount": 40},
+    {"type": "action", "v": 1, "seq": 3, "action": "fold"},
+    {"type": "discard", "v": 1, "seq": 3, "cards": ["As", "Td"]},
+    {"type": "discard", "v": 1, "seq": 3, "cards": []},
+])
+
+
+@st.composite
+def reply_fields(draw: Any) -> dict[str, Any]:
+    """A valid reply with one or two fields replaced, added or removed."""
+    fields = dict(draw(valid_replies))
+    for _ in range(draw(st.integers(1, 2))):
+        key = draw(st.sampled_from(sorted(field_values)))
+        if key in fields and draw(st.booleans()) and draw(st.booleans()):
+            del fields[key]
+        else:
+            fields[key] = draw(field_values[key])
+    return fields
+
+
+EDGE_VALUES: dict[str, list[Any]] = {
+    "type": ["action", "discard", "hello", "act", "", 1, None],
+    "v": [1, 0, 2, True, 1.0, -1, None, "1"],
+    "seq": [0, 1, -1, 2**40, 2**40 + 1, True, None, 1.5, "3"],
+    "action": ["fold", "check", "call", "bet", "raise", "allin", "", 1, None],
+    "amount": [0, 1, -1, 2**40, 2**40 + 1, True, False, 1.0, None, "5"],
+    "cards": [[], ["As"], ["As", "As"], ["As"] * 7, ["As"] * 8, ["Xx"], [51], "As", None, [["As"]]],
+    "extra": [0],
+}
+VALID_REPLIES = [
+    {"type": "action", "v": 1, "seq": 3, "action": "call", "amount": 0},
+    {"type": "action", "v": 1, "seq": 3, "action": "raise", "amount": 40},
+    {"type": "action", "v": 1, "seq": 3, "action": "bet", "amount": 40},
+    {"type": "action", "v": 1, "seq": 3, "action": "fold"},
+    {"type": "discard", "v": 1, "seq": 3, "cards": ["As", "Td"]},
+]
+
+
+def _one_field_changed() -> list[dict[str, Any]]:
+    cases = []
+    for base in VALID_REPLIES:
+        cases.append(base)
+        for key, edge in EDGE_VALUES.items():
+            if key in base:
+                cases.append({k: v for k, v in base.items() if k != key})
+            cases.extend({**base, key: value} for value in edge)
+    return cases
+
+
+@pytest.mark.parametrize("fields", _one_field_changed())
+def test_decode_reply_agrees_with_decode_on_each_edge(fields: dict[str, Any]) -> None:
+    """The referee's fast reply decoder gives exactly what the general decoder gives, errors included."""
+    data = msgpack.packb(fields)
+    assert _outcome(decode_reply, data) == _outcome(decode, data)
+
+
+@FUZZ
+@given(reply_fields())
+def test_decode_reply_agrees_with_decode(fields: dict[str, Any]) -> None:
+    data = msgpack.packb(fields)
+    assert _outcome(decode_reply, data) == _outcome(decode, data)
+
+
+@FUZZ
+@given(st.binary(max_size=120))
+def test_decode_reply_agrees_with_decode_on_bytes(data: bytes) -> None:
+    assert _outcome(decode_reply, data) == _outcome(decode, data)
