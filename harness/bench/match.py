@@ -14,6 +14,12 @@ Figures (printed, never asserted):
   hand x ``raw_round_trip_us``), for the headline placement;
   ``overhead_ratio_same_placement`` divides by the raw round trip measured
   with the same placement instead.
+- ``floor_hands_per_s_heads_up``: the same two callers, pinned, fed one
+  recorded hand by a loop that only encodes, sends and receives
+  (:func:`transport_floor`): what any referee could reach with these bots
+  and this protocol here. ``referee_us_per_hand_heads_up`` is the pinned
+  match's time per hand minus the floor's: the referee's own work (engine,
+  checks, clocks, hand records) as it costs on a shared core.
 """
 
 from __future__ import annotations
@@ -30,8 +36,12 @@ from typing import Any
 
 import zmq
 
-from harness.engine import GameConfig
+from harness.engine import Action, ActionKind, GameConfig, HandState
+from harness.engine.cards import CARD_STRS
 from harness.referee import BotSpec, Limits, MatchSpec, Referee
+from protocol import codec
+from protocol.messages import CATEGORY_NAMES, MatchEnd, Welcome
+from protocol.version import PROTOCOL_VERSION
 
 #: The echo peer of the raw round-trip measurement.
 _ECHO = r"""
@@ -91,6 +101,97 @@ def raw_round_trip_us(pinned: bool, n: int = 5000) -> float:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def _sample_hand() -> tuple[list[tuple[int, bool, dict[str, Any], Any]], HandState]:
+    """One heads-up hand played to showdown (check/call, stand pat): its decisions (seat, draw, view, legal) and end."""
+    state = HandState.start(GameConfig(), [1000, 1000], 0, 12345, 0)
+    steps = []
+    while state.to_act is not None:
+        seat, legal, draw = state.to_act, state.legal(), state.phase == "draw"
+        steps.append((seat, draw, state.observation(seat), legal))
+        free = draw or ActionKind.CHECK in legal.actions
+        state.apply(state.default_action() if free else Action(ActionKind.CALL))
+    return steps, state
+
+
+def transport_floor(hands: int = 3000) -> dict[str, float]:
+    """Heads-up hands/s of two ``bots.caller`` fed one recorded hand over and over, pinned to one CPU.
+
+    The loop does only what no referee can skip: per hand a ``hand_start``
+    and ``hand_end`` per bot and six requests, each encoded with its own
+    ``seq`` and answered. No engine, checks, clocks or hand records: the
+    ceiling of any referee with these bots, this protocol and this machine,
+    and the gap to ``hands_per_s_heads_up`` is the referee's own work.
+    """
+    root = Path(__file__).resolve().parents[2]
+    steps, final = _sample_hand()
+    res = final.result()
+    old = os.sched_getaffinity(0)
+    old_policy = os.sched_getscheduler(0)
+    tmp = tempfile.mkdtemp(prefix="harness-bench-")
+    ctx = zmq.Context()
+    children: list[subprocess.Popen[bytes]] = []
+    try:
+        os.sched_setaffinity(0, {_pin_cpu()})  # as a pinned match: children inherit both
+        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+        socks, idents = [], []
+        for seat in range(2):
+            sock = ctx.socket(zmq.ROUTER)
+            sock.setsockopt(zmq.LINGER, 0)
+            sock.setsockopt(zmq.RCVTIMEO, 20_000)
+            sock.bind(f"ipc://{tmp}/{seat}.sock")
+            env = dict(
+                os.environ,
+                HARNESS_ENDPOINT=f"ipc://{tmp}/{seat}.sock",
+                HARNESS_SECRET="floor",
+                HARNESS_BOT_NAME=f"caller{seat}",
+                HARNESS_PROTOCOL_VERSION=str(PROTOCOL_VERSION),
+            )
+            children.append(subprocess.Popen([sys.executable, "-m", "bots.caller"], env=env, cwd=root))
+            socks.append(sock)
+        for sock in socks:
+            ident, _hello = sock.recv_multipart()
+            idents.append(ident)
+            sock.send_multipart((ident, codec.encode(Welcome())))
+        names, stacks = ("caller0", "caller1"), (1000, 1000)
+        shown = [
+            (s, [CARD_STRS[c] for c in final.cards[s]], [CARD_STRS[c] for c in r.five], CATEGORY_NAMES[r.category])
+            for s, r in res.shown.items()
+        ]
+        pots = [(p.amount, p.eligible, p.winners, p.shares) for p in res.pots]
+        end = codec.encode_hand_end(0, final.history, shown, pots, res.net, res.final_stacks)
+        hole = [[CARD_STRS[c] for c in final.hole_cards[seat]] for seat in range(2)]
+        seqs = [0, 0]
+        t = time.perf_counter()
+        for h in range(hands):
+            for seat, sock in enumerate(socks):
+                if h:
+                    sock.send_multipart((idents[seat], end))
+                sock.send_multipart((idents[seat], codec.encode_hand_start(h, seat, 0, names, stacks, hole[seat])))
+            for seat, draw, view, lg in steps:
+                seqs[seat] += 1
+                payload = codec.encode_request(
+                    draw, seqs[seat], view, lg.actions, lg.call_amount, lg.min_to, lg.max_to, lg.max_discards,
+                    1000, 30000,
+                )
+                socks[seat].send_multipart((idents[seat], payload))
+                socks[seat].recv_multipart()  # the reply (not judged: no referee work here)
+        elapsed = time.perf_counter() - t
+        for seat, sock in enumerate(socks):
+            sock.send_multipart((idents[seat], codec.encode(MatchEnd(hands, (0, 0), ("ok", "ok")))))
+    finally:
+        for child in children:
+            try:
+                child.wait(5)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
+        ctx.destroy(linger=0)
+        os.sched_setscheduler(0, old_policy, os.sched_param(0))
+        os.sched_setaffinity(0, old)
+        shutil.rmtree(tmp, ignore_errors=True)
+    return {"hands_per_s": hands / elapsed, "us_per_hand": elapsed / hands * 1e6}
+
+
 def match_speed(n_bots: int, hands: int, pinned: bool) -> dict[str, float]:
     """Play one match of ``n_bots`` callers; return hands/s (hand loop only) and decisions/hand."""
     root = Path(__file__).resolve().parents[2]
@@ -114,6 +215,7 @@ def run(hands_heads_up: int = 4000, hands_four: int = 2000) -> dict[str, Any]:
     rt_pinned = raw_round_trip_us(True)
     hu = {mode: match_speed(2, hands_heads_up, mode == "pinned") for mode in ("free", "pinned")}
     four = {mode: match_speed(4, hands_four, mode == "pinned") for mode in ("free", "pinned")}
+    floor = transport_floor(hands_heads_up)
     best = max(hu, key=lambda m: hu[m]["hands_per_s"])
     rt_same = rt_pinned if best == "pinned" else rt_free
     per_hand = hu[best]["us_per_hand"]
@@ -133,6 +235,8 @@ def run(hands_heads_up: int = 4000, hands_four: int = 2000) -> dict[str, Any]:
         "hands_per_s_heads_up_pinned": round(hu["pinned"]["hands_per_s"], 1),
         "hands_per_s_four_handed_free": round(four["free"]["hands_per_s"], 1),
         "hands_per_s_four_handed_pinned": round(four["pinned"]["hands_per_s"], 1),
+        "floor_hands_per_s_heads_up": round(floor["hands_per_s"], 1),
+        "referee_us_per_hand_heads_up": round(hu["pinned"]["us_per_hand"] - floor["us_per_hand"], 1),
         "cpus": os.cpu_count(),
         "load_average_1min": round(os.getloadavg()[0], 2),
     }

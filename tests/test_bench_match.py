@@ -1,0 +1,21 @@
+"""The match benchmark's transport floor runs a real exchange and leaves nothing behind (figures are not checked)."""
+
+from __future__ import annotations
+
+import psutil
+
+from harness.bench.match import _sample_hand, transport_floor
+
+
+def test_sample_hand_is_a_heads_up_showdown_of_six_decisions() -> None:
+    steps, final = _sample_hand()
+    assert len(steps) == 6 and {seat for seat, *_ in steps} == {0, 1}
+    assert [draw for _, draw, _, _ in steps].count(True) == 2
+    assert len(final.result().shown) == 2
+
+
+def test_transport_floor_plays_and_stops_its_bots() -> None:
+    me = psutil.Process()
+    figures = transport_floor(hands=20)
+    assert figures["hands_per_s"] > 0 and figures["us_per_hand"] > 0
+    assert not [p for p in me.children(recursive=True) if p.status() != psutil.STATUS_ZOMBIE]
