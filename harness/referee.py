@@ -78,6 +78,7 @@ __all__ = [
     "MatchSpec",
     "Referee",
     "StackMode",
+    "encode_hand_end_of",
     "hand_seed",
     "play_match",
 ]
@@ -152,6 +153,27 @@ def hand_seed(match_seed: int, hand: int) -> int:
     """
     digest = hashlib.blake2b(f"{match_seed}:{hand}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big")
+
+
+def encode_hand_end_of(state: HandState, hand_id: int) -> bytes:
+    """The ``hand_end`` notification of a complete hand, encoded (PROTOCOL.md; R5.7 showing order).
+
+    Raises:
+        RuntimeError: the hand is not complete.
+    """
+    result = state.result()
+    cards = state.cards
+    return encode_hand_end(
+        hand_id,
+        state.history,
+        [
+            (s, [CARD_STRS[c] for c in cards[s]], [CARD_STRS[c] for c in r.five], CATEGORY_NAMES[r.category])
+            for s, r in result.shown.items()
+        ],
+        [(pt.amount, pt.eligible, pt.winners, pt.shares) for pt in result.pots],
+        result.net,
+        result.final_stacks,
+    )
 
 
 def _check_bots(bots: Sequence[BotSpec], spec: MatchSpec) -> None:
@@ -534,18 +556,7 @@ class Referee:
             timings,
             [{"seat": pos[m], "kind": kind, "detail": detail} for m, kind, detail in faults],
         )
-        cards = state.cards
-        end = encode_hand_end(
-            h,
-            state.history,
-            [
-                (s, [CARD_STRS[c] for c in cards[s]], [CARD_STRS[c] for c in r.five], CATEGORY_NAMES[r.category])
-                for s, r in result.shown.items()
-            ],
-            [(pt.amount, pt.eligible, pt.winners, pt.shares) for pt in result.pots],
-            result.net,
-            result.final_stacks,
-        )
+        end = encode_hand_end_of(state, h)
         for p in players:
             if not p.out:
                 p.notes.append(end)

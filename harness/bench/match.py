@@ -38,9 +38,9 @@ import zmq
 
 from harness.engine import Action, ActionKind, GameConfig, HandState
 from harness.engine.cards import CARD_STRS
-from harness.referee import BotSpec, Limits, MatchSpec, Referee
+from harness.referee import BotSpec, Limits, MatchSpec, Referee, encode_hand_end_of
 from protocol import codec
-from protocol.messages import CATEGORY_NAMES, MatchEnd, Welcome
+from protocol.messages import MatchEnd, Welcome
 from protocol.version import PROTOCOL_VERSION
 
 #: The echo peer of the raw round-trip measurement.
@@ -124,7 +124,6 @@ def transport_floor(hands: int = 3000) -> dict[str, float]:
     """
     root = Path(__file__).resolve().parents[2]
     steps, final = _sample_hand()
-    res = final.result()
     old = os.sched_getaffinity(0)
     old_policy = os.sched_getscheduler(0)
     tmp = tempfile.mkdtemp(prefix="harness-bench-")
@@ -153,12 +152,7 @@ def transport_floor(hands: int = 3000) -> dict[str, float]:
             idents.append(ident)
             sock.send_multipart((ident, codec.encode(Welcome())))
         names, stacks = ("caller0", "caller1"), (1000, 1000)
-        shown = [
-            (s, [CARD_STRS[c] for c in final.cards[s]], [CARD_STRS[c] for c in r.five], CATEGORY_NAMES[r.category])
-            for s, r in res.shown.items()
-        ]
-        pots = [(p.amount, p.eligible, p.winners, p.shares) for p in res.pots]
-        end = codec.encode_hand_end(0, final.history, shown, pots, res.net, res.final_stacks)
+        end = encode_hand_end_of(final, 0)
         hole = [[CARD_STRS[c] for c in final.hole_cards[seat]] for seat in range(2)]
         seqs = [0, 0]
         t = time.perf_counter()
