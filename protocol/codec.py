@@ -196,11 +196,17 @@ def _enc_draw(m: DrawRequest) -> dict[str, Any]:
     return _enc_request("draw", m)
 
 
+#: One shown hand of a ``hand_end``: (seat, cards, five, category).
+ShownRow = tuple[int, Sequence[str], Sequence[str], str]
+#: One pot of a ``hand_end``: (amount in chips, eligible seats, winners, shares in chips).
+PotRow = tuple[int, Sequence[int], Sequence[int], Sequence[int]]
+
+
 def _hand_end_map(
     hand_id: int,
     history: Sequence[dict[str, Any]],
-    shown: Sequence[tuple[int, Sequence[str], Sequence[str], str]],
-    pots: Sequence[tuple[int, Sequence[int], Sequence[int], Sequence[int]]],
+    shown: Sequence[ShownRow],
+    pots: Sequence[PotRow],
     net: Sequence[int],
     stacks: Sequence[int],
     v: int = PROTOCOL_VERSION,
@@ -313,8 +319,8 @@ def encode_hand_start(
 def encode_hand_end(
     hand_id: int,
     history: Sequence[dict[str, Any]],
-    shown: Sequence[tuple[int, Sequence[str], Sequence[str], str]],
-    pots: Sequence[tuple[int, Sequence[int], Sequence[int], Sequence[int]]],
+    shown: Sequence[ShownRow],
+    pots: Sequence[PotRow],
     net: Sequence[int],
     stacks: Sequence[int],
 ) -> bytes:
