@@ -27,7 +27,7 @@ from harness.specs import BotSpec, FaultKind, Limits, MatchResult
 
 #: What each fault kind means to a bot author, and what to fix.
 KIND_WORDS: dict[str, str] = {
-    FaultKind.FAILED_START: "did not connect in time",
+    FaultKind.FAILED_START: "failed to start",
     FaultKind.TIMEOUT: "slow reply",
     FaultKind.MALFORMED: "bad message",
     FaultKind.ILLEGAL: "illegal action",

@@ -49,7 +49,10 @@ def run(
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
     if summary.records:
-        typer.echo(render(summary.records, title=summary.name, bots=summary.bots))
+        title = summary.name
+        if len(summary.records) < summary.matches_total:  # interrupted or failed: not the final standings
+            title = f"{title} (PARTIAL: {len(summary.records)} of {plural(summary.matches_total, 'match')})"
+        typer.echo(render(summary.records, title=title, bots=summary.bots))
     typer.echo(
         f"{len(summary.records)}/{plural(summary.matches_total, 'match')} recorded in {summary.out_dir} "
         f"(this run: {plural(summary.matches_run, 'match')}, {plural(summary.hands_run, 'hand')}, "

@@ -253,7 +253,7 @@ def parse_config(data: Mapping[str, Any], file: Path) -> TournamentConfig:
         raise ConfigError(
             file, "[schedule] table_size",
             f"table_size {schedule.table_size} is larger than the number of bots ({len(bots)}); "
-            f"expected at most {len(bots)}",
+            + (f"expected at most {len(bots)}" if len(bots) >= 2 else "a league needs at least two [[bots]]"),
         )
     if schedule.format is Format.GAUNTLET:
         if not schedule.challengers:

@@ -137,7 +137,8 @@ def _open_bytes(path: Path) -> IO[bytes]:
 
 def _json_problem(exc: json.JSONDecodeError, line: str) -> str:
     where = "the end of the line" if exc.pos >= len(line.rstrip()) else f"column {exc.colno}"
-    return f"not valid JSON ({exc.msg} at {where})"
+    # Some messages end in "at" already ("Unterminated string starting at").
+    return f"not valid JSON ({exc.msg}{'' if exc.msg.endswith(' at') else ' at'} {where})"
 
 
 def read_history(path: Path) -> Iterator[dict[str, Any]]:

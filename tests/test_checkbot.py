@@ -57,7 +57,7 @@ def test_example_bots_pass(bot: str) -> None:
         (broken("late_reply"), "slow reply (timeout)"),
         (broken("oversized"), "(oversized)"),
         (broken("crash_mid_hand", "first"), "crashed (crash)"),
-        (broken("never_connects"), "did not connect in time (failed_start)"),
+        (broken("never_connects"), "failed to start (failed_start)"),
         (broken("exit_at_start"), "(failed_start)"),
     ],
     ids=lambda v: "-".join(v[3:]) if isinstance(v, tuple) else None,
@@ -79,7 +79,7 @@ def test_per_hand_details_are_reported() -> None:
 def test_a_wrong_secret_is_named() -> None:
     code, out = check(*broken("wrong_secret"))
     assert code == 1
-    assert "did not connect in time (failed_start)" in out
+    assert "failed to start (failed_start)" in out
     assert "ignored a hello with a wrong secret" in out
 
 

@@ -188,3 +188,23 @@ def test_leaderboard_tells_what_it_left_out(tmp_path: Path) -> None:
 def test_leaderboard_of_a_missing_directory(tmp_path: Path) -> None:
     result = runner.invoke(app, ["leaderboard", str(tmp_path / "nosuchdir")])
     assert result.exit_code == 2 and "nosuchdir: no such directory" in result.output
+
+
+def test_an_interrupted_run_labels_its_leaderboard_partial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import harness.runner
+
+    out = tmp_path / "out"
+    done = run_tournament(fake_config(out, ["a", "b", "c"], hands=3), play=fake_play, quiet=True)
+    n = len(done.records)
+    assert n == done.matches_total
+    partial = harness.runner.RunSummary(
+        out_dir=out, name="league", bots=done.bots, matches_total=n + 2, records=done.records, interrupted=True
+    )
+    monkeypatch.setattr(harness.runner, "run_tournament", lambda cfg: partial)
+    path = tmp_path / "ok.toml"
+    path.write_text('[[bots]]\nname = "a"\ncommand = "true"\n[[bots]]\nname = "b"\ncommand = "true"\n')
+    result = runner.invoke(app, ["run", str(path), "--out", str(out)])
+    assert result.exit_code == 130 and f"PARTIAL: {n} of {n + 2} matches" in result.output
+    monkeypatch.setattr(harness.runner, "run_tournament", lambda cfg: done)
+    result = runner.invoke(app, ["run", str(path), "--out", str(out)])
+    assert result.exit_code == 0 and "PARTIAL" not in result.output

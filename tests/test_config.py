@@ -179,8 +179,9 @@ def test_mistakes_name_file_key_and_expectation(tmp_path: Path, text: str, key: 
 
 
 def test_table_size_two_with_one_bot(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="larger than the number of bots"):
+    with pytest.raises(ConfigError, match="larger than the number of bots") as info:
         load_config(write(tmp_path, '[[bots]]\nname = "a"\ncommand = "true"\n'))
+    assert "at least two [[bots]]" in str(info.value) and "at most 1" not in str(info.value)
 
 
 def test_bad_toml_and_missing_file(tmp_path: Path) -> None:

@@ -44,6 +44,10 @@ def test_bad_line_names_file_and_line(tmp_path: Path) -> None:
     with pytest.raises(HistoryError, match=r"hands.jsonl line 3: not valid JSON") as info:
         list(read_history(path))
     assert info.value.line == 3 and not info.value.cut_off
+    path.write_text('{"hand_id": 0, "bots": ["a\n{"x": 1}\n')  # a string cut off, then more lines
+    with pytest.raises(HistoryError) as info:
+        list(read_history(path))
+    assert "starting at column" in str(info.value) and " at at " not in str(info.value)
     path.write_text("[1, 2]\n")
     with pytest.raises(HistoryError, match="JSON object"):
         list(read_history(path))
