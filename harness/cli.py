@@ -27,6 +27,9 @@ def run(
     config: Path = typer.Argument(..., help="Tournament TOML file, e.g. tournaments/league.toml."),
     out: Path | None = typer.Option(None, "--out", help="Output directory (overrides [tournament] output)."),
     jobs: int | None = typer.Option(None, "--jobs", help="Parallel matches (default: number of cores)."),
+    pin: bool | None = typer.Option(
+        None, "--pin/--no-pin", help="Each match on one CPU of its own (default: [schedule] pin, true)."
+    ),
     hands: int | None = typer.Option(None, "--hands", help="Hands per match (overrides [schedule] hands)."),
     seed: int | None = typer.Option(None, "--seed", help="Tournament seed (overrides [tournament] seed)."),
 ) -> None:
@@ -43,7 +46,7 @@ def run(
     from harness.runner import run_tournament
 
     try:
-        cfg = with_overrides(load_config(config), out=out, jobs=jobs, hands=hands, seed=seed)
+        cfg = with_overrides(load_config(config), out=out, jobs=jobs, hands=hands, seed=seed, pin=pin)
         summary = run_tournament(cfg)
     except (ConfigError, ResultsError) as exc:
         typer.echo(f"error: {exc}", err=True)

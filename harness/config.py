@@ -79,6 +79,9 @@ class ScheduleSettings:
         hands: hands per match.
         duplicate: play each table once per seat rotation on the same deals.
         jobs: parallel matches; 0 = number of cores.
+        pin: each match (its referee and bots) runs on one CPU of its own,
+            matches spread over the CPUs the run may use (placement only:
+            results do not depend on it).
         challengers: gauntlet only: the bots that play the rest of the field.
     """
 
@@ -87,6 +90,7 @@ class ScheduleSettings:
     hands: int = 1000
     duplicate: bool = True
     jobs: int = 0
+    pin: bool = True
     challengers: tuple[str, ...] = ()
 
     def strategy(self) -> PairingStrategy:
@@ -308,12 +312,13 @@ def _schedule(t: _Table) -> ScheduleSettings:
     hands = t.integer("hands", 1000, 1)
     duplicate = t.get("duplicate", bool, True, "true or false")
     jobs = t.integer("jobs", 0, 0)
+    pin = t.get("pin", bool, True, "true or false")
     challengers = t.get("challengers", list, [], "a list of bot names")
     if not all(isinstance(c, str) for c in challengers):
         raise t.error("challengers", f"expected a list of bot names (strings), got {toml_value(challengers)}")
     t.finish()
     return ScheduleSettings(format=fmt, table_size=table_size, hands=hands, duplicate=duplicate, jobs=jobs,
-                            challengers=tuple(challengers))
+                            pin=pin, challengers=tuple(challengers))
 
 
 def _game(t: _Table, schedule: ScheduleSettings) -> tuple[GameConfig, int, StackMode]:
@@ -435,8 +440,9 @@ def with_overrides(
     jobs: int | None = None,
     hands: int | None = None,
     seed: int | None = None,
+    pin: bool | None = None,
 ) -> TournamentConfig:
-    """Apply command-line overrides (``--out``, ``--jobs``, ``--hands``, ``--seed``).
+    """Apply command-line overrides (``--out``, ``--jobs``, ``--hands``, ``--seed``, ``--pin/--no-pin``).
 
     Raises:
         ConfigError: a value out of range (file given as "command line").
@@ -458,4 +464,6 @@ def with_overrides(
         schedule = dataclasses.replace(schedule, jobs=jobs)
     if hands is not None:
         schedule = dataclasses.replace(schedule, hands=hands)
+    if pin is not None:
+        schedule = dataclasses.replace(schedule, pin=pin)
     return dataclasses.replace(config, tournament=tournament, schedule=schedule)

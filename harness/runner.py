@@ -1,8 +1,9 @@
 """The tournament runner: plays a schedule's matches in parallel and records them.
 
 Each match runs in its own forked worker process (at most ``jobs`` at a
-time) that calls the referee's ``play_match`` into
-``<out>/matches/<match_id>/`` and leaves ``result.json`` there; the main
+time; with ``[schedule] pin``, the default, each on one CPU of its own)
+that calls the referee's ``play_match`` into ``<out>/matches/<match_id>/``
+and leaves ``result.json`` there; the main
 process appends a :class:`~harness.results.MatchRecord` to
 ``results.jsonl`` for each match that finished, in the order they finish.
 Matches are independent (own bots, own deals), so the order does not
@@ -135,7 +136,7 @@ def manifest(config: TournamentConfig, pairings: Sequence[Pairing]) -> dict[str,
     by where it is set, so a refusal can say what changed): seed, hands,
     game, the schedule, ``[limits]`` and each bot's command, cwd and env. A
     failed start with a wrong command must not be kept once the command is
-    fixed. Only jobs and the output directory may change on resumption.
+    fixed. Only jobs, pin and the output directory may change on resumption.
     """
     decisive: dict[str, Any] = {
         "[tournament] seed": config.tournament.seed,
@@ -168,8 +169,28 @@ def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
+def _pin_to(cpu: int) -> None:
+    """Put this process (and the referee threads and bots it starts) on one CPU, under SCHED_BATCH.
+
+    As ``harness match --pin``: waking a thread on another core of a VM goes
+    through the hypervisor, and sharing a core a woken thread need not
+    preempt the one that woke it. Where Linux's calls are missing or refused
+    the match simply runs unpinned.
+    """
+    try:
+        os.sched_setaffinity(0, {cpu})
+        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+    except (AttributeError, OSError):
+        pass
+
+
+def _pick_cpu(allowed: list[int], busy: list[int | None]) -> int:
+    """The allowed CPU with the fewest running matches (lowest number on ties)."""
+    return min(allowed, key=lambda cpu: (busy.count(cpu), cpu))
+
+
 def _worker(play: PlayMatch, bots: list[BotSpec], spec: MatchSpec, limits: Limits,
-            match_dir: Path, compress: bool, parent: int) -> None:
+            match_dir: Path, compress: bool, parent: int, cpu: int | None = None) -> None:
     """Body of a match worker process: play, make the hand history durable, leave result.json.
 
     Ctrl-C at the terminal reaches the whole process group; workers ignore
@@ -177,7 +198,8 @@ def _worker(play: PlayMatch, bots: list[BotSpec], spec: MatchSpec, limits: Limit
     signal must not cut the referee's cleanup short). The kernel sends the
     same SIGTERM when the main process dies (``PR_SET_PDEATHSIG``), so a
     ``kill -9`` of the runner stops its matches and bots at once instead of
-    letting them play on.
+    letting them play on. With ``cpu`` the match runs pinned to that CPU
+    (:func:`_pin_to`).
     """
 
     def on_term(signum: int, frame: FrameType | None) -> None:
@@ -194,6 +216,8 @@ def _worker(play: PlayMatch, bots: list[BotSpec], spec: MatchSpec, limits: Limit
     if os.getppid() != parent:  # the runner died before the death signal was armed
         os._exit(130)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)  # blocked by the parent around start()
+    if cpu is not None:
+        _pin_to(cpu)
     try:
         result = play(bots, spec, limits, match_dir)
         hands = match_dir / HANDS_FILE
@@ -217,6 +241,7 @@ class _Running:
     pairing: Pairing
     process: Any  # multiprocessing.Process (fork context)
     match_dir: Path
+    cpu: int | None = None
     hands_seen: int = 0
     offset: int = 0
 
@@ -455,6 +480,7 @@ def _run(config: TournamentConfig, pairings: list[Pairing], store: ResultsStore,
     )
     todo = deque(p for p in pairings if p.match_id not in done)
     jobs = config.schedule.jobs or os.cpu_count() or 1
+    allowed = sorted(os.sched_getaffinity(0)) if config.schedule.pin and hasattr(os, "sched_getaffinity") else []
     bots = {b.name: b for b in config.bots}
     hands_done = sum(r.result.hands_played for r in records)
     display = _Display(summary, len(pairings) * config.schedule.hands, hands_done, progress, quiet)
@@ -473,15 +499,16 @@ def _run(config: TournamentConfig, pairings: list[Pairing], store: ResultsStore,
                     match_id=pairing.match_id,
                 )
                 seated = [bots[name] for name in pairing.bots]
+                cpu = _pick_cpu(allowed, [r.cpu for r in running.values()]) if allowed else None
                 proc = ctx.Process(
                     target=_worker, name=f"match-{pairing.match_id}",
-                    args=(play, seated, spec, config.limits, match_dir, config.tournament.compress, os.getpid()),
+                    args=(play, seated, spec, config.limits, match_dir, config.tournament.compress, os.getpid(), cpu),
                 )
                 # Block Ctrl-C/SIGTERM until the worker is tracked, so an interrupt cannot orphan it.
                 signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
                 try:
                     proc.start()
-                    running[pairing.match_id] = _Running(pairing, proc, match_dir)
+                    running[pairing.match_id] = _Running(pairing, proc, match_dir, cpu)
                 finally:
                     signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
                 workers.write([r.process.pid for r in running.values()])

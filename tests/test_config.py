@@ -48,6 +48,7 @@ def test_minimal_file_gets_documented_defaults(tmp_path: Path) -> None:
     assert cfg.schedule.format is Format.ROUND_ROBIN
     schedule = cfg.schedule
     assert (schedule.table_size, schedule.hands, schedule.duplicate, schedule.jobs) == (2, 1000, True, 0)
+    assert schedule.pin is True
     assert cfg.game.structure is Structure.NO_LIMIT
     assert (cfg.game.small_blind, cfg.game.big_blind) == (5, 10)
     assert cfg.game.replacements is Replacements.PER_SEAT  # duplicate at a 2-seat table
@@ -308,3 +309,12 @@ def test_stack_that_cannot_cover_the_forced_bets_is_refused(tmp_path: Path, game
 def test_stack_of_exactly_the_forced_bets_is_allowed(tmp_path: Path) -> None:
     cfg = load_config(write(tmp_path, "[game]\nante = 5\nstarting_stack = 15\n" + BOTS))
     assert cfg.starting_stack == 15
+
+
+def test_pin_is_read_checked_and_overridden(tmp_path: Path) -> None:
+    cfg = load_config(write(tmp_path, "[schedule]\npin = false\n" + BOTS))
+    assert cfg.schedule.pin is False
+    assert with_overrides(cfg, pin=True).schedule.pin is True
+    with pytest.raises(ConfigError, match="pin") as info:
+        load_config(write(tmp_path, "[schedule]\npin = 1\n" + BOTS))
+    assert "true or false" in str(info.value)

@@ -10,17 +10,19 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
 
 from harness.results import ResultsError, read_records
-from harness.runner import manifest, run_tournament, schedule_for
+from harness.runner import _pick_cpu, manifest, run_tournament, schedule_for
 from tests.test_runner_fakes import (
     failing_play,
     fake_config,
     fake_play,
     never_start_play,
+    placement_play,
 )
 
 NAMES = ["a", "b", "c", "d"]
@@ -259,3 +261,31 @@ def test_a_new_run_kills_what_an_earlier_runs_bots_left(tmp_path: Path) -> None:
         if stray.poll() is None:
             stray.kill()
             stray.wait()
+
+
+def _placements(out: Path) -> list[dict[str, Any]]:
+    return [json.loads(p.read_text()) for p in sorted(out.rglob("placement.json"))]
+
+
+def test_pinned_matches_each_run_on_one_cpu_under_sched_batch(tmp_path: Path) -> None:
+    out = tmp_path / "pinned"
+    summary = run_tournament(fake_config(out, ["a", "b", "c"], hands=5, jobs=2), play=placement_play, quiet=True)
+    allowed = sorted(os.sched_getaffinity(0))
+    seen = _placements(out)
+    assert len(seen) == summary.matches_total == len(summary.records)
+    assert all(len(p["cpus"]) == 1 and p["cpus"][0] in allowed and p["batch"] for p in seen)
+    assert os.sched_getaffinity(0) == set(allowed)  # the runner itself is never pinned
+
+
+def test_unpinned_matches_keep_every_cpu(tmp_path: Path) -> None:
+    out = tmp_path / "free"
+    run_tournament(fake_config(out, ["a", "b"], hands=5, jobs=2, pin=False), play=placement_play, quiet=True)
+    allowed = sorted(os.sched_getaffinity(0))
+    assert all(p["cpus"] == allowed and not p["batch"] for p in _placements(out))
+
+
+def test_pick_cpu_spreads_running_matches() -> None:
+    assert _pick_cpu([0, 1], []) == 0
+    assert _pick_cpu([0, 1], [0]) == 1
+    assert _pick_cpu([0, 1], [0, 1]) == 0
+    assert _pick_cpu([2, 5, 7], [2, 5, 2, None]) == 7

@@ -66,6 +66,15 @@ def fake_play(bots: Sequence[BotSpec], spec: MatchSpec, limits: Limits, out_dir:
     )
 
 
+def placement_play(bots: Sequence[BotSpec], spec: MatchSpec, limits: Limits, out_dir: Path) -> MatchResult:
+    """Like :func:`fake_play`, and leaves ``placement.json``: the CPUs and scheduling policy it ran under."""
+    import os
+
+    placement = {"cpus": sorted(os.sched_getaffinity(0)), "batch": os.sched_getscheduler(0) == os.SCHED_BATCH}
+    (out_dir / "placement.json").write_text(json.dumps(placement), encoding="utf-8")
+    return fake_play(bots, spec, limits, out_dir)
+
+
 def failing_play(bots: Sequence[BotSpec], spec: MatchSpec, limits: Limits, out_dir: Path) -> MatchResult:
     """Like :func:`fake_play`, but every match with bot "c" in seat 0 dies halfway."""
     if bots[0].name == "c":
@@ -90,13 +99,13 @@ def never_start_play(bots: Sequence[BotSpec], spec: MatchSpec, limits: Limits, o
 
 
 def fake_config(out: Path, names: Sequence[str], *, table_size: int = 2, hands: int = 20, duplicate: bool = True,
-                seed: int = 1, jobs: int = 2, compress: bool = False) -> TournamentConfig:
+                seed: int = 1, jobs: int = 2, compress: bool = False, pin: bool = True) -> TournamentConfig:
     """A validated tournament over bots that are never launched (the fake referee needs no command)."""
     from harness.config import parse_config
 
     data = {
         "tournament": {"name": "fake", "seed": seed, "output": str(out), "compress": compress},
-        "schedule": {"table_size": table_size, "hands": hands, "duplicate": duplicate, "jobs": jobs},
+        "schedule": {"table_size": table_size, "hands": hands, "duplicate": duplicate, "jobs": jobs, "pin": pin},
         "bots": [{"name": n, "command": "true"} for n in names],
     }
     return parse_config(data, out.parent / "fake.toml")
