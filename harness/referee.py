@@ -55,6 +55,7 @@ from harness.engine import (
 from harness.engine.actions import CALL_ACTION, CHECK_ACTION, FOLD_ACTION
 from harness.engine.cards import CARD_STRS
 from harness.history import HistoryWriter
+from harness.placement import Placement, pin, restore
 from harness.specs import BotSpec, FaultKind, Limits, MatchResult, MatchSpec, StackMode
 from protocol import codec
 from protocol.codec import encode_hand_end, encode_hand_start
@@ -273,7 +274,6 @@ class Referee:
         self._log_file: Any = None
         self._pending_faults: list[tuple[int, str, str]] = []  # (match seat, kind, detail) before a hand record
         self._ended = False
-        self._old_policy = os.SCHED_OTHER  # scheduling policy to restore after a pinned match
         self._history: HistoryWriter | None = None
         #: The finished hand whose record is not written yet: (state, names, match seats, timings, faults).
         self._pending_record: (
@@ -577,7 +577,7 @@ class Referee:
         n = len(self.seats)
         self.out_dir.mkdir(parents=True, exist_ok=True)
         (self.out_dir / "logs").mkdir(exist_ok=True)
-        old_affinity = os.sched_getaffinity(0) if self.cpus is not None else None
+        before: Placement | None = None
         tmpdir = None
         ctx: zmq.Context[Any] | None = None
         history: HistoryWriter | None = None
@@ -586,12 +586,7 @@ class Referee:
         try:
             self._log_file = open(self.out_dir / "logs" / "referee.log", "a", buffering=1, encoding="utf-8")
             if self.cpus is not None:
-                # Before the context and the bots exist: threads and children inherit it.
-                os.sched_setaffinity(0, self.cpus)
-                # Sharing a core, a woken thread need not preempt the one that woke it:
-                # SCHED_BATCH lets the sender finish its burst (measured: ~15% more hands/s).
-                self._old_policy = os.sched_getscheduler(0)
-                os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+                before = pin(self.cpus)  # before the context and the bots exist: they inherit it
             remove_stale_private_dirs()
             # Mode 0700: no other user reaches the endpoints. The pid in the name lets a later
             # match remove the directory if this process is killed before its cleanup.
@@ -634,7 +629,7 @@ class Referee:
                 self._log(f"faults before any hand: {self._pending_faults}")
             self._end_match(len(hand_nets), net)
         finally:
-            self._cleanup(ctx, tmpdir, history, old_affinity)
+            self._cleanup(ctx, tmpdir, history, before)
         return MatchResult(
             match_id=spec.match_id,
             seed=spec.seed,
@@ -659,7 +654,7 @@ class Referee:
         ctx: zmq.Context[Any] | None,
         tmpdir: str | None,
         history: HistoryWriter | None,
-        old_affinity: set[int] | None,
+        before: Placement | None,
     ) -> None:
         """Stop every bot (quit, SIGTERM, SIGKILL), close sockets, remove the private directory."""
         try:
@@ -692,9 +687,8 @@ class Referee:
                 except Exception:  # the error being raised matters more
                     pass
                 history.close()
-            if old_affinity is not None:
-                os.sched_setaffinity(0, old_affinity)
-                os.sched_setscheduler(0, self._old_policy, os.sched_param(0))
+            if before is not None:
+                restore(before)
             if self._log_file is not None:
                 self._log_file.close()
                 self._log_file = None

@@ -46,6 +46,7 @@ from types import FrameType
 from typing import Any
 
 from harness.config import TournamentConfig
+from harness.placement import pin
 from harness.results import (
     HANDS_FILE,
     MatchRecord,
@@ -169,21 +170,6 @@ def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
-def _pin_to(cpu: int) -> None:
-    """Put this process (and the referee threads and bots it starts) on one CPU, under SCHED_BATCH.
-
-    As ``harness match --pin``: waking a thread on another core of a VM goes
-    through the hypervisor, and sharing a core a woken thread need not
-    preempt the one that woke it. Where Linux's calls are missing or refused
-    the match simply runs unpinned.
-    """
-    try:
-        os.sched_setaffinity(0, {cpu})
-        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
-    except (AttributeError, OSError):
-        pass
-
-
 def _pick_cpu(allowed: list[int], busy: list[int | None]) -> int:
     """The allowed CPU with the fewest running matches (lowest number on ties)."""
     return min(allowed, key=lambda cpu: (busy.count(cpu), cpu))
@@ -199,7 +185,7 @@ def _worker(play: PlayMatch, bots: list[BotSpec], spec: MatchSpec, limits: Limit
     same SIGTERM when the main process dies (``PR_SET_PDEATHSIG``), so a
     ``kill -9`` of the runner stops its matches and bots at once instead of
     letting them play on. With ``cpu`` the match runs pinned to that CPU
-    (:func:`_pin_to`).
+    (:func:`harness.placement.pin`; unpinned where that is refused).
     """
 
     def on_term(signum: int, frame: FrameType | None) -> None:
@@ -217,7 +203,10 @@ def _worker(play: PlayMatch, bots: list[BotSpec], spec: MatchSpec, limits: Limit
         os._exit(130)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)  # blocked by the parent around start()
     if cpu is not None:
-        _pin_to(cpu)
+        try:
+            pin({cpu})
+        except (AttributeError, OSError):
+            pass
     try:
         result = play(bots, spec, limits, match_dir)
         hands = match_dir / HANDS_FILE

@@ -112,6 +112,15 @@ def test_heads_up_match_between_example_bots(tmp_path: Path) -> None:
     assert {p.name for p in (tmp_path / "logs").iterdir()} >= {"0-caller.err", "1-raiser.out", "referee.log"}
 
 
+def test_a_pinned_match_plays_the_same_hands_and_gives_the_cpus_back(tmp_path: Path) -> None:
+    before = (os.sched_getaffinity(0), os.sched_getscheduler(0))
+    spec = MatchSpec(GameConfig(), hands=20, seed=11)
+    pinned = play_match([example("caller"), example("raiser")], spec, LIMITS, tmp_path / "p", cpus={max(before[0])})
+    assert (os.sched_getaffinity(0), os.sched_getscheduler(0)) == before
+    free = play_match([example("caller"), example("raiser")], spec, LIMITS, tmp_path / "f")
+    assert pinned.hand_nets == free.hand_nets and pinned.status == ["ok", "ok"]
+
+
 def test_three_handed_match(tmp_path: Path) -> None:
     spec = MatchSpec(GameConfig(), hands=30, seed=5)
     result = play_match([example("caller"), example("raiser"), example("random_bot")], spec, LIMITS, tmp_path)

@@ -38,6 +38,7 @@ import zmq
 
 from harness.engine import Action, ActionKind, GameConfig, HandState
 from harness.engine.cards import CARD_STRS
+from harness.placement import pin, restore
 from harness.referee import BotSpec, Limits, MatchSpec, Referee, encode_hand_end_of
 from protocol import codec
 from protocol.messages import MatchEnd, Welcome
@@ -124,14 +125,11 @@ def transport_floor(hands: int = 3000) -> dict[str, float]:
     """
     root = Path(__file__).resolve().parents[2]
     steps, final = _sample_hand()
-    old = os.sched_getaffinity(0)
-    old_policy = os.sched_getscheduler(0)
+    before = pin({_pin_cpu()})  # as a pinned match: the bots inherit it
     tmp = tempfile.mkdtemp(prefix="harness-bench-")
     ctx = zmq.Context()
     children: list[subprocess.Popen[bytes]] = []
     try:
-        os.sched_setaffinity(0, {_pin_cpu()})  # as a pinned match: children inherit both
-        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
         socks, idents = [], []
         for seat in range(2):
             sock = ctx.socket(zmq.ROUTER)
@@ -180,8 +178,7 @@ def transport_floor(hands: int = 3000) -> dict[str, float]:
                 child.kill()
                 child.wait()
         ctx.destroy(linger=0)
-        os.sched_setscheduler(0, old_policy, os.sched_param(0))
-        os.sched_setaffinity(0, old)
+        restore(before)
         shutil.rmtree(tmp, ignore_errors=True)
     return {"hands_per_s": hands / elapsed, "us_per_hand": elapsed / hands * 1e6}
 
