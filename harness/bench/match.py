@@ -62,6 +62,16 @@ def _pin_cpu() -> int:
     return max(os.sched_getaffinity(0))
 
 
+def _reap(children: list[subprocess.Popen[bytes]]) -> None:
+    """Wait for the benchmark's children to exit (they were told to), killing any still there after 5 s."""
+    for child in children:
+        try:
+            child.wait(5)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+
+
 def raw_round_trip_us(pinned: bool, n: int = 5000) -> float:
     """Mean µs of one request/reply between this process and a child, DEALER/ROUTER over ipc."""
     old = os.sched_getaffinity(0)
@@ -90,11 +100,7 @@ def raw_round_trip_us(pinned: bool, n: int = 5000) -> float:
             elapsed = time.perf_counter() - t
             sock.send_multipart((ident, b"q"))
         finally:
-            try:
-                child.wait(5)
-            except subprocess.TimeoutExpired:
-                child.kill()
-                child.wait()
+            _reap([child])
         return elapsed / n * 1e6
     finally:
         ctx.destroy(linger=0)
@@ -171,12 +177,7 @@ def transport_floor(hands: int = 3000) -> dict[str, float]:
         for seat, sock in enumerate(socks):
             sock.send_multipart((idents[seat], codec.encode(MatchEnd(hands, (0, 0), ("ok", "ok")))))
     finally:
-        for child in children:
-            try:
-                child.wait(5)
-            except subprocess.TimeoutExpired:
-                child.kill()
-                child.wait()
+        _reap(children)
         ctx.destroy(linger=0)
         restore(before)
         shutil.rmtree(tmp, ignore_errors=True)
