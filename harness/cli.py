@@ -40,10 +40,10 @@ def run(
     played (results kept, but meaningless for it), 1 if matches failed
     (run again to retry them), 130 when interrupted (run again to resume).
     """
-    from harness.config import ConfigError, load_config, with_overrides
-    from harness.leaderboard import plural, render
-    from harness.results import ResultsError
-    from harness.runner import run_tournament
+    from harness.tournament.config import ConfigError, load_config, with_overrides
+    from harness.tournament.leaderboard import plural, render
+    from harness.tournament.results import ResultsError
+    from harness.tournament.runner import run_tournament
 
     try:
         cfg = with_overrides(load_config(config), out=out, jobs=jobs, hands=hands, seed=seed, pin=pin)
@@ -85,8 +85,8 @@ def leaderboard(directory: Path = typer.Argument(..., help="A tournament output 
 
     Exit status 0, or 2 when the directory or its files are missing or damaged.
     """
-    from harness.leaderboard import plural, split_foreign, write_leaderboard
-    from harness.results import MANIFEST_FILE, RESULTS_FILE, ResultsError, read_manifest, read_results
+    from harness.tournament.leaderboard import plural, split_foreign, write_leaderboard
+    from harness.tournament.results import MANIFEST_FILE, RESULTS_FILE, ResultsError, read_manifest, read_results
 
     try:
         info = read_manifest(directory)
@@ -142,12 +142,12 @@ def match(
 
     from tabulate import tabulate
 
-    from harness.botproc import BotStartError, resolve_command
-    from harness.config import BOT_NAME
     from harness.engine import ConfigError, GameConfig
-    from harness.outdir import OutDirError, default_out_dir, prepare_out_dir
-    from harness.referee import BotSpec, Limits, MatchSpec, StackMode, play_match
-    from harness.specs import FaultKind
+    from harness.match.botproc import BotStartError, resolve_command
+    from harness.match.outdir import OutDirError, default_out_dir, prepare_out_dir
+    from harness.match.referee import BotSpec, Limits, MatchSpec, StackMode, play_match
+    from harness.match.specs import FaultKind
+    from harness.tournament.config import BOT_NAME
 
     def usage(message: str) -> typer.Exit:
         typer.echo(f"harness match: {message}", err=True)
@@ -246,8 +246,8 @@ def replay(
     Prints each hand that differs (every hand with --verbose) and a summary. Exit status 0 when
     every hand replays identically, 1 if any hand differs, 2 if the file is not a hand history.
     """
-    from harness.history import HistoryError
-    from harness.replay import check_history
+    from harness.match.history import HistoryError
+    from harness.match.replay import check_history
 
     bad = total = 0
 
@@ -299,8 +299,8 @@ def check_bot(
 
     Exit status 0 when the bot broke no rule, 1 on any violation, 2 on a usage error.
     """
-    from harness.botproc import BotStartError
-    from harness.checkbot import check_bot as run_check
+    from harness.match.botproc import BotStartError
+    from harness.match.checkbot import check_bot as run_check
 
     command = list(ctx.args[1:] if ctx.args[:1] == ["--"] else ctx.args)
     if not command:

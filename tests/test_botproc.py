@@ -14,7 +14,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from harness.botproc import (
+from harness.match.botproc import (
     MARK_ENV,
     OWNER_ENV,
     BotProcess,
@@ -24,7 +24,7 @@ from harness.botproc import (
     kill_strays,
     stop_all,
 )
-from harness.specs import BotSpec, Limits
+from harness.match.specs import BotSpec, Limits
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -276,8 +276,8 @@ def test_bot_dies_with_a_killed_referee(tmp_path: Path) -> None:
         f"""
         import sys, time
         from pathlib import Path
-        from harness.botproc import BotProcess
-        from harness.specs import BotSpec, Limits
+        from harness.match.botproc import BotProcess
+        from harness.match.specs import BotSpec, Limits
         spec = BotSpec("b", ("python", "-c", "import time; time.sleep(60)"))
         p = BotProcess(spec, {{}}, Path({str(tmp_path)!r}), Limits(), "0-b")
         p.start()

@@ -10,16 +10,16 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from harness.botproc import find_marked
 from harness.cli import app
+from harness.match.botproc import find_marked
 from tests.test_bots_node import node_bot  # noqa: F401  (fixture: bots/node with its npm packages)
 
 REPO = Path(__file__).resolve().parent.parent
 
 pytestmark = [
     pytest.mark.skipif(
-        importlib.util.find_spec("harness.referee") is None,
-        reason="needs harness.referee.play_match (not landed yet)",
+        importlib.util.find_spec("harness.match.referee") is None,
+        reason="needs harness.match.referee.play_match (not landed yet)",
     ),
     pytest.mark.timeout(60),
 ]
@@ -141,8 +141,8 @@ def test_bad_options_are_usage_errors_without_a_traceback(tmp_path: Path, option
 
 @pytest.mark.parametrize("stderr", ["", "Traceback ...\nRuntimeError: boom"])
 def test_the_crash_hint_points_at_stderr_only_when_some_follows(stderr: str) -> None:
-    from harness.checkbot import CheckReport, Violation
-    from harness.specs import FaultKind, Limits
+    from harness.match.checkbot import CheckReport, Violation
+    from harness.match.specs import FaultKind, Limits
 
     report = CheckReport(
         command=("python", "bot.py"), opponents=("caller",), hands=1, decisions=1,

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from harness.botproc import find_marked
 from harness.cli import app
+from harness.match.botproc import find_marked
 
 REPO = Path(__file__).resolve().parent.parent
 CALLERS = ["--bot", "a=python -m bots.caller", "--bot", "b=python -m bots.caller"]

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.cli import app
-from harness.runner import run_tournament
+from harness.tournament.runner import run_tournament
 from tests.test_runner_fakes import fake_config, fake_play
 
 runner = CliRunner()
@@ -115,7 +115,7 @@ def test_out_that_is_a_file_exits_2(tmp_path: Path, sub: str) -> None:
 
 
 def test_an_output_directory_in_use_exits_2_naming_the_other_pid(tmp_path: Path) -> None:
-    from harness.results import ResultsStore
+    from harness.tournament.results import ResultsStore
 
     path = write_toml(tmp_path, TWO_BOTS)
     with ResultsStore(tmp_path / "out") as other:
@@ -191,20 +191,20 @@ def test_leaderboard_of_a_missing_directory(tmp_path: Path) -> None:
 
 
 def test_an_interrupted_run_labels_its_leaderboard_partial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import harness.runner
+    import harness.tournament.runner
 
     out = tmp_path / "out"
     done = run_tournament(fake_config(out, ["a", "b", "c"], hands=3), play=fake_play, quiet=True)
     n = len(done.records)
     assert n == done.matches_total
-    partial = harness.runner.RunSummary(
+    partial = harness.tournament.runner.RunSummary(
         out_dir=out, name="league", bots=done.bots, matches_total=n + 2, records=done.records, interrupted=True
     )
-    monkeypatch.setattr(harness.runner, "run_tournament", lambda cfg: partial)
+    monkeypatch.setattr(harness.tournament.runner, "run_tournament", lambda cfg: partial)
     path = tmp_path / "ok.toml"
     path.write_text('[[bots]]\nname = "a"\ncommand = "true"\n[[bots]]\nname = "b"\ncommand = "true"\n')
     result = runner.invoke(app, ["run", str(path), "--out", str(out)])
     assert result.exit_code == 130 and f"PARTIAL: {n} of {n + 2} matches" in result.output
-    monkeypatch.setattr(harness.runner, "run_tournament", lambda cfg: done)
+    monkeypatch.setattr(harness.tournament.runner, "run_tournament", lambda cfg: done)
     result = runner.invoke(app, ["run", str(path), "--out", str(out)])
     assert result.exit_code == 0 and "PARTIAL" not in result.output

@@ -1,10 +1,10 @@
-"""Per-decision limit plus time bank (harness/clock.py)."""
+"""Per-decision limit plus time bank (harness/match/clock.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from harness.clock import Clock
+from harness.match.clock import Clock
 
 
 def test_time_within_the_limit_costs_no_bank() -> None:

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.config import ConfigError, load_config, with_overrides
 from harness.engine.config import Replacements, Structure
-from harness.schedule import Format, Gauntlet, RoundRobin
-from harness.specs import Limits, StackMode
+from harness.match.specs import Limits, StackMode
+from harness.tournament.config import ConfigError, load_config, with_overrides
+from harness.tournament.schedule import Format, Gauntlet, RoundRobin
 
 BOTS = """
 [[bots]]
@@ -209,7 +209,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.mark.parametrize("name", ["league.toml", "league4.toml", "faults.toml"])
 def test_shipped_tournament_files_load(name: str) -> None:
-    from harness.runner import schedule_for
+    from harness.tournament.runner import schedule_for
 
     cfg = load_config(ROOT / "tournaments" / name)
     assert all(b.cwd == str(ROOT) for b in cfg.bots)
@@ -221,7 +221,7 @@ def test_shipped_tournament_files_load(name: str) -> None:
 
 
 def test_default_league_has_the_example_bots_and_10000_hands() -> None:
-    from harness.runner import schedule_for
+    from harness.tournament.runner import schedule_for
 
     cfg = load_config(ROOT / "tournaments" / "league.toml")
     assert {"random", "caller", "raiser", "solid"} <= set(cfg.bot_names)

@@ -16,9 +16,9 @@ import msgpack
 import pytest
 import zmq
 
-from harness.clock import Clock
-from harness.connection import ChannelFault, Connection, Disconnected
-from harness.specs import FaultKind
+from harness.match.clock import Clock
+from harness.match.connection import ChannelFault, Connection, Disconnected
+from harness.match.specs import FaultKind
 from protocol import codec
 from protocol.messages import ActionReply, ActRequest, DiscardReply, Hello, Legal, TimeLeft
 

@@ -21,15 +21,15 @@ from typing import Any
 import psutil
 import pytest
 
-from harness.botproc import find_marked
-from harness.specs import BotSpec, Limits, MatchResult, MatchSpec
+from harness.match.botproc import find_marked
+from harness.match.specs import BotSpec, Limits, MatchResult, MatchSpec
 
 REPO = Path(__file__).resolve().parent.parent
 
 pytestmark = [
     pytest.mark.skipif(
-        importlib.util.find_spec("harness.referee") is None or importlib.util.find_spec("bots.caller") is None,
-        reason="needs harness.referee.play_match and bots.caller (not landed yet)",
+        importlib.util.find_spec("harness.match.referee") is None or importlib.util.find_spec("bots.caller") is None,
+        reason="needs harness.match.referee.play_match and bots.caller (not landed yet)",
     ),
     pytest.mark.timeout(60),
 ]
@@ -60,7 +60,7 @@ def match_spec() -> MatchSpec:
 
 
 def play(bots: list[BotSpec], out: Path, limits: Limits = LIMITS) -> MatchResult:
-    from harness.referee import play_match
+    from harness.match.referee import play_match
 
     result = play_match(bots, match_spec(), limits, out)
     assert_nothing_left()

@@ -1,4 +1,4 @@
-"""Hand-history JSON Lines writer and reader (harness/history.py)."""
+"""Hand-history JSON Lines writer and reader (harness/match/history.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from harness.history import (
+from harness.match.history import (
     HistoryError,
     HistoryWriter,
     engine_part,

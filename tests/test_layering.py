@@ -5,6 +5,8 @@
 - ``protocol`` imports nothing from ``harness``.
 - ``bots`` import ``protocol`` (and other ``bots`` modules) and, of ``harness``,
   only the engine's pure hand evaluator.
+- ``harness/match`` (one match) imports nothing from ``harness/tournament``
+  (many matches): the arrows point one way.
 """
 
 from __future__ import annotations
@@ -64,7 +66,13 @@ def test_bots_use_only_the_protocol_and_the_evaluator(path: Path) -> None:
             assert module in BOTS_MAY_USE_FROM_HARNESS, f"{path.relative_to(ROOT)}:{line} imports {module}"
 
 
+@pytest.mark.parametrize("path", files("harness/match"), ids=lambda p: p.name)
+def test_a_match_knows_nothing_of_tournaments(path: Path) -> None:
+    for line, module in imported_modules(path):
+        assert not module.startswith("harness.tournament"), f"{path.relative_to(ROOT)}:{line} imports {module}"
+
+
 def test_the_checker_sees_imports_inside_functions(tmp_path: Path) -> None:
     sample = tmp_path / "sample.py"
-    sample.write_text("def f():\n    import zmq\n    from harness.referee import play_match\n")
-    assert imported_modules(sample) == [(2, "zmq"), (3, "harness.referee")]
+    sample.write_text("def f():\n    import zmq\n    from harness.match.referee import play_match\n")
+    assert imported_modules(sample) == [(2, "zmq"), (3, "harness.match.referee")]

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.leaderboard import COLUMNS, SCREEN_COLUMNS, plural, render, split_foreign, to_csv
-from harness.results import MatchRecord, hand_history_path, read_hands, read_records
-from harness.runner import run_tournament
-from harness.specs import MatchResult
-from harness.stats import crosstable, duplicate_sets, estimate, standings, t_quantile_975
+from harness.match.specs import MatchResult
+from harness.tournament.leaderboard import COLUMNS, SCREEN_COLUMNS, plural, render, split_foreign, to_csv
+from harness.tournament.results import MatchRecord, hand_history_path, read_hands, read_records
+from harness.tournament.runner import run_tournament
+from harness.tournament.stats import crosstable, duplicate_sets, estimate, standings, t_quantile_975
 from tests.test_runner_fakes import fake_config, fake_play
 
 

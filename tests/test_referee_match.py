@@ -21,12 +21,12 @@ from typing import Any
 
 import pytest
 
-import harness.referee as referee_mod
-from harness.botproc import find_marked
+import harness.match.referee as referee_mod
 from harness.engine import GameConfig
-from harness.history import HistoryWriter, read_history, without_volatile
-from harness.referee import BotSpec, Limits, MatchSpec, StackMode, hand_seed, play_match
-from harness.replay import check_history
+from harness.match.botproc import find_marked
+from harness.match.history import HistoryWriter, read_history, without_volatile
+from harness.match.referee import BotSpec, Limits, MatchSpec, StackMode, hand_seed, play_match
+from harness.match.replay import check_history
 
 PY = sys.executable
 ROOT = Path(__file__).resolve().parents[1]
@@ -280,7 +280,7 @@ def test_cli_match_prints_the_table_and_sigint_stops_everything(tmp_path: Path) 
 
 def test_private_dirs_of_killed_referees_are_removed(tmp_path: Path) -> None:
     """A referee killed outright cannot clean up; the next match removes its directory."""
-    from harness.referee import PRIVATE_DIR_PREFIX, remove_stale_private_dirs
+    from harness.match.referee import PRIVATE_DIR_PREFIX, remove_stale_private_dirs
 
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()

@@ -11,9 +11,9 @@ from typer.testing import CliRunner
 
 from harness.cli import app
 from harness.engine import GameConfig, HandState
-from harness.history import HistoryError, HistoryWriter
-from harness.referee import hand_seed
-from harness.replay import HandCheck, check_history
+from harness.match.history import HistoryError, HistoryWriter
+from harness.match.referee import hand_seed
+from harness.match.replay import HandCheck, check_history
 
 
 def played_hand(h: int) -> dict[str, Any]:

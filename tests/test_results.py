@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.results import (
+from harness.match.specs import MatchResult
+from harness.tournament.results import (
     MatchRecord,
     ResultsError,
     ResultsStore,
@@ -20,7 +21,6 @@ from harness.results import (
     read_records,
     read_results,
 )
-from harness.specs import MatchResult
 
 
 def record(match_id: str, net: int = 5) -> MatchRecord:
@@ -123,7 +123,7 @@ def test_a_second_store_on_the_same_directory_is_refused_until_the_first_closes(
 
 def test_the_lock_holds_across_processes_and_dies_with_its_holder(tmp_path: Path) -> None:
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from harness.results import ResultsStore; "
+        [sys.executable, "-c", "import sys; from harness.tournament.results import ResultsStore; "
          f"ResultsStore(sys.argv[1]).open({MANIFEST!r}); print('locked', flush=True); sys.stdin.read()",
          str(tmp_path / "out")],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,

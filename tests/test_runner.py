@@ -15,8 +15,8 @@ from typing import Any
 import psutil
 import pytest
 
-from harness.results import ResultsError, read_records
-from harness.runner import _pick_cpu, manifest, run_tournament, schedule_for
+from harness.tournament.results import ResultsError, read_records
+from harness.tournament.runner import _pick_cpu, manifest, run_tournament, schedule_for
 from tests.test_runner_fakes import (
     failing_play,
     fake_config,
@@ -160,7 +160,7 @@ def test_four_handed_compressed(tmp_path: Path) -> None:
 SLOW_RUN = """
 import sys, time
 from pathlib import Path
-from harness.runner import run_tournament
+from harness.tournament.runner import run_tournament
 from tests.test_runner_fakes import fake_config, fake_play
 
 def slow_play(bots, spec, limits, out_dir):
@@ -206,7 +206,7 @@ def test_ctrl_c_stops_workers_and_keeps_what_is_recorded(tmp_path: Path) -> None
 KILLED_RUN = """
 import sys, time
 from pathlib import Path
-from harness.runner import run_tournament
+from harness.tournament.runner import run_tournament
 from tests.test_runner_fakes import fake_config
 
 def endless_play(bots, spec, limits, out_dir):

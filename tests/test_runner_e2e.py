@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.cli import app
-from harness.results import hand_history_path, read_hands, read_records
+from harness.tournament.results import hand_history_path, read_hands, read_records
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -125,7 +125,7 @@ def test_kill_9_mid_run_then_resume_equals_an_uninterrupted_run(tmp_path: Path) 
     again = subprocess.run([*command, "--out", str(resumed)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0, again.stderr
     # The killed referees could not remove their private endpoint directories; the resumed run's did.
-    from harness.referee import remove_stale_private_dirs
+    from harness.match.referee import remove_stale_private_dirs
 
     assert remove_stale_private_dirs() == []
     straight = subprocess.run([*command, "--out", str(clean)], cwd=ROOT, capture_output=True, text=True, timeout=120)

@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.specs import BotSpec, Limits, MatchResult, MatchSpec
+from harness.match.specs import BotSpec, Limits, MatchResult, MatchSpec
 
 if TYPE_CHECKING:
-    from harness.config import TournamentConfig
+    from harness.tournament.config import TournamentConfig
 
 # Chips per hand above the table average, by bot name (others: 0).
 STRENGTH = {"strong": 6, "middle": 0, "weak": -6, "a": 4, "b": 2, "c": 0, "d": -2, "e": -4, "f": 1}
@@ -101,7 +101,7 @@ def never_start_play(bots: Sequence[BotSpec], spec: MatchSpec, limits: Limits, o
 def fake_config(out: Path, names: Sequence[str], *, table_size: int = 2, hands: int = 20, duplicate: bool = True,
                 seed: int = 1, jobs: int = 2, compress: bool = False, pin: bool = True) -> TournamentConfig:
     """A validated tournament over bots that are never launched (the fake referee needs no command)."""
-    from harness.config import parse_config
+    from harness.tournament.config import parse_config
 
     data = {
         "tournament": {"name": "fake", "seed": seed, "output": str(out), "compress": compress},

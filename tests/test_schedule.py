@@ -8,7 +8,7 @@ from math import comb
 
 import pytest
 
-from harness.schedule import Gauntlet, RoundRobin, ScheduleError, build_schedule, rotate, table_seed
+from harness.tournament.schedule import Gauntlet, RoundRobin, ScheduleError, build_schedule, rotate, table_seed
 
 NAMES = ["a", "b", "c", "d", "e", "f", "g"]
 

@@ -15,8 +15,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness.config import TournamentConfig, parse_config, with_overrides
-from harness.runner import run_tournament
+from harness.tournament.config import TournamentConfig, parse_config, with_overrides
+from harness.tournament.runner import run_tournament
 
 ROOT = Path(__file__).resolve().parents[2]
 

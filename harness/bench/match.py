@@ -6,7 +6,7 @@ Figures (printed, never asserted):
   between two Python processes (300-byte message), as the scheduler places
   them; ``raw_round_trip_pinned_us`` with both on one CPU.
 - ``hands_per_s_heads_up`` / ``hands_per_s_four_handed``: matches of
-  ``python -m bots.caller`` through :class:`harness.referee.Referee`, hand
+  ``python -m bots.caller`` through :class:`harness.match.referee.Referee`, hand
   loop only (start-up and shutdown excluded), the better of the two
   placements (free and pinned to one CPU); each placement is also reported.
 - ``referee_peak_rss_mb``: peak resident memory of this (the referee's) process.
@@ -38,8 +38,8 @@ import zmq
 
 from harness.engine import Action, ActionKind, GameConfig, HandState
 from harness.engine.cards import CARD_STRS
-from harness.placement import pin, restore
-from harness.referee import BotSpec, Limits, MatchSpec, Referee, encode_hand_end_of
+from harness.match.placement import pin, restore
+from harness.match.referee import BotSpec, Limits, MatchSpec, Referee, encode_hand_end_of
 from protocol import codec
 from protocol.messages import MatchEnd, Welcome
 from protocol.version import PROTOCOL_VERSION

@@ -4,7 +4,7 @@ The bot under test (the *candidate*) sits in seat 0 of a short match
 against reference bots (``bots.caller`` and ``bots.raiser`` by default, so
 it meets checks, calls, bets, raises and multi-way pots and sits in every
 position as the button moves). The match is a real one, through
-:func:`harness.referee.play_match`, with the real limits except the time
+:func:`harness.match.referee.play_match`, with the real limits except the time
 bank, which is 0: any reply slower than ``decision_ms`` is reported. Faults
 come back from the hand history (``faults`` per hand) and the match result;
 each becomes a :class:`Violation` in words a bot author can act on.
@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.botproc import resolve_command
-from harness.outdir import prepare_out_dir
-from harness.specs import BotSpec, FaultKind, Limits, MatchResult
+from harness.match.botproc import resolve_command
+from harness.match.outdir import prepare_out_dir
+from harness.match.specs import BotSpec, FaultKind, Limits, MatchResult
 
 #: What each fault kind means to a bot author, and what to fix.
 KIND_WORDS: dict[str, str] = {
@@ -240,16 +240,16 @@ def check_bot(
         The :class:`CheckReport`; ``report.ok`` is False on any violation.
 
     Raises:
-        harness.botproc.BotStartError: the command cannot be launched at all
+        harness.match.botproc.BotStartError: the command cannot be launched at all
             (not found, not executable, cwd missing).
         ValueError: bad arguments (no command, hands, decision_ms or startup_ms
             below 1, 0 or > 5 opponents, unknown opponent); ``out_dir`` is a
             file, lies under one or already holds a hand history
-            (:class:`harness.outdir.OutDirError`).
+            (:class:`harness.match.outdir.OutDirError`).
     """
     from harness.engine.config import GameConfig
-    from harness.referee import play_match
-    from harness.specs import MatchSpec
+    from harness.match.referee import play_match
+    from harness.match.specs import MatchSpec
 
     if not command:
         raise ValueError("no bot command given; use: harness check-bot -- CMD ARGS...")

@@ -1,14 +1,14 @@
 """The referee: one match between bot subprocesses (DESIGN.md "Referee promises").
 
-:func:`play_match` launches every bot (harness.botproc), binds one private
-ZeroMQ channel per bot (harness.connection), checks each bot's ``hello``,
+:func:`play_match` launches every bot (harness.match.botproc), binds one private
+ZeroMQ channel per bot (harness.match.connection), checks each bot's ``hello``,
 then plays ``spec.hands`` hands with the engine deciding everything about
 the rules (harness.engine). Each bot's thinking time is charged to its clock
-(harness.clock); a late, malformed, illegal or oversized reply is a fault and
+(harness.match.clock); a late, malformed, illegal or oversized reply is a fault and
 the engine's default action is played instead; a bot that crashes or reaches
 ``limits.max_faults`` is *out*: it still posts blinds and antes and is folded
 at its first decision of each hand. Every hand is appended to
-``out_dir/hands.jsonl`` as it finishes (harness.history). The match always
+``out_dir/hands.jsonl`` as it finishes (harness.match.history). The match always
 finishes, and whatever happens (match end, a referee error, Ctrl-C) every bot
 is told ``match_end`` and then stopped (quit, SIGTERM, SIGKILL of its whole
 process group), the sockets are closed and the private directory removed.
@@ -39,9 +39,6 @@ from typing import Any
 import psutil
 import zmq
 
-from harness.botproc import BotProcess, BotStartError, describe_exit, stop_all
-from harness.clock import Clock
-from harness.connection import ChannelFault, Connection, Disconnected
 from harness.engine import (
     Action,
     ActionKind,
@@ -54,9 +51,12 @@ from harness.engine import (
 )
 from harness.engine.actions import CALL_ACTION, CHECK_ACTION, FOLD_ACTION
 from harness.engine.cards import CARD_STRS
-from harness.history import HistoryWriter
-from harness.placement import Placement, pin, restore
-from harness.specs import BotSpec, FaultKind, Limits, MatchResult, MatchSpec, StackMode
+from harness.match.botproc import BotProcess, BotStartError, describe_exit, stop_all
+from harness.match.clock import Clock
+from harness.match.connection import ChannelFault, Connection, Disconnected
+from harness.match.history import HistoryWriter
+from harness.match.placement import Placement, pin, restore
+from harness.match.specs import BotSpec, FaultKind, Limits, MatchResult, MatchSpec, StackMode
 from protocol import codec
 from protocol.codec import encode_hand_end, encode_hand_start
 from protocol.messages import (

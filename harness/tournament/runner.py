@@ -4,7 +4,7 @@ Each match runs in its own forked worker process (at most ``jobs`` at a
 time; with ``[schedule] pin``, the default, each on one CPU of its own)
 that calls the referee's ``play_match`` into ``<out>/matches/<match_id>/``
 and leaves ``result.json`` there; the main
-process appends a :class:`~harness.results.MatchRecord` to
+process appends a :class:`~harness.tournament.results.MatchRecord` to
 ``results.jsonl`` for each match that finished, in the order they finish.
 Matches are independent (own bots, own deals), so the order does not
 change any result.
@@ -45,9 +45,10 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from harness.config import TournamentConfig
-from harness.placement import pin
-from harness.results import (
+from harness.match.placement import pin
+from harness.match.specs import BotSpec, Limits, MatchResult, MatchSpec
+from harness.tournament.config import TournamentConfig
+from harness.tournament.results import (
     HANDS_FILE,
     MatchRecord,
     ResultsStore,
@@ -55,8 +56,7 @@ from harness.results import (
     fsync_file,
     read_records,
 )
-from harness.schedule import Pairing, build_schedule
-from harness.specs import BotSpec, Limits, MatchResult, MatchSpec
+from harness.tournament.schedule import Pairing, build_schedule
 
 PlayMatch = Callable[[Sequence[BotSpec], MatchSpec, Limits, Path], MatchResult]
 RESULT_FILE = "result.json"
@@ -112,7 +112,7 @@ class RunSummary:
 
 
 def schedule_for(config: TournamentConfig) -> list[Pairing]:
-    """The tournament's matches (see :func:`harness.schedule.build_schedule`)."""
+    """The tournament's matches (see :func:`harness.tournament.schedule.build_schedule`)."""
     return build_schedule(
         config.schedule.strategy(), config.bot_names, seed=config.tournament.seed,
         duplicate=config.schedule.duplicate,
@@ -185,7 +185,7 @@ def _worker(play: PlayMatch, bots: list[BotSpec], spec: MatchSpec, limits: Limit
     same SIGTERM when the main process dies (``PR_SET_PDEATHSIG``), so a
     ``kill -9`` of the runner stops its matches and bots at once instead of
     letting them play on. With ``cpu`` the match runs pinned to that CPU
-    (:func:`harness.placement.pin`; unpinned where that is refused).
+    (:func:`harness.match.placement.pin`; unpinned where that is refused).
     """
 
     def on_term(signum: int, frame: FrameType | None) -> None:
@@ -308,7 +308,7 @@ class _Display:
         self.progress.refresh()
 
     def match_done(self, record: MatchRecord, records: Sequence[MatchRecord]) -> None:
-        from harness.stats import standings
+        from harness.tournament.stats import standings
 
         top = standings(records, self.summary.bots)[:3]
         self.leaders = "  ".join(f"{s.bot} {s.estimate.bb_per_100:+.1f}" for s in top)
@@ -352,7 +352,7 @@ class _WorkerList:
 
     Bots carry their referee's (worker's) pid in ``HARNESS_OWNER_PID``; after
     a crash, the next run kills the marked processes whose worker is gone
-    (``harness.botproc.kill_strays``), e.g. children a bot forked that
+    (``harness.match.botproc.kill_strays``), e.g. children a bot forked that
     outlived a ``kill -9`` of the whole process group.
     """
 
@@ -361,7 +361,7 @@ class _WorkerList:
 
     def kill_leftovers(self) -> list[int]:
         """Kill what the bots of an earlier run's workers left behind; return the pids signalled."""
-        from harness.botproc import kill_strays
+        from harness.match.botproc import kill_strays
 
         try:
             pids = [int(x) for x in self.path.read_text(encoding="ascii").split()]
@@ -430,7 +430,7 @@ def run_tournament(
 
     Args:
         config: a validated configuration (with command-line overrides applied).
-        play: the match function (default: :func:`harness.referee.play_match`);
+        play: the match function (default: :func:`harness.match.referee.play_match`);
             tests pass a fake with the same signature.
         progress: live progress bar on/off (default: on when stderr is a terminal;
             otherwise one line per finished match).
@@ -440,7 +440,7 @@ def run_tournament(
         A summary; ``interrupted`` is set when Ctrl-C / SIGTERM stopped it.
 
     Raises:
-        harness.results.ResultsError: the output directory holds another
+        harness.tournament.results.ResultsError: the output directory holds another
             tournament or damaged results.
     """
     pairings = schedule_for(config)
@@ -458,7 +458,7 @@ def _run(config: TournamentConfig, pairings: list[Pairing], store: ResultsStore,
     workers = _WorkerList(store.out_dir)
     workers.kill_leftovers()
     if play is None:
-        from harness.referee import (
+        from harness.match.referee import (
             play_match as play,  # imported before forking, shared by workers
         )
     known = {p.match_id for p in pairings}
@@ -535,7 +535,7 @@ def _run(config: TournamentConfig, pairings: list[Pairing], store: ResultsStore,
     summary.records = [rec for rec in read_records(store.out_dir) if rec.match_id in known]
     summary.never_started = never_started(summary.records, store.out_dir)
     if summary.records:
-        from harness.leaderboard import write_leaderboard
+        from harness.tournament.leaderboard import write_leaderboard
 
         write_leaderboard(store.out_dir, summary.records, title=config.tournament.name, bots=config.bot_names)
     return summary

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.engine.config import GameConfig, Replacements, Structure
-from harness.schedule import Format, Gauntlet, PairingStrategy, RoundRobin
-from harness.specs import BotSpec, Limits, StackMode
+from harness.match.specs import BotSpec, Limits, StackMode
+from harness.tournament.schedule import Format, Gauntlet, PairingStrategy, RoundRobin
 
 BOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")
 MIN_SEATS, MAX_SEATS = 2, 6  # R1.2
@@ -94,7 +94,7 @@ class ScheduleSettings:
     challengers: tuple[str, ...] = ()
 
     def strategy(self) -> PairingStrategy:
-        """The pairing strategy object for :func:`harness.schedule.build_schedule`."""
+        """The pairing strategy object for :func:`harness.tournament.schedule.build_schedule`."""
         if self.format is Format.GAUNTLET:
             return Gauntlet(challengers=self.challengers, table_size=self.table_size)
         return RoundRobin(table_size=self.table_size)
@@ -417,14 +417,14 @@ def _bot(t: _Table, base: Path) -> BotSpec:
 def _check_command(file: Path, index: int, bot: BotSpec) -> None:
     """Fail at load time, not after a whole tournament of failed starts, if a bot cannot be launched.
 
-    Uses the referee's own pre-flight check (:func:`harness.botproc.resolve_command`):
+    Uses the referee's own pre-flight check (:func:`harness.match.botproc.resolve_command`):
     the program must exist and be executable (relative paths from the bot's ``cwd``,
     bare names on the PATH the bot will see).
 
     Raises:
         ConfigError: naming ``bots[i].command`` and how to fix it.
     """
-    from harness.botproc import BotStartError, resolve_command
+    from harness.match.botproc import BotStartError, resolve_command
 
     path = bot.env.get("PATH", os.environ.get("PATH", os.defpath))
     try:

@@ -51,7 +51,7 @@ from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
 
-from harness.specs import BotSpec, Limits
+from harness.match.specs import BotSpec, Limits
 
 __all__ = [
     "BotProcess",

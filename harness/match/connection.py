@@ -14,7 +14,7 @@ Guards, all per message, none trusting the bot:
   memory; the socket monitor reports the drop as a disconnection of that
   peer's file descriptor (known from the ``hello``'s ``ZMQ_SRCFD``). Frame
   lengths are checked here as well.
-- time: one deadline per decision (from :class:`harness.clock.Clock`);
+- time: one deadline per decision (from :class:`harness.match.clock.Clock`);
   polling asks only for what remains, in whole milliseconds, so a flooding
   bot cannot extend it.
 - order: every request carries ``seq``; a reply must echo it. A reply to a
@@ -34,7 +34,7 @@ from typing import Any
 import zmq
 from zmq.utils.monitor import parse_monitor_message
 
-from harness.specs import FaultKind
+from harness.match.specs import FaultKind
 from protocol import codec
 from protocol.errors import ProtocolError
 from protocol.messages import ActionReply, DiscardReply, Error, Hello, Welcome
@@ -278,7 +278,7 @@ class Connection:
             seq: the request's sequence number (increasing per connection).
             expect: the reply class, :class:`ActionReply` or :class:`DiscardReply`.
             deadline: returns the whole ms left before the deadline (0 = past it);
-                :meth:`harness.clock.Clock.remaining_ms`.
+                :meth:`harness.match.clock.Clock.remaining_ms`.
             is_dead: optional check that the bot's process has ended (called
                 between poll slices, to notice a crash whose socket stays open).
             after_send: optional work to do while the bot thinks (called once,

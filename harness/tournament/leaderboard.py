@@ -1,6 +1,6 @@
 """Leaderboard tables: text (tabulate), Markdown and CSV from match records.
 
-The numbers come from :mod:`harness.stats`; this module only lays them out
+The numbers come from :mod:`harness.tournament.stats`; this module only lays them out
 and writes ``leaderboard.md`` and ``leaderboard.csv`` into the output
 directory. The files carry every column (:data:`COLUMNS`, one per fault
 kind); the text printed on a terminal keeps to :data:`SCREEN_COLUMNS`
@@ -20,8 +20,8 @@ from typing import Any
 
 from tabulate import tabulate
 
-from harness.results import MatchRecord, read_records
-from harness.stats import FAULT_COLUMNS, Standing, crosstable, standings
+from harness.tournament.results import MatchRecord, read_records
+from harness.tournament.stats import FAULT_COLUMNS, Standing, crosstable, standings
 
 COLUMNS: tuple[str, ...] = (
     "rank",
@@ -214,7 +214,7 @@ def write_leaderboard(out_dir: Path, records: Sequence[MatchRecord] | None = Non
         bots: names to list (default: every bot in the records).
 
     Raises:
-        harness.results.ResultsError: no readable results in ``out_dir``.
+        harness.tournament.results.ResultsError: no readable results in ``out_dir``.
     """
     out_dir = Path(out_dir)
     recs = list(records) if records is not None else read_records(out_dir)

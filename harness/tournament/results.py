@@ -5,7 +5,7 @@ Layout::
     <out>/tournament.json           what was scheduled (fingerprint, bots, big blind)
     <out>/results.jsonl             one MatchRecord per finished match (append-only)
     <out>/matches/<match_id>/       hands.jsonl[.gz] and logs/ of each match
-    <out>/leaderboard.{md,csv}      written by harness.leaderboard
+    <out>/leaderboard.{md,csv}      written by harness.tournament.leaderboard
     <out>/.lock                     flock(2)ed by the run using the directory (holds its pid)
 
 Crash safety: a record is appended with one ``write`` followed by ``flush``
@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.specs import MatchResult
+from harness.match.specs import MatchResult
 
 RESULTS_FILE = "results.jsonl"
 MANIFEST_FILE = "tournament.json"

@@ -1,6 +1,6 @@
 """Re-run every hand of a hand history through the engine and report differences.
 
-Each line of a history (harness.history) carries the hand's seed, settings,
+Each line of a history (harness.match.history) carries the hand's seed, settings,
 stacks, button and every action; :func:`harness.engine.replay` plays the
 hand again from those and names the first field whose replayed value
 differs from the recorded one (cards dealt, draws, pots, winners, net ...).
@@ -14,7 +14,7 @@ Two kinds of failure are kept apart:
   :class:`HandCheck` with ``ok=False``;
 - a file that is *not a hand history* (not JSON Lines, a line that is not
   a hand record, a field of the wrong type, cut-off data): a
-  :class:`harness.history.HistoryError` naming the file, line and field.
+  :class:`harness.match.history.HistoryError` naming the file, line and field.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.engine import ReplayError, replay
-from harness.history import HistoryError, numbered_records, record_problem
+from harness.match.history import HistoryError, numbered_records, record_problem
 
 
 @dataclass(frozen=True, slots=True)

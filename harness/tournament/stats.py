@@ -22,9 +22,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from harness.results import MatchRecord
+from harness.tournament.results import MatchRecord
 
-# Fault kinds as the referee names them (harness.specs.FaultKind) and their column names.
+# Fault kinds as the referee names them (harness.match.specs.FaultKind) and their column names.
 FAULT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("timeout", "timeouts"),
     ("illegal", "illegal"),
