@@ -1,0 +1,390 @@
+"""Rankings with their uncertainty: pure functions over match records, no I/O.
+
+Four statistics beside bb/100 (:mod:`harness.tournament.stats`), each from a
+published method:
+
+- **Rank interval** (:func:`bootstrap_ranks`): the 2.5%-97.5% range of a
+  bot's rank over bootstrap resamples of the duplicate sets, after Hall and
+  Miller, "Using the bootstrap to quantify the authority of an empirical
+  ranking", Annals of Statistics 37(6B), 2009. The resampling is stratified
+  by table (Efron and Tibshirani, *An Introduction to the Bootstrap*, 1993,
+  section 8.4): each table keeps its number of duplicate sets, drawn with
+  replacement, so every resample has the schedule of the real contest.
+  Seeded: the same records and seed give the same numbers, bit for bit.
+- **Rank groups** (:func:`rank_groups`): consecutive bots of the table whose
+  rank intervals overlap (directly or through a bot between them) share one
+  group, labelled by the positions it spans ("1-3").
+- **Likelihood of superiority** (LOS, the name used by cutechess-cli and
+  BayesElo; the ACPC results give the same "probability that the row player
+  is better" table): the share of the same resamples in which the row bot's
+  bb/100 exceeds the column bot's (ties count half).
+- **Instant run-off** (:func:`instant_runoff`), heads-up only: the ACPC's
+  winner determination that repeatedly drops the bot with the lowest total
+  bankroll against the bots still in (Annual Computer Poker Competition,
+  rules, "Winner Determination: Instant Run-off",
+  http://www.computerpokercompetition.org/index.php/competitions/rules).
+  Bots tied for lowest drop together and share their positions.
+- **Plackett-Luce rating** (:func:`plackett_luce_ratings`), for 3-6 seat
+  tables: Weng and Lin, "A Bayesian Approximation Method for Online Ranking",
+  JMLR 12, 2011 (Algorithm 4), as implemented by the ``openskill`` library.
+  Each match is one game whose seats are ordered by chips won (equal nets
+  tie). It is a skill rating (mu, sigma: a Gaussian belief about skill, in
+  rating points), not a bb/100.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from harness.tournament.results import MatchRecord
+
+#: Resamples of :func:`bootstrap_ranks` by default (Hall and Miller use 1000-2000).
+DEFAULT_RESAMPLES = 1000
+#: Seed of the bootstrap's generator by default (numpy PCG64).
+DEFAULT_SEED = 0
+
+
+@dataclass(frozen=True, slots=True)
+class TableSets:
+    """One table's duplicate sets: deal h of the table played in every rotation.
+
+    Attributes:
+        table: the table index of the schedule.
+        bots: the table's bots (sorted names).
+        big_blind: chips per big blind (the "bb" of bb/100).
+        nets: per set (hand index, ascending), each bot's net chips summed over the rotations.
+        hands: per set, each bot's hands in it (its number of rotations that reached that hand).
+    """
+
+    table: int
+    bots: tuple[str, ...]
+    big_blind: int
+    nets: tuple[tuple[int, ...], ...]
+    hands: tuple[tuple[int, ...], ...]
+
+
+def table_sets(records: Iterable[MatchRecord]) -> list[TableSets]:
+    """Group match records into each table's duplicate sets (tables in ascending order).
+
+    Raises:
+        ValueError: records of one table with different bots or big blinds.
+    """
+    by_table: dict[int, list[MatchRecord]] = {}
+    for rec in records:
+        by_table.setdefault(rec.table, []).append(rec)
+    out = []
+    for table in sorted(by_table):
+        recs = by_table[table]
+        bots = tuple(sorted(recs[0].result.bots))
+        if any(tuple(sorted(r.result.bots)) != bots or r.big_blind != recs[0].big_blind for r in recs):
+            raise ValueError(f"table {table}: its matches have different bots or big blinds")
+        column = {name: i for i, name in enumerate(bots)}
+        length = max(r.result.hands_played for r in recs)
+        nets = [[0] * len(bots) for _ in range(length)]
+        hands = [[0] * len(bots) for _ in range(length)]
+        for rec in recs:
+            cols = [column[name] for name in rec.result.bots]
+            for h, row in enumerate(rec.result.hand_nets):
+                for seat, col in enumerate(cols):
+                    nets[h][col] += row[seat]
+                    hands[h][col] += 1
+        out.append(TableSets(table, bots, recs[0].big_blind, tuple(map(tuple, nets)), tuple(map(tuple, hands))))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class RankBootstrap:
+    """What :func:`bootstrap_ranks` found.
+
+    Attributes:
+        bots: the bots ranked (those with at least one duplicate set), as given.
+        resamples: number of bootstrap resamples.
+        seed: the generator's seed.
+        bb_per_100: each bot's bb/100 on the real data.
+        rank_low, rank_high: the 2.5% and 97.5% quantiles of each bot's rank
+            (1 = best; a bot's rank is 1 + the number of bots strictly ahead).
+        los: ``{(row, column): P}``, the likelihood that row's bb/100 exceeds column's.
+    """
+
+    bots: tuple[str, ...]
+    resamples: int
+    seed: int
+    bb_per_100: Mapping[str, float]
+    rank_low: Mapping[str, int]
+    rank_high: Mapping[str, int]
+    los: Mapping[tuple[str, str], float]
+
+
+def _quantile(sorted_ranks: np.ndarray, p: float) -> int:
+    """Inverted-CDF quantile (Hyndman and Fan type 1) of sorted integers: the smallest value with CDF >= p."""
+    index = max(0, math.ceil(p * len(sorted_ranks)) - 1)
+    return int(sorted_ranks[index])
+
+
+def bootstrap_ranks(records: Sequence[MatchRecord], bots: Sequence[str] | None = None, *,
+                    resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> RankBootstrap:
+    """Rank intervals and likelihoods of superiority by a stratified bootstrap of the duplicate sets.
+
+    Each resample draws, for every table, as many of its duplicate sets as
+    it has, with replacement (numpy's PCG64 seeded with ``seed``; integer
+    chip sums, so the result does not depend on the CPU's floating point
+    order), and recomputes every bot's bb/100 over the tables it sat at.
+
+    Args:
+        records: match records of one tournament (only complete duplicate
+            sets should be given: see the leaderboard).
+        bots: the bots to rank (default: every bot in the records); bots
+            without a duplicate set are left out of the result.
+        resamples: bootstrap resamples (>= 1).
+        seed: the generator's seed.
+
+    Raises:
+        ValueError: ``resamples`` < 1, or inconsistent records (see :func:`table_sets`).
+    """
+    if resamples < 1:
+        raise ValueError(f"resamples must be >= 1, got {resamples}")
+    tables = table_sets(records)
+    seen = {name for t in tables for name in t.bots}
+    names = [b for b in (bots if bots is not None else sorted(seen)) if b in seen]
+    index = {name: i for i, name in enumerate(names)}
+    rng = np.random.Generator(np.random.PCG64(seed))
+    # Per bot: chips summed over resampled sets, by big blind (tables of one contest share it).
+    chips: dict[int, np.ndarray] = {}
+    hands = np.zeros((resamples, len(names)), dtype=np.int64)
+    real_chips: dict[int, np.ndarray] = {}
+    real_hands = np.zeros(len(names), dtype=np.int64)
+    for t in tables:
+        n = len(t.nets)
+        if n == 0:
+            continue
+        cols = [index.get(name) for name in t.bots]
+        keep = [i for i, c in enumerate(cols) if c is not None]
+        if not keep:
+            continue
+        target = [cols[i] for i in keep]
+        nets = np.asarray(t.nets, dtype=np.int64)[:, keep]
+        hand_counts = np.asarray(t.hands, dtype=np.int64)[:, keep]
+        counts = rng.multinomial(n, np.full(n, 1.0 / n), size=resamples).astype(np.int64)
+        bb_chips = chips.setdefault(t.big_blind, np.zeros((resamples, len(names)), dtype=np.int64))
+        bb_chips[:, target] += counts @ nets
+        hands[:, target] += counts @ hand_counts
+        real = real_chips.setdefault(t.big_blind, np.zeros(len(names), dtype=np.int64))
+        real[target] += nets.sum(axis=0)
+        real_hands[target] += hand_counts.sum(axis=0)
+    big_blinds = sorted(chips)
+    bb_won = sum((chips[bb] / bb for bb in big_blinds), np.zeros((resamples, len(names))))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = np.where(hands > 0, 100.0 * bb_won / np.maximum(hands, 1), -np.inf)
+    real_bb = sum((real_chips[bb] / bb for bb in big_blinds), np.zeros(len(names)))
+    bb100 = {name: float(100.0 * real_bb[i] / real_hands[i]) if real_hands[i] else 0.0 for name, i in index.items()}
+    # rank = 1 + bots strictly ahead, per resample
+    ahead = (values[:, None, :] > values[:, :, None]).sum(axis=2)
+    ranks = np.sort(1 + ahead, axis=0)
+    low = {name: _quantile(ranks[:, i], 0.025) for name, i in index.items()}
+    high = {name: _quantile(ranks[:, i], 0.975) for name, i in index.items()}
+    los: dict[tuple[str, str], float] = {}
+    for a, i in index.items():
+        for b, j in index.items():
+            if i != j:
+                wins = int((values[:, i] > values[:, j]).sum())
+                ties = int((values[:, i] == values[:, j]).sum())
+                los[(a, b)] = (wins + ties / 2) / resamples
+    return RankBootstrap(tuple(names), resamples, seed, bb100, low, high, los)
+
+
+def rank_groups(order: Sequence[str], low: Mapping[str, int], high: Mapping[str, int]) -> dict[str, str]:
+    """Label runs of bots whose rank intervals overlap, by the positions they span.
+
+    Args:
+        order: bots in leaderboard order (position 1 first).
+        low, high: each bot's rank interval (:class:`RankBootstrap`); a bot
+            missing from them is a group of its own.
+
+    Returns:
+        ``{bot: "1-3"}`` (or ``"4"`` for a bot alone): walking down the
+        table, a bot joins the current group when its interval starts at or
+        before the highest rank any member of the group reaches.
+    """
+    labels: dict[str, str] = {}
+    start = 0
+    reach = -1
+    members: list[str] = []
+
+    def close(end: int) -> None:
+        label = f"{start + 1}" if end == start else f"{start + 1}-{end + 1}"
+        for name in members:
+            labels[name] = label
+
+    for pos, name in enumerate(order):
+        joins = members and name in low and low[name] <= reach
+        if not joins:
+            if members:
+                close(pos - 1)
+            start, members, reach = pos, [], -1
+        members.append(name)
+        reach = max(reach, high.get(name, pos + 1))
+        if name not in low:  # no interval: never joined by the next bot
+            reach = -1
+    if members:
+        close(len(order) - 1)
+    return labels
+
+
+@dataclass(frozen=True, slots=True)
+class RunoffRound:
+    """One round of :func:`instant_runoff`.
+
+    Attributes:
+        bankroll: each remaining bot's total bankroll against the others still
+            in, in bb/100 (the sum of its head-to-head bb/100 against them).
+        dropped: the bot(s) with the lowest bankroll, ranked below the rest.
+    """
+
+    bankroll: Mapping[str, float]
+    dropped: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Runoff:
+    """The instant run-off ranking and how it was reached.
+
+    Attributes:
+        rank: ``{bot: position}``; bots dropped together share the best position of their group.
+        rounds: the rounds, first to last.
+    """
+
+    rank: Mapping[str, int]
+    rounds: tuple[RunoffRound, ...]
+
+
+def head_to_head(records: Iterable[MatchRecord]) -> dict[tuple[str, str], Fraction]:
+    """Heads-up bb per hand of the row bot against the column bot, exact (a Fraction).
+
+    Raises:
+        ValueError: a record that is not heads-up.
+    """
+    chips: dict[tuple[str, str], Fraction] = {}
+    hands: dict[tuple[str, str], int] = {}
+    for rec in records:
+        res = rec.result
+        if len(res.bots) != 2:
+            raise ValueError(f"match {res.match_id}: instant run-off is for heads-up matches, it has {len(res.bots)}")
+        for seat, name in enumerate(res.bots):
+            key = (name, res.bots[1 - seat])
+            chips[key] = chips.get(key, Fraction(0)) + Fraction(res.net[seat], rec.big_blind)
+            hands[key] = hands.get(key, 0) + res.hands_played
+    return {key: chips[key] / hands[key] for key in chips if hands[key]}
+
+
+def instant_runoff(records: Sequence[MatchRecord], bots: Sequence[str] | None = None) -> Runoff:
+    """The ACPC instant run-off ranking of a heads-up field (see the module docstring).
+
+    Each round, every remaining bot's total bankroll is the sum over the
+    other remaining bots of its bb/100 against them (proportional to its
+    chips won against them when every pair played the same number of hands,
+    as in the ACPC); the bots with the lowest total are ranked below all
+    the others still in and dropped. Exact arithmetic, so ties are real ties.
+
+    Args:
+        records: heads-up match records.
+        bots: the field (default: every bot in the records).
+
+    Raises:
+        ValueError: a record that is not heads-up.
+    """
+    pair = head_to_head(records)
+    remaining = list(bots) if bots is not None else sorted({b for key in pair for b in key})
+    rank: dict[str, int] = {}
+    rounds = []
+    while remaining:
+        total = {a: sum((pair.get((a, b), Fraction(0)) for b in remaining if b != a), Fraction(0))
+                 for a in remaining}
+        lowest = min(total.values())
+        dropped = tuple(a for a in remaining if total[a] == lowest)
+        remaining = [a for a in remaining if a not in dropped]
+        for a in dropped:
+            rank[a] = len(remaining) + 1
+        rounds.append(RunoffRound({a: float(100 * v) for a, v in total.items()}, dropped))
+    return Runoff(rank, tuple(rounds))
+
+
+def total_bankroll_ranks(records: Sequence[MatchRecord], bots: Sequence[str] | None = None) -> dict[str, int]:
+    """Heads-up total-bankroll positions: by the sum of head-to-head bb/100 against the whole field.
+
+    The first round of :func:`instant_runoff`; bots with equal totals share a position.
+    """
+    runoff = instant_runoff(records, bots)
+    if not runoff.rounds:
+        return {}
+    total = runoff.rounds[0].bankroll
+    return {a: 1 + sum(1 for b in total if total[b] > total[a]) for a in total}
+
+
+@dataclass(frozen=True, slots=True)
+class Rating:
+    """A Plackett-Luce rating: a Gaussian belief about a bot's skill, in rating points (not bb/100).
+
+    Attributes:
+        mu: the mean (25 before any game).
+        sigma: its standard deviation (25/3 before any game); ``mu +- 2 sigma`` covers about 95%.
+        games: matches rated.
+    """
+
+    mu: float
+    sigma: float
+    games: int
+
+    @property
+    def low(self) -> float:
+        """``mu - 1.96 sigma``."""
+        return self.mu - 1.96 * self.sigma
+
+    @property
+    def high(self) -> float:
+        """``mu + 1.96 sigma``."""
+        return self.mu + 1.96 * self.sigma
+
+
+def seat_ranks(nets: Sequence[int]) -> list[int]:
+    """Finishing positions of a table's seats by chips won: 1 + seats with strictly more (ties share)."""
+    return [1 + sum(1 for other in nets if other > net) for net in nets]
+
+
+def plackett_luce_ratings(records: Sequence[MatchRecord], bots: Sequence[str] | None = None) -> dict[str, Rating]:
+    """Rate every bot from its matches with openskill's Plackett-Luce model.
+
+    Matches are rated in schedule order (table, then rotation), never in the
+    order they finished, so a run and a recomputation agree. Each match is
+    one game of single-bot teams ranked by :func:`seat_ranks`. The model's
+    dynamic factor tau is 0: a bot does not change during a contest, so its
+    uncertainty only shrinks (Weng and Lin's algorithm as published).
+
+    Args:
+        records: match records (any table size; meant for 3-6 seats).
+        bots: the bots to return (default: every bot in the records); a bot
+            without a match keeps the prior (mu 25, sigma 25/3, 0 games).
+    """
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce(tau=0.0)
+    current: dict[str, object] = {}
+    games: dict[str, int] = {}
+    for rec in sorted(records, key=lambda r: (r.table, r.rotation, r.match_id)):
+        res = rec.result
+        teams = [[current.setdefault(name, model.rating(name=name))] for name in res.bots]
+        rated = model.rate(teams, ranks=seat_ranks(res.net))
+        for name, (rating,) in zip(res.bots, rated, strict=True):
+            current[name] = rating
+            games[name] = games.get(name, 0) + 1
+    names = list(bots) if bots is not None else sorted(current)
+    prior = model.rating()
+    out = {}
+    for name in names:
+        r = current.get(name, prior)
+        out[name] = Rating(float(r.mu), float(r.sigma), games.get(name, 0))  # type: ignore[attr-defined]
+    return out
