@@ -116,6 +116,34 @@ def leaderboard(directory: Path = typer.Argument(..., help="A tournament output 
 
 
 @app.command()
+def report(
+    directory: Path = typer.Argument(..., help="A tournament output directory."),
+    all_hands: bool = typer.Option(False, "--all-hands", help="Keep every hand in the hand viewer (larger report)."),
+    viewer_hands: int = typer.Option(12, "--viewer-hands", help="Hands per match kept in the hand viewer."),
+) -> None:
+    """Write DIR/report/ (an HTML report that opens offline) and DIR/reports/<bot>.md.
+
+    Exit status 0, or 2 when the directory or its files are missing or damaged.
+    """
+    from harness.report.html import write_report
+    from harness.tournament.results import ResultsError
+
+    if viewer_hands < 0:
+        typer.echo(f"error: --viewer-hands must be at least 0, got {viewer_hands}", err=True)
+        raise typer.Exit(2)
+    try:
+        summary = write_report(directory, viewer_hands=None if all_hands else viewer_hands)
+    except ResultsError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    except OSError as exc:
+        typer.echo(f"error: cannot write the report in {directory}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(f"report: {summary.path} ({summary.files} files, {summary.bytes / 1e6:.1f} MB, "
+               f"{summary.seconds:.1f} s); per-bot reports: {directory / 'reports'}/<bot>.md")
+
+
+@app.command()
 def match(
     bot: list[str] = typer.Option(
         ..., "--bot", help="NAME=COMMAND, once per seat (2-6); COMMAND is split like a shell does."

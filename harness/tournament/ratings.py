@@ -388,3 +388,48 @@ def plackett_luce_ratings(records: Sequence[MatchRecord], bots: Sequence[str] | 
         r = current.get(name, prior)
         out[name] = Rating(float(r.mu), float(r.sigma), games.get(name, 0))  # type: ignore[attr-defined]
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class Rankings:
+    """Every statistic of this module for one leaderboard, in its order.
+
+    Attributes:
+        order: the bots in leaderboard order (position 1 first).
+        bootstrap: rank intervals and LOS (:func:`bootstrap_ranks`).
+        groups: rank group label per bot (:func:`rank_groups`).
+        runoff: the instant run-off (heads-up fields only, else None).
+        bankroll: total-bankroll positions (heads-up fields only, else None).
+        ratings: Plackett-Luce ratings (fields with 3-6 seat tables, else None).
+    """
+
+    order: tuple[str, ...]
+    bootstrap: RankBootstrap
+    groups: Mapping[str, str]
+    runoff: Runoff | None
+    bankroll: Mapping[str, int] | None
+    ratings: Mapping[str, Rating] | None
+
+    def los_next(self, bot: str) -> float | None:
+        """LOS of ``bot`` over the bot just below it in :attr:`order` (None for the last one)."""
+        pos = self.order.index(bot)
+        if pos + 1 >= len(self.order):
+            return None
+        return self.bootstrap.los.get((bot, self.order[pos + 1]))
+
+
+def rankings(records: Sequence[MatchRecord], order: Sequence[str], *, resamples: int = DEFAULT_RESAMPLES,
+             seed: int = DEFAULT_SEED) -> Rankings:
+    """Compute every statistic for the bots of ``order`` (the leaderboard's ranked bots, best first).
+
+    Heads-up records (all tables of 2) get the instant run-off and total
+    bankroll; records with larger tables get Plackett-Luce ratings.
+    """
+    order = tuple(order)
+    boot = bootstrap_ranks(records, order, resamples=resamples, seed=seed)
+    groups = rank_groups(order, boot.rank_low, boot.rank_high)
+    heads_up = bool(records) and all(len(r.result.bots) == 2 for r in records)
+    runoff = instant_runoff(records, [b for b in order if b in boot.bb_per_100]) if heads_up else None
+    bankroll = total_bankroll_ranks(records, [b for b in order if b in boot.bb_per_100]) if heads_up else None
+    ratings = plackett_luce_ratings(records, order) if records and not heads_up else None
+    return Rankings(order, boot, groups, runoff, bankroll, ratings)

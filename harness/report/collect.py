@@ -1,0 +1,321 @@
+"""Read a tournament output directory into what the reports show: pure reading, no writing.
+
+Match records come from ``results.jsonl`` (:func:`harness.tournament.results.read_results`),
+hands from each match's hand history through :mod:`harness.report.hands` (the one
+adapter), bot logs from ``matches/<id>/logs/<seat>-<name>.err``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.match.history import HistoryError
+from harness.report.hands import read_hand_views
+from harness.tournament.results import (
+    MATCHES_DIR,
+    MatchRecord,
+    hand_history_path,
+    read_manifest,
+    read_results,
+)
+from harness.tournament.stats import FAULT_COLUMNS, Estimate, crosstable
+
+#: Lines of a bot's stderr shown from its first failing match.
+STDERR_TAIL_LINES = 20
+#: Hands of a match kept for the hand viewer by default (faults first, then the largest pots).
+VIEWER_HANDS_PER_MATCH = 12
+_TRACEBACK = "Traceback (most recent call last):"
+
+
+@dataclass(slots=True)
+class FaultExample:
+    """The first fault of one kind of a bot.
+
+    Attributes:
+        kind: fault kind (timeout, illegal, ...).
+        count: faults of this kind over the tournament.
+        match_id, hand_id: where the first one happened (hand None: outside a hand record).
+        decision: index of the decision in the hand's steps, when the history records it (else None).
+        detail: what the referee received or what happened (its words).
+    """
+
+    kind: str
+    count: int
+    match_id: str
+    hand_id: int | None
+    decision: int | None
+    detail: str
+
+
+@dataclass(slots=True)
+class Opponent:
+    """A bot's results at the tables it shared with one other bot."""
+
+    name: str
+    matches: int = 0
+    won: int = 0
+    lost: int = 0
+    net_chips: int = 0
+    estimate: Estimate | None = None
+
+
+@dataclass(slots=True)
+class BotReport:
+    """Everything the per-bot report shows (``reports/<bot>.md`` and ``report/bots/<bot>.html``).
+
+    Times are milliseconds. ``decision_ms`` is (median, p99, max) over every
+    decision the bot made, None without any. ``bank_used_ms`` is the most
+    time bank one match used (decision time above ``decision_ms``, capped at
+    the bank).
+    """
+
+    name: str
+    matches: list[str] = field(default_factory=list)
+    hands: int = 0
+    net_chips: int = 0
+    opponents: list[Opponent] = field(default_factory=list)
+    faults: list[FaultExample] = field(default_factory=list)
+    put_out: list[tuple[str, str]] = field(default_factory=list)
+    failing_match: str | None = None
+    stderr_path: str | None = None
+    stderr_tail: list[str] = field(default_factory=list)
+    tracebacks: int = 0
+    first_traceback: str = ""
+    traceback_where: str | None = None
+    decisions: int = 0
+    decision_ms: tuple[float, float, float] | None = None
+    bank_used_ms: float = 0.0
+    bank_ms: int | None = None
+    replay_command: str | None = None
+
+
+@dataclass(slots=True)
+class MatchInfo:
+    """One match for the report: its record, where its files are, the hands kept for the viewer."""
+
+    record: MatchRecord
+    history: Path | None
+    hands: list[dict[str, Any]] = field(default_factory=list)
+    hand_count: int = 0
+    problem: str | None = None
+
+    @property
+    def match_id(self) -> str:
+        """The match id."""
+        return self.record.match_id
+
+
+@dataclass(slots=True)
+class ReportData:
+    """A tournament output directory as the reports see it."""
+
+    out_dir: Path
+    name: str
+    bots: list[str]
+    records: list[MatchRecord]
+    matches_total: int
+    manifest: dict[str, Any]
+    notices: list[str]
+    matches: list[MatchInfo]
+    bot_reports: dict[str, BotReport]
+
+    @property
+    def table_size(self) -> int:
+        """Seats per table (from the manifest, else the records)."""
+        size = self.manifest.get("table_size")
+        if isinstance(size, int):
+            return size
+        return max((len(r.result.bots) for r in self.records), default=2)
+
+
+def _limits(manifest: dict[str, Any]) -> dict[str, Any]:
+    decisive = manifest.get("decisive")
+    limits = decisive.get("[limits]") if isinstance(decisive, dict) else None
+    return limits if isinstance(limits, dict) else {}
+
+
+def _percentile(sorted_values: Sequence[float], p: float) -> float:
+    """Nearest-rank percentile (p in 0..100) of sorted values."""
+    rank = max(1, -(-len(sorted_values) * p // 100))
+    return float(sorted_values[int(rank) - 1])
+
+
+def _tail(path: Path, lines: int) -> list[str]:
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(max(0, os.fstat(fh.fileno()).st_size - 16384))
+            text = fh.read().decode("utf-8", "replace")
+    except OSError:
+        return []
+    return text.splitlines()[-lines:]
+
+
+def tracebacks(text: str) -> list[str]:
+    """Python tracebacks in a stderr text: each from its first line to the exception line."""
+    found = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        if lines[i].strip() == _TRACEBACK:
+            block = [lines[i]]
+            i += 1
+            while i < len(lines) and (lines[i].startswith((" ", "\t")) or not lines[i].strip()):
+                block.append(lines[i])
+                i += 1
+            if i < len(lines):
+                block.append(lines[i])
+            found.append("\n".join(block).rstrip())
+        i += 1
+    return found
+
+
+def _select_hands(views: list[dict[str, Any]], limit: int | None) -> list[dict[str, Any]]:
+    """Hands kept for the viewer: all with ``limit`` None; else hand 0, hands with faults, the largest pots."""
+    if limit is None or len(views) <= limit:
+        return views
+    chosen: dict[int, dict[str, Any]] = {}
+    for view in views[:1] + [v for v in views if v["faults"]]:
+        if len(chosen) >= max(1, limit // 2):
+            break
+        chosen.setdefault(view["hand_id"], view)
+    for view in sorted(views, key=lambda v: (-sum(p["amount"] for p in v["pots"]), v["hand_id"])):
+        if len(chosen) >= limit:
+            break
+        chosen.setdefault(view["hand_id"], view)
+    return sorted(chosen.values(), key=lambda v: v["hand_id"])
+
+
+def collect(out_dir: Path, *, viewer_hands: int | None = VIEWER_HANDS_PER_MATCH,
+            records: Sequence[MatchRecord] | None = None) -> ReportData:
+    """Read everything the reports need from a tournament output directory.
+
+    Args:
+        out_dir: the output directory of ``harness run``.
+        viewer_hands: hands per match kept for the hand viewer (None: all).
+        records: the records to show (default: those of ``results.jsonl``).
+
+    Raises:
+        harness.tournament.results.ResultsError: no such directory, or damaged results.
+    """
+    out_dir = Path(out_dir)
+    manifest = read_manifest(out_dir)
+    notices: list[str] = []
+    if records is None:
+        stored = read_results(out_dir)
+        records, notices = stored.records, list(stored.notices)
+    records = sorted(records, key=lambda r: (r.table, r.rotation, r.match_id))
+    names = [str(b) for b in manifest.get("bots") or []]
+    for rec in records:
+        for name in rec.result.bots:
+            if name not in names:
+                names.append(name)
+    total = manifest.get("matches") if isinstance(manifest.get("matches"), int) else len(records)
+    limits = _limits(manifest)
+    decision_limit = limits.get("decision_ms")
+    bank = limits.get("time_bank_ms")
+    bots = {name: BotReport(name, bank_ms=bank if isinstance(bank, int) else None) for name in names}
+    times: dict[str, list[float]] = {name: [] for name in names}
+    first_fault: dict[tuple[str, str], FaultExample] = {}
+    matches = []
+    for rec in records:
+        res = rec.result
+        match_dir = out_dir / MATCHES_DIR / res.match_id
+        history = hand_history_path(match_dir)
+        info = MatchInfo(rec, history)
+        views: list[dict[str, Any]] = []
+        if history is not None:
+            try:
+                views = list(read_hand_views(history))
+            except HistoryError as exc:
+                info.problem = str(exc)
+                notices.append(str(exc))
+        info.hand_count = len(views)
+        info.hands = _select_hands(views, viewer_hands)
+        matches.append(info)
+        bank_used = {name: 0.0 for name in res.bots}
+        for view in views:
+            for seat, ms in view["timings"]:
+                name = view["bots"][seat]
+                if name in times:
+                    times[name].append(ms)
+                    if isinstance(decision_limit, int):
+                        bank_used[name] += max(0.0, ms - decision_limit)
+            for fault in view["faults"]:
+                key = (fault["bot"], fault["kind"])
+                if key not in first_fault:
+                    first_fault[key] = FaultExample(fault["kind"], 0, res.match_id, view["hand_id"],
+                                                    fault["decision"], fault["detail"])
+        for seat, name in enumerate(res.bots):
+            bot = bots[name]
+            bot.matches.append(res.match_id)
+            bot.hands += res.hands_played
+            bot.net_chips += res.net[seat]
+            used = bank_used.get(name, 0.0)
+            bot.bank_used_ms = max(bot.bank_used_ms, min(used, bank) if isinstance(bank, int) else used)
+            failing = res.status[seat] != "ok" or any(res.faults[seat].values())
+            if res.status[seat] != "ok":
+                bot.put_out.append((res.match_id, res.status[seat]))
+            err = match_dir / "logs" / f"{seat}-{name}.err"
+            if failing and bot.failing_match is None:
+                bot.failing_match = res.match_id
+                bot.stderr_path = str(err)
+                bot.stderr_tail = _tail(err, STDERR_TAIL_LINES)
+            try:
+                text = err.read_text(encoding="utf-8", errors="replace") if err.is_file() else ""
+            except OSError:
+                text = ""
+            found = tracebacks(text)
+            if found:
+                if not bot.tracebacks:
+                    bot.first_traceback, bot.traceback_where = found[0], str(err)
+                bot.tracebacks += len(found)
+            if bot.replay_command is None and history is not None:
+                bot.replay_command = f"harness replay {history}"
+    counts: dict[str, dict[str, int]] = {name: {} for name in names}
+    for rec in records:
+        for seat, name in enumerate(rec.result.bots):
+            for kind, count in rec.result.faults[seat].items():
+                counts[name][kind] = counts[name].get(kind, 0) + count
+    kinds = [kind for kind, _ in FAULT_COLUMNS]
+    cells = crosstable(records, names)
+    for name, bot in bots.items():
+        for kind in sorted(counts[name], key=lambda k: (kinds.index(k) if k in kinds else len(kinds), k)):
+            if not counts[name][kind]:
+                continue
+            example = first_fault.get((name, kind)) or FaultExample(kind, 0, "", None, None, "")
+            if kind == "failed_start" and not example.match_id:
+                first = next(((m, s) for m, s in bot.put_out if s.startswith("failed_start")), None)
+                example.match_id, example.detail = (first or ("", ""))
+            example.count = counts[name][kind]
+            bot.faults.append(example)
+        ordered = sorted(times[name])
+        bot.decisions = len(ordered)
+        if ordered:
+            bot.decision_ms = (float(statistics.median(ordered)), _percentile(ordered, 99), ordered[-1])
+        for other in names:
+            if other == name:
+                continue
+            opp = Opponent(other, estimate=cells.get((name, other)))
+            for rec in records:
+                res = rec.result
+                if name in res.bots and other in res.bots:
+                    net = res.net[res.bots.index(name)]
+                    opp.matches += 1
+                    opp.won += net > 0
+                    opp.lost += net < 0
+                    opp.net_chips += net
+            if opp.matches:
+                bot.opponents.append(opp)
+    return ReportData(out_dir, str(manifest.get("name") or out_dir.name), names, list(records), total, manifest,
+                      notices, matches, bots)
+
+
+def safe_name(text: str) -> str:
+    """A file name for a bot or match id (they are already restricted; this guards the report's own paths)."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", text)

@@ -1,0 +1,142 @@
+"""The one adapter between hand histories and the report.
+
+Everything in :mod:`harness.report` reads a hand through :func:`hand_view`;
+a new hand-history format (or version) only needs this module to change.
+
+A hand view is JSON-ready (it is embedded in the HTML report as data)::
+
+    {"match_id": str, "hand_id": int, "bots": [name by hand seat],
+     "button": hand seat, "structure": "no-limit"|"fixed-limit",
+     "small_blind": chips, "big_blind": chips, "ante": chips,
+     "stacks": [chips at the start, by hand seat],
+     "hole": [[card, ...] dealt, by hand seat], "final": [[card, ...] after the draw],
+     "steps": [step, ...],                 # every event in order, blinds and antes first
+     "shown": [{"seat", "five": [cards], "category": "two pair"}, ...],
+     "pots": [{"amount", "eligible": [seats], "winners": [seats], "shares": [chips]}],
+     "returned": [{"seat", "amount"}],     # unmatched chips handed back (R3.9)
+     "net": [chips by hand seat], "final_stacks": [chips],
+     "faults": [{"seat", "bot", "kind", "detail", "decision": index in steps or None}],
+     "timings": [[hand seat, ms], ...]}
+
+    step = {"seat", "action": "ante"|"small_blind"|"big_blind"|"fold"|"check"|"call"|"bet"|"raise"|"draw",
+            "added": chips put in by this step, "to": the seat's total bet this round after it,
+            "pot": chips in the pot after it, "stacks": [chips behind by seat after it],
+            "phase": "bet1"|"draw"|"bet2", "all_in": bool,
+            "discards": [cards], "received": [cards]}      # draws only (discards/received may be
+                                                           # absent from a format that hides them)
+
+Source: the history format of ``harness.match.history`` (record_version 1)
+and the engine's record (docs/INTERNALS.md): ``history`` holds the public
+events (bet/raise ``amount`` is the "to" total, call ``amount`` the chips
+added), ``actions`` the same non-forced actions with the draw's cards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from harness.match.history import read_history
+
+POSTS = ("ante", "small_blind", "big_blind")
+
+
+def read_hand_views(path: Path) -> Iterator[dict[str, Any]]:
+    """Every hand of a hand history file as a view (:func:`hand_view`), in file order.
+
+    Raises:
+        harness.match.history.HistoryError: the file is not a hand history.
+    """
+    for record in read_history(path):
+        yield hand_view(record)
+
+
+def hand_view(record: Mapping[str, Any]) -> dict[str, Any]:
+    """Turn one hand record into the report's hand view (see the module docstring).
+
+    Raises:
+        KeyError, ValueError: a record without the fields of a hand history.
+    """
+    config = record.get("config") or {}
+    n = len(record["stacks"])
+    bots = list(record.get("bots") or [f"seat {s}" for s in range(n)])
+    stacks = list(record["stacks"])
+    behind = list(stacks)
+    bets = [0] * n
+    pot = 0
+    phase = "bet1"
+    detailed = iter(record.get("actions") or [])
+    steps: list[dict[str, Any]] = []
+    for event in record.get("history") or []:
+        seat = int(event["seat"])
+        kind = str(event["action"])
+        step: dict[str, Any] = {"seat": seat, "action": kind, "added": 0, "all_in": bool(event.get("all_in"))}
+        if kind not in POSTS:
+            detail = next(detailed, None)
+            if detail is not None and (detail.get("seat") != seat or detail.get("action") != kind):
+                detail = None  # out of step: show the public event only
+        else:
+            detail = None
+        if kind == "draw":
+            if phase != "draw":
+                phase, bets = "draw", [0] * n
+            step["count"] = int(event.get("count", 0))
+            if detail is not None:
+                step["discards"] = list(detail.get("discards") or [])
+                step["received"] = list(detail.get("received") or [])
+        else:
+            if phase == "draw":
+                phase = "bet2"
+            amount = int(event.get("amount") or 0)
+            if kind in ("bet", "raise"):
+                added = amount - bets[seat]
+            elif kind in POSTS or kind == "call":
+                added = amount
+            else:
+                added = 0
+            bets[seat] += added
+            behind[seat] -= added
+            pot += added
+            step["added"] = added
+        step["to"] = bets[seat]
+        step["pot"] = pot
+        step["stacks"] = list(behind)
+        step["phase"] = phase
+        steps.append(step)
+    returned = [{"seat": int(u["seat"]), "amount": int(u["amount"])} for u in record.get("uncalled") or []
+                if isinstance(u, Mapping)]
+    faults = []
+    for fault in record.get("faults") or []:
+        seat = int(fault["seat"])
+        faults.append({
+            "seat": seat,
+            "bot": bots[seat] if 0 <= seat < len(bots) else f"seat {seat}",
+            "kind": str(fault.get("kind", "")),
+            "detail": str(fault.get("detail", "")),
+            "decision": fault.get("action_index"),
+        })
+    return {
+        "match_id": record.get("match_id", ""),
+        "hand_id": int(record["hand_id"]),
+        "bots": bots,
+        "button": int(record.get("button", 0)),
+        "structure": str(config.get("structure", "")),
+        "small_blind": int(config.get("small_blind") or 0),
+        "big_blind": int(config.get("big_blind") or 0),
+        "ante": int(config.get("ante") or 0),
+        "stacks": stacks,
+        "hole": [list(cards) for cards in record.get("hole_cards") or [[] for _ in range(n)]],
+        "final": [list(cards) for cards in record.get("final_cards") or record.get("hole_cards") or []],
+        "steps": steps,
+        "shown": [{"seat": int(s["seat"]), "five": list(s.get("five") or []), "category": str(s.get("category", ""))}
+                  for s in record.get("shown") or []],
+        "pots": [{"amount": int(p["amount"]), "eligible": list(p.get("eligible") or []),
+                  "winners": list(p.get("winners") or []), "shares": list(p.get("shares") or [])}
+                 for p in record.get("pots") or []],
+        "returned": returned,
+        "net": [int(x) for x in record.get("net") or [0] * n],
+        "final_stacks": [int(x) for x in record.get("final_stacks") or stacks],
+        "faults": faults,
+        "timings": [[int(s), float(ms)] for s, ms in record.get("timings_ms") or []],
+    }

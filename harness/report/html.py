@@ -1,0 +1,313 @@
+"""The HTML report: ``<out>/report/`` and ``<out>/reports/<bot>.md``.
+
+Pages are Jinja2 templates (``harness/report/templates``); charts are
+plotly figures built with ``plotly.graph_objects`` and drawn in the page by
+plotly.js, copied from the installed ``plotly`` Python package into
+``report/static/`` (no CDN: the report opens from disk, offline, and
+requests nothing from any other host). Bot pages render the Markdown report
+with markdown-it-py.
+
+Layout::
+
+    report/index.html            leaderboard, interval bars, rank groups, run-off or rating,
+                                 crosstable and LOS heatmaps, list of matches
+    report/bots/<bot>.html       the per-bot report
+    report/matches/<id>.html     seats, cumulative chips per seat, hands kept for the viewer
+    report/hand.html             the hand viewer (?match=<id>&hand=<n>)
+    report/hands/<id>.js         the hands kept of each match (hand views)
+    report/static/               plotly.min.js, report.js, viewer.js, report.css
+    reports/<bot>.md             the per-bot report as Markdown
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import shutil
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from harness.report.collect import VIEWER_HANDS_PER_MATCH, ReportData, collect, safe_name
+from harness.report.markdown import bot_markdown
+from harness.tournament.leaderboard import EXPLANATION, split_foreign, to_csv
+from harness.tournament.ratings import Rankings, rankings
+from harness.tournament.results import MatchRecord
+from harness.tournament.stats import crosstable
+
+REPORT_DIR = "report"
+BOT_REPORTS_DIR = "reports"
+#: Seconds between reloads of a report written while the tournament runs.
+RELOAD_S = 30
+
+
+@dataclass(frozen=True, slots=True)
+class ReportSummary:
+    """What :func:`write_report` wrote.
+
+    Attributes:
+        path: the report's index page.
+        files: files written under ``report/`` and ``reports/``.
+        bytes: their total size.
+        seconds: wall time taken.
+    """
+
+    path: Path
+    files: int
+    bytes: int
+    seconds: float
+
+
+def _env() -> Any:
+    from jinja2 import Environment, PackageLoader, select_autoescape
+
+    env = Environment(loader=PackageLoader("harness.report", "templates"),
+                      autoescape=select_autoescape(["html", "j2"]), keep_trailing_newline=True)
+    env.filters["safe_name"] = safe_name
+    return env
+
+
+def _figure_json(fig: Any) -> str:
+    """A figure as JSON that is safe inside a <script> element."""
+    return fig.to_json().replace("</", "<\\/")
+
+
+def _layout(**extra: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {"margin": {"l": 140, "r": 20, "t": 30, "b": 50}, "template": "plotly_white"}
+    base.update(extra)
+    return base
+
+
+def _board(records: Sequence[MatchRecord], bots: Sequence[str] | None) -> list[dict[str, str]]:
+    """The leaderboard rows exactly as ``leaderboard.csv`` has them (same function, same text)."""
+    return list(csv.DictReader(io.StringIO(to_csv(records, bots))))
+
+
+def _figures(data: ReportData, order: list[str], ranks: Rankings, records: Sequence[MatchRecord]) -> dict[str, str]:
+    import plotly.graph_objects as go
+
+    boot = ranks.bootstrap
+    board = {row["bot"]: row for row in _board(records, data.bots)}
+    shown = [b for b in order if b in board]
+    ys = list(reversed(shown))
+
+    def num(bot: str, key: str) -> float:
+        value = board[bot].get(key, "")
+        return float(value) if value not in ("", None) else float("nan")
+
+    mids = [num(b, "bb_per_100") for b in ys]
+    lows = [num(b, "ci95_low") for b in ys]
+    highs = [num(b, "ci95_high") for b in ys]
+    labels = [f"{b}  [{ranks.groups.get(b, '')}]" for b in ys]
+    intervals = go.Figure(go.Scatter(
+        x=mids, y=labels, mode="markers",
+        error_x={"type": "data", "symmetric": False,
+                 "array": [h - m for h, m in zip(highs, mids, strict=True)],
+                 "arrayminus": [m - lo for m, lo in zip(mids, lows, strict=True)]},
+        hovertemplate="%{y}: %{x:.2f} bb/100<extra></extra>"))
+    intervals.add_vline(x=0, line_dash="dot", line_color="#888")
+    intervals.update_layout(**_layout(xaxis_title="bb/100 (95% CI); [rank group]",
+                                      height=max(300, 28 * len(ys) + 80)))
+
+    cells = crosstable(records, shown)
+    z = [[None if r == c or (r, c) not in cells else round(cells[(r, c)].bb_per_100, 1) for c in shown]
+         for r in shown]
+    text = [["" if v is None else f"{v:+.1f}" for v in row] for row in z]
+    cross = go.Figure(go.Heatmap(z=z, x=shown, y=shown, text=text, texttemplate="%{text}", colorscale="RdBu",
+                                 zmid=0, colorbar={"title": "bb/100"},
+                                 hovertemplate="%{y} vs %{x}: %{z} bb/100<extra></extra>"))
+    cross.update_layout(**_layout(yaxis={"autorange": "reversed"}, xaxis={"side": "top"}))
+
+    ranked = [b for b in shown if b in boot.bb_per_100]
+    los_z = [[None if r == c else boot.los.get((r, c)) for c in ranked] for r in ranked]
+    los_text = [["" if v is None else f"{v:.2f}" for v in row] for row in los_z]
+    los = go.Figure(go.Heatmap(z=los_z, x=ranked, y=ranked, text=los_text, texttemplate="%{text}",
+                               colorscale="RdBu", zmin=0, zmax=1, zmid=0.5, colorbar={"title": "LOS"},
+                               hovertemplate="P(%{y} better than %{x}) = %{z:.3f}<extra></extra>"))
+    los.update_layout(**_layout(yaxis={"autorange": "reversed"}, xaxis={"side": "top"}))
+    figures = {"intervals": _figure_json(intervals), "crosstable": _figure_json(cross), "los": _figure_json(los)}
+    if ranks.ratings is not None:
+        rated = sorted(ranks.ratings, key=lambda b: ranks.ratings[b].mu)  # type: ignore[index]
+        r = ranks.ratings
+        fig = go.Figure(go.Scatter(
+            x=[r[b].mu for b in rated], y=rated, mode="markers",
+            error_x={"type": "data", "array": [1.96 * r[b].sigma for b in rated]},
+            hovertemplate="%{y}: mu %{x:.2f}<extra></extra>"))
+        fig.update_layout(**_layout(xaxis_title="Plackett-Luce rating mu (+- 1.96 sigma)",
+                                    height=max(300, 28 * len(rated) + 80)))
+        figures["ratings"] = _figure_json(fig)
+    return figures
+
+
+def _status(data: ReportData, running: bool, stopped: bool) -> dict[str, Any]:
+    done, total = len(data.records), data.matches_total
+    if running:
+        text = f"running, {done} of {total} matches (this page reloads every {RELOAD_S} s)"
+    elif done < total:
+        text = f"stopped: {done} of {total} matches recorded (partial results)"
+    else:
+        text = f"finished: {done} of {total} matches"
+    if stopped and done < total and not running:
+        text += "; run the same command again to resume"
+    return {"running": running, "text": text, "reload_s": RELOAD_S}
+
+
+def _write(path: Path, text: str, written: list[Path]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+    written.append(path)
+
+
+def _copy_static(target: Path, written: list[Path]) -> str:
+    """Copy plotly.js (from the installed plotly package) and our static files; return plotly.js's version."""
+    import plotly
+    from plotly.offline import get_plotlyjs_version
+
+    target.mkdir(parents=True, exist_ok=True)
+    source = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    dest = target / "plotly.min.js"
+    if not dest.exists() or dest.stat().st_size != source.stat().st_size:
+        shutil.copyfile(source, dest)
+    written.append(dest)
+    for name in ("report.js", "viewer.js", "report.css"):
+        text = resources.files("harness.report").joinpath("static", name).read_text(encoding="utf-8")
+        _write(target / name, text, written)
+    return str(get_plotlyjs_version())
+
+
+def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
+                 viewer_hands: int | None = VIEWER_HANDS_PER_MATCH,
+                 records: Sequence[MatchRecord] | None = None, bots: Sequence[str] | None = None) -> ReportSummary:
+    """Write ``<out_dir>/report/`` (HTML, offline) and ``<out_dir>/reports/<bot>.md``.
+
+    Args:
+        out_dir: a tournament output directory.
+        running: the tournament is still running: pages say "running, n of m
+            matches" and reload every :data:`RELOAD_S` seconds.
+        stopped: the run was interrupted (said on the pages when matches are missing).
+        viewer_hands: hands per match kept for the hand viewer (None: all).
+        records: the records to report (default: ``results.jsonl``, less foreign records).
+        bots: the field (default: the manifest's bots).
+
+    Raises:
+        harness.tournament.results.ResultsError: no such directory or damaged results.
+        OSError: the report cannot be written.
+    """
+    from markdown_it import MarkdownIt
+
+    started = time.monotonic()
+    out_dir = Path(out_dir)
+    data = collect(out_dir, viewer_hands=viewer_hands, records=records)
+    field = list(bots) if bots is not None else data.bots
+    scored, _ = split_foreign(data.records, field)
+    board = _board(scored, field)
+    order = [row["bot"] for row in board]
+    ranks = rankings(scored, [b for b in order if any(b in r.result.bots for r in scored)])
+    report = out_dir / REPORT_DIR
+    written: list[Path] = []
+    plotly_version = _copy_static(report / "static", written)
+    env = _env()
+    common = {"name": data.name, "status": _status(data, running, stopped), "out_dir": str(out_dir),
+              "plotly_version": plotly_version, "charts": True}
+    figures = _figures(data, order, ranks, scored)
+    hands_total = sum(r.result.hands_played for r in data.records)
+    summary = (f"{len(data.records)} of {data.matches_total} matches, {hands_total} hands, "
+               f"{len(field)} bots, {data.table_size} seats per table.")
+    runoff_rows = []
+    if ranks.runoff is not None:
+        for number, rnd in enumerate(ranks.runoff.rounds, start=1):
+            for bot in rnd.dropped:
+                runoff_rows.append({"bot": bot, "rank": ranks.runoff.rank[bot], "round": number,
+                                    "bankroll": rnd.bankroll[bot],
+                                    "bankroll_rank": (ranks.bankroll or {}).get(bot, "")})
+        runoff_rows.sort(key=lambda row: (row["rank"], row["bot"]))
+    match_rows = []
+    for info in data.matches:
+        res = info.record.result
+        faults = sum(sum(f.values()) for f in res.faults)
+        match_rows.append({"id": res.match_id, "table": info.record.table, "rotation": info.record.rotation,
+                           "nets": ", ".join(f"{b} {n:+d}" for b, n in zip(res.bots, res.net, strict=True)),
+                           "hands": res.hands_played, "faults": faults or ""})
+    index = env.get_template("index.html.j2").render(
+        **common, root="", summary=summary, notices=data.notices, board_headers=list(board[0]) if board else [],
+        board_rows=board, explanation=EXPLANATION, figures=figures, runoff=runoff_rows,
+        ratings=ranks.ratings is not None, resamples=ranks.bootstrap.resamples, seed=ranks.bootstrap.seed,
+        matches=match_rows)
+    _write(report / "index.html", index, written)
+
+    import plotly.graph_objects as go
+
+    md = MarkdownIt("commonmark").enable("table")
+    rows = {row["bot"]: row for row in board}
+    for name, bot in data.bot_reports.items():
+        standing = dict(rows.get(name, {}))
+        if name in ranks.groups:
+            standing["rank_group"] = ranks.groups[name]
+        text = bot_markdown(bot, data, standing or None)
+        _write(out_dir / BOT_REPORTS_DIR / f"{safe_name(name)}.md", text, written)
+        opp_fig = None
+        with_est = [o for o in bot.opponents if o.estimate is not None]
+        if with_est:
+            fig = go.Figure(go.Bar(
+                x=[o.name for o in with_est], y=[o.estimate.bb_per_100 for o in with_est],  # type: ignore[union-attr]
+                error_y={"type": "data", "symmetric": False,
+                         "array": [0 if o.estimate.high is None else o.estimate.high - o.estimate.bb_per_100
+                                   for o in with_est],  # type: ignore[union-attr]
+                         "arrayminus": [0 if o.estimate.low is None else o.estimate.bb_per_100 - o.estimate.low
+                                        for o in with_est]}))  # type: ignore[union-attr]
+            fig.update_layout(**_layout(yaxis_title="bb/100 (95% CI)", margin={"l": 60, "r": 20, "t": 20, "b": 80}))
+            opp_fig = _figure_json(fig)
+        page = env.get_template("bot.html.j2").render(
+            **common, root="../", bot=bot, body=md.render(text.split("\n", 2)[2] if text.count("\n") > 1 else text),
+            figures={"opponents": opp_fig})
+        _write(report / "bots" / f"{safe_name(name)}.html", page, written)
+
+    for info in data.matches:
+        res = info.record.result
+        cumulative = [[0] for _ in res.bots]
+        for row in res.hand_nets:
+            for seat, net in enumerate(row):
+                cumulative[seat].append(cumulative[seat][-1] + net)
+        chips = go.Figure([go.Scatter(x=list(range(len(c))), y=c, mode="lines", name=f"{seat} {name}")
+                           for seat, (name, c) in enumerate(zip(res.bots, cumulative, strict=True))])
+        chips.update_layout(**_layout(xaxis_title="hands played", yaxis_title="cumulative chips",
+                                      margin={"l": 60, "r": 20, "t": 20, "b": 50}))
+        kept = []
+        for view in info.hands:
+            kept.append({"hand_id": view["hand_id"], "pot": sum(p["amount"] for p in view["pots"]),
+                         "net": ", ".join(f"{n:+d}" for n in view["net"]),
+                         "shown": ", ".join(f"{view['bots'][s['seat']]}: {s['category']}" for s in view["shown"]),
+                         "faults": "; ".join(f"{f['bot']} {f['kind']}" for f in view["faults"])})
+        if info.problem:
+            kept_text = f"The hand history cannot be read: {info.problem}"
+        elif info.history is None:
+            kept_text = "No hand history was found for this match."
+        else:
+            kept_text = (f"{len(info.hands)} of {info.hand_count} hands are in the viewer (the first, those with "
+                         f"faults and the largest pots; `harness report --all-hands` keeps every hand); all are in "
+                         f"{info.history}.") if len(info.hands) < info.hand_count else \
+                f"All {info.hand_count} hands are in the viewer."
+        match = {"id": res.match_id, "table": info.record.table, "rotation": info.record.rotation,
+                 "hands": res.hands_played, "seed": res.seed, "duration": res.duration_s,
+                 "history": str(info.history) if info.history else "(none)", "kept": kept, "kept_text": kept_text,
+                 "seats": [{"seat": s, "bot": b, "net": f"{res.net[s]:+d}",
+                            "faults": ", ".join(f"{k} {v}" for k, v in sorted(res.faults[s].items()) if v),
+                            "status": res.status[s]} for s, b in enumerate(res.bots)]}
+        page = env.get_template("match.html.j2").render(**common, root="../", match=match,
+                                                        figures={"chips": _figure_json(chips)})
+        _write(report / "matches" / f"{safe_name(res.match_id)}.html", page, written)
+        payload = json.dumps(info.hands, separators=(",", ":")).replace("</", "<\\/")
+        _write(report / "hands" / f"{safe_name(res.match_id)}.js",
+               "window.REPORT_HANDS = window.REPORT_HANDS || {};\n"
+               f"window.REPORT_HANDS[{json.dumps(res.match_id)}] = {payload};\n", written)
+    hand_page = env.get_template("hand.html.j2").render(**{**common, "charts": False}, root="")
+    _write(report / "hand.html", hand_page, written)
+    size = sum(p.stat().st_size for p in written)
+    return ReportSummary(report / "index.html", len(written), size, time.monotonic() - started)

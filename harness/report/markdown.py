@@ -1,0 +1,92 @@
+"""Per-bot reports as Markdown: ``reports/<bot>.md``, what a teacher sends a student.
+
+The same text (rendered to HTML by :mod:`harness.report.html`) is the body of
+the bot's page in the HTML report.
+"""
+
+from __future__ import annotations
+
+from tabulate import tabulate
+
+from harness.report.collect import BotReport, ReportData
+
+
+def _fence(text: str) -> str:
+    fence = "```"
+    while fence in text:
+        fence += "`"
+    return f"{fence}text\n{text}\n{fence}"
+
+
+def bot_markdown(bot: BotReport, data: ReportData, standing: dict[str, str] | None = None) -> str:
+    """The report of one bot in Markdown.
+
+    Args:
+        bot: what :func:`harness.report.collect.collect` gathered for it.
+        data: the whole tournament (name, output directory).
+        standing: its leaderboard row (column -> text), if ranked.
+    """
+    lines = [f"# {bot.name}: report for {data.name}", ""]
+    if standing:
+        rank = standing.get("rank_group") or standing.get("rank", "")
+        lines += [
+            f"Leaderboard: position {standing.get('rank', '')} (rank group {rank}), "
+            f"{standing.get('bb_per_100', '')} bb/100 (95% CI {standing.get('ci95_low', '')} .. "
+            f"{standing.get('ci95_high', '')}).",
+            "",
+        ]
+    lines += [f"Matches played: {len(bot.matches)}; hands played: {bot.hands}; net chips: {bot.net_chips:+d}.", ""]
+
+    lines += ["## Result per opponent", ""]
+    if bot.opponents:
+        rows = []
+        for opp in bot.opponents:
+            est = opp.estimate
+            ci = "" if est is None or est.low is None else f"{est.low:+.1f} .. {est.high:+.1f}"
+            rows.append([opp.name, opp.matches, opp.won, opp.lost, f"{opp.net_chips:+d}",
+                         "" if est is None else f"{est.bb_per_100:+.1f}", ci])
+        lines += [tabulate(rows, headers=["opponent", "matches", "won", "lost", "net chips", "bb/100", "95% CI"],
+                           tablefmt="github", disable_numparse=True), "",
+                  "bb/100 at the tables shared with that opponent (heads-up: against it).", ""]
+    else:
+        lines += ["No match recorded yet.", ""]
+
+    lines += ["## Faults", ""]
+    if bot.faults:
+        rows = [[f.kind, f.count, f.match_id, "" if f.hand_id is None else f.hand_id,
+                 "not recorded" if f.decision is None else f.decision, f.detail] for f in bot.faults]
+        lines += [tabulate(rows, headers=["kind", "count", "first in match", "hand", "decision", "what happened"],
+                           tablefmt="github", disable_numparse=True), ""]
+    else:
+        lines += ["No faults.", ""]
+    if bot.put_out:
+        lines += [f"Put out by the referee in {len(bot.put_out)} of {len(bot.matches)} matches; first: "
+                  f"match {bot.put_out[0][0]}: {bot.put_out[0][1]}.", ""]
+
+    if bot.failing_match:
+        lines += [f"## End of its stderr in its first failing match ({bot.failing_match})", "",
+                  f"`{bot.stderr_path}`", ""]
+        lines += [_fence("\n".join(bot.stderr_tail)) if bot.stderr_tail else "(empty)", ""]
+    lines += ["## Tracebacks in its stderr", ""]
+    if bot.tracebacks:
+        lines += [f"{bot.tracebacks} traceback(s) over its matches; the first, in `{bot.traceback_where}`:", "",
+                  _fence(bot.first_traceback), ""]
+    else:
+        lines += ["None found.", ""]
+
+    lines += ["## Decision time", ""]
+    if bot.decision_ms:
+        median, p99, worst = bot.decision_ms
+        bank = f" of {bot.bank_ms} ms" if bot.bank_ms is not None else ""
+        lines += [f"{bot.decisions} decisions: median {median:.2f} ms, p99 {p99:.2f} ms, max {worst:.2f} ms. "
+                  f"Time bank used: at most {bot.bank_used_ms:.0f} ms{bank} in one match.", ""]
+    else:
+        lines += ["No decision recorded.", ""]
+
+    lines += ["## Replay", ""]
+    if bot.replay_command:
+        lines += ["Re-deal and re-play every hand of its first match from the hand history, "
+                  "checking each against the record:", "", _fence(bot.replay_command), ""]
+    else:
+        lines += ["No hand history recorded.", ""]
+    return "\n".join(lines)
