@@ -47,10 +47,12 @@ def run(
 
     try:
         cfg = with_overrides(load_config(config), out=out, jobs=jobs, hands=hands, seed=seed, pin=pin)
-        summary = run_tournament(cfg)
+        summary = run_tournament(cfg, report=_running_report)
     except (ConfigError, ResultsError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
+    if summary.records:
+        _final_report(summary.out_dir, stopped=summary.interrupted)
     if summary.records:
         title = summary.name
         if len(summary.records) < summary.matches_total:  # interrupted or failed: not the final standings
@@ -77,6 +79,25 @@ def run(
         raise typer.Exit(1)
     if summary.never_started:
         raise typer.Exit(3)
+
+
+def _running_report(out_dir: Path) -> None:
+    """The report written while `harness run` plays (in a child of the runner)."""
+    from harness.report.html import write_report
+
+    write_report(out_dir, running=True)
+
+
+def _final_report(out_dir: Path, *, stopped: bool) -> None:
+    """Write the report at the end of `harness run`; a failure is a warning (the results are safe)."""
+    from harness.report.html import write_report
+
+    try:
+        summary = write_report(out_dir, stopped=stopped)
+    except (OSError, ValueError) as exc:
+        typer.echo(f"warning: the report of {out_dir} could not be written: {exc}", err=True)
+        return
+    typer.echo(f"report: {summary.path} (per-bot reports in {out_dir / 'reports'}/)", err=True)
 
 
 @app.command()

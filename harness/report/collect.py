@@ -235,6 +235,9 @@ def collect(out_dir: Path, *, viewer_hands: int | None = VIEWER_HANDS_PER_MATCH,
             except HistoryError as exc:
                 info.problem = str(exc)
                 notices.append(str(exc))
+            except (KeyError, TypeError, ValueError) as exc:  # lines of JSON that are not hand records
+                info.problem = f"{history}: not a hand history of this harness ({type(exc).__name__}: {exc})"
+                notices.append(info.problem)
         info.hand_count = len(views)
         info.hands = _select_hands(views, viewer_hands)
         matches.append(info)

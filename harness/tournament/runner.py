@@ -59,6 +59,10 @@ from harness.tournament.results import (
 from harness.tournament.schedule import Pairing, build_schedule
 
 PlayMatch = Callable[[Sequence[BotSpec], MatchSpec, Limits, Path], MatchResult]
+#: Writes a report of the output directory while the tournament runs (e.g. harness.report.html.write_report).
+ReportHook = Callable[[Path], object]
+#: Seconds between two reports written while a tournament runs.
+REPORT_EVERY_S = 60.0
 RESULT_FILE = "result.json"
 ERROR_FILE = "error.txt"
 WORKERS_FILE = ".workers"
@@ -419,12 +423,73 @@ def _last_line(path: Path, limit: int = 300) -> str:
     return lines[-1] if len(lines[-1]) <= limit else lines[-1][: limit - 3] + "..."
 
 
+class _Reporter:
+    """Runs the report hook in a forked child every ``every_s`` seconds, one at a time.
+
+    A child, so that a slow report never delays the runner's bookkeeping; forked
+    (like the match workers) and given the death signal, so it never outlives the run.
+    """
+
+    def __init__(self, hook: ReportHook | None, out_dir: Path, every_s: float) -> None:
+        self.hook, self.out_dir, self.every_s = hook, out_dir, every_s
+        self.last = -float("inf")
+        self.child: Any = None
+
+    def tick(self, ctx: Any) -> None:
+        if self.hook is None or (self.child is not None and self.child.is_alive()):
+            return
+        if self.child is not None:
+            self.child.join()
+            self.child = None
+        now = time.monotonic()
+        if now - self.last < self.every_s:
+            return
+        self.last = now
+        signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+        try:
+            self.child = ctx.Process(target=_report_child, args=(self.hook, self.out_dir, os.getpid()),
+                                     name="report")
+            self.child.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+
+    def stop(self, wait_s: float = 0.0) -> None:
+        """Let a report being written finish (up to ``wait_s``), then end it."""
+        if self.child is not None:
+            self.child.join(wait_s)
+            if self.child.is_alive():
+                self.child.terminate()
+            self.child.join()
+            self.child = None
+
+
+def _report_child(hook: ReportHook, out_dir: Path, parent: int) -> None:
+    """Body of the report child: write one report; a failure is printed, never fatal to the run."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+    if os.getppid() != parent:
+        os._exit(0)
+    try:
+        hook(out_dir)
+    except Exception as exc:  # noqa: BLE001 - the run goes on; the final report will say more
+        print(f"warning: the running report of {out_dir} failed: {exc}", file=sys.stderr)
+        os._exit(1)
+    os._exit(0)
+
+
 def run_tournament(
     config: TournamentConfig,
     *,
     play: PlayMatch | None = None,
     progress: bool | None = None,
     quiet: bool = False,
+    report: ReportHook | None = None,
+    report_every_s: float = REPORT_EVERY_S,
 ) -> RunSummary:
     """Run or resume a tournament; write its leaderboard.
 
@@ -435,6 +500,10 @@ def run_tournament(
         progress: live progress bar on/off (default: on when stderr is a terminal;
             otherwise one line per finished match).
         quiet: print nothing (benchmarks).
+        report: called with the output directory in a child process at the
+            start and every ``report_every_s`` seconds while matches run (the
+            caller writes the final report after this returns).
+        report_every_s: seconds between two running reports.
 
     Returns:
         A summary; ``interrupted`` is set when Ctrl-C / SIGTERM stopped it.
@@ -447,13 +516,14 @@ def run_tournament(
     store = ResultsStore(config.tournament.output)
     done = store.open(manifest(config, pairings))
     try:
-        return _run(config, pairings, store, done, play, progress, quiet)
+        return _run(config, pairings, store, done, play, progress, quiet, _Reporter(report, store.out_dir,
+                                                                                     report_every_s))
     finally:
         store.close()
 
 
 def _run(config: TournamentConfig, pairings: list[Pairing], store: ResultsStore, done: dict[str, MatchRecord],
-         play: PlayMatch | None, progress: bool | None, quiet: bool) -> RunSummary:
+         play: PlayMatch | None, progress: bool | None, quiet: bool, reporter: _Reporter) -> RunSummary:
     """The body of :func:`run_tournament`, with the output directory open and locked."""
     workers = _WorkerList(store.out_dir)
     workers.kill_leftovers()
@@ -523,11 +593,14 @@ def _run(config: TournamentConfig, pairings: list[Pairing], store: ResultsStore,
                 hands_done += record.result.hands_played
                 display.match_done(record, records)
             display.update(hands_done + live_hands, records)
+            reporter.tick(ctx)
+        reporter.stop(wait_s=_STOP_GRACE_S)
     except KeyboardInterrupt:
         summary.interrupted = True
         _stop_workers(running)
         workers.write([])
     finally:
+        reporter.stop()
         signal.signal(signal.SIGTERM, old_term)
         summary.seconds = time.monotonic() - started
         display.stop()
