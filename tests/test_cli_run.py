@@ -200,11 +200,11 @@ def test_an_interrupted_run_labels_its_leaderboard_partial(tmp_path: Path, monke
     partial = harness.tournament.runner.RunSummary(
         out_dir=out, name="league", bots=done.bots, matches_total=n + 2, records=done.records, interrupted=True
     )
-    monkeypatch.setattr(harness.tournament.runner, "run_tournament", lambda cfg: partial)
+    monkeypatch.setattr(harness.tournament.runner, "run_tournament", lambda cfg, **kw: partial)
     path = tmp_path / "ok.toml"
     path.write_text('[[bots]]\nname = "a"\ncommand = "true"\n[[bots]]\nname = "b"\ncommand = "true"\n')
     result = runner.invoke(app, ["run", str(path), "--out", str(out)])
     assert result.exit_code == 130 and f"PARTIAL: {n} of {n + 2} matches" in result.output
-    monkeypatch.setattr(harness.tournament.runner, "run_tournament", lambda cfg: done)
+    monkeypatch.setattr(harness.tournament.runner, "run_tournament", lambda cfg, **kw: done)
     result = runner.invoke(app, ["run", str(path), "--out", str(out)])
     assert result.exit_code == 0 and "PARTIAL" not in result.output

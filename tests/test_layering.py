@@ -7,6 +7,8 @@
   only the engine's pure hand evaluator.
 - ``harness/match`` (one match) imports nothing from ``harness/tournament``
   (many matches): the arrows point one way.
+- ``harness/report`` (reports of an output directory) sits on top: neither
+  ``harness/tournament`` nor ``harness/match`` imports it.
 """
 
 from __future__ import annotations
@@ -70,6 +72,14 @@ def test_bots_use_only_the_protocol_and_the_evaluator(path: Path) -> None:
 def test_a_match_knows_nothing_of_tournaments(path: Path) -> None:
     for line, module in imported_modules(path):
         assert not module.startswith("harness.tournament"), f"{path.relative_to(ROOT)}:{line} imports {module}"
+
+
+@pytest.mark.parametrize("path", files("harness/tournament") + files("harness/match"), ids=lambda p: p.name)
+def test_reports_sit_on_top(path: Path) -> None:
+    """harness/report reads what tournaments and matches leave; neither imports it (nor the CLI)."""
+    for line, module in imported_modules(path):
+        where = f"{path.relative_to(ROOT)}:{line} imports {module}"
+        assert not module.startswith(("harness.report", "harness.cli")), where
 
 
 def test_the_checker_sees_imports_inside_functions(tmp_path: Path) -> None:
