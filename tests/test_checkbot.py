@@ -55,7 +55,9 @@ def test_example_bots_pass(bot: str) -> None:
         (broken("bad_amount", "float"), "bad message (malformed)"),
         (broken("illegal_action"), "illegal action (illegal)"),
         (broken("late_reply"), "slow reply (timeout)"),
-        (broken("oversized"), "(oversized)"),
+        (broken("oversized"), "message too large (oversized)"),
+        (broken("reconnect"), "connection dropped (disconnected)"),
+        (broken("wrong_seq"), "pending request is seq 1: echo the request's seq"),
         (broken("crash_mid_hand", "first"), "crashed (crash)"),
         (broken("never_connects"), "failed to start (failed_start)"),
         (broken("exit_at_start"), "(failed_start)"),
@@ -154,3 +156,10 @@ def test_the_crash_hint_points_at_stderr_only_when_some_follows(stderr: str) -> 
     assert ("Last lines of the bot's stderr:" in text) == bool(stderr)
     if not stderr:
         assert "the bot wrote nothing to stderr" in text
+
+
+def test_every_fault_kind_has_words_and_a_hint() -> None:
+    from harness.match.checkbot import KIND_HINTS, KIND_WORDS
+    from harness.match.specs import FaultKind
+
+    assert set(KIND_WORDS) == set(KIND_HINTS) == set(FaultKind)

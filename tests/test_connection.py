@@ -132,7 +132,7 @@ def test_late_reply_is_discarded_not_applied_to_next_request(ctx: zmq.Context[An
     reply = sent(request(2), 2, ActionReply, clock.remaining_ms)
     t.join()
     assert (reply.seq, reply.action) == (2, "call")
-    assert conn.strays == []
+    assert conn.take_strays() is None  # a late reply is discarded, never a second fault
     assert any("late reply to request 1" in line for line in conn.log_lines)  # type: ignore[attr-defined]
 
 
@@ -157,7 +157,11 @@ def test_replies_sent_before_the_request_never_answer_it(ctx: zmq.Context[Any], 
     reply = conn.request(request(1), 1, ActionReply, clock.remaining_ms)
     t.join()
     assert reply.action == "call"
-    assert [f.kind for f in conn.strays] == [FaultKind.ILLEGAL, FaultKind.ILLEGAL]
+    stray = conn.take_strays()
+    assert stray is not None and stray.kind == FaultKind.ILLEGAL
+    assert stray.detail.startswith("2 messages out of turn: ")
+    assert "action with seq 1 (no such request)" in stray.detail
+    assert conn.take_strays() is None
 
 
 @pytest.mark.parametrize(
@@ -196,7 +200,9 @@ def test_garbage_sent_between_requests_is_a_stray_fault(ctx: zmq.Context[Any], c
         request(1), 1, ActionReply, clock.remaining_ms,
         after_send=lambda: (bot.recv(), bot.send(codec.encode(ActionReply(seq=1, action="fold")))),
     )
-    assert reply.action == "fold" and [f.kind for f in conn.strays] == [FaultKind.MALFORMED]
+    stray = conn.take_strays()
+    assert reply.action == "fold" and stray is not None and stray.kind == FaultKind.MALFORMED
+    assert stray.detail.startswith("1 message out of turn: malformed message")
 
 
 def test_oversized_reply_drops_the_peer(ctx: zmq.Context[Any], conn: Connection) -> None:
@@ -217,11 +223,104 @@ def test_flooding_cannot_extend_the_deadline(ctx: zmq.Context[Any], conn: Connec
     bot.send(hello())
     assert handshake(conn)
     bot.recv()
-    stale = codec.encode(ActionReply(seq=0, action="fold"))
-    for _ in range(500):  # below the high-water marks, so the test itself never blocks
-        bot.send(stale, zmq.NOBLOCK)
     clock = Clock(40, 0)
+    clock.start()
+    stale = codec.encode(ActionReply(seq=0, action="fold"))
+
+    def flood() -> None:  # sent once the request is out: read on the bot's own clock
+        bot.recv()
+        for _ in range(2000):
+            try:
+                bot.send(stale, zmq.NOBLOCK)
+            except zmq.Again:
+                break
+
+    with pytest.raises(ChannelFault) as err:
+        conn.request(request(1), 1, ActionReply, clock.remaining_ms, after_send=flood)
+    # seq 0 answers no request: the first one read fails the request at once.
+    assert err.value.kind == FaultKind.ILLEGAL
+    assert "seq 0, but the pending request is seq 1" in err.value.detail
+
+
+def ready(ctx: zmq.Context[Any], conn: Connection) -> zmq.Socket[Any]:
+    bot = dealer(ctx, conn)
+    bot.send(hello())
+    assert handshake(conn)
+    bot.recv()  # welcome
+    return bot
+
+
+def test_a_reply_with_a_seq_that_answers_no_request_fails_it_at_once(ctx: zmq.Context[Any], conn: Connection) -> None:
+    """PROTOCOL.md section 8: one fault (illegal) naming the seq expected, not a timeout as well."""
+    bot = ready(ctx, conn)
+    clock = Clock(5000, 0)
+    clock.start()
+    with pytest.raises(ChannelFault) as err:
+        conn.request(
+            request(1), 1, ActionReply, clock.remaining_ms,
+            after_send=lambda: (bot.recv(), bot.send(codec.encode(ActionReply(seq=2, action="call")))),
+        )
+    assert err.value.kind == FaultKind.ILLEGAL
+    assert err.value.detail == "a reply with seq 2, but the pending request is seq 1: echo the request's seq"
+    assert clock.remaining_ms() > 0  # judged when it came, not at the deadline
+    assert conn.take_strays() is None
+
+
+def test_messages_out_of_turn_become_one_count(ctx: zmq.Context[Any], conn: Connection) -> None:
+    """Repeated hellos and second replies, before and during a request: one fault with a count."""
+    bot = ready(ctx, conn)
+    clock = Clock(5000, 0)
+    clock.start()
+
+    def answer(seq: int, hellos: int) -> None:
+        bot.recv()
+        for _ in range(hellos):
+            bot.send(hello())
+        bot.send(codec.encode(ActionReply(seq=seq, action="call")))
+        bot.send(codec.encode(ActionReply(seq=seq, action="fold")))  # a second reply
+
+    assert conn.request(request(1), 1, ActionReply, clock.remaining_ms, after_send=lambda: answer(1, 10)).seq == 1
+    stray = conn.take_strays()
+    assert stray is not None and stray.detail == "10 messages out of turn: hello (a second one) x10"
+    time.sleep(0.05)  # the second reply to request 1 is queued before request 2
+    clock.start()
+    assert conn.request(request(2), 2, ActionReply, clock.remaining_ms, after_send=lambda: answer(2, 0)).seq == 2
+    stray = conn.take_strays()
+    assert stray is not None and stray.detail == "1 message out of turn: action with seq 1 (a second reply)"
+
+
+def test_a_flood_before_a_request_fails_it_unsent_in_bounded_time(ctx: zmq.Context[Any], conn: Connection) -> None:
+    bot = ready(ctx, conn)
+    for _ in range(300):  # far more than MAX_QUEUED_STRAYS, within the test's own send queue
+        bot.send(hello(), zmq.NOBLOCK)
+    time.sleep(0.1)
+    clock = Clock(5000, 0)
     clock.start()
     with pytest.raises(ChannelFault) as err:
         conn.request(request(1), 1, ActionReply, clock.remaining_ms)
-    assert err.value.kind == FaultKind.TIMEOUT
+    assert err.value.kind == FaultKind.ILLEGAL and err.value.detail.startswith("flood: more than 64 messages")
+    assert clock.remaining_ms() > 0  # not by waiting for the deadline
+    with pytest.raises(zmq.Again):
+        bot.recv(zmq.NOBLOCK)  # the request was never sent
+    stray = conn.take_strays()
+    assert stray is not None and stray.detail.startswith("64 messages out of turn: hello (a second one) x64")
+
+
+def test_a_reply_waiting_when_the_referee_comes_back_is_on_time(ctx: zmq.Context[Any], conn: Connection) -> None:
+    """The referee busy past the deadline (a slow disk write): the reply it finds then is not late,
+    and the bot is charged only up to the moment the referee stopped watching (PROTOCOL.md section 7)."""
+    bot = ready(ctx, conn)
+    clock = Clock(30, 0)
+    marks: list[float] = []
+
+    def busy() -> None:
+        bot.recv()
+        bot.send(codec.encode(ActionReply(seq=1, action="call")))  # answered at once
+        marks.append(time.perf_counter())
+        time.sleep(0.15)  # the referee's own work, past the 30 ms deadline
+
+    clock.start()
+    reply = conn.request(request(1), 1, ActionReply, clock.remaining_ms, after_send=busy)
+    assert reply.action == "call"
+    assert clock.remaining_ms() == 0  # the deadline had passed when it was read
+    assert conn.answered_at <= marks[0]  # charged from before the referee's work, not after it

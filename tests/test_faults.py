@@ -122,7 +122,11 @@ IN_PLAY_CASES = [
     (("illegal_action",), "illegal", True),
     (("out_of_turn",), "illegal", True),
     (("pre_answer",), "illegal", True),  # a reply sent before its request never answers it
-    (("oversized",), "oversized", None),  # a dropped connection may put it out
+    (("oversized",), "oversized", True),  # read and judged: the bot stays in
+    (("oversized", "huge"), "disconnected", False),  # the transport drops the connection
+    (("reconnect",), "disconnected", False),  # closed and reopened its socket: not a crash, not oversized
+    (("reconnect", "close"), "disconnected", False),
+    (("wrong_seq",), "illegal", True),
     (("crash_mid_hand",), "crash", False),
 ]
 
@@ -145,6 +149,7 @@ def test_fault_is_recorded_and_the_good_bot_is_unaffected(
         assert not out, result.status
     if stays_in is False:
         assert out, result.status
+        assert faults_of(result, 1) == {kind: 1}, "one kind per cause, one record"
     if not out:
         # Every fault got the default action, which is what passive plays.
         assert result.hand_nets == passive
@@ -154,6 +159,40 @@ def test_fault_is_recorded_and_the_good_bot_is_unaffected(
         h = first_fault_hand(tmp_path, kind)
         assert result.hand_nets[:h] == passive[:h]
         assert result.hand_nets[h + 1 :] == folder[h + 1 :]
+
+
+def test_a_wrong_seq_is_one_illegal_fault_per_request_naming_the_seq_expected(tmp_path: Path) -> None:
+    """PROTOCOL.md section 8: not a timeout and an illegal fault each time (out after 5 requests)."""
+    limits = Limits(decision_ms=200, time_bank_ms=600, startup_ms=2500, max_faults=10)
+    result = play([GOOD, fixture_bot("wrong_seq", "zero")], tmp_path, limits)
+    assert faults_of(result, 1) == {"illegal": 10}
+    assert result.status[1].startswith("max_faults: 10 faults (illegal 10)")
+    details = [f["detail"] for r in history(tmp_path) for f in r["faults"]]
+    assert details[0] == "a reply with seq 0, but the pending request is seq 1: echo the request's seq"
+    assert len(details) == 10 and all("but the pending request is seq" in d for d in details)
+    err = next((tmp_path / "logs").glob("1-*.err")).read_text()
+    assert "but the pending request is seq 1" in err  # the bot is told, in an error message
+
+
+@pytest.mark.parametrize("mode", ["stray", "hello"])
+def test_a_flood_between_requests_costs_one_record_per_request(tmp_path: Path, mode: str) -> None:
+    """Thousands of messages out of turn: one fault record per request with its count, a hand
+    history that replays, a capped referee.log, and nothing charged to the good bot."""
+    from harness.match.replay import check_history
+
+    limits = Limits(decision_ms=200, time_bank_ms=600, startup_ms=2500, max_faults=1000, log_bytes=20_000)
+    result = play([GOOD, fixture_bot("flood", mode, label=f"flood-{mode}")], tmp_path, limits)
+    assert faults_of(result, 0) == {}
+    records = history(tmp_path)
+    requests = sum(1 for r in records for seat, _ in r["timings_ms"] if seat == r["bots"].index(f"flood-{mode}"))
+    flooder = [f for r in records for f in r["faults"] if f["seat"] == r["bots"].index(f"flood-{mode}")]
+    assert 1 <= len(flooder) <= requests, "at most one fault record per request"
+    assert any(" messages out of turn: " in f["detail"] or f["detail"].startswith("flood: ") for f in flooder)
+    assert all(len(f["detail"]) <= 400 for f in flooder)
+    assert all(ok for ok in (c.ok for c in check_history(tmp_path / "hands.jsonl")))
+    assert (tmp_path / "hands.jsonl").stat().st_size < 200_000
+    log = (tmp_path / "logs" / "referee.log").read_bytes()
+    assert len(log) <= limits.log_bytes + 200
 
 
 def test_bots_that_fail_to_start_are_out_and_the_match_goes_on(

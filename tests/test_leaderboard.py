@@ -68,7 +68,8 @@ def test_csv_and_text_layout() -> None:
     rows = list(csv.DictReader(to_csv(records).splitlines()))
     assert list(rows[0]) == list(COLUMNS)
     for required in ("rank", "bot", "hands", "net_chips", "bb_per_100", "ci95_low", "ci95_high", "matches_won",
-                     "matches_lost", "timeouts", "illegal", "malformed", "oversized", "crashes", "failed_starts"):
+                     "matches_lost", "timeouts", "illegal", "malformed", "oversized", "crashes", "disconnections",
+                     "failed_starts"):
         assert required in COLUMNS
     assert [r["bot"] for r in rows] == ["y", "x"] and rows[0]["rank"] == "1"
     text = render(records, title="T")
@@ -138,3 +139,11 @@ def test_records_of_other_bots_are_left_out_of_every_count() -> None:
     assert "\n1 match, 2 hands.\n" in text and "qq" not in text
     rows = list(csv.DictReader(to_csv([ours, stray], ["x", "y"]).splitlines()))
     assert {r["bot"]: r["hands"] for r in rows} == {"x": "2", "y": "2"}
+
+
+def test_every_fault_kind_has_its_column() -> None:
+    """A new FaultKind must reach the leaderboard (one column per kind, issue 9 point 5)."""
+    from harness.match.specs import FaultKind
+    from harness.tournament.stats import FAULT_COLUMNS
+
+    assert sorted(kind for kind, _ in FAULT_COLUMNS) == sorted(str(k) for k in FaultKind)

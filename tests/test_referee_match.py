@@ -138,7 +138,7 @@ def test_late_reply_is_discarded_and_never_applied(tmp_path: Path) -> None:
     recs = records(tmp_path)
     # The raise that came late was applied neither then nor to any later request.
     assert not any(a["seat"] == 0 and a["action"] == "raise" for r in recs for a in r["actions"])
-    assert recs[0]["faults"] == [{"seat": 0, "kind": "timeout", "detail": "no reply within the time limit"}]
+    assert recs[0]["faults"] == [{"seat": 0, "kind": "timeout", "detail": "no reply with seq 1 within the time limit"}]
     assert recs[0]["actions"][0] == {"seat": 0, "action": "fold"}  # the default action
     assert "late reply to request 1 discarded" in (tmp_path / "logs" / "referee.log").read_text()
 

@@ -33,6 +33,7 @@ KIND_WORDS: dict[str, str] = {
     FaultKind.ILLEGAL: "illegal action",
     FaultKind.OVERSIZED: "message too large",
     FaultKind.CRASH: "crashed",
+    FaultKind.DISCONNECTED: "connection dropped",
 }
 
 KIND_HINTS: dict[str, str] = {
@@ -41,12 +42,20 @@ KIND_HINTS: dict[str, str] = {
         "within startup_ms (PROTOCOL.md sections 1-2)"
     ),
     FaultKind.TIMEOUT: "reply within decision_ms of the request (PROTOCOL.md section 7)",
-    FaultKind.MALFORMED: "send one MessagePack map per frame with the fields of section 4 (PROTOCOL.md section 8)",
+    FaultKind.MALFORMED: (
+        "send one MessagePack map per frame (string keys, no empty first frame: use a DEALER socket) with exactly "
+        "the fields of your reply type (PROTOCOL.md sections 5 and 8)"
+    ),
     FaultKind.ILLEGAL: (
-        "pick from legal.actions with an amount in min_to..max_to; discard only held cards, at most max_discards"
+        "pick from legal.actions with an amount in min_to..max_to; discard only held cards, at most max_discards; "
+        "echo the request's seq and send exactly one reply per request, nothing else (PROTOCOL.md section 8)"
     ),
     FaultKind.OVERSIZED: "keep every message under max_message_bytes (PROTOCOL.md section 7)",
     FaultKind.CRASH: "exit only after match_end",
+    FaultKind.DISCONNECTED: (
+        "keep one DEALER socket connected for the whole match: never close or reopen it before match_end "
+        "(PROTOCOL.md section 7)"
+    ),
 }
 
 #: The reference opponents, by module under ``bots``.

@@ -54,13 +54,20 @@ class Clock:
         self.deadline = now + self._decision_s + self.bank_ms / 1000.0
         return self.deadline
 
-    def stop(self) -> float:
+    def stop(self, at: float | None = None) -> float:
         """Stop timing the pending decision and charge it.
+
+        Args:
+            at: when the reply is known to have arrived, in ``time.perf_counter()``
+                seconds (the referee's connection knows it, see
+                ``Connection.answered_at``); None = now. Time the referee spent
+                after that (its own work, being descheduled) is not charged.
 
         Returns:
             The decision's thinking time in ms (what was charged).
         """
-        return self.charge((_now() - self._started) * 1000.0)
+        end = _now() if at is None else at
+        return self.charge(max(0.0, end - self._started) * 1000.0)
 
     def charge(self, elapsed_ms: float) -> float:
         """Charge ``elapsed_ms`` of thinking time: the excess over the limit comes out of the bank.

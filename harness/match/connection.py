@@ -9,24 +9,48 @@ secret can neither block nor impersonate the bot.
 
 Guards, all per message, none trusting the bot:
 
-- size: ``ZMQ_MAXMSGSIZE`` makes libzmq drop a peer that sends more than
-  ``max_message_bytes`` before buffering it, so a 50 MB reply never reaches
-  memory; the socket monitor reports the drop as a disconnection of that
-  peer's file descriptor (known from the ``hello``'s ``ZMQ_SRCFD``). Frame
-  lengths are checked here as well.
+- size: a message over ``max_message_bytes`` is an ``oversized`` fault,
+  judged here from its length. libzmq itself refuses anything over
+  :func:`transport_limit` (``ZMQ_MAXMSGSIZE``, 4x the limit, at least
+  256 KiB) by dropping the peer before buffering it, so a 50 MB reply never
+  reaches memory; the socket monitor reports the drop as a disconnection of
+  that peer's file descriptor (known from the ``hello``'s ``ZMQ_SRCFD``),
+  the same event as a bot closing its socket: both are ``disconnected``.
 - time: one deadline per decision (from :class:`harness.match.clock.Clock`);
   polling asks only for what remains, in whole milliseconds, so a flooding
   bot cannot extend it.
-- order: every request carries ``seq``; a reply must echo it. A reply to a
-  request that timed out is discarded (never applied to a later request);
-  any other reply that answers nothing is an "illegal" fault (acting out of
-  turn or twice).
+- order (PROTOCOL.md section 8, stated once there): every request carries
+  ``seq``; a reply must echo it. A late reply to a request that timed out is
+  discarded (never applied to a later request, never a second fault); a
+  reply whose ``seq`` answers no request at all fails the pending request
+  at once (``illegal``, naming the seq expected); anything else the bot
+  sends out of turn (a second reply, a repeated hello, garbage between
+  requests) is counted, and the counts become *one* fault record per
+  request (:meth:`Connection.take_strays`).
+- floods: the referee's time per request is bounded whatever the bot
+  sends: at most :data:`MAX_QUEUED_STRAYS` queued messages are read before
+  a request (more is a flood: the request fails, unsent), messages read
+  while a request is pending cost the bot's own deadline, and ``RCVHWM``
+  keeps the queue short (libzmq then stops reading the bot's socket).
+- clock: a reply that arrived before the deadline is never late. At the
+  deadline the referee looks once more (and, if it was not watching the
+  socket when the deadline passed, because it was writing a record,
+  collecting garbage, descheduled or stopped, it first gives libzmq's I/O
+  thread :data:`LATE_GRACE_MS` to hand over what arrived meanwhile, and
+  waits while the kernel still holds unread bytes of the bot). The time
+  charged ends when the reply is known to have arrived, or, when the
+  referee was not watching, at the last moment it knew the queue empty
+  (:attr:`Connection.answered_at`).
 - LINGER=0 on every socket, so closing never waits on a dead bot.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hmac
+import struct
+import termios
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -44,6 +68,26 @@ from protocol.version import PROTOCOL_VERSION
 POLL_SLICE_MS = 50
 #: Ignored messages logged per connection before the log goes quiet (then only counted).
 MAX_IGNORED_LOGGED = 20
+#: Most messages of the bot read from its queue before a request is sent; a bot
+#: only ever answers requests, so more than this waiting is a flood.
+MAX_QUEUED_STRAYS = 64
+#: Messages read per batch while a request is pending, between deadline checks.
+READ_BATCH = 64
+#: Messages libzmq queues per peer before it stops reading that peer's socket (``ZMQ_RCVHWM``).
+RCV_HWM = 64
+#: Extra look at the deadline when the referee was not watching the socket as it passed (ms):
+#: time for libzmq's I/O thread to hand over what arrived while the referee was busy or stopped.
+LATE_GRACE_MS = 50
+#: Longest wait at the deadline while the kernel still holds unread bytes from the bot (ms).
+LATE_KERNEL_MS = 200
+#: A poll that returns this much later than asked (ms) means the referee was not running.
+OVERSLEEP_MS = 5
+#: Batches of messages read in the look at the deadline, at most.
+_LATE_BATCHES = 4
+#: Kinds of out-of-turn message told apart in a fault's detail (more are counted as "other").
+MAX_STRAY_KINDS = 6
+
+_now = time.perf_counter
 
 # Plain ints: pyzmq's enum flags cost an enum operation per call on the hot path.
 _NOBLOCK = int(zmq.NOBLOCK)
@@ -79,6 +123,21 @@ class HandshakeFailure:
     detail: str
 
 
+def transport_limit(max_message_bytes: int) -> int:
+    """Largest message libzmq reads from a bot (``ZMQ_MAXMSGSIZE``, bytes); it drops a peer sending more.
+
+    Messages between ``max_message_bytes`` and this are read and judged
+    ``oversized``; the margin keeps that verdict exact for any realistic
+    mistake while a 50 MB message never reaches memory.
+    """
+    return max(4 * max_message_bytes, 262_144)
+
+
+def _describe(msg: Any, rseq: Any) -> str:
+    """Short words for an out-of-turn message, e.g. ``"action with seq 7"``."""
+    return f"{msg.TYPE!s} with seq {rseq}"
+
+
 class Connection:
     """One bot's ROUTER socket, its handshake and its request/reply exchange.
 
@@ -111,7 +170,10 @@ class Connection:
         self._log = log
         sock = ctx.socket(zmq.ROUTER)
         sock.setsockopt(zmq.LINGER, 0)
-        sock.setsockopt(zmq.MAXMSGSIZE, max_message_bytes)
+        self.transport_limit = transport_limit(max_message_bytes)
+        sock.setsockopt(zmq.MAXMSGSIZE, self.transport_limit)
+        # A bot sends one reply per request: a short queue makes a flood stop at the socket.
+        sock.setsockopt(zmq.RCVHWM, RCV_HWM)
         # Sending to a vanished peer raises EHOSTUNREACH instead of vanishing silently.
         sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
         self._monitor = sock.get_monitor_socket(zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED)
@@ -131,11 +193,17 @@ class Connection:
         self._fd: int | None = None
         self.gone = False
         self.failure: HandshakeFailure | None = None
-        self._timed_out: set[int] = set()
+        self._timed_out: set[int] = set()  # requests given up on whose late reply may still come
         self._answered = 0  # highest seq answered or given up on
         self._ignored = 0
-        #: Faults noticed outside a pending request (out-of-turn replies): drained by the referee.
-        self.strays: list[ChannelFault] = []
+        # Out-of-turn messages of the bot since the last take_strays(): words -> count, and the
+        # kind of the first (malformed for garbage, illegal for a valid message out of turn).
+        self._strays: dict[str, int] = {}
+        self._stray_kind: FaultKind | None = None
+        self._stray_total = 0
+        self._late: list[int] = []  # late replies discarded during the pending request
+        #: perf_counter() time the last reply is charged up to (set by :meth:`request`).
+        self.answered_at = 0.0
         #: Notifications not queued because the bot stopped reading.
         self.dropped = 0
         self.messages_in = 0
@@ -180,26 +248,34 @@ class Connection:
     # ------------------------------------------------------------------ handshake
 
     def poll_handshake(self) -> bool:
-        """Process whatever arrived, without blocking, until the bot is authenticated.
+        """Process what arrived, without blocking, until the bot is authenticated.
 
         A valid ``hello`` with the right secret and version authenticates its
         peer (answered ``welcome``); the right secret with another version is
         answered with a fatal ``error`` and recorded in :attr:`failure`.
-        Everything else is ignored and logged.
+        Everything else is ignored and logged. At most :data:`READ_BATCH`
+        messages are read per call, so a peer flooding its socket cannot hold
+        up the other seats' handshakes (the caller polls again).
 
         Returns:
             True once authenticated.
         """
         self._drain_monitor()
         sock = self.sock
-        while self.identity is None and self.failure is None:
+        for _ in range(READ_BATCH):
+            if self.identity is not None or self.failure is not None:
+                break
             try:
                 frames = sock.recv_multipart(_NOBLOCK, copy=False)
             except zmq.Again:
                 break
             ident = frames[0].bytes
             if len(frames) != 2:
-                self._ignore(f"a {len(frames) - 1}-part message before hello")
+                hint = ""
+                if len(frames) == 3 and not frames[1].bytes:
+                    # A REQ socket puts an empty delimiter frame before each message.
+                    hint = " (an empty first frame, as a REQ socket sends: connect a DEALER, PROTOCOL.md section 1)"
+                self._ignore(f"a {len(frames) - 1}-part message before hello{hint}")
                 continue
             data = frames[1]
             try:
@@ -211,7 +287,7 @@ class Connection:
                 self._ignore(f"a {type(msg).TYPE!s} message before hello")
                 continue
             if not hmac.compare_digest(msg.secret.encode(), self._secret):
-                self._ignore(f"a hello with a wrong secret (name {msg.name!r})")
+                self._ignore(f"a hello with a wrong secret (name {msg.name[:64]!r})")
                 continue
             if msg.v != PROTOCOL_VERSION:
                 self.failure = HandshakeFailure(
@@ -273,6 +349,11 @@ class Connection:
     ) -> ActionReply | DiscardReply:
         """Send one request and wait for its reply until the decision's deadline.
 
+        Messages the bot sent out of turn meanwhile are counted, not raised:
+        read them with :meth:`take_strays` after the call, whatever its outcome.
+        :attr:`answered_at` is set to the time the reply (or the faulty message
+        that ended the request) is charged up to.
+
         Args:
             payload: the encoded ``act``/``draw`` request carrying ``seq``.
             seq: the request's sequence number (increasing per connection).
@@ -283,14 +364,17 @@ class Connection:
                 between poll slices, to notice a crash whose socket stays open).
             after_send: optional work to do while the bot thinks (called once,
                 right after the request is queued; the referee writes the
-                previous hand's record there).
+                previous hand's record there). The bot is never charged for it:
+                a reply found waiting afterwards counts as on time.
 
         Returns:
             The decoded reply echoing ``seq``.
 
         Raises:
             Disconnected: the peer is gone (before or while waiting).
-            ChannelFault: timeout, malformed or oversized reply (kind and detail).
+            ChannelFault: timeout, malformed, illegal (a ``seq`` that answers no
+                request, a flood of messages before the request) or oversized
+                reply; the kind and the detail for the hand history.
         """
         # A vanished peer shows up below: the send fails (ROUTER_MANDATORY) or the
         # monitor socket wakes the poll; no monitor read is needed on the hot path.
@@ -298,78 +382,230 @@ class Connection:
         if self.gone or ident is None:
             raise Disconnected(self.name)
         sock = self.sock
+        if self._late:
+            self._late = []
         if sock.getsockopt(_EVENTS) & _POLLIN:
             # Whatever is queued was sent before this request existed: it cannot answer it,
             # even if it guessed the seq (PROTOCOL.md: requests are answered, never anticipated).
-            self._drain_unsolicited()
+            self._drain_unsolicited(seq, deadline)
         try:
             sock.send(ident, _MORE_NOBLOCK)
             sock.send(payload, _NOBLOCK)
         except zmq.Again:
             self._give_up(seq)
+            self.answered_at = _now()
             raise ChannelFault(
                 FaultKind.TIMEOUT, "request not delivered: the bot is not reading its messages"
             ) from None
         except zmq.ZMQError:
             self.gone = True
             raise Disconnected(self.name) from None
+        # The last moment the queue is known to hold no reply: the bot is charged from
+        # here at least, never for the referee's own work (after_send, being descheduled).
+        known_empty = _now()
+        watched = False  # True while the last poll returned on time with nothing queued
         if after_send is not None:
             after_send()
         poll = self._poller.poll
         getsockopt = sock.getsockopt
-        recv = sock.recv
         while True:
             left = deadline()
             if left <= 0:
+                reply = self._last_look(seq, expect, watched, known_empty)
+                if reply is not None:
+                    return reply
                 self._give_up(seq)
-                raise ChannelFault(FaultKind.TIMEOUT, "no reply within the time limit")
+                raise ChannelFault(FaultKind.TIMEOUT, self._timeout_detail(seq))
+            if getsockopt(_EVENTS) & _POLLIN:
+                # Queued while the referee was not looking: it arrived after known_empty at the earliest.
+                reply = self._read(seq, expect, known_empty)
+                if reply is not None:
+                    return reply
+                known_empty = _now()
+                watched = False
+                continue
+            entered = known_empty = _now()
+            asked = left if left < POLL_SLICE_MS else POLL_SLICE_MS
             # Wait at most until the deadline (zmq_poll is level-triggered: a queued reply returns at once).
-            events = poll(left if left < POLL_SLICE_MS else POLL_SLICE_MS)
+            events = poll(asked)
+            back = _now()
+            on_time = (back - entered) * 1000.0 <= asked + OVERSLEEP_MS
             if len(events) != 1 or events[0][0] is not sock:  # quiet slice, or a socket event
                 self._drain_monitor()
                 if self.gone or (not events and is_dead is not None and is_dead()):
                     self.gone = True
                     raise Disconnected(self.name)
                 if not getsockopt(_EVENTS) & _POLLIN:
+                    watched = on_time
+                    if on_time:
+                        known_empty = back
                     continue
+            # Arrived during the poll: at its return if the referee was running, else any time in it.
+            reply = self._read(seq, expect, back if on_time else entered)
+            if reply is not None:
+                return reply
+            known_empty = _now()
+            watched = False
+
+    def _read(self, seq: int, expect: type, arrived: float) -> ActionReply | DiscardReply | None:
+        """Read up to :data:`READ_BATCH` queued messages while ``seq`` is pending.
+
+        Returns the reply (charged up to ``arrived``), or None when none of them
+        answered; raises ChannelFault for a message that fails the request.
+        """
+        sock = self.sock
+        getsockopt = sock.getsockopt
+        recv = sock.recv
+        for _ in range(READ_BATCH):
             try:
                 frames = [recv(_NOBLOCK)]
                 while getsockopt(_RCVMORE):
                     frames.append(recv(_NOBLOCK))
             except zmq.Again:
-                continue
+                return None
             try:
                 reply = self._take(frames, seq, expect)
             except ChannelFault:
+                self.answered_at = arrived
                 self._give_up(seq)  # a correct second try would answer nothing
                 raise
             if reply is not None:
+                self.answered_at = arrived
                 return reply
+            if not getsockopt(_EVENTS) & _POLLIN:
+                return None
+        return None
 
-    def _drain_unsolicited(self) -> None:
-        """Judge every queued message while no request is pending (late, out of turn, garbage)."""
+    def _last_look(
+        self, seq: int, expect: type, watched: bool, known_empty: float
+    ) -> ActionReply | DiscardReply | None:
+        """At the deadline: take a reply that is already there, so that only a bot that is late is late.
+
+        If the referee was not watching as the deadline passed (``watched``
+        False), libzmq's I/O thread gets :data:`LATE_GRACE_MS` to hand over
+        what arrived meanwhile; while the kernel holds bytes of the bot that
+        libzmq has not read yet, the look lasts up to :data:`LATE_KERNEL_MS`.
+        Bounded: at most a few batches of messages are read.
+        """
         sock = self.sock
-        while sock.getsockopt(_EVENTS) & _POLLIN:
+        start = _now()
+        grace_end = start + (0.0 if watched else LATE_GRACE_MS / 1000.0)
+        kernel_end = start + LATE_KERNEL_MS / 1000.0
+        batches = 0
+        while True:
+            if sock.getsockopt(_EVENTS) & _POLLIN:
+                if batches == _LATE_BATCHES:  # still flooding: the bot has had its chance
+                    return None
+                batches += 1
+                reply = self._read(seq, expect, known_empty)
+                if reply is not None:
+                    return reply
+                continue
+            self._drain_monitor()
+            if self.gone:
+                raise Disconnected(self.name)
+            now = _now()
+            if now < grace_end:
+                sock.poll(max(1, int((grace_end - now) * 1000.0)))
+            elif now < kernel_end and self._kernel_pending():
+                sock.poll(5)
+            else:
+                return None
+
+    def _kernel_pending(self) -> bool:
+        """True when the kernel holds bytes from the bot that libzmq has not read yet (``FIONREAD``)."""
+        fd = self._fd
+        if fd is None:
+            return False
+        try:
+            return struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0] > 0
+        except OSError:
+            return False
+
+    def _timeout_detail(self, seq: int) -> str:
+        detail = f"no reply with seq {seq} within the time limit"
+        if self._late:
+            seqs = ", ".join(map(str, self._late[:5])) + (", ..." if len(self._late) > 5 else "")
+            detail += f" (meanwhile late replies to earlier requests arrived and were discarded: seq {seqs})"
+        return detail
+
+    def _drain_unsolicited(self, seq: int, deadline: Callable[[], int]) -> None:
+        """Judge the messages queued while no request was pending (late, out of turn, garbage).
+
+        Raises:
+            ChannelFault: more than :data:`MAX_QUEUED_STRAYS` messages of the bot are
+                queued (a flood), or the deadline passed while reading them: the
+                request ``seq`` fails unsent.
+        """
+        sock = self.sock
+        own = 0  # the bot's own messages (an unauthenticated peer's are only ignored)
+        for _ in range(4 * MAX_QUEUED_STRAYS):
+            if not sock.getsockopt(_EVENTS) & _POLLIN or deadline() <= 0:
+                return  # past the deadline the request goes out and times out: the bot pays
             try:
                 frames = [sock.recv(_NOBLOCK)]
                 while sock.getsockopt(_RCVMORE):
                     frames.append(sock.recv(_NOBLOCK))
             except zmq.Again:
                 return
+            if frames[0] == self.identity:
+                own += 1
+                if own > MAX_QUEUED_STRAYS:
+                    self._give_up(seq)
+                    self.answered_at = _now()
+                    raise ChannelFault(
+                        FaultKind.ILLEGAL,
+                        f"flood: more than {MAX_QUEUED_STRAYS} messages sent out of turn were waiting; request "
+                        f"{seq} was not sent (a bot sends one reply per request and nothing else)",
+                    )
             try:
                 self._take(frames, None, None)
             except ChannelFault as fault:
-                self.strays.append(fault)
+                self._stray(fault.kind, f"{fault.kind.value} message ({fault.detail})")
 
     def _give_up(self, seq: int) -> None:
         self._timed_out.add(seq)
         self._answered = max(self._answered, seq)
 
+    def _stray(self, kind: FaultKind, words: str) -> None:
+        """Count one out-of-turn message of the bot under ``words``."""
+        self._stray_total += 1
+        if len(words) > 160:  # a bot's text inside a detail: keep records small
+            words = words[:157] + "..."
+        if self._stray_kind is None:
+            self._stray_kind = kind
+        strays = self._strays
+        if words in strays or len(strays) < MAX_STRAY_KINDS:
+            strays[words] = strays.get(words, 0) + 1
+        else:
+            strays["other"] = strays.get("other", 0) + 1
+
+    def take_strays(self) -> ChannelFault | None:
+        """The messages the bot sent out of turn since the last call, as one fault (or None).
+
+        Its kind is the first message's (``malformed`` for garbage, ``illegal``
+        for a valid message out of turn, ``oversized``); its detail gives the
+        count and what they were, e.g. ``"12 messages out of turn: hello x10,
+        action with seq 4 (a second reply) x2"``. The referee records at most
+        one such fault per request (PROTOCOL.md section 8).
+        """
+        if not self._stray_total:
+            return None
+        total, kind = self._stray_total, self._stray_kind
+        what = ", ".join(f"{words} x{n}" if n > 1 else words for words, n in self._strays.items())
+        self._strays = {}
+        self._stray_kind = None
+        self._stray_total = 0
+        noun = "message" if total == 1 else "messages"
+        return ChannelFault(kind or FaultKind.ILLEGAL, f"{total} {noun} out of turn: {what}")
+
     def _take(self, frames: list[bytes], seq: int | None, expect: type | None) -> Any:
         """Judge one incoming message while ``seq`` is pending (None: no request pending).
 
-        Returns the reply for ``seq``, or None if the message was discarded.
-        Raises ChannelFault for a malformed or oversized reply.
+        Returns the reply for ``seq``, or None if the message was discarded or
+        counted as out of turn. Raises ChannelFault for a message that fails
+        the pending request: malformed, oversized, or a ``seq`` that answers no
+        request (a message that fails nothing when no request is pending).
         """
         if frames[0] != self.identity:
             self._ignore("a message from a peer that did not present the secret")
@@ -386,7 +622,7 @@ class Connection:
         except ProtocolError as exc:
             raise ChannelFault(FaultKind.MALFORMED, str(exc)) from None
         if isinstance(msg, Hello):
-            self._ignore("a second hello")
+            self._stray(FaultKind.ILLEGAL, "hello (a second one)")
             return None
         rseq = getattr(msg, "seq", None)
         if seq is not None and rseq == seq:
@@ -400,9 +636,19 @@ class Connection:
         if rseq in self._timed_out:
             self._timed_out.discard(rseq)
             self._log(f"{self.name}: late reply to request {rseq} discarded")
+            if seq is not None:
+                self._late.append(rseq)
             return None
-        # Answers nothing: a second reply, a reply to a future request, or a bot message type.
-        self.strays.append(ChannelFault(FaultKind.ILLEGAL, f"acted out of turn (message {msg.TYPE!s} with seq {rseq})"))
+        if type(rseq) is int and 0 < rseq <= self._answered:
+            self._stray(FaultKind.ILLEGAL, f"{_describe(msg, rseq)} (a second reply)")
+            return None
+        if seq is not None and type(rseq) is int:
+            # Answers no request ever sent: the bot's reply to the pending one, with a wrong seq.
+            raise ChannelFault(
+                FaultKind.ILLEGAL,
+                f"a reply with seq {rseq}, but the pending request is seq {seq}: echo the request's seq",
+            )
+        self._stray(FaultKind.ILLEGAL, f"{_describe(msg, rseq)} (no such request)")
         return None
 
     # ------------------------------------------------------------------ end

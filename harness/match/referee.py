@@ -92,6 +92,9 @@ _NAME_OK = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012345
 _FOLD = FOLD_ACTION
 #: Queued notifications after which they are sent without waiting for a request.
 _MAX_QUEUED_NOTES = 4
+#: Longest fault detail kept (characters): details quote what a bot sent, and a hand
+#: history line must stay one that ``harness replay`` reads.
+MAX_DETAIL_CHARS = 400
 _DRAW = Phase.DRAW
 _ACTION_KINDS = {k.value: k for k in ActionKind if k is not ActionKind.DRAW}
 #: Replies without an amount map to shared Action objects (one fewer object per decision).
@@ -175,6 +178,12 @@ def encode_hand_end_of(state: HandState, hand_id: int) -> bytes:
         result.net,
         result.final_stacks,
     )
+
+
+def _with_strays(detail: str, conn: Connection) -> str:
+    """A failed request's detail, with the messages sent out of turn meanwhile (one record per request)."""
+    stray = conn.take_strays()
+    return detail if stray is None else f"{detail}; {stray.detail}"
 
 
 def _check_bots(bots: Sequence[BotSpec], spec: MatchSpec) -> None:
@@ -272,6 +281,7 @@ class Referee:
         self.hands_seconds = 0.0
         self.decisions = 0
         self._log_file: Any = None
+        self._log_bytes = 0
         self._pending_faults: list[tuple[int, str, str]] = []  # (match seat, kind, detail) before a hand record
         self._ended = False
         self._history: HistoryWriter | None = None
@@ -283,21 +293,32 @@ class Referee:
     # ------------------------------------------------------------------ logging and faults
 
     def _log(self, line: str) -> None:
-        if self._log_file is not None:
-            self._log_file.write(f"{time.strftime('%H:%M:%S')} {line}\n")
+        """Append a line to ``referee.log``, capped at ``limits.log_bytes`` like the bots' logs."""
+        f = self._log_file
+        if f is None:
+            return
+        text = f"{time.strftime('%H:%M:%S')} {line}\n"
+        size = len(text.encode("utf-8", "replace"))
+        if self._log_bytes + size > self.limits.log_bytes:
+            f.write(f"[log truncated: the referee's log reached {self.limits.log_bytes} bytes]\n")
+            f.close()
+            self._log_file = None
+            return
+        self._log_bytes += size
+        f.write(text)
 
     def _fault(self, seat: _Seat, kind: FaultKind, detail: str, hand_faults: list[tuple[int, str, str]] | None) -> None:
-        """Count a fault; put the bot out on a crash, a failed start or too many faults."""
+        """Count a fault; put the bot out on a crash, a lost connection, a failed start or too many faults."""
+        if len(detail) > MAX_DETAIL_CHARS:
+            detail = detail[: MAX_DETAIL_CHARS - 3] + "..."
         seat.faults[kind.value] = seat.faults.get(kind.value, 0) + 1
         seat.total_faults += 1
         self._log(f"seat {seat.index} {seat.bot.name}: {kind.value}: {detail}")
         (hand_faults if hand_faults is not None else self._pending_faults).append((seat.index, kind.value, detail))
         if seat.out:
             return
-        if kind is FaultKind.CRASH or kind is FaultKind.FAILED_START or (
-            kind is FaultKind.OVERSIZED and seat.conn is not None and seat.conn.gone
-        ):  # it cannot talk any more
-            self._put_out(seat, f"{kind.value}: {detail}")
+        if kind is FaultKind.CRASH or kind is FaultKind.FAILED_START or kind is FaultKind.DISCONNECTED:
+            self._put_out(seat, f"{kind.value}: {detail}")  # it cannot talk any more
         elif seat.total_faults >= self.limits.max_faults:
             summary = ", ".join(f"{k} {v}" for k, v in sorted(seat.faults.items()))
             self._put_out(seat, f"max_faults: {seat.total_faults} faults ({summary})")
@@ -432,21 +453,19 @@ class Referee:
                 self._write_record if self._pending_record is not None else None,
             )
         except ChannelFault as f:
-            ms = clock.expire() if f.kind is FaultKind.TIMEOUT else clock.stop()
-            self._fault(seat, f.kind, f.detail, faults)
+            ms = clock.expire() if f.kind is FaultKind.TIMEOUT else clock.stop(conn.answered_at)
+            self._fault(seat, f.kind, _with_strays(f.detail, conn), faults)
             state.apply(state.default_action())
             return ms
         except Disconnected:
             ms = clock.stop()
-            self._disconnected(seat, faults)
+            self._disconnected(seat, faults, conn)
             state.apply(state.default_action())
             return ms
-        finally:
-            if conn.strays:
-                for stray in conn.strays:
-                    self._fault(seat, stray.kind, stray.detail, faults)
-                conn.strays.clear()
-        ms = clock.stop()
+        ms = clock.stop(conn.answered_at)
+        stray = conn.take_strays()
+        if stray is not None:  # one record per request, however many messages (PROTOCOL.md section 8)
+            self._fault(seat, stray.kind, stray.detail, faults)
         if draw:
             try:
                 action = Action(ActionKind.DRAW, 0, tuple(parse_cards(reply.cards)))  # type: ignore[union-attr]
@@ -465,25 +484,24 @@ class Referee:
             state.apply(state.default_action())
         return ms
 
-    def _disconnected(self, seat: _Seat, faults: list[tuple[int, str, str]]) -> None:
-        """Classify a lost connection: the process ended (crash) or libzmq dropped an oversized message."""
-        assert seat.conn is not None
-        seat.conn.gone = True
+    def _disconnected(self, seat: _Seat, faults: list[tuple[int, str, str]], conn: Connection) -> None:
+        """Classify a lost connection: the process ended (``crash``) or it runs on (``disconnected``)."""
+        conn.gone = True
         end = time.monotonic() + _EXIT_WAIT_S
         code = seat.proc.poll() if seat.proc is not None else None
         while code is None and seat.proc is not None and time.monotonic() < end:
             time.sleep(0.005)
             code = seat.proc.poll()
         if code is not None:
-            self._fault(seat, FaultKind.CRASH, describe_exit(code), faults)
+            detail = describe_exit(code)
+            kind = FaultKind.CRASH
         else:
-            self._fault(
-                seat,
-                FaultKind.OVERSIZED,
-                f"connection dropped while the process runs: a message over {self.limits.max_message_bytes} bytes "
-                "(or the bot closed its socket)",
-                faults,
+            detail = (
+                "the connection dropped while the bot's process runs: it closed its socket (keep one socket open "
+                f"until match_end), or sent a message over {conn.transport_limit} bytes, which the transport refuses"
             )
+            kind = FaultKind.DISCONNECTED
+        self._fault(seat, kind, _with_strays(detail, conn), faults)
 
     # ------------------------------------------------------------------ one hand
 

@@ -15,13 +15,24 @@ from harness.engine.config import GameConfig
 
 
 class FaultKind(StrEnum):
-    """Why a bot's reply was not used (DESIGN.md "Referee promises")."""
+    """Why a bot's reply was not used: one kind per cause (PROTOCOL.md section 7).
+
+    ``timeout``: no reply by the deadline. ``malformed``: not a valid message,
+    or the wrong reply type. ``illegal``: a valid message the rules or the
+    protocol forbid (an action not legal, a reply with a ``seq`` that answers
+    no request, messages out of turn). ``oversized``: a message over
+    ``max_message_bytes``. ``crash``: the bot's process exited.
+    ``disconnected``: its connection dropped while the process runs (it
+    closed its socket, or sent a message the transport refuses).
+    ``failed_start``: no valid ``hello`` in time.
+    """
 
     TIMEOUT = "timeout"
     MALFORMED = "malformed"
     ILLEGAL = "illegal"
     OVERSIZED = "oversized"
     CRASH = "crash"
+    DISCONNECTED = "disconnected"
     FAILED_START = "failed_start"
 
 
@@ -63,7 +74,8 @@ class Limits:
         open_files: limit on open file descriptors.
         max_processes: limit on processes/threads of the bot's user (0 = none;
             RLIMIT_NPROC counts per user, so it is off by default).
-        log_bytes: cap per captured stdout/stderr log file (bytes).
+        log_bytes: cap per captured stdout/stderr log file, and of the
+            referee's own ``referee.log`` (bytes).
         max_message_bytes: largest message a bot may send (bytes).
     """
 

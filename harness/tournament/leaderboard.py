@@ -44,7 +44,7 @@ SCREEN_EXPLANATION = (
     "net: chips won. bb/100: big blinds won per 100 hands; 95% CI: its confidence interval over "
     "duplicate sets (one deal in every seat rotation of a table is one observation). won/lost: "
     "matches finished ahead/behind. faults: replies replaced by the default action (timeouts, "
-    "illegal, malformed, oversized, crashes, failed starts: one column each in leaderboard.csv "
+    "illegal, malformed, oversized, crashes, disconnections, failed starts: one column each in leaderboard.csv "
     "and leaderboard.md); out: matches in which the bot was put out. Crosstable: row bot's bb/100 "
     "at tables shared with the column bot; * = the 95% CI excludes 0."
 )

@@ -31,6 +31,7 @@ FAULT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("malformed", "malformed"),
     ("oversized", "oversized"),
     ("crash", "crashes"),
+    ("disconnected", "disconnections"),
     ("failed_start", "failed_starts"),
 )
 
@@ -130,7 +131,7 @@ class Standing:
         estimate: bb/100 with its 95% CI.
         matches_won / matches_lost: matches finished ahead (net > 0) / behind (net < 0).
         faults: counts keyed by fault kind (timeout, illegal, malformed,
-            oversized, crash, failed_start).
+            oversized, crash, disconnected, failed_start).
         put_out: matches in which the referee put the bot out (status not "ok").
     """
 
