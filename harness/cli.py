@@ -31,7 +31,9 @@ def run(
         None, "--pin/--no-pin", help="Each match on one CPU of its own (default: [schedule] pin, true)."
     ),
     hands: int | None = typer.Option(None, "--hands", help="Hands per match (overrides [schedule] hands)."),
-    seed: int | None = typer.Option(None, "--seed", help="Tournament seed (overrides [tournament] seed)."),
+    seed: str | None = typer.Option(
+        None, "--seed", help="Tournament seed, decimal or hex (overrides [tournament] seed; default: a secret one)."
+    ),
 ) -> None:
     """Run (or resume) a tournament and print its leaderboard.
 
@@ -40,13 +42,19 @@ def run(
     played (results kept, but meaningless for it), 1 if matches failed
     (run again to retry them), 130 when interrupted (run again to resume).
     """
+    from harness.match.deals import seed_warning
     from harness.tournament.config import ConfigError, load_config, with_overrides
     from harness.tournament.leaderboard import plural, render
     from harness.tournament.results import ResultsError
     from harness.tournament.runner import run_tournament
+    from harness.tournament.seeds import REVEAL_FILE
 
     try:
         cfg = with_overrides(load_config(config), out=out, jobs=jobs, hands=hands, seed=seed, pin=pin)
+        if cfg.tournament.seed is not None:
+            warning = seed_warning(cfg.tournament.seed, "--seed" if seed is not None else "[tournament] seed")
+            if warning:
+                typer.echo(f"WARNING: {warning}", err=True)
         summary = run_tournament(cfg, report=_running_report)
     except (ConfigError, ResultsError) as exc:
         typer.echo(f"error: {exc}", err=True)
@@ -63,6 +71,9 @@ def run(
         f"(this run: {plural(summary.matches_run, 'match')}, {plural(summary.hands_run, 'hand')}, "
         f"{summary.seconds:.1f} s, {summary.hands_per_s:.0f} hands/s)"
     )
+    if summary.complete:
+        typer.echo(f"deals: the seed is revealed in {summary.out_dir / REVEAL_FILE}; check every deal with "
+                   f"`harness replay {summary.out_dir}`")
     for name, why in summary.never_started.items():
         typer.echo(
             f"WARNING: bot {name!r} failed to start in every match it played, so its results mean nothing. "
@@ -170,7 +181,9 @@ def match(
         ..., "--bot", help="NAME=COMMAND, once per seat (2-6); COMMAND is split like a shell does."
     ),
     hands: int = typer.Option(100, "--hands", help="Hands to play (at least 1)."),
-    seed: int = typer.Option(0, "--seed", help="Match seed (deals)."),
+    seed: str | None = typer.Option(
+        None, "--seed", help="Match seed (deals), decimal or hex; default: a secret one, printed after the match."
+    ),
     out: Path | None = typer.Option(
         None, "--out", help="New directory for hand history and bot logs (default: results/match-DATE-TIME)."
     ),
@@ -193,6 +206,7 @@ def match(
 
     from harness.engine import ConfigError, GameConfig
     from harness.match.botproc import BotStartError, resolve_command
+    from harness.match.deals import new_seed, parse_seed, seed_hex, seed_warning
     from harness.match.outdir import OutDirError, default_out_dir, prepare_out_dir
     from harness.match.referee import BotSpec, Limits, MatchSpec, StackMode, play_match
     from harness.match.specs import FaultKind
@@ -228,6 +242,10 @@ def match(
     ):
         if value < minimum:
             raise usage(f"{option} must be at least {minimum}, got {value}")
+    try:
+        match_seed = new_seed() if seed is None else parse_seed(seed)
+    except ValueError as exc:
+        raise usage(f"--seed: {exc}") from None
     if pin is not None:
         allowed = sorted(os.sched_getaffinity(0))
         if pin not in allowed:
@@ -243,11 +261,14 @@ def match(
         raise usage(str(exc)) from None
     if out is None:
         typer.echo(f"harness match: hand history and logs go to {out_dir}/", err=True)
+    warning = seed_warning(match_seed, "--seed") if seed is not None else None
+    if warning:
+        typer.echo(f"harness match: WARNING: {warning}", err=True)
 
     game = GameConfig()
     try:
         spec = MatchSpec(
-            game=game, hands=hands, seed=seed, starting_stack=stack,
+            game=game, hands=hands, seed=match_seed, starting_stack=stack,
             stack_mode=StackMode.FREEZEOUT if freezeout else StackMode.RESET,
         )
         limits = Limits(decision_ms=decision_ms, time_bank_ms=time_bank_ms, max_faults=max_faults)
@@ -273,6 +294,9 @@ def match(
         )
     )
     typer.echo(f"{result.hands_played} hands in {result.duration_s:.1f} s; hand history: {out_dir / 'hands.jsonl'}")
+    if seed is None:  # the secret seed, revealed now that the match is over
+        typer.echo(f"seed: {seed_hex(match_seed)} (check the deals: harness replay {out_dir / 'hands.jsonl'} "
+                   f"--seed {seed_hex(match_seed)})")
     failed = [seat for seat in range(len(result.bots)) if result.faults[seat].get(FaultKind.FAILED_START)]
     for seat in failed:
         typer.echo(
@@ -287,17 +311,33 @@ def match(
 
 @app.command()
 def replay(
-    file: Path = typer.Argument(..., help="A hand history file (JSON Lines, .jsonl or .jsonl.gz)."),
+    file: Path = typer.Argument(
+        ..., help="A hand history file (JSON Lines, .jsonl or .jsonl.gz), or a finished tournament's directory."
+    ),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="List every hand, not only those that differ."),
+    seed: str | None = typer.Option(
+        None, "--seed", help="The match seed (revealed after the match): also check each hand's deal derives from it."
+    ),
 ) -> None:
     """Re-run every hand of a hand history through the engine and report differences.
 
     Prints each hand that differs (every hand with --verbose) and a summary. Exit status 0 when
     every hand replays identically, 1 if any hand differs, 2 if the file is not a hand history.
+    Given a tournament directory, checks its revealed seed against the commitment made before
+    play and every match's deals against the seed.
     """
+    from harness.match.deals import parse_seed
     from harness.match.history import HistoryError
     from harness.match.replay import check_history
 
+    if file.is_dir():
+        _replay_tournament(file, verbose)
+        return
+    try:
+        match_seed = None if seed is None else parse_seed(seed)
+    except ValueError as exc:
+        typer.echo(f"harness replay: --seed: {exc}", err=True)
+        raise typer.Exit(2) from None
     bad = total = 0
 
     def summary(where: str = "") -> str:
@@ -305,7 +345,7 @@ def replay(
         return f"{total - bad} of {total} hands{where} replay identically{differ}"
 
     try:
-        for check in check_history(file):
+        for check in check_history(file, match_seed=match_seed):
             total += 1
             if not check.ok:
                 bad += 1
@@ -325,6 +365,35 @@ def replay(
         typer.echo(f"harness replay: no hands in {file} (the file is empty)", err=True)
         raise typer.Exit(2)
     typer.echo(summary())
+    raise typer.Exit(1 if bad else 0)
+
+
+def _replay_tournament(directory: Path, verbose: bool) -> None:
+    """``harness replay DIR``: verify a finished tournament's deals (exit 0 / 1 / 2)."""
+    from harness.match.history import HistoryError
+    from harness.tournament.results import ResultsError
+    from harness.tournament.seeds import verify_deals
+
+    bad = matches = hands = 0
+    try:
+        for verdict in verify_deals(directory):
+            matches += 1
+            hands += verdict.hands
+            if not verdict.ok:
+                bad += 1
+                typer.echo(f"match {verdict.match_id}: DIFFERS: " + "; ".join(verdict.problems[:5]))
+            elif verbose:
+                typer.echo(f"match {verdict.match_id}: OK ({verdict.hands} hands)")
+    except (ResultsError, HistoryError) as exc:
+        typer.echo(f"harness replay: {exc}", err=True)
+        raise typer.Exit(2) from None
+    except OSError as exc:
+        typer.echo(f"harness replay: cannot read {directory}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(
+        f"{matches - bad} of {matches} matches ({hands} hands) were dealt from the committed seed and replay "
+        f"identically" + (f"; {bad} differ" if bad else "")
+    )
     raise typer.Exit(1 if bad else 0)
 
 

@@ -123,7 +123,7 @@ def test_the_fingerprint_records_python_as_written(tmp_path: Path) -> None:
 
     cfg = fake_config(tmp_path / "out", NAMES)
     python = dataclasses.replace(cfg.bots[0], command=(sys.executable, "-m", "bots.caller"))
-    fixed = manifest(dataclasses.replace(cfg, bots=(python, *cfg.bots[1:])), schedule_for(cfg))
+    fixed = manifest(dataclasses.replace(cfg, bots=(python, *cfg.bots[1:])), schedule_for(cfg), 1)
     assert fixed["decisive"]["bot a (command, cwd or env)"]["command"] == ["python", "-m", "bots.caller"]
 
 

@@ -22,7 +22,7 @@ from harness.tournament.results import hand_history_path, read_hands, read_recor
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def tournament(tmp_path: Path, mark: str, *, hands: int, jobs: int = 2) -> Path:
+def tournament(tmp_path: Path, mark: str, *, hands: int, jobs: int = 2, seed: int | None = 11) -> Path:
     """A small heads-up duplicate league of deterministic bots; every bot carries ``mark`` in its env."""
     bots = [
         ("caller", "python -m bots.caller", ""),
@@ -32,7 +32,7 @@ def tournament(tmp_path: Path, mark: str, *, hands: int, jobs: int = 2) -> Path:
     text = f"""
 [tournament]
 name = "e2e"
-seed = 11
+{"" if seed is None else f"seed = {seed}"}
 [schedule]
 hands = {hands}
 jobs = {jobs}
@@ -72,10 +72,22 @@ def wait_no_bots(mark: str, timeout: float = 10.0) -> list[psutil.Process]:
 def test_cli_run_with_real_bots_agrees_with_hand_histories(tmp_path: Path) -> None:
     mark = uuid.uuid4().hex
     out = tmp_path / "out"
-    result = CliRunner().invoke(app, ["run", str(tournament(tmp_path, mark, hands=40)), "--out", str(out)])
+    result = CliRunner().invoke(app, ["run", str(tournament(tmp_path, mark, hands=40, seed=None)), "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert "6/6 matches recorded" in result.output and "Crosstable" in result.output
     assert wait_no_bots(mark) == []
+
+    # Secret deals: committed before play, the secret kept out of tournament.json and mode 0600, revealed at the end.
+    import json
+
+    secret = (out / "seed.secret").read_text().strip()
+    assert (out / "seed.secret").stat().st_mode & 0o777 == 0o600 and len(secret) == 64
+    manifest = (out / "tournament.json").read_text()
+    assert secret not in manifest and json.loads(manifest)["seed_sha256"] == __import__("hashlib").sha256(
+        bytes.fromhex(secret)).hexdigest()
+    assert json.loads((out / "seed.json").read_text())["seed"] == secret
+    checked = CliRunner().invoke(app, ["replay", str(out)])
+    assert checked.exit_code == 0 and "6 of 6 matches (240 hands) were dealt from the committed seed" in checked.output
 
     hands: dict[str, int] = defaultdict(int)
     net: dict[str, int] = defaultdict(int)

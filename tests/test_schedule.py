@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hmac
 import itertools
 from collections import Counter
 from math import comb
@@ -64,10 +65,11 @@ def test_seeds_are_stable_and_independent_of_the_field() -> None:
     assert all(seeds_big[b] == s for b, s in seeds_small.items())
     assert table_seed(7, ("a", "b")) == seeds_small[("a", "b")]
     assert table_seed(7, ("a", "b")) != table_seed(8, ("a", "b"))
-    assert 0 <= table_seed(7, ("a", "b")) < 2**63
-    # SHA-256, not the salted hash(): a fixed value on every run and machine
-    assert table_seed(0, ("a", "b")) == int.from_bytes(
-        __import__("hashlib").sha256(b"0\x00a\x00b").digest()[:8], "big") >> 1
+    assert 0 <= table_seed(7, ("a", "b")) < 2**256
+    assert table_seed(7, ("b", "a")) == table_seed(7, ("a", "b"))  # every rotation, any file order
+    # HMAC-SHA256 keyed by the tournament seed, not the salted hash(): a fixed value on every run and machine
+    key = (7).to_bytes(32, "big")
+    assert table_seed(7, ("a", "b")) == int.from_bytes(hmac.digest(key, b"match\x00a\x00b", "sha256"), "big")
 
 
 @pytest.mark.parametrize("k", [2, 3, 4])

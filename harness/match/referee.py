@@ -19,14 +19,14 @@ starting stack and the button at seat ``h % n`` (hand h). In a freezeout
 stacks carry over; a bot with no chips leaves the table, the engine is given
 only the seated bots (hand seats 0..k-1 in match-seat order) and the button
 moves to the next seat still in the match (R2.1; heads-up R2.3 then follows
-from the engine). Hand h is dealt from :func:`hand_seed` ``(spec.seed, h)``
-only, so a duplicate set (the same spec with the bots rotated) deals the
-same cards to the same seats.
+from the engine). Hand h is dealt from :func:`harness.match.deals.hand_seed`
+``(spec.seed, h)`` only (keyed: the match seed is a secret), so a duplicate
+set (the same spec with the bots rotated) deals the same cards to the same
+seats.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import secrets
 import shutil
@@ -54,6 +54,7 @@ from harness.engine.cards import CARD_STRS
 from harness.match.botproc import BotProcess, BotStartError, describe_exit, stop_all
 from harness.match.clock import Clock
 from harness.match.connection import ChannelFault, Connection, Disconnected
+from harness.match.deals import hand_seed
 from harness.match.history import HistoryWriter
 from harness.match.placement import Placement, pin, restore
 from harness.match.specs import BotSpec, FaultKind, Limits, MatchResult, MatchSpec, StackMode
@@ -146,17 +147,6 @@ def remove_stale_private_dirs(parent: str | None = None) -> list[str]:
             shutil.rmtree(path, ignore_errors=True)
             removed.append(path)
     return removed
-
-
-def hand_seed(match_seed: int, hand: int) -> int:
-    """The deal seed of hand ``hand`` of a match: a function of the two numbers only.
-
-    64 bits of BLAKE2b over ``"<match_seed>:<hand>"``, the same on every
-    machine and Python version (R2.7; DESIGN.md "Tournament promises":
-    duplicate rotations get the same cards).
-    """
-    digest = hashlib.blake2b(f"{match_seed}:{hand}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big")
 
 
 def encode_hand_end_of(state: HandState, hand_id: int) -> bytes:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.engine import ReplayError, replay
+from harness.match.deals import hand_seed
 from harness.match.history import HistoryError, numbered_records, record_problem
 
 
@@ -45,12 +46,18 @@ class HandCheck:
     detail: str = ""
 
 
-def check_history(path: Path) -> Iterator[HandCheck]:
+def check_history(path: Path, *, match_seed: int | None = None) -> Iterator[HandCheck]:
     """Replay every hand of ``path`` (``.jsonl`` or ``.jsonl.gz``), yielding one verdict per hand.
 
     Verdicts are yielded as hands are read; a line that is not a hand record
     stops the check with :class:`HistoryError` (the rest of the file cannot
     be trusted), after the verdicts of the lines before it.
+
+    Args:
+        path: the hand history.
+        match_seed: when given (e.g. revealed after the event), each hand's
+            ``seed`` must also be :func:`harness.match.deals.hand_seed` of it
+            and the hand number: the deals were the ones fixed in advance.
 
     Raises:
         OSError: the file cannot be opened or read.
@@ -63,6 +70,9 @@ def check_history(path: Path) -> Iterator[HandCheck]:
         if problem:
             raise HistoryError(path, lineno, problem)
         hand_id = record["hand_id"]
+        if match_seed is not None and record["seed"] != hand_seed(match_seed, hand_id):
+            yield HandCheck(lineno, hand_id, False, "seed: not the hand seed derived from the match seed")
+            continue
         try:
             replay(record)
         except ReplayError as exc:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.engine.config import GameConfig, Replacements, Structure
+from harness.match.deals import parse_seed
 from harness.match.specs import BotSpec, Limits, StackMode
 from harness.tournament.schedule import Format, Gauntlet, PairingStrategy, RoundRobin
 
@@ -57,14 +58,16 @@ class TournamentSettings:
 
     Attributes:
         name: shown on the leaderboard (default: the file's stem).
-        seed: tournament seed; all deals derive from it (default 0).
+        seed: tournament seed; all deals derive from it. None (the default):
+            a secret 256-bit seed is drawn at the first run and kept in the
+            output directory (:mod:`harness.tournament.seeds`).
         output: output directory, relative to the current directory
             (default ``results/<name>``).
         compress: gzip each match's hand history once the match is done.
     """
 
     name: str
-    seed: int = 0
+    seed: int | None = None
     output: Path = Path("results/tournament")
     compress: bool = False
 
@@ -290,7 +293,12 @@ def _tournament(t: _Table, file: Path) -> TournamentSettings:
     name = t.get("name", str, file.stem, "a string")
     if not name.strip():
         raise t.error("name", "expected a non-empty string")
-    seed = t.integer("seed", 0, 0)
+    seed = t.get("seed", (int, str), None, "a whole number >= 0 or a hex string (64 hex digits)")
+    if seed is not None:
+        try:
+            seed = parse_seed(seed)
+        except ValueError as exc:
+            raise t.error("seed", str(exc)) from None
     output = t.get("output", str, f"results/{name}", "a directory path (string)")
     if not output.strip():
         raise t.error("output", "expected a non-empty directory path")
@@ -439,7 +447,7 @@ def with_overrides(
     out: Path | None = None,
     jobs: int | None = None,
     hands: int | None = None,
-    seed: int | None = None,
+    seed: int | str | None = None,
     pin: bool | None = None,
 ) -> TournamentConfig:
     """Apply command-line overrides (``--out``, ``--jobs``, ``--hands``, ``--seed``, ``--pin/--no-pin``).
@@ -452,8 +460,11 @@ def with_overrides(
         raise ConfigError(where, "--jobs", f"expected an integer >= 0 (0 = number of cores), got {jobs}")
     if hands is not None and hands < 1:
         raise ConfigError(where, "--hands", f"expected an integer >= 1, got {hands}")
-    if seed is not None and seed < 0:
-        raise ConfigError(where, "--seed", f"expected an integer >= 0, got {seed}")
+    if seed is not None:
+        try:
+            seed = parse_seed(seed)
+        except ValueError as exc:
+            raise ConfigError(where, "--seed", str(exc)) from None
     tournament = config.tournament
     schedule = config.schedule
     if out is not None:

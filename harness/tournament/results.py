@@ -298,6 +298,16 @@ class ResultsStore:
         os.write(fd, f"{os.getpid()}\n".encode("ascii"))
         self._lock_fd = fd
 
+    def lock(self) -> None:
+        """Create the directory and take its lock for this run (idempotent; :meth:`open` calls it).
+
+        Raises:
+            ResultsError: the path is not a usable directory, or another run holds it.
+        """
+        if self._lock_fd is None:
+            self._make_dir()
+            self._lock()
+
     def close(self) -> None:
         """Release the directory lock (idempotent)."""
         if self._lock_fd is not None:
@@ -325,8 +335,7 @@ class ResultsStore:
                 holds it, it holds a different tournament, or
                 ``results.jsonl`` is damaged before its last line.
         """
-        self._make_dir()
-        self._lock()
+        self.lock()
         try:
             return self._open(manifest)
         except BaseException:

@@ -45,6 +45,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from harness.match.deals import commitment
 from harness.match.placement import pin
 from harness.match.specs import BotSpec, Limits, MatchResult, MatchSpec
 from harness.tournament.config import TournamentConfig
@@ -57,6 +58,7 @@ from harness.tournament.results import (
     read_records,
 )
 from harness.tournament.schedule import Pairing, build_schedule
+from harness.tournament.seeds import reveal, tournament_seed
 
 PlayMatch = Callable[[Sequence[BotSpec], MatchSpec, Limits, Path], MatchResult]
 #: Writes a report of the output directory while the tournament runs (e.g. harness.report.html.write_report).
@@ -115,11 +117,19 @@ class RunSummary:
         return self.hands_run / self.seconds if self.seconds > 0 else 0.0
 
 
-def schedule_for(config: TournamentConfig) -> list[Pairing]:
-    """The tournament's matches (see :func:`harness.tournament.schedule.build_schedule`)."""
+def schedule_for(config: TournamentConfig, seed: int | None = None) -> list[Pairing]:
+    """The tournament's matches (see :func:`harness.tournament.schedule.build_schedule`).
+
+    Args:
+        config: the tournament.
+        seed: the tournament seed (:func:`harness.tournament.seeds.tournament_seed`);
+            default ``config.tournament.seed``, or 0 when the file gives none
+            (enough to list the matches, not to deal them).
+    """
+    if seed is None:
+        seed = config.tournament.seed or 0
     return build_schedule(
-        config.schedule.strategy(), config.bot_names, seed=config.tournament.seed,
-        duplicate=config.schedule.duplicate,
+        config.schedule.strategy(), config.bot_names, seed=seed, duplicate=config.schedule.duplicate,
     )
 
 
@@ -134,7 +144,7 @@ def _bot_setup(bot: BotSpec) -> dict[str, Any]:
     return {"command": command, "cwd": bot.cwd, "env": dict(sorted(bot.env.items()))}
 
 
-def manifest(config: TournamentConfig, pairings: Sequence[Pairing]) -> dict[str, Any]:
+def manifest(config: TournamentConfig, pairings: Sequence[Pairing], seed: int) -> dict[str, Any]:
     """The ``tournament.json`` content, with a fingerprint of what decides the results.
 
     Everything that can change a match's outcome is in ``"decisive"`` (keyed
@@ -142,14 +152,19 @@ def manifest(config: TournamentConfig, pairings: Sequence[Pairing]) -> dict[str,
     game, the schedule, ``[limits]`` and each bot's command, cwd and env. A
     failed start with a wrong command must not be kept once the command is
     fixed. Only jobs, pin and the output directory may change on resumption.
+
+    The seed is secret until the last match: the file holds its SHA-256
+    (``seed_sha256``, the commitment), never the seed or the match seeds
+    derived from it (:mod:`harness.tournament.seeds`).
     """
+    sealed = commitment(seed)
     decisive: dict[str, Any] = {
-        "[tournament] seed": config.tournament.seed,
+        "[tournament] seed (SHA-256)": sealed,
         "[schedule] hands": config.schedule.hands,
         "[game]": config.game.to_dict(),
         "[game] starting_stack": config.starting_stack,
         "[game] stack_mode": str(config.stack_mode),
-        "the schedule (bots, format, table_size, duplicate)": [[p.match_id, list(p.bots), p.seed] for p in pairings],
+        "the schedule (bots, format, table_size, duplicate)": [[p.match_id, list(p.bots)] for p in pairings],
         "[limits]": dataclasses.asdict(config.limits),
     }
     for bot in config.bots:
@@ -160,6 +175,7 @@ def manifest(config: TournamentConfig, pairings: Sequence[Pairing]) -> dict[str,
         "name": config.tournament.name,
         "config": str(config.path),
         "fingerprint": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        "seed_sha256": sealed,
         "decisive": decisive,
         "bots": list(config.bot_names),
         "big_blind": config.game.unit,
@@ -512,12 +528,17 @@ def run_tournament(
         harness.tournament.results.ResultsError: the output directory holds another
             tournament or damaged results.
     """
-    pairings = schedule_for(config)
     store = ResultsStore(config.tournament.output)
-    done = store.open(manifest(config, pairings))
+    store.lock()
     try:
-        return _run(config, pairings, store, done, play, progress, quiet, _Reporter(report, store.out_dir,
-                                                                                     report_every_s))
+        seed = tournament_seed(store.out_dir, config.tournament.seed)
+        pairings = schedule_for(config, seed)
+        done = store.open(manifest(config, pairings, seed))
+        summary = _run(config, pairings, store, done, play, progress, quiet,
+                       _Reporter(report, store.out_dir, report_every_s))
+        if summary.complete:
+            reveal(store.out_dir, seed)  # commit (tournament.json), play, then reveal
+        return summary
     finally:
         store.close()
 

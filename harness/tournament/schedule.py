@@ -8,18 +8,20 @@ a table of k bots is played as k matches on the same deals (the same
 bot plays every seat's cards (DESIGN.md "Tournament promises").
 
 Match seeds derive from the tournament seed and the table's bot names with
-SHA-256 (never Python's salted ``hash()``), so a table keeps its deals when
-other bots are added to the field.
+HMAC-SHA256 (:mod:`harness.match.deals`; never Python's salted ``hash()``),
+so a table keeps its deals when other bots are added to the field and a
+match seed reveals nothing of the tournament seed.
 """
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
+
+from harness.match.deals import match_seed
 
 
 class Format(StrEnum):
@@ -42,7 +44,8 @@ class Pairing:
         table: index of the table (duplicate set) in the schedule, 0-based.
         rotation: 0..k-1; bot i of the table sits in seat (i + rotation) % k.
         bots: bot names by seat (seat 0 first).
-        seed: the match seed, shared by every rotation of the table.
+        seed: the match seed, shared by every rotation of the table (secret: a bot that
+            knows it knows every card).
     """
 
     match_id: str
@@ -113,18 +116,17 @@ class Gauntlet:
 
 
 def table_seed(tournament_seed: int, table: Sequence[str]) -> int:
-    """Return the match seed of a table: 63 bits of SHA-256 over the seed and the names.
+    """Return the match seed of a table (:func:`harness.match.deals.match_seed`).
 
     Args:
-        tournament_seed: ``[tournament] seed``.
-        table: bot names in canonical order.
+        tournament_seed: the tournament seed (secret unless the organiser gave one).
+        table: the table's bot names (any order).
 
     Returns:
-        A non-negative int below 2**63, the same on every machine and run.
+        A 256-bit int, the same on every machine and run; keyed by the
+        tournament seed (HMAC-SHA256), so it reveals nothing about it.
     """
-    text = f"{tournament_seed}\x00" + "\x00".join(table)
-    digest = hashlib.sha256(text.encode("utf-8")).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
+    return match_seed(tournament_seed, table)
 
 
 def rotate(table: Sequence[str], rotation: int) -> tuple[str, ...]:
@@ -159,10 +161,10 @@ def build_schedule(
     """
     matches: list[Pairing] = []
     for t, table in enumerate(strategy.tables(bots)):
-        match_seed = table_seed(seed, table)
+        table_key = table_seed(seed, table)
         rotations = range(len(table)) if duplicate else range(1)
         for r in rotations:
             seated = rotate(table, r)
             match_id = f"t{t:03d}-r{r}-" + "-".join(seated)
-            matches.append(Pairing(match_id=match_id, table=t, rotation=r, bots=seated, seed=match_seed))
+            matches.append(Pairing(match_id=match_id, table=t, rotation=r, bots=seated, seed=table_key))
     return matches

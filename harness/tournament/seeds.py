@@ -1,0 +1,152 @@
+"""The tournament seed: drawn in secret, kept out of the bots' reach, committed, revealed, verified.
+
+Files in the output directory (which no sandboxed bot can see, see
+:mod:`harness.match.sandbox`):
+
+- ``seed.secret``: the seed as 64 hex digits, mode 0600, written once at the
+  first run when the organiser gave no seed, and read by every later run
+  (resume) so the deals never change;
+- ``tournament.json`` (written before the first match) holds its SHA-256
+  as ``seed_sha256`` (the commitment, :func:`harness.match.deals.commitment`);
+- ``seed.json``, written once every scheduled match is recorded: ``{"seed":
+  hex, "sha256": commitment}`` (the reveal).
+
+The seed is never on a command line, in an environment or in a file a bot
+can read: workers are forked (not executed) and get it in memory.
+:func:`verify_deals` checks a finished output directory: the revealed seed
+matches the commitment, each match's seed derives from it, each hand's seed
+from the match's, and every hand replays identically.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.match.deals import commitment, match_seed, new_seed, parse_seed, seed_hex
+from harness.match.replay import check_history
+from harness.tournament.results import (
+    MANIFEST_FILE,
+    ResultsError,
+    hand_history_path,
+    read_manifest,
+    read_records,
+)
+
+SECRET_FILE = "seed.secret"
+REVEAL_FILE = "seed.json"
+
+
+def tournament_seed(out_dir: Path, given: int | None) -> int:
+    """The seed of the tournament in ``out_dir``: ``given``, else the stored secret, else a new one.
+
+    A new secret is written to ``<out_dir>/seed.secret`` (mode 0600) with an
+    atomic link, so two runs racing on a fresh directory agree on one seed.
+
+    Raises:
+        ResultsError: the stored secret cannot be read or written.
+    """
+    if given is not None:
+        return given
+    path = Path(out_dir) / SECRET_FILE
+    if not path.exists():
+        tmp = path.with_name(f"{SECRET_FILE}.{os.getpid()}.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            try:
+                os.write(fd, (seed_hex(new_seed()) + "\n").encode("ascii"))
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            try:
+                os.link(tmp, path)
+            except FileExistsError:
+                pass  # another run was first: use its secret
+        except OSError as exc:
+            raise ResultsError(f"cannot write the secret seed {path}: {exc.strerror or exc}") from None
+        finally:
+            tmp.unlink(missing_ok=True)
+    try:
+        return parse_seed(path.read_text(encoding="ascii"))
+    except (OSError, ValueError) as exc:
+        raise ResultsError(
+            f"{path}: the tournament's secret seed is unreadable ({exc}); restore it, or start over in a new --out"
+        ) from None
+
+
+def reveal(out_dir: Path, seed: int) -> Path:
+    """Write ``<out_dir>/seed.json`` (the seed and its commitment) after the last match; return its path."""
+    path = Path(out_dir) / REVEAL_FILE
+    tmp = path.with_name(REVEAL_FILE + ".tmp")
+    tmp.write_text(json.dumps({"seed": seed_hex(seed), "sha256": commitment(seed)}, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+@dataclass(frozen=True, slots=True)
+class MatchDeals:
+    """The verdict on one match's deals.
+
+    Attributes:
+        match_id: the match.
+        hands: hands checked.
+        problems: what is wrong (empty when every deal is the committed one and replays).
+    """
+
+    match_id: str
+    hands: int
+    problems: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing is wrong."""
+        return not self.problems
+
+
+def verify_deals(out_dir: Path) -> Iterator[MatchDeals]:
+    """Check a finished tournament's deals against the seed revealed in ``seed.json``.
+
+    Yields one verdict per recorded match: its seed is the keyed function
+    of the revealed seed and its bots (:func:`harness.match.deals.match_seed`),
+    each hand's seed that of the match seed and hand number, and every hand
+    replays identically (:func:`harness.match.replay.check_history`).
+
+    Raises:
+        ResultsError: no reveal yet, a reveal that does not match the
+            commitment in ``tournament.json``, or damaged results.
+    """
+    out_dir = Path(out_dir)
+    manifest = read_manifest(out_dir)
+    path = out_dir / REVEAL_FILE
+    try:
+        revealed = json.loads(path.read_text(encoding="utf-8"))
+        seed = parse_seed(revealed["seed"])
+    except FileNotFoundError:
+        raise ResultsError(f"{path}: no revealed seed yet (it is written after the last match)") from None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ResultsError(f"{path}: unreadable ({exc})") from None
+    committed = manifest.get("seed_sha256")
+    if committed != commitment(seed):
+        raise ResultsError(
+            f"{path}: the revealed seed's SHA-256 {commitment(seed)} is not the commitment "
+            f"{committed!r} in {out_dir / MANIFEST_FILE}: the deals were not the ones fixed before play"
+        )
+    for record in read_records(out_dir):
+        result = record.result
+        expected = match_seed(seed, result.bots)
+        problems: list[str] = []
+        if result.seed != expected:
+            problems.append("match seed: not derived from the revealed seed")
+        hands = 0
+        history = hand_history_path(out_dir / "matches" / result.match_id)
+        if history is None:
+            problems.append("no hand history")
+        else:
+            for check in check_history(history, match_seed=expected):
+                hands += 1
+                if not check.ok:
+                    problems.append(f"hand {check.hand_id}: {check.detail}")
+        yield MatchDeals(result.match_id, hands, tuple(problems))

@@ -1,0 +1,100 @@
+"""Secret deals (issue 10 point 6): seeds, keyed derivation, commit then reveal, verification."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from harness.cli import app
+from harness.match.deals import (
+    commitment,
+    guessable,
+    hand_seed,
+    match_seed,
+    new_seed,
+    parse_seed,
+    seed_hex,
+    seed_warning,
+)
+from harness.match.history import HistoryWriter
+from harness.match.replay import check_history
+from harness.tournament.results import ResultsError, read_records
+from harness.tournament.runner import run_tournament
+from harness.tournament.seeds import REVEAL_FILE, SECRET_FILE, verify_deals
+from tests.test_replay import played_hand
+from tests.test_runner_fakes import fake_config, fake_play
+
+
+def test_seeds_parse_from_numbers_and_hex_and_are_written_back_as_hex() -> None:
+    secret = new_seed()
+    assert secret.bit_length() <= 256 and new_seed() != secret
+    assert parse_seed(seed_hex(secret)) == secret and len(seed_hex(secret)) == 64
+    assert parse_seed("42") == parse_seed(42) == parse_seed("0x2a") == 42
+    for bad in (-1, 2**256, "x12", "", True, 1.5):
+        with pytest.raises(ValueError):
+            parse_seed(bad)  # type: ignore[arg-type]
+
+
+def test_a_short_user_seed_gets_a_warning_a_drawn_one_none() -> None:
+    assert guessable(20261129) and "short enough to guess" in (seed_warning(20261129, "--seed") or "")
+    assert seed_warning(2**200 + 7, "--seed") is None
+
+
+def test_derivation_is_keyed_deterministic_and_the_same_for_every_rotation() -> None:
+    assert match_seed(5, ["b", "a"]) == match_seed(5, ("a", "b")) != match_seed(6, ("a", "b"))
+    assert match_seed(5, ("a", "b")) != match_seed(5, ("a", "c"))
+    assert hand_seed(9, 3) == hand_seed(9, 3) != hand_seed(10, 3)
+    assert 0 <= hand_seed(9, 3) < 2**64
+    assert commitment(7) == hashlib.sha256((7).to_bytes(32, "big")).hexdigest()
+
+
+def test_replay_with_the_match_seed_catches_a_deal_not_derived_from_it(tmp_path: Path) -> None:
+    path = tmp_path / "hands.jsonl"
+    with HistoryWriter(path) as w:
+        for h in range(3):
+            w.write(played_hand(h))  # dealt from hand_seed(1, h)
+    assert all(c.ok for c in check_history(path, match_seed=1))
+    assert [c.ok for c in check_history(path, match_seed=2)] == [False] * 3
+    runner = CliRunner()
+    assert runner.invoke(app, ["replay", str(path), "--seed", "1"]).exit_code == 0
+    assert runner.invoke(app, ["replay", str(path), "--seed", "0x2"]).exit_code == 1
+
+
+def test_a_tournament_draws_a_secret_keeps_it_on_resume_and_reveals_it_only_at_the_end(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    cfg = fake_config(out, ["a", "b", "c"], hands=4)
+    cfg = dataclasses.replace(cfg, tournament=dataclasses.replace(cfg.tournament, seed=None))
+
+    def one_match_only(bots, spec, limits, match_dir):  # type: ignore[no-untyped-def]
+        if any((out / "matches").glob("*/result.json")):
+            raise RuntimeError("not now")  # the other matches fail: the run is incomplete
+        return fake_play(bots, spec, limits, match_dir)
+
+    first = run_tournament(cfg, play=one_match_only, quiet=True)
+    assert not first.complete and not (out / REVEAL_FILE).exists()  # still secret
+    secret = parse_seed((out / SECRET_FILE).read_text())
+    assert (out / SECRET_FILE).stat().st_mode & 0o777 == 0o600
+    manifest = json.loads((out / "tournament.json").read_text())
+    assert manifest["seed_sha256"] == commitment(secret)
+    text = (out / "tournament.json").read_text()
+    assert seed_hex(secret) not in text and str(secret) not in text
+    assert all(str(match_seed(secret, r.result.bots)) not in text for r in read_records(out))
+
+    assert run_tournament(cfg, play=fake_play, quiet=True).complete
+    assert parse_seed((out / SECRET_FILE).read_text()) == secret  # the resume kept the deals
+    assert json.loads((out / REVEAL_FILE).read_text()) == {"seed": seed_hex(secret), "sha256": commitment(secret)}
+    assert all(r.result.seed == match_seed(secret, r.result.bots) for r in read_records(out))
+
+
+def test_verify_refuses_a_reveal_that_does_not_match_the_commitment(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert run_tournament(fake_config(out, ["a", "b"], hands=2), play=fake_play, quiet=True).complete
+    (out / REVEAL_FILE).write_text(json.dumps({"seed": seed_hex(12345)}))
+    with pytest.raises(ResultsError, match="is not the commitment"):
+        list(verify_deals(out))
+    assert CliRunner().invoke(app, ["replay", str(out)]).exit_code == 2
