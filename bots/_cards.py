@@ -21,12 +21,12 @@ CARD_INT: dict[str, int] = {t: i for i, t in enumerate(CARD_TEXT)}
 
 
 def to_ints(cards: Iterable[str]) -> list[int]:
-    """``["As", "Td"]`` -> ``[51, 34]``."""
+    """``["As", "Td"]`` -> ``[51, 33]``."""
     return [CARD_INT[c] for c in cards]
 
 
 def to_texts(cards: Iterable[int]) -> list[str]:
-    """``[51, 34]`` -> ``["As", "Td"]``."""
+    """``[51, 33]`` -> ``["As", "Td"]``."""
     return [CARD_TEXT[c] for c in cards]
 
 

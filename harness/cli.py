@@ -18,6 +18,12 @@ app = typer.Typer(
     add_completion=False,
     rich_markup_mode=None,
 )
+def _usage(command: str, message: str) -> typer.Exit:
+    """Print ``harness COMMAND: message`` on stderr; the Exit (status 2) to raise."""
+    typer.echo(f"harness {command}: {message}", err=True)
+    return typer.Exit(2)
+
+
 bench_app = typer.Typer(help="Benchmarks that print speed figures.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(bench_app, name="bench")
 
@@ -404,39 +410,65 @@ def _replay_tournament(directory: Path, verbose: bool) -> None:
 def check_bot(
     ctx: typer.Context,
     hands: int = typer.Option(6, "--hands", help="Hands to play against the reference bots."),
-    decision_ms: int = typer.Option(1000, "--decision-ms", help="Time per reply in ms (no time bank)."),
+    decision_ms: int = typer.Option(1000, "--decision-ms", help="Time per reply in ms."),
+    time_bank_ms: int = typer.Option(0, "--time-bank-ms", help="Time bank in ms (default 0: every reply in time)."),
     startup_ms: int = typer.Option(10000, "--startup-ms", help="Time from launch to a valid hello in ms."),
     cwd: str | None = typer.Option(None, "--cwd", help="The bot's working directory."),
-    opponent: list[str] = typer.Option(
-        ["caller", "raiser"], "--opponent", help="Reference bot from bots/ (repeatable)."
+    env: list[str] = typer.Option(
+        [], "--env", help="NAME=VALUE for the bot's environment (repeatable); other shell variables are not passed."
     ),
+    opponent: list[str] = typer.Option(
+        ["caller", "raiser"], "--opponent",
+        help="Opponent: a module of bots/ (caller, raiser, solid, random_bot) or NAME=COMMAND (repeatable).",
+    ),
+    structure: str = typer.Option("no-limit", "--structure", help="no-limit or fixed-limit (R3.6, R3.7)."),
+    big_blind: int = typer.Option(10, "--big-blind", help="Big blind in chips (the small blind is half)."),
+    ante: int = typer.Option(0, "--ante", help="Ante in chips (R2.4)."),
+    min_bet: int | None = typer.Option(
+        None, "--min-bet", help="Ante-only game (no blinds, R2.5) with this minimum bet; needs --ante."
+    ),
+    cap: int = typer.Option(4, "--cap", help="Fixed-limit bets per round, 0 = no cap (R3.7)."),
+    stack: int = typer.Option(1000, "--stack", help="Starting stack in chips, every hand."),
     seed: int = typer.Option(1, "--seed", help="Match seed (deals)."),
     out: Path | None = typer.Option(None, "--out", help="Keep the hand history and logs in this new directory."),
 ) -> None:
-    """Start a bot (harness check-bot -- CMD ARGS...), play scripted hands, report protocol violations.
+    """Start a bot (harness check-bot [OPTIONS] -- CMD ARGS...), play a few hands, report what is wrong.
 
-    Exit status 0 when the bot broke no rule, 1 on any violation, 2 on a usage error.
+    Reports every protocol violation with its hand and a hint, and every traceback in the bot's
+    stderr. Exit status 0 when the bot passes, 1 on any violation or traceback, 2 on a usage error.
     """
+    from harness.engine import ConfigError, GameConfig
     from harness.match.botproc import BotStartError
     from harness.match.checkbot import check_bot as run_check
 
-    command = list(ctx.args[1:] if ctx.args[:1] == ["--"] else ctx.args)
+    extra = list(ctx.args)
+    command = extra[1:] if extra[:1] == ["--"] else extra
     if not command:
-        typer.echo(
-            "harness check-bot: give the bot's command after --, e.g. harness check-bot -- python mybot.py", err=True
-        )
-        raise typer.Exit(2)
+        raise _usage("check-bot", "give the bot's command after --, e.g. harness check-bot -- python mybot.py")
+    if command[0].startswith("-") and extra[:1] != ["--"]:
+        raise _usage("check-bot", f"no such option: {command[0]} (the bot's command goes after --)")
+    variables = {}
+    for item in env:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise _usage("check-bot", f"--env {item!r} must be NAME=VALUE, e.g. --env SEED=3")
+        variables[name] = value
     try:
+        if min_bet is None:
+            game = GameConfig(structure=structure, small_blind=big_blind // 2, big_blind=big_blind, ante=ante, cap=cap)
+        else:
+            game = GameConfig(structure=structure, ante=ante, blinds=False, min_bet=min_bet, cap=cap)
         report = run_check(
-            command, cwd=cwd, hands=hands, opponents=opponent, decision_ms=decision_ms,
-            startup_ms=startup_ms, seed=seed, out_dir=out,
+            command, cwd=cwd, env=variables, hands=hands, opponents=opponent, decision_ms=decision_ms,
+            time_bank_ms=time_bank_ms, startup_ms=startup_ms, game=game, starting_stack=stack, seed=seed,
+            out_dir=out,
         )
+    except ConfigError as exc:
+        raise _usage("check-bot", f"game options: {exc}") from None
     except (BotStartError, ValueError) as exc:
-        typer.echo(f"harness check-bot: {exc}", err=True)
-        raise typer.Exit(2) from None
+        raise _usage("check-bot", str(exc)) from None
     except OSError as exc:  # e.g. the disk is full: the check could not run, the bot is not judged
-        typer.echo(f"harness check-bot: cannot write the hand history or logs: {exc.strerror or exc}", err=True)
-        raise typer.Exit(2) from None
+        raise _usage("check-bot", f"cannot write the hand history or logs: {exc.strerror or exc}") from None
     typer.echo(report.render())
     raise typer.Exit(0 if report.ok else 1)
 

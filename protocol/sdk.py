@@ -29,6 +29,12 @@ unpacker's size limits and read lazily through :class:`DecisionState`. Message d
 ``bot.match`` / ``bot.hand`` is read. A request that cannot be used (a field missing or of
 the wrong type) is logged to stderr and answered with the default action; other unusable
 messages are logged and ignored. Nothing a referee sends can crash ``run()``.
+
+Exceptions in your code: when ``act()`` or ``draw()`` raises (or returns something that
+is not an action / a list of card strings), the traceback is printed to stderr after
+``[bot] act() failed; sending the default action:`` and the default action is sent
+(check if free, else fold; stand pat). The referee sees a valid reply, so no fault is
+recorded: ``harness check-bot`` fails a bot on any traceback in its stderr.
 """
 
 from __future__ import annotations
@@ -69,6 +75,7 @@ __all__ = [
     "DecisionState",
     "bet",
     "call",
+    "card_ints",
     "check",
     "fold",
     "raise_to",
@@ -122,6 +129,21 @@ def bet(to: int) -> Action:
 def raise_to(to: int) -> Action:
     """Raise so that this round's total is ``to`` chips (not "by")."""
     return Action("raise", int(to))
+
+
+_CARD_INT = {r + s: i * 4 + j for i, r in enumerate("23456789TJQKA") for j, s in enumerate("cdhs")}
+
+
+def card_ints(cards: Sequence[str]) -> list[int]:
+    """Cards as the ints the engine's evaluator takes: ``rank * 4 + suit`` (``2c`` = 0, ``As`` = 51).
+
+    Rank 0..12 for 2..A, suit 0..3 for c d h s (PROTOCOL.md section 11), e.g.
+    ``harness.engine.evaluator.evaluate(card_ints(state.cards))``.
+
+    Raises:
+        KeyError: a string that is not a card.
+    """
+    return [_CARD_INT[c] for c in cards]
 
 
 # --------------------------------------------------------------------------- decision state
@@ -378,11 +400,17 @@ class Bot:
     # ---- to override
 
     def act(self, state: DecisionState) -> Action:
-        """Return the betting decision. Default: check if free, else fold."""
+        """Return the betting decision. Default: check if free, else fold.
+
+        If it raises, ``run()`` prints the traceback to stderr and sends the default action.
+        """
         return state.default_action()
 
     def draw(self, state: DecisionState) -> Sequence[str]:
-        """Return the cards to discard (at most ``state.max_discards``). Default: stand pat."""
+        """Return the cards to discard (at most ``state.max_discards``). Default: stand pat.
+
+        If it raises, ``run()`` prints the traceback to stderr and stands pat.
+        """
         return ()
 
     def on_match_start(self, msg: MatchStart) -> None:

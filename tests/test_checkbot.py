@@ -45,7 +45,7 @@ def test_example_bots_pass(bot: str) -> None:
     code, out = check("python", "-m", f"bots.{bot}", options=REAL)
     assert code == 0, out
     assert "OK: no protocol violation" in out
-    assert "3 hands against caller, raiser" in out
+    assert "3 hands of no-limit 5/10 against caller, raiser" in out
 
 
 @pytest.mark.parametrize(
@@ -163,3 +163,74 @@ def test_every_fault_kind_has_words_and_a_hint() -> None:
     from harness.match.specs import FaultKind
 
     assert set(KIND_WORDS) == set(KIND_HINTS) == set(FaultKind)
+
+
+def test_tracebacks_in_the_bots_stderr_fail_the_check() -> None:
+    """Issue 9 point 9: the SDK hides act()'s exceptions (default action); check-bot must not."""
+    code, out = check(*broken("raises_sometimes"), options=["--hands", "60", "--cwd", str(REPO)])
+    assert code == 1, out
+    assert "Violations:" not in out  # no protocol fault at all
+    assert "Tracebacks in the bot's stderr: 3." in out
+    assert "  | Traceback (most recent call last):" in out and "KeyError: 'bet1'" in out
+    assert "FAIL: 3 problem(s)" in out
+
+
+def test_find_tracebacks_counts_each_error_once() -> None:
+    from harness.match.checkbot import find_tracebacks
+
+    python = "Traceback (most recent call last):\n  File \"b.py\", line 3, in act\n    1 // 0\nZeroDivisionError: x"
+    chained = (
+        f"{python}\n\nDuring handling of the above exception, another exception occurred:\n\n"
+        "Traceback (most recent call last):\n  File \"b.py\", line 5, in act\nValueError: y"
+    )
+    node = "TypeError: s.cards is not a function\n    at act (/b/bot.js:12:9)\n    at Socket.<anonymous> (/b/x.js:4:5)"
+    text = "\n".join(["[bot] act() failed; sending the default action:", python, "noise", chained, node,
+                      "panic: runtime error: index out of range", "goroutine 1 [running]:", "ok"])
+    found = find_tracebacks(text)
+    assert len(found) == 4
+    assert found[0] == python
+    assert found[1].endswith("ValueError: y") and "ZeroDivisionError" in found[1]
+    assert found[2] == node
+    assert found[3] == "panic: runtime error: index out of range"
+    assert find_tracebacks("all good\nno errors here") == []
+
+
+def test_env_game_options_and_any_opponent_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 9 point 10: --env, the game options, --opponent NAME=COMMAND."""
+    needs_env = ["python", "-c", "import os, sys, runpy; os.environ['CHECK_ME'] == 'yes' or sys.exit("
+                 "'CHECK_ME is not set'); sys.argv = ['caller']; runpy.run_module('bots.caller', run_name='__main__')"]
+    monkeypatch.setenv("CHECK_ME", "yes")  # set in the shell, but not passed to the bot
+    code, out = check(*needs_env)
+    assert code == 1 and "CHECK_ME is not set" in out
+    assert "were not passed (" in out and "CHECK_ME" in out and "--env NAME=VALUE" in out
+    options = [*REAL, "--env", "CHECK_ME=yes", "--structure", "fixed-limit", "--ante", "2",
+               "--opponent", "solid2=python -m bots.solid", "--opponent", "caller"]
+    code, out = check(*needs_env, options=options)
+    assert code == 0, out
+    assert "3 hands of fixed-limit 5/10 ante 2 cap 4 against solid2, caller" in out
+    code, out = check("python", "-m", "bots.caller", options=[*REAL, "--ante", "5", "--min-bet", "10"])
+    assert code == 0, out
+    assert "of no-limit ante-only 5, min bet 10 against" in out
+
+
+@pytest.mark.parametrize(
+    ("content", "mode", "words", "not_words"),
+    [
+        (b"\x7fELF\x02\x01\x01" + bytes(200), 0o644, "is not executable; run `chmod +x", "python"),
+        (b"print('hello')\n", 0o755, "has no `#!` line and is not a compiled program", ""),
+        (b"console.log(1)\n", 0o644, "start it as `node ./bot.js`", ""),
+    ],
+    ids=["binary-without-x", "script-without-shebang", "js-without-x"],
+)
+def test_start_problems_get_the_right_hint(
+    tmp_path: Path, content: bytes, mode: int, words: str, not_words: str
+) -> None:
+    name = "bot.js" if b"console" in content else "bot"
+    path = tmp_path / name
+    path.write_bytes(content)
+    path.chmod(mode)
+    code, out = check(f"./{name}", options=["--cwd", str(tmp_path)])
+    assert code == 2, out
+    assert words in out, out
+    if not_words:
+        assert not_words not in out

@@ -548,3 +548,12 @@ def test_missing_environment_is_a_clear_error() -> None:
     )
     assert done.returncode == 2
     assert "HARNESS_ENDPOINT is not set" in done.stderr
+
+
+def test_card_ints_are_the_evaluators_encoding() -> None:
+    """PROTOCOL.md section 11: the SDK gives bots the ints harness.engine.evaluator takes."""
+    from harness.engine.cards import CARD_STRS
+    from protocol.sdk import card_ints
+
+    assert card_ints(["2c", "As", "Td"]) == [0, 51, 33]
+    assert card_ints(list(CARD_STRS)) == list(range(52))

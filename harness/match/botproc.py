@@ -34,6 +34,7 @@ mark finds orphans without that.
 from __future__ import annotations
 
 import ctypes
+import errno
 import math
 import os
 import resource
@@ -182,16 +183,68 @@ def resolve_command(spec: BotSpec, env: Mapping[str, str] | None = None) -> list
         path = Path(spec.cwd or ".") / exe if not os.path.isabs(exe) else Path(exe)
         if not path.exists():
             raise BotStartError(f"bot {spec.name!r}: command {exe!r} not found (looked at {path})")
-        if path.is_dir() or not os.access(path, os.X_OK):
+        if path.is_dir():
+            raise BotStartError(f"bot {spec.name!r}: command {exe!r} is a directory, not a program ({path})")
+        if not os.access(path, os.X_OK):
+            raise BotStartError(f"bot {spec.name!r}: command {exe!r} is not executable; {_run_hint(path, exe)}")
+    else:
+        found = shutil.which(exe, path=env.get("PATH", os.defpath))
+        if found is None:
             raise BotStartError(
-                f"bot {spec.name!r}: command {exe!r} is not executable; run `chmod +x {path}` "
-                f"or start it through its interpreter (e.g. ['python', '{exe}'])"
+                f"bot {spec.name!r}: command {exe!r} not found on PATH; install it or give its full path"
             )
-    elif shutil.which(exe, path=env.get("PATH", os.defpath)) is None:
-        raise BotStartError(
-            f"bot {spec.name!r}: command {exe!r} not found on PATH; install it or give its full path"
-        )
+        path = Path(found)
+    problem = exec_problem(path)
+    if problem:
+        raise BotStartError(f"bot {spec.name!r}: command {exe!r} {problem}")
     return argv
+
+
+#: Interpreters to suggest by file name suffix, for a script that cannot run by itself.
+_INTERPRETERS = {".py": "python3", ".js": "node", ".mjs": "node", ".rb": "ruby", ".pl": "perl", ".sh": "sh"}
+
+
+def _run_hint(path: Path, exe: str) -> str:
+    """How to make ``path`` runnable, from what it holds (a compiled program, a script)."""
+    head = _head(path)
+    if head.startswith(b"\x7fELF") or head.startswith(b"#!"):
+        return f"run `chmod +x {path}`"
+    interpreter = _INTERPRETERS.get(path.suffix)
+    if interpreter:
+        return f"run `chmod +x {path}` and give it a `#!` line, or start it as `{interpreter} {exe}`"
+    return f"run `chmod +x {path}` (a script also needs a `#!` line, or its interpreter first in the command)"
+
+
+def _head(path: Path) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read(20)
+    except OSError:
+        return b""
+
+
+def exec_problem(path: Path) -> str | None:
+    """Why the kernel would refuse to execute ``path`` (``ENOEXEC``), in words with the fix; None if it can.
+
+    A program is either a compiled executable (ELF) for this machine or a
+    script whose first line is ``#!interpreter``. Anything else fails with
+    "Exec format error".
+    """
+    head = _head(path)
+    if not head or head.startswith(b"#!"):
+        return None
+    if head.startswith(b"\x7fELF"):
+        own = _head(Path("/proc/self/exe"))
+        # e_ident class (32/64-bit) and byte order at 4-5, e_machine at 18-19.
+        if len(own) >= 20 and len(head) >= 20 and (head[4:6] != own[4:6] or head[18:20] != own[18:20]):
+            return "is a compiled program for another kind of machine (Exec format error); build it here"
+        return None
+    interpreter = _INTERPRETERS.get(path.suffix, "its interpreter")
+    return (
+        "has no `#!` line and is not a compiled program, so the system cannot run it (Exec format error): "
+        f"add a first line such as `#!/usr/bin/env {'python3' if interpreter == 'its interpreter' else interpreter}`, "
+        f"or start it as `{interpreter} {path.name}`"
+    )
 
 
 @lru_cache(maxsize=1)
@@ -529,7 +582,13 @@ class BotProcess:
                 f"bot {self.spec.name!r}: command {argv[0]!r} is not executable; "
                 f"run `chmod +x` on it or start it through its interpreter"
             ) from None
-        except (OSError, subprocess.SubprocessError) as exc:
+        except OSError as exc:
+            if exc.errno == errno.ENOEXEC:
+                path = Path(self.spec.cwd or ".", argv[0])
+                why = exec_problem(path) or "cannot be executed (Exec format error)"
+                raise BotStartError(f"bot {self.spec.name!r}: command {argv[0]!r} {why}") from None
+            raise BotStartError(f"bot {self.spec.name!r}: could not start {argv!r}: {exc}") from None
+        except subprocess.SubprocessError as exc:
             raise BotStartError(f"bot {self.spec.name!r}: could not start {argv!r}: {exc}") from None
         assert self._popen.stdout is not None and self._popen.stderr is not None
         try:  # a pidfd lets stop() wake exactly when the bot exits (Linux >= 5.3)

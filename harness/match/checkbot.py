@@ -3,27 +3,39 @@
 The bot under test (the *candidate*) sits in seat 0 of a short match
 against reference bots (``bots.caller`` and ``bots.raiser`` by default, so
 it meets checks, calls, bets, raises and multi-way pots and sits in every
-position as the button moves). The match is a real one, through
-:func:`harness.match.referee.play_match`, with the real limits except the time
-bank, which is 0: any reply slower than ``decision_ms`` is reported. Faults
-come back from the hand history (``faults`` per hand) and the match result;
-each becomes a :class:`Violation` in words a bot author can act on.
+position as the button moves; any command can be an opponent). The match
+is a real one, through :func:`harness.match.referee.play_match`, with the
+real limits except the time bank, which is 0 by default: any reply slower
+than ``decision_ms`` is reported. Faults come back from the hand history
+(``faults`` per hand) and the match result; each becomes a
+:class:`Violation` in words a bot author can act on. The bot's stderr is
+searched for tracebacks (:func:`find_tracebacks`): an SDK bot whose
+``act()`` raises still plays (the SDK sends the default action), so a
+traceback fails the check too.
+
+:func:`check_spec` is the library core (a :class:`BotSpec`, opponents,
+game and limits in; a :class:`CheckReport` out), for callers such as a
+tournament's entry check; :func:`check_bot` is the command-line flavour
+(an argv, reference bots by name, options checked as usage errors).
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import re
 import shlex
 import tempfile
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from harness.match.botproc import resolve_command
+from harness.engine.config import GameConfig, Structure
+from harness.match.botproc import PASSED_ENV, PASSED_ENV_PREFIXES, resolve_command
 from harness.match.outdir import prepare_out_dir
-from harness.match.specs import BotSpec, FaultKind, Limits, MatchResult
+from harness.match.specs import BotSpec, FaultKind, Limits, MatchResult, MatchSpec
 
 #: What each fault kind means to a bot author, and what to fix.
 KIND_WORDS: dict[str, str] = {
@@ -64,7 +76,24 @@ DEFAULT_OPPONENTS: tuple[str, ...] = ("caller", "raiser")
 DEFAULT_HANDS = 6
 #: Lines of the bot's stderr shown when it crashed or failed to start.
 STDERR_TAIL_LINES = 15
+#: Lines of the first traceback shown.
+TRACEBACK_LINES = 30
 CANDIDATE = "candidate"
+
+# The first line of an uncaught error's report, per runtime; each starts one traceback.
+_TRACE_START = re.compile(
+    r"Traceback \(most recent call last\):"  # Python
+    r"|Exception in thread \""  # Java
+    r"|panic: "  # Go
+    r"|thread '.*' panicked at"  # Rust
+    r"|terminate called after throwing"  # C++
+    r"|Unhandled exception\."  # .NET
+)
+# Python prints chained exceptions as several tracebacks of one error.
+_CHAINED = ("During handling of the above exception", "The above exception was the direct cause")
+# Node.js and browsers: "TypeError: x is not a function" followed by "    at f (file.js:3:9)".
+_JS_ERROR = re.compile(r"^\w*(Error|Exception)\b.*")
+_JS_FRAME = re.compile(r"^\s+at .+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,11 +119,11 @@ class Violation:
 
 @dataclass(frozen=True, slots=True)
 class CheckReport:
-    """What :func:`check_bot` found.
+    """What :func:`check_spec` found.
 
     Attributes:
         command: the candidate's argv.
-        opponents: names of the reference bots.
+        opponents: names of the opponents.
         hands: hands played.
         decisions: replies the candidate was asked for.
         violations: every violation, in order.
@@ -104,6 +133,12 @@ class CheckReport:
         limits: the limits applied.
         stderr_tail: last lines of the candidate's stderr when it crashed or failed to start.
         out_dir: where the hand history and logs were kept, or None.
+        counts: fault counts of the candidate by kind (the match result's).
+        tracebacks: every traceback (uncaught exception report) in the
+            candidate's stderr, in order (:func:`find_tracebacks`); any fails the check.
+        game: the game played.
+        env_dropped: names of variables of the caller's environment the bot
+            did not get (only harmless ones and ``--env`` are passed).
     """
 
     command: tuple[str, ...]
@@ -118,34 +153,54 @@ class CheckReport:
     stderr_tail: str = ""
     out_dir: Path | None = None
     counts: dict[str, int] = field(default_factory=dict)
+    tracebacks: tuple[str, ...] = ()
+    game: GameConfig = field(default_factory=GameConfig)
+    env_dropped: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
-        """True when the bot broke no rule of the protocol."""
-        return not self.violations and not any(self.counts.values()) and self.status == "ok"
+        """True when the bot broke no rule of the protocol and wrote no traceback."""
+        return (
+            not self.violations and not any(self.counts.values()) and self.status == "ok" and not self.tracebacks
+        )
 
     def render(self) -> str:
         """The report printed by ``harness check-bot``."""
         lim = self.limits
+        bank = f"time bank {lim.time_bank_ms} ms" if lim.time_bank_ms else "no time bank"
         lines = [
             f"check-bot: {shlex.join(self.command)}",
-            f"  {self.hands} hands against {', '.join(self.opponents)} ({len(self.opponents) + 1} seats), "
-            f"{self.decisions} decision(s); limits: start-up {lim.startup_ms} ms, "
-            f"{lim.decision_ms} ms per decision (no time bank), {lim.max_message_bytes} bytes per message",
+            f"  {self.hands} hands of {describe_game(self.game)} against {', '.join(self.opponents)} "
+            f"({len(self.opponents) + 1} seats), {self.decisions} decision(s); limits: start-up "
+            f"{lim.startup_ms} ms, {lim.decision_ms} ms per decision ({bank}), {lim.max_message_bytes} bytes "
+            "per message",
         ]
         if self.ok:
             lines.append(
-                f"OK: no protocol violation; slowest reply {self.slowest_ms:.1f} ms, net {self.net:+d} chips"
+                f"OK: no protocol violation, no traceback; slowest reply {self.slowest_ms:.1f} ms, "
+                f"net {self.net:+d} chips"
             )
         else:
-            lines.append("Violations:")
-            lines += ["  " + v.render() for v in self.violations]
             listed = {v.kind for v in self.violations}
-            for kind, n in sorted(self.counts.items()):
-                if n and kind not in listed:  # counted by the referee without a record
+            extra = [(kind, n) for kind, n in sorted(self.counts.items()) if n and kind not in listed]
+            if self.violations or extra or self.status != "ok":
+                lines.append("Violations:")
+                lines += ["  " + v.render() for v in self.violations]
+                for kind, n in extra:  # counted by the referee without a record
                     lines.append(f"  {KIND_WORDS.get(kind, kind)} ({kind}): {n} time(s)")
-            if self.status != "ok" and not any(v.detail in self.status for v in self.violations):
-                lines.append(f"  the referee put the bot out: {self.status}")
+                if self.status != "ok" and not any(v.detail in self.status for v in self.violations):
+                    lines.append(f"  the referee put the bot out: {self.status}")
+            if self.tracebacks:
+                n = len(self.tracebacks)
+                lines.append(
+                    f"Tracebacks in the bot's stderr: {n}. Your code raised an error {n} time(s); an SDK bot "
+                    "then plays the default action (check if free, else fold; stand pat), so it loses hands "
+                    "without a protocol fault. The first one:"
+                )
+                first = self.tracebacks[0].splitlines()
+                if len(first) > TRACEBACK_LINES:
+                    first = first[: TRACEBACK_LINES // 2] + ["..."] + first[-TRACEBACK_LINES // 2 :]
+                lines += ["  | " + line for line in first]
             lines.append("How to fix:")
             for kind in sorted({v.kind for v in self.violations} | {k for k, n in self.counts.items() if n}):
                 hint = KIND_HINTS.get(kind, "")
@@ -153,17 +208,134 @@ class CheckReport:
                     # Point at the stderr only when there is some to show.
                     hint += "; see the bot's stderr below" if self.stderr_tail else "; the bot wrote nothing to stderr"
                 lines.append(f"  {kind}: {hint}")
+            if self.tracebacks:
+                lines.append("  traceback: fix the error shown above (run the bot's code on the request that raised)")
+            if self.env_dropped and (self.counts.get(FaultKind.FAILED_START) or self.counts.get(FaultKind.CRASH)):
+                names = ", ".join(self.env_dropped[:8]) + (", ..." if len(self.env_dropped) > 8 else "")
+                lines.append(
+                    f"  environment: the bot gets only harmless variables of this shell (PATH, HOME, LANG, LC_*, "
+                    f"PYTHON*, ...) and --env; {len(self.env_dropped)} were not passed ({names}): give those it "
+                    "needs with --env NAME=VALUE"
+                )
             if self.stderr_tail:
                 lines.append("Last lines of the bot's stderr:")
                 lines += ["  | " + line for line in self.stderr_tail.splitlines()]
-            total = sum(self.counts.values()) or len(self.violations)
-            lines.append(f"FAIL: {total} violation(s); the bot does not pass.")
+            total = (sum(self.counts.values()) or len(self.violations)) + len(self.tracebacks)
+            lines.append(f"FAIL: {total} problem(s); the bot does not pass.")
         if self.out_dir is not None:
             lines.append(f"  hand history and logs: {self.out_dir}")
         return "\n".join(lines)
 
 
-def _reference_bot(name: str) -> BotSpec:
+def describe_game(game: GameConfig) -> str:
+    """A game in a few words: ``no-limit 5/10``, ``fixed-limit 5/10 ante 1``, ``no-limit ante-only 5, min bet 10``."""
+    if game.blinds:
+        text = f"{game.structure} {game.small_blind}/{game.big_blind}"
+        if game.ante:
+            text += f" ante {game.ante}"
+    else:
+        text = f"{game.structure} ante-only {game.ante}, min bet {game.min_bet}"
+    if game.structure is Structure.FIXED_LIMIT:
+        text += f" cap {game.cap}" if game.cap else " no cap"
+    return text
+
+
+def find_tracebacks(text: str) -> list[str]:
+    """Every report of an uncaught error in a bot's stderr, in order, one string each.
+
+    Recognised: Python tracebacks (chained exceptions count once, the SDK's
+    ``act() failed`` reports included), Java's ``Exception in thread``,
+    Go's ``panic:``, Rust's ``panicked at``, C++'s ``terminate called``,
+    .NET's ``Unhandled exception.``, and Node.js error stacks (an ``Error``
+    line followed by ``at ...`` frames). A block runs to the next blank or
+    unindented line after its first frame (Python: through the exception
+    line).
+
+    Args:
+        text: the stderr as text.
+
+    Returns:
+        The blocks, e.g. ``["Traceback (most recent call last):\n  File ...\nValueError: x"]``.
+    """
+    lines = text.splitlines()
+    blocks: list[list[str]] = []
+    chained = False
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        stripped = line.strip()
+        if stripped.startswith(_CHAINED):
+            chained = True
+            i += 1
+            continue
+        js = _JS_ERROR.match(stripped) is not None and i + 1 < len(lines) and _JS_FRAME.match(lines[i + 1])
+        if _TRACE_START.search(line) is None and not js:
+            if stripped:
+                chained = False
+            i += 1
+            continue
+        python = "Traceback (most recent call last):" in line
+        block = [line]
+        i += 1
+        while i < len(lines):
+            nxt = lines[i]
+            if nxt[:1] in (" ", "\t"):
+                block.append(nxt)
+                i += 1
+                continue
+            if python and nxt.strip():  # the exception line ends a Python traceback
+                block.append(nxt)
+                i += 1
+            break
+        if chained and blocks:
+            blocks[-1] += ["", *block]
+        else:
+            blocks.append(block)
+        chained = False
+    return ["\n".join(b) for b in blocks]
+
+
+def dropped_env(env: Mapping[str, str] | None = None, given: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """Names of ``env`` (default: this process's environment) a bot does not receive, sorted.
+
+    A bot gets only harmless variables (``botproc.PASSED_ENV``, ``LC_*``,
+    ``PYTHON*``) plus its own ``env``; ``given`` names those.
+    """
+    env = os.environ if env is None else env
+    given = given or {}
+    return tuple(
+        sorted(k for k in env if k not in PASSED_ENV and not k.startswith(PASSED_ENV_PREFIXES) and k not in given)
+    )
+
+
+def reference_bot(text: str) -> BotSpec:
+    """An opponent from the command line: a module of ``bots/`` (``caller``) or ``NAME=COMMAND``.
+
+    ``COMMAND`` is split like a shell does and may be any bot command
+    (``c=./cbot``, ``node=node bots/node/bot.js``).
+
+    Raises:
+        ValueError: an unknown module, a malformed ``NAME=COMMAND``.
+    """
+    name, sep, command = text.partition("=")
+    name = name.strip()
+    if sep:
+        try:
+            argv = tuple(shlex.split(command))
+        except ValueError as exc:
+            raise ValueError(f"--opponent {text!r}: cannot split the command: {exc}") from None
+        if not name or not argv or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}", name):
+            raise ValueError(
+                f"--opponent {text!r}: give NAME=COMMAND (NAME of letters, digits, '_.-'), e.g. c=./cbot"
+            )
+        if name == CANDIDATE:
+            raise ValueError(f"--opponent {text!r}: the name {CANDIDATE!r} is the bot under test's; pick another")
+        return BotSpec(name=name, command=argv)
+    if not name.isidentifier() or importlib.util.find_spec(f"bots.{name}") is None:
+        raise ValueError(
+            f"--opponent {name!r}: no such reference bot; give a module of bots/ (caller, raiser, solid, "
+            "random_bot) or NAME=COMMAND for any other bot"
+        )
     return BotSpec(name=name, command=("python", "-m", f"bots.{name}"))
 
 
@@ -221,63 +393,52 @@ def _tail(path: Path, lines: int = STDERR_TAIL_LINES) -> str:
     return "\n".join(text.rstrip().splitlines()[-lines:])
 
 
-def check_bot(
-    command: Sequence[str],
+def check_spec(
+    bot: BotSpec,
+    opponents: Sequence[BotSpec],
     *,
-    cwd: str | None = None,
+    game: GameConfig | None = None,
+    limits: Limits | None = None,
     hands: int = DEFAULT_HANDS,
-    opponents: Sequence[str] = DEFAULT_OPPONENTS,
-    decision_ms: int = 1000,
-    startup_ms: int = 10000,
     seed: int = 1,
+    starting_stack: int = 1000,
     out_dir: Path | None = None,
 ) -> CheckReport:
-    """Play ``hands`` hands with the bot ``command`` in seat 0 and collect its violations.
+    """Play ``hands`` hands with ``bot`` in seat 0 against ``opponents`` and collect its violations.
+
+    The library core of ``harness check-bot`` (and of a tournament's entry
+    check): no argument checks beyond the referee's own.
 
     Args:
-        command: the bot's argv, e.g. ``["python", "mybot.py"]``.
-        cwd: the bot's working directory (None: the current one).
+        bot: the bot under test (its ``name`` labels its logs: ``logs/0-<name>.err``).
+        opponents: 1 to 5 bots for the other seats.
+        game: the game (default: no-limit 5/10).
+        limits: the limits (default: ``Limits(time_bank_ms=0)``: every reply within
+            ``decision_ms``).
         hands: hands to play (>= 1).
-        opponents: reference bots by module name under ``bots`` (1 to 5).
-        decision_ms: time per reply (ms); there is no time bank.
-        startup_ms: time from launch to a valid hello (ms).
         seed: match seed (the deals).
-        out_dir: keep the hand history and logs here; None = a temporary
-            directory removed afterwards.
+        starting_stack: chips per seat every hand.
+        out_dir: keep the hand history and logs here (created; must not hold a
+            hand history); None = a temporary directory removed afterwards.
 
     Returns:
-        The :class:`CheckReport`; ``report.ok`` is False on any violation.
+        The :class:`CheckReport`: violations per hand, fault counts, the
+        tracebacks of the bot's stderr; ``report.ok`` is False on any.
 
     Raises:
-        harness.match.botproc.BotStartError: the command cannot be launched at all
-            (not found, not executable, cwd missing).
-        ValueError: bad arguments (no command, hands, decision_ms or startup_ms
-            below 1, 0 or > 5 opponents, unknown opponent); ``out_dir`` is a
-            file, lies under one or already holds a hand history
-            (:class:`harness.match.outdir.OutDirError`).
+        harness.match.botproc.BotStartError: a command cannot be launched at all.
+        ValueError: bad arguments (2..6 bots, unique names), an ``out_dir`` that
+            cannot be used (:class:`harness.match.outdir.OutDirError`).
+        harness.engine.ConfigError: a stack below what the game needs.
     """
-    from harness.engine.config import GameConfig
     from harness.match.referee import play_match
-    from harness.match.specs import MatchSpec
 
-    if not command:
-        raise ValueError("no bot command given; use: harness check-bot -- CMD ARGS...")
-    for option, value in (("--hands", hands), ("--decision-ms", decision_ms), ("--startup-ms", startup_ms)):
-        if value < 1:
-            raise ValueError(f"{option} must be at least 1, got {value}")
-    if not 1 <= len(opponents) <= 5:
-        raise ValueError(f"1 to 5 opponents are needed, got {len(opponents)}")
-    for name in opponents:
-        if not name.isidentifier() or importlib.util.find_spec(f"bots.{name}") is None:
-            raise ValueError(
-                f"--opponent {name!r}: no such reference bot; use a module of bots/, e.g. caller, raiser, solid"
-            )
-    limits = Limits(decision_ms=decision_ms, time_bank_ms=0, startup_ms=startup_ms)
-    bots = [BotSpec(name=CANDIDATE, command=tuple(command), cwd=cwd)]
-    resolve_command(bots[0])  # a command that cannot start at all is a usage error
-    bots += [_reference_bot(name) for name in opponents]
-    spec = MatchSpec(game=GameConfig(), hands=hands, seed=seed, match_id="check-bot")
-
+    game = game or GameConfig()
+    limits = limits or Limits(time_bank_ms=0)
+    bots = [bot, *opponents]
+    for spec in bots:
+        resolve_command(spec)  # a command that cannot start at all is a usage error
+    match = MatchSpec(game=game, hands=hands, seed=seed, starting_stack=starting_stack, match_id="check-bot")
     tmp = None
     if out_dir is None:
         tmp = tempfile.TemporaryDirectory(prefix="check-bot-")
@@ -285,7 +446,7 @@ def check_bot(
     else:
         where = prepare_out_dir(Path(out_dir))
     try:
-        result: MatchResult = play_match(bots, spec, limits, where)
+        result: MatchResult = play_match(bots, match, limits, where)
         violations, decisions, slowest = _violations(where, 0)
         counts = {k: v for k, v in result.faults[0].items() if v}
         if counts.get(FaultKind.FAILED_START) and not any(v.kind == FaultKind.FAILED_START for v in violations):
@@ -301,12 +462,17 @@ def check_bot(
             ]
         if counts.get(FaultKind.CRASH) and not any(v.kind == FaultKind.CRASH for v in violations):
             violations.append(Violation(FaultKind.CRASH, None, result.status[0]))
+        stderr_path = where / "logs" / f"0-{bot.name}.err"
         tail = ""
         if counts.get(FaultKind.CRASH) or counts.get(FaultKind.FAILED_START):
-            tail = _tail(where / "logs" / f"0-{CANDIDATE}.err")
+            tail = _tail(stderr_path)
+        try:
+            stderr = stderr_path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            stderr = ""
         return CheckReport(
-            command=tuple(command),
-            opponents=tuple(opponents),
+            command=tuple(bot.command),
+            opponents=tuple(o.name for o in opponents),
             hands=result.hands_played,
             decisions=decisions,
             violations=tuple(violations),
@@ -317,7 +483,87 @@ def check_bot(
             stderr_tail=tail,
             out_dir=None if tmp is not None else where,
             counts=counts,
+            tracebacks=tuple(find_tracebacks(stderr)),
+            game=game,
+            env_dropped=dropped_env(given=bot.env),
         )
     finally:
         if tmp is not None:
             tmp.cleanup()
+
+
+def check_bot(
+    command: Sequence[str],
+    *,
+    cwd: str | None = None,
+    env: Mapping[str, str] | None = None,
+    hands: int = DEFAULT_HANDS,
+    opponents: Sequence[str] = DEFAULT_OPPONENTS,
+    decision_ms: int = 1000,
+    startup_ms: int = 10000,
+    time_bank_ms: int = 0,
+    game: GameConfig | None = None,
+    starting_stack: int = 1000,
+    seed: int = 1,
+    out_dir: Path | None = None,
+) -> CheckReport:
+    """Play ``hands`` hands with the bot ``command`` in seat 0 and collect its violations.
+
+    Args:
+        command: the bot's argv, e.g. ``["python", "mybot.py"]``.
+        cwd: the bot's working directory (None: the current one).
+        env: extra environment variables for the bot (as ``[[bots]] env``).
+        hands: hands to play (>= 1).
+        opponents: 1 to 5 opponents: modules under ``bots`` (``"caller"``) or
+            ``"NAME=COMMAND"`` (:func:`reference_bot`).
+        decision_ms: time per reply (ms).
+        startup_ms: time from launch to a valid hello (ms).
+        time_bank_ms: the time bank (ms); 0 (default): every reply within decision_ms.
+        game: the game (default: no-limit 5/10); fixed-limit and ante-only games too.
+        starting_stack: chips per seat every hand.
+        seed: match seed (the deals).
+        out_dir: keep the hand history and logs here; None = a temporary
+            directory removed afterwards.
+
+    Returns:
+        The :class:`CheckReport`; ``report.ok`` is False on any violation or traceback.
+
+    Raises:
+        harness.match.botproc.BotStartError: the command cannot be launched at all
+            (not found, not executable, no ``#!`` line, cwd missing).
+        ValueError: bad arguments (no command, hands, decision_ms or startup_ms
+            below 1, a negative time bank, 0 or > 5 opponents, unknown opponent,
+            a stack that cannot pay the forced bets, a bad env name); ``out_dir``
+            is a file, lies under one or already holds a hand history
+            (:class:`harness.match.outdir.OutDirError`).
+    """
+    if not command:
+        raise ValueError("no bot command given; use: harness check-bot -- CMD ARGS...")
+    for option, value in (("--hands", hands), ("--decision-ms", decision_ms), ("--startup-ms", startup_ms)):
+        if value < 1:
+            raise ValueError(f"{option} must be at least 1, got {value}")
+    if time_bank_ms < 0:
+        raise ValueError(f"--time-bank-ms must be at least 0, got {time_bank_ms}")
+    if not 1 <= len(opponents) <= 5:
+        raise ValueError(f"1 to 5 opponents are needed, got {len(opponents)}")
+    game = game or GameConfig()
+    forced = game.ante + (game.big_blind if game.blinds else 0)
+    if starting_stack < max(1, forced):
+        raise ValueError(f"--stack must cover the ante and big blind ({forced} chips), got {starting_stack}")
+    env = dict(env or {})
+    for name in env:
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise ValueError(f"--env {name!r}: a variable name is letters, digits and '_', e.g. --env SEED=3")
+    others = [reference_bot(o) for o in opponents]
+    names = [o.name for o in others]
+    for i, name in enumerate(names):  # the same reference bot twice gets a numbered name
+        if names.count(name) > 1:
+            others[i] = replace(others[i], name=f"{name}{names[:i].count(name) + 1}")
+    if len({o.name for o in others}) != len(others):
+        raise ValueError(f"--opponent names must differ, got {', '.join(o.name for o in others)}")
+    limits = Limits(decision_ms=decision_ms, time_bank_ms=time_bank_ms, startup_ms=startup_ms)
+    bot = BotSpec(name=CANDIDATE, command=tuple(command), cwd=cwd, env=env)
+    return check_spec(
+        bot, others, game=game, limits=limits, hands=hands, seed=seed, starting_stack=starting_stack,
+        out_dir=out_dir,
+    )
