@@ -115,13 +115,38 @@ def test_printed_table_is_narrow_and_the_markdown_has_every_column() -> None:
     records = [rec(0, 0, names, [[20, -20], [-10, 10]]), rec(0, 1, names[::-1], [[25, -25], [10, -10]])]
     text = render(records, title="T")
     table = text.split("\n\n")[2].splitlines()
-    assert table[0].split() == ["rank", "bot", "hands", "net", "bb/100", "95%", "CI", "won", "lost", "faults", "out"]
+    assert table[0].split() == ["rank", "bot", "bb/100", "95%", "CI", "ranks", "LOS", "IRO", "won", "lost", "faults",
+                                "out"]
     assert max(len(line) for line in text.splitlines()) <= 100
     assert "+" in table[2] and ".." in table[2]  # signed bb/100 and the interval in one cell
     md = render(records, title="T", tablefmt="github")
     header = md.split("\n\n")[2].splitlines()[0]
     assert [c.strip() for c in header.strip("|").split("|")] == list(COLUMNS)
     assert set(SCREEN_COLUMNS).isdisjoint({"ci95_low", "timeouts"})
+
+
+def test_printed_table_of_24_bots_with_long_names_fits_100_columns_and_leaves_the_crosstable_to_the_files(
+        tmp_path: Path) -> None:
+    names = [f"student_bot_with_a_long_name_{i:02d}" for i in range(24)]  # 32 characters, the longest allowed
+    records = []
+    for table, (a, b) in enumerate([(a, b) for i, a in enumerate(names) for b in names[i + 1:]]):
+        x = (table % 7) - 3 + names.index(b) - names.index(a)  # later names are stronger
+        records += [rec(table, 0, [a, b], [[x, -x], [-2 * x, 2 * x]] * 3),
+                    rec(table, 1, [b, a], [[-x - 1, x + 1], [2 * x, -2 * x]] * 3)]
+    for r in records:
+        r.result.faults[1].clear()
+        r.result.status[1] = "ok"
+    text = render(records, title="T", bots=names)
+    assert max(len(line) for line in text.splitlines()) <= 100
+    assert "student_bot_wit~_name_23" in text  # long names keep their start and end on screen
+    assert "Crosstable (row" not in text and "leaderboard.md, los.csv" in text
+    from harness.tournament.leaderboard import write_leaderboard
+    write_leaderboard(tmp_path, records, title="T", bots=names)
+    md = (tmp_path / "leaderboard.md").read_text()
+    assert "## Crosstable" in md and "## Likelihood of superiority" in md
+    los = list(csv.reader((tmp_path / "los.csv").read_text().splitlines()))
+    assert len(los) == 25 and len(los[0]) == 25
+    assert float(los[1][2]) + float(los[2][1]) == pytest.approx(1.0, abs=0.0011)  # 3 decimals each
 
 
 def test_counts_are_singular_for_one() -> None:

@@ -35,10 +35,10 @@ from typing import Any
 
 from harness.report.collect import VIEWER_HANDS_PER_MATCH, ReportData, collect, safe_name
 from harness.report.markdown import bot_markdown
-from harness.tournament.leaderboard import EXPLANATION, split_foreign, to_csv
-from harness.tournament.ratings import Rankings, rankings
+from harness.tournament.leaderboard import EXPLANATION, ranked, split_foreign, to_csv
+from harness.tournament.ratings import Rankings
 from harness.tournament.results import MatchRecord
-from harness.tournament.stats import crosstable
+from harness.tournament.stats import crosstable, standings
 
 REPORT_DIR = "report"
 BOT_REPORTS_DIR = "reports"
@@ -83,16 +83,17 @@ def _layout(**extra: Any) -> dict[str, Any]:
     return base
 
 
-def _board(records: Sequence[MatchRecord], bots: Sequence[str] | None) -> list[dict[str, str]]:
+def _board(records: Sequence[MatchRecord], bots: Sequence[str] | None, ranks: Rankings) -> list[dict[str, str]]:
     """The leaderboard rows exactly as ``leaderboard.csv`` has them (same function, same text)."""
-    return list(csv.DictReader(io.StringIO(to_csv(records, bots))))
+    return list(csv.DictReader(io.StringIO(to_csv(records, bots, ranks=ranks))))
 
 
-def _figures(data: ReportData, order: list[str], ranks: Rankings, records: Sequence[MatchRecord]) -> dict[str, str]:
+def _figures(order: list[str], ranks: Rankings, records: Sequence[MatchRecord],
+             rows: list[dict[str, str]]) -> dict[str, str]:
     import plotly.graph_objects as go
 
     boot = ranks.bootstrap
-    board = {row["bot"]: row for row in _board(records, data.bots)}
+    board = {row["bot"]: row for row in rows}
     shown = [b for b in order if b in board]
     ys = list(reversed(shown))
 
@@ -207,16 +208,16 @@ def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
     data = collect(out_dir, viewer_hands=viewer_hands, records=records)
     field = list(bots) if bots is not None else data.bots
     scored, _ = split_foreign(data.records, field)
-    board = _board(scored, field)
+    ranks = ranked(scored, standings(scored, field))
+    board = _board(scored, field, ranks)
     order = [row["bot"] for row in board]
-    ranks = rankings(scored, [b for b in order if any(b in r.result.bots for r in scored)])
     report = out_dir / REPORT_DIR
     written: list[Path] = []
     plotly_version = _copy_static(report / "static", written)
     env = _env()
     common = {"name": data.name, "status": _status(data, running, stopped), "out_dir": str(out_dir),
               "plotly_version": plotly_version, "charts": True}
-    figures = _figures(data, order, ranks, scored)
+    figures = _figures(order, ranks, scored, board)
     hands_total = sum(r.result.hands_played for r in data.records)
     summary = (f"{len(data.records)} of {data.matches_total} matches, {hands_total} hands, "
                f"{len(field)} bots, {data.table_size} seats per table.")
