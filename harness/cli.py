@@ -111,7 +111,7 @@ def _final_report(out_dir: Path, *, stopped: bool) -> None:
 
     try:
         summary = write_report(out_dir, stopped=stopped)
-    except (OSError, ValueError) as exc:
+    except Exception as exc:  # noqa: BLE001 - the results are on disk; `harness report DIR` can retry
         typer.echo(f"warning: the report of {out_dir} could not be written: {exc}", err=True)
         return
     typer.echo(f"report: {summary.path} (per-bot reports in {out_dir / 'reports'}/)", err=True)

@@ -99,6 +99,22 @@ def test_bot_report_has_opponents_tracebacks_times_and_a_replay_command_that_wor
     assert "None found." in (contest / "reports" / "solid.md").read_text()  # no traceback: none reported
 
 
+def test_every_chart_is_a_valid_plotly_figure(contest: Path) -> None:
+    import json
+
+    import plotly.graph_objects as go
+
+    pages = [contest / "report" / "index.html", contest / "report" / "bots" / "flaky.html",
+             next((contest / "report" / "matches").glob("*.html"))]
+    found = 0
+    for page in pages:
+        for spec in re.findall(r'<script type="application/json" id="fig-[a-z]+">(.*?)</script>', page.read_text(),
+                               re.S):
+            go.Figure(json.loads(spec))  # raises on any property plotly.js does not know
+            found += 1
+    assert found == 3 + 1 + 1  # intervals, crosstable, LOS; opponents; chips (heads-up: no rating)
+
+
 def test_pages_request_nothing_from_another_host(contest: Path) -> None:
     for page in (contest / "report").rglob("*.html"):
         html = page.read_text()

@@ -191,7 +191,14 @@ def numbered_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                     continue
                 text = text.rstrip("\r\n")
                 try:
-                    record = json.loads(text)
+                    # orjson is several times faster; what it refuses (NaN, ints beyond 64 bits, bad JSON)
+                    # goes through json, for the same result or the same message.
+                    record = orjson.loads(text)
+                except orjson.JSONDecodeError:
+                    record = None
+                try:
+                    if record is None:
+                        record = json.loads(text)
                 except json.JSONDecodeError as exc:
                     if not raw.endswith(b"\n") and exc.pos >= len(text.rstrip()):
                         raise HistoryError(

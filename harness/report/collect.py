@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.match.history import HistoryError
-from harness.report.hands import read_hand_views
+from harness.report.hands import hand_view, read_hand_records
 from harness.tournament.results import (
     MATCHES_DIR,
     MatchRecord,
@@ -229,9 +229,13 @@ def collect(out_dir: Path, *, viewer_hands: int | None = VIEWER_HANDS_PER_MATCH,
         history = hand_history_path(match_dir)
         info = MatchInfo(rec, history)
         views: list[dict[str, Any]] = []
+        raw: dict[int, dict[str, Any]] = {}
         if history is not None:
             try:
-                views = list(read_hand_views(history))
+                for record in read_hand_records(history):
+                    view = hand_view(record, steps=False)
+                    raw[view["hand_id"]] = record
+                    views.append(view)
             except HistoryError as exc:
                 info.problem = str(exc)
                 notices.append(str(exc))
@@ -239,7 +243,7 @@ def collect(out_dir: Path, *, viewer_hands: int | None = VIEWER_HANDS_PER_MATCH,
                 info.problem = f"{history}: not a hand history of this harness ({type(exc).__name__}: {exc})"
                 notices.append(info.problem)
         info.hand_count = len(views)
-        info.hands = _select_hands(views, viewer_hands)
+        info.hands = [hand_view(raw[v["hand_id"]]) for v in _select_hands(views, viewer_hands)]
         matches.append(info)
         bank_used = {name: 0.0 for name in res.bots}
         for view in views:

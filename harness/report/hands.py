@@ -42,6 +42,15 @@ from harness.match.history import read_history
 POSTS = ("ante", "small_blind", "big_blind")
 
 
+def read_hand_records(path: Path) -> Iterator[dict[str, Any]]:
+    """The raw hand records of a hand history file (plain or gzip), in file order, for :func:`hand_view`.
+
+    Raises:
+        harness.match.history.HistoryError: the file is not a hand history.
+    """
+    return read_history(path)
+
+
 def read_hand_views(path: Path) -> Iterator[dict[str, Any]]:
     """Every hand of a hand history file as a view (:func:`hand_view`), in file order.
 
@@ -52,8 +61,14 @@ def read_hand_views(path: Path) -> Iterator[dict[str, Any]]:
         yield hand_view(record)
 
 
-def hand_view(record: Mapping[str, Any]) -> dict[str, Any]:
+def hand_view(record: Mapping[str, Any], *, steps: bool = True) -> dict[str, Any]:
     """Turn one hand record into the report's hand view (see the module docstring).
+
+    Args:
+        record: one line of a hand history.
+        steps: build ``steps`` (the viewer's); False leaves it empty, for
+            statistics over every hand (faults, timings, pots, shown hands) at a fraction of
+            the cost; ``hole`` and ``final`` are then empty too.
 
     Raises:
         KeyError, ValueError: a record without the fields of a hand history.
@@ -67,8 +82,8 @@ def hand_view(record: Mapping[str, Any]) -> dict[str, Any]:
     pot = 0
     phase = "bet1"
     detailed = iter(record.get("actions") or [])
-    steps: list[dict[str, Any]] = []
-    for event in record.get("history") or []:
+    steps_: list[dict[str, Any]] = []
+    for event in (record.get("history") or []) if steps else []:
         seat = int(event["seat"])
         kind = str(event["action"])
         step: dict[str, Any] = {"seat": seat, "action": kind, "added": 0, "all_in": bool(event.get("all_in"))}
@@ -103,7 +118,7 @@ def hand_view(record: Mapping[str, Any]) -> dict[str, Any]:
         step["pot"] = pot
         step["stacks"] = list(behind)
         step["phase"] = phase
-        steps.append(step)
+        steps_.append(step)
     returned = [{"seat": int(u["seat"]), "amount": int(u["amount"])} for u in record.get("uncalled") or []
                 if isinstance(u, Mapping)]
     faults = []
@@ -126,9 +141,10 @@ def hand_view(record: Mapping[str, Any]) -> dict[str, Any]:
         "big_blind": int(config.get("big_blind") or 0),
         "ante": int(config.get("ante") or 0),
         "stacks": stacks,
-        "hole": [list(cards) for cards in record.get("hole_cards") or [[] for _ in range(n)]],
-        "final": [list(cards) for cards in record.get("final_cards") or record.get("hole_cards") or []],
-        "steps": steps,
+        "hole": [list(cards) for cards in record.get("hole_cards") or [[] for _ in range(n)]] if steps else [],
+        "final": [list(cards) for cards in record.get("final_cards") or record.get("hole_cards") or []]
+        if steps else [],
+        "steps": steps_,
         "shown": [{"seat": int(s["seat"]), "five": list(s.get("five") or []), "category": str(s.get("category", ""))}
                   for s in record.get("shown") or []],
         "pots": [{"amount": int(p["amount"]), "eligible": list(p.get("eligible") or []),

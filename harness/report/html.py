@@ -1,10 +1,12 @@
 """The HTML report: ``<out>/report/`` and ``<out>/reports/<bot>.md``.
 
 Pages are Jinja2 templates (``harness/report/templates``); charts are
-plotly figures built with ``plotly.graph_objects`` and drawn in the page by
-plotly.js, copied from the installed ``plotly`` Python package into
-``report/static/`` (no CDN: the report opens from disk, offline, and
-requests nothing from any other host). Bot pages render the Markdown report
+plotly figures (the JSON figure format of plotly.js: ``{"data": [traces],
+"layout": {...}}``, built here as plain dicts, which is much faster than
+``plotly.graph_objects`` over hundreds of pages; the tests validate them with
+it) drawn in the page by plotly.js, copied from the installed ``plotly``
+Python package into ``report/static/`` (no CDN: the report opens from disk,
+offline, and requests nothing from any other host). Bot pages render the Markdown report
 with markdown-it-py.
 
 Layout::
@@ -33,7 +35,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from harness.report.collect import VIEWER_HANDS_PER_MATCH, ReportData, collect, safe_name
+from harness.report.collect import VIEWER_HANDS_PER_MATCH, BotReport, ReportData, collect, safe_name
 from harness.report.markdown import bot_markdown
 from harness.tournament.leaderboard import EXPLANATION, ranked, split_foreign, to_csv
 from harness.tournament.ratings import Rankings
@@ -72,13 +74,22 @@ def _env() -> Any:
     return env
 
 
-def _figure_json(fig: Any) -> str:
-    """A figure as JSON that is safe inside a <script> element."""
-    return fig.to_json().replace("</", "<\\/")
+def _figure_json(data: list[dict[str, Any]], layout: dict[str, Any]) -> str:
+    """A plotly figure as JSON that is safe inside a <script> element (NaN as null, as plotly.js expects)."""
+    def clean(value: Any) -> Any:
+        if isinstance(value, float) and value != value:
+            return None
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items()}
+        return value
+
+    return json.dumps({"data": clean(data), "layout": clean(layout)}, separators=(",", ":")).replace("</", "<\\/")
 
 
 def _layout(**extra: Any) -> dict[str, Any]:
-    base: dict[str, Any] = {"margin": {"l": 140, "r": 20, "t": 30, "b": 50}, "template": "plotly_white"}
+    base: dict[str, Any] = {"margin": {"l": 140, "r": 20, "t": 30, "b": 50}}
     base.update(extra)
     return base
 
@@ -90,8 +101,7 @@ def _board(records: Sequence[MatchRecord], bots: Sequence[str] | None, ranks: Ra
 
 def _figures(order: list[str], ranks: Rankings, records: Sequence[MatchRecord],
              rows: list[dict[str, str]]) -> dict[str, str]:
-    import plotly.graph_objects as go
-
+    """The index page's figures: interval bars, crosstable and LOS heatmaps, ratings."""
     boot = ranks.bootstrap
     board = {row["bot"]: row for row in rows}
     shown = [b for b in order if b in board]
@@ -105,44 +115,73 @@ def _figures(order: list[str], ranks: Rankings, records: Sequence[MatchRecord],
     lows = [num(b, "ci95_low") for b in ys]
     highs = [num(b, "ci95_high") for b in ys]
     labels = [f"{b}  [{ranks.groups.get(b, '')}]" for b in ys]
-    intervals = go.Figure(go.Scatter(
-        x=mids, y=labels, mode="markers",
-        error_x={"type": "data", "symmetric": False,
-                 "array": [h - m for h, m in zip(highs, mids, strict=True)],
-                 "arrayminus": [m - lo for m, lo in zip(mids, lows, strict=True)]},
-        hovertemplate="%{y}: %{x:.2f} bb/100<extra></extra>"))
-    intervals.add_vline(x=0, line_dash="dot", line_color="#888")
-    intervals.update_layout(**_layout(xaxis_title="bb/100 (95% CI); [rank group]",
-                                      height=max(300, 28 * len(ys) + 80)))
+    intervals = _figure_json(
+        [{"type": "scatter", "x": mids, "y": labels, "mode": "markers",
+          "error_x": {"type": "data", "symmetric": False,
+                      "array": [h - m for h, m in zip(highs, mids, strict=True)],
+                      "arrayminus": [m - lo for m, lo in zip(mids, lows, strict=True)]},
+          "hovertemplate": "%{y}: %{x:.2f} bb/100<extra></extra>"}],
+        _layout(xaxis={"title": {"text": "bb/100 (95% CI); [rank group]"}, "zeroline": True},
+                yaxis={"type": "category"}, height=max(300, 28 * len(ys) + 80),
+                shapes=[{"type": "line", "x0": 0, "x1": 0, "xref": "x", "y0": 0, "y1": 1, "yref": "paper",
+                         "line": {"dash": "dot", "color": "#888"}}]))
 
     cells = crosstable(records, shown)
     z = [[None if r == c or (r, c) not in cells else round(cells[(r, c)].bb_per_100, 1) for c in shown]
          for r in shown]
     text = [["" if v is None else f"{v:+.1f}" for v in row] for row in z]
-    cross = go.Figure(go.Heatmap(z=z, x=shown, y=shown, text=text, texttemplate="%{text}", colorscale="RdBu",
-                                 zmid=0, colorbar={"title": "bb/100"},
-                                 hovertemplate="%{y} vs %{x}: %{z} bb/100<extra></extra>"))
-    cross.update_layout(**_layout(yaxis={"autorange": "reversed"}, xaxis={"side": "top"}))
+    square = _layout(yaxis={"autorange": "reversed", "type": "category"}, xaxis={"side": "top", "type": "category"})
+    cross = _figure_json(
+        [{"type": "heatmap", "z": z, "x": shown, "y": shown, "text": text, "texttemplate": "%{text}",
+          "colorscale": "RdBu", "zmid": 0, "colorbar": {"title": {"text": "bb/100"}},
+          "hovertemplate": "%{y} vs %{x}: %{z} bb/100<extra></extra>"}], square)
 
-    ranked = [b for b in shown if b in boot.bb_per_100]
-    los_z = [[None if r == c else boot.los.get((r, c)) for c in ranked] for r in ranked]
+    ranked_bots = [b for b in shown if b in boot.bb_per_100]
+    los_z = [[None if r == c else boot.los.get((r, c)) for c in ranked_bots] for r in ranked_bots]
     los_text = [["" if v is None else f"{v:.2f}" for v in row] for row in los_z]
-    los = go.Figure(go.Heatmap(z=los_z, x=ranked, y=ranked, text=los_text, texttemplate="%{text}",
-                               colorscale="RdBu", zmin=0, zmax=1, zmid=0.5, colorbar={"title": "LOS"},
-                               hovertemplate="P(%{y} better than %{x}) = %{z:.3f}<extra></extra>"))
-    los.update_layout(**_layout(yaxis={"autorange": "reversed"}, xaxis={"side": "top"}))
-    figures = {"intervals": _figure_json(intervals), "crosstable": _figure_json(cross), "los": _figure_json(los)}
+    los = _figure_json(
+        [{"type": "heatmap", "z": los_z, "x": ranked_bots, "y": ranked_bots, "text": los_text,
+          "texttemplate": "%{text}", "colorscale": "RdBu", "zmin": 0, "zmax": 1, "zmid": 0.5,
+          "colorbar": {"title": {"text": "LOS"}},
+          "hovertemplate": "P(%{y} better than %{x}) = %{z:.3f}<extra></extra>"}], square)
+    figures = {"intervals": intervals, "crosstable": cross, "los": los}
     if ranks.ratings is not None:
-        rated = sorted(ranks.ratings, key=lambda b: ranks.ratings[b].mu)  # type: ignore[index]
         r = ranks.ratings
-        fig = go.Figure(go.Scatter(
-            x=[r[b].mu for b in rated], y=rated, mode="markers",
-            error_x={"type": "data", "array": [1.96 * r[b].sigma for b in rated]},
-            hovertemplate="%{y}: mu %{x:.2f}<extra></extra>"))
-        fig.update_layout(**_layout(xaxis_title="Plackett-Luce rating mu (+- 1.96 sigma)",
-                                    height=max(300, 28 * len(rated) + 80)))
-        figures["ratings"] = _figure_json(fig)
+        rated = sorted(r, key=lambda b: r[b].mu)
+        figures["ratings"] = _figure_json(
+            [{"type": "scatter", "x": [r[b].mu for b in rated], "y": rated, "mode": "markers",
+              "error_x": {"type": "data", "array": [1.96 * r[b].sigma for b in rated]},
+              "hovertemplate": "%{y}: mu %{x:.2f}<extra></extra>"}],
+            _layout(xaxis={"title": {"text": "Plackett-Luce rating mu (+- 1.96 sigma)"}},
+                    yaxis={"type": "category"}, height=max(300, 28 * len(rated) + 80)))
     return figures
+
+
+def _opponents_figure(bot: BotReport) -> str | None:
+    """Bars of the bot's bb/100 against each opponent with their 95% intervals."""
+    with_est = [(o.name, o.estimate) for o in bot.opponents if o.estimate is not None]
+    if not with_est:
+        return None
+    return _figure_json(
+        [{"type": "bar", "x": [n for n, _ in with_est], "y": [e.bb_per_100 for _, e in with_est],
+          "error_y": {"type": "data", "symmetric": False,
+                      "array": [0 if e.high is None else e.high - e.bb_per_100 for _, e in with_est],
+                      "arrayminus": [0 if e.low is None else e.bb_per_100 - e.low for _, e in with_est]}}],
+        _layout(yaxis={"title": {"text": "bb/100 (95% CI)"}}, xaxis={"type": "category"},
+                margin={"l": 60, "r": 20, "t": 20, "b": 80}))
+
+
+def _chips_figure(res: Any) -> str:
+    """Cumulative chips of each seat over the hands of a match (from its record's hand_nets)."""
+    cumulative = [[0] for _ in res.bots]
+    for row in res.hand_nets:
+        for seat, net in enumerate(row):
+            cumulative[seat].append(cumulative[seat][-1] + net)
+    return _figure_json(
+        [{"type": "scatter", "mode": "lines", "x": list(range(len(c))), "y": c, "name": f"{seat} {name}"}
+         for seat, (name, c) in enumerate(zip(res.bots, cumulative, strict=True))],
+        _layout(xaxis={"title": {"text": "hands played"}}, yaxis={"title": {"text": "cumulative chips"}},
+                margin={"l": 60, "r": 20, "t": 20, "b": 50}))
 
 
 def _status(data: ReportData, running: bool, stopped: bool) -> dict[str, Any]:
@@ -243,8 +282,6 @@ def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
         matches=match_rows)
     _write(report / "index.html", index, written)
 
-    import plotly.graph_objects as go
-
     md = MarkdownIt("commonmark").enable("table")
     rows = {row["bot"]: row for row in board}
     for name, bot in data.bot_reports.items():
@@ -253,18 +290,7 @@ def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
             standing["rank_group"] = ranks.groups[name]
         text = bot_markdown(bot, data, standing or None)
         _write(out_dir / BOT_REPORTS_DIR / f"{safe_name(name)}.md", text, written)
-        opp_fig = None
-        with_est = [o for o in bot.opponents if o.estimate is not None]
-        if with_est:
-            fig = go.Figure(go.Bar(
-                x=[o.name for o in with_est], y=[o.estimate.bb_per_100 for o in with_est],  # type: ignore[union-attr]
-                error_y={"type": "data", "symmetric": False,
-                         "array": [0 if o.estimate.high is None else o.estimate.high - o.estimate.bb_per_100
-                                   for o in with_est],  # type: ignore[union-attr]
-                         "arrayminus": [0 if o.estimate.low is None else o.estimate.bb_per_100 - o.estimate.low
-                                        for o in with_est]}))  # type: ignore[union-attr]
-            fig.update_layout(**_layout(yaxis_title="bb/100 (95% CI)", margin={"l": 60, "r": 20, "t": 20, "b": 80}))
-            opp_fig = _figure_json(fig)
+        opp_fig = _opponents_figure(bot)
         page = env.get_template("bot.html.j2").render(
             **common, root="../", bot=bot, body=md.render(text.split("\n", 2)[2] if text.count("\n") > 1 else text),
             figures={"opponents": opp_fig})
@@ -272,14 +298,6 @@ def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
 
     for info in data.matches:
         res = info.record.result
-        cumulative = [[0] for _ in res.bots]
-        for row in res.hand_nets:
-            for seat, net in enumerate(row):
-                cumulative[seat].append(cumulative[seat][-1] + net)
-        chips = go.Figure([go.Scatter(x=list(range(len(c))), y=c, mode="lines", name=f"{seat} {name}")
-                           for seat, (name, c) in enumerate(zip(res.bots, cumulative, strict=True))])
-        chips.update_layout(**_layout(xaxis_title="hands played", yaxis_title="cumulative chips",
-                                      margin={"l": 60, "r": 20, "t": 20, "b": 50}))
         kept = []
         for view in info.hands:
             kept.append({"hand_id": view["hand_id"], "pot": sum(p["amount"] for p in view["pots"]),
@@ -302,7 +320,7 @@ def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
                             "faults": ", ".join(f"{k} {v}" for k, v in sorted(res.faults[s].items()) if v),
                             "status": res.status[s]} for s, b in enumerate(res.bots)]}
         page = env.get_template("match.html.j2").render(**common, root="../", match=match,
-                                                        figures={"chips": _figure_json(chips)})
+                                                        figures={"chips": _chips_figure(res)})
         _write(report / "matches" / f"{safe_name(res.match_id)}.html", page, written)
         payload = json.dumps(info.hands, separators=(",", ":")).replace("</", "<\\/")
         _write(report / "hands" / f"{safe_name(res.match_id)}.js",
