@@ -135,6 +135,23 @@ def test_harness_report_rewrites_the_report_and_refuses_a_missing_directory(cont
     assert missing.exit_code == 2 and "no such directory" in missing.output
 
 
+def test_deals_of_a_table_still_being_played_are_not_shown(contest: Path, tmp_path: Path) -> None:
+    from harness.report.html import write_report
+
+    copy = tmp_path / "copy"
+    shutil.copytree(contest, copy, ignore=shutil.ignore_patterns("report", "reports"))
+    lines = (copy / "results.jsonl").read_text().splitlines(keepends=True)
+    records = read_records(copy)
+    last = records[-1]
+    (copy / "results.jsonl").write_text("".join(lines[:-1]))  # its other rotation is still to be played
+    twin = next(r for r in records[:-1] if r.table == last.table)
+    write_report(copy, running=True)
+    assert '"hand_id"' not in (copy / "report" / "hands" / f"{twin.match_id}.js").read_text()
+    assert "once all its rotations are played" in (copy / "report" / "matches" / f"{twin.match_id}.html").read_text()
+    other = next(r for r in records if r.table != last.table)
+    assert '"hand_id"' in (copy / "report" / "hands" / f"{other.match_id}.js").read_text()
+
+
 def test_a_running_tournament_refreshes_its_report(tmp_path: Path) -> None:
     from harness.report.html import write_report
 

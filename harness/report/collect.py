@@ -104,6 +104,7 @@ class MatchInfo:
     hands: list[dict[str, Any]] = field(default_factory=list)
     hand_count: int = 0
     problem: str | None = None
+    table_complete: bool = True
 
     @property
     def match_id(self) -> str:
@@ -222,6 +223,12 @@ def collect(out_dir: Path, *, viewer_hands: int | None = VIEWER_HANDS_PER_MATCH,
     bots = {name: BotReport(name, bank_ms=bank if isinstance(bank, int) else None) for name in names}
     times: dict[str, list[float]] = {name: [] for name in names}
     first_fault: dict[tuple[str, str], FaultExample] = {}
+    # Duplicate: the other rotations of a table replay the same deals, so a table's hands are shown only
+    # once all its rotations are recorded (a running report must not show deals still to be played).
+    duplicate = manifest.get("duplicate", True) is not False
+    per_table: dict[int, int] = {}
+    for rec in records:
+        per_table[rec.table] = per_table.get(rec.table, 0) + 1
     matches = []
     for rec in records:
         res = rec.result
@@ -243,7 +250,9 @@ def collect(out_dir: Path, *, viewer_hands: int | None = VIEWER_HANDS_PER_MATCH,
                 info.problem = f"{history}: not a hand history of this harness ({type(exc).__name__}: {exc})"
                 notices.append(info.problem)
         info.hand_count = len(views)
-        info.hands = [hand_view(raw[v["hand_id"]]) for v in _select_hands(views, viewer_hands)]
+        info.table_complete = not duplicate or per_table[rec.table] >= len(rec.result.bots)
+        if info.table_complete:
+            info.hands = [hand_view(raw[v["hand_id"]]) for v in _select_hands(views, viewer_hands)]
         matches.append(info)
         bank_used = {name: 0.0 for name in res.bots}
         for view in views:

@@ -308,6 +308,9 @@ def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
             kept_text = f"The hand history cannot be read: {info.problem}"
         elif info.history is None:
             kept_text = "No hand history was found for this match."
+        elif not info.table_complete:
+            kept_text = (f"The hands of table {info.record.table} are shown once all its rotations are played: "
+                         "the others replay the same deals (duplicate).")
         else:
             kept_text = (f"{len(info.hands)} of {info.hand_count} hands are in the viewer (the first, those with "
                          f"faults and the largest pots; `harness report --all-hands` keeps every hand); all are in "
