@@ -324,3 +324,89 @@ def test_a_reply_waiting_when_the_referee_comes_back_is_on_time(ctx: zmq.Context
     assert reply.action == "call"
     assert clock.remaining_ms() == 0  # the deadline had passed when it was read
     assert conn.answered_at <= marks[0]  # charged from before the referee's work, not after it
+
+
+# ---------------------------------------------------------------------- unauthenticated peers (issue 10 point 7)
+
+
+def intruder(ctx: zmq.Context[Any], conn: Connection) -> zmq.Socket[Any]:
+    """A DEALER that stays away once dropped (a DEALER reconnects by default)."""
+    s = ctx.socket(zmq.DEALER)
+    s.setsockopt(zmq.LINGER, 0)
+    s.setsockopt(zmq.RECONNECT_IVL, -1)
+    s.connect(conn.endpoint)
+    return s
+
+
+def watch(sock: zmq.Socket[Any]) -> zmq.Socket[Any]:
+    """A monitor of a test-side socket, to see the referee drop its connection."""
+    return sock.get_monitor_socket(zmq.EVENT_DISCONNECTED)
+
+
+def dropped(monitor: zmq.Socket[Any], conn: Connection, timeout_s: float = 2.0) -> bool:
+    """True once the test-side socket saw its connection closed by the referee."""
+    end = time.monotonic() + timeout_s
+    while time.monotonic() < end:
+        conn.poll_handshake()
+        if monitor.poll(20):
+            return True
+    return False
+
+
+def test_a_peer_without_the_secret_is_dropped_at_once_and_never_answered(
+    ctx: zmq.Context[Any], conn: Connection
+) -> None:
+    for first in (hello("wrong"), b"garbage", codec.encode(ActionReply(seq=1, action="fold"))):
+        peer = intruder(ctx, conn)
+        seen = watch(peer)
+        peer.send(first)
+        assert dropped(seen, conn), first
+        with pytest.raises(zmq.Again):
+            peer.recv(zmq.NOBLOCK)
+        seen.close()
+        peer.close()
+    assert conn.dropped_peers == 3 and conn.identity is None
+    bot = dealer(ctx, conn)
+    bot.send(hello())
+    assert handshake(conn)
+
+
+def test_silent_peers_are_capped_and_all_dropped_at_the_hello_and_nobody_connects_after(
+    ctx: zmq.Context[Any], conn: Connection, tmp_path: Path
+) -> None:
+    from harness.match.connection import MAX_UNAUTHENTICATED
+
+    silent = []
+    for _ in range(MAX_UNAUTHENTICATED + 2):
+        peer = intruder(ctx, conn)
+        silent.append((peer, watch(peer)))
+    time.sleep(0.2)
+    conn.poll_handshake()  # reads the monitor: the oldest connections beyond the cap go at once
+    assert [dropped(m, conn, 0.3) for _, m in silent] == [True, True] + [False] * MAX_UNAUTHENTICATED
+    silent = silent[2:]
+    flooder = silent[0][0]
+    for _ in range(50):
+        flooder.send(b"x" * 2000, zmq.NOBLOCK)  # queued while the bot starts: must cost it nothing
+    bot = dealer(ctx, conn)
+    bot.send(hello())
+    bot.send(codec.encode(ActionReply(seq=7, action="fold")))  # the bot's own stray, queued with its hello
+    time.sleep(0.2)
+    assert handshake(conn)
+    assert all(dropped(m, conn, 0.5) for _, m in silent)
+    assert not (tmp_path / "bot.sock").exists()  # nobody can connect any more
+    late = dealer(ctx, conn)
+    late.send(hello())
+    assert not conn.sock.poll(200)  # the others' queue was discarded at the hello; nothing new arrives
+    clock = Clock(300, 0)
+    clock.start()
+    bot.recv()  # welcome
+    bot.send(codec.encode(ActionReply(seq=1, action="fold")))
+    assert conn.request(request(1), 1, ActionReply, clock.remaining_ms).action == "fold"
+    stray = conn.take_strays()  # kept for the bot, not discarded with the others' messages
+    assert stray is not None and "seq 7" in stray.detail
+    for peer, monitor in silent:
+        with pytest.raises(zmq.Again):
+            peer.recv(zmq.NOBLOCK)
+        monitor.close()
+        peer.close()
+    late.close()

@@ -1,11 +1,24 @@
 """The referee's side of one bot's channel (PROTOCOL.md "Transport", DESIGN.md "Referee promises").
 
 Per bot the referee binds a ZeroMQ ROUTER on a private endpoint (an ipc path
-in a private 0700 directory, or tcp on loopback); the bot connects a DEALER
-and proves itself with ``hello`` carrying the per-match secret. From then on
-only that peer (its ROUTER routing id) is listened to: anything from another
-peer on the same endpoint is ignored and logged, so a process without the
-secret can neither block nor impersonate the bot.
+in a directory of its own, or tcp on loopback); the bot connects a DEALER
+and proves itself with ``hello`` carrying its seat's secret. From then on
+only that peer (its ROUTER routing id) is listened to, so a process without
+the secret can neither block nor impersonate the bot.
+
+Unauthenticated peers (issue 10 point 7): a connection whose first message
+is not a ``hello`` with the seat's secret is dropped at once (the referee
+shuts its socket down; it is never answered), at most
+:data:`MAX_UNAUTHENTICATED` silent connections are kept open before the
+bot's hello (the oldest go first), and once the bot is authenticated every other connection is dropped,
+the ipc path is unlinked so that nobody can connect any more (a tcp peer is
+dropped as soon as it is accepted), and whatever the others had queued is
+discarded before any clock runs. ZeroMQ has no call to close one peer of a
+ROUTER: the connection's descriptor comes from the monitor
+(``EVENT_ACCEPTED``) or the message (``ZMQ_SRCFD``, checked against the
+sender's pid in ``Peer-Address`` with ``SO_PEERCRED`` so that a descriptor
+reused by another connection is never hit), and ``shutdown(2)`` on it makes
+libzmq close that connection as if the peer had gone.
 
 Guards, all per message, none trusting the bot:
 
@@ -46,8 +59,11 @@ Guards, all per message, none trusting the bot:
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hmac
+import os
+import socket
 import struct
 import termios
 import time
@@ -86,6 +102,8 @@ OVERSLEEP_MS = 5
 _LATE_BATCHES = 4
 #: Kinds of out-of-turn message told apart in a fault's detail (more are counted as "other").
 MAX_STRAY_KINDS = 6
+#: Connections kept open before the bot's hello; more are dropped as they are accepted.
+MAX_UNAUTHENTICATED = 4
 
 _now = time.perf_counter
 
@@ -96,6 +114,8 @@ _POLLIN = int(zmq.POLLIN)
 _EVENTS = int(zmq.EVENTS)
 _RCVMORE = int(zmq.RCVMORE)
 _EVENT_DISCONNECTED = int(zmq.EVENT_DISCONNECTED)
+_EVENT_ACCEPTED = int(zmq.EVENT_ACCEPTED)
+_UCRED = struct.Struct("3i")  # struct ucred: pid, uid, gid (SO_PEERCRED)
 
 
 class Disconnected(Exception):
@@ -133,6 +153,27 @@ def transport_limit(max_message_bytes: int) -> int:
     return max(4 * max_message_bytes, 262_144)
 
 
+def _shutdown(fd: int) -> bool:
+    """``shutdown(2)`` a connection libzmq owns (libzmq then closes it as a departed peer); False if gone."""
+    try:
+        with socket.socket(fileno=os.dup(fd)) as sock:  # a duplicate: libzmq keeps its own descriptor
+            sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        return False
+    return True
+
+
+def _peer_pid(fd: int) -> int | None:
+    """The pid of the process at the other end of a unix-socket descriptor (``SO_PEERCRED``), or None."""
+    try:
+        with socket.socket(fileno=os.dup(fd)) as sock:
+            if sock.family != socket.AF_UNIX:
+                return None
+            return _UCRED.unpack(sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _UCRED.size))[0]
+    except OSError:
+        return None
+
+
 def _describe(msg: Any, rseq: Any) -> str:
     """Short words for an out-of-turn message, e.g. ``"action with seq 7"``."""
     return f"{msg.TYPE!s} with seq {rseq}"
@@ -145,7 +186,7 @@ class Connection:
         ctx: the referee's ZeroMQ context.
         endpoint: where to bind: ``ipc:///private/dir/name`` or ``tcp://127.0.0.1:0``
             (port 0 = any free port; :attr:`endpoint` then holds the real one).
-        secret: the per-match secret the bot must present (``HARNESS_SECRET``).
+        secret: the seat's secret the bot must present (``HARNESS_SECRET``).
         name: the bot's name, for log lines.
         max_message_bytes: largest message accepted from the bot (bytes).
         log: called with one line of text for every event worth keeping
@@ -186,6 +227,14 @@ class Connection:
             raise
         self.sock = sock
         self.endpoint: str = sock.getsockopt_string(zmq.LAST_ENDPOINT)
+        #: Open connections by descriptor, oldest first (from the monitor), the bot's included once known.
+        self._peers: dict[int, None] = {}
+        #: Messages of the bot read while discarding the others' queue: judged at the first request.
+        self._early: list[list[bytes]] = []
+        #: Routing ids of connections dropped before the hello: their queued messages are ignored.
+        self._banned: set[bytes] = set()
+        #: Connections dropped because they did not present the secret, or came too many or too late.
+        self.dropped_peers = 0
         self._poller = zmq.Poller()
         self._poller.register(sock, _POLLIN)
         self._poller.register(self._monitor, _POLLIN)
@@ -239,11 +288,103 @@ class Connection:
                 event = parse_monitor_message(frames)
             except Exception:  # malformed monitor frames cannot come from a bot; be safe
                 continue
-            if event["event"] == _EVENT_DISCONNECTED and self._fd is not None and event["value"] == self._fd:
-                if not self.gone:
-                    self._log(f"{self.name}: connection of the authenticated peer dropped")
-                self.gone = True
-                self._fd = None
+            kind, fd = event["event"], int(event["value"])
+            if kind == _EVENT_ACCEPTED:
+                self._peers[fd] = None
+                if self.identity is not None:
+                    self._drop(fd, "a connection after the bot's hello")
+            elif kind == _EVENT_DISCONNECTED:
+                self._peers.pop(fd, None)
+                if self._fd is not None and fd == self._fd:
+                    if not self.gone:
+                        self._log(f"{self.name}: connection of the authenticated peer dropped")
+                    self.gone = True
+                    self._fd = None
+
+    # ------------------------------------------------------------------ unauthenticated peers
+
+    def _drop_identity(self, ident: bytes, frame: zmq.Frame, why: str) -> None:
+        """Drop a message's connection and ignore whatever else it queued (it can never authenticate)."""
+        if len(self._banned) < 4 * MAX_UNAUTHENTICATED * RCV_HWM:
+            self._banned.add(ident)
+        self._drop_sender(frame, why)
+
+    def _drop(self, fd: int, why: str) -> None:
+        """Close one connection that is not the bot's (never the authenticated one)."""
+        if fd == self._fd:
+            return
+        self._peers.pop(fd, None)
+        if _shutdown(fd):
+            self.dropped_peers += 1
+            self._ignore(f"{why}: dropped")
+
+    def _drop_sender(self, frame: zmq.Frame, why: str) -> None:
+        """Drop the connection a message came from, unless its descriptor now belongs to another one.
+
+        An ipc descriptor is checked against the sender's pid (``Peer-Address``
+        ends ``:uid:gid:pid``); a tcp one must still be open as the monitor knows it.
+        """
+        self._drain_monitor()
+        try:
+            fd = int(frame.get(zmq.SRCFD))
+            address = frame.get("Peer-Address")
+        except (zmq.ZMQError, ValueError, TypeError):
+            self._ignore(why)
+            return
+        if self.endpoint.startswith("ipc://"):
+            sender = address.rsplit(":", 1)[-1]
+            same = sender.isdigit() and _peer_pid(fd) == int(sender)
+        else:
+            same = fd in self._peers
+        if same and fd != self._fd:
+            self._drop(fd, why)
+        else:
+            self._ignore(why)
+
+    def _cap_peers(self) -> None:
+        """Before the hello: keep at most :data:`MAX_UNAUTHENTICATED` connections, dropping the oldest.
+
+        Every connection still open sent nothing yet (any message but the
+        hello drops its sender), and a bot sends its hello as it connects, so
+        the oldest silent connections go first. Called after the queued
+        messages are read, so a hello that has arrived is never dropped.
+        """
+        self._drain_monitor()
+        while self.identity is None and len(self._peers) > MAX_UNAUTHENTICATED:
+            self._drop(next(iter(self._peers)), f"a silent connection beyond {MAX_UNAUTHENTICATED} without the secret")
+
+    def _seal(self) -> None:
+        """After the bot's hello: drop every other connection, stop new ones, discard what the others sent.
+
+        The bot's own messages found in the queue are kept for the first
+        request (:meth:`_drain_unsolicited` judges them). Runs before any clock.
+        """
+        if self.endpoint.startswith("ipc://"):
+            with contextlib.suppress(OSError):  # nobody can connect any more; the bot is connected
+                os.unlink(self.endpoint[len("ipc://"):])
+        self._drain_monitor()
+        for fd in list(self._peers):
+            if fd != self._fd:
+                self._drop(fd, "a connection without the secret, at the bot's hello")
+        sock = self.sock
+        foreign = 0
+        for _ in range(MAX_UNAUTHENTICATED * RCV_HWM + MAX_QUEUED_STRAYS):
+            if not sock.getsockopt(_EVENTS) & _POLLIN:
+                break
+            try:
+                frames = [sock.recv(_NOBLOCK)]
+                while sock.getsockopt(_RCVMORE):
+                    frames.append(sock.recv(_NOBLOCK))
+            except zmq.Again:
+                break
+            if frames[0] == self.identity:
+                self._early.append(frames)
+            else:
+                foreign += 1
+        self._banned.clear()
+        if foreign:
+            self._ignored += foreign
+            self._log(f"{self.name}: discarded {foreign} message(s) of peers without the secret")
 
     # ------------------------------------------------------------------ handshake
 
@@ -251,9 +392,11 @@ class Connection:
         """Process what arrived, without blocking, until the bot is authenticated.
 
         A valid ``hello`` with the right secret and version authenticates its
-        peer (answered ``welcome``); the right secret with another version is
-        answered with a fatal ``error`` and recorded in :attr:`failure`.
-        Everything else is ignored and logged. At most :data:`READ_BATCH`
+        peer (answered ``welcome``, then every other connection is dropped:
+        :meth:`_seal`); the right secret with another version is answered
+        with a fatal ``error`` and recorded in :attr:`failure`. Any other
+        message drops the connection it came from, unanswered, and is
+        logged. At most :data:`READ_BATCH`
         messages are read per call, so a peer flooding its socket cannot hold
         up the other seats' handshakes (the caller polls again).
 
@@ -270,24 +413,27 @@ class Connection:
             except zmq.Again:
                 break
             ident = frames[0].bytes
+            if ident in self._banned:  # queued by a connection already dropped
+                self._ignored += 1
+                continue
             if len(frames) != 2:
                 hint = ""
                 if len(frames) == 3 and not frames[1].bytes:
                     # A REQ socket puts an empty delimiter frame before each message.
                     hint = " (an empty first frame, as a REQ socket sends: connect a DEALER, PROTOCOL.md section 1)"
-                self._ignore(f"a {len(frames) - 1}-part message before hello{hint}")
+                self._drop_identity(ident, frames[-1], f"a {len(frames) - 1}-part message before hello{hint}")
                 continue
             data = frames[1]
             try:
                 msg = codec.decode(data.buffer, self._max_bytes)
             except ProtocolError as exc:
-                self._ignore(f"an invalid message before hello ({exc})")
+                self._drop_identity(ident, data, f"an invalid message before hello ({exc})")
                 continue
             if not isinstance(msg, Hello):
-                self._ignore(f"a {type(msg).TYPE!s} message before hello")
+                self._drop_identity(ident, data, f"a {type(msg).TYPE!s} message before hello")
                 continue
             if not hmac.compare_digest(msg.secret.encode(), self._secret):
-                self._ignore(f"a hello with a wrong secret (name {msg.name[:64]!r})")
+                self._drop_identity(ident, data, f"a hello with a wrong secret (name {msg.name[:64]!r})")
                 continue
             if msg.v != PROTOCOL_VERSION:
                 self.failure = HandshakeFailure(
@@ -301,6 +447,9 @@ class Connection:
             self.identity = ident
             self._fd = int(data.get(zmq.SRCFD))
             self._send_to(ident, codec.encode(Welcome()))
+            self._seal()
+        if self.identity is None:
+            self._cap_peers()
         return self.identity is not None
 
     @property
@@ -384,7 +533,7 @@ class Connection:
         sock = self.sock
         if self._late:
             self._late = []
-        if sock.getsockopt(_EVENTS) & _POLLIN:
+        if self._early or sock.getsockopt(_EVENTS) & _POLLIN:
             # Whatever is queued was sent before this request existed: it cannot answer it,
             # even if it guessed the seq (PROTOCOL.md: requests are answered, never anticipated).
             self._drain_unsolicited(seq, deadline)
@@ -539,15 +688,19 @@ class Connection:
         """
         sock = self.sock
         own = 0  # the bot's own messages (an unauthenticated peer's are only ignored)
-        for _ in range(4 * MAX_QUEUED_STRAYS):
-            if not sock.getsockopt(_EVENTS) & _POLLIN or deadline() <= 0:
-                return  # past the deadline the request goes out and times out: the bot pays
-            try:
-                frames = [sock.recv(_NOBLOCK)]
-                while sock.getsockopt(_RCVMORE):
-                    frames.append(sock.recv(_NOBLOCK))
-            except zmq.Again:
-                return
+        early, self._early = self._early, []
+        for _ in range(4 * MAX_QUEUED_STRAYS + len(early)):
+            if early:
+                frames = early.pop(0)  # read at the hello, before the queue
+            else:
+                if not sock.getsockopt(_EVENTS) & _POLLIN or deadline() <= 0:
+                    return  # past the deadline the request goes out and times out: the bot pays
+                try:
+                    frames = [sock.recv(_NOBLOCK)]
+                    while sock.getsockopt(_RCVMORE):
+                        frames.append(sock.recv(_NOBLOCK))
+                except zmq.Again:
+                    return
             if frames[0] == self.identity:
                 own += 1
                 if own > MAX_QUEUED_STRAYS:

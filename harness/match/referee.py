@@ -324,11 +324,20 @@ class Referee:
 
     # ------------------------------------------------------------------ start
 
-    def _launch(self, tmpdir: str, ctx: zmq.Context[Any], secret: str) -> None:
+    def _launch(self, tmpdir: str, ctx: zmq.Context[Any]) -> None:
+        """Bind each seat's endpoint and start its bot; each seat has its own secret and directory."""
         log_dir = self.out_dir / "logs"
         for seat in self.seats:
             i, bot = seat.index, seat.bot
-            endpoint = f"ipc://{tmpdir}/{i}.sock" if self.transport == "ipc" else "tcp://127.0.0.1:0"
+            # Per seat: a secret (a bot that learns another seat's cannot use its own) and a
+            # directory holding only that seat's socket (what a sandbox shows the bot).
+            secret = secrets.token_hex(16)
+            if self.transport == "ipc":
+                seat_dir = os.path.join(tmpdir, f"seat{i}")
+                os.mkdir(seat_dir, 0o700)
+                endpoint = f"ipc://{seat_dir}/bot.sock"
+            else:
+                endpoint = "tcp://127.0.0.1:0"
             seat.conn = Connection(
                 ctx, endpoint, secret, f"seat {i} {bot.name}", self.limits.max_message_bytes, self._log
             )
@@ -601,9 +610,8 @@ class Referee:
             tmpdir = tempfile.mkdtemp(prefix=f"{PRIVATE_DIR_PREFIX}{os.getpid()}-")
             ctx = zmq.Context()
             ctx.setsockopt(zmq.LINGER, 0)
-            secret = secrets.token_hex(16)
             history = self._history = HistoryWriter(self.out_dir / "hands.jsonl")
-            self._launch(tmpdir, ctx, secret)
+            self._launch(tmpdir, ctx)
             self._handshake()
             self._match_start()
 
