@@ -114,6 +114,33 @@ def check_offers(state: HandState, rng: random.Random) -> None:
         assert legal.call_amount == 0
 
 
+def check_a_decision_exists(state: HandState) -> None:
+    """R3.4 (issue 9 point 1): a betting decision is offered only if at least two players can still
+    act, or a bet is pending for the player asked, and then never for chips R3.9 would hand back."""
+    if state.phase == "draw":
+        return
+    seat = state.to_act
+    assert seat is not None
+    able = [s for s in range(state.n) if not state.folded[s] and not state.all_in[s]]
+    assert seat in able
+    if len(able) >= 2:
+        return
+    legal = state.legal()
+    assert legal.call_amount > 0, (legal, state)
+    matched = max(state.bets[o] for o in range(state.n) if o != seat and not state.folded[o])
+    assert state.bets[seat] + legal.call_amount <= matched, (legal, state)
+    assert legal.actions == (ActionKind.FOLD, ActionKind.CALL)
+
+
+def check_no_unmatched_pot(state: HandState) -> None:
+    """R3.9 (issue 9 point 3): chips only their owner put in are returned, never a pot of one."""
+    top, second = sorted(state.contrib)[-2:][::-1]
+    assert top == second, state.contrib
+    for pot in state.result().pots:
+        if len(pot.eligible) == 1:  # a side pot nobody else may win must hold a folded player's chips
+            assert any(state.folded), pot
+
+
 def random_action(state: HandState, rng: random.Random) -> Action:
     legal = state.legal()
     kind = rng.choice(legal.actions)
@@ -136,6 +163,7 @@ def play_checked(seed: int, deep: bool) -> HandState:
     steps = 0
     while not state.is_complete:
         check_invariants(state)
+        check_a_decision_exists(state)
         if deep:
             check_offers(state, rng)
         if deep and steps % 3 == 0:
@@ -159,6 +187,7 @@ def play_checked(seed: int, deep: bool) -> HandState:
         state.apply(random_action(state, rng))
         steps += 1
     result = state.result()
+    check_no_unmatched_pot(state)
     assert sum(result.net) == 0
     assert sum(result.final_stacks) == sum(stacks) and min(result.final_stacks) >= 0
     assert sum(p.amount for p in result.pots) == state.pot
@@ -212,8 +241,12 @@ def test_hypothesis_driven_hands(n: int, config: GameConfig, stacks: list[int], 
             action = Action(kind)
         state.apply(action)
         assert all(state.stacks[s] + state.contrib[s] == stacks[s] for s in range(n)) or state.is_complete
+        if not state.is_complete:
+            check_a_decision_exists(state)
     while not state.is_complete:
+        check_a_decision_exists(state)
         state.apply(state.default_action())
+    check_no_unmatched_pot(state)
     assert sum(state.result().net) == 0
     assert replay(state.record()).record() == state.record()
 

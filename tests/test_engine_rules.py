@@ -414,3 +414,94 @@ def test_build_pots_from_contributions() -> None:
     # a folded seat's chips stay in the pots it reached
     assert build_pots([30, 100, 100], [False, True, True]) == [(230, (1, 2))]
     assert build_pots([100, 40, 100], [True, True, False]) == [(120, (0, 1)), (120, (0,))]
+
+
+# --- Issue 9 points 1-3: no decision nobody could answer (R3.4), the short big blind (R2.6),
+# --- unmatched forced bets returned (R3.9). The chips are those of RULES.md E11-E13.
+
+
+def test_e11_heads_up_big_blind_has_no_option_after_an_all_in_call() -> None:
+    # The button (small blind) has 10 chips: posts 5, then calls 5 all-in for exactly the big blind.
+    state = new_hand([10, 1000], button=0, hands=[QUADS, FULL_HOUSE])
+    state.call()
+    assert state.all_in[0] and state.contrib == [10, 10]
+    assert state.phase == "draw" and state.to_act == 0  # no fold/check for the big blind; the button draws (E8)
+    stand_pat_all(state)
+    assert state.is_complete  # round 2 has no betting: showdown
+    result = state.result()
+    assert [(p.amount, p.eligible, p.winners) for p in result.pots] == [(20, (0, 1), (0,))]
+    assert result.net == (10, -10) and result.uncalled == ()
+    assert [a["seat"] for a in state.record()["actions"] if a["action"] != "draw"] == [0]
+
+
+def test_e11_last_player_is_not_asked_once_the_others_fold_to_an_all_in_big_blind() -> None:
+    # Button 0, small blind 1, big blind 2 holding exactly the big blind: all-in from its post.
+    state = new_hand([1000, 1000, 10], button=0, hands=[FLUSH, NINE_HIGH, FULL_HOUSE])
+    assert state.all_in[2]
+    state.call()
+    state.call()
+    stand_pat_all(state)
+    assert state.phase == "bet2" and state.to_act == 1
+    state.fold()
+    assert state.is_complete  # seat 0: no bet pending and nobody left who can act
+    result = state.result()
+    assert [(p.amount, p.eligible, p.winners) for p in result.pots] == [(30, (0, 2), (2,))]
+    assert result.net == (-10, -10, 20)
+    assert [a["seat"] for a in state.record()["actions"] if a["action"] != "draw"] == [0, 1, 1]
+
+
+def test_e12_short_all_in_big_blind_heads_up_is_called_for_what_it_posted() -> None:
+    # The big blind has 6 chips and posts them all-in; the button has posted 5.
+    state = new_hand([1000, 6], button=0, hands=[QUADS, FULL_HOUSE])
+    legal = state.legal()
+    assert legal.actions == (FOLD, CALL) and legal.call_amount == 1  # not 5: 4 would come straight back
+    assert state.observation(0)["to_act"] == 0
+    state.call()
+    assert state.contrib == [6, 6] and state.phase == "draw"
+    stand_pat_all(state)
+    result = state.result()
+    assert [(p.amount, p.eligible, p.winners) for p in result.pots] == [(12, (0, 1), (0,))]
+    assert result.net == (6, -6) and result.uncalled == ()
+
+
+def test_e12_a_fold_to_a_short_all_in_big_blind_loses_the_small_blind() -> None:
+    state = new_hand([1000, 6], button=0)
+    state.fold()
+    result = state.result()
+    assert result.net == (-5, 5) and result.uncalled == ((1, 1),)  # the 1 chip of the blind nobody matched
+    assert [(p.amount, p.winners) for p in result.pots] == [(10, (1,))]
+
+
+def test_e12_big_blind_shorter_than_the_small_blind_is_no_decision() -> None:
+    state = new_hand([1000, 3], button=0, hands=[QUADS, FULL_HOUSE])
+    assert state.phase == "draw"  # the button covers the 3 chips already: nothing to decide
+    stand_pat_all(state)
+    result = state.result()
+    assert result.uncalled == ((0, 2),)
+    assert [(p.amount, p.eligible, p.winners) for p in result.pots] == [(6, (0, 1), (0,))]
+    assert result.net == (3, -3)
+
+
+def test_e12_the_full_big_blind_is_still_the_bet_while_another_player_can_act() -> None:
+    """R2.6 (Robert's Rules, "Buttons and blinds"): the short big blind sets the full amount to call."""
+    state = new_hand([1000, 1000, 6], button=0)
+    legal = state.legal()
+    assert legal.call_amount == 10 and legal.min_to == 20  # the opening bet is the full big blind
+    state.fold()
+    # Now nobody but the small blind can act: it calls what the big blind can match (R3.9).
+    assert state.to_act == 1 and state.legal().actions == (FOLD, CALL) and state.legal().call_amount == 1
+    state.call()
+    assert state.contrib == [0, 6, 6] and state.phase == "draw"
+
+
+def test_e13_an_ante_nobody_matches_is_returned_not_a_pot_of_one() -> None:
+    # Ante-only game, ante 5: seat 1 antes its last 3 chips.
+    state = new_hand([1000, 3], button=0, hands=[QUADS, FULL_HOUSE], blinds=False, ante=5, min_bet=10)
+    assert state.all_in[1] and state.phase == "draw"
+    stand_pat_all(state)
+    result = state.result()
+    assert [(p.amount, p.eligible, p.winners) for p in result.pots] == [(6, (0, 1), (0,))]
+    assert result.uncalled == ((0, 2),)
+    assert result.net == (3, -3)
+    record = state.record()
+    assert record["uncalled"] == [{"seat": 0, "amount": 2}] and len(record["pots"]) == 1

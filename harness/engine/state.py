@@ -293,11 +293,28 @@ class HandState:
             return self._high - self._acted_high[s] >= (self._unit if self._fl else self._inc)
         return True
 
+    def _to_call(self, s: int) -> int:
+        """Chips seat s must add to call (<= 0: nothing to call), R3.4 and R3.9.
+
+        Up to the round's highest bet (a short all-in big blind still sets the
+        full big blind, R2.6); but when nobody else can still act, never beyond
+        what the other players have put in this round: chips nobody could match
+        would only come back (R3.9), so they are not asked for.
+        """
+        high = self._high
+        bets = self.bets
+        if self._n_able < 2:
+            folded = self.folded
+            matched = max((b for o, b in enumerate(bets) if o != s and not folded[o]), default=0)
+            if matched < high:
+                high = matched
+        return high - bets[s]
+
     def _betting_legal(self, s: int) -> Legal:
         stack = self.stacks[s]
         high = self._high
         bet = self.bets[s]
-        to_call = high - bet
+        to_call = high - bet if self._n_able >= 2 else self._to_call(s)
         if stack > to_call and self._may_raise(s):
             all_in_to = bet + stack
             if self._fl:
@@ -329,7 +346,7 @@ class HandState:
             return STAND_PAT
         if phase is COMPLETE:
             raise IllegalActionError("R1.3: the hand is complete; nobody is to act")
-        return CHECK_ACTION if self._high == self.bets[self.to_act] else FOLD_ACTION  # type: ignore[index]
+        return CHECK_ACTION if self._to_call(self.to_act) <= 0 else FOLD_ACTION  # type: ignore[arg-type]
 
     # --- validation ------------------------------------------------------------
 
@@ -419,7 +436,7 @@ class HandState:
         )
 
     def _why_not(self, s: int, kind: ActionKind, lg: Legal) -> str:
-        to_call = self._high - self.bets[s]
+        to_call = self._to_call(s)
         if kind is DRAW:
             return f"R4.1: seat {s} cannot draw during the betting round {self.phase}"
         if kind is CHECK:
@@ -493,7 +510,7 @@ class HandState:
 
     def _do_call(self, s: int) -> None:
         stacks = self.stacks
-        add = self._high - self.bets[s]
+        add = self._high - self.bets[s] if self._n_able >= 2 else self._to_call(s)
         stack = stacks[s]
         if add >= stack:
             add = stack
@@ -573,8 +590,11 @@ class HandState:
             if folded[s] or all_in[s]:
                 continue
             if not acted[s] or bets[s] < high:
-                self.to_act = s
-                return
+                # R3.4: the only player able to act, with nothing it could be matched on, has no decision.
+                if self._n_able >= 2 or self._to_call(s) > 0:
+                    self.to_act = s
+                    return
+                break
         self._end_round()
         if self.phase is BET1:
             self._begin_draw()
@@ -585,7 +605,7 @@ class HandState:
         """Give the turn to the first seat after ``after`` able to act, or skip (R3.3, R3.4)."""
         self._legal = None
         n = self.n
-        folded, all_in, bets = self.folded, self.all_in, self.bets
+        folded, all_in = self.folded, self.all_in
         first = None
         s = after
         for _ in range(n):
@@ -597,7 +617,7 @@ class HandState:
                 break
         # R3.4: with at most one player able to act and nothing for them to
         # call, there is no betting in this round.
-        if first is None or (self._n_able == 1 and bets[first] >= self._high):
+        if first is None or (self._n_able < 2 and self._to_call(first) <= 0):
             self._end_round()
             if self.phase is BET1:
                 self._begin_draw()
@@ -704,9 +724,28 @@ class HandState:
 
     # --- the end -------------------------------------------------------------
 
+    def _return_unmatched(self) -> None:
+        """Give back the chips nobody matched, before pots are formed (R3.9).
+
+        Bets are returned as each round ends (``_end_round``); what can be
+        left is a forced bet (an ante, R2.4) that no other player could match
+        because they were all-in for less: it goes back to its owner, recorded
+        as returned, never as a pot of one player.
+        """
+        contrib = self.contrib
+        top = max(contrib)
+        owner = contrib.index(top)
+        second = max(c for o, c in enumerate(contrib) if o != owner)
+        if top > second:
+            back = top - second
+            contrib[owner] = second
+            self.stacks[owner] += back
+            self._uncalled.append((owner, back))
+
     def _finish_uncontested(self) -> None:
         """All but one folded: the last player takes every chip, shows nothing (R1.3)."""
         winner = self.folded.index(False)
+        self._return_unmatched()
         amount = sum(self.contrib)
         self.stacks[winner] += amount
         pot = Pot(amount, (winner,), (winner,), (amount,))
@@ -718,6 +757,7 @@ class HandState:
         folded = self.folded
         live = [not f for f in folded]
         ranks: dict[int, HandRank] = {s: best_hand(self.cards[s]) for s in range(n) if live[s]}
+        self._return_unmatched()
         contrib = self.contrib
         live_levels = {contrib[s] for s in ranks}
         if len(live_levels) == 1 and max(contrib) in live_levels:
