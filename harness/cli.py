@@ -28,6 +28,13 @@ bench_app = typer.Typer(help="Benchmarks that print speed figures.", no_args_is_
 app.add_typer(bench_app, name="bench")
 
 
+def _overrides(config: Path, out: Path | None, jobs: int | None, hands: int | None, seed: str | None,
+               pin: bool | None):  # noqa: ANN202 - a TournamentConfig, imported lazily
+    from harness.tournament.config import load_config, with_overrides
+
+    return with_overrides(load_config(config), out=out, jobs=jobs, hands=hands, seed=seed, pin=pin)
+
+
 @app.command()
 def run(
     config: Path = typer.Argument(..., help="Tournament TOML file, e.g. tournaments/league.toml."),
@@ -40,38 +47,45 @@ def run(
     seed: str | None = typer.Option(
         None, "--seed", help="Tournament seed, decimal or hex (overrides [tournament] seed; default: a secret one)."
     ),
+    no_entry_check: bool = typer.Option(
+        False, "--no-entry-check", help="Skip the entry check (every bot plays a few hands before the first match)."
+    ),
 ) -> None:
     """Run (or resume) a tournament and print its leaderboard.
 
     Exit status 0 when every match is recorded, 2 on a mistake in the file or
-    options (nothing is run), 3 if a bot failed to start in every match it
-    played (results kept, but meaningless for it), 1 if matches failed
-    (run again to retry them), 130 when interrupted (run again to resume).
+    options or an output directory that is not the harness's (nothing is run),
+    or when fewer than two bots pass the entry check; 3 if a bot failed to start
+    in every match it played (results kept, but meaningless for it), 1 if
+    matches failed (run again to retry them), 130 when interrupted (run again
+    to resume).
     """
     from harness.match.deals import seed_warning
-    from harness.tournament.config import ConfigError, load_config, with_overrides
-    from harness.tournament.leaderboard import plural, render
+    from harness.tournament.config import ConfigError
+    from harness.tournament.leaderboard import plural
     from harness.tournament.results import ResultsError
     from harness.tournament.runner import run_tournament
     from harness.tournament.seeds import REVEAL_FILE
 
     try:
-        cfg = with_overrides(load_config(config), out=out, jobs=jobs, hands=hands, seed=seed, pin=pin)
+        cfg = _overrides(config, out, jobs, hands, seed, pin)
         if cfg.tournament.seed is not None:
             warning = seed_warning(cfg.tournament.seed, "--seed" if seed is not None else "[tournament] seed")
             if warning:
                 typer.echo(f"WARNING: {warning}", err=True)
-        summary = run_tournament(cfg, report=_running_report)
+        summary = run_tournament(cfg, entry_check=False if no_entry_check else None, report=_running_report)
     except (ConfigError, ResultsError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
+    except KeyboardInterrupt:  # during the entry check
+        typer.echo("interrupted before the first match: run the same command again", err=True)
+        raise typer.Exit(130) from None
     if summary.records:
         _final_report(summary.out_dir, stopped=summary.interrupted)
-    if summary.records:
-        title = summary.name
-        if len(summary.records) < summary.matches_total:  # interrupted or failed: not the final standings
-            title = f"{title} (PARTIAL: {len(summary.records)} of {plural(summary.matches_total, 'match')})"
-        typer.echo(render(summary.records, title=title, bots=summary.bots))
+    if summary.board_text is not None:
+        typer.echo(summary.board_text)
+    for notice in summary.notices:
+        typer.echo(f"notice: {notice}", err=True)
     typer.echo(
         f"{len(summary.records)}/{plural(summary.matches_total, 'match')} recorded in {summary.out_dir} "
         f"(this run: {plural(summary.matches_run, 'match')}, {plural(summary.hands_run, 'hand')}, "
@@ -84,7 +98,7 @@ def run(
         typer.echo(
             f"WARNING: bot {name!r} failed to start in every match it played, so its results mean nothing. "
             f"First failure: {why}. Fix its command, cwd, env or [limits] (e.g. memory_mb), check it with "
-            f"`harness check-bot -- COMMAND`, then run again with a new --out.",
+            f"`harness check-bot -- COMMAND`, then run again: only its matches are played again.",
             err=True,
         )
     if summary.interrupted:
@@ -118,38 +132,69 @@ def _final_report(out_dir: Path, *, stopped: bool) -> None:
 
 
 @app.command()
+def plan(
+    config: Path = typer.Argument(..., help="Tournament TOML file, e.g. tournaments/league.toml."),
+    out: Path | None = typer.Option(None, "--out", help="Output directory (overrides [tournament] output)."),
+    jobs: int | None = typer.Option(None, "--jobs", help="Parallel matches (default: number of cores)."),
+    hands: int | None = typer.Option(None, "--hands", help="Hands per match (overrides [schedule] hands)."),
+    seed: str | None = typer.Option(
+        None, "--seed", help="Tournament seed, decimal or hex (overrides [tournament] seed; default: a secret one)."
+    ),
+    measure: bool = typer.Option(
+        True, "--measure/--no-measure", help="Measure this machine's rate first (about a second) for the estimate."
+    ),
+) -> None:
+    """Print a tournament's plan without playing: tables, matches, hands, estimated time and disk use.
+
+    With an existing output directory it also says what a run would reuse.
+    Nothing is written. Exit status 0, or 2 on a mistake in the file or options, a
+    plan above [schedule] max_matches, or an output directory that is not the harness's.
+    """
+    from harness.tournament.config import ConfigError
+    from harness.tournament.estimate import DEFAULT_RATES, calibrate
+    from harness.tournament.results import ResultsError
+    from harness.tournament.runner import describe_plan, preview
+
+    try:
+        cfg = _overrides(config, out, jobs, hands, seed, None)
+        rates = calibrate(cfg.schedule.table_size) if measure else DEFAULT_RATES
+        view = preview(cfg, rates)
+    except (ConfigError, ResultsError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(describe_plan(cfg, view.plan))
+    where = cfg.tournament.output
+    typer.echo(f"output: {where} ({view.reuse.describe()})" if view.existing else f"output: {where} (new)")
+    typer.echo(f"estimate: {view.estimate.matches:,} matches to play, {view.estimate.describe()}")
+    if cfg.tournament.entry_check:
+        typer.echo("entry check: every bot plays a few hands first; bots that fail are left out of the plan")
+
+
+@app.command()
 def leaderboard(directory: Path = typer.Argument(..., help="A tournament output directory.")) -> None:
     """Recompute and print the leaderboard from stored results (and rewrite leaderboard.md/.csv).
 
+    The files are the same as those `harness run` wrote for the same directory.
     Exit status 0, or 2 when the directory or its files are missing or damaged.
     """
-    from harness.tournament.leaderboard import plural, split_foreign, write_leaderboard
-    from harness.tournament.results import MANIFEST_FILE, RESULTS_FILE, ResultsError, read_manifest, read_results
+    from harness.tournament.leaderboard import write_leaderboard
+    from harness.tournament.results import MARKER_FILE, ResultsError, is_ours
 
     try:
-        info = read_manifest(directory)
-        bots = info.get("bots")
-        if bots is not None and not (isinstance(bots, list) and all(isinstance(b, str) for b in bots)):
-            raise ResultsError(f"{directory / MANIFEST_FILE}: \"bots\" must be a list of names; restore the file")
-        stored = read_results(directory)
-        kept, foreign = split_foreign(stored.records, bots)
-        text = write_leaderboard(directory, kept, title=str(info.get("name", directory.name)), bots=bots)
+        if directory.is_dir() and not is_ours(directory):
+            raise ResultsError(
+                f"{directory}: not a tournament output directory of this harness (no {MARKER_FILE}); "
+                "give the directory `harness run` wrote, e.g. results/league"
+            )
+        board, text = write_leaderboard(directory)
     except ResultsError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
     except OSError as exc:
         typer.echo(f"error: cannot write the leaderboard files in {directory}: {exc.strerror or exc}", err=True)
         raise typer.Exit(2) from None
-    for notice in stored.notices:
+    for notice in board.notices:
         typer.echo(f"notice: {notice}", err=True)
-    if foreign:
-        others = sorted({b for r in foreign for b in r.result.bots} - set(bots or ()))
-        typer.echo(
-            f"notice: {directory / RESULTS_FILE}: {plural(len(foreign), 'match')} with bots not in this "
-            f"tournament ({', '.join(others)}; {MANIFEST_FILE} lists {', '.join(bots or ())}) left out: "
-            + ", ".join(r.match_id for r in foreign),
-            err=True,
-        )
     typer.echo(text)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 from pathlib import Path
@@ -32,13 +33,19 @@ def test_run_bad_override_exits_2(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "--hands" in result.output
 
 
-def test_run_refuses_another_tournaments_directory(tmp_path: Path) -> None:
-    out = tmp_path / "out"
-    run_tournament(fake_config(out, ["a", "b"], hands=3), play=fake_play, quiet=True)
-    path = tmp_path / "other.toml"
+def test_run_and_plan_refuse_an_out_directory_with_files_of_their_own_untouched(tmp_path: Path) -> None:
+    out = tmp_path / "mine"
+    (out / "matches" / "t000-r0-a-b").mkdir(parents=True)
+    (out / "leaderboard.md").write_text("my own leaderboard\n")
+    (out / "matches" / "t000-r0-a-b" / "notes.txt").write_text("keep me\n")
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    path = tmp_path / "ok.toml"
     path.write_text('[[bots]]\nname = "x"\ncommand = "true"\n[[bots]]\nname = "y"\ncommand = "true"\n')
-    result = runner.invoke(app, ["run", str(path), "--out", str(out)])
-    assert result.exit_code == 2 and "different tournament" in result.output
+    for command in ("run", "plan"):
+        result = runner.invoke(app, [command, str(path), "--out", str(out), *(["--no-measure"] * (command == "plan"))])
+        assert result.exit_code == 2 and isinstance(result.exception, SystemExit)
+        assert result.output.count("\n") == 1 and result.output.startswith(f"error: --out {out}: the directory holds")
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
 
 
 def test_leaderboard_recomputes_from_stored_results(tmp_path: Path) -> None:
@@ -59,7 +66,7 @@ def test_leaderboard_recomputes_from_stored_results(tmp_path: Path) -> None:
 
 def test_leaderboard_of_a_non_tournament_directory_exits_2(tmp_path: Path) -> None:
     result = runner.invoke(app, ["leaderboard", str(tmp_path)])
-    assert result.exit_code == 2 and "no results file" in result.output
+    assert result.exit_code == 2 and "not a tournament output directory of this harness" in result.output
 
 
 def write_toml(tmp_path: Path, body: str, name: str = "t.toml") -> Path:
@@ -119,13 +126,13 @@ def test_an_output_directory_in_use_exits_2_naming_the_other_pid(tmp_path: Path)
 
     path = write_toml(tmp_path, TWO_BOTS)
     with ResultsStore(tmp_path / "out") as other:
-        other.open({"fingerprint": "x"})
+        other.open()
         result = runner.invoke(app, ["run", str(path), "--out", str(tmp_path / "out")])
     assert result.exit_code == 2
     assert f"out is in use by another harness run (pid {os.getpid()})" in result.output
 
 
-def test_a_bot_that_never_starts_exits_3_and_fixing_it_needs_a_new_out(tmp_path: Path) -> None:
+def test_a_bot_that_never_starts_exits_3_and_fixing_it_replays_only_its_matches(tmp_path: Path) -> None:
     root = Path(__file__).resolve().parents[1]
     broken = ["python", "-c", "import sys; sys.exit('cannot map segment')"]
     text = (f'[schedule]\nhands = 2\nduplicate = false\n[limits]\nstartup_ms = 5000\n'
@@ -133,17 +140,20 @@ def test_a_bot_that_never_starts_exits_3_and_fixing_it_needs_a_new_out(tmp_path:
             f'[[bots]]\nname = "broken"\ncommand = {json.dumps(broken)}\n')
     path = write_toml(tmp_path, text)
     out = tmp_path / "out"
-    result = runner.invoke(app, ["run", str(path), "--out", str(out)])
+    result = runner.invoke(app, ["run", str(path), "--out", str(out), "--no-entry-check"])
     assert result.exit_code == 3, result.output
     assert "1/1 match recorded" in result.output and "(this run: 1 match, 2 hands," in result.output
     assert "WARNING: bot 'broken' failed to start in every match it played" in result.output
     assert "failed_start: exited before its hello (exit status 1)" in result.output
     assert "ends with: cannot map segment" in result.output
-    # kept, but the command is part of the fingerprint
+    assert "Not ranked" in result.output and "failed to start in 1 of 1 matches" in result.output
+    # kept, but the command is part of the fingerprint: the fixed bot's match is played again
     assert len((out / "results.jsonl").read_text().splitlines()) == 1
     path.write_text(text.replace(json.dumps(broken), '"python -m bots.caller"\ncwd = "' + str(root) + '"'))
-    again = runner.invoke(app, ["run", str(path), "--out", str(out)])
-    assert again.exit_code == 2 and "bot broken (command, cwd or env) changed since it was started" in again.output
+    again = runner.invoke(app, ["run", str(path), "--out", str(out), "--no-entry-check"])
+    assert again.exit_code == 0, again.output
+    assert "reused 0 matches, playing 1, dropped 1" in again.output and "Not ranked" not in again.output
+    assert len((out / "results.jsonl").read_text().splitlines()) == 2
 
 
 def records_file(tmp_path: Path) -> tuple[Path, list[dict]]:
@@ -170,19 +180,22 @@ def test_leaderboard_refuses_nets_that_do_not_add_up(tmp_path: Path) -> None:
     assert expected in result.output
 
 
-def test_leaderboard_tells_what_it_left_out(tmp_path: Path) -> None:
+def test_leaderboard_tells_what_it_left_out_and_never_counts_a_foreign_record(tmp_path: Path) -> None:
     out, lines = records_file(tmp_path)
-    stray = json.loads(json.dumps(lines[0]))
-    stray["match_id"] = stray["result"]["match_id"] = "t099-r0-a-zz"
-    stray["result"]["bots"] = ["a", "zz"]
+    stray = json.loads(json.dumps(lines[0]))  # a copied line under an id the plan does not have
+    stray["match_id"] = stray["result"]["match_id"] = "t000-r0-b-a"
+    stray["result"]["bots"] = stray["result"]["bots"][::-1]
     text = "".join(json.dumps(line) + "\n" for line in [*lines, stray])
     (out / "results.jsonl").write_text(text + json.dumps(lines[0])[:25])
     result = runner.invoke(app, ["leaderboard", str(out)])
     assert result.exit_code == 0, result.output
     assert "notice: " in result.output and "line 8: incomplete last line" in result.output
-    expected = "1 match with bots not in this tournament (zz; tournament.json lists a, b, c) left out: t099-r0-a-zz"
-    assert expected in result.output
-    assert "6 matches, 18 hands." in result.output
+    assert "1 record not in the current plan of tournament.json" in result.output
+    assert "not counted: t000-r0-b-a" in result.output
+    assert "6 matches, 18 hands scored." in result.output
+    clean = tmp_path / "clean"
+    run_tournament(fake_config(clean, ["a", "b", "c"], hands=3), play=fake_play, quiet=True)
+    assert (out / "leaderboard.csv").read_text() == (clean / "leaderboard.csv").read_text()
 
 
 def test_leaderboard_of_a_missing_directory(tmp_path: Path) -> None:
@@ -190,21 +203,47 @@ def test_leaderboard_of_a_missing_directory(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "nosuchdir: no such directory" in result.output
 
 
-def test_an_interrupted_run_labels_its_leaderboard_partial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_table_with_a_missing_rotation_is_not_scored(tmp_path: Path) -> None:
+    # Three bots of equal strength: duplicate cancels the seat luck exactly, so each scores 0.00 -- also
+    # when a run stopped after the first rotation of a table (that table is left out, not half counted).
+    out = tmp_path / "out"
+    run_tournament(fake_config(out, ["p", "q", "r"], hands=7), play=fake_play, quiet=True)
+    full = list(csv.DictReader((out / "leaderboard.csv").read_text().splitlines()))
+    assert [row["bb_per_100"] for row in full] == ["0.0", "0.0", "0.0"]
+    lines = (out / "results.jsonl").read_text().splitlines(keepends=True)
+    (out / "results.jsonl").write_text("".join(lines[:-1]))  # the last rotation of a table is missing
+    table = json.loads(lines[-1])["table"]
+    result = runner.invoke(app, ["leaderboard", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader((out / "leaderboard.csv").read_text().splitlines()))
+    assert [row["bb_per_100"] for row in rows] == ["0.0", "0.0", "0.0"]
+    assert "fake (PARTIAL: 5 of 6 matches)\n" in result.output
+    assert "4 matches, 28 hands scored. 1 table incomplete (not scored)." in result.output
+    assert f"notice: 1 table with missing rotations not scored: {table} (1 of 2)" in result.output
+
+
+def test_run_and_leaderboard_write_byte_identical_files(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    run_tournament(fake_config(out, ["weak", "middle", "strong", "c"], hands=4), play=fake_play, quiet=True)
+    lines = (out / "results.jsonl").read_text().splitlines(keepends=True)
+    (out / "results.jsonl").write_text("".join(lines[:-1]))
+    run_tournament(fake_config(out, ["weak", "middle", "strong", "c"], hands=4), play=fake_play, quiet=True)
+    written = {name: (out / name).read_bytes() for name in ("leaderboard.md", "leaderboard.csv")}
+    assert runner.invoke(app, ["leaderboard", str(out)]).exit_code == 0
+    assert {name: (out / name).read_bytes() for name in written} == written
+
+
+def test_an_interrupted_run_exits_130(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import harness.tournament.runner
 
     out = tmp_path / "out"
     done = run_tournament(fake_config(out, ["a", "b", "c"], hands=3), play=fake_play, quiet=True)
-    n = len(done.records)
-    assert n == done.matches_total
     partial = harness.tournament.runner.RunSummary(
-        out_dir=out, name="league", bots=done.bots, matches_total=n + 2, records=done.records, interrupted=True
+        out_dir=out, name="league", bots=done.bots, matches_total=len(done.records) + 2, records=done.records,
+        interrupted=True, board_text="league (PARTIAL: ...)",
     )
-    monkeypatch.setattr(harness.tournament.runner, "run_tournament", lambda cfg, **kw: partial)
+    monkeypatch.setattr(harness.tournament.runner, "run_tournament", lambda cfg, **kwargs: partial)
     path = tmp_path / "ok.toml"
     path.write_text('[[bots]]\nname = "a"\ncommand = "true"\n[[bots]]\nname = "b"\ncommand = "true"\n')
     result = runner.invoke(app, ["run", str(path), "--out", str(out)])
-    assert result.exit_code == 130 and f"PARTIAL: {n} of {n + 2} matches" in result.output
-    monkeypatch.setattr(harness.tournament.runner, "run_tournament", lambda cfg, **kw: done)
-    result = runner.invoke(app, ["run", str(path), "--out", str(out)])
-    assert result.exit_code == 0 and "PARTIAL" not in result.output
+    assert result.exit_code == 130 and "interrupted: run the same command again to resume" in result.output

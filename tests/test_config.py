@@ -44,7 +44,7 @@ def test_minimal_file_gets_documented_defaults(tmp_path: Path) -> None:
     assert cfg.tournament.name == "t"
     assert cfg.tournament.seed is None  # a secret seed is drawn at the first run
     assert cfg.tournament.output == Path("results/t")
-    assert cfg.tournament.compress is False
+    assert cfg.tournament.compress is True and cfg.tournament.entry_check is True
     assert cfg.schedule.format is Format.ROUND_ROBIN
     schedule = cfg.schedule
     assert (schedule.table_size, schedule.hands, schedule.duplicate, schedule.jobs) == (2, 1000, True, 0)

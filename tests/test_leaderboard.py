@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.match.specs import MatchResult
-from harness.tournament.leaderboard import COLUMNS, SCREEN_COLUMNS, plural, render, split_foreign, to_csv
+from harness.tournament.leaderboard import COLUMNS, SCREEN_COLUMNS, make_board, plural, render, to_csv
 from harness.tournament.results import MatchRecord, hand_history_path, read_hands, read_records
 from harness.tournament.runner import run_tournament
 from harness.tournament.stats import crosstable, duplicate_sets, estimate, standings, t_quantile_975
@@ -37,11 +37,12 @@ def test_t_quantiles() -> None:
     assert t_quantile_975(10**6) == pytest.approx(1.960, abs=1e-3)
 
 
-def rec(table: int, rotation: int, bots: list[str], hand_nets: list[list[int]], bb: int = 10) -> MatchRecord:
+def rec(table: int, rotation: int, bots: list[str], hand_nets: list[list[int]], bb: int = 10,
+        rotations: int = 2) -> MatchRecord:
     net = [sum(col) for col in zip(*hand_nets, strict=True)]
     res = MatchResult(match_id=f"t{table}r{rotation}", seed=table, hands_played=len(hand_nets), bots=bots,
                       net=net, hand_nets=hand_nets, faults=[{}, {"crash": 1}], status=["ok", "crash"])
-    return MatchRecord(table=table, rotation=rotation, big_blind=bb, result=res)
+    return MatchRecord(table=f"t{table}", rotation=rotation, big_blind=bb, result=res, rotations=rotations)
 
 
 def test_duplicate_sets_sum_a_deal_over_its_rotations() -> None:
@@ -65,14 +66,14 @@ def test_duplicate_sets_sum_a_deal_over_its_rotations() -> None:
 
 def test_csv_and_text_layout() -> None:
     records = [rec(0, 0, ["x", "y"], [[20, -20], [-10, 10]]), rec(0, 1, ["y", "x"], [[25, -25], [10, -10]])]
-    rows = list(csv.DictReader(to_csv(records).splitlines()))
+    rows = list(csv.DictReader(to_csv(make_board(records)).splitlines()))
     assert list(rows[0]) == list(COLUMNS)
     for required in ("rank", "bot", "hands", "net_chips", "bb_per_100", "ci95_low", "ci95_high", "matches_won",
                      "matches_lost", "timeouts", "illegal", "malformed", "oversized", "crashes", "disconnections",
                      "failed_starts"):
         assert required in COLUMNS
     assert [r["bot"] for r in rows] == ["y", "x"] and rows[0]["rank"] == "1"
-    text = render(records, title="T")
+    text = render(make_board(records, title="T"))
     assert text.startswith("T\n") and "Crosstable" in text and "duplicate sets" in " ".join(text.split())
 
 
@@ -113,13 +114,13 @@ def test_fake_tournament_leaderboard_agrees_with_hand_histories(tmp_path: Path) 
 def test_printed_table_is_narrow_and_the_markdown_has_every_column() -> None:
     names = ["strongest_bot_01", "weakest_bot_02"]
     records = [rec(0, 0, names, [[20, -20], [-10, 10]]), rec(0, 1, names[::-1], [[25, -25], [10, -10]])]
-    text = render(records, title="T")
+    text = render(make_board(records, title="T"))
     table = text.split("\n\n")[2].splitlines()
     assert table[0].split() == ["rank", "bot", "bb/100", "95%", "CI", "ranks", "LOS", "IRO", "won", "lost", "faults",
                                 "out"]
     assert max(len(line) for line in text.splitlines()) <= 100
     assert "+" in table[2] and ".." in table[2]  # signed bb/100 and the interval in one cell
-    md = render(records, title="T", tablefmt="github")
+    md = render(make_board(records, title="T"), tablefmt="github")
     header = md.split("\n\n")[2].splitlines()[0]
     assert [c.strip() for c in header.strip("|").split("|")] == list(COLUMNS)
     assert set(SCREEN_COLUMNS).isdisjoint({"ci95_low", "timeouts"})
@@ -152,18 +153,21 @@ def test_printed_table_of_24_bots_with_long_names_fits_100_columns_and_leaves_th
 def test_counts_are_singular_for_one() -> None:
     assert (plural(1, "match"), plural(2, "match"), plural(0, "hand"), plural(1, "hand")) == (
         "1 match", "2 matches", "0 hands", "1 hand")
-    assert "\n1 match, 2 hands.\n" in render([rec(0, 0, ["x", "y"], [[20, -20], [-10, 10]])])
+    one = rec(0, 0, ["x", "y"], [[20, -20], [-10, 10]], rotations=1)
+    assert "\n1 match, 2 hands scored.\n" in render(make_board([one]))
 
 
-def test_records_of_other_bots_are_left_out_of_every_count() -> None:
-    ours = rec(0, 0, ["x", "y"], [[20, -20], [-10, 10]])
-    stray = rec(1, 0, ["x", "qq"], [[5, -5], [5, -5], [5, -5]])
-    kept, foreign = split_foreign([ours, stray], ["x", "y"])
-    assert kept == [ours] and foreign == [stray]
-    text = render([ours, stray], bots=["x", "y"])
-    assert "\n1 match, 2 hands.\n" in text and "qq" not in text
-    rows = list(csv.DictReader(to_csv([ours, stray], ["x", "y"]).splitlines()))
-    assert {r["bot"]: r["hands"] for r in rows} == {"x": "2", "y": "2"}
+def test_records_not_in_the_plan_are_left_out_of_every_count() -> None:
+    ours = [rec(0, 0, ["x", "y"], [[20, -20], [-10, 10]]), rec(0, 1, ["y", "x"], [[20, -20], [-10, 10]])]
+    stray = rec(1, 0, ["x", "qq"], [[5, -5], [5, -5], [5, -5]], rotations=1)
+    plan = {r.match_id: (r.table, r.fingerprint) for r in ours}
+    board = make_board([*ours, stray], bots=["x", "y"], plan=plan)
+    assert board.scoring.foreign == [stray] and board.scoring.scored == ours
+    text = render(board)
+    assert "\n2 matches, 4 hands scored.\n" in text and "qq" not in text
+    rows = list(csv.DictReader(to_csv(board).splitlines()))
+    assert {r["bot"]: r["hands"] for r in rows} == {"x": "4", "y": "4"}
+    assert any("1 record not in the current plan" in n and "t1r0" in n for n in board.notices)
 
 
 def test_every_fault_kind_has_its_column() -> None:

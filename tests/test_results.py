@@ -1,4 +1,4 @@
-"""The results store: durable appends, torn lines, manifests, partial match directories."""
+"""The results store: durable appends, torn lines, manifests, partial match directories, ownership."""
 
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ import pytest
 
 from harness.match.specs import MatchResult
 from harness.tournament.results import (
+    MARKER_FILE,
     MatchRecord,
     ResultsError,
     ResultsStore,
+    check_out_dir,
     compress_file,
     read_hands,
     read_manifest,
@@ -28,27 +30,29 @@ def record(match_id: str, net: int = 5) -> MatchRecord:
         match_id=match_id, seed=1, hands_played=2, bots=["a", "b"], net=[net, -net],
         hand_nets=[[net, -net], [0, 0]], faults=[{}, {"timeout": 1}], status=["ok", "ok"], duration_s=0.5,
     )
-    return MatchRecord(table=0, rotation=1, big_blind=10, result=result)
+    return MatchRecord(table="a+b", rotation=1, big_blind=10, result=result, rotations=2, fingerprint="f" * 64)
 
 
-MANIFEST = {"fingerprint": "abc", "name": "t"}
+MANIFEST = {"format": 3, "name": "t"}
 
 
 def test_records_round_trip(tmp_path: Path) -> None:
     store = ResultsStore(tmp_path / "out")
-    assert store.open(MANIFEST) == {}
+    assert store.open() == {}
     store.append(record("m1"))
     store.append(record("m2", net=-3))
     store.close()
     assert read_records(tmp_path / "out") == [record("m1"), record("m2", net=-3)]
-    again = ResultsStore(tmp_path / "out").open(MANIFEST)
-    assert list(again) == ["m1", "m2"] and again["m2"] == record("m2", net=-3)
+    again = ResultsStore(tmp_path / "out")
+    assert list(again.open()) == ["m1", "m2"]
+    again.write_manifest(MANIFEST)
     assert json.loads((tmp_path / "out" / "tournament.json").read_text()) == MANIFEST
+    assert again.previous_manifest() == MANIFEST
 
 
 def test_torn_last_line_is_ignored_and_cut_before_the_next_append(tmp_path: Path) -> None:
     store = ResultsStore(tmp_path)
-    store.open(MANIFEST)
+    store.open()
     store.append(record("m1"))
     line = json.dumps(record("m2").to_dict())
     with open(store.results_path, "a") as fh:
@@ -56,7 +60,7 @@ def test_torn_last_line_is_ignored_and_cut_before_the_next_append(tmp_path: Path
     store.close()
     assert [r.match_id for r in read_records(tmp_path)] == ["m1"]
     reopened = ResultsStore(tmp_path)
-    assert list(reopened.open(MANIFEST)) == ["m1"]
+    assert list(reopened.open()) == ["m1"]
     reopened.append(record("m2"))
     assert [r.match_id for r in read_records(tmp_path)] == ["m1", "m2"]
     assert store.results_path.read_text().count("\n") == 2
@@ -64,7 +68,7 @@ def test_torn_last_line_is_ignored_and_cut_before_the_next_append(tmp_path: Path
 
 def test_duplicate_record_counts_once(tmp_path: Path) -> None:
     store = ResultsStore(tmp_path)
-    store.open(MANIFEST)
+    store.open()
     store.append(record("m1", net=5))
     store.append(record("m1", net=7))
     assert read_records(tmp_path) == [record("m1", net=5)]
@@ -72,20 +76,43 @@ def test_duplicate_record_counts_once(tmp_path: Path) -> None:
 
 def test_damaged_middle_line_is_an_error(tmp_path: Path) -> None:
     store = ResultsStore(tmp_path)
-    store.open(MANIFEST)
+    store.open()
     with open(store.results_path, "a") as fh:
         fh.write("garbage\n")
     store.append(record("m1"))
     store.close()
     with pytest.raises(ResultsError, match="line 1"):
-        ResultsStore(tmp_path).open(MANIFEST)
+        ResultsStore(tmp_path).open()
 
 
-def test_other_tournament_is_refused(tmp_path: Path) -> None:
-    with ResultsStore(tmp_path) as store:
-        store.open(MANIFEST)
-    with pytest.raises(ResultsError, match="different tournament.*new --out"):
-        ResultsStore(tmp_path).open({"fingerprint": "xyz"})
+def test_a_directory_with_files_of_its_own_is_refused_untouched(tmp_path: Path) -> None:
+    out = tmp_path / "mine"
+    (out / "matches" / "x").mkdir(parents=True)
+    (out / "leaderboard.md").write_text("my notes\n")
+    (out / "matches" / "x" / "keep.txt").write_text("precious\n")
+    before = sorted(str(p.relative_to(out)) for p in out.rglob("*"))
+    with pytest.raises(ResultsError) as info:
+        ResultsStore(out).open()
+    message = str(info.value)
+    assert "\n" not in message and f"--out {out}: the directory holds files this harness did not make" in message
+    assert "leaderboard.md, matches" in message and "nothing was changed" in message
+    assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == before
+    assert (out / "leaderboard.md").read_text() == "my notes\n"
+    # an empty directory, a missing one and one of ours are fine
+    (tmp_path / "empty").mkdir()
+    for ok in (tmp_path / "empty", tmp_path / "new" / "dir"):
+        check_out_dir(ok)
+        with ResultsStore(ok) as store:
+            store.open()
+        assert (ok / MARKER_FILE).is_file()
+        check_out_dir(ok)
+
+
+def test_an_older_harness_directory_is_named_as_such(tmp_path: Path) -> None:
+    (tmp_path / "tournament.json").write_text("{}")
+    (tmp_path / "results.jsonl").write_text("")
+    with pytest.raises(ResultsError, match="older harness version"):
+        check_out_dir(tmp_path)
 
 
 def test_missing_results_file(tmp_path: Path) -> None:
@@ -95,7 +122,7 @@ def test_missing_results_file(tmp_path: Path) -> None:
 
 def test_fresh_match_dir_removes_partial_output(tmp_path: Path) -> None:
     store = ResultsStore(tmp_path)
-    store.open(MANIFEST)
+    store.open()
     path = store.fresh_match_dir("m1")
     (path / "hands.jsonl").write_text('{"hand_id": 0}\n')
     (path / "logs").mkdir()
@@ -113,38 +140,38 @@ def test_compressed_hand_history_reads_back(tmp_path: Path) -> None:
 
 def test_a_second_store_on_the_same_directory_is_refused_until_the_first_closes(tmp_path: Path) -> None:
     first = ResultsStore(tmp_path / "out")
-    first.open(MANIFEST)
+    first.open()
     with pytest.raises(ResultsError, match=rf"out is in use by another harness run \(pid {os.getpid()}\)"):
-        ResultsStore(tmp_path / "out").open(MANIFEST)
+        ResultsStore(tmp_path / "out").open()
     first.close()
     with ResultsStore(tmp_path / "out") as second:
-        assert second.open(MANIFEST) == {}
+        assert second.open() == {}
 
 
 def test_the_lock_holds_across_processes_and_dies_with_its_holder(tmp_path: Path) -> None:
     holder = subprocess.Popen(
         [sys.executable, "-c", "import sys; from harness.tournament.results import ResultsStore; "
-         f"ResultsStore(sys.argv[1]).open({MANIFEST!r}); print('locked', flush=True); sys.stdin.read()",
+         "ResultsStore(sys.argv[1]).open(); print('locked', flush=True); sys.stdin.read()",
          str(tmp_path / "out")],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
         with pytest.raises(ResultsError, match=rf"in use by another harness run \(pid {holder.pid}\)"):
-            ResultsStore(tmp_path / "out").open(MANIFEST)
+            ResultsStore(tmp_path / "out").open()
     finally:
         holder.kill()
         holder.wait()
     with ResultsStore(tmp_path / "out") as store:  # a killed holder leaves no stale lock
-        store.open(MANIFEST)
+        store.open()
 
 
 def test_an_output_path_that_is_a_file_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / "base.toml").write_text("x")
-    with pytest.raises(ResultsError, match=r"base.toml is a file, not a directory; give --out"):
-        ResultsStore(tmp_path / "base.toml").open(MANIFEST)
+    with pytest.raises(ResultsError, match=r"base.toml is a file, not a directory; give a directory path"):
+        ResultsStore(tmp_path / "base.toml").open()
     with pytest.raises(ResultsError, match=r"base.toml is a file, not a directory"):
-        ResultsStore(tmp_path / "base.toml" / "sub").open(MANIFEST)
+        ResultsStore(tmp_path / "base.toml" / "sub").open()
 
 
 @pytest.mark.parametrize(
@@ -190,14 +217,3 @@ def test_missing_directory_and_damaged_manifest_name_the_path(tmp_path: Path) ->
     (tmp_path / "tournament.json").write_text("{'name': 1}")
     with pytest.raises(ResultsError, match=r"tournament.json: unreadable \(Expecting property name"):
         read_manifest(tmp_path)
-
-
-def test_a_refusal_says_what_changed(tmp_path: Path) -> None:
-    before = {"fingerprint": "a", "decisive": {"[limits]": {"memory_mb": 1}, "bot x (command, cwd or env)": ["no"]}}
-    after = {"fingerprint": "b", "decisive": {"[limits]": {"memory_mb": 512}, "bot x (command, cwd or env)": ["no"]}}
-    with ResultsStore(tmp_path) as store:
-        store.open(before)
-    with pytest.raises(
-        ResultsError, match=r"different tournament \(\[limits\] changed since it was started\); use a new --out"
-    ):
-        ResultsStore(tmp_path).open(after)

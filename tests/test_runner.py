@@ -15,8 +15,10 @@ from typing import Any
 import psutil
 import pytest
 
-from harness.tournament.results import ResultsError, read_records
-from harness.tournament.runner import _pick_cpu, manifest, run_tournament, schedule_for
+from harness.tournament.plan import bot_setup
+from harness.tournament.results import read_records
+from harness.tournament.runner import run_tournament, schedule_for
+from harness.tournament.workers import pick_cpu
 from tests.test_runner_fakes import (
     failing_play,
     fake_config,
@@ -70,7 +72,7 @@ def test_failed_matches_are_reported_not_recorded_and_retried(tmp_path: Path) ->
     out = tmp_path / "out"
     cfg = fake_config(out, NAMES, hands=10)
     summary = run_tournament(cfg, play=failing_play, quiet=True)
-    assert summary.failed and all(f.split("-")[2] == "c" for f in summary.failed)
+    assert summary.failed and all(f.startswith("c+") for f in summary.failed)
     assert not summary.complete
     for match_id in summary.failed:
         assert "referee bug (simulated)" in (out / "matches" / match_id / "error.txt").read_text()
@@ -89,42 +91,70 @@ def test_same_seed_same_leaderboard_other_seed_other_deals(tmp_path: Path) -> No
     assert board(tmp_path / "x") != board(tmp_path / "z")
 
 
-def test_changed_schedule_is_refused(tmp_path: Path) -> None:
+def lines_of(out: Path) -> dict[str, str]:
+    """results.jsonl lines by match id (bytes as written)."""
+    return {json.loads(line)["match_id"]: line for line in (out / "results.jsonl").read_text().splitlines()}
+
+
+def test_a_changed_game_or_hand_count_reuses_nothing_and_says_so(tmp_path: Path) -> None:
     out = tmp_path / "out"
     run_tournament(fake_config(out, NAMES, hands=5), play=fake_play, quiet=True)
-    with pytest.raises(ResultsError, match="different tournament"):
-        run_tournament(fake_config(out, NAMES, hands=6), play=fake_play, quiet=True)
-    with pytest.raises(ResultsError, match="different tournament"):
-        run_tournament(fake_config(out, NAMES[:3], hands=5), play=fake_play, quiet=True)
-    # jobs may change between a run and its resumption
-    assert run_tournament(fake_config(out, NAMES, hands=5, jobs=1), play=fake_play, quiet=True).complete
+    again = run_tournament(fake_config(out, NAMES, hands=6), play=fake_play, quiet=True)
+    assert (again.reuse.reused, again.reuse.playing, again.reuse.dropped) == (0, 12, 12)
+    assert "[schedule] hands changed" in again.reuse.describe()
+    assert again.complete and len(again.records) == 12
+    other_seed = run_tournament(fake_config(out, NAMES, hands=6, seed=9), play=fake_play, quiet=True)
+    assert other_seed.reuse.reused == 0 and "[tournament] seed changed" in other_seed.reuse.describe()
+    # jobs may change between a run and its resumption: everything is reused
+    same = run_tournament(fake_config(out, NAMES, hands=6, seed=9, jobs=1), play=fake_play, quiet=True)
+    assert (same.reuse.reused, same.matches_run, same.reuse.describe()) == (
+        12, 0, "reused 12 matches, playing 0, dropped 0")
 
 
-def test_changed_commands_or_limits_are_refused_naming_the_change(tmp_path: Path) -> None:
+def test_adding_a_bot_plays_only_its_matches_and_keeps_the_others_byte_for_byte(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    run_tournament(fake_config(out, NAMES, hands=5), play=fake_play, quiet=True)
+    before = lines_of(out)
+    bigger = run_tournament(fake_config(out, [*NAMES, "e"], hands=5), play=fake_play, quiet=True)
+    assert bigger.matches_run == 8 and (bigger.reuse.reused, bigger.reuse.playing, bigger.reuse.dropped) == (12, 8, 0)
+    after = lines_of(out)
+    assert all(after[mid] == line for mid, line in before.items())
+    assert all("e" in json.loads(after[mid])["result"]["bots"] for mid in set(after) - set(before))
+    # removing it again plays nothing: its matches are dropped (kept on disk, not counted)
+    smaller = run_tournament(fake_config(out, NAMES, hands=5), play=fake_play, quiet=True)
+    assert (smaller.matches_run, smaller.reuse.dropped, len(smaller.records)) == (0, 8, 12)
+    assert len(lines_of(out)) == 20 and "| e " not in (out / "leaderboard.md").read_text()
+
+
+def test_changing_one_bots_env_or_command_replays_only_its_matches(tmp_path: Path) -> None:
     import dataclasses
 
     out = tmp_path / "out"
     cfg = fake_config(out, NAMES, hands=5)
     run_tournament(cfg, play=fake_play, quiet=True)
+    before = lines_of(out)
     bots = list(cfg.bots)
-    bots[1] = dataclasses.replace(bots[1], command=("false",))
-    with pytest.raises(ResultsError, match=r"\(bot b \(command, cwd or env\) changed since it was started\)"):
-        run_tournament(dataclasses.replace(cfg, bots=tuple(bots)), play=fake_play, quiet=True)
-    bots[1] = dataclasses.replace(cfg.bots[1], env={"X": "1"})
-    with pytest.raises(ResultsError, match=r"bot b \(command, cwd or env\) changed"):
-        run_tournament(dataclasses.replace(cfg, bots=tuple(bots)), play=fake_play, quiet=True)
-    with pytest.raises(ResultsError, match=r"\(\[limits\] changed since it was started\)"):
-        run_tournament(dataclasses.replace(cfg, limits=dataclasses.replace(cfg.limits, memory_mb=1)),
-                       play=fake_play, quiet=True)
+    bots[1] = dataclasses.replace(bots[1], env={"X": "1"})
+    changed = run_tournament(dataclasses.replace(cfg, bots=tuple(bots)), play=fake_play, quiet=True)
+    assert changed.matches_run == 6 and changed.reuse.reused == 6 and changed.reuse.dropped == 6
+    replayed = [r for r in changed.records if r.match_id not in before]
+    assert len(replayed) == 6 and all("b" in r.result.bots for r in replayed)
+    assert all(lines_of(out)[mid] == line for mid, line in before.items())  # old results stay on disk
+    bots[1] = dataclasses.replace(cfg.bots[1], command=("false",))
+    assert run_tournament(dataclasses.replace(cfg, bots=tuple(bots)), play=fake_play, quiet=True).matches_run == 6
+    limits = dataclasses.replace(cfg, limits=dataclasses.replace(cfg.limits, memory_mb=1))
+    redone = run_tournament(limits, play=fake_play, quiet=True)
+    assert redone.matches_run == 12 and "[limits] changed" in redone.reuse.describe()
 
 
 def test_the_fingerprint_records_python_as_written(tmp_path: Path) -> None:
     import dataclasses
 
     cfg = fake_config(tmp_path / "out", NAMES)
-    python = dataclasses.replace(cfg.bots[0], command=(sys.executable, "-m", "bots.caller"))
-    fixed = manifest(dataclasses.replace(cfg, bots=(python, *cfg.bots[1:])), schedule_for(cfg), 1)
-    assert fixed["decisive"]["bot a (command, cwd or env)"]["command"] == ["python", "-m", "bots.caller"]
+    python = dataclasses.replace(cfg.bots[0], command=(sys.executable, "-m", "bots.caller"), cwd=str(ROOT))
+    setup = bot_setup(python)
+    assert setup["command"] == ["python", "-m", "bots.caller"]
+    assert list(setup["files"]) == ["bots/caller.py"]  # the module's file: editing it changes the bot
 
 
 def test_a_bot_that_never_started_is_reported_with_its_first_failure(tmp_path: Path) -> None:
@@ -140,9 +170,9 @@ def test_a_bot_that_never_started_is_reported_with_its_first_failure(tmp_path: P
 def test_progress_lines_are_never_wrapped(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
     names = ["a_bot_with_a_rather_long_name_01", "a_bot_with_a_rather_long_name_02"]
     run_tournament(fake_config(tmp_path / "out", names, hands=3), play=fake_play, progress=False)
-    lines = capfd.readouterr().err.splitlines()
+    lines = [line for line in capfd.readouterr().err.splitlines() if line.startswith("[")]
     assert len(lines) == 2 and all(len(line) > 80 for line in lines)
-    assert all(line.startswith("[") and line.endswith("hands, 0.0 s)") for line in lines)
+    assert all(line.endswith("hands, 0.0 s)") for line in lines)
 
 
 def test_four_handed_compressed(tmp_path: Path) -> None:
@@ -164,7 +194,7 @@ from harness.tournament.runner import run_tournament
 from tests.test_runner_fakes import fake_config, fake_play
 
 def slow_play(bots, spec, limits, out_dir):
-    if spec.match_id.startswith("t000"):
+    if spec.match_id.startswith(("a+b-", "b+a-")):
         return fake_play(bots, spec, limits, out_dir)
     (out_dir / "hands.jsonl").write_text('{"hand_id": 0}\\n')
     time.sleep(60)
@@ -285,7 +315,7 @@ def test_unpinned_matches_keep_every_cpu(tmp_path: Path) -> None:
 
 
 def test_pick_cpu_spreads_running_matches() -> None:
-    assert _pick_cpu([0, 1], []) == 0
-    assert _pick_cpu([0, 1], [0]) == 1
-    assert _pick_cpu([0, 1], [0, 1]) == 0
-    assert _pick_cpu([2, 5, 7], [2, 5, 2, None]) == 7
+    assert pick_cpu([0, 1], []) == 0
+    assert pick_cpu([0, 1], [0]) == 1
+    assert pick_cpu([0, 1], [0, 1]) == 0
+    assert pick_cpu([2, 5, 7], [2, 5, 2, None]) == 7

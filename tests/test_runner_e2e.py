@@ -112,7 +112,7 @@ def test_cli_run_with_real_bots_agrees_with_hand_histories(tmp_path: Path) -> No
 def test_kill_9_mid_run_then_resume_equals_an_uninterrupted_run(tmp_path: Path) -> None:
     mark = uuid.uuid4().hex
     config = tournament(tmp_path, mark, hands=150)
-    command = [sys.executable, "-m", "harness.cli", "run", str(config)]
+    command = [sys.executable, "-m", "harness.cli", "run", str(config), "--no-entry-check"]
     resumed, clean = tmp_path / "resumed", tmp_path / "clean"
 
     proc = subprocess.Popen([*command, "--out", str(resumed)], cwd=ROOT, stdout=subprocess.DEVNULL,
@@ -147,5 +147,7 @@ def test_kill_9_mid_run_then_resume_equals_an_uninterrupted_run(tmp_path: Path) 
     assert len(read_records(resumed)) == 6
     assert (resumed / "leaderboard.csv").read_text() == (clean / "leaderboard.csv").read_text()
     for match_id in partial:  # replayed from scratch: a full, clean hand history
-        history = read_hands(resumed / "matches" / match_id / "hands.jsonl")
+        path = hand_history_path(resumed / "matches" / match_id)
+        assert path is not None and path.name == "hands.jsonl.gz"  # compressed by default
+        history = read_hands(path)
         assert [h["hand_id"] for h in history] == list(range(150))

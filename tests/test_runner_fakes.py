@@ -99,13 +99,19 @@ def never_start_play(bots: Sequence[BotSpec], spec: MatchSpec, limits: Limits, o
 
 
 def fake_config(out: Path, names: Sequence[str], *, table_size: int = 2, hands: int = 20, duplicate: bool = True,
-                seed: int = 1, jobs: int = 2, compress: bool = False, pin: bool = True) -> TournamentConfig:
-    """A validated tournament over bots that are never launched (the fake referee needs no command)."""
+                seed: int = 1, jobs: int = 2, compress: bool = False, pin: bool = True, entry_check: bool = False,
+                **schedule: object) -> TournamentConfig:
+    """A validated tournament over bots that are never launched (the fake referee needs no command).
+
+    ``schedule`` adds ``[schedule]`` keys (e.g. ``format="sampled", tables_per_bot=3``).
+    """
     from harness.tournament.config import parse_config
 
     data = {
-        "tournament": {"name": "fake", "seed": seed, "output": str(out), "compress": compress},
-        "schedule": {"table_size": table_size, "hands": hands, "duplicate": duplicate, "jobs": jobs, "pin": pin},
+        "tournament": {"name": "fake", "seed": seed, "output": str(out), "compress": compress,
+                       "entry_check": entry_check},
+        "schedule": {"table_size": table_size, "hands": hands, "duplicate": duplicate, "jobs": jobs, "pin": pin,
+                     **schedule},
         "bots": [{"name": n, "command": "true"} for n in names],
     }
     return parse_config(data, out.parent / "fake.toml")

@@ -39,9 +39,10 @@ def test_duplicate_seating_rule() -> None:
     assert rotate(("a", "b", "c", "d"), 0) == ("a", "b", "c", "d")
     assert rotate(("a", "b", "c", "d"), 1) == ("d", "a", "b", "c")
     assert rotate(("a", "b", "c", "d"), 3) == ("b", "c", "d", "a")
-    matches = build_schedule(RoundRobin(2), ["x", "y"], seed=5)
+    matches = build_schedule(RoundRobin(2), ["y", "x"], seed=5)  # tables are named and seated by sorted names
     assert [m.bots for m in matches] == [("x", "y"), ("y", "x")]
-    assert [m.match_id for m in matches] == ["t000-r0-x-y", "t000-r1-y-x"]
+    assert [m.match_id for m in matches] == ["x+y", "y+x"]
+    assert {m.table for m in matches} == {"x+y"} and {m.rotations for m in matches} == {2}
 
 
 def test_heads_up_pairs() -> None:
@@ -50,11 +51,13 @@ def test_heads_up_pairs() -> None:
     assert {frozenset(m.bots) for m in matches} == {frozenset(p) for p in itertools.combinations("abcd", 2)}
 
 
-def test_without_duplicate_one_match_per_table() -> None:
+def test_without_duplicate_one_match_per_table_in_a_seating_drawn_from_the_seed() -> None:
     matches = build_schedule(RoundRobin(3), NAMES[:5], seed=0, duplicate=False)
-    assert len(matches) == comb(5, 3)
-    assert all(m.rotation == 0 for m in matches)
+    assert len(matches) == comb(5, 3) and len({m.table for m in matches}) == len(matches)
+    assert all(m.rotations == 1 and m.rotation == m.seed % 3 for m in matches)
+    assert len({m.rotation for m in matches}) > 1  # not every table seated alike
     assert len({m.seed for m in matches}) == len(matches)
+    assert matches == build_schedule(RoundRobin(3), NAMES[:5][::-1], seed=0, duplicate=False)
 
 
 def test_seeds_are_stable_and_independent_of_the_field() -> None:

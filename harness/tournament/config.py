@@ -23,10 +23,21 @@ from typing import Any
 from harness.engine.config import GameConfig, Replacements, Structure
 from harness.match.deals import parse_seed
 from harness.match.specs import BotSpec, Limits, StackMode
-from harness.tournament.schedule import Format, Gauntlet, PairingStrategy, RoundRobin
+from harness.tournament.schedule import (
+    Format,
+    Gauntlet,
+    PairingStrategy,
+    RoundRobin,
+    Sampled,
+    ScheduleError,
+    default_tables_per_bot,
+)
 
 BOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")
 MIN_SEATS, MAX_SEATS = 2, 6  # R1.2
+#: Default ``[schedule] max_matches``: about 3 hours of 1,000-hand heads-up matches with 2 jobs on the
+#: 2-core machine this is developed on (README "Speed"); larger plans must say so or use "sampled".
+DEFAULT_MAX_MATCHES = 10_000
 # Limits that must be at least 1 (the others may be 0 = "no limit").
 _POSITIVE_LIMITS = frozenset(
     {"decision_ms", "startup_ms", "max_faults", "open_files", "log_bytes", "max_message_bytes"}
@@ -63,13 +74,16 @@ class TournamentSettings:
             output directory (:mod:`harness.tournament.seeds`).
         output: output directory, relative to the current directory
             (default ``results/<name>``).
-        compress: gzip each match's hand history once the match is done.
+        compress: gzip each match's hand history once the match is done (default on).
+        entry_check: start every bot once and play a few hands before the first
+            match; bots that fail are left out of the plan (``--no-entry-check``).
     """
 
     name: str
     seed: int | None = None
     output: Path = Path("results/tournament")
-    compress: bool = False
+    compress: bool = True
+    entry_check: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +100,10 @@ class ScheduleSettings:
             matches spread over the CPUs the run may use (placement only:
             results do not depend on it).
         challengers: gauntlet only: the bots that play the rest of the field.
+        tables_per_bot: sampled only: tables each bot sits at (None: the default,
+            :func:`harness.tournament.schedule.default_tables_per_bot`).
+        tables: sampled only: the total number of tables instead.
+        max_matches: a plan with more matches is refused before anything runs.
     """
 
     format: Format = Format.ROUND_ROBIN
@@ -95,12 +113,28 @@ class ScheduleSettings:
     jobs: int = 0
     pin: bool = True
     challengers: tuple[str, ...] = ()
+    tables_per_bot: int | None = None
+    tables: int | None = None
+    max_matches: int = DEFAULT_MAX_MATCHES
 
-    def strategy(self) -> PairingStrategy:
-        """The pairing strategy object for :func:`harness.tournament.schedule.build_schedule`."""
+    def strategy(self, seed: int = 0, previous: tuple[tuple[str, ...], ...] | None = None) -> PairingStrategy:
+        """The pairing strategy object for :func:`harness.tournament.schedule.build_schedule`.
+
+        Args:
+            seed: the tournament seed (the sampled format draws its tables from it).
+            previous: sampled only: the design an earlier run stored, to repair instead of redraw.
+        """
         if self.format is Format.GAUNTLET:
             return Gauntlet(challengers=self.challengers, table_size=self.table_size)
+        if self.format is Format.SAMPLED:
+            return Sampled(table_size=self.table_size, seed=seed, tables_per_bot=self.tables_per_bot,
+                           total=self.tables, previous=previous)
         return RoundRobin(table_size=self.table_size)
+
+    @property
+    def rotations(self) -> int:
+        """Matches per table: ``table_size`` with duplicate, else 1."""
+        return self.table_size if self.duplicate else 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,7 +290,7 @@ def parse_config(data: Mapping[str, Any], file: Path) -> TournamentConfig:
         seen.add(bot.name)
 
     names = [b.name for b in bots]
-    if schedule.format is Format.ROUND_ROBIN and schedule.table_size > len(bots):
+    if schedule.format is not Format.GAUNTLET and schedule.table_size > len(bots):
         raise ConfigError(
             file, "[schedule] table_size",
             f"table_size {schedule.table_size} is larger than the number of bots ({len(bots)}); "
@@ -283,10 +317,67 @@ def parse_config(data: Mapping[str, Any], file: Path) -> TournamentConfig:
         raise ConfigError(file, "[schedule] challengers", 'only used with format = "gauntlet"')
     for i, bot in enumerate(bots):
         _check_command(file, i, bot)
-    return TournamentConfig(
+    config = TournamentConfig(
         path=file, tournament=tournament, game=game, starting_stack=starting_stack,
         stack_mode=stack_mode, schedule=schedule, limits=limits, bots=bots,
     )
+    plan_size(config, len(bots))
+    return config
+
+
+def plan_size(config: TournamentConfig, bots: int) -> tuple[int, int]:
+    """Count the tables and matches of a plan for ``bots`` bots, without building it.
+
+    Args:
+        config: the tournament.
+        bots: how many bots take part (all of the file's, or those that passed the entry check).
+
+    Returns:
+        ``(tables, matches)``.
+
+    Raises:
+        ConfigError: fewer bots than seats, sampled parameters no design can meet,
+            or more matches than ``[schedule] max_matches`` (the message gives the
+            estimated time and points to the sampled format).
+    """
+    sched = config.schedule
+    file = config.path
+    if bots < sched.table_size:
+        raise ConfigError(
+            file, "[schedule] table_size",
+            f"table_size {sched.table_size} is larger than the number of bots ({bots}); "
+            + (f"expected at most {bots}" if bots >= 2 else "a league needs at least two working bots"),
+        )
+    try:
+        tables = sched.strategy().count(bots)
+    except ScheduleError as exc:
+        key = "[schedule] tables" if sched.tables is not None else "[schedule] tables_per_bot"
+        raise ConfigError(file, key, str(exc)) from None
+    matches = tables * sched.rotations
+    if matches > sched.max_matches:
+        from harness.tournament.estimate import DEFAULT_RATES, describe_seconds
+
+        seconds = DEFAULT_RATES.match_seconds(sched.table_size, sched.hands) * matches / max(1, _jobs(sched))
+        hint = ""
+        if sched.format is not Format.SAMPLED and sched.table_size > 2:
+            per_bot = default_tables_per_bot(bots, sched.table_size)
+            sampled = -(-bots * per_bot // sched.table_size) * sched.rotations
+            hint = (f'; use format = "sampled" (e.g. tables_per_bot = {per_bot}: {sampled:,} matches, every pair '
+                    "of bots meeting about twice)")
+        elif sched.format is not Format.SAMPLED:
+            hint = '; use format = "sampled" with tables_per_bot'
+        raise ConfigError(
+            file, "[schedule] max_matches",
+            f"the plan has {matches:,} matches ({tables:,} tables x {sched.rotations} rotations, "
+            f"about {describe_seconds(seconds)} here), above max_matches = {sched.max_matches:,}{hint}, "
+            "or raise max_matches",
+        )
+    return tables, matches
+
+
+def _jobs(sched: ScheduleSettings) -> int:
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return min(sched.jobs or cores, cores)
 
 
 def _tournament(t: _Table, file: Path) -> TournamentSettings:
@@ -302,9 +393,10 @@ def _tournament(t: _Table, file: Path) -> TournamentSettings:
     output = t.get("output", str, f"results/{name}", "a directory path (string)")
     if not output.strip():
         raise t.error("output", "expected a non-empty directory path")
-    compress = t.get("compress", bool, False, "true or false")
+    compress = t.get("compress", bool, True, "true or false")
+    entry_check = t.get("entry_check", bool, True, "true or false")
     t.finish()
-    return TournamentSettings(name=name, seed=seed, output=Path(output), compress=compress)
+    return TournamentSettings(name=name, seed=seed, output=Path(output), compress=compress, entry_check=entry_check)
 
 
 def _schedule(t: _Table) -> ScheduleSettings:
@@ -324,9 +416,18 @@ def _schedule(t: _Table) -> ScheduleSettings:
     challengers = t.get("challengers", list, [], "a list of bot names")
     if not all(isinstance(c, str) for c in challengers):
         raise t.error("challengers", f"expected a list of bot names (strings), got {toml_value(challengers)}")
+    tables_per_bot = t.integer("tables_per_bot", 0, 1) if "tables_per_bot" in t.data else None
+    tables = t.integer("tables", 0, 1) if "tables" in t.data else None
+    for key, value in (("tables_per_bot", tables_per_bot), ("tables", tables)):
+        if value is not None and fmt is not Format.SAMPLED:
+            raise t.error(key, 'only used with format = "sampled"')
+    if tables_per_bot is not None and tables is not None:
+        raise t.error("tables", "give tables_per_bot or tables, not both")
+    max_matches = t.integer("max_matches", DEFAULT_MAX_MATCHES, 1)
     t.finish()
     return ScheduleSettings(format=fmt, table_size=table_size, hands=hands, duplicate=duplicate, jobs=jobs,
-                            pin=pin, challengers=tuple(challengers))
+                            pin=pin, challengers=tuple(challengers), tables_per_bot=tables_per_bot, tables=tables,
+                            max_matches=max_matches)
 
 
 def _game(t: _Table, schedule: ScheduleSettings) -> tuple[GameConfig, int, StackMode]:

@@ -1,4 +1,4 @@
-"""Leaderboard tables: text (tabulate), Markdown and CSV from match records.
+"""Leaderboard tables: text (tabulate), Markdown and CSV from an output directory's records.
 
 The numbers come from :mod:`harness.tournament.stats` and
 :mod:`harness.tournament.ratings`; this module only lays them out and
@@ -8,23 +8,45 @@ directory. The files carry every column (:data:`COLUMNS`, one per fault
 kind); the text printed on a terminal keeps to :data:`SCREEN_COLUMNS`
 (at most about 100 characters wide), with the interval in one cell, the
 faults summed, and the crosstable only for up to :data:`SCREEN_CROSSTABLE_BOTS` bots.
+
+One function reads a directory and writes its files (:func:`write_leaderboard`):
+``harness run`` calls it at the end of a run and ``harness leaderboard`` on
+demand, so both write byte-identical files for the same directory. What it
+counts: the records the plan in ``tournament.json`` names, of tables whose
+every rotation is recorded (:func:`harness.tournament.stats.score`). Bots that
+failed their entry check (``entries.json``) or failed to start or were put out
+in more than half their matches are listed below the ranked bots, with the reason.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tabulate import tabulate
 
 from harness.tournament.ratings import Rankings, rankings
-from harness.tournament.results import MatchRecord, read_records
-from harness.tournament.stats import FAULT_COLUMNS, Standing, crosstable, standings
+from harness.tournament.results import (
+    MANIFEST_FILE,
+    RESULTS_FILE,
+    MatchRecord,
+    ResultsError,
+    read_manifest,
+    read_results,
+)
+from harness.tournament.stats import FAULT_COLUMNS, Scoring, Standing, crosstable, score, standings, unranked
+
+#: The entry check's file in an output directory (written by harness.tournament.entries).
+ENTRIES_FILE = "entries.json"
+#: Incomplete tables named one by one in a notice (the rest are counted).
+_NAMED_TABLES = 5
 
 COLUMNS: tuple[str, ...] = (
     "rank",
@@ -46,6 +68,7 @@ COLUMNS: tuple[str, ...] = (
     "matches_lost",
     *(column for _, column in FAULT_COLUMNS),
     "put_out",
+    "note",
 )
 
 #: Columns of the printed (terminal) table, as headed there; the files have all of :data:`COLUMNS`.
@@ -76,18 +99,23 @@ EXPLANATION = (
     "bankroll_rank (heads-up): ACPC instant run-off and total-bankroll positions. rating_mu, rating_sigma "
     "(3-6 seats): Plackett-Luce rating (openskill), a skill rating, not bb/100. "
     "matches_won/lost: matches finished ahead/behind. Fault columns count replies the referee "
-    "replaced by the default action; put_out: matches in which the bot was put out. "
+    "replaced by the default action; put_out: matches in which the bot was put out; note: why a bot "
+    "is not ranked. Only complete duplicate sets are scored (every rotation of a table recorded). "
     "Crosstable: row bot's bb/100 at tables shared with the column bot; * = the 95% CI excludes 0."
 )
 
 
 def ranked(records: Sequence[MatchRecord], table: Sequence[Standing]) -> Rankings:
-    """The statistics of :mod:`harness.tournament.ratings` for the bots of ``table`` that played, in its order."""
-    return rankings(records, [s.bot for s in table if s.hands > 0])
+    """The statistics of :mod:`harness.tournament.ratings` for the ranked bots of ``table`` that played, in order."""
+    return rankings(records, [s.bot for s in table if s.hands > 0 and s.rank is not None])
 
 
-def rows(table: Sequence[Standing], ranks: Rankings | None = None) -> list[dict[str, Any]]:
-    """Leaderboard rows as dicts keyed by :data:`COLUMNS` (floats rounded to 0.01, missing values as None)."""
+def rows(table: Sequence[Standing], ranks: Rankings | None = None,
+         notes: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    """Leaderboard rows as dicts keyed by :data:`COLUMNS` (floats rounded to 0.01, missing values as None).
+
+    ``notes`` gives the reason a bot is not ranked (its ``note``; "" for ranked bots).
+    """
     out = []
     for s in table:
         est = s.estimate
@@ -106,6 +134,7 @@ def rows(table: Sequence[Standing], ranks: Rankings | None = None) -> list[dict[
         for kind, column in FAULT_COLUMNS:
             row[column] = s.faults.get(kind, 0)
         row["put_out"] = s.put_out
+        row["note"] = notes.get(s.bot, "") if notes else ""
         out.append(row)
     return out
 
@@ -146,7 +175,8 @@ def screen_rows(table: Sequence[Standing], ranks: Rankings | None = None) -> lis
         ranks_cell = "" if row["rank_low"] is None else (
             f"{row['rank_low']}" if row["rank_low"] == row["rank_high"] else f"{row['rank_low']}-{row['rank_high']}")
         values = (
-            row["rank_group"] or row["rank"], row["bot"], f"{row['bb_per_100']:+.2f}",
+            row["rank_group"] or ("-" if row["rank"] is None else row["rank"]), row["bot"],
+            f"{row['bb_per_100']:+.2f}",
             "" if low is None or high is None else f"{low:+.1f}..{high:+.1f}",
             ranks_cell, "" if row["los_next"] is None else f"{row['los_next']:.2f}", third,
             row["matches_won"], row["matches_lost"], sum(row[column] for _, column in FAULT_COLUMNS), row["put_out"],
@@ -161,22 +191,6 @@ def los_rows(ranks: Rankings) -> tuple[list[str], list[list[str]]]:
     body = [[row, *("" if row == col else f"{ranks.bootstrap.los[(row, col)]:.3f}" for col in order)]
             for row in order]
     return ["bot", *order], body
-
-
-def split_foreign(
-    records: Sequence[MatchRecord], bots: Sequence[str] | None
-) -> tuple[list[MatchRecord], list[MatchRecord]]:
-    """Split records into those of the given bots and those with any other bot ("foreign").
-
-    With ``bots`` None every record is kept. A foreign record (e.g. a line
-    pasted from another tournament) would count in the totals but have no
-    row, so it is left out everywhere.
-    """
-    if bots is None:
-        return list(records), []
-    names = set(bots)
-    kept = [r for r in records if set(r.result.bots) <= names]
-    return kept, [r for r in records if not set(r.result.bots) <= names]
 
 
 def plural(count: int, word: str) -> str:
@@ -247,48 +261,196 @@ def _table(data: list[dict[str, Any]], headers: Sequence[str], tablefmt: str, *,
                     colalign=align, disable_numparse=as_text)
 
 
-def render(records: Sequence[MatchRecord], *, title: str = "Leaderboard", tablefmt: str = "simple",
-           bots: Sequence[str] | None = None, wide: bool | None = None, ranks: Rankings | None = None) -> str:
+@dataclass(slots=True)
+class Board:
+    """Everything a leaderboard shows, read from one output directory (:func:`load_board`).
+
+    Attributes:
+        title: the tournament's name, with "(PARTIAL: n of m matches)" until every planned match is recorded.
+        bots: the plan's bots, then bots left out by the entry check.
+        scoring: which records count (:func:`harness.tournament.stats.score`).
+        unranked: ``{bot: reason}`` for bots listed below the ranked ones.
+        notices: what a reader should be told (incomplete tables, records not
+            counted, a torn last line), one line each, for stderr.
+        recorded: planned matches with a record.
+    """
+
+    title: str
+    bots: list[str]
+    scoring: Scoring
+    unranked: dict[str, str] = field(default_factory=dict)
+    notices: list[str] = field(default_factory=list)
+    recorded: int = 0
+
+    def standings(self) -> list[Standing]:
+        """Ranked bots by bb/100, then the others (rank None) in the order of :attr:`bots`."""
+        ranked = [b for b in self.bots if b not in self.unranked]
+        table = standings(self.scoring.scored, ranked)
+        below = [standings(self.scoring.scored, [b], ranked=False)[0] for b in self.bots if b in self.unranked]
+        return table + below
+
+
+def read_entries(out_dir: Path) -> dict[str, dict[str, Any]]:
+    """``entries.json`` of a directory, by bot ({} when there is none or it is unreadable)."""
+    try:
+        data = json.loads((Path(out_dir) / ENTRIES_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    bots = data.get("bots") if isinstance(data, dict) else None
+    return {str(k): v for k, v in bots.items() if isinstance(v, dict)} if isinstance(bots, dict) else {}
+
+
+def entry_failures(entries: Mapping[str, Mapping[str, Any]], plan_bots: Sequence[str]) -> dict[str, str]:
+    """``{bot: reason}`` of bots the entry check left out of the plan (those not in ``plan_bots``)."""
+    return {name: str(e.get("reason") or "failed") for name, e in entries.items()
+            if not e.get("ok") and name not in plan_bots}
+
+
+def make_board(records: Sequence[MatchRecord], *, title: str = "Leaderboard", bots: Sequence[str] | None = None,
+               plan: Mapping[str, tuple[str, str]] | None = None, entry_failures: Mapping[str, str] | None = None,
+               notices: Sequence[str] = (), results_path: Path | None = None) -> Board:
+    """Build a :class:`Board` from records (pure: no I/O).
+
+    Args:
+        records: stored records (first record per match id).
+        title: the tournament's name.
+        bots: the plan's bots (default: every bot in the records).
+        plan: ``{match_id: (table, fingerprint)}`` of the plan (None: every record
+            counts, tables grouped by their own ``rotations``).
+        entry_failures: ``{bot: reason}`` of bots the entry check left out.
+        notices: notices found while reading (e.g. a torn last line).
+        results_path: the results file, named in the notice about records not counted.
+    """
+    scoring = score(records, plan)
+    foreign = {id(r) for r in scoring.foreign}
+    in_plan = [r for r in records if id(r) not in foreign]
+    names = list(bots) if bots is not None else _names(records)
+    failures = {b: why for b, why in (entry_failures or {}).items() if b not in names}
+    everyone = names + list(failures)
+    notes = list(notices)
+    if scoring.incomplete:
+        named = ", ".join(f"{t} ({got} of {want})" for t, got, want in scoring.incomplete[:_NAMED_TABLES])
+        more = len(scoring.incomplete) - _NAMED_TABLES
+        notes.append(
+            f"{plural(len(scoring.incomplete), 'table')} with missing rotations not scored: {named}"
+            + (f" and {more} more" if more > 0 else "") + "; `harness run` plays the missing matches"
+        )
+    if scoring.foreign:
+        where = f"{results_path}: " if results_path is not None else ""
+        notes.append(
+            f"{where}{plural(len(scoring.foreign), 'record')} not in the current plan of "
+            f"{MANIFEST_FILE} (earlier results of changed bots, or copied lines) not counted: "
+            + ", ".join(r.match_id for r in scoring.foreign[:_NAMED_TABLES])
+            + (f" and {len(scoring.foreign) - _NAMED_TABLES} more" if len(scoring.foreign) > _NAMED_TABLES else "")
+        )
+    recorded = len(in_plan)
+    if scoring.planned is not None and recorded < scoring.planned:
+        title = f"{title} (PARTIAL: {recorded} of {plural(scoring.planned, 'match')})"
+    return Board(title=title, bots=everyone, scoring=scoring, unranked=unranked(in_plan, everyone, failures),
+                 notices=notes, recorded=recorded)
+
+
+def load_board(out_dir: Path) -> Board:
+    """Read a tournament output directory into a :class:`Board` (reads only).
+
+    Raises:
+        ResultsError: no such directory, no results, a damaged ``tournament.json``
+            or a damaged line in ``results.jsonl``.
+    """
+    out_dir = Path(out_dir)
+    info = read_manifest(out_dir)
+    stored = read_results(out_dir)
+    bots = info.get("bots")
+    if bots is not None and not (isinstance(bots, list) and all(isinstance(b, str) for b in bots)):
+        raise ResultsError(f"{out_dir / MANIFEST_FILE}: \"bots\" must be a list of names; restore the file")
+    names = list(bots) if bots is not None else _names(stored.records)
+    return make_board(stored.records, title=str(info.get("name", out_dir.name)), bots=names,
+                      plan=_plan_of(info, out_dir), entry_failures=entry_failures(read_entries(out_dir), names),
+                      notices=stored.notices, results_path=out_dir / RESULTS_FILE)
+
+
+def _names(records: Sequence[MatchRecord]) -> list[str]:
+    seen: dict[str, None] = {}
+    for rec in records:
+        for name in rec.result.bots:
+            seen.setdefault(name, None)
+    return list(seen)
+
+
+def _plan_of(info: Mapping[str, Any], out_dir: Path) -> dict[str, tuple[str, str]] | None:
+    """``{match_id: (table, fingerprint)}`` from ``tournament.json`` (None when it has no plan)."""
+    matches = info.get("matches")
+    if matches is None:
+        return None
+    plan: dict[str, tuple[str, str]] = {}
+    try:
+        for match_id, table, _rotation, fingerprint in matches:
+            plan[str(match_id)] = (str(table), str(fingerprint))
+    except (TypeError, ValueError):
+        raise ResultsError(
+            f"{out_dir / MANIFEST_FILE}: \"matches\" must list [id, table, rotation, fingerprint]; "
+            "restore the file, or run `harness run` again to rewrite it"
+        ) from None
+    return plan
+
+
+def render(board: Board, *, tablefmt: str = "simple", wide: bool | None = None,
+           ranks: Rankings | None = None) -> str:
     """Render the leaderboard and crosstable as text.
 
     Args:
-        records: match records of one tournament.
-        title: first line.
+        board: what to show (:func:`load_board` or :func:`make_board`).
         tablefmt: a tabulate format ("simple" for terminals, "github" for Markdown).
-        bots: names to list (default: every bot in the records); records
-            with any other bot are left out (see :func:`split_foreign`).
         wide: every column of :data:`COLUMNS` (default: only for Markdown);
             otherwise the narrower :data:`SCREEN_COLUMNS`.
-        ranks: the statistics of :func:`ranked` if already computed for these records.
+        ranks: the statistics of :func:`ranked` if already computed for this board.
     """
-    records, _ = split_foreign(records, bots)
     if wide is None:
         wide = tablefmt == "github"
-    table = standings(records, bots)
+    records = board.scoring.scored
+    table = board.standings()
     if ranks is None:
         ranks = ranked(records, table)
+    ranked_rows = [s for s in table if s.rank is not None]
+    below = [s for s in table if s.rank is None]
+    played = [s for s in table if s.hands]
     total_hands = sum(r.result.hands_played for r in records)
     md = tablefmt == "github"
-    if wide:
-        board = _table(rows(table, ranks), COLUMNS, tablefmt)
-    else:
-        screen = screen_rows(table, ranks)
-        headers_shown = [("rating" if h == "IRO" and ranks.ratings is not None else h) for h in SCREEN_COLUMNS]
-        board = _screen_table(screen, headers_shown) if tablefmt == "simple" else \
+    headers_shown = [("rating" if h == "IRO" and ranks.ratings is not None else h) for h in SCREEN_COLUMNS]
+
+    def layout(part: Sequence[Standing]) -> str:
+        if wide:
+            return _table(rows(part, ranks, board.unranked), COLUMNS, tablefmt)
+        screen = screen_rows(part, ranks)
+        return _screen_table(screen, headers_shown) if tablefmt == "simple" else \
             _table(screen, headers_shown, tablefmt, as_text=True)
+
     note = EXPLANATION if wide else SCREEN_EXPLANATION
-    parts = [f"# {title}" if md else title, "", f"{plural(len(records), 'match')}, {plural(total_hands, 'hand')}.",
-             "", board, ""]
+    counted = f"{plural(len(records), 'match')}, {plural(total_hands, 'hand')} scored."
+    if board.scoring.incomplete:
+        counted += f" {plural(len(board.scoring.incomplete), 'table')} incomplete (not scored)."
+    parts = [f"# {board.title}" if md else board.title, "", counted, "", layout(ranked_rows), ""]
+    if below:
+        parts += [("## " if md else "") + "Not ranked", ""]
+        if wide:
+            parts.append(layout(below))
+        else:
+            reasons = [[screen_name(s.bot), board.unranked[s.bot]] for s in below]
+            parts.append(tabulate(reasons, headers=["bot", "why"], tablefmt=tablefmt, disable_numparse=True))
+        parts.append("")
+    if board.scoring.incomplete:
+        parts += [("## " if md else "") + "Incomplete tables (not scored)", "",
+                  ", ".join(f"{t} ({got} of {want} matches)" for t, got, want in board.scoring.incomplete), ""]
     cross_title = ("## " if md else "") + "Crosstable (row bot's bb/100 against column bot)"
-    screen_cross = None if md or len(table) > SCREEN_CROSSTABLE_BOTS else _screen_crosstable(records, table)
+    screen_cross = None if md or len(played) > SCREEN_CROSSTABLE_BOTS else _screen_crosstable(records, played)
     if md or tablefmt != "simple":
-        headers, body = crosstable_rows(records, [s.bot for s in table])
+        headers, body = crosstable_rows(records, [s.bot for s in played])
         parts += [cross_title, "", tabulate(body, headers=headers, tablefmt=tablefmt, disable_numparse=True,
                                             colalign=("left", *("right" for _ in headers[1:]))), ""]
     elif screen_cross is not None:
         parts += [cross_title + "; columns by row number", "", screen_cross, ""]
     else:
-        parts += [textwrap.fill(f"Crosstable and likelihoods of superiority of {len(table)} bots: in "
+        parts += [textwrap.fill(f"Crosstable and likelihoods of superiority of {len(played)} bots: in "
                                 "leaderboard.md, los.csv and the report (harness report DIR).", width=100), ""]
     if md and ranks.bootstrap.bots:
         headers, body = los_rows(ranks)
@@ -299,17 +461,15 @@ def render(records: Sequence[MatchRecord], *, title: str = "Leaderboard", tablef
     return "\n".join(parts) + "\n"
 
 
-def to_csv(records: Sequence[MatchRecord], bots: Sequence[str] | None = None, *,
-           ranks: Rankings | None = None) -> str:
-    """The leaderboard as CSV text with a header row of :data:`COLUMNS`."""
-    records, _ = split_foreign(records, bots)
-    table = standings(records, bots)
+def to_csv(board: Board, *, ranks: Rankings | None = None) -> str:
+    """The leaderboard as CSV text with a header row of :data:`COLUMNS` (not-ranked bots last, rank empty)."""
+    table = board.standings()
     if ranks is None:
-        ranks = ranked(records, table)
+        ranks = ranked(board.scoring.scored, table)
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=list(COLUMNS), lineterminator="\n")
     writer.writeheader()
-    for row in rows(table, ranks):
+    for row in rows(table, ranks, board.unranked):
         writer.writerow({k: "" if v is None else v for k, v in row.items()})
     return buf.getvalue()
 
@@ -330,23 +490,23 @@ def _write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def write_leaderboard(out_dir: Path, records: Sequence[MatchRecord] | None = None, *,
-                      title: str = "Leaderboard", bots: Sequence[str] | None = None) -> str:
-    """Write ``leaderboard.md``, ``leaderboard.csv`` and ``los.csv`` into ``out_dir``; return the text rendering.
+def write_leaderboard(out_dir: Path) -> tuple[Board, str]:
+    """Read ``out_dir`` and write its ``leaderboard.md``, ``leaderboard.csv`` and ``los.csv``.
 
-    Args:
-        out_dir: tournament output directory.
-        records: the records (default: read from ``out_dir/results.jsonl``).
-        title: heading (the tournament's name).
-        bots: names to list (default: every bot in the records).
+    The same directory always gives the same files, whoever calls this
+    (``harness run`` at the end, ``harness leaderboard`` later).
+
+    Returns:
+        The board (its ``notices`` are for stderr) and the text for a terminal.
 
     Raises:
-        harness.tournament.results.ResultsError: no readable results in ``out_dir``.
+        ResultsError: see :func:`load_board`.
+        OSError: the files cannot be written.
     """
     out_dir = Path(out_dir)
-    recs = list(records) if records is not None else read_records(out_dir)
-    ranks = ranked(split_foreign(recs, bots)[0], standings(split_foreign(recs, bots)[0], bots))
-    _write(out_dir / "leaderboard.md", render(recs, title=title, tablefmt="github", bots=bots, ranks=ranks))
-    _write(out_dir / "leaderboard.csv", to_csv(recs, bots, ranks=ranks))
+    board = load_board(out_dir)
+    ranks = ranked(board.scoring.scored, board.standings())
+    _write(out_dir / "leaderboard.md", render(board, tablefmt="github", ranks=ranks))
+    _write(out_dir / "leaderboard.csv", to_csv(board, ranks=ranks))
     _write(out_dir / "los.csv", los_csv(ranks))
-    return render(recs, title=title, bots=bots, ranks=ranks)
+    return board, render(board, ranks=ranks)

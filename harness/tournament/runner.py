@@ -1,54 +1,51 @@
-"""The tournament runner: plays a schedule's matches in parallel and records them.
+"""The tournament runner: checks the entries, plans, plays the plan's matches and records them.
 
-Each match runs in its own forked worker process (at most ``jobs`` at a
-time; with ``[schedule] pin``, the default, each on one CPU of its own)
-that calls the referee's ``play_match`` into ``<out>/matches/<match_id>/``
-and leaves ``result.json`` there; the main
-process appends a :class:`~harness.tournament.results.MatchRecord` to
-``results.jsonl`` for each match that finished, in the order they finish.
-Matches are independent (own bots, own deals), so the order does not
-change any result.
+A run, in order:
 
-Resume: a match with a record is skipped; any other match directory is a
-partial match and is replayed from scratch. ``tournament.json`` holds a
-fingerprint of everything that decides the results (schedule, seeds,
-hands, game, limits, bot commands), so a changed configuration is refused
-instead of mixed in.
+1. opens the output directory (refused unless missing, empty or made by this
+   harness; locked: one run at a time) and kills what a killed earlier run's
+   bots left behind;
+2. checks every new or changed bot (:mod:`harness.tournament.entries`): bots
+   that fail are left out, with the reason printed at once;
+3. makes the plan (:mod:`harness.tournament.plan`) for the bots that passed,
+   compares it with what is stored ("reused N matches, playing M, dropped
+   K"), estimates its time and disk use (:mod:`harness.tournament.estimate`)
+   and writes it to ``tournament.json``;
+4. plays the matches not yet recorded, ``jobs`` at a time, through an
+   :class:`~harness.tournament.workers.Executor` (default: forked workers on
+   this machine, each match pinned to a CPU of its own), appending a
+   :class:`~harness.tournament.results.MatchRecord` to ``results.jsonl`` as
+   each finishes;
+5. writes the leaderboard from what is on disk
+   (:func:`harness.tournament.leaderboard.write_leaderboard`).
+
+Resume: a match with a stored record of the same fingerprint is skipped; any
+other directory of a planned match is a partial match and is replayed from
+scratch. Matches are independent (own bots, own deals), so the order in which
+they finish changes no result.
 
 Interrupts: Ctrl-C or SIGTERM stops the run cleanly: running matches get
 SIGTERM (the referee's cleanup stops their bots), nothing partial is
-recorded, and the same command resumes later. After a ``kill -9`` of the
-runner, each worker gets SIGTERM from the kernel (``PR_SET_PDEATHSIG``) and
-stops its match the same way; ``<out>/.workers`` lists the running workers,
-so the next run on that directory kills what their bots may have left.
-
-One run per output directory: the results store locks it (``<out>/.lock``).
+recorded, and the same command resumes later.
 """
 
 from __future__ import annotations
 
 import ctypes
-import dataclasses
-import hashlib
-import json
-import multiprocessing
-import multiprocessing.connection
 import os
 import signal
 import sys
 import time
-import traceback
-from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
-from harness.match.deals import commitment
-from harness.match.placement import pin
 from harness.match.specs import BotSpec, Limits, MatchResult, MatchSpec
-from harness.tournament.config import TournamentConfig
+from harness.tournament.config import ConfigError, TournamentConfig
+from harness.tournament.entries import EntryReport, check_entries, describe_failure, unchecked, working
+from harness.tournament.estimate import RUNNER_S, Estimate, MatchCost, Rates, calibrate, estimate
+from harness.tournament.plan import Plan, Reuse, compare, make_plan
 from harness.tournament.results import (
     HANDS_FILE,
     MatchRecord,
@@ -57,21 +54,31 @@ from harness.tournament.results import (
     fsync_file,
     read_records,
 )
-from harness.tournament.schedule import Pairing, build_schedule
-from harness.tournament.seeds import reveal, tournament_seed
+from harness.tournament.schedule import Format, Pairing
+from harness.tournament.seeds import REVEAL_FILE, reveal, tournament_seed
+from harness.tournament.workers import (
+    ERROR_FILE,
+    STOP_SIGNALS,
+    WORKERS_FILE,
+    Done,
+    Executor,
+    Job,
+    LocalExecutor,
+    run_all,
+)
 
 PlayMatch = Callable[[Sequence[BotSpec], MatchSpec, Limits, Path], MatchResult]
 #: Writes a report of the output directory while the tournament runs (e.g. harness.report.html.write_report).
 ReportHook = Callable[[Path], object]
 #: Seconds between two reports written while a tournament runs.
 REPORT_EVERY_S = 60.0
-RESULT_FILE = "result.json"
-ERROR_FILE = "error.txt"
-WORKERS_FILE = ".workers"
-_PR_SET_PDEATHSIG = 1  # prctl(2) option (linux/prctl.h)
 _POLL_S = 0.2
-_STOP_GRACE_S = 15.0
-_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+_PR_SET_PDEATHSIG = 1  # prctl(2) option (linux/prctl.h)
+_REPORT_GRACE_S = 15.0
+
+
+class NotEnoughBots(ConfigError):
+    """Fewer than two bots (or fewer than a table's seats) passed the entry check."""
 
 
 @dataclass(slots=True)
@@ -81,17 +88,24 @@ class RunSummary:
     Attributes:
         out_dir: the output directory.
         name: tournament name.
-        bots: bot names in configuration order.
-        matches_total: matches in the schedule.
-        records: every record now stored (earlier runs included).
+        bots: the plan's bots, in configuration order.
+        matches_total: matches in the plan.
+        records: the plan's records now stored (earlier runs included).
         matches_run: matches finished by this call.
         hands_run: hands played by the matches this call finished.
-        seconds: wall-clock time of this call.
+        seconds: wall-clock time of the matches of this call (after the entry check and the plan).
         interrupted: stopped by Ctrl-C / SIGTERM before the end.
         failed: match ids whose worker failed (see their ``error.txt``).
         never_started: bots that failed to start in every match they
             played, with the first failure (referee status and the bot's
             last stderr line); their results are recorded but meaningless.
+        plan: the plan played.
+        reuse: reused / playing / dropped counts.
+        estimate: the estimate printed before play.
+        entries: the entry check.
+        match_walls: wall seconds of each match this call played (start to record).
+        board_text: the leaderboard as printed (None when nothing is recorded).
+        notices: the leaderboard's notices (incomplete tables, records not counted).
     """
 
     out_dir: Path
@@ -105,10 +119,17 @@ class RunSummary:
     interrupted: bool = False
     failed: list[str] = field(default_factory=list)
     never_started: dict[str, str] = field(default_factory=dict)
+    plan: Plan | None = None
+    reuse: Reuse | None = None
+    estimate: Estimate | None = None
+    entries: EntryReport | None = None
+    match_walls: list[float] = field(default_factory=list)
+    board_text: str | None = None
+    notices: list[str] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
-        """True when every scheduled match has a record."""
+        """True when every planned match has a record."""
         return len(self.records) == self.matches_total
 
     @property
@@ -117,286 +138,51 @@ class RunSummary:
         return self.hands_run / self.seconds if self.seconds > 0 else 0.0
 
 
-def schedule_for(config: TournamentConfig, seed: int | None = None) -> list[Pairing]:
-    """The tournament's matches (see :func:`harness.tournament.schedule.build_schedule`).
+def schedule_for(config: TournamentConfig) -> list[Pairing]:
+    """The matches of a plan of every bot of the file (no output directory, no entry check)."""
+    return list(make_plan(config).matches)
 
-    Args:
-        config: the tournament.
-        seed: the tournament seed (:func:`harness.tournament.seeds.tournament_seed`);
-            default ``config.tournament.seed``, or 0 when the file gives none
-            (enough to list the matches, not to deal them).
+
+def manifest(config: TournamentConfig, plan: Plan) -> dict[str, Any]:
+    """The ``tournament.json`` content: the plan, with each match's id, table, rotation and fingerprint.
+
+    Also: the settings that decide every match (to say what changed when
+    nothing can be reused), the commitment to the seed (``seed_sha256``, its
+    SHA-256: the seed is secret until the last match, :mod:`harness.tournament.seeds`),
+    each bot's setup digest and, for the sampled format, the design (repaired,
+    not redrawn, by the next run).
     """
-    if seed is None:
-        seed = config.tournament.seed or 0
-    return build_schedule(
-        config.schedule.strategy(), config.bot_names, seed=seed, duplicate=config.schedule.duplicate,
-    )
-
-
-def _bot_setup(bot: BotSpec) -> dict[str, Any]:
-    """A bot's launch settings as written, for the fingerprint.
-
-    The interpreter path is recorded as ``python`` (what the file says), so
-    resuming through another name of the same venv (``.venv/bin/harness``
-    vs ``.venv/bin/python -m harness.cli``) is not a change.
-    """
-    command = ["python" if i == 0 and arg == sys.executable else arg for i, arg in enumerate(bot.command)]
-    return {"command": command, "cwd": bot.cwd, "env": dict(sorted(bot.env.items()))}
-
-
-def manifest(config: TournamentConfig, pairings: Sequence[Pairing], seed: int) -> dict[str, Any]:
-    """The ``tournament.json`` content, with a fingerprint of what decides the results.
-
-    Everything that can change a match's outcome is in ``"decisive"`` (keyed
-    by where it is set, so a refusal can say what changed): seed, hands,
-    game, the schedule, ``[limits]`` and each bot's command, cwd and env. A
-    failed start with a wrong command must not be kept once the command is
-    fixed. Only jobs, pin and the output directory may change on resumption.
-
-    The seed is secret until the last match: the file holds its SHA-256
-    (``seed_sha256``, the commitment), never the seed or the match seeds
-    derived from it (:mod:`harness.tournament.seeds`).
-    """
-    sealed = commitment(seed)
-    decisive: dict[str, Any] = {
-        "[tournament] seed (SHA-256)": sealed,
-        "[schedule] hands": config.schedule.hands,
-        "[game]": config.game.to_dict(),
-        "[game] starting_stack": config.starting_stack,
-        "[game] stack_mode": str(config.stack_mode),
-        "the schedule (bots, format, table_size, duplicate)": [[p.match_id, list(p.bots)] for p in pairings],
-        "[limits]": dataclasses.asdict(config.limits),
-    }
-    for bot in config.bots:
-        decisive[f"bot {bot.name} (command, cwd or env)"] = _bot_setup(bot)
-    text = json.dumps(decisive, sort_keys=True, separators=(",", ":"))
     return {
-        "format": 2,
+        "format": 3,
         "name": config.tournament.name,
         "config": str(config.path),
-        "fingerprint": hashlib.sha256(text.encode("utf-8")).hexdigest(),
-        "seed_sha256": sealed,
-        "decisive": decisive,
-        "bots": list(config.bot_names),
+        "bots": list(plan.bots),
+        "entrants": list(config.bot_names),
         "big_blind": config.game.unit,
         "hands_per_match": config.schedule.hands,
-        "matches": len(pairings),
-        "duplicate": config.schedule.duplicate,
         "table_size": config.schedule.table_size,
+        "duplicate": config.schedule.duplicate,
+        "schedule": str(config.schedule.format),
+        "tables": plan.tables,
+        "settings": dict(plan.settings),
+        "seed_sha256": plan.seed_sha256,
+        "bot_digests": dict(plan.bot_digests),
+        "design": [list(t) for t in plan.design] if plan.design is not None else None,
+        "matches": plan.manifest_matches(),
     }
 
 
-def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
-
-
-def _pick_cpu(allowed: list[int], busy: list[int | None]) -> int:
-    """The allowed CPU with the fewest running matches (lowest number on ties)."""
-    return min(allowed, key=lambda cpu: (busy.count(cpu), cpu))
-
-
-def _worker(play: PlayMatch, bots: list[BotSpec], spec: MatchSpec, limits: Limits,
-            match_dir: Path, compress: bool, parent: int, cpu: int | None = None) -> None:
-    """Body of a match worker process: play, make the hand history durable, leave result.json.
-
-    Ctrl-C at the terminal reaches the whole process group; workers ignore
-    it and stop on the SIGTERM the main process sends, once (a second
-    signal must not cut the referee's cleanup short). The kernel sends the
-    same SIGTERM when the main process dies (``PR_SET_PDEATHSIG``), so a
-    ``kill -9`` of the runner stops its matches and bots at once instead of
-    letting them play on. With ``cpu`` the match runs pinned to that CPU
-    (:func:`harness.match.placement.pin`; unpinned where that is refused).
-    """
-
-    def on_term(signum: int, frame: FrameType | None) -> None:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        raise KeyboardInterrupt
-
-    # A Python no-op handler rather than SIG_IGN: ignored signals survive exec into the bots.
-    signal.signal(signal.SIGINT, lambda signum, frame: None)
-    signal.signal(signal.SIGTERM, on_term)
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
-    except (OSError, AttributeError):  # not Linux: the run still works, cleanup is just slower
-        pass
-    if os.getppid() != parent:  # the runner died before the death signal was armed
-        os._exit(130)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)  # blocked by the parent around start()
-    if cpu is not None:
-        try:
-            pin({cpu})
-        except (AttributeError, OSError):
-            pass
-    try:
-        result = play(bots, spec, limits, match_dir)
-        hands = match_dir / HANDS_FILE
-        if hands.exists():
-            if compress:
-                compress_file(hands)
-            else:
-                fsync_file(hands)
-        tmp = match_dir / (RESULT_FILE + ".tmp")
-        tmp.write_text(json.dumps(result.to_dict()), encoding="utf-8")
-        os.replace(tmp, match_dir / RESULT_FILE)
-    except KeyboardInterrupt:
-        os._exit(130)
-    except BaseException:  # noqa: BLE001 - any failure is reported through error.txt
-        (match_dir / ERROR_FILE).write_text(traceback.format_exc(), encoding="utf-8")
-        os._exit(1)
-
-
-@dataclass(slots=True)
-class _Running:
-    pairing: Pairing
-    process: Any  # multiprocessing.Process (fork context)
-    match_dir: Path
-    cpu: int | None = None
-    hands_seen: int = 0
-    offset: int = 0
-
-    def count_new_hands(self) -> int:
-        """Count hand records written since the last call (lines of the growing hands.jsonl)."""
-        path = self.match_dir / HANDS_FILE
-        try:
-            with open(path, "rb") as fh:
-                fh.seek(self.offset)
-                chunk = fh.read()
-        except OSError:
-            return 0
-        new = chunk.count(b"\n")
-        self.offset += chunk.rfind(b"\n") + 1 if new else 0
-        self.hands_seen += new
-        return new
-
-
-class _Display:
-    """Progress: a rich live bar on a terminal, else one line per finished match."""
-
-    def __init__(self, summary: RunSummary, total_hands: int, done_hands: int, enabled: bool | None,
-                 quiet: bool = False) -> None:
-        from rich.console import Console
-
-        self.console = Console(stderr=True, quiet=quiet)
-        self.summary = summary
-        self.live = not quiet and (self.console.is_terminal if enabled is None else enabled)
-        self.progress: Any = None
-        self.start = time.monotonic()
-        self.base_hands = done_hands
-        self.leaders = ""
-        if self.live:
-            from rich.progress import (
-                BarColumn,
-                Progress,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
-            from rich.text import Text
-
-            leaders = self
-
-            class _Progress(Progress):
-                def get_renderables(self):  # type: ignore[no-untyped-def]
-                    yield from super().get_renderables()
-                    if leaders.leaders:
-                        yield Text("leaders (bb/100): " + leaders.leaders)
-
-            # auto_refresh=False: no refresh thread, so forking workers stays safe.
-            self.progress = _Progress(
-                TextColumn("[bold]{task.description}"), BarColumn(),
-                TextColumn("{task.fields[matches]} matches"),
-                TextColumn("{task.completed:.0f}/{task.total:.0f} hands"),
-                TextColumn("{task.fields[hps]:.0f} hands/s"),
-                TimeElapsedColumn(), TimeRemainingColumn(),
-                console=self.console, auto_refresh=False, transient=False,
-            )
-            self.task = self.progress.add_task(
-                summary.name, total=total_hands, completed=done_hands,
-                matches=f"{len(summary.records)}/{summary.matches_total}", hps=0.0,
-            )
-            self.progress.start()
-
-    def update(self, hands_done: int, records: Sequence[MatchRecord]) -> None:
-        if not self.live:
-            return
-        elapsed = max(time.monotonic() - self.start, 1e-9)
-        self.progress.update(
-            self.task, completed=hands_done,
-            matches=f"{len(records)}/{self.summary.matches_total}",
-            hps=(hands_done - self.base_hands) / elapsed,
-        )
-        self.progress.refresh()
-
-    def match_done(self, record: MatchRecord, records: Sequence[MatchRecord]) -> None:
-        from harness.tournament.stats import standings
-
-        top = standings(records, self.summary.bots)[:3]
-        self.leaders = "  ".join(f"{s.bot} {s.estimate.bb_per_100:+.1f}" for s in top)
-        if not self.live:
-            res = record.result
-            nets = " ".join(f"{b} {n:+d}" for b, n in zip(res.bots, res.net, strict=True))
-            # soft_wrap: one line per match in a log file, never cut at the console's 80 columns.
-            self.console.print(
-                f"[{len(records)}/{self.summary.matches_total}] {res.match_id}: {nets} "
-                f"({res.hands_played} hands, {res.duration_s:.1f} s)",
-                highlight=False, markup=False, soft_wrap=True,
-            )
-
-    def message(self, text: str) -> None:
-        self.console.print(text, highlight=False, markup=False, soft_wrap=True)
-
-    def stop(self) -> None:
-        if self.live:
-            self.progress.refresh()
-            self.progress.stop()
-
-
-def _stop_workers(running: dict[str, _Running]) -> None:
-    """SIGTERM each running match once, wait for the referee's cleanup, SIGKILL stragglers."""
-    for run in running.values():
-        if run.process.is_alive():
-            try:
-                os.kill(run.process.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-    deadline = time.monotonic() + _STOP_GRACE_S
-    for run in running.values():
-        run.process.join(max(0.0, deadline - time.monotonic()))
-        if run.process.is_alive():
-            run.process.kill()
-            run.process.join()
-
-
-class _WorkerList:
-    """``<out>/.workers``: pids of the running match workers, one per line.
-
-    Bots carry their referee's (worker's) pid in ``HARNESS_OWNER_PID``; after
-    a crash, the next run kills the marked processes whose worker is gone
-    (``harness.match.botproc.kill_strays``), e.g. children a bot forked that
-    outlived a ``kill -9`` of the whole process group.
-    """
-
-    def __init__(self, out_dir: Path) -> None:
-        self.path = out_dir / WORKERS_FILE
-
-    def kill_leftovers(self) -> list[int]:
-        """Kill what the bots of an earlier run's workers left behind; return the pids signalled."""
-        from harness.match.botproc import kill_strays
-
-        try:
-            pids = [int(x) for x in self.path.read_text(encoding="ascii").split()]
-        except (OSError, ValueError):
-            return []
-        killed: list[int] = []
-        for pid in pids:
-            killed += kill_strays(owner_pid=pid)  # only orphans: a live (reused) pid is left alone
-        self.write([])
-        return killed
-
-    def write(self, pids: Sequence[int]) -> None:
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        tmp.write_text("".join(f"{p}\n" for p in pids), encoding="ascii")
-        os.replace(tmp, self.path)
+def play_and_store(play: PlayMatch, bots: list[BotSpec], spec: MatchSpec, limits: Limits, match_dir: Path,
+                   compress: bool) -> dict[str, Any]:
+    """Worker side of a match: play it, make its hand history durable (gzipped by default), return the result."""
+    result = play(bots, spec, limits, match_dir)
+    hands = match_dir / HANDS_FILE
+    if hands.exists():
+        if compress:
+            compress_file(hands)
+        else:
+            fsync_file(hands)
+    return result.to_dict()
 
 
 def never_started(records: Sequence[MatchRecord], out_dir: Path) -> dict[str, str]:
@@ -439,6 +225,40 @@ def _last_line(path: Path, limit: int = 300) -> str:
     return lines[-1] if len(lines[-1]) <= limit else lines[-1][: limit - 3] + "..."
 
 
+def plan_estimate(config: TournamentConfig, plan: Plan, todo: Sequence[Pairing], recorded: Sequence[MatchRecord],
+                  entries: EntryReport | None, rates: Rates) -> Estimate:
+    """Estimate the matches still to play; scaled by the recorded matches' real times when there are any."""
+    costs = entries.costs() if entries is not None else {}
+
+    def cost(bots: Sequence[str]) -> MatchCost:
+        return MatchCost(seats=len(bots), hands=plan.hands, bots=bots)
+
+    scale, source = 1.0, ""
+    if recorded:
+        from harness.tournament.estimate import match_seconds
+
+        guessed = sum(match_seconds(rates, cost(r.result.bots), costs) for r in recorded)
+        measured = sum(r.result.duration_s + RUNNER_S for r in recorded)
+        if guessed > 0 and measured > 0:
+            scale, source = measured / guessed, f"the last run's {len(recorded)} matches"
+    return estimate(rates, [cost(p.bots) for p in todo], costs, jobs=config.schedule.jobs,
+                    compressed=config.tournament.compress, scale=scale, source=source)
+
+
+def describe_plan(config: TournamentConfig, plan: Plan) -> str:
+    """``plan: 40 tables, 240 matches, 24,000 hands (sampled, 6 seats, ...)``."""
+    sched = config.schedule
+    what = [str(sched.format), f"{sched.table_size} seats", "duplicate" if sched.duplicate else "no duplicate"]
+    bal = plan.balance()
+    if bal is not None and (sched.format is Format.SAMPLED or sched.table_size > 2):
+        lo, hi = bal.tables_per_bot
+        what.append(f"{lo}{'' if lo == hi else f'-{hi}'} tables per bot")
+        plo, phi = bal.pair_meetings
+        what.append(f"each pair at {plo}{'' if plo == phi else f'-{phi}'} tables (mean {bal.mean_meetings:.2f})")
+    return (f"plan: {len(plan.bots)} bots, {plan.tables:,} tables, {len(plan.matches):,} matches, "
+            f"{plan.total_hands:,} hands ({', '.join(what)})")
+
+
 class _Reporter:
     """Runs the report hook in a forked child every ``every_s`` seconds, one at a time.
 
@@ -447,12 +267,15 @@ class _Reporter:
     """
 
     def __init__(self, hook: ReportHook | None, out_dir: Path, every_s: float) -> None:
+        import multiprocessing
+
         self.hook, self.out_dir, self.every_s = hook, out_dir, every_s
         self.last = -float("inf")
         self.took = 0.0
         self.child: Any = None
+        self.ctx = multiprocessing.get_context("fork")
 
-    def tick(self, ctx: Any) -> None:
+    def tick(self) -> None:
         if self.hook is None or (self.child is not None and self.child.is_alive()):
             return
         now = time.monotonic()
@@ -464,13 +287,13 @@ class _Reporter:
         if now - self.last < max(self.every_s, 5 * self.took):
             return
         self.last = now
-        signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+        signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
         try:
-            self.child = ctx.Process(target=_report_child, args=(self.hook, self.out_dir, os.getpid()),
-                                     name="report")
+            self.child = self.ctx.Process(target=_report_child, args=(self.hook, self.out_dir, os.getpid()),
+                                          name="report")
             self.child.start()
         finally:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
 
     def stop(self, wait_s: float = 0.0) -> None:
         """Let a report being written finish (up to ``wait_s``), then end it."""
@@ -490,7 +313,7 @@ def _report_child(hook: ReportHook, out_dir: Path, parent: int) -> None:
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
     except (OSError, AttributeError):
         pass
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
     if os.getppid() != parent:
         os._exit(0)
     try:
@@ -507,6 +330,10 @@ def run_tournament(
     play: PlayMatch | None = None,
     progress: bool | None = None,
     quiet: bool = False,
+    entry_check: bool | None = None,
+    check: Callable[..., dict[str, Any]] | None = None,
+    executor: Executor | None = None,
+    rates: Rates | None = None,
     report: ReportHook | None = None,
     report_every_s: float = REPORT_EVERY_S,
 ) -> RunSummary:
@@ -519,6 +346,13 @@ def run_tournament(
         progress: live progress bar on/off (default: on when stderr is a terminal;
             otherwise one line per finished match).
         quiet: print nothing (benchmarks).
+        entry_check: check the entries first (default: ``[tournament] entry_check``).
+        check: the entry check's worker function (default:
+            :func:`harness.tournament.entries.run_check`); tests pass a fake.
+        executor: where matches run (default: :class:`LocalExecutor` with
+            ``[schedule] jobs`` and ``pin``).
+        rates: the estimate's rates (default: measured now by :func:`calibrate`,
+            or the defaults when ``play`` is a fake).
         report: called with the output directory in a child process at the
             start and every ``report_every_s`` seconds while matches run (the
             caller writes the final report after this returns).
@@ -528,16 +362,17 @@ def run_tournament(
         A summary; ``interrupted`` is set when Ctrl-C / SIGTERM stopped it.
 
     Raises:
-        harness.tournament.results.ResultsError: the output directory holds another
-            tournament or damaged results.
+        harness.tournament.results.ResultsError: the output directory is not ours,
+            is in use, or holds damaged results (nothing is changed).
+        harness.tournament.config.ConfigError: the plan cannot be made (e.g. more
+            matches than max_matches); :class:`NotEnoughBots` when fewer than two
+            bots passed the entry check. Raised before any match.
     """
     store = ResultsStore(config.tournament.output)
-    store.lock()
+    stored = store.open()
     try:
         seed = tournament_seed(store.out_dir, config.tournament.seed)
-        pairings = schedule_for(config, seed)
-        done = store.open(manifest(config, pairings, seed))
-        summary = _run(config, pairings, store, done, play, progress, quiet,
+        summary = _run(config, store, stored, seed, play, progress, quiet, entry_check, check, executor, rates,
                        _Reporter(report, store.out_dir, report_every_s))
         if summary.complete:
             reveal(store.out_dir, seed)  # commit (tournament.json), play, then reveal
@@ -546,112 +381,249 @@ def run_tournament(
         store.close()
 
 
-def _run(config: TournamentConfig, pairings: list[Pairing], store: ResultsStore, done: dict[str, MatchRecord],
-         play: PlayMatch | None, progress: bool | None, quiet: bool, reporter: _Reporter) -> RunSummary:
+def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchRecord], seed: int,
+         play: PlayMatch | None, progress: bool | None, quiet: bool, entry_check: bool | None,
+         check: Callable[..., dict[str, Any]] | None, executor: Executor | None, rates: Rates | None,
+         reporter: _Reporter) -> RunSummary:
     """The body of :func:`run_tournament`, with the output directory open and locked."""
-    workers = _WorkerList(store.out_dir)
-    workers.kill_leftovers()
+    from rich.console import Console
+
+    console = Console(stderr=True, quiet=quiet)
+
+    def say(text: str) -> None:
+        console.print(text, highlight=False, markup=False, soft_wrap=True)
+
+    sched = config.schedule
+    fake = play is not None
     if play is None:
-        from harness.match.referee import (
-            play_match as play,  # imported before forking, shared by workers
-        )
-    known = {p.match_id for p in pairings}
-    records = [rec for rec in done.values() if rec.match_id in known]
+        from harness.match.referee import play_match as play  # imported before forking, shared by workers
+    if executor is None:
+        local = LocalExecutor(sched.jobs or os.cpu_count() or 1, pin=sched.pin,
+                              workers_file=store.out_dir / WORKERS_FILE)
+        local.kill_leftovers()
+        executor = local
+
+    if config.tournament.entry_check if entry_check is None else entry_check:
+        todo_checks = len(config.bots)
+        say(f"entry check: {todo_checks} bots, {todo_checks} short matches ...")
+        report = check_entries(config, store.out_dir, executor, **({"func": check} if check else {}),
+                               on_entry=lambda e: None if e.ok else say(describe_failure(e)))
+        checked = sum(1 for e in report.entries.values() if e.checked)
+        say(f"entry check: {len(report.passed)} of {len(report.entries)} bots pass"
+            + (f" ({len(report.entries) - checked} unchanged, not checked again)" if checked < len(report.entries)
+               else "")
+            + (f"; left out: {', '.join(report.failed)}" if report.failed else ""))
+        if len(report.passed) < max(2, sched.table_size):
+            raise NotEnoughBots(
+                config.path, "[[bots]]",
+                f"only {len(report.passed)} of {len(report.entries)} bots passed the entry check "
+                f"(see {store.out_dir / 'entries.json'}); a table of {sched.table_size} needs at least "
+                f"{max(2, sched.table_size)}: fix the bots listed above, or run with --no-entry-check",
+            )
+    else:
+        report = unchecked(config)
+    bots = working(config, report)
+    previous = store.previous_manifest()
+    design = previous.get("design") if previous and previous.get("table_size") == sched.table_size else None
+    plan = make_plan(config, bots, seed=seed, previous_design=design)
+    done_fp = {mid: rec.fingerprint for mid, rec in stored.items()}
+    reuse = compare(plan, done_fp, previous)
+    planned = {m.match_id: m for m in plan.matches}
+    records = [rec for mid, rec in stored.items() if mid in planned and rec.fingerprint == planned[mid].fingerprint]
+    recorded = {r.match_id for r in records}
+    todo = [m for m in plan.matches if m.match_id not in recorded]
+    if rates is None:
+        rates = _default_rates(fake, sched.table_size)
+    est = plan_estimate(config, plan, todo, records, report if report.reference else None, rates)
+    say(describe_plan(config, plan))
+    say(reuse.describe())
+    say(f"estimate: {len(todo):,} matches to play, {est.describe()}")
+    revealed = store.out_dir / REVEAL_FILE
+    if todo and revealed.exists():
+        # The reveal describes a finished contest; new matches are dealt from the same seed.
+        say(f"WARNING: the seed was revealed in {revealed} when the earlier run finished; the {len(todo)} new "
+            "matches are dealt from it, so if that file was shared an entrant could know its cards. "
+            "To rule that out, start over in a new --out. (It is written again after the last match.)")
+        revealed.unlink()
+    store.write_manifest(manifest(config, plan))
+
     summary = RunSummary(
-        out_dir=store.out_dir, name=config.tournament.name, bots=config.bot_names,
-        matches_total=len(pairings), records=records,
+        out_dir=store.out_dir, name=config.tournament.name, bots=plan.bots, matches_total=len(plan.matches),
+        records=records, plan=plan, reuse=reuse, estimate=est, entries=report,
     )
-    todo = deque(p for p in pairings if p.match_id not in done)
-    jobs = config.schedule.jobs or os.cpu_count() or 1
-    allowed = sorted(os.sched_getaffinity(0)) if config.schedule.pin and hasattr(os, "sched_getaffinity") else []
-    bots = {b.name: b for b in config.bots}
+    by_name = {b.name: b for b in bots}
+    display = progress_display(config, plan, records, store.out_dir, progress, quiet)
+    offsets: dict[str, tuple[int, int]] = {}
     hands_done = sum(r.result.hands_played for r in records)
-    display = _Display(summary, len(pairings) * config.schedule.hands, hands_done, progress, quiet)
-    ctx = multiprocessing.get_context("fork")
-    running: dict[str, _Running] = {}
+
+    def job_of(p: Pairing) -> Job:
+        spec = MatchSpec(game=config.game, hands=sched.hands, seed=p.seed, starting_stack=config.starting_stack,
+                         stack_mode=config.stack_mode, match_id=p.match_id)
+        directory = store.match_dir(p.match_id)
+        return Job(key=p.match_id, func=play_and_store,
+                   args=(play, [by_name[n] for n in p.bots], spec, config.limits, directory,
+                         config.tournament.compress),
+                   directory=directory, info=p)
+
+    def prepare(job: Job) -> None:
+        store.fresh_match_dir(job.key)
+
+    def finished(done: Done) -> None:
+        nonlocal hands_done
+        offsets.pop(done.job.key, None)
+        record = _record(done, config.game.unit)
+        if record is None:
+            summary.failed.append(done.job.key)
+            display.match_failed(done.job.key, done.error or "failed", done.job.directory / ERROR_FILE)
+            return
+        store.append(record)
+        summary.records.append(record)
+        summary.matches_run += 1
+        summary.hands_run += record.result.hands_played
+        summary.match_walls.append(done.wall_s)
+        hands_done += record.result.hands_played
+        display.match_done(record)
+
+    def tick() -> None:
+        if display.live:
+            live = sum(_count_hands(job.directory, job.key, offsets) for job in executor.running())
+            display.update(hands_done + live)
+        reporter.tick()
+
     started = time.monotonic()
-    old_term = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
-        while todo or running:
-            while todo and len(running) < jobs:
-                pairing = todo.popleft()
-                match_dir = store.fresh_match_dir(pairing.match_id)
-                spec = MatchSpec(
-                    game=config.game, hands=config.schedule.hands, seed=pairing.seed,
-                    starting_stack=config.starting_stack, stack_mode=config.stack_mode,
-                    match_id=pairing.match_id,
-                )
-                seated = [bots[name] for name in pairing.bots]
-                cpu = _pick_cpu(allowed, [r.cpu for r in running.values()]) if allowed else None
-                proc = ctx.Process(
-                    target=_worker, name=f"match-{pairing.match_id}",
-                    args=(play, seated, spec, config.limits, match_dir, config.tournament.compress, os.getpid(), cpu),
-                )
-                # Block Ctrl-C/SIGTERM until the worker is tracked, so an interrupt cannot orphan it.
-                signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
-                try:
-                    proc.start()
-                    running[pairing.match_id] = _Running(pairing, proc, match_dir, cpu)
-                finally:
-                    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
-                workers.write([r.process.pid for r in running.values()])
-            multiprocessing.connection.wait([r.process.sentinel for r in running.values()], timeout=_POLL_S)
-            live_hands = 0
-            for match_id, run in list(running.items()):
-                run.count_new_hands()
-                if run.process.is_alive():
-                    live_hands += run.hands_seen
-                    continue
-                run.process.join()
-                del running[match_id]
-                workers.write([r.process.pid for r in running.values()])
-                record = _collect(run, config.game.unit)
-                if record is None:
-                    summary.failed.append(match_id)
-                    display.message(f"match {match_id} failed; see {run.match_dir / ERROR_FILE}")
-                    continue
-                store.append(record)
-                records.append(record)
-                summary.matches_run += 1
-                summary.hands_run += record.result.hands_played
-                hands_done += record.result.hands_played
-                display.match_done(record, records)
-            display.update(hands_done + live_hands, records)
-            reporter.tick(ctx)
-        reporter.stop(wait_s=_STOP_GRACE_S)
+        reporter.tick()
+        run_all(executor, [job_of(p) for p in todo], finished, poll_s=_POLL_S, on_start=prepare, on_tick=tick)
+        reporter.stop(wait_s=_REPORT_GRACE_S)
     except KeyboardInterrupt:
         summary.interrupted = True
-        _stop_workers(running)
-        workers.write([])
     finally:
         reporter.stop()
-        signal.signal(signal.SIGTERM, old_term)
         summary.seconds = time.monotonic() - started
         display.stop()
     # Re-read what is on disk: an interrupt may have landed between an append and its bookkeeping.
-    summary.records = [rec for rec in read_records(store.out_dir) if rec.match_id in known]
+    summary.records = [rec for rec in read_records(store.out_dir)
+                       if rec.match_id in planned and rec.fingerprint == planned[rec.match_id].fingerprint]
     summary.never_started = never_started(summary.records, store.out_dir)
-    if summary.records:
+    if summary.records or report.failed:
         from harness.tournament.leaderboard import write_leaderboard
 
-        write_leaderboard(store.out_dir, summary.records, title=config.tournament.name, bots=config.bot_names)
+        board, text = write_leaderboard(store.out_dir)
+        summary.board_text = text
+        summary.notices = board.notices
     return summary
 
 
-def _collect(run: _Running, big_blind: int) -> MatchRecord | None:
-    """Read a finished worker's result.json into a record; None (with error.txt) if it failed."""
-    path = run.match_dir / RESULT_FILE
-    error = run.match_dir / ERROR_FILE
-    if not path.exists():
-        if not error.exists():
-            error.write_text(f"worker exited with code {run.process.exitcode} without a result\n", encoding="utf-8")
+def _default_rates(fake: bool, seats: int) -> Rates:
+    from harness.tournament.estimate import DEFAULT_RATES
+
+    if fake:
+        return DEFAULT_RATES
+    try:
+        return calibrate(seats)
+    except Exception:  # noqa: BLE001 - an estimate must never stop a run
+        return DEFAULT_RATES
+
+
+def progress_display(config: TournamentConfig, plan: Plan, records: Sequence[MatchRecord], out_dir: Path,
+                     progress: bool | None, quiet: bool) -> Any:
+    """The :class:`harness.tournament.progress.Display` of a run, its totals seeded with the stored records."""
+    from harness.tournament.progress import Display
+
+    display = Display(config.tournament.name, plan.bots, len(plan.matches), plan.total_hands, len(records),
+                      sum(r.result.hands_played for r in records), config.game.unit, out_dir, progress, quiet)
+    display.seed_totals(records)
+    return display
+
+
+def _count_hands(directory: Path, key: str, offsets: dict[str, tuple[int, int]]) -> int:
+    """Hands written so far by a running match (lines of its growing hands.jsonl, read incrementally)."""
+    offset, seen = offsets.get(key, (0, 0))
+    try:
+        with open(directory / HANDS_FILE, "rb") as fh:
+            fh.seek(offset)
+            chunk = fh.read()
+    except OSError:
+        return seen
+    new = chunk.count(b"\n")
+    if new:
+        offset += chunk.rfind(b"\n") + 1
+        seen += new
+    offsets[key] = (offset, seen)
+    return seen
+
+
+def _record(done: Done, big_blind: int) -> MatchRecord | None:
+    """Turn a finished match job into a record; None (with error.txt) if it failed or returned another match."""
+    pairing: Pairing = done.job.info
+    if done.result is None:
         return None
-    result = MatchResult.from_dict(json.loads(path.read_text(encoding="utf-8")))
-    if list(result.bots) != list(run.pairing.bots) or result.match_id != run.pairing.match_id:
-        error.write_text(
+    try:
+        result = MatchResult.from_dict(done.result)
+    except (KeyError, TypeError, ValueError) as exc:
+        (done.job.directory / ERROR_FILE).write_text(f"unreadable result: {exc}\n", encoding="utf-8")
+        return None
+    if list(result.bots) != list(pairing.bots) or result.match_id != pairing.match_id:
+        (done.job.directory / ERROR_FILE).write_text(
             f"the referee returned match {result.match_id} with bots {result.bots}; "
-            f"expected {run.pairing.match_id} with {list(run.pairing.bots)}\n",
+            f"expected {pairing.match_id} with {list(pairing.bots)}\n",
             encoding="utf-8",
         )
         return None
-    return MatchRecord(table=run.pairing.table, rotation=run.pairing.rotation, big_blind=big_blind, result=result)
+    return MatchRecord(table=pairing.table, rotation=pairing.rotation, big_blind=big_blind, result=result,
+                       rotations=pairing.rotations, fingerprint=pairing.fingerprint)
+
+
+
+@dataclass(frozen=True, slots=True)
+class Preview:
+    """What ``harness plan`` prints (:func:`preview`).
+
+    Attributes:
+        plan: the plan of every bot of the file.
+        reuse: what a run on the output directory would reuse.
+        estimate: time and disk for the matches still to play.
+        existing: the output directory already holds results of this harness.
+    """
+
+    plan: Plan
+    reuse: Reuse
+    estimate: Estimate
+    existing: bool
+
+
+def preview(config: TournamentConfig, rates: Rates) -> Preview:
+    """The plan a run would make, without running or writing anything.
+
+    Bots are not checked here (a run checks them first and may leave some out).
+    Without a seed in the file or the directory, the sampled format's tables
+    are drawn from a seed of the moment: the run draws its own (secret) one, so
+    its tables differ, not their number or balance.
+
+    Raises:
+        ConfigError: the plan cannot be made (e.g. above max_matches).
+        harness.tournament.results.ResultsError: the output directory is not the harness's,
+            or its results are damaged.
+    """
+    from harness.match.deals import new_seed
+    from harness.tournament.results import check_out_dir, is_ours, read_manifest, read_results
+    from harness.tournament.seeds import SECRET_FILE
+
+    out = config.tournament.output
+    check_out_dir(out)
+    existing = out.is_dir() and is_ours(out)
+    previous = read_manifest(out) if existing else None
+    stored = {r.match_id: r for r in read_results(out).records} if existing and (out / "results.jsonl").exists() \
+        else {}
+    sched = config.schedule
+    design = previous.get("design") if previous and previous.get("table_size") == sched.table_size else None
+    seed = config.tournament.seed
+    if seed is None and existing and (out / SECRET_FILE).exists():
+        seed = tournament_seed(out, None)  # reads the stored secret (never writes one here)
+    plan = make_plan(config, seed=seed if seed is not None else new_seed(), previous_design=design)
+    reuse = compare(plan, {mid: r.fingerprint for mid, r in stored.items()}, previous)
+    planned = {m.match_id: m.fingerprint for m in plan.matches}
+    records = [r for mid, r in stored.items() if planned.get(mid) == r.fingerprint]
+    todo = [m for m in plan.matches if planned.get(m.match_id) != getattr(stored.get(m.match_id), "fingerprint", None)]
+    return Preview(plan=plan, reuse=reuse, estimate=plan_estimate(config, plan, todo, records, None, rates),
+                   existing=existing)

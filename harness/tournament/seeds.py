@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.match.deals import commitment, match_seed, new_seed, parse_seed, seed_hex
+from harness.match.deals import commitment, new_seed, parse_seed, seed_hex
 from harness.match.replay import check_history
 from harness.tournament.results import (
     MANIFEST_FILE,
@@ -35,6 +35,7 @@ from harness.tournament.results import (
     read_manifest,
     read_records,
 )
+from harness.tournament.schedule import instance_of, table_seed
 
 SECRET_FILE = "seed.secret"
 REVEAL_FILE = "seed.json"
@@ -109,8 +110,10 @@ class MatchDeals:
 def verify_deals(out_dir: Path) -> Iterator[MatchDeals]:
     """Check a finished tournament's deals against the seed revealed in ``seed.json``.
 
-    Yields one verdict per recorded match: its seed is the keyed function
-    of the revealed seed and its bots (:func:`harness.match.deals.match_seed`),
+    Yields one verdict per recorded match of the plan in ``tournament.json``
+    (results of matches no longer planned are not part of the contest): its
+    seed is the keyed function of the revealed seed, its bots and the table's
+    copy number (:func:`harness.tournament.schedule.table_seed`),
     each hand's seed that of the match seed and hand number, and every hand
     replays identically (:func:`harness.match.replay.check_history`).
 
@@ -134,9 +137,13 @@ def verify_deals(out_dir: Path) -> Iterator[MatchDeals]:
             f"{path}: the revealed seed's SHA-256 {commitment(seed)} is not the commitment "
             f"{committed!r} in {out_dir / MANIFEST_FILE}: the deals were not the ones fixed before play"
         )
+    planned = manifest.get("matches")
+    plan = {str(row[0]): str(row[3]) for row in planned} if isinstance(planned, list) else None
     for record in read_records(out_dir):
         result = record.result
-        expected = match_seed(seed, result.bots)
+        if plan is not None and plan.get(record.match_id) != record.fingerprint:
+            continue
+        expected = table_seed(seed, result.bots, instance_of(record.table))
         problems: list[str] = []
         if result.seed != expected:
             problems.append("match seed: not derived from the revealed seed")

@@ -13,6 +13,13 @@ With n sets, x_j the bot's net in set j (bb) and k_j its hands in the set:
 ``se = sqrt(sum((x_j - r k_j)^2) / (n (n - 1))) / mean(k)`` with
 ``r = sum(x) / sum(k)``; the interval is ``bb/100 +- 100 * t * se`` with
 t the 97.5% quantile of Student's t with n - 1 degrees of freedom.
+
+Only complete duplicate sets are scored (:func:`score`): a table whose
+rotations are not all recorded would leave the seat luck of its deals in
+the numbers (one rotation of two identical bots shows +1.20 / -1.20 bb/100
+where the complete set shows 0.00), so its records are set aside and the
+table is reported as incomplete. A record that is not in the plan (an old
+result of a changed bot, a line copied from elsewhere) is never counted.
 """
 
 from __future__ import annotations
@@ -23,6 +30,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from harness.tournament.results import MatchRecord
+
+#: A bot put out (or failing to start) in more than this share of its matches is not ranked.
+UNRANKED_SHARE = 0.5
 
 # Fault kinds as the referee names them (harness.match.specs.FaultKind) and their column names.
 FAULT_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -124,7 +134,8 @@ class Standing:
     """One leaderboard row.
 
     Attributes:
-        rank: 1-based position (by bb/100, highest first).
+        rank: 1-based position (by bb/100, highest first); None for a bot
+            listed below the ranked ones (:func:`unranked`).
         bot: bot name.
         hands: hands played (sum over its matches).
         net_chips: chips won (negative: lost).
@@ -135,7 +146,7 @@ class Standing:
         put_out: matches in which the referee put the bot out (status not "ok").
     """
 
-    rank: int
+    rank: int | None
     bot: str
     hands: int
     net_chips: int
@@ -155,13 +166,15 @@ def bot_names(records: Iterable[MatchRecord]) -> list[str]:
     return list(names)
 
 
-def standings(records: Sequence[MatchRecord], bots: Sequence[str] | None = None) -> list[Standing]:
+def standings(records: Sequence[MatchRecord], bots: Sequence[str] | None = None, *,
+              ranked: bool = True) -> list[Standing]:
     """The leaderboard: one row per bot, sorted by bb/100 (highest first, then name).
 
     Args:
-        records: match records of one tournament.
+        records: match records of one tournament (the scored ones, see :func:`score`).
         bots: names to list (default: every bot in the records); a bot with
             no match yet gets an empty row.
+        ranked: False gives every row ``rank`` None (bots listed below the ranking).
     """
     names = list(bots) if bots is not None else bot_names(records)
     hands: dict[str, int] = defaultdict(int)
@@ -188,7 +201,7 @@ def standings(records: Sequence[MatchRecord], bots: Sequence[str] | None = None)
     rows.sort(key=lambda item: (-item[1].bb_per_100, item[0]))
     return [
         Standing(
-            rank=i,
+            rank=i if ranked else None,
             bot=name,
             hands=hands[name],
             net_chips=net[name],
@@ -220,3 +233,105 @@ def crosstable(records: Sequence[MatchRecord], bots: Sequence[str]) -> dict[tupl
             if sets:
                 table[(row, col)] = estimate(sets)
     return table
+
+
+@dataclass(frozen=True, slots=True)
+class Scoring:
+    """Which records count (:func:`score`).
+
+    Attributes:
+        scored: records of complete tables of the plan, in the order given.
+        incomplete: ``(table, recorded, planned)`` for each planned table with
+            some but not all of its matches recorded, in order of first record.
+        foreign: records not in the plan (unknown id, or a fingerprint the plan
+            does not have for that id), never counted.
+        planned: matches in the plan (None without a plan).
+    """
+
+    scored: list[MatchRecord]
+    incomplete: list[tuple[str, int, int]]
+    foreign: list[MatchRecord]
+    planned: int | None
+
+
+def score(records: Iterable[MatchRecord], plan: Mapping[str, tuple[str, str]] | None) -> Scoring:
+    """Keep the records of complete duplicate sets of the plan.
+
+    Args:
+        records: stored records (first record per match id).
+        plan: ``{match_id: (table, fingerprint)}`` of the current plan; None
+            (no plan stored) groups records by their own ``table`` and ``rotations``.
+
+    Returns:
+        A :class:`Scoring`.
+    """
+    records = list(records)
+    foreign: list[MatchRecord] = []
+    kept: list[MatchRecord] = []
+    if plan is None:
+        kept = records
+        expected: dict[str, int] = {}
+        for rec in kept:
+            expected.setdefault(rec.table, rec.rotations)
+    else:
+        for rec in records:
+            entry = plan.get(rec.match_id)
+            if entry is None or (rec.fingerprint and entry[1] != rec.fingerprint) or entry[0] != rec.table:
+                foreign.append(rec)
+            else:
+                kept.append(rec)
+        expected = defaultdict(int)
+        for table, _ in plan.values():
+            expected[table] += 1
+    seen: dict[str, set[int]] = {}
+    for rec in kept:
+        seen.setdefault(rec.table, set()).add(rec.rotation)
+    complete = {t for t, rots in seen.items() if len(rots) >= expected.get(t, 1)}
+    return Scoring(
+        scored=[r for r in kept if r.table in complete],
+        incomplete=[(t, len(rots), expected.get(t, 1)) for t, rots in seen.items() if t not in complete],
+        foreign=foreign,
+        planned=None if plan is None else len(plan),
+    )
+
+
+def unranked(records: Sequence[MatchRecord], bots: Sequence[str],
+             entry_failures: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Bots not to rank among the working ones, with the reason (listed below them).
+
+    A bot is not ranked when it failed its entry check, or when it failed to
+    start or was put out in more than half (:data:`UNRANKED_SHARE`) of its
+    matches: its numbers measure its faults, not its play.
+
+    Args:
+        records: the plan's records (complete tables or not).
+        bots: every bot of the plan and of the entry check.
+        entry_failures: ``{bot: reason}`` from the entry check.
+
+    Returns:
+        ``{bot: reason}`` in the order of ``bots``, e.g. ``"failed to start in 8 of
+        8 matches (first: failed_start: exited before its hello (exit status 1))"``.
+    """
+    failures = dict(entry_failures or {})
+    played: dict[str, int] = defaultdict(int)
+    out: dict[str, int] = defaultdict(int)
+    starts: dict[str, int] = defaultdict(int)
+    first: dict[str, str] = {}
+    for rec in records:
+        res = rec.result
+        for seat, name in enumerate(res.bots):
+            played[name] += 1
+            if res.faults[seat].get("failed_start"):
+                starts[name] += 1
+            if res.status[seat] != "ok":
+                out[name] += 1
+                first.setdefault(name, res.status[seat])
+    reasons: dict[str, str] = {}
+    for name in bots:
+        if name in failures:
+            reasons[name] = f"failed its entry check: {failures[name]}"
+        elif played[name] and out[name] > UNRANKED_SHARE * played[name]:
+            what = "failed to start" if starts[name] > UNRANKED_SHARE * played[name] else "put out"
+            count = starts[name] if what == "failed to start" else out[name]
+            reasons[name] = f"{what} in {count} of {played[name]} matches (first: {first[name]})"
+    return reasons

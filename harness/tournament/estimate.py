@@ -1,0 +1,221 @@
+"""Time and disk estimates of a plan, from rates measured on this machine.
+
+A match costs a fixed part (starting the bots, the handshake, stopping them,
+the runner's bookkeeping) plus a part per hand, both growing with the seats
+at the table. :func:`calibrate` measures both with ``bots.caller`` at the
+plan's table size (two short real matches, about a second); a bot slower to
+start or to decide than ``caller`` adds what its entry check measured
+(:class:`BotCost`); and once matches of the plan are recorded, the estimate
+is scaled by how long they really took (the last run's rate).
+
+Parallel matches: with ``jobs`` workers on at least as many CPUs, the wall
+time is the sum of the match times divided by ``jobs`` (each match pinned to
+one CPU of its own; ``harness bench league`` shows 2 jobs at about 2x).
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+#: Bytes of ``results.jsonl`` per match (the record without its per-hand nets) and per hand and seat.
+RECORD_BYTES, RECORD_BYTES_PER_SEAT_HAND = 700, 6
+#: Bytes of logs per match (referee.log and each bot's empty .out/.err) and per seat.
+LOG_BYTES, LOG_BYTES_PER_SEAT = 200, 60
+#: The runner's own time per match (fork, result files, fsyncs), seconds.
+RUNNER_S = 0.03
+
+
+@dataclass(frozen=True, slots=True)
+class Rates:
+    """Seconds and bytes of a match of ``bots.caller`` bots, by table size (seats 2..6).
+
+    Attributes:
+        start_s: fixed seconds of a match (launch, handshake, stop, runner).
+        hand_s: seconds per hand.
+        hand_bytes: bytes per hand of a gzip-compressed hand history.
+        measured: True when measured here and now (:func:`calibrate`), False for the defaults.
+    """
+
+    start_s: Mapping[int, float]
+    hand_s: Mapping[int, float]
+    hand_bytes: Mapping[int, float]
+    measured: bool = False
+
+    def match_seconds(self, seats: int, hands: int) -> float:
+        """Estimated wall seconds of one match of caller-like bots on a CPU of its own."""
+        return self.start_s[seats] + hands * self.hand_s[seats]
+
+    def match_bytes(self, seats: int, hands: int, compressed: bool = True) -> float:
+        """Estimated bytes on disk for one match: hand history, logs and its ``results.jsonl`` line."""
+        history = hands * self.hand_bytes[seats] * (1 if compressed else 9)
+        record = RECORD_BYTES + hands * seats * RECORD_BYTES_PER_SEAT_HAND
+        return history + record + LOG_BYTES + seats * LOG_BYTES_PER_SEAT
+
+
+#: Measured on the 2-core development VM (README "Speed"), for messages that cannot wait for a calibration.
+DEFAULT_RATES = Rates(
+    start_s={2: 0.17, 3: 0.24, 4: 0.30, 5: 0.40, 6: 0.48},
+    hand_s={2: 0.0011, 3: 0.0016, 4: 0.0019, 5: 0.0034, 6: 0.0042},
+    hand_bytes={2: 126, 3: 177, 4: 227, 5: 282, 6: 334},
+)
+
+
+@dataclass(frozen=True, slots=True)
+class BotCost:
+    """What a bot costs beyond ``bots.caller``, measured by its entry check.
+
+    Attributes:
+        start_s: extra seconds to start (and stop).
+        decision_s: extra seconds per decision.
+    """
+
+    start_s: float = 0.0
+    decision_s: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    """A plan's cost.
+
+    Attributes:
+        seconds: wall-clock seconds for the matches still to play.
+        bytes: disk bytes for them.
+        matches: matches still to play.
+        hands: hands still to play.
+        jobs: parallel matches assumed.
+        source: where the rates come from ("measured now", "the last run", "defaults").
+    """
+
+    seconds: float
+    bytes: float
+    matches: int
+    hands: int
+    jobs: int
+    source: str
+
+    def describe(self) -> str:
+        """``"about 6 min with 2 jobs, 120 MB (rates: measured now)"``."""
+        return (f"about {describe_seconds(self.seconds)} with {self.jobs} job{'s' if self.jobs != 1 else ''}, "
+                f"{describe_bytes(self.bytes)} on disk (rates: {self.source})")
+
+
+def describe_seconds(seconds: float) -> str:
+    """``"45 s"``, ``"12 min"``, ``"3.5 h"``, ``"9 days"``."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 48 * 3600:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.0f} days"
+
+
+def describe_bytes(count: float) -> str:
+    """``"830 kB"``, ``"12 MB"``, ``"1.4 GB"`` (powers of 1000)."""
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if count >= size:
+            return f"{count / size:.1f} {unit}" if count < 10 * size else f"{count / size:.0f} {unit}"
+    return f"{count:.0f} B"
+
+
+def effective_jobs(jobs: int) -> int:
+    """Matches that really run at once: ``jobs`` (0 = cores), at most the CPUs this process may use."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(jobs or cores, cores))
+
+
+@dataclass(slots=True)
+class MatchCost:
+    """Inputs of one match's estimate: seats, hands and the bots by seat."""
+
+    seats: int
+    hands: int
+    bots: Sequence[str]
+    decisions_per_hand: float = field(default=3.0)
+
+
+def match_seconds(rates: Rates, match: MatchCost, costs: Mapping[str, BotCost]) -> float:
+    """Estimated wall seconds of one match, including each bot's extra cost over ``caller``."""
+    base = rates.match_seconds(match.seats, match.hands) + RUNNER_S
+    extra_start = sum(costs[b].start_s for b in match.bots if b in costs)
+    extra_hand = sum(costs[b].decision_s for b in match.bots if b in costs) * match.decisions_per_hand
+    return base + extra_start + match.hands * extra_hand
+
+
+def estimate(rates: Rates, matches: Iterable[MatchCost], costs: Mapping[str, BotCost], *, jobs: int,
+             compressed: bool = True, scale: float = 1.0, source: str = "") -> Estimate:
+    """Estimate the wall time and disk use of ``matches`` run ``jobs`` at a time.
+
+    Args:
+        rates: per-table-size rates (:func:`calibrate` or :data:`DEFAULT_RATES`).
+        matches: the matches still to play.
+        costs: per bot, what its entry check measured beyond ``caller``.
+        jobs: parallel matches (``[schedule] jobs``; 0 = cores).
+        compressed: hand histories gzipped (the default).
+        scale: measured / estimated time of the matches already recorded (1 without any).
+        source: where the rates come from, for :meth:`Estimate.describe`.
+    """
+    seconds = 0.0
+    size = 0.0
+    count = hands = 0
+    for m in matches:
+        seconds += match_seconds(rates, m, costs)
+        size += rates.match_bytes(m.seats, m.hands, compressed)
+        count += 1
+        hands += m.hands
+    parallel = effective_jobs(jobs)
+    return Estimate(seconds=seconds * scale / parallel, bytes=size, matches=count, hands=hands, jobs=parallel,
+                    source=source or ("measured now" if rates.measured else "defaults"))
+
+
+def calibrate(seats: int, *, hands: int = 200, cpu: int | None = None) -> Rates:
+    """Measure the rates of ``seats``-handed matches of ``bots.caller`` here (two real matches).
+
+    A 1-hand and a ``hands``-hand match are played through the referee, pinned
+    to one CPU as the runner pins its matches; their difference gives the time
+    per hand, the short one the fixed part. The other table sizes keep their
+    defaults. Takes about 0.5 s heads-up, 2 s at 6 seats.
+
+    Raises:
+        OSError: no temporary directory could be written.
+    """
+    from harness.engine import GameConfig, Replacements
+    from harness.match.referee import Referee
+    from harness.match.specs import BotSpec, Limits, MatchSpec
+
+    bots = [BotSpec(f"caller{i}", (sys.executable, "-m", "bots.caller"), cwd=_repo_root()) for i in range(seats)]
+    game = GameConfig(replacements=Replacements.PER_SEAT if seats <= 4 else Replacements.STOCK)
+    if cpu is None and hasattr(os, "sched_getaffinity"):
+        cpu = min(os.sched_getaffinity(0))
+    walls = []
+    size = 0
+    with tempfile.TemporaryDirectory(prefix="harness-calibrate-") as tmp:
+        for n in (1, hands):
+            out = Path(tmp) / f"m{n}"
+            referee = Referee(bots, MatchSpec(game=game, hands=n, seed=n), Limits(), out,
+                              cpus=None if cpu is None else {cpu})
+            start = time.perf_counter()
+            referee.run()
+            walls.append(time.perf_counter() - start)
+            if n == hands:
+                size = len(gzip.compress((out / "hands.jsonl").read_bytes(), compresslevel=6))
+    per_hand = max((walls[1] - walls[0]) / max(hands - 1, 1), 1e-5)
+    start_s = max(walls[0] - per_hand, 0.01)
+    return Rates(
+        start_s={**DEFAULT_RATES.start_s, seats: start_s},
+        hand_s={**DEFAULT_RATES.hand_s, seats: per_hand},
+        hand_bytes={**DEFAULT_RATES.hand_bytes, seats: size / hands},
+        measured=True,
+    )
+
+
+def _repo_root() -> str:
+    """The directory that holds ``bots/`` (the example bots' cwd)."""
+    return os.fspath(Path(__file__).resolve().parents[2])

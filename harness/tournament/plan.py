@@ -1,0 +1,292 @@
+"""The plan of a tournament: its matches, each with a fingerprint of what decides it.
+
+A match is decided by the bots at its table (each one's command, cwd, env and
+the files its command names), their seats, the game, the stacks, the limits,
+the number of hands and the match seed, and by nothing else: not by the other
+bots of the contest, not by where the match sits in the schedule. The
+fingerprint of a match is SHA-256 over exactly these, so results are kept per
+match: a changed or added bot changes the fingerprints of its own matches
+only, and every other stored result is reused. The seed enters the hash, never
+a file in clear.
+
+Match ids are the seated bot names and the first 8 hex digits of the
+fingerprint (``"alice+bob-3fa2b1c0"``): a match replayed after a change gets a
+new id and a new directory, so the earlier result stays on disk (never counted
+again, see :mod:`harness.tournament.stats`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness import __version__
+from harness.match.deals import commitment
+from harness.match.specs import BotSpec
+from harness.tournament.config import TournamentConfig, plan_size
+from harness.tournament.design import Balance, balance
+from harness.tournament.schedule import Format, Pairing, build_schedule
+
+#: Files named on a bot's command line larger than this are fingerprinted by size and time, not content.
+_HASH_LIMIT_BYTES = 64 * 1024 * 1024
+_FILE_DIGESTS: dict[tuple[str, int, int], str] = {}
+
+
+def command_files(bot: BotSpec) -> list[Path]:
+    """Files a bot's command names: its program when given as a path, script arguments, ``-m`` modules.
+
+    ``python`` (the harness's interpreter) and programs found on the PATH are
+    not included: they are the machine's, not the entrant's.
+    """
+    cwd = Path(bot.cwd or ".")
+    found: list[Path] = []
+    argv = list(bot.command)
+    for i, arg in enumerate(argv):
+        if i == 0 and (arg == sys.executable or "/" not in arg):
+            continue
+        if i > 0 and argv[i - 1] == "-m":
+            base = cwd / Path(*arg.split("."))
+            for candidate in (base.with_suffix(".py"), base / "__main__.py"):
+                if candidate.is_file():
+                    found.append(candidate)
+                    break
+            continue
+        if arg.startswith("-"):
+            continue
+        path = Path(arg) if os.path.isabs(arg) else cwd / arg
+        try:
+            if path.is_file():
+                found.append(path)
+        except OSError:
+            continue
+    return found
+
+
+def file_digest(path: Path) -> str:
+    """SHA-256 of a file's content (size and mtime for files over 64 MiB); cached per run."""
+    try:
+        st = path.stat()
+    except OSError:
+        return "missing"
+    key = (os.fspath(path), st.st_size, st.st_mtime_ns)
+    if key in _FILE_DIGESTS:
+        return _FILE_DIGESTS[key]
+    if st.st_size > _HASH_LIMIT_BYTES:
+        digest = f"size {st.st_size} mtime {st.st_mtime_ns}"
+    else:
+        h = hashlib.sha256()
+        try:
+            with open(path, "rb") as fh:
+                for chunk in iter(lambda: fh.read(1 << 20), b""):
+                    h.update(chunk)
+            digest = h.hexdigest()
+        except OSError:
+            digest = "unreadable"
+    _FILE_DIGESTS[key] = digest
+    return digest
+
+
+def bot_setup(bot: BotSpec) -> dict[str, Any]:
+    """A bot's launch settings as written, for fingerprints and ``tournament.json``.
+
+    The interpreter path is recorded as ``python`` (what the file says), so
+    resuming through another name of the same venv (``.venv/bin/harness``
+    vs ``.venv/bin/python -m harness.cli``) is not a change. ``files`` maps each
+    file the command names (:func:`command_files`) to its SHA-256: an entrant
+    who replaces ``mybot.py`` has changed the bot.
+    """
+    command = ["python" if i == 0 and arg == sys.executable else arg for i, arg in enumerate(bot.command)]
+    cwd = Path(bot.cwd or ".")
+    files = {}
+    for path in command_files(bot):
+        try:
+            label = os.fspath(path.relative_to(cwd))
+        except ValueError:
+            label = os.fspath(path)
+        files[label] = file_digest(path)
+    return {"command": command, "cwd": bot.cwd, "env": dict(sorted(bot.env.items())), "files": files}
+
+
+def _digest(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def settings(config: TournamentConfig) -> dict[str, Any]:
+    """What decides every match besides its bots and seed, keyed by where it is set (for messages)."""
+    return {
+        "[game]": config.game.to_dict(),
+        "[game] starting_stack": config.starting_stack,
+        "[game] stack_mode": str(config.stack_mode),
+        "[schedule] hands": config.schedule.hands,
+        "[limits]": dataclasses.asdict(config.limits),
+        "harness version": __version__,
+    }
+
+
+def match_fingerprint(settings_digest: str, seed: int, seats: Sequence[tuple[str, str]]) -> str:
+    """SHA-256 (hex) of a match: the shared settings, its seed and each seat's bot (name, digest), by seat.
+
+    The names count: bots are told who sits where (``match_start``), and two
+    copies of one program are two entrants.
+    """
+    return _digest({"settings": settings_digest, "seed": seed, "seats": [list(s) for s in seats]})
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """The matches a run will hold, with fingerprints, and what it needs to report on them.
+
+    Attributes:
+        bots: the bots in the plan (file order; bots that failed their entry check are not).
+        matches: every match, ``match_id`` and ``fingerprint`` set.
+        tables: number of tables.
+        hands: hands per match.
+        table_size: seats per table.
+        design: the sampled format's tables (each sorted by name), else None.
+        settings: :func:`settings` of the configuration.
+        settings_digest: digest of ``settings``.
+        seed_sha256: the commitment to the tournament seed (:func:`harness.match.deals.commitment`).
+        bot_digests: per bot, the digest of its :func:`bot_setup`.
+    """
+
+    bots: tuple[str, ...]
+    matches: tuple[Pairing, ...]
+    tables: int
+    hands: int
+    table_size: int
+    design: tuple[tuple[str, ...], ...] | None
+    settings: Mapping[str, Any]
+    settings_digest: str
+    seed_sha256: str
+    bot_digests: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def total_hands(self) -> int:
+        """Hands over every match of the plan."""
+        return len(self.matches) * self.hands
+
+    def balance(self) -> Balance | None:
+        """How balanced the tables are (None for heads-up round-robin, where every pair meets once)."""
+        if not self.matches:
+            return None
+        tables: dict[str, tuple[str, ...]] = {}
+        for m in self.matches:
+            tables.setdefault(m.table, m.bots)
+        return balance(list(tables.values()), self.bots)
+
+    def manifest_matches(self) -> list[list[Any]]:
+        """``[[match_id, table, rotation, fingerprint], ...]`` for ``tournament.json``."""
+        return [[m.match_id, m.table, m.rotation, m.fingerprint] for m in self.matches]
+
+
+def make_plan(config: TournamentConfig, bots: Sequence[BotSpec] | None = None, *, seed: int | None = None,
+              previous_design: Sequence[Sequence[str]] | None = None) -> Plan:
+    """Build the plan for ``bots`` (default: every bot of the file).
+
+    Args:
+        config: the tournament.
+        bots: the bots taking part (e.g. those that passed the entry check), in file order.
+        seed: the tournament seed (:func:`harness.tournament.seeds.tournament_seed`); default
+            ``[tournament] seed``, or 0 when the file gives none (enough to count and list
+            the matches, not to deal them).
+        previous_design: the sampled design stored by an earlier run in the output
+            directory; it is repaired (only the tables of added or removed bots change)
+            instead of drawn afresh. Ignored by the other formats.
+
+    Returns:
+        The plan.
+
+    Raises:
+        harness.tournament.config.ConfigError: too few bots, parameters that cannot be
+            met, or more matches than ``[schedule] max_matches``.
+    """
+    bots = list(config.bots if bots is None else bots)
+    names = [b.name for b in bots]
+    tables, _ = plan_size(config, len(bots))
+    sched = config.schedule
+    previous = None
+    if sched.format is Format.SAMPLED and previous_design:
+        previous = tuple(tuple(t) for t in previous_design)
+    if seed is None:
+        seed = config.tournament.seed or 0
+    strategy = sched.strategy(seed=seed, previous=previous)
+    pairings = build_schedule(strategy, names, seed=seed, duplicate=sched.duplicate)
+    conf = settings(config)
+    conf_digest = _digest(conf)
+    digests = {b.name: _digest(bot_setup(b)) for b in bots}
+    matches = []
+    for p in pairings:
+        fp = match_fingerprint(conf_digest, p.seed, [(name, digests[name]) for name in p.bots])
+        matches.append(dataclasses.replace(p, match_id=f"{p.match_id}-{fp[:8]}", fingerprint=fp))
+    design = None
+    if sched.format is Format.SAMPLED:
+        seen: dict[str, tuple[str, ...]] = {}
+        for p in pairings:
+            seen.setdefault(p.table, tuple(sorted(p.bots)))
+        design = tuple(seen.values())
+    return Plan(
+        bots=tuple(names), matches=tuple(matches), tables=tables, hands=sched.hands, table_size=sched.table_size,
+        design=design, settings=conf, settings_digest=conf_digest, seed_sha256=commitment(seed),
+        bot_digests=digests,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Reuse:
+    """How a plan meets what an output directory already holds.
+
+    Attributes:
+        reused: planned matches whose result is stored (same fingerprint).
+        playing: planned matches still to play.
+        dropped: matches of the previous plan, with a stored result, that are not in this one
+            (their results stay on disk and are not counted).
+        reasons: why nothing could be reused, e.g. ``["[game] changed"]`` (empty otherwise).
+    """
+
+    reused: int
+    playing: int
+    dropped: int
+    reasons: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        """``"reused 540 matches, playing 12, dropped 0"`` plus the reason when nothing is reusable."""
+        from harness.tournament.leaderboard import plural
+
+        text = f"reused {plural(self.reused, 'match')}, playing {self.playing}, dropped {self.dropped}"
+        if self.reasons:
+            text += f" ({'; '.join(self.reasons)}: no earlier result can be reused)"
+        return text
+
+
+def compare(plan: Plan, done: Mapping[str, str], previous: Mapping[str, Any] | None) -> Reuse:
+    """Count reused, new and dropped matches.
+
+    Args:
+        plan: the new plan.
+        done: fingerprints of stored results, by match id.
+        previous: the earlier ``tournament.json`` (or None).
+    """
+    planned = {m.match_id: m.fingerprint for m in plan.matches}
+    reused = sum(1 for mid, fp in planned.items() if done.get(mid) == fp)
+    dropped = 0
+    reasons: list[str] = []
+    if previous:
+        old = previous.get("matches") or []
+        dropped = sum(1 for row in old if isinstance(row, list) and row and row[0] not in planned and row[0] in done)
+        before = previous.get("settings") or {}
+        if isinstance(before, dict):
+            reasons += [f"{key} changed" for key in sorted(set(before) | set(plan.settings))
+                        if before.get(key) != plan.settings.get(key)]
+        if previous.get("seed_sha256") not in (None, plan.seed_sha256):
+            reasons.append("[tournament] seed changed")
+        if reused:
+            reasons = []
+    return Reuse(reused=reused, playing=len(planned) - reused, dropped=dropped, reasons=tuple(reasons))
