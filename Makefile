@@ -4,16 +4,19 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+# A plain path entry for the editable install: setuptools' default import hook costs every
+# Python process (each bot of each match) about 20 ms at start-up.
+EDITABLE := --config-settings editable_mode=compat
 
 .PHONY: league test install install-test clean
 
 $(VENV)/.base: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q -e .
+	$(PY) -m pip install -q $(EDITABLE) -e .
 	touch $@
 
 $(VENV)/.test: $(VENV)/.base
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q $(EDITABLE) -e '.[test]'
 	touch $@
 
 install: $(VENV)/.base

@@ -136,8 +136,8 @@ class ReportData:
 
 
 def _limits(manifest: dict[str, Any]) -> dict[str, Any]:
-    decisive = manifest.get("decisive")
-    limits = decisive.get("[limits]") if isinstance(decisive, dict) else None
+    settings = manifest.get("settings")
+    limits = settings.get("[limits]") if isinstance(settings, dict) else None
     return limits if isinstance(limits, dict) else {}
 
 
@@ -216,7 +216,8 @@ def collect(out_dir: Path, *, viewer_hands: int | None = VIEWER_HANDS_PER_MATCH,
         for name in rec.result.bots:
             if name not in names:
                 names.append(name)
-    total = manifest.get("matches") if isinstance(manifest.get("matches"), int) else len(records)
+    planned = manifest.get("matches")
+    total = len(planned) if isinstance(planned, list) else len(records)
     limits = _limits(manifest)
     decision_limit = limits.get("decision_ms")
     bank = limits.get("time_bank_ms")
@@ -334,4 +335,4 @@ def collect(out_dir: Path, *, viewer_hands: int | None = VIEWER_HANDS_PER_MATCH,
 
 def safe_name(text: str) -> str:
     """A file name for a bot or match id (they are already restricted; this guards the report's own paths)."""
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", text)
+    return re.sub(r"[^A-Za-z0-9_.+~-]", "_", text)  # "+" and "~" join the bot names of a match id

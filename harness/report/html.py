@@ -37,10 +37,10 @@ from typing import Any
 
 from harness.report.collect import VIEWER_HANDS_PER_MATCH, BotReport, ReportData, collect, safe_name
 from harness.report.markdown import bot_markdown
-from harness.tournament.leaderboard import EXPLANATION, ranked, split_foreign, to_csv
+from harness.tournament.leaderboard import EXPLANATION, Board, load_board, make_board, ranked, to_csv
 from harness.tournament.ratings import Rankings
 from harness.tournament.results import MatchRecord
-from harness.tournament.stats import crosstable, standings
+from harness.tournament.stats import crosstable
 
 REPORT_DIR = "report"
 BOT_REPORTS_DIR = "reports"
@@ -94,16 +94,16 @@ def _layout(**extra: Any) -> dict[str, Any]:
     return base
 
 
-def _board(records: Sequence[MatchRecord], bots: Sequence[str] | None, ranks: Rankings) -> list[dict[str, str]]:
+def _board(board: Board, ranks: Rankings) -> list[dict[str, str]]:
     """The leaderboard rows exactly as ``leaderboard.csv`` has them (same function, same text)."""
-    return list(csv.DictReader(io.StringIO(to_csv(records, bots, ranks=ranks))))
+    return list(csv.DictReader(io.StringIO(to_csv(board, ranks=ranks))))
 
 
 def _figures(order: list[str], ranks: Rankings, records: Sequence[MatchRecord],
              rows: list[dict[str, str]]) -> dict[str, str]:
     """The index page's figures: interval bars, crosstable and LOS heatmaps, ratings."""
     boot = ranks.bootstrap
-    board = {row["bot"]: row for row in rows}
+    board = {row["bot"]: row for row in rows if row.get("hands") not in ("", "0")}
     shown = [b for b in order if b in board]
     ys = list(reversed(shown))
 
@@ -233,7 +233,8 @@ def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
             matches" and reload every :data:`RELOAD_S` seconds.
         stopped: the run was interrupted (said on the pages when matches are missing).
         viewer_hands: hands per match kept for the hand viewer (None: all).
-        records: the records to report (default: ``results.jsonl``, less foreign records).
+        records: the records to report (default: those of the plan in ``tournament.json``, as
+            the leaderboard counts them: :func:`harness.tournament.leaderboard.load_board`).
         bots: the field (default: the manifest's bots).
 
     Raises:
@@ -244,11 +245,17 @@ def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
 
     started = time.monotonic()
     out_dir = Path(out_dir)
-    data = collect(out_dir, viewer_hands=viewer_hands, records=records)
+    if records is None:
+        lboard = load_board(out_dir)  # the leaderboard's own reading: plan records, complete tables scored
+        data = collect(out_dir, viewer_hands=viewer_hands, records=lboard.records)
+        data.notices = [*lboard.notices, *data.notices]
+    else:
+        data = collect(out_dir, viewer_hands=viewer_hands, records=records)
+        lboard = make_board(data.records, title=data.name, bots=list(bots) if bots is not None else data.bots)
     field = list(bots) if bots is not None else data.bots
-    scored, _ = split_foreign(data.records, field)
-    ranks = ranked(scored, standings(scored, field))
-    board = _board(scored, field, ranks)
+    scored = lboard.scoring.scored
+    ranks = ranked(scored, lboard.standings())
+    board = _board(lboard, ranks)
     order = [row["bot"] for row in board]
     report = out_dir / REPORT_DIR
     written: list[Path] = []

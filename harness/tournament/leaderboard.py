@@ -273,6 +273,7 @@ class Board:
         notices: what a reader should be told (incomplete tables, records not
             counted, a torn last line), one line each, for stderr.
         recorded: planned matches with a record.
+        records: the plan's records (complete tables or not; never records outside the plan).
     """
 
     title: str
@@ -281,6 +282,7 @@ class Board:
     unranked: dict[str, str] = field(default_factory=dict)
     notices: list[str] = field(default_factory=list)
     recorded: int = 0
+    records: list[MatchRecord] = field(default_factory=list)
 
     def standings(self) -> list[Standing]:
         """Ranked bots by bb/100, then the others (rank None) in the order of :attr:`bots`."""
@@ -347,7 +349,7 @@ def make_board(records: Sequence[MatchRecord], *, title: str = "Leaderboard", bo
     if scoring.planned is not None and recorded < scoring.planned:
         title = f"{title} (PARTIAL: {recorded} of {plural(scoring.planned, 'match')})"
     return Board(title=title, bots=everyone, scoring=scoring, unranked=unranked(in_plan, everyone, failures),
-                 notices=notes, recorded=recorded)
+                 notices=notes, recorded=recorded, records=in_plan)
 
 
 def load_board(out_dir: Path) -> Board:

@@ -3,9 +3,11 @@
 (function () {
   "use strict";
   var params = new URLSearchParams(window.location.search);
-  var matchId = params.get("match") || "";
+  // Match ids join bot names with "+": read the raw value (URLSearchParams turns "+" into a space).
+  var raw = /[?&]match=([^&]*)/.exec(window.location.search);
+  var matchId = raw ? decodeURIComponent(raw[1]) : "";
   var handId = Number(params.get("hand") || "0");
-  var safe = matchId.replace(/[^A-Za-z0-9_.-]/g, "_");
+  var safe = matchId.replace(/[^A-Za-z0-9_.+~-]/g, "_");
   var NAMES = {ante: "antes", small_blind: "posts the small blind", big_blind: "posts the big blind",
                fold: "folds", check: "checks", call: "calls", bet: "bets", raise: "raises to"};
 
