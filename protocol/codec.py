@@ -488,6 +488,8 @@ def _dec_action(d: dict[str, Any]) -> ActionReply:
     if type(action) is not str or action not in _ACTION_NAMES:
         raise ProtocolError("action", f"{action!r} is not one of fold, check, call, bet, raise")
     amount = d.get("amount", 0)
+    if amount is None:  # "no amount", as nil: fine where the amount is ignored
+        amount = 0
     if type(amount) is not int or amount < 0 or amount > MAX_AMOUNT:
         _int(amount, "amount")
     if amount == 0 and (action == "bet" or action == "raise"):
@@ -832,6 +834,14 @@ def decode(data: bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> Message:
         raise ProtocolError("<message>", f"not a single valid msgpack value ({type(exc).__name__})") from None
     if type(d) is not dict:
         raise ProtocolError("<message>", f"must be a msgpack map, got {_tname(d)}")
+    for key in d:
+        if type(key) is not str:
+            what = f"binary {bytes(key)!r}" if isinstance(key, (bytes, bytearray)) else f"{_tname(key)} {key!r}"
+            raise ProtocolError(
+                "<message>",
+                f"map keys must be strings (msgpack str), got the {what[:60]} key: pack text as str, not bin "
+                "(e.g. msgpack_pack_str in C, use_bin_type=True in Python)",
+            )
     t = d.get("type", _MISSING)
     if t is _MISSING:
         raise ProtocolError("type", "missing field")

@@ -160,6 +160,64 @@ def test_spec_example_exchange_is_valid() -> None:
         assert (direction == "->") == (type(msg) in (Hello, ActionReply, DiscardReply))
 
 
+def test_spec_example_is_what_the_referee_sends() -> None:
+    """Issue 9 point 8: every referee message of the example is the real one, field for field.
+
+    The hand is dealt from a stacked deck (seat 1 discards its 2d for the Td it shows) and played
+    as the example plays it; each request's state and legal, and the hand_end, are rebuilt from
+    the engine with the referee's own encoders and compared with the example.
+    """
+    from harness.match.referee import encode_hand_end_of
+    from protocol.codec import encode_request
+    from tests.engine_helpers import new_hand
+
+    exchange = [wire for _, wire in _spec_example()]
+    state = new_hand(
+        [1000, 1000], button=0, hands=["Ah Kh Qh 7c 7d 3s 2c", "9s 9d 5c 5h Kc 8d 2d"], stock="Jh 7s Td"
+    )
+    plays = iter([
+        lambda: state.raise_to(30), lambda: state.call(),
+        lambda: state.draw(parse_cards_("3s 2c")), lambda: state.draw(parse_cards_("2d")),
+        lambda: state.check(), lambda: state.bet(60), lambda: state.call(),
+    ])
+    seen = 0
+    for wire in exchange:
+        if wire["type"] in ("act", "draw"):
+            while state.to_act != 0:  # the opponent's moves, narrated in the example
+                next(plays)()
+            legal = state.legal()
+            real = msgpack.unpackb(encode_request(
+                wire["type"] == "draw", wire["seq"], state.observation(0), legal.actions, legal.call_amount,
+                legal.min_to, legal.max_to, legal.max_discards, 1000, 30000,
+            ))
+            assert real == wire, wire["seq"]
+            next(plays)()
+            seen += 1
+        elif wire["type"] == "hand_end":
+            while not state.is_complete:
+                next(plays)()
+            assert msgpack.unpackb(encode_hand_end_of(state, 0)) == wire
+            seen += 1
+    assert seen == 4
+
+
+def parse_cards_(text: str) -> list[int]:
+    from harness.engine.cards import parse_cards
+
+    return parse_cards(text)
+
+
+def test_a_binary_type_key_is_named_as_such() -> None:
+    err = _rejected(None, "<message>", raw=msgpack.packb({b"type": b"action", b"v": 1}, use_bin_type=True))
+    assert "map keys must be strings" in str(err) and "binary b'type'" in str(err)
+
+
+def test_a_nil_amount_is_no_amount() -> None:
+    data = msgpack.packb({"type": "action", "v": 1, "seq": 4, "action": "check", "amount": None})
+    assert decode(data) == ActionReply(seq=4, action="check", amount=0)
+    _rejected({"type": "action", "v": 1, "seq": 4, "action": "raise", "amount": None}, "amount")
+
+
 # --------------------------------------------------------------------------- rejections
 
 GOOD_ACTION = {"type": "action", "v": 1, "seq": 3, "action": "raise", "amount": 40}

@@ -60,6 +60,7 @@ from harness.match.placement import Placement, pin, restore
 from harness.match.specs import BotSpec, FaultKind, Limits, MatchResult, MatchSpec, StackMode
 from protocol import codec
 from protocol.codec import encode_hand_end, encode_hand_start
+from protocol.errors import ProtocolError
 from protocol.messages import (
     CATEGORY_NAMES,
     ActionReply,
@@ -70,7 +71,7 @@ from protocol.messages import (
     MatchLimits,
     MatchStart,
 )
-from protocol.version import PROTOCOL_VERSION
+from protocol.version import MAX_MESSAGE_BYTES, PROTOCOL_VERSION
 
 __all__ = [
     "BotSpec",
@@ -441,6 +442,13 @@ class Referee:
             clock.decision_ms,
             clock.bank_left_ms,
         )
+        if len(payload) > MAX_MESSAGE_BYTES:
+            # PROTOCOL.md section 7: no referee message is larger. A hand whose history grew that
+            # long (thousands of raises) is played on with the default action, no fault.
+            self._log(f"seat {seat.index} {seat.bot.name}: request {seq} of {len(payload)} bytes not sent "
+                      f"(over {MAX_MESSAGE_BYTES}); default action, no fault")
+            state.apply(state.default_action())
+            return 0.0
         clock.start()
         try:
             reply = conn.request(
@@ -573,10 +581,14 @@ class Referee:
             timings,
             [{"seat": pos[m], "kind": kind, "detail": detail} for m, kind, detail in faults],
         )
-        end = encode_hand_end_of(state, h)
-        for p in players:
-            if not p.out:
-                p.notes.append(end)
+        try:
+            end = encode_hand_end_of(state, h)
+        except ProtocolError as exc:  # a history too long for one message: the bots miss this hand_end
+            self._log(f"hand {h}: hand_end not sent: {exc}")
+        else:
+            for p in players:
+                if not p.out:
+                    p.notes.append(end)
         return list(result.final_stacks)
 
     # ------------------------------------------------------------------ the match
