@@ -2,29 +2,125 @@
 
 Every command is a thin wrapper; the work lives in the modules it imports
 (lazily, so that ``harness --help`` stays fast).
+
+One style for everything written to stderr: ``harness COMMAND: message``
+(``harness COMMAND: warning: ...``, ``harness COMMAND: notice: ...``), one
+line each, through :func:`_say`; a usage error is one such line (exit
+status 2); output cut short by a closed pipe (``| head``) ends quietly.
 """
 
 from __future__ import annotations
 
+import errno
+import os
+import sys
 from pathlib import Path
+from typing import Any
 
 import typer
+from typer.core import TyperGroup
+
+try:  # typer >= 0.20 vendors click: its own copy raises these
+    from typer._click import exceptions as _clickx
+except ImportError:  # pragma: no cover - typer on the real click
+    from click import exceptions as _clickx  # type: ignore[no-redef]
+
+
+class _HarnessGroup(TyperGroup):
+    """The root command: one-line usage errors, and a quiet end when stdout's reader goes away."""
+
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            code = super().main(args, "harness", complete_var, standalone_mode=False, **extra)
+        except _clickx.NoArgsIsHelpError as exc:  # `harness` alone: the help, as asked for
+            exc.show()
+            code = exc.exit_code
+        except _clickx.UsageError as exc:
+            where = exc.ctx.command_path if exc.ctx is not None else "harness"
+            text = " ".join(exc.format_message().split()).rstrip(".")
+            _say(where.removeprefix("harness").strip() or None, f"{text[:1].lower()}{text[1:]}; see {where} -h")
+            code = exc.exit_code
+        except _clickx.ClickException as exc:
+            _say(None, " ".join(exc.format_message().split()))
+            code = exc.exit_code
+        except typer.Abort:
+            code = 130
+        except OSError as exc:
+            if exc.errno != errno.EPIPE:
+                raise
+            code = _closed_pipe()
+        try:
+            sys.stdout.flush()
+        except OSError:  # the reader went away after the last line
+            code = _closed_pipe()
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+def _closed_pipe() -> int:
+    """stdout's reader is gone (``harness replay FILE -v | head``): stop quietly, as ``cat`` does."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # nothing left to flush at exit, so no "Broken pipe"
+    except (OSError, ValueError):
+        pass
+    return 1
+
+
+def _say(command: str | None, message: str) -> None:
+    """Print one line on stderr in the harness's one style: ``harness COMMAND: message``."""
+    typer.echo(f"harness {command}: {message}" if command else f"harness: {message}", err=True)
+
+
+def _usage(command: str, message: str, code: int = 2) -> typer.Exit:
+    """:func:`_say` the message; return the Exit (status 2, a usage error, unless ``code``) to raise."""
+    _say(command, message)
+    return typer.Exit(code)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        from protocol.version import PROTOCOL_VERSION
+
+        try:
+            number = version("sevencard-harness")
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            number = "unknown"
+        typer.echo(f"harness {number} (bot protocol version {PROTOCOL_VERSION})")
+        raise typer.Exit(0)
+
 
 # rich_markup_mode=None: plain help text, so "[tournament] output" in a help string is
 # printed as written instead of being swallowed as rich markup.
 app = typer.Typer(
+    cls=_HarnessGroup,
     help="Seven Card Draw bot harness: run tournaments, matches, and check bots.",
     no_args_is_help=True,
     add_completion=False,
     rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
-def _usage(command: str, message: str) -> typer.Exit:
-    """Print ``harness COMMAND: message`` on stderr; the Exit (status 2) to raise."""
-    typer.echo(f"harness {command}: {message}", err=True)
-    return typer.Exit(2)
 
 
-bench_app = typer.Typer(help="Benchmarks that print speed figures.", no_args_is_help=True, rich_markup_mode=None)
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", help="Print the version and exit.", is_eager=True, callback=_version
+    ),
+) -> None:
+    """Seven Card Draw bot harness: run tournaments, matches, and check bots."""
+
+
+bench_app = typer.Typer(
+    help="Benchmarks that print speed figures (one table; --json: one JSON object).",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 app.add_typer(bench_app, name="bench")
 
 
@@ -72,20 +168,18 @@ def run(
         if cfg.tournament.seed is not None:
             warning = seed_warning(cfg.tournament.seed, "--seed" if seed is not None else "[tournament] seed")
             if warning:
-                typer.echo(f"WARNING: {warning}", err=True)
+                _say("run", f"warning: {warning}")
         summary = run_tournament(cfg, entry_check=False if no_entry_check else None, report=_running_report)
     except (ConfigError, ResultsError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        raise _usage("run", str(exc)) from None
     except KeyboardInterrupt:  # during the entry check
-        typer.echo("interrupted before the first match: run the same command again", err=True)
-        raise typer.Exit(130) from None
+        raise _usage("run", "interrupted before the first match: run the same command again", 130) from None
     if summary.records:
         _final_report(summary.out_dir, stopped=summary.interrupted)
     if summary.board_text is not None:
         typer.echo(summary.board_text)
     for notice in summary.notices:
-        typer.echo(f"notice: {notice}", err=True)
+        _say("run", f"notice: {notice}")
     typer.echo(
         f"{len(summary.records)}/{plural(summary.matches_total, 'match')} recorded in {summary.out_dir} "
         f"(this run: {plural(summary.matches_run, 'match')}, {plural(summary.hands_run, 'hand')}, "
@@ -95,19 +189,19 @@ def run(
         typer.echo(f"deals: the seed is revealed in {summary.out_dir / REVEAL_FILE}; check every deal with "
                    f"`harness replay {summary.out_dir}`")
     for name, why in summary.never_started.items():
-        typer.echo(
-            f"WARNING: bot {name!r} failed to start in every match it played, so its results mean nothing. "
+        _say(
+            "run",
+            f"warning: bot {name!r} failed to start in every match it played, so its results mean nothing. "
             f"First failure: {why}. Fix its command, cwd, env or [limits] (e.g. memory_mb), check it with "
             f"`harness check-bot -- COMMAND`, then run again: only its matches are played again.",
-            err=True,
         )
     if summary.interrupted:
-        typer.echo("interrupted: run the same command again to resume", err=True)
-        raise typer.Exit(130)
+        raise _usage("run", "interrupted: run the same command again to resume", 130)
     if summary.failed:
-        typer.echo(f"{plural(len(summary.failed), 'match')} failed (see error.txt in their directories); "
-                   "run again to retry them", err=True)
-        raise typer.Exit(1)
+        raise _usage(
+            "run", f"{plural(len(summary.failed), 'match')} failed (see error.txt in their directories); "
+            "run again to retry them", 1,
+        )
     if summary.never_started:
         raise typer.Exit(3)
 
@@ -126,9 +220,9 @@ def _final_report(out_dir: Path, *, stopped: bool) -> None:
     try:
         summary = write_report(out_dir, stopped=stopped)
     except Exception as exc:  # noqa: BLE001 - the results are on disk; `harness report DIR` can retry
-        typer.echo(f"warning: the report of {out_dir} could not be written: {exc}", err=True)
+        _say("run", f"warning: the report of {out_dir} could not be written: {exc}")
         return
-    typer.echo(f"report: {summary.path} (per-bot reports in {out_dir / 'reports'}/)", err=True)
+    _say("run", f"report: {summary.path} (per-bot reports in {out_dir / 'reports'}/)")
 
 
 @app.command()
@@ -160,8 +254,7 @@ def plan(
         rates = calibrate(cfg.schedule.table_size) if measure else DEFAULT_RATES
         view = preview(cfg, rates)
     except (ConfigError, ResultsError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        raise _usage("plan", str(exc)) from None
     typer.echo(describe_plan(cfg, view.plan))
     where = cfg.tournament.output
     typer.echo(f"output: {where} ({view.reuse.describe()})" if view.existing else f"output: {where} (new)")
@@ -188,13 +281,12 @@ def leaderboard(directory: Path = typer.Argument(..., help="A tournament output 
             )
         board, text = write_leaderboard(directory)
     except ResultsError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        raise _usage("leaderboard", str(exc)) from None
     except OSError as exc:
-        typer.echo(f"error: cannot write the leaderboard files in {directory}: {exc.strerror or exc}", err=True)
-        raise typer.Exit(2) from None
+        why = exc.strerror or exc
+        raise _usage("leaderboard", f"cannot write the leaderboard files in {directory}: {why}") from None
     for notice in board.notices:
-        typer.echo(f"notice: {notice}", err=True)
+        _say("leaderboard", f"notice: {notice}")
     typer.echo(text)
 
 
@@ -212,16 +304,13 @@ def report(
     from harness.tournament.results import ResultsError
 
     if viewer_hands < 0:
-        typer.echo(f"error: --viewer-hands must be at least 0, got {viewer_hands}", err=True)
-        raise typer.Exit(2)
+        raise _usage("report", f"--viewer-hands must be at least 0, got {viewer_hands}")
     try:
         summary = write_report(directory, viewer_hands=None if all_hands else viewer_hands)
     except ResultsError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        raise _usage("report", str(exc)) from None
     except OSError as exc:
-        typer.echo(f"error: cannot write the report in {directory}: {exc.strerror or exc}", err=True)
-        raise typer.Exit(2) from None
+        raise _usage("report", f"cannot write the report in {directory}: {exc.strerror or exc}") from None
     typer.echo(f"report: {summary.path} ({summary.files} files, {summary.bytes / 1e6:.1f} MB, "
                f"{summary.seconds:.1f} s); per-bot reports: {directory / 'reports'}/<bot>.md")
 
@@ -264,8 +353,7 @@ def match(
     from harness.tournament.config import BOT_NAME
 
     def usage(message: str) -> typer.Exit:
-        typer.echo(f"harness match: {message}", err=True)
-        return typer.Exit(2)
+        return _usage("match", message)
 
     # Every argument is checked before anything is started or written.
     specs = []
@@ -311,10 +399,10 @@ def match(
     except OutDirError as exc:
         raise usage(str(exc)) from None
     if out is None:
-        typer.echo(f"harness match: hand history and logs go to {out_dir}/", err=True)
+        _say("match", f"hand history and logs go to {out_dir}/")
     warning = seed_warning(match_seed, "--seed") if seed is not None else None
     if warning:
-        typer.echo(f"harness match: WARNING: {warning}", err=True)
+        _say("match", f"warning: {warning}")
 
     game = GameConfig()
     try:
@@ -327,11 +415,9 @@ def match(
     except (ValueError, ConfigError) as exc:
         raise usage(str(exc)) from None
     except OSError as exc:
-        typer.echo(f"harness match: cannot write to {out_dir}: {exc.strerror or exc}", err=True)
-        raise typer.Exit(1) from None
+        raise _usage("match", f"cannot write to {out_dir}: {exc.strerror or exc}", 1) from None
     except KeyboardInterrupt:
-        typer.echo(f"harness match: interrupted; bots stopped; hands so far in {out_dir / 'hands.jsonl'}", err=True)
-        raise typer.Exit(130) from None
+        raise _usage("match", f"interrupted; bots stopped; hands so far in {out_dir / 'hands.jsonl'}", 130) from None
     rows = []
     for seat, name in enumerate(result.bots):
         faults = ", ".join(f"{k} {v}" for k, v in sorted(result.faults[seat].items())) or "-"
@@ -350,11 +436,11 @@ def match(
                    f"--seed {seed_hex(match_seed)})")
     failed = [seat for seat in range(len(result.bots)) if result.faults[seat].get(FaultKind.FAILED_START)]
     for seat in failed:
-        typer.echo(
-            f"harness match: bot {result.bots[seat]!r} failed to start: "
+        _say(
+            "match",
+            f"bot {result.bots[seat]!r} failed to start: "
             f"{result.status[seat].removeprefix(f'{FaultKind.FAILED_START}: ')}; "
             f"its stderr: {out_dir / 'logs' / f'{seat}-{result.bots[seat]}.err'}",
-            err=True,
         )
     if failed:
         raise typer.Exit(1)
@@ -363,7 +449,9 @@ def match(
 @app.command()
 def replay(
     file: Path = typer.Argument(
-        ..., help="A hand history file (JSON Lines, .jsonl or .jsonl.gz), or a finished tournament's directory."
+        ...,
+        help="A hand history (JSON Lines, .jsonl or .jsonl.gz), a match's directory (harness match --out), "
+        "or a finished tournament's directory.",
     ),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="List every hand, not only those that differ."),
     seed: str | None = typer.Option(
@@ -382,13 +470,15 @@ def replay(
     from harness.match.replay import check_history
 
     if file.is_dir():
-        _replay_tournament(file, verbose)
-        return
+        histories = [file / name for name in ("hands.jsonl", "hands.jsonl.gz") if (file / name).is_file()]
+        if not histories:  # a tournament's directory: its deals against the revealed seed
+            _replay_tournament(file, verbose)
+            return
+        file = histories[0]  # a match's directory (harness match --out DIR)
     try:
         match_seed = None if seed is None else parse_seed(seed)
     except ValueError as exc:
-        typer.echo(f"harness replay: --seed: {exc}", err=True)
-        raise typer.Exit(2) from None
+        raise _usage("replay", f"--seed: {exc}") from None
     bad = total = 0
 
     def summary(where: str = "") -> str:
@@ -403,18 +493,17 @@ def replay(
                 typer.echo(f"hand {check.hand_id}: DIFFERS: {check.detail}")
             elif verbose:
                 typer.echo(f"hand {check.hand_id}: OK")
+    except BrokenPipeError:
+        raise  # stdout's reader is gone: not a problem with the file
     except OSError as exc:
-        typer.echo(f"harness replay: cannot read {file}: {exc.strerror or exc}", err=True)
-        raise typer.Exit(2) from None
+        raise _usage("replay", f"cannot read {file}: {exc.strerror or exc}") from None
     except HistoryError as exc:
         if total:
             where = f" before line {exc.line}" if exc.line is not None else ""
             typer.echo(summary(where))
-        typer.echo(f"harness replay: {exc}", err=True)
-        raise typer.Exit(2) from None
+        raise _usage("replay", str(exc)) from None
     if not total:
-        typer.echo(f"harness replay: no hands in {file} (the file is empty)", err=True)
-        raise typer.Exit(2)
+        raise _usage("replay", f"no hands in {file} (the file is empty)")
     typer.echo(summary())
     raise typer.Exit(1 if bad else 0)
 
@@ -436,11 +525,11 @@ def _replay_tournament(directory: Path, verbose: bool) -> None:
             elif verbose:
                 typer.echo(f"match {verdict.match_id}: OK ({verdict.hands} hands)")
     except (ResultsError, HistoryError) as exc:
-        typer.echo(f"harness replay: {exc}", err=True)
-        raise typer.Exit(2) from None
+        raise _usage("replay", str(exc)) from None
+    except BrokenPipeError:
+        raise
     except OSError as exc:
-        typer.echo(f"harness replay: cannot read {directory}: {exc.strerror or exc}", err=True)
-        raise typer.Exit(2) from None
+        raise _usage("replay", f"cannot read {directory}: {exc.strerror or exc}") from None
     typer.echo(
         f"{matches - bad} of {matches} matches ({hands} hands) were dealt from the committed seed and replay "
         f"identically" + (f"; {bad} differ" if bad else "")
@@ -521,17 +610,11 @@ def check_bot(
 @bench_app.command("engine")
 def bench_engine(json_out: bool = typer.Option(False, "--json", help="Print one JSON object.")) -> None:
     """Engine-only hands/s (heads-up, 6-handed) and seven-card evaluations/s."""
-    import json
-
+    from harness.bench import TARGETS
     from harness.bench.engine import run as run_engine_bench
 
     figures = run_engine_bench()
-    if json_out:
-        typer.echo(json.dumps(figures))
-        return
-    typer.echo(f"heads-up random hands/s:   {figures['hands_per_s_heads_up']:>9,}")
-    typer.echo(f"six-handed random hands/s: {figures['hands_per_s_six_handed']:>9,}")
-    typer.echo(f"seven-card evaluations/s:  {figures['evals_per_s']:>9,}")
+    _print_figures(figures, json_out, {**TARGETS, "hands_per_s_heads_up": ">= 20,000"})
 
 
 @bench_app.command("match")
@@ -539,29 +622,30 @@ def bench_match(
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
     hands: int = typer.Option(4000, "--hands", help="Hands of the heads-up match (the 4-handed one plays half)."),
 ) -> None:
-    """Hands/s of real matches over the protocol, referee memory, raw ZeroMQ round trip."""
-    import json
-
-    from harness.bench.match import render
+    """Hands/s of real matches over the protocol, referee memory, raw ZeroMQ round trip, overhead ratio."""
+    from harness.bench import TARGETS
     from harness.bench.match import run as run_bench
 
     figures = run_bench(hands_heads_up=hands, hands_four=max(1, hands // 2))
-    typer.echo(json.dumps(figures) if json_out else render(figures))
+    _print_figures(figures, json_out, TARGETS)
 
 
 @bench_app.command("league")
 def bench_league(json_out: bool = typer.Option(False, "--json", help="Print one JSON object.")) -> None:
     """Tournament hands/s with 1 and 2 jobs."""
-    import json
-
+    from harness.bench import TARGETS
     from harness.bench.league import bench_league as run_bench
 
-    figures = run_bench()
-    if json_out:
-        typer.echo(json.dumps(figures))
-    else:
-        for key, value in figures.items():
-            typer.echo(f"{key}: {value}")
+    _print_figures(run_bench(), json_out, TARGETS)
+
+
+def _print_figures(figures: dict[str, Any], json_out: bool, targets: dict[str, str]) -> None:
+    """The one output of the bench commands: a table (figure, value, target), or one JSON object."""
+    import json
+
+    from harness.bench import render
+
+    typer.echo(json.dumps(figures) if json_out else render(figures, targets))
 
 
 if __name__ == "__main__":  # pragma: no cover

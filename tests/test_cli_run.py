@@ -44,7 +44,8 @@ def test_run_and_plan_refuse_an_out_directory_with_files_of_their_own_untouched(
     for command in ("run", "plan"):
         result = runner.invoke(app, [command, str(path), "--out", str(out), *(["--no-measure"] * (command == "plan"))])
         assert result.exit_code == 2 and isinstance(result.exception, SystemExit)
-        assert result.output.count("\n") == 1 and result.output.startswith(f"error: --out {out}: the directory holds")
+        assert result.output.count("\n") == 1
+        assert result.output.startswith(f"harness {command}: --out {out}: the directory holds")
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
 
 
@@ -143,7 +144,7 @@ def test_a_bot_that_never_starts_exits_3_and_fixing_it_replays_only_its_matches(
     result = runner.invoke(app, ["run", str(path), "--out", str(out), "--no-entry-check"])
     assert result.exit_code == 3, result.output
     assert "1/1 match recorded" in result.output and "(this run: 1 match, 2 hands," in result.output
-    assert "WARNING: bot 'broken' failed to start in every match it played" in result.output
+    assert "harness run: warning: bot 'broken' failed to start in every match it played" in result.output
     assert "failed_start: exited before its hello (exit status 1)" in result.output
     assert "ends with: cannot map segment" in result.output
     assert "Not ranked" in result.output and "failed to start in 1 of 1 matches" in result.output

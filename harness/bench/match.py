@@ -232,10 +232,3 @@ def run(hands_heads_up: int = 4000, hands_four: int = 2000) -> dict[str, Any]:
         "cpus": os.cpu_count(),
         "load_average_1min": round(os.getloadavg()[0], 2),
     }
-
-
-def render(figures: dict[str, Any]) -> str:
-    """The figures as a small table for people."""
-    from tabulate import tabulate
-
-    return tabulate(sorted(figures.items()), headers=["figure", "value"])
