@@ -25,9 +25,12 @@ ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.timeout(60)
 
-DECISION_MS = 150
-PAUSE_S = 0.3  # longer than a decision: every deadline pending during a pause passes
-PAUSES = 8
+# A decision time far above a fast bot's reply even on a loaded machine (no time bank), and
+# pauses well beyond it: every deadline pending during a pause passes while the referee is stopped.
+DECISION_MS = 250
+PAUSE_S = 0.45
+PAUSES = 7
+WRITE_S = 0.5  # a history write slowed to twice the decision time
 
 
 def test_a_stopped_referee_never_times_out_a_fast_bot(tmp_path: Path) -> None:
@@ -59,3 +62,28 @@ def test_a_stopped_referee_never_times_out_a_fast_bot(tmp_path: Path) -> None:
     faults = [f for r in records for f in r["faults"]]
     assert faults == [], faults[:3]
     assert find_marked(owner_pid=proc.pid) == []
+
+
+def test_a_slow_history_write_never_times_out_a_fast_bot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 9 point 4: the previous hand's record is written while the first bot of the next hand
+    thinks; with the write slowed far past the decision time, no reply is late (it was waiting
+    when the referee came back) and the bot is not charged for the write."""
+    from harness.engine import GameConfig
+    from harness.match.history import HistoryWriter
+    from harness.match.referee import BotSpec, Limits, MatchSpec, play_match
+
+    write = HistoryWriter.write
+
+    def slow_write(self: HistoryWriter, record: dict) -> None:  # type: ignore[type-arg]
+        time.sleep(WRITE_S)
+        write(self, record)
+
+    monkeypatch.setattr(HistoryWriter, "write", slow_write)
+    bots = [BotSpec(n, ("python", "-m", "bots.caller"), cwd=str(ROOT)) for n in ("a", "b")]
+    spec = MatchSpec(GameConfig(), hands=5, seed=1)
+    limits = Limits(decision_ms=DECISION_MS, time_bank_ms=0, startup_ms=10000)
+    result = play_match(bots, spec, limits, tmp_path)
+    assert result.faults == [{}, {}] and result.status == ["ok", "ok"]
+    records = [json.loads(line) for line in (tmp_path / "hands.jsonl").read_text().splitlines()]
+    first = [r["timings_ms"][0][1] for r in records[1:]]  # the decisions the writes ran during
+    assert max(first) < WRITE_S * 1000, first  # charged up to when the referee stopped watching

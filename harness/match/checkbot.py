@@ -174,6 +174,8 @@ class CheckReport:
             f"({len(self.opponents) + 1} seats), {self.decisions} decision(s); limits: start-up "
             f"{lim.startup_ms} ms, {lim.decision_ms} ms per decision ({bank}), {lim.max_message_bytes} bytes "
             "per message",
+            "  environment: harmless variables of this shell (PATH, HOME, LANG, LC_*, PYTHON*, ...) and --env "
+            f"only; {len(self.env_dropped)} other variable(s) of this shell not passed",
         ]
         if self.ok:
             lines.append(

@@ -174,6 +174,17 @@ def _peer_pid(fd: int) -> int | None:
         return None
 
 
+def _recv_frames(sock: zmq.Socket[Any]) -> list[bytes] | None:
+    """One whole message (every frame: the routing id first) without blocking, or None if none is queued."""
+    try:
+        frames = [sock.recv(_NOBLOCK)]
+        while sock.getsockopt(_RCVMORE):
+            frames.append(sock.recv(_NOBLOCK))
+    except zmq.Again:
+        return None
+    return frames
+
+
 def _describe(msg: Any, rseq: Any) -> str:
     """Short words for an out-of-turn message, e.g. ``"action with seq 7"``."""
     return f"{msg.TYPE!s} with seq {rseq}"
@@ -371,11 +382,8 @@ class Connection:
         for _ in range(MAX_UNAUTHENTICATED * RCV_HWM + MAX_QUEUED_STRAYS):
             if not sock.getsockopt(_EVENTS) & _POLLIN:
                 break
-            try:
-                frames = [sock.recv(_NOBLOCK)]
-                while sock.getsockopt(_RCVMORE):
-                    frames.append(sock.recv(_NOBLOCK))
-            except zmq.Again:
+            frames = _recv_frames(sock)
+            if frames is None:
                 break
             if frames[0] == self.identity:
                 self._early.append(frames)
@@ -604,13 +612,9 @@ class Connection:
         """
         sock = self.sock
         getsockopt = sock.getsockopt
-        recv = sock.recv
         for _ in range(READ_BATCH):
-            try:
-                frames = [recv(_NOBLOCK)]
-                while getsockopt(_RCVMORE):
-                    frames.append(recv(_NOBLOCK))
-            except zmq.Again:
+            frames = _recv_frames(sock)
+            if frames is None:
                 return None
             try:
                 reply = self._take(frames, seq, expect)
@@ -695,11 +699,8 @@ class Connection:
             else:
                 if not sock.getsockopt(_EVENTS) & _POLLIN or deadline() <= 0:
                     return  # past the deadline the request goes out and times out: the bot pays
-                try:
-                    frames = [sock.recv(_NOBLOCK)]
-                    while sock.getsockopt(_RCVMORE):
-                        frames.append(sock.recv(_NOBLOCK))
-                except zmq.Again:
+                frames = _recv_frames(sock)
+                if frames is None:
                     return
             if frames[0] == self.identity:
                 own += 1
