@@ -248,3 +248,32 @@ def test_an_interrupted_run_exits_130(tmp_path: Path, monkeypatch: pytest.Monkey
     path.write_text('[[bots]]\nname = "a"\ncommand = "true"\n[[bots]]\nname = "b"\ncommand = "true"\n')
     result = runner.invoke(app, ["run", str(path), "--out", str(out)])
     assert result.exit_code == 130 and "interrupted: run the same command again to resume" in result.output
+
+
+def test_plan_prints_counts_time_and_disk_and_what_a_rerun_would_reuse(tmp_path: Path) -> None:
+    names = [f"bot{i:02d}" for i in range(24)]
+    path = write_toml(tmp_path, "[schedule]\nhands = 100\n" + "".join(
+        f'[[bots]]\nname = "{n}"\ncommand = "true"\n' for n in names))
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["plan", str(path), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == "plan: 24 bots, 276 tables, 552 matches, 55,200 hands (round-robin, 2 seats, duplicate)"
+    assert lines[1] == f"output: {out} (new)" and not out.exists()  # nothing written
+    assert lines[2].startswith("estimate: 552 matches to play, about ") and "(rates: measured now)" in lines[2]
+    run_tournament(fake_config(out, names[:4], hands=100), play=fake_play, quiet=True)
+    again = runner.invoke(app, ["plan", str(path), "--out", str(out), "--no-measure", "--seed", "1"])
+    assert f"output: {out} (reused 12 matches, playing 540, dropped 0)" in again.output
+    assert "estimate: 540 matches to play" in again.output
+
+
+def test_a_plan_above_max_matches_is_refused_with_the_estimate_and_the_sampled_format(tmp_path: Path) -> None:
+    body = "[schedule]\ntable_size = 6\n" + "".join(f'[[bots]]\nname = "b{i}"\ncommand = "true"\n' for i in range(24))
+    path = write_toml(tmp_path, body)
+    for command in ("plan", "run"):
+        result = runner.invoke(app, [command, str(path), "--out", str(tmp_path / "out")])
+        assert result.exit_code == 2 and result.output.count("\n") == 1
+        assert result.output.startswith(f"error: {path}: [schedule] max_matches: the plan has 807,576 matches "
+                                        "(134,596 tables x 6 rotations, about ")
+        assert 'use format = "sampled" (e.g. tables_per_bot = 10: 240 matches' in result.output
+    assert not (tmp_path / "out").exists()

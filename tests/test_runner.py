@@ -319,3 +319,22 @@ def test_pick_cpu_spreads_running_matches() -> None:
     assert pick_cpu([0, 1], [0]) == 1
     assert pick_cpu([0, 1], [0, 1]) == 0
     assert pick_cpu([2, 5, 7], [2, 5, 2, None]) == 7
+
+
+def test_progress_flags_trouble_as_it_happens_and_prints_running_totals(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    run_tournament(fake_config(out, ["a", "b", "c", "weak"], hands=4, jobs=1), play=never_start_play, progress=False)
+    err = capfd.readouterr().err.splitlines()
+    lines = [line for line in err if line.startswith("[")]
+    assert len(lines) == 12
+    with_c = [line for line in lines if "+c-" in line or "c+" in line.split(":")[0]]
+    assert with_c and all("FAILED START: c" in line for line in with_c)
+    assert all("faults: weak illegal 1, timeout 2" in line for line in lines if "weak" in line.split(":")[0])
+    first = [line for line in err if line.startswith("first failure of bot 'c'")]
+    assert len(first) == 1  # once, at its first failure, with its log
+    assert err.index(first[0]) == err.index(with_c[0]) + 1
+    assert first[0].endswith("-c.err") and str(out / "matches") in first[0]
+    totals = [line for line in err if line.startswith("totals after")]
+    assert totals == [next(line for line in err if line.startswith("totals after 10 of 12 matches (bb/100 so far): "))]
+    assert all(name in totals[0] for name in ("a ", "b ", "c ", "weak "))

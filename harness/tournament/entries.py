@@ -4,8 +4,9 @@ A bot whose command names a missing file, a misspelt module or a missing
 import would fail in every one of its matches, and the organiser would learn
 it at the end. So before the plan is made, each bot plays :data:`CHECK_HANDS`
 hands through the real referee, under the tournament's limits and game,
-against the reference bots ``caller`` and ``raiser`` (what ``harness check-bot``
-does). A bot fails its entry check when it does not start, crashes, times out,
+against the reference bots ``caller`` and ``raiser``: the library core of
+``harness check-bot`` (:func:`harness.match.checkbot.check_spec`). A bot fails
+its entry check when that check fails: it does not start, crashes, times out,
 breaks the protocol, is put out, or writes a Python traceback to stderr; it is
 then left out of the plan, and the reason with the tail of its stderr is
 printed at once and kept in ``<out>/entries.json`` (its logs in
@@ -31,8 +32,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.engine.config import GameConfig
 from harness.match.deals import new_seed
-from harness.match.specs import BotSpec, FaultKind, Limits, MatchSpec
+from harness.match.specs import BotSpec, FaultKind, Limits
 from harness.tournament.config import TournamentConfig
 from harness.tournament.estimate import BotCost
 from harness.tournament.leaderboard import ENTRIES_FILE
@@ -144,81 +146,79 @@ def _reference_bots(candidate: str) -> list[BotSpec]:
     return bots
 
 
-def run_check(bot: BotSpec, spec: MatchSpec, limits: Limits, directory: Path) -> dict[str, Any]:
-    """Worker side of one entry check: play the hands, judge the bot in seat 0 (a JSON-ready dict).
+def run_check(bot: BotSpec, game: GameConfig, limits: Limits, starting_stack: int,
+              directory: Path) -> dict[str, Any]:
+    """Worker side of one entry check: :func:`harness.match.checkbot.check_spec`, judged in one line.
 
     Returns:
-        ``{"ok", "reason", "stderr_tail", "log", "wall_s", "decision_ms"}``.
+        ``{"ok", "reason", "stderr_tail", "log", "wall_s", "decision_ms"}`` (JSON-ready).
     """
-    from harness.match.referee import play_match
+    from harness.match.botproc import BotStartError
+    from harness.match.checkbot import check_spec
 
+    log = directory / "logs" / f"0-{bot.name}.err"
     start = time.monotonic()
-    result = play_match([bot, *_reference_bots(bot.name)], spec, limits, directory)
+    try:
+        report = check_spec(bot, _reference_bots(bot.name), game=game, limits=limits, hands=CHECK_HANDS,
+                            seed=new_seed(), starting_stack=starting_stack, out_dir=directory)
+    except BotStartError as exc:
+        return {"ok": False, "reason": f"cannot be started: {exc}", "stderr_tail": "", "log": os.fspath(log),
+                "wall_s": round(time.monotonic() - start, 3), "decision_ms": 0.0}
     wall = time.monotonic() - start
-    err = directory / "logs" / f"0-{bot.name}.err"
-    text = _read(err)
-    faults = {k: v for k, v in result.faults[0].items() if v}
-    problems = []
-    if faults.get(FaultKind.FAILED_START):
-        problems.append(f"failed to start ({result.status[0].removeprefix('failed_start: ')})")
-    elif result.status[0] != "ok":
-        problems.append(f"put out: {result.status[0]}")
-    others = {k: v for k, v in faults.items() if k != FaultKind.FAILED_START}
-    if others:
-        detail = _first_fault(directory)
-        problems.append(", ".join(f"{k} {v}" for k, v in sorted(others.items())) + (f" ({detail})" if detail else ""))
-    tracebacks = text.count(_TRACEBACK)
-    if tracebacks:
-        problems.append(f"{tracebacks} Python traceback{'s' if tracebacks > 1 else ''} on stderr")
     timings = _timings(directory)
-    tail = "\n".join(text.rstrip().splitlines()[-STDERR_TAIL_LINES:]) if problems else ""
+    tail = report.stderr_tail
+    if not tail and report.tracebacks:
+        tail = report.tracebacks[0]
     return {
-        "ok": not problems,
-        "reason": "; ".join(problems),
-        "stderr_tail": tail,
-        "log": os.fspath(err),
+        "ok": report.ok,
+        "reason": "" if report.ok else _reason(report),
+        "stderr_tail": "\n".join(tail.splitlines()[-STDERR_TAIL_LINES:]) if not report.ok else "",
+        "log": os.fspath(log),
         "wall_s": round(wall, 3),
         "decision_ms": round(sum(timings) / len(timings), 3) if timings else 0.0,
     }
 
 
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""
+def _reason(report: Any) -> str:
+    """What a failed check found, in one line: the failed start, the faults, being put out, tracebacks."""
+    counts = dict(report.counts)
+    problems = []
+    if counts.pop(FaultKind.FAILED_START, 0):
+        problems.append(f"failed to start ({report.status.removeprefix('failed_start: ')})")
+    elif report.status != "ok":
+        problems.append(f"put out: {report.status}")
+    if counts:
+        first = next((v for v in report.violations if v.kind != FaultKind.FAILED_START), None)
+        detail = ""
+        if first is not None:
+            where = "start-up" if first.hand is None else f"hand {first.hand}"
+            detail = f" (first: {where}: {first.kind}: {first.detail})"
+            detail = detail if len(detail) <= 160 else detail[:156] + "...)"
+        problems.append(", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + detail)
+    if report.tracebacks:
+        last = report.tracebacks[0].strip().splitlines()[-1]
+        n = len(report.tracebacks)
+        problems.append(f"{n} Python traceback{'s' if n > 1 else ''} on stderr (first: {last})")
+    return "; ".join(problems) or "failed"
 
 
 def _hands(directory: Path) -> list[dict[str, Any]]:
-    out = []
-    for line in _read(directory / "hands.jsonl").splitlines():
-        try:
-            out.append(json.loads(line))
-        except ValueError:
-            continue
-    return out
+    from harness.match.history import read_history
+
+    try:
+        return list(read_history(directory / "hands.jsonl"))
+    except Exception:  # noqa: BLE001 - the timings only feed an estimate
+        return []
 
 
 def _timings(directory: Path) -> list[float]:
-    """Seat 0's decision times (ms) over the check's hand history."""
+    """Seat 0's decision times (ms) over the check's hand history (for the plan's time estimate)."""
     times = []
     for record in _hands(directory):
         seats = record.get("match_seats") or []
         mine = seats.index(0) if 0 in seats else None
         times += [float(ms) for s, ms in record.get("timings_ms", []) if s == mine]
     return times
-
-
-def _first_fault(directory: Path) -> str:
-    """The referee's detail of seat 0's first fault, shortened."""
-    for record in _hands(directory):
-        seats = record.get("match_seats") or []
-        mine = seats.index(0) if 0 in seats else None
-        for fault in record.get("faults", []):
-            if fault.get("seat") == mine:
-                detail = f"hand {record.get('hand_id')}: {fault.get('kind')}: {fault.get('detail', '')}"
-                return detail if len(detail) <= 160 else detail[:157] + "..."
-    return ""
 
 
 def check_entries(
@@ -228,6 +228,7 @@ def check_entries(
     *,
     func: Callable[..., dict[str, Any]] = run_check,
     on_entry: Callable[[Entry], None] | None = None,
+    on_start: Callable[[int, int], None] | None = None,
 ) -> EntryReport:
     """Check every bot of ``config`` (new, changed or failed ones; the others keep their result).
 
@@ -237,6 +238,7 @@ def check_entries(
         executor: runs the checks in parallel (as matches run).
         func: the worker function (tests pass a fake with :func:`run_check`'s signature).
         on_entry: called at once with each finished check (to print failures as they happen).
+        on_start: called before the checks with (bots to check, bots whose earlier pass is kept).
 
     Returns:
         The report; ``entries.json`` is written.
@@ -246,12 +248,9 @@ def check_entries(
     """
     import shutil
 
-    from harness.match.referee import play_match  # noqa: F401 - imported before forking, shared by workers
+    from harness.match.checkbot import check_spec  # noqa: F401 - imported before forking, shared by workers
 
     earlier = _read_entries(out_dir)
-    # Fresh deals for every check: they are not scored, and a seed a bot could know decides nothing.
-    spec = MatchSpec(game=config.game, hands=CHECK_HANDS, seed=new_seed(), match_id="entry-check",
-                     starting_stack=config.starting_stack, stack_mode=config.stack_mode)
     entries: dict[str, Entry] = {}
     jobs: list[Job] = []
     base = Path(out_dir) / ENTRIES_DIR
@@ -270,7 +269,8 @@ def check_entries(
             entries[bot.name] = old
             continue
         directory = base / bot.name
-        jobs.append(Job(key=f"entry:{bot.name}", func=func, args=(bot, spec, config.limits, directory),
+        jobs.append(Job(key=f"entry:{bot.name}", func=func,
+                        args=(bot, config.game, config.limits, config.starting_stack, directory),
                         directory=directory, info=bot.name))
 
     def prepare(job: Job) -> None:
@@ -293,6 +293,8 @@ def check_entries(
         if on_entry is not None:
             on_entry(entry)
 
+    if on_start is not None:
+        on_start(sum(1 for job in jobs if job.info != REFERENCE), len(entries))
     run_all(executor, jobs, finished, on_start=prepare)
     ordered = {b.name: entries[b.name] for b in config.bots if b.name in entries}
     report = EntryReport(ordered, reference)

@@ -254,6 +254,11 @@ def _screen_crosstable(records: Sequence[MatchRecord], table: Sequence[Standing]
     return text if max(len(line) for line in text.splitlines()) <= width else None
 
 
+def _shorten(text: str, room: int) -> str:
+    """``text`` cut to ``room`` characters, ending in "..." when cut."""
+    return text if len(text) <= room else text[: room - 3] + "..."
+
+
 def _table(data: list[dict[str, Any]], headers: Sequence[str], tablefmt: str, *, as_text: bool = False) -> str:
     body = [list(r.values()) for r in data]
     align = tuple("left" if h == "bot" else "right" for h in headers) if data else None
@@ -437,7 +442,8 @@ def render(board: Board, *, tablefmt: str = "simple", wide: bool | None = None,
         if wide:
             parts.append(layout(below))
         else:
-            reasons = [[screen_name(s.bot), board.unranked[s.bot]] for s in below]
+            room = max(40, 98 - max(len(screen_name(s.bot)) for s in below))  # the files have it whole
+            reasons = [[screen_name(s.bot), _shorten(board.unranked[s.bot], room)] for s in below]
             parts.append(tabulate(reasons, headers=["bot", "why"], tablefmt=tablefmt, disable_numparse=True))
         parts.append("")
     if board.scoring.incomplete:

@@ -43,7 +43,14 @@ from typing import Any
 
 from harness.match.specs import BotSpec, Limits, MatchResult, MatchSpec
 from harness.tournament.config import ConfigError, TournamentConfig
-from harness.tournament.entries import EntryReport, check_entries, describe_failure, unchecked, working
+from harness.tournament.entries import (
+    CHECK_HANDS,
+    EntryReport,
+    check_entries,
+    describe_failure,
+    unchecked,
+    working,
+)
 from harness.tournament.estimate import RUNNER_S, Estimate, MatchCost, Rates, calibrate, estimate
 from harness.tournament.plan import Plan, Reuse, compare, make_plan
 from harness.tournament.results import (
@@ -404,10 +411,13 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
         executor = local
 
     if config.tournament.entry_check if entry_check is None else entry_check:
-        todo_checks = len(config.bots)
-        say(f"entry check: {todo_checks} bots, {todo_checks} short matches ...")
+        def announce(to_check: int, kept: int) -> None:
+            if to_check:
+                say(f"entry check: {to_check} bot{'s' if to_check != 1 else ''} play {CHECK_HANDS} hands each "
+                    "against caller and raiser" + (f" ({kept} unchanged bots passed before)" if kept else "") + " ...")
+
         report = check_entries(config, store.out_dir, executor, **({"func": check} if check else {}),
-                               on_entry=lambda e: None if e.ok else say(describe_failure(e)))
+                               on_entry=lambda e: None if e.ok else say(describe_failure(e)), on_start=announce)
         checked = sum(1 for e in report.entries.values() if e.checked)
         say(f"entry check: {len(report.passed)} of {len(report.entries)} bots pass"
             + (f" ({len(report.entries) - checked} unchanged, not checked again)" if checked < len(report.entries)
