@@ -631,10 +631,24 @@ def bench_match(
 
 
 @bench_app.command("league")
-def bench_league(json_out: bool = typer.Option(False, "--json", help="Print one JSON object.")) -> None:
-    """Tournament hands/s with 1 and 2 jobs."""
+def bench_league(
+    json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    quick: bool = typer.Option(False, "--quick", help="Leave out the class contest (about 40 s)."),
+) -> None:
+    """Tournament hands/s with 1 and 2 jobs, the cost of a match beyond its hands, a class contest."""
     from harness.bench import TARGETS
     from harness.bench.league import bench_league as run_bench
+    from harness.bench.league import contest, match_overhead
+
+    figures = {**run_bench(), **match_overhead(), **({} if quick else contest())}
+    _print_figures(figures, json_out, TARGETS)
+
+
+@bench_app.command("plan")
+def bench_plan(json_out: bool = typer.Option(False, "--json", help="Print one JSON object.")) -> None:
+    """Seconds to plan 60 bots at 6 seats (sampled), fit a late entry, refuse the round-robin."""
+    from harness.bench import TARGETS
+    from harness.bench.plan import bench_plan as run_bench
 
     _print_figures(run_bench(), json_out, TARGETS)
 

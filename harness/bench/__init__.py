@@ -20,6 +20,10 @@ TARGETS: dict[str, str] = {
     "overhead_ratio": "<= 1.3 on an idle machine",
     "referee_peak_rss_mb": "< 100",
     "speedup": ">= 1.5 (2 jobs over 1)",
+    "match_overhead_ms": "<= 300",
+    "processes_left": "0",
+    "contest_estimate_error": "within +-0.25",
+    "plan_s": "< 1 (60 bots, 6 seats)",
 }
 
 

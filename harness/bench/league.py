@@ -1,21 +1,32 @@
-"""``harness bench league``: tournament throughput with 1 and 2 parallel matches.
+"""``harness bench league``: tournament throughput, the cost of a match, a class contest.
 
-A short heads-up duplicate round-robin of four cheap bots (two callers, two
-seeded random bots: 6 pairs x 2 rotations = 12 matches) is run with each
-job count into a temporary directory; the figure is total hands played
-divided by wall-clock seconds. Matches are independent, so 2 jobs should
-give close to twice the hands/s of 1 job on a machine with 2 free cores.
+- ``hands_per_s_jobs_<j>``: a short heads-up duplicate round-robin of four
+  cheap bots (two callers, two seeded random bots: 6 pairs x 2 rotations = 12
+  matches) run with each job count; total hands played divided by
+  wall-clock seconds. Matches are independent, so 2 jobs should give close to
+  twice the hands/s of 1 job on a machine with 2 free cores.
+- ``match_overhead_ms``: what a match costs beyond its hands, through the
+  runner (fork, start-up and handshake of two Python ``caller`` bots, the
+  clean stop that leaves no process, the result files): the median wall time
+  of a match, from its worker's start to its record, minus its hands' time at
+  the steady rate measured on a long match (:func:`harness.tournament.estimate.calibrate`).
+- ``contest_hands_per_s``: the class contest of the issue (24 copies of the
+  example bots, heads-up, 100 hands a match), scaled down to fit a minute:
+  12 bots, 132 matches; entry check, plan and estimate as ``harness run`` does
+  them, with ``contest_estimate_error`` = estimated / measured time - 1.
 """
 
 from __future__ import annotations
 
 import resource
+import statistics
 import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from harness.tournament.config import TournamentConfig, parse_config, with_overrides
+from harness.tournament.estimate import DEFAULT_RATES, calibrate
 from harness.tournament.runner import run_tournament
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def bench_config(hands: int = 250) -> TournamentConfig:
     """The benchmark's tournament: 4 bots, heads-up, duplicate, ``hands`` per match."""
     data = {
-        "tournament": {"name": "bench-league", "seed": 1},
+        "tournament": {"name": "bench-league", "seed": 1, "entry_check": False},
         "schedule": {"table_size": 2, "hands": hands, "duplicate": True},
         "bots": [
             {"name": "caller1", "command": "python -m bots.caller"},
@@ -63,7 +74,7 @@ def bench_league(hands: int = 250, jobs: Sequence[int] = (1, 2)) -> dict[str, fl
             cfg = with_overrides(bench_config(hands), out=Path(tmp) / "out", jobs=j)
             before = _cpu_seconds()
             start = time.perf_counter()
-            summary = run_tournament(cfg, quiet=True)
+            summary = run_tournament(cfg, quiet=True, rates=DEFAULT_RATES)
             elapsed = time.perf_counter() - start
             total = summary.hands_run
             figures[f"hands_per_s_jobs_{j}"] = round(summary.hands_run / elapsed, 1)
@@ -74,3 +85,65 @@ def bench_league(hands: int = 250, jobs: Sequence[int] = (1, 2)) -> dict[str, fl
     figures["speedup"] = round(last / first, 2) if first else 0.0
     figures["hands"] = float(total)
     return figures
+
+
+def match_overhead(hands: int = 20, bots: int = 4) -> dict[str, float]:
+    """The cost of a match beyond its hands, through the runner, with Python ``caller`` bots (1 job).
+
+    Returns:
+        ``match_overhead_ms`` (median match wall time minus ``hands`` x the steady time
+        per hand), ``match_wall_ms_median``, ``hand_ms_heads_up`` and
+        ``processes_left`` (bot processes alive after the run: 0 expected).
+    """
+    import psutil
+
+    rates = calibrate(2, hands=500)
+    per_hand = rates.hand_s[2]
+    data = {
+        "tournament": {"name": "bench-overhead", "seed": 1, "entry_check": False},
+        "schedule": {"table_size": 2, "hands": hands, "jobs": 1},
+        "bots": [{"name": f"caller{i}", "command": "python -m bots.caller"} for i in range(bots)],
+    }
+    cfg = parse_config(data, ROOT / "bench-overhead.toml")
+    with tempfile.TemporaryDirectory(prefix="bench-overhead-") as tmp:
+        summary = run_tournament(with_overrides(cfg, out=Path(tmp) / "out"), quiet=True, rates=rates)
+    median = statistics.median(summary.match_walls)
+    return {
+        "match_overhead_ms": round(1000 * (median - hands * per_hand), 1),
+        "match_wall_ms_median": round(1000 * median, 1),
+        "hand_ms_heads_up": round(1000 * per_hand, 3),
+        "processes_left": float(len([p for p in psutil.Process().children(recursive=True)
+                                     if p.status() != psutil.STATUS_ZOMBIE])),
+    }
+
+
+#: The class contest's bots: copies of the example bots (``bots/``), 3 of each.
+CONTEST_MODULES = ("caller", "raiser", "random_bot", "solid")
+
+
+def contest_config(copies: int = 3, hands: int = 100) -> TournamentConfig:
+    """The scaled-down class contest: ``copies`` of each example bot, heads-up, ``hands`` a match."""
+    bots = []
+    for module in CONTEST_MODULES:
+        for i in range(copies):
+            entry = {"name": f"{module}{i}", "command": f"python -m bots.{module}"}
+            if module == "random_bot":
+                entry["env"] = {"RANDOM_BOT_SEED": str(i)}
+            bots.append(entry)
+    data = {"tournament": {"name": "bench-contest", "seed": 1}, "schedule": {"hands": hands}, "bots": bots}
+    return parse_config(data, ROOT / "bench-contest.toml")
+
+
+def contest(copies: int = 3, hands: int = 100) -> dict[str, float]:
+    """Run the scaled-down class contest as ``harness run`` would; hands/s and the estimate's error."""
+    cfg = contest_config(copies, hands)
+    with tempfile.TemporaryDirectory(prefix="bench-contest-") as tmp:
+        summary = run_tournament(with_overrides(cfg, out=Path(tmp) / "out"), quiet=True)
+    assert summary.estimate is not None
+    return {
+        "contest_hands_per_s": round(summary.hands_run / summary.seconds, 1),
+        "contest_matches": float(summary.matches_run),
+        "contest_seconds": round(summary.seconds, 1),
+        "contest_estimate_s": round(summary.estimate.seconds, 1),
+        "contest_estimate_error": round(summary.estimate.seconds / summary.seconds - 1, 3),
+    }

@@ -211,17 +211,22 @@ class _Search:
 
     def greedy(self, tables: int) -> None:
         """Fill ``tables`` tables, each with the bots that played least, then met its members least."""
-        n, k, rng = self.n, self.k, self.rng
+        n, k, rng, meet, count = self.n, self.k, self.rng, self.meet, self.count
         for _ in range(tables):
             members: list[int] = []
             order = list(range(n))
             rng.shuffle(order)  # ties broken at random (seeded)
+            met = [0] * n  # meetings of each bot with the members chosen so far
             while len(members) < k:
-                best = min(
-                    (b for b in order if b not in members),
-                    key=lambda b: (self.count[b], self.cost_with(b, members), self._repeat(members, b)),
-                )
+                free = [b for b in order if b not in members]
+                fewest = min(count[b] for b in free)
+                pool = [b for b in free if count[b] == fewest]
+                last = len(members) + 1 == k
+                best = min(pool, key=lambda b: (met[b], self._repeat(members, b) if last else 0))
                 members.append(best)
+                row = meet[best]
+                for b in range(n):
+                    met[b] += row[b]
             self.add_table(members)
 
     def _repeat(self, members: list[int], b: int) -> int:
@@ -254,6 +259,100 @@ class _Search:
         lo, hi = floor(lam) - slack, ceil(lam) + slack
         return {x for a in range(self.n) for b in range(a + 1, self.n)
                 if not lo <= self.meet[a][b] <= hi for x in (a, b)}
+
+    def _delta(self, ta: int, a: int, tb: int, b: int, cost: list[float]) -> float:
+        """Change of the objective if ``a`` (at table ta) and ``b`` (at tb) swap tables."""
+        meet = self.meet
+        ra, rb = meet[a], meet[b]
+        delta = 0.0
+        for m in self.tables[ta]:
+            if m != a:
+                x, y = ra[m], rb[m]
+                delta += cost[x - 1] - cost[x] + cost[y + 1] - cost[y]
+        for m in self.tables[tb]:
+            if m != b:
+                x, y = rb[m], ra[m]
+                delta += cost[x - 1] - cost[x] + cost[y + 1] - cost[y]
+        return delta
+
+    def _swap(self, ta: int, ia: int, tb: int, ib: int) -> bool:
+        """Swap two seats' bots unless that repeats a table; True when done."""
+        A, B = self.tables[ta], self.tables[tb]
+        a, b = A[ia], B[ib]
+        keys = {frozenset(A), frozenset(B), frozenset(B) - {b} | {a}, frozenset(A) - {a} | {b}}
+        before = sum(max(self.sets[key] - 1, 0) for key in keys)
+        self.vacate(ta, ia)
+        self.vacate(tb, ib)
+        self.place(ta, ia, b)
+        self.place(tb, ib, a)
+        if sum(max(self.sets[key] - 1, 0) for key in keys) > before:
+            self.vacate(ta, ia)
+            self.vacate(tb, ib)
+            self.place(ta, ia, a)
+            self.place(tb, ib, b)
+            return False
+        return True
+
+    def fix_pairs(self, movable: Sequence[int] | None = None, slack: int = PAIR_SLACK, rounds: int = 4) -> bool:
+        """Steepest descent aimed at the pairs outside the bound: for each, the best swap that mends it.
+
+        A pair that met too rarely is brought together (one of them moves to a table of
+        the other); a pair that met too often is split (one of them leaves a shared
+        table). A swap is made only when it lowers the objective. Returns True when every
+        pair is within ``slack``.
+        """
+        allowed = set(range(len(self.tables)) if movable is None else movable)
+        cost = self.pair_costs()
+        slots = len(self.tables) * self.k * (self.k - 1) // 2
+        lam = slots / (self.n * (self.n - 1) / 2)
+        lo, hi = floor(lam) - slack, ceil(lam) + slack
+        for _ in range(rounds):
+            bad = [(a, b) for a in range(self.n) for b in range(a + 1, self.n) if not lo <= self.meet[a][b] <= hi]
+            if not bad:
+                return True
+            where: dict[int, list[int]] = {}
+            for r in allowed:
+                for m in self.tables[r]:
+                    where.setdefault(m, []).append(r)
+            for a, b in bad:
+                best: tuple[float, int, int, int, int] | None = None
+                if self.meet[a][b] < lo:  # bring a to one of b's tables (or b to one of a's)
+                    for x, y in ((a, b), (b, a)):
+                        for tx in where.get(x, ()):
+                            if y in self.tables[tx]:
+                                continue
+                            for ty in where.get(y, ()):
+                                if x in self.tables[ty]:
+                                    continue
+                                for iz, z in enumerate(self.tables[ty]):
+                                    if z == y or z in self.tables[tx]:
+                                        continue
+                                    d = self._delta(tx, x, ty, z, cost)
+                                    if best is None or d < best[0]:
+                                        best = (d, tx, self.tables[tx].index(x), ty, iz)
+                elif self.meet[a][b] > hi:  # move a or b away from a table they share
+                    for t in where.get(a, ()):
+                        if b not in self.tables[t]:
+                            continue
+                        for x in (a, b):
+                            for u in allowed:
+                                if u == t or x in self.tables[u]:
+                                    continue
+                                for iz, z in enumerate(self.tables[u]):
+                                    if z in self.tables[t]:
+                                        continue
+                                    d = self._delta(t, x, u, z, cost)
+                                    if best is None or d < best[0]:
+                                        best = (d, t, self.tables[t].index(x), u, iz)
+                if best is not None and best[0] < 0:
+                    _, ta, ia, tb, ib = best
+                    if self._swap(ta, ia, tb, ib):
+                        for r in (ta, tb):  # keep the index of tables by bot current
+                            for m in where:
+                                where[m] = [q for q in where[m] if q != r]
+                            for m in self.tables[r]:
+                                where.setdefault(m, []).append(r)
+        return self.violating_bots(slack) == set()
 
     def improve(self, movable: Sequence[int] | None = None, *, strict: bool = False) -> None:
         """Simulated annealing over swaps of two bots between tables (never creating a repeated table).
@@ -364,7 +463,7 @@ def build(bots: Sequence[str], table_size: int, tables: int, *, seed: int) -> li
         search.greedy(tables)
         for _ in range(_PASSES):  # a further pass (annealing again) only while the bound is not met
             search.improve()
-            if search.within_bounds():
+            if search.within_bounds() or search.fix_pairs():
                 return [tuple(bots[i] for i in t) for t in search.tables]
         if best is None or search.total_cost() < best.total_cost():
             best = search
@@ -452,7 +551,7 @@ def repair(previous: Sequence[Sequence[str]], bots: Sequence[str], table_size: i
     _fill(search, holes, quota, touched)
     for _ in range(_PASSES):
         search.improve(sorted(touched))
-        if search.within_bounds():
+        if search.within_bounds() or search.fix_pairs(sorted(touched)):
             break
     for _ in range(_PASSES):
         # Outside the repair bound: let the tables of the bots concerned move too, by descent only,
@@ -461,7 +560,7 @@ def repair(previous: Sequence[Sequence[str]], bots: Sequence[str], table_size: i
         if not bad:
             break
         extra = {r for r, t in enumerate(search.tables) if bad.intersection(t)}
-        search.improve(sorted(touched | extra), strict=True)
+        search.fix_pairs(sorted(touched | extra), slack=REPAIR_SLACK)
     named = [tuple(bots[i] for i in t) for t in search.tables]
     kept = [t for r, t in enumerate(named) if origin[r] == t]
     changed = [t for r, t in enumerate(named) if origin[r] != t]
