@@ -638,10 +638,8 @@ def bench_league(
     """Tournament hands/s with 1 and 2 jobs, the cost of a match beyond its hands, a class contest."""
     from harness.bench import TARGETS
     from harness.bench.league import bench_league as run_bench
-    from harness.bench.league import contest, match_overhead
 
-    figures = {**run_bench(), **match_overhead(), **({} if quick else contest())}
-    _print_figures(figures, json_out, TARGETS)
+    _print_figures(run_bench(quick=quick), json_out, TARGETS)
 
 
 @bench_app.command("plan")

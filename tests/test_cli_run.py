@@ -273,7 +273,7 @@ def test_a_plan_above_max_matches_is_refused_with_the_estimate_and_the_sampled_f
     for command in ("plan", "run"):
         result = runner.invoke(app, [command, str(path), "--out", str(tmp_path / "out")])
         assert result.exit_code == 2 and result.output.count("\n") == 1
-        assert result.output.startswith(f"error: {path}: [schedule] max_matches: the plan has 807,576 matches "
-                                        "(134,596 tables x 6 rotations, about ")
+        assert result.output.startswith(f"harness {command}: {path}: [schedule] max_matches: the plan has "
+                                        "807,576 matches (134,596 tables x 6 rotations, about ")
         assert 'use format = "sampled" (e.g. tables_per_bot = 10: 240 matches' in result.output
     assert not (tmp_path / "out").exists()

@@ -86,7 +86,7 @@ def test_fewer_than_two_working_bots_stops_before_any_match(tmp_path: Path) -> N
     out = tmp_path / "out"
     result = CliRunner().invoke(app, ["run", str(path), "--out", str(out)])
     assert result.exit_code == 2, result.output
-    assert "error: " in result.output and "only 1 of 3 bots passed the entry check" in result.output
+    assert "harness run: " in result.output and "only 1 of 3 bots passed the entry check" in result.output
     assert not (out / "results.jsonl").read_text() and not list((out / "matches").iterdir())
     assert json.loads((out / "entries.json").read_text())["bots"]["crash"]["ok"] is False
     with pytest.raises(NotEnoughBots):
