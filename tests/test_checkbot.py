@@ -234,3 +234,14 @@ def test_start_problems_get_the_right_hint(
     assert words in out, out
     if not_words:
         assert not_words not in out
+
+
+def test_a_req_socket_gets_the_dealer_hint() -> None:
+    """Issue 9 point 8: a REQ socket's hello (an empty delimiter frame first) names the fix."""
+    req_bot = ["python", "-c", "import os, time, zmq, msgpack; s = zmq.Context().socket(zmq.REQ); "
+               "s.connect(os.environ['HARNESS_ENDPOINT']); s.send(msgpack.packb({'type': 'hello', 'v': 1, "
+               "'secret': os.environ['HARNESS_SECRET'], 'name': 'req'})); time.sleep(5)"]
+    code, out = check(*req_bot, options=["--hands", "1", "--startup-ms", "1500", "--cwd", str(REPO)])
+    assert code == 1, out
+    assert "failed to start (failed_start)" in out
+    assert "as a REQ socket sends: connect a DEALER" in out, out
