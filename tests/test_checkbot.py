@@ -53,7 +53,7 @@ def test_example_bots_pass(bot: str) -> None:
     [
         (broken("garbage"), "bad message (malformed)"),
         (broken("bad_amount", "float"), "bad message (malformed)"),
-        (broken("illegal_action"), "illegal action (illegal)"),
+        (broken("illegal_action"), "illegal action or message (illegal)"),
         (broken("late_reply"), "slow reply (timeout)"),
         (broken("oversized"), "message too large (oversized)"),
         (broken("reconnect"), "connection dropped (disconnected)"),

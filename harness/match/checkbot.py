@@ -42,7 +42,7 @@ KIND_WORDS: dict[str, str] = {
     FaultKind.FAILED_START: "failed to start",
     FaultKind.TIMEOUT: "slow reply",
     FaultKind.MALFORMED: "bad message",
-    FaultKind.ILLEGAL: "illegal action",
+    FaultKind.ILLEGAL: "illegal action or message",
     FaultKind.OVERSIZED: "message too large",
     FaultKind.CRASH: "crashed",
     FaultKind.DISCONNECTED: "connection dropped",
