@@ -25,6 +25,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import statistics
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -63,7 +64,10 @@ class Entry:
         stderr_tail: the last lines of its stderr when it failed.
         log: its stderr log file.
         wall_s: seconds the check took (start, hands, stop).
-        decision_ms: its mean time per decision in the check (ms).
+        decision_ms: its median time per decision in the check (ms; the median leaves out
+            the first decisions' warm-up).
+        idle_s: ``wall_s`` less every seat's decision time: start-up, stop and the referee's own work.
+        decisions_per_hand: its decisions per hand in the check.
         digest: what was checked (setup, limits, game): an unchanged bot that passed is not checked again.
         checked: False when the result was kept from an earlier run.
     """
@@ -76,6 +80,8 @@ class Entry:
     wall_s: float
     decision_ms: float
     digest: str
+    idle_s: float = 0.0
+    decisions_per_hand: float = 0.0
     checked: bool = True
 
     def to_dict(self) -> dict[str, Any]:
@@ -89,7 +95,8 @@ class Entry:
         """Rebuild from :meth:`to_dict` output (raises KeyError/TypeError/ValueError)."""
         return cls(bot=bot, ok=bool(data["ok"]), reason=str(data["reason"]), stderr_tail=str(data["stderr_tail"]),
                    log=str(data["log"]), wall_s=float(data["wall_s"]), decision_ms=float(data["decision_ms"]),
-                   digest=str(data["digest"]), checked=False)
+                   digest=str(data["digest"]), idle_s=float(data.get("idle_s", 0.0)),
+                   decisions_per_hand=float(data.get("decisions_per_hand", 0.0)), checked=False)
 
 
 @dataclass(slots=True)
@@ -115,13 +122,20 @@ class EntryReport:
         return {name: e for name, e in self.entries.items() if not e.ok}
 
     def costs(self) -> dict[str, BotCost]:
-        """What each bot costs beyond ``bots.caller`` (start-up and per decision), for the estimate."""
+        """What each bot costs beyond ``bots.caller``, for the estimate.
+
+        Start-up: its check's time less every seat's decision time (start, stop, the
+        referee's work), less the same of the reference check. Per decision: its median
+        decision time less the reference's (medians: the first decisions' warm-up is
+        start-up, not play).
+        """
         if self.reference is None:
             return {}
         ref = self.reference
         return {
-            name: BotCost(start_s=max(0.0, e.wall_s - ref.wall_s), decision_s=max(0.0, e.decision_ms - ref.decision_ms)
-                          / 1000.0)
+            name: BotCost(start_s=max(0.0, e.idle_s - ref.idle_s),
+                          decision_s=max(0.0, e.decision_ms - ref.decision_ms) / 1000.0,
+                          decisions_per_hand=e.decisions_per_hand or 3.0)
             for name, e in self.entries.items() if e.ok
         }
 
@@ -163,9 +177,10 @@ def run_check(bot: BotSpec, game: GameConfig, limits: Limits, starting_stack: in
                             seed=new_seed(), starting_stack=starting_stack, out_dir=directory)
     except BotStartError as exc:
         return {"ok": False, "reason": f"cannot be started: {exc}", "stderr_tail": "", "log": os.fspath(log),
-                "wall_s": round(time.monotonic() - start, 3), "decision_ms": 0.0}
+                "wall_s": round(time.monotonic() - start, 3), "decision_ms": 0.0, "idle_s": 0.0,
+                "decisions_per_hand": 0.0}
     wall = time.monotonic() - start
-    timings = _timings(directory)
+    mine, everyone, hands = _timings(directory)
     tail = report.stderr_tail
     if not tail and report.tracebacks:
         tail = report.tracebacks[0]
@@ -175,7 +190,9 @@ def run_check(bot: BotSpec, game: GameConfig, limits: Limits, starting_stack: in
         "stderr_tail": "\n".join(tail.splitlines()[-STDERR_TAIL_LINES:]) if not report.ok else "",
         "log": os.fspath(log),
         "wall_s": round(wall, 3),
-        "decision_ms": round(sum(timings) / len(timings), 3) if timings else 0.0,
+        "decision_ms": round(statistics.median(mine), 3) if mine else 0.0,
+        "idle_s": round(max(0.0, wall - everyone / 1000.0), 3),
+        "decisions_per_hand": round(len(mine) / hands, 2) if hands else 0.0,
     }
 
 
@@ -211,14 +228,19 @@ def _hands(directory: Path) -> list[dict[str, Any]]:
         return []
 
 
-def _timings(directory: Path) -> list[float]:
-    """Seat 0's decision times (ms) over the check's hand history (for the plan's time estimate)."""
-    times = []
-    for record in _hands(directory):
+def _timings(directory: Path) -> tuple[list[float], float, int]:
+    """Seat 0's decision times (ms), the sum of every seat's (ms) and the hands, from the check's history."""
+    times: list[float] = []
+    total = 0.0
+    records = _hands(directory)
+    for record in records:
         seats = record.get("match_seats") or []
         mine = seats.index(0) if 0 in seats else None
-        times += [float(ms) for s, ms in record.get("timings_ms", []) if s == mine]
-    return times
+        for s, ms in record.get("timings_ms", []):
+            total += float(ms)
+            if s == mine:
+                times.append(float(ms))
+    return times, total, len(records)
 
 
 def check_entries(
@@ -284,6 +306,7 @@ def check_entries(
         data = done.result or {
             "ok": False, "reason": f"the check itself failed: {done.error}", "stderr_tail": "",
             "log": os.fspath(done.job.directory / "error.txt"), "wall_s": done.wall_s, "decision_ms": 0.0,
+            "idle_s": 0.0, "decisions_per_hand": 0.0,
         }
         entry = Entry(bot=name, digest=digests[name], **data)
         if name == REFERENCE:

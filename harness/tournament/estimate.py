@@ -21,15 +21,24 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-#: Bytes of ``results.jsonl`` per match (the record without its per-hand nets) and per hand and seat.
+#: Bytes of a match record (``results.jsonl`` line, and its copy ``result.json``) and per hand and seat.
 RECORD_BYTES, RECORD_BYTES_PER_SEAT_HAND = 700, 6
-#: Bytes of logs per match (referee.log and each bot's empty .out/.err) and per seat.
-LOG_BYTES, LOG_BYTES_PER_SEAT = 200, 60
+#: File system block: every small file (result.json, referee.log) and directory takes at least one.
+BLOCK = 4096
+#: Directories per match (``matches/<id>/`` and its ``logs/``).
+DIRS_PER_MATCH = 2
+#: The report (``report/``, ``reports/``): per match (its page and the hands kept for the viewer) and once
+#: (plotly.js and the index), measured on a 24-bot contest (README "Publishing results").
+REPORT_BYTES_PER_MATCH, REPORT_BYTES = 50_000, 5_000_000
+#: An entry check's hand history and logs (``entries/<bot>/``).
+ENTRY_BYTES = 50_000
 #: The runner's own time per match (fork, result files, fsyncs), seconds.
 RUNNER_S = 0.03
+#: Decisions per hand and seat counted at most (a raise war in an entry check is not a match's rate).
+MAX_DECISIONS_PER_HAND = 6.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,10 +62,19 @@ class Rates:
         return self.start_s[seats] + hands * self.hand_s[seats]
 
     def match_bytes(self, seats: int, hands: int, compressed: bool = True) -> float:
-        """Estimated bytes on disk for one match: hand history, logs and its ``results.jsonl`` line."""
+        """Estimated disk use of one match: hand history, result.json, referee.log, directories, its record.
+
+        Files are counted in whole blocks, as ``du`` counts them (the bots' logs are empty when
+        they write nothing).
+        """
         history = hands * self.hand_bytes[seats] * (1 if compressed else 9)
         record = RECORD_BYTES + hands * seats * RECORD_BYTES_PER_SEAT_HAND
-        return history + record + LOG_BYTES + seats * LOG_BYTES_PER_SEAT
+        return _blocks(history) + _blocks(record) + BLOCK + DIRS_PER_MATCH * BLOCK + record
+
+
+def _blocks(size: float) -> float:
+    """``size`` rounded up to whole file-system blocks."""
+    return -(-size // BLOCK) * BLOCK
 
 
 #: Measured on the 2-core development VM (README "Speed"), for messages that cannot wait for a calibration.
@@ -74,10 +92,12 @@ class BotCost:
     Attributes:
         start_s: extra seconds to start (and stop).
         decision_s: extra seconds per decision.
+        decisions_per_hand: its decisions per hand in the check (at most :data:`MAX_DECISIONS_PER_HAND`).
     """
 
     start_s: float = 0.0
     decision_s: float = 0.0
+    decisions_per_hand: float = 3.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +106,7 @@ class Estimate:
 
     Attributes:
         seconds: wall-clock seconds for the matches still to play.
-        bytes: disk bytes for them.
+        bytes: disk bytes for them, with their part of the report.
         matches: matches still to play.
         hands: hands still to play.
         jobs: parallel matches assumed.
@@ -138,19 +158,23 @@ class MatchCost:
     seats: int
     hands: int
     bots: Sequence[str]
-    decisions_per_hand: float = field(default=3.0)
 
 
 def match_seconds(rates: Rates, match: MatchCost, costs: Mapping[str, BotCost]) -> float:
-    """Estimated wall seconds of one match, including each bot's extra cost over ``caller``."""
+    """Estimated wall seconds of one match, including each bot's extra cost over ``caller``.
+
+    ``rates`` gives a match of ``caller`` bots; each bot adds its extra start-up
+    and, per hand, its decisions times its extra time per decision.
+    """
     base = rates.match_seconds(match.seats, match.hands) + RUNNER_S
     extra_start = sum(costs[b].start_s for b in match.bots if b in costs)
-    extra_hand = sum(costs[b].decision_s for b in match.bots if b in costs) * match.decisions_per_hand
+    extra_hand = sum(costs[b].decision_s * min(costs[b].decisions_per_hand, MAX_DECISIONS_PER_HAND)
+                     for b in match.bots if b in costs)
     return base + extra_start + match.hands * extra_hand
 
 
 def estimate(rates: Rates, matches: Iterable[MatchCost], costs: Mapping[str, BotCost], *, jobs: int,
-             compressed: bool = True, scale: float = 1.0, source: str = "") -> Estimate:
+             compressed: bool = True, scale: float = 1.0, source: str = "", extra_bytes: float = 0.0) -> Estimate:
     """Estimate the wall time and disk use of ``matches`` run ``jobs`` at a time.
 
     Args:
@@ -161,16 +185,19 @@ def estimate(rates: Rates, matches: Iterable[MatchCost], costs: Mapping[str, Bot
         compressed: hand histories gzipped (the default).
         scale: measured / estimated time of the matches already recorded (1 without any).
         source: where the rates come from, for :meth:`Estimate.describe`.
+        extra_bytes: disk used once (the report's fixed part, the entry checks).
     """
     seconds = 0.0
     size = 0.0
     count = hands = 0
     for m in matches:
         seconds += match_seconds(rates, m, costs)
-        size += rates.match_bytes(m.seats, m.hands, compressed)
+        size += rates.match_bytes(m.seats, m.hands, compressed) + REPORT_BYTES_PER_MATCH
         count += 1
         hands += m.hands
     parallel = effective_jobs(jobs)
+    if count:
+        size += extra_bytes
     return Estimate(seconds=seconds * scale / parallel, bytes=size, matches=count, hands=hands, jobs=parallel,
                     source=source or ("measured now" if rates.measured else "defaults"))
 

@@ -248,8 +248,11 @@ def plan_estimate(config: TournamentConfig, plan: Plan, todo: Sequence[Pairing],
         measured = sum(r.result.duration_s + RUNNER_S for r in recorded)
         if guessed > 0 and measured > 0:
             scale, source = measured / guessed, f"the last run's {len(recorded)} matches"
+    from harness.tournament.estimate import ENTRY_BYTES, REPORT_BYTES
+
+    once = (REPORT_BYTES + ENTRY_BYTES * len(plan.bots)) if not recorded else 0.0
     return estimate(rates, [cost(p.bots) for p in todo], costs, jobs=config.schedule.jobs,
-                    compressed=config.tournament.compress, scale=scale, source=source)
+                    compressed=config.tournament.compress, scale=scale, source=source, extra_bytes=once)
 
 
 def describe_plan(config: TournamentConfig, plan: Plan) -> str:

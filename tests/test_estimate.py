@@ -1,0 +1,64 @@
+"""The plan's estimate: the arithmetic of time and disk, bots slower than caller, the last run's rate."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.tournament.estimate import (
+    BLOCK,
+    DEFAULT_RATES,
+    RUNNER_S,
+    BotCost,
+    MatchCost,
+    Rates,
+    describe_bytes,
+    describe_seconds,
+    estimate,
+    match_seconds,
+)
+from harness.tournament.runner import run_tournament
+from tests.test_runner_fakes import fake_config, fake_play
+
+RATES = Rates(start_s={2: 0.2}, hand_s={2: 0.001}, hand_bytes={2: 100}, measured=True)
+
+
+def test_a_match_is_its_fixed_part_plus_its_hands_plus_what_its_bots_add() -> None:
+    plain = MatchCost(seats=2, hands=100, bots=["a", "b"])
+    assert match_seconds(RATES, plain, {}) == pytest.approx(0.2 + 0.1 + RUNNER_S)
+    slow = {"b": BotCost(start_s=0.5, decision_s=0.002, decisions_per_hand=3.0),
+            "war": BotCost(decision_s=0.001, decisions_per_hand=50.0)}
+    assert match_seconds(RATES, plain, slow) == pytest.approx(0.2 + 0.1 + RUNNER_S + 0.5 + 100 * 3 * 0.002)
+    capped = MatchCost(seats=2, hands=100, bots=["a", "war"])  # a raise war in a check is not a match's rate
+    assert match_seconds(RATES, capped, slow) == pytest.approx(0.2 + 0.1 + RUNNER_S + 100 * 6 * 0.001)
+
+
+def test_jobs_divide_the_time_and_disk_counts_whole_blocks() -> None:
+    matches = [MatchCost(seats=2, hands=100, bots=["a", "b"])] * 10
+    one = estimate(RATES, matches, {}, jobs=1)
+    two = estimate(RATES, matches, {}, jobs=2)
+    assert (one.matches, one.hands) == (10, 1000)
+    if two.jobs == 2:  # on a machine with 2 CPUs or more
+        assert two.seconds == pytest.approx(one.seconds / 2)
+    per_match = RATES.match_bytes(2, 100)
+    assert per_match % 1 == 0 and per_match >= 4 * BLOCK  # history, result.json, referee.log, 2 directories
+    assert RATES.match_bytes(2, 100, compressed=False) > per_match
+    assert estimate(RATES, [], {}, jobs=1, extra_bytes=1e6).bytes == 0  # nothing to play, nothing written
+
+
+def test_words() -> None:
+    assert [describe_seconds(s) for s in (42, 600, 3 * 3600, 9 * 86400)] == ["42 s", "10 min", "3.0 h", "9 days"]
+    assert [describe_bytes(b) for b in (512, 83_000, 12_000_000, 1.4e9)] == ["512 B", "83 kB", "12 MB", "1.4 GB"]
+
+
+def test_a_rerun_scales_the_estimate_by_the_recorded_matches(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    first = run_tournament(fake_config(out, ["a", "b", "c"], hands=5), play=fake_play, quiet=True)
+    assert first.estimate is not None and first.estimate.source == "defaults"
+    bigger = run_tournament(fake_config(out, ["a", "b", "c", "d"], hands=5), play=fake_play, quiet=True)
+    assert bigger.estimate is not None and bigger.estimate.source == "the last run's 6 matches"
+    assert bigger.estimate.matches == 6
+    # the fake referee takes no time at all: the scaled estimate is far below the defaults' guess
+    unscaled = estimate(DEFAULT_RATES, [MatchCost(2, 5, ["a", "d"])] * 6, {}, jobs=2)
+    assert bigger.estimate.seconds < unscaled.seconds / 2
