@@ -62,3 +62,15 @@ def test_a_rerun_scales_the_estimate_by_the_recorded_matches(tmp_path: Path) -> 
     # the fake referee takes no time at all: the scaled estimate is far below the defaults' guess
     unscaled = estimate(DEFAULT_RATES, [MatchCost(2, 5, ["a", "d"])] * 6, {}, jobs=2)
     assert bigger.estimate.seconds < unscaled.seconds / 2
+
+
+def test_the_estimate_is_refined_once_after_the_first_tenth_of_the_run() -> None:
+    from harness.tournament.estimate import Refiner
+
+    todo = {f"m{i}": MatchCost(2, 100, ["a", "b"]) for i in range(40)}
+    refiner = Refiner(RATES, todo, {}, jobs=1)
+    predicted = match_seconds(RATES, todo["m0"], {})
+    lines = [refiner.record(f"m{i}", 2 * predicted - RUNNER_S) for i in range(6)]  # twice as slow as the model
+    assert lines[:3] == [None, None, None] and lines[4:] == [None, None]
+    assert lines[3] is not None and lines[3].startswith("estimate after 4 of 40 matches: about ")
+    assert "took 2.00x the first estimate" in lines[3] and describe_seconds(36 * 2 * predicted) in lines[3]

@@ -246,3 +246,45 @@ def calibrate(seats: int, *, hands: int = 200, cpu: int | None = None) -> Rates:
 def _repo_root() -> str:
     """The directory that holds ``bots/`` (the example bots' cwd)."""
     return os.fspath(Path(__file__).resolve().parents[2])
+
+
+class Refiner:
+    """Refines a run's estimate once its first matches are done (their real times against the model's).
+
+    A table's time depends on who sits at it together (two bots that raise each
+    other at every turn make long hands, a bot's thinking can grow with its
+    opponents), which a bot's entry check against ``caller`` and ``raiser`` cannot
+    show, and on what else runs on the machine. So after the first tenth of the
+    run (at least two matches per job) the estimate is scaled by how long those
+    matches really took.
+
+    Args:
+        rates: the rates of the first estimate.
+        todo: the matches of the run, by match id.
+        costs: the bots' costs of the first estimate.
+        jobs: parallel matches.
+    """
+
+    def __init__(self, rates: Rates, todo: Mapping[str, MatchCost], costs: Mapping[str, BotCost],
+                 jobs: int) -> None:
+        self.predicted = {key: match_seconds(rates, m, costs) for key, m in todo.items()}
+        self.jobs = effective_jobs(jobs)
+        self.at = max(2 * self.jobs, -(-len(todo) // 10))
+        self.done_predicted = self.done_measured = 0.0
+        self.done: set[str] = set()
+        self.said = False
+
+    def record(self, key: str, duration_s: float) -> str | None:
+        """Count a finished match; at the refinement point return the line to print (once), else None."""
+        if key not in self.predicted or key in self.done:
+            return None
+        self.done.add(key)
+        self.done_predicted += self.predicted[key]
+        self.done_measured += duration_s + RUNNER_S
+        if self.said or len(self.done) < self.at or len(self.done) >= len(self.predicted) or not self.done_predicted:
+            return None
+        self.said = True
+        scale = self.done_measured / self.done_predicted
+        left = sum(s for k, s in self.predicted.items() if k not in self.done) * scale / self.jobs
+        return (f"estimate after {len(self.done)} of {len(self.predicted)} matches: about {describe_seconds(left)} "
+                f"left (these matches took {scale:.2f}x the first estimate)")

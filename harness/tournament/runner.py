@@ -51,7 +51,7 @@ from harness.tournament.entries import (
     unchecked,
     working,
 )
-from harness.tournament.estimate import RUNNER_S, Estimate, MatchCost, Rates, calibrate, estimate
+from harness.tournament.estimate import RUNNER_S, Estimate, MatchCost, Rates, Refiner, calibrate, estimate
 from harness.tournament.plan import Plan, Reuse, compare, make_plan
 from harness.tournament.results import (
     HANDS_FILE,
@@ -466,6 +466,8 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
     )
     by_name = {b.name: b for b in bots}
     display = progress_display(config, plan, records, store.out_dir, progress, quiet)
+    refiner = Refiner(rates, {p.match_id: MatchCost(len(p.bots), plan.hands, p.bots) for p in todo},
+                      report.costs() if report.reference else {}, sched.jobs)
     offsets: dict[str, tuple[int, int]] = {}
     hands_done = sum(r.result.hands_played for r in records)
 
@@ -496,6 +498,9 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
         summary.match_walls.append(done.wall_s)
         hands_done += record.result.hands_played
         display.match_done(record)
+        refined = refiner.record(record.match_id, record.result.duration_s)
+        if refined:
+            display.message(refined)
 
     def tick() -> None:
         if display.live:
