@@ -22,7 +22,7 @@ import psutil
 import pytest
 
 from harness.match.botproc import find_marked
-from harness.match.specs import BotSpec, Limits, MatchResult, MatchSpec
+from harness.match.specs import BotSpec, Limits, MatchResult, MatchSpec, SandboxMode, SandboxSettings
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -59,10 +59,12 @@ def match_spec() -> MatchSpec:
     return MatchSpec(game=GameConfig(), hands=HANDS, seed=SEED, match_id="faults")
 
 
-def play(bots: list[BotSpec], out: Path, limits: Limits = LIMITS) -> MatchResult:
+def play(
+    bots: list[BotSpec], out: Path, limits: Limits = LIMITS, sandbox: SandboxSettings | None = None
+) -> MatchResult:
     from harness.match.referee import play_match
 
-    result = play_match(bots, match_spec(), limits, out)
+    result = play_match(bots, match_spec(), limits, out, sandbox=sandbox)
     assert_nothing_left()
     assert result.hands_played == HANDS, "the match must always finish"
     assert sum(result.net) == 0
@@ -230,7 +232,9 @@ def test_a_flood_on_stdout_is_capped_and_costs_nothing(tmp_path: Path, reference
 
 
 def test_children_that_ignore_sigterm_are_killed(tmp_path: Path, reference: dict[str, MatchResult]) -> None:
-    result = play([GOOD, fixture_bot("sigterm_child")], tmp_path)
+    # Without the sandbox (its pid namespace and control group are tested in test_sandbox.py): the
+    # printed pids are then the host's, and the marks, groups and trees of botproc must find them.
+    result = play([GOOD, fixture_bot("sigterm_child")], tmp_path, sandbox=SandboxSettings(mode=SandboxMode.OFF))
     assert faults_of(result, 1) == {}
     assert result.hand_nets == reference["passive"].hand_nets
     log = next((tmp_path / "logs").glob("1-*.out")).read_text()

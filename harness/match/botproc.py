@@ -51,8 +51,13 @@ from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness.match.specs import BotSpec, Limits
+
+if TYPE_CHECKING:
+    from harness.match.cgroups import BotGroup
+    from harness.match.sandbox import BotJail
 
 __all__ = [
     "BotProcess",
@@ -256,13 +261,21 @@ def _prctl() -> Callable[..., int]:
     return prctl  # type: ignore[no-any-return]
 
 
-def _make_preexec(limits: Limits) -> Callable[[], None]:
+def _make_preexec(limits: Limits, join_fds: Sequence[int] = (), grouped: bool = False) -> Callable[[], None]:
     """Build the child-side setup run between fork and exec.
 
-    It only calls ``setrlimit`` and a pre-bound ``prctl``: ``preexec_fn`` is
-    not safe with threads in general (a lock held by another thread at fork
-    time stays held in the child), so it must not import, log or allocate
-    through locks. Keep it that way.
+    It only calls ``setrlimit``, a pre-bound ``prctl`` and ``write`` to
+    descriptors opened by the parent: ``preexec_fn`` is not safe with
+    threads in general (a lock held by another thread at fork time stays
+    held in the child), so it must not import, log or allocate through
+    locks. Keep it that way.
+
+    Args:
+        limits: the rlimits to set.
+        join_fds: control-group ``cgroup.procs`` descriptors; writing ``"0"``
+            moves the child into the bot's group before it runs anything.
+        grouped: memory and processes are limited by that group, for all
+            the bot's processes together: no per-process RLIMIT_AS/NPROC.
     """
     rl: list[tuple[int, int, int]] = []
 
@@ -274,14 +287,14 @@ def _make_preexec(limits: Limits) -> Callable[[], None]:
             soft, hard = min(soft, cur_hard), min(hard, cur_hard)
         rl.append((which, soft, hard))
 
-    if limits.memory_mb > 0:
+    if limits.memory_mb > 0 and not grouped:
         add(resource.RLIMIT_AS, limits.memory_mb * 1024 * 1024)
     if limits.cpu_seconds > 0:
         # SIGXCPU at the soft limit, SIGKILL one second later.
         add(resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 1)
     if limits.open_files > 0:
         add(resource.RLIMIT_NOFILE, limits.open_files)
-    if limits.max_processes > 0:
+    if limits.max_processes > 0 and not grouped:
         add(resource.RLIMIT_NPROC, limits.max_processes)
     add(resource.RLIMIT_FSIZE, FILE_SIZE_LIMIT)
     add(resource.RLIMIT_CORE, 0)
@@ -292,8 +305,12 @@ def _make_preexec(limits: Limits) -> Callable[[], None]:
     getppid = os.getppid
     exit_now = os._exit
     sigkill = int(signal.SIGKILL)
+    write = os.write
+    joins = tuple(join_fds)
 
     def preexec() -> None:
+        for fd in joins:  # into the bot's control group before anything of the bot runs
+            write(fd, b"0")
         for which, soft, hard in rl:
             setrlimit(which, (soft, hard))
         # Die with the referee (even kill -9). Note: the signal fires when the
@@ -468,6 +485,22 @@ def _kill(pid: int, sig: int = signal.SIGKILL) -> None:
         pass
 
 
+def _children(pid: int) -> list[int]:
+    """Pids of the direct children of ``pid`` (all its threads'), [] when it is gone."""
+    out: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for t in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{t}/children") as f:
+                out += [int(x) for x in f.read().split()]
+        except OSError:
+            continue
+    return out
+
+
 def _descendants(pid: int) -> list[int]:
     """Pids of processes below ``pid`` by parentage (``/proc/<pid>/task/*/children``)."""
     out: list[int] = []
@@ -509,10 +542,29 @@ class BotProcess:
         limits: resource limits (memory_mb, cpu_seconds, open_files,
             max_processes, log_bytes are used here).
         label: file-name-safe label, e.g. ``"0-solid"``.
+        jail: the bot's sandbox (:class:`harness.match.sandbox.BotJail`), or None
+            to run it as the referee's user. In a jail the process started is
+            bubblewrap (its exit status is the bot's, 128 + n when signal n
+            killed it) and the bot's processes live in their own pid namespace.
+        group: the bot's control group (:class:`harness.match.cgroups.BotGroup`),
+            or None. The child joins it before ``exec``; memory and processes
+            are then limited for all the bot's processes together, and
+            stopping empties the group.
     """
 
-    def __init__(self, spec: BotSpec, env: Mapping[str, str], log_dir: Path, limits: Limits, label: str) -> None:
+    def __init__(
+        self,
+        spec: BotSpec,
+        env: Mapping[str, str],
+        log_dir: Path,
+        limits: Limits,
+        label: str,
+        jail: BotJail | None = None,
+        group: BotGroup | None = None,
+    ) -> None:
         self.spec = spec
+        self.jail = jail
+        self.group = group
         self.label = label
         self.limits = limits
         self.log_dir = Path(log_dir)
@@ -561,17 +613,27 @@ class BotProcess:
             self.log_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise BotStartError(f"bot {self.spec.name!r}: cannot create log directory {self.log_dir}: {exc}") from None
+        cwd = self.spec.cwd
+        jail = self.jail
+        if jail is not None:
+            try:
+                argv, env = jail.wrap(argv, env)
+            except RuntimeError as exc:  # SandboxError
+                raise BotStartError(f"bot {self.spec.name!r}: {exc}") from None
+            cwd = None  # bwrap --chdir
         try:
             self._popen = subprocess.Popen(
                 argv,
-                cwd=self.spec.cwd,
+                cwd=cwd,
                 env=env,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
                 close_fds=True,
-                preexec_fn=_make_preexec(self.limits),
+                preexec_fn=_make_preexec(
+                    self.limits, self.group.join_fds if self.group is not None else (), grouped=self.group is not None
+                ),
             )
         except FileNotFoundError:
             raise BotStartError(
@@ -647,14 +709,38 @@ class BotProcess:
 
     def _signal_group(self, sig: int) -> None:
         assert self._popen is not None
+        if self.jail is not None:
+            self._signal_jail(sig)
+            return
         try:
             os.killpg(self._popen.pid, sig)
         except (ProcessLookupError, PermissionError):
             pass
 
+    def _signal_jail(self, sig: int) -> None:
+        """Signal the bot's processes in its sandbox, not bubblewrap's own two.
+
+        bwrap (our child) and its pid-1 reaper in the bot's pid namespace are
+        spared: killing either ends the namespace, and with it every process
+        in it, at once, which is for the last step only.
+        """
+        assert self._popen is not None and self.jail is not None
+        outer = self._popen.pid
+        spare = {outer, *_children(outer)}
+        group = self.group
+        pids = group.pids() if group is not None else _descendants(outer)
+        for p in pids:
+            if p not in spare:
+                _kill(p, sig)
+
     def _kill_all(self, tree: set[int] | None = None) -> None:
         """SIGKILL the group, the known tree and every marked process, then reap the bot."""
         assert self._popen is not None
+        if self.jail is not None:
+            self._kill_jail()
+            return
+        if self.group is not None:
+            self.group.kill()  # every process of the bot, however it left the tree, group and session
         pid = self._popen.pid
         if self._popen.returncode is None:
             tree = (tree or set()) | set(_descendants(pid))
@@ -670,6 +756,34 @@ class BotProcess:
         # A second sweep catches a process forked during the first one.
         for p in find_marked(self.mark):
             _kill(p)
+
+    def _kill_jail(self) -> None:
+        """End a sandboxed bot: bwrap dies, so does its pid namespace (every process in it); the group is emptied."""
+        assert self._popen is not None and self.jail is not None
+        if self._popen.returncode is None:
+            _kill(self._popen.pid)  # --die-with-parent takes the namespace's pid 1, and the kernel the rest
+            self._popen.wait()
+        if self.group is not None:
+            self.group.kill()
+
+    def describe_exit(self) -> str:
+        """How the bot ended, in words (:func:`describe_exit`), naming a sandbox limit that killed it.
+
+        In a sandbox bubblewrap reports death by signal n as exit status 128 + n;
+        the control group's counters tell a memory-limit kill from others.
+        """
+        code = self.returncode
+        if self.jail is not None and code is not None and 128 < code < 128 + 65:
+            code = -(code - 128)
+        words = describe_exit(code)
+        group = self.group
+        if group is not None and code is not None and code < 0:
+            oom, forks = group.limit_hits()
+            if oom:
+                words += f"; its processes reached the memory limit ({self.limits.memory_mb} MiB for all of them)"
+            elif forks:
+                words += f"; its processes reached the process limit ({group.pids_max})"
+        return words
 
     def __repr__(self) -> str:
         pid = self._popen.pid if self._popen else None
@@ -717,14 +831,15 @@ def stop_all(procs: Sequence[BotProcess], grace_ms: int = 500) -> list[str]:
         for p in procs:
             if p._popen is None and p._stop_step is None:
                 p._stop_step = StopStep.EXITED
-        # Snapshot the trees while parentage still links them.
-        trees = {id(p): set(_descendants(p.pid)) for p in live}
+        # Snapshot the trees while parentage still links them (a sandbox's group needs no snapshot).
+        trees = {id(p): set() if p.jail is not None else set(_descendants(p.pid)) for p in live}
         steps = {id(p): StopStep.EXITED for p in live}
         _wait_exit(live, grace_ms)
         termed = [p for p in live if p.poll() is None]
         for p in termed:
             steps[id(p)] = StopStep.SIGTERM
-            trees[id(p)].update(_descendants(p.pid))
+            if p.jail is None:
+                trees[id(p)].update(_descendants(p.pid))
             p._signal_group(signal.SIGTERM)
         _wait_exit(termed, max(grace_ms, _MIN_TERM_MS))
         for p in termed:

@@ -51,13 +51,24 @@ from harness.engine import (
 )
 from harness.engine.actions import CALL_ACTION, CHECK_ACTION, FOLD_ACTION
 from harness.engine.cards import CARD_STRS
-from harness.match.botproc import BotProcess, BotStartError, describe_exit, stop_all
+from harness.match import cgroups
+from harness.match.botproc import BotProcess, BotStartError, stop_all
 from harness.match.clock import Clock
 from harness.match.connection import ChannelFault, Connection, Disconnected
 from harness.match.deals import hand_seed
 from harness.match.history import HistoryWriter
 from harness.match.placement import Placement, pin, restore
-from harness.match.specs import BotSpec, FaultKind, Limits, MatchResult, MatchSpec, StackMode
+from harness.match.sandbox import DEFAULT_PIDS, BotJail, SandboxError, UidLease, non_dumpable, plan, support
+from harness.match.specs import (
+    BotSpec,
+    CpuPolicy,
+    FaultKind,
+    Limits,
+    MatchResult,
+    MatchSpec,
+    SandboxSettings,
+    StackMode,
+)
 from protocol import codec
 from protocol.codec import encode_hand_end, encode_hand_start
 from protocol.errors import ProtocolError
@@ -198,7 +209,10 @@ def _check_bots(bots: Sequence[BotSpec], spec: MatchSpec) -> None:
 class _Seat:
     """Everything the referee keeps about one match seat."""
 
-    __slots__ = ("index", "bot", "proc", "conn", "clock", "faults", "total_faults", "out", "status", "seq", "notes")
+    __slots__ = (
+        "index", "bot", "proc", "conn", "clock", "faults", "total_faults", "out", "status", "seq", "notes", "group",
+        "hits",
+    )
 
     def __init__(self, index: int, bot: BotSpec, limits: Limits) -> None:
         self.index = index
@@ -214,6 +228,9 @@ class _Seat:
         #: Encoded notifications (hand_start, hand_end) not sent yet: they go out, in order,
         #: right before this bot's next request, so the bot wakes once for all of them.
         self.notes: list[bytes] = []
+        #: The bot's control group (None without the sandbox's cgroups) and its limit counters seen so far.
+        self.group: cgroups.BotGroup | None = None
+        self.hits = (0, 0)
 
     def flush_notes(self) -> None:
         """Send the queued notifications (dropped for a bot that is out)."""
@@ -242,7 +259,13 @@ class Referee:
             leaves placement to the scheduler. On a VM one core for a whole
             match is often faster: waking another core is costly.
         transport: ``"ipc"`` (default, endpoints in a private 0700 directory)
-            or ``"tcp"`` (loopback, a free port per bot).
+            or ``"tcp"`` (loopback, a free port per bot; not with the sandbox).
+        sandbox: how bots are isolated (default :class:`SandboxSettings`: mode
+            auto); the plan is made at once (:attr:`plan`).
+
+    Raises:
+        harness.match.sandbox.SandboxError: ``mode = "required"`` and the sandbox
+            cannot run here.
 
     Attributes (after :meth:`run`):
         hands_seconds: wall time of the hand loop alone (s).
@@ -258,10 +281,16 @@ class Referee:
         *,
         cpus: Iterable[int] | None = None,
         transport: str = "ipc",
+        sandbox: SandboxSettings | None = None,
     ) -> None:
         _check_bots(bots, spec)
         if transport not in ("ipc", "tcp"):
             raise ValueError(f"transport must be 'ipc' or 'tcp', got {transport!r}")
+        self.sandbox = sandbox or SandboxSettings()
+        self.plan = plan(self.sandbox, transport=transport)
+        self._groups: cgroups.MatchGroup | None = None
+        self._lease: UidLease | None = None
+        self._turn: _Seat | None = None  # the seat whose bot has the CPU (fair CPU policy)
         self.bots = list(bots)
         self.spec = spec
         self.limits = limits
@@ -325,14 +354,53 @@ class Referee:
 
     # ------------------------------------------------------------------ start
 
+    def _sandbox_setup(self) -> None:
+        """The match's control groups and the seats' uids, as the plan says (before any bot starts).
+
+        Raises:
+            SandboxError: the uids cannot be leased, or (mode required) the groups cannot be made.
+        """
+        if self.plan.cgroups:
+            try:
+                self._groups = cgroups.MatchGroup(support().cgroups)
+            except cgroups.CgroupError as exc:
+                if self.sandbox.mode.value == "required":
+                    raise SandboxError(f"control groups: {exc}") from None
+                self._log(f"WARNING: no control groups for this match ({exc}): limits are per process")
+        if self.plan.namespaces and support().root:
+            self._lease = UidLease(len(self.seats), self.sandbox.uid_range)
+
+    def _jail(self, seat: _Seat, seat_dir: str | None, tmpdir: str) -> BotJail | None:
+        """The seat's sandbox: its control group (into ``seat.group``) and bubblewrap jail."""
+        label = f"{seat.index}-{seat.bot.name}"
+        if self._groups is not None:
+            pids = self.limits.max_processes or DEFAULT_PIDS
+            seat.group = self._groups.add_bot(
+                label, memory_bytes=self.limits.memory_mb * 1024 * 1024, pids_max=pids,
+                cpus=os.sched_getaffinity(0),
+            )
+        if not self.plan.namespaces or seat_dir is None:
+            return None
+        own = os.path.realpath(seat.bot.cwd or os.getcwd())
+        others = [
+            d for b in self.bots
+            if b is not seat.bot and not own.startswith((d := os.path.realpath(b.cwd or os.getcwd())).rstrip("/") + "/")
+            and d != own
+        ]
+        hidden = [str(self.out_dir), tmpdir, *self.sandbox.hidden, *others]
+        uid = self._lease.uids[seat.index] if self._lease is not None else None
+        return BotJail(seat_dir=seat_dir, cwd=seat.bot.cwd, settings=self.sandbox, hidden=hidden, uid=uid)
+
     def _launch(self, tmpdir: str, ctx: zmq.Context[Any]) -> None:
         """Bind each seat's endpoint and start its bot; each seat has its own secret and directory."""
         log_dir = self.out_dir / "logs"
+        self._sandbox_setup()
         for seat in self.seats:
             i, bot = seat.index, seat.bot
             # Per seat: a secret (a bot that learns another seat's cannot use its own) and a
             # directory holding only that seat's socket (what a sandbox shows the bot).
             secret = secrets.token_hex(16)
+            seat_dir = None
             if self.transport == "ipc":
                 seat_dir = os.path.join(tmpdir, f"seat{i}")
                 os.mkdir(seat_dir, 0o700)
@@ -348,7 +416,12 @@ class Referee:
                 "HARNESS_BOT_NAME": bot.name,
                 "HARNESS_PROTOCOL_VERSION": str(PROTOCOL_VERSION),
             }
-            seat.proc = BotProcess(bot, env, log_dir, self.limits, f"{i}-{bot.name}")
+            try:
+                jail = self._jail(seat, seat_dir, tmpdir)
+            except (SandboxError, cgroups.CgroupError) as exc:
+                self._fault(seat, FaultKind.FAILED_START, f"its sandbox could not be set up: {exc}", None)
+                continue
+            seat.proc = BotProcess(bot, env, log_dir, self.limits, f"{i}-{bot.name}", jail=jail, group=seat.group)
             try:
                 seat.proc.start()
             except BotStartError as exc:
@@ -376,7 +449,7 @@ class Referee:
                 elif s.proc.poll() is not None:
                     waiting.remove(s)
                     self._fault(
-                        s, FaultKind.FAILED_START, f"exited before its hello ({describe_exit(s.proc.poll())})", None
+                        s, FaultKind.FAILED_START, f"exited before its hello ({s.proc.describe_exit()})", None
                     )
             left = deadline - time.monotonic()
             if not waiting:
@@ -424,6 +497,8 @@ class Referee:
         """Ask the bot at hand seat ``hs`` for its decision, apply it (or the default action); return its time (ms)."""
         conn = seat.conn
         assert conn is not None
+        if seat is not self._turn:
+            self._give_turn(seat)
         if seat.notes:
             seat.flush_notes()
         clock = seat.clock
@@ -491,6 +566,51 @@ class Referee:
             state.apply(state.default_action())
         return ms
 
+    def _give_turn(self, seat: _Seat | None) -> None:
+        """Fair CPU (PROTOCOL.md section 7): the bot on move runs at full weight (or thawed), the others do not.
+
+        One write per bot whose state changes (``cgroup`` files opened once), made
+        only when the seat on move changes. ``seat`` None: nobody is on move.
+        """
+        policy = self.plan.cpu
+        if policy is CpuPolicy.NONE:
+            self._turn = seat
+            return
+        old = self._turn
+        self._turn = seat
+        for s, on_move in ((old, False), (seat, True)):
+            if s is not None and s.group is not None:
+                if policy is CpuPolicy.WEIGHT:
+                    s.group.set_turn(on_move)
+                else:
+                    s.group.freeze(not on_move)
+
+    def _all_waiting(self, waiting: bool) -> None:
+        """Every bot at the waiting weight (or frozen) once play starts; all back on at the end."""
+        if self.plan.cpu is CpuPolicy.NONE:
+            return
+        self._turn = None
+        for s in self.seats:
+            if s.group is not None:
+                try:
+                    if self.plan.cpu is CpuPolicy.WEIGHT:
+                        s.group.set_turn(not waiting)
+                    else:
+                        s.group.freeze(waiting)
+                except OSError:  # a group being torn down
+                    pass
+
+    def _limit_hit(self, seat: _Seat, faults: list[tuple[int, str, str]]) -> None:
+        """The bot's processes hit the memory or process limit of its group: stop them all, put the bot out."""
+        assert seat.group is not None
+        oom, forks = seat.hits = seat.group.limit_hits()
+        what = (
+            f"its processes reached the memory limit ({self.limits.memory_mb} MiB for all of them together)"
+            if oom else f"its processes reached the process limit ({seat.group.pids_max} processes and threads)"
+        )
+        seat.group.kill()
+        self._fault(seat, FaultKind.CRASH, f"{what}: all of them were killed", faults)
+
     def _disconnected(self, seat: _Seat, faults: list[tuple[int, str, str]], conn: Connection) -> None:
         """Classify a lost connection: the process ended (``crash``) or it runs on (``disconnected``)."""
         conn.gone = True
@@ -500,7 +620,7 @@ class Referee:
             time.sleep(0.005)
             code = seat.proc.poll()
         if code is not None:
-            detail = describe_exit(code)
+            detail = seat.proc.describe_exit()  # type: ignore[union-attr]
             kind = FaultKind.CRASH
         else:
             detail = (
@@ -551,7 +671,9 @@ class Referee:
         # A bot that died between hands is a crash now, before it is dealt in.
         for p in players:
             if not p.out and p.proc is not None and p.proc.poll() is not None:
-                self._fault(p, FaultKind.CRASH, describe_exit(p.proc.poll()), faults)
+                self._fault(p, FaultKind.CRASH, p.proc.describe_exit(), faults)
+            elif not p.out and p.group is not None and p.group.limit_hits() != p.hits:
+                self._limit_hit(p, faults)
         names = tuple(p.bot.name for p in players)
         for k, p in enumerate(players):
             if not p.out:
@@ -607,6 +729,7 @@ class Referee:
         self.out_dir.mkdir(parents=True, exist_ok=True)
         (self.out_dir / "logs").mkdir(exist_ok=True)
         before: Placement | None = None
+        dumpable: Any = None
         tmpdir = None
         ctx: zmq.Context[Any] | None = None
         history: HistoryWriter | None = None
@@ -614,6 +737,12 @@ class Referee:
         hand_nets: list[list[int]] = []
         try:
             self._log_file = open(self.out_dir / "logs" / "referee.log", "a", buffering=1, encoding="utf-8")
+            self._log(f"sandbox: {self.plan.summary}")
+            if self.plan.warning:
+                self._log(f"WARNING: {self.plan.warning}")
+            if self.plan.active:  # no process of our user may read our memory while bots run
+                dumpable = non_dumpable()
+                dumpable.__enter__()
             if self.cpus is not None:
                 before = pin(self.cpus)  # before the context and the bots exist: they inherit it
             remove_stale_private_dirs()
@@ -626,6 +755,7 @@ class Referee:
             self._launch(tmpdir, ctx)
             self._handshake()
             self._match_start()
+            self._all_waiting(True)  # from now on only the bot on move gets the CPU (or runs at all)
 
             freeze = spec.stack_mode is StackMode.FREEZEOUT
             stacks = [spec.starting_stack] * n
@@ -657,7 +787,11 @@ class Referee:
                 self._log(f"faults before any hand: {self._pending_faults}")
             self._end_match(len(hand_nets), net)
         finally:
-            self._cleanup(ctx, tmpdir, history, before)
+            try:
+                self._cleanup(ctx, tmpdir, history, before)
+            finally:
+                if dumpable is not None:
+                    dumpable.__exit__(None, None, None)
         return MatchResult(
             match_id=spec.match_id,
             seed=spec.seed,
@@ -672,6 +806,7 @@ class Referee:
 
     def _end_match(self, hands_played: int, net: list[int]) -> None:
         self._ended = True
+        self._all_waiting(False)  # every bot may run again, to read match_end and exit
         msg = codec.encode(MatchEnd(hands_played, tuple(net), tuple(s.status for s in self.seats)))
         for s in self.seats:
             if s.conn is not None and s.conn.identity is not None and not s.conn.gone:
@@ -688,6 +823,7 @@ class Referee:
         try:
             if not self._ended:  # a referee error or Ctrl-C: still ask the bots to quit
                 self._ended = True
+                self._all_waiting(False)
                 try:
                     msg = codec.encode(MatchEnd(0, tuple(0 for _ in self.seats), tuple("aborted" for _ in self.seats)))
                     for s in self.seats:
@@ -701,7 +837,16 @@ class Referee:
             for s, step in zip(seated, steps, strict=True):
                 if step != "exited":
                     self._log(f"seat {s.index} {s.bot.name}: stopped by {step}")
+            for s in self.seats:
+                if s.group is not None:
+                    self._log(f"seat {s.index} {s.bot.name}: {s.group.cpu_seconds():.2f} s of CPU in all")
         finally:
+            if self._groups is not None:  # whatever is left in a bot's group is killed, the groups removed
+                self._groups.close()
+                self._groups = None
+            if self._lease is not None:
+                self._lease.release()
+                self._lease = None
             for s in self.seats:
                 if s.conn is not None:
                     s.conn.close()
@@ -730,6 +875,7 @@ def play_match(
     *,
     cpus: Iterable[int] | None = None,
     transport: str = "ipc",
+    sandbox: SandboxSettings | None = None,
 ) -> MatchResult:
     """Play one match between bot subprocesses and return its result.
 
@@ -742,7 +888,9 @@ def play_match(
             as hands finish) and ``logs/<seat>-<name>.{out,err}`` plus
             ``logs/referee.log``.
         cpus: optional CPU set to pin the referee and its bots to (speed on VMs).
-        transport: ``"ipc"`` (default) or ``"tcp"`` (loopback).
+        transport: ``"ipc"`` (default) or ``"tcp"`` (loopback; not with the sandbox).
+        sandbox: how the bots are isolated (:mod:`harness.match.sandbox`);
+            default: mode auto, fair CPU by weight.
 
     Returns:
         The :class:`MatchResult`: net chips and per-hand nets by match seat,
@@ -752,5 +900,6 @@ def play_match(
         ValueError: fewer than 2 or more than 6 bots, a bad or repeated name,
             an empty command, a negative hand count.
         KeyboardInterrupt: after every bot has been stopped.
+        harness.match.sandbox.SandboxError: the sandbox is required and cannot run here.
     """
-    return Referee(bots, spec, limits, out_dir, cpus=cpus, transport=transport).run()
+    return Referee(bots, spec, limits, out_dir, cpus=cpus, transport=transport, sandbox=sandbox).run()

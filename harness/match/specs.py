@@ -69,11 +69,15 @@ class Limits:
         time_bank_ms: extra thinking time for the whole match (ms).
         startup_ms: time from launch to a valid ``hello`` (ms).
         max_faults: faults after which the bot is out for the rest of the match.
-        memory_mb: address-space limit of the bot process (MiB), 0 = none.
+        memory_mb: memory limit (MiB), 0 = none: under the sandbox, of all the bot's
+            processes together (a control group, its scratch files included);
+            without it, the address space of each process (RLIMIT_AS).
         cpu_seconds: CPU-time limit of the bot process (s), 0 = none.
         open_files: limit on open file descriptors.
-        max_processes: limit on processes/threads of the bot's user (0 = none;
-            RLIMIT_NPROC counts per user, so it is off by default).
+        max_processes: processes and threads: under the sandbox, of the bot's
+            processes together (0 = the sandbox's default,
+            :data:`harness.match.sandbox.DEFAULT_PIDS`); without it, of the
+            bot's user (RLIMIT_NPROC, per user, so 0 = none by default).
         log_bytes: cap per captured stdout/stderr log file, and of the
             referee's own ``referee.log`` (bytes).
         max_message_bytes: largest message a bot may send (bytes).
@@ -89,6 +93,47 @@ class Limits:
     max_processes: int = 0
     log_bytes: int = 1_000_000
     max_message_bytes: int = 65536
+
+
+class SandboxMode(StrEnum):
+    """``[sandbox] mode``: isolate every bot where possible, always, or never (issue 10)."""
+
+    AUTO = "auto"  # on where bubblewrap and cgroups work, else a loud warning
+    REQUIRED = "required"  # refuse to start without them (contests)
+    OFF = "off"  # bots run as the harness's user, with rlimits only
+
+
+class CpuPolicy(StrEnum):
+    """``[sandbox] cpu``: how a bot's background work is kept off another bot's decision (PROTOCOL.md 7)."""
+
+    WEIGHT = "weight"  # the bot on move gets the CPU weight; waiting bots get only idle CPU
+    FREEZE = "freeze"  # bots not on move are frozen: no thinking on the opponent's time at all
+    NONE = "none"  # no CPU policy (accounting only)
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxSettings:
+    """How bots are isolated (``[sandbox]``; :mod:`harness.match.sandbox`).
+
+    Attributes:
+        mode: auto, required or off.
+        cpu: the fair-CPU policy.
+        scratch_mb: size of the private writable ``/tmp`` (HOME, TMPDIR) of each bot (MiB).
+        uid_range: (first, last) uids for the seats when the harness runs as root;
+            each running bot gets one of its own.
+        paths: extra host paths shown read-only to every bot (interpreters,
+            model files outside the bot's directory).
+        hidden: host paths never shown to a bot even inside a directory it
+            sees (the tournament's output directory; the match's own output
+            directory and the other bots' directories are always hidden).
+    """
+
+    mode: SandboxMode = SandboxMode.AUTO
+    cpu: CpuPolicy = CpuPolicy.WEIGHT
+    scratch_mb: int = 64
+    uid_range: tuple[int, int] = (60100, 61099)
+    paths: tuple[str, ...] = ()
+    hidden: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,429 @@
+"""One sandbox per bot: bubblewrap namespaces and mounts, a control group, a uid of its own.
+
+A bot is hostile code (DESIGN.md "Contest promises"). Each runs under
+bubblewrap (``bwrap``, the sandbox Flatpak uses; Debian package
+``bubblewrap``) with:
+
+- its own pid, network (loopback only), IPC, UTS and cgroup namespaces: it
+  sees and signals only its own processes, reaches no network, and its one
+  way out is its own referee socket: the seat's directory (holding nothing
+  but the socket) bind-mounted alone at ``/run/harness``;
+- a read-only view of what it needs (``/usr`` and the usual links, a few
+  files of ``/etc``, the harness's interpreter and venv, the SDK packages
+  ``protocol``, ``bots`` and ``harness.engine``, its own directory, the
+  ``[sandbox] paths``), with the output directories, the other bots'
+  directories and ``[sandbox] hidden`` masked by empty tmpfs mounts where
+  they fall inside that view; a private, size-limited tmpfs ``/tmp``
+  (``HOME`` and ``TMPDIR``) and ``/dev/shm``; a fresh ``/proc`` and a
+  minimal ``/dev``; no ``/sys``;
+- as root: a uid of its own from ``[sandbox] uid_range`` (leased with a
+  lock file, so concurrent matches never share one), entered with
+  ``setpriv`` (util-linux) after bwrap has built the mounts, with no
+  capabilities and ``no_new_privs``; as an ordinary user: bwrap's user
+  namespace;
+- its control group (:mod:`harness.match.cgroups`): memory and processes of
+  all its processes together, CPU accounting and weight, killed whole at the
+  end.
+
+The referee also makes itself non-dumpable (``PR_SET_DUMPABLE``) while bots
+run, so a process of its own user cannot read its memory or ptrace it.
+
+:func:`plan` decides what a match gets from ``[sandbox] mode``: ``auto``
+uses what works and explains what does not (:attr:`Plan.warning`),
+``required`` raises :class:`SandboxError` unless everything works, ``off``
+uses nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import fcntl
+import importlib.util
+import os
+import random
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from harness.match import cgroups
+from harness.match.specs import CpuPolicy, SandboxMode, SandboxSettings
+
+__all__ = [
+    "DEFAULT_PIDS",
+    "ENDPOINT_DIR",
+    "BotJail",
+    "Plan",
+    "SandboxError",
+    "SandboxSupport",
+    "UidLease",
+    "non_dumpable",
+    "plan",
+    "support",
+]
+
+#: Processes and threads of one bot when ``[limits] max_processes`` is 0.
+DEFAULT_PIDS = 256
+#: Where a sandboxed bot finds its socket.
+ENDPOINT_DIR = "/run/harness"
+ENDPOINT_NAME = "bot.sock"
+#: Files of /etc a bot may need: the dynamic linker, users, time zone, TLS roots, alternatives.
+ETC_FILES = (
+    "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone", "passwd", "group",
+    "nsswitch.conf", "ssl", "ca-certificates", "alternatives", "os-release", "mime.types",
+)
+#: Top-level links or directories of a merged-/usr system.
+USR_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+#: Where uid leases are kept (root only).
+LEASE_DIR = "/run/lock/harness-sandbox-uids"
+
+_PR_SET_DUMPABLE = 4
+_PR_GET_DUMPABLE = 3
+
+
+class SandboxError(RuntimeError):
+    """The sandbox is required but cannot run here, or cannot be set up; the message says why and what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxSupport:
+    """What this machine offers (see :func:`support`).
+
+    Attributes:
+        bwrap: path of a working ``bwrap``, or None.
+        setpriv: path of ``setpriv`` (needed as root), or None.
+        root: the harness runs as root (uid per seat).
+        namespaces_problem: why namespaces cannot be used ('' when they can).
+        cgroups: what :func:`harness.match.cgroups.probe` found.
+    """
+
+    bwrap: str | None
+    setpriv: str | None
+    root: bool
+    namespaces_problem: str
+    cgroups: cgroups.CgroupSupport
+
+    @property
+    def namespaces(self) -> bool:
+        """True when bubblewrap sandboxes work here."""
+        return not self.namespaces_problem
+
+
+def _usr_args() -> list[str]:
+    args = ["--ro-bind", "/usr", "/usr"]
+    for name in USR_LINKS:
+        path = "/" + name
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    return args
+
+
+@lru_cache(maxsize=1)
+def support() -> SandboxSupport:
+    """Probe bubblewrap (one trivial sandbox run), setpriv and control groups; cached for the process."""
+    root = os.geteuid() == 0
+    bwrap = shutil.which("bwrap")
+    setpriv = shutil.which("setpriv")
+    problem = ""
+    if bwrap is None:
+        problem = "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
+    elif root and setpriv is None:
+        problem = "setpriv (util-linux) is not installed; it gives each bot its own uid"
+    else:
+        true = shutil.which("true", path="/usr/bin:/bin") or "/usr/bin/true"
+        argv = [bwrap, *_namespace_args(root), *_usr_args(), "--proc", "/proc", "--dev", "/dev", true]
+        try:
+            done = subprocess.run(argv, capture_output=True, timeout=20, check=False)
+        except (OSError, subprocess.SubprocessError) as exc:
+            problem = f"bubblewrap does not run: {exc}"
+        else:
+            if done.returncode != 0:
+                err = done.stderr.decode(errors="replace").strip().splitlines()
+                problem = (
+                    f"bubblewrap cannot create namespaces here ({err[-1] if err else f'exit {done.returncode}'}"
+                    "; unprivileged user namespaces may be disabled: sysctl kernel.unprivileged_userns_clone=1 "
+                    "or user.max_user_namespaces)"
+                )
+    return SandboxSupport(bwrap, setpriv, root, problem, cgroups.probe())
+
+
+def _namespace_args(root: bool) -> list[str]:
+    args = [
+        "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+        "--hostname", "bot", "--new-session", "--die-with-parent",
+    ]
+    if root:  # real root builds the mounts; setpriv then drops to the seat's uid (see BotJail)
+        args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    else:  # an unprivileged user: bwrap's own user namespace, none nested inside it
+        args += ["--unshare-user", "--disable-userns"]
+    return args
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What a match's bots get.
+
+    Attributes:
+        namespaces: bubblewrap sandboxes (and a uid per seat as root).
+        cgroups: a control group per bot.
+        cpu: the fair-CPU policy in force (NONE without cgroups).
+        warning: what is missing and what that means, or None when all is on.
+        summary: one line for logs and ``harness check-bot``, e.g.
+            ``"on (bubblewrap, cgroup v1, a uid per seat, cpu: weight)"``.
+    """
+
+    namespaces: bool
+    cgroups: bool
+    cpu: CpuPolicy
+    warning: str | None
+    summary: str
+
+    @property
+    def active(self) -> bool:
+        """True when anything of the sandbox is used."""
+        return self.namespaces or self.cgroups
+
+
+def plan(settings: SandboxSettings, *, transport: str = "ipc") -> Plan:
+    """Decide what the sandbox does for a match under ``settings``.
+
+    Raises:
+        SandboxError: ``mode = "required"`` and something is missing (the
+            message lists what and how to fix it), or the settings are unusable.
+    """
+    if settings.mode is SandboxMode.OFF:
+        return Plan(False, False, CpuPolicy.NONE, None, "off ([sandbox] mode = \"off\")")
+    sup = support()
+    problems = []
+    if not sup.namespaces:
+        problems.append(sup.namespaces_problem)
+    elif transport != "ipc":
+        problems.append("the tcp transport cannot reach a bot without network: use ipc")
+    if not sup.cgroups.available:
+        problems.append(f"control groups: {sup.cgroups.reason}")
+    if problems and settings.mode is SandboxMode.REQUIRED:
+        raise SandboxError(
+            "[sandbox] mode = \"required\" but the sandbox cannot run here: " + "; ".join(problems)
+            + ". Install bubblewrap (apt-get install bubblewrap) and run where control groups can be created "
+            "(as root, or in a delegated cgroup), or set [sandbox] mode = \"auto\"."
+        )
+    namespaces = sup.namespaces and transport == "ipc"
+    groups = sup.cgroups.available
+    cpu = settings.cpu if groups else CpuPolicy.NONE
+    parts = []
+    if namespaces:
+        parts += ["bubblewrap", "a uid per seat" if sup.root else "a user namespace"]
+    if groups:
+        parts += [f"cgroup {sup.cgroups.version}", f"cpu: {cpu.value}"]
+    warning = None
+    if problems:
+        lost = []
+        if not namespaces:
+            lost.append("bots run as the harness's user and can read its files, other bots' processes and memory, "
+                        "the results and the network")
+        if not groups:
+            lost.append("memory and process limits are per process and fair CPU is off")
+        warning = ("bots are NOT fully isolated: " + "; ".join(problems) + ". So " + "; ".join(lost)
+                   + ". Set [sandbox] mode = \"required\" to refuse such runs (contests), \"off\" to silence this.")
+    summary = ("on (" + ", ".join(parts) + ")") if not problems else (
+        ("partly on (" + ", ".join(parts) + ")" if parts else "OFF") + ": " + "; ".join(problems))
+    return Plan(namespaces, groups, cpu, warning, summary)
+
+
+# ---------------------------------------------------------------------- uids
+
+
+class UidLease:
+    """Distinct uids for the seats of one match, locked so no concurrent match takes them.
+
+    Each uid of ``[sandbox] uid_range`` has a lock file in :data:`LEASE_DIR`
+    (root-only); a uid is ours while we hold an exclusive ``flock`` on it, and
+    the kernel drops the lock if we die, so a killed referee never blocks one.
+
+    Raises:
+        SandboxError: fewer free uids than seats, or the lock directory is unusable.
+    """
+
+    def __init__(self, count: int, uid_range: tuple[int, int]) -> None:
+        first, last = uid_range
+        if not 0 < first <= last:
+            raise SandboxError(f"[sandbox] uid_range {list(uid_range)} must be [first, last] with 0 < first <= last")
+        self.uids: list[int] = []
+        self._fds: list[int] = []
+        try:
+            os.makedirs(LEASE_DIR, mode=0o700, exist_ok=True)
+        except OSError as exc:
+            raise SandboxError(f"cannot create {LEASE_DIR} for uid leases: {exc.strerror}") from None
+        candidates = list(range(first, last + 1))
+        start = random.randrange(len(candidates))  # spread concurrent referees over the range
+        for uid in candidates[start:] + candidates[:start]:
+            if len(self.uids) == count:
+                break
+            fd = os.open(os.path.join(LEASE_DIR, str(uid)), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                continue
+            self.uids.append(uid)
+            self._fds.append(fd)
+        if len(self.uids) < count:
+            self.release()
+            raise SandboxError(
+                f"only {len(self.uids)} of the {last - first + 1} uids of [sandbox] uid_range are free, "
+                f"{count} are needed: widen the range or run fewer matches at once"
+            )
+
+    def release(self) -> None:
+        """Give the uids back (idempotent)."""
+        for fd in self._fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._fds = []
+        self.uids = []
+
+
+# ---------------------------------------------------------------------- the referee's memory
+
+
+@contextlib.contextmanager
+def non_dumpable() -> Iterator[None]:
+    """Make this process non-dumpable while the block runs (``prctl(PR_SET_DUMPABLE, 0)``), then restore.
+
+    A non-dumpable process's ``/proc/<pid>/mem``, ``environ`` and ptrace are
+    closed to other processes of its user (root excepted, which the
+    sandbox's uid per seat and pid namespace take care of).
+    """
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+        before = prctl(_PR_GET_DUMPABLE, 0, 0, 0, 0)
+        prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    except (OSError, AttributeError):
+        before = -1
+    try:
+        yield
+    finally:
+        if before > 0:
+            prctl(_PR_SET_DUMPABLE, before, 0, 0, 0)
+
+
+# ---------------------------------------------------------------------- one bot
+
+
+def _sdk_paths() -> list[str]:
+    """What an SDK bot imports from the harness: ``protocol``, ``bots`` and ``harness.engine`` (read-only)."""
+    paths = []
+    for name in ("protocol", "bots"):
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations:
+            paths += list(spec.submodule_search_locations)
+    harness_dir = Path(__file__).resolve().parents[1]
+    paths += [str(harness_dir / "__init__.py"), str(harness_dir / "engine")]
+    return paths
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+class BotJail:
+    """The sandbox of one bot: its bwrap command line, control group and uid.
+
+    Args:
+        seat_dir: the host directory holding only this seat's socket (bound at
+            :data:`ENDPOINT_DIR`).
+        cwd: the bot's directory (None: the referee's), shown read-only.
+        settings: ``[sandbox]`` (scratch size, extra paths).
+        hidden: host paths masked wherever they fall inside the view.
+        uid: the seat's uid (root only), else None.
+
+    Raises:
+        SandboxError: the directory is ``/``.
+    """
+
+    def __init__(
+        self, *, seat_dir: str, cwd: str | None, settings: SandboxSettings, hidden: Sequence[str], uid: int | None
+    ) -> None:
+        self.seat_dir = seat_dir
+        self.cwd = os.path.realpath(cwd or os.getcwd())
+        if self.cwd == "/":
+            raise SandboxError("a bot's directory (cwd) cannot be / under the sandbox: give it a directory of its own")
+        self.settings = settings
+        self.hidden = [os.path.realpath(h) for h in hidden]
+        self.uid = uid
+        self.endpoint = f"ipc://{ENDPOINT_DIR}/{ENDPOINT_NAME}"
+
+    def _views(self, program: str) -> list[str]:
+        """Host directories and files shown read-only (deduplicated, nested ones dropped)."""
+        views = [self.cwd, *_sdk_paths(), sys.prefix, sys.base_prefix, *self.settings.paths, program]
+        out: list[str] = []
+        for v in views:
+            v = os.path.realpath(v)
+            if not os.path.exists(v) or _inside(v, "/usr") or v == "/":
+                continue
+            if any(_inside(v, o) for o in out):
+                continue
+            out = [o for o in out if not _inside(o, v)] + [v]
+        return out
+
+    def wrap(self, argv: Sequence[str], env: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
+        """The bwrap command line that runs ``argv`` in the sandbox, and the environment to give it.
+
+        Raises:
+            SandboxError: the seat's socket cannot be lent to its uid.
+        """
+        sup = support()
+        assert sup.bwrap is not None
+        scratch = str(self.settings.scratch_mb * 1024 * 1024)
+        args = [sup.bwrap, *_namespace_args(self.uid is not None), *_usr_args()]
+        args += ["--perms", "0755", "--dir", "/etc"]  # bwrap would make it 0700 as root
+        for name in ETC_FILES:
+            args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+        # The private mounts first: a bot's directory may lie under /tmp and is bound over them.
+        args += [
+            "--proc", "/proc", "--dev", "/dev",
+            "--size", scratch, "--perms", "1777", "--tmpfs", "/tmp",
+            "--size", scratch, "--perms", "1777", "--tmpfs", "/dev/shm",
+        ]
+        made = {"/", "/usr", "/etc", "/tmp", "/proc", "/dev"}
+        program = argv[0]
+        if not os.path.isabs(program):
+            found = os.path.join(self.cwd, program) if os.sep in program else shutil.which(
+                program, path=env.get("PATH", os.defpath))
+            program = found or program
+        views = self._views(program)
+        for view in views:
+            # Parents made world-traversable: bwrap makes them 0700 as root, and the bot is not root.
+            parts = Path(view).parents
+            for parent in reversed([str(p) for p in parts]):
+                if parent not in made:
+                    args += ["--perms", "0755", "--dir", parent]
+                    made.add(parent)
+            args += ["--ro-bind", view, view]
+        for h in self.hidden:
+            if os.path.isdir(h) and any(_inside(h, v) for v in views) and not _inside(self.cwd, h):
+                args += ["--tmpfs", h]  # an empty directory over it
+        args += [
+            "--perms", "0755", "--dir", os.path.dirname(ENDPOINT_DIR),
+            "--ro-bind", self.seat_dir, ENDPOINT_DIR,
+            "--chdir", self.cwd,
+        ]
+        if self.uid is not None:
+            assert sup.setpriv is not None
+            try:  # the seat's uid must reach its socket; nobody else can (0700 parent on the host)
+                os.chown(self.seat_dir, self.uid, self.uid)
+                for name in os.listdir(self.seat_dir):
+                    os.chown(os.path.join(self.seat_dir, name), self.uid, self.uid)
+            except OSError as exc:
+                raise SandboxError(f"cannot lend the seat's socket to uid {self.uid}: {exc.strerror}") from None
+            args += [sup.setpriv, f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups", "--no-new-privs"]
+        args += ["--", *argv]
+        inner = dict(env)
+        inner.update(HOME="/tmp", TMPDIR="/tmp", HARNESS_ENDPOINT=self.endpoint)
+        return args, inner
