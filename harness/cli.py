@@ -125,10 +125,24 @@ app.add_typer(bench_app, name="bench")
 
 
 def _overrides(config: Path, out: Path | None, jobs: int | None, hands: int | None, seed: str | None,
-               pin: bool | None):  # noqa: ANN202 - a TournamentConfig, imported lazily
+               pin: bool | None, sandbox: str | None = None):  # noqa: ANN202 - a TournamentConfig, imported lazily
     from harness.tournament.config import load_config, with_overrides
 
-    return with_overrides(load_config(config), out=out, jobs=jobs, hands=hands, seed=seed, pin=pin)
+    return with_overrides(load_config(config), out=out, jobs=jobs, hands=hands, seed=seed, pin=pin, sandbox=sandbox)
+
+
+def _sandbox_plan(settings, command: str):  # noqa: ANN001, ANN202 - SandboxSettings -> Plan, imported lazily
+    """Plan the sandbox for a command and print its warning (every run, on stderr) when bots are not isolated.
+
+    Raises:
+        harness.match.sandbox.SandboxError: mode "required" and the sandbox cannot run here.
+    """
+    from harness.match.sandbox import plan
+
+    decided = plan(settings)
+    if decided.warning:
+        _say(command, f"WARNING: {decided.warning}")
+    return decided
 
 
 @app.command()
@@ -146,6 +160,9 @@ def run(
     no_entry_check: bool = typer.Option(
         False, "--no-entry-check", help="Skip the entry check (every bot plays a few hands before the first match)."
     ),
+    sandbox: str | None = typer.Option(
+        None, "--sandbox", help="auto, required or off (overrides [sandbox] mode; README \"Untrusted bots\")."
+    ),
 ) -> None:
     """Run (or resume) a tournament and print its leaderboard.
 
@@ -157,6 +174,7 @@ def run(
     to resume).
     """
     from harness.match.deals import seed_warning
+    from harness.match.sandbox import SandboxError
     from harness.tournament.config import ConfigError
     from harness.tournament.leaderboard import plural
     from harness.tournament.results import ResultsError
@@ -164,13 +182,14 @@ def run(
     from harness.tournament.seeds import REVEAL_FILE
 
     try:
-        cfg = _overrides(config, out, jobs, hands, seed, pin)
+        cfg = _overrides(config, out, jobs, hands, seed, pin, sandbox)
+        _sandbox_plan(cfg.sandbox, "run")
         if cfg.tournament.seed is not None:
             warning = seed_warning(cfg.tournament.seed, "--seed" if seed is not None else "[tournament] seed")
             if warning:
                 _say("run", f"warning: {warning}")
         summary = run_tournament(cfg, entry_check=False if no_entry_check else None, report=_running_report)
-    except (ConfigError, ResultsError) as exc:
+    except (ConfigError, ResultsError, SandboxError) as exc:
         raise _usage("run", str(exc)) from None
     except KeyboardInterrupt:  # during the entry check
         raise _usage("run", "interrupted before the first match: run the same command again", 130) from None
@@ -333,6 +352,7 @@ def match(
     stack: int = typer.Option(1000, "--stack", help="Starting stack in chips (at least 1)."),
     freezeout: bool = typer.Option(False, "--freezeout", help="Keep stacks across hands; busted bots leave."),
     pin: int | None = typer.Option(None, "--pin", help="Pin the referee and bots to this CPU (often faster on VMs)."),
+    sandbox: str = typer.Option("auto", "--sandbox", help="Isolate each bot: auto, required or off."),
 ) -> None:
     """Play one match between bot commands and print the result table.
 
@@ -349,7 +369,8 @@ def match(
     from harness.match.deals import new_seed, parse_seed, seed_hex, seed_warning
     from harness.match.outdir import OutDirError, default_out_dir, prepare_out_dir
     from harness.match.referee import BotSpec, Limits, MatchSpec, StackMode, play_match
-    from harness.match.specs import FaultKind
+    from harness.match.sandbox import SandboxError
+    from harness.match.specs import FaultKind, SandboxMode, SandboxSettings
     from harness.tournament.config import BOT_NAME
 
     def usage(message: str) -> typer.Exit:
@@ -394,6 +415,13 @@ def match(
             resolve_command(spec_)
         except BotStartError as exc:
             raise usage(str(exc)) from None
+    if sandbox not in tuple(m.value for m in SandboxMode):
+        raise usage(f"--sandbox must be auto, required or off, got {sandbox!r}")
+    box = SandboxSettings(mode=SandboxMode(sandbox))
+    try:
+        _sandbox_plan(box, "match")
+    except SandboxError as exc:
+        raise usage(str(exc)) from None
     try:
         out_dir = prepare_out_dir(out) if out is not None else default_out_dir("match")
     except OutDirError as exc:
@@ -411,7 +439,7 @@ def match(
             stack_mode=StackMode.FREEZEOUT if freezeout else StackMode.RESET,
         )
         limits = Limits(decision_ms=decision_ms, time_bank_ms=time_bank_ms, max_faults=max_faults)
-        result = play_match(specs, spec, limits, out_dir, cpus=None if pin is None else {pin})
+        result = play_match(specs, spec, limits, out_dir, cpus=None if pin is None else {pin}, sandbox=box)
     except (ValueError, ConfigError) as exc:
         raise usage(str(exc)) from None
     except OSError as exc:
@@ -565,6 +593,7 @@ def check_bot(
     stack: int = typer.Option(1000, "--stack", help="Starting stack in chips, every hand."),
     seed: int = typer.Option(1, "--seed", help="Match seed (deals)."),
     out: Path | None = typer.Option(None, "--out", help="Keep the hand history and logs in this new directory."),
+    sandbox: str = typer.Option("auto", "--sandbox", help="Run the bots sandboxed: auto, required or off."),
 ) -> None:
     """Start a bot (harness check-bot [OPTIONS] -- CMD ARGS...), play a few hands, report what is wrong.
 
@@ -574,6 +603,8 @@ def check_bot(
     from harness.engine import ConfigError, GameConfig
     from harness.match.botproc import BotStartError
     from harness.match.checkbot import check_bot as run_check
+    from harness.match.sandbox import SandboxError
+    from harness.match.specs import SandboxMode, SandboxSettings
 
     extra = list(ctx.args)
     command = extra[1:] if extra[:1] == ["--"] else extra
@@ -587,7 +618,11 @@ def check_bot(
         if not sep or not name:
             raise _usage("check-bot", f"--env {item!r} must be NAME=VALUE, e.g. --env SEED=3")
         variables[name] = value
+    if sandbox not in tuple(m.value for m in SandboxMode):
+        raise _usage("check-bot", f"--sandbox must be auto, required or off, got {sandbox!r}")
+    box = SandboxSettings(mode=SandboxMode(sandbox))
     try:
+        _sandbox_plan(box, "check-bot")
         if min_bet is None:
             game = GameConfig(structure=structure, small_blind=big_blind // 2, big_blind=big_blind, ante=ante, cap=cap)
         else:
@@ -595,8 +630,10 @@ def check_bot(
         report = run_check(
             command, cwd=cwd, env=variables, hands=hands, opponents=opponent, decision_ms=decision_ms,
             time_bank_ms=time_bank_ms, startup_ms=startup_ms, game=game, starting_stack=stack, seed=seed,
-            out_dir=out,
+            out_dir=out, sandbox=box,
         )
+    except SandboxError as exc:
+        raise _usage("check-bot", str(exc)) from None
     except ConfigError as exc:
         raise _usage("check-bot", f"game options: {exc}") from None
     except (BotStartError, ValueError) as exc:

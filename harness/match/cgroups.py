@@ -19,7 +19,13 @@ Both layouts are supported:
   own, e.g. ``systemd-run --scope -p Delegate=yes``).
 
 Layout: ``<the referee's own cgroup>/harness-<pid>-<random>/<seat label>``
-in each hierarchy, so limits nest inside whatever confines the referee.
+in each hierarchy, so limits nest inside whatever confines the referee;
+except for CPU (v1 ``cpu`` and ``cpuacct``, and all of v2, where one
+directory holds every controller): there each bot's group is
+``<the referee's own cgroup>/harness-<pid>-<random>-<seat label>``, a
+sibling of the referee, so that a waiting bot's low weight is low next to
+the referee too (nested in a match group, a busy waiting bot would weigh as
+much as the referee whenever no other bot runs).
 Per bot: ``memory`` (all processes and their tmpfs files; no swap), ``pids``
 (processes and threads), CPU weight (fair CPU, see :meth:`BotGroup.set_turn`),
 CPU accounting, the CPU set the match runs on, and freezing.
@@ -41,7 +47,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-__all__ = ["BotGroup", "CgroupError", "CgroupSupport", "MatchGroup", "probe"]
+__all__ = ["BotGroup", "CgroupError", "CgroupSupport", "MatchGroup", "probe", "remove_stale"]
 
 #: Controllers a bot group must have (v1 hierarchies, or v2 controllers).
 REQUIRED = ("memory", "pids")
@@ -49,6 +55,8 @@ REQUIRED = ("memory", "pids")
 OPTIONAL = ("cpu", "cpuacct", "cpuset", "freezer")
 #: CPU weights of a bot on move and of a bot waiting (v1 ``cpu.shares``, v2 ``cpu.weight``).
 WEIGHTS = {"v1": (b"1024", b"2"), "v2": (b"100", b"1")}
+#: v1 hierarchies whose bot groups are siblings of the referee rather than nested in the match's group.
+FLAT_V1 = frozenset({"cpu", "cpuacct"})
 _KILL_ROUNDS = 50
 
 
@@ -212,6 +220,65 @@ def probe() -> CgroupSupport:
     return CgroupSupport("v2", (("unified", unified),), controllers)
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a killed referee may linger as a zombie until its parent reaps it
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[-1].split()[0] != b"Z"
+    except OSError:
+        return False
+
+
+def _empty_and_remove(path: str) -> None:
+    """Kill every process under a group directory (depth first) and remove the directories."""
+    for entry in os.scandir(path):
+        if entry.is_dir(follow_symlinks=False):
+            _empty_and_remove(entry.path)
+    for _ in range(_KILL_ROUNDS):
+        try:
+            pids = [int(x) for x in _read(os.path.join(path, "cgroup.procs")).split()]
+        except (OSError, ValueError):
+            break
+        if not pids:
+            break
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.005)
+    _rmdir(path)
+
+
+def remove_stale(support: CgroupSupport) -> list[str]:
+    """Remove the groups of referees that were killed (``harness-<pid>-...`` whose pid is gone), killing what is left.
+
+    A referee removes its groups at the end of a match, after Ctrl-C and
+    after an error; only one killed outright (``kill -9``) leaves them.
+
+    Returns:
+        The directories removed.
+    """
+    removed = []
+    for parent in dict.fromkeys(path for _, path in support.parents):
+        try:
+            names = os.listdir(parent)
+        except OSError:
+            continue
+        for name in names:
+            pid = name.split("-")[1] if name.startswith("harness-") and name.count("-") >= 2 else ""
+            if not pid.isdigit() or _alive(int(pid)):
+                continue
+            path = os.path.join(parent, name)
+            with contextlib.suppress(OSError):
+                _empty_and_remove(path)
+                removed.append(path)
+    return removed
+
+
 class MatchGroup:
     """The groups of one match: ``harness-<pid>-<random>`` in each hierarchy, a bot group per seat.
 
@@ -227,11 +294,17 @@ class MatchGroup:
             raise CgroupError(errno.ENOTSUP, support.reason or "control groups are not available")
         self.support = support
         self.version = support.version
-        name = f"harness-{os.getpid()}-{secrets.token_hex(4)}"
-        self.dirs: dict[str, str] = {}  # hierarchy key -> this match's directory
+        remove_stale(support)
+        self.name = name = f"harness-{os.getpid()}-{secrets.token_hex(4)}"
+        self.parents = dict(support.parents)
+        #: Hierarchies where bot groups are made next to the referee, named ``<name>-<label>``.
+        self.flat = frozenset(self.parents) if self.version == "v2" else FLAT_V1 & set(self.parents)
+        self.dirs: dict[str, str] = {}  # hierarchy key -> this match's directory (nested hierarchies)
         self.bots: list[BotGroup] = []
         try:
             for key, parent in support.parents:
+                if key in self.flat:
+                    continue
                 path = os.path.join(parent, name)
                 if path in self.dirs.values():  # co-mounted controllers (e.g. cpu,cpuacct) share a hierarchy
                     self.dirs[key] = path
@@ -241,10 +314,6 @@ class MatchGroup:
                 if key == "cpuset":  # v1: a new cpuset is empty; give it its parent's CPUs and memory nodes
                     for f in ("cpuset.cpus", "cpuset.mems"):
                         _write(os.path.join(path, f), _read(os.path.join(parent, f)).strip() or "\n")
-            if self.version == "v2":
-                base = self.dirs["unified"]
-                wanted = [c for c in ("memory", "pids", "cpu", "cpuset") if c in support.controllers]
-                _write(os.path.join(base, "cgroup.subtree_control"), " ".join("+" + c for c in wanted))
         except OSError as exc:
             self.close()
             if isinstance(exc, CgroupError):
@@ -308,6 +377,7 @@ class BotGroup:
         self.join_fds: tuple[int, ...] = ()
         self._fds: list[int] = []
         self._weight_fd: int | None = None
+        self._turn_values = WEIGHTS[self.version]  # (on move, waiting)
         self._freeze_fd: int | None = None
         self._events: list[tuple[int, bytes]] = []  # (descriptor, counter name) read by limit_hits()
         self.memory_bytes = memory_bytes
@@ -330,8 +400,11 @@ class BotGroup:
 
     def _create(self, match: MatchGroup, label: str, cpus: Iterable[int] | None) -> None:
         v2 = self.version == "v2"
-        for key, base in match.dirs.items():
-            path = os.path.join(base, label)
+        for key, parent in match.parents.items():
+            if key in match.flat:
+                path = os.path.join(parent, f"{match.name}-{label}")
+            else:
+                path = os.path.join(match.dirs[key], label)
             if path not in self.dirs.values():
                 os.mkdir(path)
             self.dirs[key] = path
@@ -359,9 +432,15 @@ class BotGroup:
         # Joining: v1 needs the pid in every hierarchy (once per directory), v2 in the one group.
         unique = {path: key for key, path in reversed(list(self.dirs.items()))}
         self.join_fds = tuple(self._open(key, "cgroup.procs", os.O_WRONLY) for key in unique.values())
-        weight = ("unified", "cpu.weight") if v2 else ("cpu", "cpu.shares")
-        if weight[0] in self.dirs and "cpu" in match.support.controllers and os.path.exists(self._path(*weight)):
-            self._weight_fd = self._open(*weight, os.O_WRONLY)
+        cpu_key = "unified" if v2 else "cpu"
+        if cpu_key in self.dirs and "cpu" in match.support.controllers:
+            idle = self._path(cpu_key, "cpu.idle")
+            if os.path.exists(idle):  # Linux 5.15+: a waiting bot's group is SCHED_IDLE, preempted at once
+                self._weight_fd = self._open(cpu_key, "cpu.idle", os.O_WRONLY)
+                self._turn_values = (b"0", b"1")
+            elif os.path.exists(self._path(cpu_key, "cpu.weight" if v2 else "cpu.shares")):
+                self._weight_fd = self._open(cpu_key, "cpu.weight" if v2 else "cpu.shares", os.O_WRONLY)
+                self._turn_values = WEIGHTS[self.version]
         freeze = ("unified", "cgroup.freeze") if v2 else ("freezer", "freezer.state")
         if freeze[0] in self.dirs and os.path.exists(self._path(*freeze)):
             self._freeze_fd = self._open(*freeze, os.O_WRONLY)
@@ -390,7 +469,7 @@ class BotGroup:
         (v1) or 1/101 (v2) of a CPU they share with it, and all of an idle CPU.
         """
         if self._weight_fd is not None:
-            os.write(self._weight_fd, WEIGHTS[self.version][0 if on_move else 1])
+            os.write(self._weight_fd, self._turn_values[0 if on_move else 1])
 
     def freeze(self, frozen: bool) -> None:
         """Stop (or resume) every process of the bot; the kernel finishes a freeze asynchronously."""

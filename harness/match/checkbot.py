@@ -35,7 +35,7 @@ from typing import Any
 from harness.engine.config import GameConfig, Structure
 from harness.match.botproc import PASSED_ENV, PASSED_ENV_PREFIXES, resolve_command
 from harness.match.outdir import prepare_out_dir
-from harness.match.specs import BotSpec, FaultKind, Limits, MatchResult, MatchSpec
+from harness.match.specs import BotSpec, FaultKind, Limits, MatchResult, MatchSpec, SandboxSettings
 
 #: What each fault kind means to a bot author, and what to fix.
 KIND_WORDS: dict[str, str] = {
@@ -139,6 +139,7 @@ class CheckReport:
         game: the game played.
         env_dropped: names of variables of the caller's environment the bot
             did not get (only harmless ones and ``--env`` are passed).
+        sandbox: how the bots ran (:attr:`harness.match.sandbox.Plan.summary`).
     """
 
     command: tuple[str, ...]
@@ -156,6 +157,7 @@ class CheckReport:
     tracebacks: tuple[str, ...] = ()
     game: GameConfig = field(default_factory=GameConfig)
     env_dropped: tuple[str, ...] = ()
+    sandbox: str = ""
 
     @property
     def ok(self) -> bool:
@@ -177,6 +179,8 @@ class CheckReport:
             "  environment: harmless variables of this shell (PATH, HOME, LANG, LC_*, PYTHON*, ...) and --env "
             f"only; {len(self.env_dropped)} other variable(s) of this shell not passed",
         ]
+        if self.sandbox:
+            lines.append(f"  sandbox: {self.sandbox}")
         if self.ok:
             lines.append(
                 f"OK: no protocol violation, no traceback; slowest reply {self.slowest_ms:.1f} ms, "
@@ -405,6 +409,7 @@ def check_spec(
     seed: int = 1,
     starting_stack: int = 1000,
     out_dir: Path | None = None,
+    sandbox: SandboxSettings | None = None,
 ) -> CheckReport:
     """Play ``hands`` hands with ``bot`` in seat 0 against ``opponents`` and collect its violations.
 
@@ -422,6 +427,8 @@ def check_spec(
         starting_stack: chips per seat every hand.
         out_dir: keep the hand history and logs here (created; must not hold a
             hand history); None = a temporary directory removed afterwards.
+        sandbox: how the bots run (default: mode auto, as in a tournament); the
+            report says what the sandbox did.
 
     Returns:
         The :class:`CheckReport`: violations per hand, fault counts, the
@@ -432,8 +439,9 @@ def check_spec(
         ValueError: bad arguments (2..6 bots, unique names), an ``out_dir`` that
             cannot be used (:class:`harness.match.outdir.OutDirError`).
         harness.engine.ConfigError: a stack below what the game needs.
+        harness.match.sandbox.SandboxError: the sandbox is required and cannot run here.
     """
-    from harness.match.referee import play_match
+    from harness.match.referee import Referee
 
     game = game or GameConfig()
     limits = limits or Limits(time_bank_ms=0)
@@ -448,7 +456,8 @@ def check_spec(
     else:
         where = prepare_out_dir(Path(out_dir))
     try:
-        result: MatchResult = play_match(bots, match, limits, where)
+        referee = Referee(bots, match, limits, where, sandbox=sandbox)
+        result: MatchResult = referee.run()
         violations, decisions, slowest = _violations(where, 0)
         counts = {k: v for k, v in result.faults[0].items() if v}
         if counts.get(FaultKind.FAILED_START) and not any(v.kind == FaultKind.FAILED_START for v in violations):
@@ -488,6 +497,7 @@ def check_spec(
             tracebacks=tuple(find_tracebacks(stderr)),
             game=game,
             env_dropped=dropped_env(given=bot.env),
+            sandbox=referee.plan.summary,
         )
     finally:
         if tmp is not None:
@@ -508,6 +518,7 @@ def check_bot(
     starting_stack: int = 1000,
     seed: int = 1,
     out_dir: Path | None = None,
+    sandbox: SandboxSettings | None = None,
 ) -> CheckReport:
     """Play ``hands`` hands with the bot ``command`` in seat 0 and collect its violations.
 
@@ -526,6 +537,7 @@ def check_bot(
         seed: match seed (the deals).
         out_dir: keep the hand history and logs here; None = a temporary
             directory removed afterwards.
+        sandbox: how the bots run (default: mode auto); see :func:`check_spec`.
 
     Returns:
         The :class:`CheckReport`; ``report.ok`` is False on any violation or traceback.
@@ -567,5 +579,5 @@ def check_bot(
     bot = BotSpec(name=CANDIDATE, command=tuple(command), cwd=cwd, env=env)
     return check_spec(
         bot, others, game=game, limits=limits, hands=hands, seed=seed, starting_stack=starting_stack,
-        out_dir=out_dir,
+        out_dir=out_dir, sandbox=sandbox,
     )

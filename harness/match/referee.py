@@ -448,8 +448,9 @@ class Referee:
                     self._fault(s, FaultKind.FAILED_START, conn.failure.detail, None)
                 elif s.proc.poll() is not None:
                     waiting.remove(s)
+                    hint = s.proc.jail.access_hint() if s.proc.jail is not None else ""
                     self._fault(
-                        s, FaultKind.FAILED_START, f"exited before its hello ({s.proc.describe_exit()})", None
+                        s, FaultKind.FAILED_START, f"exited before its hello ({s.proc.describe_exit()}){hint}", None
                     )
             left = deadline - time.monotonic()
             if not waiting:
@@ -460,6 +461,8 @@ class Referee:
                     extra = (
                         f"; {s.conn.ignored} message(s) ignored (wrong secret or not a hello)" if s.conn.ignored else ""
                     )
+                    if s.proc is not None and s.proc.jail is not None:
+                        extra += s.proc.jail.access_hint()
                     self._fault(
                         s, FaultKind.FAILED_START, f"no valid hello within {self.limits.startup_ms} ms{extra}", None
                     )

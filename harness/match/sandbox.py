@@ -359,6 +359,25 @@ class BotJail:
         self.uid = uid
         self.endpoint = f"ipc://{ENDPOINT_DIR}/{ENDPOINT_NAME}"
 
+    def access_hint(self) -> str:
+        """Why the bot may not have started: its directory is closed to its uid ('' when nothing is seen).
+
+        As root each bot runs as a uid of its own, which needs read and
+        search permission on its directory (``chmod -R a+rX DIR``).
+        """
+        if self.uid is None:
+            return ""
+        try:
+            st = os.stat(self.cwd)
+        except OSError:
+            return ""
+        if st.st_uid != self.uid and (st.st_mode & 0o005) != 0o005:
+            return (
+                f"; note: its directory {self.cwd} (mode {st.st_mode & 0o777:o}) is not readable by the bot, which "
+                f"runs as uid {self.uid} in the sandbox: chmod -R a+rX {self.cwd}"
+            )
+        return ""
+
     def _views(self, program: str) -> list[str]:
         """Host directories and files shown read-only (deduplicated, nested ones dropped)."""
         views = [self.cwd, *_sdk_paths(), sys.prefix, sys.base_prefix, *self.settings.paths, program]

@@ -22,7 +22,7 @@ from typing import Any
 
 from harness.engine.config import GameConfig, Replacements, Structure
 from harness.match.deals import parse_seed
-from harness.match.specs import BotSpec, Limits, StackMode
+from harness.match.specs import BotSpec, CpuPolicy, Limits, SandboxMode, SandboxSettings, StackMode
 from harness.tournament.schedule import (
     Format,
     Gauntlet,
@@ -151,6 +151,7 @@ class TournamentConfig:
         limits: ``[limits]`` as the referee's limits.
         bots: ``[[bots]]`` in file order, commands resolved (``python`` ->
             this interpreter), ``cwd`` absolute.
+        sandbox: ``[sandbox]``, paths absolute (:mod:`harness.match.sandbox`).
     """
 
     path: Path
@@ -161,6 +162,7 @@ class TournamentConfig:
     schedule: ScheduleSettings
     limits: Limits
     bots: tuple[BotSpec, ...]
+    sandbox: SandboxSettings = SandboxSettings()
 
     @property
     def bot_names(self) -> tuple[str, ...]:
@@ -267,7 +269,7 @@ def parse_config(data: Mapping[str, Any], file: Path) -> TournamentConfig:
         ConfigError: any invalid value.
     """
     root = _Table(file, "top level", dict(data))
-    for name in ("tournament", "game", "schedule", "limits"):
+    for name in ("tournament", "game", "schedule", "limits", "sandbox"):
         root.get(name, dict, {}, f"a [{name}] table")
     bots_data = root.get("bots", list, None, "an array of [[bots]] tables")
     root.finish()
@@ -277,6 +279,7 @@ def parse_config(data: Mapping[str, Any], file: Path) -> TournamentConfig:
     schedule = _schedule(_Table(file, "[schedule]", data.get("schedule", {})))
     game, starting_stack, stack_mode = _game(_Table(file, "[game]", data.get("game", {})), schedule)
     limits = _limits(_Table(file, "[limits]", data.get("limits", {})))
+    sandbox = _sandbox(_Table(file, "[sandbox]", data.get("sandbox", {})), base)
 
     if not bots_data:
         raise ConfigError(file, "[[bots]]", "no bots; add at least two [[bots]] tables with name and command")
@@ -319,7 +322,7 @@ def parse_config(data: Mapping[str, Any], file: Path) -> TournamentConfig:
         _check_command(file, i, bot)
     config = TournamentConfig(
         path=file, tournament=tournament, game=game, starting_stack=starting_stack,
-        stack_mode=stack_mode, schedule=schedule, limits=limits, bots=bots,
+        stack_mode=stack_mode, schedule=schedule, limits=limits, bots=bots, sandbox=sandbox,
     )
     plan_size(config, len(bots))
     return config
@@ -488,6 +491,32 @@ def _limits(t: _Table) -> Limits:
     return Limits(**values)
 
 
+def _sandbox(t: _Table, base: Path) -> SandboxSettings:
+    """``[sandbox]``: mode, cpu, scratch_mb, uid_range, paths, hidden (README "Untrusted bots")."""
+    defaults = SandboxSettings()
+    mode = SandboxMode(t.choice("mode", tuple(m.value for m in SandboxMode), defaults.mode.value))
+    cpu = CpuPolicy(t.choice("cpu", tuple(c.value for c in CpuPolicy), defaults.cpu.value))
+    scratch_mb = t.integer("scratch_mb", defaults.scratch_mb, 1)
+    expected = "[first, last]: two uids with 0 < first <= last, e.g. [60100, 61099]"
+    uid_range = t.get("uid_range", list, list(defaults.uid_range), expected)
+    if (len(uid_range) != 2 or not all(isinstance(u, int) and not isinstance(u, bool) for u in uid_range)
+            or not 0 < uid_range[0] <= uid_range[1] < 2**32 - 1):
+        raise t.error("uid_range", f"expected {expected}, got {toml_value(uid_range)}")
+    lists = {}
+    for name in ("paths", "hidden"):
+        value = t.get(name, list, [], "a list of paths (strings), relative to the tournament file")
+        if not all(isinstance(v, str) and v.strip() for v in value):
+            raise t.error(name, f"expected a list of paths (strings), got {toml_value(value)}")
+        resolved = tuple(os.fspath((base / v).resolve()) for v in value)
+        for text, path in zip(value, resolved, strict=True):
+            if name == "paths" and not os.path.exists(path):
+                raise t.error(name, f"{toml_value(text)}: {path} does not exist; expected paths to show the bots")
+        lists[name] = resolved
+    t.finish()
+    return SandboxSettings(mode=mode, cpu=cpu, scratch_mb=scratch_mb, uid_range=(uid_range[0], uid_range[1]),
+                           paths=lists["paths"], hidden=lists["hidden"])
+
+
 def _bot(t: _Table, base: Path) -> BotSpec:
     name = t.get("name", str, None, "a bot name (letters, digits, -_.)")
     if name is None:
@@ -550,8 +579,9 @@ def with_overrides(
     hands: int | None = None,
     seed: int | str | None = None,
     pin: bool | None = None,
+    sandbox: str | None = None,
 ) -> TournamentConfig:
-    """Apply command-line overrides (``--out``, ``--jobs``, ``--hands``, ``--seed``, ``--pin/--no-pin``).
+    """Apply command-line overrides (``--out``, ``--jobs``, ``--hands``, ``--seed``, ``--pin/--no-pin``, ``--sandbox``).
 
     Raises:
         ConfigError: a value out of range (file given as "command line").
@@ -566,6 +596,9 @@ def with_overrides(
             seed = parse_seed(seed)
         except ValueError as exc:
             raise ConfigError(where, "--seed", str(exc)) from None
+    modes = tuple(m.value for m in SandboxMode)
+    if sandbox is not None and sandbox not in modes:
+        raise ConfigError(where, "--sandbox", "expected one of " + ", ".join(modes) + f", got {sandbox!r}")
     tournament = config.tournament
     schedule = config.schedule
     if out is not None:
@@ -578,4 +611,5 @@ def with_overrides(
         schedule = dataclasses.replace(schedule, hands=hands)
     if pin is not None:
         schedule = dataclasses.replace(schedule, pin=pin)
-    return dataclasses.replace(config, tournament=tournament, schedule=schedule)
+    box = config.sandbox if sandbox is None else dataclasses.replace(config.sandbox, mode=SandboxMode(sandbox))
+    return dataclasses.replace(config, tournament=tournament, schedule=schedule, sandbox=box)

@@ -22,6 +22,7 @@ decision) feeds the plan's time estimate.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -35,7 +36,7 @@ from typing import Any
 
 from harness.engine.config import GameConfig
 from harness.match.deals import new_seed
-from harness.match.specs import BotSpec, FaultKind, Limits
+from harness.match.specs import BotSpec, FaultKind, Limits, SandboxSettings
 from harness.tournament.config import TournamentConfig
 from harness.tournament.estimate import BotCost
 from harness.tournament.leaderboard import ENTRIES_FILE
@@ -161,8 +162,10 @@ def _reference_bots(candidate: str) -> list[BotSpec]:
 
 
 def run_check(bot: BotSpec, game: GameConfig, limits: Limits, starting_stack: int,
-              directory: Path) -> dict[str, Any]:
+              directory: Path, sandbox: SandboxSettings | None = None) -> dict[str, Any]:
     """Worker side of one entry check: :func:`harness.match.checkbot.check_spec`, judged in one line.
+
+    ``sandbox``: the tournament's ``[sandbox]`` (the bot is checked as it will play).
 
     Returns:
         ``{"ok", "reason", "stderr_tail", "log", "wall_s", "decision_ms"}`` (JSON-ready).
@@ -174,7 +177,8 @@ def run_check(bot: BotSpec, game: GameConfig, limits: Limits, starting_stack: in
     start = time.monotonic()
     try:
         report = check_spec(bot, _reference_bots(bot.name), game=game, limits=limits, hands=CHECK_HANDS,
-                            seed=new_seed(), starting_stack=starting_stack, out_dir=directory)
+                            seed=new_seed(), starting_stack=starting_stack, out_dir=directory,
+                            sandbox=sandbox)
     except BotStartError as exc:
         return {"ok": False, "reason": f"cannot be started: {exc}", "stderr_tail": "", "log": os.fspath(log),
                 "wall_s": round(time.monotonic() - start, 3), "decision_ms": 0.0, "idle_s": 0.0,
@@ -271,6 +275,10 @@ def check_entries(
     import shutil
 
     from harness.match.checkbot import check_spec  # noqa: F401 - imported before forking, shared by workers
+
+    if func is run_check:  # checked in the sandbox the tournament will use, its output directory hidden
+        hidden = (*config.sandbox.hidden, os.fspath(Path(out_dir).resolve()))
+        func = functools.partial(run_check, sandbox=dataclasses.replace(config.sandbox, hidden=hidden))
 
     earlier = _read_entries(out_dir)
     entries: dict[str, Entry] = {}

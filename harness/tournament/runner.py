@@ -32,6 +32,8 @@ recorded, and the same command resumes later.
 from __future__ import annotations
 
 import ctypes
+import dataclasses
+import functools
 import os
 import signal
 import sys
@@ -41,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.match.specs import BotSpec, Limits, MatchResult, MatchSpec
+from harness.match.specs import BotSpec, Limits, MatchResult, MatchSpec, SandboxSettings
 from harness.tournament.config import ConfigError, TournamentConfig
 from harness.tournament.entries import (
     CHECK_HANDS,
@@ -177,6 +179,12 @@ def manifest(config: TournamentConfig, plan: Plan) -> dict[str, Any]:
         "design": [list(t) for t in plan.design] if plan.design is not None else None,
         "matches": plan.manifest_matches(),
     }
+
+
+def sandbox_settings(config: TournamentConfig, out_dir: Path) -> SandboxSettings:
+    """``[sandbox]`` for the tournament's matches: the output directory is hidden from every bot."""
+    box = config.sandbox
+    return dataclasses.replace(box, hidden=(*box.hidden, os.fspath(Path(out_dir).resolve())))
 
 
 def play_and_store(play: PlayMatch, bots: list[BotSpec], spec: MatchSpec, limits: Limits, match_dir: Path,
@@ -406,7 +414,11 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
     sched = config.schedule
     fake = play is not None
     if play is None:
-        from harness.match.referee import play_match as play  # imported before forking, shared by workers
+        from harness.match.referee import play_match  # imported before forking, shared by workers
+
+        # Every bot in its sandbox, the tournament's output directory (results, logs, other matches'
+        # hand histories, the secret seed) out of its sight.
+        play = functools.partial(play_match, sandbox=sandbox_settings(config, store.out_dir))
     if executor is None:
         local = LocalExecutor(sched.jobs or os.cpu_count() or 1, pin=sched.pin,
                               workers_file=store.out_dir / WORKERS_FILE)
