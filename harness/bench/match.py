@@ -20,10 +20,18 @@ Figures (printed, never asserted):
   and this protocol here. ``referee_us_per_hand_heads_up`` is the pinned
   match's time per hand minus the floor's: the referee's own work (engine,
   checks, clocks, hand records) as it costs on a shared core.
+- The figures above are without the sandbox (``[sandbox] mode = "off"``);
+  ``hands_per_s_heads_up_sandboxed`` is the same heads-up match, same
+  placement, with it (fair CPU by weight; ``..._freeze`` with ``cpu =
+  "freeze"``), ``sandbox_start_ms`` what the sandbox adds to one bot's start
+  and ``sandbox_turn_switch_us`` / ``sandbox_freeze_switch_us`` what one
+  change of the bot on move costs the referee (:func:`sandbox_start`).
+  Target: sandboxed >= 0.9 x unsandboxed, start < 50 ms per bot.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import resource
 import shutil
@@ -40,6 +48,7 @@ from harness.engine import Action, ActionKind, GameConfig, HandState
 from harness.engine.cards import CARD_STRS
 from harness.match.placement import pin, restore
 from harness.match.referee import BotSpec, Limits, MatchSpec, Referee, encode_hand_end_of
+from harness.match.specs import CpuPolicy, SandboxMode, SandboxSettings
 from protocol import codec
 from protocol.messages import MatchEnd, Welcome
 from protocol.version import PROTOCOL_VERSION
@@ -184,13 +193,17 @@ def transport_floor(hands: int = 3000) -> dict[str, float]:
     return {"hands_per_s": hands / elapsed, "us_per_hand": elapsed / hands * 1e6}
 
 
-def match_speed(n_bots: int, hands: int, pinned: bool) -> dict[str, float]:
+#: The unsandboxed figures: bots as plain subprocesses (rlimits only).
+UNSANDBOXED = SandboxSettings(mode=SandboxMode.OFF)
+
+
+def match_speed(n_bots: int, hands: int, pinned: bool, sandbox: SandboxSettings = UNSANDBOXED) -> dict[str, float]:
     """Play one match of ``n_bots`` callers; return hands/s (hand loop only) and decisions/hand."""
     root = Path(__file__).resolve().parents[2]
     bots = [BotSpec(f"caller{i}", (sys.executable, "-m", "bots.caller"), cwd=str(root)) for i in range(n_bots)]
     spec = MatchSpec(GameConfig(), hands=hands, seed=12345, match_id=f"bench-{n_bots}")
     with tempfile.TemporaryDirectory(prefix="harness-bench-") as out:
-        ref = Referee(bots, spec, Limits(), Path(out), cpus={_pin_cpu()} if pinned else None)
+        ref = Referee(bots, spec, Limits(), Path(out), cpus={_pin_cpu()} if pinned else None, sandbox=sandbox)
         result = ref.run()
     if result.status != ["ok"] * n_bots:
         raise RuntimeError(f"benchmark bots failed: {result.status}")
@@ -201,6 +214,75 @@ def match_speed(n_bots: int, hands: int, pinned: bool) -> dict[str, float]:
     }
 
 
+def _join(fds: tuple[int, ...]) -> None:
+    """Between fork and exec: join the control group (as :mod:`harness.match.botproc` does)."""
+    for fd in fds:
+        os.write(fd, b"0")
+
+
+def sandbox_start(n: int = 20) -> dict[str, float]:
+    """What the sandbox adds to one bot's start (ms), and what its fair-CPU switches cost (µs).
+
+    ``start_ms``: the mean over ``n`` launches of a bot that exits at once
+    (``true``) in its sandbox (control group made and joined, bubblewrap
+    namespaces and mounts, a uid of its own, the group killed and removed),
+    minus the same launch without the sandbox. ``turn_switch_us``: one
+    change of the bot on move under ``cpu = "weight"`` (two writes);
+    ``freeze_switch_us``: the same under ``cpu = "freeze"``.
+
+    Raises:
+        harness.match.sandbox.SandboxError: the sandbox cannot run here.
+    """
+    import shutil as sh
+
+    from harness.match import cgroups
+    from harness.match.sandbox import BotJail, SandboxError, UidLease, support
+
+    sup = support()
+    if not (sup.namespaces and sup.cgroups.available):
+        raise SandboxError(f"the sandbox cannot run here: {sup.namespaces_problem or sup.cgroups.reason}")
+    true = sh.which("true") or "/bin/true"
+    tmp = tempfile.mkdtemp(prefix="harness-bench-")
+    seat = os.path.join(tmp, "seat0")
+    os.mkdir(seat, 0o700)
+    settings = SandboxSettings()
+    lease = UidLease(1, settings.uid_range) if sup.root else None
+    match = cgroups.MatchGroup(sup.cgroups)
+    try:
+        plain = boxed = 0.0
+        for i in range(n):
+            t0 = time.perf_counter()
+            subprocess.run([true], check=True)
+            t1 = time.perf_counter()
+            group = match.add_bot(f"bench{i}", memory_bytes=1 << 30, pids_max=256, cpus=os.sched_getaffinity(0))
+            jail = BotJail(seat_dir=seat, cwd=tmp, settings=settings, hidden=(), uid=lease.uids[0] if lease else None)
+            argv, env = jail.wrap([true], {"PATH": os.defpath})
+            subprocess.run(argv, env=env, check=True, preexec_fn=functools.partial(_join, group.join_fds))
+            group.close()
+            t2 = time.perf_counter()
+            plain += t1 - t0
+            boxed += t2 - t1
+        bot = match.add_bot("bench-switch", memory_bytes=1 << 30, pids_max=256)
+        switches = 2000
+        t0 = time.perf_counter()
+        for i in range(switches):
+            bot.set_turn(i % 2 == 0)
+            bot.set_turn(i % 2 == 1)
+        turn = (time.perf_counter() - t0) / switches * 1e6
+        t0 = time.perf_counter()
+        for i in range(switches // 10):
+            bot.freeze(i % 2 == 0)
+            bot.freeze(i % 2 == 1)
+        frozen = (time.perf_counter() - t0) / (switches // 10) * 1e6
+        bot.freeze(False)
+    finally:
+        match.close()
+        if lease is not None:
+            lease.release()
+        sh.rmtree(tmp, ignore_errors=True)
+    return {"start_ms": (boxed - plain) / n * 1000, "turn_switch_us": turn, "freeze_switch_us": frozen}
+
+
 def run(hands_heads_up: int = 4000, hands_four: int = 2000) -> dict[str, Any]:
     """Measure everything; returns the JSON-ready figures (see the module docstring)."""
     rt_free = raw_round_trip_us(False)
@@ -209,6 +291,7 @@ def run(hands_heads_up: int = 4000, hands_four: int = 2000) -> dict[str, Any]:
     four = {mode: match_speed(4, hands_four, mode == "pinned") for mode in ("free", "pinned")}
     floor = transport_floor(hands_heads_up)
     best = max(hu, key=lambda m: hu[m]["hands_per_s"])
+    boxed = _sandboxed(hands_heads_up, best == "pinned")
     rt_same = rt_pinned if best == "pinned" else rt_free
     per_hand = hu[best]["us_per_hand"]
     decisions = hu[best]["decisions_per_hand"]
@@ -229,6 +312,29 @@ def run(hands_heads_up: int = 4000, hands_four: int = 2000) -> dict[str, Any]:
         "hands_per_s_four_handed_pinned": round(four["pinned"]["hands_per_s"], 1),
         "floor_hands_per_s_heads_up": round(floor["hands_per_s"], 1),
         "referee_us_per_hand_heads_up": round(hu["pinned"]["us_per_hand"] - floor["us_per_hand"], 1),
+        **boxed,
         "cpus": os.cpu_count(),
         "load_average_1min": round(os.getloadavg()[0], 2),
+    }
+
+
+def _sandboxed(hands: int, pinned: bool) -> dict[str, Any]:
+    """The sandbox's figures (issue 10), the heads-up match in the headline placement; None where it cannot run."""
+    from harness.match.sandbox import SandboxError, plan
+
+    required = SandboxSettings(mode=SandboxMode.REQUIRED)
+    try:
+        summary = plan(required).summary
+        weight = match_speed(2, hands, pinned, required)
+        freeze = match_speed(2, hands, pinned, SandboxSettings(mode=SandboxMode.REQUIRED, cpu=CpuPolicy.FREEZE))
+        start = sandbox_start()
+    except SandboxError as exc:
+        return {"sandbox": f"not measured: {exc}", "hands_per_s_heads_up_sandboxed": None, "sandbox_start_ms": None}
+    return {
+        "sandbox": summary,
+        "hands_per_s_heads_up_sandboxed": round(weight["hands_per_s"], 1),
+        "hands_per_s_heads_up_sandboxed_freeze": round(freeze["hands_per_s"], 1),
+        "sandbox_start_ms": round(start["start_ms"], 1),
+        "sandbox_turn_switch_us": round(start["turn_switch_us"], 2),
+        "sandbox_freeze_switch_us": round(start["freeze_switch_us"], 1),
     }
