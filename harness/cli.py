@@ -142,6 +142,8 @@ def _sandbox_plan(settings, command: str):  # noqa: ANN001, ANN202 - SandboxSett
     decided = plan(settings)
     if decided.warning:
         _say(command, f"WARNING: {decided.warning}")
+    elif not decided.active:  # mode "off": chosen, so one quiet line
+        _say(command, "notice: the sandbox is off ([sandbox] mode / --sandbox): bots run unisolated, as your user")
     return decided
 
 

@@ -151,6 +151,15 @@ SIX = "".join(f'[[bots]]\nname = "b{i}"\ncommand = "true"\n' for i in range(6))
         ("[limits]\ndecision = 5\n" + BOTS, "[limits] decision", "unknown key"),
         ("[limits]\ndecision_ms = 0\n" + BOTS, "[limits] decision_ms", ">= 1"),
         ("[limits]\nmemory_mb = -1\n" + BOTS, "[limits] memory_mb", ">= 0"),
+        ("[sandbox]\nmode = 'on'\n" + BOTS, "[sandbox] mode", '"auto", "required", "off"'),
+        ("[sandbox]\ncpu = 'quota'\n" + BOTS, "[sandbox] cpu", '"weight", "freeze", "none"'),
+        ("[sandbox]\nscratch_mb = 0\n" + BOTS, "[sandbox] scratch_mb", ">= 1"),
+        ("[sandbox]\nuid_range = [5, 1]\n" + BOTS, "[sandbox] uid_range", "0 < first <= last"),
+        ("[sandbox]\nuid_range = 60000\n" + BOTS, "[sandbox] uid_range", "[first, last]"),
+        ("[sandbox]\npaths = ['no/such/model.bin']\n" + BOTS, "[sandbox] paths", "does not exist"),
+        ("[sandbox]\nhidden = [3]\n" + BOTS, "[sandbox] hidden", "list of paths"),
+        ("[sandbox]\nnetwork = true\n" + BOTS, "[sandbox] network", "unknown key"),
+        ("[tournament]\nseed = 'xyz'\n" + BOTS, "[tournament] seed", "whole number"),
         ("", "[[bots]]", "no bots"),
         ("bots = 3\n", "top level bots", "array"),
         (
@@ -190,6 +199,23 @@ def test_bad_toml_and_missing_file(tmp_path: Path) -> None:
         load_config(write(tmp_path, "[schedule\n"))
     with pytest.raises(ConfigError, match="cannot read"):
         load_config(tmp_path / "absent.toml")
+
+
+def test_sandbox_table_and_its_override(tmp_path: Path) -> None:
+    from harness.match.specs import CpuPolicy, SandboxMode
+
+    (tmp_path / "tournaments" / "models").mkdir(parents=True)
+    table = ("[sandbox]\nmode = 'required'\ncpu = 'freeze'\nscratch_mb = 16\n"
+             "uid_range = [70000, 70099]\npaths = ['models']\nhidden = ['../secret']\n")
+    cfg = load_config(write(tmp_path, table + BOTS))
+    box = cfg.sandbox
+    assert (box.mode, box.cpu, box.scratch_mb, box.uid_range) == (SandboxMode.REQUIRED, CpuPolicy.FREEZE, 16,
+                                                                    (70000, 70099))
+    assert box.paths == (str(tmp_path / "tournaments" / "models"),) and box.hidden == (str(tmp_path / "secret"),)
+    assert with_overrides(cfg, sandbox="off").sandbox.mode is SandboxMode.OFF
+    with pytest.raises(ConfigError, match="--sandbox"):
+        with_overrides(cfg, sandbox="maybe")
+    assert load_config(write(tmp_path, BOTS, "d.toml")).sandbox.mode is SandboxMode.AUTO
 
 
 def test_overrides(tmp_path: Path) -> None:

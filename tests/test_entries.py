@@ -30,6 +30,7 @@ def class_config(tmp_path: Path, bots: dict[str, str], *, out: Path | None = Non
 
 
 def broken_entries(tmp_path: Path) -> dict[str, str]:
+    tmp_path.chmod(0o755)  # entries readable by the bots' own uids (the sandbox, as root)
     (tmp_path / "badimport.py").write_text("import a_module_nobody_installed\n")
     (tmp_path / "crash.py").write_text("raise RuntimeError('crashed on start')\n")
     return {

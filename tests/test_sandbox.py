@@ -296,15 +296,19 @@ def test_busy_children_cannot_slow_the_opponent_down(arena: Path) -> None:
         return victim_ms(arena / name)
 
     tries = []
-    base = float("inf")  # the quietest baseline seen: other load only ever makes one slower
+    quietest = float("inf")
     for attempt in range(3):
-        base = min(base, run(f"base{attempt}", [quiet, thinker], ON))
+        # Baselines right before and after, so load that comes and goes on the machine is seen by both sides.
+        before = run(f"base{attempt}", [quiet, thinker], ON)
         weight = run(f"weight{attempt}", [hog, thinker], ON)
         frozen = run(f"freeze{attempt}", [hog, thinker], freeze)
-        tries.append((base, weight, frozen))
-        if weight <= 1.2 * base and frozen <= 1.2 * base:
+        after = run(f"after{attempt}", [quiet, thinker], ON)
+        quietest = min(quietest, before, after)
+        tries.append((before, after, weight, frozen))
+        if max(weight, frozen) <= 1.2 * max(before, after):
             break
     else:
-        pytest.fail(f"the hog slowed the thinker down by more than 20% (ms: base, weight, freeze): {tries}")
+        pytest.fail(f"the hog slowed the thinker down by more than 20% (ms: bases, weight, freeze): {tries}")
+    base = quietest
     unfair = run("off", [hog, thinker], OFF)
     assert unfair >= 1.5 * base, (base, unfair)
