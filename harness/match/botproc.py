@@ -506,19 +506,9 @@ def _descendants(pid: int) -> list[int]:
     out: list[int] = []
     stack = [pid]
     while stack:
-        p = stack.pop()
-        try:
-            tasks = os.listdir(f"/proc/{p}/task")
-        except OSError:
-            continue
-        for t in tasks:
-            try:
-                with open(f"/proc/{p}/task/{t}/children") as f:
-                    kids = [int(x) for x in f.read().split()]
-            except OSError:
-                continue
-            out.extend(kids)
-            stack.extend(kids)
+        kids = _children(stack.pop())
+        out.extend(kids)
+        stack.extend(kids)
     return out
 
 

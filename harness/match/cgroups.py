@@ -47,6 +47,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+import psutil
+
 __all__ = ["BotGroup", "CgroupError", "CgroupSupport", "MatchGroup", "probe", "remove_stale"]
 
 #: Controllers a bot group must have (v1 hierarchies, or v2 controllers).
@@ -221,17 +223,13 @@ def probe() -> CgroupSupport:
 
 
 def _alive(pid: int) -> bool:
+    """True while ``pid`` runs (a killed referee may linger as a zombie until reaped: that counts as gone)."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
         return False
-    except PermissionError:
+    except psutil.Error:  # no access: assume alive, leave its groups alone
         return True
-    try:  # a killed referee may linger as a zombie until its parent reaps it
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[-1].split()[0] != b"Z"
-    except OSError:
-        return False
 
 
 def _empty_and_remove(path: str) -> None:

@@ -66,6 +66,7 @@ from harness.match.specs import (
     Limits,
     MatchResult,
     MatchSpec,
+    SandboxMode,
     SandboxSettings,
     StackMode,
 )
@@ -364,7 +365,7 @@ class Referee:
             try:
                 self._groups = cgroups.MatchGroup(support().cgroups)
             except cgroups.CgroupError as exc:
-                if self.sandbox.mode.value == "required":
+                if self.sandbox.mode is SandboxMode.REQUIRED:
                     raise SandboxError(f"control groups: {exc}") from None
                 self._log(f"WARNING: no control groups for this match ({exc}): limits are per process")
         if self.plan.namespaces and support().root:
@@ -382,11 +383,11 @@ class Referee:
         if not self.plan.namespaces or seat_dir is None:
             return None
         own = os.path.realpath(seat.bot.cwd or os.getcwd())
-        others = [
-            d for b in self.bots
-            if b is not seat.bot and not own.startswith((d := os.path.realpath(b.cwd or os.getcwd())).rstrip("/") + "/")
-            and d != own
-        ]
+        others = []  # the other bots' directories, unless this bot's lies inside one (then it sees its own)
+        for b in self.bots:
+            theirs = os.path.realpath(b.cwd or os.getcwd())
+            if b is not seat.bot and theirs != own and not own.startswith(theirs.rstrip("/") + "/"):
+                others.append(theirs)
         hidden = [str(self.out_dir), tmpdir, *self.sandbox.hidden, *others]
         uid = self._lease.uids[seat.index] if self._lease is not None else None
         return BotJail(seat_dir=seat_dir, cwd=seat.bot.cwd, settings=self.sandbox, hidden=hidden, uid=uid)
