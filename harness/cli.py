@@ -125,10 +125,12 @@ app.add_typer(bench_app, name="bench")
 
 
 def _overrides(config: Path, out: Path | None, jobs: int | None, hands: int | None, seed: str | None,
-               pin: bool | None, sandbox: str | None = None):  # noqa: ANN202 - a TournamentConfig, imported lazily
+               pin: bool | None, sandbox: str | None = None,
+               cluster: str | None = None):  # noqa: ANN202 - a TournamentConfig, imported lazily
     from harness.tournament.config import load_config, with_overrides
 
-    return with_overrides(load_config(config), out=out, jobs=jobs, hands=hands, seed=seed, pin=pin, sandbox=sandbox)
+    return with_overrides(load_config(config), out=out, jobs=jobs, hands=hands, seed=seed, pin=pin, sandbox=sandbox,
+                          cluster=cluster)
 
 
 def _sandbox_plan(settings, command: str):  # noqa: ANN001, ANN202 - SandboxSettings -> Plan, imported lazily
@@ -145,6 +147,10 @@ def _sandbox_plan(settings, command: str):  # noqa: ANN001, ANN202 - SandboxSett
     elif not decided.active:  # mode "off": chosen, so one quiet line
         _say(command, "notice: the sandbox is off ([sandbox] mode / --sandbox): bots run unisolated, as your user")
     return decided
+
+
+_CLUSTER_HELP = ("Play the matches on a Dask cluster: tcp://HOST:8786 (a running `dask scheduler`) or local:N "
+                 "(N worker processes on this machine); overrides [schedule] backend and scheduler.")
 
 
 @app.command()
@@ -165,6 +171,7 @@ def run(
     sandbox: str | None = typer.Option(
         None, "--sandbox", help="auto, required or off (overrides [sandbox] mode; README \"Untrusted bots\")."
     ),
+    cluster: str | None = typer.Option(None, "--cluster", metavar="ADDRESS", help=_CLUSTER_HELP),
 ) -> None:
     """Run (or resume) a tournament and print its leaderboard.
 
@@ -173,10 +180,12 @@ def run(
     or when fewer than two bots pass the entry check; 3 if a bot failed to start
     in every match it played (results kept, but meaningless for it), 1 if
     matches failed (run again to retry them), 130 when interrupted (run again
-    to resume).
+    to resume); 1 also when the Dask cluster cannot be reached or is lost (run
+    again to resume).
     """
     from harness.match.deals import seed_warning
     from harness.match.sandbox import SandboxError
+    from harness.tournament.cluster import ClusterError
     from harness.tournament.config import ConfigError
     from harness.tournament.leaderboard import plural
     from harness.tournament.results import ResultsError
@@ -184,7 +193,7 @@ def run(
     from harness.tournament.seeds import REVEAL_FILE
 
     try:
-        cfg = _overrides(config, out, jobs, hands, seed, pin, sandbox)
+        cfg = _overrides(config, out, jobs, hands, seed, pin, sandbox, cluster)
         _sandbox_plan(cfg.sandbox, "run")
         if cfg.tournament.seed is not None:
             warning = seed_warning(cfg.tournament.seed, "--seed" if seed is not None else "[tournament] seed")
@@ -193,6 +202,8 @@ def run(
         summary = run_tournament(cfg, entry_check=False if no_entry_check else None, report=_running_report)
     except (ConfigError, ResultsError, SandboxError) as exc:
         raise _usage("run", str(exc)) from None
+    except ClusterError as exc:
+        raise _usage("run", str(exc), 1) from None
     except KeyboardInterrupt:  # during the entry check
         raise _usage("run", "interrupted before the first match: run the same command again", 130) from None
     if summary.records:
@@ -218,6 +229,8 @@ def run(
         )
     if summary.interrupted:
         raise _usage("run", "interrupted: run the same command again to resume", 130)
+    if summary.stopped:
+        raise _usage("run", summary.stopped, 1)
     if summary.failed:
         raise _usage(
             "run", f"{plural(len(summary.failed), 'match')} failed (see error.txt in their directories); "
@@ -258,12 +271,15 @@ def plan(
     measure: bool = typer.Option(
         True, "--measure/--no-measure", help="Measure this machine's rate first (about a second) for the estimate."
     ),
+    cluster: str | None = typer.Option(None, "--cluster", metavar="ADDRESS", help=_CLUSTER_HELP),
 ) -> None:
     """Print a tournament's plan without playing: tables, matches, hands, estimated time and disk use.
 
     With an existing output directory it also says what a run would reuse.
     Nothing is written. Exit status 0, or 2 on a mistake in the file or options, a
     plan above [schedule] max_matches, or an output directory that is not the harness's.
+    On the dask backend the estimate counts the cluster's worker threads (asked
+    of its scheduler; local:N has N).
     """
     from harness.tournament.config import ConfigError
     from harness.tournament.estimate import DEFAULT_RATES, calibrate
@@ -271,9 +287,18 @@ def plan(
     from harness.tournament.runner import describe_plan, preview
 
     try:
-        cfg = _overrides(config, out, jobs, hands, seed, None)
+        cfg = _overrides(config, out, jobs, hands, seed, None, cluster)
         rates = calibrate(cfg.schedule.table_size) if measure else DEFAULT_RATES
-        view = preview(cfg, rates)
+        parallel = None
+        if cfg.schedule.scheduler is not None:
+            from harness.tournament.cluster import ClusterError, cluster_threads
+
+            try:
+                parallel = cluster_threads(cfg.schedule.scheduler, jobs=cfg.schedule.jobs)
+            except ClusterError as exc:
+                _say("plan", f"warning: {exc}; the estimate assumes 1 worker")
+                parallel = 1
+        view = preview(cfg, rates, parallel=parallel)
     except (ConfigError, ResultsError) as exc:
         raise _usage("plan", str(exc)) from None
     typer.echo(describe_plan(cfg, view.plan))

@@ -17,6 +17,7 @@ import sys
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,48 @@ _POSITIVE_LIMITS = frozenset(
 )
 # Interpreter names in a bot command that mean "the harness's own Python" (the venv's).
 _PYTHON_NAMES = frozenset({"python", "python3"})
+#: Dask's default scheduler port (``dask scheduler``).
+DASK_PORT = 8786
+#: Address schemes of a Dask scheduler the harness connects to (``distributed.comm``).
+DASK_SCHEMES = ("tcp", "tls")
+_LOCAL_CLUSTER = re.compile(r"^local:(\d+)$")
+_ADDRESS = re.compile(r"^(?:(?P<scheme>[a-z]+)://)?(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)(?::(?P<port>\d+))?$")
+
+
+class Backend(StrEnum):
+    """``[schedule] backend``: where the matches run."""
+
+    LOCAL = "local"  # forked workers on this machine (harness.tournament.workers.LocalExecutor)
+    DASK = "dask"  # tasks on a Dask cluster (harness.tournament.cluster.DaskExecutor)
+
+
+def parse_cluster(text: str) -> str:
+    """Check a Dask cluster address and return it in full (``tcp://HOST:8786`` or ``local:N``).
+
+    Accepted: ``local:N`` (a ``distributed.LocalCluster`` of N single-threaded
+    worker processes on this machine, N >= 1), ``tcp://HOST[:PORT]``,
+    ``tls://HOST[:PORT]`` or ``HOST:PORT`` (tcp); the port defaults to 8786.
+
+    Raises:
+        ValueError: anything else (the message says what is expected).
+    """
+    expected = "expected local:N (N worker processes on this machine) or tcp://HOST:PORT of a Dask scheduler"
+    text = text.strip()
+    local = _LOCAL_CLUSTER.match(text)
+    if local:
+        if int(local.group(1)) < 1:
+            raise ValueError(f"{expected}, got {text!r}: N must be at least 1")
+        return f"local:{int(local.group(1))}"
+    m = _ADDRESS.match(text)
+    if not text or m is None or (m.group("scheme") is None and m.group("port") is None):
+        raise ValueError(f"{expected}, got {text!r}")
+    scheme = m.group("scheme") or "tcp"
+    if scheme not in DASK_SCHEMES:
+        raise ValueError(f"{expected}, got {text!r}: the scheme must be one of {', '.join(DASK_SCHEMES)}")
+    port = int(m.group("port") or DASK_PORT)
+    if not 0 < port < 65536:
+        raise ValueError(f"{expected}, got {text!r}: port {port} is out of range")
+    return f"{scheme}://{m.group('host')}:{port}"
 
 
 class ConfigError(ValueError):
@@ -95,10 +138,16 @@ class ScheduleSettings:
         table_size: seats per table, 2..6 (R1.2).
         hands: hands per match.
         duplicate: play each table once per seat rotation on the same deals.
-        jobs: parallel matches; 0 = number of cores.
+        jobs: parallel matches; 0 = number of cores (local backend) or every
+            worker thread of the cluster (dask backend).
         pin: each match (its referee and bots) runs on one CPU of its own,
             matches spread over the CPUs the run may use (placement only:
             results do not depend on it).
+        backend: ``local`` (forked workers on this machine) or ``dask``.
+        scheduler: the Dask cluster (:func:`parse_cluster`): ``tcp://HOST:8786`` or
+            ``local:N``; None when not given (a run on the dask backend then needs
+            ``--cluster``). Like ``jobs`` and ``pin``, where matches run never
+            changes a result.
         challengers: gauntlet only: the bots that play the rest of the field.
         tables_per_bot: sampled only: tables each bot sits at (None: the default,
             :func:`harness.tournament.schedule.default_tables_per_bot`).
@@ -116,6 +165,8 @@ class ScheduleSettings:
     tables_per_bot: int | None = None
     tables: int | None = None
     max_matches: int = DEFAULT_MAX_MATCHES
+    backend: Backend = Backend.LOCAL
+    scheduler: str | None = None
 
     def strategy(self, seed: int = 0, previous: tuple[tuple[str, ...], ...] | None = None) -> PairingStrategy:
         """The pairing strategy object for :func:`harness.tournament.schedule.build_schedule`.
@@ -427,10 +478,20 @@ def _schedule(t: _Table) -> ScheduleSettings:
     if tables_per_bot is not None and tables is not None:
         raise t.error("tables", "give tables_per_bot or tables, not both")
     max_matches = t.integer("max_matches", DEFAULT_MAX_MATCHES, 1)
+    backend = Backend(t.choice("backend", tuple(b.value for b in Backend), Backend.LOCAL.value))
+    scheduler = t.get("scheduler", str, None, 'a Dask cluster address, e.g. "tcp://HOST:8786" or "local:2"')
+    if scheduler is not None:
+        try:
+            scheduler = parse_cluster(scheduler)
+        except ValueError as exc:
+            raise t.error("scheduler", str(exc)) from None
+        if backend is Backend.LOCAL and "backend" in t.data:
+            raise t.error("scheduler", 'only used with backend = "dask"')
+        backend = Backend.DASK
     t.finish()
     return ScheduleSettings(format=fmt, table_size=table_size, hands=hands, duplicate=duplicate, jobs=jobs,
                             pin=pin, challengers=tuple(challengers), tables_per_bot=tables_per_bot, tables=tables,
-                            max_matches=max_matches)
+                            max_matches=max_matches, backend=backend, scheduler=scheduler)
 
 
 def _game(t: _Table, schedule: ScheduleSettings) -> tuple[GameConfig, int, StackMode]:
@@ -580,8 +641,10 @@ def with_overrides(
     seed: int | str | None = None,
     pin: bool | None = None,
     sandbox: str | None = None,
+    cluster: str | None = None,
 ) -> TournamentConfig:
-    """Apply command-line overrides (``--out``, ``--jobs``, ``--hands``, ``--seed``, ``--pin/--no-pin``, ``--sandbox``).
+    """Apply command-line overrides (``--out``, ``--jobs``, ``--hands``, ``--seed``, ``--pin/--no-pin``, ``--sandbox``,
+    ``--cluster``: the Dask backend on that cluster, :func:`parse_cluster`).
 
     Raises:
         ConfigError: a value out of range (file given as "command line").
@@ -612,4 +675,10 @@ def with_overrides(
     if pin is not None:
         schedule = dataclasses.replace(schedule, pin=pin)
     box = config.sandbox if sandbox is None else dataclasses.replace(config.sandbox, mode=SandboxMode(sandbox))
+    if cluster is not None:
+        try:
+            address = parse_cluster(cluster)
+        except ValueError as exc:
+            raise ConfigError(where, "--cluster", str(exc)) from None
+        schedule = dataclasses.replace(schedule, backend=Backend.DASK, scheduler=address)
     return dataclasses.replace(config, tournament=tournament, schedule=schedule, sandbox=box)

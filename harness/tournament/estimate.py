@@ -174,7 +174,8 @@ def match_seconds(rates: Rates, match: MatchCost, costs: Mapping[str, BotCost]) 
 
 
 def estimate(rates: Rates, matches: Iterable[MatchCost], costs: Mapping[str, BotCost], *, jobs: int,
-             compressed: bool = True, scale: float = 1.0, source: str = "", extra_bytes: float = 0.0) -> Estimate:
+             compressed: bool = True, scale: float = 1.0, source: str = "", extra_bytes: float = 0.0,
+             parallel: int | None = None) -> Estimate:
     """Estimate the wall time and disk use of ``matches`` run ``jobs`` at a time.
 
     Args:
@@ -186,6 +187,8 @@ def estimate(rates: Rates, matches: Iterable[MatchCost], costs: Mapping[str, Bot
         scale: measured / estimated time of the matches already recorded (1 without any).
         source: where the rates come from, for :meth:`Estimate.describe`.
         extra_bytes: disk used once (the report's fixed part, the entry checks).
+        parallel: matches that really run at once, when not ``jobs`` on this
+            machine (the worker threads of a Dask cluster).
     """
     seconds = 0.0
     size = 0.0
@@ -195,7 +198,7 @@ def estimate(rates: Rates, matches: Iterable[MatchCost], costs: Mapping[str, Bot
         size += rates.match_bytes(m.seats, m.hands, compressed) + REPORT_BYTES_PER_MATCH
         count += 1
         hands += m.hands
-    parallel = effective_jobs(jobs)
+    parallel = max(1, parallel) if parallel is not None else effective_jobs(jobs)
     if count:
         size += extra_bytes
     return Estimate(seconds=seconds * scale / parallel, bytes=size, matches=count, hands=hands, jobs=parallel,

@@ -13,7 +13,8 @@ A run, in order:
    and writes it to ``tournament.json``;
 4. plays the matches not yet recorded, ``jobs`` at a time, through an
    :class:`~harness.tournament.workers.Executor` (default: forked workers on
-   this machine, each match pinned to a CPU of its own), appending a
+   this machine, each match pinned to a CPU of its own; ``[schedule] backend =
+   "dask"``: tasks of a Dask cluster, :mod:`harness.tournament.cluster`), appending a
    :class:`~harness.tournament.results.MatchRecord` to ``results.jsonl`` as
    each finishes;
 5. writes the leaderboard from what is on disk
@@ -44,7 +45,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.match.specs import BotSpec, Limits, MatchResult, MatchSpec, SandboxSettings
-from harness.tournament.config import ConfigError, TournamentConfig
+from harness.tournament.cluster import ClusterError
+from harness.tournament.config import Backend, ConfigError, TournamentConfig
 from harness.tournament.entries import (
     CHECK_HANDS,
     EntryReport,
@@ -115,6 +117,8 @@ class RunSummary:
         match_walls: wall seconds of each match this call played (start to record).
         board_text: the leaderboard as printed (None when nothing is recorded).
         notices: the leaderboard's notices (incomplete tables, records not counted).
+        stopped: why the run stopped before the end other than by Ctrl-C (the
+            Dask scheduler was lost), "" otherwise; the directory is resumable.
     """
 
     out_dir: Path
@@ -135,6 +139,7 @@ class RunSummary:
     match_walls: list[float] = field(default_factory=list)
     board_text: str | None = None
     notices: list[str] = field(default_factory=list)
+    stopped: str = ""
 
     @property
     def complete(self) -> bool:
@@ -241,8 +246,12 @@ def _last_line(path: Path, limit: int = 300) -> str:
 
 
 def plan_estimate(config: TournamentConfig, plan: Plan, todo: Sequence[Pairing], recorded: Sequence[MatchRecord],
-                  entries: EntryReport | None, rates: Rates) -> Estimate:
-    """Estimate the matches still to play; scaled by the recorded matches' real times when there are any."""
+                  entries: EntryReport | None, rates: Rates, parallel: int | None = None) -> Estimate:
+    """Estimate the matches still to play; scaled by the recorded matches' real times when there are any.
+
+    ``parallel``: matches that run at once when not ``[schedule] jobs`` on this
+    machine (a Dask cluster's worker threads).
+    """
     costs = entries.costs() if entries is not None else {}
 
     def cost(bots: Sequence[str]) -> MatchCost:
@@ -260,7 +269,8 @@ def plan_estimate(config: TournamentConfig, plan: Plan, todo: Sequence[Pairing],
 
     once = (REPORT_BYTES + ENTRY_BYTES * len(plan.bots)) if not recorded else 0.0
     return estimate(rates, [cost(p.bots) for p in todo], costs, jobs=config.schedule.jobs,
-                    compressed=config.tournament.compress, scale=scale, source=source, extra_bytes=once)
+                    compressed=config.tournament.compress, scale=scale, source=source, extra_bytes=once,
+                    parallel=parallel)
 
 
 def describe_plan(config: TournamentConfig, plan: Plan) -> str:
@@ -368,7 +378,9 @@ def run_tournament(
         check: the entry check's worker function (default:
             :func:`harness.tournament.entries.run_check`); tests pass a fake.
         executor: where matches run (default: :class:`LocalExecutor` with
-            ``[schedule] jobs`` and ``pin``).
+            ``[schedule] jobs`` and ``pin``, or with ``[schedule] backend = "dask"``
+            a :class:`harness.tournament.cluster.DaskExecutor` connected to
+            ``[schedule] scheduler``, closed at the end).
         rates: the estimate's rates (default: measured now by :func:`calibrate`,
             or the defaults when ``play`` is a fake).
         report: called with the output directory in a child process at the
@@ -385,10 +397,15 @@ def run_tournament(
         harness.tournament.config.ConfigError: the plan cannot be made (e.g. more
             matches than max_matches); :class:`NotEnoughBots` when fewer than two
             bots passed the entry check. Raised before any match.
+        harness.tournament.cluster.ClusterError: the Dask cluster cannot be
+            reached (before any match; lost later: ``summary.stopped``).
     """
     store = ResultsStore(config.tournament.output)
     stored = store.open()
+    owned = None
     try:
+        if executor is None and config.schedule.backend is Backend.DASK:
+            owned = executor = dask_executor(config, store.out_dir)
         seed = tournament_seed(store.out_dir, config.tournament.seed)
         summary = _run(config, store, stored, seed, play, progress, quiet, entry_check, check, executor, rates,
                        _Reporter(report, store.out_dir, report_every_s))
@@ -396,7 +413,29 @@ def run_tournament(
             reveal(store.out_dir, seed)  # commit (tournament.json), play, then reveal
         return summary
     finally:
+        if owned is not None:
+            owned.close()
         store.close()
+
+
+def dask_executor(config: TournamentConfig, out_dir: Path) -> Any:
+    """The :class:`~harness.tournament.cluster.DaskExecutor` of ``[schedule] scheduler`` (or ``--cluster``).
+
+    Bots an earlier, killed local run of ``out_dir`` left behind are killed first.
+
+    Raises:
+        ConfigError: the backend is dask but no scheduler is given.
+        ClusterError: the cluster cannot be reached (or started, for ``local:N``).
+    """
+    sched = config.schedule
+    if sched.scheduler is None:
+        raise ConfigError(config.path, "[schedule] backend",
+                          'backend = "dask" needs scheduler = "tcp://HOST:8786" (or "local:N") in [schedule], '
+                          "or --cluster ADDRESS")
+    from harness.tournament.cluster import DaskExecutor
+
+    LocalExecutor(1, workers_file=out_dir / WORKERS_FILE).kill_leftovers()
+    return DaskExecutor.connect(sched.scheduler, pin=sched.pin, jobs=sched.jobs)
 
 
 def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchRecord], seed: int,
@@ -419,11 +458,13 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
         # Every bot in its sandbox, the tournament's output directory (results, logs, other matches'
         # hand histories, the secret seed) out of its sight.
         play = functools.partial(play_match, sandbox=sandbox_settings(config, store.out_dir))
-    if executor is None:
+    if executor is None:  # the local backend (run_tournament made the dask one)
         local = LocalExecutor(sched.jobs or os.cpu_count() or 1, pin=sched.pin,
                               workers_file=store.out_dir / WORKERS_FILE)
         local.kill_leftovers()
         executor = local
+    elif hasattr(executor, "describe"):  # where the matches run, when not here
+        say(executor.describe())
 
     if config.tournament.entry_check if entry_check is None else entry_check:
         def announce(to_check: int, kept: int) -> None:
@@ -459,7 +500,8 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
     todo = [m for m in plan.matches if m.match_id not in recorded]
     if rates is None:
         rates = _default_rates(fake, sched.table_size)
-    est = plan_estimate(config, plan, todo, records, report if report.reference else None, rates)
+    est = plan_estimate(config, plan, todo, records, report if report.reference else None, rates,
+                        getattr(executor, "parallel", None))
     say(describe_plan(config, plan))
     say(reuse.describe())
     say(f"estimate: {len(todo):,} matches to play, {est.describe()}")
@@ -514,9 +556,12 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
         if refined:
             display.message(refined)
 
+    live_hands = getattr(executor, "live_hands", None)  # executors whose jobs write elsewhere report it
+
     def tick() -> None:
         if display.live:
-            live = sum(_count_hands(job.directory, job.key, offsets) for job in executor.running())
+            live = sum(live_hands(job) if live_hands else count_hands(job.directory, job.key, offsets)
+                       for job in executor.running())
             display.update(hands_done + live)
         reporter.tick()
 
@@ -527,6 +572,8 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
         reporter.stop(wait_s=_REPORT_GRACE_S)
     except KeyboardInterrupt:
         summary.interrupted = True
+    except ClusterError as exc:
+        summary.stopped = str(exc)
     finally:
         reporter.stop()
         summary.seconds = time.monotonic() - started
@@ -566,7 +613,7 @@ def progress_display(config: TournamentConfig, plan: Plan, records: Sequence[Mat
     return display
 
 
-def _count_hands(directory: Path, key: str, offsets: dict[str, tuple[int, int]]) -> int:
+def count_hands(directory: Path, key: str, offsets: dict[str, tuple[int, int]]) -> int:
     """Hands written so far by a running match (lines of its growing hands.jsonl, read incrementally)."""
     offset, seen = offsets.get(key, (0, 0))
     try:
@@ -622,13 +669,16 @@ class Preview:
     existing: bool
 
 
-def preview(config: TournamentConfig, rates: Rates) -> Preview:
+def preview(config: TournamentConfig, rates: Rates, *, parallel: int | None = None) -> Preview:
     """The plan a run would make, without running or writing anything.
 
     Bots are not checked here (a run checks them first and may leave some out).
     Without a seed in the file or the directory, the sampled format's tables
     are drawn from a seed of the moment: the run draws its own (secret) one, so
     its tables differ, not their number or balance.
+
+    ``parallel``: matches run at once when not ``[schedule] jobs`` here (a
+    Dask cluster's worker threads, :func:`harness.tournament.cluster.cluster_threads`).
 
     Raises:
         ConfigError: the plan cannot be made (e.g. above max_matches).
@@ -655,5 +705,5 @@ def preview(config: TournamentConfig, rates: Rates) -> Preview:
     planned = {m.match_id: m.fingerprint for m in plan.matches}
     records = [r for mid, r in stored.items() if planned.get(mid) == r.fingerprint]
     todo = [m for m in plan.matches if planned.get(m.match_id) != getattr(stored.get(m.match_id), "fingerprint", None)]
-    return Preview(plan=plan, reuse=reuse, estimate=plan_estimate(config, plan, todo, records, None, rates),
-                   existing=existing)
+    return Preview(plan=plan, reuse=reuse,
+                   estimate=plan_estimate(config, plan, todo, records, None, rates, parallel), existing=existing)

@@ -1,0 +1,875 @@
+"""Matches on a Dask cluster: :class:`DaskExecutor`, the runner's second backend (issue 13).
+
+``[schedule] backend = "dask"`` (or ``harness run FILE --cluster ADDRESS``)
+runs every job of the runner (the entry checks, then the matches) as one task
+of a Dask cluster (the ``distributed`` package, an optional extra:
+``pip install -e '.[cluster]'``; the local backend never imports this module).
+The runner does not change: it hands :class:`~harness.tournament.workers.Job`
+values to this executor exactly as to the local one and stores what comes
+back, so resume, fingerprints, the leaderboard and the report are the same
+code on both backends.
+
+A task (:func:`run_task`, on a worker):
+
+1. checks, once per worker process and bot, that the worker runs the same
+   harness code as the runner (:func:`code_digest`) and that every bot's
+   command and working directory exist there (they must be at the same paths
+   on every worker: a shared file system, as on clusters). A worker that
+   cannot run a job refuses it with the reason; the runner then sends the job
+   to another worker and records it as failed, with every worker's reason in
+   ``error.txt``, when none is left;
+2. runs the job's function (for a match, :func:`harness.tournament.runner.play_and_store`:
+   the referee with the same :class:`~harness.match.specs.MatchSpec` and seeds
+   as locally, the hand history gzipped) in a private scratch directory of
+   the worker, on one CPU of its own when ``pin`` is on (a CPU leased with a
+   lock file, so the worker processes of one machine never share one);
+3. returns the function's result with every file of the scratch directory
+   (the hand history, ``logs/``); the runner, the only writer of the output
+   directory, writes them where the local backend's worker would have.
+
+Nothing but data goes through Dask: a job's function and arguments must
+pickle with the standard :mod:`pickle`, i.e. by reference to a module the
+workers import themselves (:meth:`DaskExecutor.submit` refuses anything else),
+and no code is uploaded to the workers.
+
+Faults: a worker that dies during a match (killed, machine lost) makes the
+Dask scheduler run the match again on another worker (matches are
+deterministic, so the result is the same; up to
+``distributed.scheduler.allowed-failures`` times, then the match is recorded
+as failed). Bots die with their worker: the referee starts them from the
+task's thread (the worker's executor threads live as long as the worker),
+with ``PR_SET_PDEATHSIG``, and the first task of the next worker on that
+machine kills whatever they left (:func:`harness.match.botproc.kill_strays`).
+Ctrl-C cancels the queued tasks and interrupts the running ones (a
+``KeyboardInterrupt`` raised in the task's thread, so the referee's cleanup
+stops their bots, as SIGTERM does in a local worker); losing the scheduler
+stops the run with :class:`ClusterError`. Either way nothing partial is
+recorded and the same command resumes.
+
+``local:N`` starts a ``distributed.LocalCluster`` of N single-threaded worker
+processes in a child process of its own session (so Ctrl-C at the terminal
+reaches only the runner, which stops the tasks first) that ends with the runner.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import fcntl
+import gzip
+import hashlib
+import json
+import logging
+import os
+import pickle
+import queue
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+import uuid
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from harness.match.specs import BotSpec
+from harness.tournament.results import HANDS_FILE, fsync_file
+from harness.tournament.workers import ERROR_FILE, RESULT_FILE, Done, Job
+
+#: Seconds to wait for the scheduler when connecting.
+CONNECT_TIMEOUT_S = 20.0
+#: Seconds the running tasks get to stop their bots after Ctrl-C.
+STOP_GRACE_S = 15.0
+#: Event topic of the hands played by running matches (progress).
+PROGRESS_TOPIC = "harness-hands"
+#: Seconds between two progress events of a running match.
+PROGRESS_EVERY_S = 2.0
+#: Files above this size travel gzipped (hand histories not compressed by the job, large logs).
+_SHIP_RAW_BYTES = 4096
+_REFRESH_S = 2.0
+_PR_SET_PDEATHSIG = 1  # prctl(2) option (linux/prctl.h)
+_SOURCE_PACKAGES = ("harness", "protocol", "bots")
+
+
+class ClusterError(RuntimeError):
+    """The Dask cluster cannot be used: the scheduler is unreachable or was lost, or ``distributed`` is missing."""
+
+
+# ---------------------------------------------------------------- both sides
+
+
+def code_digest() -> str:
+    """SHA-256 (hex) of the harness's source: every ``.py`` file of ``harness``, ``protocol`` and ``bots``.
+
+    The runner sends its digest with every task; a worker whose own differs
+    refuses the task, so every match of a tournament is played by the same code.
+    """
+    return _code_digest(os.fspath(Path(__file__).resolve().parents[2]))
+
+
+_DIGESTS: dict[str, str] = {}
+
+
+def _code_digest(root: str) -> str:
+    if root not in _DIGESTS:
+        h = hashlib.sha256()
+        for package in _SOURCE_PACKAGES:
+            for path in sorted(Path(root, package).rglob("*.py")):
+                h.update(path.relative_to(root).as_posix().encode() + b"\0")
+                h.update(hashlib.sha256(path.read_bytes()).digest())
+        _DIGESTS[root] = h.hexdigest()
+    return _DIGESTS[root]
+
+
+def bots_of(args: Iterable[Any]) -> list[BotSpec]:
+    """The :class:`BotSpec` values among a job's arguments (alone or in a list or tuple), in order."""
+    found: list[BotSpec] = []
+    for arg in args:
+        items = arg if isinstance(arg, list | tuple) else (arg,)
+        found += [b for b in items if isinstance(b, BotSpec) and b not in found]
+    return found
+
+
+# ---------------------------------------------------------------- worker side
+
+_LOCK = threading.Lock()
+#: Bots (command, cwd) this worker process found runnable.
+_CHECKED: set[tuple[tuple[str, ...], str | None]] = set()
+_SWEPT = False
+#: Running tasks of this worker process: Dask key -> the thread running it.
+_ACTIVE: dict[str, int] = {}
+#: Keys already interrupted (once only: a second KeyboardInterrupt would cut the referee's cleanup short).
+_ABORTED: set[str] = set()
+#: Running tasks' scratch directories, for progress: Dask key -> directory.
+_WATCHED: dict[str, Path] = {}
+_WATCHER: threading.Thread | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """Why a worker cannot run a job: ``bot`` is the bot's name, or None for the worker itself (its code)."""
+
+    worker: str
+    bot: str | None
+    reason: str
+
+
+def preflight(bots: Iterable[BotSpec], digest: str, worker: str) -> Refusal | None:
+    """Can this worker run these bots with the runner's code? None if so (cached per bot), else why not.
+
+    The first call of a worker process also kills what bots of a dead worker
+    of this machine left behind (their referee, the dead worker, is gone).
+    """
+    global _SWEPT
+    from harness.match.botproc import BotStartError, kill_strays, resolve_command
+
+    mine = code_digest()
+    if digest != mine:
+        return Refusal(worker, None, (
+            f"worker {worker} runs other harness code than the runner (source digest {mine[:12]}, "
+            f"the runner's {digest[:12]}; harness at {Path(__file__).resolve().parents[2]}): install the "
+            "same version on every worker, at the same path (a shared file system)"))
+    with _LOCK:
+        if not _SWEPT:
+            _SWEPT = True
+            kill_strays()  # only orphans: bots whose referee (a killed worker) is gone
+    for bot in bots:
+        setup = (tuple(bot.command), bot.cwd)
+        if setup in _CHECKED:
+            continue
+        try:
+            resolve_command(bot)
+        except BotStartError as exc:
+            return Refusal(worker, bot.name, (
+                f"on worker {worker}, {exc} (a bot's command and cwd must exist at the same path on every "
+                "worker: a shared file system; nothing is copied to the workers)"))
+        with _LOCK:
+            _CHECKED.add(setup)
+    return None
+
+
+def _scratch_root() -> Path:
+    """This worker process's private scratch directory (removed with the worker's own space)."""
+    try:
+        from distributed import get_worker
+
+        base = Path(get_worker().local_directory)
+    except (ImportError, ValueError):
+        base = Path(tempfile.gettempdir())
+    root = base / f"harness-{os.getpid()}"
+    root.mkdir(mode=0o700, exist_ok=True)
+    return root
+
+
+def _worker_address() -> str:
+    try:
+        from distributed import get_worker
+
+        return str(get_worker().address)
+    except (ImportError, ValueError):
+        return f"pid {os.getpid()}"
+
+
+@contextmanager
+def leased_cpu(enabled: bool) -> Iterator[int | None]:
+    """One CPU of this machine for the calling thread while the block runs, pinned as the local backend pins.
+
+    The CPU is leased with an ``flock`` on ``<tmp>/harness-cpus-<uid>/cpu<N>``:
+    the task threads of every worker process of the machine take distinct CPUs
+    (released by the kernel if the process dies). With every allowed CPU taken,
+    the thread is left where it is.
+    """
+    from harness.match.placement import pin, restore
+
+    if not enabled or not hasattr(os, "sched_getaffinity"):
+        yield None
+        return
+    folder = Path(tempfile.gettempdir()) / f"harness-cpus-{os.getuid()}"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    fd = cpu = None
+    for candidate in sorted(os.sched_getaffinity(0)):
+        fd = os.open(folder / f"cpu{candidate}", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            fd = None
+            continue
+        cpu = candidate
+        break
+    before = None
+    try:
+        if cpu is not None:
+            try:
+                before = pin({cpu})  # this thread: the referee's threads and bots started from it inherit it
+            except OSError:
+                before = None
+        yield cpu
+    finally:
+        if before is not None:
+            restore(before)
+        if fd is not None:
+            os.close(fd)
+
+
+def _set_async_exc(ident: int, exc: type[BaseException] | None) -> None:
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(exc) if exc else None)
+
+
+def abort_tasks(keys: Iterable[str]) -> list[str]:
+    """Interrupt the tasks of these Dask keys running in this worker process (``Client.run`` calls it).
+
+    A ``KeyboardInterrupt`` is raised once in each task's thread, as SIGTERM
+    does in a local worker: the referee stops its bots and the task returns an
+    aborted payload. Returns the keys still running (being stopped included),
+    so the caller can call again until none is.
+    """
+    running = []
+    with _LOCK:
+        for key in keys:
+            ident = _ACTIVE.get(key)
+            if ident is None:
+                continue
+            if key not in _ABORTED:
+                _ABORTED.add(key)
+                _set_async_exc(ident, KeyboardInterrupt)
+            running.append(key)
+    return running
+
+
+def _watch_progress(worker: Any) -> None:
+    """Worker thread: every few seconds, the hands each running match has written, as Dask events."""
+    from harness.tournament.runner import count_hands
+
+    offsets: dict[str, tuple[int, int]] = {}
+    sent: dict[str, int] = {}
+    while True:
+        time.sleep(PROGRESS_EVERY_S)
+        with _LOCK:
+            watched = dict(_WATCHED)
+        for key in list(offsets):
+            if key not in watched:
+                offsets.pop(key, None)
+                sent.pop(key, None)
+        for key, directory in watched.items():
+            hands = count_hands(directory, key, offsets)
+            if hands != sent.get(key, 0):
+                sent[key] = hands
+                try:
+                    worker.log_event(PROGRESS_TOPIC, {"key": key, "hands": hands})
+                except Exception:  # noqa: BLE001 - progress is best effort; the match goes on
+                    pass
+
+
+def _start_watcher() -> None:
+    global _WATCHER
+    try:
+        from distributed import get_worker
+
+        worker = get_worker()
+    except (ImportError, ValueError):
+        return
+    with _LOCK:
+        if _WATCHER is None:
+            _WATCHER = threading.Thread(target=_watch_progress, args=(worker,), name="harness-progress", daemon=True)
+            _WATCHER.start()
+
+
+def _map(value: Any, old: Path, new: Path) -> Any:
+    """Replace ``old`` by ``new`` in a job's arguments or result (paths and path strings under it)."""
+    if isinstance(value, Path):
+        return new / value.relative_to(old) if value == old or old in value.parents else value
+    if isinstance(value, str):
+        prefix = os.fspath(old)
+        return os.fspath(new) + value[len(prefix):] if value == prefix or value.startswith(prefix + "/") else value
+    if isinstance(value, list | tuple):
+        mapped = [_map(v, old, new) for v in value]
+        return mapped if isinstance(value, list) else tuple(mapped)
+    if isinstance(value, dict):
+        return {k: _map(v, old, new) for k, v in value.items()}
+    return value
+
+
+def _pack(directory: Path) -> list[tuple[str, bytes, bool]]:
+    """Every regular file under ``directory``: (relative path, bytes, gzipped for the trip)."""
+    files = []
+    for path in sorted(directory.rglob("*")):
+        if path.is_symlink() or not path.is_file():
+            continue
+        data = path.read_bytes()
+        squeeze = len(data) > _SHIP_RAW_BYTES and not path.name.endswith(".gz")
+        files.append((path.relative_to(directory).as_posix(), gzip.compress(data, 1) if squeeze else data, squeeze))
+    return files
+
+
+def run_task(func: Any, args: tuple[Any, ...], directory: Path, key: str, digest: str, pin: bool) -> dict[str, Any]:
+    """Body of one Dask task (on a worker): check, run the job in scratch space, return its result and files.
+
+    Args:
+        func: the job's function (importable on the worker).
+        args: its arguments; ``directory`` among them (or paths under it) is
+            replaced by the task's scratch directory.
+        directory: the job's directory in the runner's output directory.
+        key: the task's Dask key (for Ctrl-C and progress).
+        digest: the runner's :func:`code_digest`.
+        pin: run on one CPU of its own (:func:`leased_cpu`).
+
+    Returns:
+        ``{"refused": reason, "bot": name | None, "worker"}`` when this worker
+        cannot run it, else ``{"result": dict | None, "error": traceback or "",
+        "aborted": bool, "files": [(path, bytes, gzipped)], "worker", "cpu", "seconds"}``.
+    """
+    start = time.monotonic()
+    worker = _worker_address()
+    refusal = preflight(bots_of(args), digest, worker)
+    if refusal is not None:
+        return {"refused": refusal.reason, "bot": refusal.bot, "worker": worker}
+    scratch = _scratch_root() / uuid.uuid4().hex
+    scratch.mkdir(mode=0o700)
+    payload: dict[str, Any] = {"result": None, "error": "", "aborted": False, "worker": worker, "cpu": None}
+    ident = threading.get_ident()
+    try:
+        try:
+            with _LOCK:
+                _ACTIVE[key] = ident
+                _WATCHED[key] = scratch
+            _start_watcher()
+            try:
+                with leased_cpu(pin) as cpu:
+                    payload["cpu"] = cpu
+                    result = func(*_map(args, directory, scratch))
+                payload["result"] = _map(result, scratch, directory)
+            finally:
+                with _LOCK:
+                    _ACTIVE.pop(key, None)
+                    _WATCHED.pop(key, None)
+                    _ABORTED.discard(key)
+                _set_async_exc(ident, None)  # an abort that came too late must not hit the next task
+        except KeyboardInterrupt:
+            payload["aborted"] = True
+        except BaseException:  # noqa: BLE001 - any failure is reported through error.txt, as locally
+            payload["error"] = traceback.format_exc()
+        if not payload["aborted"]:
+            payload["files"] = _pack(scratch)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    payload["seconds"] = time.monotonic() - start
+    return payload
+
+
+# ---------------------------------------------------------------- runner side
+
+
+@dataclass(slots=True)
+class _Task:
+    job: Job
+    future: Any  # distributed.Future
+    key: str
+    submitted: float = field(default_factory=time.monotonic)
+    refusals: list[Refusal] = field(default_factory=list)
+
+
+def _safe_relative(name: str) -> PurePosixPath | None:
+    rel = PurePosixPath(name)
+    if rel.is_absolute() or not rel.parts or any(p in ("", ".", "..") for p in rel.parts):
+        return None
+    return rel
+
+
+def store_payload(job: Job, payload: Mapping[str, Any]) -> None:
+    """Write a finished task's files, ``result.json`` or ``error.txt`` into the job's directory (the runner's side).
+
+    The hand history is fsynced, as the local worker leaves it, before the
+    runner appends the match's record.
+    """
+    directory = job.directory
+    for name, data, squeezed in payload.get("files", ()):
+        rel = _safe_relative(name)
+        if rel is None:
+            continue
+        path = directory.joinpath(*rel.parts)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(gzip.decompress(data) if squeezed else data)
+        if path.name in (HANDS_FILE, HANDS_FILE + ".gz"):
+            fsync_file(path)
+    if payload.get("error"):
+        (directory / ERROR_FILE).write_text(payload["error"], encoding="utf-8")
+    elif payload.get("result") is not None:
+        tmp = directory / (RESULT_FILE + ".tmp")
+        tmp.write_text(json.dumps(payload["result"]), encoding="utf-8")
+        os.replace(tmp, directory / RESULT_FILE)
+
+
+def _last_line(text: str) -> str:
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    return lines[-1] if lines else text
+
+
+class DaskExecutor:
+    """Runs the runner's jobs as tasks of a Dask cluster (the :class:`~harness.tournament.workers.Executor` interface).
+
+    Use :meth:`connect`. ``capacity`` (jobs in flight) is ``jobs`` when given,
+    else twice the cluster's worker threads (a queued task per thread, so a
+    worker never waits for the runner between two matches), refreshed as
+    workers come and go; ``parallel`` is the worker threads alone (for the
+    estimate).
+
+    Args:
+        client: a connected ``distributed.Client``.
+        address: the scheduler's address, for messages.
+        pin: run each job on one CPU of its own on its worker.
+        jobs: at most this many jobs at once (0 = as many as the cluster has threads).
+        local: the ``local:N`` cluster's process, ended by :meth:`close`.
+    """
+
+    def __init__(self, client: Any, address: str, *, pin: bool = True, jobs: int = 0,
+                 local: subprocess.Popen[bytes] | None = None, local_address: str = "") -> None:
+        self.client = client
+        self._local_address = local_address
+        self.address = address
+        self.pin = pin
+        self.jobs = jobs
+        self._local = local
+        self._digest = code_digest()
+        self._tasks: dict[str, _Task] = {}
+        self._finished: queue.Queue[str] = queue.Queue()  # keys of futures done, from the client's thread
+        self._early: list[Done] = []  # jobs that failed at submission, reported by the next wait()
+        self._hands: dict[str, int] = {}
+        self._refused: dict[tuple[str, str | None], Refusal] = {}  # (worker, bot or None) -> why
+        self._threads: dict[str, int] = {}
+        self._refreshed = -float("inf")
+        self._stopping = False
+        self._refresh(force=True)
+        client.subscribe_topic(PROGRESS_TOPIC, self._on_progress)
+
+    # ------------------------------------------------------------ set-up
+
+    @classmethod
+    def connect(cls, address: str, *, pin: bool = True, jobs: int = 0,
+                timeout_s: float = CONNECT_TIMEOUT_S) -> DaskExecutor:
+        """Connect to the scheduler at ``address`` (``tcp://HOST:PORT``), or start ``local:N`` first.
+
+        Raises:
+            ClusterError: ``distributed`` is not installed, the local cluster
+                does not start, or the scheduler cannot be reached in ``timeout_s``.
+        """
+        try:
+            from distributed import Client
+        except ImportError:
+            raise ClusterError(
+                "the dask backend needs the distributed package: pip install -e '.[cluster]' "
+                "(on the runner and on every worker)") from None
+        # The harness reports cluster trouble in its own words; distributed's log lines would only repeat it.
+        logging.getLogger("distributed").setLevel(logging.CRITICAL)
+        local = None
+        target = address
+        if address.startswith("local:"):
+            local, target = start_local_cluster(int(address.split(":", 1)[1]), timeout_s=timeout_s)
+        try:
+            client = Client(target, timeout=timeout_s, set_as_default=False)
+        except (OSError, TimeoutError) as exc:
+            if local is not None:
+                stop_local_cluster(local)
+            raise ClusterError(
+                f"cannot reach the Dask scheduler at {address} within {timeout_s:.0f} s ({exc}): start it with "
+                "`dask scheduler` and workers with `dask worker ADDRESS --nthreads 1` (README \"Running on a "
+                "cluster\"), or check the address") from None
+        try:
+            return cls(client, address, pin=pin, jobs=jobs, local=local, local_address=target if local else "")
+        except BaseException:
+            client.close()
+            if local is not None:
+                stop_local_cluster(local)
+            raise
+
+    def close(self) -> None:
+        """Disconnect; end the ``local:N`` cluster (its workers and, with them, any bot)."""
+        try:
+            self.client.close(timeout=5)
+        except Exception:  # noqa: BLE001 - closing after the scheduler is gone must not hide the real error
+            pass
+        if self._local is not None:
+            stop_local_cluster(self._local)
+            self._local = None
+
+    def __enter__(self) -> DaskExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------ the cluster's size
+
+    def describe(self) -> str:
+        """``cluster: tcp://10.0.0.5:8786, 8 workers, 8 threads`` (or that none has joined yet)."""
+        self._refresh(force=True)
+        threads = sum(self._threads.values())
+        where = self.address if not self._local_address else f"{self.address} (scheduler {self._local_address})"
+        if not threads:
+            return (f"cluster: {where}, no workers yet: the matches wait for workers to join "
+                    "(`dask worker ADDRESS --nthreads 1`)")
+        return (f"cluster: {where}, {self.workers} worker{'s' if self.workers != 1 else ''}, "
+                f"{threads} thread{'s' if threads != 1 else ''}")
+
+    def _refresh(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self._refreshed < _REFRESH_S:
+            return
+        self._refreshed = now
+        self._check_connected()
+        try:
+            self._threads = dict(self.client.nthreads())
+        except Exception as exc:  # noqa: BLE001 - the next check says what happened
+            if self.client.status != "running":
+                raise self._lost() from exc
+
+    @property
+    def parallel(self) -> int:
+        """Worker threads of the cluster now (matches that really run at once), at least 1."""
+        return max(1, min(sum(self._threads.values()) or 1, self.jobs or 1 << 30))
+
+    @property
+    def workers(self) -> int:
+        """Worker processes connected now."""
+        return len(self._threads)
+
+    @property
+    def capacity(self) -> int:  # type: ignore[override]
+        """Jobs to keep in flight: ``jobs``, else two per worker thread (at least 1)."""
+        return self.jobs or max(1, 2 * sum(self._threads.values()))
+
+    def _check_connected(self) -> None:
+        if self.client.status not in ("running", "newly-created"):
+            raise self._lost()
+
+    def _lost(self) -> ClusterError:
+        return ClusterError(
+            f"lost the Dask scheduler at {self.address} (client {self.client.status}); nothing partial is "
+            "recorded: run the same command again to resume once the scheduler is back")
+
+    # ------------------------------------------------------------ Executor
+
+    def submit(self, job: Job) -> None:
+        """Send ``job`` to the cluster (to a worker that has not refused its bots).
+
+        Raises:
+            TypeError: the job's function or arguments would ship code (they must
+                pickle by reference: module-level functions and plain data).
+        """
+        try:
+            pickle.dumps((job.func, job.args))
+        except (pickle.PicklingError, TypeError, AttributeError) as exc:
+            raise TypeError(f"job {job.key}: its function and arguments must be importable on the workers "
+                            f"(module-level, plain data); nothing else is sent through Dask: {exc}") from None
+        done = self._send(_Task(job, None, ""))
+        if done is not None:  # every worker already refused one of its bots
+            self._early.append(done)
+
+    def _excluded(self, task: _Task) -> dict[str, Refusal]:
+        """Workers that must not get this job, with why."""
+        names = {b.name for b in bots_of(task.job.args)}
+        out = {r.worker: r for r in task.refusals}
+        for (worker, bot), why in self._refused.items():
+            if bot is None or bot in names:
+                out.setdefault(worker, why)
+        return out
+
+    def _send(self, task: _Task) -> Done | None:
+        """Submit (or resubmit) a task; a Done when no worker is left that could run it."""
+        excluded = self._excluded(task)
+        restrict = None
+        if excluded:
+            self._refresh(force=True)
+            restrict = [w for w in self._threads if w not in excluded]
+            if not restrict:
+                return self._fail(task, "no worker can run this job:\n" + "\n".join(
+                    f"- {r.reason}" for r in excluded.values()), _last_line(next(iter(excluded.values())).reason))
+        task.key = f"harness-{task.job.key}-{uuid.uuid4().hex[:12]}"
+        task.submitted = time.monotonic()
+        task.future = self.client.submit(
+            run_task, task.job.func, task.job.args, task.job.directory, task.key, self._digest, self.pin,
+            key=task.key, pure=False, workers=restrict, allow_other_workers=False,
+        )
+        self._tasks[task.key] = task
+        task.future.add_done_callback(lambda future, key=task.key: self._finished.put(key))
+        return None
+
+    def running(self) -> list[Job]:
+        return [t.job for t in self._tasks.values()] + [d.job for d in self._early]
+
+    def live_hands(self, job: Job) -> int:
+        """Hands the running job has played so far (from its worker's progress events; 0 before the first)."""
+        for key, task in self._tasks.items():
+            if task.job is job:
+                return self._hands.get(key, 0)
+        return 0
+
+    def _on_progress(self, event: tuple[float, Any]) -> None:
+        msg = event[1]
+        if isinstance(msg, dict) and msg.get("key") in self._tasks:
+            self._hands[msg["key"]] = int(msg.get("hands", 0))
+
+    def wait(self, timeout: float) -> list[Done]:
+        """The jobs that finished, waiting up to ``timeout`` s for one.
+
+        Raises:
+            ClusterError: the scheduler was lost.
+        """
+        self._refresh()
+        done, self._early = self._early, []
+        if done:
+            timeout = 0.0
+        elif not self._tasks:
+            time.sleep(timeout)
+            self._check_connected()
+            return []
+        keys = []
+        try:
+            keys.append(self._finished.get(timeout=timeout))
+            while True:
+                keys.append(self._finished.get_nowait())
+        except queue.Empty:
+            pass
+        for key in keys:
+            task = self._tasks.pop(key, None)
+            if task is None:
+                continue
+            self._hands.pop(key, None)
+            outcome = self._outcome(task, task.future.status)
+            if outcome is not None:
+                done.append(outcome)
+        return done
+
+    def _outcome(self, task: _Task, status: str) -> Done | None:
+        """What a finished future means: a Done, or None when the job went to another worker."""
+        if status == "cancelled":
+            if self.client.status != "running":
+                raise self._lost()
+            return self._fail(task, "the Dask cluster cancelled this task (was it restarted?)", "cancelled")
+        if status == "error":
+            exc = task.future.exception()
+            name = type(exc).__name__
+            if name == "KilledWorker":
+                why = (f"the worker running this job died on every attempt ({exc}); the workers' logs say why "
+                       "(e.g. out of memory)")
+            else:
+                why = "the task failed on the Dask worker:\n" + "".join(
+                    traceback.format_exception(type(exc), exc, exc.__traceback__))
+            return self._fail(task, why, f"{name}: {exc}")
+        try:
+            payload = task.future.result()
+        except Exception as exc:  # noqa: BLE001 - a result that cannot be fetched is a failed job
+            if self.client.status != "running":
+                raise self._lost() from exc
+            return self._fail(task, f"the task's result could not be fetched: {exc!r}", repr(exc))
+        if "refused" in payload:
+            refusal = Refusal(payload["worker"], payload.get("bot"), payload["refused"])
+            self._refused[(refusal.worker, refusal.bot)] = refusal
+            task.refusals.append(refusal)
+            return self._send(task)
+        wall = time.monotonic() - task.submitted
+        if payload.get("aborted"):
+            return None  # only ever asked for by stop(), whose jobs are not reported
+        store_payload(task.job, payload)
+        if payload.get("error"):
+            return Done(task.job, None, _last_line(payload["error"]), wall)
+        if payload.get("result") is None:
+            return self._fail(task, "the job returned no result", "no result")
+        return Done(task.job, payload["result"], "", min(wall, payload.get("seconds", wall)))
+
+    def _fail(self, task: _Task, text: str, error: str) -> Done:
+        (task.job.directory / ERROR_FILE).write_text(text.rstrip("\n") + "\n", encoding="utf-8")
+        return Done(task.job, None, error, time.monotonic() - task.submitted)
+
+    def stop(self) -> None:
+        """Ctrl-C: cancel the queued tasks, interrupt the running ones and wait (up to
+        :data:`STOP_GRACE_S`) until their referees have stopped their bots; nothing is reported."""
+        self._stopping = True
+        tasks = list(self._tasks.values())
+        self._tasks.clear()
+        if not tasks:
+            return
+        keys = [t.key for t in tasks]
+        futures = [t.future for t in tasks]
+        deadline = time.monotonic() + STOP_GRACE_S
+        try:
+            active = self._abort(keys)
+            self.client.cancel([t.future for t in tasks if t.key not in active])
+            # A queued task may have started meanwhile: ask again until no task of ours runs anywhere.
+            while active and time.monotonic() < deadline:
+                time.sleep(0.2)
+                active = self._abort(keys)
+        except Exception:  # noqa: BLE001 - the scheduler may be gone; its workers stop the tasks with it
+            pass
+        try:
+            self.client.cancel(futures, force=True)
+        except Exception:  # noqa: BLE001
+            pass
+
+    def _abort(self, keys: list[str]) -> set[str]:
+        """Interrupt these tasks wherever they run; the keys still running."""
+        found = self.client.run(abort_tasks, keys, on_error="ignore")
+        return {k for hit in found.values() if isinstance(hit, list) for k in hit}
+
+
+def cluster_threads(address: str, *, jobs: int = 0, timeout_s: float = 5.0) -> int:
+    """Matches a cluster runs at once (for ``harness plan``): N for ``local:N``, else its worker threads now.
+
+    Raises:
+        ClusterError: ``distributed`` is missing or the scheduler does not answer within ``timeout_s``.
+    """
+    if address.startswith("local:"):
+        threads = int(address.split(":", 1)[1])
+    else:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise ClusterError("the dask backend needs the distributed package: pip install -e '.[cluster]'") from None
+        logging.getLogger("distributed").setLevel(logging.CRITICAL)
+        try:
+            with Client(address, timeout=timeout_s, set_as_default=False) as client:
+                threads = sum(client.nthreads().values())
+        except (OSError, TimeoutError) as exc:
+            raise ClusterError(f"the Dask scheduler at {address} did not answer within {timeout_s:.0f} s ({exc})") \
+                from None
+    return max(1, min(threads, jobs or threads or 1))
+
+
+# ---------------------------------------------------------------- local:N
+
+
+def start_local_cluster(workers: int, *, timeout_s: float = CONNECT_TIMEOUT_S) -> tuple[subprocess.Popen[bytes], str]:
+    """Start ``local:N``: a ``distributed.LocalCluster`` in a child process of its own session.
+
+    Its own session: Ctrl-C at the terminal reaches the runner alone, which
+    then stops the tasks itself. The child ends the cluster when its stdin
+    closes (the runner closed it or died, even by ``kill -9``) or on SIGTERM.
+
+    Returns:
+        The child and the scheduler's address.
+
+    Raises:
+        ClusterError: it did not start within ``timeout_s`` (with its last log line).
+    """
+    log = tempfile.TemporaryFile()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "harness.tournament.cluster", "local", str(workers), str(os.getpid())],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, start_new_session=True,
+    )
+    assert proc.stdout is not None
+    import selectors
+
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    ready = sel.select(timeout_s)
+    sel.close()
+    line = proc.stdout.readline().decode("utf-8", "replace").strip() if ready else ""
+    if not line.startswith(("tcp://", "tls://")):
+        stop_local_cluster(proc)
+        log.seek(0)
+        tail = _last_line(log.read().decode("utf-8", "replace")) or "no output"
+        log.close()
+        raise ClusterError(f"the local Dask cluster of {workers} workers did not start within {timeout_s:.0f} s: "
+                           f"{tail}")
+    log.close()
+    return proc, line
+
+
+def stop_local_cluster(proc: subprocess.Popen[bytes], grace_s: float = 20.0) -> None:
+    """End a ``local:N`` cluster: close its stdin, wait ``grace_s``, then kill its whole session."""
+    try:
+        if proc.stdin is not None:
+            proc.stdin.close()
+    except OSError:
+        pass
+    try:
+        proc.wait(grace_s)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, 9)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+    if proc.stdout is not None:
+        proc.stdout.close()
+
+
+def _serve_local(workers: int, parent: int) -> None:
+    """Body of the ``local:N`` child: run the cluster until stdin closes or SIGTERM."""
+    import signal
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:
+        return
+    from distributed import LocalCluster
+
+    stop = threading.Event()
+    # SIGINT keeps its default: this session has no terminal, and an ignored signal would reach the bots.
+    signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                           scheduler_port=0, dashboard_address=None, silence_logs=logging.CRITICAL)
+    try:
+        print(cluster.scheduler_address, flush=True)
+
+        def eof() -> None:
+            sys.stdin.buffer.read()
+            stop.set()
+
+        threading.Thread(target=eof, daemon=True).start()
+        stop.wait()
+    finally:
+        cluster.close(timeout=10)
+
+
+if __name__ == "__main__":  # python -m harness.tournament.cluster local N PARENT_PID
+    if len(sys.argv) == 4 and sys.argv[1] == "local":
+        _serve_local(int(sys.argv[2]), int(sys.argv[3]))
+    else:
+        sys.exit("usage: python -m harness.tournament.cluster local N PARENT_PID")

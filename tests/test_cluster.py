@@ -1,0 +1,354 @@
+"""The dask backend (issue 13) on a LocalCluster: same results as the local backend, faults, Ctrl-C, resume.
+
+One small cluster (2 single-threaded workers, in a session of its own, as
+``--cluster local:2`` starts it) is shared by the module; one test starts
+``local:2`` through the CLI and one a cluster of its own to lose its
+scheduler. Every test checks that no bot is left, and the module that no
+worker or scheduler is.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import psutil
+import pytest
+from typer.testing import CliRunner
+
+from harness.cli import app
+from harness.match.specs import BotSpec
+from harness.tournament.cluster import (
+    ClusterError,
+    DaskExecutor,
+    abort_tasks,
+    code_digest,
+    preflight,
+    start_local_cluster,
+    stop_local_cluster,
+)
+from harness.tournament.config import Backend, ConfigError, load_config, parse_cluster, with_overrides
+from harness.tournament.results import read_records
+from harness.tournament.runner import run_tournament
+from harness.tournament.workers import Job
+
+ROOT = Path(__file__).resolve().parents[1]
+HANDS = 60
+#: The mark of the runs compared with the local backend's (the bots' env is part of what decides a match).
+MARK = uuid.uuid4().hex
+
+
+def league(tmp_path: Path, mark: str, *, hands: int = HANDS, extra: str = "", bots: int = 3) -> Path:
+    """A small heads-up duplicate round-robin of deterministic bots, each carrying ``mark`` in its env."""
+    entries = [
+        ("caller", "python -m bots.caller", ""),
+        ("raiser", "python -m bots.raiser", ""),
+        ("random", "python -m bots.random_bot", 'RANDOM_BOT_SEED = "3", '),
+        ("solid", "python -m bots.solid", ""),
+    ][:bots]
+    text = (f'[tournament]\nname = "dask"\nseed = 5\n[schedule]\nhands = {hands}\n{extra}\n'
+            '[limits]\ndecision_ms = 3000\n')
+    for name, command, env in entries:
+        text += (f'[[bots]]\nname = "{name}"\ncommand = "{command}"\ncwd = "{ROOT}"\n'
+                 f'env = {{ {env}TEST_MARK = "{mark}" }}\n')
+    path = tmp_path / "league.toml"
+    path.write_text(text)
+    return path
+
+
+def bots_of_mark(mark: str) -> list[psutil.Process]:
+    found = []
+    for proc in psutil.process_iter():
+        try:
+            if proc.environ().get("TEST_MARK") == mark and proc.status() != psutil.STATUS_ZOMBIE:
+                found.append(proc)
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+            continue
+    return found
+
+
+def no_bots_left(mark: str, timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while (left := bots_of_mark(mark)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for proc in left:  # never leave anything behind, even when the test fails
+        proc.kill()
+    return not left
+
+
+def session_processes(leader: int) -> list[psutil.Process]:
+    """Live processes of a session (a local cluster's scheduler, nannies and workers)."""
+    found = []
+    for proc in psutil.process_iter():
+        try:
+            if os.getsid(proc.pid) == leader and proc.status() != psutil.STATUS_ZOMBIE:
+                found.append(proc)
+        except (ProcessLookupError, psutil.NoSuchProcess, PermissionError):
+            continue
+    return found
+
+
+def comparable(out: Path) -> dict[str, str]:
+    """results.jsonl lines by match id, timings aside."""
+    lines = {}
+    for line in (out / "results.jsonl").read_text().splitlines():
+        data = json.loads(line)
+        data["result"].pop("duration_s")
+        lines[data["result"]["match_id"]] = json.dumps(data, sort_keys=True)
+    return lines
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A LocalCluster of 2 single-threaded workers in its own session: (helper process, scheduler address)."""
+    proc, address = start_local_cluster(2, timeout_s=60)
+    try:
+        yield proc, address
+    finally:
+        stop_local_cluster(proc)
+        deadline = time.monotonic() + 10
+        while session_processes(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        left = session_processes(proc.pid)
+        for p in left:
+            p.kill()
+        assert not left, f"cluster processes left: {left}"
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The league played on the local backend."""
+    tmp = tmp_path_factory.mktemp("local")
+    config = with_overrides(load_config(league(tmp, MARK)), out=tmp / "out", jobs=2)
+    summary = run_tournament(config, quiet=True, entry_check=False)
+    assert summary.complete and no_bots_left(MARK)
+    return tmp / "out"
+
+
+def worker_pids(address: str) -> dict[str, int]:
+    from distributed import Client
+
+    with Client(address, set_as_default=False, timeout=30) as client:
+        return client.run(os.getpid)
+
+
+# ---------------------------------------------------------------- configuration
+
+
+def test_cluster_addresses_are_checked() -> None:
+    assert parse_cluster("local:2") == "local:2"
+    assert parse_cluster("tcp://10.0.0.5") == "tcp://10.0.0.5:8786"
+    assert parse_cluster("node7:9000") == "tcp://node7:9000"
+    assert parse_cluster("tls://[::1]:8786") == "tls://[::1]:8786"
+    for bad in ("local:0", "local:x", "node7", "http://x:1", "tcp://x:99999", ""):
+        with pytest.raises(ValueError, match="expected local:N"):
+            parse_cluster(bad)
+
+
+def test_backend_keys_and_the_cluster_option(tmp_path: Path) -> None:
+    mark = "x"
+    cfg = load_config(league(tmp_path, mark, extra='backend = "dask"\nscheduler = "tcp://head:8786"'))
+    assert (cfg.schedule.backend, cfg.schedule.scheduler) == (Backend.DASK, "tcp://head:8786")
+    cfg = with_overrides(load_config(league(tmp_path, mark)), cluster="local:3")
+    assert (cfg.schedule.backend, cfg.schedule.scheduler) == (Backend.DASK, "local:3")
+    with pytest.raises(ConfigError, match=r"\[schedule\] scheduler: expected local:N"):
+        load_config(league(tmp_path, mark, extra='scheduler = "head"'))
+    with pytest.raises(ConfigError, match='only used with backend = "dask"'):
+        load_config(league(tmp_path, mark, extra='backend = "local"\nscheduler = "tcp://head:8786"'))
+    with pytest.raises(ConfigError, match="--cluster"):
+        with_overrides(load_config(league(tmp_path, mark)), cluster="head")
+    # backend = "dask" alone needs an address: a clear error before anything runs.
+    result = CliRunner().invoke(app, ["run", str(league(tmp_path, mark, extra='backend = "dask"')),
+                                      "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2 and 'backend = "dask" needs scheduler' in result.output
+
+
+def test_the_local_backend_imports_nothing_of_dask(tmp_path: Path) -> None:
+    """A whole local run (entry check, matches, leaderboard) with the modules it imported listed at the end."""
+    mark = uuid.uuid4().hex
+    script = (
+        "import sys\n"
+        "from harness.tournament.config import load_config, with_overrides\n"
+        "from harness.tournament.runner import run_tournament\n"
+        f"cfg = with_overrides(load_config({str(league(tmp_path, mark, hands=3, bots=2))!r}), "
+        f"out={str(tmp_path / 'out')!r})\n"
+        "assert run_tournament(cfg, quiet=True).complete\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+    assert no_bots_left(mark)
+
+
+def test_no_code_is_shipped_and_workers_run_the_runners_code(tmp_path: Path) -> None:
+    executor = DaskExecutor.__new__(DaskExecutor)  # submit's check comes before any cluster call
+    with pytest.raises(TypeError, match="importable on the workers"):
+        executor.submit(Job("m", lambda: {}, (), tmp_path))
+    bot = BotSpec("b", (sys.executable, "-m", "bots.caller"), cwd=str(ROOT))
+    assert preflight([bot], code_digest(), "w") is None
+    refusal = preflight([bot], "0" * 64, "tcp://w:1")
+    assert refusal is not None and refusal.bot is None and "runs other harness code" in refusal.reason
+    ghost = BotSpec("ghost", (str(tmp_path / "nowhere"),), cwd=str(tmp_path))
+    refusal = preflight([ghost], code_digest(), "tcp://w:1")
+    assert refusal is not None and refusal.bot == "ghost" and "shared file system" in refusal.reason
+    assert abort_tasks(["not-running"]) == []
+
+
+# ---------------------------------------------------------------- on a cluster
+
+
+def test_local_2_gives_the_local_backends_results_and_leaderboard(tmp_path: Path, reference: Path) -> None:
+    """Entry checks and matches through `harness run --cluster local:2`: byte-identical results, timings aside."""
+    mark = MARK
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["run", str(league(tmp_path, mark)), "--out", str(out), "--cluster", "local:2"])
+    assert result.exit_code == 0, result.output
+    assert "cluster: local:2 (scheduler tcp://127.0.0.1:" in result.output and "2 workers, 2 threads" in result.output
+    assert "with 2 jobs" in result.output  # the estimate counts the cluster's workers
+    assert "entry check: 3 of 3 bots pass" in result.output
+    assert comparable(out) == comparable(reference)
+    for name in ("leaderboard.csv", "leaderboard.md", "los.csv"):
+        assert (out / name).read_text() == (reference / name).read_text()
+    # Stored as the local backend stores them: hand history gzipped, logs, result.json; entry logs mapped back.
+    for record in read_records(out):
+        match = out / "matches" / record.match_id
+        assert {p.name for p in match.iterdir()} == {"hands.jsonl.gz", "logs", "result.json"}
+        assert json.loads((match / "result.json").read_text())["match_id"] == record.match_id
+        assert (match / "logs" / "referee.log").exists()
+    entries = json.loads((out / "entries.json").read_text())
+    assert entries["bots"]["caller"]["log"] == str(out / "entries" / "caller" / "logs" / "0-caller.err")
+    assert no_bots_left(mark)
+
+
+def test_a_worker_killed_mid_match_changes_nothing(tmp_path: Path, reference: Path, cluster) -> None:
+    _, address = cluster
+    mark = MARK
+    workers = set(worker_pids(address).values())
+    killed: list[int] = []
+
+    def kill_a_worker_running_a_match() -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not killed:
+            for bot in bots_of_mark(mark):
+                try:
+                    parent = bot.ppid()
+                except psutil.NoSuchProcess:
+                    continue
+                if parent in workers:
+                    os.kill(parent, signal.SIGKILL)
+                    killed.append(parent)
+                    return
+            time.sleep(0.05)
+
+    killer = threading.Thread(target=kill_a_worker_running_a_match)
+    killer.start()
+    config = with_overrides(load_config(league(tmp_path, mark)), out=tmp_path / "out", cluster=address)
+    summary = run_tournament(config, quiet=True, entry_check=False)
+    killer.join()
+    assert killed, "no worker was caught running a match"
+    assert summary.complete and not summary.failed and summary.matches_run == 6
+    assert comparable(tmp_path / "out") == comparable(reference)
+    assert (tmp_path / "out" / "leaderboard.csv").read_text() == (reference / "leaderboard.csv").read_text()
+    assert no_bots_left(mark), "bots of the killed worker survived it"
+
+
+def test_ctrl_c_cancels_the_tasks_and_a_rerun_resumes(tmp_path: Path, cluster) -> None:
+    _, address = cluster
+    mark = uuid.uuid4().hex
+    out = tmp_path / "out"
+    config = league(tmp_path, mark)
+    command = [sys.executable, "-m", "harness.cli", "run", str(config), "--out", str(out), "--cluster", address,
+               "--no-entry-check"]
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and proc.poll() is None:
+            if (out / "results.jsonl").exists() and read_records(out) and bots_of_mark(mark):
+                break
+            time.sleep(0.02)
+        assert proc.poll() is None, "the run ended before Ctrl-C; raise hands"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert "interrupted: run the same command again to resume" in err
+    assert no_bots_left(mark, timeout=2.0), "the running matches' bots were not stopped"
+    from distributed import Client
+
+    with Client(address, set_as_default=False, timeout=30) as client:
+        assert not any(client.processing().values()), "tasks of the interrupted run still run"
+    recorded = {r.match_id: (out / "matches" / r.match_id / "result.json").stat().st_mtime_ns
+                for r in read_records(out)}
+    assert 1 <= len(recorded) < 6
+
+    again = run_tournament(with_overrides(load_config(config), out=out, cluster=address), quiet=True,
+                           entry_check=False)
+    assert again.complete and again.matches_run == 6 - len(recorded)
+    assert again.reuse is not None and f"reused {len(recorded)} match" in again.reuse.describe()
+    for match_id, mtime in recorded.items():  # never played again
+        assert (out / "matches" / match_id / "result.json").stat().st_mtime_ns == mtime
+    assert no_bots_left(mark)
+
+
+def test_a_bot_missing_on_the_workers_fails_its_matches_clearly(tmp_path: Path, cluster) -> None:
+    _, address = cluster
+    mark = uuid.uuid4().hex
+    config_path = league(tmp_path, mark, hands=20, bots=2)
+    script = tmp_path / "ghost.sh"
+    script.write_text("#!/bin/sh\nexec python3 -m bots.caller\n")
+    script.chmod(0o755)
+    config_path.write_text(config_path.read_text() + f'[[bots]]\nname = "ghost"\ncommand = "{script}"\n'
+                           f'cwd = "{ROOT}"\n')
+    config = with_overrides(load_config(config_path), out=tmp_path / "out", cluster=address)
+    script.unlink()  # there when the file was loaded, not on the workers
+    summary = run_tournament(config, quiet=True, entry_check=False)
+    assert sorted(summary.failed) == sorted(m for m in {p.name for p in (tmp_path / "out" / "matches").iterdir()}
+                                            if "ghost" in m)
+    assert len(summary.failed) == 4 and len(summary.records) == 2
+    for match_id in summary.failed:
+        error = (tmp_path / "out" / "matches" / match_id / "error.txt").read_text()
+        assert "no worker can run this job" in error and error.count("on worker tcp://127.0.0.1:") == 2, error
+        assert f"bot 'ghost': command {str(script)!r} not found" in error and "shared file system" in error
+    assert no_bots_left(mark)
+
+
+def test_losing_the_scheduler_stops_the_run_clearly_and_it_resumes(tmp_path: Path, cluster) -> None:
+    _, address = cluster
+    mark = uuid.uuid4().hex
+    own, own_address = start_local_cluster(1, timeout_s=60)
+    out = tmp_path / "out"
+    config = with_overrides(load_config(league(tmp_path, mark, bots=2)), out=out, cluster=own_address)
+
+    def lose_the_scheduler() -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not bots_of_mark(mark):
+            time.sleep(0.05)
+        os.killpg(own.pid, signal.SIGKILL)  # scheduler, nanny and worker at once
+
+    killer = threading.Thread(target=lose_the_scheduler)
+    killer.start()
+    try:
+        summary = run_tournament(config, quiet=True, entry_check=False)
+    finally:
+        killer.join()
+        stop_local_cluster(own)
+    assert summary.stopped.startswith(f"lost the Dask scheduler at {own_address}") and "resume" in summary.stopped
+    assert not summary.complete
+    assert no_bots_left(mark), "bots outlived their cluster"
+    assert len(read_records(out)) < 2
+    with pytest.raises(ClusterError, match=f"cannot reach the Dask scheduler at {own_address} within 1 s"):
+        DaskExecutor.connect(own_address, timeout_s=1)
+    summary = run_tournament(with_overrides(config, cluster=address), quiet=True, entry_check=False)
+    assert summary.complete and not summary.failed
+    assert no_bots_left(mark)
