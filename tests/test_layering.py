@@ -9,6 +9,8 @@
   (many matches): the arrows point one way.
 - ``harness/report`` (reports of an output directory) sits on top: neither
   ``harness/tournament`` nor ``harness/match`` imports it.
+- ``dask`` / ``distributed`` (an optional extra) are imported by the dask
+  backend alone (``harness/tournament/cluster.py``).
 """
 
 from __future__ import annotations
@@ -80,6 +82,17 @@ def test_reports_sit_on_top(path: Path) -> None:
     for line, module in imported_modules(path):
         where = f"{path.relative_to(ROOT)}:{line} imports {module}"
         assert not module.startswith(("harness.report", "harness.cli")), where
+
+
+DASK_MODULES = ("harness/tournament/cluster.py",)
+
+
+@pytest.mark.parametrize("path", files("harness") + files("protocol") + files("bots"), ids=lambda p: p.name)
+def test_only_the_dask_backend_imports_dask(path: Path) -> None:
+    if path.relative_to(ROOT).as_posix() in DASK_MODULES:
+        return
+    for line, module in imported_modules(path):
+        assert _top(module) not in ("dask", "distributed"), f"{path.relative_to(ROOT)}:{line} imports {module}"
 
 
 def test_the_checker_sees_imports_inside_functions(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ TARGETS: dict[str, str] = {
     "referee_peak_rss_mb": "< 100",
     "speedup": ">= 1.5 (2 jobs over 1)",
     "match_overhead_ms": "<= 300",
+    "dask_over_jobs_2": ">= 0.9 (dask on 2 local workers over 2 jobs)",
     "processes_left": "0",
     "contest_estimate_error": "within +-0.25",
     "plan_s": "< 1 (60 bots, 6 seats)",

@@ -10,6 +10,14 @@
   clean stop that leaves no process, the result files): the median wall time
   of a match, from its worker's start to its record, minus its hands' time at
   the steady rate measured on a long match (:func:`harness.tournament.estimate.calibrate`).
+- ``hands_per_s_dask_local_2``: the same league on the dask backend, a
+  ``LocalCluster`` of 2 single-threaded workers (started before the clock
+  runs: ``dask_cluster_start_s``), against ``hands_per_s_jobs_2``
+  (``dask_over_jobs_2``); ``dask_task_ms`` is what one job costs on the Dask
+  path (submission, scheduling, the worker's checks, scratch space, shipping
+  the files back, the runner's writes) measured with jobs that do nothing,
+  beside ``local_task_ms`` (a forked worker) for the same jobs. Left out
+  when ``distributed`` is not installed.
 - ``contest_hands_per_s``: the class contest of the issue (24 copies of the
   example bots, heads-up, 100 hands a match), scaled down to fit a minute:
   12 bots, 132 matches; entry check, plan and estimate as ``harness run`` does
@@ -24,6 +32,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from harness.tournament.config import TournamentConfig, parse_config, with_overrides
 from harness.tournament.estimate import DEFAULT_RATES, calibrate
@@ -62,7 +71,59 @@ def bench_league(quick: bool = False) -> dict[str, float]:
     Args:
         quick: leave out the class contest (about 40 s).
     """
-    return {**throughput(), **match_overhead(), **({} if quick else contest())}
+    figures = throughput()
+    dask = dask_throughput()
+    if dask:
+        local = figures["hands_per_s_jobs_2"]
+        figures.update(dask, dask_over_jobs_2=round(dask["hands_per_s_dask_local_2"] / local, 2) if local else 0.0)
+    return {**figures, **match_overhead(), **({} if quick else contest())}
+
+
+def noop_job(directory: Path) -> dict[str, float]:
+    """A job that does nothing (the per-job cost of an executor)."""
+    return {}
+
+
+def _job_ms(executor: Any, count: int, root: Path) -> float:
+    """Milliseconds of worker time per do-nothing job: wall x parallel jobs / jobs, through run_all."""
+    from harness.tournament.workers import Job, run_all
+
+    jobs = []
+    for i in range(count):
+        directory = root / f"job{i}"
+        directory.mkdir(parents=True)
+        jobs.append(Job(key=f"noop{i}", func=noop_job, args=(directory,), directory=directory))
+    done: list[Any] = []
+    start = time.perf_counter()
+    run_all(executor, jobs, done.append, poll_s=0.05)
+    elapsed = time.perf_counter() - start
+    assert all(d.result == {} for d in done) and len(done) == count
+    return round(1000 * elapsed * getattr(executor, "parallel", executor.capacity) / count, 2)
+
+
+def dask_throughput(hands: int = 250, workers: int = 2, noop_jobs: int = 200) -> dict[str, float]:
+    """The benchmark league and do-nothing jobs on a ``local:<workers>`` Dask cluster ({} without distributed)."""
+    import importlib.util
+
+    if importlib.util.find_spec("distributed") is None:
+        return {}
+    from harness.tournament.cluster import DaskExecutor
+    from harness.tournament.workers import LocalExecutor
+
+    figures: dict[str, float] = {}
+    start = time.perf_counter()
+    with DaskExecutor.connect(f"local:{workers}") as executor, \
+            tempfile.TemporaryDirectory(prefix="bench-dask-") as tmp:
+        figures["dask_cluster_start_s"] = round(time.perf_counter() - start, 2)
+        address = executor._local_address
+        cfg = with_overrides(bench_config(hands), out=Path(tmp) / "out", cluster=address)
+        start = time.perf_counter()
+        summary = run_tournament(cfg, quiet=True, rates=DEFAULT_RATES)
+        elapsed = time.perf_counter() - start
+        figures[f"hands_per_s_dask_local_{workers}"] = round(summary.hands_run / elapsed, 1)
+        figures["dask_task_ms"] = _job_ms(executor, noop_jobs, Path(tmp) / "dask-noop")
+        figures["local_task_ms"] = _job_ms(LocalExecutor(workers, pin=True), noop_jobs, Path(tmp) / "local-noop")
+    return figures
 
 
 def throughput(hands: int = 250, jobs: Sequence[int] = (1, 2)) -> dict[str, float]:

@@ -71,6 +71,7 @@ import time
 import traceback
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -82,6 +83,8 @@ from harness.tournament.workers import ERROR_FILE, RESULT_FILE, Done, Job
 
 #: Seconds to wait for the scheduler when connecting.
 CONNECT_TIMEOUT_S = 20.0
+#: Seconds ``local:N`` may take to start (each worker process imports distributed: slow on a busy machine).
+LOCAL_START_S = 90.0
 #: Seconds the running tasks get to stop their bots after Ctrl-C.
 STOP_GRACE_S = 15.0
 #: Event topic of the hands played by running matches (progress).
@@ -476,7 +479,10 @@ class DaskExecutor:
         self._local = local
         self._digest = code_digest()
         self._tasks: dict[str, _Task] = {}
-        self._finished: queue.Queue[str] = queue.Queue()  # keys of futures done, from the client's thread
+        # Finished tasks (key, status, payload or exception), fetched off the main thread: a result
+        # is a round trip to a worker, and fetching them one by one here would hold the runner up.
+        self._finished: queue.Queue[tuple[str, str, Any]] = queue.Queue()
+        self._fetcher = ThreadPoolExecutor(4, thread_name_prefix="harness-fetch")
         self._early: list[Done] = []  # jobs that failed at submission, reported by the next wait()
         self._hands: dict[str, int] = {}
         self._refused: dict[tuple[str, str | None], Refusal] = {}  # (worker, bot or None) -> why
@@ -508,7 +514,7 @@ class DaskExecutor:
         local = None
         target = address
         if address.startswith("local:"):
-            local, target = start_local_cluster(int(address.split(":", 1)[1]), timeout_s=timeout_s)
+            local, target = start_local_cluster(int(address.split(":", 1)[1]))
         try:
             client = Client(target, timeout=timeout_s, set_as_default=False)
         except (OSError, TimeoutError) as exc:
@@ -528,6 +534,7 @@ class DaskExecutor:
 
     def close(self) -> None:
         """Disconnect; end the ``local:N`` cluster (its workers and, with them, any bot)."""
+        self._fetcher.shutdown(wait=False, cancel_futures=True)
         try:
             self.client.close(timeout=5)
         except Exception:  # noqa: BLE001 - closing after the scheduler is gone must not hide the real error
@@ -635,8 +642,17 @@ class DaskExecutor:
             key=task.key, pure=False, workers=restrict, allow_other_workers=False,
         )
         self._tasks[task.key] = task
-        task.future.add_done_callback(lambda future, key=task.key: self._finished.put(key))
+        task.future.add_done_callback(lambda future, key=task.key: self._fetcher.submit(self._fetch, key, future))
         return None
+
+    def _fetch(self, key: str, future: Any) -> None:
+        """Fetcher thread: the finished task's payload (or exception) into the queue :meth:`wait` reads."""
+        status = future.status
+        try:
+            value = future.result() if status == "finished" else future.exception() if status == "error" else None
+        except BaseException as exc:  # noqa: BLE001 - handed to the main thread, which decides
+            status, value = "unfetched", exc
+        self._finished.put((key, status, value))
 
     def running(self) -> list[Job]:
         return [t.job for t in self._tasks.values()] + [d.job for d in self._early]
@@ -667,31 +683,35 @@ class DaskExecutor:
             time.sleep(timeout)
             self._check_connected()
             return []
-        keys = []
+        finished = []
         try:
-            keys.append(self._finished.get(timeout=timeout))
+            finished.append(self._finished.get(timeout=timeout))
             while True:
-                keys.append(self._finished.get_nowait())
+                finished.append(self._finished.get_nowait())
         except queue.Empty:
             pass
-        for key in keys:
+        for key, status, value in finished:
             task = self._tasks.pop(key, None)
             if task is None:
                 continue
             self._hands.pop(key, None)
-            outcome = self._outcome(task, task.future.status)
+            outcome = self._outcome(task, status, value)
             if outcome is not None:
                 done.append(outcome)
         return done
 
-    def _outcome(self, task: _Task, status: str) -> Done | None:
+    def _outcome(self, task: _Task, status: str, value: Any) -> Done | None:
         """What a finished future means: a Done, or None when the job went to another worker."""
         if status == "cancelled":
             if self.client.status != "running":
                 raise self._lost()
             return self._fail(task, "the Dask cluster cancelled this task (was it restarted?)", "cancelled")
+        if status == "unfetched":
+            if self.client.status != "running":
+                raise self._lost() from value
+            return self._fail(task, f"the task's result could not be fetched: {value!r}", repr(value))
         if status == "error":
-            exc = task.future.exception()
+            exc = value
             name = type(exc).__name__
             if name == "KilledWorker":
                 why = (f"the worker running this job died on every attempt ({exc}); the workers' logs say why "
@@ -700,12 +720,7 @@ class DaskExecutor:
                 why = "the task failed on the Dask worker:\n" + "".join(
                     traceback.format_exception(type(exc), exc, exc.__traceback__))
             return self._fail(task, why, f"{name}: {exc}")
-        try:
-            payload = task.future.result()
-        except Exception as exc:  # noqa: BLE001 - a result that cannot be fetched is a failed job
-            if self.client.status != "running":
-                raise self._lost() from exc
-            return self._fail(task, f"the task's result could not be fetched: {exc!r}", repr(exc))
+        payload = value
         if "refused" in payload:
             refusal = Refusal(payload["worker"], payload.get("bot"), payload["refused"])
             self._refused[(refusal.worker, refusal.bot)] = refusal
@@ -782,7 +797,7 @@ def cluster_threads(address: str, *, jobs: int = 0, timeout_s: float = 5.0) -> i
 # ---------------------------------------------------------------- local:N
 
 
-def start_local_cluster(workers: int, *, timeout_s: float = CONNECT_TIMEOUT_S) -> tuple[subprocess.Popen[bytes], str]:
+def start_local_cluster(workers: int, *, timeout_s: float = LOCAL_START_S) -> tuple[subprocess.Popen[bytes], str]:
     """Start ``local:N``: a ``distributed.LocalCluster`` in a child process of its own session.
 
     Its own session: Ctrl-C at the terminal reaches the runner alone, which
@@ -811,7 +826,7 @@ def start_local_cluster(workers: int, *, timeout_s: float = CONNECT_TIMEOUT_S) -
     if not line.startswith(("tcp://", "tls://")):
         stop_local_cluster(proc)
         log.seek(0)
-        tail = _last_line(log.read().decode("utf-8", "replace")) or "no output"
+        tail = _last_line(log.read().decode("utf-8", "replace")) or "no error printed (a busy machine?)"
         log.close()
         raise ClusterError(f"the local Dask cluster of {workers} workers did not start within {timeout_s:.0f} s: "
                            f"{tail}")
