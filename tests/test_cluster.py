@@ -1,10 +1,9 @@
 """The dask backend (issue 13) on a LocalCluster: same results as the local backend, faults, Ctrl-C, resume.
 
 One small cluster (2 single-threaded workers, in a session of its own, as
-``--cluster local:2`` starts it) is shared by the module; one test starts
-``local:2`` through the CLI and one a cluster of its own to lose its
-scheduler. Every test checks that no bot is left, and the module that no
-worker or scheduler is.
+``--cluster local:2`` starts it) is shared by the module; one test runs on
+``local:1`` and loses its scheduler. Every test checks that no bot is left,
+and no worker or scheduler is at the end.
 """
 
 from __future__ import annotations
@@ -179,7 +178,8 @@ def test_the_local_backend_imports_nothing_of_dask(tmp_path: Path) -> None:
         "from harness.tournament.runner import run_tournament\n"
         f"cfg = with_overrides(load_config({str(league(tmp_path, mark, hands=3, bots=2))!r}), "
         f"out={str(tmp_path / 'out')!r})\n"
-        "assert run_tournament(cfg, quiet=True).complete\n"
+        "from harness.tournament.estimate import DEFAULT_RATES\n"
+        "assert run_tournament(cfg, quiet=True, rates=DEFAULT_RATES).complete\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))\n"
     )
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
@@ -205,13 +205,15 @@ def test_no_code_is_shipped_and_workers_run_the_runners_code(tmp_path: Path) -> 
 # ---------------------------------------------------------------- on a cluster
 
 
-def test_local_2_gives_the_local_backends_results_and_leaderboard(tmp_path: Path, reference: Path) -> None:
-    """Entry checks and matches through `harness run --cluster local:2`: byte-identical results, timings aside."""
+def test_the_cluster_gives_the_local_backends_results_and_leaderboard(tmp_path: Path, reference: Path,
+                                                                     cluster) -> None:
+    """Entry checks and matches through `harness run --cluster ADDRESS`: byte-identical results, timings aside."""
+    _, address = cluster
     mark = MARK
     out = tmp_path / "out"
-    result = CliRunner().invoke(app, ["run", str(league(tmp_path, mark)), "--out", str(out), "--cluster", "local:2"])
+    result = CliRunner().invoke(app, ["run", str(league(tmp_path, mark)), "--out", str(out), "--cluster", address])
     assert result.exit_code == 0, result.output
-    assert "cluster: local:2 (scheduler tcp://127.0.0.1:" in result.output and "2 workers, 2 threads" in result.output
+    assert f"cluster: {address}, 2 workers, 2 threads" in result.output
     assert "with 2 jobs" in result.output  # the estimate counts the cluster's workers
     assert "entry check: 3 of 3 bots pass" in result.output
     assert comparable(out) == comparable(reference)
@@ -323,18 +325,22 @@ def test_a_bot_missing_on_the_workers_fails_its_matches_clearly(tmp_path: Path, 
     assert no_bots_left(mark)
 
 
-def test_losing_the_scheduler_stops_the_run_clearly_and_it_resumes(tmp_path: Path, cluster) -> None:
-    _, address = cluster
+def test_local_1_losing_its_scheduler_stops_the_run_clearly_and_it_resumes(tmp_path: Path, cluster) -> None:
+    """`local:N` (a cluster of the run's own); its whole session killed mid-match: a clear stop, then a resume."""
+    shared, address = cluster
     mark = uuid.uuid4().hex
-    own, own_address = start_local_cluster(1, timeout_s=60)
     out = tmp_path / "out"
-    config = with_overrides(load_config(league(tmp_path, mark, bots=2)), out=out, cluster=own_address)
+    config = with_overrides(load_config(league(tmp_path, mark, bots=2)), out=out, cluster="local:1")
+    sessions: list[int] = []
 
     def lose_the_scheduler() -> None:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 120
         while time.monotonic() < deadline and not bots_of_mark(mark):
             time.sleep(0.05)
-        os.killpg(own.pid, signal.SIGKILL)  # scheduler, nanny and worker at once
+        for child in psutil.Process().children():
+            if child.pid != shared.pid and "harness.tournament.cluster" in " ".join(child.cmdline()):
+                sessions.append(child.pid)
+                os.killpg(child.pid, signal.SIGKILL)  # scheduler, nanny and worker at once
 
     killer = threading.Thread(target=lose_the_scheduler)
     killer.start()
@@ -342,13 +348,14 @@ def test_losing_the_scheduler_stops_the_run_clearly_and_it_resumes(tmp_path: Pat
         summary = run_tournament(config, quiet=True, entry_check=False)
     finally:
         killer.join()
-        stop_local_cluster(own)
-    assert summary.stopped.startswith(f"lost the Dask scheduler at {own_address}") and "resume" in summary.stopped
-    assert not summary.complete
+    assert sessions, "no local cluster was found"
+    assert summary.stopped.startswith("lost the Dask scheduler at local:1") and "resume" in summary.stopped
+    assert not summary.complete and len(read_records(out)) < 2
     assert no_bots_left(mark), "bots outlived their cluster"
-    assert len(read_records(out)) < 2
-    with pytest.raises(ClusterError, match=f"cannot reach the Dask scheduler at {own_address} within 1 s"):
-        DaskExecutor.connect(own_address, timeout_s=1)
+    assert not session_processes(sessions[0])
+    gone = address.rsplit(":", 1)[0] + ":1"  # nothing listens on port 1
+    with pytest.raises(ClusterError, match=f"cannot reach the Dask scheduler at {gone} within 1 s"):
+        DaskExecutor.connect(gone, timeout_s=1)
     summary = run_tournament(with_overrides(config, cluster=address), quiet=True, entry_check=False)
     assert summary.complete and not summary.failed
     assert no_bots_left(mark)

@@ -642,8 +642,15 @@ class DaskExecutor:
             key=task.key, pure=False, workers=restrict, allow_other_workers=False,
         )
         self._tasks[task.key] = task
-        task.future.add_done_callback(lambda future, key=task.key: self._fetcher.submit(self._fetch, key, future))
+        task.future.add_done_callback(lambda future, key=task.key: self._on_done(key, future))
         return None
+
+    def _on_done(self, key: str, future: Any) -> None:
+        """The client's thread: a task ended; fetch its payload (not after :meth:`close`)."""
+        try:
+            self._fetcher.submit(self._fetch, key, future)
+        except RuntimeError:  # closed: nobody waits for it any more
+            pass
 
     def _fetch(self, key: str, future: Any) -> None:
         """Fetcher thread: the finished task's payload (or exception) into the queue :meth:`wait` reads."""
