@@ -266,12 +266,13 @@ class Refiner:
         todo: the matches of the run, by match id.
         costs: the bots' costs of the first estimate.
         jobs: parallel matches.
+        parallel: matches that really run at once, when not ``jobs`` here (a Dask cluster's threads).
     """
 
     def __init__(self, rates: Rates, todo: Mapping[str, MatchCost], costs: Mapping[str, BotCost],
-                 jobs: int) -> None:
+                 jobs: int, parallel: int | None = None) -> None:
         self.predicted = {key: match_seconds(rates, m, costs) for key, m in todo.items()}
-        self.jobs = effective_jobs(jobs)
+        self.jobs = max(1, parallel) if parallel is not None else effective_jobs(jobs)
         self.at = max(2 * self.jobs, -(-len(todo) // 10))
         self.done_predicted = self.done_measured = 0.0
         self.done: set[str] = set()

@@ -521,7 +521,7 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
     by_name = {b.name: b for b in bots}
     display = progress_display(config, plan, records, store.out_dir, progress, quiet)
     refiner = Refiner(rates, {p.match_id: MatchCost(len(p.bots), plan.hands, p.bots) for p in todo},
-                      report.costs() if report.reference else {}, sched.jobs)
+                      report.costs() if report.reference else {}, sched.jobs, getattr(executor, "parallel", None))
     offsets: dict[str, tuple[int, int]] = {}
     hands_done = sum(r.result.hands_played for r in records)
 
