@@ -194,7 +194,8 @@ def run(
 
     try:
         cfg = _overrides(config, out, jobs, hands, seed, pin, sandbox, cluster)
-        _sandbox_plan(cfg.sandbox, "run")
+        if not (cfg.schedule.scheduler and cfg.sandbox.mode == "required"):  # then each worker checks its own
+            _sandbox_plan(cfg.sandbox, "run")
         if cfg.tournament.seed is not None:
             warning = seed_warning(cfg.tournament.seed, "--seed" if seed is not None else "[tournament] seed")
             if warning:

@@ -8,6 +8,7 @@ and no worker or scheduler is at the end.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -29,7 +30,10 @@ from harness.tournament.cluster import (
     DaskExecutor,
     abort_tasks,
     code_digest,
+    expected_sandbox,
+    hide,
     preflight,
+    sandboxes_of,
     start_local_cluster,
     stop_local_cluster,
 )
@@ -44,8 +48,13 @@ HANDS = 60
 MARK = uuid.uuid4().hex
 
 
-def league(tmp_path: Path, mark: str, *, hands: int = HANDS, extra: str = "", bots: int = 3) -> Path:
-    """A small heads-up duplicate round-robin of deterministic bots, each carrying ``mark`` in its env."""
+def league(tmp_path: Path, mark: str, *, hands: int = HANDS, extra: str = "", bots: int = 3,
+           sandbox: str = "auto") -> Path:
+    """A small heads-up duplicate round-robin of deterministic bots, each carrying ``mark`` in its env.
+
+    The runs compared with the local backend keep the sandbox (on where it works, as locally); the
+    others turn it off: what they test does not depend on it, and a sandboxed start costs time.
+    """
     entries = [
         ("caller", "python -m bots.caller", ""),
         ("raiser", "python -m bots.raiser", ""),
@@ -53,7 +62,7 @@ def league(tmp_path: Path, mark: str, *, hands: int = HANDS, extra: str = "", bo
         ("solid", "python -m bots.solid", ""),
     ][:bots]
     text = (f'[tournament]\nname = "dask"\nseed = 5\n[schedule]\nhands = {hands}\n{extra}\n'
-            '[limits]\ndecision_ms = 3000\n')
+            f'[limits]\ndecision_ms = 3000\n[sandbox]\nmode = "{sandbox}"\n')
     for name, command, env in entries:
         text += (f'[[bots]]\nname = "{name}"\ncommand = "{command}"\ncwd = "{ROOT}"\n'
                  f'env = {{ {env}TEST_MARK = "{mark}" }}\n')
@@ -202,6 +211,40 @@ def test_no_code_is_shipped_and_workers_run_the_runners_code(tmp_path: Path) -> 
     assert abort_tasks(["not-running"]) == []
 
 
+def test_workers_sandbox_bots_as_the_runner_does_and_hide_their_own_space(tmp_path: Path, monkeypatch) -> None:
+    import functools
+
+    from harness.match import sandbox
+    from harness.match.referee import play_match
+    from harness.match.specs import SandboxMode, SandboxSettings
+
+    box = SandboxSettings(hidden=("/out",))
+    play = functools.partial(play_match, sandbox=box)
+    assert sandboxes_of((play, ([], 1))) == [box]
+    hidden = hide((play, [play]), tmp_path)
+    assert hidden[0].keywords["sandbox"].hidden == ("/out", str(tmp_path)) == hidden[1][0].keywords["sandbox"].hidden
+    assert hide(box, tmp_path).mode is SandboxMode.AUTO and box.hidden == ("/out",)
+
+    bot = BotSpec("b", (sys.executable, "-m", "bots.caller"), cwd=str(ROOT))
+    weak = sandbox.Plan(False, True, box.cpu, "no bwrap", "partly on (cgroup v1): bwrap missing")
+    monkeypatch.setattr(sandbox, "plan", lambda settings, **kw: weak)
+    refusal = preflight([bot], code_digest(), "tcp://w:1", [box], (True, True))
+    assert refusal is not None and refusal.bot is None
+    assert "cannot sandbox the bots as the runner's machine does (no bubblewrap: partly on" in refusal.reason
+    assert preflight([bot], code_digest(), "tcp://w:1", [box], (False, True)) is None  # asks only what it has
+
+    def refuse(settings, **kw):  # mode "required" where the sandbox cannot run
+        raise sandbox.SandboxError("[sandbox] mode = \"required\" but the sandbox cannot run here: no bwrap")
+
+    monkeypatch.setattr(sandbox, "plan", refuse)
+    refusal = preflight([bot], code_digest(), "tcp://w:1", [dataclasses.replace(box, mode=SandboxMode.REQUIRED)])
+    assert refusal is not None and "worker tcp://w:1 cannot sandbox the bots: [sandbox] mode" in refusal.reason
+    monkeypatch.undo()
+    off = dataclasses.replace(box, mode=SandboxMode.OFF)
+    assert expected_sandbox([off]) == (False, False)
+    assert expected_sandbox([dataclasses.replace(box, mode=SandboxMode.REQUIRED)]) == (True, True)
+
+
 # ---------------------------------------------------------------- on a cluster
 
 
@@ -266,7 +309,7 @@ def test_ctrl_c_cancels_the_tasks_and_a_rerun_resumes(tmp_path: Path, cluster) -
     _, address = cluster
     mark = uuid.uuid4().hex
     out = tmp_path / "out"
-    config = league(tmp_path, mark)
+    config = league(tmp_path, mark, sandbox="off")
     command = [sys.executable, "-m", "harness.cli", "run", str(config), "--out", str(out), "--cluster", address,
                "--no-entry-check"]
     proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -306,7 +349,7 @@ def test_ctrl_c_cancels_the_tasks_and_a_rerun_resumes(tmp_path: Path, cluster) -
 def test_a_bot_missing_on_the_workers_fails_its_matches_clearly(tmp_path: Path, cluster) -> None:
     _, address = cluster
     mark = uuid.uuid4().hex
-    config_path = league(tmp_path, mark, hands=20, bots=2)
+    config_path = league(tmp_path, mark, hands=20, bots=2, sandbox="off")
     script = tmp_path / "ghost.sh"
     script.write_text("#!/bin/sh\nexec python3 -m bots.caller\n")
     script.chmod(0o755)
@@ -330,7 +373,7 @@ def test_local_1_losing_its_scheduler_stops_the_run_clearly_and_it_resumes(tmp_p
     shared, address = cluster
     mark = uuid.uuid4().hex
     out = tmp_path / "out"
-    config = with_overrides(load_config(league(tmp_path, mark, bots=2)), out=out, cluster="local:1")
+    config = with_overrides(load_config(league(tmp_path, mark, bots=2, sandbox="off")), out=out, cluster="local:1")
     sessions: list[int] = []
 
     def lose_the_scheduler() -> None:
@@ -359,3 +402,54 @@ def test_local_1_losing_its_scheduler_stops_the_run_clearly_and_it_resumes(tmp_p
     summary = run_tournament(with_overrides(config, cluster=address), quiet=True, entry_check=False)
     assert summary.complete and not summary.failed
     assert no_bots_left(mark)
+
+
+def test_a_spy_on_a_worker_reaches_neither_the_scheduler_nor_the_workers_memory(tmp_path: Path, cluster) -> None:
+    """The sandbox on a worker, as locally: the worker's memory holds the match seed, its scheduler runs code."""
+    import functools
+    import shutil
+    import sysconfig
+
+    from harness.engine.config import GameConfig
+    from harness.match import sandbox as sb
+    from harness.match.referee import play_match
+    from harness.match.specs import Limits, MatchSpec, SandboxMode, SandboxSettings
+    from harness.tournament.runner import play_and_store
+    from harness.tournament.workers import run_all
+
+    support = sb.support()
+    if not (support.namespaces and support.cgroups.available):
+        pytest.skip("SANDBOX NOT AVAILABLE: install bubblewrap (apt-get install bubblewrap; .ci/run does) and run as "
+                    f"root or in a delegated cgroup ({support.namespaces_problem or support.cgroups.reason})")
+    _, address = cluster
+    tmp_path.chmod(0o755)  # the bots' uids read their directories
+    home = tmp_path / "spy"
+    shutil.copytree(ROOT / "tests" / "fixtures" / "hostile", home, ignore=shutil.ignore_patterns("__pycache__"))
+    port = int(address.rsplit(":", 1)[1])
+    token = uuid.uuid4().hex[:12]
+    env = {"SPY_TOKEN": token, "SPY_TCP_PORT": str(port), "SPY_LISTEN_PORT": "1", "SPY_SOURCE_DIR": str(home),
+           "SPY_SCRATCH_MB": "8"}
+    bots = [BotSpec("spy", ("python", "spy.py"), cwd=str(home), env=env),
+            BotSpec("victim", (sys.executable, "-m", "bots.caller"), cwd=str(ROOT))]
+    box = SandboxSettings(mode=SandboxMode.REQUIRED, scratch_mb=8)
+    directory = tmp_path / "out" / "m"
+    directory.mkdir(parents=True)
+    job = Job("m", play_and_store, (functools.partial(play_match, sandbox=box), bots,
+                                    MatchSpec(GameConfig(), hands=4, seed=7, match_id="m"), Limits(), directory, True),
+              directory)
+    done: list = []
+    planted = Path(sysconfig.get_paths()["purelib"]) / f"hostile-{token}.pth"  # where an unboxed spy writes
+    try:
+        with DaskExecutor.connect(address) as executor:
+            run_all(executor, [job], done.append)
+    finally:
+        planted.unlink(missing_ok=True)
+    assert done[0].error == "" and done[0].result["hands_played"] == 4, done[0].error
+    report = {}
+    for line in (directory / "logs" / "0-spy.err").read_text().splitlines():
+        if line.startswith("ATTACK "):
+            name, _, what = line[len("ATTACK "):].partition(" ")
+            report[name] = what
+    for attack in ("tcp-connect", "referee-memory", "opponent-environment"):
+        assert report[attack].startswith("FAILED"), report
+    assert done[0].result["faults"][1] == {}

@@ -54,7 +54,9 @@ reaches only the runner, which stops the tasks first) that ends with the runner.
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import fcntl
+import functools
 import gzip
 import hashlib
 import json
@@ -70,14 +72,14 @@ import threading
 import time
 import traceback
 import uuid
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from harness.match.specs import BotSpec
+from harness.match.specs import BotSpec, SandboxMode, SandboxSettings
 from harness.tournament.results import HANDS_FILE, fsync_file
 from harness.tournament.workers import ERROR_FILE, RESULT_FILE, Done, Job
 
@@ -94,7 +96,8 @@ PROGRESS_EVERY_S = 2.0
 #: Files above this size travel gzipped (hand histories not compressed by the job, large logs).
 _SHIP_RAW_BYTES = 4096
 _REFRESH_S = 2.0
-_PR_SET_PDEATHSIG = 1  # prctl(2) option (linux/prctl.h)
+_PR_SET_PDEATHSIG = 1  # prctl(2) options (linux/prctl.h)
+_PR_SET_DUMPABLE = 4
 _SOURCE_PACKAGES = ("harness", "protocol", "bots")
 
 
@@ -126,6 +129,60 @@ def _code_digest(root: str) -> str:
                 h.update(hashlib.sha256(path.read_bytes()).digest())
         _DIGESTS[root] = h.hexdigest()
     return _DIGESTS[root]
+
+
+def sandboxes_of(value: Any) -> list[SandboxSettings]:
+    """The :class:`SandboxSettings` in a job's function (a ``functools.partial``'s arguments) or arguments."""
+    found: list[SandboxSettings] = []
+
+    def walk(v: Any) -> None:
+        if isinstance(v, SandboxSettings):
+            if v not in found:
+                found.append(v)
+        elif isinstance(v, functools.partial):
+            walk(v.args)
+            walk(v.keywords)
+        elif isinstance(v, list | tuple):
+            for item in v:
+                walk(item)
+        elif isinstance(v, dict):
+            for item in v.values():
+                walk(item)
+
+    walk(value)
+    return found
+
+
+def hide(value: Any, path: Path) -> Any:
+    """``value`` with ``path`` added to the ``hidden`` of every :class:`SandboxSettings` in it (partials included)."""
+    if isinstance(value, SandboxSettings):
+        return dataclasses.replace(value, hidden=(*value.hidden, os.fspath(path)))
+    if isinstance(value, functools.partial):
+        return functools.partial(value.func, *hide(value.args, path), **hide(value.keywords, path))
+    if isinstance(value, list | tuple):
+        items = [hide(v, path) for v in value]
+        return items if isinstance(value, list) else tuple(items)
+    if isinstance(value, dict):
+        return {k: hide(v, path) for k, v in value.items()}
+    return value
+
+
+def expected_sandbox(settings: Sequence[SandboxSettings]) -> tuple[bool, bool]:
+    """What a worker must give the bots (bubblewrap, control groups): all of it for mode ``required``,
+    for ``auto`` what this machine (the runner's) gives, nothing for ``off``."""
+    from harness.match.sandbox import SandboxError, plan
+
+    need_ns = need_cg = False
+    for box in settings:
+        if box.mode is SandboxMode.REQUIRED:
+            need_ns = need_cg = True
+        elif box.mode is SandboxMode.AUTO:
+            try:
+                here = plan(box)
+            except SandboxError:
+                continue
+            need_ns, need_cg = need_ns or here.namespaces, need_cg or here.cgroups
+    return need_ns, need_cg
 
 
 def bots_of(args: Iterable[Any]) -> list[BotSpec]:
@@ -161,14 +218,21 @@ class Refusal:
     reason: str
 
 
-def preflight(bots: Iterable[BotSpec], digest: str, worker: str) -> Refusal | None:
-    """Can this worker run these bots with the runner's code? None if so (cached per bot), else why not.
+def preflight(bots: Iterable[BotSpec], digest: str, worker: str, sandboxes: Sequence[SandboxSettings] = (),
+              expect: tuple[bool, bool] = (False, False)) -> Refusal | None:
+    """Can this worker run these bots with the runner's code, sandboxed as expected? None if so, else why not.
 
-    The first call of a worker process also kills what bots of a dead worker
-    of this machine left behind (their referee, the dead worker, is gone).
+    Checks the code digest, that the sandbox gives what ``expect`` says
+    (bubblewrap, control groups: :func:`expected_sandbox`) and each bot's
+    command and cwd (cached per bot). The first call of a worker process also
+    makes it non-dumpable for good (its memory holds its tasks' match seeds;
+    a referee restoring dumpability after its match must not reopen it while
+    another task runs) and kills what bots of a dead worker of this machine
+    left behind (their referee, the dead worker, is gone).
     """
     global _SWEPT
     from harness.match.botproc import BotStartError, kill_strays, resolve_command
+    from harness.match.sandbox import SandboxError, plan
 
     mine = code_digest()
     if digest != mine:
@@ -179,7 +243,24 @@ def preflight(bots: Iterable[BotSpec], digest: str, worker: str) -> Refusal | No
     with _LOCK:
         if not _SWEPT:
             _SWEPT = True
+            try:
+                ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+            except (OSError, AttributeError):
+                pass
             kill_strays()  # only orphans: bots whose referee (a killed worker) is gone
+    need_ns, need_cg = expect
+    for box in sandboxes:
+        try:
+            got = plan(box)
+        except SandboxError as exc:
+            return Refusal(worker, None, f"worker {worker} cannot sandbox the bots: {exc}")
+        missing = [what for what, need, have in (("bubblewrap", need_ns, got.namespaces),
+                                                 ("control groups", need_cg, got.cgroups)) if need and not have]
+        if missing:
+            return Refusal(worker, None, (
+                f"worker {worker} cannot sandbox the bots as the runner's machine does (no {' or '.join(missing)}: "
+                f"{got.summary}): every worker must isolate bots alike; install bubblewrap and run workers where "
+                "control groups can be made (README \"Untrusted bots\"), or set [sandbox] mode"))
     for bot in bots:
         setup = (tuple(bot.command), bot.cwd)
         if setup in _CHECKED:
@@ -195,17 +276,19 @@ def preflight(bots: Iterable[BotSpec], digest: str, worker: str) -> Refusal | No
     return None
 
 
-def _scratch_root() -> Path:
-    """This worker process's private scratch directory (removed with the worker's own space)."""
+def _scratch_root() -> tuple[Path, Path]:
+    """This worker process's private scratch directory, and what to hide from bots (the worker's own directory)."""
     try:
         from distributed import get_worker
 
         base = Path(get_worker().local_directory)
-    except (ImportError, ValueError):
+        hidden = base
+    except (ImportError, ValueError):  # not in a Dask worker (tests)
         base = Path(tempfile.gettempdir())
+        hidden = None
     root = base / f"harness-{os.getpid()}"
     root.mkdir(mode=0o700, exist_ok=True)
-    return root
+    return root, hidden or root
 
 
 def _worker_address() -> str:
@@ -349,7 +432,8 @@ def _pack(directory: Path) -> list[tuple[str, bytes, bool]]:
     return files
 
 
-def run_task(func: Any, args: tuple[Any, ...], directory: Path, key: str, digest: str, pin: bool) -> dict[str, Any]:
+def run_task(func: Any, args: tuple[Any, ...], directory: Path, key: str, digest: str, pin: bool,
+             expect: tuple[bool, bool] = (False, False)) -> dict[str, Any]:
     """Body of one Dask task (on a worker): check, run the job in scratch space, return its result and files.
 
     Args:
@@ -360,6 +444,10 @@ def run_task(func: Any, args: tuple[Any, ...], directory: Path, key: str, digest
         key: the task's Dask key (for Ctrl-C and progress).
         digest: the runner's :func:`code_digest`.
         pin: run on one CPU of its own (:func:`leased_cpu`).
+        expect: what the sandbox must give the bots here (:func:`expected_sandbox`).
+
+    The job's sandbox settings (in ``func`` or ``args``) also hide the
+    worker's own directory (scratch space of every task) from the bots.
 
     Returns:
         ``{"refused": reason, "bot": name | None, "worker"}`` when this worker
@@ -368,10 +456,12 @@ def run_task(func: Any, args: tuple[Any, ...], directory: Path, key: str, digest
     """
     start = time.monotonic()
     worker = _worker_address()
-    refusal = preflight(bots_of(args), digest, worker)
+    refusal = preflight(bots_of(args), digest, worker, sandboxes_of((func, args)), expect)
     if refusal is not None:
         return {"refused": refusal.reason, "bot": refusal.bot, "worker": worker}
-    scratch = _scratch_root() / uuid.uuid4().hex
+    root, hidden = _scratch_root()
+    func, args = hide((func, args), hidden)
+    scratch = root / uuid.uuid4().hex
     scratch.mkdir(mode=0o700)
     payload: dict[str, Any] = {"result": None, "error": "", "aborted": False, "worker": worker, "cpu": None}
     ident = threading.get_ident()
@@ -487,6 +577,8 @@ class DaskExecutor:
         self._hands: dict[str, int] = {}
         self._refused: dict[tuple[str, str | None], Refusal] = {}  # (worker, bot or None) -> why
         self._threads: dict[str, int] = {}
+        self._expect: list[list[SandboxSettings]] = []  # sandbox settings seen, and what workers must give them
+        self._expected: list[tuple[bool, bool]] = []
         self._refreshed = -float("inf")
         self._stopping = False
         self._refresh(force=True)
@@ -637,8 +729,13 @@ class DaskExecutor:
                     f"- {r.reason}" for r in excluded.values()), _last_line(next(iter(excluded.values())).reason))
         task.key = f"harness-{task.job.key}-{uuid.uuid4().hex[:12]}"
         task.submitted = time.monotonic()
+        boxes = sandboxes_of((task.job.func, task.job.args))
+        if boxes not in self._expect:
+            self._expect.append(boxes)
+            self._expected.append(expected_sandbox(boxes))
+        expect = self._expected[self._expect.index(boxes)]
         task.future = self.client.submit(
-            run_task, task.job.func, task.job.args, task.job.directory, task.key, self._digest, self.pin,
+            run_task, task.job.func, task.job.args, task.job.directory, task.key, self._digest, self.pin, expect,
             key=task.key, pure=False, workers=restrict, allow_other_workers=False,
         )
         self._tasks[task.key] = task
