@@ -41,6 +41,8 @@ from harness.tournament.config import Backend, ConfigError, load_config, parse_c
 from harness.tournament.results import read_records
 from harness.tournament.runner import run_tournament
 from harness.tournament.workers import Job
+from tests.test_runner_e2e import marked_processes as bots_of_mark
+from tests.test_runner_e2e import wait_no_bots
 
 ROOT = Path(__file__).resolve().parents[1]
 HANDS = 60
@@ -69,26 +71,6 @@ def league(tmp_path: Path, mark: str, *, hands: int = HANDS, extra: str = "", bo
     path = tmp_path / "league.toml"
     path.write_text(text)
     return path
-
-
-def bots_of_mark(mark: str) -> list[psutil.Process]:
-    found = []
-    for proc in psutil.process_iter():
-        try:
-            if proc.environ().get("TEST_MARK") == mark and proc.status() != psutil.STATUS_ZOMBIE:
-                found.append(proc)
-        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
-            continue
-    return found
-
-
-def no_bots_left(mark: str, timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while (left := bots_of_mark(mark)) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    for proc in left:  # never leave anything behind, even when the test fails
-        proc.kill()
-    return not left
 
 
 def session_processes(leader: int) -> list[psutil.Process]:
@@ -136,7 +118,7 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp = tmp_path_factory.mktemp("local")
     config = with_overrides(load_config(league(tmp, MARK)), out=tmp / "out", jobs=2)
     summary = run_tournament(config, quiet=True, entry_check=False)
-    assert summary.complete and no_bots_left(MARK)
+    assert summary.complete and wait_no_bots(MARK) == []
     return tmp / "out"
 
 
@@ -194,7 +176,7 @@ def test_the_local_backend_imports_nothing_of_dask(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
-    assert no_bots_left(mark)
+    assert wait_no_bots(mark) == []
 
 
 def test_no_code_is_shipped_and_workers_run_the_runners_code(tmp_path: Path) -> None:
@@ -270,7 +252,7 @@ def test_the_cluster_gives_the_local_backends_results_and_leaderboard(tmp_path: 
         assert (match / "logs" / "referee.log").exists()
     entries = json.loads((out / "entries.json").read_text())
     assert entries["bots"]["caller"]["log"] == str(out / "entries" / "caller" / "logs" / "0-caller.err")
-    assert no_bots_left(mark)
+    assert wait_no_bots(mark) == []
 
 
 def test_a_worker_killed_mid_match_changes_nothing(tmp_path: Path, reference: Path, cluster) -> None:
@@ -302,7 +284,7 @@ def test_a_worker_killed_mid_match_changes_nothing(tmp_path: Path, reference: Pa
     assert summary.complete and not summary.failed and summary.matches_run == 6
     assert comparable(tmp_path / "out") == comparable(reference)
     assert (tmp_path / "out" / "leaderboard.csv").read_text() == (reference / "leaderboard.csv").read_text()
-    assert no_bots_left(mark), "bots of the killed worker survived it"
+    assert wait_no_bots(mark) == [], "bots of the killed worker survived it"
 
 
 def test_ctrl_c_cancels_the_tasks_and_a_rerun_resumes(tmp_path: Path, cluster) -> None:
@@ -328,7 +310,7 @@ def test_ctrl_c_cancels_the_tasks_and_a_rerun_resumes(tmp_path: Path, cluster) -
             proc.wait()
     assert proc.returncode == 130, err
     assert "interrupted: run the same command again to resume" in err
-    assert no_bots_left(mark, timeout=2.0), "the running matches' bots were not stopped"
+    assert wait_no_bots(mark, timeout=2.0) == [], "the running matches' bots were not stopped"
     from distributed import Client
 
     with Client(address, set_as_default=False, timeout=30) as client:
@@ -343,7 +325,7 @@ def test_ctrl_c_cancels_the_tasks_and_a_rerun_resumes(tmp_path: Path, cluster) -
     assert again.reuse is not None and f"reused {len(recorded)} match" in again.reuse.describe()
     for match_id, mtime in recorded.items():  # never played again
         assert (out / "matches" / match_id / "result.json").stat().st_mtime_ns == mtime
-    assert no_bots_left(mark)
+    assert wait_no_bots(mark) == []
 
 
 def test_a_bot_missing_on_the_workers_fails_its_matches_clearly(tmp_path: Path, cluster) -> None:
@@ -365,7 +347,7 @@ def test_a_bot_missing_on_the_workers_fails_its_matches_clearly(tmp_path: Path, 
         error = (tmp_path / "out" / "matches" / match_id / "error.txt").read_text()
         assert "no worker can run this job" in error and error.count("on worker tcp://127.0.0.1:") == 2, error
         assert f"bot 'ghost': command {str(script)!r} not found" in error and "shared file system" in error
-    assert no_bots_left(mark)
+    assert wait_no_bots(mark) == []
 
 
 def test_local_1_losing_its_scheduler_stops_the_run_clearly_and_it_resumes(tmp_path: Path, cluster) -> None:
@@ -394,14 +376,14 @@ def test_local_1_losing_its_scheduler_stops_the_run_clearly_and_it_resumes(tmp_p
     assert sessions, "no local cluster was found"
     assert summary.stopped.startswith("lost the Dask scheduler at local:1") and "resume" in summary.stopped
     assert not summary.complete and len(read_records(out)) < 2
-    assert no_bots_left(mark), "bots outlived their cluster"
+    assert wait_no_bots(mark) == [], "bots outlived their cluster"
     assert not session_processes(sessions[0])
     gone = address.rsplit(":", 1)[0] + ":1"  # nothing listens on port 1
     with pytest.raises(ClusterError, match=f"cannot reach the Dask scheduler at {gone} within 1 s"):
         DaskExecutor.connect(gone, timeout_s=1)
     summary = run_tournament(with_overrides(config, cluster=address), quiet=True, entry_check=False)
     assert summary.complete and not summary.failed
-    assert no_bots_left(mark)
+    assert wait_no_bots(mark) == []
 
 
 def test_a_spy_on_a_worker_reaches_neither_the_scheduler_nor_the_workers_memory(tmp_path: Path, cluster) -> None:
