@@ -10,6 +10,7 @@ never listed. Target: under a second for the plan.
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -33,14 +34,14 @@ def bench_plan(bots: int = 60) -> dict[str, float]:
     """Time the plan of ``bots`` bots at 6 seats (sampled), a late entry, and the refused round-robin.
 
     Returns:
-        ``plan_s`` (seconds for the whole plan), ``tables``, ``matches``, ``pair_meetings_min``,
-        ``pair_meetings_max``, ``mean_meetings``, ``late_entry_s``, ``late_entry_tables_changed``
-        and ``round_robin_refused_s``.
+        ``plan_s`` (seconds for the whole plan; ``plan_cpu_s`` in CPU seconds), ``load_average_1min``,
+        ``tables``, ``matches``, ``pair_meetings_min``, ``pair_meetings_max``, ``mean_meetings``,
+        ``late_entry_s``, ``late_entry_tables_changed`` and ``round_robin_refused_s``.
     """
     cfg = _config(bots, "sampled")
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     plan = make_plan(cfg, seed=1)
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     balance = plan.balance()
     assert balance is not None
     bigger = _config(bots + 1, "sampled")
@@ -58,6 +59,8 @@ def bench_plan(bots: int = 60) -> dict[str, float]:
     refused_s = time.perf_counter() - start
     return {
         "plan_s": round(elapsed, 3),
+        "plan_cpu_s": round(cpu, 3),  # the same, in CPU time: what a busy machine does not change
+        "load_average_1min": round(os.getloadavg()[0], 2),
         "tables": float(plan.tables),
         "matches": float(len(plan.matches)),
         "pair_meetings_min": float(balance.pair_meetings[0]),

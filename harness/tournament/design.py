@@ -62,8 +62,8 @@ from math import ceil, comb, floor
 PAIR_SLACK = 1
 #: The same after bots were added or removed (:func:`repair`), where most tables stay as they were.
 REPAIR_SLACK = 2
-#: Local-search swaps tried per table slot (the search stops earlier once nothing improves).
-_SWAPS_PER_SLOT = 30
+#: Annealing steps per table slot and pass.
+_SWAPS_PER_SLOT = 20
 #: Annealing passes at most (a pass after the first only while the bound is not met).
 _PASSES = 3
 #: Fresh draws at most (only while the bound is not met).
@@ -412,29 +412,10 @@ class _Search:
             a, b = A[ia], B[ib]
             if a in B or b in A:
                 continue
-            delta = 0.0
-            ra, rb = meet[a], meet[b]
-            for m in A:
-                if m != a:
-                    x, y = ra[m], rb[m]
-                    delta += cost[x - 1] - cost[x] + cost[y + 1] - cost[y]
-            for m in B:
-                if m != b:
-                    x, y = rb[m], ra[m]
-                    delta += cost[x - 1] - cost[x] + cost[y + 1] - cost[y]
+            delta = self._delta(ta, a, tb, b, cost)
             if (delta >= 0) if strict else (delta > 0 and rand() >= math.exp(-delta / temp)):
                 continue
-            keys = {frozenset(A), frozenset(B), frozenset(B) - {b} | {a}, frozenset(A) - {a} | {b}}
-            before = sum(max(self.sets[key] - 1, 0) for key in keys)
-            self.vacate(ta, ia)
-            self.vacate(tb, ib)
-            self.place(ta, ia, b)
-            self.place(tb, ib, a)
-            if sum(max(self.sets[key] - 1, 0) for key in keys) > before:  # never repeat a table to gain
-                self.vacate(ta, ia)
-                self.vacate(tb, ib)
-                self.place(ta, ia, a)
-                self.place(tb, ib, b)
+            self._swap(ta, ia, tb, ib)  # refused when it would repeat a table
 
 
 def _rng(seed: int, label: str) -> random.Random:
