@@ -417,7 +417,8 @@ def test_a_spy_on_a_worker_reaches_neither_the_scheduler_nor_the_workers_memory(
     directory = tmp_path / "out" / "m"
     directory.mkdir(parents=True)
     job = Job("m", play_and_store, (functools.partial(play_match, sandbox=box), bots,
-                                    MatchSpec(GameConfig(), hands=4, seed=7, match_id="m"), Limits(), directory, True),
+                                    MatchSpec(GameConfig(), hands=4, seed=7, match_id="m", compress=True), Limits(),
+                                    directory),
               directory)
     done: list = []
     planted = Path(sysconfig.get_paths()["purelib"]) / f"hostile-{token}.pth"  # where an unboxed spy writes

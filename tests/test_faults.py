@@ -89,6 +89,35 @@ def history(out: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in lines if line.strip()]
 
 
+def assert_history_stands_alone(out: Path, result: MatchResult) -> None:
+    """The hand history of a faulty match: valid against the JSON Schema, every chip recomputed by the
+    standalone checker, each fault tied to its decision, a put-out bot folded without being asked."""
+    from tests.history_helpers import check_records, schema_errors
+
+    records = history(out)
+    assert [e for r in records for e in schema_errors(r)] == []
+    assert check_records(records, out / "copy.jsonl") == []
+    counted: list[dict[str, int]] = [{} for _ in result.bots]
+    put_out: dict[int, tuple[int, int]] = {}  # seat -> (hand, decision index; -1 before the first decision)
+    for r in records:
+        h = r["hand_id"]
+        for f in r["faults"]:
+            counted[f["seat"]][f["kind"]] = counted[f["seat"]].get(f["kind"], 0) + 1
+            if f["put_out"]:
+                assert f["seat"] not in put_out, "put out once"
+                put_out[f["seat"]] = (h, -1 if f["action"] is None else f["action"])
+        for p in r["players"]:
+            assert p["out"] == (p["seat"] in put_out and (put_out[p["seat"]][0] < h or put_out[p["seat"]][1] < 0))
+        for i, a in enumerate(r["actions"]):
+            if a["by"] == "fault":
+                fault = r["faults"][a["fault"]]
+                assert fault["action"] == i and fault["seat"] == a["seat"]
+            was_out = a["seat"] in put_out and put_out[a["seat"]] < (h, i)
+            assert (a["by"] == "out") == was_out, (h, i, a)
+    assert counted == [faults_of(result, seat) for seat in range(len(result.bots))]
+    assert sorted(put_out) == [seat for seat, status in enumerate(result.status) if status != "ok"]
+
+
 def first_fault_hand(out: Path, kind: str) -> int:
     """Index of the first hand whose record mentions a fault of ``kind``."""
     for h, record in enumerate(history(out)):
@@ -144,6 +173,7 @@ def test_fault_is_recorded_and_the_good_bot_is_unaffected(
     assert faults_of(result, 0) == {}, "the good bot must have no fault"
     assert faults_of(result, 1).get(kind, 0) >= 1, f"expected a {kind} fault, got {result.faults[1]}"
     assert first_fault_hand(tmp_path, kind) >= 0
+    assert_history_stands_alone(tmp_path, result)
 
     passive, folder = reference["passive"].hand_nets, reference["folder"].hand_nets
     out = result.status[1] != "ok"
@@ -170,6 +200,7 @@ def test_a_wrong_seq_is_one_illegal_fault_per_request_naming_the_seq_expected(tm
     assert faults_of(result, 1) == {"illegal": 10}
     assert result.status[1].startswith("max_faults: 10 faults (illegal 10)")
     details = [f["detail"] for r in history(tmp_path) for f in r["faults"]]
+    assert_history_stands_alone(tmp_path, result)
     assert details[0] == "a reply with seq 0, but the pending request is seq 1: echo the request's seq"
     assert len(details) == 10 and all("but the pending request is seq" in d for d in details)
     err = next((tmp_path / "logs").glob("1-*.err")).read_text()
@@ -186,9 +217,13 @@ def test_a_flood_between_requests_costs_one_record_per_request(tmp_path: Path, m
     result = play([GOOD, fixture_bot("flood", mode, label=f"flood-{mode}")], tmp_path, limits)
     assert faults_of(result, 0) == {}
     records = history(tmp_path)
-    requests = sum(1 for r in records for seat, _ in r["timings_ms"] if seat == r["bots"].index(f"flood-{mode}"))
-    flooder = [f for r in records for f in r["faults"] if f["seat"] == r["bots"].index(f"flood-{mode}")]
+    requests = sum(1 for r in records for a in r["actions"] if a["seat"] == 1 and a["ms"] is not None)
+    flooder = [(r["hand_id"], f) for r in records for f in r["faults"] if f["seat"] == 1]
     assert 1 <= len(flooder) <= requests, "at most one fault record per request"
+    # Each names the decision (request) it was counted in: one record per request.
+    assert len({(hand, f["action"]) for hand, f in flooder}) == len(flooder)
+    assert all(f["action"] is not None for _, f in flooder)
+    flooder = [f for _, f in flooder]
     assert any(" messages out of turn: " in f["detail"] or f["detail"].startswith("flood: ") for f in flooder)
     assert all(len(f["detail"]) <= 400 for f in flooder)
     assert all(ok for ok in (c.ok for c in check_history(tmp_path / "hands.jsonl")))
@@ -212,6 +247,7 @@ def test_bots_that_fail_to_start_are_out_and_the_match_goes_on(
         assert faults_of(result, seat).get("failed_start", 0) == 1, (bots[seat].name, result.faults[seat])
         assert result.status[seat] != "ok"
     assert faults_of(result, 0) == {}
+    assert_history_stands_alone(tmp_path, result)
     # Against four bots that are out, the good bot gets what four folders give it.
     folders = [GOOD] + [fixture_bot("folder", label=f"folder{i}") for i in range(1, len(bots))]
     expected = play(folders, tmp_path / "ref")
@@ -261,3 +297,4 @@ def test_the_flaky_example_bot_faults_and_is_put_out(tmp_path: Path) -> None:
     assert sum(result.faults[1].values()) == 3
     assert set(faults_of(result, 1)) <= {"illegal", "timeout"}
     assert result.status[1] != "ok"
+    assert_history_stands_alone(tmp_path, result)

@@ -24,9 +24,11 @@ import pytest
 import harness.match.referee as referee_mod
 from harness.engine import GameConfig
 from harness.match.botproc import find_marked
+from harness.match.deals import commitment
 from harness.match.history import HistoryWriter, read_history, without_volatile
 from harness.match.referee import BotSpec, Limits, MatchSpec, StackMode, hand_seed, play_match
 from harness.match.replay import check_history
+from tests.history_helpers import check_records, schema_errors
 
 PY = sys.executable
 ROOT = Path(__file__).resolve().parents[1]
@@ -106,9 +108,10 @@ def test_heads_up_match_between_example_bots(tmp_path: Path) -> None:
     assert [r["hand_id"] for r in recs] == list(range(40))
     for h, r in enumerate(recs):
         assert r["button"] == h % 2 and r["seed"] == hand_seed(11, h)
-        assert r["bots"] == ["caller", "raiser"] and r["match_seats"] == [0, 1]
-        assert r["net"] == result.hand_nets[h]
-        assert len(r["timings_ms"]) == len(r["actions"]) and r["faults"] == []
+        assert r["match"]["bots"] == ["caller", "raiser"] and [p["seat"] for p in r["players"]] == [0, 1]
+        assert r["match"]["seed_sha256"] == commitment(11) and r["match"]["stack_mode"] == "reset"
+        assert [p["net"] for p in r["players"]] == result.hand_nets[h]
+        assert all(a["by"] == "bot" and a["ms"] >= 0 for a in r["actions"]) and r["faults"] == []
     assert {p.name for p in (tmp_path / "logs").iterdir()} >= {"0-caller.err", "1-raiser.out", "referee.log"}
 
 
@@ -137,9 +140,12 @@ def test_late_reply_is_discarded_and_never_applied(tmp_path: Path) -> None:
     assert result.faults == [{"timeout": 1}, {}] and result.status == ["ok", "ok"]
     recs = records(tmp_path)
     # The raise that came late was applied neither then nor to any later request.
-    assert not any(a["seat"] == 0 and a["action"] == "raise" for r in recs for a in r["actions"])
-    assert recs[0]["faults"] == [{"seat": 0, "kind": "timeout", "detail": "no reply with seq 1 within the time limit"}]
-    assert recs[0]["actions"][0] == {"seat": 0, "action": "fold"}  # the default action
+    assert not any(a["seat"] == 0 and a["kind"] == "raise" for r in recs for a in r["actions"])
+    assert recs[0]["faults"] == [{"seat": 0, "kind": "timeout", "detail": "no reply with seq 1 within the time limit",
+                                  "action": 0, "put_out": False}]
+    first = recs[0]["actions"][0]  # the default action, answering the fault
+    assert (first["kind"], first["by"], first["fault"], first["owed"], first["added"]) == ("fold", "fault", 0, 5, 0)
+    assert first["ms"] >= 400
     assert "late reply to request 1 discarded" in (tmp_path / "logs" / "referee.log").read_text()
 
 
@@ -157,10 +163,11 @@ def test_crash_and_max_faults_put_bots_out_but_the_match_finishes(tmp_path: Path
     assert kinds.count((0, "crash")) == 1 and kinds.count((1, "illegal")) == 3
     # Once out, a bot is never asked again: it posts blinds and is folded at its first decision.
     last = recs[-1]
-    assert all(seat == 2 for seat, _ in last["timings_ms"])
+    assert all(a["seat"] == 2 for a in last["actions"] if a["ms"] is not None)
+    assert [p["out"] for p in last["players"]] == [True, True, False]
     for seat in (0, 1):
-        mine = [a for a in last["actions"] if a["seat"] == seat]
-        assert mine in ([], [{"seat": seat, "action": "fold"}])
+        mine = [(a["kind"], a["by"], a["ms"]) for a in last["actions"] if a["seat"] == seat]
+        assert mine in ([], [("fold", "out", None)])
 
 
 def test_same_seed_same_history_except_timings(tmp_path: Path) -> None:
@@ -180,16 +187,18 @@ def test_replay_verifies_a_match_and_catches_tampering(tmp_path: Path) -> None:
     assert all(c.ok for c in check_history(path)) and len(list(check_history(path))) == 20
     lines = path.read_text().splitlines()
     rec = json.loads(lines[7])
-    rec["net"] = [rec["net"][1], rec["net"][0]] if rec["net"][0] != rec["net"][1] else [1, -1]
+    a, b = rec["players"]
+    a["net"], b["net"] = (b["net"], a["net"]) if a["net"] != b["net"] else (1, -1)
     lines[7] = json.dumps(rec)
     rec = json.loads(lines[12])
-    rec["hole_cards"][0][0], rec["hole_cards"][1][0] = rec["hole_cards"][1][0], rec["hole_cards"][0][0]
+    a, b = rec["players"]
+    a["dealt"][0], b["dealt"][0] = b["dealt"][0], a["dealt"][0]
     lines[12] = json.dumps(rec)
     bad = tmp_path / "tampered.jsonl"
     bad.write_text("\n".join(lines) + "\n")
     failed = [(c.hand_id, c.detail) for c in check_history(bad) if not c.ok]
     assert [h for h, _ in failed] == [7, 12]
-    assert "net" in failed[0][1] and "hole_cards" in failed[1][1]
+    assert "net" in failed[0][1] and "dealt" in failed[1][1]
     cli = [PY, "-m", "harness.cli", "replay"]
     ok = subprocess.run(cli + [str(path)], capture_output=True, text=True, cwd=ROOT)
     assert ok.returncode == 0 and "20 of 20 hands replay identically" in ok.stdout
@@ -206,19 +215,22 @@ def test_freezeout_busted_bots_leave_and_the_button_moves_on(tmp_path: Path) -> 
     result = play_match(bots, spec, LIMITS, tmp_path)
     recs = records(tmp_path)
     assert len(recs) == result.hands_played and sum(result.net) == 0
-    assert any(len(r["match_seats"]) < 4 for r in recs), "nobody busted"
+    assert any(len(r["players"]) < 4 for r in recs), "nobody busted"
     stacks = [100] * 4
     prev_button = None
     for r in recs:
         seated = [m for m in range(4) if stacks[m] > 0]
-        assert r["match_seats"] == seated
-        assert r["stacks"] == [stacks[m] for m in seated]
-        button = seated[r["button"]]
+        assert [p["seat"] for p in r["players"]] == seated  # match seats, never renumbered
+        assert [p["stack"] for p in r["players"]] == [stacks[m] for m in seated]
+        assert r["match"]["stack_mode"] == "freezeout" and r["match"]["starting_stack"] == 100
+        button = r["button"]
         if prev_button is not None:  # R2.1: the next seat, clockwise, still in the match
             assert button == next(m for k in range(1, 5) if stacks[m := (prev_button + k) % 4] > 0)
         prev_button = button
-        for k, m in enumerate(seated):
-            stacks[m] += r["net"][k]
+        for p in r["players"]:
+            stacks[p["seat"]] += p["net"]
+    assert [e for r in recs[:20] for e in schema_errors(r)] == []
+    assert check_records(recs, tmp_path / "copy.jsonl") == []
     assert [s - 100 for s in stacks] == result.net
     if result.hands_played < 200:  # stopped early: one bot holds every chip
         assert sorted(stacks)[-2] == 0
@@ -305,5 +317,7 @@ def test_a_request_over_the_message_limit_is_never_sent(tmp_path: Path) -> None:
     log = (tmp_path / "logs" / "referee.log").read_text()
     assert "not sent (over 65536); default action, no fault" in log
     (record,) = records(tmp_path)
-    assert len(record["actions"]) > 1000 and record["actions"][-1]["action"] == "fold"
+    assert len(record["actions"]) > 1000
+    last = record["actions"][-1]
+    assert (last["kind"], last["by"], last["fault"], last["ms"]) == ("fold", "unsent", None, None)
     assert all(check.ok for check in check_history(tmp_path / "hands.jsonl"))

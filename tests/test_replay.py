@@ -11,18 +11,24 @@ from typer.testing import CliRunner
 
 from harness.cli import app
 from harness.engine import GameConfig, HandState
+from harness.match import handrecord
+from harness.match.deals import commitment
 from harness.match.history import HistoryError, HistoryWriter
 from harness.match.referee import hand_seed
 from harness.match.replay import HandCheck, check_history
 
+MATCH = handrecord.match_dict(bots=["a", "b", "c"], hands=100, stack_mode="reset", starting_stack=1000,
+                              seed_sha256=commitment(1), decision_ms=100, time_bank_ms=0, max_faults=3)
+
 
 def played_hand(h: int) -> dict[str, Any]:
+    """A version-2 record of hand h of a match of seed 1, every decision the default action."""
     state = HandState.start(GameConfig(), [1000, 1000, 1000], h % 3, hand_seed(1, h), h)
     while state.to_act is not None:
         state.apply(state.default_action())
-    record = state.record()
-    record.update(match_id="m", bots=["a", "b", "c"], match_seats=[0, 1, 2], timings_ms=[], faults=[])
-    return record
+    decisions = [(handrecord.BY_BOT, None, 0.5)] * len(state.action_log())
+    return handrecord.build(state, match_id="m", match=MATCH, seated=[0, 1, 2], out=[False] * 3,
+                            decisions=decisions, faults=[])
 
 
 @pytest.mark.parametrize("name", ["hands.jsonl", "hands.jsonl.gz"])
@@ -65,7 +71,8 @@ def cli_replay(*args: str) -> tuple[int, str, str]:
 
 def test_cli_prints_only_differing_hands_unless_verbose(tmp_path: Path) -> None:
     bad = played_hand(2)
-    bad["net"] = [n + 1 if i == 0 else n - 1 if i == 1 else n for i, n in enumerate(bad["net"])]
+    bad["players"][0]["net"] += 1
+    bad["players"][1]["net"] -= 1
     path = write_lines(tmp_path / "h.jsonl", *(played_hand(h) for h in range(2)), bad, played_hand(3))
     code, out, err = cli_replay(str(path))
     assert code == 1 and err == ""
@@ -101,9 +108,10 @@ def test_cli_a_file_that_is_not_a_hand_history_exits_2(tmp_path: Path, content: 
     ("field", "value", "words"),
     [
         ("hand_id", "x", 'line 2: hand_id: expected a whole number >= 0, got a string ("x")'),
-        ("bots", [1, 2, 3], "line 2: bots[0]: expected a bot name (a string), got a number (1)"),
+        ("players", [1, 2, 3], "line 2: players[0]: expected an object, got a number (1)"),
         ("actions", ["fold"], "line 2: actions[0]: expected an object"),
-        ("config", ["no-limit"], "line 2: config: expected an object of game settings, got a list"),
+        ("game", ["no-limit"], "line 2: game: expected an object of game settings, got a list"),
+        ("record_version", 7, "line 2: record_version: 7 is not a version this harness reads (1, 2)"),
     ],
 )
 def test_cli_a_field_of_the_wrong_type_is_named_without_python_internals(

@@ -67,7 +67,7 @@ def first_fault(out: Path, bot: str, kind: str) -> tuple[str, int, str]:
     for rec in sorted(read_records(out), key=lambda r: (r.table, r.rotation)):
         for record in read_hands(hand_history_path(out / "matches" / rec.match_id)):
             for fault in record["faults"]:
-                if record["bots"][fault["seat"]] == bot and fault["kind"] == kind:
+                if record["match"]["bots"][fault["seat"]] == bot and fault["kind"] == kind:
                     return rec.match_id, record["hand_id"], fault["detail"]
     raise AssertionError(f"{bot} has no {kind} fault")
 
@@ -185,7 +185,13 @@ def test_hand_view_adds_up_chips_step_by_step(contest: Path) -> None:
         assert last["pot"] - returned == sum(p["amount"] for p in view["pots"])
         assert [s + c for s, c in zip(last["stacks"], [0] * len(last["stacks"]), strict=True)] == [
             start - put for start, put in zip(view["stacks"], _put_in(view), strict=True)]
-        assert view["final"] == record["final_cards"]
+        assert view["final"] == [p["final_cards"] for p in record["players"]]
+        assert view["net"] == [p["net"] for p in record["players"]]
+        assert all(s["added"] == a["added"] and s["to"] == a["to"] for s, a in
+                   zip([s for s in view["steps"] if s["by"] != "post" and s["action"] != "draw"],
+                       [a for a in record["actions"] if a["kind"] != "draw"], strict=True))
+        for fault in view["faults"]:  # a fault points at the step of its decision
+            assert fault["decision"] is None or view["steps"][fault["decision"]]["seat"] == fault["seat"]
 
 
 def _put_in(view: dict[str, Any]) -> list[int]:
@@ -265,7 +271,8 @@ def test_report_in_headless_chromium(contest: Path, tmp_path: Path) -> None:
             # The hand viewer steps through a known hand: the first of a match with a showdown.
             rec = read_records(contest)[0]
             record = next(r for r in read_hands(hand_history_path(contest / "matches" / rec.match_id))
-                          if r["shown"] and any(a["action"] == "draw" and a["discards"] for a in r["actions"]))
+                          if r["shown"] and any(a["kind"] == "draw" and a["discards"] for a in r["actions"]))
+            players = record["players"]
             page.goto((report / "hand.html").as_uri() + f"?match={rec.match_id}&hand={record['hand_id']}")
             page.wait_for_selector("#viewer:not([hidden])")
 
@@ -273,21 +280,22 @@ def test_report_in_headless_chromium(contest: Path, tmp_path: Path) -> None:
                 return page.eval_on_selector_all(f"#seat-table tr[data-seat='{seat}'] .card",
                                                  "cs => cs.map(c => c.textContent)")
 
-            assert [seat_cards(s) for s in range(len(record["bots"]))] == record["hole_cards"]
+            assert [seat_cards(s) for s in range(len(players))] == [p["dealt"] for p in players]
             page.uncheck("#show-hole")
             assert set(seat_cards(0)) == {"??"}  # the viewer's choice: hole cards hidden
             page.check("#show-hole")
             page.click("#next")
-            assert page.inner_text("#step-label") == f"step 1 of {len(record['history'])}"
-            assert page.inner_text("#actions li.current").startswith(f"seat {record['history'][0]['seat']} ")
+            steps = len(record["posts"]) + len(record["actions"])
+            assert page.inner_text("#step-label") == f"step 1 of {steps}"
+            assert page.inner_text("#actions li.current").startswith(f"seat {record['posts'][0]['seat']} ")
             page.click("#last")
-            assert [seat_cards(s) for s in range(len(record["bots"]))] == record["final_cards"]
+            assert [seat_cards(s) for s in range(len(players))] == [p["final_cards"] for p in players]
             pots = page.eval_on_selector_all("#pots li.pot", "ps => ps.map(p => Number(p.dataset.amount))")
-            assert pots == [p["amount"] for p in record["pots"]]
+            assert pots == [p["chips"] for p in record["pots"]]
             winners = page.inner_text("#pots li.pot")
-            assert all(record["bots"][w] in winners for w in record["pots"][0]["winners"])
+            assert all(record["match"]["bots"][w] in winners for w in record["pots"][0]["winners"])
             stacks = page.eval_on_selector_all("#seat-table .stack", "cs => cs.map(c => Number(c.textContent))")
-            assert stacks == record["final_stacks"]
+            assert stacks == [p["final_stack"] for p in players]
             page.screenshot(path=str(ARTIFACTS / "report-hand.png"), full_page=True)
         finally:
             browser.close()

@@ -17,7 +17,7 @@ from harness.tournament.results import (
     ResultsError,
     ResultsStore,
     check_out_dir,
-    compress_file,
+    hand_history_path,
     read_hands,
     read_manifest,
     read_records,
@@ -130,11 +130,14 @@ def test_fresh_match_dir_removes_partial_output(tmp_path: Path) -> None:
     assert again == path and list(again.iterdir()) == []
 
 
-def test_compressed_hand_history_reads_back(tmp_path: Path) -> None:
-    path = tmp_path / "hands.jsonl"
-    path.write_text('{"hand_id": 0, "net": [1, -1]}\n{"hand_id": 1, "net": [0, 0]}\n')
-    gz = compress_file(path)
-    assert gz.name == "hands.jsonl.gz" and not path.exists()
+def test_compressed_hand_history_is_found_and_reads_back(tmp_path: Path) -> None:
+    from harness.match.history import HistoryWriter
+
+    with HistoryWriter(tmp_path / "hands.jsonl.gz") as w:
+        w.write({"hand_id": 0, "net": [1, -1]})
+        w.write({"hand_id": 1, "net": [0, 0]})
+    gz = hand_history_path(tmp_path)
+    assert gz is not None and gz.name == "hands.jsonl.gz"
     assert read_hands(gz) == [{"hand_id": 0, "net": [1, -1]}, {"hand_id": 1, "net": [0, 0]}]
 
 

@@ -17,6 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.cli import app
+from harness.match.history import seat_nets
 from harness.tournament.results import hand_history_path, read_hands, read_records
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -97,10 +98,11 @@ def test_cli_run_with_real_bots_agrees_with_hand_histories(tmp_path: Path) -> No
         history = read_hands(path)
         assert len(history) == record.result.hands_played == 40
         for h, hand in enumerate(history):
-            assert list(hand["net"]) == record.result.hand_nets[h]
+            nets = seat_nets(hand)
+            assert [nets[seat] for seat in range(len(nets))] == record.result.hand_nets[h]
             for seat, name in enumerate(record.result.bots):
                 hands[name] += 1
-                net[name] += hand["net"][seat]
+                net[name] += nets[seat]
     rows = {r["bot"]: r for r in csv.DictReader((out / "leaderboard.csv").read_text().splitlines())}
     assert sum(int(r["net_chips"]) for r in rows.values()) == 0
     for name in ("caller", "raiser", "random"):

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harness.match.history import HistoryWriter, history_name
 from harness.match.specs import BotSpec, Limits, MatchResult, MatchSpec
 
 if TYPE_CHECKING:
@@ -43,16 +44,16 @@ def fake_nets(spec: MatchSpec, names: Sequence[str], hand: int) -> list[int]:
 
 
 def fake_play(bots: Sequence[BotSpec], spec: MatchSpec, limits: Limits, out_dir: Path) -> MatchResult:
-    """Play ``spec.hands`` fake hands: writes ``hands.jsonl`` and returns the MatchResult."""
+    """Play ``spec.hands`` fake hands: writes ``hands.jsonl`` (``.gz``) and returns the MatchResult."""
     names = [b.name for b in bots]
     hand_nets = []
     (out_dir / "logs").mkdir(parents=True, exist_ok=True)
-    with open(out_dir / "hands.jsonl", "w", encoding="utf-8") as fh:
+    # Under the name the referee uses (compressed as written with spec.compress); minimal records.
+    with HistoryWriter(out_dir / history_name(spec.compress)) as fh:
         for h in range(spec.hands):
             nets = fake_nets(spec, names, h)
             hand_nets.append(nets)
-            record = {"hand_id": h, "seed": hand_seed(spec.seed, h), "button": h % len(names), "net": nets}
-            fh.write(json.dumps(record) + "\n")
+            fh.write({"hand_id": h, "seed": hand_seed(spec.seed, h), "button": h % len(names), "net": nets})
     return MatchResult(
         match_id=spec.match_id,
         seed=spec.seed,

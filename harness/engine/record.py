@@ -46,7 +46,8 @@ def build_record(state: HandState) -> dict[str, Any]:
     """
     actions = []
     received = state._received
-    for seat, kind, payload in state._log:
+    for entry in state._log:
+        seat, kind, payload = entry[0], entry[1], entry[2]
         if kind is DRAW:
             actions.append({
                 "seat": seat,
@@ -115,18 +116,21 @@ def record_action(entry: dict[str, Any]) -> Action:
         raise ReplayError(f"bad action entry {entry!r}: {exc}") from None
 
 
-def _first_difference(a: Any, b: Any, path: str) -> str | None:
+def first_difference(a: Any, b: Any, path: str) -> str | None:
+    """The first place where two JSON-ready values differ, e.g. ``"record.pots[0].winners[0]: record has 1,
+    replay gives 0"``, or None when they are equal (ints of any type compare by value).
+    """
     if isinstance(a, dict) and isinstance(b, dict):
         for key in list(a) + [k for k in b if k not in a]:
             if key not in a or key not in b:
                 return f"{path}.{key}: {'missing in record' if key not in a else 'missing in replay'}"
-            diff = _first_difference(a[key], b[key], f"{path}.{key}")
+            diff = first_difference(a[key], b[key], f"{path}.{key}")
             if diff:
                 return diff
         return None
     if isinstance(a, list) and isinstance(b, list):
         for i, (x, y) in enumerate(zip(a, b, strict=False)):
-            diff = _first_difference(x, y, f"{path}[{i}]")
+            diff = first_difference(x, y, f"{path}[{i}]")
             if diff:
                 return diff
         if len(a) != len(b):
@@ -175,7 +179,7 @@ def replay(record: dict[str, Any]) -> HandState:
             raise ReplayError(f"record.actions[{i}] {entry!r} is refused: {exc}") from None
     mine = build_record(state)
     # Fields a caller added to the line (match id, bot names ...) are not ours to check.
-    diff = _first_difference({k: record.get(k, "<missing>") for k in mine}, mine, "record")
+    diff = first_difference({k: record.get(k, "<missing>") for k in mine}, mine, "record")
     if diff:
         raise ReplayError(f"replay differs at {diff}")
     return state

@@ -477,7 +477,7 @@ class HandState:
             self._acted[s] = True
             self._acted_high[s] = self._high
             self.history.append({"seat": s, "action": "check"})
-            self._log.append((s, CHECK, 0))
+            self._log.append((s, CHECK, 0, 0, 0, self.bets[s], False))
             self._next(s)
         elif kind is FOLD:
             self._do_fold(s)
@@ -510,9 +510,10 @@ class HandState:
 
     def _do_call(self, s: int) -> None:
         stacks = self.stacks
-        add = self._high - self.bets[s] if self._n_able >= 2 else self._to_call(s)
+        add = owed = self._high - self.bets[s] if self._n_able >= 2 else self._to_call(s)
         stack = stacks[s]
-        if add >= stack:
+        all_in = add >= stack
+        if all_in:
             add = stack
             self.all_in[s] = True
             self._n_able -= 1
@@ -520,15 +521,17 @@ class HandState:
         else:
             self.history.append({"seat": s, "action": "call", "amount": add})
         stacks[s] = stack - add
-        self.bets[s] += add
+        bet = self.bets[s] = self.bets[s] + add
         self.contrib[s] += add
         self._acted[s] = True
         self._acted_high[s] = self._high
-        self._log.append((s, CALL, add))
+        self._log.append((s, CALL, add, owed, add, bet, all_in))
         self._next(s)
 
     def _do_raise(self, s: int, kind: ActionKind, to: int) -> None:
-        add = to - self.bets[s]
+        bet = self.bets[s]
+        owed = self._high - bet  # a raise is never asked of the only player able to act (R3.4)
+        add = to - bet
         stack = self.stacks[s] - add
         self.stacks[s] = stack
         self.bets[s] = to
@@ -559,16 +562,17 @@ class HandState:
             self.history.append({"seat": s, "action": str(kind), "amount": to})
         if self.phase is BET2:
             self._aggressor = s
-        self._log.append((s, kind, to))
+        self._log.append((s, kind, to, owed if owed > 0 else 0, add, to, stack == 0))
         self._next(s)
 
     def _do_fold(self, s: int) -> None:
+        owed = self._to_call(s)
+        self._log.append((s, FOLD, 0, owed if owed > 0 else 0, 0, self.bets[s], False))
         self.folded[s] = True
         self._n_live -= 1
         self._n_able -= 1
         self._muck.extend(self.cards[s])  # R4.4: folded hands join the muck
         self.history.append({"seat": s, "action": "fold"})
-        self._log.append((s, FOLD, 0))
         if self._n_live == 1:
             self._end_round()
             self._finish_uncontested()
@@ -668,16 +672,21 @@ class HandState:
             if self.config.replacements is Replacements.PER_SEAT:
                 start = HOLE_CARDS * self.n + MAX_DISCARDS * ((s - self.button - 1) % self.n)
                 new = self._deck.cards(start, k)
+                reshuffled = 0
             else:
+                # R4.4: what the first stock could not give came from a reshuffled muck (the last cards).
+                left = DECK_SIZE - self._pos
+                reshuffled = k - left if k > left else 0
                 new = self._take_stock(k)
             self.cards[s] = kept + new
             self._muck.extend(discards)  # after serving: never the player's own (R4.4)
-            self._received[s] = tuple(new)
+            received = self._received[s] = tuple(new)
         else:
-            self._received[s] = ()
+            received = self._received[s] = ()
+            reshuffled = 0
         self.draws[s] = k
         self.history.append({"seat": s, "action": "draw", "count": k})
-        self._log.append((s, DRAW, discards))
+        self._log.append((s, DRAW, discards, received, reshuffled))
         self._draw_index += 1
         self._legal = None
         if self._draw_index < len(self._draw_order):
@@ -852,6 +861,22 @@ class HandState:
             "min_bet": cfg.min_bet,  # the big blind's role in an ante-only game, else None (R2.5)
             "shown": shown,
         }
+
+    def action_log(self) -> list[tuple[Any, ...]]:
+        """Every decision so far, in order, with the chips it moved (the state's own list: do not change it).
+
+        A betting decision is ``(seat, kind, amount, owed, added, to, all_in)``:
+        ``amount`` is the "to" total of a bet/raise and the chips added by a call
+        (0 for fold/check, as in ``history``); ``owed`` the chips the seat had to
+        add to call before it (the full big blind R2.6, at most what can be
+        matched R3.4; 0 when it could check; not reduced to its stack, so a call
+        adding less went all-in); ``added`` the chips it put in; ``to`` its total
+        bet this round after it; ``all_in`` whether it left the seat all-in.
+        A draw is ``(seat, ActionKind.DRAW, discards, received, reshuffled)``:
+        card ints, and how many of the last ``received`` came from a reshuffled
+        muck (R4.4; always 0 with per-seat replacements).
+        """
+        return self._log
 
     def record(self) -> dict[str, Any]:
         """The JSON-ready hand record (hand history line); see ``harness.engine.record``."""

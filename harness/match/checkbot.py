@@ -22,7 +22,6 @@ tournament's entry check; :func:`check_bot` is the command-line flavour
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 import re
 import shlex
@@ -30,10 +29,10 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from harness.engine.config import GameConfig, Structure
 from harness.match.botproc import PASSED_ENV, PASSED_ENV_PREFIXES, resolve_command
+from harness.match.history import decision_times, find_history, read_history, record_faults
 from harness.match.outdir import prepare_out_dir
 from harness.match.specs import BotSpec, FaultKind, Limits, MatchResult, MatchSpec, SandboxSettings
 
@@ -350,26 +349,17 @@ def _violations(out_dir: Path, seat: int) -> tuple[list[Violation], int, float]:
     violations: list[Violation] = []
     decisions = 0
     slowest = 0.0
-    path = out_dir / "hands.jsonl"
-    if not path.exists():
+    path = find_history(out_dir)
+    if path is None:
         return violations, decisions, slowest
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        record: dict[str, Any] = json.loads(line)
-        seats = record.get("match_seats") or list(range(len(record.get("bots", []))))
-        mine = seats.index(seat) if seat in seats else None
-        if mine is None:
-            continue
-        for s, ms in record.get("timings_ms", []):
-            if s == mine:
+    for record in read_history(path):
+        for s, ms in decision_times(record):
+            if s == seat:
                 decisions += 1
-                slowest = max(slowest, float(ms))
-        for fault in record.get("faults", []):
-            if fault.get("seat") == mine:
-                violations.append(
-                    Violation(str(fault.get("kind")), record.get("hand_id"), str(fault.get("detail", "")))
-                )
+                slowest = max(slowest, ms)
+        for fault in record_faults(record):
+            if fault["seat"] == seat:
+                violations.append(Violation(str(fault["kind"]), record.get("hand_id"), str(fault["detail"])))
     return violations, decisions, slowest
 
 

@@ -1,26 +1,28 @@
 """Hand histories: one JSON object per line, one line per hand (JSON Lines).
 
-A line is the engine's hand record (``HandState.record()``, see
-docs/INTERNALS.md) plus what the referee adds (the ``REFEREE_KEYS``):
+The format is documented field by field in docs/HISTORY.md, with a JSON
+Schema in docs/hand-history.schema.json. Every record carries
+``record_version``:
 
-- ``match_id``: the match's name;
-- ``bots``: bot names by hand seat;
-- ``match_seats``: the match seat of each hand seat (they differ in a
-  freezeout once a bot has busted; the engine's ``seats`` is the count);
-- ``timings_ms``: per decision, ``[hand seat, thinking time in ms]`` in
-  the order the decisions were made (ms, 3 decimals);
-- ``faults``: per fault, ``{"seat": hand seat, "kind": FaultKind value,
-  "detail": str}``.
+- **2** (written by this harness): the record of
+  :mod:`harness.match.handrecord`, standing alone: the match (bots by match
+  seat, stack mode, starting stack, limits, the match seed's SHA-256), the
+  game settings that apply, players, posts, every decision with its chips
+  and who made it, draws, faults, pots, returned chips;
+- **1** (the first releases; still read and replayed): the engine's record
+  (``HandState.record()``) plus the referee's keys (:data:`REFEREE_KEYS`):
+  ``match_id``, ``bots`` and ``match_seats`` by hand seat, ``timings_ms``
+  (``[hand seat, ms]`` per decision) and ``faults`` (``{"seat": hand seat,
+  "kind", "detail"}``).
 
-The engine part names a shown hand's ``category`` by its label, in words
-(``"two pair"``, ``Category.label``); protocol messages name it in snake
-case (``"two_pair"``, PROTOCOL.md). Replay compares labels, so old
-histories stay valid.
-
-Files ending in ``.gz`` are written gzip-compressed; the reader recognises
+A match writes ``hands.jsonl``, or ``hands.jsonl.gz`` compressed as it is
+written (:func:`history_name`); the name never changes while it runs and
+:class:`HistoryTail` follows either while it grows. The reader recognises
 gzip data by its content. :func:`read_history` and :func:`record_problem`
 turn a file that is not a hand history into a :class:`HistoryError` naming
-the file, the line and the field, never a Python exception.
+the file, the line and the field, never a Python exception. Readers that
+need a few fields of any version use :func:`decision_times`,
+:func:`record_faults` and :func:`seat_nets`.
 """
 
 from __future__ import annotations
@@ -35,10 +37,13 @@ from typing import IO, Any, cast
 
 import orjson
 
-#: Keys the referee adds to the engine's record; :func:`engine_part` strips them.
+#: Versions of the hand record this harness reads (it writes the last).
+READ_VERSIONS: tuple[int, ...] = (1, 2)
+
+#: Version 1: keys the referee adds to the engine's record; :func:`engine_part` strips them.
 REFEREE_KEYS: tuple[str, ...] = ("match_id", "bots", "match_seats", "timings_ms", "faults")
 
-#: Keys whose values vary from run to run with the same seed and bots.
+#: Keys whose values vary from run to run with the same seed and bots (version 1; version 2: each action's ``ms``).
 VOLATILE_KEYS: tuple[str, ...] = ("timings_ms",)
 
 _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
@@ -80,6 +85,29 @@ MAX_LINE_BYTES = 16 * 1024 * 1024
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
+#: The hand history's file name in a match directory: plain, or gzip-compressed as it is written.
+HANDS_FILE = "hands.jsonl"
+HANDS_FILE_GZ = "hands.jsonl.gz"
+
+
+def history_name(compress: bool) -> str:
+    """The file name of a match's hand history: ``hands.jsonl.gz`` if ``compress``, else ``hands.jsonl``."""
+    return HANDS_FILE_GZ if compress else HANDS_FILE
+
+
+def find_history(directory: Path) -> Path | None:
+    """The hand history in a match directory (``hands.jsonl`` or ``hands.jsonl.gz``), or None."""
+    for name in (HANDS_FILE, HANDS_FILE_GZ):
+        path = Path(directory) / name
+        if path.exists():
+            return path
+    return None
+
+
+#: zlib level of compressed histories: within a few percent of level 9's size at a fraction of its time.
+GZIP_LEVEL = 6
+
+
 class HistoryWriter:
     """Appends hand records to a JSON Lines file as hands finish.
 
@@ -97,7 +125,13 @@ class HistoryWriter:
     def __init__(self, path: Path, flush_every: int = 1) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file: IO[bytes] = gzip.open(self.path, "ab") if self.path.suffix == ".gz" else open(self.path, "ab")  # noqa: SIM115
+        # gzip: each flush ends a deflate block (Z_SYNC_FLUSH), so a reader of the growing file
+        # gets every hand written so far; the name never changes.
+        self._file: IO[bytes] = (
+            gzip.open(self.path, "ab", compresslevel=GZIP_LEVEL)  # noqa: SIM115
+            if self.path.suffix == ".gz"
+            else open(self.path, "ab")  # noqa: SIM115
+        )
         self._flush_every = max(1, flush_every)
         self._pending = 0
         self.count = 0
@@ -258,8 +292,8 @@ def _list_problem(record: dict[str, Any], key: str, ok: Callable[[Any], bool], i
     return None
 
 
-def record_problem(record: dict[str, Any]) -> str | None:
-    """Say what makes ``record`` unfit to be a hand-history line, or None if its shape is right.
+def _problem_v1(record: dict[str, Any]) -> str | None:
+    """Version 1: say what makes ``record`` unfit to be a hand-history line, or None if its shape is right.
 
     Checks the presence and JSON types of the fields replay needs
     (:data:`REQUIRED_KEYS`, ``deck`` when present, each action's ``seat`` and
@@ -325,11 +359,256 @@ def record_problem(record: dict[str, Any]) -> str | None:
     return None
 
 
+def record_version(record: dict[str, Any]) -> int | None:
+    """The record's ``record_version`` (1 when absent: the first records had none), or None if not a number."""
+    version = record.get("record_version", 1)
+    return version if _whole(version) else None
+
+
+def record_problem(record: dict[str, Any]) -> str | None:
+    """Say what makes ``record`` unfit to be a hand-history line, or None if its shape is right.
+
+    Dispatches on ``record_version`` (:data:`READ_VERSIONS`). Only the shape
+    is judged (fields present, JSON types, the referee's enumerations):
+    values against the rules are replay's job (a record of the right shape
+    whose values the engine refuses *differs*).
+
+    Returns:
+        e.g. ``"hand_id: expected a whole number >= 0, got a string (\"x\")"``, or None.
+    """
+    version = record_version(record)
+    if version == 2:
+        return _problem_v2(record)
+    if version == 1:
+        return _problem_v1(record)
+    shown = _show(record.get("record_version"))
+    return (
+        f"record_version: {shown} is not a version this harness reads "
+        f"({', '.join(map(str, READ_VERSIONS))}); a newer harness wrote it?"
+    )
+
+
+def _is_str(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, bool)
+
+
+def _is_uint(value: Any) -> bool:
+    return _whole(value) and value >= 0
+
+
+def _is_index(value: Any) -> bool:
+    return value is None or _is_uint(value)
+
+
+def _is_ms(value: Any) -> bool:
+    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0)
+
+
+def _is_cards(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(c, str) for c in value)
+
+
+def _is_names(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(c, str) for c in value)
+
+
+def _is_seats(value: Any) -> bool:
+    return isinstance(value, list) and all(_is_uint(c) for c in value)
+
+
+def _is_chip_list(value: Any) -> bool:
+    return _is_seats(value)
+
+
+_WHAT = {
+    _is_str: "a string",
+    _is_bool: "true/false",
+    _is_uint: "a whole number >= 0",
+    _whole: "a whole number",
+    _is_index: "an index (a whole number >= 0) or null",
+    _is_ms: "milliseconds (a number >= 0) or null",
+    _is_cards: 'a list of cards such as ["As", "Td"]',
+    _is_names: "a list of bot names",
+    _is_seats: "a list of seats (whole numbers >= 0)",
+    _is_chip_list: "a list of chips (whole numbers >= 0)",
+}
+_V2_MATCH = {"bots": _is_names, "hands": _is_uint, "stack_mode": _is_str, "starting_stack": _is_uint,
+             "seed_sha256": _is_str, "decision_ms": _is_uint, "time_bank_ms": _is_uint, "max_faults": _is_uint}
+_V2_ITEMS: dict[str, dict[str, Callable[[Any], bool]]] = {
+    "players": {"seat": _is_uint, "bot": _is_str, "stack": _is_uint, "out": _is_bool, "dealt": _is_cards,
+                "final_cards": _is_cards, "final_stack": _is_uint, "net": _whole},
+    "posts": {"seat": _is_uint, "kind": _is_str, "chips": _is_uint, "all_in": _is_bool},
+    "actions": {"index": _is_uint, "seat": _is_uint, "phase": _is_str, "kind": _is_str, "by": _is_str,
+                "fault": _is_index, "ms": _is_ms},
+    "faults": {"seat": _is_uint, "kind": _is_str, "detail": _is_str, "action": _is_index, "put_out": _is_bool},
+    "shown": {"seat": _is_uint, "five": _is_cards, "category": _is_str},
+    "pots": {"chips": _is_uint, "eligible": _is_seats, "winners": _is_seats, "shares": _is_chip_list},
+    "returned": {"seat": _is_uint, "chips": _is_uint},
+}
+_V2_DRAW = {"discards": _is_cards, "received": _is_cards, "reshuffled": _is_cards}
+_V2_BET = {"owed": _is_uint, "added": _is_uint, "to": _is_uint, "all_in": _is_bool}
+_V2_TOP = {"format": _is_str, "match_id": _is_str, "hand_id": _is_uint, "seed": _whole, "button": _is_uint}
+_BY = ("bot", "fault", "out", "unsent")  # harness.match.handrecord.DECIDERS
+_FAULT_KINDS = ("timeout", "malformed", "illegal", "oversized", "crash", "disconnected", "failed_start")
+
+
+def _fields_problem(obj: Any, fields: dict[str, Callable[[Any], bool]], where: str) -> str | None:
+    if not isinstance(obj, dict):
+        return f"{where}: expected an object, got {json_kind(obj)} ({_show(obj)})"
+    for name, ok in fields.items():
+        if name not in obj:
+            return f"{where}{'.' if where else ''}{name}: missing"
+        if not ok(obj[name]):
+            value = obj[name]
+            return f"{where}{'.' if where else ''}{name}: expected {_WHAT[ok]}, got {json_kind(value)} ({_show(value)})"
+    return None
+
+
+def _problem_v2(record: dict[str, Any]) -> str | None:
+    """Version 2: the shape of the fields replay reads or copies (docs/hand-history.schema.json has all of it)."""
+    missing = [k for k in (*_V2_TOP, "match", "game", *_V2_ITEMS) if k not in record]
+    if missing:
+        return f"missing field(s) {', '.join(missing)} (a version-2 hand record has them all, docs/HISTORY.md)"
+    problem = _fields_problem(record, _V2_TOP, "")
+    if problem:
+        return problem
+    if record["format"] != "sevencard-hand-history":
+        return f"format: expected \"sevencard-hand-history\", got {_show(record['format'])}"
+    problem = _fields_problem(record["match"], _V2_MATCH, "match")
+    if problem:
+        return problem
+    game = record["game"]
+    if not isinstance(game, dict):
+        return f"game: expected an object of game settings, got {json_kind(game)} ({_show(game)})"
+    for name, value in game.items():
+        if isinstance(value, (list, dict)) or value is None:
+            return f"game.{name}: expected a number or a string, got {json_kind(value)}"
+    for key, fields in _V2_ITEMS.items():
+        items = record[key]
+        if not isinstance(items, list):
+            return f"{key}: expected a list, got {json_kind(items)} ({_show(items)})"
+        for i, item in enumerate(items):
+            problem = _fields_problem(item, fields, f"{key}[{i}]")
+            if problem:
+                return problem
+    for i, action in enumerate(record["actions"]):
+        extra = _V2_DRAW if action["kind"] == "draw" else _V2_BET
+        problem = _fields_problem(action, extra, f"actions[{i}]")
+        if problem:
+            return problem
+        if action["by"] not in _BY:
+            return f"actions[{i}].by: expected one of {', '.join(_BY)}, got {_show(action['by'])}"
+    for i, fault in enumerate(record["faults"]):
+        if fault["kind"] not in _FAULT_KINDS:
+            return f"faults[{i}].kind: expected one of {', '.join(_FAULT_KINDS)}, got {_show(fault['kind'])}"
+    if "deck" in record and not _is_cards(record["deck"]):
+        return f"deck: expected {_WHAT[_is_cards]}"
+    return None
+
+
+def decision_times(record: dict[str, Any]) -> list[tuple[int, float]]:
+    """``(match seat, ms)`` for every decision a bot was asked for, in order (any version).
+
+    Version 2: the actions with a time (``by`` bot or fault); version 1: ``timings_ms``
+    (hand seats mapped to match seats).
+    """
+    if record.get("record_version") == 2:
+        return [(a["seat"], float(a["ms"])) for a in record["actions"] if a["ms"] is not None]
+    seats = record.get("match_seats") or list(range(len(record.get("stacks") or record.get("bots") or [])))
+    return [(seats[s] if 0 <= s < len(seats) else s, float(ms)) for s, ms in record.get("timings_ms") or []]
+
+
+def record_faults(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every fault of a record as ``{"seat": match seat, "bot", "kind", "detail", "action", "put_out"}`` (any version).
+
+    ``action`` (the index of the decision it happened in) and ``put_out``
+    are None in version 1, which did not record them.
+    """
+    if record.get("record_version") == 2:
+        bots = record["match"]["bots"]
+        return [{**f, "bot": bots[f["seat"]] if f["seat"] < len(bots) else f"seat {f['seat']}"}
+                for f in record["faults"]]
+    seats = record.get("match_seats") or list(range(len(record.get("stacks") or record.get("bots") or [])))
+    names = record.get("bots") or []
+    out = []
+    for f in record.get("faults") or []:
+        s = f.get("seat")
+        out.append({
+            "seat": seats[s] if isinstance(s, int) and 0 <= s < len(seats) else s,
+            "bot": names[s] if isinstance(s, int) and 0 <= s < len(names) else f"seat {s}",
+            "kind": f.get("kind"), "detail": f.get("detail", ""), "action": None, "put_out": None,
+        })
+    return out
+
+
+def seat_nets(record: dict[str, Any]) -> dict[int, int]:
+    """Net chips of the hand by match seat, for the seats dealt in (any version)."""
+    if record.get("record_version") == 2:
+        return {p["seat"]: p["net"] for p in record["players"]}
+    net = record.get("net") or []
+    seats = record.get("match_seats") or list(range(len(net)))
+    return dict(zip(seats, net, strict=False))
+
+
 def engine_part(record: dict[str, Any]) -> dict[str, Any]:
-    """Return the engine's hand record inside a history line (the referee's keys removed)."""
+    """Version 1: the engine's hand record inside a history line (the referee's keys removed)."""
     return {k: v for k, v in record.items() if k not in REFEREE_KEYS}
 
 
 def without_volatile(record: dict[str, Any]) -> dict[str, Any]:
-    """Return ``record`` without the keys that vary between identical runs (timings)."""
+    """Return ``record`` without what varies between identical runs: decision times (any version)."""
+    if record.get("record_version") == 2:
+        return {**record, "actions": [{k: v for k, v in a.items() if k != "ms"} for a in record["actions"]]}
     return {k: v for k, v in record.items() if k not in VOLATILE_KEYS}
+
+
+class HistoryTail:
+    """Counts the hands of a hand history while a match writes it, reading only what is new.
+
+    Follows ``hands.jsonl`` and ``hands.jsonl.gz`` alike (gzip recognised by
+    content; the writer flushes a whole deflate block after each hand, so
+    every finished hand can be read). A missing file counts 0.
+
+    Args:
+        path: the file.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.hands = 0
+        self._offset = 0
+        self._inflate: Any = None
+        self._plain = False
+
+    def count(self) -> int:
+        """Read what was appended since the last call; return the complete lines (hands) so far."""
+        try:
+            with open(self.path, "rb") as fh:
+                fh.seek(self._offset)
+                chunk = fh.read()
+        except OSError:
+            return self.hands
+        if not chunk:
+            return self.hands
+        if self._inflate is None and not self._plain:
+            if len(chunk) < 2:
+                return self.hands  # not enough to tell gzip from text yet
+            if chunk[:2] == _GZIP_MAGIC:
+                self._inflate = zlib.decompressobj(wbits=31)
+            else:
+                self._plain = True
+        self._offset += len(chunk)
+        if self._inflate is not None:
+            try:
+                chunk = self._inflate.decompress(chunk)
+            except zlib.error:  # damaged: stop counting, keep what was counted
+                self._inflate = None
+                self._plain = True
+                self._offset = 1 << 62
+                return self.hands
+        self.hands += chunk.count(b"\n")
+        return self.hands

@@ -8,7 +8,8 @@ the rules (harness.engine). Each bot's thinking time is charged to its clock
 the engine's default action is played instead; a bot that crashes or reaches
 ``limits.max_faults`` is *out*: it still posts blinds and antes and is folded
 at its first decision of each hand. Every hand is appended to
-``out_dir/hands.jsonl`` as it finishes (harness.match.history). The match always
+``out_dir/hands.jsonl`` (``hands.jsonl.gz`` with ``spec.compress``) as it finishes
+(harness.match.history; one name from the first hand to the last). The match always
 finishes, and whatever happens (match end, a referee error, Ctrl-C) every bot
 is told ``match_end`` and then stopped (quit, SIGTERM, SIGKILL of its whole
 process group), the sockets are closed and the private directory removed.
@@ -51,12 +52,13 @@ from harness.engine import (
 )
 from harness.engine.actions import CALL_ACTION, CHECK_ACTION, FOLD_ACTION
 from harness.engine.cards import CARD_STRS
-from harness.match import cgroups
+from harness.match import cgroups, handrecord
 from harness.match.botproc import BotProcess, BotStartError, stop_all
 from harness.match.clock import Clock
 from harness.match.connection import ChannelFault, Connection, Disconnected
-from harness.match.deals import hand_seed
-from harness.match.history import HistoryWriter
+from harness.match.deals import commitment, hand_seed
+from harness.match.handrecord import BY_BOT, BY_FAULT, BY_OUT, BY_UNSENT, Decision
+from harness.match.history import HistoryWriter, history_name
 from harness.match.placement import Placement, pin, restore
 from harness.match.sandbox import DEFAULT_PIDS, BotJail, SandboxError, UidLease, non_dumpable, plan, support
 from harness.match.specs import (
@@ -104,6 +106,8 @@ QUIT_GRACE_MS = 500
 _EXIT_WAIT_S = 0.3
 _NAME_OK = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
 _FOLD = FOLD_ACTION
+#: A decision of a bot that is out: folded (or stood pat) without being asked.
+_OUT_DECISION: Decision = (BY_OUT, None, None)
 #: Queued notifications after which they are sent without waiting for a request.
 _MAX_QUEUED_NOTES = 4
 #: Longest fault detail kept (characters): details quote what a bot sent, and a hand
@@ -254,7 +258,7 @@ class Referee:
         bots: bot launch specs, by match seat (2..6).
         spec: hands, seed, game, stack mode.
         limits: time, fault and resource limits for every bot.
-        out_dir: receives ``hands.jsonl`` and ``logs/`` (created).
+        out_dir: receives ``hands.jsonl`` (or ``hands.jsonl.gz``) and ``logs/`` (created).
         cpus: pin the referee and its bots to these CPUs (``os.sched_setaffinity``)
             and run them under ``SCHED_BATCH`` (no wake-up preemption); None
             leaves placement to the scheduler. On a VM one core for a whole
@@ -303,12 +307,19 @@ class Referee:
         self.decisions = 0
         self._log_file: Any = None
         self._log_bytes = 0
-        self._pending_faults: list[tuple[int, str, str]] = []  # (match seat, kind, detail) before a hand record
+        #: Faults not yet in a hand record: ``[match seat, kind, detail, action index, put_out]``.
+        self._pending_faults: list[list[Any]] = []
         self._ended = False
         self._history: HistoryWriter | None = None
-        #: The finished hand whose record is not written yet: (state, names, match seats, timings, faults).
+        #: What every hand record says of the match (docs/HISTORY.md ``match``).
+        self._match = handrecord.match_dict(
+            bots=[b.name for b in self.bots], hands=spec.hands, stack_mode=str(spec.stack_mode),
+            starting_stack=spec.starting_stack, seed_sha256=commitment(spec.seed), decision_ms=limits.decision_ms,
+            time_bank_ms=limits.time_bank_ms, max_faults=limits.max_faults,
+        )
+        #: The finished hand whose record is not written yet: (state, match seats, out, decisions, faults).
         self._pending_record: (
-            tuple[HandState, list[str], list[int], list[list[float | int]], list[dict[str, Any]]] | None
+            tuple[HandState, list[int], list[bool], list[Decision], list[list[Any]]] | None
         ) = None
 
     # ------------------------------------------------------------------ logging and faults
@@ -328,14 +339,19 @@ class Referee:
         self._log_bytes += size
         f.write(text)
 
-    def _fault(self, seat: _Seat, kind: FaultKind, detail: str, hand_faults: list[tuple[int, str, str]] | None) -> None:
-        """Count a fault; put the bot out on a crash, a lost connection, a failed start or too many faults."""
+    def _fault(self, seat: _Seat, kind: FaultKind, detail: str, hand_faults: list[list[Any]] | None) -> None:
+        """Count a fault; put the bot out on a crash, a lost connection, a failed start or too many faults.
+
+        The fault is recorded as ``[match seat, kind, detail, None, put_out]``; the caller sets the
+        action index (the decision it happened in) once the decision is applied.
+        """
         if len(detail) > MAX_DETAIL_CHARS:
             detail = detail[: MAX_DETAIL_CHARS - 3] + "..."
         seat.faults[kind.value] = seat.faults.get(kind.value, 0) + 1
         seat.total_faults += 1
         self._log(f"seat {seat.index} {seat.bot.name}: {kind.value}: {detail}")
-        (hand_faults if hand_faults is not None else self._pending_faults).append((seat.index, kind.value, detail))
+        row: list[Any] = [seat.index, kind.value, detail, None, False]
+        (hand_faults if hand_faults is not None else self._pending_faults).append(row)
         if seat.out:
             return
         if kind is FaultKind.CRASH or kind is FaultKind.FAILED_START or kind is FaultKind.DISCONNECTED:
@@ -345,6 +361,7 @@ class Referee:
             self._put_out(seat, f"max_faults: {seat.total_faults} faults ({summary})")
         elif seat.conn is not None:
             seat.conn.send(codec.encode(Error(reason=kind.value, message=detail, seq=seat.seq, fatal=False)))
+        row[4] = seat.out  # this fault put the bot out
 
     def _put_out(self, seat: _Seat, why: str) -> None:
         seat.out = True
@@ -497,8 +514,13 @@ class Referee:
 
     # ------------------------------------------------------------------ one decision
 
-    def _decide(self, state: HandState, seat: _Seat, hs: int, faults: list[tuple[int, str, str]]) -> float:
-        """Ask the bot at hand seat ``hs`` for its decision, apply it (or the default action); return its time (ms)."""
+    def _decide(self, state: HandState, seat: _Seat, hs: int, faults: list[list[Any]]) -> tuple[str, float | None]:
+        """Ask the bot at hand seat ``hs`` for its decision, apply it (or the default action).
+
+        Returns:
+            who decided (``BY_BOT``; ``BY_FAULT``: the default action for the last fault
+            recorded; ``BY_UNSENT``) and the time charged to the bot (ms; None if not asked).
+        """
         conn = seat.conn
         assert conn is not None
         if seat is not self._turn:
@@ -527,7 +549,7 @@ class Referee:
             self._log(f"seat {seat.index} {seat.bot.name}: request {seq} of {len(payload)} bytes not sent "
                       f"(over {MAX_MESSAGE_BYTES}); default action, no fault")
             state.apply(state.default_action())
-            return 0.0
+            return BY_UNSENT, None
         clock.start()
         try:
             reply = conn.request(
@@ -542,12 +564,12 @@ class Referee:
             ms = clock.expire() if f.kind is FaultKind.TIMEOUT else clock.stop(conn.answered_at)
             self._fault(seat, f.kind, _with_strays(f.detail, conn), faults)
             state.apply(state.default_action())
-            return ms
+            return BY_FAULT, ms
         except Disconnected:
             ms = clock.stop()
             self._disconnected(seat, faults, conn)
             state.apply(state.default_action())
-            return ms
+            return BY_FAULT, ms
         ms = clock.stop(conn.answered_at)
         stray = conn.take_strays()
         if stray is not None:  # one record per request, however many messages (PROTOCOL.md section 8)
@@ -558,7 +580,7 @@ class Referee:
             except CardError as exc:  # the codec already checks card strings; keep the engine's word
                 self._fault(seat, FaultKind.MALFORMED, str(exc), faults)
                 state.apply(state.default_action())
-                return ms
+                return BY_FAULT, ms
         else:
             action = _PLAIN_ACTIONS.get(reply.action)  # type: ignore[union-attr]
             if action is None:  # bet or raise: the codec has checked the name
@@ -568,7 +590,8 @@ class Referee:
         except (InvalidActionError, IllegalActionError) as exc:
             self._fault(seat, FaultKind.ILLEGAL, str(exc), faults)
             state.apply(state.default_action())
-        return ms
+            return BY_FAULT, ms
+        return BY_BOT, ms
 
     def _give_turn(self, seat: _Seat | None) -> None:
         """Fair CPU (PROTOCOL.md section 7): the bot on move runs at full weight (or thawed), the others do not.
@@ -604,7 +627,7 @@ class Referee:
                 except OSError:  # a group being torn down
                     pass
 
-    def _limit_hit(self, seat: _Seat, faults: list[tuple[int, str, str]]) -> None:
+    def _limit_hit(self, seat: _Seat, faults: list[list[Any]]) -> None:
         """The bot's processes hit the memory or process limit of its group: stop them all, put the bot out."""
         assert seat.group is not None
         oom, forks = seat.hits = seat.group.limit_hits()
@@ -615,7 +638,7 @@ class Referee:
         seat.group.kill()
         self._fault(seat, FaultKind.CRASH, f"{what}: all of them were killed", faults)
 
-    def _disconnected(self, seat: _Seat, faults: list[tuple[int, str, str]], conn: Connection) -> None:
+    def _disconnected(self, seat: _Seat, faults: list[list[Any]], conn: Connection) -> None:
         """Classify a lost connection: the process ended (``crash``) or it runs on (``disconnected``)."""
         conn.gone = True
         end = time.monotonic() + _EXIT_WAIT_S
@@ -642,13 +665,9 @@ class Referee:
         if pending is None:
             return
         self._pending_record = None
-        state, names, seated, timings, faults = pending
-        record = state.record()
-        record["match_id"] = self.spec.match_id
-        record["bots"] = names
-        record["match_seats"] = seated
-        record["timings_ms"] = timings
-        record["faults"] = faults
+        state, seated, out, decisions, faults = pending
+        record = handrecord.build(state, match_id=self.spec.match_id, match=self._match, seated=seated, out=out,
+                                  decisions=decisions, faults=faults)
         self._history.write(record)  # type: ignore[union-attr]
 
     def _flush_notes(self) -> None:
@@ -668,7 +687,7 @@ class Referee:
         seats = self.seats
         players = [seats[m] for m in seated]
         state = HandState.start(spec.game, stacks, button, hand_seed(spec.seed, h), h)
-        faults: list[tuple[int, str, str]] = []
+        faults: list[list[Any]] = []
         if self._pending_faults:
             faults.extend(self._pending_faults)
             self._pending_faults = []
@@ -679,6 +698,7 @@ class Referee:
             elif not p.out and p.group is not None and p.group.limit_hits() != p.hits:
                 self._limit_hit(p, faults)
         names = tuple(p.bot.name for p in players)
+        out = [p.out for p in players]
         for k, p in enumerate(players):
             if not p.out:
                 if len(p.notes) >= _MAX_QUEUED_NOTES:  # not asked for hands: do not hold its news back
@@ -686,27 +706,33 @@ class Referee:
                 p.notes.append(
                     encode_hand_start(h, k, button, names, stacks, [CARD_STRS[c] for c in state.hole_cards[k]])
                 )
-        timings: list[list[float | int]] = []
+        decisions: list[Decision] = []
         decide = self._decide
+        asked = 0
         while state.to_act is not None:
             hs = state.to_act
             p = players[hs]
             if p.out:
                 legal = state.legal()
                 state.apply(_FOLD if ActionKind.FOLD in legal.actions else state.default_action())
+                decisions.append(_OUT_DECISION)
                 continue
-            timings.append([hs, round(decide(state, p, hs, faults), 3)])
+            before = len(faults)
+            by, ms = decide(state, p, hs, faults)
+            asked += 1
+            if ms is not None:
+                ms = round(ms, 3)
+            if len(faults) > before:  # faults of this request: they name its decision
+                index = len(decisions)
+                for row in faults[before:]:
+                    row[3] = index
+                decisions.append((by, len(faults) - 1 if by == BY_FAULT else None, ms))
+            else:
+                decisions.append((by, None, ms))
         self._write_record()  # the previous hand's, if no request carried it
-        self.decisions += len(timings)
+        self.decisions += asked
         result = state.result()
-        pos = {m: k for k, m in enumerate(seated)}
-        self._pending_record = (
-            state,
-            list(names),
-            list(seated),
-            timings,
-            [{"seat": pos[m], "kind": kind, "detail": detail} for m, kind, detail in faults],
-        )
+        self._pending_record = (state, list(seated), out, decisions, faults)
         try:
             end = encode_hand_end_of(state, h)
         except ProtocolError as exc:  # a history too long for one message: the bots miss this hand_end
@@ -755,7 +781,7 @@ class Referee:
             tmpdir = tempfile.mkdtemp(prefix=f"{PRIVATE_DIR_PREFIX}{os.getpid()}-")
             ctx = zmq.Context()
             ctx.setsockopt(zmq.LINGER, 0)
-            history = self._history = HistoryWriter(self.out_dir / "hands.jsonl")
+            history = self._history = HistoryWriter(self.out_dir / history_name(spec.compress))
             self._launch(tmpdir, ctx)
             self._handshake()
             self._match_start()
@@ -888,7 +914,8 @@ def play_match(
             digits and ``-_.``).
         spec: game settings, hands, seed, starting stack, stack mode, id.
         limits: time, fault, size and resource limits for every bot.
-        out_dir: receives ``hands.jsonl`` (one hand record per line, appended
+        out_dir: receives ``hands.jsonl`` (``hands.jsonl.gz`` with ``spec.compress``; one hand
+            record per line, docs/HISTORY.md, appended
             as hands finish) and ``logs/<seat>-<name>.{out,err}`` plus
             ``logs/referee.log``.
         cpus: optional CPU set to pin the referee and its bots to (speed on VMs).

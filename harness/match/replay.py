@@ -1,9 +1,12 @@
 """Re-run every hand of a hand history through the engine and report differences.
 
 Each line of a history (harness.match.history) carries the hand's seed, settings,
-stacks, button and every action; :func:`harness.engine.replay` plays the
-hand again from those and names the first field whose replayed value
-differs from the recorded one (cards dealt, draws, pots, winners, net ...).
+stacks, button and every action; the engine plays the hand again from those
+and names the first field whose replayed value differs from the recorded one
+(cards dealt, draws, chips of each action, pots, winners, net ...). Every
+version ever written is read: version 2 through
+:func:`harness.match.handrecord.replay_v2`, version 1 through
+:func:`harness.engine.replay` (the engine's own record).
 A tampered or corrupted history therefore fails here (DESIGN.md "Referee
 promises": any hand can be replayed and checked).
 
@@ -24,7 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.engine import ReplayError, replay
-from harness.match.deals import hand_seed
+from harness.match.deals import commitment, hand_seed
+from harness.match.handrecord import replay_v2
 from harness.match.history import HistoryError, numbered_records, record_problem
 
 
@@ -57,7 +61,9 @@ def check_history(path: Path, *, match_seed: int | None = None) -> Iterator[Hand
         path: the hand history.
         match_seed: when given (e.g. revealed after the event), each hand's
             ``seed`` must also be :func:`harness.match.deals.hand_seed` of it
-            and the hand number: the deals were the ones fixed in advance.
+            and the hand number, and (version 2) the record's
+            ``match.seed_sha256`` its commitment: the deals were the ones fixed
+            in advance.
 
     Raises:
         OSError: the file cannot be opened or read.
@@ -70,11 +76,19 @@ def check_history(path: Path, *, match_seed: int | None = None) -> Iterator[Hand
         if problem:
             raise HistoryError(path, lineno, problem)
         hand_id = record["hand_id"]
-        if match_seed is not None and record["seed"] != hand_seed(match_seed, hand_id):
-            yield HandCheck(lineno, hand_id, False, "seed: not the hand seed derived from the match seed")
-            continue
+        v2 = record.get("record_version") == 2
+        if match_seed is not None:
+            if record["seed"] != hand_seed(match_seed, hand_id):
+                yield HandCheck(lineno, hand_id, False, "seed: not the hand seed derived from the match seed")
+                continue
+            if v2 and record["match"]["seed_sha256"] != commitment(match_seed):
+                yield HandCheck(lineno, hand_id, False, "match.seed_sha256: not the SHA-256 of the match seed")
+                continue
         try:
-            replay(record)
+            if v2:
+                replay_v2(record)
+            else:
+                replay(record)
         except ReplayError as exc:
             yield HandCheck(lineno, hand_id, False, str(exc))
         except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:

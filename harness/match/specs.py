@@ -147,6 +147,9 @@ class MatchSpec:
         starting_stack: chips each seat starts every hand (reset) or the match (freezeout).
         stack_mode: reset (default) or freezeout.
         match_id: name used in records and paths.
+        compress: write the hand history gzip-compressed as hands are played
+            (``hands.jsonl.gz``, readable up to the last hand while it grows)
+            instead of ``hands.jsonl``; the name never changes during the match.
     """
 
     game: GameConfig
@@ -155,6 +158,7 @@ class MatchSpec:
     starting_stack: int = 1000
     stack_mode: StackMode = StackMode.RESET
     match_id: str = "match"
+    compress: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,13 +22,19 @@ A hand view is JSON-ready (it is embedded in the HTML report as data)::
             "added": chips put in by this step, "to": the seat's total bet this round after it,
             "pot": chips in the pot after it, "stacks": [chips behind by seat after it],
             "phase": "bet1"|"draw"|"bet2", "all_in": bool,
+            "by": "post"|"bot"|"fault"|"out"|"unsent"|None,   # who decided (None: version 1 does not say)
+            "fault": kind of the fault a default action answers, or None,
             "discards": [cards], "received": [cards]}      # draws only (discards/received may be
                                                            # absent from a format that hides them)
 
-Source: the history format of ``harness.match.history`` (record_version 1)
-and the engine's record (docs/INTERNALS.md): ``history`` holds the public
-events (bet/raise ``amount`` is the "to" total, call ``amount`` the chips
-added), ``actions`` the same non-forced actions with the draw's cards.
+Seats in a view are positions 0..n-1 among the players dealt in (``seats``
+gives each one's match seat); ``decision`` of a fault indexes ``steps``.
+
+Source: the hand-history format (docs/HISTORY.md), every version:
+record_version 2 (``players``, ``posts``, ``actions`` with ``added``/``to``/``by``,
+``returned``), and 1 (the engine's record plus the referee's keys: ``history``
+holds the public events, bet/raise ``amount`` the "to" total and call
+``amount`` the chips added; ``actions`` the same decisions with the draw's cards).
 """
 
 from __future__ import annotations
@@ -73,6 +79,8 @@ def hand_view(record: Mapping[str, Any], *, steps: bool = True) -> dict[str, Any
     Raises:
         KeyError, ValueError: a record without the fields of a hand history.
     """
+    if record.get("record_version") == 2:
+        return _view_v2(record, steps)
     config = record.get("config") or {}
     n = len(record["stacks"])
     bots = list(record.get("bots") or [f"seat {s}" for s in range(n)])
@@ -86,7 +94,8 @@ def hand_view(record: Mapping[str, Any], *, steps: bool = True) -> dict[str, Any
     for event in (record.get("history") or []) if steps else []:
         seat = int(event["seat"])
         kind = str(event["action"])
-        step: dict[str, Any] = {"seat": seat, "action": kind, "added": 0, "all_in": bool(event.get("all_in"))}
+        step: dict[str, Any] = {"seat": seat, "action": kind, "added": 0, "all_in": bool(event.get("all_in")),
+                                "by": None, "fault": None}
         if kind not in POSTS:
             detail = next(detailed, None)
             if detail is not None and (detail.get("seat") != seat or detail.get("action") != kind):
@@ -135,6 +144,7 @@ def hand_view(record: Mapping[str, Any], *, steps: bool = True) -> dict[str, Any
         "match_id": record.get("match_id", ""),
         "hand_id": int(record["hand_id"]),
         "bots": bots,
+        "seats": list(record.get("match_seats") or range(n)),
         "button": int(record.get("button", 0)),
         "structure": str(config.get("structure", "")),
         "small_blind": int(config.get("small_blind") or 0),
@@ -155,4 +165,77 @@ def hand_view(record: Mapping[str, Any], *, steps: bool = True) -> dict[str, Any
         "final_stacks": [int(x) for x in record.get("final_stacks") or stacks],
         "faults": faults,
         "timings": [[int(s), float(ms)] for s, ms in record.get("timings_ms") or []],
+    }
+
+
+def _view_v2(record: Mapping[str, Any], steps: bool) -> dict[str, Any]:
+    """:func:`hand_view` of a version-2 record (docs/HISTORY.md): chips come straight from the record."""
+    players = record["players"]
+    seats = [int(p["seat"]) for p in players]
+    pos = {m: k for k, m in enumerate(seats)}
+    game = record.get("game") or {}
+    bots = [str(p["bot"]) for p in players]
+    stacks = [int(p["stack"]) for p in players]
+    faults = record.get("faults") or []
+    n_posts = len(record.get("posts") or [])
+    steps_: list[dict[str, Any]] = []
+    if steps:
+        behind = list(stacks)
+        pot = 0
+        for post in record.get("posts") or []:
+            k = pos[post["seat"]]
+            chips = int(post["chips"])
+            behind[k] -= chips
+            pot += chips
+            steps_.append({"seat": k, "action": post["kind"], "added": chips,
+                           "to": chips if post["kind"] != "ante" else 0,  # antes are dead money (R2.4)
+                           "pot": pot, "stacks": list(behind), "phase": "bet1", "all_in": bool(post["all_in"]),
+                           "by": "post", "fault": None})
+        for action in record["actions"]:
+            k = pos[action["seat"]]
+            fault = action.get("fault")
+            step: dict[str, Any] = {"seat": k, "action": action["kind"], "phase": action["phase"],
+                                    "by": action.get("by"),
+                                    "fault": faults[fault]["kind"] if isinstance(fault, int) else None}
+            if action["kind"] == "draw":
+                step.update(added=0, to=0, all_in=False, count=len(action["discards"]),
+                            discards=list(action["discards"]), received=list(action["received"]),
+                            reshuffled=list(action.get("reshuffled") or []))
+            else:
+                added = int(action["added"])
+                behind[k] -= added
+                pot += added
+                step.update(added=added, to=int(action["to"]), owed=int(action["owed"]),
+                            all_in=bool(action["all_in"]))
+            step["pot"] = pot
+            step["stacks"] = list(behind)
+            steps_.append(step)
+    return {
+        "match_id": record.get("match_id", ""),
+        "hand_id": int(record["hand_id"]),
+        "bots": bots,
+        "seats": seats,
+        "button": pos[record["button"]],
+        "structure": str(game.get("structure", "")),
+        "small_blind": int(game.get("small_blind") or 0),
+        "big_blind": int(game.get("big_blind") or 0),
+        "ante": int(game.get("ante") or 0),
+        "stacks": stacks,
+        "hole": [list(p["dealt"]) for p in players] if steps else [],
+        "final": [list(p["final_cards"]) for p in players] if steps else [],
+        "steps": steps_,
+        "shown": [{"seat": pos[s["seat"]], "five": list(s["five"]), "category": str(s["category"])}
+                  for s in record.get("shown") or []],
+        "pots": [{"amount": int(p["chips"]), "eligible": [pos[s] for s in p["eligible"]],
+                  "winners": [pos[s] for s in p["winners"]], "shares": list(p["shares"])}
+                 for p in record.get("pots") or []],
+        "returned": [{"seat": pos[r["seat"]], "amount": int(r["chips"])} for r in record.get("returned") or []],
+        "net": [int(p["net"]) for p in players],
+        "final_stacks": [int(p["final_stack"]) for p in players],
+        "faults": [{"seat": pos.get(f["seat"], f["seat"]),
+                    "bot": bots[pos[f["seat"]]] if f["seat"] in pos else f"seat {f['seat']}",
+                    "kind": str(f["kind"]), "detail": str(f["detail"]),
+                    "decision": None if f["action"] is None else n_posts + int(f["action"])}
+                   for f in faults],
+        "timings": [[pos[a["seat"]], float(a["ms"])] for a in record["actions"] if a.get("ms") is not None],
     }

@@ -369,9 +369,10 @@ def abort_tasks(keys: Iterable[str]) -> list[str]:
 
 def _watch_progress(worker: Any) -> None:
     """Worker thread: every few seconds, the hands each running match has written, as Dask events."""
+    from harness.match.history import HistoryTail
     from harness.tournament.runner import count_hands
 
-    offsets: dict[str, tuple[int, int]] = {}
+    offsets: dict[str, HistoryTail] = {}
     sent: dict[str, int] = {}
     while True:
         time.sleep(PROGRESS_EVERY_S)

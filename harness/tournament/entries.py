@@ -36,6 +36,7 @@ from typing import Any
 
 from harness.engine.config import GameConfig
 from harness.match.deals import new_seed
+from harness.match.history import HistoryError, decision_times, find_history, read_history
 from harness.match.specs import BotSpec, FaultKind, Limits, SandboxSettings
 from harness.tournament.config import TournamentConfig
 from harness.tournament.estimate import BotCost
@@ -224,12 +225,17 @@ def _reason(report: Any) -> str:
 
 
 def _hands(directory: Path) -> list[dict[str, Any]]:
-    from harness.match.history import read_history
-
+    """The records of the check's hand history (whatever was readable)."""
+    path = find_history(directory)
+    out: list[dict[str, Any]] = []
+    if path is None:
+        return out
     try:
-        return list(read_history(directory / "hands.jsonl"))
-    except Exception:  # noqa: BLE001 - the timings only feed an estimate
-        return []
+        for record in read_history(path):
+            out.append(record)
+    except (HistoryError, OSError):
+        pass
+    return out
 
 
 def _timings(directory: Path) -> tuple[list[float], float, int]:
@@ -238,12 +244,10 @@ def _timings(directory: Path) -> tuple[list[float], float, int]:
     total = 0.0
     records = _hands(directory)
     for record in records:
-        seats = record.get("match_seats") or []
-        mine = seats.index(0) if 0 in seats else None
-        for s, ms in record.get("timings_ms", []):
-            total += float(ms)
-            if s == mine:
-                times.append(float(ms))
+        for seat, ms in decision_times(record):  # by match seat, whatever the record's version
+            total += ms
+            if seat == 0:
+                times.append(ms)
     return times, total, len(records)
 
 

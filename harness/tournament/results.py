@@ -6,7 +6,7 @@ Layout::
     <out>/tournament.json           the current plan: each match's id and fingerprint, bots, big blind
     <out>/entries.json              the entry check of each bot (harness.tournament.entries)
     <out>/results.jsonl             one MatchRecord per finished match (append-only)
-    <out>/matches/<match_id>/       hands.jsonl.gz (or hands.jsonl) and logs/ of each match
+    <out>/matches/<match_id>/       hands.jsonl.gz (or hands.jsonl: one name while it is written) and logs/
     <out>/leaderboard.{md,csv}      written by harness.tournament.leaderboard
     <out>/.lock                     flock(2)ed by the run using the directory (holds its pid)
 
@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import errno
 import fcntl
-import gzip
 import json
 import os
 import shutil
@@ -42,12 +41,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.match.history import HANDS_FILE as HANDS_FILE  # re-exported: the plain history's name
+from harness.match.history import find_history, read_history
 from harness.match.specs import MatchResult
 
 RESULTS_FILE = "results.jsonl"
 MANIFEST_FILE = "tournament.json"
 MATCHES_DIR = "matches"
-HANDS_FILE = "hands.jsonl"
 LOCK_FILE = ".lock"
 MARKER_FILE = ".harness-tournament"
 #: Content of the marker file (JSON); ``format`` is the layout version of the directory.
@@ -125,19 +125,6 @@ def fsync_file(path: Path) -> None:
     """Flush a file written by another process (the referee's hand history) to disk."""
     with open(path, "rb") as fh:
         os.fsync(fh.fileno())
-
-
-def compress_file(path: Path) -> Path:
-    """Gzip ``path`` to ``path.gz`` (fsynced), remove the original and return the new path.
-
-    Level 6 (zlib's default): within a few percent of level 9's size at half its CPU time.
-    """
-    target = path.with_name(path.name + ".gz")
-    with open(path, "rb") as src, gzip.open(target, "wb", compresslevel=6) as dst:
-        shutil.copyfileobj(src, dst)
-    fsync_file(target)
-    path.unlink()
-    return target
 
 
 @dataclass(slots=True)
@@ -466,15 +453,13 @@ def write_json_atomic(path: Path, data: Any) -> None:
 
 def hand_history_path(match_dir: Path) -> Path | None:
     """Return the match's hand history (``hands.jsonl`` or ``hands.jsonl.gz``), or None."""
-    for name in (HANDS_FILE, HANDS_FILE + ".gz"):
-        path = match_dir / name
-        if path.exists():
-            return path
-    return None
+    return find_history(match_dir)
 
 
 def read_hands(path: Path) -> list[dict[str, Any]]:
-    """Read a hand history (JSON Lines, gzip if the name ends in ``.gz``)."""
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as fh:  # type: ignore[operator]
-        return [json.loads(line) for line in fh if line.strip()]
+    """Read a hand history (JSON Lines, plain or gzip) into a list of records.
+
+    Raises:
+        harness.match.history.HistoryError: the file is not a hand history.
+    """
+    return list(read_history(path))

@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.match.history import HistoryTail, find_history
 from harness.match.specs import BotSpec, Limits, MatchResult, MatchSpec, SandboxSettings
 from harness.tournament.cluster import ClusterError
 from harness.tournament.config import Backend, ConfigError, TournamentConfig
@@ -58,10 +59,8 @@ from harness.tournament.entries import (
 from harness.tournament.estimate import RUNNER_S, Estimate, MatchCost, Rates, Refiner, calibrate, estimate
 from harness.tournament.plan import Plan, Reuse, compare, make_plan
 from harness.tournament.results import (
-    HANDS_FILE,
     MatchRecord,
     ResultsStore,
-    compress_file,
     fsync_file,
     read_records,
 )
@@ -192,16 +191,18 @@ def sandbox_settings(config: TournamentConfig, out_dir: Path) -> SandboxSettings
     return dataclasses.replace(box, hidden=(*box.hidden, os.fspath(Path(out_dir).resolve())))
 
 
-def play_and_store(play: PlayMatch, bots: list[BotSpec], spec: MatchSpec, limits: Limits, match_dir: Path,
-                   compress: bool) -> dict[str, Any]:
-    """Worker side of a match: play it, make its hand history durable (gzipped by default), return the result."""
+def play_and_store(play: PlayMatch, bots: list[BotSpec], spec: MatchSpec, limits: Limits,
+                   match_dir: Path) -> dict[str, Any]:
+    """Worker side of a match: play it, make its hand history durable, return the result.
+
+    The referee writes the history under its final name from the first hand
+    (``hands.jsonl.gz``, compressed as it is written, with ``spec.compress``):
+    a reader following a running tournament never loses the file.
+    """
     result = play(bots, spec, limits, match_dir)
-    hands = match_dir / HANDS_FILE
-    if hands.exists():
-        if compress:
-            compress_file(hands)
-        else:
-            fsync_file(hands)
+    hands = find_history(match_dir)
+    if hands is not None:
+        fsync_file(hands)
     return result.to_dict()
 
 
@@ -522,16 +523,15 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
     display = progress_display(config, plan, records, store.out_dir, progress, quiet)
     refiner = Refiner(rates, {p.match_id: MatchCost(len(p.bots), plan.hands, p.bots) for p in todo},
                       report.costs() if report.reference else {}, sched.jobs, getattr(executor, "parallel", None))
-    offsets: dict[str, tuple[int, int]] = {}
+    tails: dict[str, HistoryTail] = {}
     hands_done = sum(r.result.hands_played for r in records)
 
     def job_of(p: Pairing) -> Job:
         spec = MatchSpec(game=config.game, hands=sched.hands, seed=p.seed, starting_stack=config.starting_stack,
-                         stack_mode=config.stack_mode, match_id=p.match_id)
+                         stack_mode=config.stack_mode, match_id=p.match_id, compress=config.tournament.compress)
         directory = store.match_dir(p.match_id)
         return Job(key=p.match_id, func=play_and_store,
-                   args=(play, [by_name[n] for n in p.bots], spec, config.limits, directory,
-                         config.tournament.compress),
+                   args=(play, [by_name[n] for n in p.bots], spec, config.limits, directory),
                    directory=directory, info=p)
 
     def prepare(job: Job) -> None:
@@ -539,7 +539,7 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
 
     def finished(done: Done) -> None:
         nonlocal hands_done
-        offsets.pop(done.job.key, None)
+        tails.pop(done.job.key, None)
         record = _record(done, config.game.unit)
         if record is None:
             summary.failed.append(done.job.key)
@@ -560,7 +560,7 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
 
     def tick() -> None:
         if display.live:
-            live = sum(live_hands(job) if live_hands else count_hands(job.directory, job.key, offsets)
+            live = sum(live_hands(job) if live_hands else count_hands(job.directory, job.key, tails)
                        for job in executor.running())
             display.update(hands_done + live)
         reporter.tick()
@@ -613,21 +613,18 @@ def progress_display(config: TournamentConfig, plan: Plan, records: Sequence[Mat
     return display
 
 
-def count_hands(directory: Path, key: str, offsets: dict[str, tuple[int, int]]) -> int:
-    """Hands written so far by a running match (lines of its growing hands.jsonl, read incrementally)."""
-    offset, seen = offsets.get(key, (0, 0))
-    try:
-        with open(directory / HANDS_FILE, "rb") as fh:
-            fh.seek(offset)
-            chunk = fh.read()
-    except OSError:
-        return seen
-    new = chunk.count(b"\n")
-    if new:
-        offset += chunk.rfind(b"\n") + 1
-        seen += new
-    offsets[key] = (offset, seen)
-    return seen
+def count_hands(directory: Path, key: str, tails: dict[str, HistoryTail]) -> int:
+    """Hands written so far by a running match (its growing hand history, plain or gzip, read incrementally).
+
+    ``tails`` keeps one :class:`harness.match.history.HistoryTail` per match key between calls.
+    """
+    tail = tails.get(key)
+    if tail is None:
+        path = find_history(directory)
+        if path is None:
+            return 0
+        tail = tails[key] = HistoryTail(path)
+    return tail.count()
 
 
 def _record(done: Done, big_blind: int) -> MatchRecord | None:

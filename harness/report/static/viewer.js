@@ -50,6 +50,9 @@
         text = who + NAMES[s.action];
       }
       if (s.all_in) text += " (all-in)";
+      if (s.by === "fault") text += " (default action after a fault: " + s.fault + ")";
+      else if (s.by === "out") text += " (out of the match: not asked)";
+      else if (s.by === "unsent") text += " (default action: request too large to send)";
       var item = el("li", "", text);
       item.dataset.step = String(i);
       list.appendChild(item);

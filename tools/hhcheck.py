@@ -1,0 +1,448 @@
+#!/usr/bin/env python3
+"""Check Seven Card Draw hand histories without the harness: recompute every hand from its record alone.
+
+A third party's checker, written from docs/HISTORY.md (the format) and
+docs/RULES.md (the rules) with the Python standard library only: it imports
+nothing of the harness, so a result it confirms does not rest on the
+harness's own code. For each hand record (``record_version`` 2) it
+
+- re-deals nothing (the deck's order is the harness's), but checks the cards:
+  seven distinct cards per player, no card held twice, discards held,
+  ``final_cards`` = kept cards + replacements, replacements never seen
+  before in the hand except those marked ``reshuffled``, which must come from
+  the muck (earlier discards and folded hands) once the stock is used up (R4.4);
+- recomputes the chips: the posts (antes, blinds, all-in for less: R2.4-R2.6),
+  for each decision the amount ``owed`` (the full big blind R2.6; at most
+  what can be matched when nobody else can act, R3.4), the chips ``added``
+  and the ``to`` total (fixed-limit sizes R3.7), the chips ``returned``
+  unmatched (R3.9), the pots with their eligible seats (R5.5), the winners
+  by an independent hand evaluator (best five of seven, R5.1-R5.4), the
+  split with odd chips from the left of the button (R5.6), the showing
+  order (R5.7), each player's final stack and net;
+- across a file: stacks reset to ``match.starting_stack`` (reset) or carried
+  over with busted seats gone and the button moving on (freezeout, R2.1);
+- with ``--match-seed`` or ``--tournament-seed`` (revealed after the
+  event): the match seed's SHA-256 is ``match.seed_sha256`` and every hand's
+  ``seed`` is derived from it (HMAC-SHA256, docs/HISTORY.md "Seeds").
+
+It does not re-check betting order or no-limit raise sizes (``harness
+replay`` does, with the engine).
+
+Usage::
+
+    python3 tools/hhcheck.py hands.jsonl [more.jsonl.gz ...] [--match-seed HEX | --tournament-seed HEX]
+
+Exit status: 0 every hand checks; 1 a hand does not; 2 a file cannot be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import hmac
+import itertools
+import json
+import sys
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+RANKS = "23456789TJQKA"
+SUITS = "cdhs"
+DECK = {r + s for r in RANKS for s in SUITS}
+CATEGORIES = ("high card", "one pair", "two pair", "three of a kind", "straight", "flush", "full house",
+              "four of a kind", "straight flush")
+FORMAT = "sevencard-hand-history"
+
+
+# ----------------------------------------------------------------------------- hands (R5.1-R5.4)
+
+def five_value(five: Sequence[str]) -> tuple[int, ...]:
+    """Strength of five cards: (category index, ranks in order of significance); higher is better."""
+    ranks = sorted((RANKS.index(c[0]) for c in five), reverse=True)
+    flush = len({c[1] for c in five}) == 1
+    distinct = sorted(set(ranks), reverse=True)
+    high = None
+    if len(distinct) == 5:
+        if distinct[0] - distinct[4] == 4:
+            high = distinct[0]
+        elif distinct == [12, 3, 2, 1, 0]:  # the wheel: a five-high straight (R5.4)
+            high = 3
+    if high is not None:
+        return (8 if flush else 4, high)
+    groups = sorted(Counter(ranks).items(), key=lambda rc: (rc[1], rc[0]), reverse=True)
+    shape = [count for _, count in groups]
+    order = [rank for rank, _ in groups]
+    if shape[0] == 4:
+        category = 7
+    elif shape[:2] == [3, 2]:
+        category = 6
+    elif flush:
+        category = 5
+    elif shape[0] == 3:
+        category = 3
+    elif shape[:2] == [2, 2]:
+        category = 2
+    elif shape[0] == 2:
+        category = 1
+    else:
+        category = 0
+    return (category, *order)
+
+
+def best_value(seven: Sequence[str]) -> tuple[int, ...]:
+    """The strength of the best five of seven cards (R5.1)."""
+    return max(five_value(five) for five in itertools.combinations(seven, 5))
+
+
+# ----------------------------------------------------------------------------- seeds
+
+def seed_bytes(seed: int) -> bytes:
+    return seed.to_bytes(32, "big")
+
+
+def hand_seed(match_seed: int, hand: int) -> int:
+    """A hand's seed: the first 8 bytes of HMAC-SHA256 keyed by the match seed's 32 bytes over b"hand\\0<h>"."""
+    return int.from_bytes(hmac.digest(seed_bytes(match_seed), b"hand\x00%d" % hand, "sha256")[:8], "big")
+
+
+def match_seeds(tournament_seed: int, bots: Sequence[str], copies: int = 64) -> Iterator[int]:
+    """Candidate match seeds of a table of ``bots`` (its first copy, then the i-th copies of a sampled plan)."""
+    for instance in range(copies):
+        names = sorted([*bots, f"#{instance}"] if instance else bots)
+        message = b"match\x00" + b"\x00".join(name.encode("utf-8") for name in names)
+        yield int.from_bytes(hmac.digest(seed_bytes(tournament_seed), message, "sha256"), "big")
+
+
+def sha256_of(seed: int) -> str:
+    return hashlib.sha256(seed_bytes(seed)).hexdigest()
+
+
+# ----------------------------------------------------------------------------- one hand
+
+class Problems(list):
+    """The problems found in one hand (strings)."""
+
+    def expect(self, what: str, recorded: Any, computed: Any) -> None:
+        if recorded != computed:
+            self.append(f"{what}: recorded {recorded!r}, recomputed {computed!r}")
+
+
+def check_hand(rec: dict[str, Any]) -> list[str]:
+    """Recompute one version-2 hand record; return what disagrees (empty: the hand checks)."""
+    out = Problems()
+    if rec.get("format") != FORMAT or rec.get("record_version") != 2:
+        return [f"not a version-2 record of {FORMAT} (record_version {rec.get('record_version')!r}); "
+                "version 1 is checked by `harness replay`"]
+    try:
+        _check_hand(rec, out)
+    except (KeyError, IndexError, TypeError, ValueError) as exc:
+        out.append(f"the record lacks or garbles a field ({type(exc).__name__}: {exc})")
+    return list(out)
+
+
+def _check_hand(rec: dict[str, Any], out: Problems) -> None:
+    game, players = rec["game"], rec["players"]
+    n = len(players)
+    seats = [p["seat"] for p in players]
+    if seats != sorted(set(seats)) or not 2 <= n <= 6:
+        out.append(f"players: seats {seats} are not 2-6 distinct seats in ascending order")
+        return
+    pos = {seat: k for k, seat in enumerate(seats)}
+    bots = rec["match"]["bots"]
+    for p in players:
+        out.expect(f"seat {p['seat']} bot", p["bot"], bots[p["seat"]])
+    button = pos[rec["button"]]
+    start = [p["stack"] for p in players]
+    stack = list(start)
+    contrib = [0] * n
+    bet = [0] * n
+    folded = [False] * n
+    all_in = [False] * n
+    returned: list[dict[str, int]] = []
+    blinds = "big_blind" in game
+    unit = game["big_blind"] if blinds else game["min_bet"]
+    fixed = game["structure"] == "fixed-limit"
+
+    def after(k: int) -> list[int]:
+        return [(k + 1 + i) % n for i in range(n)]
+
+    # Posts (R2.4-R2.6): antes from left of the button, then the blinds (heads-up: the button is small, R2.3).
+    expected = []
+    if game["ante"]:
+        expected += [(k, "ante", game["ante"]) for k in after(button)]
+    if blinds:
+        sb, bb = (button, 1 - button) if n == 2 else ((button + 1) % n, (button + 2) % n)
+        expected += [(sb, "small_blind", game["small_blind"]), (bb, "big_blind", game["big_blind"])]
+    posts = []
+    for k, kind, chips in expected:
+        if stack[k] <= 0:
+            continue
+        chips = min(chips, stack[k])
+        posts.append({"seat": seats[k], "kind": kind, "chips": chips, "all_in": chips == stack[k]})
+        stack[k] -= chips
+        contrib[k] += chips
+        all_in[k] = stack[k] == 0
+        if kind != "ante":  # antes are dead money (R2.4)
+            bet[k] += chips
+    out.expect("posts", rec["posts"], posts)
+    high = game["big_blind"] if blinds else 0  # a short big blind still sets the full amount to call (R2.6)
+
+    def end_round() -> None:
+        nonlocal bet, high
+        top = max(bet)
+        if top:
+            second = sorted(bet)[-2]
+            if top > second:  # R3.9: the part nobody matched goes back
+                owner = bet.index(top)
+                stack[owner] += top - second
+                contrib[owner] -= top - second
+                returned.append({"seat": seats[owner], "chips": top - second})
+                all_in[owner] = False
+        bet = [0] * n
+        high = 0
+
+    # Cards (R2.7, R4).
+    cards = [list(p["dealt"]) for p in players]
+    seen: set[str] = set()
+    for k, hand in enumerate(cards):
+        if len(hand) != 7 or len(set(hand)) != 7 or not set(hand) <= DECK or seen & set(hand):
+            out.append(f"seat {seats[k]} dealt: not seven distinct cards of one deck: {hand}")
+        seen |= set(hand)
+    stock_left = 52 - 7 * n
+    muck: set[str] = set()
+    per_seat = game["replacements"] == "per-seat"
+
+    phase = "bet1"
+    aggressor = None
+    for a in rec["actions"]:
+        k = pos[a["seat"]]
+        where = f"actions[{a['index']}] (seat {a['seat']} {a['kind']})"
+        if folded.count(False) == 1:
+            out.append(f"{where}: a decision after every other player folded")
+            break
+        if a["phase"] != phase:
+            if phase == "bet1":
+                end_round()
+            phase = a["phase"]
+        if a["kind"] == "draw":
+            discards, received, again = a["discards"], a["received"], a["reshuffled"]
+            if not set(discards) <= set(cards[k]) or len(set(discards)) != len(discards) or len(discards) > 4:
+                out.append(f"{where}: discards {discards} are not 0-4 distinct cards of {cards[k]}")
+                continue
+            if len(received) != len(discards) or received[len(received) - len(again):] != again:
+                out.append(f"{where}: received {received} is not one card per discard ending with reshuffled {again}")
+                continue
+            fresh = received[: len(received) - len(again)]
+            if set(fresh) & seen or len(set(received)) != len(received):
+                out.append(f"{where}: a replacement {fresh} was already dealt in this hand")
+            if again:
+                if per_seat:
+                    out.append(f"{where}: reshuffled cards {again} with per-seat replacements")
+                elif not set(again) <= muck or len(fresh) != stock_left:
+                    out.append(f"{where}: reshuffled {again} are not muck cards dealt once the stock ran out (R4.4)")
+                muck -= set(again)
+            if not per_seat:
+                if len(fresh) > stock_left:
+                    out.append(f"{where}: {len(fresh)} cards from a stock of {stock_left}")
+                stock_left -= len(fresh)
+            seen |= set(received)
+            cards[k] = [c for c in cards[k] if c not in discards] + list(received)
+            muck |= set(discards)  # after serving: never the player's own (R4.4)
+            continue
+        # A betting decision: what was owed (R2.6, R3.4), added and the "to" total.
+        able = sum(1 for o in range(n) if not folded[o] and not all_in[o])
+        call_to = high
+        if able < 2:
+            call_to = min(high, max((bet[o] for o in range(n) if o != k and not folded[o]), default=0))
+        owed = max(0, call_to - bet[k])
+        out.expect(f"{where} owed", a["owed"], owed)
+        kind = a["kind"]
+        if kind in ("fold", "check"):
+            added = 0
+            if kind == "check" and owed:
+                out.append(f"{where}: a check with {owed} to call")
+            if kind == "fold":
+                folded[k] = True
+                muck |= set(cards[k])  # R4.4: folded hands join the muck
+        elif kind == "call":
+            added = min(owed, stack[k])
+            if not owed:
+                out.append(f"{where}: a call with nothing to call")
+        else:  # bet/raise: "to" is the seat's total this round (R3.5)
+            if (kind == "bet") != (high == 0):
+                out.append(f"{where}: a {kind} with {high} the highest bet")
+            to = a["to"]
+            added = to - bet[k]
+            if fixed:
+                size = unit * (2 if phase == "bet2" else 1)
+                out.expect(f"{where} to (fixed-limit R3.7)", to, min(high + size, bet[k] + stack[k]))
+            if to <= high or added > stack[k]:
+                out.append(f"{where}: to {to} with {high} the highest bet and {stack[k]} behind")
+            high = to
+            if phase == "bet2":
+                aggressor = k
+        out.expect(f"{where} added", a["added"], added)
+        stack[k] -= added
+        bet[k] += added
+        contrib[k] += added
+        out.expect(f"{where} to", a["to"], bet[k])
+        if added and stack[k] == 0:
+            all_in[k] = True
+        out.expect(f"{where} all_in", a["all_in"], bool(added) and stack[k] == 0)
+    end_round()
+    for k in range(n):
+        out.expect(f"seat {seats[k]} final_cards", players[k]["final_cards"], cards[k])
+
+    # The forced bets nobody could match (R3.9), then the pots (R5.5).
+    top = max(contrib)
+    owner = contrib.index(top)
+    second = max(c for o, c in enumerate(contrib) if o != owner)
+    if top > second:
+        if folded[owner]:
+            out.append(f"seat {seats[owner]} folded with {top - second} chips nobody matched (R3.9)")
+        stack[owner] += top - second
+        contrib[owner] = second
+        returned.append({"seat": seats[owner], "chips": top - second})
+    out.expect("returned", rec["returned"], returned)
+    live = [k for k in range(n) if not folded[k]]
+    pots = []
+    shown = []
+    if len(live) == 1:
+        total = sum(contrib)
+        pots.append({"chips": total, "eligible": [seats[live[0]]], "winners": [seats[live[0]]], "shares": [total]})
+        stack[live[0]] += total
+    else:
+        value = {k: best_value(cards[k]) for k in live}
+        levels = sorted({contrib[k] for k in live})
+        prev = 0
+        for i, level in enumerate(levels):
+            cap = level if i < len(levels) - 1 else max(contrib)
+            chips = sum(min(c, cap) - min(c, prev) for c in contrib)
+            prev = cap
+            if not chips:
+                continue
+            eligible = [k for k in live if contrib[k] >= level]
+            best = max(value[k] for k in eligible)
+            # R5.6: odd chips one at a time from the first seat left of the button.
+            tied = sorted((k for k in eligible if value[k] == best), key=lambda k: (k - button - 1) % n)
+            share, odd = divmod(chips, len(tied))
+            shares = [share + (1 if j < odd else 0) for j in range(len(tied))]
+            for k, won in zip(tied, shares, strict=True):
+                stack[k] += won
+            pots.append({"chips": chips, "eligible": [seats[k] for k in eligible],
+                         "winners": [seats[k] for k in tied], "shares": shares})
+        # R5.7: the last bettor of round 2 shows first, else the first player left of the button.
+        first = aggressor if aggressor is not None else next(k for k in after(button) if k in live)
+        for k in [(first + i) % n for i in range(n)]:
+            if k in live:
+                shown.append((seats[k], CATEGORIES[value[k][0]], value[k]))
+    out.expect("pots", rec["pots"], pots)
+    recorded_shown = rec["shown"]
+    out.expect("shown seats (showing order R5.7)", [s["seat"] for s in recorded_shown], [s[0] for s in shown])
+    for s, (seat, category, best) in zip(recorded_shown, shown, strict=False):
+        five = s["five"]
+        if not set(five) <= set(cards[pos[seat]]) or len(set(five)) != 5 or five_value(five) != best:
+            out.append(f"shown seat {seat}: {five} is not the best five of {cards[pos[seat]]}")
+        out.expect(f"shown seat {seat} category", s["category"], category)
+    for k, p in enumerate(players):
+        out.expect(f"seat {p['seat']} final_stack", p["final_stack"], stack[k])
+        out.expect(f"seat {p['seat']} net", p["net"], stack[k] - start[k])
+    if sum(p["net"] for p in players):
+        out.append(f"nets {[p['net'] for p in players]} do not sum to 0")
+
+
+# ----------------------------------------------------------------------------- a file
+
+def read_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, record)`` for each line of a JSON Lines file, plain or gzip (recognised by content)."""
+    with open(path, "rb") as fh:
+        gz = fh.read(2) == b"\x1f\x8b"
+    with (gzip.open(path, "rt", encoding="utf-8") if gz else open(path, encoding="utf-8")) as fh:
+        for number, line in enumerate(fh, 1):
+            if line.strip():
+                yield number, json.loads(line)
+
+
+def check_file(path: Path, *, match_seed: int | None = None,
+               tournament_seed: int | None = None) -> Iterator[tuple[int, int, list[str]]]:
+    """``(line, hand_id, problems)`` per hand of one match's hand history, hands and the match checked.
+
+    Raises:
+        OSError, ValueError: the file cannot be read as JSON Lines.
+    """
+    previous: dict[str, Any] | None = None
+    seed = match_seed
+    for line, rec in read_records(path):
+        problems = check_hand(rec)
+        if not problems:
+            problems += _check_sequence(previous, rec)
+            if tournament_seed is not None and seed is None:
+                seed = next((s for s in match_seeds(tournament_seed, rec["match"]["bots"])
+                             if sha256_of(s) == rec["match"]["seed_sha256"]), None)
+                if seed is None:
+                    problems.append("match.seed_sha256: no match seed derived from the tournament seed has it")
+            if seed is not None:
+                if sha256_of(seed) != rec["match"]["seed_sha256"]:
+                    problems.append("match.seed_sha256: not the SHA-256 of the match seed")
+                if rec["seed"] != hand_seed(seed, rec["hand_id"]):
+                    problems.append("seed: not derived from the match seed")
+        yield line, rec.get("hand_id", -1), problems
+        previous = rec
+
+
+def _check_sequence(previous: dict[str, Any] | None, rec: dict[str, Any]) -> list[str]:
+    """Stacks and button from one hand to the next (R2.1; reset or freezeout)."""
+    out = Problems()
+    match = rec["match"]
+    n = len(match["bots"])
+    players = rec["players"]
+    if previous is not None:
+        out.expect("match", match, previous["match"])
+        out.expect("hand_id", rec["hand_id"], previous["hand_id"] + 1)
+    if match["stack_mode"] == "reset":
+        out.expect("players' seats", [p["seat"] for p in players], list(range(n)))
+        out.expect("stacks", [p["stack"] for p in players], [match["starting_stack"]] * len(players))
+        out.expect("button", rec["button"], rec["hand_id"] % n)
+        return list(out)
+    if previous is None:
+        stacks = {seat: match["starting_stack"] for seat in range(n)}
+        last_button = -1
+    else:
+        stacks = {p["seat"]: p["final_stack"] for p in previous["players"] if p["final_stack"] > 0}
+        last_button = previous["button"]
+    out.expect("players (freezeout: the seats with chips)", {p["seat"]: p["stack"] for p in players}, stacks)
+    out.expect("button (next seat still in, R2.1)", rec["button"],
+               next((s for i in range(1, n + 1) if (s := (last_button + i) % n) in stacks), None))
+    return list(out)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("files", nargs="+", type=Path, help="hand histories (.jsonl or .jsonl.gz), one per match")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--match-seed", help="the match seed (hex), once revealed")
+    group.add_argument("--tournament-seed", help="the tournament seed (hex, seed.json), once revealed")
+    parser.add_argument("--quiet", action="store_true", help="print only the problems and the summary")
+    args = parser.parse_args(argv)
+    match_seed = int(args.match_seed, 16) if args.match_seed else None
+    tournament_seed = int(args.tournament_seed, 16) if args.tournament_seed else None
+    hands = bad = 0
+    for path in args.files:
+        try:
+            for line, hand_id, problems in check_file(path, match_seed=match_seed, tournament_seed=tournament_seed):
+                hands += 1
+                if problems:
+                    bad += 1
+                    print(f"{path} line {line} hand {hand_id}: " + "; ".join(problems))
+        except (OSError, ValueError, EOFError) as exc:
+            print(f"{path}: cannot be read: {exc}", file=sys.stderr)
+            return 2
+    print(f"{hands - bad} of {hands} hands check" + (f"; {bad} do not" if bad else ""))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
