@@ -54,8 +54,13 @@ def _decide(state: HandState, rng: random.Random) -> Action:
 
 
 def random_match(game: GameConfig, *, seats: int, hands: int, stack_mode: str = "reset", seed: int = 1,
-                 starting_stack: int = 200, fault_rate: float = 0.05, match_id: str = "m") -> list[dict[str, Any]]:
-    """Version-2 records of one random match (see the module docstring)."""
+                 starting_stack: int = 200, fault_rate: float = 0.05, match_id: str = "m",
+                 uneven: bool = False) -> list[dict[str, Any]]:
+    """Version-2 records of one random match (see the module docstring).
+
+    ``uneven``: every hand starts from random stacks of 1 .. ``starting_stack`` (side pots, all-in
+    posts): the hands stand alone but are no match a referee plays (check them one by one).
+    """
     rng = random.Random(seed)
     match_seed = rng.getrandbits(256)
     names = [f"bot{i}" for i in range(seats)]
@@ -76,7 +81,7 @@ def random_match(game: GameConfig, *, seats: int, hands: int, stack_mode: str = 
         else:
             seated = list(range(seats))
             button = h % seats
-            start = [starting_stack] * seats
+            start = [rng.randint(1, starting_stack) if uneven else starting_stack for _ in range(seats)]
         state = HandState.start(game, start, seated.index(button), hand_seed(match_seed, h), h)
         out_at_start = [out[m] for m in seated]
         decisions: list[handrecord.Decision] = []
