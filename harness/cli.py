@@ -381,6 +381,7 @@ def match(
     freezeout: bool = typer.Option(False, "--freezeout", help="Keep stacks across hands; busted bots leave."),
     pin: int | None = typer.Option(None, "--pin", help="Pin the referee and bots to this CPU (often faster on VMs)."),
     sandbox: str = typer.Option("auto", "--sandbox", help="Isolate each bot: auto, required or off."),
+    gzip: bool = typer.Option(False, "--gzip", help="Write hands.jsonl.gz, compressed as hands are played."),
 ) -> None:
     """Play one match between bot commands and print the result table.
 
@@ -395,6 +396,7 @@ def match(
     from harness.engine import ConfigError, GameConfig
     from harness.match.botproc import BotStartError, resolve_command
     from harness.match.deals import new_seed, parse_seed, seed_hex, seed_warning
+    from harness.match.history import history_name
     from harness.match.outdir import OutDirError, default_out_dir, prepare_out_dir
     from harness.match.referee import BotSpec, Limits, MatchSpec, StackMode, play_match
     from harness.match.sandbox import SandboxError
@@ -461,10 +463,11 @@ def match(
         _say("match", f"warning: {warning}")
 
     game = GameConfig()
+    history = out_dir / history_name(gzip)
     try:
         spec = MatchSpec(
             game=game, hands=hands, seed=match_seed, starting_stack=stack,
-            stack_mode=StackMode.FREEZEOUT if freezeout else StackMode.RESET,
+            stack_mode=StackMode.FREEZEOUT if freezeout else StackMode.RESET, compress=gzip,
         )
         limits = Limits(decision_ms=decision_ms, time_bank_ms=time_bank_ms, max_faults=max_faults)
         result = play_match(specs, spec, limits, out_dir, cpus=None if pin is None else {pin}, sandbox=box)
@@ -473,7 +476,7 @@ def match(
     except OSError as exc:
         raise _usage("match", f"cannot write to {out_dir}: {exc.strerror or exc}", 1) from None
     except KeyboardInterrupt:
-        raise _usage("match", f"interrupted; bots stopped; hands so far in {out_dir / 'hands.jsonl'}", 130) from None
+        raise _usage("match", f"interrupted; bots stopped; hands so far in {history}", 130) from None
     rows = []
     for seat, name in enumerate(result.bots):
         faults = ", ".join(f"{k} {v}" for k, v in sorted(result.faults[seat].items())) or "-"
@@ -486,9 +489,9 @@ def match(
             colalign=("left", "right", "right", "right", "left", "left"),
         )
     )
-    typer.echo(f"{result.hands_played} hands in {result.duration_s:.1f} s; hand history: {out_dir / 'hands.jsonl'}")
+    typer.echo(f"{result.hands_played} hands in {result.duration_s:.1f} s; hand history: {history}")
     if seed is None:  # the secret seed, revealed now that the match is over
-        typer.echo(f"seed: {seed_hex(match_seed)} (check the deals: harness replay {out_dir / 'hands.jsonl'} "
+        typer.echo(f"seed: {seed_hex(match_seed)} (check the deals: harness replay {history} "
                    f"--seed {seed_hex(match_seed)})")
     failed = [seat for seat in range(len(result.bots)) if result.faults[seat].get(FaultKind.FAILED_START)]
     for seat in failed:

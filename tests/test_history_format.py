@@ -366,3 +366,49 @@ def test_a_compressed_history_can_be_followed_while_it_is_written(tmp_path: Path
                 got.append(record)  # noqa: PERF402
         assert got == records and info.value.cut_off
     assert list(read_history(path)) == records and tail.count() == 5
+
+
+# ----------------------------------------------------------------------------- the documentation
+
+
+def test_every_example_of_the_documentation_checks() -> None:
+    """docs/HISTORY.md shows one record per game type: each is valid, checks and replays."""
+    import re
+
+    text = (ROOT / "docs" / "HISTORY.md").read_text(encoding="utf-8")
+    examples = [json.loads(block) for block in re.findall(r"```json\n(.*?)\n```", text, re.S)]
+    assert len(examples) == 5
+    games = set()
+    for record in examples:
+        assert schema_errors(record) == []
+        assert checker().check_hand(record) == []
+        handrecord.replay_v2(record)
+        game = record["game"]
+        games.add((game["structure"], "big_blind" in game, game["ante"] > 0, record["match"]["stack_mode"]))
+    structures = {g[0] for g in games}
+    assert structures == {"no-limit", "fixed-limit"} and {g[3] for g in games} == {"reset", "freezeout"}
+    assert any(not g[1] for g in games) and any(g[2] and g[1] for g in games)  # ante-only; antes with blinds
+
+
+def test_a_match_writes_its_compressed_history_under_one_name_from_the_first_hand(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a reader of a running tournament sees: hands.jsonl.gz from the first hand on, every finished
+    hand readable while the match runs, and no hands.jsonl ever."""
+    from harness.match.referee import BotSpec, Limits, MatchSpec, play_match
+
+    seen: list[tuple[list[str], int]] = []
+    write = HistoryWriter.write
+    tail = HistoryTail(tmp_path / "hands.jsonl.gz")
+
+    def watched(self: HistoryWriter, record: dict[str, Any]) -> None:
+        write(self, record)
+        seen.append((sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("hands")), tail.count()))
+
+    monkeypatch.setattr(HistoryWriter, "write", watched)
+    bots = [BotSpec(name, ("python", "-m", "bots.caller"), cwd=str(ROOT)) for name in ("a", "b")]
+    spec = MatchSpec(GameConfig(), hands=4, seed=3, compress=True)
+    result = play_match(bots, spec, Limits(decision_ms=2000, startup_ms=10000), tmp_path)
+    assert result.hands_played == 4
+    assert seen == [(["hands.jsonl.gz"], n) for n in range(1, 5)]
+    assert [r["hand_id"] for r in read_history(tmp_path / "hands.jsonl.gz")] == [0, 1, 2, 3]
