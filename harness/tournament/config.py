@@ -117,7 +117,7 @@ class TournamentSettings:
             output directory (:mod:`harness.tournament.seeds`).
         output: output directory, relative to the current directory
             (default ``results/<name>``).
-        compress: gzip each match's hand history once the match is done (default on).
+        compress: write each match's hand history gzip-compressed as hands are played (default on).
         entry_check: start every bot once and play a few hands before the first
             match; bots that fail are left out of the plan (``--no-entry-check``).
     """
