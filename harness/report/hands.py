@@ -196,7 +196,8 @@ def _view_v2(record: Mapping[str, Any], steps: bool) -> dict[str, Any]:
             fault = action.get("fault")
             step: dict[str, Any] = {"seat": k, "action": action["kind"], "phase": action["phase"],
                                     "by": action.get("by"),
-                                    "fault": faults[fault]["kind"] if isinstance(fault, int) else None}
+                                    "fault": faults[fault]["kind"]
+                                    if isinstance(fault, int) and 0 <= fault < len(faults) else None}
             if action["kind"] == "draw":
                 step.update(added=0, to=0, all_in=False, count=len(action["discards"]),
                             discards=list(action["discards"]), received=list(action["received"]),
