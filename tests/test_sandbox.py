@@ -273,8 +273,8 @@ def victim_ms(out: Path) -> float:
     """
     import json
 
-    times = sorted(ms for line in (out / "hands.jsonl").read_text().splitlines()
-                   for seat, ms in json.loads(line)["timings_ms"] if seat == 1)
+    times = sorted(a["ms"] for line in (out / "hands.jsonl").read_text().splitlines()
+                   for a in json.loads(line)["actions"] if a["seat"] == 1 and a["ms"] is not None)
     return statistics.quantiles(times, n=4)[0]
 
 
