@@ -19,3 +19,24 @@ def test_transport_floor_plays_and_stops_its_bots() -> None:
     figures = transport_floor(hands=20)
     assert figures["hands_per_s"] > 0 and figures["us_per_hand"] > 0
     assert not [p for p in me.children(recursive=True) if p.status() != psutil.STATUS_ZOMBIE]
+
+
+def test_sandbox_start_measures_and_leaves_no_process_or_group() -> None:
+    import os
+
+    import pytest
+
+    from harness.bench.match import sandbox_start
+    from harness.match import cgroups
+    from harness.match.sandbox import support
+
+    sup = support()
+    if not (sup.namespaces and sup.cgroups.available):
+        pytest.skip("SANDBOX NOT AVAILABLE HERE: install bubblewrap (apt-get install bubblewrap), run as root")
+    figures = sandbox_start(n=2)
+    assert set(figures) == {"start_ms", "turn_switch_us", "freeze_switch_us"}
+    assert figures["turn_switch_us"] > 0 and figures["freeze_switch_us"] > 0
+    me = psutil.Process()
+    assert not [p for p in me.children(recursive=True) if p.status() != psutil.STATUS_ZOMBIE]
+    mine = f"harness-{os.getpid()}-"
+    assert not [n for _, d in sup.cgroups.parents for n in os.listdir(d) if n.startswith(mine)], cgroups.__name__

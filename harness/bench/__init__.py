@@ -25,6 +25,8 @@ TARGETS: dict[str, str] = {
     "processes_left": "0",
     "contest_estimate_error": "within +-0.25",
     "plan_s": "< 1 (60 bots, 6 seats)",
+    "sandboxed_ratio_heads_up": ">= 0.9",
+    "sandbox_start_ms": "< 50 (per bot)",
 }
 
 

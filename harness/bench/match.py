@@ -291,7 +291,7 @@ def run(hands_heads_up: int = 4000, hands_four: int = 2000) -> dict[str, Any]:
     four = {mode: match_speed(4, hands_four, mode == "pinned") for mode in ("free", "pinned")}
     floor = transport_floor(hands_heads_up)
     best = max(hu, key=lambda m: hu[m]["hands_per_s"])
-    boxed = _sandboxed(hands_heads_up, best == "pinned")
+    boxed = _sandboxed(hands_heads_up, best == "pinned", hu[best]["hands_per_s"])
     rt_same = rt_pinned if best == "pinned" else rt_free
     per_hand = hu[best]["us_per_hand"]
     decisions = hu[best]["decisions_per_hand"]
@@ -318,7 +318,7 @@ def run(hands_heads_up: int = 4000, hands_four: int = 2000) -> dict[str, Any]:
     }
 
 
-def _sandboxed(hands: int, pinned: bool) -> dict[str, Any]:
+def _sandboxed(hands: int, pinned: bool, unsandboxed: float) -> dict[str, Any]:
     """The sandbox's figures (issue 10), the heads-up match in the headline placement; None where it cannot run."""
     from harness.match.sandbox import SandboxError, plan
 
@@ -333,6 +333,7 @@ def _sandboxed(hands: int, pinned: bool) -> dict[str, Any]:
     return {
         "sandbox": summary,
         "hands_per_s_heads_up_sandboxed": round(weight["hands_per_s"], 1),
+        "sandboxed_ratio_heads_up": round(weight["hands_per_s"] / unsandboxed, 3),
         "hands_per_s_heads_up_sandboxed_freeze": round(freeze["hands_per_s"], 1),
         "sandbox_start_ms": round(start["start_ms"], 1),
         "sandbox_turn_switch_us": round(start["turn_switch_us"], 2),
