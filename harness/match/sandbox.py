@@ -73,9 +73,11 @@ ENDPOINT_DIR = "/run/harness"
 ENDPOINT_NAME = "bot.sock"
 #: Files of /etc a bot may need: the dynamic linker, users, time zone, TLS roots, alternatives.
 ETC_FILES = (
-    "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone", "passwd", "group",
+    "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone", "passwd", "group", "hosts",
     "nsswitch.conf", "ssl", "ca-certificates", "alternatives", "os-release", "mime.types",
 )
+#: Directories of /etc that runtimes under /usr point into (Debian's JDKs: /etc/java-17-openjdk ...).
+ETC_PATTERNS = ("java-*", "java")
 #: Top-level links or directories of a merged-/usr system.
 USR_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 #: Where uid leases are kept (root only).
@@ -378,6 +380,18 @@ class BotJail:
             )
         return ""
 
+    def _program_view(self, program: str, env: Mapping[str, str]) -> str:
+        """What to show of the bot's program: itself when given by path; for a runtime found on the
+        PATH outside /usr (``node`` under /opt/node/bin), its whole install directory."""
+        if os.sep in program:
+            return os.path.join(self.cwd, program)  # an absolute path stays one
+        found = shutil.which(program, path=env.get("PATH", os.defpath))
+        if found is None:
+            return program
+        real = Path(os.path.realpath(found))
+        home = real.parent.parent if real.parent.name == "bin" else real.parent
+        return str(home) if str(home) not in ("/", os.path.expanduser("~")) else str(real)
+
     def _views(self, program: str) -> list[str]:
         """Host directories and files shown read-only (deduplicated, nested ones dropped)."""
         views = [self.cwd, *_sdk_paths(), sys.prefix, sys.base_prefix, *self.settings.paths, program]
@@ -404,6 +418,9 @@ class BotJail:
         args += ["--perms", "0755", "--dir", "/etc"]  # bwrap would make it 0700 as root
         for name in ETC_FILES:
             args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+        for pattern in ETC_PATTERNS:
+            for path in sorted(Path("/etc").glob(pattern)):
+                args += ["--ro-bind", str(path), str(path)]
         # The private mounts first: a bot's directory may lie under /tmp and is bound over them.
         args += [
             "--proc", "/proc", "--dev", "/dev",
@@ -411,12 +428,7 @@ class BotJail:
             "--size", scratch, "--perms", "1777", "--tmpfs", "/dev/shm",
         ]
         made = {"/", "/usr", "/etc", "/tmp", "/proc", "/dev"}
-        program = argv[0]
-        if not os.path.isabs(program):
-            found = os.path.join(self.cwd, program) if os.sep in program else shutil.which(
-                program, path=env.get("PATH", os.defpath))
-            program = found or program
-        views = self._views(program)
+        views = self._views(self._program_view(argv[0], env))
         for view in views:
             # Parents made world-traversable: bwrap makes them 0700 as root, and the bot is not root.
             parts = Path(view).parents
@@ -426,8 +438,11 @@ class BotJail:
                     made.add(parent)
             args += ["--ro-bind", view, view]
         for h in self.hidden:
-            if os.path.isdir(h) and any(_inside(h, v) for v in views) and not _inside(self.cwd, h):
-                args += ["--tmpfs", h]  # an empty directory over it
+            if any(_inside(h, v) for v in views) and not _inside(self.cwd, h):
+                if os.path.isdir(h):
+                    args += ["--tmpfs", h]  # an empty directory over it
+                elif os.path.exists(h):
+                    args += ["--ro-bind", "/dev/null", h]  # an empty file over it
         args += [
             "--perms", "0755", "--dir", os.path.dirname(ENDPOINT_DIR),
             "--ro-bind", self.seat_dir, ENDPOINT_DIR,
