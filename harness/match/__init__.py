@@ -1,7 +1,8 @@
 """One match: the referee and what it drives (DESIGN.md "Referee promises").
 
 Modules, in the direction of their imports: ``specs`` (value types),
-``clock``, ``placement``, ``history`` and ``replay`` (hand histories),
+``clock``, ``placement``, ``handrecord`` (the hand record, docs/HISTORY.md),
+``history`` and ``replay`` (hand-history files, every version),
 ``botproc`` (bot subprocesses), ``connection`` (one bot's ZeroMQ channel),
 ``referee`` (plays the match), ``outdir`` and ``checkbot`` (``harness
 check-bot``). Nothing here imports :mod:`harness.tournament`.
