@@ -193,7 +193,7 @@ def run(
     from harness.tournament.seeds import REVEAL_FILE
 
     try:
-        cfg = _overrides(config, out, jobs, hands, seed, pin, sandbox, cluster)
+        cfg = _overrides(config, out, jobs, hands, seed, pin, sandbox, cluster=cluster)
         if not (cfg.schedule.scheduler and cfg.sandbox.mode == "required"):  # then each worker checks its own
             _sandbox_plan(cfg.sandbox, "run")
         if cfg.tournament.seed is not None:
@@ -288,7 +288,7 @@ def plan(
     from harness.tournament.runner import describe_plan, preview
 
     try:
-        cfg = _overrides(config, out, jobs, hands, seed, None, cluster)
+        cfg = _overrides(config, out, jobs, hands, seed, None, cluster=cluster)
         rates = calibrate(cfg.schedule.table_size) if measure else DEFAULT_RATES
         parallel = None
         if cfg.schedule.scheduler is not None:

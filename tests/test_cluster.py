@@ -28,6 +28,7 @@ from harness.match.specs import BotSpec
 from harness.tournament.cluster import (
     ClusterError,
     DaskExecutor,
+    _Task,
     abort_tasks,
     code_digest,
     expected_sandbox,
@@ -158,6 +159,10 @@ def test_backend_keys_and_the_cluster_option(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["run", str(league(tmp_path, mark, extra='backend = "dask"')),
                                       "--out", str(tmp_path / "o")])
     assert result.exit_code == 2 and 'backend = "dask" needs scheduler' in result.output
+    # The plan's estimate counts the cluster's workers (local:N has N; a scheduler is asked).
+    planned = CliRunner().invoke(app, ["plan", str(league(tmp_path, mark)), "--out", str(tmp_path / "p"),
+                                       "--no-measure", "--cluster", "local:3"])
+    assert planned.exit_code == 0 and "with 3 jobs" in planned.output, planned.output
 
 
 def test_the_local_backend_imports_nothing_of_dask(tmp_path: Path) -> None:
@@ -177,6 +182,20 @@ def test_the_local_backend_imports_nothing_of_dask(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
     assert wait_no_bots(mark) == []
+
+
+def test_a_match_failing_on_every_retry_is_recorded_as_failed(tmp_path: Path) -> None:
+    """What the executor makes of a task Dask gave up on (its workers died `allowed-failures` times)."""
+    from types import SimpleNamespace
+
+    from distributed.scheduler import KilledWorker
+
+    executor = DaskExecutor.__new__(DaskExecutor)
+    job = Job("a+b-1", lambda: {}, (), tmp_path)
+    task = _Task(job, None, "harness-a+b-1-x")
+    done = executor._outcome(task, "error", KilledWorker("harness-a+b-1-x", SimpleNamespace(address="tcp://10.0.0.7:4000"), 3))
+    assert done is not None and done.result is None and "KilledWorker" in done.error
+    assert "died on every attempt" in (tmp_path / "error.txt").read_text()
 
 
 def test_no_code_is_shipped_and_workers_run_the_runners_code(tmp_path: Path) -> None:
