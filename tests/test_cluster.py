@@ -193,7 +193,8 @@ def test_a_match_failing_on_every_retry_is_recorded_as_failed(tmp_path: Path) ->
     executor = DaskExecutor.__new__(DaskExecutor)
     job = Job("a+b-1", lambda: {}, (), tmp_path)
     task = _Task(job, None, "harness-a+b-1-x")
-    done = executor._outcome(task, "error", KilledWorker("harness-a+b-1-x", SimpleNamespace(address="tcp://10.0.0.7:4000"), 3))
+    gave_up = KilledWorker("harness-a+b-1-x", SimpleNamespace(address="tcp://10.0.0.7:4000"), 3)
+    done = executor._outcome(task, "error", gave_up)
     assert done is not None and done.result is None and "KilledWorker" in done.error
     assert "died on every attempt" in (tmp_path / "error.txt").read_text()
 
