@@ -505,6 +505,7 @@ class _Task:
     key: str
     submitted: float = field(default_factory=time.monotonic)
     refusals: list[Refusal] = field(default_factory=list)
+    allowed: list[str] | None = None  # the workers it may run on (None: any)
 
 
 def _safe_relative(name: str) -> PurePosixPath | None:
@@ -666,6 +667,15 @@ class DaskExecutor:
         except Exception as exc:  # noqa: BLE001 - the next check says what happened
             if self.client.status != "running":
                 raise self._lost() from exc
+            return
+        # A job kept off the workers that refused it would wait for ever once its allowed ones are gone.
+        for key, task in list(self._tasks.items()):
+            if key in self._tasks and task.allowed is not None and not set(task.allowed) & set(self._threads):
+                del self._tasks[key]
+                self.client.cancel([task.future])
+                done = self._send(task)
+                if done is not None:
+                    self._early.append(done)
 
     @property
     def parallel(self) -> int:
@@ -728,6 +738,7 @@ class DaskExecutor:
             if not restrict:
                 return self._fail(task, "no worker can run this job:\n" + "\n".join(
                     f"- {r.reason}" for r in excluded.values()), _last_line(next(iter(excluded.values())).reason))
+        task.allowed = restrict
         task.key = f"harness-{task.job.key}-{uuid.uuid4().hex[:12]}"
         task.submitted = time.monotonic()
         boxes = sandboxes_of((task.job.func, task.job.args))
@@ -923,11 +934,15 @@ def start_local_cluster(workers: int, *, timeout_s: float = LOCAL_START_S) -> tu
     assert proc.stdout is not None
     import selectors
 
-    sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ)
-    ready = sel.select(timeout_s)
-    sel.close()
-    line = proc.stdout.readline().decode("utf-8", "replace").strip() if ready else ""
+    try:
+        with selectors.DefaultSelector() as sel:
+            sel.register(proc.stdout, selectors.EVENT_READ)
+            ready = sel.select(timeout_s)
+        line = proc.stdout.readline().decode("utf-8", "replace").strip() if ready else ""
+    except BaseException:  # Ctrl-C while it starts: do not leave it behind
+        stop_local_cluster(proc, grace_s=2.0)
+        log.close()
+        raise
     if not line.startswith(("tcp://", "tls://")):
         stop_local_cluster(proc)
         log.seek(0)
