@@ -224,30 +224,17 @@ def preflight(bots: Iterable[BotSpec], digest: str, worker: str, sandboxes: Sequ
 
     Checks the code digest, that the sandbox gives what ``expect`` says
     (bubblewrap, control groups: :func:`expected_sandbox`) and each bot's
-    command and cwd (cached per bot). The first call of a worker process also
-    makes it non-dumpable for good (its memory holds its tasks' match seeds;
-    a referee restoring dumpability after its match must not reopen it while
-    another task runs) and kills what bots of a dead worker of this machine
-    left behind (their referee, the dead worker, is gone).
+    command and cwd (cached per bot), after :func:`warm_up`.
     """
-    global _SWEPT
-    from harness.match.botproc import BotStartError, kill_strays, resolve_command
+    from harness.match.botproc import BotStartError, resolve_command
     from harness.match.sandbox import SandboxError, plan
 
-    mine = code_digest()
+    mine = warm_up()
     if digest != mine:
         return Refusal(worker, None, (
             f"worker {worker} runs other harness code than the runner (source digest {mine[:12]}, "
             f"the runner's {digest[:12]}; harness at {Path(__file__).resolve().parents[2]}): install the "
             "same version on every worker, at the same path (a shared file system)"))
-    with _LOCK:
-        if not _SWEPT:
-            _SWEPT = True
-            try:
-                ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
-            except (OSError, AttributeError):
-                pass
-            kill_strays()  # only orphans: bots whose referee (a killed worker) is gone
     need_ns, need_cg = expect
     for box in sandboxes:
         try:
@@ -274,6 +261,36 @@ def preflight(bots: Iterable[BotSpec], digest: str, worker: str, sandboxes: Sequ
         with _LOCK:
             _CHECKED.add(setup)
     return None
+
+
+def warm_up() -> str:
+    """Ready this worker process for matches, once; return its :func:`code_digest`.
+
+    Imports what a match needs (so the first match is not slower than the
+    others), makes the process non-dumpable for good (its memory holds its
+    tasks' match seeds; a referee restoring dumpability after its match must
+    not reopen it while another task runs) and kills what bots of a dead
+    worker of this machine left behind (their referee is gone). The runner
+    calls it on every worker when it connects; a task calls it too (a worker
+    that joined later).
+    """
+    global _SWEPT
+    with _LOCK:
+        if not _SWEPT and _worker_address().startswith("pid "):  # not a Dask worker (a test): no side effects
+            return code_digest()
+        if not _SWEPT:
+            _SWEPT = True
+            import harness.match.referee  # noqa: F401 - imported for the first match
+            import harness.tournament.entries  # noqa: F401
+            import harness.tournament.runner  # noqa: F401
+            from harness.match.botproc import kill_strays
+
+            try:
+                ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+            except (OSError, AttributeError):
+                pass
+            kill_strays()  # only orphans: bots whose referee (a killed worker) is gone
+    return code_digest()
 
 
 def _scratch_root() -> tuple[Path, Path]:
@@ -585,6 +602,10 @@ class DaskExecutor:
         self._stopping = False
         self._refresh(force=True)
         client.subscribe_topic(PROGRESS_TOPIC, self._on_progress)
+        try:  # the workers there now import and check once, before the first match
+            client.run(warm_up, on_error="ignore")
+        except Exception:  # noqa: BLE001 - each task warms its worker up anyway
+            pass
 
     # ------------------------------------------------------------ set-up
 
@@ -983,13 +1004,21 @@ def _serve_local(workers: int, parent: int) -> None:
         pass
     if os.getppid() != parent:
         return
+    import dask
     from distributed import LocalCluster
 
+    # Less bookkeeping on a machine whose cores play the matches (monitoring only feeds dashboards).
+    dask.config.set({"distributed.admin.system-monitor.interval": "5s",
+                     "distributed.admin.system-monitor.gil.enabled": False,
+                     "distributed.worker.memory.monitor-interval": "1s",
+                     # The runner keeps a match queued per worker thread: nothing to steal.
+                     "distributed.scheduler.work-stealing": False})
     stop = threading.Event()
     # SIGINT keeps its default: this session has no terminal, and an ignored signal would reach the bots.
     signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                           scheduler_port=0, dashboard_address=None, silence_logs=logging.CRITICAL)
+                           scheduler_port=0, dashboard_address=None, silence_logs=logging.CRITICAL,
+                           memory_limit=0)  # the referee is small; bots have their own limits
     try:
         print(cluster.scheduler_address, flush=True)
 
