@@ -12,8 +12,8 @@
   the steady rate measured on a long match (:func:`harness.tournament.estimate.calibrate`).
 - ``hands_per_s_dask_local_2``: the same league on the dask backend, a
   ``LocalCluster`` of 2 single-threaded workers (started before the clock
-  runs: ``dask_cluster_start_s``), against ``hands_per_s_jobs_2``
-  (``dask_over_jobs_2``); ``dask_task_ms`` is what one job costs on the Dask
+  runs: ``dask_cluster_start_s``), against 2 local jobs measured alternately
+  with it (``dask_over_jobs_2``, best of two each); ``dask_task_ms`` is what one job costs on the Dask
   path (submission, scheduling, the worker's checks, scratch space, shipping
   the files back, the runner's writes) measured with jobs that do nothing,
   beside ``local_task_ms`` (a forked worker) for the same jobs. Left out
@@ -71,12 +71,7 @@ def bench_league(quick: bool = False) -> dict[str, float]:
     Args:
         quick: leave out the class contest (about 40 s).
     """
-    figures = throughput()
-    dask = dask_throughput()
-    if dask:
-        local = figures["hands_per_s_jobs_2"]
-        figures.update(dask, dask_over_jobs_2=round(dask["hands_per_s_dask_local_2"] / local, 2) if local else 0.0)
-    return {**figures, **match_overhead(), **({} if quick else contest())}
+    return {**throughput(), **dask_throughput(), **match_overhead(), **({} if quick else contest())}
 
 
 def noop_job(directory: Path) -> dict[str, float]:
@@ -101,8 +96,14 @@ def _job_ms(executor: Any, count: int, root: Path) -> float:
     return round(1000 * elapsed * getattr(executor, "parallel", executor.capacity) / count, 2)
 
 
-def dask_throughput(hands: int = 250, workers: int = 2, noop_jobs: int = 200) -> dict[str, float]:
-    """The benchmark league and do-nothing jobs on a ``local:<workers>`` Dask cluster ({} without distributed)."""
+def dask_throughput(hands: int = 250, workers: int = 2, noop_jobs: int = 200, rounds: int = 2) -> dict[str, float]:
+    """The benchmark league and do-nothing jobs on a ``local:<workers>`` Dask cluster ({} without distributed).
+
+    The league is played ``rounds`` times on the cluster and as many times with
+    ``workers`` local jobs, alternately (load from elsewhere on the machine
+    hits both alike); the best of each gives ``hands_per_s_dask_local_<n>`` and
+    ``dask_over_jobs_<n>`` (target >= 0.9).
+    """
     import importlib.util
 
     if importlib.util.find_spec("distributed") is None:
@@ -116,11 +117,15 @@ def dask_throughput(hands: int = 250, workers: int = 2, noop_jobs: int = 200) ->
             tempfile.TemporaryDirectory(prefix="bench-dask-") as tmp:
         figures["dask_cluster_start_s"] = round(time.perf_counter() - start, 2)
         address = executor._local_address
-        cfg = with_overrides(bench_config(hands), out=Path(tmp) / "out", cluster=address)
-        start = time.perf_counter()
-        summary = run_tournament(cfg, quiet=True, rates=DEFAULT_RATES)
-        elapsed = time.perf_counter() - start
-        figures[f"hands_per_s_dask_local_{workers}"] = round(summary.hands_run / elapsed, 1)
+        best = {"dask": 0.0, "local": 0.0}
+        for r in range(rounds):
+            for kind, override in (("local", {"jobs": workers}), ("dask", {"cluster": address})):
+                cfg = with_overrides(bench_config(hands), out=Path(tmp) / f"{kind}{r}", **override)
+                start = time.perf_counter()
+                summary = run_tournament(cfg, quiet=True, rates=DEFAULT_RATES)
+                best[kind] = max(best[kind], summary.hands_run / (time.perf_counter() - start))
+        figures[f"hands_per_s_dask_local_{workers}"] = round(best["dask"], 1)
+        figures[f"dask_over_jobs_{workers}"] = round(best["dask"] / best["local"], 2)
         figures["dask_task_ms"] = _job_ms(executor, noop_jobs, Path(tmp) / "dask-noop")
         figures["local_task_ms"] = _job_ms(LocalExecutor(workers, pin=True), noop_jobs, Path(tmp) / "local-noop")
     return figures
