@@ -405,18 +405,18 @@ def _watch_progress(worker: Any) -> None:
     from harness.match.history import HistoryTail
     from harness.tournament.runner import count_hands
 
-    offsets: dict[str, HistoryTail] = {}
+    tails: dict[str, HistoryTail] = {}
     sent: dict[str, int] = {}
     while True:
         time.sleep(PROGRESS_EVERY_S)
         with _LOCK:
             watched = dict(_WATCHED)
-        for key in list(offsets):
+        for key in list(tails):
             if key not in watched:
-                offsets.pop(key, None)
+                tails.pop(key, None)
                 sent.pop(key, None)
         for key, directory in watched.items():
-            hands = count_hands(directory, key, offsets)
+            hands = count_hands(directory, key, tails)
             if hands != sent.get(key, 0):
                 sent[key] = hands
                 try:
