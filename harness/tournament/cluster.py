@@ -267,9 +267,8 @@ def warm_up() -> str:
     """Ready this worker process for matches, once; return its :func:`code_digest`.
 
     Imports what a match needs (so the first match is not slower than the
-    others), turns off the worker's statistical profiler (it samples the
-    running task's stack every 10 ms for the dashboard, taking the GIL from
-    the referee: matches ran about 20% slower), makes the process non-dumpable for good (its memory holds its
+    others), quiets the worker (:func:`_quiet_worker`: with its profiler on,
+    matches ran about 20% slower), makes the process non-dumpable for good (its memory holds its
     tasks' match seeds; a referee restoring dumpability after its match must
     not reopen it while another task runs) and kills what bots of a dead
     worker of this machine left behind (their referee is gone). The runner
@@ -289,7 +288,7 @@ def warm_up() -> str:
             from harness.match.sandbox import support
 
             support()  # probed once per process (bubblewrap, control groups): forked local workers inherit it
-            _stop_profiler()
+            _quiet_worker()
             try:
                 ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
             except (OSError, AttributeError):
@@ -298,12 +297,18 @@ def warm_up() -> str:
     return code_digest()
 
 
-def _stop_profiler() -> None:
-    """Stop this Dask worker's profiling callbacks (``distributed.worker.profile``), from any thread."""
+def _quiet_worker() -> None:
+    """Stop this Dask worker's profiler and event-loop tick (from any thread): they only feed dashboards.
+
+    The profiler samples the running task's stack every 10 ms under the
+    interpreter lock the referee needs (``distributed.worker.profile``); the
+    tick wakes the event loop every 20 ms (``distributed.admin.tick``). On a
+    machine whose cores all play matches, every wake-up is taken from one.
+    """
     from distributed import get_worker
 
     worker = get_worker()
-    for name in ("profile", "profile-cycle"):
+    for name in ("profile", "profile-cycle", "tick"):
         callback = worker.periodic_callbacks.pop(name, None)
         if callback is not None:
             worker.loop.add_callback(callback.stop)
@@ -642,6 +647,9 @@ class DaskExecutor:
                 "(on the runner and on every worker)") from None
         # The harness reports cluster trouble in its own words; distributed's log lines would only repeat it.
         logging.getLogger("distributed").setLevel(logging.CRITICAL)
+        import dask
+
+        dask.config.set({"distributed.admin.tick.interval": "1s"})  # the client's loop: fewer wake-ups here too
         local = None
         target = address
         if address.startswith("local:"):
@@ -1023,11 +1031,13 @@ def _serve_local(workers: int, parent: int) -> None:
     import dask
     from distributed import LocalCluster
 
-    # Less bookkeeping on a machine whose cores play the matches (monitoring only feeds dashboards).
+    # Less bookkeeping on a machine whose cores play the matches (monitoring only feeds dashboards;
+    # the event-loop tick alone cost the scheduler, nannies and workers 2-3% of a core each, idle).
     dask.config.set({"distributed.admin.system-monitor.interval": "5s",
                      "distributed.admin.system-monitor.gil.enabled": False,
                      "distributed.worker.memory.monitor-interval": "1s",
                      "distributed.worker.profile.enabled": False,
+                     "distributed.admin.tick.interval": "1s",
                      # The runner keeps a match queued per worker thread: nothing to steal.
                      "distributed.scheduler.work-stealing": False})
     stop = threading.Event()
