@@ -13,7 +13,7 @@
 - ``hands_per_s_dask_local_2``: the same league on the dask backend, a
   ``LocalCluster`` of 2 single-threaded workers (started before the clock
   runs: ``dask_cluster_start_s``), against 2 local jobs measured alternately
-  with it (``dask_over_jobs_2``, best of two each); ``dask_task_ms`` is what one job costs on the Dask
+  with it (``dask_over_jobs_2``, best of three each); ``dask_task_ms`` is what one job costs on the Dask
   path (submission, scheduling, the worker's checks, scratch space, shipping
   the files back, the runner's writes) measured with jobs that do nothing,
   beside ``local_task_ms`` (a forked worker) for the same jobs. Left out
@@ -96,7 +96,7 @@ def _job_ms(executor: Any, count: int, root: Path) -> float:
     return round(1000 * elapsed * getattr(executor, "parallel", executor.capacity) / count, 2)
 
 
-def dask_throughput(hands: int = 250, workers: int = 2, noop_jobs: int = 200, rounds: int = 2) -> dict[str, float]:
+def dask_throughput(hands: int = 250, workers: int = 2, noop_jobs: int = 200, rounds: int = 3) -> dict[str, float]:
     """The benchmark league and do-nothing jobs on a ``local:<workers>`` Dask cluster ({} without distributed).
 
     The league is played ``rounds`` times on the cluster and as many times with
