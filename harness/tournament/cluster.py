@@ -3,7 +3,8 @@
 ``[schedule] backend = "dask"`` (or ``harness run FILE --cluster ADDRESS``)
 runs every job of the runner (the entry checks, then the matches) as one task
 of a Dask cluster (the ``distributed`` package, an optional extra:
-``pip install -e '.[cluster]'``; the local backend never imports this module).
+``pip install -e '.[cluster]'``; this module imports it only inside the
+functions that need it, so the local backend never loads it).
 The runner does not change: it hands :class:`~harness.tournament.workers.Job`
 values to this executor exactly as to the local one and stores what comes
 back, so resume, fingerprints, the leaderboard and the report are the same
