@@ -350,14 +350,18 @@ def test_ctrl_c_cancels_the_tasks_and_a_rerun_resumes(tmp_path: Path, cluster) -
 
 
 def test_a_bot_missing_on_the_workers_fails_its_matches_clearly(tmp_path: Path, cluster) -> None:
+    """Also: the bots that play get the runner's environment, not what Dask's nanny sets (PYTHONHASHSEED)."""
     _, address = cluster
     mark = uuid.uuid4().hex
-    config_path = league(tmp_path, mark, hands=20, bots=2, sandbox="off")
+    config_path = league(tmp_path, mark, hands=20, bots=1, sandbox="off")
     script = tmp_path / "ghost.sh"
     script.write_text("#!/bin/sh\nexec python3 -m bots.caller\n")
     script.chmod(0o755)
+    env_bot = ("import os, runpy, sys; print('HASHSEED', os.environ.get('PYTHONHASHSEED'), file=sys.stderr,"
+               " flush=True); runpy.run_module('bots.caller', run_name='__main__')")
     config_path.write_text(config_path.read_text() + f'[[bots]]\nname = "ghost"\ncommand = "{script}"\n'
-                           f'cwd = "{ROOT}"\n')
+                           f'cwd = "{ROOT}"\n[[bots]]\nname = "envbot"\ncommand = ["python", "-c", "{env_bot}"]\n'
+                           f'cwd = "{ROOT}"\nenv = {{ TEST_MARK = "{mark}" }}\n')
     config = with_overrides(load_config(config_path), out=tmp_path / "out", cluster=address)
     script.unlink()  # there when the file was loaded, not on the workers
     summary = run_tournament(config, quiet=True, entry_check=False)
@@ -368,6 +372,10 @@ def test_a_bot_missing_on_the_workers_fails_its_matches_clearly(tmp_path: Path, 
         error = (tmp_path / "out" / "matches" / match_id / "error.txt").read_text()
         assert "no worker can run this job" in error and error.count("on worker tcp://127.0.0.1:") == 2, error
         assert f"bot 'ghost': command {str(script)!r} not found" in error and "shared file system" in error
+    for record in summary.records:
+        seat = record.result.bots.index("envbot")
+        log = tmp_path / "out" / "matches" / record.match_id / "logs" / f"{seat}-envbot.err"
+        assert log.read_text().startswith(f"HASHSEED {os.environ.get('PYTHONHASHSEED')}\n")
     assert wait_no_bots(mark) == []
 
 

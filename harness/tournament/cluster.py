@@ -100,6 +100,9 @@ _REFRESH_S = 2.0
 _PR_SET_PDEATHSIG = 1  # prctl(2) options (linux/prctl.h)
 _PR_SET_DUMPABLE = 4
 _SOURCE_PACKAGES = ("harness", "protocol", "bots")
+#: Variables a Dask nanny sets in its workers that bots inherit (PYTHON*, ``harness.match.botproc``): the
+#: runner's values go with each task. (Its others, MALLOC_TRIM_THRESHOLD_, OMP_NUM_THREADS..., never reach a bot.)
+RUNNER_ENV = ("PYTHONHASHSEED",)
 
 
 class ClusterError(RuntimeError):
@@ -473,7 +476,7 @@ def _pack(directory: Path) -> list[tuple[str, bytes, bool]]:
 
 
 def run_task(func: Any, args: tuple[Any, ...], directory: Path, key: str, digest: str, pin: bool,
-             expect: tuple[bool, bool] = (False, False)) -> dict[str, Any]:
+             expect: tuple[bool, bool] = (False, False), env: Mapping[str, str | None] | None = None) -> dict[str, Any]:
     """Body of one Dask task (on a worker): check, run the job in scratch space, return its result and files.
 
     Args:
@@ -485,6 +488,9 @@ def run_task(func: Any, args: tuple[Any, ...], directory: Path, key: str, digest
         digest: the runner's :func:`code_digest`.
         pin: run on one CPU of its own (:func:`leased_cpu`).
         expect: what the sandbox must give the bots here (:func:`expected_sandbox`).
+        env: the runner's values (None: unset) of variables the Dask nanny
+            changes in its workers and bots would inherit (:data:`RUNNER_ENV`):
+            set so in this worker's environment, so bots start as locally.
 
     The job's sandbox settings (in ``func`` or ``args``) also hide the
     worker's own directory (scratch space of every task) from the bots.
@@ -497,6 +503,11 @@ def run_task(func: Any, args: tuple[Any, ...], directory: Path, key: str, digest
     start = time.monotonic()
     worker = _worker_address()
     refusal = preflight(bots_of(args), digest, worker, sandboxes_of((func, args)), expect)
+    for name, value in (env or {}).items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
     if refusal is not None:
         return {"refused": refusal.reason, "bot": refusal.bot, "worker": worker}
     root, hidden = _scratch_root()
@@ -794,6 +805,7 @@ class DaskExecutor:
         expect = self._expected[self._expect.index(boxes)]
         task.future = self.client.submit(
             run_task, task.job.func, task.job.args, task.job.directory, task.key, self._digest, self.pin, expect,
+            {name: os.environ.get(name) for name in RUNNER_ENV},
             key=task.key, pure=False, workers=restrict, allow_other_workers=False,
         )
         self._tasks[task.key] = task
