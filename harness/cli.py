@@ -590,7 +590,7 @@ def _replay_tournament(directory: Path, verbose: bool) -> None:
     except OSError as exc:
         raise _usage("replay", f"cannot read {directory}: {exc.strerror or exc}") from None
     typer.echo(
-        f"{matches - bad} of {matches} matches ({hands} hands) were dealt from the committed seed and replay "
+        f"{matches - bad} of {matches} matches ({hands} hands) were dealt from the committed seed(s) and replay "
         f"identically" + (f"; {bad} differ" if bad else "")
     )
     raise typer.Exit(1 if bad else 0)

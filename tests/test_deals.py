@@ -98,3 +98,47 @@ def test_verify_refuses_a_reveal_that_does_not_match_the_commitment(tmp_path: Pa
     with pytest.raises(ResultsError, match="is not the commitment"):
         list(verify_deals(out))
     assert CliRunner().invoke(app, ["replay", str(out)]).exit_code == 2
+
+
+def test_a_late_entry_after_the_reveal_is_dealt_from_a_new_secret_seed(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    cfg = fake_config(out, ["a", "b", "c"], hands=4)
+    cfg = dataclasses.replace(cfg, tournament=dataclasses.replace(cfg.tournament, seed=None))
+    assert run_tournament(cfg, play=fake_play, quiet=True).complete
+    first = parse_seed((out / SECRET_FILE).read_text())
+    published = json.loads((out / REVEAL_FILE).read_text())
+    assert published == {"seed": seed_hex(first), "sha256": commitment(first)}
+    before = {r.match_id: r for r in read_records(out)}
+
+    late = fake_config(out, ["a", "b", "c", "d"], hands=4)
+    late = dataclasses.replace(late, tournament=dataclasses.replace(late.tournament, seed=None))
+    summary = run_tournament(late, play=fake_play, quiet=True)
+    assert summary.complete and summary.reuse.reused == 6 and summary.reuse.playing == 6
+    seeds = [parse_seed(line) for line in (out / SECRET_FILE).read_text().split()]
+    assert seeds[0] == first and len(seeds) == 2
+    records = {r.match_id: r for r in read_records(out) if r.match_id in {m.match_id for m in summary.plan.matches}}
+    new = [r for mid, r in records.items() if mid not in before]
+    assert len(new) == 6 and all("d" in r.result.bots for r in new)
+    # No new match is dealt from the published seed; the old ones keep theirs.
+    assert all(r.result.seed != match_seed(first, r.result.bots) for r in new)
+    assert all(r.result.seed == match_seed(seeds[1], r.result.bots) for r in new)
+    assert all(records[mid].result.seed == r.result.seed for mid, r in before.items())
+    manifest = json.loads((out / "tournament.json").read_text())
+    assert manifest["seed_sha256"] == commitment(first) and manifest["later_seed_sha256"] == [commitment(seeds[1])]
+    assert json.loads((out / REVEAL_FILE).read_text())["later"] == [
+        {"seed": seed_hex(seeds[1]), "sha256": commitment(seeds[1])}]
+    (out / REVEAL_FILE).write_text(json.dumps(published))  # hiding the later seed is caught
+    with pytest.raises(ResultsError, match="later deal seeds"):
+        list(verify_deals(out))
+
+    # Nothing new to play: no further seed is drawn (and the reveal is written again).
+    assert run_tournament(late, play=fake_play, quiet=True).reuse.playing == 0
+    assert len((out / SECRET_FILE).read_text().split()) == 2
+
+
+def test_a_seed_given_in_the_file_stays_the_only_seed_after_the_reveal(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert run_tournament(fake_config(out, ["a", "b"], hands=2), play=fake_play, quiet=True).complete
+    summary = run_tournament(fake_config(out, ["a", "b", "c"], hands=2), play=fake_play, quiet=True)
+    assert summary.reuse.reused == 2 and not (out / SECRET_FILE).exists()
+    assert "later" not in json.loads((out / REVEAL_FILE).read_text())

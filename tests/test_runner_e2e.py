@@ -90,6 +90,17 @@ def test_cli_run_with_real_bots_agrees_with_hand_histories(tmp_path: Path) -> No
     checked = CliRunner().invoke(app, ["replay", str(out)])
     assert checked.exit_code == 0 and "6 of 6 matches (240 hands) were dealt from the committed seed" in checked.output
 
+    # A late entry after the reveal: its matches are dealt from a new secret seed, and every deal still verifies.
+    config = tournament(tmp_path, mark, hands=40, seed=None)
+    config.write_text(config.read_text() + f'[[bots]]\nname = "late"\ncommand = "python -m bots.caller"\n'
+                                           f'cwd = "{ROOT}"\nenv = {{ TEST_MARK = "{mark}" }}\n')
+    late = CliRunner().invoke(app, ["run", str(config), "--out", str(out)])
+    assert late.exit_code == 0 and "reused 6 matches, playing 6" in late.output, late.output
+    assert "new secret seed" in late.output and len((out / "seed.secret").read_text().split()) == 2
+    assert wait_no_bots(mark) == []
+    checked = CliRunner().invoke(app, ["replay", str(out)])
+    assert checked.exit_code == 0 and "12 of 12 matches (480 hands)" in checked.output, checked.output
+
     hands: dict[str, int] = defaultdict(int)
     net: dict[str, int] = defaultdict(int)
     for record in read_records(out):

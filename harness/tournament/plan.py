@@ -155,6 +155,8 @@ class Plan:
         settings_digest: digest of ``settings``.
         seed_sha256: the commitment to the tournament seed (:func:`harness.match.deals.commitment`).
         bot_digests: per bot, the digest of its :func:`bot_setup`.
+        later_seed_sha256: commitments to the later deal seeds (drawn when matches had to be
+            played after a reveal, :func:`harness.tournament.seeds.add_deal_seed`), oldest first.
     """
 
     bots: tuple[str, ...]
@@ -167,6 +169,7 @@ class Plan:
     settings_digest: str
     seed_sha256: str
     bot_digests: Mapping[str, str] = field(default_factory=dict)
+    later_seed_sha256: tuple[str, ...] = ()
 
     @property
     def total_hands(self) -> int:
@@ -188,7 +191,8 @@ class Plan:
 
 
 def make_plan(config: TournamentConfig, bots: Sequence[BotSpec] | None = None, *, seed: int | None = None,
-              previous_design: Sequence[Sequence[str]] | None = None) -> Plan:
+              previous_design: Sequence[Sequence[str]] | None = None, later_seeds: Sequence[int] = (),
+              done: Mapping[str, str] | None = None) -> Plan:
     """Build the plan for ``bots`` (default: every bot of the file).
 
     Args:
@@ -200,6 +204,13 @@ def make_plan(config: TournamentConfig, bots: Sequence[BotSpec] | None = None, *
         previous_design: the sampled design stored by an earlier run in the output
             directory; it is repaired (only the tables of added or removed bots change)
             instead of drawn afresh. Ignored by the other formats.
+        later_seeds: deal seeds drawn after the tournament seed was revealed
+            (:mod:`harness.tournament.seeds`), oldest first. The tables (and the
+            sampled design) always come from ``seed``; each table is dealt from the
+            seed its stored results were dealt from, and a table with no stored
+            result from the newest seed, so that no new match is dealt from a
+            seed already published.
+        done: fingerprints of the stored results, by match id (to find each table's seed).
 
     Returns:
         The plan.
@@ -218,14 +229,32 @@ def make_plan(config: TournamentConfig, bots: Sequence[BotSpec] | None = None, *
     if seed is None:
         seed = config.tournament.seed or 0
     strategy = sched.strategy(seed=seed, previous=previous)
-    pairings = build_schedule(strategy, names, seed=seed, duplicate=sched.duplicate)
     conf = settings(config)
     conf_digest = _digest(conf)
     digests = {b.name: _digest(bot_setup(b)) for b in bots}
-    matches = []
-    for p in pairings:
-        fp = match_fingerprint(conf_digest, p.seed, [(name, digests[name]) for name in p.bots])
-        matches.append(dataclasses.replace(p, match_id=f"{p.match_id}-{fp[:8]}", fingerprint=fp))
+
+    def fingerprinted(deal_seed: int) -> list[Pairing]:
+        out = []
+        for p in build_schedule(strategy, names, seed=deal_seed, duplicate=sched.duplicate):
+            fp = match_fingerprint(conf_digest, p.seed, [(name, digests[name]) for name in p.bots])
+            out.append(dataclasses.replace(p, match_id=f"{p.match_id}-{fp[:8]}", fingerprint=fp))
+        return out
+
+    pairings = matches = fingerprinted(seed)
+    if later_seeds:
+        # Oldest seed first: a table keeps the seed of its stored results; a new table takes the newest seed.
+        stored = done or {}
+        grouped: list[dict[str, list[Pairing]]] = []
+        for planned in [matches, *(fingerprinted(s) for s in later_seeds)]:
+            rows: dict[str, list[Pairing]] = {}
+            for p in planned:
+                rows.setdefault(p.table, []).append(p)
+            grouped.append(rows)
+        matches = []
+        for table in grouped[0]:
+            dealt = next((g[table] for g in grouped if any(stored.get(p.match_id) == p.fingerprint for p in g[table])),
+                         grouped[-1][table])
+            matches.extend(dealt)
     design = None
     if sched.format is Format.SAMPLED:
         seen: dict[str, tuple[str, ...]] = {}
@@ -235,7 +264,7 @@ def make_plan(config: TournamentConfig, bots: Sequence[BotSpec] | None = None, *
     return Plan(
         bots=tuple(names), matches=tuple(matches), tables=tables, hands=sched.hands, table_size=sched.table_size,
         design=design, settings=conf, settings_digest=conf_digest, seed_sha256=commitment(seed),
-        bot_digests=digests,
+        bot_digests=digests, later_seed_sha256=tuple(commitment(s) for s in later_seeds),
     )
 
 

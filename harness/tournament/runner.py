@@ -65,7 +65,7 @@ from harness.tournament.results import (
     read_records,
 )
 from harness.tournament.schedule import Format, Pairing
-from harness.tournament.seeds import REVEAL_FILE, reveal, tournament_seed
+from harness.tournament.seeds import REVEAL_FILE, add_deal_seed, reveal, tournament_seeds
 from harness.tournament.workers import (
     ERROR_FILE,
     STOP_SIGNALS,
@@ -179,6 +179,7 @@ def manifest(config: TournamentConfig, plan: Plan) -> dict[str, Any]:
         "tables": plan.tables,
         "settings": dict(plan.settings),
         "seed_sha256": plan.seed_sha256,
+        "later_seed_sha256": list(plan.later_seed_sha256),
         "bot_digests": dict(plan.bot_digests),
         "design": [list(t) for t in plan.design] if plan.design is not None else None,
         "matches": plan.manifest_matches(),
@@ -407,11 +408,11 @@ def run_tournament(
     try:
         if executor is None and config.schedule.backend is Backend.DASK:
             owned = executor = dask_executor(config, store.out_dir)
-        seed = tournament_seed(store.out_dir, config.tournament.seed)
-        summary = _run(config, store, stored, seed, play, progress, quiet, entry_check, check, executor, rates,
+        seeds = tournament_seeds(store.out_dir, config.tournament.seed)
+        summary = _run(config, store, stored, seeds, play, progress, quiet, entry_check, check, executor, rates,
                        _Reporter(report, store.out_dir, report_every_s))
         if summary.complete:
-            reveal(store.out_dir, seed)  # commit (tournament.json), play, then reveal
+            reveal(store.out_dir, seeds)  # commit (tournament.json), play, then reveal
         return summary
     finally:
         if owned is not None:
@@ -439,11 +440,15 @@ def dask_executor(config: TournamentConfig, out_dir: Path) -> Any:
     return DaskExecutor.connect(sched.scheduler, pin=sched.pin, jobs=sched.jobs)
 
 
-def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchRecord], seed: int,
+def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchRecord], seeds: list[int],
          play: PlayMatch | None, progress: bool | None, quiet: bool, entry_check: bool | None,
          check: Callable[..., dict[str, Any]] | None, executor: Executor | None, rates: Rates | None,
          reporter: _Reporter) -> RunSummary:
-    """The body of :func:`run_tournament`, with the output directory open and locked."""
+    """The body of :func:`run_tournament`, with the output directory open and locked.
+
+    ``seeds`` (the tournament seed, then later deal seeds) gains a new deal seed
+    when a revealed contest has matches to play (:func:`add_deal_seed`).
+    """
     from rich.console import Console
 
     console = Console(stderr=True, quiet=quiet)
@@ -492,13 +497,25 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
     bots = working(config, report)
     previous = store.previous_manifest()
     design = previous.get("design") if previous and previous.get("table_size") == sched.table_size else None
-    plan = make_plan(config, bots, seed=seed, previous_design=design)
     done_fp = {mid: rec.fingerprint for mid, rec in stored.items()}
+
+    def planned_from(seeds: list[int]) -> tuple[Plan, list[MatchRecord], list[Pairing]]:
+        plan = make_plan(config, bots, seed=seeds[0], later_seeds=seeds[1:], done=done_fp, previous_design=design)
+        planned = {m.match_id: m for m in plan.matches}
+        records = [rec for mid, rec in stored.items() if mid in planned and rec.fingerprint == planned[mid].fingerprint]
+        recorded = {r.match_id for r in records}
+        return plan, records, [m for m in plan.matches if m.match_id not in recorded]
+
+    plan, records, todo = planned_from(seeds)
+    revealed = store.out_dir / REVEAL_FILE
+    fresh_deals = False
+    if todo and revealed.exists() and config.tournament.seed is None:
+        # The reveal published every seed so far: new matches get a new secret deal seed.
+        seeds.append(add_deal_seed(store.out_dir))
+        plan, records, todo = planned_from(seeds)
+        fresh_deals = True
     reuse = compare(plan, done_fp, previous)
     planned = {m.match_id: m for m in plan.matches}
-    records = [rec for mid, rec in stored.items() if mid in planned and rec.fingerprint == planned[mid].fingerprint]
-    recorded = {r.match_id for r in records}
-    todo = [m for m in plan.matches if m.match_id not in recorded]
     if rates is None:
         rates = _default_rates(fake, sched.table_size)
     est = plan_estimate(config, plan, todo, records, report if report.reference else None, rates,
@@ -506,12 +523,17 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
     say(describe_plan(config, plan))
     say(reuse.describe())
     say(f"estimate: {len(todo):,} matches to play, {est.describe()}")
-    revealed = store.out_dir / REVEAL_FILE
-    if todo and revealed.exists():
-        # The reveal describes a finished contest; new matches are dealt from the same seed.
-        say(f"WARNING: the seed was revealed in {revealed} when the earlier run finished; the {len(todo)} new "
-            "matches are dealt from it, so if that file was shared an entrant could know its cards. "
-            "To rule that out, start over in a new --out. (It is written again after the last match.)")
+    if fresh_deals:
+        say(f"deals: the seeds of the finished contest were revealed in {revealed}; the {len(todo)} new matches are "
+            "dealt from a new secret seed (committed in tournament.json, revealed with the others after the last "
+            "match)")
+        revealed.unlink()
+    elif todo and revealed.exists():
+        # A seed the organiser gave is theirs to keep secret; the reveal describes a finished contest.
+        say(f"WARNING: the seed given in the file was revealed in {revealed} when the earlier run finished; the "
+            f"{len(todo)} new matches are dealt from it, so if that file was shared an entrant could know its "
+            "cards. Leave [tournament] seed out to have new matches dealt from a fresh secret seed. "
+            "(It is written again after the last match.)")
         revealed.unlink()
     store.write_manifest(manifest(config, plan))
 
@@ -694,11 +716,12 @@ def preview(config: TournamentConfig, rates: Rates, *, parallel: int | None = No
         else {}
     sched = config.schedule
     design = previous.get("design") if previous and previous.get("table_size") == sched.table_size else None
-    seed = config.tournament.seed
-    if seed is None and existing and (out / SECRET_FILE).exists():
-        seed = tournament_seed(out, None)  # reads the stored secret (never writes one here)
-    plan = make_plan(config, seed=seed if seed is not None else new_seed(), previous_design=design)
-    reuse = compare(plan, {mid: r.fingerprint for mid, r in stored.items()}, previous)
+    seeds = [config.tournament.seed] if config.tournament.seed is not None else [new_seed()]
+    if config.tournament.seed is None and existing and (out / SECRET_FILE).exists():
+        seeds = tournament_seeds(out, None)  # reads the stored secrets (never writes one here)
+    done = {mid: r.fingerprint for mid, r in stored.items()}
+    plan = make_plan(config, seed=seeds[0], later_seeds=seeds[1:], done=done, previous_design=design)
+    reuse = compare(plan, done, previous)
     planned = {m.match_id: m.fingerprint for m in plan.matches}
     records = [r for mid, r in stored.items() if planned.get(mid) == r.fingerprint]
     todo = [m for m in plan.matches if planned.get(m.match_id) != getattr(stored.get(m.match_id), "fingerprint", None)]
