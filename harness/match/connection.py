@@ -106,6 +106,7 @@ MAX_STRAY_KINDS = 6
 MAX_UNAUTHENTICATED = 4
 
 _now = time.perf_counter
+_zmq_poll = zmq.zmq_poll
 
 # Plain ints: pyzmq's enum flags cost an enum operation per call on the hot path.
 _NOBLOCK = int(zmq.NOBLOCK)
@@ -246,9 +247,8 @@ class Connection:
         self._banned: set[bytes] = set()
         #: Connections dropped because they did not present the secret, or came too many or too late.
         self.dropped_peers = 0
-        self._poller = zmq.Poller()
-        self._poller.register(sock, _POLLIN)
-        self._poller.register(self._monitor, _POLLIN)
+        #: What a request polls: the bot's socket and its monitor (``zmq_poll`` items, built once).
+        self._items = [(sock, _POLLIN), (self._monitor, _POLLIN)]
         self.identity: bytes | None = None
         self._fd: int | None = None
         self.gone = False
@@ -560,10 +560,14 @@ class Connection:
         # The last moment the queue is known to hold no reply: the bot is charged from
         # here at least, never for the referee's own work (after_send, being descheduled).
         known_empty = _now()
+        # True when the referee did work since known_empty (the queue must be looked at
+        # before polling, so that what arrived meanwhile is charged up to known_empty).
+        busy = False
         watched = False  # True while the last poll returned on time with nothing queued
         if after_send is not None:
             after_send()
-        poll = self._poller.poll
+            busy = True
+        items = self._items
         getsockopt = sock.getsockopt
         while True:
             left = deadline()
@@ -573,18 +577,22 @@ class Connection:
                     return reply
                 self._give_up(seq)
                 raise ChannelFault(FaultKind.TIMEOUT, self._timeout_detail(seq))
-            if getsockopt(_EVENTS) & _POLLIN:
-                # Queued while the referee was not looking: it arrived after known_empty at the earliest.
-                reply = self._read(seq, expect, known_empty)
-                if reply is not None:
-                    return reply
+            if busy:
+                if getsockopt(_EVENTS) & _POLLIN:
+                    # Queued while the referee was not looking: it arrived after known_empty at the earliest.
+                    reply = self._read(seq, expect, known_empty)
+                    if reply is not None:
+                        return reply
+                    known_empty = _now()
+                    watched = False
+                    continue
                 known_empty = _now()
-                watched = False
-                continue
-            entered = known_empty = _now()
+                busy = False
+            # Nothing but this loop ran since known_empty: the poll starts from a queue known empty.
+            entered = known_empty
             asked = left if left < POLL_SLICE_MS else POLL_SLICE_MS
             # Wait at most until the deadline (zmq_poll is level-triggered: a queued reply returns at once).
-            events = poll(asked)
+            events = _zmq_poll(items, asked)
             back = _now()
             on_time = (back - entered) * 1000.0 <= asked + OVERSLEEP_MS
             if len(events) != 1 or events[0][0] is not sock:  # quiet slice, or a socket event
@@ -596,12 +604,36 @@ class Connection:
                     watched = on_time
                     if on_time:
                         known_empty = back
+                    else:  # the referee was not running: look before the next poll, charge from known_empty
+                        busy = True
                     continue
             # Arrived during the poll: at its return if the referee was running, else any time in it.
-            reply = self._read(seq, expect, back if on_time else entered)
-            if reply is not None:
-                return reply
+            arrived = back if on_time else entered
+            # The common case, inline: one message from the bot, of one frame (a routing id and
+            # the frame: a ROUTER message has both); anything else goes through _take as well.
+            try:
+                first = sock.recv(_NOBLOCK)
+                frames = [first, sock.recv(_NOBLOCK)]
+            except zmq.Again:
+                frames = None
+            if frames is not None:
+                while getsockopt(_RCVMORE):
+                    frames.append(sock.recv(_NOBLOCK))
+                try:
+                    reply = self._take(frames, seq, expect)
+                except ChannelFault:
+                    self.answered_at = arrived
+                    self._give_up(seq)  # a correct second try would answer nothing
+                    raise
+                if reply is not None:
+                    self.answered_at = arrived
+                    return reply
+                # Not the reply (counted or discarded): the rest of the queue, as it stands.
+                reply = self._read(seq, expect, arrived)
+                if reply is not None:
+                    return reply
             known_empty = _now()
+            busy = True  # the referee read messages: look again before the next poll
             watched = False
 
     def _read(self, seq: int, expect: type, arrived: float) -> ActionReply | DiscardReply | None:

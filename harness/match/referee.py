@@ -72,9 +72,9 @@ from harness.match.specs import (
     SandboxSettings,
     StackMode,
 )
+from harness.match.wire import HandWire, MatchWire
 from protocol import codec
-from protocol.codec import encode_hand_end, encode_hand_start
-from protocol.errors import ProtocolError
+from protocol.codec import encode_hand_end
 from protocol.messages import (
     CATEGORY_NAMES,
     ActionReply,
@@ -317,6 +317,8 @@ class Referee:
             starting_stack=spec.starting_stack, seed_sha256=commitment(spec.seed), decision_ms=limits.decision_ms,
             time_bank_ms=limits.time_bank_ms, max_faults=limits.max_faults,
         )
+        #: The match's constant parts of every request (the game settings, the decision limit).
+        self._wire = MatchWire(spec.game, limits.decision_ms)
         #: The finished hand whose record is not written yet: (state, match seats, out, decisions, faults).
         self._pending_record: (
             tuple[HandState, list[int], list[bool], list[Decision], list[list[Any]]] | None
@@ -514,7 +516,9 @@ class Referee:
 
     # ------------------------------------------------------------------ one decision
 
-    def _decide(self, state: HandState, seat: _Seat, hs: int, faults: list[list[Any]]) -> tuple[str, float | None]:
+    def _decide(
+        self, state: HandState, wire: HandWire, seat: _Seat, hs: int, faults: list[list[Any]]
+    ) -> tuple[str, float | None]:
         """Ask the bot at hand seat ``hs`` for its decision, apply it (or the default action).
 
         Returns:
@@ -531,18 +535,7 @@ class Referee:
         seat.seq = seq = seat.seq + 1
         legal = state.legal()
         draw = state.phase is _DRAW
-        payload = codec.encode_request(
-            draw,
-            seq,
-            state.observation(hs, copy=False),
-            legal.actions,
-            legal.call_amount,
-            legal.min_to,
-            legal.max_to,
-            legal.max_discards,
-            clock.decision_ms,
-            clock.bank_left_ms,
-        )
+        payload = wire.request(draw, seq, hs, legal, clock.bank_left_ms)
         if len(payload) > MAX_MESSAGE_BYTES:
             # PROTOCOL.md section 7: no referee message is larger. A hand whose history grew that
             # long (thousands of raises) is played on with the default action, no fault.
@@ -697,15 +690,14 @@ class Referee:
                 self._fault(p, FaultKind.CRASH, p.proc.describe_exit(), faults)
             elif not p.out and p.group is not None and p.group.limit_hits() != p.hits:
                 self._limit_hit(p, faults)
-        names = tuple(p.bot.name for p in players)
+        names = [p.bot.name for p in players]
         out = [p.out for p in players]
+        wire = HandWire(self._wire, state)
         for k, p in enumerate(players):
             if not p.out:
                 if len(p.notes) >= _MAX_QUEUED_NOTES:  # not asked for hands: do not hold its news back
                     p.flush_notes()
-                p.notes.append(
-                    encode_hand_start(h, k, button, names, stacks, [CARD_STRS[c] for c in state.hole_cards[k]])
-                )
+                p.notes.append(wire.hand_start(k, names, stacks))
         decisions: list[Decision] = []
         decide = self._decide
         asked = 0
@@ -718,7 +710,7 @@ class Referee:
                 decisions.append(_OUT_DECISION)
                 continue
             before = len(faults)
-            by, ms = decide(state, p, hs, faults)
+            by, ms = decide(state, wire, p, hs, faults)
             asked += 1
             if ms is not None:
                 ms = round(ms, 3)
@@ -734,8 +726,8 @@ class Referee:
         result = state.result()
         self._pending_record = (state, list(seated), out, decisions, faults)
         try:
-            end = encode_hand_end_of(state, h)
-        except ProtocolError as exc:  # a history too long for one message: the bots miss this hand_end
+            end = wire.hand_end()
+        except ValueError as exc:  # a history too long for one message: the bots miss this hand_end
             self._log(f"hand {h}: hand_end not sent: {exc}")
         else:
             for p in players:
