@@ -15,6 +15,7 @@ from harness.match.deals import (
     commitment,
     guessable,
     hand_seed,
+    hand_seeds,
     match_seed,
     new_seed,
     parse_seed,
@@ -50,6 +51,7 @@ def test_derivation_is_keyed_deterministic_and_the_same_for_every_rotation() -> 
     assert match_seed(5, ("a", "b")) != match_seed(5, ("a", "c"))
     assert hand_seed(9, 3) == hand_seed(9, 3) != hand_seed(10, 3)
     assert 0 <= hand_seed(9, 3) < 2**64
+    assert hand_seeds(9, 5, 70) == [hand_seed(9, h) for h in range(5, 75)]  # the referee's blocks
     assert commitment(7) == hashlib.sha256((7).to_bytes(32, "big")).hexdigest()
 
 

@@ -180,6 +180,14 @@ def test_same_seed_same_history_except_timings(tmp_path: Path) -> None:
     assert a == b and len(a) == 25
 
 
+def test_every_hand_is_dealt_from_its_own_seed_across_the_referees_seed_blocks(tmp_path: Path) -> None:
+    """The referee derives hand seeds 64 at a time; each hand is still dealt from hand_seed(match seed, h)."""
+    spec = MatchSpec(GameConfig(), hands=150, seed=2**200 + 77)
+    play_match([example("caller"), example("raiser")], spec, LIMITS, tmp_path)
+    checks = list(check_history(tmp_path / "hands.jsonl", match_seed=spec.seed))
+    assert len(checks) == 150 and all(c.ok for c in checks)
+
+
 def test_replay_verifies_a_match_and_catches_tampering(tmp_path: Path) -> None:
     spec = MatchSpec(GameConfig(), hands=20, seed=8)
     play_match([example("raiser"), example("caller")], spec, LIMITS, tmp_path)

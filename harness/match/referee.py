@@ -56,7 +56,7 @@ from harness.match import cgroups, handrecord
 from harness.match.botproc import BotProcess, BotStartError, stop_all
 from harness.match.clock import Clock
 from harness.match.connection import ChannelFault, Connection, Disconnected
-from harness.match.deals import commitment, hand_seed
+from harness.match.deals import commitment, hand_seed, hand_seeds
 from harness.match.handrecord import BY_BOT, BY_FAULT, BY_OUT, BY_UNSENT, Decision
 from harness.match.history import HistoryWriter, history_name
 from harness.match.placement import Placement, pin, restore
@@ -110,6 +110,8 @@ _FOLD = FOLD_ACTION
 _OUT_DECISION: Decision = (BY_OUT, None, None)
 #: Queued notifications after which they are sent without waiting for a request.
 _MAX_QUEUED_NOTES = 4
+#: Hand seeds derived at a time (harness.match.deals.hand_seeds): one tight loop per block.
+_SEED_BLOCK = 64
 #: Longest fault detail kept (characters): details quote what a bot sent, and a hand
 #: history line must stay one that ``harness replay`` reads.
 MAX_DETAIL_CHARS = 400
@@ -317,6 +319,9 @@ class Referee:
             starting_stack=spec.starting_stack, seed_sha256=commitment(spec.seed), decision_ms=limits.decision_ms,
             time_bank_ms=limits.time_bank_ms, max_faults=limits.max_faults,
         )
+        #: The seeds of hands ``_seeds_from ..``, derived a block at a time.
+        self._seeds: list[int] = []
+        self._seeds_from = 0
         #: The match's constant parts of every request (the game settings, the decision limit).
         self._wire = MatchWire(spec.game, limits.decision_ms)
         #: The finished hand whose record is not written yet: (state, match seats, out, decisions, faults).
@@ -679,7 +684,11 @@ class Referee:
         spec = self.spec
         seats = self.seats
         players = [seats[m] for m in seated]
-        state = HandState.start(spec.game, stacks, button, hand_seed(spec.seed, h), h)
+        i = h - self._seeds_from
+        if not 0 <= i < len(self._seeds):
+            self._seeds_from, i = h, 0
+            self._seeds = hand_seeds(spec.seed, h, min(_SEED_BLOCK, max(1, spec.hands - h)))
+        state = HandState.start(spec.game, stacks, button, self._seeds[i], h)
         faults: list[list[Any]] = []
         if self._pending_faults:
             faults.extend(self._pending_faults)
