@@ -770,19 +770,30 @@ _DECODERS: dict[str, Callable[[dict[str, Any]], Any]] = {
 }
 
 
+# Replies of the fast path are built by setting their slots directly: a frozen dataclass's
+# __init__ goes through object.__setattr__ once per field, twice the cost of the rest of the path.
+_new = object.__new__
+_SET_ACTION = tuple(ActionReply.__dict__[f].__set__ for f in ("seq", "action", "amount", "v"))
+_SET_DISCARD = tuple(DiscardReply.__dict__[f].__set__ for f in ("seq", "cards", "v"))
+_unpackb = msgpack.unpackb
+
+
 def decode_reply(data: bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> Message:
     """:func:`decode` for the frames a bot sends while it is asked to decide (the referee's hot path).
 
     A well-formed ``action`` or ``discard`` reply is checked inline, with no
     helper calls; anything else takes :func:`decode`, so the result, and every
     error, is exactly what :func:`decode` gives (a property test checks it).
+    The fast path unpacks without :func:`decode`'s explicit size limits: msgpack
+    then bounds every container by the input's length, and a reply it accepts
+    holds at most five short fields, so the strict limits would accept it too.
 
     Raises:
         ProtocolError: as :func:`decode`.
     """
     if len(data) <= max_bytes:
         try:
-            d = msgpack.unpackb(data, **_UNPACK_LIMITS)
+            d = _unpackb(data)
         except Exception:  # decode() below says what is wrong
             d = None
         if type(d) is dict:
@@ -797,7 +808,13 @@ def decode_reply(data: bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> Message:
                         and 0 <= amount <= MAX_AMOUNT
                         and (amount or (action != "bet" and action != "raise"))
                     ):
-                        return ActionReply(seq=seq, action=action, amount=amount)
+                        reply = _new(ActionReply)
+                        set_seq, set_action, set_amount, set_v = _SET_ACTION
+                        set_seq(reply, seq)
+                        set_action(reply, action)
+                        set_amount(reply, amount)
+                        set_v(reply, v)
+                        return reply
                 elif t == "discard" and d.keys() <= _DISCARD_KEYS:
                     cards = d.get("cards")
                     if type(cards) is list and len(cards) <= _MAX_CARDS:
@@ -805,7 +822,12 @@ def decode_reply(data: bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> Message:
                             if type(c) is not str or c not in CARD_STRINGS:
                                 break
                         else:
-                            return DiscardReply(seq=seq, cards=tuple(cards))
+                            reply = _new(DiscardReply)
+                            set_seq, set_cards, set_v = _SET_DISCARD
+                            set_seq(reply, seq)
+                            set_cards(reply, tuple(cards))
+                            set_v(reply, v)
+                            return reply
     return decode(data, max_bytes)
 
 
