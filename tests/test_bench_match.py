@@ -1,4 +1,5 @@
-"""The match benchmark's transport floor runs a real exchange and leaves nothing behind (figures are not checked)."""
+"""The match benchmark's transport floor and match run real exchanges and leave nothing behind (figures are not checked
+against targets)."""
 
 from __future__ import annotations
 
@@ -40,3 +41,13 @@ def test_sandbox_start_measures_and_leaves_no_process_or_group() -> None:
     assert not [p for p in me.children(recursive=True) if p.status() != psutil.STATUS_ZOMBIE]
     mine = f"harness-{os.getpid()}-"
     assert not [n for _, d in sup.cgroups.parents for n in os.listdir(d) if n.startswith(mine)], cgroups.__name__
+
+
+def test_match_speed_reports_the_referees_cpu_per_decision() -> None:
+    from harness.bench.match import match_speed
+
+    figures = match_speed(2, hands=30, pinned=True)
+    assert figures["decisions_per_hand"] >= 2
+    # The referee's own CPU over the hand loop (all its threads), per decision: measured, so above zero,
+    # and no more than the wall time it had (one CPU, pinned).
+    assert 0 < figures["cpu_us_per_decision"] <= figures["us_per_hand"] / figures["decisions_per_hand"]

@@ -19,6 +19,8 @@ TARGETS: dict[str, str] = {
     "evals_per_s": ">= 100,000",
     "overhead_ratio": "<= 1.3 on an idle machine",
     "referee_peak_rss_mb": "< 100",
+    "referee_cpu_us_per_decision": "<= 45",
+    "floor_ratio_heads_up": ">= 0.8",
     "speedup": ">= 1.5 (2 jobs over 1)",
     "match_overhead_ms": "<= 300",
     "dask_over_jobs_2": ">= 0.9 (dask on 2 local workers over 2 jobs)",

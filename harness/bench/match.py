@@ -9,6 +9,11 @@ Figures (printed, never asserted):
   ``python -m bots.caller`` through :class:`harness.match.referee.Referee`, hand
   loop only (start-up and shutdown excluded), the better of the two
   placements (free and pinned to one CPU); each placement is also reported.
+- ``referee_cpu_us_per_decision``: the referee process's CPU time (user +
+  system, all its threads: libzmq's I/O thread included) over the hand loop
+  of the pinned heads-up match, per decision (µs); less sensitive to other
+  load on the machine than hands/s. ``..._four_handed``: the same, pinned
+  four-handed match.
 - ``referee_peak_rss_mb``: peak resident memory of this (the referee's) process.
 - ``overhead_ratio``: wall time per heads-up hand divided by (decisions per
   hand x ``raw_round_trip_us``), for the headline placement;
@@ -17,7 +22,8 @@ Figures (printed, never asserted):
 - ``floor_hands_per_s_heads_up``: the same two callers, pinned, fed one
   recorded hand by a loop that only encodes, sends and receives
   (:func:`transport_floor`): what any referee could reach with these bots
-  and this protocol here. ``referee_us_per_hand_heads_up`` is the pinned
+  and this protocol here; ``floor_ratio_heads_up`` is ``hands_per_s_heads_up``
+  over it (same run). ``referee_us_per_hand_heads_up`` is the pinned
   match's time per hand minus the floor's: the referee's own work (engine,
   checks, clocks, hand records) as it costs on a shared core.
 - The figures above are without the sandbox (``[sandbox] mode = "off"``);
@@ -198,7 +204,12 @@ UNSANDBOXED = SandboxSettings(mode=SandboxMode.OFF)
 
 
 def match_speed(n_bots: int, hands: int, pinned: bool, sandbox: SandboxSettings = UNSANDBOXED) -> dict[str, float]:
-    """Play one match of ``n_bots`` callers; return hands/s (hand loop only) and decisions/hand."""
+    """Play one match of ``n_bots`` callers.
+
+    Returns:
+        ``hands_per_s`` and ``us_per_hand`` (hand loop only), ``decisions_per_hand``
+        and ``cpu_us_per_decision`` (the referee's CPU, all its threads, µs).
+    """
     root = Path(__file__).resolve().parents[2]
     bots = [BotSpec(f"caller{i}", (sys.executable, "-m", "bots.caller"), cwd=str(root)) for i in range(n_bots)]
     spec = MatchSpec(GameConfig(), hands=hands, seed=12345, match_id=f"bench-{n_bots}")
@@ -211,6 +222,7 @@ def match_speed(n_bots: int, hands: int, pinned: bool, sandbox: SandboxSettings 
         "hands_per_s": hands / ref.hands_seconds,
         "us_per_hand": ref.hands_seconds / hands * 1e6,
         "decisions_per_hand": ref.decisions / hands,
+        "cpu_us_per_decision": ref.hands_cpu_seconds / max(1, ref.decisions) * 1e6,
     }
 
 
@@ -299,6 +311,8 @@ def run(hands_heads_up: int = 4000, hands_four: int = 2000) -> dict[str, Any]:
     return {
         "hands_per_s_heads_up": round(hu[best]["hands_per_s"], 1),
         "hands_per_s_four_handed": round(max(f["hands_per_s"] for f in four.values()), 1),
+        "referee_cpu_us_per_decision": round(hu["pinned"]["cpu_us_per_decision"], 1),
+        "referee_cpu_us_per_decision_four_handed": round(four["pinned"]["cpu_us_per_decision"], 1),
         "referee_peak_rss_mb": round(rss_mb, 1),
         "raw_round_trip_us": round(rt_free, 1),
         "overhead_ratio": round(per_hand / (decisions * rt_free), 3),
@@ -311,6 +325,7 @@ def run(hands_heads_up: int = 4000, hands_four: int = 2000) -> dict[str, Any]:
         "hands_per_s_four_handed_free": round(four["free"]["hands_per_s"], 1),
         "hands_per_s_four_handed_pinned": round(four["pinned"]["hands_per_s"], 1),
         "floor_hands_per_s_heads_up": round(floor["hands_per_s"], 1),
+        "floor_ratio_heads_up": round(hu[best]["hands_per_s"] / floor["hands_per_s"], 3),
         "referee_us_per_hand_heads_up": round(hu["pinned"]["us_per_hand"] - floor["us_per_hand"], 1),
         **boxed,
         "cpus": os.cpu_count(),

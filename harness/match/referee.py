@@ -29,6 +29,7 @@ seats.
 from __future__ import annotations
 
 import os
+import resource
 import secrets
 import shutil
 import tempfile
@@ -276,6 +277,8 @@ class Referee:
 
     Attributes (after :meth:`run`):
         hands_seconds: wall time of the hand loop alone (s).
+        hands_cpu_seconds: CPU time of this process (user + system, all its
+            threads, libzmq's I/O thread included) over the hand loop (s).
         decisions: bot decisions asked over the match.
     """
 
@@ -306,6 +309,7 @@ class Referee:
         self.transport = transport
         self.seats = [_Seat(i, b, limits) for i, b in enumerate(self.bots)]
         self.hands_seconds = 0.0
+        self.hands_cpu_seconds = 0.0
         self.decisions = 0
         self._log_file: Any = None
         self._log_bytes = 0
@@ -792,6 +796,7 @@ class Referee:
             stacks = [spec.starting_stack] * n
             button = -1
             t_hands = time.perf_counter()
+            cpu_hands = resource.getrusage(resource.RUSAGE_SELF)  # µs resolution (os.times: clock ticks)
             for h in range(spec.hands):
                 if freeze:
                     seated = [m for m in range(n) if stacks[m] > 0]
@@ -814,6 +819,8 @@ class Referee:
             self._write_record()
             self._flush_notes()
             self.hands_seconds = time.perf_counter() - t_hands
+            cpu = resource.getrusage(resource.RUSAGE_SELF)
+            self.hands_cpu_seconds = cpu.ru_utime - cpu_hands.ru_utime + cpu.ru_stime - cpu_hands.ru_stime
             if self._pending_faults:  # faults of a match with no hand played
                 self._log(f"faults before any hand: {self._pending_faults}")
             self._end_match(len(hand_nets), net)
