@@ -44,6 +44,7 @@ from harness.tournament.runner import run_tournament
 from harness.tournament.workers import Job
 from tests.test_runner_e2e import marked_processes as bots_of_mark
 from tests.test_runner_e2e import wait_no_bots
+from tests.test_runner_fakes import EXCLUSIVE_DIR, exclusive_play, fake_config
 
 ROOT = Path(__file__).resolve().parents[1]
 HANDS = 60
@@ -274,6 +275,19 @@ def test_the_cluster_gives_the_local_backends_results_and_leaderboard(tmp_path: 
     entries = json.loads((out / "entries.json").read_text())
     assert entries["bots"]["caller"]["log"] == str(out / "entries" / "caller" / "logs" / "0-caller.err")
     assert wait_no_bots(mark) == []
+
+
+def test_matches_of_one_deal_are_never_in_flight_together_on_the_cluster(tmp_path: Path, cluster) -> None:
+    """Two jobs queued per worker thread, yet a table's rotations (same cards) never run at once."""
+    _, address = cluster
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    config = with_overrides(fake_config(tmp_path / "out", ["a", "b", "c", "d"], hands=3, jobs=0,
+                                        env={EXCLUSIVE_DIR: str(marks)}), cluster=address)
+    summary = run_tournament(config, play=exclusive_play, quiet=True)
+    assert summary.complete and summary.matches_run == 12 and not summary.failed
+    assert not (marks / "overlaps").exists(), (marks / "overlaps").read_text()
+    assert max(int(n) for n in (marks / "concurrency").read_text().split()) == 2
 
 
 def test_a_worker_killed_mid_match_changes_nothing(tmp_path: Path, reference: Path, cluster) -> None:

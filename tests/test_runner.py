@@ -20,6 +20,8 @@ from harness.tournament.results import read_records
 from harness.tournament.runner import run_tournament, schedule_for
 from harness.tournament.workers import pick_cpu
 from tests.test_runner_fakes import (
+    EXCLUSIVE_DIR,
+    exclusive_play,
     failing_play,
     fake_config,
     fake_play,
@@ -243,7 +245,7 @@ def endless_play(bots, spec, limits, out_dir):
     (out_dir / "hands.jsonl").write_text('{"hand_id": 0}\\n')
     time.sleep(120)
 
-run_tournament(fake_config(Path(sys.argv[1]), ["a", "b"], hands=5, jobs=2), play=endless_play, progress=False)
+run_tournament(fake_config(Path(sys.argv[1]), ["a", "b", "c"], hands=5, jobs=2), play=endless_play, progress=False)
 """
 
 
@@ -272,6 +274,21 @@ def test_kill_9_of_the_runner_stops_its_workers(tmp_path: Path) -> None:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+
+
+@pytest.mark.parametrize(("table_size", "jobs"), [(2, 2), (3, 4)])
+def test_matches_of_one_deal_never_run_together_and_other_tables_fill_the_slots(
+        tmp_path: Path, table_size: int, jobs: int) -> None:
+    """A duplicate set's rotations deal the same cards: run at once, a bot's copies could swap them."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    cfg = fake_config(tmp_path / "out", NAMES, table_size=table_size, hands=3, jobs=jobs,
+                      env={EXCLUSIVE_DIR: str(marks)})
+    summary = run_tournament(cfg, play=exclusive_play, quiet=True)
+    assert summary.complete and summary.matches_run == {2: 12, 3: 12}[table_size]
+    assert not (marks / "overlaps").exists(), (marks / "overlaps").read_text()
+    assert max(int(n) for n in (marks / "concurrency").read_text().split()) >= 2
+    assert list(marks.iterdir()) == [marks / "concurrency"]
 
 
 def test_a_new_run_kills_what_an_earlier_runs_bots_left(tmp_path: Path) -> None:

@@ -99,12 +99,52 @@ def never_start_play(bots: Sequence[BotSpec], spec: MatchSpec, limits: Limits, o
     return result
 
 
+#: The bots' env variable naming the directory where :func:`exclusive_play` keeps its markers.
+EXCLUSIVE_DIR = "FAKE_EXCLUSIVE_DIR"
+
+
+def exclusive_play(bots: Sequence[BotSpec], spec: MatchSpec, limits: Limits, out_dir: Path) -> MatchResult:
+    """Like :func:`fake_play`, lasting 0.3 s, and reports matches of one deal (same seed) that overlap.
+
+    While it plays, the match holds ``<dir>/deal-<seed>`` (created exclusively) and
+    ``<dir>/match-<id>``; a match that finds its deal's marker taken appends its id
+    to ``<dir>/overlaps``. ``<dir>`` is the bots' :data:`EXCLUSIVE_DIR` (a path
+    outside the output directory: on a cluster the match runs in a scratch space).
+    """
+    import os
+    import time
+
+    where = Path(bots[0].env[EXCLUSIVE_DIR])
+    deal = where / f"deal-{spec.seed}"
+    mine = where / f"match-{spec.match_id}"
+    mine.touch()
+    try:
+        fd = os.open(deal, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        with open(where / "overlaps", "a", encoding="utf-8") as fh:
+            fh.write(spec.match_id + "\n")
+        fd = None
+    try:
+        time.sleep(0.3)
+        # The most matches seen at once (any deal), to show the other slots were used.
+        now = len(list(where.glob("match-*")))
+        with open(where / "concurrency", "a", encoding="utf-8") as fh:
+            fh.write(f"{now}\n")
+        return fake_play(bots, spec, limits, out_dir)
+    finally:
+        if fd is not None:
+            os.close(fd)
+            deal.unlink()
+        mine.unlink()
+
+
 def fake_config(out: Path, names: Sequence[str], *, table_size: int = 2, hands: int = 20, duplicate: bool = True,
                 seed: int = 1, jobs: int = 2, compress: bool = False, pin: bool = True, entry_check: bool = False,
-                **schedule: object) -> TournamentConfig:
+                env: dict[str, str] | None = None, **schedule: object) -> TournamentConfig:
     """A validated tournament over bots that are never launched (the fake referee needs no command).
 
-    ``schedule`` adds ``[schedule]`` keys (e.g. ``format="sampled", tables_per_bot=3``).
+    ``env`` is given to every bot; ``schedule`` adds ``[schedule]`` keys (e.g.
+    ``format="sampled", tables_per_bot=3``).
     """
     from harness.tournament.config import parse_config
 
@@ -113,6 +153,6 @@ def fake_config(out: Path, names: Sequence[str], *, table_size: int = 2, hands: 
                        "entry_check": entry_check},
         "schedule": {"table_size": table_size, "hands": hands, "duplicate": duplicate, "jobs": jobs, "pin": pin,
                      **schedule},
-        "bots": [{"name": n, "command": "true"} for n in names],
+        "bots": [{"name": n, "command": "true", **({"env": env} if env else {})} for n in names],
     }
     return parse_config(data, out.parent / "fake.toml")

@@ -16,7 +16,11 @@ A run, in order:
    this machine, each match pinned to a CPU of its own; ``[schedule] backend =
    "dask"``: tasks of a Dask cluster, :mod:`harness.tournament.cluster`), appending a
    :class:`~harness.tournament.results.MatchRecord` to ``results.jsonl`` as
-   each finishes;
+   each finishes. Matches that deal the same cards (the rotations of a
+   table) are never in flight together, on either backend (a job
+   :attr:`~harness.tournament.workers.Job.group` per deal): a bot's copies in
+   them could otherwise tell each other the cards each faces; other tables'
+   matches fill the other slots;
 5. writes the leaderboard from what is on disk
    (:func:`harness.tournament.leaderboard.write_leaderboard`).
 
@@ -44,6 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.match.deals import commitment
 from harness.match.history import HistoryTail, find_history
 from harness.match.specs import BotSpec, Limits, MatchResult, MatchSpec, SandboxSettings
 from harness.tournament.cluster import ClusterError
@@ -554,7 +559,7 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
         directory = store.match_dir(p.match_id)
         return Job(key=p.match_id, func=play_and_store,
                    args=(play, [by_name[n] for n in p.bots], spec, config.limits, directory),
-                   directory=directory, info=p)
+                   directory=directory, info=p, group=commitment(p.seed))
 
     def prepare(job: Job) -> None:
         store.fresh_match_dir(job.key)

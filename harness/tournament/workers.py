@@ -32,7 +32,7 @@ import os
 import signal
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -58,6 +58,10 @@ class Job:
         args: its arguments (picklable).
         directory: where the job writes (created, empty, before it starts).
         info: anything the runner wants back with the result (not sent to the worker).
+        group: jobs of one group are never in flight together (:func:`run_all`),
+            or None. The runner groups the matches that deal the same cards (the
+            rotations of a duplicate set): run together, a bot's copies in them
+            could tell each other the cards the other copy faces.
     """
 
     key: str
@@ -65,6 +69,7 @@ class Job:
     args: tuple[Any, ...]
     directory: Path
     info: Any = None
+    group: Hashable | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,14 +273,34 @@ def _collect(job: Job, exitcode: int | None, wall_s: float) -> Done:
     return Done(job, result, "", wall_s)
 
 
+def _next_job(todo: list[Job], busy: set[Hashable]) -> Job | None:
+    """Take from ``todo`` (kept last-first) the first job whose group is not ``busy`` (None if there is none).
+
+    The scan stops at the first free job: the busy groups' waiting jobs come
+    first in a plan's order, so it passes at most a few per running job.
+    """
+    for i in range(len(todo) - 1, -1, -1):
+        group = todo[i].group
+        if group is None or group not in busy:
+            return todo.pop(i)
+    return None
+
+
 def run_all(executor: Executor, jobs: Sequence[Job], on_done: Callable[[Done], None], *,
             poll_s: float = 0.2, on_start: Callable[[Job], None] | None = None,
             on_tick: Callable[[], None] | None = None) -> None:
     """Run ``jobs`` on ``executor``, at most its capacity at once, calling ``on_done`` as each ends.
 
+    Two jobs of one :attr:`Job.group` are never in flight together (submitted
+    and not yet reported: on a cluster that includes queued), on any executor:
+    when the next job's group is busy, the first job in order whose group is
+    free starts instead, so with many groups the slots stay full, and a group's
+    jobs still start in their order (a duplicate set completes early and is
+    scored while the run goes on).
+
     Args:
         executor: where the jobs run.
-        jobs: in the order to start them.
+        jobs: in the order to start them (within the constraint above).
         on_done: called in this process with each finished job.
         poll_s: longest wait between two ``on_tick`` calls (seconds).
         on_start: called just before a job is submitted (e.g. to prepare its directory).
@@ -289,7 +314,9 @@ def run_all(executor: Executor, jobs: Sequence[Job], on_done: Callable[[Done], N
     try:
         while todo or executor.running():
             while todo and len(executor.running()) < executor.capacity:
-                job = todo.pop()
+                job = _next_job(todo, {j.group for j in executor.running() if j.group is not None})
+                if job is None:
+                    break  # every waiting job's group is in flight: wait for one to end
                 if on_start is not None:
                     on_start(job)
                 executor.submit(job)
