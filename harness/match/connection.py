@@ -90,7 +90,9 @@ MAX_QUEUED_STRAYS = 64
 #: Messages read per batch while a request is pending, between deadline checks.
 READ_BATCH = 64
 #: Messages libzmq queues per peer before it stops reading that peer's socket (``ZMQ_RCVHWM``).
-RCV_HWM = 64
+#: Twice MAX_QUEUED_STRAYS: a flood is then seen in what is already queued, not only once
+#: libzmq's I/O thread has refilled the queue (which a loaded machine may not have done yet).
+RCV_HWM = 2 * MAX_QUEUED_STRAYS
 #: Extra look at the deadline when the referee was not watching the socket as it passed (ms):
 #: time for libzmq's I/O thread to hand over what arrived while the referee was busy or stopped.
 LATE_GRACE_MS = 50
