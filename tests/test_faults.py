@@ -15,6 +15,9 @@ import importlib.util
 import json
 import os
 import re
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -252,6 +255,35 @@ def test_bots_that_fail_to_start_are_out_and_the_match_goes_on(
     folders = [GOOD] + [fixture_bot("folder", label=f"folder{i}") for i in range(1, len(bots))]
     expected = play(folders, tmp_path / "ref")
     assert result.hand_nets == expected.hand_nets
+
+
+def test_start_up_counts_the_bots_own_time_not_the_time_others_held_the_cpu(tmp_path: Path) -> None:
+    """PROTOCOL.md section 7: 0.25 s of start-up work on a CPU shared with four busy processes takes
+    well over startup_ms on the clock, yet the bot is not failed; a sleeping bot still is (test above)."""
+    from harness.match.referee import play_match
+
+    cpu = max(os.sched_getaffinity(0))
+    hogs = [
+        subprocess.Popen([sys.executable, "-c", f"import os, time\nos.sched_setaffinity(0, {{{cpu}}})\n"
+                          "end = time.monotonic() + 4\nwhile time.monotonic() < end: pass"],
+                         start_new_session=True)  # a session each: autogroup shares the CPU between sessions
+        for _ in range(4)
+    ]
+    try:
+        limits = Limits(decision_ms=2000, time_bank_ms=0, startup_ms=1000, max_faults=1000, log_bytes=200_000)
+        started = time.monotonic()
+        result = play_match([GOOD, fixture_bot("busy_start", "0.25")], match_spec(), limits, tmp_path,
+                            cpus={cpu}, sandbox=SandboxSettings(mode=SandboxMode.OFF))
+        took = time.monotonic() - started
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    assert_nothing_left()
+    log = (tmp_path / "logs" / "referee.log").read_text()
+    assert took > 1.0 and "kept from a CPU by others" in log, (took, log)  # the case arose
+    assert [faults_of(result, seat) for seat in (0, 1)] == [{}, {}], result.faults
+    assert result.status == ["ok", "ok"]
 
 
 def test_a_flood_on_stdout_is_capped_and_costs_nothing(tmp_path: Path, reference: dict[str, MatchResult]) -> None:

@@ -7,6 +7,7 @@ and the browser test opens one Chromium.
 from __future__ import annotations
 
 import csv
+import json
 import os
 import re
 import shutil
@@ -297,6 +298,18 @@ def test_report_in_headless_chromium(contest: Path, tmp_path: Path) -> None:
             stacks = page.eval_on_selector_all("#seat-table .stack", "cs => cs.map(c => Number(c.textContent))")
             assert stacks == [p["final_stack"] for p in players]
             page.screenshot(path=str(ARTIFACTS / "report-hand.png"), full_page=True)
+            # Players are labelled by match seat, not by their position among those dealt in
+            # (a table whose seats 3 and 5 play the hand).
+            view = hand_view(record)
+            view["match_id"], view["seats"] = "seats-3-5", [3 + 2 * k for k in range(len(view["bots"]))]
+            (report / "hands" / "seats-3-5.js").write_text(
+                "window.REPORT_HANDS = {\"seats-3-5\": [" + json.dumps(view) + "]};\n")
+            page.goto((report / "hand.html").as_uri() + f"?match=seats-3-5&hand={record['hand_id']}")
+            page.wait_for_selector("#viewer:not([hidden])")
+            page.click("#next")
+            first = view["seats"][view["steps"][0]["seat"]]
+            assert page.inner_text("#actions li.current").startswith(f"seat {first} ")
+            assert page.inner_text("#seat-table tr[data-seat='1'] td").startswith("5")
         finally:
             browser.close()
     assert errors == []

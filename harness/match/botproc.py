@@ -53,6 +53,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harness.match.placement import run_queue_wait_s
 from harness.match.specs import BotSpec, Limits
 
 if TYPE_CHECKING:
@@ -668,6 +669,20 @@ class BotProcess:
         if self._popen is None:
             return None
         return self._popen.poll()
+
+    def run_queue_wait_s(self) -> float:
+        """Seconds the bot's most-delayed thread spent waiting for a CPU that others held, so far.
+
+        Over every process of the bot (its control group, else its process tree);
+        0.0 before start or without scheduler statistics
+        (:func:`harness.match.placement.run_queue_wait_s`).
+        """
+        if self._popen is None:
+            return 0.0
+        pids = self.group.pids() if self.group is not None else []
+        if not pids:
+            pids = [self._popen.pid, *_descendants(self._popen.pid)]
+        return run_queue_wait_s(pids)
 
     def stop(self, grace_ms: int = 500) -> str:
         """End the bot and everything it started; idempotent.

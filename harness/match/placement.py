@@ -42,3 +42,29 @@ def restore(before: Placement) -> None:
     """Undo :func:`pin` for this process (threads and children started meanwhile keep theirs)."""
     os.sched_setaffinity(0, before.cpus)
     os.sched_setscheduler(0, before.policy, os.sched_param(0))
+
+
+def run_queue_wait_s(pids: Iterable[int]) -> float:
+    """How long the most-delayed thread of ``pids`` has waited for a CPU, in seconds.
+
+    Reads the second field of ``/proc/<pid>/task/<tid>/schedstat`` (time spent
+    runnable on a run queue while another task ran, ns; Linux
+    ``Documentation/scheduler/sched-stats``). It measures starvation by the
+    rest of the machine, which is not the waiting thread's own time. Threads
+    or processes gone meanwhile are skipped; 0.0 when the kernel keeps no such
+    statistics.
+    """
+    worst = 0
+    for pid in pids:
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tasks:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as f:
+                    fields = f.read().split()
+                worst = max(worst, int(fields[1]))
+            except (OSError, IndexError, ValueError):
+                continue
+    return worst / 1e9

@@ -103,6 +103,9 @@ __all__ = [
 
 #: Time a bot gets to exit by itself after ``match_end`` before SIGTERM (ms).
 QUIT_GRACE_MS = 500
+#: Wall-time cap of the start-up wait, in multiples of ``startup_ms``, when the machine keeps
+#: a bot from a CPU (its own time is what ``startup_ms`` limits: :meth:`Referee._handshake`).
+STARTUP_WALL_FACTOR = 5
 #: How long to wait for a disconnected bot's process to show up as exited (s).
 _EXIT_WAIT_S = 0.3
 _NAME_OK = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
@@ -458,8 +461,18 @@ class Referee:
                 self._fault(seat, FaultKind.FAILED_START, str(exc), None)
 
     def _handshake(self) -> None:
-        """Wait for every launched bot's valid hello, up to ``startup_ms`` each."""
-        deadline = time.monotonic() + self.limits.startup_ms / 1000.0
+        """Wait for every launched bot's valid hello, up to ``startup_ms`` of its own time each.
+
+        Time a bot's processes spent waiting for a CPU that others held (an
+        overloaded machine, not the bot) is not counted, up to
+        :data:`STARTUP_WALL_FACTOR` x ``startup_ms`` of wall time (PROTOCOL.md
+        section 7): a sleeping or blocked bot is judged at ``startup_ms`` as before.
+        """
+        started = time.monotonic()
+        limit_s = self.limits.startup_ms / 1000.0
+        cap = started + STARTUP_WALL_FACTOR * limit_s
+        deadline = started + limit_s
+        extended = False
         waiting = [s for s in self.seats if not s.out]
         poller = zmq.Poller()
         for s in waiting:
@@ -481,25 +494,43 @@ class Referee:
                     self._fault(
                         s, FaultKind.FAILED_START, f"exited before its hello ({s.proc.describe_exit()}){hint}", None
                     )
-            left = deadline - time.monotonic()
             if not waiting:
                 break
-            if left <= 0:
-                for s in waiting:
-                    assert s.conn is not None
-                    extra = (
-                        f"; {s.conn.ignored} message(s) ignored (wrong secret or not a hello)" if s.conn.ignored else ""
-                    )
-                    if s.proc is not None and s.proc.jail is not None:
-                        extra += s.proc.jail.access_hint()
-                    self._fault(
-                        s, FaultKind.FAILED_START, f"no valid hello within {self.limits.startup_ms} ms{extra}", None
-                    )
-                break
-            poller.poll(min(50, int(left * 1000) + 1))
+            now = time.monotonic()
+            if now >= deadline:
+                # Judge each bot on its own time: wall time less what it waited for a CPU.
+                starved = {s.index: s.proc.run_queue_wait_s() for s in waiting}  # type: ignore[union-attr]
+                late = [s for s in waiting if now >= cap or now - started - starved[s.index] >= limit_s]
+                for s in late:
+                    waiting.remove(s)
+                    self._fault(s, FaultKind.FAILED_START, self._no_hello(s, starved[s.index], now - started), None)
+                if not waiting:
+                    break
+                own = max(now - started - starved[s.index] for s in waiting)
+                deadline = min(cap, now + max(0.01, limit_s - own))
+                if not extended:
+                    extended = True
+                    names = ", ".join(f"seat {s.index} {s.bot.name}" for s in waiting)
+                    self._log(f"start-up: {names} kept from a CPU by others; waiting on, counting only their own time")
+            poller.poll(min(50, int((deadline - time.monotonic()) * 1000) + 1))
         for s in self.seats:
             if s.out and s.proc is not None and s.status.startswith(FaultKind.FAILED_START.value):
                 s.proc.stop(0)  # it will never play: free its CPU now
+
+    def _no_hello(self, s: _Seat, starved_s: float, wall_s: float) -> str:
+        """The detail of a ``failed_start`` for want of a hello: what was ignored, and any starvation."""
+        assert s.conn is not None
+        detail = f"no valid hello within {self.limits.startup_ms} ms"
+        if starved_s >= 0.1:
+            detail += (
+                f" of its own time ({wall_s:.1f} s on the clock, {starved_s:.1f} s of it waiting for a CPU that"
+                " others held: the machine is overloaded)"
+            )
+        if s.conn.ignored:
+            detail += f"; {s.conn.ignored} message(s) ignored (wrong secret or not a hello)"
+        if s.proc is not None and s.proc.jail is not None:
+            detail += s.proc.jail.access_hint()
+        return detail
 
     def _match_start(self) -> None:
         spec, lim = self.spec, self.limits

@@ -27,6 +27,8 @@
 
   function show(hand) {
     var n = hand.bots.length, steps = hand.steps, last = steps.length + 1, pos = 0;
+    // Views index players 0..n-1 among those dealt in; label them by their match seat.
+    function seatOf(i) { return hand.seats && hand.seats.length === n ? hand.seats[i] : i; }
     var holeBox = document.getElementById("show-hole");
     document.getElementById("viewer").hidden = false;
     document.getElementById("hand-title").textContent = "Match " + hand.match_id + ", hand " + hand.hand_id;
@@ -34,10 +36,10 @@
     document.getElementById("match-link").textContent = "match " + hand.match_id;
     var blinds = hand.big_blind ? "blinds " + hand.small_blind + "/" + hand.big_blind : "no blinds";
     document.getElementById("game").textContent = hand.structure + ", " + blinds +
-      (hand.ante ? ", ante " + hand.ante : "") + "; button: seat " + hand.button + " (" + hand.bots[hand.button] + ")";
+      (hand.ante ? ", ante " + hand.ante : "") + "; button: seat " + seatOf(hand.button) + " (" + hand.bots[hand.button] + ")";
     var list = document.getElementById("actions");
     steps.forEach(function (s, i) {
-      var who = "seat " + s.seat + " " + hand.bots[s.seat] + " ";
+      var who = "seat " + seatOf(s.seat) + " " + hand.bots[s.seat] + " ";
       var text;
       if (s.action === "draw") {
         text = who + (s.count ? "draws " + s.count : "stands pat");
@@ -61,12 +63,12 @@
     if (hand.faults.length) {
       faults.appendChild(el("h2", "", "Faults in this hand"));
       var ul = el("ul");
-      hand.faults.forEach(function (f) { ul.appendChild(el("li", "", "seat " + f.seat + " " + f.bot + ": " + f.kind + ": " + f.detail)); });
+      hand.faults.forEach(function (f) { ul.appendChild(el("li", "", "seat " + seatOf(f.seat) + " " + f.bot + ": " + f.kind + ": " + f.detail)); });
       faults.appendChild(ul);
     }
     var shown = document.getElementById("shown");
     hand.shown.forEach(function (s) {
-      var li = el("li", "", "seat " + s.seat + " " + hand.bots[s.seat] + " shows ");
+      var li = el("li", "", "seat " + seatOf(s.seat) + " " + hand.bots[s.seat] + " shows ");
       s.five.forEach(function (c) { li.appendChild(card(c, false, false)); });
       li.appendChild(document.createTextNode(" (" + s.category + ")"));
       shown.appendChild(li);
@@ -75,12 +77,12 @@
     hand.pots.forEach(function (p, i) {
       var winners = p.winners.map(function (w, j) { return hand.bots[w] + " (" + p.shares[j] + ")"; }).join(", ");
       var li = el("li", "pot", (i === 0 ? "main pot" : "side pot " + i) + ": " + p.amount + " chips, seats " +
-        p.eligible.join(", ") + " eligible, won by " + winners);
+        p.eligible.map(seatOf).join(", ") + " eligible, won by " + winners);
       li.dataset.amount = String(p.amount);
       pots.appendChild(li);
     });
     hand.returned.forEach(function (r) {
-      var li = el("li", "returned", "returned to seat " + r.seat + " " + hand.bots[r.seat] + ": " + r.amount + " (unmatched)");
+      var li = el("li", "returned", "returned to seat " + seatOf(r.seat) + " " + hand.bots[r.seat] + ": " + r.amount + " (unmatched)");
       pots.appendChild(li);
     });
     document.getElementById("net").textContent = "Net: " + hand.bots.map(function (b, s) {
@@ -107,7 +109,7 @@
       for (i = 0; i < n; i++) {
         var tr = el("tr", (folded[i] ? "folded" : "") + (i === acting ? " acting" : ""));
         tr.dataset.seat = String(i);
-        tr.appendChild(el("td", "", String(i) + (i === hand.button ? " (button)" : "")));
+        tr.appendChild(el("td", "", String(seatOf(i)) + (i === hand.button ? " (button)" : "")));
         tr.appendChild(el("td", "bot", hand.bots[i]));
         tr.appendChild(el("td", "stack", String(stacks[i])));
         tr.appendChild(el("td", "bet", pos === last ? "" : String(bets[i])));
