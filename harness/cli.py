@@ -69,8 +69,23 @@ def _closed_pipe() -> int:
     return 1
 
 
+def _echo(text: str, err: bool = False) -> None:
+    """Print ``text`` with whatever a bot could have put in it neutralised (:func:`harness.match.untrusted.visible`).
+
+    Every line the CLI prints goes through here: bots' stderr tails, tracebacks
+    and fault details reach the terminal only with their control characters
+    (escape sequences, carriage returns, BiDi overrides) shown as escapes.
+    """
+    from harness.match.untrusted import visible
+
+    typer.echo(visible(text, multiline=True), err=err)
+
+
 def _say(command: str | None, message: str) -> None:
     """Print one line on stderr in the harness's one style: ``harness COMMAND: message``."""
+    from harness.match.untrusted import visible
+
+    message = visible(message)  # one line: a bot's text cannot start a forged line of its own
     typer.echo(f"harness {command}: {message}" if command else f"harness: {message}", err=True)
 
 
@@ -90,7 +105,7 @@ def _version(value: bool) -> None:
             number = version("sevencard-harness")
         except PackageNotFoundError:  # run from a source tree that was never installed
             number = "unknown"
-        typer.echo(f"harness {number} (bot protocol version {PROTOCOL_VERSION})")
+        _echo(f"harness {number} (bot protocol version {PROTOCOL_VERSION})")
         raise typer.Exit(0)
 
 
@@ -210,16 +225,16 @@ def run(
     if summary.records:
         _final_report(summary.out_dir, stopped=summary.interrupted)
     if summary.board_text is not None:
-        typer.echo(summary.board_text)
+        _echo(summary.board_text)
     for notice in summary.notices:
         _say("run", f"notice: {notice}")
-    typer.echo(
+    _echo(
         f"{len(summary.records)}/{plural(summary.matches_total, 'match')} recorded in {summary.out_dir} "
         f"(this run: {plural(summary.matches_run, 'match')}, {plural(summary.hands_run, 'hand')}, "
         f"{summary.seconds:.1f} s, {summary.hands_per_s:.0f} hands/s)"
     )
     if summary.complete:
-        typer.echo(f"deals: the seed is revealed in {summary.out_dir / REVEAL_FILE}; check every deal with "
+        _echo(f"deals: the seed is revealed in {summary.out_dir / REVEAL_FILE}; check every deal with "
                    f"`harness replay {summary.out_dir}`")
     for name, why in summary.never_started.items():
         _say(
@@ -302,12 +317,12 @@ def plan(
         view = preview(cfg, rates, parallel=parallel)
     except (ConfigError, ResultsError) as exc:
         raise _usage("plan", str(exc)) from None
-    typer.echo(describe_plan(cfg, view.plan))
+    _echo(describe_plan(cfg, view.plan))
     where = cfg.tournament.output
-    typer.echo(f"output: {where} ({view.reuse.describe()})" if view.existing else f"output: {where} (new)")
-    typer.echo(f"estimate: {view.estimate.matches:,} matches to play, {view.estimate.describe()}")
+    _echo(f"output: {where} ({view.reuse.describe()})" if view.existing else f"output: {where} (new)")
+    _echo(f"estimate: {view.estimate.matches:,} matches to play, {view.estimate.describe()}")
     if cfg.tournament.entry_check:
-        typer.echo("entry check: every bot plays a few hands first; bots that fail are left out of the plan")
+        _echo("entry check: every bot plays a few hands first; bots that fail are left out of the plan")
 
 
 @app.command()
@@ -334,7 +349,7 @@ def leaderboard(directory: Path = typer.Argument(..., help="A tournament output 
         raise _usage("leaderboard", f"cannot write the leaderboard files in {directory}: {why}") from None
     for notice in board.notices:
         _say("leaderboard", f"notice: {notice}")
-    typer.echo(text)
+    _echo(text)
 
 
 @app.command()
@@ -358,7 +373,7 @@ def report(
         raise _usage("report", str(exc)) from None
     except OSError as exc:
         raise _usage("report", f"cannot write the report in {directory}: {exc.strerror or exc}") from None
-    typer.echo(f"report: {summary.path} ({summary.files} files, {summary.bytes / 1e6:.1f} MB, "
+    _echo(f"report: {summary.path} ({summary.files} files, {summary.bytes / 1e6:.1f} MB, "
                f"{summary.seconds:.1f} s); per-bot reports: {directory / 'reports'}/<bot>.md")
 
 
@@ -482,16 +497,16 @@ def match(
         faults = ", ".join(f"{k} {v}" for k, v in sorted(result.faults[seat].items())) or "-"
         bb100 = result.net[seat] / game.unit / result.hands_played * 100 if result.hands_played else 0.0
         rows.append([name, seat, result.net[seat], f"{bb100:+.1f}", faults, result.status[seat]])
-    typer.echo(
+    _echo(
         tabulate(
             rows,
             headers=["bot", "seat", "net chips", "bb/100", "faults", "status"],
             colalign=("left", "right", "right", "right", "left", "left"),
         )
     )
-    typer.echo(f"{result.hands_played} hands in {result.duration_s:.1f} s; hand history: {history}")
+    _echo(f"{result.hands_played} hands in {result.duration_s:.1f} s; hand history: {history}")
     if seed is None:  # the secret seed, revealed now that the match is over
-        typer.echo(f"seed: {seed_hex(match_seed)} (check the deals: harness replay {history} "
+        _echo(f"seed: {seed_hex(match_seed)} (check the deals: harness replay {history} "
                    f"--seed {seed_hex(match_seed)})")
     failed = [seat for seat in range(len(result.bots)) if result.faults[seat].get(FaultKind.FAILED_START)]
     for seat in failed:
@@ -549,9 +564,9 @@ def replay(
             total += 1
             if not check.ok:
                 bad += 1
-                typer.echo(f"hand {check.hand_id}: DIFFERS: {check.detail}")
+                _echo(f"hand {check.hand_id}: DIFFERS: {check.detail}")
             elif verbose:
-                typer.echo(f"hand {check.hand_id}: OK")
+                _echo(f"hand {check.hand_id}: OK")
     except BrokenPipeError:
         raise  # stdout's reader is gone: not a problem with the file
     except OSError as exc:
@@ -559,11 +574,11 @@ def replay(
     except HistoryError as exc:
         if total:
             where = f" before line {exc.line}" if exc.line is not None else ""
-            typer.echo(summary(where))
+            _echo(summary(where))
         raise _usage("replay", str(exc)) from None
     if not total:
         raise _usage("replay", f"no hands in {file} (the file is empty)")
-    typer.echo(summary())
+    _echo(summary())
     raise typer.Exit(1 if bad else 0)
 
 
@@ -580,16 +595,16 @@ def _replay_tournament(directory: Path, verbose: bool) -> None:
             hands += verdict.hands
             if not verdict.ok:
                 bad += 1
-                typer.echo(f"match {verdict.match_id}: DIFFERS: " + "; ".join(verdict.problems[:5]))
+                _echo(f"match {verdict.match_id}: DIFFERS: " + "; ".join(verdict.problems[:5]))
             elif verbose:
-                typer.echo(f"match {verdict.match_id}: OK ({verdict.hands} hands)")
+                _echo(f"match {verdict.match_id}: OK ({verdict.hands} hands)")
     except (ResultsError, HistoryError) as exc:
         raise _usage("replay", str(exc)) from None
     except BrokenPipeError:
         raise
     except OSError as exc:
         raise _usage("replay", f"cannot read {directory}: {exc.strerror or exc}") from None
-    typer.echo(
+    _echo(
         f"{matches - bad} of {matches} matches ({hands} hands) were dealt from the committed seed(s) and replay "
         f"identically" + (f"; {bad} differ" if bad else "")
     )
@@ -671,7 +686,7 @@ def check_bot(
         raise _usage("check-bot", str(exc)) from None
     except OSError as exc:  # e.g. the disk is full: the check could not run, the bot is not judged
         raise _usage("check-bot", f"cannot write the hand history or logs: {exc.strerror or exc}") from None
-    typer.echo(report.render())
+    _echo(report.render())
     raise typer.Exit(0 if report.ok else 1)
 
 
@@ -725,7 +740,7 @@ def _print_figures(figures: dict[str, Any], json_out: bool, targets: dict[str, s
 
     from harness.bench import render
 
-    typer.echo(json.dumps(figures) if json_out else render(figures, targets))
+    _echo(json.dumps(figures) if json_out else render(figures, targets))
 
 
 if __name__ == "__main__":  # pragma: no cover

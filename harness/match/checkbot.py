@@ -35,6 +35,7 @@ from harness.match.botproc import PASSED_ENV, PASSED_ENV_PREFIXES, resolve_comma
 from harness.match.history import decision_times, find_history, read_history, record_faults
 from harness.match.outdir import prepare_out_dir
 from harness.match.specs import BotSpec, FaultKind, Limits, MatchResult, MatchSpec, SandboxSettings
+from harness.match.untrusted import visible
 
 #: What each fault kind means to a bot author, and what to fix.
 KIND_WORDS: dict[str, str] = {
@@ -229,7 +230,7 @@ class CheckReport:
             lines.append(f"FAIL: {total} problem(s); the bot does not pass.")
         if self.out_dir is not None:
             lines.append(f"  hand history and logs: {self.out_dir}")
-        return "\n".join(lines)
+        return visible("\n".join(lines), multiline=True)  # quotes the bot's stderr and messages: made inert
 
 
 def describe_game(game: GameConfig) -> str:

@@ -73,6 +73,7 @@ from harness.match.specs import (
     SandboxSettings,
     StackMode,
 )
+from harness.match.untrusted import visible
 from harness.match.wire import HandWire, MatchWire
 from protocol import codec
 from protocol.codec import encode_hand_end
@@ -343,7 +344,7 @@ class Referee:
         f = self._log_file
         if f is None:
             return
-        text = f"{time.strftime('%H:%M:%S')} {line}\n"
+        text = f"{time.strftime('%H:%M:%S')} {visible(line)}\n"  # details quote bots: no control characters
         size = len(text.encode("utf-8", "replace"))
         if self._log_bytes + size > self.limits.log_bytes:
             f.write(f"[log truncated: the referee's log reached {self.limits.log_bytes} bytes]\n")

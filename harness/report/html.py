@@ -289,7 +289,7 @@ def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
         matches=match_rows)
     _write(report / "index.html", index, written)
 
-    md = MarkdownIt("commonmark").enable("table")
+    md = MarkdownIt("commonmark", {"html": False}).enable("table")
     rows = {row["bot"]: row for row in board}
     for name, bot in data.bot_reports.items():
         standing = dict(rows.get(name, {}))

@@ -8,14 +8,8 @@ from __future__ import annotations
 
 from tabulate import tabulate
 
+from harness.match.untrusted import md_cell, md_fence
 from harness.report.collect import BotReport, ReportData
-
-
-def _fence(text: str) -> str:
-    fence = "```"
-    while fence in text:
-        fence += "`"
-    return f"{fence}text\n{text}\n{fence}"
 
 
 def bot_markdown(bot: BotReport, data: ReportData, standing: dict[str, str] | None = None) -> str:
@@ -54,23 +48,23 @@ def bot_markdown(bot: BotReport, data: ReportData, standing: dict[str, str] | No
     lines += ["## Faults", ""]
     if bot.faults:
         rows = [[f.kind, f.count, f.match_id, "" if f.hand_id is None else f.hand_id,
-                 "not recorded" if f.decision is None else f.decision, f.detail] for f in bot.faults]
+                 "not recorded" if f.decision is None else f.decision, md_cell(f.detail)] for f in bot.faults]
         lines += [tabulate(rows, headers=["kind", "count", "first in match", "hand", "decision", "what happened"],
                            tablefmt="github", disable_numparse=True), ""]
     else:
         lines += ["No faults.", ""]
     if bot.put_out:
         lines += [f"Put out by the referee in {len(bot.put_out)} of {len(bot.matches)} matches; first: "
-                  f"match {bot.put_out[0][0]}: {bot.put_out[0][1]}.", ""]
+                  f"match {bot.put_out[0][0]}: {md_cell(bot.put_out[0][1])}.", ""]
 
     if bot.failing_match:
         lines += [f"## End of its stderr in its first failing match ({bot.failing_match})", "",
                   f"`{bot.stderr_path}`", ""]
-        lines += [_fence("\n".join(bot.stderr_tail)) if bot.stderr_tail else "(empty)", ""]
+        lines += [md_fence("\n".join(bot.stderr_tail)) if bot.stderr_tail else "(empty)", ""]
     lines += ["## Tracebacks in its stderr", ""]
     if bot.tracebacks:
         lines += [f"{bot.tracebacks} traceback(s) over its matches; the first, in `{bot.traceback_where}`:", "",
-                  _fence(bot.first_traceback), ""]
+                  md_fence(bot.first_traceback), ""]
     else:
         lines += ["None found.", ""]
 
@@ -86,7 +80,7 @@ def bot_markdown(bot: BotReport, data: ReportData, standing: dict[str, str] | No
     lines += ["## Replay", ""]
     if bot.replay_command:
         lines += ["Re-deal and re-play every hand of its first match from the hand history, "
-                  "checking each against the record:", "", _fence(bot.replay_command), ""]
+                  "checking each against the record:", "", md_fence(bot.replay_command), ""]
     else:
         lines += ["No hand history recorded.", ""]
     return "\n".join(lines)

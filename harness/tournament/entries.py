@@ -38,6 +38,7 @@ from harness.engine.config import GameConfig
 from harness.match.deals import new_seed
 from harness.match.history import HistoryError, decision_times, find_history, read_history
 from harness.match.specs import BotSpec, FaultKind, Limits, SandboxSettings
+from harness.match.untrusted import visible
 from harness.tournament.config import TournamentConfig
 from harness.tournament.estimate import BotCost
 from harness.tournament.leaderboard import ENTRIES_FILE
@@ -363,8 +364,8 @@ def unchecked(config: TournamentConfig) -> EntryReport:
 
 def describe_failure(entry: Entry) -> str:
     """What to print at once for a bot that failed its check (several lines with the stderr tail)."""
-    lines = [f"entry check: bot {entry.bot!r} is left out: {entry.reason}; its stderr: {entry.log}"]
-    lines += [f"  | {line}" for line in entry.stderr_tail.splitlines()]
+    lines = [f"entry check: bot {entry.bot!r} is left out: {visible(entry.reason)}; its stderr: {entry.log}"]
+    lines += [f"  | {visible(line)}" for line in entry.stderr_tail.splitlines()]  # the bot's text, shown inert
     return "\n".join(lines)
 
 

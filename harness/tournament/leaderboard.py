@@ -32,6 +32,7 @@ from typing import Any
 
 from tabulate import tabulate
 
+from harness.match.untrusted import csv_cell, md_cell, visible
 from harness.tournament.ratings import Rankings, rankings
 from harness.tournament.results import (
     MANIFEST_FILE,
@@ -425,9 +426,13 @@ def render(board: Board, *, tablefmt: str = "simple", wide: bool | None = None,
     md = tablefmt == "github"
     headers_shown = [("rating" if h == "IRO" and ranks.ratings is not None else h) for h in SCREEN_COLUMNS]
 
+    # Reasons quote bots' stderr and messages: inert in a Markdown cell, or on a terminal.
+    cell = md_cell if md else visible
+    notes = {bot: cell(why) for bot, why in board.unranked.items()}
+
     def layout(part: Sequence[Standing]) -> str:
         if wide:
-            return _table(rows(part, ranks, board.unranked), COLUMNS, tablefmt)
+            return _table(rows(part, ranks, notes), COLUMNS, tablefmt)
         screen = screen_rows(part, ranks)
         return _screen_table(screen, headers_shown) if tablefmt == "simple" else \
             _table(screen, headers_shown, tablefmt, as_text=True)
@@ -436,14 +441,15 @@ def render(board: Board, *, tablefmt: str = "simple", wide: bool | None = None,
     counted = f"{plural(len(records), 'match')}, {plural(total_hands, 'hand')} scored."
     if board.scoring.incomplete:
         counted += f" {plural(len(board.scoring.incomplete), 'table')} incomplete (not scored)."
-    parts = [f"# {board.title}" if md else board.title, "", counted, "", layout(ranked_rows), ""]
+    parts = [f"# {cell(board.title)}", "", counted, "", layout(ranked_rows), ""] if md else \
+        [visible(board.title), "", counted, "", layout(ranked_rows), ""]
     if below:
         parts += [("## " if md else "") + "Not ranked", ""]
         if wide:
             parts.append(layout(below))
         else:
             room = max(40, 98 - max(len(screen_name(s.bot)) for s in below))  # the files have it whole
-            reasons = [[screen_name(s.bot), _shorten(board.unranked[s.bot], room)] for s in below]
+            reasons = [[screen_name(s.bot), _shorten(notes[s.bot], room)] for s in below]
             parts.append(tabulate(reasons, headers=["bot", "why"], tablefmt=tablefmt, disable_numparse=True))
         parts.append("")
     if board.scoring.incomplete:
@@ -477,7 +483,7 @@ def to_csv(board: Board, *, ranks: Rankings | None = None) -> str:
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=list(COLUMNS), lineterminator="\n")
     writer.writeheader()
-    for row in rows(table, ranks, board.unranked):
+    for row in rows(table, ranks, {bot: csv_cell(why) for bot, why in board.unranked.items()}):
         writer.writerow({k: "" if v is None else v for k, v in row.items()})
     return buf.getvalue()
 

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from harness.match.untrusted import visible
 from harness.tournament.results import MatchRecord
 
 
@@ -173,7 +174,7 @@ class Display:
 
     def message(self, text: str) -> None:
         """One line (never wrapped: a log file keeps one line per event)."""
-        self.console.print(text, highlight=False, markup=False, soft_wrap=True)
+        self.console.print(visible(text), highlight=False, markup=False, soft_wrap=True)
 
     def stop(self) -> None:
         """Leave the bar (live mode) in its final state."""

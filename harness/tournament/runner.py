@@ -51,6 +51,7 @@ from typing import Any
 from harness.match.deals import commitment
 from harness.match.history import HistoryTail, find_history
 from harness.match.specs import BotSpec, Limits, MatchResult, MatchSpec, SandboxSettings
+from harness.match.untrusted import visible
 from harness.tournament.cluster import ClusterError
 from harness.tournament.config import Backend, ConfigError, TournamentConfig
 from harness.tournament.entries import (
@@ -354,7 +355,7 @@ def _report_child(hook: ReportHook, out_dir: Path, parent: int) -> None:
     try:
         hook(out_dir)
     except Exception as exc:  # noqa: BLE001 - the run goes on; the final report will say more
-        print(f"warning: the running report of {out_dir} failed: {exc}", file=sys.stderr)
+        print(visible(f"warning: the running report of {out_dir} failed: {exc}"), file=sys.stderr)
         os._exit(1)
     os._exit(0)
 
@@ -458,8 +459,8 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
 
     console = Console(stderr=True, quiet=quiet)
 
-    def say(text: str) -> None:
-        console.print(text, highlight=False, markup=False, soft_wrap=True)
+    def say(text: str) -> None:  # entry-check lines carry bots' stderr: control characters shown as escapes
+        console.print(visible(text, multiline=True), highlight=False, markup=False, soft_wrap=True)
 
     sched = config.schedule
     fake = play is not None
