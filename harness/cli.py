@@ -69,8 +69,8 @@ def _closed_pipe() -> int:
     return 1
 
 
-def _echo(text: str, err: bool = False) -> None:
-    """Print ``text`` with whatever a bot could have put in it neutralised (:func:`harness.match.untrusted.visible`).
+def _echo(text: str) -> None:
+    """Print ``text`` on stdout, what a bot could have put in it neutralised (:func:`harness.match.untrusted.visible`).
 
     Every line the CLI prints goes through here: bots' stderr tails, tracebacks
     and fault details reach the terminal only with their control characters
@@ -78,7 +78,7 @@ def _echo(text: str, err: bool = False) -> None:
     """
     from harness.match.untrusted import visible
 
-    typer.echo(visible(text, multiline=True), err=err)
+    typer.echo(visible(text, multiline=True))
 
 
 def _say(command: str | None, message: str) -> None:
