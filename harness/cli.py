@@ -95,6 +95,17 @@ def _usage(command: str, message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
+def _out_of_bounds(*options: tuple[str, str, int | None]) -> str | None:
+    """The first ``(option, setting, value)`` outside its bounds (:data:`harness.match.specs.BOUNDS`), as an error."""
+    from harness.match.specs import bound_problem
+
+    for option, setting, value in options:
+        problem = None if value is None else bound_problem(setting, value, option)
+        if problem:
+            return problem
+    return None
+
+
 def _version(value: bool) -> None:
     if value:
         from importlib.metadata import PackageNotFoundError, version
@@ -441,12 +452,13 @@ def match(
         specs.append(BotSpec(name, argv))
     if not 2 <= len(specs) <= 6:
         raise usage(f"a match needs 2 to 6 bots (R1.2), got {len(specs)}; give --bot NAME=COMMAND once per seat")
-    for option, value, minimum in (
-        ("--hands", hands, 1), ("--decision-ms", decision_ms, 1), ("--time-bank-ms", time_bank_ms, 0),
-        ("--max-faults", max_faults, 1), ("--stack", stack, 1),
-    ):
-        if value < minimum:
-            raise usage(f"{option} must be at least {minimum}, got {value}")
+    problem = _out_of_bounds(
+        ("--hands", "hands", hands), ("--decision-ms", "decision_ms", decision_ms),
+        ("--time-bank-ms", "time_bank_ms", time_bank_ms), ("--max-faults", "max_faults", max_faults),
+        ("--stack", "starting_stack", stack),
+    )
+    if problem:
+        raise usage(problem)
     try:
         match_seed = new_seed() if seed is None else parse_seed(seed)
     except ValueError as exc:
@@ -649,6 +661,7 @@ def check_bot(
     from harness.engine import ConfigError, GameConfig
     from harness.match.botproc import BotStartError
     from harness.match.checkbot import check_bot as run_check
+    from harness.match.deals import parse_seed
     from harness.match.sandbox import SandboxError
     from harness.match.specs import SandboxMode, SandboxSettings
 
@@ -656,6 +669,16 @@ def check_bot(
     command = extra[1:] if extra[:1] == ["--"] else extra
     if not command:
         raise _usage("check-bot", "give the bot's command after --, e.g. harness check-bot -- python mybot.py")
+    problem = _out_of_bounds(  # the game's options; check_bot checks the rest
+        ("--big-blind", "big_blind", big_blind), ("--ante", "ante", ante), ("--min-bet", "min_bet", min_bet),
+        ("--cap", "cap", cap),
+    )
+    if problem:
+        raise _usage("check-bot", problem)
+    try:
+        parse_seed(seed)
+    except ValueError as exc:
+        raise _usage("check-bot", f"--seed: {exc}") from None
     if command[0].startswith("-") and extra[:1] != ["--"]:
         raise _usage("check-bot", f"no such option: {command[0]} (the bot's command goes after --)")
     variables = {}
@@ -709,6 +732,9 @@ def bench_match(
     from harness.bench import TARGETS
     from harness.bench.match import run as run_bench
 
+    problem = _out_of_bounds(("--hands", "hands", hands))
+    if problem:
+        raise _usage("bench match", problem)
     figures = run_bench(hands_heads_up=hands, hands_four=max(1, hands // 2))
     _print_figures(figures, json_out, TARGETS)
 

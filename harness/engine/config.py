@@ -12,6 +12,12 @@ from harness.engine.errors import ConfigError
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6  # R1.2: with 7 the stock can run dry during the draw
 MAX_PER_SEAT_PLAYERS = 4  # per-seat replacements need 7n + 4n <= 52 cards
+#: Largest chip amount of a setting (blind, ante, min_bet) or a starting stack: every chip of a full
+#: table (six stacks, whoever wins them in a freezeout) must fit the protocol's bound on an amount,
+#: 2**40 (protocol/PROTOCOL.md section 8; the engine does not import ``protocol``, a test pins the two).
+MAX_CHIPS = 2**40 // MAX_PLAYERS
+#: Largest fixed-limit cap (bets per round, R3.7); 0 is no cap.
+MAX_CAP = 1000
 
 
 class Structure(StrEnum):
@@ -40,9 +46,11 @@ class Replacements(StrEnum):
     PER_SEAT = "per-seat"
 
 
-def _check_int(name: str, value: Any, low: int, rule: str) -> None:
+def _check_int(name: str, value: Any, low: int, rule: str, high: int = MAX_CHIPS) -> None:
     if type(value) is not int or value < low:
         raise ConfigError(f"{rule}: {name} must be a whole number >= {low}, got {value!r}")
+    if value > high:
+        raise ConfigError(f"{rule}: {name} must be at most {high:,}, got {value}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +71,8 @@ class GameConfig:
         replacements: ``stock`` or ``per-seat`` (see ``Replacements``).
 
     Raises:
-        ConfigError: naming the field and the rule id.
+        ConfigError: naming the field and the rule id; chip amounts above
+            :data:`MAX_CHIPS` and a cap above :data:`MAX_CAP` are refused.
     """
 
     structure: Structure = Structure.NO_LIMIT
@@ -91,7 +100,7 @@ class GameConfig:
         if type(self.blinds) is not bool:
             raise ConfigError(f"R2.5: blinds must be true or false, got {self.blinds!r}")
         _check_int("ante", self.ante, 0, "R2.4")
-        _check_int("cap", self.cap, 0, "R3.7")
+        _check_int("cap", self.cap, 0, "R3.7", MAX_CAP)
         if self.blinds:
             _check_int("big_blind", self.big_blind, 2, "R2.2")
             if self.big_blind % 2:

@@ -34,7 +34,7 @@ from harness.engine.config import GameConfig, Structure
 from harness.match.botproc import PASSED_ENV, PASSED_ENV_PREFIXES, resolve_command
 from harness.match.history import decision_times, find_history, read_history, record_faults
 from harness.match.outdir import prepare_out_dir
-from harness.match.specs import BotSpec, FaultKind, Limits, MatchResult, MatchSpec, SandboxSettings
+from harness.match.specs import BotSpec, FaultKind, Limits, MatchResult, MatchSpec, SandboxSettings, bound_problem
 from harness.match.untrusted import visible
 
 #: What each fault kind means to a bot author, and what to fix.
@@ -536,19 +536,22 @@ def check_bot(
     Raises:
         harness.match.botproc.BotStartError: the command cannot be launched at all
             (not found, not executable, no ``#!`` line, cwd missing).
-        ValueError: bad arguments (no command, hands, decision_ms or startup_ms
-            below 1, a negative time bank, 0 or > 5 opponents, unknown opponent,
-            a stack that cannot pay the forced bets, a bad env name); ``out_dir``
+        ValueError: bad arguments (no command, hands, decision_ms, startup_ms,
+            time_bank_ms or starting_stack outside :data:`harness.match.specs.BOUNDS`,
+            0 or > 5 opponents, unknown opponent, a stack that cannot pay the forced bets, a bad env name); ``out_dir``
             is a file, lies under one or already holds a hand history
             (:class:`harness.match.outdir.OutDirError`).
     """
     if not command:
         raise ValueError("no bot command given; use: harness check-bot -- CMD ARGS...")
-    for option, value in (("--hands", hands), ("--decision-ms", decision_ms), ("--startup-ms", startup_ms)):
-        if value < 1:
-            raise ValueError(f"{option} must be at least 1, got {value}")
-    if time_bank_ms < 0:
-        raise ValueError(f"--time-bank-ms must be at least 0, got {time_bank_ms}")
+    for option, setting, value in (
+        ("--hands", "hands", hands), ("--decision-ms", "decision_ms", decision_ms),
+        ("--startup-ms", "startup_ms", startup_ms), ("--time-bank-ms", "time_bank_ms", time_bank_ms),
+        ("--stack", "starting_stack", starting_stack),
+    ):
+        problem = bound_problem(setting, value, option)
+        if problem:
+            raise ValueError(problem)
     if not 1 <= len(opponents) <= 5:
         raise ValueError(f"1 to 5 opponents are needed, got {len(opponents)}")
     game = game or GameConfig()

@@ -11,7 +11,63 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from harness.engine.config import GameConfig
+from harness.engine.config import MAX_CAP, MAX_CHIPS, GameConfig
+
+#: Most hands in one match: hand ids and counts stay far inside the wire's bound (2**40), and a
+#: match stays a few hours at most (about 1,000 hands/s heads-up here); play more matches for more.
+MAX_HANDS = 10_000_000
+_DAY_MS = 86_400_000
+_DAY = "one day"
+
+#: ``{setting: (lowest, highest, what the highest is)}`` of every whole-number setting that reaches
+#: the wire (``match_start``: hands, stack, game, limits; PROTOCOL.md section 7), the engine or a
+#: kernel limit (setrlimit, control groups). The tournament file's keys, ``harness match`` and
+#: ``harness check-bot`` check against it before anything is started or written.
+BOUNDS: dict[str, tuple[int, int, str]] = {
+    "hands": (1, MAX_HANDS, "hands per match"),
+    "starting_stack": (1, MAX_CHIPS, "chips: six stacks must fit the protocol's 2^40"),
+    "small_blind": (0, MAX_CHIPS, "chips"),
+    "big_blind": (0, MAX_CHIPS, "chips"),
+    "ante": (0, MAX_CHIPS, "chips"),
+    "min_bet": (2, MAX_CHIPS, "chips"),
+    "cap": (0, MAX_CAP, "bets per round"),
+    "decision_ms": (1, _DAY_MS, _DAY),
+    "time_bank_ms": (0, _DAY_MS, _DAY),
+    "startup_ms": (1, _DAY_MS, _DAY),
+    "max_faults": (1, 1_000_000, "faults"),
+    "memory_mb": (0, 1 << 20, "MiB: 1 TiB"),
+    "cpu_seconds": (0, 2**31 - 1, "seconds"),
+    "open_files": (1, 1 << 20, "the kernel's nr_open"),
+    "max_processes": (0, 1 << 22, "the kernel's pid_max"),
+    "log_bytes": (1, 1 << 40, "bytes: 1 TiB"),
+    "max_message_bytes": (1, 1 << 24, "bytes: 16 MiB"),
+    "scratch_mb": (1, 1 << 20, "MiB: 1 TiB"),
+    "jobs": (0, 4096, "parallel matches"),
+    "tables": (1, 1_000_000, "tables"),
+    "tables_per_bot": (1, 100_000, "tables per bot"),
+    "max_matches": (1, 10_000_000, "matches"),
+}
+
+
+def bound_problem(setting: str, value: int, label: str | None = None) -> str | None:
+    """The one-line error for ``value`` outside :data:`BOUNDS` ``[setting]``, or None when it is inside.
+
+    Args:
+        setting: a key of :data:`BOUNDS` (a tournament file's key, e.g. ``"decision_ms"``).
+        value: the value given.
+        label: how the user named it (``"--decision-ms"``, ``"[limits] decision_ms"``); default ``setting``.
+
+    Returns:
+        ``"--decision-ms must be at least 1, got 0"`` or ``"... must be from 1 to 86,400,000 (one day),
+        got 99999999999999999999"``; None when the value is allowed.
+    """
+    low, high, what = BOUNDS[setting]
+    label = label or setting
+    if value < low:
+        return f"{label} must be at least {low}, got {value}"
+    if value > high:
+        return f"{label} must be from {low} to {high:,} ({what}), got {value}"
+    return None
 
 
 class FaultKind(StrEnum):
@@ -64,6 +120,9 @@ class BotSpec:
 class Limits:
     """Limits applied to every bot of a match (PROTOCOL.md "Limits").
 
+    Raises:
+        ValueError: a value above its :data:`BOUNDS` (the lower bounds are the callers').
+
     Attributes:
         decision_ms: time allowed per decision before the time bank is used (ms).
         time_bank_ms: extra thinking time for the whole match (ms).
@@ -93,6 +152,12 @@ class Limits:
     max_processes: int = 0
     log_bytes: int = 1_000_000
     max_message_bytes: int = 65536
+
+    def __post_init__(self) -> None:
+        for name in self.__dataclass_fields__:  # beyond BOUNDS a value would break the wire or a kernel limit
+            value = getattr(self, name)
+            if type(value) is int and value > BOUNDS[name][1]:
+                raise ValueError(bound_problem(name, value))
 
 
 class SandboxMode(StrEnum):
@@ -140,6 +205,9 @@ class SandboxSettings:
 class MatchSpec:
     """One match: ``hands`` hands at one table, deals derived from ``seed``.
 
+    Raises:
+        ValueError: ``hands`` or ``starting_stack`` outside :data:`BOUNDS`.
+
     Attributes:
         game: the game's settings (blinds, structure, ...).
         hands: hands to play.
@@ -159,6 +227,12 @@ class MatchSpec:
     stack_mode: StackMode = StackMode.RESET
     match_id: str = "match"
     compress: bool = False
+
+    def __post_init__(self) -> None:
+        for name, value in (("hands", self.hands), ("starting_stack", self.starting_stack)):
+            problem = bound_problem(name, value)
+            if problem:
+                raise ValueError(problem)
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,16 @@ from typing import Any
 
 from harness.engine.config import GameConfig, Replacements, Structure
 from harness.match.deals import parse_seed
-from harness.match.specs import BotSpec, CpuPolicy, Limits, SandboxMode, SandboxSettings, StackMode
+from harness.match.specs import (
+    BOUNDS,
+    BotSpec,
+    CpuPolicy,
+    Limits,
+    SandboxMode,
+    SandboxSettings,
+    StackMode,
+    bound_problem,
+)
 from harness.tournament.schedule import (
     Format,
     Gauntlet,
@@ -259,10 +268,15 @@ class _Table:
         return value
 
     def integer(self, name: str, default: int, minimum: int, maximum: int | None = None) -> int:
-        span = f"an integer >= {minimum}" if maximum is None else f"an integer from {minimum} to {maximum}"
-        value = self.get(name, int, default, span)
-        if value < minimum or (maximum is not None and value > maximum):
-            raise self.error(name, f"expected {span}, got {toml_value(value)}")
+        """The key's whole number in ``minimum .. maximum`` (default: its :data:`BOUNDS` maximum)."""
+        if maximum is None and name in BOUNDS:
+            maximum = BOUNDS[name][1]
+        value = self.get(name, int, default, f"an integer >= {minimum}")
+        if value < minimum:
+            raise self.error(name, f"expected an integer >= {minimum}, got {toml_value(value)}")
+        if maximum is not None and value > maximum:
+            what = f" ({BOUNDS[name][2]})" if name in BOUNDS else ""
+            raise self.error(name, f"expected an integer from {minimum} to {maximum:,}{what}, got {toml_value(value)}")
         return int(value)
 
     def choice(self, name: str, options: tuple[str, ...], default: str) -> str:
@@ -508,7 +522,7 @@ def _game(t: _Table, schedule: ScheduleSettings) -> tuple[GameConfig, int, Stack
         big_blind = small_blind * 2
     ante = t.integer("ante", defaults.ante, 0)
     blinds = t.get("blinds", bool, defaults.blinds, "true or false")
-    min_bet = t.get("min_bet", int, defaults.min_bet, "an even integer >= 2")
+    min_bet = t.integer("min_bet", 0, 2) if "min_bet" in t.data else defaults.min_bet
     cap = t.integer("cap", defaults.cap, 0)
     replacements = t.choice("replacements", ("auto", *(r.value for r in Replacements)), "auto")
     starting_stack = t.integer("starting_stack", 1000, 1)
@@ -652,8 +666,10 @@ def with_overrides(
     where = "command line"
     if jobs is not None and jobs < 0:
         raise ConfigError(where, "--jobs", f"expected an integer >= 0 (0 = number of cores), got {jobs}")
-    if hands is not None and hands < 1:
-        raise ConfigError(where, "--hands", f"expected an integer >= 1, got {hands}")
+    for option, setting, value in (("--hands", "hands", hands), ("--jobs", "jobs", jobs)):
+        problem = None if value is None else bound_problem(setting, value, option)
+        if problem:
+            raise ConfigError(where, option, problem.removeprefix(f"{option} "))
     if seed is not None:
         try:
             seed = parse_seed(seed)
