@@ -362,12 +362,22 @@ def load_board(out_dir: Path) -> Board:
     """Read a tournament output directory into a :class:`Board` (reads only).
 
     Raises:
-        ResultsError: no such directory, no results, a damaged ``tournament.json``
-            or a damaged line in ``results.jsonl``.
+        ResultsError: no such directory, no results, a missing or damaged
+            ``tournament.json`` or a damaged line in ``results.jsonl``.
     """
     out_dir = Path(out_dir)
     info = read_manifest(out_dir)
     stored = read_results(out_dir)
+    if not info:
+        # Without the plan, results superseded when a bot changed (still in results.jsonl: nothing
+        # recorded is ever deleted) cannot be told from current ones: counting them all would
+        # publish a wrong leaderboard over the right one.
+        raise ResultsError(
+            f"{out_dir / MANIFEST_FILE}: missing; without the tournament's plan, results superseded when a bot "
+            "changed cannot be told from current ones, so no leaderboard is written (the files there are kept); "
+            f"restore {MANIFEST_FILE}, or run `harness run CONFIG --out {out_dir}` with the tournament's file: "
+            "it rewrites it and replays no recorded match still in the plan"
+        )
     bots = info.get("bots")
     if bots is not None and not (isinstance(bots, list) and all(isinstance(b, str) for b in bots)):
         raise ResultsError(f"{out_dir / MANIFEST_FILE}: \"bots\" must be a list of names; restore the file")

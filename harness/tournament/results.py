@@ -45,6 +45,10 @@ from harness.match.history import HANDS_FILE as HANDS_FILE  # re-exported: the p
 from harness.match.history import find_history, read_history
 from harness.match.specs import MatchResult
 
+# How the schedule names tables (harness.tournament.schedule.table_name; not imported: it imports the plan).
+_SEAT_SEPARATOR = "+"
+_INSTANCE_SEPARATOR = "~"
+
 RESULTS_FILE = "results.jsonl"
 MANIFEST_FILE = "tournament.json"
 MATCHES_DIR = "matches"
@@ -191,7 +195,8 @@ def read_results(out_dir: Path) -> StoredResults:
 
     Raises:
         ResultsError: no such directory, no results file, or a damaged line
-            (not a record, or nets that do not add up) other than a torn last line.
+            (not a record, nets that do not add up, bots that are not those of
+            its table) other than a torn last line.
     """
     out_dir = Path(out_dir)
     _check_dir(out_dir)
@@ -266,6 +271,7 @@ def check_record(record: MatchRecord) -> None:
 def _parse(data: bytes, path: Path) -> tuple[dict[str, MatchRecord], int, list[str]]:
     """Parse the results file; return records by match id, the length of the complete part, notices."""
     records: dict[str, MatchRecord] = {}
+    tables: dict[str, tuple[int, MatchRecord]] = {}  # the first record of each table, with its line
     notices: list[str] = []
     complete = data.rfind(b"\n") + 1  # bytes after the last newline are a torn write
     for number, line in enumerate(data[:complete].splitlines(), start=1):
@@ -288,8 +294,33 @@ def _parse(data: bytes, path: Path) -> tuple[dict[str, MatchRecord], int, list[s
         if record.match_id in records:
             notices.append(f"{path}, line {number}: a second record of match {record.match_id}; the first one counts")
             continue
+        problem = _table_problem(record, tables.setdefault(record.table, (number, record)))
+        if problem:
+            raise ResultsError(
+                f"{path}, line {number}: match {record.match_id}: {problem}; "
+                "the file was edited or damaged; fix or remove that line"
+            )
         records[record.match_id] = record
     return records, complete, notices
+
+
+def _table_problem(record: MatchRecord, first: tuple[int, MatchRecord]) -> str | None:
+    """Why ``record`` cannot belong to its table (None when it can).
+
+    A table named by the schedule (``"a+b"``, ``"a+b~2"``: its bots, sorted) seats exactly those
+    bots; every match of one table seats the same bots at the same big blind (the first
+    record of the table, at line ``first[0]``, is the reference).
+    """
+    bots = sorted(record.result.bots)
+    if _SEAT_SEPARATOR in record.table:
+        named = sorted(record.table.split(_INSTANCE_SEPARATOR)[0].split(_SEAT_SEPARATOR))
+        if named != bots:
+            return f"its bots {record.result.bots} are not those of its table {record.table}"
+    line, other = first
+    if other is not record and (sorted(other.result.bots) != bots or other.big_blind != record.big_blind):
+        return (f"its bots {record.result.bots} (big blind {record.big_blind}) differ from those of the other "
+                f"matches of table {record.table} (line {line}: {other.result.bots}, big blind {other.big_blind})")
+    return None
 
 
 class ResultsStore:
