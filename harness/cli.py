@@ -332,6 +332,9 @@ def plan(
     where = cfg.tournament.output
     _echo(f"output: {where} ({view.reuse.describe()})" if view.existing else f"output: {where} (new)")
     _echo(f"estimate: {view.estimate.matches:,} matches to play, {view.estimate.describe()}")
+    if view.left_out:
+        _echo(f"entry check: left out of this plan, as they failed their entry check in {where} and are unchanged "
+              f"since: {', '.join(view.left_out)} (a run checks them again)")
     if cfg.tournament.entry_check:
         _echo("entry check: every bot plays a few hands first; bots that fail are left out of the plan")
 

@@ -357,6 +357,18 @@ def _write_entries(out_dir: Path, report: EntryReport, earlier: Mapping[str, Ent
     write_json_atomic(Path(out_dir) / ENTRIES_FILE, data)
 
 
+def known_failures(config: TournamentConfig, out_dir: Path) -> dict[str, str]:
+    """``{bot: reason}`` of the bots of ``config`` whose last entry check in ``out_dir`` failed, unchanged since.
+
+    A run checks them again (:func:`check_entries`: a flaky bot may pass) and most
+    likely leaves them out again: ``harness plan`` leaves them out of its plan, so
+    that the plan and the run agree. Reads only; {} without ``entries.json``.
+    """
+    earlier = _read_entries(out_dir)
+    return {b.name: e.reason for b in config.bots
+            if (e := earlier.get(b.name)) is not None and not e.ok and e.digest == entry_digest(config, b)}
+
+
 def unchecked(config: TournamentConfig) -> EntryReport:
     """The report of a run with ``--no-entry-check``: every bot may play, nothing measured."""
     return EntryReport({b.name: Entry(b.name, True, "", "", "", 0.0, 0.0, "", checked=False) for b in config.bots})

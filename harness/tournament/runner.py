@@ -59,6 +59,7 @@ from harness.tournament.entries import (
     EntryReport,
     check_entries,
     describe_failure,
+    known_failures,
     unchecked,
     working,
 )
@@ -686,18 +687,24 @@ class Preview:
         reuse: what a run on the output directory would reuse.
         estimate: time and disk for the matches still to play.
         existing: the output directory already holds results of this harness.
+        left_out: ``{bot: reason}``: bots that failed their entry check in the output
+            directory and are unchanged since (:func:`harness.tournament.entries.known_failures`),
+            left out of ``plan`` as the run's entry check will most likely leave them out.
     """
 
     plan: Plan
     reuse: Reuse
     estimate: Estimate
     existing: bool
+    left_out: dict[str, str] = field(default_factory=dict)
 
 
 def preview(config: TournamentConfig, rates: Rates, *, parallel: int | None = None) -> Preview:
     """The plan a run would make, without running or writing anything.
 
-    Bots are not checked here (a run checks them first and may leave some out).
+    Bots are not checked here (a run checks them first and may leave some out);
+    bots whose entry check already failed in the output directory, unchanged
+    since, are left out of the plan, as the run will most likely leave them out.
     Without a seed in the file or the directory, the sampled format's tables
     are drawn from a seed of the moment: the run draws its own (secret) one, so
     its tables differ, not their number or balance.
@@ -726,10 +733,13 @@ def preview(config: TournamentConfig, rates: Rates, *, parallel: int | None = No
     if config.tournament.seed is None and existing and (out / SECRET_FILE).exists():
         seeds = tournament_seeds(out, None)  # reads the stored secrets (never writes one here)
     done = {mid: r.fingerprint for mid, r in stored.items()}
-    plan = make_plan(config, seed=seeds[0], later_seeds=seeds[1:], done=done, previous_design=design)
+    left_out = known_failures(config, out) if existing and config.tournament.entry_check else {}
+    bots = [b for b in config.bots if b.name not in left_out]
+    plan = make_plan(config, bots, seed=seeds[0], later_seeds=seeds[1:], done=done, previous_design=design)
     reuse = compare(plan, done, previous)
     planned = {m.match_id: m.fingerprint for m in plan.matches}
     records = [r for mid, r in stored.items() if planned.get(mid) == r.fingerprint]
     todo = [m for m in plan.matches if planned.get(m.match_id) != getattr(stored.get(m.match_id), "fingerprint", None)]
     return Preview(plan=plan, reuse=reuse,
-                   estimate=plan_estimate(config, plan, todo, records, None, rates, parallel), existing=existing)
+                   estimate=plan_estimate(config, plan, todo, records, None, rates, parallel), existing=existing,
+                   left_out=left_out)
