@@ -207,9 +207,12 @@ def run(
     in every match it played (results kept, but meaningless for it), 1 if
     matches failed (run again to retry them), 130 when interrupted (run again
     to resume); 1 also when the Dask cluster cannot be reached or is lost (run
-    again to resume).
+    again to resume); 4 when the output's disk is full, over quota, read-only or
+    failing (the run stops at once, every record so far is kept: free space and
+    run again to resume).
     """
     from harness.match.deals import seed_warning
+    from harness.match.outdir import StorageError
     from harness.match.sandbox import SandboxError
     from harness.tournament.cluster import ClusterError
     from harness.tournament.config import ConfigError
@@ -231,9 +234,11 @@ def run(
         raise _usage("run", str(exc)) from None
     except ClusterError as exc:
         raise _usage("run", str(exc), 1) from None
+    except StorageError as exc:
+        raise _usage("run", _storage_stop(str(exc)), DISK_EXIT) from None
     except KeyboardInterrupt:  # during the entry check
         raise _usage("run", "interrupted before the first match: run the same command again", 130) from None
-    if summary.records:
+    if summary.records and not summary.storage:
         _final_report(summary.out_dir, stopped=summary.interrupted)
     if summary.board_text is not None:
         _echo(summary.board_text)
@@ -256,6 +261,8 @@ def run(
         )
     if summary.interrupted:
         raise _usage("run", "interrupted: run the same command again to resume", 130)
+    if summary.storage:
+        raise _usage("run", _storage_stop(summary.stopped), DISK_EXIT)
     if summary.stopped:
         raise _usage("run", summary.stopped, 1)
     if summary.failed:
@@ -265,6 +272,16 @@ def run(
         )
     if summary.never_started:
         raise typer.Exit(3)
+
+
+#: Exit status of `harness run` stopped by its output's disk (full, over quota, read-only, failing).
+DISK_EXIT = 4
+
+
+def _storage_stop(why: str) -> str:
+    """The one line of a run stopped by its disk: the path and errno text, then what to do."""
+    return (f"{why}; the run stopped (every match recorded so far is kept): free space on that disk, or make it "
+            "writable, then run the same command again to resume")
 
 
 def _running_report(out_dir: Path) -> None:
@@ -309,7 +326,7 @@ def plan(
     of its scheduler; local:N has N).
     """
     from harness.tournament.config import ConfigError
-    from harness.tournament.estimate import DEFAULT_RATES, calibrate
+    from harness.tournament.estimate import DEFAULT_RATES, calibrate, disk_warning
     from harness.tournament.results import ResultsError
     from harness.tournament.runner import describe_plan, preview
 
@@ -332,6 +349,9 @@ def plan(
     where = cfg.tournament.output
     _echo(f"output: {where} ({view.reuse.describe()})" if view.existing else f"output: {where} (new)")
     _echo(f"estimate: {view.estimate.matches:,} matches to play, {view.estimate.describe()}")
+    short = disk_warning(view.estimate, where) if view.estimate.matches else None
+    if short:
+        _say("plan", f"warning: {short}")
     if view.left_out:
         _echo(f"entry check: left out of this plan, as they failed their entry check in {where} and are unchanged "
               f"since: {', '.join(view.left_out)} (a run checks them again)")

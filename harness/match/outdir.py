@@ -8,6 +8,7 @@ reported in one line before any bot starts.
 
 from __future__ import annotations
 
+import errno
 import os
 import time
 from pathlib import Path
@@ -19,6 +20,42 @@ _HISTORY_NAMES = ("hands.jsonl", "hands.jsonl.gz")
 
 class OutDirError(ValueError):
     """An output directory that cannot be used; the message names it and says what to do."""
+
+
+#: errno values that mean the output's disk takes no more data: full, over quota, read-only, failing.
+STORAGE_ERRNOS: tuple[int, ...] = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO)
+
+
+class StorageError(Exception):
+    """Results or hand histories cannot be written: the disk is full, over quota, read-only or failing.
+
+    Attributes:
+        path: the file or directory that could not be written.
+        errno: one of :data:`STORAGE_ERRNOS`.
+    """
+
+    def __init__(self, path: Path | str, code: int) -> None:
+        self.path = Path(path)
+        self.errno = code
+        super().__init__(f"cannot write {self.path}: {os.strerror(code)}")
+
+
+def storage_errno(exc: BaseException) -> int | None:
+    """The :data:`STORAGE_ERRNOS` value behind ``exc`` (itself, or an error it was raised while handling), or None.
+
+    A full disk often shows first in a flush and again in the cleanup that
+    closes the file: the chain is searched so that either is recognised.
+    """
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, StorageError):
+            return current.errno
+        if isinstance(current, OSError) and current.errno in STORAGE_ERRNOS:
+            return current.errno
+        current = current.__cause__ or current.__context__
+    return None
 
 
 def prepare_out_dir(path: Path, option: str = "--out") -> Path:

@@ -37,6 +37,7 @@ from typing import Any
 from harness.engine.config import GameConfig
 from harness.match.deals import new_seed
 from harness.match.history import HistoryError, decision_times, find_history, read_history
+from harness.match.outdir import StorageError
 from harness.match.specs import BotSpec, FaultKind, Limits, SandboxSettings
 from harness.match.untrusted import visible
 from harness.tournament.config import TournamentConfig
@@ -315,6 +316,8 @@ def check_entries(
 
     def finished(done: Done) -> None:
         nonlocal reference
+        if done.storage is not None:  # the disk failed the check, not the bot
+            raise StorageError(done.job.directory, done.storage)
         name = done.job.info
         data = done.result or {
             "ok": False, "reason": f"the check itself failed: {done.error}", "stderr_tail": "",

@@ -136,6 +136,24 @@ def describe_seconds(seconds: float) -> str:
     return f"{seconds / 86400:.0f} days"
 
 
+def disk_warning(estimate: Estimate, out_dir: Path) -> str | None:
+    """A warning when the disk of ``out_dir`` (or of its nearest existing parent) has less free space
+    than ``estimate.bytes``, else None (also when the free space cannot be read)."""
+    where = Path(out_dir).absolute()
+    while not where.exists() and where != where.parent:
+        where = where.parent
+    try:
+        stat = os.statvfs(where)
+    except OSError:
+        return None
+    free = stat.f_bavail * stat.f_frsize
+    if free >= estimate.bytes:
+        return None
+    return (f"the disk of {out_dir} has {describe_bytes(free)} free, the matches to play need about "
+            f"{describe_bytes(estimate.bytes)}: a run stops when it is full (exit status 4; nothing recorded is "
+            "lost); free space, or give --out a directory on a larger disk")
+
+
 def describe_bytes(count: float) -> str:
     """``"830 kB"``, ``"12 MB"``, ``"1.4 GB"`` (powers of 1000)."""
     for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):

@@ -43,6 +43,7 @@ from typing import Any
 
 from harness.match.history import HANDS_FILE as HANDS_FILE  # re-exported: the plain history's name
 from harness.match.history import find_history, read_history
+from harness.match.outdir import StorageError, storage_errno
 from harness.match.specs import MatchResult
 
 # How the schedule names tables (harness.tournament.schedule.table_name; not imported: it imports the plan).
@@ -451,12 +452,33 @@ class ResultsStore:
         return records
 
     def append(self, record: MatchRecord) -> None:
-        """Append one record durably (one write, flush, fsync)."""
-        line = json.dumps(record.to_dict(), separators=(",", ":")) + "\n"
-        with open(self.results_path, "a", encoding="utf-8") as fh:
-            fh.write(line)
-            fh.flush()
-            os.fsync(fh.fileno())
+        """Append one record durably (one write, flush, fsync).
+
+        Raises:
+            harness.match.outdir.StorageError: the disk takes no more data (full, read-only, ...);
+                a partly written line is cut off again, so the records before it stay whole.
+            OSError: any other failure to write.
+        """
+        line = (json.dumps(record.to_dict(), separators=(",", ":")) + "\n").encode("utf-8")
+        fd = os.open(self.results_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            size = os.fstat(fd).st_size
+            try:
+                view = memoryview(line)
+                while view:  # unbuffered: nothing is left to flush (and fail again) at close
+                    view = view[os.write(fd, view):]
+                os.fsync(fd)
+            except OSError as exc:
+                code = storage_errno(exc)
+                try:
+                    os.ftruncate(fd, size)
+                except OSError:  # the next run cuts a torn last line when it opens the file
+                    pass
+                if code is None:
+                    raise
+                raise StorageError(self.results_path, code) from None
+        finally:
+            os.close(fd)
 
     def match_dir(self, match_id: str) -> Path:
         """Return ``<out>/matches/<match_id>``."""

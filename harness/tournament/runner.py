@@ -50,6 +50,7 @@ from typing import Any
 
 from harness.match.deals import commitment
 from harness.match.history import HistoryTail, find_history
+from harness.match.outdir import StorageError, storage_errno
 from harness.match.specs import BotSpec, Limits, MatchResult, MatchSpec, SandboxSettings
 from harness.match.untrusted import visible
 from harness.tournament.cluster import ClusterError
@@ -63,7 +64,16 @@ from harness.tournament.entries import (
     unchecked,
     working,
 )
-from harness.tournament.estimate import RUNNER_S, Estimate, MatchCost, Rates, Refiner, calibrate, estimate
+from harness.tournament.estimate import (
+    RUNNER_S,
+    Estimate,
+    MatchCost,
+    Rates,
+    Refiner,
+    calibrate,
+    disk_warning,
+    estimate,
+)
 from harness.tournament.plan import Plan, Reuse, compare, make_plan
 from harness.tournament.results import (
     MatchRecord,
@@ -124,7 +134,9 @@ class RunSummary:
         board_text: the leaderboard as printed (None when nothing is recorded).
         notices: the leaderboard's notices (incomplete tables, records not counted).
         stopped: why the run stopped before the end other than by Ctrl-C (the
-            Dask scheduler was lost), "" otherwise; the directory is resumable.
+            Dask scheduler was lost, the disk is full), "" otherwise; the directory is resumable.
+        storage: the run stopped because results or hand histories could not be written
+            (:class:`harness.match.outdir.StorageError`; ``stopped`` names the path).
     """
 
     out_dir: Path
@@ -146,6 +158,7 @@ class RunSummary:
     board_text: str | None = None
     notices: list[str] = field(default_factory=list)
     stopped: str = ""
+    storage: bool = False
 
     @property
     def complete(self) -> bool:
@@ -408,6 +421,9 @@ def run_tournament(
             bots passed the entry check. Raised before any match.
         harness.tournament.cluster.ClusterError: the Dask cluster cannot be
             reached (before any match; lost later: ``summary.stopped``).
+        harness.match.outdir.StorageError: the output directory's disk takes no more data
+            (full, over quota, read-only, failing) before the matches (entry check, plan);
+            during them: ``summary.storage`` and ``summary.stopped``. Nothing recorded is lost.
     """
     store = ResultsStore(config.tournament.output)
     stored = store.open()
@@ -415,11 +431,17 @@ def run_tournament(
     try:
         if executor is None and config.schedule.backend is Backend.DASK:
             owned = executor = dask_executor(config, store.out_dir)
-        seeds = tournament_seeds(store.out_dir, config.tournament.seed)
-        summary = _run(config, store, stored, seeds, play, progress, quiet, entry_check, check, executor, rates,
-                       _Reporter(report, store.out_dir, report_every_s))
-        if summary.complete:
-            reveal(store.out_dir, seeds)  # commit (tournament.json), play, then reveal
+        try:
+            seeds = tournament_seeds(store.out_dir, config.tournament.seed)
+            summary = _run(config, store, stored, seeds, play, progress, quiet, entry_check, check, executor,
+                           rates, _Reporter(report, store.out_dir, report_every_s))
+            if summary.complete:
+                reveal(store.out_dir, seeds)  # commit (tournament.json), play, then reveal
+        except OSError as exc:  # the entry check's or the plan's files: nothing was played
+            code = storage_errno(exc)
+            if code is None:
+                raise
+            raise StorageError(exc.filename or store.out_dir, code) from None
         return summary
     finally:
         if owned is not None:
@@ -530,6 +552,9 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
     say(describe_plan(config, plan))
     say(reuse.describe())
     say(f"estimate: {len(todo):,} matches to play, {est.describe()}")
+    short = disk_warning(est, store.out_dir) if todo else None
+    if short:
+        say(f"WARNING: {short}")
     if fresh_deals:
         say(f"deals: the seeds of the finished contest were revealed in {revealed}; the {len(todo)} new matches are "
             "dealt from a new secret seed (committed in tournament.json, revealed with the others after the last "
@@ -569,6 +594,8 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
     def finished(done: Done) -> None:
         nonlocal hands_done
         tails.pop(done.job.key, None)
+        if done.storage is not None:  # the disk, not the match: stop here, every record so far is kept
+            raise StorageError(done.job.directory, done.storage)
         record = _record(done, config.game.unit)
         if record is None:
             summary.failed.append(done.job.key)
@@ -603,6 +630,12 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
         summary.interrupted = True
     except ClusterError as exc:
         summary.stopped = str(exc)
+    except (StorageError, OSError) as exc:
+        code = storage_errno(exc)
+        if code is None:
+            raise
+        where = exc.path if isinstance(exc, StorageError) else exc.filename or store.out_dir
+        summary.stopped, summary.storage = str(StorageError(where, code)), True
     finally:
         reporter.stop()
         summary.seconds = time.monotonic() - started
@@ -611,7 +644,7 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
     summary.records = [rec for rec in read_records(store.out_dir)
                        if rec.match_id in planned and rec.fingerprint == planned[rec.match_id].fingerprint]
     summary.never_started = never_started(summary.records, store.out_dir)
-    if summary.records or report.failed:
+    if (summary.records or report.failed) and not summary.storage:  # no room for the leaderboard's files
         from harness.tournament.leaderboard import write_leaderboard
 
         board, text = write_leaderboard(store.out_dir)

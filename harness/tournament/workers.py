@@ -38,6 +38,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, Protocol
 
+from harness.match.outdir import STORAGE_ERRNOS, StorageError, storage_errno
 from harness.match.placement import pin
 
 RESULT_FILE = "result.json"
@@ -46,6 +47,9 @@ WORKERS_FILE = ".workers"
 _PR_SET_PDEATHSIG = 1  # prctl(2) option (linux/prctl.h)
 _STOP_GRACE_S = 15.0
 STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+#: A worker whose job could not write (disk full, ...) exits with this plus the index of the errno in
+#: STORAGE_ERRNOS: the disk cannot take error.txt either, so the exit code carries the reason.
+STORAGE_EXIT = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,12 +85,15 @@ class Done:
         result: the dict its function returned, or None if it failed.
         error: why it failed ("" on success); the traceback is in ``<dir>/error.txt``.
         wall_s: seconds from start to collection.
+        storage: the errno (:data:`harness.match.outdir.STORAGE_ERRNOS`) when the job failed
+            because its directory's disk takes no more data (full, read-only, ...), else None.
     """
 
     job: Job
     result: dict[str, Any] | None
     error: str
     wall_s: float
+    storage: int | None = None
 
 
 class Executor(Protocol):
@@ -150,9 +157,13 @@ def _worker(func: Callable[..., dict[str, Any]], args: tuple[Any, ...], director
         os.replace(tmp, directory / RESULT_FILE)
     except KeyboardInterrupt:
         os._exit(130)
-    except BaseException:  # noqa: BLE001 - any failure is reported through error.txt
-        (directory / ERROR_FILE).write_text(traceback.format_exc(), encoding="utf-8")
-        os._exit(1)
+    except BaseException as exc:  # noqa: BLE001 - any failure is reported through error.txt
+        code = storage_errno(exc)
+        try:
+            (directory / ERROR_FILE).write_text(traceback.format_exc(), encoding="utf-8")
+        except OSError:  # the disk that failed the job cannot take its report: the exit code says why
+            pass
+        os._exit(1 if code is None else STORAGE_EXIT + STORAGE_ERRNOS.index(code))
 
 
 @dataclass(slots=True)
@@ -204,8 +215,11 @@ class LocalExecutor:
         if self._workers_file is None:
             return
         tmp = self._workers_file.with_name(self._workers_file.name + ".tmp")
-        tmp.write_text("".join(f"{r.process.pid}\n" for r in self._running.values()), encoding="ascii")
-        os.replace(tmp, self._workers_file)
+        try:
+            tmp.write_text("".join(f"{r.process.pid}\n" for r in self._running.values()), encoding="ascii")
+            os.replace(tmp, self._workers_file)
+        except OSError:  # best effort (a full disk): the results store reports what matters, the run goes on
+            pass
 
     def submit(self, job: Job) -> None:
         """Fork a worker for ``job`` (Ctrl-C and SIGTERM blocked until it is tracked)."""
@@ -260,6 +274,9 @@ def _collect(job: Job, exitcode: int | None, wall_s: float) -> Done:
     """Read a finished worker's result.json; on failure make sure error.txt says why."""
     path = job.directory / RESULT_FILE
     error = job.directory / ERROR_FILE
+    if exitcode is not None and STORAGE_EXIT <= exitcode < STORAGE_EXIT + len(STORAGE_ERRNOS):
+        code = STORAGE_ERRNOS[exitcode - STORAGE_EXIT]
+        return Done(job, None, f"cannot write {job.directory}: {os.strerror(code)}", wall_s, storage=code)
     if not path.exists():
         if not error.exists():
             error.write_text(f"worker exited with code {exitcode} without a result\n", encoding="utf-8")
@@ -307,7 +324,8 @@ def run_all(executor: Executor, jobs: Sequence[Job], on_done: Callable[[Done], N
         on_tick: called after every wait (progress).
 
     Raises:
-        KeyboardInterrupt: Ctrl-C or SIGTERM, after the executor stopped every running job.
+        KeyboardInterrupt: Ctrl-C or SIGTERM, after the executor stopped every running job
+            (as it does when ``on_done`` cannot write: OSError, StorageError).
     """
     todo = list(reversed(jobs))
     old_term = signal.signal(signal.SIGTERM, _raise_interrupt)
@@ -324,7 +342,7 @@ def run_all(executor: Executor, jobs: Sequence[Job], on_done: Callable[[Done], N
                 on_done(done)
             if on_tick is not None:
                 on_tick()
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, OSError, StorageError):  # also when on_done cannot record (a full disk)
         executor.stop()
         raise
     finally:

@@ -1,0 +1,111 @@
+"""A full (or read-only, over-quota, failing) output disk stops a run in one line (trial finding C).
+
+The trial ran with the output on a small tmpfs: 8 tracebacks from the
+workers and the runner, exit 1. Now the run stops at the first write that
+fails, says which path and why in one line, exits 4, and a later run resumes
+with every record kept.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from harness.cli import DISK_EXIT, app
+from harness.match.outdir import StorageError, storage_errno
+from harness.tournament.results import RESULTS_FILE, ResultsStore, read_records
+from harness.tournament.runner import run_tournament
+from tests.test_runner_fakes import fake_config, fake_play
+
+_COUNTER: Path | None = None  # set before the run: forked workers see it
+_FULL_FROM = 2  # matches that fit on the "disk"
+
+
+def filling_play(bots: Any, spec: Any, limits: Any, out_dir: Path, **_: Any) -> Any:
+    """fake_play until the disk is "full": then the history's flush fails as on a full tmpfs."""
+    assert _COUNTER is not None
+    _COUNTER.mkdir(exist_ok=True)
+    started = len(os.listdir(_COUNTER))
+    (_COUNTER / f"{started}-{os.getpid()}").touch()
+    if started >= _FULL_FROM:
+        try:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        finally:  # the referee's cleanup fails the same way (gzip close): the first error is the context
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    return fake_play(bots, spec, limits, out_dir)
+
+
+def test_a_full_disk_stops_the_run_in_one_line_and_the_next_run_resumes(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    global _COUNTER
+    _COUNTER = tmp_path / "started"
+    config = fake_config(tmp_path / "out", ["a", "b", "c"], hands=3, jobs=1)
+    first = run_tournament(config, play=filling_play, quiet=True)
+    assert first.storage and not first.complete
+    assert first.stopped.startswith(f"cannot write {tmp_path / 'out' / 'matches'}/")
+    assert first.stopped.endswith(": No space left on device")
+    assert len(read_records(tmp_path / "out")) == _FULL_FROM == len(first.records)
+    assert "Traceback" not in capfd.readouterr().err  # nor from the forked workers
+
+    again = run_tournament(config, play=fake_play, quiet=True)
+    assert again.complete and again.matches_run == 6 - _FULL_FROM and not again.storage
+    assert {r.match_id for r in first.records} <= {r.match_id for r in again.records}
+
+
+def test_a_record_that_does_not_fit_is_cut_off_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = fake_config(tmp_path / "out", ["a", "b"], hands=2, jobs=1)
+    run_tournament(config, play=fake_play, quiet=True)
+    path = tmp_path / "out" / RESULTS_FILE
+    before = path.read_bytes()
+    record = read_records(tmp_path / "out")[0]
+
+    def full(fd: int) -> None:
+        raise OSError(errno.EDQUOT, os.strerror(errno.EDQUOT))
+
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(StorageError) as err:
+        ResultsStore(tmp_path / "out").append(record)
+    assert err.value.path == path and storage_errno(err.value) == errno.EDQUOT
+    assert str(err.value) == f"cannot write {path}: {os.strerror(errno.EDQUOT)}"
+    assert path.read_bytes() == before  # no torn line for the next run to trip on
+
+
+def test_harness_run_on_a_full_disk_exits_4_with_one_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> None:
+    import harness.match.referee
+
+    global _COUNTER
+    _COUNTER = tmp_path / "started"
+    monkeypatch.setattr(harness.match.referee, "play_match", filling_play)
+    toml = tmp_path / "t.toml"
+    root = Path(__file__).resolve().parents[1]
+    toml.write_text('[schedule]\nhands = 2\njobs = 1\n' + "".join(
+        f'[[bots]]\nname = "{n}"\ncommand = "python -m bots.caller"\ncwd = "{root}"\n' for n in "abc"))
+    result = CliRunner().invoke(app, ["run", str(toml), "--out", str(tmp_path / "out"), "--no-entry-check"])
+    assert result.exit_code == DISK_EXIT == 4, result.output
+    lines = [ln for ln in result.stderr.splitlines() if ln.startswith("harness run: ")]
+    assert len(lines) == 1 and "No space left on device" in lines[0] and "run the same command again" in lines[0]
+    assert "Traceback" not in result.output + capfd.readouterr().err
+    assert len(read_records(tmp_path / "out")) == _FULL_FROM
+
+
+def test_plan_warns_when_the_estimate_does_not_fit_the_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from harness.tournament.estimate import Estimate, disk_warning
+
+    est = Estimate(seconds=10.0, bytes=13e6, matches=20, hands=4000, jobs=2, source="defaults")
+    real = os.statvfs(tmp_path)
+    room = real.f_bavail * real.f_frsize
+    assert disk_warning(Estimate(1.0, room / 2, 1, 1, 1, "defaults"), tmp_path / "new" / "out") is None
+
+    class Small:
+        f_bavail, f_frsize = 150, 4096  # 614 kB
+
+    monkeypatch.setattr(os, "statvfs", lambda path: Small)
+    warning = disk_warning(est, tmp_path / "new" / "out")
+    assert warning is not None and "has 614 kB free" in warning and "need about 13 MB" in warning
+    assert "exit status 4" in warning
