@@ -167,6 +167,9 @@ def resolve_command(spec: BotSpec, env: Mapping[str, str] | None = None) -> list
         spec: the bot.
         env: the environment whose PATH is searched (default: the referee's).
 
+    A program with a slash is found from the bot's ``cwd``; one without is looked up
+    on the PATH only, as a shell does (the error suggests ``./NAME`` when ``cwd`` has it).
+
     Raises:
         BotStartError: empty command, cwd missing, program not found or not executable.
     """
@@ -196,9 +199,12 @@ def resolve_command(spec: BotSpec, env: Mapping[str, str] | None = None) -> list
     else:
         found = shutil.which(exe, path=env.get("PATH", os.defpath))
         if found is None:
-            raise BotStartError(
-                f"bot {spec.name!r}: command {exe!r} not found on PATH; install it or give its full path"
-            )
+            # As in a shell, a name without a slash is looked up on the PATH only, never in cwd.
+            local = Path(spec.cwd or ".") / exe
+            hint = (f"did you mean ./{exe}? (a file of that name is in {local.parent.resolve()}; a name without "
+                    "a slash is looked up on the PATH, as in a shell)") if local.is_file() else \
+                "install it or give its full path"
+            raise BotStartError(f"bot {spec.name!r}: command {exe!r} not found on PATH; {hint}")
         path = Path(found)
     problem = exec_problem(path)
     if problem:

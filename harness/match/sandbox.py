@@ -334,6 +334,24 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
+def _unseen_files(args: Sequence[str], cwd: str, views: Sequence[str], hidden: Sequence[str]) -> list[str]:
+    """Existing files named in ``args`` (a script, a model file) that the bot's view does not show.
+
+    Not shown by design (the view is the bot's directory, read-only, and what it needs to run),
+    so the bot fails to open them: the caller says so instead of leaving "can't open file" alone.
+    """
+    out = []
+    for arg in args:
+        if arg.startswith("-") or os.sep not in arg:
+            continue
+        path = os.path.realpath(os.path.join(cwd, arg))
+        if not os.path.isfile(path):
+            continue
+        if not any(_inside(path, v) for v in views) or any(_inside(path, h) for h in hidden):
+            out.append(path)
+    return out
+
+
 class BotJail:
     """The sandbox of one bot: its bwrap command line, control group and uid.
 
@@ -360,6 +378,7 @@ class BotJail:
         self.hidden = [os.path.realpath(h) for h in hidden]
         self.uid = uid
         self.endpoint = f"ipc://{ENDPOINT_DIR}/{ENDPOINT_NAME}"
+        self.unseen: list[str] = []  # files the command names that the sandbox does not show (set by wrap)
 
     def access_hint(self) -> str:
         """Why the bot may not have started: its directory is closed to its uid ('' when nothing is seen).
@@ -367,6 +386,12 @@ class BotJail:
         As root each bot runs as a uid of its own, which needs read and
         search permission on its directory (``chmod -R a+rX DIR``).
         """
+        if self.unseen:  # `cd /tmp && harness check-bot -- python /path/to/bot.py`: "can't open file"
+            folder = os.path.dirname(self.unseen[0])
+            return (
+                f"; note: the sandbox does not show {self.unseen[0]} to the bot (only its cwd {self.cwd} and "
+                f"[sandbox] paths): make {folder} its cwd (check-bot --cwd, [[bots]] cwd) or add it to [sandbox] paths"
+            )
         if self.uid is None:
             return ""
         try:
@@ -429,6 +454,7 @@ class BotJail:
         ]
         made = {"/", "/usr", "/etc", "/tmp", "/proc", "/dev"}
         views = self._views(self._program_view(argv[0], env))
+        self.unseen = _unseen_files(argv[1:], self.cwd, views, self.hidden)
         for view in views:
             # Parents made world-traversable: bwrap makes them 0700 as root, and the bot is not root.
             parts = Path(view).parents
