@@ -449,8 +449,7 @@ def match(
     from harness.match.outdir import OutDirError, default_out_dir, prepare_out_dir
     from harness.match.referee import BotSpec, Limits, MatchSpec, StackMode, play_match
     from harness.match.sandbox import SandboxError
-    from harness.match.specs import FaultKind, SandboxMode, SandboxSettings
-    from harness.tournament.config import BOT_NAME
+    from harness.match.specs import BOT_NAME, FaultKind, SandboxMode, SandboxSettings
 
     def usage(message: str) -> typer.Exit:
         return _usage("match", message)

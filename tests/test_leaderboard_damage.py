@@ -37,7 +37,8 @@ def _leaderboard(out: Path) -> tuple[int, str, str]:
 @pytest.mark.parametrize("edit", [
     lambda r: r["result"]["bots"].__setitem__(1, "zed"),  # an unknown name
     lambda r: r["result"].__setitem__("bots", r["result"]["bots"][::-1]) or r.__setitem__("table", "bob+carol"),
-], ids=["unknown-bot", "moved-table"])
+    lambda r: r["result"]["bots"].__setitem__(0, "\x1b[2Jalice"),  # not a name: nothing prints it
+], ids=["unknown-bot", "moved-table", "escape-codes"])
 def test_a_record_with_edited_bots_is_a_damaged_line(finished: Path, edit) -> None:  # noqa: ANN001
     path = finished / RESULTS_FILE
     lines = path.read_text().splitlines()
@@ -48,7 +49,9 @@ def test_a_record_with_edited_bots_is_a_damaged_line(finished: Path, edit) -> No
     before = (finished / "leaderboard.md").read_bytes()
     code, out, err = _leaderboard(finished)
     assert code == 2 and out == ""
-    assert f"{RESULTS_FILE}, line 3: match {record['match_id']}: its bots" in err and "fix or remove that line" in err
+    assert f"{RESULTS_FILE}, line 3: match {record['match_id']}: " in err and "fix or remove that line" in err
+    assert "its bots" in err or "is not a bot name" in err
+    assert "\x1b" not in err
     assert err.count("\n") == 1
     assert (finished / "leaderboard.md").read_bytes() == before
 

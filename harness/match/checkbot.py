@@ -34,7 +34,16 @@ from harness.engine.config import GameConfig, Structure
 from harness.match.botproc import PASSED_ENV, PASSED_ENV_PREFIXES, resolve_command
 from harness.match.history import decision_times, find_history, read_history, record_faults
 from harness.match.outdir import prepare_out_dir
-from harness.match.specs import BotSpec, FaultKind, Limits, MatchResult, MatchSpec, SandboxSettings, bound_problem
+from harness.match.specs import (
+    BOT_NAME,
+    BotSpec,
+    FaultKind,
+    Limits,
+    MatchResult,
+    MatchSpec,
+    SandboxSettings,
+    bound_problem,
+)
 from harness.match.untrusted import visible
 
 #: What each fault kind means to a bot author, and what to fix.
@@ -330,7 +339,7 @@ def reference_bot(text: str) -> BotSpec:
             argv = tuple(shlex.split(command))
         except ValueError as exc:
             raise ValueError(f"--opponent {text!r}: cannot split the command: {exc}") from None
-        if not name or not argv or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}", name):
+        if not name or not argv or not BOT_NAME.match(name):
             raise ValueError(
                 f"--opponent {text!r}: give NAME=COMMAND (NAME of letters, digits, '_.-'), e.g. c=./cbot"
             )

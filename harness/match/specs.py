@@ -6,12 +6,17 @@ tournament code can all import them without importing each other.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
 from harness.engine.config import MAX_CAP, MAX_CHIPS, GameConfig
+
+#: A bot's name: 1-32 letters, digits, ``_``, ``.`` or ``-``, starting with a letter or digit (file names,
+#: table and match ids, hand histories and leaderboards carry it as it is).
+BOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")
 
 #: Most hands in one match: hand ids and counts stay far inside the wire's bound (2**40), and a
 #: match stays a few hours at most (about 1,000 hands/s heads-up here); play more matches for more.

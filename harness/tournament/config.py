@@ -24,6 +24,7 @@ from typing import Any
 from harness.engine.config import GameConfig, Replacements, Structure
 from harness.match.deals import parse_seed
 from harness.match.specs import (
+    BOT_NAME,
     BOUNDS,
     BotSpec,
     CpuPolicy,
@@ -43,7 +44,6 @@ from harness.tournament.schedule import (
     default_tables_per_bot,
 )
 
-BOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")
 MIN_SEATS, MAX_SEATS = 2, 6  # R1.2
 #: Default ``[schedule] max_matches``: about 3 hours of 1,000-hand heads-up matches with 2 jobs on the
 #: 2-core machine this is developed on (README "Speed"); larger plans must say so or use "sampled".

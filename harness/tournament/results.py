@@ -44,7 +44,7 @@ from typing import Any
 from harness.match.history import HANDS_FILE as HANDS_FILE  # re-exported: the plain history's name
 from harness.match.history import find_history, read_history
 from harness.match.outdir import StorageError, storage_errno
-from harness.match.specs import MatchResult
+from harness.match.specs import BOT_NAME, MatchResult
 
 # How the schedule names tables (harness.tournament.schedule.table_name; not imported: it imports the plan).
 _SEAT_SEPARATOR = "+"
@@ -252,6 +252,9 @@ def check_record(record: MatchRecord) -> None:
     n = len(res.bots)
     if not 2 <= n <= 6 or len(set(res.bots)) != n:
         raise ValueError(f"bots {res.bots} must be 2 to 6 distinct names")
+    for name in res.bots:
+        if not isinstance(name, str) or not BOT_NAME.match(name):
+            raise ValueError(f"bot name {name!r} is not a bot name (1-32 letters, digits, '_', '.' or '-')")
     for name, values in (("net", res.net), ("faults", res.faults), ("status", res.status)):
         if len(values) != n:
             raise ValueError(f"{name} has {len(values)} entries for {n} bots")
