@@ -109,3 +109,16 @@ def test_plan_warns_when_the_estimate_does_not_fit_the_disk(tmp_path: Path, monk
     warning = disk_warning(est, tmp_path / "new" / "out")
     assert warning is not None and "has 614 kB free" in warning and "need about 13 MB" in warning
     assert "exit status 4" in warning
+
+
+def full_check(bot: Any, *args: Any, **kwargs: Any) -> dict[str, Any]:
+    """An entry check whose hand history does not fit: the disk, not the bot, failed it."""
+    raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+
+
+def test_a_full_disk_during_the_entry_check_blames_the_disk_not_the_bots(tmp_path: Path) -> None:
+    config = fake_config(tmp_path / "out", ["a", "b"], hands=2, jobs=1, entry_check=True)
+    with pytest.raises(StorageError) as err:
+        run_tournament(config, play=fake_play, check=full_check, quiet=True)
+    assert err.value.errno == errno.EROFS and str(err.value).startswith(f"cannot write {tmp_path / 'out'}/entries/")
+    assert not (tmp_path / "out" / "entries.json").exists()  # no bot is recorded as failing its check
