@@ -437,7 +437,7 @@ def run_tournament(
                            rates, _Reporter(report, store.out_dir, report_every_s))
             if summary.complete:
                 reveal(store.out_dir, seeds)  # commit (tournament.json), play, then reveal
-        except OSError as exc:  # the entry check's or the plan's files: nothing was played
+        except OSError as exc:  # files written outside the matches (entry check, plan, reveal)
             code = storage_errno(exc)
             if code is None:
                 raise
