@@ -10,6 +10,7 @@ the effects themselves too (files written, processes alive, faults).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import socket
@@ -26,6 +27,8 @@ import pytest
 
 from harness.engine.config import GameConfig
 from harness.match import sandbox as sb
+from harness.match import syscall_filter
+from harness.match.history import find_history, read_history
 from harness.match.referee import play_match
 from harness.match.specs import BotSpec, CpuPolicy, Limits, MatchResult, MatchSpec, SandboxMode, SandboxSettings
 
@@ -312,3 +315,114 @@ def test_busy_children_cannot_slow_the_opponent_down(arena: Path) -> None:
     base = quietest
     unfair = run("off", [hog, thinker], OFF)
     assert unfair >= 1.5 * base, (base, unfair)
+
+
+def shared_files(arena: Path) -> Path:
+    """A directory every colluder sees read-only (as /usr is), laid out as tests/fixtures/hostile/colluder.py wants."""
+    shared = arena / "shared"
+    for sub in ("flock", "inotify"):
+        (shared / sub).mkdir(parents=True)
+        for name in (f"{seat}_{parity}_{card}" for seat in range(2) for parity in range(2) for card in range(52)):
+            (shared / sub / name).touch()
+    for name in ("posix.lock", "ofd.lock"):
+        (shared / name).write_bytes(b"\0" * 64)
+    with open(shared / "page.bin", "wb") as fh:
+        fh.write(os.urandom(1 << 16))
+        os.fsync(fh.fileno())  # clean pages: DONTNEED can drop them
+    for path in [shared, *shared.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return shared
+
+
+CHANNELS = {"posix-lock", "ofd-lock", "flock", "inotify"}
+PRIMITIVES = {"dnotify", "pagecache", "io-uring", "fcntl-high-bits", "inotify-i386", "inotify-x32"}
+
+
+@pytest.mark.skipif(syscall_filter.support().problem != "", reason=(
+    "SECCOMP TEST SKIPPED: " + syscall_filter.support().problem + " (.ci/run installs libseccomp2; pip install "
+    "pyseccomp)"))
+@pytest.mark.parametrize("box", MODES)
+def test_colluders_at_one_table_learn_nothing_through_locks_or_file_watching(arena: Path,
+                                                                            box: SandboxSettings) -> None:
+    """Two copies of a colluder, heads-up, publish their cards each hand on every channel and read the other's."""
+    shared = shared_files(arena)
+    env = {"COLLUDE_DIR": str(shared), "HOSTILE_CALLS": "1"}
+    bots = [entry(arena, "c1", "colluder.py", env=env), entry(arena, "c2", "colluder.py", env=env)]
+    out = arena / "out"
+    result = play(bots, out, dataclasses.replace(box, paths=(str(shared),)), hands=6)
+    reports = [attacks(out, 0, "c1"), attacks(out, 1, "c2")]
+    for report in reports:
+        assert CHANNELS | PRIMITIVES <= set(report), report
+    won = set().union(*(succeeded(r) for r in reports))
+    learned = [line.split() for seat, name in enumerate(("c1", "c2"))
+               for line in (out / "logs" / f"{seat}-{name}.err").read_text().splitlines()
+               if line.startswith("COLLUDE ")]
+    if box is ON:
+        assert won == set(), reports
+        assert learned == []
+        assert result.status == ["ok", "ok"] and result.faults == [{}, {}]
+    else:  # the same bots do pass their cards without the sandbox: the test can fail
+        assert CHANNELS | {"dnotify", "fcntl-high-bits"} <= won, reports
+        history = find_history(out)
+        assert history is not None
+        dealt = {h["hand_id"]: [sorted(p["dealt"]) for p in h["players"]] for h in read_history(history)}
+        for _, channel, hand, seat, *cards in learned:
+            assert cards == dealt[int(hand)][int(seat)], (channel, hand, seat)
+        assert {line[1] for line in learned} == CHANNELS
+
+
+SQLITE_BOT = """
+import fcntl, sqlite3
+db = sqlite3.connect("/tmp/scratch.db")
+db.execute("create table t (a)")
+db.execute("insert into t values (7)")
+db.commit()
+book = sqlite3.connect("file:book.db?mode=ro", uri=True)
+with open("book.db", "rb") as fh:
+    fcntl.flock(fh, fcntl.LOCK_EX)
+    fcntl.lockf(fh, fcntl.LOCK_SH)
+print(db.execute("select a from t").fetchone()[0], book.execute("select move from book").fetchone()[0])
+"""
+
+
+@pytest.mark.skipif(syscall_filter.support().problem != "", reason="SECCOMP TEST SKIPPED: " +
+                    syscall_filter.support().problem)
+def test_programs_that_lock_their_own_files_still_work_in_the_sandbox(tmp_path: Path) -> None:
+    """Locks succeed as no-ops: SQLite writes its scratch database and reads one in the bot's read-only directory."""
+    import sqlite3
+    import subprocess
+
+    home = tmp_path / "bot"
+    home.mkdir()
+    (home / "bot.py").write_text(SQLITE_BOT)
+    with sqlite3.connect(home / "book.db") as book:
+        book.execute("create table book (move)")
+        book.execute("insert into book values ('raise')")
+    book.close()
+    seat = tmp_path / "seat"
+    seat.mkdir(mode=0o700)
+    for path in (tmp_path, home, home / "bot.py", home / "book.db"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    jail = sb.BotJail(seat_dir=str(seat), cwd=str(home), settings=ON, hidden=(), uid=None)
+    argv, env = jail.wrap([sysconfig.get_config_var("BINDIR") + "/python3", "bot.py"], {"PATH": os.defpath})
+    assert "--seccomp" in argv and "seccomp" in sb.plan(ON).summary
+    try:
+        done = subprocess.run(argv, env=env, pass_fds=jail.pass_fds, capture_output=True, text=True, timeout=30)
+    finally:
+        jail.close_fds()
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["7", "raise"]
+
+
+def test_without_libseccomp_the_sandbox_says_so_and_required_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
+    missing = syscall_filter.FilterSupport(None, "libseccomp cannot be loaded (test)")
+    monkeypatch.setattr(syscall_filter, "support", lambda: missing)
+    auto = sb.plan(SandboxSettings(mode=SandboxMode.AUTO))
+    assert not auto.syscall_filter and "seccomp" not in auto.summary.split(":")[0]
+    assert auto.warning is not None and "libseccomp cannot be loaded" in auto.warning
+    assert "file locks" in auto.warning
+    with pytest.raises(sb.SandboxError, match="libseccomp"):
+        sb.plan(ON)
+    jail = sb.BotJail(seat_dir="/nonexistent", cwd=str(REPO), settings=ON, hidden=(), uid=None)
+    argv, _ = jail.wrap(["true"], {"PATH": os.defpath})
+    assert "--seccomp" not in argv and jail.pass_fds == ()

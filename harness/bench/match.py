@@ -273,7 +273,9 @@ def sandbox_start(n: int = 20) -> dict[str, float]:
             group = match.add_bot(f"bench{i}", memory_bytes=1 << 30, pids_max=256, cpus=os.sched_getaffinity(0))
             jail = BotJail(seat_dir=seat, cwd=tmp, settings=settings, hidden=(), uid=lease.uids[0] if lease else None)
             argv, env = jail.wrap([true], {"PATH": os.defpath})
-            subprocess.run(argv, env=env, check=True, preexec_fn=functools.partial(_join, group.join_fds))
+            subprocess.run(argv, env=env, check=True, pass_fds=jail.pass_fds,
+                           preexec_fn=functools.partial(_join, group.join_fds))
+            jail.close_fds()
             group.close()
             t2 = time.perf_counter()
             plain += t1 - t0

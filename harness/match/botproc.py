@@ -616,6 +616,7 @@ class BotProcess:
             try:
                 argv, env = jail.wrap(argv, env)
             except RuntimeError as exc:  # SandboxError
+                jail.close_fds()
                 raise BotStartError(f"bot {self.spec.name!r}: {exc}") from None
             cwd = None  # bwrap --chdir
         try:
@@ -628,6 +629,7 @@ class BotProcess:
                 stderr=subprocess.PIPE,
                 start_new_session=True,
                 close_fds=True,
+                pass_fds=jail.pass_fds if jail is not None else (),  # the seccomp program, read by bwrap
                 preexec_fn=_make_preexec(
                     self.limits, self.group.join_fds if self.group is not None else (), grouped=self.group is not None
                 ),
@@ -649,6 +651,9 @@ class BotProcess:
             raise BotStartError(f"bot {self.spec.name!r}: could not start {argv!r}: {exc}") from None
         except subprocess.SubprocessError as exc:
             raise BotStartError(f"bot {self.spec.name!r}: could not start {argv!r}: {exc}") from None
+        finally:
+            if jail is not None:
+                jail.close_fds()  # bwrap has its own copy
         assert self._popen.stdout is not None and self._popen.stderr is not None
         try:  # a pidfd lets stop() wake exactly when the bot exits (Linux >= 5.3)
             self._pidfd = os.pidfd_open(self._popen.pid)

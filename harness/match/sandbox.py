@@ -23,7 +23,10 @@ bubblewrap (``bwrap``, the sandbox Flatpak uses; Debian package
   namespace;
 - its control group (:mod:`harness.match.cgroups`): memory and processes of
   all its processes together, CPU accounting and weight, killed whole at the
-  end.
+  end;
+- a seccomp filter (:mod:`harness.match.syscall_filter`, loaded by bwrap):
+  no file locks, file watching or page-cache probing, the channels through
+  which bots in different sandboxes could talk over the files they all see.
 
 The referee also makes itself non-dumpable (``PR_SET_DUMPABLE``) while bots
 run, so a process of its own user cannot read its memory or ptrace it.
@@ -50,7 +53,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from harness.match import cgroups
+from harness.match import cgroups, syscall_filter
 from harness.match.specs import CpuPolicy, SandboxMode, SandboxSettings
 
 __all__ = [
@@ -177,7 +180,9 @@ class Plan:
         cpu: the fair-CPU policy in force (NONE without cgroups).
         warning: what is missing and what that means, or None when all is on.
         summary: one line for logs and ``harness check-bot``, e.g.
-            ``"on (bubblewrap, cgroup v1, a uid per seat, cpu: weight)"``.
+            ``"on (bubblewrap, a uid per seat, seccomp, cgroup v1, cpu: weight)"``.
+        syscall_filter: the bots' sandboxes load the seccomp filter
+            (:mod:`harness.match.syscall_filter`; only with ``namespaces``).
     """
 
     namespaces: bool
@@ -185,6 +190,7 @@ class Plan:
     cpu: CpuPolicy
     warning: str | None
     summary: str
+    syscall_filter: bool = False
 
     @property
     def active(self) -> bool:
@@ -203,24 +209,31 @@ def plan(settings: SandboxSettings, *, transport: str = "ipc") -> Plan:
         return Plan(False, False, CpuPolicy.NONE, None, "off ([sandbox] mode = \"off\")")
     sup = support()
     problems = []
+    filtering = syscall_filter.support()
     if not sup.namespaces:
         problems.append(sup.namespaces_problem)
     elif transport != "ipc":
         problems.append("the tcp transport cannot reach a bot without network: use ipc")
+    elif filtering.problem:
+        problems.append(f"no seccomp filter: {filtering.problem}")
     if not sup.cgroups.available:
         problems.append(f"control groups: {sup.cgroups.reason}")
     if problems and settings.mode is SandboxMode.REQUIRED:
         raise SandboxError(
             "[sandbox] mode = \"required\" but the sandbox cannot run here: " + "; ".join(problems)
-            + ". Install bubblewrap (apt-get install bubblewrap) and run where control groups can be created "
+            + ". Install bubblewrap (apt-get install bubblewrap) and libseccomp (apt-get install libseccomp2; "
+            "pip install pyseccomp) and run where control groups can be created "
             "(as root, or in a delegated cgroup), or set [sandbox] mode = \"auto\"."
         )
     namespaces = sup.namespaces and transport == "ipc"
+    filtered = namespaces and filtering.program is not None
     groups = sup.cgroups.available
     cpu = settings.cpu if groups else CpuPolicy.NONE
     parts = []
     if namespaces:
         parts += ["bubblewrap", "a uid per seat" if sup.root else "a user namespace"]
+    if filtered:
+        parts.append("seccomp")
     if groups:
         parts += [f"cgroup {sup.cgroups.version}", f"cpu: {cpu.value}"]
     warning = None
@@ -229,13 +242,16 @@ def plan(settings: SandboxSettings, *, transport: str = "ipc") -> Plan:
         if not namespaces:
             lost.append("bots run as the harness's user and can read its files, other bots' processes and memory, "
                         "the results and the network")
+        if namespaces and not filtered:
+            lost.append("bots can pass each other information (their cards, when two collude) through file locks "
+                        "and file watching on the files they all see")
         if not groups:
             lost.append("memory and process limits are per process and fair CPU is off")
         warning = ("bots are NOT fully isolated: " + "; ".join(problems) + ". So " + "; ".join(lost)
                    + ". Set [sandbox] mode = \"required\" to refuse such runs (contests), \"off\" to silence this.")
     summary = ("on (" + ", ".join(parts) + ")") if not problems else (
         ("partly on (" + ", ".join(parts) + ")" if parts else "OFF") + ": " + "; ".join(problems))
-    return Plan(namespaces, groups, cpu, warning, summary)
+    return Plan(namespaces, groups, cpu, warning, summary, filtered)
 
 
 # ---------------------------------------------------------------------- uids
@@ -379,6 +395,8 @@ class BotJail:
         self.uid = uid
         self.endpoint = f"ipc://{ENDPOINT_DIR}/{ENDPOINT_NAME}"
         self.unseen: list[str] = []  # files the command names that the sandbox does not show (set by wrap)
+        #: Descriptors the process started from :meth:`wrap`'s command line must inherit (the seccomp program).
+        self.pass_fds: tuple[int, ...] = ()
 
     def access_hint(self) -> str:
         """Why the bot may not have started: its directory is closed to its uid ('' when nothing is seen).
@@ -433,13 +451,26 @@ class BotJail:
     def wrap(self, argv: Sequence[str], env: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
         """The bwrap command line that runs ``argv`` in the sandbox, and the environment to give it.
 
+        The process started from it must inherit :attr:`pass_fds` (``Popen(...,
+        pass_fds=jail.pass_fds)``); call :meth:`close_fds` once it has started.
+
         Raises:
-            SandboxError: the seat's socket cannot be lent to its uid.
+            SandboxError: the seat's socket cannot be lent to its uid, or the
+                seccomp program cannot be handed to bwrap.
         """
         sup = support()
         assert sup.bwrap is not None
         scratch = str(self.settings.scratch_mb * 1024 * 1024)
         args = [sup.bwrap, *_namespace_args(self.uid is not None), *_usr_args()]
+        code = syscall_filter.program()
+        if code is not None:  # without it plan() said so (or refused, mode "required")
+            self.close_fds()
+            try:
+                fd = syscall_filter.memfd(code)
+            except OSError as exc:
+                raise SandboxError(f"cannot hand the seccomp filter to bubblewrap: {exc.strerror}") from None
+            self.pass_fds = (fd,)
+            args += ["--seccomp", str(fd)]
         args += ["--perms", "0755", "--dir", "/etc"]  # bwrap would make it 0700 as root
         for name in ETC_FILES:
             args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
@@ -487,3 +518,10 @@ class BotJail:
         inner = dict(env)
         inner.update(HOME="/tmp", TMPDIR="/tmp", HARNESS_ENDPOINT=self.endpoint)
         return args, inner
+
+    def close_fds(self) -> None:
+        """Close :attr:`pass_fds` (after the process has started; idempotent)."""
+        for fd in self.pass_fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.pass_fds = ()
