@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -76,6 +77,7 @@ def test_cli_run_with_real_bots_agrees_with_hand_histories(tmp_path: Path) -> No
     result = CliRunner().invoke(app, ["run", str(tournament(tmp_path, mark, hands=40, seed=None)), "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert "6/6 matches recorded" in result.output and "Crosstable" in result.output
+    assert re.search(r"^sandbox: (on|partly on|OFF|off)\b", result.output, re.M)  # the organiser sees it
     assert wait_no_bots(mark) == []
 
     # Secret deals: committed before play, the secret kept out of tournament.json and mode 0600, revealed at the end.

@@ -36,6 +36,7 @@ recorded, and the same command resumes later.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import dataclasses
 import functools
@@ -51,6 +52,8 @@ from typing import Any
 from harness.match.deals import commitment
 from harness.match.history import HistoryTail, find_history
 from harness.match.outdir import StorageError, storage_errno
+from harness.match.sandbox import SandboxError
+from harness.match.sandbox import plan as plan_sandbox
 from harness.match.specs import BotSpec, Limits, MatchResult, MatchSpec, SandboxSettings
 from harness.match.untrusted import visible
 from harness.tournament.cluster import ClusterError
@@ -487,12 +490,14 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
 
     sched = config.schedule
     fake = play is not None
+    box: SandboxSettings | None = None
     if play is None:
         from harness.match.referee import play_match  # imported before forking, shared by workers
 
         # Every bot in its sandbox, the tournament's output directory (results, logs, other matches'
         # hand histories, the secret seed) out of its sight.
-        play = functools.partial(play_match, sandbox=sandbox_settings(config, store.out_dir))
+        box = sandbox_settings(config, store.out_dir)
+        play = functools.partial(play_match, sandbox=box)
     if executor is None:  # the local backend (run_tournament made the dask one)
         local = LocalExecutor(sched.jobs or os.cpu_count() or 1, pin=sched.pin,
                               workers_file=store.out_dir / WORKERS_FILE)
@@ -550,6 +555,9 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
     est = plan_estimate(config, plan, todo, records, report if report.reference else None, rates,
                         getattr(executor, "parallel", None))
     say(describe_plan(config, plan))
+    if box is not None and not hasattr(executor, "describe"):  # a cluster's workers check their own
+        with contextlib.suppress(SandboxError):  # mode "required" was refused before the run
+            say(f"sandbox: {plan_sandbox(box).summary}")
     say(reuse.describe())
     say(f"estimate: {len(todo):,} matches to play, {est.describe()}")
     short = disk_warning(est, store.out_dir) if todo else None
