@@ -6,8 +6,3 @@ holds the wire contract and the Python bot SDK.
 """
 
 __version__ = "0.1.0"
-
-from harness import _native
-
-# First, before any of its modules: a compiled module whose source changed since its build runs from the source.
-_native.install()

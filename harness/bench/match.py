@@ -26,9 +26,6 @@ Figures (printed, never asserted):
   over it (same run). ``referee_us_per_hand_heads_up`` is the pinned
   match's time per hand minus the floor's: the referee's own work (engine,
   checks, clocks, hand records) as it costs on a shared core.
-- ``compiled_modules``: how many of the hot path's modules ran compiled
-  (``harness._native``: built by the install where a C compiler is at hand,
-  and not since edited; ``HARNESS_PURE_PYTHON=1`` runs them all from source).
 - The figures above are without the sandbox (``[sandbox] mode = "off"``);
   ``hands_per_s_heads_up_sandboxed`` is the same heads-up match, same
   placement, with it (fair CPU by weight; ``..._freeze`` with ``cpu =
@@ -53,7 +50,6 @@ from typing import Any
 
 import zmq
 
-from harness import _native
 from harness.engine import Action, ActionKind, GameConfig, HandState
 from harness.engine.cards import CARD_STRS
 from harness.match.placement import pin, restore
@@ -320,7 +316,6 @@ def run(hands_heads_up: int = 4000, hands_four: int = 2000) -> dict[str, Any]:
         "referee_cpu_us_per_decision": round(hu["pinned"]["cpu_us_per_decision"], 1),
         "referee_cpu_us_per_decision_four_handed": round(four["pinned"]["cpu_us_per_decision"], 1),
         "referee_peak_rss_mb": round(rss_mb, 1),
-        "compiled_modules": f"{len(_native.compiled())}/{len(_native.COMPILED)}",
         "raw_round_trip_us": round(rt_free, 1),
         "overhead_ratio": round(per_hand / (decisions * rt_free), 3),
         "placement": best,

@@ -789,8 +789,8 @@ class HandState:
         # player left of the button; then clockwise.
         first = self._aggressor
         if first is None:
-            first = next(s for s in [(self.button + 1 + k) % n for k in range(n)] if live[s])
-        shown = {s: ranks[s] for s in [(first + k) % n for k in range(n)] if live[s]}
+            first = next(s for k in range(n) if live[s := (self.button + 1 + k) % n])
+        shown = {s: ranks[s] for k in range(n) if live[s := (first + k) % n]}
         self._complete(tuple(pots), shown)
 
     def _complete(self, pots: tuple[Pot, ...], shown: dict[int, HandRank]) -> None:

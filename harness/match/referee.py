@@ -835,7 +835,7 @@ class Referee:
                     if len(seated) < 2:
                         break
                     # R2.1: the button moves to the next seat still in the match.
-                    button = next(m for m in [(button + k) % n for k in range(1, n + 1)] if stacks[m] > 0)
+                    button = next(m for k in range(1, n + 1) if stacks[m := (button + k) % n] > 0)
                     final = self._play_hand(h, seated, [stacks[m] for m in seated], seated.index(button))
                     row = [0] * n
                     for k, m in enumerate(seated):
