@@ -286,13 +286,18 @@ def test_cli_match_prints_the_table_and_sigint_stops_everything(tmp_path: Path) 
         cmd + ["--hands", "10000000", "--out", str(tmp_path / "int")],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline and not (tmp_path / "int" / "hands.jsonl").exists():
-        time.sleep(0.05)
-    time.sleep(0.3)
-    assert find_marked(owner_pid=proc.pid), "the bots were not running"
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=20)
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not (tmp_path / "int" / "hands.jsonl").exists():
+            time.sleep(0.05)
+        time.sleep(0.3)
+        assert find_marked(owner_pid=proc.pid), "the bots were not running"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:  # a failed test must not leave a 10,000,000-hand match running
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
     assert proc.returncode == 130 and "interrupted" in err
     assert find_marked(owner_pid=proc.pid) == []
     assert list(tmp.iterdir()) == []
