@@ -624,14 +624,8 @@ class Connection:
             if frames is not None:
                 while getsockopt(_RCVMORE):
                     frames.append(sock.recv(_NOBLOCK))
-                try:
-                    reply = self._take(frames, seq, expect)
-                except ChannelFault:
-                    self.answered_at = arrived
-                    self._give_up(seq)  # a correct second try would answer nothing
-                    raise
+                reply = self._judge(frames, seq, expect, arrived)
                 if reply is not None:
-                    self.answered_at = arrived
                     return reply
                 # Not the reply (counted or discarded): the rest of the queue, as it stands.
                 reply = self._read(seq, expect, arrived)
@@ -640,6 +634,24 @@ class Connection:
             known_empty = _now()
             busy = True  # the referee read messages: look again before the next poll
             watched = False
+
+    def _judge(
+        self, frames: list[bytes], seq: int, expect: type, arrived: float
+    ) -> ActionReply | DiscardReply | None:
+        """One message read while ``seq`` is pending: its reply (charged up to ``arrived``) or None.
+
+        Raises:
+            ChannelFault: the message fails the request (charged up to ``arrived``).
+        """
+        try:
+            reply = self._take(frames, seq, expect)
+        except ChannelFault:
+            self.answered_at = arrived
+            self._give_up(seq)  # a correct second try would answer nothing
+            raise
+        if reply is not None:
+            self.answered_at = arrived
+        return reply
 
     def _read(self, seq: int, expect: type, arrived: float) -> ActionReply | DiscardReply | None:
         """Read up to :data:`READ_BATCH` queued messages while ``seq`` is pending.
@@ -653,14 +665,8 @@ class Connection:
             frames = _recv_frames(sock)
             if frames is None:
                 return None
-            try:
-                reply = self._take(frames, seq, expect)
-            except ChannelFault:
-                self.answered_at = arrived
-                self._give_up(seq)  # a correct second try would answer nothing
-                raise
+            reply = self._judge(frames, seq, expect, arrived)
             if reply is not None:
-                self.answered_at = arrived
                 return reply
             if not getsockopt(_EVENTS) & _POLLIN:
                 return None
