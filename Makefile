@@ -1,6 +1,7 @@
 # Two entry points for a fresh machine (Python 3.11 + pip):
 #   make league  -- create .venv, install the project, run the default league
-#   make test    -- create .venv with the test extras, run the test suite
+#   make test    -- install the system packages the tests need where it can (root, apt-get:
+#                   tools/install-system-deps.sh), create .venv with the test extras, run the test suite
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -8,7 +9,7 @@ PY := $(VENV)/bin/python
 # Python process (each bot of each match) about 20 ms at start-up.
 EDITABLE := --config-settings editable_mode=compat
 
-.PHONY: league test install install-test clean
+.PHONY: league test install install-test system-deps clean
 
 $(VENV)/.base: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,7 +26,11 @@ install-test: $(VENV)/.test
 league: $(VENV)/.base
 	$(VENV)/bin/harness run tournaments/league.toml
 
-test: $(VENV)/.test
+# Silent when everything is there; one WARNING line per package it cannot install (SKIP_SYSTEM_DEPS=1: none).
+system-deps:
+	@tools/install-system-deps.sh
+
+test: system-deps $(VENV)/.test
 	$(PY) -m pytest -q
 
 clean:

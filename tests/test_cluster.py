@@ -448,7 +448,7 @@ def test_a_spy_on_a_worker_reaches_neither_the_scheduler_nor_the_workers_memory(
 
     support = sb.support()
     if not (support.namespaces and support.cgroups.available):
-        pytest.skip("SANDBOX NOT AVAILABLE: install bubblewrap (apt-get install bubblewrap; .ci/run does) and run as "
+        pytest.skip("SANDBOX NOT AVAILABLE: install bubblewrap (apt-get install bubblewrap; make test does) and run as "
                     f"root or in a delegated cgroup ({support.namespaces_problem or support.cgroups.reason})")
     _, address = cluster
     tmp_path.chmod(0o755)  # the bots' uids read their directories

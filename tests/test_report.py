@@ -218,7 +218,7 @@ def chromium_path() -> str | None:
 
 def skip_loudly(reason: str) -> None:
     message = (f"BROWSER TEST NOT RUN: {reason}. Install Debian's chromium (apt-get install -y chromium), "
-               "as .ci/run does.")
+               "as make test does when run as root.")
     warnings.warn(message, stacklevel=2)
     print(f"\n*** {message} ***\n")
     pytest.skip(message)

@@ -42,7 +42,7 @@ pytestmark = [
         not (SUPPORT.namespaces and SUPPORT.cgroups.available),
         reason="SANDBOX TESTS SKIPPED: the sandbox cannot run here ("
         + "; ".join(p for p in (SUPPORT.namespaces_problem, SUPPORT.cgroups.reason) if p)
-        + "); install bubblewrap (apt-get install bubblewrap; .ci/run does) and run as root or in a delegated cgroup",
+        + "); install bubblewrap (apt-get install bubblewrap; make test does) and run as root or in a delegated cgroup",
     ),
     pytest.mark.timeout(90),
 ]
@@ -339,7 +339,7 @@ PRIMITIVES = {"dnotify", "pagecache", "io-uring", "fcntl-high-bits", "inotify-i3
 
 
 @pytest.mark.skipif(syscall_filter.support().problem != "", reason=(
-    "SECCOMP TEST SKIPPED: " + syscall_filter.support().problem + " (.ci/run installs libseccomp2; pip install "
+    "SECCOMP TEST SKIPPED: " + syscall_filter.support().problem + " (make test installs libseccomp2; pip install "
     "pyseccomp)"))
 @pytest.mark.parametrize("box", MODES)
 def test_colluders_at_one_table_learn_nothing_through_locks_or_file_watching(arena: Path,

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Install the Debian packages the test suite needs, where this machine allows it.
+#
+# Used by `make test` and by `.ci/run`. Idempotent: silent when every package is
+# present; installs what is missing as root where apt-get works; otherwise one
+# WARNING line per package it cannot install (the tests that need it are then
+# SKIPPED, each with one loud line; every other test still passes).
+# SKIP_SYSTEM_DEPS=1 skips it altogether (nothing is checked or installed).
+# Exit status 0 always: a missing package is a warning, never a failed build.
+set -uo pipefail
+
+# ---------------------------------------------------------------------------
+# THE PACKAGE LIST: one package a line, "PACKAGE  COMMAND  WHY".
+# COMMAND (or "-") is a program that also counts the package as present (e.g.
+# installed from elsewhere, or on a system without dpkg). To add a package,
+# add one line here; nothing else needs changing.
+PACKAGES='
+bubblewrap            bwrap     the bots sandbox (harness/match/sandbox.py; tests/test_sandbox.py)
+libseccomp2           -         the sandbox syscall filter (harness/match/syscall_filter.py)
+chromium              chromium  the report browser test (tests/test_report.py)
+chromium-driver       -         the report browser test (tests/test_report.py)
+default-jre-headless  java      Java bots
+libzmq3-dev           -         C and C++ bots (ZeroMQ)
+libmsgpack-dev        -         C and C++ bots (MessagePack)
+libzmq-java           -         Java bots (ZeroMQ)
+libmsgpack-java       -         Java bots (MessagePack)
+tmux                  tmux      terminal sessions of the interactive tests
+'
+# ---------------------------------------------------------------------------
+
+[ "${SKIP_SYSTEM_DEPS:-}" = 1 ] && exit 0
+
+warn() { echo "WARNING: install-system-deps: $*" >&2; }
+
+present() {  # PACKAGE COMMAND: installed per dpkg, or COMMAND on PATH
+  if command -v dpkg-query >/dev/null 2>&1 \
+    && dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; then
+    return 0
+  fi
+  [ "$2" != - ] && command -v "$2" >/dev/null 2>&1
+}
+
+missing=()
+declare -A why
+while read -r package command reason; do
+  [ -z "$package" ] && continue
+  why[$package]=$reason
+  present "$package" "$command" || missing+=("$package")
+done <<<"$PACKAGES"
+[ ${#missing[@]} = 0 ] && exit 0
+
+cannot() {  # WHY-NOT: one line per missing package
+  for package in "${missing[@]}"; do
+    warn "$package is missing and cannot be installed ($1); needed for ${why[$package]}: those tests will be SKIPPED"
+  done
+  exit 0
+}
+[ "$(id -u)" = 0 ] || cannot "not root; as root: apt-get install ${missing[*]}"
+command -v apt-get >/dev/null 2>&1 || cannot "no apt-get here; install it with this system's package manager"
+
+export DEBIAN_FRONTEND=noninteractive
+apt=(apt-get -qq -o Acquire::Retries=1 -o Acquire::http::Timeout=30 -o Dpkg::Use-Pty=0)
+if ! "${apt[@]}" update >/dev/null 2>&1; then
+  cannot "apt-get update failed: no network or no package source"
+fi
+# All at once (one dependency resolution); if that fails, one by one, so one
+# unknown package does not keep the others out.
+if ! "${apt[@]}" install -y "${missing[@]}" >/dev/null 2>&1; then
+  for package in "${missing[@]}"; do
+    "${apt[@]}" install -y "$package" >/dev/null 2>&1 \
+      || warn "could not install $package (apt-get install $package failed); needed for ${why[$package]}: those tests will be SKIPPED"
+  done
+fi
+exit 0
