@@ -159,20 +159,31 @@ def _overrides(config: Path, out: Path | None, jobs: int | None, hands: int | No
                           cluster=cluster)
 
 
-def _sandbox_plan(settings, command: str):  # noqa: ANN001, ANN202 - SandboxSettings -> Plan, imported lazily
-    """Plan the sandbox for a command and print its warning (every run, on stderr) when bots are not isolated.
+def _sandbox_plan(settings):  # noqa: ANN001, ANN202 - SandboxSettings -> Plan, imported lazily
+    """Decide the sandbox of a command's bots, printing nothing (see :func:`_sandbox_say`).
+
+    Called while the options are checked, so that mode "required" on a machine
+    without the sandbox is a usage error before anything is started or written.
 
     Raises:
         harness.match.sandbox.SandboxError: mode "required" and the sandbox cannot run here.
     """
     from harness.match.sandbox import plan
 
-    decided = plan(settings)
+    return plan(settings)
+
+
+def _sandbox_say(decided, command: str) -> None:  # noqa: ANN001 - a harness.match.sandbox.Plan
+    """Print the sandbox's WARNING when bots are not isolated (a notice when it is off), on stderr.
+
+    Called once every option and file has been checked, just before the bots
+    start: a usage error stays one line (README), and the warning comes with
+    every run that really starts bots.
+    """
     if decided.warning:
         _say(command, f"WARNING: {decided.warning}")
     elif not decided.active:  # mode "off": chosen, so one quiet line
         _say(command, "notice: the sandbox is off ([sandbox] mode / --sandbox): bots run unisolated, as your user")
-    return decided
 
 
 _CLUSTER_HELP = ("Play the matches on a Dask cluster: tcp://HOST:8786 (a running `dask scheduler`) or local:N "
@@ -224,12 +235,17 @@ def run(
     try:
         cfg = _overrides(config, out, jobs, hands, seed, pin, sandbox, cluster=cluster)
         if not (cfg.schedule.scheduler and cfg.sandbox.mode == "required"):  # then each worker checks its own
-            _sandbox_plan(cfg.sandbox, "run")
+            _sandbox_plan(cfg.sandbox)  # the runner prints its summary and warning when bots start
+        warning = None
         if cfg.tournament.seed is not None:
             warning = seed_warning(cfg.tournament.seed, "--seed" if seed is not None else "[tournament] seed")
+
+        def before_bots() -> None:  # every option and file checked: no usage error follows
             if warning:
                 _say("run", f"warning: {warning}")
-        summary = run_tournament(cfg, entry_check=False if no_entry_check else None, report=_running_report)
+
+        summary = run_tournament(cfg, entry_check=False if no_entry_check else None, report=_running_report,
+                                 before_bots=before_bots)
     except (ConfigError, ResultsError, SandboxError) as exc:
         raise _usage("run", str(exc)) from None
     except ClusterError as exc:
@@ -327,11 +343,13 @@ def plan(
     """
     from harness.tournament.config import ConfigError
     from harness.tournament.estimate import DEFAULT_RATES, calibrate, disk_warning
-    from harness.tournament.results import ResultsError
+    from harness.tournament.results import ResultsError, check_out_dir
     from harness.tournament.runner import describe_plan, preview
 
+    unreachable = None  # said after the checks: a usage error stays one line
     try:
         cfg = _overrides(config, out, jobs, hands, seed, None, cluster=cluster)
+        check_out_dir(cfg.tournament.output)  # before the second of measuring
         rates = calibrate(cfg.schedule.table_size) if measure else DEFAULT_RATES
         parallel = None
         if cfg.schedule.scheduler is not None:
@@ -340,11 +358,13 @@ def plan(
             try:
                 parallel = cluster_threads(cfg.schedule.scheduler, jobs=cfg.schedule.jobs)
             except ClusterError as exc:
-                _say("plan", f"warning: {exc}; the estimate assumes 1 worker")
+                unreachable = f"warning: {exc}; the estimate assumes 1 worker"
                 parallel = 1
         view = preview(cfg, rates, parallel=parallel)
     except (ConfigError, ResultsError) as exc:
         raise _usage("plan", str(exc)) from None
+    if unreachable:
+        _say("plan", unreachable)
     _echo(describe_plan(cfg, view.plan))
     where = cfg.tournament.output
     _echo(f"output: {where} ({view.reuse.describe()})" if view.existing else f"output: {where} (new)")
@@ -497,28 +517,30 @@ def match(
     if sandbox not in tuple(m.value for m in SandboxMode):
         raise usage(f"--sandbox must be auto, required or off, got {sandbox!r}")
     box = SandboxSettings(mode=SandboxMode(sandbox))
+    game = GameConfig()
     try:
-        _sandbox_plan(box, "match")
-    except SandboxError as exc:
+        decided = _sandbox_plan(box)
+        spec = MatchSpec(
+            game=game, hands=hands, seed=match_seed, starting_stack=stack,
+            stack_mode=StackMode.FREEZEOUT if freezeout else StackMode.RESET, compress=gzip,
+        )
+        limits = Limits(decision_ms=decision_ms, time_bank_ms=time_bank_ms, max_faults=max_faults)
+    except (SandboxError, ValueError, ConfigError) as exc:
         raise usage(str(exc)) from None
     try:
         out_dir = prepare_out_dir(out) if out is not None else default_out_dir("match")
     except OutDirError as exc:
         raise usage(str(exc)) from None
+    # Everything checked: what is said from here on comes with a match that is played.
+    _sandbox_say(decided, "match")
     if out is None:
         _say("match", f"hand history and logs go to {out_dir}/")
     warning = seed_warning(match_seed, "--seed") if seed is not None else None
     if warning:
         _say("match", f"warning: {warning}")
 
-    game = GameConfig()
     history = out_dir / history_name(gzip)
     try:
-        spec = MatchSpec(
-            game=game, hands=hands, seed=match_seed, starting_stack=stack,
-            stack_mode=StackMode.FREEZEOUT if freezeout else StackMode.RESET, compress=gzip,
-        )
-        limits = Limits(decision_ms=decision_ms, time_bank_ms=time_bank_ms, max_faults=max_faults)
         result = play_match(specs, spec, limits, out_dir, cpus=None if pin is None else {pin}, sandbox=box)
     except (ValueError, ConfigError) as exc:
         raise usage(str(exc)) from None
@@ -713,7 +735,7 @@ def check_bot(
         raise _usage("check-bot", f"--sandbox must be auto, required or off, got {sandbox!r}")
     box = SandboxSettings(mode=SandboxMode(sandbox))
     try:
-        _sandbox_plan(box, "check-bot")
+        decided = _sandbox_plan(box)
         if min_bet is None:
             game = GameConfig(structure=structure, small_blind=big_blind // 2, big_blind=big_blind, ante=ante, cap=cap)
         else:
@@ -721,7 +743,7 @@ def check_bot(
         report = run_check(
             command, cwd=cwd, env=variables, hands=hands, opponents=opponent, decision_ms=decision_ms,
             time_bank_ms=time_bank_ms, startup_ms=startup_ms, game=game, starting_stack=stack, seed=seed,
-            out_dir=out, sandbox=box,
+            out_dir=out, sandbox=box, on_start=lambda: _sandbox_say(decided, "check-bot"),
         )
     except SandboxError as exc:
         raise _usage("check-bot", str(exc)) from None

@@ -26,7 +26,7 @@ import os
 import re
 import shlex
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -410,6 +410,7 @@ def check_spec(
     starting_stack: int = 1000,
     out_dir: Path | None = None,
     sandbox: SandboxSettings | None = None,
+    on_start: Callable[[], None] | None = None,
 ) -> CheckReport:
     """Play ``hands`` hands with ``bot`` in seat 0 against ``opponents`` and collect its violations.
 
@@ -429,6 +430,9 @@ def check_spec(
             hand history); None = a temporary directory removed afterwards.
         sandbox: how the bots run (default: mode auto, as in a tournament); the
             report says what the sandbox did.
+        on_start: called once every argument is checked and the output
+            directory made, just before the bots start (``harness check-bot``
+            prints the sandbox's warning there, so a usage error stays one line).
 
     Returns:
         The :class:`CheckReport`: violations per hand, fault counts, the
@@ -457,6 +461,8 @@ def check_spec(
         where = prepare_out_dir(Path(out_dir))
     try:
         referee = Referee(bots, match, limits, where, sandbox=sandbox)
+        if on_start is not None:
+            on_start()
         result: MatchResult = referee.run()
         violations, decisions, slowest = _violations(where, 0)
         counts = {k: v for k, v in result.faults[0].items() if v}
@@ -519,6 +525,7 @@ def check_bot(
     seed: int = 1,
     out_dir: Path | None = None,
     sandbox: SandboxSettings | None = None,
+    on_start: Callable[[], None] | None = None,
 ) -> CheckReport:
     """Play ``hands`` hands with the bot ``command`` in seat 0 and collect its violations.
 
@@ -538,6 +545,7 @@ def check_bot(
         out_dir: keep the hand history and logs here; None = a temporary
             directory removed afterwards.
         sandbox: how the bots run (default: mode auto); see :func:`check_spec`.
+        on_start: called just before the bots start, every argument checked (:func:`check_spec`).
 
     Returns:
         The :class:`CheckReport`; ``report.ok`` is False on any violation or traceback.
@@ -582,5 +590,5 @@ def check_bot(
     bot = BotSpec(name=CANDIDATE, command=tuple(command), cwd=cwd, env=env)
     return check_spec(
         bot, others, game=game, limits=limits, hands=hands, seed=seed, starting_stack=starting_stack,
-        out_dir=out_dir, sandbox=sandbox,
+        out_dir=out_dir, sandbox=sandbox, on_start=on_start,
     )

@@ -36,7 +36,6 @@ recorded, and the same command resumes later.
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import dataclasses
 import functools
@@ -389,6 +388,7 @@ def run_tournament(
     rates: Rates | None = None,
     report: ReportHook | None = None,
     report_every_s: float = REPORT_EVERY_S,
+    before_bots: Callable[[], None] | None = None,
 ) -> RunSummary:
     """Run or resume a tournament; write its leaderboard.
 
@@ -412,6 +412,12 @@ def run_tournament(
             start and every ``report_every_s`` seconds while matches run (the
             caller writes the final report after this returns).
         report_every_s: seconds between two running reports.
+        before_bots: called once, after the output directory, seeds and
+            settings are checked, just before the first bot starts (entry
+            check or first match; not at all when none starts): the caller's
+            warnings go there, so that a mistake found first stays one line.
+            The sandbox's summary and warning (:func:`sandbox_lines`) are
+            printed at the same moment.
 
     Returns:
         A summary; ``interrupted`` is set when Ctrl-C / SIGTERM stopped it.
@@ -437,7 +443,7 @@ def run_tournament(
         try:
             seeds = tournament_seeds(store.out_dir, config.tournament.seed)
             summary = _run(config, store, stored, seeds, play, progress, quiet, entry_check, check, executor,
-                           rates, _Reporter(report, store.out_dir, report_every_s))
+                           rates, _Reporter(report, store.out_dir, report_every_s), before_bots)
             if summary.complete:
                 reveal(store.out_dir, seeds)  # commit (tournament.json), play, then reveal
         except OSError as exc:  # files written outside the matches (entry check, plan, reveal)
@@ -475,7 +481,7 @@ def dask_executor(config: TournamentConfig, out_dir: Path) -> Any:
 def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchRecord], seeds: list[int],
          play: PlayMatch | None, progress: bool | None, quiet: bool, entry_check: bool | None,
          check: Callable[..., dict[str, Any]] | None, executor: Executor | None, rates: Rates | None,
-         reporter: _Reporter) -> RunSummary:
+         reporter: _Reporter, before_bots: Callable[[], None] | None = None) -> RunSummary:
     """The body of :func:`run_tournament`, with the output directory open and locked.
 
     ``seeds`` (the tournament seed, then later deal seeds) gains a new deal seed
@@ -505,10 +511,24 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
         executor = local
     elif hasattr(executor, "describe"):  # where the matches run, when not here
         say(executor.describe())
+    bots_started = False
+
+    def bots_start() -> None:
+        """Once, just before the first bot starts: how the bots are isolated, then the caller's warnings."""
+        nonlocal bots_started
+        if bots_started:
+            return
+        bots_started = True
+        if box is not None:
+            for line in sandbox_lines(box, cluster=hasattr(executor, "describe")):
+                say(line)
+        if before_bots is not None:
+            before_bots()
 
     if config.tournament.entry_check if entry_check is None else entry_check:
         def announce(to_check: int, kept: int) -> None:
             if to_check:
+                bots_start()
                 say(f"entry check: {to_check} bot{'s' if to_check != 1 else ''} play {CHECK_HANDS} hands each "
                     "against caller and raiser" + (f" ({kept} unchanged bots passed before)" if kept else "") + " ...")
 
@@ -555,9 +575,6 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
     est = plan_estimate(config, plan, todo, records, report if report.reference else None, rates,
                         getattr(executor, "parallel", None))
     say(describe_plan(config, plan))
-    if box is not None and not hasattr(executor, "describe"):  # a cluster's workers check their own
-        with contextlib.suppress(SandboxError):  # mode "required" was refused before the run
-            say(f"sandbox: {plan_sandbox(box).summary}")
     say(reuse.describe())
     say(f"estimate: {len(todo):,} matches to play, {est.describe()}")
     short = disk_warning(est, store.out_dir) if todo else None
@@ -629,6 +646,8 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
             display.update(hands_done + live)
         reporter.tick()
 
+    if todo:
+        bots_start()
     started = time.monotonic()
     try:
         reporter.tick()
@@ -659,6 +678,27 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
         summary.board_text = text
         summary.notices = board.notices
     return summary
+
+
+def sandbox_lines(box: SandboxSettings, *, cluster: bool = False) -> list[str]:
+    """What a run says about the bots' isolation before the first starts (README "Untrusted bots").
+
+    ``sandbox: on (...)`` (this machine's :attr:`harness.match.sandbox.Plan.summary`;
+    not for a cluster, whose workers check their own), then ``WARNING: bots are
+    NOT fully isolated: ...`` when something is missing, or a notice when
+    ``[sandbox] mode = "off"``. Nothing for mode "required" that cannot run
+    here (refused before the run) or on a cluster (each worker refuses).
+    """
+    try:
+        decided = plan_sandbox(box)
+    except SandboxError:
+        return []
+    lines = [] if cluster else [f"sandbox: {decided.summary}"]
+    if decided.warning:
+        lines.append(f"WARNING: {decided.warning}")
+    elif not decided.active:  # mode "off": chosen, so one quiet line
+        lines.append("notice: the sandbox is off ([sandbox] mode / --sandbox): bots run unisolated, as your user")
+    return lines
 
 
 def _default_rates(fake: bool, seats: int) -> Rates:
