@@ -194,7 +194,7 @@ _CLUSTER_HELP = ("Play the matches on a Dask cluster: tcp://HOST:8786 (a running
 def run(
     config: Path = typer.Argument(..., help="Tournament TOML file, e.g. tournaments/league.toml."),
     out: Path | None = typer.Option(None, "--out", help="Output directory (overrides [tournament] output)."),
-    jobs: int | None = typer.Option(None, "--jobs", help="Parallel matches (default: number of cores)."),
+    jobs: int | None = typer.Option(None, "--jobs", help="Parallel matches (default: the CPUs this process may use)."),
     pin: bool | None = typer.Option(
         None, "--pin/--no-pin", help="Each match on one CPU of its own (default: [schedule] pin, true)."
     ),
@@ -323,7 +323,7 @@ def _final_report(out_dir: Path, *, stopped: bool) -> None:
 def plan(
     config: Path = typer.Argument(..., help="Tournament TOML file, e.g. tournaments/league.toml."),
     out: Path | None = typer.Option(None, "--out", help="Output directory (overrides [tournament] output)."),
-    jobs: int | None = typer.Option(None, "--jobs", help="Parallel matches (default: number of cores)."),
+    jobs: int | None = typer.Option(None, "--jobs", help="Parallel matches (default: the CPUs this process may use)."),
     hands: int | None = typer.Option(None, "--hands", help="Hands per match (overrides [schedule] hands)."),
     seed: str | None = typer.Option(
         None, "--seed", help="Tournament seed, decimal or hex (overrides [tournament] seed; default: a secret one)."

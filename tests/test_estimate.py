@@ -74,3 +74,61 @@ def test_the_estimate_is_refined_once_after_the_first_tenth_of_the_run() -> None
     assert lines[:3] == [None, None, None] and lines[4:] == [None, None]
     assert lines[3] is not None and lines[3].startswith("estimate after 4 of 40 matches: about ")
     assert "took 2.00x the first estimate" in lines[3] and describe_seconds(36 * 2 * predicted) in lines[3]
+
+
+def two_cpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process may use CPUs 0 and 1 (as under ``taskset -c 0,1``)."""
+    import os
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
+
+
+def test_the_estimate_counts_the_matches_that_run_at_once_under_taskset(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``harness run --jobs 3`` under ``taskset -c 0,1``: 3 matches at once, and the estimate says 3, on 2 CPUs."""
+    import harness.tournament.runner as runner_module
+    from harness.tournament.workers import LocalExecutor
+
+    two_cpus(monkeypatch)
+    seen: dict[str, int] = {"capacity": 0, "peak": 0}
+
+    class Counting(LocalExecutor):
+        def __init__(self, capacity: int, **kwargs: object) -> None:
+            super().__init__(capacity, **kwargs)  # type: ignore[arg-type]
+            seen["capacity"] = self.capacity
+
+        def submit(self, job: object) -> None:
+            super().submit(job)  # type: ignore[arg-type]
+            seen["peak"] = max(seen["peak"], len(self.running()))
+
+    monkeypatch.setattr(runner_module, "LocalExecutor", Counting)
+    summary = run_tournament(fake_config(tmp_path / "out", ["a", "b", "c"], jobs=3), play=fake_play, quiet=True)
+    assert summary.estimate is not None and summary.matches_run == 6
+    assert seen["capacity"] == summary.estimate.jobs == 3  # what runs at once is what the estimate says
+    assert seen["peak"] == 3  # three tables' first rotations in flight together
+    assert summary.estimate.cpus == 2 and "with 3 jobs on 2 CPUs" in summary.estimate.describe()
+
+    # The time: three matches on two CPUs take what two CPUs give, not a third of the sum.
+    matches = [MatchCost(seats=2, hands=100, bots=["a", "b"])] * 6
+    one = estimate(RATES, matches, {}, jobs=1)
+    three = estimate(RATES, matches, {}, jobs=3)
+    assert three.seconds == pytest.approx(one.seconds / 2) and one.cpus is None
+    # jobs = 0: the CPUs this process may use (its affinity, not the machine's count).
+    default = estimate(RATES, matches, {}, jobs=0)
+    assert (default.jobs, default.cpus) == (2, None) and "with 2 jobs," in default.describe()
+    # A cluster's threads each have a CPU of their own.
+    cluster = estimate(RATES, matches, {}, jobs=0, parallel=3)
+    assert (cluster.jobs, cluster.cpus) == (3, None) and cluster.seconds == pytest.approx(one.seconds / 3)
+
+
+def test_harness_plan_says_the_jobs_a_run_would_use(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from harness.cli import app
+
+    two_cpus(monkeypatch)
+    path = tmp_path / "t.toml"
+    path.write_text("".join(f'[[bots]]\nname = "{n}"\ncommand = "true"\n' for n in "abc"))
+    result = CliRunner().invoke(app, ["plan", str(path), "--out", str(tmp_path / "o"), "--jobs", "3", "--no-measure"])
+    assert result.exit_code == 0, result.output
+    assert "with 3 jobs on 2 CPUs" in result.stdout

@@ -423,9 +423,10 @@ def plan_size(config: TournamentConfig, bots: int) -> tuple[int, int]:
         raise ConfigError(file, key, str(exc)) from None
     matches = tables * sched.rotations
     if matches > sched.max_matches:
-        from harness.tournament.estimate import DEFAULT_RATES, describe_seconds
+        from harness.tournament.estimate import DEFAULT_RATES, describe_seconds, effective_jobs, speedup
 
-        seconds = DEFAULT_RATES.match_seconds(sched.table_size, sched.hands) * matches / max(1, _jobs(sched))
+        seconds = DEFAULT_RATES.match_seconds(sched.table_size, sched.hands) * matches / speedup(
+            effective_jobs(sched.jobs))
         hint = ""
         if sched.format is not Format.SAMPLED and sched.table_size > 2:
             per_bot = default_tables_per_bot(bots, sched.table_size)
@@ -442,10 +443,6 @@ def plan_size(config: TournamentConfig, bots: int) -> tuple[int, int]:
         )
     return tables, matches
 
-
-def _jobs(sched: ScheduleSettings) -> int:
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return min(sched.jobs or cores, cores)
 
 
 def _tournament(t: _Table, file: Path) -> TournamentSettings:

@@ -8,9 +8,11 @@ start or to decide than ``caller`` adds what its entry check measured
 (:class:`BotCost`); and once matches of the plan are recorded, the estimate
 is scaled by how long they really took (the last run's rate).
 
-Parallel matches: with ``jobs`` workers on at least as many CPUs, the wall
-time is the sum of the match times divided by ``jobs`` (each match pinned to
-one CPU of its own; ``harness bench league`` shows 2 jobs at about 2x).
+Parallel matches: a local run plays :func:`effective_jobs` matches at once
+(``jobs``, or with 0 the CPUs this process may use), the number the estimate
+states; the wall time is the sum of the match times divided by that number,
+or by the CPUs when there are fewer (:func:`speedup`: each match pinned to one
+CPU of its own; ``harness bench league`` shows 2 jobs at about 2x).
 """
 
 from __future__ import annotations
@@ -108,8 +110,10 @@ class Estimate:
         bytes: disk bytes for them, with their part of the report.
         matches: matches still to play.
         hands: hands still to play.
-        jobs: parallel matches assumed.
+        jobs: matches that run at once (the runner's executor runs this many).
         source: where the rates come from ("measured now", "the last run", "defaults").
+        cpus: the CPUs they share when fewer than ``jobs`` (the time is
+            divided by these), else None.
     """
 
     seconds: float
@@ -118,10 +122,12 @@ class Estimate:
     hands: int
     jobs: int
     source: str
+    cpus: int | None = None
 
     def describe(self) -> str:
-        """``"about 6 min with 2 jobs, 120 MB (rates: measured now)"``."""
-        return (f"about {describe_seconds(self.seconds)} with {self.jobs} job{'s' if self.jobs != 1 else ''}, "
+        """``"about 6 min with 2 jobs, 120 MB (rates: measured now)"`` (``"with 3 jobs on 2 CPUs"``)."""
+        on = f" on {self.cpus} CPU{'s' if self.cpus != 1 else ''}" if self.cpus is not None else ""
+        return (f"about {describe_seconds(self.seconds)} with {self.jobs} job{'s' if self.jobs != 1 else ''}{on}, "
                 f"{describe_bytes(self.bytes)} on disk (rates: {self.source})")
 
 
@@ -162,10 +168,28 @@ def describe_bytes(count: float) -> str:
     return f"{count:.0f} B"
 
 
+def usable_cpus() -> int:
+    """CPUs this process may run on (its affinity: ``taskset``, a container's cpuset), at least 1."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
 def effective_jobs(jobs: int) -> int:
-    """Matches that really run at once: ``jobs`` (0 = cores), at most the CPUs this process may use."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return max(1, min(jobs or cores, cores))
+    """Matches a local run plays at once: ``jobs`` as given (``--jobs``, ``[schedule] jobs``), 0 = :func:`usable_cpus`.
+
+    The one count of the local executor (:class:`harness.tournament.workers.LocalExecutor`'s
+    capacity), the estimate and the refined estimate.
+    """
+    return max(1, jobs or usable_cpus())
+
+
+def speedup(at_once: int, *, local: bool = True) -> int:
+    """What ``at_once`` parallel matches divide the wall time by: the CPUs they share when fewer (here).
+
+    A cluster's worker threads (``local=False``) each have a CPU of their own.
+    """
+    return max(1, min(at_once, usable_cpus()) if local else at_once)
 
 
 @dataclass(slots=True)
@@ -199,7 +223,7 @@ def estimate(rates: Rates, matches: Iterable[MatchCost], costs: Mapping[str, Bot
         rates: per-table-size rates (:func:`calibrate` or :data:`DEFAULT_RATES`).
         matches: the matches still to play.
         costs: per bot, what its entry check measured beyond ``caller``.
-        jobs: parallel matches (``[schedule] jobs``; 0 = cores).
+        jobs: parallel matches (``[schedule] jobs``; 0 = the CPUs here, :func:`effective_jobs`).
         compressed: hand histories gzipped (the default).
         scale: measured / estimated time of the matches already recorded (1 without any).
         source: where the rates come from, for :meth:`Estimate.describe`.
@@ -215,11 +239,14 @@ def estimate(rates: Rates, matches: Iterable[MatchCost], costs: Mapping[str, Bot
         size += rates.match_bytes(m.seats, m.hands, compressed) + REPORT_BYTES_PER_MATCH
         count += 1
         hands += m.hands
-    parallel = max(1, parallel) if parallel is not None else effective_jobs(jobs)
+    local = parallel is None
+    at_once = effective_jobs(jobs) if parallel is None else max(1, parallel)
+    speed = speedup(at_once, local=local)
     if count:
         size += extra_bytes
-    return Estimate(seconds=seconds * scale / parallel, bytes=size, matches=count, hands=hands, jobs=parallel,
-                    source=source or ("measured now" if rates.measured else "defaults"))
+    return Estimate(seconds=seconds * scale / speed, bytes=size, matches=count, hands=hands, jobs=at_once,
+                    source=source or ("measured now" if rates.measured else "defaults"),
+                    cpus=speed if speed < at_once else None)
 
 
 def calibrate(seats: int, *, hands: int = 200, cpu: int | None = None) -> Rates:
@@ -291,6 +318,7 @@ class Refiner:
                  jobs: int, parallel: int | None = None) -> None:
         self.predicted = {key: match_seconds(rates, m, costs) for key, m in todo.items()}
         self.jobs = max(1, parallel) if parallel is not None else effective_jobs(jobs)
+        self.speed = speedup(self.jobs, local=parallel is None)
         self.at = max(2 * self.jobs, -(-len(todo) // 10))
         self.done_predicted = self.done_measured = 0.0
         self.done: set[str] = set()
@@ -307,6 +335,6 @@ class Refiner:
             return None
         self.said = True
         scale = self.done_measured / self.done_predicted
-        left = sum(s for k, s in self.predicted.items() if k not in self.done) * scale / self.jobs
+        left = sum(s for k, s in self.predicted.items() if k not in self.done) * scale / self.speed
         return (f"estimate after {len(self.done)} of {len(self.predicted)} matches: about {describe_seconds(left)} "
                 f"left (these matches took {scale:.2f}x the first estimate)")

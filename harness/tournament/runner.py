@@ -74,6 +74,7 @@ from harness.tournament.estimate import (
     Refiner,
     calibrate,
     disk_warning,
+    effective_jobs,
     estimate,
 )
 from harness.tournament.plan import Plan, Reuse, compare, make_plan
@@ -505,7 +506,7 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
         box = sandbox_settings(config, store.out_dir)
         play = functools.partial(play_match, sandbox=box)
     if executor is None:  # the local backend (run_tournament made the dask one)
-        local = LocalExecutor(sched.jobs or os.cpu_count() or 1, pin=sched.pin,
+        local = LocalExecutor(effective_jobs(sched.jobs), pin=sched.pin,
                               workers_file=store.out_dir / WORKERS_FILE)
         local.kill_leftovers()
         executor = local
