@@ -147,7 +147,7 @@ class ScheduleSettings:
         table_size: seats per table, 2..6 (R1.2).
         hands: hands per match.
         duplicate: play each table once per seat rotation on the same deals.
-        jobs: parallel matches; 0 = number of cores (local backend) or every
+        jobs: parallel matches; 0 = the CPUs this process may use (local backend) or every
             worker thread of the cluster (dask backend).
         pin: each match (its referee and bots) runs on one CPU of its own,
             matches spread over the CPUs the run may use (placement only:
@@ -662,7 +662,7 @@ def with_overrides(
     """
     where = "command line"
     if jobs is not None and jobs < 0:
-        raise ConfigError(where, "--jobs", f"expected an integer >= 0 (0 = number of cores), got {jobs}")
+        raise ConfigError(where, "--jobs", f"expected an integer >= 0 (0 = the CPUs this process may use), got {jobs}")
     for option, setting, value in (("--hands", "hands", hands), ("--jobs", "jobs", jobs)):
         problem = None if value is None else bound_problem(setting, value, option)
         if problem:
