@@ -444,7 +444,6 @@ def plan_size(config: TournamentConfig, bots: int) -> tuple[int, int]:
     return tables, matches
 
 
-
 def _tournament(t: _Table, file: Path) -> TournamentSettings:
     name = t.get("name", str, file.stem, "a string")
     if not name.strip():

@@ -318,7 +318,6 @@ class Refiner:
                  jobs: int, parallel: int | None = None) -> None:
         self.predicted = {key: match_seconds(rates, m, costs) for key, m in todo.items()}
         self.jobs = max(1, parallel) if parallel is not None else effective_jobs(jobs)
-        self.speed = speedup(self.jobs, local=parallel is None)
         self.at = max(2 * self.jobs, -(-len(todo) // 10))
         self.done_predicted = self.done_measured = 0.0
         self.done: set[str] = set()
@@ -335,6 +334,7 @@ class Refiner:
             return None
         self.said = True
         scale = self.done_measured / self.done_predicted
-        left = sum(s for k, s in self.predicted.items() if k not in self.done) * scale / self.speed
+        # The real times were taken with self.jobs matches sharing the CPUs: divided by all of them.
+        left = sum(s for k, s in self.predicted.items() if k not in self.done) * scale / self.jobs
         return (f"estimate after {len(self.done)} of {len(self.predicted)} matches: about {describe_seconds(left)} "
                 f"left (these matches took {scale:.2f}x the first estimate)")
