@@ -319,6 +319,22 @@ def test_private_dirs_of_killed_referees_are_removed(tmp_path: Path) -> None:
     assert not stale.exists() and alive.exists() and other.exists()
 
 
+def test_a_tmpdir_too_deep_for_a_socket_path_still_plays(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A deep TMPDIR (as an ordinary user's pytest gives: /tmp/pytest-of-NAME/...) would make the seats' socket
+    paths longer than a Unix socket takes (107 characters): the private directories go to /tmp instead."""
+    from harness.match.referee import IPC_PATH_MAX, PRIVATE_DIR_PREFIX, private_parent
+
+    deep = tmp_path / ("d" * max(1, IPC_PATH_MAX - len(str(tmp_path)) - 30))
+    deep.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(deep))
+    assert tempfile.gettempdir() == str(deep) and private_parent() == "/tmp"
+    bots = [BotSpec(f"c{i}", ("python", "-m", "bots.caller"), cwd=str(ROOT)) for i in range(2)]
+    result = play_match(bots, MatchSpec(GameConfig(), hands=2, seed=1), Limits(), tmp_path / "m")
+    assert result.hands_played == 2 and result.faults == [{}, {}]
+    assert list(deep.iterdir()) == []
+    assert not [n for n in os.listdir("/tmp") if n.startswith(f"{PRIVATE_DIR_PREFIX}{os.getpid()}-")]
+
+
 def test_a_request_over_the_message_limit_is_never_sent(tmp_path: Path) -> None:
     """PROTOCOL.md section 7: no referee message exceeds 65,536 bytes. Two min-raisers with deep
     stacks grow one hand's history until a request would; the referee plays the default action

@@ -128,6 +128,34 @@ _PLAIN_ACTIONS = {"fold": FOLD_ACTION, "check": CHECK_ACTION, "call": CALL_ACTIO
 
 #: Name prefix of the private endpoint directories: ``harness-<referee pid>-<random>``.
 PRIVATE_DIR_PREFIX = "harness-"
+#: Longest Unix socket path (``sockaddr_un.sun_path`` less its NUL: 107 on Linux).
+IPC_PATH_MAX = getattr(zmq, "IPC_PATH_MAX_LEN", 0) or 107
+#: What a seat's socket adds to its private directory's parent (a 7-digit pid, mkdtemp's 8 characters).
+_SOCKET_TAIL = len(f"/{PRIVATE_DIR_PREFIX}4194304-abcdefgh/seat5/bot.sock")
+#: Where the private directories go when the temporary directory is too deep for a socket path.
+SHORT_PARENTS = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+def private_parent() -> str:
+    """The directory that holds the referees' private endpoint directories.
+
+    The temporary directory (``TMPDIR``), unless a seat's socket path under it
+    would exceed :data:`IPC_PATH_MAX` (a deep ``TMPDIR``, e.g. a test's or a
+    CI job's): then the first writable of :data:`SHORT_PARENTS`.
+
+    Raises:
+        ValueError: no such directory is short enough (the message says to set a shorter ``TMPDIR``).
+    """
+    parent = tempfile.gettempdir()
+    if len(parent) + _SOCKET_TAIL <= IPC_PATH_MAX:
+        return parent
+    for short in SHORT_PARENTS:
+        if os.path.isdir(short) and os.access(short, os.W_OK | os.X_OK) and len(short) + _SOCKET_TAIL <= IPC_PATH_MAX:
+            return short
+    raise ValueError(
+        f"the temporary directory {parent} is too deep for the bots' Unix sockets (at most {IPC_PATH_MAX} "
+        f"characters each) and none of {', '.join(SHORT_PARENTS)} is writable: set TMPDIR to a shorter directory"
+    )
 
 
 def remove_stale_private_dirs(parent: str | None = None) -> list[str]:
@@ -139,12 +167,16 @@ def remove_stale_private_dirs(parent: str | None = None) -> list[str]:
     and it belongs to this user.
 
     Args:
-        parent: where to look (default: the temporary directory).
+        parent: where to look (default: :func:`private_parent`).
 
     Returns:
         The directories removed.
     """
-    parent = parent or tempfile.gettempdir()
+    if parent is None:
+        try:
+            parent = private_parent()
+        except ValueError:
+            return []
     removed = []
     try:
         names = os.listdir(parent)
@@ -815,7 +847,7 @@ class Referee:
             remove_stale_private_dirs()
             # Mode 0700: no other user reaches the endpoints. The pid in the name lets a later
             # match remove the directory if this process is killed before its cleanup.
-            tmpdir = tempfile.mkdtemp(prefix=f"{PRIVATE_DIR_PREFIX}{os.getpid()}-")
+            tmpdir = tempfile.mkdtemp(prefix=f"{PRIVATE_DIR_PREFIX}{os.getpid()}-", dir=private_parent())
             ctx = zmq.Context()
             ctx.setsockopt(zmq.LINGER, 0)
             history = self._history = HistoryWriter(self.out_dir / history_name(spec.compress))
