@@ -316,7 +316,8 @@ def _check_hand(rec: dict[str, Any], out: Problems) -> None:
             added = to - bet[k]
             if fixed:
                 size = unit * (2 if phase == "bet2" else 1)
-                out.expect(f"{where} to (fixed-limit R3.7)", to, min(high + size, bet[k] + stack[k]))
+                reach = max(bet[o] + stack[o] for o in range(n) if o != k and not folded[o])
+                out.expect(f"{where} to (fixed-limit R3.7)", to, min(high + size, bet[k] + stack[k], reach))
             if to <= high or added > stack[k]:
                 out.append(f"{where}: to {to} with {high} the highest bet and {stack[k]} behind")
             high = to
