@@ -479,6 +479,10 @@ def match(
         ("--time-bank-ms", "time_bank_ms", time_bank_ms), ("--max-faults", "max_faults", max_faults),
         ("--stack", "starting_stack", stack),
     )
+    if problem is None:  # PROTOCOL.md section 7: every message of the longest legal hand fits
+        from harness.match.msgsize import message_problem
+
+        problem = message_problem(GameConfig(), len(specs), stack, "--stack")
     if problem:
         raise usage(problem)
     try:
