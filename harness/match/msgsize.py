@@ -13,7 +13,10 @@ before anything runs (:func:`message_problem`). The bound (RULES.md R3):
 - Each bet, full raise, and call of a full raise adds at least ``u`` chips
   (R3.6, R3.7), and a chip put in a round is never put in again (what comes
   back at a round's end, R3.9, leaves nobody able to bet against it): at
-  most ``T // u`` such actions per hand. Every other action is one of few:
+  most ``T // u`` such actions per hand. Heads-up, where a call or check
+  ends the round (but for the small blind's completion), every bet or raise
+  but each player's first of a round adds at least ``2u`` (the call of a
+  full raise and a raise of its own): at most ``T // 2u`` of them. Every other action is one of few:
   a fold (n - 1), checks (n per round), all-in calls and raises for less
   (one per player), the small blind's completion, the one raise capped at
   what the deepest opponent can match (R3.4), the calls after an
@@ -66,8 +69,13 @@ def betting_actions(game: GameConfig, seats: int, chips: int) -> int:
     """
     n = seats
     unit = game.unit
-    small = (n + 2) + (n + 2) * (n - 1) + 1 + n + 2  # for-less raises and their calls, the SB, all-in calls
-    by_chips = chips // unit + small + (n - 1) + 2 * n  # plus folds and checks
+    if n == 2:
+        # Heads-up a call or check ends the round but for the small blind's completion, and every
+        # wager but each player's first of a round calls a full raise and raises again: 2 units at least.
+        by_chips = chips // (2 * unit) + 4 + 4 + 4 + 1 + 4  # first wagers, calls, checks, a fold, all-ins
+    else:
+        small = (n + 2) + (n + 2) * (n - 1) + 1 + n + 2  # for-less raises and their calls, the SB, all-in calls
+        by_chips = chips // unit + small + (n - 1) + 2 * n  # plus folds and checks
     if game.structure is Structure.FIXED_LIMIT and game.cap:
         wagers = game.cap + n  # R3.7: the cap, and all-in raises for less
         by_cap = 2 * (wagers + (wagers + 1) * n)
@@ -150,8 +158,8 @@ def message_problem(game: GameConfig, seats: int, starting_stack: int, label: st
 
     Returns:
         e.g. ``"--stack 1000000 is too deep for the protocol's 65,536-byte messages: at 2 seats and a
-        big blind of 10 the longest legal hand could need 6,400,123 bytes; at most 1,017 chips
-        (101 big blinds), or a larger big blind"``.
+        big blind of 10 the longest legal hand could need a 3,201,164-byte message (PROTOCOL.md
+        section 7); at most 21,479 chips (2,147 x the big blind), or a larger big blind"``.
     """
     need = largest_message_bytes(game, seats, starting_stack)
     if need <= MAX_MESSAGE_BYTES:
