@@ -499,6 +499,10 @@ def match(
         ("--time-bank-ms", "time_bank_ms", time_bank_ms), ("--max-faults", "max_faults", max_faults),
         ("--stack", "starting_stack", stack),
     )
+    if problem is None:  # PROTOCOL.md section 7: every message of the longest legal hand fits
+        from harness.match.msgsize import message_problem
+
+        problem = message_problem(GameConfig(), len(specs), stack, "--stack")
     if problem:
         raise usage(problem)
     try:
@@ -609,11 +613,12 @@ def replay(
         match_seed = None if seed is None else parse_seed(seed)
     except ValueError as exc:
         raise _usage("replay", f"--seed: {exc}") from None
-    bad = total = 0
+    bad = total = earlier = 0
 
     def summary(where: str = "") -> str:
         differ = f"; {bad} differ{'s' if bad == 1 else ''}" if bad else ""
-        return f"{total - bad} of {total} hands{where} replay identically{differ}"
+        rule = f" ({earlier} under the earlier raise rule, RULES.md E14)" if earlier else ""
+        return f"{total - bad} of {total} hands{where} replay identically{rule}{differ}"
 
     try:
         for check in check_history(file, match_seed=match_seed):
@@ -621,6 +626,9 @@ def replay(
             if not check.ok:
                 bad += 1
                 _echo(f"hand {check.hand_id}: DIFFERS: {check.detail}")
+            elif check.note:
+                earlier += 1
+                _echo(f"hand {check.hand_id}: OK with {check.note}")
             elif verbose:
                 _echo(f"hand {check.hand_id}: OK")
     except BrokenPipeError:

@@ -162,7 +162,8 @@ class Legal:
             in a draw request.
         call_amount: Chips to add to call; 0 when there is nothing to call.
         min_to: Smallest legal bet/raise "to" total for this round; 0 when none is legal.
-        max_to: Largest legal bet/raise "to" total (all-in); 0 when none is legal.
+        max_to: Largest legal bet/raise "to" total: the all-in, or what the deepest opponent
+            still in the hand can match when that is less (RULES.md R3.4); 0 when none is legal.
         max_discards: Cards that may be discarded: 4 in the draw (R4.1), else 0.
     """
 

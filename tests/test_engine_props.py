@@ -96,7 +96,8 @@ def check_offers(state: HandState, rng: random.Random) -> None:
         if kind in (ActionKind.BET, ActionKind.RAISE):
             if kind in legal.actions:
                 lo, hi = legal.min_to, legal.max_to
-                assert 0 < lo <= hi == state.bets[seat] + state.stacks[seat] or state.config.structure == "fixed-limit"
+                top = min(state.bets[seat] + state.stacks[seat], deepest_reach(state, seat))
+                assert 0 < lo <= hi == top or state.config.structure == "fixed-limit"
                 assert state.can(Action(kind, lo)) and state.can(Action(kind, hi))
                 assert not state.can(Action(kind, lo - 1)) and not state.can(Action(kind, hi + 1))
                 if state.config.structure == "fixed-limit":
@@ -132,6 +133,29 @@ def check_a_decision_exists(state: HandState) -> None:
     assert legal.actions == (ActionKind.FOLD, ActionKind.CALL)
 
 
+def deepest_reach(state: HandState, seat: int) -> int:
+    """The most chips any opponent of ``seat`` still in the hand can have in this round (R3.4)."""
+    return max(state.bets[o] + state.stacks[o] for o in range(state.n) if o != seat and not state.folded[o])
+
+
+def check_wagers_can_be_answered(state: HandState) -> None:
+    """R3.4, E14: no offered bet/raise exceeds what the deepest opponent still in the hand can
+    match, and none is offered when no opponent could put in more than the call."""
+    if state.phase == "draw":
+        return
+    seat = state.to_act
+    legal = state.legal()
+    reach = deepest_reach(state, seat)  # type: ignore[arg-type]
+    wager = ActionKind.BET in legal.actions or ActionKind.RAISE in legal.actions
+    if wager:
+        assert legal.max_to <= reach, (legal, state)
+        assert reach > state.bets[seat] + legal.call_amount, (legal, state)  # type: ignore[index]
+        assert not state.can(Action(ActionKind.RAISE, reach + 1)) and not state.can(Action(ActionKind.BET, reach + 1))
+    else:
+        for kind in (ActionKind.BET, ActionKind.RAISE):
+            assert not state.can(Action(kind, reach))
+
+
 def check_no_unmatched_pot(state: HandState) -> None:
     """R3.9 (issue 9 point 3): chips only their owner put in are returned, never a pot of one."""
     top, second = sorted(state.contrib)[-2:][::-1]
@@ -164,6 +188,7 @@ def play_checked(seed: int, deep: bool) -> HandState:
     while not state.is_complete:
         check_invariants(state)
         check_a_decision_exists(state)
+        check_wagers_can_be_answered(state)
         if deep:
             check_offers(state, rng)
         if deep and steps % 3 == 0:
@@ -243,6 +268,7 @@ def test_hypothesis_driven_hands(n: int, config: GameConfig, stacks: list[int], 
         assert all(state.stacks[s] + state.contrib[s] == stacks[s] for s in range(n)) or state.is_complete
         if not state.is_complete:
             check_a_decision_exists(state)
+            check_wagers_can_be_answered(state)
     while not state.is_complete:
         check_a_decision_exists(state)
         state.apply(state.default_action())
@@ -256,3 +282,38 @@ def test_same_seed_same_actions_same_record(seed: int) -> None:
     a = play_checked(seed, deep=False)
     b = play_checked(seed, deep=False)
     assert a.record() == b.record()
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    n=st.integers(2, 6),
+    config=st.sampled_from(CONFIGS),
+    stacks=st.lists(st.integers(1, 300), min_size=6, max_size=6),
+    seed=st.integers(0, 2**64),
+    picks=st.lists(st.integers(0, 10_000), min_size=80, max_size=80),
+)
+def test_no_wager_is_offered_beyond_what_an_opponent_can_answer(
+    n: int, config: GameConfig, stacks: list[int], seed: int, picks: list[int]
+) -> None:
+    """R3.4 (E14) over random hands, raising as often as allowed (short stacks make the cap bind):
+    every offered bet/raise is at most the deepest live opponent's reach, and none is offered
+    when no opponent could put in more than the call."""
+    if n > 4 and config.replacements == "per-seat":
+        n = 4
+    state = HandState.start(config, stacks[:n], seed % n, seed)
+    for pick in picks:
+        if state.is_complete:
+            break
+        check_wagers_can_be_answered(state)
+        legal = state.legal()
+        wagers = [k for k in legal.actions if k in (ActionKind.BET, ActionKind.RAISE)]
+        if legal.actions == (ActionKind.DRAW,):
+            action = Action(ActionKind.DRAW)
+        elif wagers and pick % 3:
+            action = Action(wagers[0], legal.min_to + pick % (legal.max_to - legal.min_to + 1))
+        else:
+            action = Action(legal.actions[pick % len(legal.actions)])
+        state.apply(action)
+    while not state.is_complete:
+        check_wagers_can_be_answered(state)
+        state.apply(state.default_action())

@@ -505,3 +505,74 @@ def test_e13_an_ante_nobody_matches_is_returned_not_a_pot_of_one() -> None:
     assert result.net == (3, -3)
     record = state.record()
     assert record["uncalled"] == [{"seat": 0, "amount": 2}] and len(record["pots"]) == 1
+
+
+def test_e14_a_raise_goes_no_higher_than_the_deepest_opponent_can_match() -> None:
+    """R3.4, E14: stacks 1144 / 55 / 1, blinds 5/10, the big blind all-in for 1."""
+    state = new_hand([1144, 55, 1], button=0)
+    assert state.all_in[2] and state.to_act == 0
+    assert (state.legal().min_to, state.legal().max_to) == (20, 55)
+    state.raise_to(20)
+    state.raise_to(30)
+    state.raise_to(40)
+    state.raise_to(54)
+    legal = state.legal()
+    # A full raise would be to 68; seat 1 can match 55 at most, so 55 is the only raise.
+    assert legal.actions == (FOLD, CALL, RAISE) and legal.call_amount == 14
+    assert (legal.min_to, legal.max_to) == (55, 55)
+    refused = "R3.4: seat 0 cannot raise to 68: no opponent still in the hand can match more than 55"
+    with pytest.raises(IllegalActionError, match=refused):
+        state.raise_to(68)
+    state.raise_to(55)
+    # Seat 1 answers with its last chip or folds; nobody could answer a raise.
+    assert state.to_act == 1 and state.legal().actions == (FOLD, CALL) and state.legal().call_amount == 1
+    state.fold()
+    assert state.phase == "draw"
+    stand_pat_all(state)
+    result = state.result()
+    assert (0, 1) in result.uncalled and sum(result.net) == 0
+
+
+def test_e14_no_raise_when_every_opponent_is_all_in_at_the_call() -> None:
+    """E14's other branch: seat 1 all-in to 55 leaves seat 0 a call or a fold, nothing else."""
+    state = new_hand([1144, 55, 1], button=0)
+    for to in (20, 30, 40):
+        state.raise_to(to)
+    state.raise_to(55)
+    assert state.all_in[1] and state.legal().actions == (FOLD, CALL)
+    with pytest.raises(IllegalActionError, match="R3.4"):
+        state.raise_to(70)
+
+
+def test_r3_4_caps_bets_in_round_two_fixed_limit_and_ante_only() -> None:
+    """R3.4 for every kind of wager: the first bet of round 2, fixed-limit, an ante-only round 1."""
+    # No-limit round 2: the minimum first bet would be 20 (twice the big blind); the opponent has 7.
+    state = new_hand([1000, 17], button=0)
+    state.call()
+    state.check()
+    stand_pat_all(state)
+    state.check()
+    legal = state.legal()
+    assert state.to_act == 0 and legal.actions == (FOLD, CHECK, BET) and (legal.min_to, legal.max_to) == (7, 7)
+    # Fixed-limit 5/10: a raise would be to 20, the big blind's seat can reach 14.
+    state = new_hand([1000, 14], button=0, structure="fixed-limit")
+    legal = state.legal()
+    assert (legal.call_amount, legal.min_to, legal.max_to) == (5, 14, 14)
+    # Ante-only, ante 5, min_bet 10: the opponent has 3 chips behind.
+    state = new_hand([1000, 8], button=1, blinds=False, ante=5, min_bet=10)
+    legal = state.legal()
+    assert state.to_act == 0 and legal.actions == (FOLD, CHECK, BET) and (legal.min_to, legal.max_to) == (3, 3)
+    state.bet(3)
+    assert state.to_act == 1 and state.legal().actions == (FOLD, CALL)
+
+
+def test_raise_cap_false_replays_the_earlier_rule() -> None:
+    """Histories of earlier releases (a raise to 68 in E14's hand) still replay with raise_cap=False."""
+    state = HandState.start(GameConfig(), [1144, 55, 1], 0, 1, raise_cap=False)
+    for to in (20, 30, 40, 54):
+        state.raise_to(to)
+    assert state.legal().max_to == 1144
+    state.raise_to(68)
+    state.fold()
+    stand_pat_all(state)
+    assert (0, 14) in state.result().uncalled

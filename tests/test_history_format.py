@@ -85,10 +85,11 @@ def test_owed_is_capped_at_what_can_be_matched_when_nobody_else_can_act() -> Non
 
 
 def test_a_call_for_less_than_owed_is_all_in() -> None:
-    state = new_hand([1000, 30], button=0)
-    state.raise_to(100)
+    state = new_hand([1000, 1000, 30], button=0)
+    state.raise_to(100)  # seat 1 can answer it (R3.4), seat 2 only for less
+    state.fold()
     state.call()
-    assert _log(state)[1] == (1, "call", 20, 90, 20, 30, True)
+    assert _log(state)[2] == (2, "call", 20, 90, 20, 30, True)
 
 
 def test_replacements_from_a_reshuffled_muck_are_counted_e9() -> None:

@@ -334,19 +334,3 @@ def test_a_tmpdir_too_deep_for_a_socket_path_still_plays(tmp_path: Path, monkeyp
     assert list(deep.iterdir()) == []
     assert not [n for n in os.listdir("/tmp") if n.startswith(f"{PRIVATE_DIR_PREFIX}{os.getpid()}-")]
 
-
-def test_a_request_over_the_message_limit_is_never_sent(tmp_path: Path) -> None:
-    """PROTOCOL.md section 7: no referee message exceeds 65,536 bytes. Two min-raisers with deep
-    stacks grow one hand's history until a request would; the referee plays the default action
-    for that decision instead (no fault) and the match goes on."""
-    bots = [BotSpec(f"r{i}", ("python", "-m", "bots.raiser"), cwd=str(ROOT)) for i in range(2)]
-    spec = MatchSpec(GameConfig(), hands=1, seed=3, starting_stack=10**7)
-    result = play_match(bots, spec, Limits(decision_ms=2000, startup_ms=10000), tmp_path)
-    assert result.faults == [{}, {}] and result.hands_played == 1
-    log = (tmp_path / "logs" / "referee.log").read_text()
-    assert "not sent (over 65536); default action, no fault" in log
-    (record,) = records(tmp_path)
-    assert len(record["actions"]) > 1000
-    last = record["actions"][-1]
-    assert (last["kind"], last["by"], last["fault"], last["ms"]) == ("fold", "unsent", None, None)
-    assert all(check.ok for check in check_history(tmp_path / "hands.jsonl"))

@@ -150,3 +150,39 @@ def test_cli_binary_and_cut_off_gzip_are_one_line_not_a_traceback(tmp_path: Path
 def test_cli_missing_file_exits_2(tmp_path: Path) -> None:
     code, _, err = cli_replay(str(tmp_path / "nope.jsonl"))
     assert code == 2 and "cannot read" in err and "No such file" in err
+
+
+def earlier_rule_hand(to: int = 68) -> HandState:
+    """RULES.md E14's hand as releases before R3.4's raise cap played it: seat 0 raises to 68."""
+    state = HandState.start(GameConfig(), [1144, 55, 1], 0, hand_seed(1, 0), 0, raise_cap=False)
+    for step in (20, 30, 40, 54, to):
+        state.raise_to(step)
+    while state.to_act is not None:
+        state.apply(state.default_action())  # seat 1 folds; the draw; round 2 checks
+    return state
+
+
+def test_histories_of_earlier_releases_with_a_raise_nobody_could_answer_still_replay(tmp_path: Path) -> None:
+    """E14: a raise to 68 that only seat 1's 55 could face, with 14 back, is refused by today's engine
+    but replays under the earlier rule, with a note; a tampered such hand still differs."""
+    state = earlier_rule_hand()
+    assert (0, 14) in state.result().uncalled
+    decisions = [(handrecord.BY_BOT, None, 0.5)] * len(state.action_log())
+    record = handrecord.build(state, match_id="m", match=MATCH, seated=[0, 1, 2], out=[False] * 3,
+                              decisions=decisions, faults=[])
+    with pytest.raises(Exception, match="R3.4: seat 0 cannot raise to 68"):
+        handrecord.replay_v2(record)
+    tampered = json.loads(json.dumps(record))
+    tampered["returned"][0]["chips"] = 13
+    v1 = json.loads(json.dumps(state.record()))
+    path = write_lines(tmp_path / "h.jsonl", record, tampered)
+    checks = list(check_history(path))
+    assert [(c.ok, bool(c.note)) for c in checks] == [(True, True), (False, False)]
+    assert "R3.4" in checks[0].note and "refused: R3.4" in checks[1].detail
+    code, out, _ = cli_replay(str(write_lines(tmp_path / "g.jsonl", record, played_hand(1))))
+    assert code == 0
+    assert out.splitlines() == [f"hand 0: OK with {checks[0].note}",
+                                "2 of 2 hands replay identically (1 under the earlier raise rule, RULES.md E14)"]
+    v1["match_id"] = "m"
+    (check,) = check_history(write_lines(tmp_path / "v1.jsonl", v1))
+    assert check.ok and check.note

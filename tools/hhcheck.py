@@ -11,6 +11,14 @@ harness's own code. For each hand record (``record_version`` 2) it
   ``final_cards`` = kept cards + replacements, replacements never seen
   before in the hand except those marked ``reshuffled``, which must come from
   the muck (earlier discards and folded hands) once the stock is used up (R4.4);
+- replays the betting and the draw by the rules, independently of the harness: who is to act at
+  every decision (round 1 from left of the big blind R3.2, round 2 from left of the button R3.3,
+  the draw from left of the big blind R4.1, players folded or all-in skipped, no decision for a lone
+  player with nothing to call R3.4, every round complete), which actions are legal (check only with
+  nothing to call, bet or raise only when some opponent could answer it, R3.4), their sizes (no-limit
+  minimum raises and round 2's first bet R3.6, fixed-limit sizes and cap R3.7, the reopening of the
+  betting R3.8, never above what the deepest opponent can match R3.4), and the referee's default
+  actions (``by`` ``fault``/``unsent``: check if free else fold, stand pat; ``out``: fold, stand pat);
 - recomputes the chips: the posts (antes, blinds, all-in for less: R2.4-R2.6),
   for each decision the amount ``owed`` (the full big blind R2.6; at most
   what can be matched when nobody else can act, R3.4), the chips ``added``
@@ -25,14 +33,20 @@ harness's own code. For each hand record (``record_version`` 2) it
   event): the match seed's SHA-256 is ``match.seed_sha256`` and every hand's
   ``seed`` is derived from it (HMAC-SHA256, docs/HISTORY.md "Seeds").
 
-It does not re-check betting order or no-limit raise sizes (``harness
-replay`` does, with the engine).
+It does not check what needs the harness's shuffle or the referee's clock: which cards the
+seed deals (``harness replay`` re-deals them; here only that the cards are consistent), the
+positions per-seat replacements take in the deck, the reshuffle's order, the times (``ms``
+against ``decision_ms`` and the bank), whether a fault's ``put_out`` follows from
+``max_faults`` and the bot's earlier faults, or ``out`` from earlier hands. Version 1 records
+are not read (exit 2; ``harness replay`` checks them). A bet or raise beyond what any opponent
+could match, which releases before R3.4's cap offered (RULES.md E14), checks with a note.
 
 Usage::
 
     python3 tools/hhcheck.py hands.jsonl [more.jsonl.gz ...] [--match-seed HEX | --tournament-seed HEX]
 
-Exit status: 0 every hand checks; 1 a hand does not; 2 a file cannot be read.
+Exit status: 0 every hand checks; 1 a hand does not; 2 a file cannot be read, or holds a record of
+a version this checker does not read (the message names the line and the version).
 """
 
 from __future__ import annotations
@@ -161,24 +175,50 @@ def sha256_of(seed: int) -> str:
 # ----------------------------------------------------------------------------- one hand
 
 class Problems(list):
-    """The problems found in one hand (strings)."""
+    """The problems found in one hand (strings); ``notes``: what checks but is worth saying."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.notes: list[str] = []
 
     def expect(self, what: str, recorded: Any, computed: Any) -> None:
         if recorded != computed:
             self.append(f"{what}: recorded {recorded!r}, recomputed {computed!r}")
 
 
-def check_hand(rec: dict[str, Any]) -> list[str]:
-    """Recompute one version-2 hand record; return what disagrees (empty: the hand checks)."""
+#: The note of a hand whose only departure is a bet or raise beyond what any opponent could match: releases
+#: before RULES.md's R3.4 cap (E14) offered those; the excess came back (R3.9), so the chips are the same.
+EARLIER_RAISE_RULE = "a bet or raise beyond what any opponent could match (R3.4), as earlier releases offered"
+#: The record versions this checker reads (docs/HISTORY.md "Versions").
+VERSIONS = (2,)
+
+
+def version_problem(rec: Any) -> str | None:
+    """Why a line is not a record this checker reads (another format or ``record_version``), or None."""
+    if not isinstance(rec, dict) or rec.get("format", FORMAT) != FORMAT:
+        return f"not a {FORMAT} record"
+    version = rec.get("record_version", 1)  # a record without it is version 1 (docs/HISTORY.md "Versions")
+    if version in VERSIONS:
+        return None
+    hint = "; version 1 is checked by `harness replay`" if version == 1 else ""
+    return f"record_version: {version!r} is not a version this checker reads (2){hint}"
+
+
+def check_hand(rec: dict[str, Any]) -> Problems:
+    """Recompute one version-2 hand record; return what disagrees (empty: the hand checks).
+
+    The returned list's ``notes`` hold what checks but is worth saying (:data:`EARLIER_RAISE_RULE`).
+    """
     out = Problems()
-    if rec.get("format") != FORMAT or rec.get("record_version") != 2:
-        return [f"not a version-2 record of {FORMAT} (record_version {rec.get('record_version')!r}); "
-                "version 1 is checked by `harness replay`"]
+    problem = version_problem(rec)
+    if problem:
+        out.append(problem)
+        return out
     try:
         _check_hand(rec, out)
     except (KeyError, IndexError, TypeError, ValueError) as exc:
         out.append(f"the record lacks or garbles a field ({type(exc).__name__}: {exc})")
-    return list(out)
+    return out
 
 
 def _check_hand(rec: dict[str, Any], out: Problems) -> None:
@@ -253,6 +293,80 @@ def _check_hand(rec: dict[str, Any], out: Problems) -> None:
     muck: set[str] = set()
     per_seat = game["replacements"] == "per-seat"
 
+    # The turn and the sizes (R3.2-R3.8, R4.1): an independent betting state machine, run alongside
+    # the chips. `stage` is where the rules have the hand, `turn` who must decide (None: nobody).
+    lead = bb if blinds else button  # round 1 and the draw start after the big blind, or the button (R2.5)
+    machine = {"stage": "bet1", "turn": None, "inc": unit, "size": unit, "nbets": 1 if blinds else 0,
+               "r1_high": unit, "drawers": [], "drawn": 0}
+    acted = [False] * n
+    acted_high = [0] * n
+    in_order = True  # False after the first turn-order problem: later turns would only repeat it
+
+    def able() -> int:
+        return sum(1 for o in range(n) if not folded[o] and not all_in[o])
+
+    def to_call(k: int) -> int:
+        """Chips seat k must add to call: the full big blind (R2.6), at most what can be matched (R3.4)."""
+        call_to = high
+        if able() < 2:
+            call_to = min(high, max((bet[o] for o in range(n) if o != k and not folded[o]), default=0))
+        return call_to - bet[k]
+
+    def first_to_act(start: int) -> int | None:
+        """The first seat after `start` able to act, or None when the round has no decision (R3.3, R3.4)."""
+        first = next((k for k in after(start) if not folded[k] and not all_in[k]), None)
+        if first is None or (able() < 2 and to_call(first) <= 0):
+            return None
+        return first
+
+    def next_to_act(k: int) -> int | None:
+        """Who acts after seat k in this round, or None when the round is over (R3.4)."""
+        for s in after(k)[:-1]:
+            if folded[s] or all_in[s]:
+                continue
+            if not acted[s] or bet[s] < high:
+                return s if able() >= 2 or to_call(s) > 0 else None
+        return None
+
+    def advance() -> None:
+        """The round (or the draw) is over: on to the next stage (R3.1, R4.1, R3.3)."""
+        stage = machine["stage"]
+        if stage == "bet1":
+            machine["r1_high"] = max(high, unit)  # R3.6: round 2's first bet is at least twice it
+            machine["drawers"] = [k for k in after(lead) if not folded[k]]
+            machine.update(stage="draw", drawn=0, turn=machine["drawers"][0])
+        elif stage == "draw":
+            machine.update(stage="bet2", nbets=0, size=2 * unit,
+                           inc=2 * unit if fixed else 2 * machine["r1_high"])
+            for o in range(n):
+                acted[o], acted_high[o] = False, 0
+            machine["turn"] = first_to_act(button)  # R3.3: left of the button (bets are 0 by now)
+        else:
+            machine.update(stage="done", turn=None)
+
+    def wager_range(k: int, capped: bool) -> tuple[int, int] | str:
+        """The legal bet/raise "to" totals of seat k, or why none is legal (R3.4-R3.8)."""
+        if stack[k] <= to_call(k):
+            return f"its {stack[k]} chips do not exceed the call (R3.5)"
+        if able() < 2:
+            return "no other player can still act (R3.4)"
+        if fixed and game["cap"] and machine["nbets"] >= game["cap"]:
+            return f"the cap of {game['cap']} bets is reached (R3.7)"
+        if acted[k] and high - acted_high[k] < (machine["size"] if fixed else machine["inc"]):
+            return "the betting was not reopened since it acted: only an incomplete all-in raise (R3.8)"
+        top = bet[k] + stack[k]
+        if capped:
+            top = min(top, max(bet[o] + stack[o] for o in range(n) if o != k and not folded[o]))
+            if top <= high:
+                return f"no opponent still in the hand can put in more than the {high} to call (R3.4)"
+        low = high + (machine["size"] if fixed else machine["inc"])
+        if fixed:
+            return (min(low, top), min(low, top))
+        return (min(low, top), top)
+
+    machine["turn"] = first_to_act(lead)
+    if machine["turn"] is None:
+        advance()
     phase = "bet1"
     aggressor = None
     for a in rec["actions"]:
@@ -261,12 +375,37 @@ def _check_hand(rec: dict[str, Any], out: Problems) -> None:
         if folded.count(False) == 1:
             out.append(f"{where}: a decision after every other player folded")
             break
+        if in_order:
+            while machine["turn"] is None and machine["stage"] not in ("done", a["phase"]):
+                advance()
+            stage, turn = machine["stage"], machine["turn"]
+            if stage != a["phase"] or turn is None:
+                if stage in ("bet1", "bet2") and turn is not None:
+                    why = f"seat {seats[turn]} is still to act in {stage}"
+                elif a["phase"] in ("bet1", "bet2"):
+                    why = ("nobody is to act: every player has acted, or at most one can act and it has nothing "
+                           "to call (R3.4)")
+                else:
+                    why = f"the hand is in {stage}"
+                out.append(f"{where}: a {a['phase']} decision but {why}")
+                in_order = False
+            elif turn != k:
+                rule = "R4.1" if stage == "draw" else ("R3.3" if stage == "bet2" else "R3.2")
+                out.append(f"{where}: seat {seats[turn]} is to act, not seat {a['seat']} ({rule}, R3.4)")
+                in_order = False
+        by = a["by"]
         if a["phase"] != phase:
             if phase == "bet1":
                 end_round()
             phase = a["phase"]
         if a["kind"] == "draw":
             discards, received, again = a["discards"], a["received"], a["reshuffled"]
+            if by != "bot" and discards:
+                out.append(f"{where}: by {by} is the default action, standing pat, yet it discards {discards}")
+            if in_order:
+                machine["drawn"] += 1
+                drawers = machine["drawers"]
+                machine["turn"] = drawers[machine["drawn"]] if machine["drawn"] < len(drawers) else None
             if not set(discards) <= set(cards[k]) or len(set(discards)) != len(discards) or len(discards) > 4:
                 out.append(f"{where}: discards {discards} are not 0-4 distinct cards of {cards[k]}")
                 continue
@@ -291,13 +430,14 @@ def _check_hand(rec: dict[str, Any], out: Problems) -> None:
             muck |= set(discards)  # after serving: never the player's own (R4.4)
             continue
         # A betting decision: what was owed (R2.6, R3.4), added and the "to" total.
-        able = sum(1 for o in range(n) if not folded[o] and not all_in[o])
-        call_to = high
-        if able < 2:
-            call_to = min(high, max((bet[o] for o in range(n) if o != k and not folded[o]), default=0))
-        owed = max(0, call_to - bet[k])
+        owed = max(0, to_call(k))
         out.expect(f"{where} owed", a["owed"], owed)
         kind = a["kind"]
+        if by == "out" and kind != "fold":
+            out.append(f"{where}: by out, yet not a fold (a bot that is out folds without being asked)")
+        if by in ("fault", "unsent") and kind != ("fold" if owed else "check"):
+            out.append(f"{where}: by {by} is the default action, {'fold' if owed else 'check'}, not {kind}")
+        wager = None
         if kind in ("fold", "check"):
             added = 0
             if kind == "check" and owed:
@@ -314,11 +454,26 @@ def _check_hand(rec: dict[str, Any], out: Problems) -> None:
                 out.append(f"{where}: a {kind} with {high} the highest bet")
             to = a["to"]
             added = to - bet[k]
-            if fixed:
-                size = unit * (2 if phase == "bet2" else 1)
-                out.expect(f"{where} to (fixed-limit R3.7)", to, min(high + size, bet[k] + stack[k]))
             if to <= high or added > stack[k]:
                 out.append(f"{where}: to {to} with {high} the highest bet and {stack[k]} behind")
+            elif in_order:
+                legal, earlier = wager_range(k, True), wager_range(k, False)
+                if isinstance(legal, tuple) and legal[0] <= to <= legal[1]:
+                    pass
+                elif isinstance(earlier, tuple) and earlier[0] <= to <= earlier[1]:
+                    out.notes.append(f"{where}: {EARLIER_RAISE_RULE}")
+                elif isinstance(earlier, str):
+                    out.append(f"{where}: no {kind} is legal here: {earlier}")
+                elif fixed:
+                    out.append(f"{where}: to {to}, but in fixed-limit a {kind} here is to exactly {earlier[0]} (R3.7)")
+                elif to > earlier[1]:
+                    out.append(f"{where}: to {to} is above its all-in {earlier[1]}")
+                else:
+                    first = ""
+                    if high == 0 and phase == "bet2":
+                        first = " (round 2's first bet: at least twice round 1's final bet)"
+                    out.append(f"{where}: to {to} is below the minimum {earlier[0]}{first} (R3.6)")
+            wager = to - high
             high = to
             if phase == "bet2":
                 aggressor = k
@@ -330,6 +485,27 @@ def _check_hand(rec: dict[str, Any], out: Problems) -> None:
         if added and stack[k] == 0:
             all_in[k] = True
         out.expect(f"{where} all_in", a["all_in"], bool(added) and stack[k] == 0)
+        if in_order:
+            if wager is not None:  # a full bet or raise reopens the betting for everyone (R3.4, R3.8)
+                if fixed:
+                    full = wager >= machine["size"] or (stack[k] == 0 and 2 * wager >= machine["size"])
+                    machine["nbets"] += full
+                else:
+                    full = wager >= machine["inc"]
+                    if full:
+                        machine["inc"] = wager
+                if full:
+                    for o in range(n):
+                        acted[o] = False
+            if kind != "fold":
+                acted[k], acted_high[k] = True, high
+            machine["turn"] = None if folded.count(False) == 1 else next_to_act(k)
+    if in_order and folded.count(False) > 1:
+        while machine["turn"] is None and machine["stage"] != "done":
+            advance()
+        if machine["turn"] is not None:
+            turn, stage = seats[machine["turn"]], machine["stage"]
+            out.append(f"actions: the record ends with seat {turn} still to act in {stage}")
     end_round()
     for k in range(n):
         out.expect(f"seat {seats[k]} final_cards", players[k]["final_cards"], cards[k])
@@ -408,12 +584,18 @@ def check_file(path: Path, *, match_seed: int | None = None,
                tournament_seed: int | None = None) -> Iterator[tuple[int, int, list[str]]]:
     """``(line, hand_id, problems)`` per hand of one match's hand history, hands and the match checked.
 
+    ``problems`` is a :class:`Problems` list; its ``notes`` are what checks but is worth saying.
+
     Raises:
-        OSError, ValueError: the file cannot be read as JSON Lines.
+        OSError, ValueError: the file cannot be read as JSON Lines, or a line is not a record of a
+            version this checker reads (the message names the line and the version).
     """
     previous: dict[str, Any] | None = None
     seed = match_seed
     for line, rec in read_records(path):
+        unread = version_problem(rec)
+        if unread:  # not a tampered hand: a file this checker cannot read (exit 2)
+            raise ValueError(f"line {line}: {unread}")
         problems = check_hand(rec)
         if not problems:
             problems += _check_sequence(previous, rec)
@@ -467,7 +649,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     match_seed = int(args.match_seed, 16) if args.match_seed else None
     tournament_seed = int(args.tournament_seed, 16) if args.tournament_seed else None
-    hands = bad = 0
+    hands = bad = earlier = 0
     for path in args.files:
         try:
             for line, hand_id, problems in check_file(path, match_seed=match_seed, tournament_seed=tournament_seed):
@@ -475,10 +657,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if problems:
                     bad += 1
                     print(f"{path} line {line} hand {hand_id}: " + "; ".join(problems))
+                elif getattr(problems, "notes", None):
+                    earlier += 1
+                    print(f"{path} line {line} hand {hand_id}: checks, with " + "; ".join(problems.notes))
         except (OSError, ValueError, EOFError) as exc:
             print(f"{path}: cannot be read: {exc}", file=sys.stderr)
             return 2
-    print(f"{hands - bad} of {hands} hands check" + (f"; {bad} do not" if bad else ""))
+    rule = f" ({earlier} with the earlier raise rule, RULES.md E14)" if earlier else ""
+    print(f"{hands - bad} of {hands} hands check{rule}" + (f"; {bad} do not" if bad else ""))
     return 1 if bad else 0
 
 

@@ -54,8 +54,11 @@ class Legal:
             player all-in); 0 when there is nothing to call.
         min_to: smallest legal bet/raise "to" total (chips in this round), or
             0 when no bet/raise is legal. Equals ``max_to`` when only an
-            all-in for less is possible, and in fixed-limit (R3.7).
-        max_to: largest legal bet/raise "to" total (all-in), or 0.
+            all-in for less, or a raise to the deepest opponent's reach
+            below the minimum, is possible, and in fixed-limit (R3.7).
+        max_to: largest legal bet/raise "to" total, or 0: the all-in, or
+            what the deepest opponent still in the hand can match (its bet
+            this round plus its stack) when that is less (R3.4, E14).
         max_discards: 4 in the draw (R4.1), else 0.
     """
 

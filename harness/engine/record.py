@@ -141,8 +141,11 @@ def first_difference(a: Any, b: Any, path: str) -> str | None:
     return None
 
 
-def replay(record: dict[str, Any]) -> HandState:
+def replay(record: dict[str, Any], *, raise_cap: bool = True) -> HandState:
     """Re-run a hand record from its config, stacks, button, seed and actions.
+
+    ``raise_cap=False`` replays under the rule of earlier releases, which
+    offered raises beyond what any opponent could match (R3.4, E14).
 
     Returns:
         the replayed state (complete if the record was).
@@ -162,6 +165,7 @@ def replay(record: dict[str, Any]) -> HandState:
             record["seed"],
             record.get("hand_id", 0),
             deck=record.get("deck"),
+            raise_cap=raise_cap,
         )
     except KeyError as exc:
         raise ReplayError(f"record lacks the field {exc.args[0]!r}") from None

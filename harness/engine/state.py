@@ -93,7 +93,7 @@ class HandState:
         "_rng", "_deck", "_pos", "_stock", "_muck", "_fl", "_unit", "_high",
         "_inc", "_nbets", "_acted", "_acted_high", "_n_live", "_n_able",
         "_r1_high", "_aggressor", "_draw_order", "_draw_index", "_log",
-        "_uncalled", "_result", "_legal", "_bb_seat", "_received", "_stacked",
+        "_uncalled", "_result", "_legal", "_bb_seat", "_received", "_stacked", "_raise_cap",
     )
 
     config: GameConfig
@@ -116,6 +116,7 @@ class HandState:
         hand_id: int = 0,
         *,
         deck: Sequence[int | str] | None = None,
+        raise_cap: bool = True,
     ) -> HandState:
         """Shuffle, post antes and blinds, deal seven cards each (R2).
 
@@ -130,6 +131,11 @@ class HandState:
             deck: a stacked deck for tests and examples: the full shuffled
                 order (52 distinct cards, ints or texts) used instead of the
                 seed's; the seed still drives any R4.4 reshuffle. Recorded.
+            raise_cap: R3.4's bound on bets and raises (never above what the
+                deepest opponent still in the hand can match, none when no
+                opponent can put in more than the call). False only to replay
+                histories of earlier releases, which offered raises up to the
+                all-in (RULES.md E14).
 
         Raises:
             ConfigError: table size outside 2..6 (R1.2), a stack that is not
@@ -181,6 +187,7 @@ class HandState:
         self._rng = rng = random.Random(seed)
         self._deck = Deck(rng, deck)
         self._stacked = deck is not None
+        self._raise_cap = raise_cap is not False
         # R2.7: one card at a time clockwise from left of the button, so the
         # k-th seat after the button holds positions k, k+n, k+2n, ...
         order = self._deck.upto(HOLE_CARDS * n)
@@ -310,27 +317,47 @@ class HandState:
                 high = matched
         return high - bets[s]
 
+    def _reach(self, s: int) -> int:
+        """The most chips any opponent of seat s still in the hand can have in this round (R3.4).
+
+        Its bet this round plus its stack: an all-in or folded player adds
+        nothing more, so a bet or raise above the deepest opponent's reach
+        could only come back (R3.9).
+        """
+        bets, stacks, folded = self.bets, self.stacks, self.folded
+        reach = 0
+        for o in range(self.n):
+            if o != s and not folded[o]:
+                r = bets[o] + stacks[o]
+                if r > reach:
+                    reach = r
+        return reach
+
     def _betting_legal(self, s: int) -> Legal:
         stack = self.stacks[s]
         high = self._high
         bet = self.bets[s]
         to_call = high - bet if self._n_able >= 2 else self._to_call(s)
         if stack > to_call and self._may_raise(s):
-            all_in_to = bet + stack
-            if self._fl:
-                lo = high + self._unit
-            else:
-                lo = high + self._inc
-            if self._fl:
-                hi = lo if lo < all_in_to else all_in_to
-                lo = hi
-            else:
-                hi = all_in_to
-                if lo > hi:
-                    lo = hi  # R3.6: all-in for less than the minimum
-            if to_call > 0:
-                return Legal(_K_FOLD_CALL_RAISE, to_call, lo, hi, 0)
-            return Legal(_K_FOLD_CHECK_BET if high == 0 else _K_FOLD_CHECK_RAISE, 0, lo, hi, 0)
+            top = bet + stack  # the all-in
+            if self._raise_cap:
+                # R3.4: a wager is only offered when an opponent can put in more than the
+                # call, and only up to what the deepest of them can match (E14).
+                reach = self._reach(s)
+                if reach < top:
+                    top = reach
+            if top > high:
+                lo = high + (self._unit if self._fl else self._inc)
+                if self._fl:
+                    hi = lo if lo < top else top
+                    lo = hi
+                else:
+                    hi = top
+                    if lo > hi:
+                        lo = hi  # R3.6: all-in for less, or up to the deepest reach (R3.4)
+                if to_call > 0:
+                    return Legal(_K_FOLD_CALL_RAISE, to_call, lo, hi, 0)
+                return Legal(_K_FOLD_CHECK_BET if high == 0 else _K_FOLD_CHECK_RAISE, 0, lo, hi, 0)
         if to_call > 0:
             return Legal(_K_FOLD_CALL, to_call if to_call < stack else stack, 0, 0, 0)
         return Legal(_K_FOLD_CHECK, 0, 0, 0, 0)
@@ -428,6 +455,9 @@ class HandState:
         if self._fl:
             return f"R3.7: in fixed-limit seat {s} may {kind} only to exactly {lg.min_to}, not {to}"
         if to > lg.max_to:
+            if lg.max_to < self.bets[s] + self.stacks[s]:
+                return (f"R3.4: seat {s} cannot {kind} to {to}: no opponent still in the hand "
+                        f"can match more than {lg.max_to}")
             return f"R3.6: seat {s} cannot {kind} to {to}: its all-in total is {lg.max_to}"
         rule = "R3.6" if self.phase is BET1 or self._high else "R3.6 (OPR-313 first bet after the draw)"
         return (
@@ -453,6 +483,9 @@ class HandState:
             return f"R3.4: seat {s} cannot {kind}: no other player can still act"
         if self._fl and self.config.cap and self._nbets >= self.config.cap:
             return f"R3.7: seat {s} cannot {kind}: the cap of {self.config.cap} bets is reached"
+        if self._may_raise(s):
+            return (f"R3.4: seat {s} cannot {kind}: no opponent still in the hand can put in more "
+                    f"than the {self._high} to call (most is {self._reach(s)})")
         return (
             f"R3.8: seat {s} cannot {kind}: the betting was not reopened (only an incomplete "
             "all-in raise since it acted); call or fold"

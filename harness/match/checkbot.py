@@ -33,6 +33,7 @@ from pathlib import Path
 from harness.engine.config import GameConfig, Structure
 from harness.match.botproc import PASSED_ENV, PASSED_ENV_PREFIXES, resolve_command
 from harness.match.history import decision_times, find_history, read_history, record_faults
+from harness.match.msgsize import message_problem
 from harness.match.outdir import prepare_out_dir
 from harness.match.specs import (
     BOT_NAME,
@@ -555,7 +556,8 @@ def check_bot(
             (not found, not executable, no ``#!`` line, cwd missing).
         ValueError: bad arguments (no command, hands, decision_ms, startup_ms,
             time_bank_ms or starting_stack outside :data:`harness.match.specs.BOUNDS`,
-            0 or > 5 opponents, unknown opponent, a stack that cannot pay the forced bets, a bad env name); ``out_dir``
+            0 or > 5 opponents, unknown opponent, a stack that cannot pay the forced bets or too deep for the
+            protocol's messages (:func:`harness.match.msgsize.message_problem`), a bad env name); ``out_dir``
             is a file, lies under one or already holds a hand history
             (:class:`harness.match.outdir.OutDirError`).
     """
@@ -575,6 +577,9 @@ def check_bot(
     forced = game.ante + (game.big_blind if game.blinds else 0)
     if starting_stack < max(1, forced):
         raise ValueError(f"--stack must cover the ante and big blind ({forced} chips), got {starting_stack}")
+    problem = message_problem(game, 1 + len(opponents), starting_stack, "--stack")
+    if problem:  # PROTOCOL.md section 7: every message of the longest legal hand fits
+        raise ValueError(problem)
     env = dict(env or {})
     for name in env:
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):

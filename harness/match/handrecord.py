@@ -243,7 +243,7 @@ def _annotation_problem(record: Mapping[str, Any]) -> str | None:
     return None
 
 
-def replay_v2(record: Mapping[str, Any]) -> HandState:
+def replay_v2(record: Mapping[str, Any], *, raise_cap: bool = True) -> HandState:
     """Re-play a version-2 record through the engine and check every field.
 
     The deal comes from ``seed`` (or ``deck``), the decisions from
@@ -254,6 +254,9 @@ def replay_v2(record: Mapping[str, Any]) -> HandState:
 
     Args:
         record: a record whose shape :func:`harness.match.history.record_problem` accepts.
+        raise_cap: False replays under the rule of earlier releases, which
+            offered raises beyond what any opponent could match (RULES.md
+            R3.4, E14; ``HandState.start``).
 
     Returns:
         the replayed, complete state.
@@ -275,6 +278,7 @@ def replay_v2(record: Mapping[str, Any]) -> HandState:
             record["seed"],
             record["hand_id"],
             deck=record.get("deck"),
+            raise_cap=raise_cap,
         )
     except ConfigError as exc:
         raise ReplayError(f"record cannot be started: {exc}") from None

@@ -60,6 +60,7 @@ from harness.match.connection import ChannelFault, Connection, Disconnected
 from harness.match.deals import commitment, hand_seed, hand_seeds
 from harness.match.handrecord import BY_BOT, BY_FAULT, BY_OUT, BY_UNSENT, Decision
 from harness.match.history import HistoryWriter, history_name
+from harness.match.msgsize import message_problem
 from harness.match.placement import Placement, pin, restore
 from harness.match.sandbox import DEFAULT_PIDS, BotJail, SandboxError, UidLease, non_dumpable, plan, support
 from harness.match.specs import (
@@ -248,6 +249,9 @@ def _check_bots(bots: Sequence[BotSpec], spec: MatchSpec) -> None:
         raise ValueError(f"hands must be >= 0, got {spec.hands}")
     if spec.starting_stack < 1:
         raise ValueError(f"starting_stack must be >= 1 chip, got {spec.starting_stack}")
+    problem = message_problem(spec.game, len(bots), spec.starting_stack)
+    if problem:  # PROTOCOL.md section 7: no legal hand may need a message over the limit
+        raise ValueError(problem)
 
 
 class _Seat:

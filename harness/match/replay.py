@@ -10,6 +10,12 @@ version ever written is read: version 2 through
 A tampered or corrupted history therefore fails here (DESIGN.md "Referee
 promises": any hand can be replayed and checked).
 
+Histories of earlier releases may hold a bet or raise beyond what any
+opponent could match, which R3.4 no longer offers (RULES.md E14): such a
+hand, refused under today's rule, is replayed again under the earlier one
+and, if it then matches in every field, passes with a ``note`` saying so.
+The chips are the same either way (the excess came back, R3.9).
+
 Two kinds of failure are kept apart:
 
 - a hand that *differs* (the record has the right shape but the engine
@@ -25,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from harness.engine import ReplayError, replay
 from harness.match.deals import commitment, hand_seed
@@ -42,12 +49,19 @@ class HandCheck:
         ok: True when the replay matches the record in every field.
         detail: empty when ok, else the first difference (a field path such
             as ``record.net[0]``) or the action the engine refused and why.
+        note: when ok, empty, or :data:`EARLIER_RAISE_RULE` for a hand that
+            replays only under the rule of earlier releases (RULES.md E14).
     """
 
     line: int
     hand_id: int
     ok: bool
     detail: str = ""
+    note: str = ""
+
+
+#: The note of a hand that replays only under the earlier raise rule (RULES.md R3.4, E14).
+EARLIER_RAISE_RULE = "a bet or raise beyond what any opponent could match (R3.4), as earlier releases offered"
 
 
 def check_history(path: Path, *, match_seed: int | None = None) -> Iterator[HandCheck]:
@@ -90,7 +104,10 @@ def check_history(path: Path, *, match_seed: int | None = None) -> Iterator[Hand
             else:
                 replay(record)
         except ReplayError as exc:
-            yield HandCheck(lineno, hand_id, False, str(exc))
+            if _replays_under_earlier_rule(record, v2):
+                yield HandCheck(lineno, hand_id, True, note=EARLIER_RAISE_RULE)
+            else:
+                yield HandCheck(lineno, hand_id, False, str(exc))
         except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
             # Right shape, values the engine cannot even start from (e.g. a
             # setting of the wrong kind): the record differs from any real hand.
@@ -98,3 +115,15 @@ def check_history(path: Path, *, match_seed: int | None = None) -> Iterator[Hand
         else:
             yield HandCheck(lineno, hand_id, True)
 
+
+
+def _replays_under_earlier_rule(record: dict[str, Any], v2: bool) -> bool:
+    """Whether a refused hand matches in every field under the raise rule of earlier releases (E14)."""
+    try:
+        if v2:
+            replay_v2(record, raise_cap=False)
+        else:
+            replay(record, raise_cap=False)
+    except (ReplayError, ValueError, TypeError, KeyError, IndexError, AttributeError):
+        return False
+    return True

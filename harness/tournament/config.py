@@ -23,6 +23,7 @@ from typing import Any
 
 from harness.engine.config import GameConfig, Replacements, Structure
 from harness.match.deals import parse_seed
+from harness.match.msgsize import message_problem
 from harness.match.specs import (
     BOT_NAME,
     BOUNDS,
@@ -549,6 +550,9 @@ def _game(t: _Table, schedule: ScheduleSettings) -> tuple[GameConfig, int, Stack
             f"{forced} chips): seats would be all in before their first decision; expected at least {forced}, "
             f"e.g. {100 * game.unit} (100 big blinds)",
         )
+    problem = message_problem(game, schedule.table_size, starting_stack)
+    if problem:  # PROTOCOL.md section 7: the longest legal hand's messages must fit
+        raise t.error("starting_stack", problem)
     return game, starting_stack, stack_mode
 
 
