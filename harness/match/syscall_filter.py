@@ -7,8 +7,8 @@ channel to another bot, so :func:`program` compiles an **allow-list**: a
 call that is not on it fails with ``EPERM`` (``ENOSYS`` where a caller
 must see "not implemented" to fall back) and never kills the process.
 The list follows the default seccomp profile of the container runtimes
-(Docker/Moby's ``profiles/seccomp/default.json``, the one Podman and
-containerd also ship), for a container without added capabilities: its
+(Docker/Moby's ``profiles/seccomp/default.json``, which the defaults of
+Podman and containerd follow), for a container without added capabilities: its
 unconditional list, ``clone`` only without namespace flags, ``clone3``
 failing with ``ENOSYS`` (seccomp cannot read the flags clone3 takes
 through a pointer; glibc, Go and Rust then fall back to ``clone``),
@@ -27,10 +27,10 @@ what a bot never needs): Linux AIO (``io_setup``, ``io_submit``, ...)
 fails with ``ENOSYS``, since its requests carry ``RWF_NOWAIT`` past any
 filter (glibc's POSIX AIO uses threads, not it); ``ptrace`` and
 ``process_vm_*`` are refused even though that profile allows them on
-Linux 4.8+; and, on the i386 ABI, ``socket`` and ``socketcall`` are
-refused, since seccomp cannot check the address family a ``socketcall``
-passes through a pointer (a 32-bit bot cannot open its socket: build it
-for 64 bits). ``fcntl`` is allowed for its commands one by one.
+Linux 4.8+; and, on the i386 ABI, ``socket`` and ``socketcall``'s
+``SYS_SOCKET`` are refused, since seccomp cannot check the address family
+a ``socketcall`` passes through a pointer (a 32-bit bot cannot open its
+socket: build it for 64 bits). ``fcntl`` is allowed for its commands one by one.
 
 The channels: bubblewrap gives each bot namespaces of its own, but some
 kernel state is attached to files, and every bot can open the same
@@ -107,6 +107,7 @@ runs two matches with the same cards at once.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import platform
@@ -291,20 +292,12 @@ def _new_filter(sc, arch: int | None):  # noqa: ANN001, ANN202 - pyseccomp is im
     """An empty filter (default EPERM, another ABI ENOSYS, a binary tree) for the native ABI or ``arch`` alone."""
     flt = sc.SyscallFilter(sc.ERRNO(errno.EPERM))
     flt.set_attr(sc.Attr.ACT_BADARCH, sc.ERRNO(errno.ENOSYS))
-    with _suppress_einval():  # libseccomp before 2.5 builds a list instead of a tree
+    with contextlib.suppress(OSError):  # libseccomp before 2.5 builds a list instead of a tree
         flt.set_attr(sc.Attr.CTL_OPTIMIZE, 2)
     if arch is not None:
         flt.add_arch(arch)
         flt.remove_arch(sc.Arch.NATIVE)
     return flt
-
-
-class _suppress_einval:  # noqa: N801 - used like contextlib.suppress
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: type | None, exc: BaseException | None, tb: object) -> bool:
-        return isinstance(exc, OSError) and exc.errno in (errno.EINVAL, errno.EOPNOTSUPP)
 
 
 def _build() -> FilterSupport:
