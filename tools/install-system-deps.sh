@@ -25,6 +25,9 @@ libmsgpack-dev        -         C and C++ bots (MessagePack)
 libzmq-java           -         Java bots (ZeroMQ)
 libmsgpack-java       -         Java bots (MessagePack)
 tmux                  tmux      terminal sessions of the interactive tests
+gcc                   gcc       the C example bot and the static C binary of the syscall allow-list test
+libc6-dev             -         static C binaries (libc.a) for the syscall allow-list test
+make                  make      building the C and Java example bots
 '
 # ---------------------------------------------------------------------------
 

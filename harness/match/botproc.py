@@ -268,7 +268,40 @@ def _prctl() -> Callable[..., int]:
     return prctl  # type: ignore[no-any-return]
 
 
-def _make_preexec(limits: Limits, join_fds: Sequence[int] = (), grouped: bool = False) -> Callable[[], None]:
+#: keyctl(2)'s number per machine (asm/unistd.h) and its KEYCTL_JOIN_SESSION_KEYRING operation (linux/keyctl.h).
+_SYS_KEYCTL = {"x86_64": 250, "aarch64": 219, "riscv64": 219, "loongarch64": 219, "i686": 288, "i386": 288,
+               "armv7l": 311, "ppc64le": 355, "s390x": 280}
+_KEYCTL_JOIN_SESSION_KEYRING = 1
+_NO_KEYRING = b"harness: cannot give the bot a session keyring of its own (keyctl JOIN_SESSION_KEYRING failed)\n"
+
+
+@lru_cache(maxsize=1)
+def _session_keyring_joiner() -> Callable[[], int] | None:
+    """A call that puts the calling process in a new, empty, anonymous session keyring (0, or an errno).
+
+    What ``pam_keyinit`` does at login: the process stops possessing the
+    keyring it was started in (the organiser's login session, with its
+    Kerberos tickets, AFS tokens, fscrypt keys), and its own is empty. Bound
+    once in the parent, like :func:`_prctl`; None on a machine not listed.
+    """
+    number = _SYS_KEYCTL.get(os.uname().machine)
+    if number is None:
+        return None
+    libc = ctypes.CDLL(None, use_errno=True)
+    syscall = libc.syscall
+    syscall.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p]
+    syscall.restype = ctypes.c_long
+    get_errno = ctypes.get_errno
+
+    def join() -> int:
+        return 0 if syscall(number, _KEYCTL_JOIN_SESSION_KEYRING, None) >= 0 else get_errno()
+
+    return join
+
+
+def _make_preexec(
+    limits: Limits, join_fds: Sequence[int] = (), grouped: bool = False, fresh_keyring: bool = False
+) -> Callable[[], None]:
     """Build the child-side setup run between fork and exec.
 
     It only calls ``setrlimit``, a pre-bound ``prctl`` and ``write`` to
@@ -283,6 +316,10 @@ def _make_preexec(limits: Limits, join_fds: Sequence[int] = (), grouped: bool = 
             moves the child into the bot's group before it runs anything.
         grouped: memory and processes are limited by that group, for all
             the bot's processes together: no per-process RLIMIT_AS/NPROC.
+        fresh_keyring: start the bot in a new, empty session keyring
+            (:func:`_session_keyring_joiner`; the sandbox does); a failure other
+            than ``ENOSYS`` (a kernel without keyrings) ends the child with a
+            line on its stderr, so it never runs possessing the referee's.
     """
     rl: list[tuple[int, int, int]] = []
 
@@ -314,10 +351,14 @@ def _make_preexec(limits: Limits, join_fds: Sequence[int] = (), grouped: bool = 
     sigkill = int(signal.SIGKILL)
     write = os.write
     joins = tuple(join_fds)
+    join_keyring = _session_keyring_joiner() if fresh_keyring else None
 
     def preexec() -> None:
         for fd in joins:  # into the bot's control group before anything of the bot runs
             write(fd, b"0")
+        if join_keyring is not None and join_keyring() not in (0, errno.ENOSYS):
+            write(2, _NO_KEYRING)
+            exit_now(1)
         for which, soft, hard in rl:
             setrlimit(which, (soft, hard))
         # Die with the referee (even kill -9). Note: the signal fires when the
@@ -631,7 +672,8 @@ class BotProcess:
                 close_fds=True,
                 pass_fds=jail.pass_fds if jail is not None else (),  # the seccomp program, read by bwrap
                 preexec_fn=_make_preexec(
-                    self.limits, self.group.join_fds if self.group is not None else (), grouped=self.group is not None
+                    self.limits, self.group.join_fds if self.group is not None else (), grouped=self.group is not None,
+                    fresh_keyring=jail is not None,
                 ),
             )
         except FileNotFoundError:

@@ -24,9 +24,12 @@ bubblewrap (``bwrap``, the sandbox Flatpak uses; Debian package
 - its control group (:mod:`harness.match.cgroups`): memory and processes of
   all its processes together, CPU accounting and weight, killed whole at the
   end;
-- a seccomp filter (:mod:`harness.match.syscall_filter`, loaded by bwrap):
-  no file locks, file watching or page-cache probing, the channels through
-  which bots in different sandboxes could talk over the files they all see.
+- a seccomp allow-list (:mod:`harness.match.syscall_filter`, loaded by
+  bwrap): the system calls ordinary programs make, no keyring, namespaces,
+  mounts or ptrace, and no file locks, file watching or page-cache probing,
+  the channels through which bots in different sandboxes could talk over
+  the files they all see; and a fresh, empty session keyring
+  (:class:`harness.match.botproc.BotProcess` joins one before exec).
 
 The referee also makes itself non-dumpable (``PR_SET_DUMPABLE``) while bots
 run, so a process of its own user cannot read its memory or ptrace it.
@@ -244,7 +247,8 @@ def plan(settings: SandboxSettings, *, transport: str = "ipc") -> Plan:
                         "the results and the network")
         if namespaces and not filtered:
             lost.append("bots can pass each other information (their cards, when two collude) through file locks "
-                        "and file watching on the files they all see")
+                        "and file watching on the files they all see and through kernel keys, and can make any "
+                        "system call (namespaces, ptrace, bpf)")
         if not groups:
             lost.append("memory and process limits are per process and fair CPU is off")
         warning = ("bots are NOT fully isolated: " + "; ".join(problems) + ". So " + "; ".join(lost)
