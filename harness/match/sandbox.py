@@ -204,6 +204,14 @@ def _proc_layout() -> tuple[tuple[str, bool], ...]:
     return tuple((name, is_dir) for name, is_dir in listing if not name.isdigit())
 
 
+def _open_to_others(path: str) -> bool:
+    """A /proc file that a uid other than its owner may read or write (as the bot is); True when unknown."""
+    try:
+        return bool(os.stat(path).st_mode & 0o066)
+    except OSError:
+        return True
+
+
 def _host_field(path: str, key: str, default: int) -> int:
     """The number after ``key`` on its line of a /proc file (``MemTotal:``, ``btime``), or ``default``."""
     with contextlib.suppress(OSError, ValueError, IndexError), open(path) as fh:
@@ -671,7 +679,7 @@ class BotJail:
                 continue
             if is_dir:
                 args += ["--perms", "0555", "--tmpfs", path, "--remount-ro", path]
-            else:
+            elif _open_to_others(path):  # (one the bot's uid cannot open needs no mount: kmsg, kcore ...)
                 args += ["--dev-bind", "/dev/null", path]  # reads empty, as runc masks a file
         for name, text in proc_files(self.memory_mb).items():
             args += self._data(f"/proc/{name}", text)
