@@ -298,3 +298,26 @@ def test_proc_and_dev_are_masked_as_container_runtimes_mask_them(tmp_path: Path)
     assert seen["writes"]["/proc/sys/kernel/pid_max"] == "Read-only file system"
     assert seen["writes"]["/dev/made"] == seen["writes"]["/proc/acpi/made"] == "Read-only file system"
     assert seen["memtotal_kb"] == 300 * 1024 and seen["cpus"] == os.cpu_count()
+
+
+def test_a_command_on_the_path_brings_its_interpreters_tree_not_its_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``pokerbot`` in ~/.local/bin with ``#!/usr/bin/env python3`` where that python is a venv's: the view
+    is the script, the venv's python and the venv (never ~/.local)."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    python = venv / "bin" / "python3"
+    python.write_text("")
+    python.chmod(0o755)
+    script = home / ".local" / "bin" / "pokerbot"
+    script.parent.mkdir(parents=True)
+    script.write_text("#!/usr/bin/env python3\n")
+    script.chmod(0o755)
+    jail = sb.BotJail(seat_dir=str(tmp_path), cwd=str(tmp_path), settings=ON, hidden=(), uid=None)
+    shown = jail._program_view("pokerbot", {"PATH": f"{script.parent}:{venv / 'bin'}"})
+    assert shown == [str(script), str(python), str(venv)]
+    assert not any(path in (str(home / ".local"), str(home)) for path in jail._views(shown))

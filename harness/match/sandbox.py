@@ -13,9 +13,14 @@ bubblewrap (``bwrap``, the sandbox Flatpak uses; Debian package
   ``protocol``, ``bots`` and ``harness.engine``, its own directory, the
   ``[sandbox] paths``), with the output directories, the other bots'
   directories and ``[sandbox] hidden`` masked by empty tmpfs mounts where
-  they fall inside that view; a private, size-limited tmpfs ``/tmp``
-  (``HOME`` and ``TMPDIR``) and ``/dev/shm``; a fresh ``/proc`` and a
-  minimal ``/dev``; no ``/sys``;
+  they fall inside that view; of its program the file, its venv or
+  runtime tree and its ``#!`` interpreter's, never a shared prefix of the
+  organiser's home (:func:`install_tree`); a private, size-limited tmpfs
+  ``/tmp`` (``HOME`` and ``TMPDIR``) and ``/dev/shm``; a fresh ``/proc``
+  masked to an allow-list as container runtimes mask it (no shared
+  counters, no host settings) and a read-only ``/dev`` without terminals;
+  no ``/sys``; generated ``/etc/passwd`` and ``/etc/group`` in which its uid
+  and gid are :data:`BOT_USER` with home ``/tmp`` (``USER``, ``LOGNAME``);
 - as root: a uid of its own from ``[sandbox] uid_range`` (leased with a
   lock file, so concurrent matches never share one), entered with
   ``setpriv`` (util-linux) after bwrap has built the mounts, with no
@@ -298,7 +303,7 @@ def install_tree(program: str) -> str | None:
     for path in dict.fromkeys((program, os.path.realpath(program))):
         parent = os.path.dirname(path)
         prefix = os.path.dirname(parent) if os.path.basename(parent) == "bin" else parent
-        if os.path.isfile(os.path.join(prefix, "pyvenv.cfg")):
+        if _is_venv(prefix):
             return prefix
     real = os.path.realpath(program)
     parent = os.path.dirname(real)
@@ -311,6 +316,10 @@ def install_tree(program: str) -> str | None:
     ):
         return None
     return prefix
+
+
+def _is_venv(path: str) -> bool:
+    return os.path.isfile(os.path.join(path, "pyvenv.cfg"))
 
 
 def _interpreter(program: str, env: Mapping[str, str]) -> str | None:
@@ -604,7 +613,7 @@ class BotJail:
         """What to show of the bot's program: the file (given by path, or found on the PATH), its install
         tree where it has one of its own (:func:`install_tree`), and the same for a script's interpreter."""
         shown: list[str] = []
-        for _ in range(2):  # the program, then the interpreter its #! line names
+        for step in range(2):  # the program, then the interpreter its #! line names
             if os.sep in program:
                 path = os.path.join(self.cwd, program)  # an absolute path stays one
             else:
@@ -614,7 +623,8 @@ class BotJail:
                 path = os.path.abspath(found)
             shown.append(path)
             tree = install_tree(path)
-            if tree is not None:
+            # A bot's own program given by path is shown alone (or with its venv), as it always was.
+            if tree is not None and (step or os.sep not in program or _is_venv(tree)):
                 shown.append(tree)
             interpreter = _interpreter(path, env)
             if interpreter is None:
