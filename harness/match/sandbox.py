@@ -653,10 +653,15 @@ class BotJail:
             SandboxError: no memory file could be made.
         """
         try:
-            fd = syscall_filter.memfd(text.encode())
+            fd = os.memfd_create("harness-sandbox-file", os.MFD_CLOEXEC)
         except OSError as exc:
             raise SandboxError(f"cannot hand {dest} to bubblewrap: {exc.strerror}") from None
-        self.pass_fds = (*self.pass_fds, fd)
+        self.pass_fds = (*self.pass_fds, fd)  # closed by close_fds, also if what follows fails
+        try:
+            os.write(fd, text.encode())
+            os.lseek(fd, 0, os.SEEK_SET)
+        except OSError as exc:
+            raise SandboxError(f"cannot hand {dest} to bubblewrap: {exc.strerror}") from None
         return ["--perms", "0444", "--ro-bind-data", str(fd), dest]
 
     def _etc_args(self) -> list[str]:
