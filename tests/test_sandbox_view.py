@@ -53,7 +53,7 @@ def arena(tmp_path: Path) -> Iterator[Path]:
         proc.kill()
 
 #: Bits each counter colluder sends per hand (tests/fixtures/hostile/counters.py).
-COUNTER_BITS = {"pty": 6, "loadavg": 4, "sysinfo": 4, "meminfo": 1, "stat": 2}
+COUNTER_BITS = {"pty": 6, "loadavg": 4, "sysinfo": 4, "meminfo": 1, "stat": 2, "uptime": 2}
 
 
 def mutual_information(sent: list[int], got: list[int], bits: int) -> float:
@@ -321,3 +321,14 @@ def test_a_command_on_the_path_brings_its_interpreters_tree_not_its_directory(
     shown = jail._program_view("pokerbot", {"PATH": f"{script.parent}:{venv / 'bin'}"})
     assert shown == [str(script), str(python), str(venv)]
     assert not any(path in (str(home / ".local"), str(home)) for path in jail._views(shown))
+
+
+@pytest.mark.parametrize("box", MODES)
+def test_the_idle_time_of_uptime_is_measured(arena: Path, box: SandboxSettings) -> None:
+    """/proc/uptime stays (Node's ``os.uptime()`` reads it, and reads 0 from an empty file); its idle time
+    is the machine's, so a bot's busy CPU shows in it: part of the CPU channel, measured (README
+    "Collusion"). Pinned here as readable with or without the sandbox (it moves only while some CPU idles,
+    which a busy test machine may never do)."""
+    bits, _, receiver = counter_colluders(arena, "uptime", box, hands=30)
+    print(f"uptime {'on' if box is ON else 'off'}: {bits:.2f} bits per hand; {receiver['uptime']}")
+    assert "decoded 30 hands" in receiver["uptime"], receiver
