@@ -581,7 +581,8 @@ class BotJail:
         self.memory_mb = memory_mb
         self.endpoint = f"ipc://{ENDPOINT_DIR}/{ENDPOINT_NAME}"
         self.unseen: list[str] = []  # files the command names that the sandbox does not show (set by wrap)
-        #: Descriptors the process started from :meth:`wrap`'s command line must inherit (the seccomp program).
+        #: Descriptors the process started from :meth:`wrap`'s command line must inherit (the seccomp program,
+        #: the generated /etc and /proc files).
         self.pass_fds: tuple[int, ...] = ()
 
     def access_hint(self) -> str:
