@@ -27,14 +27,12 @@ from harness.match.history import find_history, read_history
 from harness.match.specs import BotSpec, SandboxMode, SandboxSettings
 from tests.test_sandbox import HOSTILE, OFF, ROOT, SUPPORT, attacks, entry, play, processes_with, succeeded
 
-pytestmark = [
-    pytest.mark.skipif(
-        not SUPPORT.namespaces,
-        reason=f"SANDBOX TESTS SKIPPED: bubblewrap cannot run here ({SUPPORT.namespaces_problem}); install "
-        "bubblewrap (apt-get install bubblewrap; .ci/run does)",
-    ),
-    pytest.mark.timeout(120),
-]
+pytestmark = pytest.mark.timeout(120)
+needs_bwrap = pytest.mark.skipif(
+    not SUPPORT.namespaces,
+    reason=f"SANDBOX TEST SKIPPED: bubblewrap cannot run here ({SUPPORT.namespaces_problem}); install "
+    "bubblewrap (apt-get install bubblewrap; .ci/run does)",
+)
 
 #: What is tested here is bubblewrap's part: without control groups (an ordinary user without a delegated
 #: cgroup) the sandbox runs on in "auto" mode.
@@ -93,6 +91,7 @@ def counter_colluders(arena: Path, channel: str, box: SandboxSettings, hands: in
     return bits, attacks(out, 0, "send"), attacks(out, 1, "recv")
 
 
+@needs_bwrap
 @pytest.mark.parametrize("box", MODES)
 def test_colluders_pass_nothing_through_the_pseudo_terminal_count(arena: Path, box: SandboxSettings) -> None:
     """Opens of /dev/ptmx moved /proc/sys/kernel/pty/nr: 6 bits per hand between two colluders (issue 20
@@ -107,6 +106,7 @@ def test_colluders_pass_nothing_through_the_pseudo_terminal_count(arena: Path, b
         assert succeeded(sender) == succeeded(receiver) == {"pty"}
 
 
+@needs_bwrap
 @pytest.mark.parametrize("box", MODES)
 @pytest.mark.parametrize("channel", ["loadavg", "meminfo", "stat"])
 def test_colluders_pass_nothing_through_the_counters_of_proc(arena: Path, box: SandboxSettings,
@@ -123,6 +123,7 @@ def test_colluders_pass_nothing_through_the_counters_of_proc(arena: Path, box: S
         assert succeeded(receiver) == {channel}, receiver
 
 
+@needs_bwrap
 @pytest.mark.parametrize("box", MODES)
 def test_the_task_count_of_sysinfo_is_measured(arena: Path, box: SandboxSettings) -> None:
     """sysinfo(2)'s task count is the kernel's, in or out of the sandbox: a system call, which no mount
@@ -134,6 +135,7 @@ def test_the_task_count_of_sysinfo_is_measured(arena: Path, box: SandboxSettings
     assert succeeded(receiver) == {"sysinfo"}, receiver
 
 
+@needs_bwrap
 @pytest.mark.parametrize("box", MODES)
 def test_a_bot_that_looks_itself_up_at_start_finds_a_name_and_a_home(arena: Path, box: SandboxSettings) -> None:
     """The seat's uid (60528 as root; the user namespace's as an ordinary user) had no passwd entry:
@@ -163,6 +165,7 @@ def test_the_generated_users_name_the_uid_and_gid_they_are_given() -> None:
     assert [line.split(":")[0] for line in ordinary["passwd"].splitlines()] == ["root", sb.BOT_USER, "nobody"]
 
 
+@needs_bwrap
 @pytest.mark.parametrize("box", MODES)
 def test_a_command_in_the_organisers_local_bin_sees_only_itself_not_local_share(
     arena: Path, box: SandboxSettings, monkeypatch: pytest.MonkeyPatch
@@ -262,6 +265,7 @@ MASKED_DIRS = ("/proc/acpi", "/proc/scsi", "/proc/bus", "/proc/fs", "/proc/irq",
                "/proc/tty", "/proc/asound", "/proc/sysvipc")
 
 
+@needs_bwrap
 def test_proc_and_dev_are_masked_as_container_runtimes_mask_them(tmp_path: Path) -> None:
     """Inside: Docker's masked /proc files read empty (or are not there), its directories are empty and
     read-only, /proc/sys holds only fixed settings, read-only; /dev has no ptmx or pts and is read-only;
@@ -323,6 +327,7 @@ def test_a_command_on_the_path_brings_its_interpreters_tree_not_its_directory(
     assert not any(path in (str(home / ".local"), str(home)) for path in jail._views(shown))
 
 
+@needs_bwrap
 @pytest.mark.parametrize("box", MODES)
 def test_the_idle_time_of_uptime_is_measured(arena: Path, box: SandboxSettings) -> None:
     """/proc/uptime stays (Node's ``os.uptime()`` reads it, and reads 0 from an empty file); its idle time
