@@ -299,8 +299,9 @@ def test_proc_and_dev_are_masked_as_container_runtimes_mask_them(tmp_path: Path)
     assert seen["dev"] == sorted([*(n for n in sb.DEV_NODES if os.path.exists(f"/dev/{n}")), "fd", "shm", "stdin",
                                   "stdout", "stderr"])
     assert "ptmx" not in seen["dev"] and "pts" not in seen["dev"]
-    assert seen["writes"]["/proc/sys/kernel/pid_max"] == "Read-only file system"
-    assert seen["writes"]["/dev/made"] == seen["writes"]["/proc/acpi/made"] == "Read-only file system"
+    refused = {"Read-only file system", "Permission denied"}  # (as root the seat's uid owns nothing there)
+    for path in ("/proc/sys/kernel/pid_max", "/dev/made", "/proc/acpi/made"):
+        assert seen["writes"][path] in refused, (path, seen["writes"][path])
     assert seen["memtotal_kb"] == 300 * 1024 and seen["cpus"] == os.cpu_count()
 
 

@@ -191,7 +191,9 @@ def _proc_layout() -> tuple[tuple[str, bool], ...]:
     """The entries of a fresh /proc in a sandbox besides the processes and links: (name, is a directory).
 
     Read once from inside one (the kernel decides what a new proc mount holds); from the host's /proc
-    when that run fails, so that a bot's sandbox, which would then fail the same way, says why.
+    when that run fails, so that a bot's sandbox, which would then fail the same way, says why. A file
+    that only its owner may open (kmsg, kcore, kpage*, slabinfo ...) is left out: the bot's uid cannot,
+    so it needs no mask (a mount less at every bot's start).
     """
     script = ('cd /proc && for f in *; do if [ -L "$f" ]; then :; elif [ -d "$f" ]; then echo "d $f"; '
               'else echo "f $f"; fi; done')
@@ -206,7 +208,8 @@ def _proc_layout() -> tuple[tuple[str, bool], ...]:
     if not listing:
         with contextlib.suppress(OSError), os.scandir("/proc") as entries:
             listing = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries if not e.is_symlink()]
-    return tuple((name, is_dir) for name, is_dir in listing if not name.isdigit())
+    return tuple((name, is_dir) for name, is_dir in listing
+                 if not name.isdigit() and (is_dir or _open_to_others(f"/proc/{name}")))
 
 
 def _open_to_others(path: str) -> bool:
@@ -236,6 +239,7 @@ def _host_cpus() -> tuple[str, ...]:
     return tuple(f"cpu{i}" for i in range(os.cpu_count() or 1))
 
 
+@lru_cache(maxsize=16)
 def proc_files(memory_mb: int | None) -> dict[str, str]:
     """The generated /proc files of a bot (name -> text), fixed for its whole life.
 
@@ -257,6 +261,7 @@ def proc_files(memory_mb: int | None) -> dict[str, str]:
     return {"meminfo": meminfo, "stat": stat, "loadavg": "0.00 0.00 0.00 1/1 1\n"}
 
 
+@lru_cache(maxsize=64)
 def etc_files(uid: int, gid: int) -> dict[str, str]:
     """The generated /etc files of a bot (name -> text): its users, groups, name service and hosts.
 
@@ -275,6 +280,17 @@ def etc_files(uid: int, gid: int) -> dict[str, str]:
         "nsswitch.conf": "".join(f"{name}: files\n" for name in names),
         "hosts": "127.0.0.1\tlocalhost\n127.0.1.1\tbot\n::1\tlocalhost ip6-localhost ip6-loopback\n",
     }
+
+
+@lru_cache(maxsize=1)
+def _sys_files() -> dict[str, str]:
+    """The host's values of :data:`PROC_SYS_SHOWN` (path under /proc/sys -> text), copied into each bot's
+    /proc/sys as plain files: fixed settings, read once."""
+    found = {}
+    for name in PROC_SYS_SHOWN:
+        with contextlib.suppress(OSError), open(f"/proc/sys/{name}") as fh:
+            found[name] = fh.read()
+    return found
 
 
 def _homes() -> list[str]:
@@ -646,9 +662,9 @@ class BotJail:
             out = [o for o in out if not _inside(o, v)] + [v]
         return out
 
-    def _data(self, dest: str, text: str) -> list[str]:
-        """bwrap arguments that show ``text`` read-only (mode 0444) at ``dest``, through a descriptor of
-        :attr:`pass_fds`.
+    def _data(self, dest: str, text: str, option: str = "--ro-bind-data") -> list[str]:
+        """bwrap arguments that show ``text`` (mode 0444) at ``dest``, through a descriptor of :attr:`pass_fds`:
+        bound read-only over what is there (``--ro-bind-data``), or a new file (``--file``: no mount).
 
         Raises:
             SandboxError: no memory file could be made.
@@ -663,7 +679,7 @@ class BotJail:
             os.lseek(fd, 0, os.SEEK_SET)
         except OSError as exc:
             raise SandboxError(f"cannot hand {dest} to bubblewrap: {exc.strerror}") from None
-        return ["--perms", "0444", "--ro-bind-data", str(fd), dest]
+        return ["--perms", "0444", option, str(fd), dest]
 
     def _etc_args(self) -> list[str]:
         """/etc: the host's files a program needs (:data:`ETC_FILES`, :data:`ETC_PATTERNS`), read-only, and
@@ -675,8 +691,8 @@ class BotJail:
             for path in sorted(Path("/etc").glob(pattern)):
                 args += ["--ro-bind", str(path), str(path)]
         uid, gid = (self.uid, self.uid) if self.uid is not None else (os.getuid(), os.getgid())
-        for name, text in etc_files(uid, gid).items():
-            args += self._data(f"/etc/{name}", text)
+        for name, text in etc_files(uid, gid).items():  # files of the bot's own root: no mount needed
+            args += self._data(f"/etc/{name}", text, "--file")
         return args
 
     def _proc_dev_args(self, scratch: str) -> list[str]:
@@ -693,22 +709,20 @@ class BotJail:
             path = f"/proc/{name}"
             if name in PROC_SHOWN or name in PROC_GENERATED or name == "sys":
                 continue
-            if is_dir:
-                args += ["--perms", "0555", "--tmpfs", path, "--remount-ro", path]
-            elif _open_to_others(path):  # (one the bot's uid cannot open needs no mount: kmsg, kcore ...)
+            if is_dir:  # empty; as root the seat's uid cannot write a 0555 directory of root's anyway
+                args += ["--perms", "0555", "--tmpfs", path, *(["--remount-ro", path] if self.uid is None else [])]
+            else:
                 args += ["--dev-bind", "/dev/null", path]  # reads empty, as runc masks a file
         for name, text in proc_files(self.memory_mb).items():
             args += self._data(f"/proc/{name}", text)
         args += ["--perms", "0555", "--tmpfs", "/proc/sys"]
         made = set()
-        for name in PROC_SYS_SHOWN:
-            if not os.path.isfile(f"/proc/sys/{name}"):
-                continue
+        for name, text in _sys_files().items():
             folder = os.path.dirname(name)
             if folder not in made:
                 args += ["--perms", "0555", "--dir", f"/proc/sys/{folder}"]
                 made.add(folder)
-            args += ["--ro-bind", f"/proc/sys/{name}", f"/proc/sys/{name}"]
+            args += self._data(f"/proc/sys/{name}", text, "--file")
         args += ["--remount-ro", "/proc/sys", "--perms", "0755", "--tmpfs", "/dev"]
         for name in DEV_NODES:
             args += ["--dev-bind-try", f"/dev/{name}", f"/dev/{name}"]
