@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -338,3 +339,21 @@ def test_the_idle_time_of_uptime_is_measured(arena: Path, box: SandboxSettings) 
     bits, _, receiver = counter_colluders(arena, "uptime", box, hands=30)
     print(f"uptime {'on' if box is ON else 'off'}: {bits:.2f} bits per hand; {receiver['uptime']}")
     assert "decoded 30 hands" in receiver["uptime"], receiver
+
+
+@needs_bwrap
+@pytest.mark.skipif(shutil.which("java") is None, reason="JVM TEST SKIPPED: no java (Debian: apt-get install "
+                    "default-jre-headless; .ci/run installs it)")
+def test_a_jvm_finds_its_user_name_and_home(tmp_path: Path) -> None:
+    """The JVM looks its user up at start (``user.name``, ``user.home``): in the sandbox ``bot`` and /tmp."""
+    seat = tmp_path / "seat"
+    seat.mkdir(mode=0o700)
+    tmp_path.chmod(0o755)
+    jail = sb.BotJail(seat_dir=str(seat), cwd=str(tmp_path), settings=ON, hidden=(), uid=60998 if ROOT else None)
+    argv, env = jail.wrap(["java", "-Xshare:auto", "-XshowSettings:properties", "-version"], {"PATH": os.defpath})
+    try:
+        done = subprocess.run(argv, env=env, pass_fds=jail.pass_fds, capture_output=True, text=True, timeout=60)
+    finally:
+        jail.close_fds()
+    assert done.returncode == 0, done.stderr
+    assert f"user.name = {sb.BOT_USER}" in done.stderr and "user.home = /tmp" in done.stderr, done.stderr
