@@ -458,7 +458,8 @@ class Referee:
                 others.append(theirs)
         hidden = [str(self.out_dir), tmpdir, *self.sandbox.hidden, *others]
         uid = self._lease.uids[seat.index] if self._lease is not None else None
-        return BotJail(seat_dir=seat_dir, cwd=seat.bot.cwd, settings=self.sandbox, hidden=hidden, uid=uid)
+        return BotJail(seat_dir=seat_dir, cwd=seat.bot.cwd, settings=self.sandbox, hidden=hidden, uid=uid,
+                       memory_mb=self.limits.memory_mb or None)
 
     def _launch(self, tmpdir: str, ctx: zmq.Context[Any]) -> None:
         """Bind each seat's endpoint and start its bot; each seat has its own secret and directory."""

@@ -13,9 +13,14 @@ bubblewrap (``bwrap``, the sandbox Flatpak uses; Debian package
   ``protocol``, ``bots`` and ``harness.engine``, its own directory, the
   ``[sandbox] paths``), with the output directories, the other bots'
   directories and ``[sandbox] hidden`` masked by empty tmpfs mounts where
-  they fall inside that view; a private, size-limited tmpfs ``/tmp``
-  (``HOME`` and ``TMPDIR``) and ``/dev/shm``; a fresh ``/proc`` and a
-  minimal ``/dev``; no ``/sys``;
+  they fall inside that view; of its program the file, its venv or
+  runtime tree and its ``#!`` interpreter's, never a shared prefix of the
+  organiser's home (:func:`install_tree`); a private, size-limited tmpfs
+  ``/tmp`` (``HOME`` and ``TMPDIR``) and ``/dev/shm``; a fresh ``/proc``
+  masked to an allow-list as container runtimes mask it (no shared
+  counters, no host settings) and a read-only ``/dev`` without terminals;
+  no ``/sys``; generated ``/etc/passwd`` and ``/etc/group`` in which its uid
+  and gid are :data:`BOT_USER` with home ``/tmp`` (``USER``, ``LOGNAME``);
 - as root: a uid of its own from ``[sandbox] uid_range`` (leased with a
   lock file, so concurrent matches never share one), entered with
   ``setpriv`` (util-linux) after bwrap has built the mounts, with no
@@ -77,11 +82,34 @@ DEFAULT_PIDS = 256
 #: Where a sandboxed bot finds its socket.
 ENDPOINT_DIR = "/run/harness"
 ENDPOINT_NAME = "bot.sock"
-#: Files of /etc a bot may need: the dynamic linker, users, time zone, TLS roots, alternatives.
+#: Files of /etc a bot may need: the dynamic linker, time zone, TLS roots, alternatives. Its users and
+#: hosts are generated instead (:meth:`BotJail._etc_args`): the organiser's users are none of its business.
 ETC_FILES = (
-    "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone", "passwd", "group", "hosts",
-    "nsswitch.conf", "ssl", "ca-certificates", "alternatives", "os-release", "mime.types",
+    "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone", "ssl", "ca-certificates",
+    "alternatives", "os-release", "mime.types",
 )
+#: The name the seat's uid and gid resolve to inside the sandbox (``USER``, ``LOGNAME``; home ``/tmp``).
+BOT_USER = "bot"
+#: Entries of /proc besides the processes that a bot sees as the kernel shows them: what runtimes read
+#: (the process's own files, CPU model, kernel version, file systems, uptime). Every other one is masked,
+#: as container runtimes mask /proc (Docker's default masked and read-only paths: keys, kcore, kmsg,
+#: timer_list, sched_debug, sysrq-trigger, acpi, scsi, bus, fs, irq ...), and so is any the kernel adds.
+PROC_SHOWN = frozenset({"self", "thread-self", "mounts", "net", "cpuinfo", "version", "filesystems", "uptime"})
+#: Entries of /proc replaced by a file generated per bot: runtimes read the machine's size there (glibc
+#: counts CPUs in /proc/stat when there is no /sys; Node and the JVM read /proc/meminfo), but the kernel's
+#: are counters every sandbox shares (free memory, forks, tasks running), so channels between bots.
+PROC_GENERATED = ("meminfo", "stat", "loadavg")
+#: Files of /proc/sys shown read-only: fixed settings that libraries and runtimes read. The rest of
+#: /proc/sys is masked: it holds counters shared by every sandbox (kernel/pty/nr, fs/file-nr, fs/aio-nr,
+#: fs/dentry-state, kernel/random/entropy_avail ...) and the host's settings.
+PROC_SYS_SHOWN = (
+    "kernel/osrelease", "kernel/ostype", "kernel/version", "kernel/pid_max", "kernel/threads-max",
+    "kernel/ngroups_max", "kernel/cap_last_cap", "kernel/overflowuid", "kernel/overflowgid",
+    "vm/overcommit_memory", "vm/max_map_count", "vm/mmap_min_addr", "fs/nr_open", "fs/pipe-max-size",
+)
+#: Devices in a bot's /dev (bound from the host). No /dev/ptmx nor /dev/pts: no bot needs a terminal,
+#: and every pseudo-terminal opened moves a counter all sandboxes could read.
+DEV_NODES = ("null", "zero", "full", "random", "urandom", "tty")
 #: Directories of /etc that runtimes under /usr point into (Debian's JDKs: /etc/java-17-openjdk ...).
 ETC_PATTERNS = ("java-*", "java")
 #: Top-level links or directories of a merged-/usr system.
@@ -159,6 +187,176 @@ def support() -> SandboxSupport:
                     "or user.max_user_namespaces)"
                 )
     return SandboxSupport(bwrap, setpriv, root, problem, cgroups.probe())
+
+
+@lru_cache(maxsize=1)
+def _proc_layout() -> tuple[tuple[str, bool], ...]:
+    """The entries of a fresh /proc in a sandbox besides the processes and links: (name, is a directory).
+
+    Read once from inside one (the kernel decides what a new proc mount holds); from the host's /proc
+    when that run fails, so that a bot's sandbox, which would then fail the same way, says why. A file
+    that only its owner may open (kmsg, kcore, kpage*, slabinfo ...) is left out: the bot's uid cannot,
+    so it needs no mask (a mount less at every bot's start).
+    """
+    script = ('cd /proc && for f in *; do if [ -L "$f" ]; then :; elif [ -d "$f" ]; then echo "d $f"; '
+              'else echo "f $f"; fi; done')
+    sup = support()
+    listing: list[tuple[str, bool]] = []
+    if sup.bwrap is not None:
+        argv = [sup.bwrap, *_namespace_args(sup.root), *_usr_args(), "--proc", "/proc", "/bin/sh", "-c", script]
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
+            done = subprocess.run(argv, capture_output=True, text=True, timeout=20, check=False)
+            if done.returncode == 0:
+                listing = [(line[2:], line[0] == "d") for line in done.stdout.splitlines() if line[2:3]]
+    if not listing:
+        with contextlib.suppress(OSError), os.scandir("/proc") as entries:
+            listing = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries if not e.is_symlink()]
+    return tuple((name, is_dir) for name, is_dir in listing
+                 if not name.isdigit() and (is_dir or _open_to_others(f"/proc/{name}")))
+
+
+def _open_to_others(path: str) -> bool:
+    """A /proc file that a uid other than its owner may read or write (as the bot is); True when unknown."""
+    try:
+        return bool(os.stat(path).st_mode & 0o066)
+    except OSError:
+        return True
+
+
+def _host_field(path: str, key: str, default: int) -> int:
+    """The number after ``key`` on its line of a /proc file (``MemTotal:``, ``btime``), or ``default``."""
+    with contextlib.suppress(OSError, ValueError, IndexError), open(path) as fh:
+        for line in fh:
+            if line.startswith(key):
+                return int(line[len(key):].split()[0])
+    return default
+
+
+@lru_cache(maxsize=1)
+def _host_cpus() -> tuple[str, ...]:
+    """Names of the host's online CPUs as /proc/stat lists them (``cpu0``, ``cpu1`` ...)."""
+    with contextlib.suppress(OSError), open("/proc/stat") as fh:
+        names = tuple(w for w in (line.split(maxsplit=1)[0] for line in fh if line.startswith("cpu")) if w != "cpu")
+        if names:
+            return names
+    return tuple(f"cpu{i}" for i in range(os.cpu_count() or 1))
+
+
+@lru_cache(maxsize=16)
+def proc_files(memory_mb: int | None) -> dict[str, str]:
+    """The generated /proc files of a bot (name -> text), fixed for its whole life.
+
+    ``meminfo`` shows ``memory_mb`` (MiB; None: the host's total) as total, free and available, no
+    swap; ``stat`` the host's online CPUs with zero times, its boot time, no forks; ``loadavg`` an
+    idle machine. The same layout as the kernel's (proc(5)), so parsers that read them work.
+    """
+    host_kb = _host_field("/proc/meminfo", "MemTotal:", 1 << 20)
+    kb = min(host_kb, memory_mb * 1024) if memory_mb else host_kb
+    huge = _host_field("/proc/meminfo", "Hugepagesize:", 2048)
+    mem = [("MemTotal", kb), ("MemFree", kb), ("MemAvailable", kb), ("Buffers", 0), ("Cached", 0),
+           ("SwapCached", 0), ("Active", 0), ("Inactive", 0), ("SwapTotal", 0), ("SwapFree", 0), ("Shmem", 0)]
+    meminfo = "".join(f"{k + ':':<16}{v:>8} kB\n" for k, v in mem)
+    meminfo += f"{'HugePages_Total:':<16}{0:>8}\n{'HugePages_Free:':<16}{0:>8}\n{'Hugepagesize:':<16}{huge:>8} kB\n"
+    zeros = " 0" * 10
+    stat = "".join(f"{name:<4}{zeros}\n" for name in ("cpu", *_host_cpus()))
+    stat += (f"intr 0\nctxt 0\nbtime {_host_field('/proc/stat', 'btime', 0)}\nprocesses 0\nprocs_running 1\n"
+             f"procs_blocked 0\nsoftirq{zeros} 0\n")
+    return {"meminfo": meminfo, "stat": stat, "loadavg": "0.00 0.00 0.00 1/1 1\n"}
+
+
+@lru_cache(maxsize=64)
+def etc_files(uid: int, gid: int) -> dict[str, str]:
+    """The generated /etc files of a bot (name -> text): its users, groups, name service and hosts.
+
+    ``uid``/``gid`` (the seat's, or the user namespace's) resolve to :data:`BOT_USER` with home
+    ``/tmp`` (its scratch), so ``getpass.getuser()``, ``whoami`` and a JVM's ``user.home`` work; besides
+    it only ``root`` and ``nobody``/``nogroup`` (what files it sees are owned by), none of the organiser's.
+    """
+    users = {0: "root:x:0:0:root:/root:/usr/sbin/nologin",
+             65534: "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin",
+             uid: f"{BOT_USER}:x:{uid}:{gid}:poker bot:/tmp:/bin/sh"}
+    groups = {0: "root:x:0:", 65534: "nogroup:x:65534:", gid: f"{BOT_USER}:x:{gid}:"}
+    names = "passwd group shadow gshadow hosts networks protocols services ethers rpc netgroup".split()
+    return {
+        "passwd": "".join(f"{line}\n" for _, line in sorted(users.items())),
+        "group": "".join(f"{line}\n" for _, line in sorted(groups.items())),
+        "nsswitch.conf": "".join(f"{name}: files\n" for name in names),
+        "hosts": "127.0.0.1\tlocalhost\n127.0.1.1\tbot\n::1\tlocalhost ip6-localhost ip6-loopback\n",
+    }
+
+
+@lru_cache(maxsize=1)
+def _sys_files() -> dict[str, str]:
+    """The host's values of :data:`PROC_SYS_SHOWN` (path under /proc/sys -> text), copied into each bot's
+    /proc/sys as plain files: fixed settings, read once."""
+    found = {}
+    for name in PROC_SYS_SHOWN:
+        with contextlib.suppress(OSError), open(f"/proc/sys/{name}") as fh:
+            found[name] = fh.read()
+    return found
+
+
+def _homes() -> list[str]:
+    """The organiser's home directories (``HOME`` and its passwd entry's), resolved."""
+    homes = {os.path.realpath(os.path.expanduser("~"))}
+    with contextlib.suppress(KeyError, ImportError):
+        import pwd
+
+        homes.add(os.path.realpath(pwd.getpwuid(os.getuid()).pw_dir))
+    return sorted(h for h in homes if h != "/")
+
+
+#: Files that mark the top of one runtime's install tree (a JDK's ``release``, Go's ``VERSION`` with
+#: ``src``, Node's ``include/node``), so that one under a home directory is shown whole.
+_TREE_MARKS = (("release", "lib"), ("VERSION", "src"), ("include/node", "bin/node"))
+
+
+def install_tree(program: str) -> str | None:
+    """The install directory to show with a program file (absolute path), or None: the file alone.
+
+    A venv (``pyvenv.cfg`` at the top) is shown; so is the prefix of a program in ``PREFIX/bin``
+    (or its directory) outside the organiser's home (``node`` under ``/opt/node/bin``: ``/opt/node``).
+    Inside the home only a tree that is one runtime's (:data:`_TREE_MARKS`) is: never a shared prefix
+    such as ``~/.local`` (its ``share`` holds other programs' data), the home itself or a parent of it.
+    """
+    for path in dict.fromkeys((program, os.path.realpath(program))):
+        parent = os.path.dirname(path)
+        prefix = os.path.dirname(parent) if os.path.basename(parent) == "bin" else parent
+        if _is_venv(prefix):
+            return prefix
+    real = os.path.realpath(program)
+    parent = os.path.dirname(real)
+    prefix = os.path.dirname(parent) if os.path.basename(parent) == "bin" else parent
+    homes = _homes()
+    if prefix == "/" or any(_inside(h, prefix) for h in homes):
+        return None
+    if any(_inside(prefix, h) for h in homes) and not any(
+        all(os.path.exists(os.path.join(prefix, mark)) for mark in marks) for marks in _TREE_MARKS
+    ):
+        return None
+    return prefix
+
+
+def _is_venv(path: str) -> bool:
+    return os.path.isfile(os.path.join(path, "pyvenv.cfg"))
+
+
+def _interpreter(program: str, env: Mapping[str, str]) -> str | None:
+    """The interpreter a script's ``#!`` line names (through ``/usr/bin/env NAME`` on the PATH), or None."""
+    try:
+        with open(program, "rb") as fh:
+            head = fh.readline(256)
+    except OSError:
+        return None
+    if not head.startswith(b"#!"):
+        return None
+    words = head[2:].decode(errors="replace").split()
+    if not words:
+        return None
+    if os.path.basename(words[0]) == "env":
+        names = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+        return shutil.which(names[0], path=env.get("PATH", os.defpath)) if names else None
+    return words[0] if os.path.isabs(words[0]) else None
 
 
 def _namespace_args(root: bool) -> list[str]:
@@ -382,13 +580,16 @@ class BotJail:
         settings: ``[sandbox]`` (scratch size, extra paths).
         hidden: host paths masked wherever they fall inside the view.
         uid: the seat's uid (root only), else None.
+        memory_mb: the bot's memory limit (MiB), shown as the machine's memory in its /proc/meminfo
+            (None: the host's).
 
     Raises:
         SandboxError: the directory is ``/``.
     """
 
     def __init__(
-        self, *, seat_dir: str, cwd: str | None, settings: SandboxSettings, hidden: Sequence[str], uid: int | None
+        self, *, seat_dir: str, cwd: str | None, settings: SandboxSettings, hidden: Sequence[str], uid: int | None,
+        memory_mb: int | None = None,
     ) -> None:
         self.seat_dir = seat_dir
         self.cwd = os.path.realpath(cwd or os.getcwd())
@@ -397,9 +598,11 @@ class BotJail:
         self.settings = settings
         self.hidden = [os.path.realpath(h) for h in hidden]
         self.uid = uid
+        self.memory_mb = memory_mb
         self.endpoint = f"ipc://{ENDPOINT_DIR}/{ENDPOINT_NAME}"
         self.unseen: list[str] = []  # files the command names that the sandbox does not show (set by wrap)
-        #: Descriptors the process started from :meth:`wrap`'s command line must inherit (the seccomp program).
+        #: Descriptors the process started from :meth:`wrap`'s command line must inherit (the seccomp program,
+        #: the generated /etc and /proc files).
         self.pass_fds: tuple[int, ...] = ()
 
     def access_hint(self) -> str:
@@ -427,21 +630,32 @@ class BotJail:
             )
         return ""
 
-    def _program_view(self, program: str, env: Mapping[str, str]) -> str:
-        """What to show of the bot's program: itself when given by path; for a runtime found on the
-        PATH outside /usr (``node`` under /opt/node/bin), its whole install directory."""
-        if os.sep in program:
-            return os.path.join(self.cwd, program)  # an absolute path stays one
-        found = shutil.which(program, path=env.get("PATH", os.defpath))
-        if found is None:
-            return program
-        real = Path(os.path.realpath(found))
-        home = real.parent.parent if real.parent.name == "bin" else real.parent
-        return str(home) if str(home) not in ("/", os.path.expanduser("~")) else str(real)
+    def _program_view(self, program: str, env: Mapping[str, str]) -> list[str]:
+        """What to show of the bot's program: the file (given by path, or found on the PATH), its install
+        tree where it has one of its own (:func:`install_tree`), and the same for a script's interpreter."""
+        shown: list[str] = []
+        for step in range(2):  # the program, then the interpreter its #! line names
+            if os.sep in program:
+                path = os.path.join(self.cwd, program)  # an absolute path stays one
+            else:
+                found = shutil.which(program, path=env.get("PATH", os.defpath))
+                if found is None:
+                    break
+                path = os.path.abspath(found)
+            shown.append(path)
+            tree = install_tree(path)
+            # A bot's own program given by path is shown alone (or with its venv), as it always was.
+            if tree is not None and (step or os.sep not in program or _is_venv(tree)):
+                shown.append(tree)
+            interpreter = _interpreter(path, env)
+            if interpreter is None:
+                break
+            program = interpreter
+        return shown
 
-    def _views(self, program: str) -> list[str]:
+    def _views(self, programs: Sequence[str]) -> list[str]:
         """Host directories and files shown read-only (deduplicated, nested ones dropped)."""
-        views = [self.cwd, *_sdk_paths(), sys.prefix, sys.base_prefix, *self.settings.paths, program]
+        views = [self.cwd, *_sdk_paths(), sys.prefix, sys.base_prefix, *self.settings.paths, *programs]
         out: list[str] = []
         for v in views:
             v = os.path.realpath(v)
@@ -451,6 +665,76 @@ class BotJail:
                 continue
             out = [o for o in out if not _inside(o, v)] + [v]
         return out
+
+    def _data(self, dest: str, text: str, option: str = "--ro-bind-data") -> list[str]:
+        """bwrap arguments that show ``text`` (mode 0444) at ``dest``, through a descriptor of :attr:`pass_fds`:
+        bound read-only over what is there (``--ro-bind-data``), or a new file (``--file``: no mount).
+
+        Raises:
+            SandboxError: no memory file could be made.
+        """
+        try:
+            fd = os.memfd_create("harness-sandbox-file", os.MFD_CLOEXEC)
+        except OSError as exc:
+            raise SandboxError(f"cannot hand {dest} to bubblewrap: {exc.strerror}") from None
+        self.pass_fds = (*self.pass_fds, fd)  # closed by close_fds, also if what follows fails
+        try:
+            os.write(fd, text.encode())
+            os.lseek(fd, 0, os.SEEK_SET)
+        except OSError as exc:
+            raise SandboxError(f"cannot hand {dest} to bubblewrap: {exc.strerror}") from None
+        return ["--perms", "0444", option, str(fd), dest]
+
+    def _etc_args(self) -> list[str]:
+        """/etc: the host's files a program needs (:data:`ETC_FILES`, :data:`ETC_PATTERNS`), read-only, and
+        generated users, groups, name service and hosts (:func:`etc_files`)."""
+        args = ["--perms", "0755", "--dir", "/etc"]  # bwrap would make it 0700 as root
+        for name in ETC_FILES:
+            args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+        for pattern in ETC_PATTERNS:
+            for path in sorted(Path("/etc").glob(pattern)):
+                args += ["--ro-bind", str(path), str(path)]
+        uid, gid = (self.uid, self.uid) if self.uid is not None else (os.getuid(), os.getgid())
+        for name, text in etc_files(uid, gid).items():  # files of the bot's own root: no mount needed
+            args += self._data(f"/etc/{name}", text, "--file")
+        return args
+
+    def _proc_dev_args(self, scratch: str) -> list[str]:
+        """A fresh /proc masked as container runtimes mask it, and a minimal, read-only /dev.
+
+        /proc: the processes of the bot's own pid namespace; of the rest only :data:`PROC_SHOWN`,
+        generated :data:`PROC_GENERATED` (:func:`proc_files`) and a /proc/sys of :data:`PROC_SYS_SHOWN`;
+        every other file reads empty (``/dev/null`` over it) and every other directory is empty and
+        read-only. /dev: :data:`DEV_NODES`, the ``fd``/``stdin``/``stdout``/``stderr`` links and a
+        private ``/dev/shm`` of ``scratch`` bytes.
+        """
+        args = ["--proc", "/proc"]
+        for name, is_dir in _proc_layout():
+            path = f"/proc/{name}"
+            if name in PROC_SHOWN or name in PROC_GENERATED or name == "sys":
+                continue
+            if is_dir:  # empty; as root the seat's uid cannot write a 0555 directory of root's anyway
+                args += ["--perms", "0555", "--tmpfs", path, *(["--remount-ro", path] if self.uid is None else [])]
+            else:
+                args += ["--dev-bind", "/dev/null", path]  # reads empty, as runc masks a file
+        for name, text in proc_files(self.memory_mb).items():
+            args += self._data(f"/proc/{name}", text)
+        args += ["--perms", "0555", "--tmpfs", "/proc/sys"]
+        made = set()
+        for name, text in _sys_files().items():
+            folder = os.path.dirname(name)
+            if folder not in made:
+                args += ["--perms", "0555", "--dir", f"/proc/sys/{folder}"]
+                made.add(folder)
+            args += self._data(f"/proc/sys/{name}", text, "--file")
+        args += ["--remount-ro", "/proc/sys", "--perms", "0755", "--tmpfs", "/dev"]
+        for name in DEV_NODES:
+            args += ["--dev-bind-try", f"/dev/{name}", f"/dev/{name}"]
+        for link, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
+                             ("stderr", "/proc/self/fd/2")):
+            args += ["--symlink", target, f"/dev/{link}"]
+        args += ["--size", scratch, "--perms", "1777", "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
+        return args
 
     def wrap(self, argv: Sequence[str], env: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
         """The bwrap command line that runs ``argv`` in the sandbox, and the environment to give it.
@@ -466,27 +750,18 @@ class BotJail:
         assert sup.bwrap is not None
         scratch = str(self.settings.scratch_mb * 1024 * 1024)
         args = [sup.bwrap, *_namespace_args(self.uid is not None), *_usr_args()]
+        self.close_fds()
         code = syscall_filter.program()
         if code is not None:  # without it plan() said so (or refused, mode "required")
-            self.close_fds()
             try:
                 fd = syscall_filter.memfd(code)
             except OSError as exc:
                 raise SandboxError(f"cannot hand the seccomp filter to bubblewrap: {exc.strerror}") from None
-            self.pass_fds = (fd,)
+            self.pass_fds = (*self.pass_fds, fd)
             args += ["--seccomp", str(fd)]
-        args += ["--perms", "0755", "--dir", "/etc"]  # bwrap would make it 0700 as root
-        for name in ETC_FILES:
-            args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
-        for pattern in ETC_PATTERNS:
-            for path in sorted(Path("/etc").glob(pattern)):
-                args += ["--ro-bind", str(path), str(path)]
+        args += self._etc_args()
         # The private mounts first: a bot's directory may lie under /tmp and is bound over them.
-        args += [
-            "--proc", "/proc", "--dev", "/dev",
-            "--size", scratch, "--perms", "1777", "--tmpfs", "/tmp",
-            "--size", scratch, "--perms", "1777", "--tmpfs", "/dev/shm",
-        ]
+        args += [*self._proc_dev_args(scratch), "--size", scratch, "--perms", "1777", "--tmpfs", "/tmp"]
         made = {"/", "/usr", "/etc", "/tmp", "/proc", "/dev"}
         views = self._views(self._program_view(argv[0], env))
         self.unseen = _unseen_files(argv[1:], self.cwd, views, self.hidden)
@@ -520,7 +795,7 @@ class BotJail:
             args += [sup.setpriv, f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups", "--no-new-privs"]
         args += ["--", *argv]
         inner = dict(env)
-        inner.update(HOME="/tmp", TMPDIR="/tmp", HARNESS_ENDPOINT=self.endpoint)
+        inner.update(HOME="/tmp", TMPDIR="/tmp", USER=BOT_USER, LOGNAME=BOT_USER, HARNESS_ENDPOINT=self.endpoint)
         return args, inner
 
     def close_fds(self) -> None:
