@@ -188,6 +188,25 @@ def test_without_cgroups_bombs_are_stopped_at_the_limit_and_get_through_with_the
 
 @needs_user
 @needs_bwrap
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["memory", "pids"])
+def test_without_cgroups_the_default_limits_stop_what_got_through_before(arena: Path, kind: str) -> None:
+    """What an ordinary user's bot did with no limits at all: 600 processes, 2 GiB (3 x 700 MiB, each under the
+    per-process limit). Default limits: 256 processes and threads, 1024 MiB for all of the bot's processes."""
+    env = {"BOMB_MB": "700", "BOMB_CHILDREN": "3", "BOMB_PIDS": "600"}
+    bomb = entry(arena, "bomb", "bomb.py", kind, env=env)
+    # An opponent thinking a while each decision: the hands after the bomb's outlast a check of its 256 processes.
+    victim = entry(arena, "victim", "thinker.py", env={"THINK_LOOPS": "3000000", "HOSTILE_CALLS": "1"})
+    on = play(arena, [bomb, victim], "on", limits={"decision_ms": 5000, "time_bank_ms": 5000})
+    name = "memory-bomb" if kind == "memory" else "process-bomb"
+    assert not attacks(arena, "on", 0, "bomb").get(name, "").startswith("SUCCEEDED"), on
+    limit = "memory limit (1024 MiB" if kind == "memory" else "process limit (256"
+    assert on["status"][0].startswith("crash") and limit in on["status"][0], on
+    assert on["status"][1] == "ok" and on["faults"][1] == {}, on
+
+
+@needs_user
+@needs_bwrap
 def test_without_cgroups_the_process_limit_counts_the_bot_alone(arena: Path) -> None:
     """RLIMIT_NPROC inside the bot's user namespace: the user's other processes do not count (Linux 5.14+)."""
     sleepers = [subprocess.Popen([*_user_prefix(), "sleep", "60"]) for _ in range(30)]
@@ -220,7 +239,8 @@ def test_without_cgroups_busy_children_cannot_slow_the_opponent_down(arena: Path
     calls = {"HOSTILE_CALLS": "1"}
     thinker = entry(arena, "thinker", "thinker.py", env={"THINK_LOOPS": "1000000", **calls})
     quiet = entry(arena, "quiet", "hog.py", env={"HOG_CHILDREN": "0", **calls})
-    hog = entry(arena, "hog", "hog.py", env={"HOG_CHILDREN": "3", **calls})
+    # Six busy children: on a loaded machine the CPU's other sessions share it too, so fewer barely show off.
+    hog = entry(arena, "hog", "hog.py", env={"HOG_CHILDREN": "6", **calls})
     tries = []
     for attempt in range(4):
         before = play(arena, [quiet, thinker], f"base{attempt}", limits=limits, cpus=cpu)

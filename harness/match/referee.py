@@ -691,6 +691,9 @@ class Referee:
         while code is None and seat.proc is not None and time.monotonic() < end:
             time.sleep(0.005)
             code = seat.proc.poll()
+        if code is None and seat.group is not None and seat.group.limit_hits() != seat.hits:
+            self._limit_hit(seat, faults)  # killed at a limit: its sandbox may take a moment to end
+            return
         if code is not None:
             detail = seat.proc.describe_exit()  # type: ignore[union-attr]
             kind = FaultKind.CRASH

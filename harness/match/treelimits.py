@@ -13,8 +13,9 @@ bubblewrap; without one, the bot's descendants by parentage).
   a tree at the limit has reached it.
 - **memory**: ``RLIMIT_DATA`` per process (set by
   :mod:`harness.match.botproc`), and the sum of the tree's private resident
-  memory checked every :data:`POLL_S` seconds: over ``memory_mb`` the whole
-  tree is killed, as the cgroup's OOM kill would.
+  memory checked every :data:`POLL_S` seconds (pages shared after a fork
+  counted once, ``Pss``): over ``memory_mb`` the whole tree is killed, as
+  the cgroup's OOM kill would.
 - **fair CPU** (``freeze``): a waiting bot's processes are stopped with
   ``SIGSTOP`` and resumed with ``SIGCONT``. An ordinary user cannot give a
   process a lower CPU share and take it back (raising a nice value or
@@ -97,6 +98,26 @@ def _anon_bytes(pid: int) -> int:
         return 0
 
 
+def _pss_anon(pid: int) -> int:
+    """Private memory of ``pid`` with pages shared after a fork divided among their sharers (bytes).
+
+    ``Pss_Anon`` + ``Pss_Shmem`` of ``/proc/<pid>/smaps_rollup`` (Linux 5.7+): exact but it walks the
+    page tables, so it is read only when the cheap sum (:func:`_anon_bytes`, which counts a
+    forked child's copy-on-write pages again) is over the limit. Falls back to that figure.
+    """
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", "rb") as f:
+            text = f.read()
+    except OSError:
+        return _anon_bytes(pid)
+    total, found = 0, False
+    for line in text.splitlines():
+        if line.startswith((b"Pss_Anon:", b"Pss_Shmem:")):
+            total += int(line.split()[1]) * 1024
+            found = True
+    return total if found else _anon_bytes(pid)
+
+
 def _ticks(pid: int) -> int:
     """User + system CPU clock ticks of ``pid`` and its reaped children (``/proc/<pid>/stat`` 14-17)."""
     try:
@@ -164,9 +185,10 @@ class TreeBot:
     def freeze(self, frozen: bool) -> None:
         """Stop (``SIGSTOP``) or resume (``SIGCONT``) every process of the tree.
 
-        Stopping repeats until every process found is stopped: a process
-        that has a pending ``SIGSTOP`` cannot complete a fork (the kernel
-        restarts it), so the tree stops growing and the loop ends.
+        Stopping repeats until no new process turns up: a process with a
+        pending ``SIGSTOP`` cannot complete a fork (the kernel restarts it),
+        so the tree stops growing. A process that another one resumed meanwhile
+        is stopped again at the next check (:meth:`check`).
         """
         with self._lock:
             self._frozen = frozen
@@ -176,14 +198,12 @@ class TreeBot:
                 return
             done: set[int] = set()
             for _ in range(_FREEZE_ROUNDS):
-                pids = self.pids()
-                todo = [p for p in pids if p not in done or _state(p) not in ("T", "t", "Z", "X", "")]
+                todo = [p for p in self.pids() if p not in done]
                 if not todo:
                     return
                 for pid in todo:
                     _kill(pid, signal.SIGSTOP)
-                    done.add(pid)
-                time.sleep(0)  # let a stopping process reach its stop
+                done.update(todo)
 
     def limit_hits(self) -> tuple[int, int]:
         """(memory-limit kills, process-limit hits) so far, as the watch found them."""
@@ -203,7 +223,20 @@ class TreeBot:
                 _kill(pid, sig)
 
     def kill(self) -> bool:
-        """SIGKILL the tree: stopped first (no fork), then killed, then resumed so the kills land; True when empty."""
+        """SIGKILL the tree; True when it is empty.
+
+        In a jail, killing the pid namespace's first process (bubblewrap's
+        reaper) makes the kernel kill every process in the namespace at once.
+        Otherwise the tree is stopped first (no fork), killed, then resumed so
+        the kills land, until nothing is left.
+        """
+        if self._jailed and self._root is not None:
+            for init in _children(self._root):
+                _kill(init, signal.SIGKILL)
+            for _ in range(200):
+                if not self.pids():
+                    return True
+                time.sleep(0.005)
         for _ in range(10):
             pids = self.pids()
             if not pids:
@@ -250,12 +283,19 @@ class TreeBot:
                             self.repinned += 1
         self._ticks_seen = max(self._ticks_seen, ticks)  # what cpu_seconds() reports once the tree is gone
         jail_init = 1 if self._jailed and self.nproc_in_jail else 0  # bwrap's reaper counts in the namespace
-        if self.memory_bytes > 0 and memory > self.memory_bytes:
+        if self.memory_bytes > 0 and memory > self.memory_bytes and sum(map(_pss_anon, pids)) > self.memory_bytes:
             self._oom += 1
             self.kill()
-        elif self.pids_max > 0 and tasks + jail_init >= self.pids_max:
+            return
+        if self.pids_max > 0 and tasks + jail_init >= self.pids_max:
             self._forks += 1
             self.kill()
+            return
+        with self._lock:  # a waiting bot's process resumed by another of its processes: stopped again
+            if self._frozen:
+                for pid in pids:
+                    if _state(pid) not in ("T", "t", "Z", "X", ""):
+                        _kill(pid, signal.SIGSTOP)
 
 
 def _kill(pid: int, sig: int) -> None:
