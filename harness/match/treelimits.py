@@ -88,6 +88,16 @@ def _state(pid: int) -> str:
     return data[data.rfind(b")") + 2:][:1].decode()
 
 
+def _ppid(pid: int) -> int:
+    """The parent of ``pid`` (``/proc/<pid>/stat`` field 4), 0 when gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            data = f.read()
+        return int(data[data.rfind(b")") + 2:].split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
 def _anon_bytes(pid: int) -> int:
     """Private resident memory of ``pid``: resident less shared pages (``/proc/<pid>/statm``)."""
     try:
@@ -171,11 +181,11 @@ class TreeBot:
     def pids(self) -> list[int]:
         """The bot's processes: in a jail the root's descendants below bubblewrap's two, else root and descendants."""
         root = self._root
-        if root is None:
+        if root is None or _ppid(root) != os.getpid():  # reaped (its pid may be another process's now)
             return []
         if self._jailed:
             return tree_pids(root, _children(root))  # bwrap's pid-1 reaper is spared
-        return [root, *tree_pids(root)] if _state(root) else []
+        return [root, *tree_pids(root)]
 
     # ------------------------------------------------------------------ the referee's interface
 
