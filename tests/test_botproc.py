@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -84,14 +86,16 @@ def wait_ready(proc: BotProcess) -> None:
 def test_rlimits_are_set_in_the_child(tmp_path: Path) -> None:
     code = """
         import resource as r
-        for name in ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_NOFILE", "RLIMIT_FSIZE", "RLIMIT_CORE", "RLIMIT_NPROC"):
+        for name in ("RLIMIT_AS", "RLIMIT_DATA", "RLIMIT_CPU", "RLIMIT_NOFILE", "RLIMIT_FSIZE", "RLIMIT_CORE",
+                     "RLIMIT_NPROC"):
             print(name, *r.getrlimit(getattr(r, name)))
     """
     limits = Limits(memory_mb=512, cpu_seconds=7, open_files=64, max_processes=4000)
     proc = started(tmp_path, py(code), limits)
     assert proc.stop(grace_ms=5000) == "exited"
     got = {line.split()[0]: tuple(map(int, line.split()[1:])) for line in log(proc).splitlines()}
-    assert got["RLIMIT_AS"] == (512 * 2**20, 512 * 2**20)
+    assert got["RLIMIT_DATA"] == (512 * 2**20, 512 * 2**20)  # not the address space: JVMs reserve far more
+    assert got["RLIMIT_AS"] == resource.getrlimit(resource.RLIMIT_AS)
     assert got["RLIMIT_CPU"] == (7, 8)
     assert got["RLIMIT_NOFILE"] == (64, 64)
     assert got["RLIMIT_FSIZE"][0] == 64 * 2**20
@@ -338,3 +342,27 @@ def test_stop_all_stops_each_bot_at_its_own_step(tmp_path: Path) -> None:
     assert wait_until(lambda: procs[0].poll() is not None)
     assert stop_all(procs, grace_ms=50) == ["exited", "sigterm", "sigkill"]
     assert [p.stop() for p in procs] == ["exited", "sigterm", "sigkill"]
+
+
+JAVA_BOT = """
+public class Hello {
+    public static void main(String[] args) {
+        byte[][] held = new byte[50][];
+        for (int i = 0; i < held.length; i++) held[i] = new byte[1 << 20];
+        System.out.println("java ok, heap up to " + Runtime.getRuntime().maxMemory() / 1048576 + " MiB");
+    }
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("java") is None, reason="JVM TEST SKIPPED: no java (apt-get install "
+                    "default-jre-headless; .ci/run does)")
+def test_a_jvm_starts_under_the_per_process_memory_limit(tmp_path: Path) -> None:
+    """RLIMIT_DATA, not RLIMIT_AS (which a JVM's reservations exceed), and the heap sized from memory_mb:
+    a default JVM on a 24 GiB machine commits more than 1 GiB at start, so RLIMIT_DATA alone stops it."""
+    (tmp_path / "Hello.java").write_text(JAVA_BOT)
+    spec = BotSpec(name="jvm", command=("java", "Hello.java"), cwd=str(tmp_path))
+    proc = started(tmp_path, spec, Limits(memory_mb=1024))
+    assert wait_until(lambda: proc.poll() is not None, 60)
+    proc.stop(grace_ms=100)
+    assert "java ok, heap up to 256 MiB" in log(proc), proc.stderr_path.read_text()[-2000:]

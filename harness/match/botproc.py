@@ -59,6 +59,7 @@ from harness.match.specs import BotSpec, Limits
 if TYPE_CHECKING:
     from harness.match.cgroups import BotGroup
     from harness.match.sandbox import BotJail
+    from harness.match.treelimits import TreeBot
 
 __all__ = [
     "BotProcess",
@@ -300,7 +301,8 @@ def _session_keyring_joiner() -> Callable[[], int] | None:
 
 
 def _make_preexec(
-    limits: Limits, join_fds: Sequence[int] = (), grouped: bool = False, fresh_keyring: bool = False
+    limits: Limits, join_fds: Sequence[int] = (), grouped: bool = False, nproc: bool = True,
+    fresh_keyring: bool = False
 ) -> Callable[[], None]:
     """Build the child-side setup run between fork and exec.
 
@@ -315,11 +317,17 @@ def _make_preexec(
         join_fds: control-group ``cgroup.procs`` descriptors; writing ``"0"``
             moves the child into the bot's group before it runs anything.
         grouped: memory and processes are limited by that group, for all
-            the bot's processes together: no per-process RLIMIT_AS/NPROC.
+            the bot's processes together: no per-process RLIMIT_DATA/NPROC.
+        nproc: set ``RLIMIT_NPROC`` here (when not grouped); False when the
+            sandbox sets it inside the bot's user namespace instead.
         fresh_keyring: start the bot in a new, empty session keyring
             (:func:`_session_keyring_joiner`; the sandbox does); a failure other
             than ``ENOSYS`` (a kernel without keyrings) ends the child with a
             line on its stderr, so it never runs possessing the referee's.
+
+    Memory per process is ``RLIMIT_DATA`` (private writable mappings: heap,
+    anonymous memory), not ``RLIMIT_AS``: runtimes such as the JVM and
+    Node.js reserve gigabytes of address space they never use.
     """
     rl: list[tuple[int, int, int]] = []
 
@@ -332,13 +340,13 @@ def _make_preexec(
         rl.append((which, soft, hard))
 
     if limits.memory_mb > 0 and not grouped:
-        add(resource.RLIMIT_AS, limits.memory_mb * 1024 * 1024)
+        add(resource.RLIMIT_DATA, limits.memory_mb * 1024 * 1024)
     if limits.cpu_seconds > 0:
         # SIGXCPU at the soft limit, SIGKILL one second later.
         add(resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 1)
     if limits.open_files > 0:
         add(resource.RLIMIT_NOFILE, limits.open_files)
-    if limits.max_processes > 0 and not grouped:
+    if limits.max_processes > 0 and not grouped and nproc:
         add(resource.RLIMIT_NPROC, limits.max_processes)
     add(resource.RLIMIT_FSIZE, FILE_SIZE_LIMIT)
     add(resource.RLIMIT_CORE, 0)
@@ -587,7 +595,9 @@ class BotProcess:
         group: the bot's control group (:class:`harness.match.cgroups.BotGroup`),
             or None. The child joins it before ``exec``; memory and processes
             are then limited for all the bot's processes together, and
-            stopping empties the group.
+            stopping empties the group. Or its limits per process tree
+            (:class:`harness.match.treelimits.TreeBot`, no control groups),
+            which watch the started process's tree.
     """
 
     def __init__(
@@ -598,7 +608,7 @@ class BotProcess:
         limits: Limits,
         label: str,
         jail: BotJail | None = None,
-        group: BotGroup | None = None,
+        group: BotGroup | TreeBot | None = None,
     ) -> None:
         self.spec = spec
         self.jail = jail
@@ -653,6 +663,13 @@ class BotProcess:
             raise BotStartError(f"bot {self.spec.name!r}: cannot create log directory {self.log_dir}: {exc}") from None
         cwd = self.spec.cwd
         jail = self.jail
+        group = self.group
+        grouped = group is not None and group.version != "tree"  # a control group, not limits per tree
+        if not grouped and self.limits.memory_mb > 0:
+            # A JVM sizes its heap from the machine's memory (it would from a control group's limit) and
+            # commits more than a GiB of it at start on a large machine: RLIMIT_DATA would stop it.
+            own = env.get("JAVA_TOOL_OPTIONS", "")
+            env["JAVA_TOOL_OPTIONS"] = f"-XX:MaxRAM={self.limits.memory_mb}m" + (f" {own}" if own else "")
         if jail is not None:
             try:
                 argv, env = jail.wrap(argv, env)
@@ -672,8 +689,8 @@ class BotProcess:
                 close_fds=True,
                 pass_fds=jail.pass_fds if jail is not None else (),  # the seccomp program, read by bwrap
                 preexec_fn=_make_preexec(
-                    self.limits, self.group.join_fds if self.group is not None else (), grouped=self.group is not None,
-                    fresh_keyring=jail is not None,
+                    self.limits, group.join_fds if group is not None else (), grouped=grouped,
+                    nproc=jail is None or jail.nproc == 0, fresh_keyring=jail is not None,
                 ),
             )
         except FileNotFoundError:
@@ -697,6 +714,9 @@ class BotProcess:
             if jail is not None:
                 jail.close_fds()  # bwrap has its own copy
         assert self._popen.stdout is not None and self._popen.stderr is not None
+        attach = getattr(group, "attach", None)
+        if attach is not None:  # limits per process tree (no control group): the tree starts here
+            attach(self._popen.pid, jailed=jail is not None)
         try:  # a pidfd lets stop() wake exactly when the bot exits (Linux >= 5.3)
             self._pidfd = os.pidfd_open(self._popen.pid)
         except (AttributeError, OSError):

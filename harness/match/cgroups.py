@@ -14,9 +14,14 @@ Both layouts are supported:
   memory and pids controllers are there (also on "hybrid" systems, whose
   cgroup2 mount then has no controllers);
 - cgroup v2, the unified hierarchy, with the memory and pids controllers
-  available to the referee's cgroup (its ``cgroup.subtree_control`` must
-  accept them: the root cgroup, or a delegated one without processes of its
-  own, e.g. ``systemd-run --scope -p Delegate=yes``).
+  available to the referee's cgroup, which must be the root, or ours to
+  manage: as root, or delegated to the user (``systemd-run --user --scope
+  -p Delegate=yes``, or a subtree an administrator gave the user). A v2
+  group with processes of its own cannot give its children controllers,
+  so the group's processes (the harness) move into its child
+  :data:`LEAF` first; forked workers start there and use its parent.
+- cgroup v1 as an ordinary user: hierarchies whose groups the user owns
+  (``cgcreate -a USER -t USER``, then ``cgexec``), used as they are.
 
 Layout: ``<the referee's own cgroup>/harness-<pid>-<random>/<seat label>``
 in each hierarchy, so limits nest inside whatever confines the referee;
@@ -59,6 +64,8 @@ OPTIONAL = ("cpu", "cpuacct", "cpuset", "freezer")
 WEIGHTS = {"v1": (b"1024", b"2"), "v2": (b"100", b"1")}
 #: v1 hierarchies whose bot groups are siblings of the referee rather than nested in the match's group.
 FLAT_V1 = frozenset({"cpu", "cpuacct"})
+#: v2: where the processes of a delegated group go, so that the group's children can have controllers.
+LEAF = "harness-referee"
 _KILL_ROUNDS = 50
 
 
@@ -88,6 +95,11 @@ class CgroupSupport:
     def available(self) -> bool:
         """True when bot groups can be made."""
         return self.version is not None
+
+    @property
+    def where(self) -> str:
+        """The directories in which match groups are made, in words."""
+        return ", ".join(dict.fromkeys(path for _, path in self.parents)) or "no cgroup"
 
 
 def _read(path: str) -> str:
@@ -191,6 +203,8 @@ def probe() -> CgroupSupport:
         return CgroupSupport("v1", tuple(sorted(usable.items())), frozenset(usable))
     if unified is None:
         return CgroupSupport(None, reason="no cgroup file system with the memory and pids controllers is mounted")
+    if os.path.basename(unified) == LEAF:  # a worker forked after the probe moved us there
+        unified = os.path.dirname(unified)
     try:
         offered = set(_read(os.path.join(unified, "cgroup.controllers")).split())
     except OSError as exc:
@@ -203,23 +217,92 @@ def probe() -> CgroupSupport:
             "(on a hybrid system they are bound to cgroup v1; else run the harness in a delegated cgroup)",
         )
     wanted = [c for c in ("memory", "pids", "cpu", "cpuset") if c in offered]
+    problem = _delegation_problem(unified)
+    if problem:
+        return CgroupSupport(None, reason=problem)
     try:
-        enabled = set(_read(os.path.join(unified, "cgroup.subtree_control")).split())
-        todo = [c for c in wanted if c not in enabled]
-        if todo:
-            _write(os.path.join(unified, "cgroup.subtree_control"), " ".join("+" + c for c in todo))
+        _enable(unified, wanted)
     except OSError as exc:
-        return CgroupSupport(
-            None,
-            reason=f"cannot enable controllers for groups under {unified} ({exc.strerror}; a cgroup v2 group "
-            "with processes cannot have child groups with controllers: run the harness in a delegated, "
-            "empty cgroup, e.g. with systemd-run --scope -p Delegate=yes)",
-        )
+        if exc.errno != errno.EBUSY:
+            return CgroupSupport(None, reason=f"cannot enable controllers for groups under {unified} ({exc})")
+        # "No internal processes": a non-root v2 group with processes of its own cannot give its
+        # children controllers. Ours is delegated to us: move its processes into a leaf of their own.
+        problem = _into_leaf(unified)
+        if problem:
+            return CgroupSupport(None, reason=problem)
+        try:
+            _enable(unified, wanted)
+        except OSError as exc2:
+            return CgroupSupport(None, reason=f"cannot enable controllers for groups under {unified} ({exc2})")
     problem = _try_dir(unified)
     if problem:
         return CgroupSupport(None, reason=problem)
     controllers = frozenset({*wanted, "cpuacct", "freezer"})  # v2: CPU stats and freezing are core files
     return CgroupSupport("v2", (("unified", unified),), controllers)
+
+
+def _enable(group: str, controllers: Iterable[str]) -> None:
+    """Enable ``controllers`` for the children of a v2 group (those not enabled yet).
+
+    Raises:
+        CgroupError: ``EBUSY`` when the group holds processes (and is not the root).
+    """
+    enabled = set(_read(os.path.join(group, "cgroup.subtree_control")).split())
+    todo = [c for c in controllers if c not in enabled]
+    if todo:
+        _write(os.path.join(group, "cgroup.subtree_control"), " ".join("+" + c for c in todo))
+
+
+def _delegation_problem(group: str) -> str:
+    """Why this process may not manage the children of v2 ``group`` ('' when it may).
+
+    A group is ours to manage when we may create directories in it and write
+    its ``cgroup.procs`` and ``cgroup.subtree_control``: as root, or when it
+    was delegated to our user (systemd's ``Delegate=yes`` makes the user own
+    exactly these; ``cgroup-v2.rst`` "Model of Delegation").
+    """
+    if os.geteuid() == 0:
+        return ""
+    for path in (group, os.path.join(group, "cgroup.procs"), os.path.join(group, "cgroup.subtree_control")):
+        if not os.access(path, os.W_OK):
+            try:
+                owner = f"owned by uid {os.stat(path).st_uid}"
+            except OSError as exc:
+                owner = exc.strerror or "unreadable"
+            return (
+                f"the cgroup v2 group {group} is not delegated to you ({path} is {owner}, not writable): run the "
+                "harness in a delegated one, e.g. systemd-run --user --scope -p Delegate=yes harness ..."
+            )
+    return ""
+
+
+def _into_leaf(group: str) -> str:
+    """Move every process of v2 ``group`` into its child :data:`LEAF`; '' when done, else why not.
+
+    Every process of a delegated group is the user's own (``systemd-run
+    --scope`` puts the harness there): they stay inside the group, under
+    its limits, and the group may then give its children controllers.
+    """
+    leaf = os.path.join(group, LEAF)
+    try:
+        os.makedirs(leaf, exist_ok=True)
+    except OSError as exc:
+        return f"cannot create {leaf} for the processes of {group} ({exc.strerror})"
+    procs = os.path.join(leaf, "cgroup.procs")
+    for _ in range(_KILL_ROUNDS):
+        try:
+            pids = _read(os.path.join(group, "cgroup.procs")).split()
+        except OSError as exc:
+            return f"cannot read {group}/cgroup.procs ({exc.strerror})"
+        if not pids:
+            return ""
+        for pid in pids:
+            try:
+                _write(procs, pid)
+            except CgroupError as exc:
+                if exc.errno != errno.ESRCH:  # gone meanwhile: fine
+                    return f"cannot move process {pid} of {group} into {leaf} ({exc.strerror})"
+    return f"processes keep arriving in {group}: cannot empty it into {leaf}"
 
 
 def _alive(pid: int) -> bool:

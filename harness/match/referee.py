@@ -74,6 +74,7 @@ from harness.match.specs import (
     SandboxSettings,
     StackMode,
 )
+from harness.match.treelimits import TreeBot, TreeMatch
 from harness.match.untrusted import visible
 from harness.match.wire import HandWire, MatchWire
 from protocol import codec
@@ -276,8 +277,9 @@ class _Seat:
         #: Encoded notifications (hand_start, hand_end) not sent yet: they go out, in order,
         #: right before this bot's next request, so the bot wakes once for all of them.
         self.notes: list[bytes] = []
-        #: The bot's control group (None without the sandbox's cgroups) and its limit counters seen so far.
-        self.group: cgroups.BotGroup | None = None
+        #: The bot's control group, or its limits per process tree without cgroups (None with the sandbox
+        #: off), and its limit counters seen so far.
+        self.group: cgroups.BotGroup | TreeBot | None = None
         self.hits = (0, 0)
 
     def flush_notes(self) -> None:
@@ -338,7 +340,7 @@ class Referee:
             raise ValueError(f"transport must be 'ipc' or 'tcp', got {transport!r}")
         self.sandbox = sandbox or SandboxSettings()
         self.plan = plan(self.sandbox, transport=transport)
-        self._groups: cgroups.MatchGroup | None = None
+        self._groups: cgroups.MatchGroup | TreeMatch | None = None
         self._lease: UidLease | None = None
         self._turn: _Seat | None = None  # the seat whose bot has the CPU (fair CPU policy)
         self.bots = list(bots)
@@ -435,7 +437,10 @@ class Referee:
             except cgroups.CgroupError as exc:
                 if self.sandbox.mode is SandboxMode.REQUIRED:
                     raise SandboxError(f"control groups: {exc}") from None
-                self._log(f"WARNING: no control groups for this match ({exc}): limits are per process")
+                self._log(f"WARNING: no control groups for this match ({exc}): limits are per process tree")
+                self._groups = TreeMatch()
+        elif self.plan.tree:
+            self._groups = TreeMatch()
         if self.plan.namespaces and support().root:
             self._lease = UidLease(len(self.seats), self.sandbox.uid_range)
 
@@ -448,6 +453,9 @@ class Referee:
                 label, memory_bytes=self.limits.memory_mb * 1024 * 1024, pids_max=pids,
                 cpus=os.sched_getaffinity(0),
             )
+        in_jail = isinstance(seat.group, TreeBot) and self.plan.nproc_in_jail
+        if isinstance(seat.group, TreeBot):
+            seat.group.nproc_in_jail = in_jail
         if not self.plan.namespaces or seat_dir is None:
             return None
         own = os.path.realpath(seat.bot.cwd or os.getcwd())
@@ -458,8 +466,11 @@ class Referee:
                 others.append(theirs)
         hidden = [str(self.out_dir), tmpdir, *self.sandbox.hidden, *others]
         uid = self._lease.uids[seat.index] if self._lease is not None else None
-        return BotJail(seat_dir=seat_dir, cwd=seat.bot.cwd, settings=self.sandbox, hidden=hidden, uid=uid,
+        jail = BotJail(seat_dir=seat_dir, cwd=seat.bot.cwd, settings=self.sandbox, hidden=hidden, uid=uid,
                        memory_mb=self.limits.memory_mb or None)
+        if in_jail:  # no control group: the process limit is RLIMIT_NPROC in the bot's user namespace
+            jail.nproc = self.limits.max_processes or DEFAULT_PIDS
+        return jail
 
     def _launch(self, tmpdir: str, ctx: zmq.Context[Any]) -> None:
         """Bind each seat's endpoint and start its bot; each seat has its own secret and directory."""
@@ -717,6 +728,9 @@ class Referee:
         while code is None and seat.proc is not None and time.monotonic() < end:
             time.sleep(0.005)
             code = seat.proc.poll()
+        if code is None and seat.group is not None and seat.group.limit_hits() != seat.hits:
+            self._limit_hit(seat, faults)  # killed at a limit: its sandbox may take a moment to end
+            return
         if code is not None:
             detail = seat.proc.describe_exit()  # type: ignore[union-attr]
             kind = FaultKind.CRASH

@@ -61,7 +61,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from harness.match import cgroups, syscall_filter
+from harness.match import cgroups, syscall_filter, treelimits
 from harness.match.specs import CpuPolicy, SandboxMode, SandboxSettings
 
 __all__ = [
@@ -135,6 +135,8 @@ class SandboxSupport:
         root: the harness runs as root (uid per seat).
         namespaces_problem: why namespaces cannot be used ('' when they can).
         cgroups: what :func:`harness.match.cgroups.probe` found.
+        prlimit: path of ``prlimit`` (util-linux; sets the process limit inside
+            a bot's user namespace when there are no control groups), or None.
     """
 
     bwrap: str | None
@@ -142,6 +144,7 @@ class SandboxSupport:
     root: bool
     namespaces_problem: str
     cgroups: cgroups.CgroupSupport
+    prlimit: str | None = None
 
     @property
     def namespaces(self) -> bool:
@@ -186,7 +189,7 @@ def support() -> SandboxSupport:
                     "; unprivileged user namespaces may be disabled: sysctl kernel.unprivileged_userns_clone=1 "
                     "or user.max_user_namespaces)"
                 )
-    return SandboxSupport(bwrap, setpriv, root, problem, cgroups.probe())
+    return SandboxSupport(bwrap, setpriv, root, problem, cgroups.probe(), shutil.which("prlimit"))
 
 
 @lru_cache(maxsize=1)
@@ -378,12 +381,17 @@ class Plan:
     Attributes:
         namespaces: bubblewrap sandboxes (and a uid per seat as root).
         cgroups: a control group per bot.
-        cpu: the fair-CPU policy in force (NONE without cgroups).
+        cpu: the fair-CPU policy in force (NONE without cgroups or tree limits).
         warning: what is missing and what that means, or None when all is on.
         summary: one line for logs and ``harness check-bot``, e.g.
             ``"on (bubblewrap, a uid per seat, seccomp, cgroup v1, cpu: weight)"``.
         syscall_filter: the bots' sandboxes load the seccomp filter
             (:mod:`harness.match.syscall_filter`; only with ``namespaces``).
+        tree: no control groups: limits, freezing and the CPU pin are kept per
+            process tree from outside (:mod:`harness.match.treelimits`).
+        nproc_in_jail: with ``tree``, the process limit is ``RLIMIT_NPROC`` set
+            inside each bot's user namespace (exact for the bot alone).
+        missing: the protections not in force, one phrase each (the warning lists them).
     """
 
     namespaces: bool
@@ -392,11 +400,32 @@ class Plan:
     warning: str | None
     summary: str
     syscall_filter: bool = False
+    tree: bool = False
+    nproc_in_jail: bool = False
+    missing: tuple[str, ...] = ()
 
     @property
     def active(self) -> bool:
         """True when anything of the sandbox is used."""
-        return self.namespaces or self.cgroups
+        return self.namespaces or self.cgroups or self.tree
+
+
+def _missing_without_cgroups(namespaces: bool, nproc_in_jail: bool, cpu: CpuPolicy) -> list[str]:
+    """What per-tree limits (:mod:`harness.match.treelimits`) cannot do that control groups do, one phrase each."""
+    every = f"every {round(treelimits.POLL_S * 1000)} ms"
+    out = [
+        f"memory for all of a bot's processes together (each process is held to memory_mb by RLIMIT_DATA; their "
+        f"sum is checked {every}, so a bot can go over between checks, and its /tmp files are not counted)",
+    ]
+    if not nproc_in_jail:
+        out.append(f"the process limit (checked {every} only: RLIMIT_NPROC would count all of the user's processes)")
+    if cpu is CpuPolicy.WEIGHT:
+        out.append("fair CPU by weight (an ordinary user cannot lower a process's CPU share and raise it again): "
+                   "waiting bots are stopped with SIGSTOP instead, as cpu = \"freeze\"")
+    out.append(f"the CPU pin (a bot can widen its CPU affinity; it is put back {every})")
+    if not namespaces:
+        out.append("limits, freezing and cleanup of children that leave the bot's process tree (a double fork)")
+    return out
 
 
 def plan(settings: SandboxSettings, *, transport: str = "ipc") -> Plan:
@@ -417,19 +446,35 @@ def plan(settings: SandboxSettings, *, transport: str = "ipc") -> Plan:
         problems.append("the tcp transport cannot reach a bot without network: use ipc")
     elif filtering.problem:
         problems.append(f"no seccomp filter: {filtering.problem}")
-    if not sup.cgroups.available:
+    namespaces = sup.namespaces and transport == "ipc"
+    filtered = namespaces and filtering.program is not None
+    groups = sup.cgroups.available
+    tree = not groups
+    nproc_in_jail = tree and namespaces and sup.prlimit is not None
+    missing: list[str] = []
+    cpu = settings.cpu
+    if groups:
+        controllers = sup.cgroups.controllers
+        if cpu is CpuPolicy.WEIGHT and "cpu" not in controllers:
+            problems.append(f"control groups: the cpu controller is not available in {sup.cgroups.where}")
+            missing.append("fair CPU by weight: waiting bots are frozen instead, as cpu = \"freeze\"")
+            cpu = CpuPolicy.FREEZE
+        if "cpuset" not in controllers:
+            problems.append(f"control groups: the cpuset controller is not available in {sup.cgroups.where}")
+            missing.append("the CPU pin (a bot can widen its CPU affinity to every CPU)")
+    else:
         problems.append(f"control groups: {sup.cgroups.reason}")
+        missing += _missing_without_cgroups(namespaces, nproc_in_jail, cpu)
+        if cpu is CpuPolicy.WEIGHT:
+            cpu = CpuPolicy.FREEZE
     if problems and settings.mode is SandboxMode.REQUIRED:
         raise SandboxError(
             "[sandbox] mode = \"required\" but the sandbox cannot run here: " + "; ".join(problems)
             + ". Install bubblewrap (apt-get install bubblewrap) and libseccomp (apt-get install libseccomp2; "
             "pip install pyseccomp) and run where control groups can be created "
-            "(as root, or in a delegated cgroup), or set [sandbox] mode = \"auto\"."
+            "(as root, or in a delegated cgroup: systemd-run --user --scope -p Delegate=yes harness ...), "
+            "or set [sandbox] mode = \"auto\"."
         )
-    namespaces = sup.namespaces and transport == "ipc"
-    filtered = namespaces and filtering.program is not None
-    groups = sup.cgroups.available
-    cpu = settings.cpu if groups else CpuPolicy.NONE
     parts = []
     if namespaces:
         parts += ["bubblewrap", "a uid per seat" if sup.root else "a user namespace"]
@@ -437,6 +482,8 @@ def plan(settings: SandboxSettings, *, transport: str = "ipc") -> Plan:
         parts.append("seccomp")
     if groups:
         parts += [f"cgroup {sup.cgroups.version}", f"cpu: {cpu.value}"]
+    else:
+        parts += ["limits per process tree", f"cpu: {cpu.value} by signals" if cpu is CpuPolicy.FREEZE else "cpu: none"]
     warning = None
     if problems:
         lost = []
@@ -447,13 +494,13 @@ def plan(settings: SandboxSettings, *, transport: str = "ipc") -> Plan:
             lost.append("bots can pass each other information (their cards, when two collude) through file locks "
                         "and file watching on the files they all see and through kernel keys, and can make any "
                         "system call (namespaces, ptrace, bpf)")
-        if not groups:
-            lost.append("memory and process limits are per process and fair CPU is off")
+        if missing:
+            lost.append("missing: " + "; ".join(missing))
         warning = ("bots are NOT fully isolated: " + "; ".join(problems) + ". So " + "; ".join(lost)
                    + ". Set [sandbox] mode = \"required\" to refuse such runs (contests), \"off\" to silence this.")
     summary = ("on (" + ", ".join(parts) + ")") if not problems else (
         ("partly on (" + ", ".join(parts) + ")" if parts else "OFF") + ": " + "; ".join(problems))
-    return Plan(namespaces, groups, cpu, warning, summary, filtered)
+    return Plan(namespaces, groups, cpu, warning, summary, filtered, tree, nproc_in_jail, tuple(missing))
 
 
 # ---------------------------------------------------------------------- uids
@@ -604,6 +651,8 @@ class BotJail:
         #: Descriptors the process started from :meth:`wrap`'s command line must inherit (the seccomp program,
         #: the generated /etc and /proc files).
         self.pass_fds: tuple[int, ...] = ()
+        #: Processes and threads of the bot's user namespace (``RLIMIT_NPROC`` set inside it), 0 = not set here.
+        self.nproc = 0
 
     def access_hint(self) -> str:
         """Why the bot may not have started: its directory is closed to its uid ('' when nothing is seen).
@@ -793,7 +842,12 @@ class BotJail:
             except OSError as exc:
                 raise SandboxError(f"cannot lend the seat's socket to uid {self.uid}: {exc.strerror}") from None
             args += [sup.setpriv, f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups", "--no-new-privs"]
-        args += ["--", *argv]
+        args.append("--")
+        if self.nproc > 0 and sup.prlimit is not None:
+            # Inside the bot's user namespace, where Linux 5.14+ counts it for this namespace alone
+            # (set before bwrap, it would count every process of the user).
+            args += [sup.prlimit, f"--nproc={self.nproc}:{self.nproc}", "--"]
+        args += argv
         inner = dict(env)
         inner.update(HOME="/tmp", TMPDIR="/tmp", USER=BOT_USER, LOGNAME=BOT_USER, HARNESS_ENDPOINT=self.endpoint)
         return args, inner

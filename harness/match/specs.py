@@ -134,14 +134,17 @@ class Limits:
         startup_ms: time from launch to a valid ``hello`` (ms).
         max_faults: faults after which the bot is out for the rest of the match.
         memory_mb: memory limit (MiB), 0 = none: under the sandbox, of all the bot's
-            processes together (a control group, its scratch files included);
-            without it, the address space of each process (RLIMIT_AS).
+            processes together (a control group, its scratch files included;
+            without control groups, each process's RLIMIT_DATA and the sum of
+            their private resident memory, checked every 50 ms); with the
+            sandbox off, each process's private writable memory (RLIMIT_DATA).
         cpu_seconds: CPU-time limit of the bot process (s), 0 = none.
         open_files: limit on open file descriptors.
         max_processes: processes and threads: under the sandbox, of the bot's
             processes together (0 = the sandbox's default,
-            :data:`harness.match.sandbox.DEFAULT_PIDS`); without it, of the
-            bot's user (RLIMIT_NPROC, per user, so 0 = none by default).
+            :data:`harness.match.sandbox.DEFAULT_PIDS`; without control groups,
+            RLIMIT_NPROC inside the bot's user namespace); with the sandbox
+            off, of the bot's user (RLIMIT_NPROC, per user, so 0 = none by default).
         log_bytes: cap per captured stdout/stderr log file, and of the
             referee's own ``referee.log`` (bytes).
         max_message_bytes: largest message a bot may send (bytes).
