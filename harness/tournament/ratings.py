@@ -34,10 +34,12 @@ published method:
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -355,14 +357,68 @@ def seat_ranks(nets: Sequence[int]) -> list[int]:
     return [1 + sum(1 for other in nets if other > net) for net in nets]
 
 
+def tie_breaks(ranks: Sequence[int]) -> list[list[int]]:
+    """Every strict order of a table's finish that keeps its ties' places: one rank list per order.
+
+    Seats of equal rank take the positions they share (ranks 1, 1, 3 give
+    positions 1 and 2 to the tied pair) in every order among themselves;
+    seats without a tie keep their rank. ``[1, 1, 3]`` gives
+    ``[[1, 2, 3], [2, 1, 3]]``; no tie gives the ranks alone. At most 6! = 720
+    orders for a table of six.
+    """
+    groups: dict[int, list[int]] = {}
+    for seat, rank in enumerate(ranks):
+        groups.setdefault(rank, []).append(seat)
+    orders = []
+    for choice in itertools.product(*(itertools.permutations(seats) for _, seats in sorted(groups.items()))):
+        strict = [0] * len(ranks)
+        position = 1
+        for seats in choice:
+            for seat in seats:
+                strict[seat] = position
+                position += 1
+        orders.append(strict)
+    return orders
+
+
+def rate_table(model: Any, priors: Sequence[tuple[float, float]], nets: Sequence[int]) -> list[tuple[float, float]]:
+    """One match rated by openskill's ``model`` with its ties broken every way: ``(mu, sigma)`` per seat.
+
+    openskill's own tie handling for Plackett-Luce (Weng and Lin's A_q
+    divisor) can rate a tied winner below a worse finisher (nets 40, 40, 10,
+    -30, -60 give the third 26.556 against 26.000 for the winners). Here the
+    library only ever rates strict orders: the match is rated once per order
+    of its tied seats (:func:`tie_breaks`, each counted once) and each seat
+    gets the mean of its mu and of its sigma squared over those updates. From
+    equal priors a seat that finished strictly ahead of another then never
+    has the lower mu, and tied seats get the same mu and sigma.
+
+    Args:
+        model: an openskill model (``PlackettLuce``).
+        priors: ``(mu, sigma)`` per seat before the match.
+        nets: chips won per seat (equal nets tie).
+    """
+    mus: list[list[float]] = [[] for _ in priors]
+    variances: list[list[float]] = [[] for _ in priors]
+    for strict in tie_breaks(seat_ranks(nets)):
+        teams = [[model.rating(mu=mu, sigma=sigma)] for mu, sigma in priors]
+        for seat, (rated,) in enumerate(model.rate(teams, ranks=strict)):
+            mus[seat].append(float(rated.mu))
+            variances[seat].append(float(rated.sigma) ** 2)
+    # fsum: exactly rounded, so seats with the same updates in another order get the same numbers
+    return [(math.fsum(m) / len(m), math.sqrt(math.fsum(v) / len(v))) for m, v in zip(mus, variances, strict=True)]
+
+
 def plackett_luce_ratings(records: Sequence[MatchRecord], bots: Sequence[str] | None = None) -> dict[str, Rating]:
-    """Rate every bot from its matches with openskill's Plackett-Luce model.
+    """Rate every bot from its matches with openskill's Plackett-Luce model, ties by :func:`rate_table`.
 
     Matches are rated in schedule order (table, then rotation), never in the
-    order they finished, so a run and a recomputation agree. Each match is
-    one game of single-bot teams ranked by :func:`seat_ranks`. The model's
-    dynamic factor tau is 0: a bot does not change during a contest, so its
-    uncertainty only shrinks (Weng and Lin's algorithm as published).
+    order they finished, so a run and a recomputation agree; a match of no
+    hand is not rated. Each match is
+    one game of single-bot teams ranked by :func:`seat_ranks`; a tie is rated
+    as every order of the tied seats, averaged (:func:`rate_table`). The
+    model's dynamic factor tau is 0: a bot does not change during a contest,
+    so its uncertainty only shrinks (Weng and Lin's algorithm as published).
 
     Args:
         records: match records (any table size; meant for 3-6 seats).
@@ -372,21 +428,22 @@ def plackett_luce_ratings(records: Sequence[MatchRecord], bots: Sequence[str] | 
     from openskill.models import PlackettLuce
 
     model = PlackettLuce(tau=0.0)
-    current: dict[str, object] = {}
+    prior = model.rating()
+    current: dict[str, tuple[float, float]] = {}
     games: dict[str, int] = {}
     for rec in sorted(records, key=lambda r: (r.table, r.rotation, r.match_id)):
         res = rec.result
-        teams = [[current.setdefault(name, model.rating(name=name))] for name in res.bots]
-        rated = model.rate(teams, ranks=seat_ranks(res.net))
-        for name, (rating,) in zip(res.bots, rated, strict=True):
+        if res.hands_played == 0:  # no hand, no finish to learn from
+            continue
+        priors = [current.get(name, (float(prior.mu), float(prior.sigma))) for name in res.bots]
+        for name, rating in zip(res.bots, rate_table(model, priors, res.net), strict=True):
             current[name] = rating
             games[name] = games.get(name, 0) + 1
     names = list(bots) if bots is not None else sorted(current)
-    prior = model.rating()
     out = {}
     for name in names:
-        r = current.get(name, prior)
-        out[name] = Rating(float(r.mu), float(r.sigma), games.get(name, 0))  # type: ignore[attr-defined]
+        mu, sigma = current.get(name, (float(prior.mu), float(prior.sigma)))
+        out[name] = Rating(mu, sigma, games.get(name, 0))
     return out
 
 
