@@ -96,8 +96,12 @@ def test_rank_groups_chain_overlaps_and_keep_separate_runs_apart() -> None:
     low = {"a": 1, "b": 1, "c": 2, "d": 4, "e": 5, "f": 6}
     high = {"a": 2, "b": 3, "c": 3, "d": 4, "e": 6, "f": 6}
     assert rank_groups(order, low, high) == {"a": "1-3", "b": "1-3", "c": "1-3", "d": "4", "e": "5-6", "f": "5-6"}
-    # a bot without an interval (no duplicate set) is alone
-    assert rank_groups(["a", "x", "b"], {"a": 1, "b": 1}, {"a": 3, "b": 3}) == {"a": "1", "x": "2", "b": "3"}
+    # a bot without an interval (too few duplicate sets) may be at any rank: one group for all
+    assert rank_groups(["a", "x", "b"], {"a": 1, "b": 1}, {"a": 3, "b": 3}) == {"a": "1-3", "x": "1-3", "b": "1-3"}
+    assert rank_groups(["a", "b", "x"], {"a": 1, "b": 2}, {"a": 1, "b": 2}) == {"a": "1-3", "b": "1-3", "x": "1-3"}
+    # overlap is between any two bots, not only with the run's last one: b and d overlap, so b..d are one group
+    assert rank_groups(list("abcd"), dict(a=1, b=2, c=3, d=2), dict(a=1, b=3, c=3, d=4)) == \
+        {"a": "1", "b": "2-4", "c": "2-4", "d": "2-4"}
 
 
 def constant_pair(table: int, a: str, b: str, chips_per_hand: int, hands: int = 100) -> list[MatchRecord]:

@@ -165,8 +165,9 @@ def _opponents_figure(bot: BotReport) -> str | None:
     return _figure_json(
         [{"type": "bar", "x": [n for n, _ in with_est], "y": [e.bb_per_100 for _, e in with_est],
           "error_y": {"type": "data", "symmetric": False,
-                      "array": [0 if e.high is None else e.high - e.bb_per_100 for _, e in with_est],
-                      "arrayminus": [0 if e.low is None else e.bb_per_100 - e.low for _, e in with_est]}}],
+                      # no interval (fewer than 2 sets): no bar, not one of zero width
+                      "array": [None if e.high is None else e.high - e.bb_per_100 for _, e in with_est],
+                      "arrayminus": [None if e.low is None else e.bb_per_100 - e.low for _, e in with_est]}}],
         _layout(yaxis={"title": {"text": "bb/100 (95% CI)"}}, xaxis={"type": "category"},
                 margin={"l": 60, "r": 20, "t": 20, "b": 80}))
 

@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from harness.tournament.results import MatchRecord
+from harness.tournament.stats import MIN_SETS, by_table, set_deals
 
 #: Resamples of :func:`bootstrap_ranks` by default (Hall and Miller use 1000-2000).
 DEFAULT_RESAMPLES = 1000
@@ -53,17 +54,17 @@ DEFAULT_SEED = 0
 
 @dataclass(frozen=True, slots=True)
 class TableSets:
-    """One table's duplicate sets: deal h of the table played in every rotation.
+    """One table's duplicate sets: deal h of the table played in every rotation (see ``stats.set_deals``).
 
     Attributes:
         table: the table index of the schedule.
         bots: the table's bots (sorted names).
         big_blind: chips per big blind (the "bb" of bb/100).
         nets: per set (hand index, ascending), each bot's net chips summed over the rotations.
-        hands: per set, each bot's hands in it (its number of rotations that reached that hand).
+        hands: per set, each bot's hands in it (its number of rotations).
     """
 
-    table: int
+    table: str
     bots: tuple[str, ...]
     big_blind: int
     nets: tuple[tuple[int, ...], ...]
@@ -73,25 +74,26 @@ class TableSets:
 def table_sets(records: Iterable[MatchRecord]) -> list[TableSets]:
     """Group match records into each table's duplicate sets (tables in ascending order).
 
+    Only the deals that are duplicate sets count (:func:`harness.tournament.stats.set_deals`):
+    the same sets as the leaderboard's bb/100.
+
     Raises:
         ValueError: records of one table with different bots or big blinds.
     """
-    by_table: dict[int, list[MatchRecord]] = {}
-    for rec in records:
-        by_table.setdefault(rec.table, []).append(rec)
+    tables = by_table(records)
     out = []
-    for table in sorted(by_table):
-        recs = by_table[table]
+    for table in sorted(tables):
+        recs = tables[table]
         bots = tuple(sorted(recs[0].result.bots))
         if any(tuple(sorted(r.result.bots)) != bots or r.big_blind != recs[0].big_blind for r in recs):
             raise ValueError(f"table {table}: its matches have different bots or big blinds")
         column = {name: i for i, name in enumerate(bots)}
-        length = max(r.result.hands_played for r in recs)
+        length = set_deals(recs)
         nets = [[0] * len(bots) for _ in range(length)]
         hands = [[0] * len(bots) for _ in range(length)]
         for rec in recs:
             cols = [column[name] for name in rec.result.bots]
-            for h, row in enumerate(rec.result.hand_nets):
+            for h, row in enumerate(rec.result.hand_nets[:length]):
                 for seat, col in enumerate(cols):
                     nets[h][col] += row[seat]
                     hands[h][col] += 1
@@ -109,8 +111,12 @@ class RankBootstrap:
         seed: the generator's seed.
         bb_per_100: each bot's bb/100 on the real data.
         rank_low, rank_high: the 2.5% and 97.5% quantiles of each bot's rank
-            (1 = best; a bot's rank is 1 + the number of bots strictly ahead).
-        los: ``{(row, column): P}``, the likelihood that row's bb/100 exceeds column's.
+            (1 = best; a bot's rank is 1 + the number of bots strictly ahead);
+            empty when a bot is in :attr:`too_few` (its rank, and so everyone's, is unknown).
+        los: ``{(row, column): P}``, the likelihood that row's bb/100 exceeds column's,
+            for pairs of bots not in :attr:`too_few`.
+        too_few: bots with fewer than :data:`~harness.tournament.stats.MIN_SETS` duplicate
+            sets the bootstrap can resample (at tables of 2 sets or more), in the order given.
     """
 
     bots: tuple[str, ...]
@@ -120,6 +126,7 @@ class RankBootstrap:
     rank_low: Mapping[str, int]
     rank_high: Mapping[str, int]
     los: Mapping[tuple[str, str], float]
+    too_few: tuple[str, ...] = ()
 
 
 def _quantile(sorted_ranks: np.ndarray, p: float) -> int:
@@ -154,6 +161,13 @@ def bootstrap_ranks(records: Sequence[MatchRecord], bots: Sequence[str] | None =
     seen = {name for t in tables for name in t.bots}
     names = [b for b in (bots if bots is not None else sorted(seen)) if b in seen]
     index = {name: i for i, name in enumerate(names)}
+    varying = dict.fromkeys(names, 0)  # sets each bot has at tables the bootstrap can vary
+    for t in tables:
+        if len(t.nets) >= MIN_SETS:
+            for name in t.bots:
+                if name in varying:
+                    varying[name] += len(t.nets)
+    too_few = tuple(name for name in names if varying[name] < MIN_SETS)
     rng = np.random.Generator(np.random.PCG64(seed))
     # Per bot: chips summed over resampled sets, by big blind (tables of one contest share it).
     chips: dict[int, np.ndarray] = {}
@@ -187,16 +201,19 @@ def bootstrap_ranks(records: Sequence[MatchRecord], bots: Sequence[str] | None =
     # rank = 1 + bots strictly ahead, per resample
     ahead = (values[:, None, :] > values[:, :, None]).sum(axis=2)
     ranks = np.sort(1 + ahead, axis=0)
-    low = {name: _quantile(ranks[:, i], 0.025) for name, i in index.items()}
-    high = {name: _quantile(ranks[:, i], 0.975) for name, i in index.items()}
+    low: dict[str, int] = {}
+    high: dict[str, int] = {}
+    if not too_few:
+        low = {name: _quantile(ranks[:, i], 0.025) for name, i in index.items()}
+        high = {name: _quantile(ranks[:, i], 0.975) for name, i in index.items()}
     los: dict[tuple[str, str], float] = {}
     for a, i in index.items():
         for b, j in index.items():
-            if i != j:
+            if i != j and a not in too_few and b not in too_few:
                 wins = int((values[:, i] > values[:, j]).sum())
                 ties = int((values[:, i] == values[:, j]).sum())
                 los[(a, b)] = (wins + ties / 2) / resamples
-    return RankBootstrap(tuple(names), resamples, seed, bb100, low, high, los)
+    return RankBootstrap(tuple(names), resamples, seed, bb100, low, high, los, too_few)
 
 
 def rank_groups(order: Sequence[str], low: Mapping[str, int], high: Mapping[str, int]) -> dict[str, str]:
@@ -205,35 +222,30 @@ def rank_groups(order: Sequence[str], low: Mapping[str, int], high: Mapping[str,
     Args:
         order: bots in leaderboard order (position 1 first).
         low, high: each bot's rank interval (:class:`RankBootstrap`); a bot
-            missing from them is a group of its own.
+            missing from them has an unknown rank, which may be any of
+            1 .. len(order): it overlaps every bot (with one, all share one group).
 
     Returns:
-        ``{bot: "1-3"}`` (or ``"4"`` for a bot alone): walking down the
-        table, a bot joins the current group when its interval starts at or
-        before the highest rank any member of the group reaches.
+        ``{bot: "1-3"}`` (or ``"4"`` for a bot alone): two bots whose intervals
+        overlap are in one group with every bot between them, directly or
+        through a chain of such pairs.
     """
+    n = len(order)
+    spans = [(low[b], high[b]) if b in low and b in high else (1, n) for b in order]
+    # reach[i]: the last position whose interval overlaps position i's
+    reach = [max(j for j in range(i, n) if spans[j][0] <= spans[i][1] and spans[i][0] <= spans[j][1])
+             for i in range(n)]
     labels: dict[str, str] = {}
     start = 0
-    reach = -1
-    members: list[str] = []
-
-    def close(end: int) -> None:
+    while start < n:
+        end, pos = reach[start], start
+        while pos <= end:
+            end = max(end, reach[pos])
+            pos += 1
         label = f"{start + 1}" if end == start else f"{start + 1}-{end + 1}"
-        for name in members:
+        for name in order[start:end + 1]:
             labels[name] = label
-
-    for pos, name in enumerate(order):
-        joins = members and name in low and low[name] <= reach
-        if not joins:
-            if members:
-                close(pos - 1)
-            start, members, reach = pos, [], -1
-        members.append(name)
-        reach = max(reach, high.get(name, pos + 1))
-        if name not in low:  # no interval: never joined by the next bot
-            reach = -1
-    if members:
-        close(len(order) - 1)
+        start = end + 1
     return labels
 
 
