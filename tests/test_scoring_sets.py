@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from harness.match.specs import MatchResult
 from harness.tournament.leaderboard import los_csv, make_board, ranked, render, to_csv, write_leaderboard
-from harness.tournament.ratings import bootstrap_ranks, table_sets
+from harness.tournament.ratings import MIN_RESAMPLED_SETS, bootstrap_ranks, table_sets
 from harness.tournament.results import MatchRecord
 from harness.tournament.stats import MIN_SETS, duplicate_sets, estimate, set_deals, standings
 
@@ -62,6 +62,9 @@ def test_a_freezeout_deal_played_in_one_rotation_is_no_duplicate_set() -> None:
     assert t.nets == ((60, -60), (30, -30)) and t.hands == ((2, 2), (2, 2))
     rows = csv_rows(records)
     assert (rows["x"]["bb_per_100"], rows["y"]["bb_per_100"]) == ("225.0", "-225.0")
+    # two sets, both won by x: every resample has x ahead, yet its interval spans -727.95..+1177.95: no ranks apart
+    # and no LOS 1.00 from them
+    assert rows["x"]["rank_group"] == rows["y"]["rank_group"] == "1-2" and rows["x"]["los_next"] == ""
     # the match results themselves are whole: every hand played counts in hands and net chips
     assert (rows["x"]["hands"], rows["x"]["net_chips"], rows["y"]["net_chips"]) == ("5", "200", "-200")
     text = render(make_board(records, title="T"))
@@ -187,14 +190,14 @@ def test_no_statistic_from_fewer_sets_than_it_needs(bots: int, seats: int, nets:
             assert row["ci95_low"] == row["ci95_high"] == "", (bot, row)
         else:
             assert row["ci95_low"] != "" and row["ci95_high"] != ""
-        if varying[bot] < MIN_SETS:
+        if varying[bot] < MIN_RESAMPLED_SETS:
             assert row["rank_low"] == row["los_next"] == "", (bot, row)
-    if any(v < MIN_SETS for v in varying.values()):
+    if any(v < MIN_RESAMPLED_SETS for v in varying.values()):
         assert {r["rank_group"] for r in rows.values()} == {f"1-{len(rows)}"}
         assert all(r["rank_low"] == "" for r in rows.values())
     boot = bootstrap_ranks(records, resamples=50)
     for a, b in boot.los:
-        assert varying[a] >= MIN_SETS and varying[b] >= MIN_SETS
+        assert varying[a] >= MIN_RESAMPLED_SETS and varying[b] >= MIN_RESAMPLED_SETS
 
 
 @pytest.mark.slow

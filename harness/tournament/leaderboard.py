@@ -34,7 +34,7 @@ from typing import Any
 from tabulate import tabulate
 
 from harness.match.untrusted import csv_cell, md_cell, visible
-from harness.tournament.ratings import Rankings, rankings
+from harness.tournament.ratings import MIN_RESAMPLED_SETS, Rankings, rankings
 from harness.tournament.results import (
     MANIFEST_FILE,
     RESULTS_FILE,
@@ -45,7 +45,6 @@ from harness.tournament.results import (
 )
 from harness.tournament.stats import (
     FAULT_COLUMNS,
-    MIN_SETS,
     Scoring,
     Standing,
     crosstable,
@@ -91,7 +90,8 @@ SCREEN_CROSSTABLE_BOTS = 10
 
 SCREEN_EXPLANATION = (
     "bb/100: big blinds won per 100 hands; 95% CI: its confidence interval over "
-    "duplicate sets (one deal in every seat rotation of a table is one observation). rank: the rank group "
+    "duplicate sets (one deal in every seat rotation of a table is one observation; blank with fewer than 2). "
+    "rank: the rank group "
     "(bots whose bootstrap rank intervals overlap share one); ranks: the bot's own 95% rank interval. "
     "LOS: likelihood that the bot is better than the one below it. IRO: instant run-off position (heads-up, "
     "ACPC); rating: Plackett-Luce mu +- 1.96 sigma (3-6 seats). won/lost: "
@@ -104,7 +104,9 @@ SCREEN_EXPLANATION = (
 EXPLANATION = (
     "bb_per_100: big blinds won per 100 hands. ci95_low..ci95_high: 95% confidence interval "
     "computed over duplicate sets (one deal played in every seat rotation of a table is one "
-    "observation: the bot's net summed over those hands), Student's t on their standard error. "
+    "observation: the bot's net summed over those hands), Student's t on their standard error; blank with "
+    f"fewer than 2 sets, and rank_low, rank_high and los_next blank (one rank group) with fewer than "
+    f"{MIN_RESAMPLED_SETS} sets to resample. "
     "rank_low..rank_high: the 2.5-97.5% range of the bot's rank over bootstrap resamples of the duplicate sets "
     "(stratified by table, seeded); rank_group: the positions spanned by the run of bots whose rank intervals "
     "overlap. los_next: likelihood of superiority over the next bot (los.csv has every pair). runoff_rank and "
@@ -481,14 +483,14 @@ def render(board: Board, *, tablefmt: str = "simple", wide: bool | None = None,
         counted = (f"{plural(len(records), 'match')}, {plural(played_hands, 'hand')}; bb/100 over the "
                    f"{plural(total_hands, 'hand')} in duplicate sets (a freezeout deal not played in every rotation "
                    "with every bot of the table seated is no set).")
+    if board.scoring.incomplete:
+        counted += f" {plural(len(board.scoring.incomplete), 'table')} incomplete (not scored)."
     if ranks.bootstrap.too_few:
         few = ranks.bootstrap.too_few
         counted += (f" No rank interval and no LOS for {', '.join(cell(b) for b in few[:_NAMED_TABLES])}"
                     + (f" and {len(few) - _NAMED_TABLES} more" if len(few) > _NAMED_TABLES else "")
-                    + f": fewer than {MIN_SETS} duplicate sets to resample, so every bot shares one rank group"
-                    + " (the rank intervals of the others depend on them).")
-    if board.scoring.incomplete:
-        counted += f" {plural(len(board.scoring.incomplete), 'table')} incomplete (not scored)."
+                    + f": fewer than {MIN_RESAMPLED_SETS} duplicate sets to resample (so few would claim a "
+                    + "certainty they do not give), so every bot shares one rank group.")
     parts = [f"# {cell(board.title)}", "", counted, "", layout(ranked_rows), ""] if md else \
         [visible(board.title), "", textwrap.fill(counted, width=100), "", layout(ranked_rows), ""]
     if below:
