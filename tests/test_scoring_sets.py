@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from harness.match.specs import MatchResult
 from harness.tournament.leaderboard import los_csv, make_board, ranked, render, to_csv, write_leaderboard
-from harness.tournament.ratings import MIN_RESAMPLED_SETS, bootstrap_ranks, table_sets
+from harness.tournament.ratings import MIN_RESAMPLED_SETS, bootstrap_ranks, instant_runoff, table_sets
 from harness.tournament.results import MatchRecord
 from harness.tournament.stats import MIN_SETS, duplicate_sets, estimate, set_deals, standings
 
@@ -67,6 +67,8 @@ def test_a_freezeout_deal_played_in_one_rotation_is_no_duplicate_set() -> None:
     assert rows["x"]["rank_group"] == rows["y"]["rank_group"] == "1-2" and rows["x"]["los_next"] == ""
     # the match results themselves are whole: every hand played counts in hands and net chips
     assert (rows["x"]["hands"], rows["x"]["net_chips"], rows["y"]["net_chips"]) == ("5", "200", "-200")
+    # the ACPC rules' total bankroll counts the same sets: +225 bb/100 (over whole matches: 20 bb / 5 hands, +400)
+    assert instant_runoff(records).rounds[0].bankroll == pytest.approx({"x": 225.0, "y": -225.0})
     text = render(make_board(records, title="T"))
     assert "5 hands; bb/100 over the 4 hands in duplicate sets" in " ".join(text.split())
     # the same records read as stacks reset every hand would wrongly keep nothing more: deal 2 is still unmatched
@@ -195,6 +197,8 @@ def test_no_statistic_from_fewer_sets_than_it_needs(bots: int, seats: int, nets:
     if any(v < MIN_RESAMPLED_SETS for v in varying.values()):
         assert {r["rank_group"] for r in rows.values()} == {f"1-{len(rows)}"}
         assert all(r["rank_low"] == "" for r in rows.values())
+    else:  # enough sets everywhere: every statistic is there
+        assert all(r["rank_low"] != "" and r["rank_high"] != "" for r in rows.values())
     boot = bootstrap_ranks(records, resamples=50)
     for a, b in boot.los:
         assert varying[a] >= MIN_RESAMPLED_SETS and varying[b] >= MIN_RESAMPLED_SETS

@@ -281,21 +281,29 @@ class Runoff:
 
 
 def head_to_head(records: Iterable[MatchRecord]) -> dict[tuple[str, str], Fraction]:
-    """Heads-up bb per hand of the row bot against the column bot, exact (a Fraction).
+    """Heads-up bb per hand of the row bot against the column bot, exact (a Fraction), over duplicate sets.
+
+    Only the hands of duplicate sets count (:func:`harness.tournament.stats.set_deals`), as
+    for bb/100: a freezeout deal played in one rotation is no set.
 
     Raises:
         ValueError: a record that is not heads-up.
     """
     chips: dict[tuple[str, str], Fraction] = {}
     hands: dict[tuple[str, str], int] = {}
-    for rec in records:
-        res = rec.result
-        if len(res.bots) != 2:
-            raise ValueError(f"match {res.match_id}: instant run-off is for heads-up matches, it has {len(res.bots)}")
-        for seat, name in enumerate(res.bots):
-            key = (name, res.bots[1 - seat])
-            chips[key] = chips.get(key, Fraction(0)) + Fraction(res.net[seat], rec.big_blind)
-            hands[key] = hands.get(key, 0) + res.hands_played
+    for recs in by_table(records).values():
+        for rec in recs:
+            if len(rec.result.bots) != 2:
+                raise ValueError(f"match {rec.result.match_id}: instant run-off is for heads-up matches, "
+                                 f"it has {len(rec.result.bots)}")
+        deals = set_deals(recs)
+        for rec in recs:
+            res = rec.result
+            for seat, name in enumerate(res.bots):
+                key = (name, res.bots[1 - seat])
+                won = sum(row[seat] for row in res.hand_nets[:deals])
+                chips[key] = chips.get(key, Fraction(0)) + Fraction(won, rec.big_blind)
+                hands[key] = hands.get(key, 0) + deals
     return {key: chips[key] / hands[key] for key in chips if hands[key]}
 
 
