@@ -11,9 +11,10 @@ published method:
   section 8.4): each table keeps its number of duplicate sets, drawn with
   replacement, so every resample has the schedule of the real contest.
   Seeded: the same records and seed give the same numbers, bit for bit.
-- **Rank groups** (:func:`rank_groups`): consecutive bots of the table whose
-  rank intervals overlap (directly or through a bot between them) share one
-  group, labelled by the positions it spans ("1-3").
+- **Rank groups** (:func:`rank_groups`): two bots whose rank intervals
+  overlap share one group with every bot between them, labelled by the
+  positions it spans ("1-3"); a bot without an interval (too few duplicate
+  sets: :data:`MIN_RESAMPLED_SETS`) may be at any rank and joins everyone.
 - **Likelihood of superiority** (LOS, the name used by cutechess-cli and
   BayesElo; the ACPC results give the same "probability that the row player
   is better" table): the share of the same resamples in which the row bot's
@@ -28,8 +29,10 @@ published method:
   tables: Weng and Lin, "A Bayesian Approximation Method for Online Ranking",
   JMLR 12, 2011 (Algorithm 4), as implemented by the ``openskill`` library.
   Each match is one game whose seats are ordered by chips won (equal nets
-  tie). It is a skill rating (mu, sigma: a Gaussian belief about skill, in
-  rating points), not a bb/100.
+  tie; a tie is rated as the mean over every order of the tied seats,
+  :func:`rate_table`, not by the library's own tie rule). It is a skill
+  rating (mu, sigma: a Gaussian belief about skill, in rating points), not
+  a bb/100.
 """
 
 from __future__ import annotations
