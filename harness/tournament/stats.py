@@ -157,6 +157,33 @@ def by_table(records: Iterable[MatchRecord]) -> dict[str, list[MatchRecord]]:
     return tables
 
 
+def sets_by_table(records: Iterable[MatchRecord]) -> dict[str, dict[str, list[tuple[float, int]]]]:
+    """Every bot's duplicate sets (:func:`set_deals`) per table: ``{table: {bot: [(net in bb, hands), ...]}}``.
+
+    One pass over the records; the sets of a table are in hand order.
+    """
+    out: dict[str, dict[str, list[tuple[float, int]]]] = {}
+    for table, recs in by_table(records).items():
+        deals = set_deals(recs)
+        cells: dict[str, list[list[float]]] = {}
+        for rec in recs:
+            res = rec.result
+            for seat, name in enumerate(res.bots):
+                column = cells.setdefault(name, [[0.0, 0] for _ in range(deals)])
+                for h, nets in enumerate(res.hand_nets[:deals]):
+                    column[h][0] += nets[seat] / rec.big_blind
+                    column[h][1] += 1
+        out[table] = {name: [(x, int(k)) for x, k in column] for name, column in cells.items()}
+    return out
+
+
+def _collect(tables: Mapping[str, Mapping[str, list[tuple[float, int]]]], bot: str,
+             with_bot: str | None = None) -> list[tuple[float, int]]:
+    """A bot's sets from :func:`sets_by_table`, tables in sorted order (only those shared with ``with_bot``)."""
+    return [cell for table in sorted(tables) if bot in tables[table]
+            and (with_bot is None or with_bot in tables[table]) for cell in tables[table][bot]]
+
+
 def duplicate_sets(records: Iterable[MatchRecord], bot: str, *, with_bot: str | None = None) -> list[tuple[float, int]]:
     """Collect a bot's duplicate sets (:func:`set_deals`): (table, hand index) -> (net in bb, hands).
 
@@ -168,21 +195,7 @@ def duplicate_sets(records: Iterable[MatchRecord], bot: str, *, with_bot: str | 
     Returns:
         One ``(net_bb, hands)`` per set, in a stable order (table, then hand).
     """
-    acc: dict[tuple[str, int], list[float]] = {}
-    for table, recs in by_table(records).items():
-        if not any(bot in r.result.bots and (with_bot is None or with_bot in r.result.bots) for r in recs):
-            continue
-        deals = set_deals(recs)
-        for rec in recs:
-            res = rec.result
-            if bot not in res.bots:
-                continue
-            seat = res.bots.index(bot)
-            for h, nets in enumerate(res.hand_nets[:deals]):
-                cell = acc.setdefault((table, h), [0.0, 0])
-                cell[0] += nets[seat] / rec.big_blind
-                cell[1] += 1
-    return [(x, int(k)) for (x, k) in (acc[key] for key in sorted(acc))]
+    return _collect(sets_by_table(records), bot, with_bot)
 
 
 def set_hands(records: Iterable[MatchRecord]) -> int:
@@ -255,10 +268,8 @@ def standings(records: Sequence[MatchRecord], bots: Sequence[str] | None = None,
             counts = faults.setdefault(name, {kind: 0 for kind, _ in FAULT_COLUMNS})
             for kind, count in res.faults[seat].items():
                 counts[kind] = counts.get(kind, 0) + count
-    rows = [
-        (name, estimate(duplicate_sets(records, name)))
-        for name in names
-    ]
+    tables = sets_by_table(records)
+    rows = [(name, estimate(_collect(tables, name))) for name in names]
     rows.sort(key=lambda item: (not item[1].sets, -item[1].bb_per_100, item[0]))  # bots without a set last
     return [
         Standing(
@@ -285,12 +296,17 @@ def crosstable(records: Sequence[MatchRecord], bots: Sequence[str]) -> dict[tupl
         antisymmetric; at larger tables the row's result includes its play
         against the other bots of those tables.
     """
+    tables = sets_by_table(records)
+    seated: dict[str, list[str]] = {}  # bot -> its tables, sorted
+    for name in sorted(tables):
+        for bot in tables[name]:
+            seated.setdefault(bot, []).append(name)
     table: dict[tuple[str, str], Estimate] = {}
     for row in bots:
         for col in bots:
             if row == col:
                 continue
-            sets = duplicate_sets(records, row, with_bot=col)
+            sets = [cell for name in seated.get(row, ()) if col in tables[name] for cell in tables[name][row]]
             if sets:
                 table[(row, col)] = estimate(sets)
     return table
