@@ -229,3 +229,10 @@ def test_a_real_one_hand_league_prints_no_certainty(tmp_path: Path) -> None:
     for row in rows:
         assert row["ci95_low"] == row["rank_low"] == row["rank_high"] == row["los_next"] == ""
         assert row["rank_group"] == "1-2"
+    assert "No rank interval and no LOS for" in " ".join(result.output.split())
+    report = CliRunner().invoke(app, ["report", str(tmp_path / "out")])
+    assert report.exit_code == 0, report.output
+    index = (tmp_path / "out" / "report" / "index.html").read_text()
+    assert "[1-2]" in index  # the interval figure's labels carry the one shared rank group
+    bot_md = (tmp_path / "out" / "reports" / "raiser.md").read_text()
+    assert "no 95% CI: fewer than 2 duplicate sets" in bot_md and "rank group 1-2" in bot_md
