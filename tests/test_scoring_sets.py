@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import itertools
 import json
 import uuid
@@ -14,7 +15,15 @@ from hypothesis import strategies as st
 
 from harness.match.specs import MatchResult
 from harness.tournament.leaderboard import los_csv, make_board, ranked, render, to_csv, write_leaderboard
-from harness.tournament.ratings import MIN_RESAMPLED_SETS, bootstrap_ranks, instant_runoff, table_sets
+from harness.tournament.ratings import (
+    MIN_RESAMPLED_SETS,
+    bootstrap_ranks,
+    finish_keys,
+    instant_runoff,
+    plackett_luce_ratings,
+    seat_ranks,
+    table_sets,
+)
 from harness.tournament.results import MatchRecord
 from harness.tournament.stats import MIN_SETS, duplicate_sets, estimate, set_deals, standings
 
@@ -72,12 +81,11 @@ def test_a_freezeout_deal_played_in_one_rotation_is_no_duplicate_set() -> None:
     text = render(make_board(records, title="T"))
     assert "5 hands; bb/100 over the 4 hands in duplicate sets" in " ".join(text.split())
     # the same records read as stacks reset every hand would wrongly keep nothing more: deal 2 is still unmatched
-    assert set_deals([dataclass_reset(r) for r in records]) == 2
+    assert set_deals([as_reset(r) for r in records]) == 2
 
 
-def dataclass_reset(record: MatchRecord) -> MatchRecord:
-    import dataclasses
-
+def as_reset(record: MatchRecord) -> MatchRecord:
+    """The record read as if stacks reset every hand."""
     return dataclasses.replace(record, freezeout_stack=None)
 
 
@@ -91,11 +99,22 @@ def test_a_bust_at_a_three_seat_freezeout_ends_its_sets_where_the_deals_reach_ot
     assert set_deals(records) == 2
     # x's sets: deal 0: 5 - 2 + 2 = 5 chips, deal 1: 10 - 2 - 3 = 5 chips; 3 hands each, bb 10
     assert duplicate_sets(records, "x") == [(0.5, 3), (0.5, 3)]
-    assert set_deals([dataclass_reset(r) for r in records]) == 4  # stacks reset: every seat is dealt in
+    assert set_deals([as_reset(r) for r in records]) == 4  # stacks reset: every seat is dealt in
+
+
+def test_a_freezeout_finish_ranks_busted_bots_by_when_they_busted() -> None:
+    # Stacks 30, four seats. Nets x +90, y, z and w -30 each: chips alone tie the three losers.
+    r = rec(0, 0, ["x", "y", "z", "w"], [[30, -30, 0, 0], [10, 0, 10, -20], [50, 0, -40, -10]], rotations=1, stack=30)
+    assert r.result.net == [90, -30, -30, -30]
+    # stacks after each hand: y 0 at hand 0; z 30, 40, 0 (busts at hand 2 from 40); w 30, 10, 0 (hand 2 from 10)
+    assert seat_ranks(finish_keys(r)) == [1, 4, 2, 3]
+    assert seat_ranks(finish_keys(as_reset(r))) == [1, 2, 2, 2]
+    rated = plackett_luce_ratings([r])
+    assert rated["x"].mu > rated["z"].mu > rated["w"].mu > rated["y"].mu
 
 
 def test_the_leaderboard_reads_a_freezeout_from_its_plan(tmp_path: Path) -> None:
-    records = [dataclass_reset(r) for r in heads_up_freezeout()]
+    records = [as_reset(r) for r in heads_up_freezeout()]
     out = tmp_path / "out"
     out.mkdir()
     (out / "results.jsonl").write_text("".join(json.dumps(r.to_dict()) + "\n" for r in records))

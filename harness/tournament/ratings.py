@@ -379,9 +379,38 @@ class Rating:
         return self.mu + 1.96 * self.sigma
 
 
-def seat_ranks(nets: Sequence[int]) -> list[int]:
-    """Finishing positions of a table's seats by chips won: 1 + seats with strictly more (ties share)."""
+def seat_ranks(nets: Sequence[Any]) -> list[int]:
+    """Finishing positions of a table's seats by chips won: 1 + seats with strictly more (ties share).
+
+    Any comparable keys do (the tuples of :func:`finish_keys`).
+    """
     return [1 + sum(1 for other in nets if other > net) for net in nets]
+
+
+def finish_keys(rec: MatchRecord) -> list[tuple[int, float, int]]:
+    """Per seat, what orders a match's finish (higher finishes ahead): ``(net, bust hand, stack before it)``.
+
+    Stacks reset every hand: chips won alone (the other two are constant).
+    In a freezeout (``freezeout_stack`` set) every busted bot ends on the
+    same net (minus the starting stack), yet the later a bot busted the
+    further it went: busted bots are ordered by the hand they busted in,
+    and two busted in the same hand by the larger stack they had before
+    it (the usual tournament rule); equal stacks tie. A bot still in has
+    bust hand infinity.
+    """
+    res = rec.result
+    n = len(res.bots)
+    if rec.freezeout_stack is None:
+        return [(net, math.inf, 0) for net in res.net]
+    stacks = [rec.freezeout_stack] * n
+    bust: list[float] = [math.inf] * n
+    before = [0] * n
+    for h, row in enumerate(res.hand_nets):
+        for seat in range(n):
+            if stacks[seat] > 0 and stacks[seat] + row[seat] <= 0:
+                bust[seat], before[seat] = h, stacks[seat]
+        stacks = [c + x for c, x in zip(stacks, row, strict=True)]
+    return [(res.net[seat], bust[seat], before[seat]) for seat in range(n)]
 
 
 def tie_breaks(ranks: Sequence[int]) -> list[list[int]]:
@@ -408,7 +437,7 @@ def tie_breaks(ranks: Sequence[int]) -> list[list[int]]:
     return orders
 
 
-def rate_table(model: Any, priors: Sequence[tuple[float, float]], nets: Sequence[int]) -> list[tuple[float, float]]:
+def rate_table(model: Any, priors: Sequence[tuple[float, float]], nets: Sequence[Any]) -> list[tuple[float, float]]:
     """One match rated by openskill's ``model`` with its ties broken every way: ``(mu, sigma)`` per seat.
 
     openskill's own tie handling for Plackett-Luce (Weng and Lin's A_q
@@ -423,7 +452,7 @@ def rate_table(model: Any, priors: Sequence[tuple[float, float]], nets: Sequence
     Args:
         model: an openskill model (``PlackettLuce``).
         priors: ``(mu, sigma)`` per seat before the match.
-        nets: chips won per seat (equal nets tie).
+        nets: chips won per seat, or any keys of the finish (:func:`finish_keys`); equal keys tie.
     """
     mus: list[list[float]] = [[] for _ in priors]
     variances: list[list[float]] = [[] for _ in priors]
@@ -441,11 +470,12 @@ def plackett_luce_ratings(records: Sequence[MatchRecord], bots: Sequence[str] | 
 
     Matches are rated in schedule order (table, then rotation), never in the
     order they finished, so a run and a recomputation agree; a match of no
-    hand is not rated. Each match is
-    one game of single-bot teams ranked by :func:`seat_ranks`; a tie is rated
-    as every order of the tied seats, averaged (:func:`rate_table`). The
-    model's dynamic factor tau is 0: a bot does not change during a contest,
-    so its uncertainty only shrinks (Weng and Lin's algorithm as published).
+    hand is not rated. Each match is one game of single-bot teams ranked by
+    :func:`seat_ranks` of :func:`finish_keys` (chips won; in a freezeout,
+    busted bots by bust order); a tie is rated as every order of the tied
+    seats, averaged (:func:`rate_table`). The model's dynamic factor tau is
+    0: a bot does not change during a contest, so its uncertainty only
+    shrinks (Weng and Lin's algorithm as published).
 
     Args:
         records: match records (any table size; meant for 3-6 seats).
@@ -463,7 +493,7 @@ def plackett_luce_ratings(records: Sequence[MatchRecord], bots: Sequence[str] | 
         if res.hands_played == 0:  # no hand, no finish to learn from
             continue
         priors = [current.get(name, (float(prior.mu), float(prior.sigma))) for name in res.bots]
-        for name, rating in zip(res.bots, rate_table(model, priors, res.net), strict=True):
+        for name, rating in zip(res.bots, rate_table(model, priors, finish_keys(rec)), strict=True):
             current[name] = rating
             games[name] = games.get(name, 0) + 1
     names = list(bots) if bots is not None else sorted(current)
