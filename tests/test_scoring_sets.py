@@ -6,6 +6,7 @@ import csv
 import dataclasses
 import itertools
 import json
+import re
 import uuid
 from pathlib import Path
 
@@ -253,5 +254,6 @@ def test_a_real_one_hand_league_prints_no_certainty(tmp_path: Path) -> None:
     assert report.exit_code == 0, report.output
     index = (tmp_path / "out" / "report" / "index.html").read_text()
     assert "[1-2]" in index  # the interval figure's labels carry the one shared rank group
+    assert re.search(r"No LOS and no rank interval for (raiser, solid|solid, raiser): fewer than 6", index)
     bot_md = (tmp_path / "out" / "reports" / "raiser.md").read_text()
     assert "no 95% CI: fewer than 2 duplicate sets" in bot_md and "rank group 1-2" in bot_md

@@ -38,7 +38,7 @@ from typing import Any
 from harness.report.collect import VIEWER_HANDS_PER_MATCH, BotReport, ReportData, collect, safe_name
 from harness.report.markdown import bot_markdown
 from harness.tournament.leaderboard import EXPLANATION, Board, load_board, make_board, ranked, to_csv
-from harness.tournament.ratings import Rankings
+from harness.tournament.ratings import MIN_RESAMPLED_SETS, Rankings
 from harness.tournament.results import MatchRecord
 from harness.tournament.stats import crosstable
 
@@ -287,6 +287,7 @@ def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
         **common, root="", summary=summary, notices=data.notices, board_headers=list(board[0]) if board else [],
         board_rows=board, explanation=EXPLANATION, figures=figures, runoff=runoff_rows,
         ratings=ranks.ratings is not None, resamples=ranks.bootstrap.resamples, seed=ranks.bootstrap.seed,
+        too_few=list(ranks.bootstrap.too_few), min_resampled=MIN_RESAMPLED_SETS,
         matches=match_rows)
     _write(report / "index.html", index, written)
 
