@@ -114,6 +114,19 @@ def test_a_freezeout_finish_ranks_busted_bots_by_when_they_busted() -> None:
     assert rated["x"].mu > rated["z"].mu > rated["w"].mu > rated["y"].mu
 
 
+def test_without_duplicate_a_freezeout_hand_counts_for_the_bots_dealt_in() -> None:
+    # One rotation (no duplicate), stacks 30: z busts at hand 1; hands 2 and 3 are x against y. Each hand is a
+    # set of one hand for the bots dealt in: z has 2 hands (-10, -20: -1.5 bb per hand, -150 bb/100), not 4
+    # (the 0s of hands it did not play would make it -75); x has 4: 5 + 10 + 7 - 3 = 19 chips, +47.5 bb/100.
+    r = rec(0, 0, ["x", "y", "z"], [[5, 5, -10], [10, 10, -20], [7, -7, 0], [-3, 3, 0]], rotations=1, stack=30)
+    assert set_deals([r]) == 4
+    assert duplicate_sets([r], "z") == [(-1.0, 1), (-2.0, 1)]
+    rows = csv_rows([r])
+    assert (rows["z"]["bb_per_100"], rows["x"]["bb_per_100"]) == ("-150.0", "47.5")
+    (t,) = table_sets([r])
+    assert [row[t.bots.index("z")] for row in t.hands] == [1, 1, 0, 0]
+
+
 def test_the_leaderboard_reads_a_freezeout_from_its_plan(tmp_path: Path) -> None:
     records = [as_reset(r) for r in heads_up_freezeout()]
     out = tmp_path / "out"

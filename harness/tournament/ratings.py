@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from harness.tournament.results import MatchRecord
-from harness.tournament.stats import MIN_SETS, by_table, set_deals
+from harness.tournament.stats import MIN_SETS, by_table, seated, set_deals
 
 #: Resamples of :func:`bootstrap_ranks` by default (Hall and Miller use 1000-2000).
 DEFAULT_RESAMPLES = 1000
@@ -100,10 +100,12 @@ def table_sets(records: Iterable[MatchRecord]) -> list[TableSets]:
         hands = [[0] * len(bots) for _ in range(length)]
         for rec in recs:
             cols = [column[name] for name in rec.result.bots]
+            dealt = seated(rec)
             for h, row in enumerate(rec.result.hand_nets[:length]):
                 for seat, col in enumerate(cols):
-                    nets[h][col] += row[seat]
-                    hands[h][col] += 1
+                    if dealt[h][seat]:  # a bot that left a freezeout (one rotation) plays no more hands
+                        nets[h][col] += row[seat]
+                        hands[h][col] += 1
         out.append(TableSets(table, bots, recs[0].big_blind, tuple(map(tuple, nets)), tuple(map(tuple, hands))))
     return out
 
@@ -171,9 +173,9 @@ def bootstrap_ranks(records: Sequence[MatchRecord], bots: Sequence[str] | None =
     varying = dict.fromkeys(names, 0)  # sets each bot has at tables the bootstrap can vary
     for t in tables:
         if len(t.nets) >= MIN_SETS:
-            for name in t.bots:
+            for col, name in enumerate(t.bots):
                 if name in varying:
-                    varying[name] += len(t.nets)
+                    varying[name] += sum(1 for row in t.hands if row[col])  # a bot that left has no more sets
     too_few = tuple(name for name in names if varying[name] < MIN_RESAMPLED_SETS)
     rng = np.random.Generator(np.random.PCG64(seed))
     # Per bot: chips summed over resampled sets, by big blind (tables of one contest share it).

@@ -115,17 +115,37 @@ def estimate(sets: Sequence[tuple[float, int]]) -> Estimate:
     return Estimate(100 * r, 100 * r - half, 100 * r + half, n, hands)
 
 
+def seated(rec: MatchRecord) -> list[list[bool]]:
+    """Per hand, per seat of a match: was the seat dealt in? (Stacks reset: always; a freezeout: while it had chips.)
+
+    A bot put out for faults is still dealt in (and folded). In a freezeout
+    (``freezeout_stack`` set) a bot whose stack reached 0 has left the table.
+    """
+    res = rec.result
+    n = len(res.bots)
+    if rec.freezeout_stack is None:
+        return [[True] * n for _ in res.hand_nets]
+    stacks = [rec.freezeout_stack] * n
+    out = []
+    for row in res.hand_nets:
+        out.append([c > 0 for c in stacks])
+        stacks = [c + x for c, x in zip(stacks, row, strict=True)]
+    return out
+
+
 def set_deals(records: Sequence[MatchRecord]) -> int:
     """How many deals of one table are duplicate sets: hands 0 .. n-1 of each of its records.
 
     Deal h is a set when every rotation of the table (``rotations``, or as
     many as are recorded if more) played hand h with every bot of the table
-    seated. Stacks reset every hand: every seat is dealt in every hand (a bot
-    put out is still dealt in and folded), so that is the shortest record's
-    hands. In a freezeout (``freezeout_stack`` set) a bot whose stack reached
-    0 has left: the table's sets end at the first hand any rotation played
-    without one of its bots (or did not play at all). Sets are a prefix: a
-    rotation that lost a bot or ended never gets it back.
+    seated (:func:`seated`). Stacks reset every hand: every seat is dealt in
+    every hand, so that is the shortest record's hands. In a freezeout the
+    sets of a table of 2 rotations or more end at the first hand any
+    rotation played without one of its bots (or did not play at all): the
+    same deal then reaches other seats. Sets are a prefix: a rotation that
+    lost a bot or ended never gets it back. A table of one rotation (no
+    duplicate) has every hand it played: each is a set of one hand, for the
+    bots dealt in.
 
     Args:
         records: the matches of one table.
@@ -136,16 +156,15 @@ def set_deals(records: Sequence[MatchRecord]) -> int:
     if len({rec.rotation for rec in records}) < rotations:
         return 0
     deals = min(rec.result.hands_played for rec in records)
+    if rotations < 2:
+        return deals
     for rec in records:
-        stack = rec.freezeout_stack
-        if stack is None:
+        if rec.freezeout_stack is None:
             continue
-        stacks = [stack] * len(rec.result.bots)
-        for h, row in enumerate(rec.result.hand_nets[:deals]):
-            if min(stacks) <= 0:  # someone had left before hand h
+        for h, dealt in enumerate(seated(rec)[:deals]):
+            if not all(dealt):  # someone had left before hand h
                 deals = h
                 break
-            stacks = [c + x for c, x in zip(stacks, row, strict=True)]
     return deals
 
 
@@ -168,12 +187,14 @@ def sets_by_table(records: Iterable[MatchRecord]) -> dict[str, dict[str, list[tu
         cells: dict[str, list[list[float]]] = {}
         for rec in recs:
             res = rec.result
+            dealt = seated(rec)
             for seat, name in enumerate(res.bots):
                 column = cells.setdefault(name, [[0.0, 0] for _ in range(deals)])
                 for h, nets in enumerate(res.hand_nets[:deals]):
-                    column[h][0] += nets[seat] / rec.big_blind
-                    column[h][1] += 1
-        out[table] = {name: [(x, int(k)) for x, k in column] for name, column in cells.items()}
+                    if dealt[h][seat]:  # a bot that left plays no more hands
+                        column[h][0] += nets[seat] / rec.big_blind
+                        column[h][1] += 1
+        out[table] = {name: [(x, int(k)) for x, k in column if k] for name, column in cells.items()}
     return out
 
 
