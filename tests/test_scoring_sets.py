@@ -125,6 +125,7 @@ def test_without_duplicate_a_freezeout_hand_counts_for_the_bots_dealt_in() -> No
     assert (rows["z"]["bb_per_100"], rows["x"]["bb_per_100"]) == ("-150.0", "47.5")
     (t,) = table_sets([r])
     assert [row[t.bots.index("z")] for row in t.hands] == [1, 1, 0, 0]
+    assert (rows["z"]["hands"], rows["x"]["hands"]) == ("2", "4")  # the hands each was dealt in
 
 
 def test_the_leaderboard_reads_a_freezeout_from_its_plan(tmp_path: Path) -> None:

@@ -232,7 +232,7 @@ class Standing:
         rank: 1-based position (by bb/100, highest first); None for a bot
             listed below the ranked ones (:func:`unranked`).
         bot: bot name.
-        hands: hands played (sum over its matches).
+        hands: hands played (sum over its matches; in a freezeout, those it was dealt in).
         net_chips: chips won (negative: lost).
         estimate: bb/100 with its 95% CI.
         matches_won / matches_lost: matches finished ahead (net > 0) / behind (net < 0).
@@ -280,8 +280,10 @@ def standings(records: Sequence[MatchRecord], bots: Sequence[str] | None = None,
     faults: dict[str, dict[str, int]] = {name: {kind: 0 for kind, _ in FAULT_COLUMNS} for name in names}
     for rec in records:
         res = rec.result
+        dealt = seated(rec) if rec.freezeout_stack is not None else None
         for seat, name in enumerate(res.bots):
-            hands[name] += res.hands_played
+            # a bot that busted out of a freezeout plays no more of its hands
+            hands[name] += res.hands_played if dealt is None else sum(1 for row in dealt if row[seat])
             net[name] += res.net[seat]
             won[name] += res.net[seat] > 0
             lost[name] += res.net[seat] < 0
