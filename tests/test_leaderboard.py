@@ -156,7 +156,7 @@ def test_counts_are_singular_for_one() -> None:
     assert (plural(1, "match"), plural(2, "match"), plural(0, "hand"), plural(1, "hand")) == (
         "1 match", "2 matches", "0 hands", "1 hand")
     one = rec(0, 0, ["x", "y"], [[20, -20], [-10, 10]], rotations=1)
-    assert "\n1 match, 2 hands scored.\n" in render(make_board([one]))
+    assert "\n1 match, 2 hands scored. " in render(make_board([one]))
 
 
 def test_records_not_in_the_plan_are_left_out_of_every_count() -> None:
@@ -166,7 +166,7 @@ def test_records_not_in_the_plan_are_left_out_of_every_count() -> None:
     board = make_board([*ours, stray], bots=["x", "y"], plan=plan)
     assert board.scoring.foreign == [stray] and board.scoring.scored == ours
     text = render(board)
-    assert "\n2 matches, 4 hands scored.\n" in text and "qq" not in text
+    assert "\n2 matches, 4 hands scored. " in text and "qq" not in text
     rows = list(csv.DictReader(to_csv(board).splitlines()))
     assert {r["bot"]: r["hands"] for r in rows} == {"x": "4", "y": "4"}
     assert any("1 record not in the current plan" in n and "t1r0" in n for n in board.notices)

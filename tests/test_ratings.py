@@ -7,6 +7,8 @@ import math
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from harness.match.specs import MatchResult
 from harness.tournament.ratings import (
@@ -16,6 +18,7 @@ from harness.tournament.ratings import (
     rank_groups,
     seat_ranks,
     table_sets,
+    tie_breaks,
     total_bankroll_ranks,
 )
 from harness.tournament.results import MatchRecord
@@ -93,8 +96,12 @@ def test_rank_groups_chain_overlaps_and_keep_separate_runs_apart() -> None:
     low = {"a": 1, "b": 1, "c": 2, "d": 4, "e": 5, "f": 6}
     high = {"a": 2, "b": 3, "c": 3, "d": 4, "e": 6, "f": 6}
     assert rank_groups(order, low, high) == {"a": "1-3", "b": "1-3", "c": "1-3", "d": "4", "e": "5-6", "f": "5-6"}
-    # a bot without an interval (no duplicate set) is alone
-    assert rank_groups(["a", "x", "b"], {"a": 1, "b": 1}, {"a": 3, "b": 3}) == {"a": "1", "x": "2", "b": "3"}
+    # a bot without an interval (too few duplicate sets) may be at any rank: one group for all
+    assert rank_groups(["a", "x", "b"], {"a": 1, "b": 1}, {"a": 3, "b": 3}) == {"a": "1-3", "x": "1-3", "b": "1-3"}
+    assert rank_groups(["a", "b", "x"], {"a": 1, "b": 2}, {"a": 1, "b": 2}) == {"a": "1-3", "b": "1-3", "x": "1-3"}
+    # overlap is between any two bots, not only with the run's last one: b and d overlap, so b..d are one group
+    assert rank_groups(list("abcd"), dict(a=1, b=2, c=3, d=2), dict(a=1, b=3, c=3, d=4)) == \
+        {"a": "1", "b": "2-4", "c": "2-4", "d": "2-4"}
 
 
 def constant_pair(table: int, a: str, b: str, chips_per_hand: int, hands: int = 100) -> list[MatchRecord]:
@@ -160,14 +167,22 @@ def weng_lin_update(ratings: dict[str, tuple[float, float]], order: list[str], r
 
 def test_plackett_luce_moves_the_right_way_on_a_hand_worked_three_table_example() -> None:
     # Three 3-seat tables of four bots, seats ordered by chips won:
-    #   table 0: A +30 > B 0 > C -30;  table 1: A +20 > D -5 > B -15;  table 2: C +40 > A -10 = D -10 (tie)
-    tables = [(["A", "B", "C"], [30, 0, -30]), (["A", "B", "D"], [20, -15, -5]), (["C", "A", "D"], [40, -10, -30])]
-    tables[2] = (["C", "A", "D"], [40, -20, -20])
+    #   table 0: A +30 > B 0 > C -30;  table 1: A +20 > D -5 > B -15;  table 2: C +40 > A -20 = D -20 (tie)
+    tables = [(["A", "B", "C"], [30, 0, -30]), (["A", "B", "D"], [20, -15, -5]), (["C", "A", "D"], [40, -20, -20])]
     records = [record(t, 0, bots, [nets]) for t, (bots, nets) in enumerate(tables)]
     assert seat_ranks([40, -20, -20]) == [1, 2, 2]
     expected = {name: (MU, SIGMA) for name in "ABCD"}
-    for bots, nets in tables:
+    for bots, nets in tables[:2]:
         weng_lin_update(expected, bots, seat_ranks(nets))
+    # the tie: the update of each order of A and D (C 1, A 2, D 3 and C 1, D 2, A 3), mu and sigma^2 averaged
+    orders = []
+    for ranks in ([1, 2, 3], [1, 3, 2]):
+        one = dict(expected)
+        weng_lin_update(one, ["C", "A", "D"], ranks)
+        orders.append(one)
+    for name in "CAD":
+        expected[name] = ((orders[0][name][0] + orders[1][name][0]) / 2,
+                          math.sqrt((orders[0][name][1] ** 2 + orders[1][name][1] ** 2) / 2))
     rated = plackett_luce_ratings(records)
     for name in "ABCD":
         assert rated[name].mu == pytest.approx(expected[name][0], abs=1e-6), name
@@ -179,6 +194,47 @@ def test_plackett_luce_moves_the_right_way_on_a_hand_worked_three_table_example(
     assert all(r.sigma < SIGMA for r in rated.values())
     assert (rated["A"].games, rated["B"].games, rated["C"].games, rated["D"].games) == (3, 2, 2, 2)
     assert plackett_luce_ratings(records, ["A", "Z"])["Z"].games == 0
+
+
+def one_table(nets: list[int]) -> list[float]:
+    """mu of each seat after one match from equal priors."""
+    bots = [f"s{i}" for i in range(len(nets))]
+    rated = plackett_luce_ratings([record(0, 0, bots, [nets])])
+    return [rated[b].mu for b in bots]
+
+
+def test_tied_winners_are_never_rated_below_a_worse_finisher() -> None:
+    # openskill 6.2's own tie handling gave 26.000, 26.000, 26.556 (third above both winners), 24.889, 21.556
+    # and, for 30, 30, -20, -40, 25.932 to the first three.
+    five = one_table([40, 40, 10, -30, -60])
+    assert five[0] == five[1] > five[2] > five[3] > five[4]
+    # the mean over the two orders of the winners: positions 1 and 2 of a strict five-seat finish
+    strict = one_table([50, 40, 10, -30, -70])
+    assert five[0] == pytest.approx((strict[0] + strict[1]) / 2, abs=1e-9)
+    assert five[2:] == pytest.approx(strict[2:], abs=1e-9)
+    assert [round(m, 3) for m in five] == [27.250, 27.250, 25.722, 24.056, 20.722]
+    four = one_table([30, 30, -20, -40])
+    assert four[0] == four[1] > four[2] > four[3]
+    assert [round(m, 3) for m in four] == [27.174, 27.174, 24.689, 20.963]
+    assert one_table([0, 0, 0]) == pytest.approx([MU] * 3)  # a full tie teaches nothing about the order
+
+
+def test_tie_breaks_keep_the_places_of_the_ties() -> None:
+    assert tie_breaks([1, 1, 3]) == [[1, 2, 3], [2, 1, 3]]
+    assert tie_breaks([2, 1, 3]) == [[2, 1, 3]]
+    assert len(tie_breaks([1] * 6)) == 720 and len(tie_breaks([1, 1, 3, 3, 3, 6])) == 12
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(-3, 3), min_size=2, max_size=6))
+def test_from_equal_priors_one_table_respects_the_finish(nets: list[int]) -> None:
+    nets = [*nets[:-1], -sum(nets[:-1])]  # chips are won from the table: they sum to zero (ties are common)
+    mu = one_table(nets)
+    for i, j in itertools.permutations(range(len(nets)), 2):
+        if nets[i] > nets[j]:
+            assert mu[i] >= mu[j], (nets, mu)
+        elif nets[i] == nets[j]:
+            assert mu[i] == mu[j], (nets, mu)
 
 
 def test_ratings_do_not_depend_on_the_order_matches_finished() -> None:

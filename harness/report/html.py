@@ -38,7 +38,7 @@ from typing import Any
 from harness.report.collect import VIEWER_HANDS_PER_MATCH, BotReport, ReportData, collect, safe_name
 from harness.report.markdown import bot_markdown
 from harness.tournament.leaderboard import EXPLANATION, Board, load_board, make_board, ranked, to_csv
-from harness.tournament.ratings import Rankings
+from harness.tournament.ratings import MIN_RESAMPLED_SETS, Rankings
 from harness.tournament.results import MatchRecord
 from harness.tournament.stats import crosstable
 
@@ -165,8 +165,9 @@ def _opponents_figure(bot: BotReport) -> str | None:
     return _figure_json(
         [{"type": "bar", "x": [n for n, _ in with_est], "y": [e.bb_per_100 for _, e in with_est],
           "error_y": {"type": "data", "symmetric": False,
-                      "array": [0 if e.high is None else e.high - e.bb_per_100 for _, e in with_est],
-                      "arrayminus": [0 if e.low is None else e.bb_per_100 - e.low for _, e in with_est]}}],
+                      # no interval (fewer than 2 sets): no bar, not one of zero width
+                      "array": [None if e.high is None else e.high - e.bb_per_100 for _, e in with_est],
+                      "arrayminus": [None if e.low is None else e.bb_per_100 - e.low for _, e in with_est]}}],
         _layout(yaxis={"title": {"text": "bb/100 (95% CI)"}}, xaxis={"type": "category"},
                 margin={"l": 60, "r": 20, "t": 20, "b": 80}))
 
@@ -286,6 +287,7 @@ def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
         **common, root="", summary=summary, notices=data.notices, board_headers=list(board[0]) if board else [],
         board_rows=board, explanation=EXPLANATION, figures=figures, runoff=runoff_rows,
         ratings=ranks.ratings is not None, resamples=ranks.bootstrap.resamples, seed=ranks.bootstrap.seed,
+        too_few=list(ranks.bootstrap.too_few), min_resampled=MIN_RESAMPLED_SETS,
         matches=match_rows)
     _write(report / "index.html", index, written)
 

@@ -23,10 +23,11 @@ def bot_markdown(bot: BotReport, data: ReportData, standing: dict[str, str] | No
     lines = [f"# {bot.name}: report for {data.name}", ""]
     if standing:
         rank = standing.get("rank_group") or standing.get("rank", "")
+        low, high = standing.get("ci95_low", ""), standing.get("ci95_high", "")
+        ci = f"95% CI {low} .. {high}" if low and high else "no 95% CI: fewer than 2 duplicate sets"
         lines += [
             f"Leaderboard: position {standing.get('rank', '')} (rank group {rank}), "
-            f"{standing.get('bb_per_100', '')} bb/100 (95% CI {standing.get('ci95_low', '')} .. "
-            f"{standing.get('ci95_high', '')}).",
+            f"{standing.get('bb_per_100', '')} bb/100 ({ci}).",
             "",
         ]
     lines += [f"Matches played: {len(bot.matches)}; hands played: {bot.hands}; net chips: {bot.net_chips:+d}.", ""]

@@ -21,6 +21,7 @@ in more than half their matches are listed below the ranked bots, with the reaso
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import os
@@ -33,7 +34,7 @@ from typing import Any
 from tabulate import tabulate
 
 from harness.match.untrusted import csv_cell, md_cell, visible
-from harness.tournament.ratings import Rankings, rankings
+from harness.tournament.ratings import MIN_RESAMPLED_SETS, Rankings, rankings
 from harness.tournament.results import (
     MANIFEST_FILE,
     RESULTS_FILE,
@@ -42,7 +43,16 @@ from harness.tournament.results import (
     read_manifest,
     read_results,
 )
-from harness.tournament.stats import FAULT_COLUMNS, Scoring, Standing, crosstable, score, standings, unranked
+from harness.tournament.stats import (
+    FAULT_COLUMNS,
+    Scoring,
+    Standing,
+    crosstable,
+    score,
+    set_hands,
+    standings,
+    unranked,
+)
 
 #: The entry check's file in an output directory (written by harness.tournament.entries).
 ENTRIES_FILE = "entries.json"
@@ -80,7 +90,8 @@ SCREEN_CROSSTABLE_BOTS = 10
 
 SCREEN_EXPLANATION = (
     "bb/100: big blinds won per 100 hands; 95% CI: its confidence interval over "
-    "duplicate sets (one deal in every seat rotation of a table is one observation). rank: the rank group "
+    "duplicate sets (one deal in every seat rotation of a table is one observation; blank with fewer than 2). "
+    "rank: the rank group "
     "(bots whose bootstrap rank intervals overlap share one); ranks: the bot's own 95% rank interval. "
     "LOS: likelihood that the bot is better than the one below it. IRO: instant run-off position (heads-up, "
     "ACPC); rating: Plackett-Luce mu +- 1.96 sigma (3-6 seats). won/lost: "
@@ -93,7 +104,9 @@ SCREEN_EXPLANATION = (
 EXPLANATION = (
     "bb_per_100: big blinds won per 100 hands. ci95_low..ci95_high: 95% confidence interval "
     "computed over duplicate sets (one deal played in every seat rotation of a table is one "
-    "observation: the bot's net summed over those hands), Student's t on their standard error. "
+    "observation: the bot's net summed over those hands), Student's t on their standard error; blank with "
+    f"fewer than 2 sets, and rank_low, rank_high and los_next blank (one rank group) with fewer than "
+    f"{MIN_RESAMPLED_SETS} sets to resample. "
     "rank_low..rank_high: the 2.5-97.5% range of the bot's rank over bootstrap resamples of the duplicate sets "
     "(stratified by table, seeded); rank_group: the positions spanned by the run of bots whose rank intervals "
     "overlap. los_next: likelihood of superiority over the next bot (los.csv has every pair). runoff_rank and "
@@ -125,7 +138,7 @@ def rows(table: Sequence[Standing], ranks: Rankings | None = None,
             "bot": s.bot,
             "hands": s.hands,
             "net_chips": s.net_chips,
-            "bb_per_100": round(est.bb_per_100, 2),
+            "bb_per_100": round(est.bb_per_100, 2) if est.sets else None,  # no set: nothing measured
             "ci95_low": None if est.low is None else round(est.low, 2),
             "ci95_high": None if est.high is None else round(est.high, 2),
             **_ranking_cells(s.bot, ranks),
@@ -177,7 +190,7 @@ def screen_rows(table: Sequence[Standing], ranks: Rankings | None = None) -> lis
             f"{row['rank_low']}" if row["rank_low"] == row["rank_high"] else f"{row['rank_low']}-{row['rank_high']}")
         values = (
             row["rank_group"] or ("-" if row["rank"] is None else row["rank"]), row["bot"],
-            f"{row['bb_per_100']:+.2f}",
+            "" if row["bb_per_100"] is None else f"{row['bb_per_100']:+.2f}",
             "" if low is None or high is None else f"{low:+.1f}..{high:+.1f}",
             ranks_cell, "" if row["los_next"] is None else f"{row['los_next']:.2f}", third,
             row["matches_won"], row["matches_lost"], sum(row[column] for _, column in FAULT_COLUMNS), row["put_out"],
@@ -187,10 +200,13 @@ def screen_rows(table: Sequence[Standing], ranks: Rankings | None = None) -> lis
 
 
 def los_rows(ranks: Rankings) -> tuple[list[str], list[list[str]]]:
-    """The likelihood-of-superiority matrix: headers and rows (row bot better than column bot), 3 decimals."""
+    """The likelihood-of-superiority matrix: headers and rows (row bot better than column bot), 3 decimals.
+
+    A pair without a LOS (a bot with too few duplicate sets: :class:`RankBootstrap` ``too_few``) is blank.
+    """
     order = [b for b in ranks.order if b in ranks.bootstrap.bb_per_100]
-    body = [[row, *("" if row == col else f"{ranks.bootstrap.los[(row, col)]:.3f}" for col in order)]
-            for row in order]
+    los = ranks.bootstrap.los
+    body = [[row, *("" if (row, col) not in los else f"{los[(row, col)]:.3f}" for col in order)] for row in order]
     return ["bot", *order], body
 
 
@@ -382,9 +398,22 @@ def load_board(out_dir: Path) -> Board:
     if bots is not None and not (isinstance(bots, list) and all(isinstance(b, str) for b in bots)):
         raise ResultsError(f"{out_dir / MANIFEST_FILE}: \"bots\" must be a list of names; restore the file")
     names = list(bots) if bots is not None else _names(stored.records)
-    return make_board(stored.records, title=str(info.get("name", out_dir.name)), bots=names,
+    records = stored.records
+    stack = freezeout_stack(info)
+    if stack is not None:  # who was seated at each hand of a freezeout: a set needs every bot (stats.set_deals)
+        records = [dataclasses.replace(r, freezeout_stack=stack) for r in records]
+    return make_board(records, title=str(info.get("name", out_dir.name)), bots=names,
                       plan=_plan_of(info, out_dir), entry_failures=entry_failures(read_entries(out_dir), names),
                       notices=stored.notices, results_path=out_dir / RESULTS_FILE)
+
+
+def freezeout_stack(info: Mapping[str, Any]) -> int | None:
+    """The starting stack of a freezeout from ``tournament.json``'s settings (None: stacks reset every hand)."""
+    settings = info.get("settings")
+    if not isinstance(settings, Mapping) or settings.get("[game] stack_mode") != "freezeout":
+        return None
+    stack = settings.get("[game] starting_stack")
+    return stack if isinstance(stack, int) and not isinstance(stack, bool) and stack > 0 else None
 
 
 def _names(records: Sequence[MatchRecord]) -> list[str]:
@@ -432,7 +461,8 @@ def render(board: Board, *, tablefmt: str = "simple", wide: bool | None = None,
     ranked_rows = [s for s in table if s.rank is not None]
     below = [s for s in table if s.rank is None]
     played = [s for s in table if s.hands]
-    total_hands = sum(r.result.hands_played for r in records)
+    total_hands = set_hands(records)
+    played_hands = sum(r.result.hands_played for r in records)
     md = tablefmt == "github"
     headers_shown = [("rating" if h == "IRO" and ranks.ratings is not None else h) for h in SCREEN_COLUMNS]
 
@@ -449,10 +479,20 @@ def render(board: Board, *, tablefmt: str = "simple", wide: bool | None = None,
 
     note = EXPLANATION if wide else SCREEN_EXPLANATION
     counted = f"{plural(len(records), 'match')}, {plural(total_hands, 'hand')} scored."
+    if played_hands != total_hands:
+        counted = (f"{plural(len(records), 'match')}, {plural(played_hands, 'hand')}; bb/100 over the "
+                   f"{plural(total_hands, 'hand')} in duplicate sets (a freezeout deal not played in every rotation "
+                   "with every bot of the table seated is no set).")
     if board.scoring.incomplete:
         counted += f" {plural(len(board.scoring.incomplete), 'table')} incomplete (not scored)."
+    if ranks.bootstrap.too_few:
+        few = ranks.bootstrap.too_few
+        counted += (f" No rank interval and no LOS for {', '.join(cell(b) for b in few[:_NAMED_TABLES])}"
+                    + (f" and {len(few) - _NAMED_TABLES} more" if len(few) > _NAMED_TABLES else "")
+                    + f": fewer than {MIN_RESAMPLED_SETS} duplicate sets to resample (so few would claim a "
+                    + "certainty they do not give), so every bot shares one rank group.")
     parts = [f"# {cell(board.title)}", "", counted, "", layout(ranked_rows), ""] if md else \
-        [visible(board.title), "", counted, "", layout(ranked_rows), ""]
+        [visible(board.title), "", textwrap.fill(counted, width=100), "", layout(ranked_rows), ""]
     if below:
         parts += [("## " if md else "") + "Not ranked", ""]
         if wide:

@@ -11,9 +11,10 @@ published method:
   section 8.4): each table keeps its number of duplicate sets, drawn with
   replacement, so every resample has the schedule of the real contest.
   Seeded: the same records and seed give the same numbers, bit for bit.
-- **Rank groups** (:func:`rank_groups`): consecutive bots of the table whose
-  rank intervals overlap (directly or through a bot between them) share one
-  group, labelled by the positions it spans ("1-3").
+- **Rank groups** (:func:`rank_groups`): two bots whose rank intervals
+  overlap share one group with every bot between them, labelled by the
+  positions it spans ("1-3"); a bot without an interval (too few duplicate
+  sets: :data:`MIN_RESAMPLED_SETS`) may be at any rank and joins everyone.
 - **Likelihood of superiority** (LOS, the name used by cutechess-cli and
   BayesElo; the ACPC results give the same "probability that the row player
   is better" table): the share of the same resamples in which the row bot's
@@ -28,40 +29,49 @@ published method:
   tables: Weng and Lin, "A Bayesian Approximation Method for Online Ranking",
   JMLR 12, 2011 (Algorithm 4), as implemented by the ``openskill`` library.
   Each match is one game whose seats are ordered by chips won (equal nets
-  tie). It is a skill rating (mu, sigma: a Gaussian belief about skill, in
-  rating points), not a bb/100.
+  tie; a tie is rated as the mean over every order of the tied seats,
+  :func:`rate_table`, not by the library's own tie rule). It is a skill
+  rating (mu, sigma: a Gaussian belief about skill, in rating points), not
+  a bb/100.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
 from harness.tournament.results import MatchRecord
+from harness.tournament.stats import MIN_SETS, by_table, seated, set_deals
 
 #: Resamples of :func:`bootstrap_ranks` by default (Hall and Miller use 1000-2000).
 DEFAULT_RESAMPLES = 1000
 #: Seed of the bootstrap's generator by default (numpy PCG64).
 DEFAULT_SEED = 0
+#: Duplicate sets a bot needs at tables the bootstrap can vary (of 2 sets or more) for its rank interval and LOS.
+#: When all n sets of two equal bots favour one (chance 2^(1-n): 50% at 2 sets), every resample has it ahead:
+#: LOS 1.00 and rank intervals apart. From 6 sets that chance (3.1%) is below the 5% of the 95% intervals.
+MIN_RESAMPLED_SETS = 6
 
 
 @dataclass(frozen=True, slots=True)
 class TableSets:
-    """One table's duplicate sets: deal h of the table played in every rotation.
+    """One table's duplicate sets: deal h of the table played in every rotation (see ``stats.set_deals``).
 
     Attributes:
         table: the table index of the schedule.
         bots: the table's bots (sorted names).
         big_blind: chips per big blind (the "bb" of bb/100).
         nets: per set (hand index, ascending), each bot's net chips summed over the rotations.
-        hands: per set, each bot's hands in it (its number of rotations that reached that hand).
+        hands: per set, each bot's hands in it (its number of rotations).
     """
 
-    table: int
+    table: str
     bots: tuple[str, ...]
     big_blind: int
     nets: tuple[tuple[int, ...], ...]
@@ -71,28 +81,31 @@ class TableSets:
 def table_sets(records: Iterable[MatchRecord]) -> list[TableSets]:
     """Group match records into each table's duplicate sets (tables in ascending order).
 
+    Only the deals that are duplicate sets count (:func:`harness.tournament.stats.set_deals`):
+    the same sets as the leaderboard's bb/100.
+
     Raises:
         ValueError: records of one table with different bots or big blinds.
     """
-    by_table: dict[int, list[MatchRecord]] = {}
-    for rec in records:
-        by_table.setdefault(rec.table, []).append(rec)
+    tables = by_table(records)
     out = []
-    for table in sorted(by_table):
-        recs = by_table[table]
+    for table in sorted(tables):
+        recs = tables[table]
         bots = tuple(sorted(recs[0].result.bots))
         if any(tuple(sorted(r.result.bots)) != bots or r.big_blind != recs[0].big_blind for r in recs):
             raise ValueError(f"table {table}: its matches have different bots or big blinds")
         column = {name: i for i, name in enumerate(bots)}
-        length = max(r.result.hands_played for r in recs)
+        length = set_deals(recs)
         nets = [[0] * len(bots) for _ in range(length)]
         hands = [[0] * len(bots) for _ in range(length)]
         for rec in recs:
             cols = [column[name] for name in rec.result.bots]
-            for h, row in enumerate(rec.result.hand_nets):
+            dealt = seated(rec)
+            for h, row in enumerate(rec.result.hand_nets[:length]):
                 for seat, col in enumerate(cols):
-                    nets[h][col] += row[seat]
-                    hands[h][col] += 1
+                    if dealt[h][seat]:  # a bot that left a freezeout (one rotation) plays no more hands
+                        nets[h][col] += row[seat]
+                        hands[h][col] += 1
         out.append(TableSets(table, bots, recs[0].big_blind, tuple(map(tuple, nets)), tuple(map(tuple, hands))))
     return out
 
@@ -107,8 +120,12 @@ class RankBootstrap:
         seed: the generator's seed.
         bb_per_100: each bot's bb/100 on the real data.
         rank_low, rank_high: the 2.5% and 97.5% quantiles of each bot's rank
-            (1 = best; a bot's rank is 1 + the number of bots strictly ahead).
-        los: ``{(row, column): P}``, the likelihood that row's bb/100 exceeds column's.
+            (1 = best; a bot's rank is 1 + the number of bots strictly ahead);
+            empty when a bot is in :attr:`too_few` (its rank, and so everyone's, is unknown).
+        los: ``{(row, column): P}``, the likelihood that row's bb/100 exceeds column's,
+            for pairs of bots not in :attr:`too_few`.
+        too_few: bots with fewer than :data:`MIN_RESAMPLED_SETS` duplicate sets the
+            bootstrap can vary (at tables of 2 sets or more), in the order given.
     """
 
     bots: tuple[str, ...]
@@ -118,6 +135,7 @@ class RankBootstrap:
     rank_low: Mapping[str, int]
     rank_high: Mapping[str, int]
     los: Mapping[tuple[str, str], float]
+    too_few: tuple[str, ...] = ()
 
 
 def _quantile(sorted_ranks: np.ndarray, p: float) -> int:
@@ -152,6 +170,13 @@ def bootstrap_ranks(records: Sequence[MatchRecord], bots: Sequence[str] | None =
     seen = {name for t in tables for name in t.bots}
     names = [b for b in (bots if bots is not None else sorted(seen)) if b in seen]
     index = {name: i for i, name in enumerate(names)}
+    varying = dict.fromkeys(names, 0)  # sets each bot has at tables the bootstrap can vary
+    for t in tables:
+        if len(t.nets) >= MIN_SETS:
+            for col, name in enumerate(t.bots):
+                if name in varying:
+                    varying[name] += sum(1 for row in t.hands if row[col])  # a bot that left has no more sets
+    too_few = tuple(name for name in names if varying[name] < MIN_RESAMPLED_SETS)
     rng = np.random.Generator(np.random.PCG64(seed))
     # Per bot: chips summed over resampled sets, by big blind (tables of one contest share it).
     chips: dict[int, np.ndarray] = {}
@@ -185,16 +210,19 @@ def bootstrap_ranks(records: Sequence[MatchRecord], bots: Sequence[str] | None =
     # rank = 1 + bots strictly ahead, per resample
     ahead = (values[:, None, :] > values[:, :, None]).sum(axis=2)
     ranks = np.sort(1 + ahead, axis=0)
-    low = {name: _quantile(ranks[:, i], 0.025) for name, i in index.items()}
-    high = {name: _quantile(ranks[:, i], 0.975) for name, i in index.items()}
+    low: dict[str, int] = {}
+    high: dict[str, int] = {}
+    if not too_few:
+        low = {name: _quantile(ranks[:, i], 0.025) for name, i in index.items()}
+        high = {name: _quantile(ranks[:, i], 0.975) for name, i in index.items()}
     los: dict[tuple[str, str], float] = {}
     for a, i in index.items():
         for b, j in index.items():
-            if i != j:
+            if i != j and a not in too_few and b not in too_few:
                 wins = int((values[:, i] > values[:, j]).sum())
                 ties = int((values[:, i] == values[:, j]).sum())
                 los[(a, b)] = (wins + ties / 2) / resamples
-    return RankBootstrap(tuple(names), resamples, seed, bb100, low, high, los)
+    return RankBootstrap(tuple(names), resamples, seed, bb100, low, high, los, too_few)
 
 
 def rank_groups(order: Sequence[str], low: Mapping[str, int], high: Mapping[str, int]) -> dict[str, str]:
@@ -203,35 +231,30 @@ def rank_groups(order: Sequence[str], low: Mapping[str, int], high: Mapping[str,
     Args:
         order: bots in leaderboard order (position 1 first).
         low, high: each bot's rank interval (:class:`RankBootstrap`); a bot
-            missing from them is a group of its own.
+            missing from them has an unknown rank, which may be any of
+            1 .. len(order): it overlaps every bot (with one, all share one group).
 
     Returns:
-        ``{bot: "1-3"}`` (or ``"4"`` for a bot alone): walking down the
-        table, a bot joins the current group when its interval starts at or
-        before the highest rank any member of the group reaches.
+        ``{bot: "1-3"}`` (or ``"4"`` for a bot alone): two bots whose intervals
+        overlap are in one group with every bot between them, directly or
+        through a chain of such pairs.
     """
+    n = len(order)
+    spans = [(low[b], high[b]) if b in low and b in high else (1, n) for b in order]
+    # reach[i]: the last position whose interval overlaps position i's
+    reach = [max(j for j in range(i, n) if spans[j][0] <= spans[i][1] and spans[i][0] <= spans[j][1])
+             for i in range(n)]
     labels: dict[str, str] = {}
     start = 0
-    reach = -1
-    members: list[str] = []
-
-    def close(end: int) -> None:
+    while start < n:
+        end, pos = reach[start], start
+        while pos <= end:
+            end = max(end, reach[pos])
+            pos += 1
         label = f"{start + 1}" if end == start else f"{start + 1}-{end + 1}"
-        for name in members:
+        for name in order[start:end + 1]:
             labels[name] = label
-
-    for pos, name in enumerate(order):
-        joins = members and name in low and low[name] <= reach
-        if not joins:
-            if members:
-                close(pos - 1)
-            start, members, reach = pos, [], -1
-        members.append(name)
-        reach = max(reach, high.get(name, pos + 1))
-        if name not in low:  # no interval: never joined by the next bot
-            reach = -1
-    if members:
-        close(len(order) - 1)
+        start = end + 1
     return labels
 
 
@@ -263,21 +286,29 @@ class Runoff:
 
 
 def head_to_head(records: Iterable[MatchRecord]) -> dict[tuple[str, str], Fraction]:
-    """Heads-up bb per hand of the row bot against the column bot, exact (a Fraction).
+    """Heads-up bb per hand of the row bot against the column bot, exact (a Fraction), over duplicate sets.
+
+    Only the hands of duplicate sets count (:func:`harness.tournament.stats.set_deals`), as
+    for bb/100: a freezeout deal played in one rotation is no set.
 
     Raises:
         ValueError: a record that is not heads-up.
     """
     chips: dict[tuple[str, str], Fraction] = {}
     hands: dict[tuple[str, str], int] = {}
-    for rec in records:
-        res = rec.result
-        if len(res.bots) != 2:
-            raise ValueError(f"match {res.match_id}: instant run-off is for heads-up matches, it has {len(res.bots)}")
-        for seat, name in enumerate(res.bots):
-            key = (name, res.bots[1 - seat])
-            chips[key] = chips.get(key, Fraction(0)) + Fraction(res.net[seat], rec.big_blind)
-            hands[key] = hands.get(key, 0) + res.hands_played
+    for recs in by_table(records).values():
+        for rec in recs:
+            if len(rec.result.bots) != 2:
+                raise ValueError(f"match {rec.result.match_id}: instant run-off is for heads-up matches, "
+                                 f"it has {len(rec.result.bots)}")
+        deals = set_deals(recs)
+        for rec in recs:
+            res = rec.result
+            for seat, name in enumerate(res.bots):
+                key = (name, res.bots[1 - seat])
+                won = sum(row[seat] for row in res.hand_nets[:deals])
+                chips[key] = chips.get(key, Fraction(0)) + Fraction(won, rec.big_blind)
+                hands[key] = hands.get(key, 0) + deals
     return {key: chips[key] / hands[key] for key in chips if hands[key]}
 
 
@@ -350,19 +381,103 @@ class Rating:
         return self.mu + 1.96 * self.sigma
 
 
-def seat_ranks(nets: Sequence[int]) -> list[int]:
-    """Finishing positions of a table's seats by chips won: 1 + seats with strictly more (ties share)."""
+def seat_ranks(nets: Sequence[Any]) -> list[int]:
+    """Finishing positions of a table's seats by chips won: 1 + seats with strictly more (ties share).
+
+    Any comparable keys do (the tuples of :func:`finish_keys`).
+    """
     return [1 + sum(1 for other in nets if other > net) for net in nets]
 
 
+def finish_keys(rec: MatchRecord) -> list[tuple[int, float, int]]:
+    """Per seat, what orders a match's finish (higher finishes ahead): ``(net, bust hand, stack before it)``.
+
+    Stacks reset every hand: chips won alone (the other two are constant).
+    In a freezeout (``freezeout_stack`` set) every busted bot ends on the
+    same net (minus the starting stack), yet the later a bot busted the
+    further it went: busted bots are ordered by the hand they busted in,
+    and two busted in the same hand by the larger stack they had before
+    it (the usual tournament rule); equal stacks tie. A bot still in has
+    bust hand infinity.
+    """
+    res = rec.result
+    n = len(res.bots)
+    if rec.freezeout_stack is None:
+        return [(net, math.inf, 0) for net in res.net]
+    stacks = [rec.freezeout_stack] * n
+    bust: list[float] = [math.inf] * n
+    before = [0] * n
+    for h, row in enumerate(res.hand_nets):
+        for seat in range(n):
+            if stacks[seat] > 0 and stacks[seat] + row[seat] <= 0:
+                bust[seat], before[seat] = h, stacks[seat]
+        stacks = [c + x for c, x in zip(stacks, row, strict=True)]
+    return [(res.net[seat], bust[seat], before[seat]) for seat in range(n)]
+
+
+def tie_breaks(ranks: Sequence[int]) -> list[list[int]]:
+    """Every strict order of a table's finish that keeps its ties' places: one rank list per order.
+
+    Seats of equal rank take the positions they share (ranks 1, 1, 3 give
+    positions 1 and 2 to the tied pair) in every order among themselves;
+    seats without a tie keep their rank. ``[1, 1, 3]`` gives
+    ``[[1, 2, 3], [2, 1, 3]]``; no tie gives the ranks alone. At most 6! = 720
+    orders for a table of six.
+    """
+    groups: dict[int, list[int]] = {}
+    for seat, rank in enumerate(ranks):
+        groups.setdefault(rank, []).append(seat)
+    orders = []
+    for choice in itertools.product(*(itertools.permutations(seats) for _, seats in sorted(groups.items()))):
+        strict = [0] * len(ranks)
+        position = 1
+        for seats in choice:
+            for seat in seats:
+                strict[seat] = position
+                position += 1
+        orders.append(strict)
+    return orders
+
+
+def rate_table(model: Any, priors: Sequence[tuple[float, float]], nets: Sequence[Any]) -> list[tuple[float, float]]:
+    """One match rated by openskill's ``model`` with its ties broken every way: ``(mu, sigma)`` per seat.
+
+    openskill's own tie handling for Plackett-Luce (Weng and Lin's A_q
+    divisor) can rate a tied winner below a worse finisher (nets 40, 40, 10,
+    -30, -60 give the third 26.556 against 26.000 for the winners). Here the
+    library only ever rates strict orders: the match is rated once per order
+    of its tied seats (:func:`tie_breaks`, each counted once) and each seat
+    gets the mean of its mu and of its sigma squared over those updates. From
+    equal priors a seat that finished strictly ahead of another then never
+    has the lower mu, and tied seats get the same mu and sigma.
+
+    Args:
+        model: an openskill model (``PlackettLuce``).
+        priors: ``(mu, sigma)`` per seat before the match.
+        nets: chips won per seat, or any keys of the finish (:func:`finish_keys`); equal keys tie.
+    """
+    mus: list[list[float]] = [[] for _ in priors]
+    variances: list[list[float]] = [[] for _ in priors]
+    for strict in tie_breaks(seat_ranks(nets)):
+        teams = [[model.rating(mu=mu, sigma=sigma)] for mu, sigma in priors]
+        for seat, (rated,) in enumerate(model.rate(teams, ranks=strict)):
+            mus[seat].append(float(rated.mu))
+            variances[seat].append(float(rated.sigma) ** 2)
+    # fsum: exactly rounded, so seats with the same updates in another order get the same numbers
+    return [(math.fsum(m) / len(m), math.sqrt(math.fsum(v) / len(v))) for m, v in zip(mus, variances, strict=True)]
+
+
 def plackett_luce_ratings(records: Sequence[MatchRecord], bots: Sequence[str] | None = None) -> dict[str, Rating]:
-    """Rate every bot from its matches with openskill's Plackett-Luce model.
+    """Rate every bot from its matches with openskill's Plackett-Luce model, ties by :func:`rate_table`.
 
     Matches are rated in schedule order (table, then rotation), never in the
-    order they finished, so a run and a recomputation agree. Each match is
-    one game of single-bot teams ranked by :func:`seat_ranks`. The model's
-    dynamic factor tau is 0: a bot does not change during a contest, so its
-    uncertainty only shrinks (Weng and Lin's algorithm as published).
+    order they finished, so a run and a recomputation agree; a match of no
+    hand is not rated. Each match is one game of single-bot teams ranked by
+    :func:`seat_ranks` of :func:`finish_keys` (chips won; in a freezeout,
+    busted bots by bust order); a tie is rated as every order of the tied
+    seats, averaged (:func:`rate_table`). The model's dynamic factor tau is
+    0: a bot does not change during a contest, so its uncertainty only
+    shrinks (Weng and Lin's algorithm as published).
 
     Args:
         records: match records (any table size; meant for 3-6 seats).
@@ -372,21 +487,22 @@ def plackett_luce_ratings(records: Sequence[MatchRecord], bots: Sequence[str] | 
     from openskill.models import PlackettLuce
 
     model = PlackettLuce(tau=0.0)
-    current: dict[str, object] = {}
+    prior = model.rating()
+    current: dict[str, tuple[float, float]] = {}
     games: dict[str, int] = {}
     for rec in sorted(records, key=lambda r: (r.table, r.rotation, r.match_id)):
         res = rec.result
-        teams = [[current.setdefault(name, model.rating(name=name))] for name in res.bots]
-        rated = model.rate(teams, ranks=seat_ranks(res.net))
-        for name, (rating,) in zip(res.bots, rated, strict=True):
+        if res.hands_played == 0:  # no hand, no finish to learn from
+            continue
+        priors = [current.get(name, (float(prior.mu), float(prior.sigma))) for name in res.bots]
+        for name, rating in zip(res.bots, rate_table(model, priors, finish_keys(rec)), strict=True):
             current[name] = rating
             games[name] = games.get(name, 0) + 1
     names = list(bots) if bots is not None else sorted(current)
-    prior = model.rating()
     out = {}
     for name in names:
-        r = current.get(name, prior)
-        out[name] = Rating(float(r.mu), float(r.sigma), games.get(name, 0))  # type: ignore[attr-defined]
+        mu, sigma = current.get(name, (float(prior.mu), float(prior.sigma)))
+        out[name] = Rating(mu, sigma, games.get(name, 0))
     return out
 
 

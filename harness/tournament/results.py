@@ -75,6 +75,10 @@ class MatchRecord:
         result: what the referee returned.
         rotations: matches of the table in the plan (k with duplicate, else 1).
         fingerprint: the match's fingerprint (:mod:`harness.tournament.plan`).
+        freezeout_stack: the starting stack in chips when stacks carry over (a
+            freezeout), else None. Not stored in the line: the leaderboard reads it
+            from the plan's settings in ``tournament.json``
+            (:func:`harness.tournament.stats.set_deals` needs it to tell who was seated).
     """
 
     table: str
@@ -83,6 +87,7 @@ class MatchRecord:
     result: MatchResult
     rotations: int = 1
     fingerprint: str = ""
+    freezeout_stack: int | None = None
 
     @property
     def match_id(self) -> str:

@@ -2,17 +2,25 @@
 
 bb/100 and its 95% confidence interval are computed over *duplicate sets*,
 not single hands. A duplicate set is one deal (hand index h of a table)
-played in every seat rotation of that table; the observation for a bot is
-its net over those k hands, in big blinds. Luck of the cards largely
-cancels inside a set, so the interval is much narrower than one over
-single hands, and the sets are independent of each other (each table and
-hand index has its own seed). Without duplicate a set is a single hand.
+played in every seat rotation of that table with every bot of the table
+seated (:func:`set_deals`); the observation for a bot is its net over
+those k hands, in big blinds. Luck of the cards largely cancels inside a
+set, so the interval is much narrower than one over single hands, and the
+sets are independent of each other (each table and hand index has its own
+seed). Without duplicate a set is a single hand. In a freezeout the
+rotations of a table end at different hands (a bust ends a heads-up
+match) and a bust reseats the others (the same deal then reaches other
+players' hands): a deal some rotation did not reach, or played without
+one of the table's bots, is no duplicate set and is not scored, nor is any
+later deal of that table. A deal of a set may still have been played with
+different stacks in its rotations (stacks carry over).
 
 With n sets, x_j the bot's net in set j (bb) and k_j its hands in the set:
 ``bb/100 = 100 * sum(x) / sum(k)``; standard error of the ratio
 ``se = sqrt(sum((x_j - r k_j)^2) / (n (n - 1))) / mean(k)`` with
 ``r = sum(x) / sum(k)``; the interval is ``bb/100 +- 100 * t * se`` with
-t the 97.5% quantile of Student's t with n - 1 degrees of freedom.
+t the 97.5% quantile of Student's t with n - 1 degrees of freedom
+(:data:`MIN_SETS` = 2 sets at least: one set has no spread to measure).
 
 Only complete duplicate sets are scored (:func:`score`): a table whose
 rotations are not all recorded would leave the seat luck of its deals in
@@ -31,6 +39,8 @@ from dataclasses import dataclass, field
 
 from harness.tournament.results import MatchRecord
 
+#: Duplicate sets a statistic of spread needs (the CI here; rank intervals and LOS in ratings.py).
+MIN_SETS = 2
 #: A bot put out (or failing to start) in more than this share of its matches is not ranked.
 UNRANKED_SHARE = 0.5
 
@@ -73,7 +83,7 @@ class Estimate:
 
     Attributes:
         bb_per_100: big blinds won per 100 hands.
-        low, high: the 95% interval (None with fewer than 2 duplicate sets).
+        low, high: the 95% interval (None with fewer than :data:`MIN_SETS` duplicate sets).
         sets: number of duplicate sets observed.
         hands: hands played.
     """
@@ -97,7 +107,7 @@ def estimate(sets: Sequence[tuple[float, int]]) -> Estimate:
     if hands == 0:
         return Estimate(0.0, None, None, n, 0)
     r = sum(x for x, _ in sets) / hands
-    if n < 2:
+    if n < MIN_SETS:
         return Estimate(100 * r, None, None, n, hands)
     mean_k = hands / n
     se = math.sqrt(sum((x - r * k) ** 2 for x, k in sets) / (n * (n - 1))) / mean_k
@@ -105,8 +115,98 @@ def estimate(sets: Sequence[tuple[float, int]]) -> Estimate:
     return Estimate(100 * r, 100 * r - half, 100 * r + half, n, hands)
 
 
+def seated(rec: MatchRecord) -> list[list[bool]]:
+    """Per hand, per seat of a match: was the seat dealt in? (Stacks reset: always; a freezeout: while it had chips.)
+
+    A bot put out for faults is still dealt in (and folded). In a freezeout
+    (``freezeout_stack`` set) a bot whose stack reached 0 has left the table.
+    """
+    res = rec.result
+    n = len(res.bots)
+    if rec.freezeout_stack is None:
+        return [[True] * n for _ in res.hand_nets]
+    stacks = [rec.freezeout_stack] * n
+    out = []
+    for row in res.hand_nets:
+        out.append([c > 0 for c in stacks])
+        stacks = [c + x for c, x in zip(stacks, row, strict=True)]
+    return out
+
+
+def set_deals(records: Sequence[MatchRecord]) -> int:
+    """How many deals of one table are duplicate sets: hands 0 .. n-1 of each of its records.
+
+    Deal h is a set when every rotation of the table (``rotations``, or as
+    many as are recorded if more) played hand h with every bot of the table
+    seated (:func:`seated`). Stacks reset every hand: every seat is dealt in
+    every hand, so that is the shortest record's hands. In a freezeout the
+    sets of a table of 2 rotations or more end at the first hand any
+    rotation played without one of its bots (or did not play at all): the
+    same deal then reaches other seats. Sets are a prefix: a rotation that
+    lost a bot or ended never gets it back. A table of one rotation (no
+    duplicate) has every hand it played: each is a set of one hand, for the
+    bots dealt in.
+
+    Args:
+        records: the matches of one table.
+    """
+    if not records:
+        return 0
+    rotations = max(max(rec.rotations for rec in records), len({rec.rotation for rec in records}))
+    if len({rec.rotation for rec in records}) < rotations:
+        return 0
+    deals = min(rec.result.hands_played for rec in records)
+    if rotations < 2:
+        return deals
+    for rec in records:
+        if rec.freezeout_stack is None:
+            continue
+        for h, dealt in enumerate(seated(rec)[:deals]):
+            if not all(dealt):  # someone had left before hand h
+                deals = h
+                break
+    return deals
+
+
+def by_table(records: Iterable[MatchRecord]) -> dict[str, list[MatchRecord]]:
+    """Records grouped by table, tables in order of first record."""
+    tables: dict[str, list[MatchRecord]] = {}
+    for rec in records:
+        tables.setdefault(rec.table, []).append(rec)
+    return tables
+
+
+def sets_by_table(records: Iterable[MatchRecord]) -> dict[str, dict[str, list[tuple[float, int]]]]:
+    """Every bot's duplicate sets (:func:`set_deals`) per table: ``{table: {bot: [(net in bb, hands), ...]}}``.
+
+    One pass over the records; the sets of a table are in hand order.
+    """
+    out: dict[str, dict[str, list[tuple[float, int]]]] = {}
+    for table, recs in by_table(records).items():
+        deals = set_deals(recs)
+        cells: dict[str, list[list[float]]] = {}
+        for rec in recs:
+            res = rec.result
+            dealt = seated(rec)
+            for seat, name in enumerate(res.bots):
+                column = cells.setdefault(name, [[0.0, 0] for _ in range(deals)])
+                for h, nets in enumerate(res.hand_nets[:deals]):
+                    if dealt[h][seat]:  # a bot that left plays no more hands
+                        column[h][0] += nets[seat] / rec.big_blind
+                        column[h][1] += 1
+        out[table] = {name: [(x, int(k)) for x, k in column if k] for name, column in cells.items()}
+    return out
+
+
+def _collect(tables: Mapping[str, Mapping[str, list[tuple[float, int]]]], bot: str,
+             with_bot: str | None = None) -> list[tuple[float, int]]:
+    """A bot's sets from :func:`sets_by_table`, tables in sorted order (only those shared with ``with_bot``)."""
+    return [cell for table in sorted(tables) if bot in tables[table]
+            and (with_bot is None or with_bot in tables[table]) for cell in tables[table][bot]]
+
+
 def duplicate_sets(records: Iterable[MatchRecord], bot: str, *, with_bot: str | None = None) -> list[tuple[float, int]]:
-    """Collect a bot's duplicate sets: (table, hand index) -> (net in bb, hands).
+    """Collect a bot's duplicate sets (:func:`set_deals`): (table, hand index) -> (net in bb, hands).
 
     Args:
         records: match records of one tournament.
@@ -114,19 +214,14 @@ def duplicate_sets(records: Iterable[MatchRecord], bot: str, *, with_bot: str | 
         with_bot: if given, only tables where this bot also sat.
 
     Returns:
-        One ``(net_bb, hands)`` per set, in a stable order.
+        One ``(net_bb, hands)`` per set, in a stable order (table, then hand).
     """
-    acc: dict[tuple[int, int], list[float]] = {}
-    for rec in records:
-        res = rec.result
-        if bot not in res.bots or (with_bot is not None and with_bot not in res.bots):
-            continue
-        seat = res.bots.index(bot)
-        for h, nets in enumerate(res.hand_nets):
-            cell = acc.setdefault((rec.table, h), [0.0, 0])
-            cell[0] += nets[seat] / rec.big_blind
-            cell[1] += 1
-    return [(x, int(k)) for (x, k) in (acc[key] for key in sorted(acc))]
+    return _collect(sets_by_table(records), bot, with_bot)
+
+
+def set_hands(records: Iterable[MatchRecord]) -> int:
+    """Hands in duplicate sets (:func:`set_deals`): what bb/100 counts (every hand, unless a freezeout cut sets)."""
+    return sum(set_deals(recs) * len(recs) for recs in by_table(records).values())
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +232,7 @@ class Standing:
         rank: 1-based position (by bb/100, highest first); None for a bot
             listed below the ranked ones (:func:`unranked`).
         bot: bot name.
-        hands: hands played (sum over its matches).
+        hands: hands played (sum over its matches; in a freezeout, those it was dealt in).
         net_chips: chips won (negative: lost).
         estimate: bb/100 with its 95% CI.
         matches_won / matches_lost: matches finished ahead (net > 0) / behind (net < 0).
@@ -168,7 +263,7 @@ def bot_names(records: Iterable[MatchRecord]) -> list[str]:
 
 def standings(records: Sequence[MatchRecord], bots: Sequence[str] | None = None, *,
               ranked: bool = True) -> list[Standing]:
-    """The leaderboard: one row per bot, sorted by bb/100 (highest first, then name).
+    """The leaderboard: one row per bot, sorted by bb/100 (highest first, then name; bots without a duplicate set last).
 
     Args:
         records: match records of one tournament (the scored ones, see :func:`score`).
@@ -185,8 +280,10 @@ def standings(records: Sequence[MatchRecord], bots: Sequence[str] | None = None,
     faults: dict[str, dict[str, int]] = {name: {kind: 0 for kind, _ in FAULT_COLUMNS} for name in names}
     for rec in records:
         res = rec.result
+        dealt = seated(rec) if rec.freezeout_stack is not None else None
         for seat, name in enumerate(res.bots):
-            hands[name] += res.hands_played
+            # a bot that busted out of a freezeout plays no more of its hands
+            hands[name] += res.hands_played if dealt is None else sum(1 for row in dealt if row[seat])
             net[name] += res.net[seat]
             won[name] += res.net[seat] > 0
             lost[name] += res.net[seat] < 0
@@ -194,11 +291,9 @@ def standings(records: Sequence[MatchRecord], bots: Sequence[str] | None = None,
             counts = faults.setdefault(name, {kind: 0 for kind, _ in FAULT_COLUMNS})
             for kind, count in res.faults[seat].items():
                 counts[kind] = counts.get(kind, 0) + count
-    rows = [
-        (name, estimate(duplicate_sets(records, name)))
-        for name in names
-    ]
-    rows.sort(key=lambda item: (-item[1].bb_per_100, item[0]))
+    tables = sets_by_table(records)
+    rows = [(name, estimate(_collect(tables, name))) for name in names]
+    rows.sort(key=lambda item: (not item[1].sets, -item[1].bb_per_100, item[0]))  # bots without a set last
     return [
         Standing(
             rank=i if ranked else None,
@@ -224,12 +319,17 @@ def crosstable(records: Sequence[MatchRecord], bots: Sequence[str]) -> dict[tupl
         antisymmetric; at larger tables the row's result includes its play
         against the other bots of those tables.
     """
+    tables = sets_by_table(records)
+    seated: dict[str, list[str]] = {}  # bot -> its tables, sorted
+    for name in sorted(tables):
+        for bot in tables[name]:
+            seated.setdefault(bot, []).append(name)
     table: dict[tuple[str, str], Estimate] = {}
     for row in bots:
         for col in bots:
             if row == col:
                 continue
-            sets = duplicate_sets(records, row, with_bot=col)
+            sets = [cell for name in seated.get(row, ()) if col in tables[name] for cell in tables[name][row]]
             if sets:
                 table[(row, col)] = estimate(sets)
     return table
