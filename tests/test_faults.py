@@ -157,7 +157,7 @@ IN_PLAY_CASES = [
     (("out_of_turn",), "illegal", True),
     (("pre_answer",), "illegal", True),  # a reply sent before its request never answers it
     (("oversized",), "oversized", True),  # read and judged: the bot stays in
-    (("oversized", "huge"), "disconnected", False),  # the transport drops the connection
+    (("oversized", "huge"), "oversized", False),  # over the transport's limit: refused at its header, out
     (("reconnect",), "disconnected", False),  # closed and reopened its socket: not a crash, not oversized
     (("reconnect", "close"), "disconnected", False),
     (("wrong_seq",), "illegal", True),
