@@ -162,6 +162,11 @@ IN_PLAY_CASES = [
     (("reconnect", "close"), "disconnected", False),
     (("wrong_seq",), "illegal", True),
     (("crash_mid_hand",), "crash", False),
+    # Peers that break ZMTP itself (a hand-written client): each bound broken is fatal, seen as it comes.
+    (("zmtp_hostile", "multipart"), "malformed", False),  # a message that never ends: refused at its first frame
+    (("zmtp_hostile", "long_header"), "oversized", False),  # a frame header announcing 2^63 bytes
+    (("zmtp_hostile", "second_frame"), "malformed", False),  # a reply in two frames
+    (("zmtp_hostile", "commands"), "illegal", False),  # a stream of 4-byte command frames
 ]
 
 

@@ -318,6 +318,8 @@ class Connection:
         self._bot: _Peer | None = None
         #: Connections dropped because they did not present the secret, or came too many or too late.
         self.dropped_peers = 0
+        #: Why the last of them was dropped (for a failed start's detail).
+        self.last_drop = ""
         #: The bot's Identity (ZMTP READY property, b"" if none) once it said hello; None before.
         self.identity: bytes | None = None
         self.gone = False
@@ -479,6 +481,7 @@ class Connection:
         self._peers.pop(peer.fd, None)
         self._close(peer)
         self.dropped_peers += 1
+        self.last_drop = why
         self._ignore(f"{why}: dropped")
 
     def _cap_peers(self) -> None:
@@ -1068,6 +1071,9 @@ class Connection:
 
     def close(self) -> None:
         """Close every socket of this seat (never waits). Idempotent."""
+        if self.commands_in:
+            self._log(f"{self.name}: {self.commands_in} ZMTP command frame(s) received (PING answered with PONG)")
+            self.commands_in = 0
         if self._listener is not None:
             self.hub.remove(self._listener_fd)
             self._listener.close()

@@ -541,6 +541,8 @@ class Referee:
             )
         if s.conn.ignored:
             detail += f"; {s.conn.ignored} message(s) ignored (wrong secret or not a hello)"
+            if s.conn.last_drop:
+                detail += f"; the last connection dropped: {s.conn.last_drop}"
         if s.proc is not None and s.proc.jail is not None:
             detail += s.proc.jail.access_hint()
         return detail

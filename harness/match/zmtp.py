@@ -208,6 +208,8 @@ class Parser:
         if have < 2:
             return None
         flags = buf[pos]
+        if flags & _RESERVED:
+            return self._fail("malformed", f"a frame with flags 0x{flags:02x} (reserved bits set): not ZMTP")
         if not flags & 4:
             return self._fail("malformed", "a message frame before the handshake's READY command")
         ev = self._frame(flags, buf, pos, have)
