@@ -725,6 +725,32 @@ class Connection:
             self._lost()
         return False
 
+    def exchange(self, payload: bytes, timeout_ms: int = 20_000) -> bytes:
+        """Send ``payload`` and return the bot's next message, unjudged: no seq, clock or checks.
+
+        The transport alone, for ``harness bench match``'s floor (the same
+        sockets and parser as :meth:`request`).
+
+        Raises:
+            Disconnected: the bot is gone, or sent nothing within ``timeout_ms``.
+        """
+        bot = self._bot
+        if bot is None or self.gone or self._write(bot, zmtp.frame(payload)) <= 0:
+            raise Disconnected(self.name)
+        parser = bot.parser
+        while True:
+            ev = parser.next()
+            if ev is not None:
+                if ev[0] == _EV_MESSAGE:
+                    return ev[1]  # type: ignore[return-value]
+                if ev[0] == zmtp.EV_FAULT:
+                    raise Disconnected(self.name)
+                continue
+            if self._recv(bot):
+                continue
+            if bot.eof or not select.select([bot.fd], [], [], timeout_ms / 1000.0)[0]:
+                raise Disconnected(self.name)
+
     # ------------------------------------------------------------------ requests
 
     def request(
