@@ -327,6 +327,7 @@ class Connection:
         #: A bound of the transport the bot broke (fatal), not yet reported; see :meth:`take_violation`.
         self.violation: ChannelFault | None = None
         self._requesting = False
+        self._held: list[bytes] = []  # notifications to send with the next write (hold())
         self._cut = False  # the last read stopped at READ_BATCH with events left in the parser
         self._unsolicited = 0  # the bot's messages since its last request
         self._flooded = False  # more than MAX_QUEUED_STRAYS of them: its socket is not read until its request
@@ -704,8 +705,24 @@ class Connection:
 
     # ------------------------------------------------------------------ sending
 
+    def hold(self, payload: bytes) -> None:
+        """Queue a notification to leave with the next request or notification, in the same write.
+
+        The bot then wakes once for all of them (the referee sends a hand's
+        notifications right before the bot's next request).
+        """
+        if self._bot is not None and not self.gone:
+            self._held.append(zmtp.frame(payload))
+
+    def _with_held(self, frame: bytes) -> bytes:
+        held = self._held
+        held.append(frame)
+        data = b"".join(held)
+        held.clear()
+        return data
+
     def send(self, payload: bytes) -> bool:
-        """Send a notification (no reply expected); never blocks.
+        """Send a notification (no reply expected); never blocks. Notifications held go first.
 
         Returns:
             False if it could not be queued (peer gone, or not reading: :data:`OUT_LIMIT`).
@@ -713,7 +730,8 @@ class Connection:
         bot = self._bot
         if bot is None or self.gone:
             return False
-        r = self._write(bot, zmtp.frame(payload))
+        frame = zmtp.frame(payload)
+        r = self._write(bot, self._with_held(frame) if self._held else frame)
         if r > 0:
             return True
         if r == 0:
@@ -846,7 +864,8 @@ class Connection:
                 f"{seq} was not sent (a bot sends one reply per request and nothing else)",
             )
         self._unsolicited = 0
-        sent = self._write(bot, zmtp.frame(payload))
+        frame = zmtp.frame(payload)
+        sent = self._write(bot, self._with_held(frame) if self._held else frame)
         if sent <= 0:
             if sent < 0:
                 self._lost()

@@ -243,12 +243,15 @@ class _Seat:
         self.group: cgroups.BotGroup | None = None
         self.hits = (0, 0)
 
-    def flush_notes(self) -> None:
-        """Send the queued notifications (dropped for a bot that is out)."""
+    def flush_notes(self, with_request: bool = False) -> None:
+        """Send the queued notifications (dropped for a bot that is out).
+
+        ``with_request``: they leave in one write with the request that follows (one wake-up of the bot).
+        """
         notes = self.notes
         if notes:
             if not self.out and self.conn is not None:
-                send = self.conn.send
+                send = self.conn.hold if with_request else self.conn.send
                 for payload in notes:
                     send(payload)
             notes.clear()
@@ -585,7 +588,7 @@ class Referee:
         if seat is not self._turn:
             self._give_turn(seat)
         if seat.notes:
-            seat.flush_notes()
+            seat.flush_notes(with_request=True)
         clock = seat.clock
         seat.seq = seq = seat.seq + 1
         legal = state.legal()
