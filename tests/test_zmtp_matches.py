@@ -136,3 +136,18 @@ def test_command_frames_do_not_slow_the_opponent(tmp_path: Path, mode: str) -> N
             break
     else:
         pytest.fail(f"the {mode} opponent slowed the victim by more than 20% (ms: base, flood, after): {tries}")
+
+
+def test_tcp_on_loopback_works_as_ipc(tmp_path: Path, passive: list[list[int]]) -> None:
+    """``transport="tcp"`` (no sandbox: its network namespace has no loopback of the host's): libzmq and
+    the hand-written client play over tcp://127.0.0.1, the same as over ipc."""
+    from harness.match.referee import play_match
+    from harness.match.specs import SandboxMode, SandboxSettings
+    from tests.test_faults import match_spec
+
+    for other in (fixture_bot("passive"), fixture_bot("zmtp_hostile", "play", label="hand-written")):
+        out = tmp_path / other.name
+        result = play_match([GOOD, other], match_spec(), LIMITS, out, transport="tcp",
+                            sandbox=SandboxSettings(mode=SandboxMode.OFF))
+        assert result.status == ["ok", "ok"] and result.faults == [{}, {}], (result.status, result.faults)
+        assert result.hand_nets == passive
