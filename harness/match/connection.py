@@ -437,7 +437,9 @@ class Connection:
         if bot is not None and fd == bot.fd:
             if events & _POLLOUT:
                 self._flush(bot)
-            if events & (_POLLIN | _GONE):
+            if events & _GONE and self._flooded:  # not read until its request: a hang-up would wake every poll
+                self._lost()
+            elif events & (_POLLIN | _GONE):
                 self._serve_bot()
             return
         peer = self._peers.get(fd)
@@ -883,6 +885,7 @@ class Connection:
             after_send()
             busy = True
         poll = hub.poll
+        checked = known_empty  # when is_dead was last asked (s)
         while True:
             left = deadline()
             if left <= 0:
@@ -915,9 +918,11 @@ class Connection:
             if mine & _POLLOUT:
                 self._flush(bot)
             if not mine & (_POLLIN | _GONE):
-                if not events and is_dead is not None and is_dead():
-                    self._lost()
-                    raise Disconnected(self.name)
+                if is_dead is not None and (not events or back - checked >= POLL_SLICE_MS / 1000.0):
+                    checked = back  # a slice without the bot: has its process ended (its socket kept open)?
+                    if is_dead():
+                        self._lost()
+                        raise Disconnected(self.name)
                 if on_time:
                     known_empty = back
                 else:  # the referee was not running: look before the next poll, charge from known_empty

@@ -525,7 +525,8 @@ class Referee:
                     extended = True
                     names = ", ".join(f"seat {s.index} {s.bot.name}" for s in waiting)
                     self._log(f"start-up: {names} kept from a CPU by others; waiting on, counting only their own time")
-            self._hub.poll(min(50, int((deadline - time.monotonic()) * 1000) + 1))
+            # Every ready socket is served (a welcomed bot's PINGs too), so the poll never spins.
+            self._hub.serve(min(50, int((deadline - time.monotonic()) * 1000) + 1))
         for s in self.seats:
             if s.out and s.status.startswith(FaultKind.FAILED_START.value):
                 if s.proc is not None:
