@@ -423,3 +423,73 @@ def test_silent_peers_are_capped_and_all_dropped_at_the_hello_and_nobody_connect
         monitor.close()
         peer.close()
     late.close()
+
+
+# ---------------------------------------------------------------------- ZMTP on the raw socket
+
+
+def raw_bot(conn: Connection) -> Any:
+    """A hand-written ZMTP 3.1 DEALER on a raw Unix socket, welcomed; returns (socket, bytes read so far)."""
+    import socket as so
+
+    from harness.match import zmtp
+
+    s = so.socket(so.AF_UNIX, so.SOCK_STREAM)
+    s.settimeout(2)
+    s.connect(conn.endpoint[len("ipc://"):])
+    s.sendall(zmtp.GREETING + zmtp.ready(b"DEALER") + zmtp.frame(hello()))
+    assert handshake(conn)
+    return s
+
+
+def read_events(s: Any, parser: Any, want: int) -> list[Any]:
+    events: list[Any] = []
+    while len(events) < want:
+        parser.feed(s.recv(65536))
+        while (ev := parser.next()) is not None:
+            events.append(ev)
+    return events
+
+
+def test_ping_gets_pong_with_its_context_and_a_command_flood_is_fatal(conn: Connection) -> None:
+    from harness.match import zmtp
+    from harness.match.connection import COMMAND_BURST
+
+    s = raw_bot(conn)
+    theirs = zmtp.Parser(1 << 20)
+    events = read_events(s, theirs, 3)  # the referee's greeting, READY (Socket-Type ROUTER), welcome
+    assert [e[0] for e in events] == [zmtp.EV_GREETING, zmtp.EV_READY, zmtp.EV_MESSAGE]
+    assert events[1][1]["socket-type"] == b"ROUTER" and codec.decode(events[2][1]).TYPE == "welcome"
+    s.sendall(zmtp.command(b"PING", b"\x00\x64ctx-42"))
+    conn.wait(1000)
+    conn.hub.serve(0)
+    assert read_events(s, theirs, 1) == [(zmtp.EV_COMMAND, b"PONG", b"ctx-42")]
+    s.sendall(zmtp.command(b"X") * (COMMAND_BURST + 5))
+    clock = Clock(2000, 0)
+    clock.start()
+    with pytest.raises(ChannelFault) as err:
+        conn.request(request(1), 1, ActionReply, clock.remaining_ms)
+    assert err.value.kind == FaultKind.ILLEGAL and err.value.fatal and "command frames" in err.value.detail
+    assert clock.remaining_ms() > 0
+    s.close()
+
+
+def test_a_zmtp_30_peer_and_a_second_frame(conn: Connection) -> None:
+    import socket as so
+
+    from harness.match import zmtp
+
+    s = so.socket(so.AF_UNIX, so.SOCK_STREAM)
+    s.settimeout(2)
+    s.connect(conn.endpoint[len("ipc://"):])
+    s.sendall(zmtp.GREETING[:11] + b"\x00" + zmtp.GREETING[12:] + zmtp.ready(b"DEALER") + zmtp.frame(hello()))
+    assert handshake(conn)
+    clock = Clock(2000, 0)
+    clock.start()
+    reply = codec.encode(ActionReply(seq=1, action="fold"))
+    with pytest.raises(ChannelFault) as err:
+        conn.request(request(1), 1, ActionReply, clock.remaining_ms,
+                     after_send=lambda: s.sendall(zmtp.frame(reply, more=True) + zmtp.frame(b"")))
+    assert err.value.kind == FaultKind.MALFORMED and err.value.fatal
+    assert "more than one frame" in err.value.detail
+    s.close()
