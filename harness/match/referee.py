@@ -753,6 +753,8 @@ class Referee:
         if self._pending_faults:
             faults.extend(self._pending_faults)
             self._pending_faults = []
+        if self._hub.pending:  # a bound of the wire broken between hands: that, not the exit that followed it
+            self._violations(faults)
         # A bot that died between hands is a crash now, before it is dealt in.
         for p in players:
             if not p.out and p.proc is not None and p.proc.poll() is not None:
