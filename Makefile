@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 # Python process (each bot of each match) about 20 ms at start-up.
 EDITABLE := --config-settings editable_mode=compat
 
-.PHONY: league test install install-test system-deps clean
+.PHONY: league test install install-test system-deps clean bots
 
 $(VENV)/.base: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,11 @@ system-deps:
 
 test: system-deps $(VENV)/.test
 	$(PY) -m pytest -q
+
+# The C and Java example bots (bots/c, bots/java; Debian: libzmq3-dev libmsgpack-dev, libzmq-java libmsgpack-java).
+bots:
+	$(MAKE) -C bots/c
+	$(MAKE) -C bots/java
 
 clean:
 	rm -rf $(VENV) results .pytest_cache .hypothesis

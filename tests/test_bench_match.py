@@ -51,3 +51,15 @@ def test_match_speed_reports_the_referees_cpu_per_decision() -> None:
     # The referee's own CPU over the hand loop (all its threads), per decision: measured, so above zero,
     # and no more than the wall time it had (one CPU, pinned).
     assert 0 < figures["cpu_us_per_decision"] <= figures["us_per_hand"] / figures["decisions_per_hand"]
+
+
+def test_the_c_bot_match_is_measured_or_says_why_not(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from harness.bench.match import build_c_bot, match_speed
+
+    bot, why = build_c_bot(str(tmp_path))
+    if bot is None:
+        import pytest
+
+        pytest.skip(f"C BOT NOT BUILT HERE: {why}")
+    figures = match_speed(2, hands=30, pinned=True, command=(bot,))
+    assert figures["decisions_per_hand"] >= 2 and figures["decisions_per_s"] > 0

@@ -61,3 +61,17 @@ def test_node_bot_exits_when_the_referee_disappears(tmp_path: Path, node_bot: Pa
         assert ref.wait_exit() == 0
     finally:
         ref.close()
+
+
+def test_node_bot_plays_a_match_over_the_referees_zmtp(tmp_path: Path, node_bot: Path) -> None:
+    """zeromq.js against the referee's own ZMTP (not the MiniReferee's libzmq): a real match, no fault."""
+    from harness.engine.config import GameConfig
+    from harness.match.referee import play_match
+    from harness.match.specs import BotSpec, Limits, MatchSpec
+
+    bots = [BotSpec("node", (str(NODE), str(node_bot)), cwd=str(node_bot.parent)),
+            BotSpec("caller", ("python", "-m", "bots.caller"), cwd=str(ROOT))]
+    limits = Limits(decision_ms=2000, time_bank_ms=5000, startup_ms=10000, max_faults=3)
+    result = play_match(bots, MatchSpec(GameConfig(), hands=10, seed=3), limits, tmp_path)
+    assert result.status == ["ok", "ok"] and result.faults == [{}, {}], (result.status, result.faults)
+    assert result.hands_played == 10

@@ -36,7 +36,7 @@ def ctx() -> Iterator[zmq.Context[Any]]:
 @pytest.fixture()
 def conn(ctx: zmq.Context[Any], tmp_path: Path) -> Iterator[Connection]:
     lines: list[str] = []
-    c = Connection(ctx, f"ipc://{tmp_path}/bot.sock", SECRET, "bot", 4096, lines.append)
+    c = Connection(f"ipc://{tmp_path}/bot.sock", SECRET, "bot", 4096, lines.append)
     c.log_lines = lines  # type: ignore[attr-defined]
     yield c
     c.close()
@@ -55,7 +55,7 @@ def handshake(conn: Connection, timeout_s: float = 2.0) -> bool:
     while time.monotonic() < end:
         if conn.poll_handshake():
             return True
-        conn.sock.poll(20)
+        conn.wait(20)
     return False
 
 
@@ -206,17 +206,21 @@ def test_garbage_sent_between_requests_is_a_stray_fault(ctx: zmq.Context[Any], c
     assert stray.detail.startswith("1 message out of turn: malformed message")
 
 
-def test_oversized_reply_drops_the_peer(ctx: zmq.Context[Any], conn: Connection) -> None:
+def test_a_reply_far_over_the_limit_is_fatal_at_its_header(ctx: zmq.Context[Any], conn: Connection) -> None:
     bot = dealer(ctx, conn)
     bot.send(hello())
     assert handshake(conn)
     bot.recv()
-    bot.send(b"x" * 1_000_000)  # over the 4096-byte limit: libzmq drops the connection
+    bot.send(b"x" * 1_000_000)  # over the transport's limit (256 KiB for a 4096-byte limit): never buffered
     clock = Clock(2000, 0)
     clock.start()
-    with pytest.raises(Disconnected):
+    with pytest.raises(ChannelFault) as err:
         conn.request(request(1), 1, ActionReply, clock.remaining_ms)
+    assert err.value.kind == FaultKind.OVERSIZED and err.value.fatal
+    assert "announcing 1000000 bytes" in err.value.detail
     assert clock.remaining_ms() > 0  # noticed before the deadline, not by timing out
+    with pytest.raises(Disconnected):  # the connection is closed: the bot is out
+        conn.request(request(2), 2, ActionReply, clock.remaining_ms)
 
 
 def test_flooding_cannot_extend_the_deadline(ctx: zmq.Context[Any], conn: Connection) -> None:
@@ -294,7 +298,7 @@ def test_a_flood_before_a_request_fails_it_unsent_in_bounded_time(ctx: zmq.Conte
     bot = ready(ctx, conn)
     for _ in range(300):  # far more than MAX_QUEUED_STRAYS, within the test's own send queue
         bot.send(hello(), zmq.NOBLOCK)
-    assert conn.sock.poll(5000)
+    assert conn.wait(5000)
     time.sleep(0.3)  # the I/O thread delivers the batch once it runs: slow on a loaded machine
     clock = Clock(5000, 0)
     clock.start()
@@ -398,7 +402,7 @@ def test_silent_peers_are_capped_and_all_dropped_at_the_hello_and_nobody_connect
     assert not (tmp_path / "bot.sock").exists()  # nobody can connect any more
     late = dealer(ctx, conn)
     late.send(hello())
-    assert not conn.sock.poll(200)  # the others' queue was discarded at the hello; nothing new arrives
+    assert not conn.wait(200)  # the others' queue was discarded at the hello; nothing new arrives
     bot.recv()  # welcome
 
     def answer() -> None:
@@ -419,3 +423,73 @@ def test_silent_peers_are_capped_and_all_dropped_at_the_hello_and_nobody_connect
         monitor.close()
         peer.close()
     late.close()
+
+
+# ---------------------------------------------------------------------- ZMTP on the raw socket
+
+
+def raw_bot(conn: Connection) -> Any:
+    """A hand-written ZMTP 3.1 DEALER on a raw Unix socket, welcomed; returns (socket, bytes read so far)."""
+    import socket as so
+
+    from harness.match import zmtp
+
+    s = so.socket(so.AF_UNIX, so.SOCK_STREAM)
+    s.settimeout(2)
+    s.connect(conn.endpoint[len("ipc://"):])
+    s.sendall(zmtp.GREETING + zmtp.ready(b"DEALER") + zmtp.frame(hello()))
+    assert handshake(conn)
+    return s
+
+
+def read_events(s: Any, parser: Any, want: int) -> list[Any]:
+    events: list[Any] = []
+    while len(events) < want:
+        parser.feed(s.recv(65536))
+        while (ev := parser.next()) is not None:
+            events.append(ev)
+    return events
+
+
+def test_ping_gets_pong_with_its_context_and_a_command_flood_is_fatal(conn: Connection) -> None:
+    from harness.match import zmtp
+    from harness.match.connection import COMMAND_BURST
+
+    s = raw_bot(conn)
+    theirs = zmtp.Parser(1 << 20)
+    events = read_events(s, theirs, 3)  # the referee's greeting, READY (Socket-Type ROUTER), welcome
+    assert [e[0] for e in events] == [zmtp.EV_GREETING, zmtp.EV_READY, zmtp.EV_MESSAGE]
+    assert events[1][1]["socket-type"] == b"ROUTER" and codec.decode(events[2][1]).TYPE == "welcome"
+    s.sendall(zmtp.command(b"PING", b"\x00\x64ctx-42"))
+    conn.wait(1000)
+    conn.hub.serve(0)
+    assert read_events(s, theirs, 1) == [(zmtp.EV_COMMAND, b"PONG", b"ctx-42")]
+    s.sendall(zmtp.command(b"X") * (COMMAND_BURST + 5))
+    clock = Clock(2000, 0)
+    clock.start()
+    with pytest.raises(ChannelFault) as err:
+        conn.request(request(1), 1, ActionReply, clock.remaining_ms)
+    assert err.value.kind == FaultKind.ILLEGAL and err.value.fatal and "command frames" in err.value.detail
+    assert clock.remaining_ms() > 0
+    s.close()
+
+
+def test_a_zmtp_30_peer_and_a_second_frame(conn: Connection) -> None:
+    import socket as so
+
+    from harness.match import zmtp
+
+    s = so.socket(so.AF_UNIX, so.SOCK_STREAM)
+    s.settimeout(2)
+    s.connect(conn.endpoint[len("ipc://"):])
+    s.sendall(zmtp.GREETING[:11] + b"\x00" + zmtp.GREETING[12:] + zmtp.ready(b"DEALER") + zmtp.frame(hello()))
+    assert handshake(conn)
+    clock = Clock(2000, 0)
+    clock.start()
+    reply = codec.encode(ActionReply(seq=1, action="fold"))
+    with pytest.raises(ChannelFault) as err:
+        conn.request(request(1), 1, ActionReply, clock.remaining_ms,
+                     after_send=lambda: s.sendall(zmtp.frame(reply, more=True) + zmtp.frame(b"")))
+    assert err.value.kind == FaultKind.MALFORMED and err.value.fatal
+    assert "more than one frame" in err.value.detail
+    s.close()

@@ -157,11 +157,16 @@ IN_PLAY_CASES = [
     (("out_of_turn",), "illegal", True),
     (("pre_answer",), "illegal", True),  # a reply sent before its request never answers it
     (("oversized",), "oversized", True),  # read and judged: the bot stays in
-    (("oversized", "huge"), "disconnected", False),  # the transport drops the connection
+    (("oversized", "huge"), "oversized", False),  # over the transport's limit: refused at its header, out
     (("reconnect",), "disconnected", False),  # closed and reopened its socket: not a crash, not oversized
     (("reconnect", "close"), "disconnected", False),
     (("wrong_seq",), "illegal", True),
     (("crash_mid_hand",), "crash", False),
+    # Peers that break ZMTP itself (a hand-written client): each bound broken is fatal, seen as it comes.
+    (("zmtp_hostile", "multipart"), "malformed", False),  # a message that never ends: refused at its first frame
+    (("zmtp_hostile", "long_header"), "oversized", False),  # a frame header announcing 2^63 bytes
+    (("zmtp_hostile", "second_frame"), "malformed", False),  # a reply in two frames
+    (("zmtp_hostile", "commands"), "illegal", False),  # a stream of 4-byte command frames
 ]
 
 

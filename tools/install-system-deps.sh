@@ -20,6 +20,7 @@ libseccomp2           -         the sandbox syscall filter (harness/match/syscal
 chromium              chromium  the report browser test (tests/test_report.py)
 chromium-driver       -         the report browser test (tests/test_report.py)
 default-jre-headless  java      Java bots
+default-jdk-headless  javac     building the Java example bot (bots/java)
 libzmq3-dev           -         C and C++ bots (ZeroMQ)
 libmsgpack-dev        -         C and C++ bots (MessagePack)
 libzmq-java           -         Java bots (ZeroMQ)

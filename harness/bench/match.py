@@ -2,6 +2,10 @@
 
 Figures (printed, never asserted):
 
+- ``hands_per_s_heads_up_c`` / ``decisions_per_s_heads_up_c``: the pinned
+  heads-up match with two C example bots (bots/c, built here with ``make``)
+  instead of the Python callers, and ``referee_cpu_us_per_decision_c`` its
+  referee CPU per decision.
 - ``raw_round_trip_us``: one ZeroMQ DEALER/ROUTER request/reply over ipc
   between two Python processes (300-byte message), as the scheduler places
   them; ``raw_round_trip_pinned_us`` with both on one CPU.
@@ -10,7 +14,8 @@ Figures (printed, never asserted):
   loop only (start-up and shutdown excluded), the better of the two
   placements (free and pinned to one CPU); each placement is also reported.
 - ``referee_cpu_us_per_decision``: the referee process's CPU time (user +
-  system, all its threads: libzmq's I/O thread included) over the hand loop
+  system, all its threads; there is no I/O thread: the referee speaks ZMTP
+  itself) over the hand loop
   of the pinned heads-up match, per decision (µs); less sensitive to other
   load on the machine than hands/s. ``..._four_handed``: the same, pinned
   four-handed match.
@@ -20,8 +25,9 @@ Figures (printed, never asserted):
   ``overhead_ratio_same_placement`` divides by the raw round trip measured
   with the same placement instead.
 - ``floor_hands_per_s_heads_up``: the same two callers, pinned, fed one
-  recorded hand by a loop that only encodes, sends and receives
-  (:func:`transport_floor`): what any referee could reach with these bots
+  recorded hand by a loop that only encodes, sends and receives over the
+  referee's own transport (:func:`transport_floor`): what any referee could
+  reach with these bots
   and this protocol here; ``floor_ratio_heads_up`` is ``hands_per_s_heads_up``
   over it (same run). ``referee_us_per_hand_heads_up`` is the pinned
   match's time per hand minus the floor's: the referee's own work (engine,
@@ -56,7 +62,7 @@ from harness.match.placement import pin, restore
 from harness.match.referee import BotSpec, Limits, MatchSpec, Referee, encode_hand_end_of
 from harness.match.specs import CpuPolicy, SandboxMode, SandboxSettings
 from protocol import codec
-from protocol.messages import MatchEnd, Welcome
+from protocol.messages import MatchEnd
 from protocol.version import PROTOCOL_VERSION
 
 #: The echo peer of the raw round-trip measurement.
@@ -140,78 +146,102 @@ def transport_floor(hands: int = 3000) -> dict[str, float]:
 
     The loop does only what no referee can skip: per hand a ``hand_start``
     and ``hand_end`` per bot and six requests, each encoded with its own
-    ``seq`` and answered. No engine, checks, clocks or hand records: the
-    ceiling of any referee with these bots, this protocol and this machine,
+    ``seq`` and answered, over the referee's own transport
+    (:class:`harness.match.connection.Connection`: its ZMTP, sockets and
+    handshake; :meth:`~harness.match.connection.Connection.exchange` per
+    request). No engine, checks, clocks or hand records: the ceiling of any
+    referee with these bots, this protocol, this transport and this machine,
     and the gap to ``hands_per_s_heads_up`` is the referee's own work.
     """
+    from harness.match.connection import Connection, Hub
+
     root = Path(__file__).resolve().parents[2]
     steps, final = _sample_hand()
     before = pin({_pin_cpu()})  # as a pinned match: the bots inherit it
     tmp = tempfile.mkdtemp(prefix="harness-bench-")
-    ctx = zmq.Context()
+    hub = Hub()
     children: list[subprocess.Popen[bytes]] = []
+    conns: list[Connection] = []
     try:
-        socks, idents = [], []
         for seat in range(2):
-            sock = ctx.socket(zmq.ROUTER)
-            sock.setsockopt(zmq.LINGER, 0)
-            sock.setsockopt(zmq.RCVTIMEO, 20_000)
-            sock.bind(f"ipc://{tmp}/{seat}.sock")
+            conn = Connection(f"ipc://{tmp}/{seat}.sock", "floor", f"caller{seat}", 65536, lambda _line: None, hub)
+            conns.append(conn)
             env = dict(
                 os.environ,
-                HARNESS_ENDPOINT=f"ipc://{tmp}/{seat}.sock",
+                HARNESS_ENDPOINT=conn.endpoint,
                 HARNESS_SECRET="floor",
                 HARNESS_BOT_NAME=f"caller{seat}",
                 HARNESS_PROTOCOL_VERSION=str(PROTOCOL_VERSION),
             )
             children.append(subprocess.Popen([sys.executable, "-m", "bots.caller"], env=env, cwd=root))
-            socks.append(sock)
-        for sock in socks:
-            ident, _hello = sock.recv_multipart()
-            idents.append(ident)
-            sock.send_multipart((ident, codec.encode(Welcome())))
+        give_up = time.monotonic() + 20
+        while not all(c.poll_handshake() for c in conns):  # each answered welcome
+            if time.monotonic() > give_up:
+                raise RuntimeError("the floor's bots did not say hello")
+            hub.poll(20)
         names, stacks = ("caller0", "caller1"), (1000, 1000)
         end = encode_hand_end_of(final, 0)
         hole = [[CARD_STRS[c] for c in final.hole_cards[seat]] for seat in range(2)]
         seqs = [0, 0]
         t = time.perf_counter()
         for h in range(hands):
-            for seat, sock in enumerate(socks):
+            for seat, conn in enumerate(conns):
                 if h:
-                    sock.send_multipart((idents[seat], end))
-                sock.send_multipart((idents[seat], codec.encode_hand_start(h, seat, 0, names, stacks, hole[seat])))
+                    conn.send(end)
+                conn.send(codec.encode_hand_start(h, seat, 0, names, stacks, hole[seat]))
             for seat, draw, view, lg in steps:
                 seqs[seat] += 1
                 payload = codec.encode_request(
                     draw, seqs[seat], view, lg.actions, lg.call_amount, lg.min_to, lg.max_to, lg.max_discards,
                     1000, 30000,
                 )
-                socks[seat].send_multipart((idents[seat], payload))
-                socks[seat].recv_multipart()  # the reply (not judged: no referee work here)
+                conns[seat].exchange(payload)  # the reply (not judged: no referee work here)
         elapsed = time.perf_counter() - t
-        for seat, sock in enumerate(socks):
-            sock.send_multipart((idents[seat], codec.encode(MatchEnd(hands, (0, 0), ("ok", "ok")))))
+        for conn in conns:
+            conn.send(codec.encode(MatchEnd(hands, (0, 0), ("ok", "ok"))))
     finally:
         _reap(children)
-        ctx.destroy(linger=0)
+        for conn in conns:
+            conn.close()
         restore(before)
         shutil.rmtree(tmp, ignore_errors=True)
     return {"hands_per_s": hands / elapsed, "us_per_hand": elapsed / hands * 1e6}
+
+
+def build_c_bot(into: str) -> tuple[str | None, str]:
+    """Build the C example bot (bots/c, ``make``) into the directory ``into``: (its path, "") or (None, why not)."""
+    root = Path(__file__).resolve().parents[2]
+    if shutil.which("make") is None or shutil.which("cc") is None:
+        return None, "no make or C compiler (cc)"
+    src = root / "bots" / "c"
+    work = Path(into) / "c"
+    shutil.copytree(src, work, ignore=shutil.ignore_patterns("bot"))
+    done = subprocess.run(["make", "-C", str(work)], capture_output=True, text=True, timeout=300)
+    if done.returncode != 0:
+        return None, f"make -C bots/c failed (libzmq3-dev, libmsgpack-dev?): {done.stderr.strip()[-200:]}"
+    return str(work / "bot"), ""
 
 
 #: The unsandboxed figures: bots as plain subprocesses (rlimits only).
 UNSANDBOXED = SandboxSettings(mode=SandboxMode.OFF)
 
 
-def match_speed(n_bots: int, hands: int, pinned: bool, sandbox: SandboxSettings = UNSANDBOXED) -> dict[str, float]:
-    """Play one match of ``n_bots`` callers.
+def match_speed(
+    n_bots: int,
+    hands: int,
+    pinned: bool,
+    sandbox: SandboxSettings = UNSANDBOXED,
+    command: tuple[str, ...] | None = None,
+) -> dict[str, float]:
+    """Play one match of ``n_bots`` callers (``python -m bots.caller``, or ``command``: e.g. the C bot).
 
     Returns:
-        ``hands_per_s`` and ``us_per_hand`` (hand loop only), ``decisions_per_hand``
-        and ``cpu_us_per_decision`` (the referee's CPU, all its threads, µs).
+        ``hands_per_s`` and ``us_per_hand`` (hand loop only), ``decisions_per_hand``,
+        ``decisions_per_s`` and ``cpu_us_per_decision`` (the referee's CPU, all its threads, µs).
     """
     root = Path(__file__).resolve().parents[2]
-    bots = [BotSpec(f"caller{i}", (sys.executable, "-m", "bots.caller"), cwd=str(root)) for i in range(n_bots)]
+    argv = command or (sys.executable, "-m", "bots.caller")
+    bots = [BotSpec(f"caller{i}", argv, cwd=str(root)) for i in range(n_bots)]
     spec = MatchSpec(GameConfig(), hands=hands, seed=12345, match_id=f"bench-{n_bots}")
     with tempfile.TemporaryDirectory(prefix="harness-bench-") as out:
         ref = Referee(bots, spec, Limits(), Path(out), cpus={_pin_cpu()} if pinned else None, sandbox=sandbox)
@@ -222,6 +252,7 @@ def match_speed(n_bots: int, hands: int, pinned: bool, sandbox: SandboxSettings 
         "hands_per_s": hands / ref.hands_seconds,
         "us_per_hand": ref.hands_seconds / hands * 1e6,
         "decisions_per_hand": ref.decisions / hands,
+        "decisions_per_s": ref.decisions / ref.hands_seconds,
         "cpu_us_per_decision": ref.hands_cpu_seconds / max(1, ref.decisions) * 1e6,
     }
 
@@ -304,6 +335,9 @@ def run(hands_heads_up: int = 4000, hands_four: int = 2000) -> dict[str, Any]:
     hu = {mode: match_speed(2, hands_heads_up, mode == "pinned") for mode in ("free", "pinned")}
     four = {mode: match_speed(4, hands_four, mode == "pinned") for mode in ("free", "pinned")}
     floor = transport_floor(hands_heads_up)
+    with tempfile.TemporaryDirectory(prefix="harness-bench-c-") as build:
+        c_bot, why = build_c_bot(build)
+        c_hu = match_speed(2, hands_heads_up, True, command=(c_bot,)) if c_bot else None
     best = max(hu, key=lambda m: hu[m]["hands_per_s"])
     boxed = _sandboxed(hands_heads_up, best == "pinned", hu[best]["hands_per_s"])
     rt_same = rt_pinned if best == "pinned" else rt_free
@@ -329,6 +363,9 @@ def run(hands_heads_up: int = 4000, hands_four: int = 2000) -> dict[str, Any]:
         "floor_hands_per_s_heads_up": round(floor["hands_per_s"], 1),
         "floor_ratio_heads_up": round(hu[best]["hands_per_s"] / floor["hands_per_s"], 3),
         "referee_us_per_hand_heads_up": round(hu["pinned"]["us_per_hand"] - floor["us_per_hand"], 1),
+        "hands_per_s_heads_up_c": round(c_hu["hands_per_s"], 1) if c_hu else f"not measured: {why}",
+        "decisions_per_s_heads_up_c": round(c_hu["decisions_per_s"], 1) if c_hu else None,
+        "referee_cpu_us_per_decision_c": round(c_hu["cpu_us_per_decision"], 1) if c_hu else None,
         **boxed,
         "cpus": os.cpu_count(),
         "load_average_1min": round(os.getloadavg()[0], 2),

@@ -1,34 +1,55 @@
 """The referee's side of one bot's channel (PROTOCOL.md "Transport", DESIGN.md "Referee promises").
 
-Per bot the referee binds a ZeroMQ ROUTER on a private endpoint (an ipc path
-in a directory of its own, or tcp on loopback); the bot connects a DEALER
-and proves itself with ``hello`` carrying its seat's secret. From then on
-only that peer (its ROUTER routing id) is listened to, so a process without
-the secret can neither block nor impersonate the bot.
+The referee speaks ZMTP 3.1 itself (:mod:`harness.match.zmtp`): per bot it
+listens on a private endpoint (a Unix socket in a directory of its own,
+``ipc://``, or tcp on loopback) and plays a ZeroMQ ``ROUTER`` towards the
+bot's ``DEALER`` (any ZeroMQ library: the wire is ZeroMQ's). Every socket of
+every seat is non-blocking and watched by one ``poll`` in the referee's main
+thread (:class:`Hub`); no other thread reads them. The bot proves itself
+with ``hello`` carrying its seat's secret; from then on only that
+connection is listened to, so a process without the secret can neither
+block nor impersonate the bot.
 
-Unauthenticated peers (issue 10 point 7): a connection whose first message
-is not a ``hello`` with the seat's secret is dropped at once (the referee
-shuts its socket down; it is never answered), at most
+Unauthenticated peers: a connection whose first message is not a ``hello``
+with the seat's secret is closed at once (never answered), at most
 :data:`MAX_UNAUTHENTICATED` silent connections are kept open before the
-bot's hello (the oldest go first), and once the bot is authenticated every other connection is dropped,
-the ipc path is unlinked so that nobody can connect any more (a tcp peer is
-dropped as soon as it is accepted), and whatever the others had queued is
-discarded before any clock runs. ZeroMQ has no call to close one peer of a
-ROUTER: the connection's descriptor comes from the monitor
-(``EVENT_ACCEPTED``) or the message (``ZMQ_SRCFD``, checked against the
-sender's pid in ``Peer-Address`` with ``SO_PEERCRED`` so that a descriptor
-reused by another connection is never hit), and ``shutdown(2)`` on it makes
-libzmq close that connection as if the peer had gone.
+bot's hello (the oldest go first), and once the bot is authenticated every
+other connection is closed and the listening socket too (the ipc path is
+unlinked), before any clock runs. Before its hello a peer's frames are at
+most :data:`HELLO_FRAME_LIMIT` bytes.
 
-Guards, all per message, none trusting the bot:
+Bounds, all checked as the bytes arrive, all the sender's fault:
 
-- size: a message over ``max_message_bytes`` is an ``oversized`` fault,
-  judged here from its length. libzmq itself refuses anything over
-  :func:`transport_limit` (``ZMQ_MAXMSGSIZE``, 4x the limit, at least
-  256 KiB) by dropping the peer before buffering it, so a 50 MB reply never
-  reaches memory; the socket monitor reports the drop as a disconnection of
-  that peer's file descriptor (known from the ``hello``'s ``ZMQ_SRCFD``),
-  the same event as a bot closing its socket: both are ``disconnected``.
+- bytes per frame: a message over ``max_message_bytes`` is skipped unread
+  and judged ``oversized`` (the bot stays in); a frame announcing more than
+  :func:`transport_limit` (4x the limit, at least 256 KiB: far beyond any
+  mistake) is a fatal ``oversized`` fault, seen at its header.
+- frames per message: the protocol's messages are one frame; a frame with
+  the MORE flag is a fatal ``malformed`` fault (nothing of it is kept).
+- anything that is not ZMTP (a bad greeting, reserved flag bits, a command
+  with MORE) is a fatal ``malformed`` fault.
+- command frames (PING, SUBSCRIBE, anything) cost a token of a bucket of
+  :data:`COMMAND_BURST` refilled at :data:`COMMANDS_PER_S`: more is a fatal
+  ``illegal`` fault (a flood). PING is answered with PONG (ZMTP 3.1).
+- messages out of turn: at most :data:`MAX_QUEUED_STRAYS` between two
+  requests (more is a flood: the next request fails unsent, and the seat's
+  socket is not read until then); messages read while a request is pending
+  cost the bot's own deadline.
+- what the referee queues for a bot that does not read is at most
+  :data:`OUT_LIMIT` bytes (then notifications are dropped and a request is
+  a ``timeout``, as the bot is not reading).
+
+A fatal fault closes the sender's connection at once (its bytes are no
+longer read) and the bot is put out (:attr:`Connection.violation`, raised by
+its next :meth:`Connection.request`, or taken by the referee through
+:attr:`Hub.pending` if it came while another seat was on move: it is never
+charged to that seat). The referee's memory per seat is thus fixed: per
+connection one read of :data:`READ_CHUNK` bytes, one partial frame of at
+most ``max_message_bytes`` + 9 (:data:`HELLO_FRAME_LIMIT` before the hello),
+and at most :data:`OUT_LIMIT` bytes queued out, for at most
+:data:`MAX_UNAUTHENTICATED` + 1 connections before the hello and one after
+(:func:`memory_bound`).
+
 - time: one deadline per decision (from :class:`harness.match.clock.Clock`);
   polling asks only for what remains, in whole milliseconds, so a flooding
   bot cannot extend it.
@@ -40,40 +61,27 @@ Guards, all per message, none trusting the bot:
   sends out of turn (a second reply, a repeated hello, garbage between
   requests) is counted, and the counts become *one* fault record per
   request (:meth:`Connection.take_strays`).
-- floods: the referee's time per request is bounded whatever the bot
-  sends: at most :data:`MAX_QUEUED_STRAYS` queued messages are read before
-  a request (more is a flood: the request fails, unsent), messages read
-  while a request is pending cost the bot's own deadline, and ``RCVHWM``
-  keeps the queue short (libzmq then stops reading the bot's socket).
 - clock: a reply that arrived before the deadline is never late. At the
-  deadline the referee looks once more (and, if it was not watching the
-  socket when the deadline passed, because it was writing a record,
-  collecting garbage, descheduled or stopped, it first gives libzmq's I/O
-  thread :data:`LATE_GRACE_MS` to hand over what arrived meanwhile, and
-  waits while the kernel still holds unread bytes of the bot). The time
+  deadline the referee reads once more what the kernel holds; the time
   charged ends when the reply is known to have arrived, or, when the
-  referee was not watching, at the last moment it knew the queue empty
+  referee was not watching (writing a record, collecting garbage,
+  descheduled or stopped), at the last moment it knew no reply had come
   (:attr:`Connection.answered_at`).
-- LINGER=0 on every socket, so closing never waits on a dead bot.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hmac
 import os
+import select
 import socket
-import struct
-import termios
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import zmq
-from zmq.utils.monitor import parse_monitor_message
-
+from harness.match import zmtp
 from harness.match.specs import FaultKind
 from protocol import codec
 from protocol.errors import ProtocolError
@@ -84,19 +92,12 @@ from protocol.version import PROTOCOL_VERSION
 POLL_SLICE_MS = 50
 #: Ignored messages logged per connection before the log goes quiet (then only counted).
 MAX_IGNORED_LOGGED = 20
-#: Most messages of the bot read from its queue before a request is sent; a bot
-#: only ever answers requests, so more than this waiting is a flood.
+#: Most messages of the bot read between two requests; a bot only ever answers requests,
+#: so more than this is a flood.
 MAX_QUEUED_STRAYS = 64
 #: Messages read per batch while a request is pending, between deadline checks.
 READ_BATCH = 64
-#: Messages libzmq queues per peer before it stops reading that peer's socket (``ZMQ_RCVHWM``).
-#: Twice MAX_QUEUED_STRAYS: a flood is then seen in what is already queued, not only once
-#: libzmq's I/O thread has refilled the queue (which a loaded machine may not have done yet).
-RCV_HWM = 2 * MAX_QUEUED_STRAYS
-#: Extra look at the deadline when the referee was not watching the socket as it passed (ms):
-#: time for libzmq's I/O thread to hand over what arrived while the referee was busy or stopped.
-LATE_GRACE_MS = 50
-#: Longest wait at the deadline while the kernel still holds unread bytes from the bot (ms).
+#: Longest wait at the deadline for the rest of a reply whose first bytes have come (ms).
 LATE_KERNEL_MS = 200
 #: A poll that returns this much later than asked (ms) means the referee was not running.
 OVERSLEEP_MS = 5
@@ -106,40 +107,39 @@ _LATE_BATCHES = 4
 MAX_STRAY_KINDS = 6
 #: Connections kept open before the bot's hello; more are dropped as they are accepted.
 MAX_UNAUTHENTICATED = 4
+#: Largest frame of a peer before its hello (bytes): a hello is a few hundred.
+HELLO_FRAME_LIMIT = 8192
+#: Bytes read from a socket at once.
+READ_CHUNK = 65536
+#: Most bytes queued for one connection that the bot has not read yet.
+OUT_LIMIT = 1 << 20
+#: Command frames a peer may send at once, and how many more per second (heartbeats every 10 ms pass).
+COMMAND_BURST = 64
+COMMANDS_PER_S = 100.0
 
 _now = time.perf_counter
-_zmq_poll = zmq.zmq_poll
-# pyzmq's Socket.send is a Python method over its compiled base class's (it adds draft-socket
-# options this channel never uses); the base's, called directly, saves a Python frame per frame sent.
-_send = zmq.backend.Socket.send
-
-# Plain ints: pyzmq's enum flags cost an enum operation per call on the hot path.
-_NOBLOCK = int(zmq.NOBLOCK)
-_MORE_NOBLOCK = int(zmq.SNDMORE) | _NOBLOCK
-_POLLIN = int(zmq.POLLIN)
-_EVENTS = int(zmq.EVENTS)
-_RCVMORE = int(zmq.RCVMORE)
-_EVENT_DISCONNECTED = int(zmq.EVENT_DISCONNECTED)
-_EVENT_ACCEPTED = int(zmq.EVENT_ACCEPTED)
-_UCRED = struct.Struct("3i")  # struct ucred: pid, uid, gid (SO_PEERCRED)
+_POLLIN = select.POLLIN
+_POLLOUT = select.POLLOUT
+_GONE = select.POLLHUP | select.POLLERR | select.POLLNVAL
+_EV_MESSAGE = zmtp.EV_MESSAGE
+_GREETING_READY = zmtp.GREETING + zmtp.ready(b"ROUTER")
 
 
 class Disconnected(Exception):
-    """The authenticated peer's connection is gone (bot exited, or libzmq dropped it).
-
-    libzmq drops a peer that sends a message over ``ZMQ_MAXMSGSIZE``; a bot
-    process that exits closes its socket. The caller tells the two apart by
-    looking at the process.
-    """
+    """The authenticated peer's connection is gone (the bot exited or closed its socket)."""
 
 
 class ChannelFault(Exception):
-    """A reply that cannot be used: ``kind`` is the fault, ``detail`` says why (for the history)."""
+    """A reply that cannot be used: ``kind`` is the fault, ``detail`` says why (for the history).
 
-    def __init__(self, kind: FaultKind, detail: str) -> None:
+    ``fatal``: the bot broke a bound of the transport (its connection is closed): put it out.
+    """
+
+    def __init__(self, kind: FaultKind, detail: str, fatal: bool = False) -> None:
         super().__init__(f"{kind}: {detail}")
         self.kind = kind
         self.detail = detail
+        self.fatal = fatal
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,45 +150,124 @@ class HandshakeFailure:
 
 
 def transport_limit(max_message_bytes: int) -> int:
-    """Largest message libzmq reads from a bot (``ZMQ_MAXMSGSIZE``, bytes); it drops a peer sending more.
+    """Largest frame skipped as a mere ``oversized`` message (bytes); a frame announcing more is fatal.
 
-    Messages between ``max_message_bytes`` and this are read and judged
-    ``oversized``; the margin keeps that verdict exact for any realistic
-    mistake while a 50 MB message never reaches memory.
+    Messages between ``max_message_bytes`` and this are skipped unread and
+    judged ``oversized``; the margin keeps that verdict for any realistic
+    mistake while a 50 MB message is refused at its header.
     """
     return max(4 * max_message_bytes, 262_144)
 
 
-def _shutdown(fd: int) -> bool:
-    """``shutdown(2)`` a connection libzmq owns (libzmq then closes it as a departed peer); False if gone."""
-    try:
-        with socket.socket(fileno=os.dup(fd)) as sock:  # a duplicate: libzmq keeps its own descriptor
-            sock.shutdown(socket.SHUT_RDWR)
-    except OSError:
-        return False
-    return True
+def memory_bound(max_message_bytes: int) -> int:
+    """The most memory (bytes) the transport holds for one seat, whatever its peers send.
+
+    Before the hello: :data:`MAX_UNAUTHENTICATED` + 1 connections of one read
+    and one partial frame under :data:`HELLO_FRAME_LIMIT`; after: one
+    connection with a frame under ``max_message_bytes``; each with
+    :data:`OUT_LIMIT` queued out. Python objects' own overhead (a few KiB per
+    connection) comes on top.
+    """
+    before = (MAX_UNAUTHENTICATED + 1) * (READ_CHUNK + HELLO_FRAME_LIMIT + 9 + OUT_LIMIT)
+    after = READ_CHUNK + max_message_bytes + 9 + OUT_LIMIT
+    return max(before, after)
 
 
-def _peer_pid(fd: int) -> int | None:
-    """The pid of the process at the other end of a unix-socket descriptor (``SO_PEERCRED``), or None."""
-    try:
-        with socket.socket(fileno=os.dup(fd)) as sock:
-            if sock.family != socket.AF_UNIX:
-                return None
-            return _UCRED.unpack(sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _UCRED.size))[0]
-    except OSError:
-        return None
+class Hub:
+    """One ``poll`` over every socket of every seat, in the referee's main thread.
+
+    Each socket's owner registers a handler, called as ``handler(fd, events)``
+    when the socket is ready; :meth:`poll` returns what is ready without
+    calling anything, :meth:`dispatch` hands one ready socket to its owner.
+    :attr:`pending` lists connections whose bot broke a bound while it was
+    not on move (the referee records the fault and puts it out).
+    """
+
+    __slots__ = ("_poll", "_handlers", "pending")
+
+    def __init__(self) -> None:
+        self._poll = select.poll()
+        self._handlers: dict[int, Callable[[int, int], None]] = {}
+        self.pending: list[Connection] = []
+
+    def add(self, fd: int, handler: Callable[[int, int], None], events: int = _POLLIN) -> None:
+        self._handlers[fd] = handler
+        self._poll.register(fd, events)
+
+    def modify(self, fd: int, events: int) -> None:
+        if fd in self._handlers:
+            self._poll.modify(fd, events)
+
+    def remove(self, fd: int) -> None:
+        if self._handlers.pop(fd, None) is not None:
+            self._poll.unregister(fd)
+
+    def poll(self, timeout_ms: int) -> list[tuple[int, int]]:
+        """The sockets ready within ``timeout_ms`` (ms; 0: now, no wait)."""
+        try:
+            return self._poll.poll(timeout_ms)
+        except InterruptedError:  # pragma: no cover - PEP 475 retries; kept for safety
+            return []
+
+    def dispatch(self, fd: int, events: int) -> None:
+        handler = self._handlers.get(fd)
+        if handler is not None:
+            handler(fd, events)
+
+    def serve(self, timeout_ms: int) -> bool:
+        """Wait up to ``timeout_ms`` and hand every ready socket to its owner; True if any was."""
+        ready = self.poll(timeout_ms)
+        for fd, ev in ready:
+            self.dispatch(fd, ev)
+        return bool(ready)
 
 
-def _recv_frames(sock: zmq.Socket[Any]) -> list[bytes] | None:
-    """One whole message (every frame: the routing id first) without blocking, or None if none is queued."""
-    try:
-        frames = [sock.recv(_NOBLOCK)]
-        while sock.getsockopt(_RCVMORE):
-            frames.append(sock.recv(_NOBLOCK))
-    except zmq.Again:
-        return None
-    return frames
+class _Peer:
+    """One accepted connection: its socket, parser, what is queued out, and its command tokens."""
+
+    __slots__ = ("sock", "fd", "parser", "out", "ready", "eof", "tokens", "refilled", "peer_pid")
+
+    def __init__(self, sock: socket.socket, frame_limit: int, skip_limit: int) -> None:
+        self.sock = sock
+        self.fd = sock.fileno()
+        self.parser = zmtp.Parser(frame_limit, skip_limit)
+        self.out = bytearray()
+        self.ready = False  # the NULL handshake is done
+        self.eof = False
+        self.tokens = float(COMMAND_BURST)
+        self.refilled = _now()
+
+
+def _bind(endpoint: str) -> tuple[socket.socket, str]:
+    """A non-blocking listening socket for ``ipc://PATH`` or ``tcp://HOST:PORT`` and its real endpoint.
+
+    Raises:
+        OSError: it cannot be bound. ValueError: not an ipc or tcp endpoint.
+    """
+    if endpoint.startswith("ipc://"):
+        path = endpoint[len("ipc://"):]
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.bind(path)
+            sock.listen(16)
+        except OSError:
+            sock.close()
+            raise
+        real = endpoint
+    elif endpoint.startswith("tcp://"):
+        host, _, port = endpoint[len("tcp://"):].rpartition(":")
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            sock.bind((host, int(port)))
+            sock.listen(16)
+        except OSError:
+            sock.close()
+            raise
+        real = f"tcp://{host}:{sock.getsockname()[1]}"
+    else:
+        raise ValueError(f"endpoint {endpoint!r}: ipc:// or tcp:// expected")
+    sock.setblocking(False)
+    return sock, real
 
 
 def _describe(msg: Any, rseq: Any) -> str:
@@ -197,67 +276,61 @@ def _describe(msg: Any, rseq: Any) -> str:
 
 
 class Connection:
-    """One bot's ROUTER socket, its handshake and its request/reply exchange.
+    """One bot's endpoint, its handshake and its request/reply exchange, in ZMTP (module docstring).
 
     Args:
-        ctx: the referee's ZeroMQ context.
-        endpoint: where to bind: ``ipc:///private/dir/name`` or ``tcp://127.0.0.1:0``
+        endpoint: where to listen: ``ipc:///private/dir/name`` or ``tcp://127.0.0.1:0``
             (port 0 = any free port; :attr:`endpoint` then holds the real one).
         secret: the seat's secret the bot must present (``HARNESS_SECRET``).
         name: the bot's name, for log lines.
         max_message_bytes: largest message accepted from the bot (bytes).
         log: called with one line of text for every event worth keeping
             (ignored peers, late replies, drops).
+        hub: the poll shared by every seat of the match (default: one of its own).
 
     Raises:
-        zmq.ZMQError: the endpoint cannot be bound.
+        OSError: the endpoint cannot be bound.
+        ValueError: the endpoint is neither ipc:// nor tcp://.
     """
 
     def __init__(
         self,
-        ctx: zmq.Context[Any],
         endpoint: str,
         secret: str,
         name: str,
         max_message_bytes: int,
         log: Callable[[str], None],
+        hub: Hub | None = None,
     ) -> None:
         self.name = name
         self._secret = secret.encode()
         self._max_bytes = max_message_bytes
         self._log = log
-        sock = ctx.socket(zmq.ROUTER)
-        sock.setsockopt(zmq.LINGER, 0)
+        self.hub = hub if hub is not None else Hub()
         self.transport_limit = transport_limit(max_message_bytes)
-        sock.setsockopt(zmq.MAXMSGSIZE, self.transport_limit)
-        # A bot sends one reply per request: a short queue makes a flood stop at the socket.
-        sock.setsockopt(zmq.RCVHWM, RCV_HWM)
-        # Sending to a vanished peer raises EHOSTUNREACH instead of vanishing silently.
-        sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
-        self._monitor = sock.get_monitor_socket(zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED)
-        self._monitor.setsockopt(zmq.LINGER, 0)
-        try:
-            sock.bind(endpoint)
-        except zmq.ZMQError:
-            self._monitor.close()
-            sock.close()
-            raise
-        self.sock = sock
-        self.endpoint: str = sock.getsockopt_string(zmq.LAST_ENDPOINT)
-        #: Open connections by descriptor, oldest first (from the monitor), the bot's included once known.
-        self._peers: dict[int, None] = {}
-        #: Messages of the bot read while discarding the others' queue: judged at the first request.
-        self._early: list[list[bytes]] = []
-        #: Routing ids of connections dropped before the hello: their queued messages are ignored.
-        self._banned: set[bytes] = set()
+        self._listener: socket.socket | None
+        self._listener, self.endpoint = _bind(endpoint)
+        self._tcp = self.endpoint.startswith("tcp://")
+        self._listener_fd = self._listener.fileno()
+        self.hub.add(self._listener_fd, self._on_event)
+        #: Connections that have not said hello, by descriptor, oldest first.
+        self._peers: dict[int, _Peer] = {}
+        self._bot: _Peer | None = None
         #: Connections dropped because they did not present the secret, or came too many or too late.
         self.dropped_peers = 0
-        #: What a request polls: the bot's socket and its monitor (``zmq_poll`` items, built once).
-        self._items = [(sock, _POLLIN), (self._monitor, _POLLIN)]
+        #: Why the last of them was dropped (for a failed start's detail).
+        self.last_drop = ""
+        #: The bot's Identity (ZMTP READY property, b"" if none) once it said hello; None before.
         self.identity: bytes | None = None
-        self._fd: int | None = None
         self.gone = False
         self.failure: HandshakeFailure | None = None
+        #: A bound of the transport the bot broke (fatal), not yet reported; see :meth:`take_violation`.
+        self.violation: ChannelFault | None = None
+        self._requesting = False
+        self._held: list[bytes] = []  # notifications to send with the next write (hold())
+        self._cut = False  # the last read stopped at READ_BATCH with events left in the parser
+        self._unsolicited = 0  # the bot's messages since its last request
+        self._flooded = False  # more than MAX_QUEUED_STRAYS of them: its socket is not read until its request
         self._timed_out: set[int] = set()  # requests given up on whose late reply may still come
         self._answered = 0  # highest seq answered or given up on
         self._ignored = 0
@@ -273,6 +346,8 @@ class Connection:
         self.dropped = 0
         self.messages_in = 0
         self.bytes_in = 0
+        #: Command frames received (PING, ...) and PONGs sent.
+        self.commands_in = 0
 
     # ------------------------------------------------------------------ logging
 
@@ -288,116 +363,232 @@ class Connection:
         """Messages ignored so far (unauthenticated peers, stale or stray input)."""
         return self._ignored
 
-    # ------------------------------------------------------------------ monitor
+    # ------------------------------------------------------------------ sockets
 
-    def _drain_monitor(self) -> None:
-        """Read pending socket events; mark the channel gone if the bot's peer disconnected."""
-        mon = self._monitor
-        while mon.getsockopt(_EVENTS) & _POLLIN:  # checked first: an empty read raises, which is slow
-            try:
-                frames = mon.recv_multipart(_NOBLOCK)
-            except zmq.Again:
-                return
-            except zmq.ZMQError:
-                return
-            try:
-                event = parse_monitor_message(frames)
-            except Exception:  # malformed monitor frames cannot come from a bot; be safe
-                continue
-            kind, fd = event["event"], int(event["value"])
-            if kind == _EVENT_ACCEPTED:
-                self._peers[fd] = None
-                if self.identity is not None:
-                    self._drop(fd, "a connection after the bot's hello")
-            elif kind == _EVENT_DISCONNECTED:
-                self._peers.pop(fd, None)
-                if self._fd is not None and fd == self._fd:
-                    if not self.gone:
-                        self._log(f"{self.name}: connection of the authenticated peer dropped")
-                    self.gone = True
-                    self._fd = None
+    def wait(self, timeout_ms: int) -> bool:
+        """Block up to ``timeout_ms`` until a socket of the hub is ready (nothing is read); True if one is."""
+        return bool(self.hub.poll(timeout_ms))
+
+    def _mask(self, peer: _Peer) -> int:
+        read = 0 if (peer is self._bot and self._flooded) else _POLLIN
+        return read | _POLLOUT if peer.out else read
+
+    def _write(self, peer: _Peer, data: bytes) -> int:
+        """Queue ``data`` to ``peer``: 1 sent or queued, 0 not (:data:`OUT_LIMIT` reached), -1 connection broken."""
+        out = peer.out
+        if out:
+            if len(out) + len(data) > OUT_LIMIT:
+                return 0
+            out += data
+            return 1
+        try:
+            n = peer.sock.send(data)
+        except BlockingIOError:
+            n = 0
+        except OSError:
+            return -1
+        if n < len(data):
+            out += memoryview(data)[n:]
+            self.hub.modify(peer.fd, self._mask(peer))
+        return 1
+
+    def _flush(self, peer: _Peer) -> None:
+        out = peer.out
+        if not out:
+            return
+        try:
+            n = peer.sock.send(out)
+        except BlockingIOError:
+            return
+        except OSError:
+            out.clear()
+            peer.eof = True
+            return
+        del out[:n]
+        if not out:
+            self.hub.modify(peer.fd, self._mask(peer))
+
+    def _recv(self, peer: _Peer) -> bool:
+        """Feed what the kernel holds (one read); False if nothing came (``peer.eof`` set at the end)."""
+        try:
+            data = peer.sock.recv(READ_CHUNK)
+        except BlockingIOError:
+            return False
+        except OSError:
+            peer.eof = True
+            return False
+        if not data:
+            peer.eof = True
+            return False
+        peer.parser.feed(data)
+        return True
+
+    def _close(self, peer: _Peer) -> None:
+        self.hub.remove(peer.fd)
+        with contextlib.suppress(OSError):
+            peer.sock.close()
+
+    def _on_event(self, fd: int, events: int) -> None:
+        """The hub's handler for every socket of this seat (while another seat is on move, or at start)."""
+        if fd == self._listener_fd:
+            self._accept()
+            return
+        bot = self._bot
+        if bot is not None and fd == bot.fd:
+            if events & _POLLOUT:
+                self._flush(bot)
+            if events & _GONE and self._flooded:  # not read until its request: a hang-up would wake every poll
+                self._lost()
+            elif events & (_POLLIN | _GONE):
+                self._serve_bot()
+            return
+        peer = self._peers.get(fd)
+        if peer is not None:
+            if events & _POLLOUT:
+                self._flush(peer)
+            if events & (_POLLIN | _GONE):
+                self._pump(peer)
 
     # ------------------------------------------------------------------ unauthenticated peers
 
-    def _drop_identity(self, ident: bytes, frame: zmq.Frame, why: str) -> None:
-        """Drop a message's connection and ignore whatever else it queued (it can never authenticate)."""
-        if len(self._banned) < 4 * MAX_UNAUTHENTICATED * RCV_HWM:
-            self._banned.add(ident)
-        self._drop_sender(frame, why)
+    def _accept(self) -> None:
+        """Accept waiting connections: each is greeted at once (ZMTP greeting and READY)."""
+        listener = self._listener
+        for _ in range(4 * MAX_UNAUTHENTICATED):
+            if listener is None:
+                return
+            try:
+                sock, _ = listener.accept()
+            except (BlockingIOError, InterruptedError):
+                break
+            except OSError:
+                break
+            if self.identity is not None:
+                sock.close()
+                self.dropped_peers += 1
+                self._ignore("a connection after the bot's hello: dropped")
+                continue
+            sock.setblocking(False)
+            if self._tcp:
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            peer = _Peer(sock, HELLO_FRAME_LIMIT, HELLO_FRAME_LIMIT)
+            self._peers[peer.fd] = peer
+            self.hub.add(peer.fd, self._on_event)
+            if self._write(peer, _GREETING_READY) < 0:
+                self._close(peer)
+                del self._peers[peer.fd]
+        self._cap_peers()
 
-    def _drop(self, fd: int, why: str) -> None:
-        """Close one connection that is not the bot's (never the authenticated one)."""
-        if fd == self._fd:
-            return
-        self._peers.pop(fd, None)
-        if _shutdown(fd):
-            self.dropped_peers += 1
-            self._ignore(f"{why}: dropped")
-
-    def _drop_sender(self, frame: zmq.Frame, why: str) -> None:
-        """Drop the connection a message came from, unless its descriptor now belongs to another one.
-
-        An ipc descriptor is checked against the sender's pid (``Peer-Address``
-        ends ``:uid:gid:pid``); a tcp one must still be open as the monitor knows it.
-        """
-        self._drain_monitor()
-        try:
-            fd = int(frame.get(zmq.SRCFD))
-            address = frame.get("Peer-Address")
-        except (zmq.ZMQError, ValueError, TypeError):
-            self._ignore(why)
-            return
-        if self.endpoint.startswith("ipc://"):
-            sender = address.rsplit(":", 1)[-1]
-            same = sender.isdigit() and _peer_pid(fd) == int(sender)
-        else:
-            same = fd in self._peers
-        if same and fd != self._fd:
-            self._drop(fd, why)
-        else:
-            self._ignore(why)
+    def _drop(self, peer: _Peer, why: str) -> None:
+        """Close one connection that is not the bot's."""
+        self._peers.pop(peer.fd, None)
+        self._close(peer)
+        self.dropped_peers += 1
+        self.last_drop = why
+        self._ignore(f"{why}: dropped")
 
     def _cap_peers(self) -> None:
         """Before the hello: keep at most :data:`MAX_UNAUTHENTICATED` connections, dropping the oldest.
 
-        Every connection still open sent nothing yet (any message but the
-        hello drops its sender), and a bot sends its hello as it connects, so
-        the oldest silent connections go first. Called after the queued
-        messages are read, so a hello that has arrived is never dropped.
+        Every connection still open sent nothing but ZMTP's handshake (any
+        message but the hello drops its sender), and a bot sends its hello as
+        it connects, so the oldest silent connections go first.
         """
-        self._drain_monitor()
         while self.identity is None and len(self._peers) > MAX_UNAUTHENTICATED:
-            self._drop(next(iter(self._peers)), f"a silent connection beyond {MAX_UNAUTHENTICATED} without the secret")
+            oldest = next(iter(self._peers.values()))
+            self._drop(oldest, f"a silent connection beyond {MAX_UNAUTHENTICATED} without the secret")
+
+    def _command(self, peer: _Peer, name: Any, data: Any) -> bool:
+        """One command frame: a token of the peer's bucket, PING answered by PONG; False: a flood."""
+        self.commands_in += 1
+        now = _now()
+        tokens = peer.tokens + (now - peer.refilled) * COMMANDS_PER_S
+        peer.refilled = now
+        if tokens > COMMAND_BURST:
+            tokens = COMMAND_BURST
+        if tokens < 1.0:
+            peer.tokens = tokens
+            return False
+        peer.tokens = tokens - 1.0
+        if name == b"PING" and peer.parser.version is not None:
+            self._write(peer, zmtp.command(b"PONG", data[2:18]))  # RFC 37: the ping's context echoed
+        return True
+
+    def _pump(self, peer: _Peer) -> None:
+        """Read a peer that has not said hello: ZMTP's handshake, then its first message must be the hello."""
+        parser = peer.parser
+        for _ in range(READ_BATCH):
+            if self.identity is not None or self.failure is not None or peer.fd not in self._peers:
+                return
+            ev = parser.next()
+            if ev is None:
+                if not peer.eof and self._recv(peer):
+                    continue
+                if peer.eof:  # it left before its hello
+                    self._peers.pop(peer.fd, None)
+                    self._close(peer)
+                return
+            kind = ev[0]
+            if kind == _EV_MESSAGE:
+                self._hello(peer, ev[1])  # type: ignore[arg-type]
+            elif kind == zmtp.EV_READY:
+                peer.ready = True
+                if ev[1].get("socket-type") == b"REQ":  # type: ignore[union-attr]
+                    peer.tokens = -1e9  # marks a REQ socket for the hint below (it sends no commands)
+            elif kind == zmtp.EV_COMMAND:
+                if not self._command(peer, ev[1], ev[2]):
+                    self._drop(peer, "a flood of command frames before hello")
+            elif kind == zmtp.EV_SKIPPED:
+                self._drop(peer, f"a message of {ev[1]} bytes before hello")
+            elif kind == zmtp.EV_FAULT:
+                detail = str(ev[2])
+                if peer.tokens < -1e8 and "more than one frame" in detail:
+                    detail = ("a 2-part message before hello (an empty first frame, as a REQ socket sends: "
+                              "connect a DEALER, PROTOCOL.md section 1)")
+                self._drop(peer, f"{detail} (ZMTP)" if "before hello" not in detail else detail)
+
+    def _hello(self, peer: _Peer, data: bytes) -> None:
+        """The first message of a connection: a hello with the secret authenticates it, anything else drops it."""
+        try:
+            msg = codec.decode(data, self._max_bytes)
+        except ProtocolError as exc:
+            self._drop(peer, f"an invalid message before hello ({exc})")
+            return
+        if not isinstance(msg, Hello):
+            self._drop(peer, f"a {type(msg).TYPE!s} message before hello")
+            return
+        if not hmac.compare_digest(msg.secret.encode(), self._secret):
+            self._drop(peer, f"a hello with a wrong secret (name {msg.name[:64]!r})")
+            return
+        if msg.v != PROTOCOL_VERSION:
+            self.failure = HandshakeFailure(f"speaks protocol version {msg.v}, the referee speaks {PROTOCOL_VERSION}")
+            self._write(peer, zmtp.frame(codec.encode(Error(reason="version_mismatch", message=self.failure.detail))))
+            return
+        del self._peers[peer.fd]
+        self._bot = peer
+        self.identity = b""
+        peer.tokens = float(COMMAND_BURST)
+        peer.parser.frame_limit = self._max_bytes
+        peer.parser.skip_limit = self.transport_limit
+        self._write(peer, zmtp.frame(codec.encode(Welcome())))
+        self._seal()
 
     def _seal(self) -> None:
-        """After the bot's hello: drop every other connection, stop new ones, discard what the others sent.
+        """After the bot's hello: close every other connection and the listener, so nobody connects any more.
 
-        The bot's own messages found in the queue are kept for the first
-        request (:meth:`_drain_unsolicited` judges them). Runs before any clock.
+        What the bot sent after its hello is judged now (out of turn). Runs before any clock.
         """
-        if self.endpoint.startswith("ipc://"):
-            with contextlib.suppress(OSError):  # nobody can connect any more; the bot is connected
-                os.unlink(self.endpoint[len("ipc://"):])
-        self._drain_monitor()
-        for fd in list(self._peers):
-            if fd != self._fd:
-                self._drop(fd, "a connection without the secret, at the bot's hello")
-        sock = self.sock
-        foreign = 0
-        for _ in range(MAX_UNAUTHENTICATED * RCV_HWM + MAX_QUEUED_STRAYS):
-            if not sock.getsockopt(_EVENTS) & _POLLIN:
-                break
-            frames = _recv_frames(sock)
-            if frames is None:
-                break
-            if frames[0] == self.identity:
-                self._early.append(frames)
-            else:
-                foreign += 1
-        self._banned.clear()
-        if foreign:
-            self._ignored += foreign
-            self._log(f"{self.name}: discarded {foreign} message(s) of peers without the secret")
+        if self._listener is not None:
+            if not self._tcp:
+                with contextlib.suppress(OSError):
+                    os.unlink(self.endpoint[len("ipc://"):])
+            self._accept()  # whoever is waiting is counted as dropped
+            self.hub.remove(self._listener_fd)
+            self._listener.close()
+            self._listener = None
+        for peer in list(self._peers.values()):
+            self._drop(peer, "a connection without the secret, at the bot's hello")
+        self._serve_bot()
 
     # ------------------------------------------------------------------ handshake
 
@@ -405,98 +596,180 @@ class Connection:
         """Process what arrived, without blocking, until the bot is authenticated.
 
         A valid ``hello`` with the right secret and version authenticates its
-        peer (answered ``welcome``, then every other connection is dropped:
-        :meth:`_seal`); the right secret with another version is answered
-        with a fatal ``error`` and recorded in :attr:`failure`. Any other
-        message drops the connection it came from, unanswered, and is
-        logged. At most :data:`READ_BATCH`
-        messages are read per call, so a peer flooding its socket cannot hold
-        up the other seats' handshakes (the caller polls again).
+        connection (answered ``welcome``, then every other connection is
+        closed: :meth:`_seal`); the right secret with another version is
+        answered with a fatal ``error`` and recorded in :attr:`failure`. Any
+        other message, or anything that is not ZMTP, closes the connection it
+        came from, unanswered, and is logged. At most :data:`READ_BATCH`
+        events are read per connection and call, so a peer flooding its
+        socket cannot hold up the other seats' handshakes (the caller polls again).
 
         Returns:
             True once authenticated.
         """
-        self._drain_monitor()
-        sock = self.sock
-        for _ in range(READ_BATCH):
+        if self.identity is not None:
+            return True
+        if self.failure is not None:
+            return False
+        self._accept()
+        for peer in list(self._peers.values()):
+            if peer.out:
+                self._flush(peer)
+            self._pump(peer)
             if self.identity is not None or self.failure is not None:
                 break
-            try:
-                frames = sock.recv_multipart(_NOBLOCK, copy=False)
-            except zmq.Again:
-                break
-            ident = frames[0].bytes
-            if ident in self._banned:  # queued by a connection already dropped
-                self._ignored += 1
-                continue
-            if len(frames) != 2:
-                hint = ""
-                if len(frames) == 3 and not frames[1].bytes:
-                    # A REQ socket puts an empty delimiter frame before each message.
-                    hint = " (an empty first frame, as a REQ socket sends: connect a DEALER, PROTOCOL.md section 1)"
-                self._drop_identity(ident, frames[-1], f"a {len(frames) - 1}-part message before hello{hint}")
-                continue
-            data = frames[1]
-            try:
-                msg = codec.decode(data.buffer, self._max_bytes)
-            except ProtocolError as exc:
-                self._drop_identity(ident, data, f"an invalid message before hello ({exc})")
-                continue
-            if not isinstance(msg, Hello):
-                self._drop_identity(ident, data, f"a {type(msg).TYPE!s} message before hello")
-                continue
-            if not hmac.compare_digest(msg.secret.encode(), self._secret):
-                self._drop_identity(ident, data, f"a hello with a wrong secret (name {msg.name[:64]!r})")
-                continue
-            if msg.v != PROTOCOL_VERSION:
-                self.failure = HandshakeFailure(
-                    f"speaks protocol version {msg.v}, the referee speaks {PROTOCOL_VERSION}"
-                )
-                self._send_to(
-                    ident,
-                    codec.encode(Error(reason="version_mismatch", message=self.failure.detail)),
-                )
-                break
-            self.identity = ident
-            self._fd = int(data.get(zmq.SRCFD))
-            self._send_to(ident, codec.encode(Welcome()))
-            self._seal()
         if self.identity is None:
             self._cap_peers()
         return self.identity is not None
 
-    @property
-    def poller_items(self) -> tuple[zmq.Socket[Any], zmq.Socket[Any]]:
-        """The sockets to poll while waiting for this bot's hello."""
-        return self.sock, self._monitor
+    # ------------------------------------------------------------------ the bot, between requests
+
+    def _serve_bot(self) -> None:
+        """Read the bot while it is not asked: out-of-turn messages counted, PINGs answered, bounds checked."""
+        bot = self._bot
+        if bot is None or self.gone or self._flooded:
+            return
+        parser = bot.parser
+        for _ in range(READ_BATCH):
+            ev = parser.next()
+            if ev is None:
+                if not bot.eof and self._recv(bot):
+                    continue
+                if bot.eof:
+                    self._lost()
+                return
+            if not self._unsolicited_event(ev):
+                return
+
+    def _unsolicited_event(self, ev: tuple[int, Any, Any]) -> bool:
+        """One event of the bot while no request is pending; False: stop reading it for now."""
+        kind = ev[0]
+        if kind == _EV_MESSAGE or kind == zmtp.EV_SKIPPED:
+            self._unsolicited += 1
+            if self._unsolicited > MAX_QUEUED_STRAYS:
+                self._flooded = True  # its next request fails unsent; nothing more is read until then
+                bot = self._bot
+                assert bot is not None
+                self.hub.modify(bot.fd, self._mask(bot))
+                return False
+            if kind == zmtp.EV_SKIPPED:
+                self.messages_in += 1
+                self.bytes_in += ev[1]
+                words = f"oversized message ({ev[1]} bytes exceeds the limit {self._max_bytes})"
+                self._stray(FaultKind.OVERSIZED, words)
+                return True
+            try:
+                self._take(ev[1], None, None)
+            except ChannelFault as fault:
+                self._stray(fault.kind, f"{fault.kind.value} message ({fault.detail})")
+            return True
+        if kind == zmtp.EV_COMMAND:
+            if self._command(self._bot, ev[1], ev[2]):  # type: ignore[arg-type]
+                return True
+            self._violate(FaultKind.ILLEGAL, self._flood_words())
+            return False
+        if kind == zmtp.EV_FAULT:
+            self._violate(FaultKind(ev[1]), f"{ev[2]} (ZMTP)")
+        return False
+
+    @staticmethod
+    def _flood_words() -> str:
+        return (f"a flood of ZMTP command frames (more than {COMMAND_BURST} at once or {COMMANDS_PER_S:.0f} a "
+                "second): a bot sends one reply per request and nothing else")
+
+    def _violate(self, kind: FaultKind, detail: str) -> None:
+        """The bot broke a bound: close its connection (its bytes are read no more), keep the fault to report."""
+        bot = self._bot
+        self.violation = ChannelFault(kind, f"{detail}; the connection was closed", fatal=True)
+        self.gone = True
+        self._log(f"{self.name}: {kind.value}: {detail}; connection closed")
+        if bot is not None:
+            self._close(bot)
+        if not self._requesting:
+            self.hub.pending.append(self)
+
+    def take_violation(self) -> ChannelFault | None:
+        """The fatal fault of a bound the bot broke, once (None if none); the caller puts the bot out."""
+        v = self.violation
+        if v is not None:
+            self.violation = None
+            with contextlib.suppress(ValueError):
+                self.hub.pending.remove(self)
+        return v
+
+    def _lost(self) -> None:
+        """The bot's connection ended (it closed its socket or exited)."""
+        if not self.gone:
+            self._log(f"{self.name}: connection of the authenticated peer dropped")
+        self.gone = True
+        if self._bot is not None:
+            self._close(self._bot)
 
     # ------------------------------------------------------------------ sending
 
-    def _send_to(self, ident: bytes, payload: bytes) -> bool:
-        try:
-            sock = self.sock
-            _send(sock, ident, _MORE_NOBLOCK)  # two plain sends: send_multipart costs enum arithmetic per call
-            _send(sock, payload, _NOBLOCK)
+    def hold(self, payload: bytes) -> None:
+        """Queue a notification to leave with the next request or notification, in the same write.
+
+        The bot then wakes once for all of them (the referee sends a hand's
+        notifications right before the bot's next request).
+        """
+        if self._bot is not None and not self.gone:
+            self._held.append(zmtp.frame(payload))
+
+    def _with_held(self, frame: bytes) -> bytes:
+        held = self._held
+        held.append(frame)
+        data = b"".join(held)
+        held.clear()
+        return data
+
+    def send(self, payload: bytes) -> bool:
+        """Send a notification (no reply expected); never blocks. Notifications held go first.
+
+        Returns:
+            False if it could not be queued (peer gone, or not reading: :data:`OUT_LIMIT`).
+        """
+        bot = self._bot
+        if bot is None or self.gone:
+            return False
+        frame = zmtp.frame(payload)
+        r = self._write(bot, self._with_held(frame) if self._held else frame)
+        if r > 0:
             return True
-        except zmq.Again:
+        if r == 0:
             self.dropped += 1
             if self.dropped <= MAX_IGNORED_LOGGED:
                 self._log(f"{self.name}: message dropped, the bot is not reading (queue full)")
-        except zmq.ZMQError:
+        else:
             self._log(f"{self.name}: message dropped, the peer is gone")
-            if ident == self.identity:
-                self.gone = True
+            self._lost()
         return False
 
-    def send(self, payload: bytes) -> bool:
-        """Send a notification (no reply expected); never blocks.
+    def exchange(self, payload: bytes, timeout_ms: int = 20_000) -> bytes:
+        """Send ``payload`` and return the bot's next message, unjudged: no seq, clock or checks.
 
-        Returns:
-            False if it could not be queued (peer gone, or not reading).
+        The transport alone, for ``harness bench match``'s floor (the same
+        sockets and parser as :meth:`request`).
+
+        Raises:
+            Disconnected: the bot is gone, or sent nothing within ``timeout_ms``.
         """
-        if self.identity is None or self.gone:
-            return False
-        return self._send_to(self.identity, payload)
+        bot = self._bot
+        if bot is None or self.gone or self._write(bot, zmtp.frame(payload)) <= 0:
+            raise Disconnected(self.name)
+        parser = bot.parser
+        while True:
+            ev = parser.next()
+            if ev is not None:
+                if ev[0] == _EV_MESSAGE:
+                    return ev[1]  # type: ignore[return-value]
+                if ev[0] == zmtp.EV_FAULT:
+                    raise Disconnected(self.name)
+                continue
+            if self._recv(bot):
+                continue
+            if bot.eof or not select.select([bot.fd], [], [], timeout_ms / 1000.0)[0]:
+                raise Disconnected(self.name)
 
     # ------------------------------------------------------------------ requests
 
@@ -514,7 +787,8 @@ class Connection:
         Messages the bot sent out of turn meanwhile are counted, not raised:
         read them with :meth:`take_strays` after the call, whatever its outcome.
         :attr:`answered_at` is set to the time the reply (or the faulty message
-        that ended the request) is charged up to.
+        that ended the request) is charged up to. While waiting, the other
+        seats' sockets are served too (one poll).
 
         Args:
             payload: the encoded ``act``/``draw`` request carrying ``seq``.
@@ -536,115 +810,189 @@ class Connection:
             Disconnected: the peer is gone (before or while waiting).
             ChannelFault: timeout, malformed, illegal (a ``seq`` that answers no
                 request, a flood of messages before the request) or oversized
-                reply; the kind and the detail for the hand history.
+                reply; the kind and the detail for the hand history. ``fatal``
+                when a bound of the transport was broken (the bot is to be put out).
         """
-        # A vanished peer shows up below: the send fails (ROUTER_MANDATORY) or the
-        # monitor socket wakes the poll; no monitor read is needed on the hot path.
-        ident = self.identity
-        if self.gone or ident is None:
+        if self.violation is not None:
+            fault = self.take_violation()
+            self._give_up(seq)
+            self.answered_at = _now()
+            raise fault  # type: ignore[misc]
+        bot = self._bot
+        if self.gone or bot is None:
             raise Disconnected(self.name)
-        sock = self.sock
+        self._requesting = True
+        try:
+            return self._request(bot, payload, seq, expect, deadline, is_dead, after_send)
+        finally:
+            self._requesting = False
+
+    def _request(
+        self,
+        bot: _Peer,
+        payload: bytes,
+        seq: int,
+        expect: type,
+        deadline: Callable[[], int],
+        is_dead: Callable[[], bool] | None,
+        after_send: Callable[[], None] | None,
+    ) -> ActionReply | DiscardReply:
         if self._late:
             self._late = []
-        if self._early or sock.getsockopt(_EVENTS) & _POLLIN:
-            # Whatever is queued was sent before this request existed: it cannot answer it,
-            # even if it guessed the seq (PROTOCOL.md: requests are answered, never anticipated).
-            self._drain_unsolicited(seq, deadline)
-        try:
-            _send(sock, ident, _MORE_NOBLOCK)
-            _send(sock, payload, _NOBLOCK)
-        except zmq.Again:
+        hub = self.hub
+        fd = bot.fd
+        # Whatever the bot sent before this request cannot answer it, even if it guessed the seq
+        # (PROTOCOL.md: requests are answered, never anticipated): judged as out of turn first.
+        for rfd, ev in hub.poll(0):
+            hub.dispatch(rfd, ev)
+        if bot.parser.buffered and not self._flooded:
+            self._serve_bot()
+        if self.violation is not None:
+            fault = self.take_violation()
+            self._give_up(seq)
+            self.answered_at = _now()
+            raise fault  # type: ignore[misc]
+        if self.gone:
+            raise Disconnected(self.name)
+        if self._flooded:
+            self._flooded = False
+            self._unsolicited = 0
+            hub.modify(fd, self._mask(bot))
             self._give_up(seq)
             self.answered_at = _now()
             raise ChannelFault(
-                FaultKind.TIMEOUT, "request not delivered: the bot is not reading its messages"
-            ) from None
-        except zmq.ZMQError:
-            self.gone = True
-            raise Disconnected(self.name) from None
-        # The last moment the queue is known to hold no reply: the bot is charged from
+                FaultKind.ILLEGAL,
+                f"flood: more than {MAX_QUEUED_STRAYS} messages sent out of turn were waiting; request "
+                f"{seq} was not sent (a bot sends one reply per request and nothing else)",
+            )
+        self._unsolicited = 0
+        frame = zmtp.frame(payload)
+        sent = self._write(bot, self._with_held(frame) if self._held else frame)
+        if sent <= 0:
+            if sent < 0:
+                self._lost()
+                raise Disconnected(self.name)
+            self._give_up(seq)
+            self.answered_at = _now()
+            raise ChannelFault(FaultKind.TIMEOUT, "request not delivered: the bot is not reading its messages")
+        # The last moment the bot is known to have sent no reply: the bot is charged from
         # here at least, never for the referee's own work (after_send, being descheduled).
         known_empty = _now()
-        # True when the referee did work since known_empty (the queue must be looked at
+        # True when the referee did work since known_empty (the socket must be read
         # before polling, so that what arrived meanwhile is charged up to known_empty).
         busy = False
-        watched = False  # True while the last poll returned on time with nothing queued
         if after_send is not None:
             after_send()
             busy = True
-        items = self._items
-        getsockopt = sock.getsockopt
+        poll = hub.poll
+        checked = known_empty  # when is_dead was last asked (s)
         while True:
             left = deadline()
             if left <= 0:
-                reply = self._last_look(seq, expect, watched, known_empty)
+                reply = self._last_look(seq, expect, known_empty)
                 if reply is not None:
                     return reply
                 self._give_up(seq)
                 raise ChannelFault(FaultKind.TIMEOUT, self._timeout_detail(seq))
             if busy:
-                if getsockopt(_EVENTS) & _POLLIN:
-                    # Queued while the referee was not looking: it arrived after known_empty at the earliest.
-                    reply = self._read(seq, expect, known_empty)
-                    if reply is not None:
-                        return reply
+                # Sent while the referee was not looking: it arrived after known_empty at the earliest.
+                reply = self._take_available(seq, expect, known_empty)
+                if reply is not None:
+                    return reply
+                if not self._cut:
                     known_empty = _now()
-                    watched = False
-                    continue
-                known_empty = _now()
-                busy = False
-            # Nothing but this loop ran since known_empty: the poll starts from a queue known empty.
+                    busy = False
+                continue
+            # Nothing but this loop ran since known_empty: the poll starts from a socket known empty.
             entered = known_empty
             asked = left if left < POLL_SLICE_MS else POLL_SLICE_MS
-            # Wait at most until the deadline (zmq_poll is level-triggered: a queued reply returns at once).
-            events = _zmq_poll(items, asked)
+            events = poll(asked)
             back = _now()
             on_time = (back - entered) * 1000.0 <= asked + OVERSLEEP_MS
-            if len(events) != 1 or events[0][0] is not sock:  # quiet slice, or a socket event
-                self._drain_monitor()
-                if self.gone or (not events and is_dead is not None and is_dead()):
-                    self.gone = True
-                    raise Disconnected(self.name)
-                if not getsockopt(_EVENTS) & _POLLIN:
-                    watched = on_time
-                    if on_time:
-                        known_empty = back
-                    else:  # the referee was not running: look before the next poll, charge from known_empty
-                        busy = True
-                    continue
+            mine = 0
+            for efd, ev in events:
+                if efd == fd:
+                    mine = ev
+                else:
+                    hub.dispatch(efd, ev)  # another seat's socket (or this seat's stray connection)
+            if mine & _POLLOUT:
+                self._flush(bot)
+            if not mine & (_POLLIN | _GONE):
+                if is_dead is not None and (not events or back - checked >= POLL_SLICE_MS / 1000.0):
+                    checked = back  # a slice without the bot: has its process ended (its socket kept open)?
+                    if is_dead():
+                        self._lost()
+                        raise Disconnected(self.name)
+                if on_time:
+                    known_empty = back
+                else:  # the referee was not running: look before the next poll, charge from known_empty
+                    busy = True
+                if len(events) > (1 if mine else 0):
+                    busy = True  # other sockets were served after back
+                continue
             # Arrived during the poll: at its return if the referee was running, else any time in it.
-            arrived = back if on_time else entered
-            # The common case, inline: one message from the bot, of one frame (a routing id and
-            # the frame: a ROUTER message has both); anything else goes through _take as well.
-            try:
-                first = sock.recv(_NOBLOCK)
-                frames = [first, sock.recv(_NOBLOCK)]
-            except zmq.Again:
-                frames = None
-            if frames is not None:
-                while getsockopt(_RCVMORE):
-                    frames.append(sock.recv(_NOBLOCK))
-                reply = self._judge(frames, seq, expect, arrived)
-                if reply is not None:
-                    return reply
-                # Not the reply (counted or discarded): the rest of the queue, as it stands.
-                reply = self._read(seq, expect, arrived)
-                if reply is not None:
-                    return reply
+            reply = self._take_available(seq, expect, back if on_time else entered)
+            if reply is not None:
+                return reply
             known_empty = _now()
-            busy = True  # the referee read messages: look again before the next poll
-            watched = False
+            busy = self._cut  # events left unread: read them before the next poll
 
-    def _judge(
-        self, frames: list[bytes], seq: int, expect: type, arrived: float
-    ) -> ActionReply | DiscardReply | None:
+    def _take_available(self, seq: int, expect: type, arrived: float) -> ActionReply | DiscardReply | None:
+        """Read what the bot sent (up to :data:`READ_BATCH` events) while ``seq`` is pending.
+
+        Returns the reply (charged up to ``arrived``), or None when none of
+        them answered (:attr:`_cut` True when events are left to read).
+
+        Raises:
+            ChannelFault: a message fails the request, or a bound was broken (``fatal``).
+            Disconnected: the bot's connection ended (after everything it sent was read).
+        """
+        bot = self._bot
+        assert bot is not None
+        parser = bot.parser
+        for _ in range(READ_BATCH):
+            ev = parser.next()
+            if ev is None:
+                if not bot.eof and self._recv(bot):
+                    continue
+                if bot.eof:
+                    self._lost()
+                    raise Disconnected(self.name)
+                self._cut = False
+                return None
+            if ev[0] == _EV_MESSAGE:
+                reply = self._judge(ev[1], seq, expect, arrived)  # type: ignore[arg-type]
+                if reply is not None:
+                    return reply
+                continue
+            kind = ev[0]
+            if kind == zmtp.EV_COMMAND:
+                if self._command(bot, ev[1], ev[2]):
+                    continue
+                self._violate(FaultKind.ILLEGAL, self._flood_words())
+            elif kind == zmtp.EV_SKIPPED:
+                self.messages_in += 1
+                self.bytes_in += ev[1]  # type: ignore[operator]
+                self.answered_at = arrived
+                self._give_up(seq)
+                raise ChannelFault(FaultKind.OVERSIZED, f"{ev[1]} bytes exceeds the limit {self._max_bytes}")
+            else:
+                self._violate(FaultKind(ev[1]), f"{ev[2]} (ZMTP)")
+            fault = self.take_violation()
+            self.answered_at = arrived
+            self._give_up(seq)
+            raise fault  # type: ignore[misc]
+        self._cut = True
+        return None
+
+    def _judge(self, data: bytes, seq: int, expect: type, arrived: float) -> ActionReply | DiscardReply | None:
         """One message read while ``seq`` is pending: its reply (charged up to ``arrived``) or None.
 
         Raises:
             ChannelFault: the message fails the request (charged up to ``arrived``).
         """
         try:
-            reply = self._take(frames, seq, expect)
+            reply = self._take(data, seq, expect)
         except ChannelFault:
             self.answered_at = arrived
             self._give_up(seq)  # a correct second try would answer nothing
@@ -653,70 +1001,31 @@ class Connection:
             self.answered_at = arrived
         return reply
 
-    def _read(self, seq: int, expect: type, arrived: float) -> ActionReply | DiscardReply | None:
-        """Read up to :data:`READ_BATCH` queued messages while ``seq`` is pending.
-
-        Returns the reply (charged up to ``arrived``), or None when none of them
-        answered; raises ChannelFault for a message that fails the request.
-        """
-        sock = self.sock
-        getsockopt = sock.getsockopt
-        for _ in range(READ_BATCH):
-            frames = _recv_frames(sock)
-            if frames is None:
-                return None
-            reply = self._judge(frames, seq, expect, arrived)
-            if reply is not None:
-                return reply
-            if not getsockopt(_EVENTS) & _POLLIN:
-                return None
-        return None
-
-    def _last_look(
-        self, seq: int, expect: type, watched: bool, known_empty: float
-    ) -> ActionReply | DiscardReply | None:
+    def _last_look(self, seq: int, expect: type, known_empty: float) -> ActionReply | DiscardReply | None:
         """At the deadline: take a reply that is already there, so that only a bot that is late is late.
 
-        If the referee was not watching as the deadline passed (``watched``
-        False), libzmq's I/O thread gets :data:`LATE_GRACE_MS` to hand over
-        what arrived meanwhile; while the kernel holds bytes of the bot that
-        libzmq has not read yet, the look lasts up to :data:`LATE_KERNEL_MS`.
-        Bounded: at most a few batches of messages are read.
+        Everything the kernel holds from the bot is read (a few batches at
+        most: a bot still flooding has had its chance); a reply whose first
+        bytes are there gets up to :data:`LATE_KERNEL_MS` for the rest. A reply
+        found is charged up to ``known_empty``.
         """
-        sock = self.sock
-        start = _now()
-        grace_end = start + (0.0 if watched else LATE_GRACE_MS / 1000.0)
-        kernel_end = start + LATE_KERNEL_MS / 1000.0
+        bot = self._bot
+        assert bot is not None
+        end = _now() + LATE_KERNEL_MS / 1000.0
         batches = 0
         while True:
-            if sock.getsockopt(_EVENTS) & _POLLIN:
-                if batches == _LATE_BATCHES:  # still flooding: the bot has had its chance
-                    return None
+            reply = self._take_available(seq, expect, known_empty)
+            if reply is not None:
+                return reply
+            if self._cut:
                 batches += 1
-                reply = self._read(seq, expect, known_empty)
-                if reply is not None:
-                    return reply
+                if batches >= _LATE_BATCHES:
+                    return None
                 continue
-            self._drain_monitor()
-            if self.gone:
-                raise Disconnected(self.name)
-            now = _now()
-            if now < grace_end:
-                sock.poll(max(1, int((grace_end - now) * 1000.0)))
-            elif now < kernel_end and self._kernel_pending():
-                sock.poll(5)
-            else:
-                return None
-
-    def _kernel_pending(self) -> bool:
-        """True when the kernel holds bytes from the bot that libzmq has not read yet (``FIONREAD``)."""
-        fd = self._fd
-        if fd is None:
-            return False
-        try:
-            return struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0] > 0
-        except OSError:
-            return False
+            if bot.parser.buffered and _now() < end:  # part of a frame is here: the rest is on its way
+                select.select([bot.fd], [], [], 0.005)
+                continue
+            return None
 
     def _timeout_detail(self, seq: int) -> str:
         detail = f"no reply with seq {seq} within the time limit"
@@ -724,41 +1033,6 @@ class Connection:
             seqs = ", ".join(map(str, self._late[:5])) + (", ..." if len(self._late) > 5 else "")
             detail += f" (meanwhile late replies to earlier requests arrived and were discarded: seq {seqs})"
         return detail
-
-    def _drain_unsolicited(self, seq: int, deadline: Callable[[], int]) -> None:
-        """Judge the messages queued while no request was pending (late, out of turn, garbage).
-
-        Raises:
-            ChannelFault: more than :data:`MAX_QUEUED_STRAYS` messages of the bot are
-                queued (a flood), or the deadline passed while reading them: the
-                request ``seq`` fails unsent.
-        """
-        sock = self.sock
-        own = 0  # the bot's own messages (an unauthenticated peer's are only ignored)
-        early, self._early = self._early, []
-        for _ in range(4 * MAX_QUEUED_STRAYS + len(early)):
-            if early:
-                frames = early.pop(0)  # read at the hello, before the queue
-            else:
-                if not sock.getsockopt(_EVENTS) & _POLLIN or deadline() <= 0:
-                    return  # past the deadline the request goes out and times out: the bot pays
-                frames = _recv_frames(sock)
-                if frames is None:
-                    return
-            if frames[0] == self.identity:
-                own += 1
-                if own > MAX_QUEUED_STRAYS:
-                    self._give_up(seq)
-                    self.answered_at = _now()
-                    raise ChannelFault(
-                        FaultKind.ILLEGAL,
-                        f"flood: more than {MAX_QUEUED_STRAYS} messages sent out of turn were waiting; request "
-                        f"{seq} was not sent (a bot sends one reply per request and nothing else)",
-                    )
-            try:
-                self._take(frames, None, None)
-            except ChannelFault as fault:
-                self._stray(fault.kind, f"{fault.kind.value} message ({fault.detail})")
 
     def _give_up(self, seq: int) -> None:
         self._timed_out.add(seq)
@@ -796,7 +1070,7 @@ class Connection:
         noun = "message" if total == 1 else "messages"
         return ChannelFault(kind or FaultKind.ILLEGAL, f"{total} {noun} out of turn: {what}")
 
-    def _take(self, frames: list[bytes], seq: int | None, expect: type | None) -> Any:
+    def _take(self, data: bytes, seq: int | None, expect: type | None) -> Any:
         """Judge one incoming message while ``seq`` is pending (None: no request pending).
 
         Returns the reply for ``seq``, or None if the message was discarded or
@@ -804,12 +1078,6 @@ class Connection:
         the pending request: malformed, oversized, or a ``seq`` that answers no
         request (a message that fails nothing when no request is pending).
         """
-        if frames[0] != self.identity:
-            self._ignore("a message from a peer that did not present the secret")
-            return None
-        if len(frames) != 2:
-            raise ChannelFault(FaultKind.MALFORMED, f"a {len(frames) - 1}-part message (send one frame per message)")
-        data = frames[1]
         self.messages_in += 1
         self.bytes_in += len(data)
         if len(data) > self._max_bytes:
@@ -848,14 +1116,22 @@ class Connection:
         self._stray(FaultKind.ILLEGAL, f"{_describe(msg, rseq)} (no such request)")
         return None
 
+
     # ------------------------------------------------------------------ end
 
     def close(self) -> None:
-        """Close the socket and its monitor (LINGER=0: never waits). Idempotent."""
-        if not self.sock.closed:
-            try:
-                self.sock.disable_monitor()
-            except zmq.ZMQError:
-                pass
-            self._monitor.close(0)
-            self.sock.close(0)
+        """Close every socket of this seat (never waits). Idempotent."""
+        if self.commands_in:
+            self._log(f"{self.name}: {self.commands_in} ZMTP command frame(s) received (PING answered with PONG)")
+            self.commands_in = 0
+        if self._listener is not None:
+            self.hub.remove(self._listener_fd)
+            self._listener.close()
+            self._listener = None
+        for peer in list(self._peers.values()):
+            self._close(peer)
+        self._peers.clear()
+        if self._bot is not None:
+            self._close(self._bot)
+        with contextlib.suppress(ValueError):
+            self.hub.pending.remove(self)

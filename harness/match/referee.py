@@ -1,7 +1,7 @@
 """The referee: one match between bot subprocesses (DESIGN.md "Referee promises").
 
 :func:`play_match` launches every bot (harness.match.botproc), binds one private
-ZeroMQ channel per bot (harness.match.connection), checks each bot's ``hello``,
+ZeroMQ (ZMTP) channel per bot (harness.match.connection), checks each bot's ``hello``,
 then plays ``spec.hands`` hands with the engine deciding everything about
 the rules (harness.engine). Each bot's thinking time is charged to its clock
 (harness.match.clock); a late, malformed, illegal or oversized reply is a fault and
@@ -39,7 +39,6 @@ from pathlib import Path
 from typing import Any
 
 import psutil
-import zmq
 
 from harness.engine import (
     Action,
@@ -56,7 +55,7 @@ from harness.engine.cards import CARD_STRS
 from harness.match import cgroups, handrecord
 from harness.match.botproc import BotProcess, BotStartError, stop_all
 from harness.match.clock import Clock
-from harness.match.connection import ChannelFault, Connection, Disconnected
+from harness.match.connection import ChannelFault, Connection, Disconnected, Hub
 from harness.match.deals import commitment, hand_seed, hand_seeds
 from harness.match.handrecord import BY_BOT, BY_FAULT, BY_OUT, BY_UNSENT, Decision
 from harness.match.history import HistoryWriter, history_name
@@ -282,12 +281,15 @@ class _Seat:
         self.group: cgroups.BotGroup | TreeBot | None = None
         self.hits = (0, 0)
 
-    def flush_notes(self) -> None:
-        """Send the queued notifications (dropped for a bot that is out)."""
+    def flush_notes(self, with_request: bool = False) -> None:
+        """Send the queued notifications (dropped for a bot that is out).
+
+        ``with_request``: they leave in one write with the request that follows (one wake-up of the bot).
+        """
         notes = self.notes
         if notes:
             if not self.out and self.conn is not None:
-                send = self.conn.send
+                send = self.conn.hold if with_request else self.conn.send
                 for payload in notes:
                     send(payload)
             notes.clear()
@@ -320,7 +322,7 @@ class Referee:
     Attributes (after :meth:`run`):
         hands_seconds: wall time of the hand loop alone (s).
         hands_cpu_seconds: CPU time of this process (user + system, all its
-            threads, libzmq's I/O thread included) over the hand loop (s).
+            threads) over the hand loop (s).
         decisions: bot decisions asked over the match.
     """
 
@@ -357,6 +359,8 @@ class Referee:
         self._log_bytes = 0
         #: Faults not yet in a hand record: ``[match seat, kind, detail, action index, put_out]``.
         self._pending_faults: list[list[Any]] = []
+        #: The one poll over every seat's sockets (harness.match.connection.Hub).
+        self._hub = Hub()
         self._ended = False
         self._history: HistoryWriter | None = None
         #: What every hand record says of the match (docs/HISTORY.md ``match``).
@@ -392,8 +396,11 @@ class Referee:
         self._log_bytes += size
         f.write(text)
 
-    def _fault(self, seat: _Seat, kind: FaultKind, detail: str, hand_faults: list[list[Any]] | None) -> None:
-        """Count a fault; put the bot out on a crash, a lost connection, a failed start or too many faults.
+    def _fault(
+        self, seat: _Seat, kind: FaultKind, detail: str, hand_faults: list[list[Any]] | None, fatal: bool = False
+    ) -> None:
+        """Count a fault; put the bot out on a crash, a lost connection, a failed start, too many faults
+        or (``fatal``) a bound of the transport broken.
 
         The fault is recorded as ``[match seat, kind, detail, None, put_out]``; the caller sets the
         action index (the decision it happened in) once the decision is applied.
@@ -407,7 +414,7 @@ class Referee:
         (hand_faults if hand_faults is not None else self._pending_faults).append(row)
         if seat.out:
             return
-        if kind is FaultKind.CRASH or kind is FaultKind.FAILED_START or kind is FaultKind.DISCONNECTED:
+        if fatal or kind is FaultKind.CRASH or kind is FaultKind.FAILED_START or kind is FaultKind.DISCONNECTED:
             self._put_out(seat, f"{kind.value}: {detail}")  # it cannot talk any more
         elif seat.total_faults >= self.limits.max_faults:
             summary = ", ".join(f"{k} {v}" for k, v in sorted(seat.faults.items()))
@@ -415,6 +422,15 @@ class Referee:
         elif seat.conn is not None:
             seat.conn.send(codec.encode(Error(reason=kind.value, message=detail, seq=seat.seq, fatal=False)))
         row[4] = seat.out  # this fault put the bot out
+
+    def _violations(self, faults: list[list[Any]]) -> None:
+        """Record the faults of seats that broke a bound of the transport while another was on move; out they go."""
+        for s in self.seats:
+            if s.conn is not None and s.conn.violation is not None:
+                f = s.conn.take_violation()
+                assert f is not None
+                self._fault(s, f.kind, f.detail, faults, fatal=True)
+        self._hub.pending.clear()
 
     def _put_out(self, seat: _Seat, why: str) -> None:
         seat.out = True
@@ -472,7 +488,7 @@ class Referee:
             jail.nproc = self.limits.max_processes or DEFAULT_PIDS
         return jail
 
-    def _launch(self, tmpdir: str, ctx: zmq.Context[Any]) -> None:
+    def _launch(self, tmpdir: str, hub: Hub) -> None:
         """Bind each seat's endpoint and start its bot; each seat has its own secret and directory."""
         log_dir = self.out_dir / "logs"
         self._sandbox_setup()
@@ -489,7 +505,7 @@ class Referee:
             else:
                 endpoint = "tcp://127.0.0.1:0"
             seat.conn = Connection(
-                ctx, endpoint, secret, f"seat {i} {bot.name}", self.limits.max_message_bytes, self._log
+                endpoint, secret, f"seat {i} {bot.name}", self.limits.max_message_bytes, self._log, hub
             )
             env = {
                 "HARNESS_ENDPOINT": seat.conn.endpoint,
@@ -523,10 +539,6 @@ class Referee:
         deadline = started + limit_s
         extended = False
         waiting = [s for s in self.seats if not s.out]
-        poller = zmq.Poller()
-        for s in waiting:
-            for sock in s.conn.poller_items:  # type: ignore[union-attr]
-                poller.register(sock, zmq.POLLIN)
         while waiting:
             for s in list(waiting):
                 conn = s.conn
@@ -561,10 +573,14 @@ class Referee:
                     extended = True
                     names = ", ".join(f"seat {s.index} {s.bot.name}" for s in waiting)
                     self._log(f"start-up: {names} kept from a CPU by others; waiting on, counting only their own time")
-            poller.poll(min(50, int((deadline - time.monotonic()) * 1000) + 1))
+            # Every ready socket is served (a welcomed bot's PINGs too), so the poll never spins.
+            self._hub.serve(min(50, int((deadline - time.monotonic()) * 1000) + 1))
         for s in self.seats:
-            if s.out and s.proc is not None and s.status.startswith(FaultKind.FAILED_START.value):
-                s.proc.stop(0)  # it will never play: free its CPU now
+            if s.out and s.status.startswith(FaultKind.FAILED_START.value):
+                if s.proc is not None:
+                    s.proc.stop(0)  # it will never play: free its CPU now
+                if s.conn is not None and s.conn.identity is None:
+                    s.conn.close()  # nobody is listened to on its endpoint any more
 
     def _no_hello(self, s: _Seat, starved_s: float, wall_s: float) -> str:
         """The detail of a ``failed_start`` for want of a hello: what was ignored, and any starvation."""
@@ -577,6 +593,8 @@ class Referee:
             )
         if s.conn.ignored:
             detail += f"; {s.conn.ignored} message(s) ignored (wrong secret or not a hello)"
+            if s.conn.last_drop:
+                detail += f"; the last connection dropped: {s.conn.last_drop}"
         if s.proc is not None and s.proc.jail is not None:
             detail += s.proc.jail.access_hint()
         return detail
@@ -619,7 +637,7 @@ class Referee:
         if seat is not self._turn:
             self._give_turn(seat)
         if seat.notes:
-            seat.flush_notes()
+            seat.flush_notes(with_request=True)
         clock = seat.clock
         seat.seq = seq = seat.seq + 1
         legal = state.legal()
@@ -644,15 +662,21 @@ class Referee:
             )
         except ChannelFault as f:
             ms = clock.expire() if f.kind is FaultKind.TIMEOUT else clock.stop(conn.answered_at)
-            self._fault(seat, f.kind, _with_strays(f.detail, conn), faults)
+            self._fault(seat, f.kind, _with_strays(f.detail, conn), faults, fatal=f.fatal)
             state.apply(state.default_action())
+            if self._hub.pending:
+                self._violations(faults)
             return BY_FAULT, ms
         except Disconnected:
             ms = clock.stop()
             self._disconnected(seat, faults, conn)
             state.apply(state.default_action())
+            if self._hub.pending:
+                self._violations(faults)
             return BY_FAULT, ms
         ms = clock.stop(conn.answered_at)
+        if self._hub.pending:  # another seat broke a bound of the transport while this one was on move
+            self._violations(faults)
         stray = conn.take_strays()
         if stray is not None:  # one record per request, however many messages (PROTOCOL.md section 8)
             self._fault(seat, stray.kind, stray.detail, faults)
@@ -737,7 +761,7 @@ class Referee:
         else:
             detail = (
                 "the connection dropped while the bot's process runs: it closed its socket (keep one socket open "
-                f"until match_end), or sent a message over {conn.transport_limit} bytes, which the transport refuses"
+                "until match_end)"
             )
             kind = FaultKind.DISCONNECTED
         self._fault(seat, kind, _with_strays(detail, conn), faults)
@@ -780,6 +804,8 @@ class Referee:
         if self._pending_faults:
             faults.extend(self._pending_faults)
             self._pending_faults = []
+        if self._hub.pending:  # a bound of the wire broken between hands: that, not the exit that followed it
+            self._violations(faults)
         # A bot that died between hands is a crash now, before it is dealt in.
         for p in players:
             if not p.out and p.proc is not None and p.proc.poll() is not None:
@@ -849,7 +875,6 @@ class Referee:
         before: Placement | None = None
         dumpable: Any = None
         tmpdir = None
-        ctx: zmq.Context[Any] | None = None
         history: HistoryWriter | None = None
         net = [0] * n
         hand_nets: list[list[int]] = []
@@ -867,10 +892,8 @@ class Referee:
             # Mode 0700: no other user reaches the endpoints. The pid in the name lets a later
             # match remove the directory if this process is killed before its cleanup.
             tmpdir = tempfile.mkdtemp(prefix=f"{PRIVATE_DIR_PREFIX}{os.getpid()}-", dir=private_parent())
-            ctx = zmq.Context()
-            ctx.setsockopt(zmq.LINGER, 0)
             history = self._history = HistoryWriter(self.out_dir / history_name(spec.compress))
-            self._launch(tmpdir, ctx)
+            self._launch(tmpdir, self._hub)
             self._handshake()
             self._match_start()
             self._all_waiting(True)  # from now on only the bot on move gets the CPU (or runs at all)
@@ -909,7 +932,7 @@ class Referee:
             self._end_match(len(hand_nets), net)
         finally:
             try:
-                self._cleanup(ctx, tmpdir, history, before)
+                self._cleanup(tmpdir, history, before)
             finally:
                 if dumpable is not None:
                     dumpable.__exit__(None, None, None)
@@ -935,7 +958,6 @@ class Referee:
 
     def _cleanup(
         self,
-        ctx: zmq.Context[Any] | None,
         tmpdir: str | None,
         history: HistoryWriter | None,
         before: Placement | None,
@@ -971,8 +993,6 @@ class Referee:
             for s in self.seats:
                 if s.conn is not None:
                     s.conn.close()
-            if ctx is not None:
-                ctx.destroy(linger=0)
             if tmpdir is not None:
                 shutil.rmtree(tmpdir, ignore_errors=True)
             if history is not None:

@@ -84,7 +84,8 @@ class FaultKind(StrEnum):
     no request, messages out of turn). ``oversized``: a message over
     ``max_message_bytes``. ``crash``: the bot's process exited.
     ``disconnected``: its connection dropped while the process runs (it
-    closed its socket, or sent a message the transport refuses).
+    closed its socket). A bound of the wire broken (ZMTP, frames, size far
+    over the limit) is ``malformed``, ``illegal`` or ``oversized``, and fatal.
     ``failed_start``: no valid ``hello`` in time.
     """
 
