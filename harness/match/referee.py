@@ -130,7 +130,7 @@ _PLAIN_ACTIONS = {"fold": FOLD_ACTION, "check": CHECK_ACTION, "call": CALL_ACTIO
 #: Name prefix of the private endpoint directories: ``harness-<referee pid>-<random>``.
 PRIVATE_DIR_PREFIX = "harness-"
 #: Longest Unix socket path (``sockaddr_un.sun_path`` less its NUL: 107 on Linux).
-IPC_PATH_MAX = getattr(zmq, "IPC_PATH_MAX_LEN", 0) or 107
+IPC_PATH_MAX = 107
 #: What a seat's socket adds to its private directory's parent (a 7-digit pid, mkdtemp's 8 characters).
 _SOCKET_TAIL = len(f"/{PRIVATE_DIR_PREFIX}4194304-abcdefgh/seat5/bot.sock")
 #: Where the private directories go when the temporary directory is too deep for a socket path.
