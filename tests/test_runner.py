@@ -16,7 +16,7 @@ import psutil
 import pytest
 
 from harness.tournament.plan import bot_setup
-from harness.tournament.results import read_records
+from harness.tournament.results import match_files, read_records
 from harness.tournament.runner import run_tournament, schedule_for
 from harness.tournament.workers import pick_cpu
 from tests.test_runner_fakes import (
@@ -77,7 +77,7 @@ def test_failed_matches_are_reported_not_recorded_and_retried(tmp_path: Path) ->
     assert summary.failed and all(f.startswith("c+") for f in summary.failed)
     assert not summary.complete
     for match_id in summary.failed:
-        assert "referee bug (simulated)" in (out / "matches" / match_id / "error.txt").read_text()
+        assert "referee bug (simulated)" in (match_files(out, match_id) / "error.txt").read_text()
     assert {r.match_id for r in read_records(out)}.isdisjoint(summary.failed)
     retry = run_tournament(cfg, play=fake_play, quiet=True)
     assert retry.complete and retry.matches_run == len(summary.failed)
@@ -351,7 +351,7 @@ def test_progress_flags_trouble_as_it_happens_and_prints_running_totals(
     first = [line for line in err if line.startswith("first failure of bot 'c'")]
     assert len(first) == 1  # once, at its first failure, with its log
     assert err.index(first[0]) == err.index(with_c[0]) + 1
-    assert first[0].endswith("-c.err") and str(out / "matches") in first[0]
+    assert first[0].endswith("-c.err") and str(out / ".private" / "matches") in first[0]  # its table is unfinished
     totals = [line for line in err if line.startswith("totals after")]
     assert totals == [next(line for line in err if line.startswith("totals after 10 of 12 matches (bb/100 so far): "))]
     assert all(name in totals[0] for name in ("a ", "b ", "c ", "weak "))

@@ -5,8 +5,10 @@ Layout::
     <out>/.harness-tournament       marker: this harness made the directory (nothing else is touched)
     <out>/tournament.json           the current plan: each match's id and fingerprint, bots, big blind
     <out>/entries.json              the entry check of each bot (harness.tournament.entries)
-    <out>/results.jsonl             one MatchRecord per finished match (append-only)
-    <out>/matches/<match_id>/       hands.jsonl.gz (or hands.jsonl: one name while it is written) and logs/
+    <out>/results.jsonl             one MatchRecord per finished match (append-only; seeds as commitments)
+    <out>/matches/<match_id>/       hands.jsonl.gz (or hands.jsonl: one name while it is written) and logs/,
+                                    once every match dealt the same cards is recorded
+    <out>/.private/matches/<id>/    mode 0700: the same, while a match dealt the same cards is unplayed
     <out>/leaderboard.{md,csv}      written by harness.tournament.leaderboard
     <out>/.lock                     flock(2)ed by the run using the directory (holds its pid)
 
@@ -23,6 +25,21 @@ and the match is replayed from scratch. Records of matches that are no longer
 in the plan (a bot changed, left or was added) stay in the file and their
 directories on disk; readers count only the records the plan names.
 
+Secret deals: the rotations of a duplicate table share their deals, so a
+finished rotation's seed, hands and logs (a bot's stderr may print its cards)
+give the table's remaining rotations away. A record in ``results.jsonl``
+(which anyone following the run may read) carries only the commitment
+``seed_sha256`` (SHA-256 of the match seed, :func:`harness.match.deals.commitment`)
+and ``"seed": null``. Until every match of its table is recorded, a match
+is played and kept under ``<out>/.private/`` (mode 0700: no other user
+reads it); when the table's last match is recorded, :meth:`ResultsStore.publish`
+moves the table's directories to ``matches/``: their hand histories, logs and
+``result.json`` (the worker's result, with the seed in clear) become readable
+then. A run that stopped in between publishes when it resumes
+(:func:`harness.tournament.runner.run_tournament`); the tournament seed the
+match seeds derive from is revealed in ``seed.json`` after the last match
+(:mod:`harness.tournament.seeds`).
+
 One run at a time: :meth:`ResultsStore.open` takes an exclusive, non-blocking
 ``flock`` on ``<out>/.lock`` and keeps it until :meth:`ResultsStore.close`
 (or the process ends; the kernel drops the lock of a killed process, so a
@@ -36,11 +53,12 @@ import fcntl
 import json
 import os
 import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.match.deals import commitment
 from harness.match.history import HANDS_FILE as HANDS_FILE  # re-exported: the plain history's name
 from harness.match.history import find_history, read_history
 from harness.match.outdir import StorageError, storage_errno
@@ -53,6 +71,8 @@ _INSTANCE_SEPARATOR = "~"
 RESULTS_FILE = "results.jsonl"
 MANIFEST_FILE = "tournament.json"
 MATCHES_DIR = "matches"
+#: Mode-0700 directory of the matches whose deals are still to be played elsewhere (see the module doc).
+PRIVATE_DIR = ".private"
 LOCK_FILE = ".lock"
 MARKER_FILE = ".harness-tournament"
 #: Content of the marker file (JSON); ``format`` is the layout version of the directory.
@@ -75,6 +95,8 @@ class MatchRecord:
         result: what the referee returned.
         rotations: matches of the table in the plan (k with duplicate, else 1).
         fingerprint: the match's fingerprint (:mod:`harness.tournament.plan`).
+        seed_sha256: the commitment to the match seed (``result.seed`` is None in a record
+            read from ``results.jsonl``, see the module doc); "" in records of older versions.
     """
 
     table: str
@@ -83,14 +105,25 @@ class MatchRecord:
     result: MatchResult
     rotations: int = 1
     fingerprint: str = ""
+    seed_sha256: str = field(default="", compare=False)
+
+    @property
+    def commitment(self) -> str:
+        """SHA-256 of the match seed: ``seed_sha256``, else computed from the seed."""
+        if self.seed_sha256:
+            return self.seed_sha256
+        return commitment(self.result.seed) if self.result.seed is not None else ""
 
     @property
     def match_id(self) -> str:
         """The match id (``result.match_id``)."""
         return self.result.match_id
 
-    def to_dict(self) -> dict[str, Any]:
-        """Return the JSON-ready line."""
+    def to_dict(self, *, seed: bool = True) -> dict[str, Any]:
+        """Return the JSON-ready line; with ``seed`` False the seed is left out (null), its commitment kept."""
+        result = self.result.to_dict()
+        if not seed:
+            result["seed"] = None
         return {
             "match_id": self.result.match_id,
             "table": self.table,
@@ -98,7 +131,8 @@ class MatchRecord:
             "rotations": self.rotations,
             "fingerprint": self.fingerprint,
             "big_blind": self.big_blind,
-            "result": self.result.to_dict(),
+            "seed_sha256": self.commitment,
+            "result": result,
         }
 
     @classmethod
@@ -114,6 +148,7 @@ class MatchRecord:
             result=MatchResult.from_dict(data["result"]),
             rotations=int(data.get("rotations", 1)),
             fingerprint=str(data.get("fingerprint", "")),
+            seed_sha256=str(data.get("seed_sha256", "")),
         )
 
 
@@ -350,6 +385,9 @@ class ResultsStore:
             if not marker.exists():
                 marker.write_text(json.dumps(MARKER) + "\n", encoding="utf-8")
             (self.out_dir / MATCHES_DIR).mkdir(exist_ok=True)
+            private = self.out_dir / PRIVATE_DIR
+            private.mkdir(mode=0o700, exist_ok=True)
+            os.chmod(private, 0o700)  # whatever the umask or an earlier version made of it
         except OSError as exc:
             if isinstance(exc, (FileExistsError, NotADirectoryError)) or exc.errno in (errno.EEXIST, errno.ENOTDIR):
                 blocker = next(
@@ -454,15 +492,22 @@ class ResultsStore:
                 os.fsync(fh.fileno())
         return records
 
-    def append(self, record: MatchRecord) -> None:
+    def append(self, record: MatchRecord, *, seed: bool = True) -> None:
         """Append one record durably (one write, flush, fsync).
+
+        ``seed``: write the seed in clear; False (the runner): only its commitment
+        (``seed_sha256``; the seed is in the match's ``result.json``, published with
+        its table, and derives from the tournament seed revealed in ``seed.json``).
 
         Raises:
             harness.match.outdir.StorageError: the disk takes no more data (full, read-only, ...);
                 a partly written line is cut off again, so the records before it stay whole.
             OSError: any other failure to write.
         """
-        line = (json.dumps(record.to_dict(), separators=(",", ":")) + "\n").encode("utf-8")
+        self._append_line(record.to_dict(seed=seed))
+
+    def _append_line(self, data: Mapping[str, Any]) -> None:
+        line = (json.dumps(data, separators=(",", ":")) + "\n").encode("utf-8")
         fd = os.open(self.results_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
             size = os.fstat(fd).st_size
@@ -484,16 +529,43 @@ class ResultsStore:
             os.close(fd)
 
     def match_dir(self, match_id: str) -> Path:
-        """Return ``<out>/matches/<match_id>``."""
+        """Return ``<out>/matches/<match_id>`` (where a match's files are published)."""
         return self.out_dir / MATCHES_DIR / match_id
 
+    def private_dir(self, match_id: str) -> Path:
+        """Return ``<out>/.private/matches/<match_id>``: where a match is played and kept until its table's reveal."""
+        return private_match_dir(self.out_dir, match_id)
+
     def fresh_match_dir(self, match_id: str) -> Path:
-        """Delete what a partial run left of a match and return its empty directory."""
-        path = self.match_dir(match_id)
-        if path.exists():
-            shutil.rmtree(path)
-        path.mkdir(parents=True)
+        """Delete what an earlier or partial run left of a match (published or not); return its empty private dir."""
+        for path in (self.match_dir(match_id), self.private_dir(match_id)):
+            if path.exists():
+                shutil.rmtree(path)
+        path = self.private_dir(match_id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.mkdir()
         return path
+
+    def publish(self, match_ids: Sequence[str]) -> None:
+        """Publish matches whose deals are all played: move their private directories to ``matches/``.
+
+        Args:
+            match_ids: every match of a complete table (those without a private directory are skipped).
+
+        Raises:
+            OSError: a rename failed; the private directory stays, and the next call moves it.
+        """
+        moved = False
+        for match_id in match_ids:
+            private, public = self.private_dir(match_id), self.match_dir(match_id)
+            if private.exists():
+                if public.exists():
+                    shutil.rmtree(public)
+                public.parent.mkdir(exist_ok=True)
+                os.replace(private, public)
+                moved = True
+        if moved:
+            _fsync_dir(self.out_dir / MATCHES_DIR)
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
@@ -505,6 +577,18 @@ def write_json_atomic(path: Path, data: Any) -> None:
         os.fsync(fh.fileno())
     os.replace(tmp, path)
     _fsync_dir(path.parent)
+
+
+def private_match_dir(out_dir: Path, match_id: str) -> Path:
+    """``<out>/.private/matches/<match_id>``: a match's files before its table's reveal (mode 0700 above it)."""
+    return Path(out_dir) / PRIVATE_DIR / MATCHES_DIR / match_id
+
+
+def match_files(out_dir: Path, match_id: str) -> Path:
+    """The directory holding a match's files: ``matches/<id>`` once published, else its private one."""
+    public = Path(out_dir) / MATCHES_DIR / match_id
+    private = private_match_dir(out_dir, match_id)
+    return private if not public.exists() and private.exists() else public
 
 
 def hand_history_path(match_dir: Path) -> Path | None:
