@@ -13,6 +13,7 @@ from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
+from markdown_it import MarkdownIt
 
 from harness.match.checkbot import CheckReport, Violation
 from harness.match.specs import FaultKind, Limits
@@ -119,16 +120,11 @@ def test_cli_lines_are_inert_and_a_one_line_message_stays_one_line(capsys) -> No
     assert not RAW.search(out) and "\\x1b[2J" in out
 
 
-_MD = None
+_MD = MarkdownIt("commonmark", {"html": False}).enable("table")  # as the report renders
 
 
 def _render(text: str, *, inline: bool = True) -> str:
     """``text`` rendered by markdown-it as the report does (CommonMark, tables, raw HTML off)."""
-    global _MD
-    if _MD is None:
-        from markdown_it import MarkdownIt
-
-        _MD = MarkdownIt("commonmark", {"html": False}).enable("table")
     return _MD.renderInline(text) if inline else _MD.render(text)
 
 

@@ -510,8 +510,10 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
     if config.tournament.entry_check if entry_check is None else entry_check:
         def announce(to_check: int, kept: int) -> None:
             if to_check:
+                against = "raiser" if sched.table_size == 2 else "raiser and caller"
                 say(f"entry check: {to_check} bot{'s' if to_check != 1 else ''} play {CHECK_HANDS} hands each "
-                    "against caller and raiser" + (f" ({kept} unchanged bots passed before)" if kept else "") + " ...")
+                    f"against {against} under the tournament's limits, as one of its matches"
+                    + (f" ({kept} unchanged bots passed before)" if kept else "") + " ...")
 
         report = check_entries(config, store.out_dir, executor, **({"func": check} if check else {}),
                                on_entry=lambda e: None if e.ok else say(describe_failure(e)), on_start=announce)
