@@ -7,7 +7,8 @@ bots, the default secret seed) one match at a time; before each match it
 writes the live report, as a running ``harness run`` does, and reads every
 file of the output directory another user could read, looking for the
 current table's seed and hand seeds (decimal and hex, in plain and gzipped
-files) and for its hands (its match directories, its hands in the report).
+files) and for its hands (its match directories, its records with their
+hand-by-hand nets, its matches and hands in the report).
 After the last match the seed is revealed and every deal verifies.
 """
 
@@ -75,7 +76,7 @@ def spy(out: Path, findings: Path, bots: list[BotSpec], spec: MatchSpec, limits:
     plan = json.loads((out / "tournament.json").read_text())["matches"]
     table = next(row[1] for row in plan if row[0] == spec.match_id)
     siblings = [row[0] for row in plan if row[1] == table]
-    recorded = {r.match_id for r in read_records(out)}
+    recorded = {r.match_id for r in read_records(out, pending=True)}  # the organiser's view, private ones too
     write_report(out, running=True)
     secrets = secrets_of(spec.seed)
     for path in public_files(out):
@@ -86,6 +87,11 @@ def spy(out: Path, findings: Path, bots: list[BotSpec], spec: MatchSpec, limits:
             problems.append(f"{path}: a file of table {table}, which has a rotation to play")
         if rel[:2] == ("report", "hands") and path.stem in siblings and '"hand_id"' in text:
             problems.append(f"{path}: the live report shows hands of table {table}")
+        if rel[:2] == ("report", "matches") and path.stem in siblings:
+            problems.append(f"{path}: the live report shows a match of table {table} (its chips hand by hand)")
+        if rel == ("results.jsonl",):
+            shown = {json.loads(line)["match_id"] for line in text.splitlines() if line.strip()}
+            problems += [f"{path}: the record of {m} (its hand_nets: who won each deal)" for m in shown & set(siblings)]
     private = out / PRIVATE_DIR
     if stat.S_IMODE(os.stat(private).st_mode) != 0o700:
         problems.append(f"{private}: mode {oct(os.stat(private).st_mode)}")
@@ -115,7 +121,9 @@ def test_no_seed_or_hand_of_an_unfinished_table_is_readable_and_all_verify_after
     assert revealed["sha256"] == json.loads((out / "tournament.json").read_text())["seed_sha256"]
     verdicts = list(verify_deals(out))
     assert len(verdicts) == 6 and all(v.ok and v.hands == HANDS for v in verdicts), verdicts
-    for record in read_records(out):
-        assert record.result.seed is None  # results.jsonl: the commitment only...
+    records = read_records(out)
+    assert len(records) == 6  # all published: every table is complete
+    for record in records:
+        assert record.result.seed is not None and commitment(record.result.seed) == record.seed_sha256
         published = json.loads((out / MATCHES_DIR / record.match_id / RESULT_FILE).read_text())
-        assert commitment(published["seed"]) == record.seed_sha256  # ...the seed is in the published result.json
+        assert published["seed"] == record.result.seed

@@ -5,10 +5,11 @@ Layout::
     <out>/.harness-tournament       marker: this harness made the directory (nothing else is touched)
     <out>/tournament.json           the current plan: each match's id and fingerprint, bots, big blind
     <out>/entries.json              the entry check of each bot (harness.tournament.entries)
-    <out>/results.jsonl             one MatchRecord per finished match (append-only; seeds as commitments)
+    <out>/results.jsonl             one MatchRecord per match of a complete table (append-only)
     <out>/matches/<match_id>/       hands.jsonl.gz (or hands.jsonl: one name while it is written) and logs/,
                                     once every match dealt the same cards is recorded
     <out>/.private/matches/<id>/    mode 0700: the same, while a match dealt the same cards is unplayed
+    <out>/.private/results.jsonl    the records of those matches (append-only)
     <out>/leaderboard.{md,csv}      written by harness.tournament.leaderboard
     <out>/.lock                     flock(2)ed by the run using the directory (holds its pid)
 
@@ -26,19 +27,23 @@ in the plan (a bot changed, left or was added) stay in the file and their
 directories on disk; readers count only the records the plan names.
 
 Secret deals: the rotations of a duplicate table share their deals, so a
-finished rotation's seed, hands and logs (a bot's stderr may print its cards)
-give the table's remaining rotations away. A record in ``results.jsonl``
-(which anyone following the run may read) carries only the commitment
-``seed_sha256`` (SHA-256 of the match seed, :func:`harness.match.deals.commitment`)
-and ``"seed": null``. Until every match of its table is recorded, a match
-is played and kept under ``<out>/.private/`` (mode 0700: no other user
-reads it); when the table's last match is recorded, :meth:`ResultsStore.publish`
-moves the table's directories to ``matches/``: their hand histories, logs and
-``result.json`` (the worker's result, with the seed in clear) become readable
-then. A run that stopped in between publishes when it resumes
-(:func:`harness.tournament.runner.run_tournament`); the tournament seed the
-match seeds derive from is revealed in ``seed.json`` after the last match
-(:mod:`harness.tournament.seeds`).
+finished rotation's seed, hand results (``hand_nets`` says who won each
+deal), hands and logs (a bot's stderr may print its cards) give the table's
+remaining rotations away. Until every match of its table is recorded, a
+match is played and kept under ``<out>/.private/`` (mode 0700: no other
+user reads it): its directory in ``.private/matches/``, its record appended
+to ``.private/results.jsonl`` (:meth:`ResultsStore.append` with ``pending``).
+When the table's last match is recorded, :meth:`ResultsStore.publish`
+appends the table's records to ``results.jsonl`` and moves its directories
+to ``matches/``. ``tournament.json`` holds each match's fingerprint from the
+start (a SHA-256 over its seed among the rest: the commitment), and every
+record its seed's SHA-256 (``seed_sha256``); the tournament seed is revealed
+in ``seed.json`` after the last match (:mod:`harness.tournament.seeds`). A
+run that stopped in between publishes when it resumes
+(:func:`harness.tournament.runner.run_tournament`). Readers of
+``results.jsonl`` (leaderboard, report, replay) see complete tables only;
+:func:`read_results` with ``pending`` adds the private records (the runner's
+and ``harness plan``'s view of what is done).
 
 One run at a time: :meth:`ResultsStore.open` takes an exclusive, non-blocking
 ``flock`` on ``<out>/.lock`` and keeps it until :meth:`ResultsStore.close`
@@ -73,6 +78,8 @@ MANIFEST_FILE = "tournament.json"
 MATCHES_DIR = "matches"
 #: Mode-0700 directory of the matches whose deals are still to be played elsewhere (see the module doc).
 PRIVATE_DIR = ".private"
+#: The records of those matches, under :data:`PRIVATE_DIR`.
+PENDING_FILE = "results.jsonl"
 LOCK_FILE = ".lock"
 MARKER_FILE = ".harness-tournament"
 #: Content of the marker file (JSON); ``format`` is the layout version of the directory.
@@ -95,8 +102,8 @@ class MatchRecord:
         result: what the referee returned.
         rotations: matches of the table in the plan (k with duplicate, else 1).
         fingerprint: the match's fingerprint (:mod:`harness.tournament.plan`).
-        seed_sha256: the commitment to the match seed (``result.seed`` is None in a record
-            read from ``results.jsonl``, see the module doc); "" in records of older versions.
+        seed_sha256: SHA-256 of the match seed (:func:`harness.match.deals.commitment`);
+            "" in records of older versions.
     """
 
     table: str
@@ -119,11 +126,8 @@ class MatchRecord:
         """The match id (``result.match_id``)."""
         return self.result.match_id
 
-    def to_dict(self, *, seed: bool = True) -> dict[str, Any]:
-        """Return the JSON-ready line; with ``seed`` False the seed is left out (null), its commitment kept."""
-        result = self.result.to_dict()
-        if not seed:
-            result["seed"] = None
+    def to_dict(self) -> dict[str, Any]:
+        """Return the JSON-ready line."""
         return {
             "match_id": self.result.match_id,
             "table": self.table,
@@ -132,7 +136,7 @@ class MatchRecord:
             "fingerprint": self.fingerprint,
             "big_blind": self.big_blind,
             "seed_sha256": self.commitment,
-            "result": result,
+            "result": self.result.to_dict(),
         }
 
     @classmethod
@@ -223,8 +227,11 @@ def check_out_dir(out_dir: Path, option: str = "--out") -> None:
     )
 
 
-def read_results(out_dir: Path) -> StoredResults:
+def read_results(out_dir: Path, *, pending: bool = False) -> StoredResults:
     """Read every complete record of ``<out_dir>/results.jsonl`` (read-only), with notices.
+
+    ``pending``: also the records of tables not complete yet (``.private/results.jsonl``,
+    after the published ones; see the module doc).
 
     A torn last line (a run killed mid-write) is left out with a notice; a
     duplicate match id keeps its first record.
@@ -239,20 +246,28 @@ def read_results(out_dir: Path) -> StoredResults:
     path = out_dir / RESULTS_FILE
     if not path.is_file():
         raise ResultsError(f"{path}: no results file; is {out_dir} a tournament output directory?")
-    data = path.read_bytes()
-    records, complete, notices = _parse(data, path)
-    if complete < len(data) and data[complete:].strip():
-        line = data[:complete].count(b"\n") + 1
-        notices.append(
-            f"{path}, line {line}: incomplete last line (a run was stopped while writing it) left out; "
-            "`harness run` with the same file and --out replays that match"
-        )
+    records: dict[str, MatchRecord] = {}
+    notices: list[str] = []
+    for where in (path, out_dir / PRIVATE_DIR / PENDING_FILE) if pending else (path,):
+        if where is not path and not where.is_file():
+            continue
+        data = where.read_bytes()
+        found, complete, more = _parse(data, where)
+        notices += more
+        for match_id, record in found.items():
+            records.setdefault(match_id, record)
+        if complete < len(data) and data[complete:].strip():
+            line = data[:complete].count(b"\n") + 1
+            notices.append(
+                f"{where}, line {line}: incomplete last line (a run was stopped while writing it) left out; "
+                "`harness run` with the same file and --out replays that match"
+            )
     return StoredResults(list(records.values()), notices)
 
 
-def read_records(out_dir: Path) -> list[MatchRecord]:
+def read_records(out_dir: Path, *, pending: bool = False) -> list[MatchRecord]:
     """Read every complete record of ``<out_dir>/results.jsonl``; see :func:`read_results`."""
-    return read_results(out_dir).records
+    return read_results(out_dir, pending=pending).records
 
 
 def read_manifest(out_dir: Path) -> dict[str, Any]:
@@ -369,8 +384,10 @@ class ResultsStore:
         """Use ``out_dir`` (created on :meth:`open`)."""
         self.out_dir = Path(out_dir)
         self.results_path = self.out_dir / RESULTS_FILE
+        self.pending_path = self.out_dir / PRIVATE_DIR / PENDING_FILE
         self.manifest_path = self.out_dir / MANIFEST_FILE
         self._lock_fd: int | None = None
+        self._published: set[str] = set()  # match ids in results.jsonl
 
     def _make_dir(self) -> None:
         """Create the output directory and its marker, turning OS errors into a message about ``--out``.
@@ -479,36 +496,44 @@ class ResultsStore:
         write_json_atomic(self.manifest_path, manifest)
 
     def _open(self) -> dict[str, MatchRecord]:
-        if not self.results_path.exists():
-            self.results_path.touch()
-            _fsync_dir(self.out_dir)
-            return {}
-        data = self.results_path.read_bytes()
-        records, complete, _ = _parse(data, self.results_path)
-        if complete < len(data):
-            # Cut the torn tail so the next append starts on a fresh line.
-            with open(self.results_path, "rb+") as fh:
-                fh.truncate(complete)
-                os.fsync(fh.fileno())
+        records: dict[str, MatchRecord] = {}
+        for path in (self.results_path, self.pending_path):
+            if not path.exists():
+                path.touch()
+                _fsync_dir(path.parent)
+                continue
+            data = path.read_bytes()
+            found, complete, _ = _parse(data, path)
+            if complete < len(data):
+                # Cut the torn tail so the next append starts on a fresh line.
+                with open(path, "rb+") as fh:
+                    fh.truncate(complete)
+                    os.fsync(fh.fileno())
+            if path == self.results_path:
+                self._published = set(found)
+            for match_id, record in found.items():
+                records.setdefault(match_id, record)  # a published record first
         return records
 
-    def append(self, record: MatchRecord, *, seed: bool = True) -> None:
+    def append(self, record: MatchRecord, *, pending: bool = False) -> None:
         """Append one record durably (one write, flush, fsync).
 
-        ``seed``: write the seed in clear; False (the runner): only its commitment
-        (``seed_sha256``; the seed is in the match's ``result.json``, published with
-        its table, and derives from the tournament seed revealed in ``seed.json``).
+        ``pending``: to ``.private/results.jsonl``, its table having a match to play
+        (the runner; :meth:`publish` copies it to ``results.jsonl`` later).
 
         Raises:
             harness.match.outdir.StorageError: the disk takes no more data (full, read-only, ...);
                 a partly written line is cut off again, so the records before it stay whole.
             OSError: any other failure to write.
         """
-        self._append_line(record.to_dict(seed=seed))
+        path = self.pending_path if pending else self.results_path
+        self._append_line(path, record.to_dict())
+        if not pending:
+            self._published.add(record.match_id)
 
-    def _append_line(self, data: Mapping[str, Any]) -> None:
+    def _append_line(self, path: Path, data: Mapping[str, Any]) -> None:
         line = (json.dumps(data, separators=(",", ":")) + "\n").encode("utf-8")
-        fd = os.open(self.results_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644 if path == self.results_path else 0o600)
         try:
             size = os.fstat(fd).st_size
             try:
@@ -524,7 +549,7 @@ class ResultsStore:
                     pass
                 if code is None:
                     raise
-                raise StorageError(self.results_path, code) from None
+                raise StorageError(path, code) from None
         finally:
             os.close(fd)
 
@@ -546,17 +571,21 @@ class ResultsStore:
         path.mkdir()
         return path
 
-    def publish(self, match_ids: Sequence[str]) -> None:
-        """Publish matches whose deals are all played: move their private directories to ``matches/``.
+    def publish(self, records: Sequence[MatchRecord]) -> None:
+        """Publish matches whose deals are all played: records to ``results.jsonl``, directories to ``matches/``.
 
         Args:
-            match_ids: every match of a complete table (those without a private directory are skipped).
+            records: every match of a complete table (those already published are skipped,
+                so a run that stopped half-way through a publication completes it).
 
         Raises:
-            OSError: a rename failed; the private directory stays, and the next call moves it.
+            harness.match.outdir.StorageError, OSError: as :meth:`append`; the next call does the rest.
         """
+        for record in records:
+            if record.match_id not in self._published:
+                self.append(record)
         moved = False
-        for match_id in match_ids:
+        for match_id in (r.match_id for r in records):
             private, public = self.private_dir(match_id), self.match_dir(match_id)
             if private.exists():
                 if public.exists():

@@ -591,18 +591,18 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
     tails: dict[str, HistoryTail] = {}
     hands_done = sum(r.result.hands_played for r in records)
 
-    # A match's files stay private while its table has a match to play, whose deals they would give
-    # away (harness.tournament.results, "Secret deals").
+    # A match's record and files stay private while its table has a match to play, whose deals they
+    # would give away (harness.tournament.results, "Secret deals").
     tables: dict[str, list[str]] = {}
     for m in plan.matches:
         tables.setdefault(m.table, []).append(m.match_id)
 
     def publish(table: str) -> None:
         """Publish the table's matches once every one is recorded."""
-        recorded = {r.match_id for r in summary.records}
+        recorded = {r.match_id: r for r in summary.records}
         matches = tables.get(table, [])
         if matches and all(m in recorded for m in matches):
-            store.publish(matches)
+            store.publish([recorded[m] for m in matches])
 
     for table in tables:  # tables a stopped run completed but had not published yet
         publish(table)
@@ -628,7 +628,7 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
             summary.failed.append(done.job.key)
             display.match_failed(done.job.key, done.error or "failed", done.job.directory / ERROR_FILE)
             return
-        store.append(record, seed=False)  # the seed as a commitment (results.jsonl is public)
+        store.append(record, pending=True)  # published with the rest of its table
         summary.records.append(record)
         summary.matches_run += 1
         summary.hands_run += record.result.hands_played
@@ -669,12 +669,12 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
         summary.seconds = time.monotonic() - started
         display.stop()
     # Re-read what is on disk: an interrupt may have landed between an append and its bookkeeping.
-    summary.records = [rec for rec in read_records(store.out_dir)
+    summary.records = [rec for rec in read_records(store.out_dir, pending=True)
                        if rec.match_id in planned and rec.fingerprint == planned[rec.match_id].fingerprint]
     if summary.complete and not summary.storage:
         # Every match of the plan is played: what older plans left private (records no longer
         # counted) is published too, as seed.json reveals the seed they all derive from.
-        store.publish(sorted(set(stored) - set(planned)))
+        store.publish([stored[m] for m in sorted(set(stored) - set(planned))])
     summary.never_started = never_started(summary.records, store.out_dir)
     if (summary.records or report.failed) and not summary.storage:  # no room for the leaderboard's files
         from harness.tournament.leaderboard import write_leaderboard
@@ -790,7 +790,8 @@ def preview(config: TournamentConfig, rates: Rates, *, parallel: int | None = No
     check_out_dir(out)
     existing = out.is_dir() and is_ours(out)
     previous = read_manifest(out) if existing else None
-    stored = {r.match_id: r for r in read_results(out).records} if existing and (out / "results.jsonl").exists() \
+    stored = {r.match_id: r for r in read_results(out, pending=True).records} \
+        if existing and (out / "results.jsonl").exists() \
         else {}
     sched = config.schedule
     design = previous.get("design") if previous and previous.get("table_size") == sched.table_size else None
