@@ -358,3 +358,30 @@ def test_progress_flags_trouble_as_it_happens_and_prints_running_totals(
     totals = [line for line in err if line.startswith("totals after")]
     assert totals == [next(line for line in err if line.startswith("totals after 10 of 12 matches (bb/100 so far): "))]
     assert all(name in totals[0] for name in ("a ", "b ", "c ", "weak "))
+
+
+def test_a_table_with_a_rotation_to_play_stays_private_and_a_half_done_publication_completes(tmp_path: Path) -> None:
+    """Matches with "c" in seat 0 fail: the other rotation of each of c's tables is recorded, privately only;
+    the retry completes those tables and publishes them. A run stopped half-way through a publication (the
+    records appended, the directories not moved) finishes it when it resumes, playing nothing."""
+    out = tmp_path / "out"
+    cfg = fake_config(out, NAMES, hands=10)
+    first = run_tournament(cfg, play=failing_play, quiet=True)
+    waiting = {r.match_id for r in first.records if "c" in r.result.bots}
+    assert waiting and len(first.failed) == len(waiting)
+    public = {r.match_id for r in read_records(out)}
+    assert public and public.isdisjoint(waiting)  # neither their records...
+    assert all((out / ".private" / "matches" / m).is_dir() and not (out / "matches" / m).exists() for m in waiting)
+    assert {r.match_id for r in read_records(out, pending=True)} >= waiting  # ...nor their files are public
+    assert oct((out / ".private").stat().st_mode & 0o777) == "0o700"
+    retry = run_tournament(cfg, play=fake_play, quiet=True)
+    assert retry.complete and {r.match_id for r in read_records(out)} == {r.match_id for r in retry.records}
+    assert not any((out / ".private" / "matches").iterdir())
+    # Half a publication: a table's directories back in .private, as if the run stopped before moving them.
+    table = retry.records[-1].table
+    for rec in retry.records:
+        if rec.table == table:
+            (out / "matches" / rec.match_id).rename(out / ".private" / "matches" / rec.match_id)
+    again = run_tournament(cfg, play=fake_play, quiet=True)
+    assert again.matches_run == 0 and not any((out / ".private" / "matches").iterdir())
+    assert len((out / "results.jsonl").read_text().splitlines()) == len(retry.records)  # none published twice

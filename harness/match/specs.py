@@ -246,8 +246,7 @@ class MatchResult:
 
     Attributes:
         match_id: the MatchSpec's id.
-        seed: the match seed; None in a record read from a tournament's ``results.jsonl``,
-            which holds its commitment only (:mod:`harness.tournament.results`).
+        seed: the match seed.
         hands_played: hands completed.
         bots: bot names by seat.
         net: net chips per seat over the match (sums to 0).
@@ -258,7 +257,7 @@ class MatchResult:
     """
 
     match_id: str
-    seed: int | None
+    seed: int
     hands_played: int
     bots: list[str]
     net: list[int]
@@ -286,7 +285,7 @@ class MatchResult:
         """Rebuild from :meth:`to_dict` output. Raises KeyError/TypeError on a bad dict."""
         return cls(
             match_id=str(data["match_id"]),
-            seed=None if data["seed"] is None else int(data["seed"]),
+            seed=int(data["seed"]),
             hands_played=int(data["hands_played"]),
             bots=[str(b) for b in data["bots"]],
             net=[int(x) for x in data["net"]],

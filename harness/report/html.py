@@ -331,8 +331,7 @@ def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
                 f"All {info.hand_count} hands are in the viewer."
         match = {"id": res.match_id, "table": info.record.table, "rotation": info.record.rotation,
                  "hands": res.hands_played,
-                 "seed": res.seed if info.table_complete and res.seed is not None
-                 else "not shown until every rotation of the table is played",
+                 "seed": res.seed if info.table_complete else "not shown until every rotation of the table is played",
                  "duration": res.duration_s,
                  "history": str(info.history) if info.history else "(none)", "kept": kept, "kept_text": kept_text,
                  "seats": [{"seat": s, "bot": b, "net": f"{res.net[s]:+d}",

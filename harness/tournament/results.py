@@ -119,7 +119,7 @@ class MatchRecord:
         """SHA-256 of the match seed: ``seed_sha256``, else computed from the seed."""
         if self.seed_sha256:
             return self.seed_sha256
-        return commitment(self.result.seed) if self.result.seed is not None else ""
+        return commitment(self.result.seed)
 
     @property
     def match_id(self) -> str:
@@ -295,8 +295,9 @@ def check_record(record: MatchRecord) -> None:
 
     Raises:
         ValueError: a per-seat list of the wrong length, a hand whose nets do
-            not sum to zero, a ``net`` that is not the sum of ``hand_nets``, or
-            ``hands_played`` different from the number of hands.
+            not sum to zero, a ``net`` that is not the sum of ``hand_nets``,
+            ``hands_played`` different from the number of hands, or a
+            ``seed_sha256`` that is not its seed's.
     """
     res = record.result
     n = len(res.bots)
@@ -320,6 +321,8 @@ def check_record(record: MatchRecord) -> None:
         raise ValueError(f"net {res.net} is not the sum of its hands {totals}")
     if record.big_blind < 1:
         raise ValueError(f"big_blind must be >= 1, got {record.big_blind}")
+    if record.seed_sha256 and record.seed_sha256 != commitment(res.seed):
+        raise ValueError("seed_sha256 is not the SHA-256 of its seed")
 
 
 def _parse(data: bytes, path: Path) -> tuple[dict[str, MatchRecord], int, list[str]]:

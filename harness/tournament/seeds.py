@@ -1,9 +1,9 @@
 """The tournament seed: drawn in secret, kept out of the bots' reach, committed, revealed, verified.
 
 Files in the output directory (which no sandboxed bot can see, see
-:mod:`harness.match.sandbox`; match seeds in ``results.jsonl`` are
-commitments only, and a table's files stay private until all its rotations
-are played: :mod:`harness.tournament.results`):
+:mod:`harness.match.sandbox`; a table's records and files, which hold its
+match seed, stay private until all its rotations are played:
+:mod:`harness.tournament.results`):
 
 - ``seed.secret``: the seed as 64 hex digits, mode 0600, written once at the
   first run when the organiser gave no seed, and read by every later run
@@ -202,14 +202,10 @@ def verify_deals(out_dir: Path) -> Iterator[MatchDeals]:
         if plan is not None and plan.get(record.match_id) != record.fingerprint:
             continue
         candidates = [table_seed(s, result.bots, instance_of(record.table)) for s in (seed, *later)]
-        # results.jsonl holds the match seed's commitment (records of older versions: the seed itself).
-        committed = record.commitment
-        expected = next((c for c in candidates if commitment(c) == committed), None)
+        expected = result.seed if result.seed in candidates else candidates[0]
         problems: list[str] = []
-        if expected is None:
-            problems.append("match seed: its commitment in results.jsonl is not that of a seed derived from the "
-                            "revealed seed")
-            expected = candidates[0]
+        if result.seed != expected:
+            problems.append("match seed: not derived from the revealed seed")
         hands = 0
         history = hand_history_path(out_dir / MATCHES_DIR / result.match_id)
         if history is None:
