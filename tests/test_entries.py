@@ -159,7 +159,7 @@ def test_an_honest_slow_bot_passes_on_the_time_bank_and_a_bot_that_fails_is_told
         run_tournament(tight, play=fake_play, progress=False)
     entries = json.loads((tmp_path / "tight" / "out" / "entries.json").read_text())["bots"]
     reason = entries["steady"]["reason"]
-    assert reason.startswith("timeout "), reason
+    assert "timeout " in reason, reason  # (and, with 10 of them, put out: max_faults)
     assert re.search(r"timeout: no reply with seq \d+ within \d+ ms \(50 ms per decision \+ \d+ ms left of the "
                      r"20 ms time bank(; its slowest reply so far took \d+ ms)?\)", reason), reason
     slowest = re.search(r"slowest reply so far took (\d+) ms", reason)
