@@ -35,9 +35,10 @@ __all__ = ["visible", "md_text", "md_cell", "md_code", "md_fence", "csv_cell"]
 
 _KEEP_MULTILINE = frozenset("\n\t")
 # Characters that make inline markup anywhere in a line (CommonMark 6, GFM 6.5-6.9): backslash-escaped
-# (2.4); ``& < > |`` as entities (2.5: no tag and no cell-splitting pipe even in the raw file). Block
-# markers (``-``, ``+``, ``=``) only act at the start of a line, where no escaped text is put.
-_MD_ESCAPES = str.maketrans({**{ch: "\\" + ch for ch in "\\`*_[]()!$~#"},
+# (2.4); ``& < > |`` as entities (2.5: no tag and no cell-splitting pipe even in the raw file). ``( ) !``
+# make a link or an image only after an unescaped ``]`` or before a ``[``; block markers (``-``, ``+``,
+# ``=``) only act at the start of a line, where no escaped text is put.
+_MD_ESCAPES = str.maketrans({**{ch: "\\" + ch for ch in "\\`*_[]$~#"},
                              "&": "&amp;", "<": "&lt;", ">": "&gt;", "|": "&#124;"})
 # GFM's extended autolinks (``http://``, ``www.``, ``a@b.c``) need no bracket: break them with an escape.
 _AUTOLINK = re.compile(r":(?=//)|(?<=[wW]{3})\.|@")
@@ -79,7 +80,7 @@ def md_text(text: str) -> str:
     """``text`` as inline Markdown that renders as exactly its characters (one line).
 
     ``& < > |`` become entities (the raw file holds no tag and no
-    cell-splitting pipe), ``\\ ` * _ [ ] ( ) ! $ ~ #`` get a backslash
+    cell-splitting pipe), ``\\ ` * _ [ ] $ ~ #`` get a backslash
     (CommonMark 2.4-2.5), and so do the ``:`` of ``://``, the ``.`` after
     ``www`` and ``@``, which GFM would turn into autolinks: ``![x](http://host/)``,
     ``[text](url)``, ``<http://host>``, ``<img ...>``, ``&#60;``, emphasis
