@@ -47,7 +47,7 @@ def test_a_full_disk_stops_the_run_in_one_line_and_the_next_run_resumes(
     config = fake_config(tmp_path / "out", ["a", "b", "c"], hands=3, jobs=1)
     first = run_tournament(config, play=filling_play, quiet=True)
     assert first.storage and not first.complete
-    assert first.stopped.startswith(f"cannot write {tmp_path / 'out' / 'matches'}/")
+    assert first.stopped.startswith(f"cannot write {tmp_path / 'out' / '.private' / 'matches'}/")  # still private
     assert first.stopped.endswith(": No space left on device")
     assert len(read_records(tmp_path / "out")) == _FULL_FROM == len(first.records)
     assert "Traceback" not in capfd.readouterr().err  # nor from the forked workers

@@ -19,6 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.cli import app
+from harness.match.untrusted import md_cell
 from harness.report.hands import hand_view
 from harness.tournament.results import hand_history_path, read_hands, read_records
 from harness.tournament.runner import run_tournament
@@ -30,14 +31,16 @@ ARTIFACTS = ROOT / "test-artifacts"
 
 @pytest.fixture(scope="module")
 def contest(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """4 bots heads-up (duplicate, 12 matches of 16 hands): a caller, a solid bot, a flaky one
-    (illegal actions) and one whose act() raises (tracebacks in its stderr, no protocol fault)."""
+    """5 bots heads-up (duplicate, 20 matches of 16 hands): a caller, a solid bot, a flaky one
+    (illegal actions), one whose act() raises (tracebacks in its stderr, no protocol fault) and a
+    hostile one whose action names and stderr are Markdown/HTML payloads pointing at another host."""
     tmp = tmp_path_factory.mktemp("report")
     bots = [
         ("caller", "python -m bots.caller", ""),
         ("solid", "python -m bots.solid", ""),
         ("flaky", "python -m bots.flaky", 'FLAKY_ILLEGAL_RATE = "0.25", FLAKY_TIMEOUT_RATE = "0", FLAKY_SEED = "2"'),
         ("buggy", "python -m tests.fixtures.broken_bots.buggy_act", ""),
+        ("markup", "python -m tests.fixtures.hostile.markup", ""),
     ]
     text = '[tournament]\nname = "report-test"\nseed = 5\n[schedule]\nhands = 16\njobs = 2\n' \
            '[limits]\ndecision_ms = 2000\nmax_faults = 1000\n'
@@ -82,7 +85,7 @@ def test_bot_report_lists_faults_with_the_first_example_and_its_counts(contest: 
     row = next(line for line in text.splitlines() if line.startswith("| illegal"))
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[:4] == ["illegal", str(illegal), match_id, str(hand_id)]
-    assert cells[5] == detail
+    assert cells[5] == md_cell(detail)
     assert "## End of its stderr in its first failing match" in text
     assert "No faults." in (contest / "reports" / "caller.md").read_text()
 
@@ -123,6 +126,28 @@ def test_pages_request_nothing_from_another_host(contest: Path) -> None:
         for ref in re.findall(r"""(?:src|href)\s*=\s*["']([^"']+)""", html):
             assert not re.match(r"^[a-z]+:|^//", ref), f"{page}: {ref}"
         assert "<script src=\"http" not in html
+
+
+def test_bot_controlled_text_is_text_in_every_markdown_and_html_output(contest: Path) -> None:
+    from markdown_it import MarkdownIt
+
+    from harness.report.html import CSP
+    from tests.fixtures.hostile.markup import PAYLOADS
+
+    text = (contest / "reports" / "markup.md").read_text()
+    assert "127.0.0.1:9/login" in text  # the payload is reported...
+    html = MarkdownIt("commonmark", {"html": True}).enable("table").render(text)  # even with raw HTML on
+    assert not re.search(r"<(?:a|img|script)\b", html), html  # ...as text: no link, image or script
+    page = (contest / "report" / "bots" / "markup.html").read_text()
+    assert not re.search(r"<(?:a[^>]*href=\"http|img|script[^>]*src=\"http)", page)
+    shown = re.sub(r"<[^>]+>", "", page)
+    import html as html_lib
+
+    assert any(html_lib.unescape(p) in html_lib.unescape(shown) for p in PAYLOADS)
+    for path in (contest / "report").rglob("*.html"):
+        meta = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', path.read_text())
+        assert meta and html_lib.unescape(meta.group(1)) == CSP, path
+    assert "default-src 'none'" in CSP and "http" not in CSP
 
 
 def test_harness_report_rewrites_the_report_and_refuses_a_missing_directory(contest: Path, tmp_path: Path) -> None:
@@ -298,6 +323,18 @@ def test_report_in_headless_chromium(contest: Path, tmp_path: Path) -> None:
             stacks = page.eval_on_selector_all("#seat-table .stack", "cs => cs.map(c => Number(c.textContent))")
             assert stacks == [p["final_stack"] for p in players]
             page.screenshot(path=str(ARTIFACTS / "report-hand.png"), full_page=True)
+            # The hostile bot's pages: its payloads (images, links, raw HTML to 127.0.0.1:9) are text.
+            page.goto((report / "bots" / "markup.html").as_uri())
+            page.wait_for_selector("h1:text-is('markup')")
+            assert "127.0.0.1:9/login" in page.inner_text("main")
+            assert page.eval_on_selector_all("main a[href^='http'], main img", "es => es.length") == 0
+            hostile = next(r for r in read_records(contest) if "markup" in r.result.bots)
+            page.goto((report / "matches" / f"{hostile.match_id}.html").as_uri())
+            page.wait_for_selector("[data-figure='chips'] .main-svg")
+            kept = next(iter(read_hands(hand_history_path(contest / "matches" / hostile.match_id))))
+            page.goto((report / "hand.html").as_uri() + f"?match={hostile.match_id}&hand={kept['hand_id']}")
+            page.wait_for_selector("#viewer:not([hidden])")
+            page.click("#last")
             # Players are labelled by match seat, not by their position among those dealt in
             # (a table whose seats 3 and 5 play the hand).
             view = hand_view(record)

@@ -16,7 +16,7 @@ import psutil
 import pytest
 
 from harness.tournament.plan import bot_setup
-from harness.tournament.results import read_records
+from harness.tournament.results import match_files, read_records
 from harness.tournament.runner import run_tournament, schedule_for
 from harness.tournament.workers import pick_cpu
 from tests.test_runner_fakes import (
@@ -61,6 +61,9 @@ def test_partial_match_is_replayed_from_scratch(tmp_path: Path) -> None:
     lines = (out / "results.jsonl").read_text().splitlines(keepends=True)
     (out / "results.jsonl").write_text("".join(lines[:-1]) + lines[-1][:40])
     lost = json.loads(lines[-1])["match_id"]
+    pending = out / ".private" / "results.jsonl"  # where it was recorded before its table was published
+    pending.write_text("".join(line for line in pending.read_text().splitlines(keepends=True)
+                               if json.loads(line)["match_id"] != lost))
     (out / "matches" / lost / "hands.jsonl").write_text('{"hand_id": 0, "net": [999, -999]}\n')
     (out / "matches" / lost / "junk").write_text("x")
     summary = run_tournament(cfg, play=fake_play, quiet=True)
@@ -77,7 +80,7 @@ def test_failed_matches_are_reported_not_recorded_and_retried(tmp_path: Path) ->
     assert summary.failed and all(f.startswith("c+") for f in summary.failed)
     assert not summary.complete
     for match_id in summary.failed:
-        assert "referee bug (simulated)" in (out / "matches" / match_id / "error.txt").read_text()
+        assert "referee bug (simulated)" in (match_files(out, match_id) / "error.txt").read_text()
     assert {r.match_id for r in read_records(out)}.isdisjoint(summary.failed)
     retry = run_tournament(cfg, play=fake_play, quiet=True)
     assert retry.complete and retry.matches_run == len(summary.failed)
@@ -351,7 +354,34 @@ def test_progress_flags_trouble_as_it_happens_and_prints_running_totals(
     first = [line for line in err if line.startswith("first failure of bot 'c'")]
     assert len(first) == 1  # once, at its first failure, with its log
     assert err.index(first[0]) == err.index(with_c[0]) + 1
-    assert first[0].endswith("-c.err") and str(out / "matches") in first[0]
+    assert first[0].endswith("-c.err") and str(out / ".private" / "matches") in first[0]  # its table is unfinished
     totals = [line for line in err if line.startswith("totals after")]
     assert totals == [next(line for line in err if line.startswith("totals after 10 of 12 matches (bb/100 so far): "))]
     assert all(name in totals[0] for name in ("a ", "b ", "c ", "weak "))
+
+
+def test_a_table_with_a_rotation_to_play_stays_private_and_a_half_done_publication_completes(tmp_path: Path) -> None:
+    """Matches with "c" in seat 0 fail: the other rotation of each of c's tables is recorded, privately only;
+    the retry completes those tables and publishes them. A run stopped half-way through a publication (the
+    records appended, the directories not moved) finishes it when it resumes, playing nothing."""
+    out = tmp_path / "out"
+    cfg = fake_config(out, NAMES, hands=10)
+    first = run_tournament(cfg, play=failing_play, quiet=True)
+    waiting = {r.match_id for r in first.records if "c" in r.result.bots}
+    assert waiting and len(first.failed) == len(waiting)
+    public = {r.match_id for r in read_records(out)}
+    assert public and public.isdisjoint(waiting)  # neither their records...
+    assert all((out / ".private" / "matches" / m).is_dir() and not (out / "matches" / m).exists() for m in waiting)
+    assert {r.match_id for r in read_records(out, pending=True)} >= waiting  # ...nor their files are public
+    assert oct((out / ".private").stat().st_mode & 0o777) == "0o700"
+    retry = run_tournament(cfg, play=fake_play, quiet=True)
+    assert retry.complete and {r.match_id for r in read_records(out)} == {r.match_id for r in retry.records}
+    assert not any((out / ".private" / "matches").iterdir())
+    # Half a publication: a table's directories back in .private, as if the run stopped before moving them.
+    table = retry.records[-1].table
+    for rec in retry.records:
+        if rec.table == table:
+            (out / "matches" / rec.match_id).rename(out / ".private" / "matches" / rec.match_id)
+    again = run_tournament(cfg, play=fake_play, quiet=True)
+    assert again.matches_run == 0 and not any((out / ".private" / "matches").iterdir())
+    assert len((out / "results.jsonl").read_text().splitlines()) == len(retry.records)  # none published twice

@@ -13,10 +13,11 @@ from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
+from markdown_it import MarkdownIt
 
 from harness.match.checkbot import CheckReport, Violation
 from harness.match.specs import FaultKind, Limits
-from harness.match.untrusted import csv_cell, md_cell, md_fence, visible
+from harness.match.untrusted import csv_cell, md_cell, md_code, md_fence, md_text, visible
 from harness.report.collect import BotReport, FaultExample, ReportData
 from harness.report.markdown import bot_markdown
 from harness.tournament.entries import Entry, describe_failure
@@ -69,7 +70,7 @@ def test_leaderboard_files_and_screen_neutralise_the_reason() -> None:
     row = next(line for line in md.splitlines() if "| inject" in line)
     header = next(line for line in md.splitlines() if re.match(r"\|\s+rank \|", line))
     assert row.count("|") == header.count("|")  # the reason's | does not add cells
-    assert "a &#124; b &#124; c \\x1b[31m &lt;img src=x onerror=alert(1)&gt;" in row
+    assert md_cell("a | b | c \x1b[31m <img src=x onerror=alert(1)>") in row
     screen = render(board)
     assert not RAW.search(screen) and "inject" in screen
     text = to_csv(board)
@@ -117,3 +118,44 @@ def test_cli_lines_are_inert_and_a_one_line_message_stays_one_line(capsys) -> No
     err, out = captured.err, captured.out
     assert err.count("\n") == 1 and not RAW.search(err.rstrip("\n"))
     assert not RAW.search(out) and "\\x1b[2J" in out
+
+
+_MD = MarkdownIt("commonmark", {"html": False}).enable("table")  # as the report renders
+
+
+def _render(text: str, *, inline: bool = True) -> str:
+    """``text`` rendered by markdown-it as the report does (CommonMark, tables, raw HTML off)."""
+    return _MD.renderInline(text) if inline else _MD.render(text)
+
+
+@given(st.text())
+def test_md_text_and_md_code_render_as_exactly_the_characters(text: str) -> None:
+    import html
+
+    shown = visible(text)
+    assert _render(md_text(text)) == html.escape(shown, quote=False).replace('"', "&quot;")
+    code = _render(md_code(text))
+    assert code.startswith("<code>") and code.endswith("</code>") and code.count("<code>") == 1
+
+
+MARKUP = (
+    "![pixel](http://127.0.0.1:9/md-image.png) [Your grade is ready: log in here](http://127.0.0.1:9/login) "
+    '<img src="http://127.0.0.1:9/raw.png"> <http://127.0.0.1:9/autolink> http://127.0.0.1:9/bare www.example.com '
+    "a@example.com <script>x</script> &lt;b&gt; `` ` | *bold* _em_ [ref]\n\n[ref]: http://127.0.0.1:9/ref"
+)
+
+
+def test_markdown_payloads_in_every_bot_controlled_field_render_as_text(tmp_path: Path) -> None:
+    bot = BotReport(name="inject", matches=["m1"], failing_match="m1", stderr_path="e`` `.err",
+                    stderr_tail=[MARKUP, "```", "</code></pre><img src=x>"], tracebacks=1,
+                    first_traceback="Traceback (most recent call last):\nValueError: " + MARKUP,
+                    traceback_where=MARKUP,
+                    faults=[FaultExample(kind=MARKUP, count=1, match_id=MARKUP, hand_id=0, decision=0,
+                                         detail=f"unknown action {MARKUP!r}")], put_out=[(MARKUP, MARKUP)])
+    data = ReportData(out_dir=tmp_path, name=MARKUP, bots=["inject"], records=[], matches_total=1, manifest={},
+                      notices=[], matches=[], bot_reports={"inject": bot})
+    page = _render(bot_markdown(bot, data), inline=False)
+    assert not re.search(r"<(?!/?(?:h1|h2|p|code|pre|table|thead|tbody|tr|th|td)\b)", page), page
+    assert "127.0.0.1:9/md-image.png" in page  # shown, as text
+    fault_row = next(line for line in bot_markdown(bot, data).splitlines() if line.startswith("| " + md_cell(MARKUP)))
+    assert fault_row.count("|") == 7

@@ -6,7 +6,10 @@ it meets checks, calls, bets, raises and multi-way pots and sits in every
 position as the button moves; any command can be an opponent). The match
 is a real one, through :func:`harness.match.referee.play_match`, with the
 real limits except the time bank, which is 0 by default: any reply slower
-than ``decision_ms`` is reported. Faults come back from the hand history
+than ``decision_ms`` is reported; a timeout says the limit it broke (decision
+time plus the bank left then) and the slowest reply so far. A tournament's
+entry check (:mod:`harness.tournament.entries`) gives :func:`check_spec` its
+own limits, seat, table, match id and announced hands. Faults come back from the hand history
 (``faults`` per hand) and the match result; each becomes a
 :class:`Violation` in words a bot author can act on. The bot's stderr is
 searched for tracebacks (:func:`find_tracebacks`): an SDK bot whose
@@ -29,6 +32,7 @@ import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from harness.engine.config import GameConfig, Structure
 from harness.match.botproc import PASSED_ENV, PASSED_ENV_PREFIXES, resolve_command
@@ -43,6 +47,7 @@ from harness.match.specs import (
     MatchResult,
     MatchSpec,
     SandboxSettings,
+    StackMode,
     bound_problem,
 )
 from harness.match.untrusted import visible
@@ -355,11 +360,18 @@ def reference_bot(text: str) -> BotSpec:
     return BotSpec(name=name, command=("python", "-m", f"bots.{name}"))
 
 
-def _violations(out_dir: Path, seat: int) -> tuple[list[Violation], int, float]:
-    """Read the hand history: the seat's faults, its decision count and slowest reply."""
+def _violations(out_dir: Path, seat: int, limits: Limits) -> tuple[list[Violation], int, float]:
+    """Read the hand history: the seat's faults, its decision count and slowest reply.
+
+    A timeout says which limit it broke and by how much: the decision time plus
+    what was left of the match's time bank then (the clock of
+    :class:`harness.match.clock.Clock`, replayed from the recorded times), and
+    the slowest reply the bot had given so far.
+    """
     violations: list[Violation] = []
     decisions = 0
     slowest = 0.0
+    clock = {"bank": float(limits.time_bank_ms), "slowest": 0.0}
     path = find_history(out_dir)
     if path is None:
         return violations, decisions, slowest
@@ -368,10 +380,40 @@ def _violations(out_dir: Path, seat: int) -> tuple[list[Violation], int, float]:
             if s == seat:
                 decisions += 1
                 slowest = max(slowest, ms)
+        said = _timeouts(record, seat, limits, clock)
         for fault in record_faults(record):
             if fault["seat"] == seat:
-                violations.append(Violation(str(fault["kind"]), record.get("hand_id"), str(fault["detail"])))
+                detail = str(fault["detail"])
+                if fault.get("action") in said:
+                    detail = detail.replace(" within the time limit", said[fault["action"]], 1)
+                violations.append(Violation(str(fault["kind"]), record.get("hand_id"), detail))
     return violations, decisions, slowest
+
+
+def _timeouts(record: dict[str, Any], seat: int, limits: Limits, clock: dict[str, float]) -> dict[int, str]:
+    """``{action index: the limit its timeout broke}`` for a version-2 record ({} for version 1).
+
+    ``clock`` carries the bank left and the slowest reply from hand to hand: each reply
+    beyond ``decision_ms`` draws on the bank, a timeout empties it (PROTOCOL.md section 7).
+    """
+    if record.get("record_version") != 2:
+        return {}
+    timeouts = {f["action"] for f in record.get("faults", []) if f["seat"] == seat and f["kind"] == FaultKind.TIMEOUT}
+    said: dict[int, str] = {}
+    for index, action in enumerate(record.get("actions", [])):
+        if action.get("seat") != seat or action.get("ms") is None:
+            continue
+        ms = float(action["ms"])
+        if index in timeouts:
+            bank = clock["bank"]
+            slowest = f"; its slowest reply so far took {clock['slowest']:.0f} ms" if clock["slowest"] else ""
+            said[index] = (f" within {limits.decision_ms + bank:.0f} ms ({limits.decision_ms} ms per decision + "
+                           f"{bank:.0f} ms left of the {limits.time_bank_ms} ms time bank{slowest})")
+            clock["bank"] = 0.0
+        else:
+            clock["bank"] = max(0.0, clock["bank"] - max(0.0, ms - limits.decision_ms))
+            clock["slowest"] = max(clock["slowest"], ms)
+    return said
 
 
 def _referee_notes(out_dir: Path, seat: int) -> list[str]:
@@ -412,8 +454,12 @@ def check_spec(
     out_dir: Path | None = None,
     sandbox: SandboxSettings | None = None,
     on_start: Callable[[], None] | None = None,
+    seat: int = 0,
+    stack_mode: StackMode = StackMode.RESET,
+    announced_hands: int | None = None,
+    match_id: str = "check-bot",
 ) -> CheckReport:
-    """Play ``hands`` hands with ``bot`` in seat 0 against ``opponents`` and collect its violations.
+    """Play ``hands`` hands with ``bot`` in seat ``seat`` among ``opponents`` and collect its violations.
 
     The library core of ``harness check-bot`` (and of a tournament's entry
     check): no argument checks beyond the referee's own.
@@ -434,6 +480,12 @@ def check_spec(
         on_start: called once every argument is checked and the output
             directory made, just before the bots start (``harness check-bot``
             prints the sandbox's warning there, so a usage error stays one line).
+        seat: the bot's match seat (0 .. len(opponents)); the opponents fill the others in order.
+        stack_mode: reset (default) or freezeout.
+        announced_hands: the hands ``match_start`` announces (default ``hands``); when more,
+            the match ends after ``hands`` as a freezeout may end early (an entry check
+            announces its tournament's hands).
+        match_id: the id ``match_start`` gives (an entry check gives one shaped like its matches').
 
     Returns:
         The :class:`CheckReport`: violations per hand, fault counts, the
@@ -450,10 +502,13 @@ def check_spec(
 
     game = game or GameConfig()
     limits = limits or Limits(time_bank_ms=0)
-    bots = [bot, *opponents]
+    if not 0 <= seat <= len(opponents):
+        raise ValueError(f"seat {seat} is not a seat of a table of {len(opponents) + 1}")
+    bots = [*opponents[:seat], bot, *opponents[seat:]]
     for spec in bots:
         resolve_command(spec)  # a command that cannot start at all is a usage error
-    match = MatchSpec(game=game, hands=hands, seed=seed, starting_stack=starting_stack, match_id="check-bot")
+    match = MatchSpec(game=game, hands=max(hands, announced_hands or 0), seed=seed, starting_stack=starting_stack,
+                      stack_mode=stack_mode, match_id=match_id)
     tmp = None
     if out_dir is None:
         tmp = tempfile.TemporaryDirectory(prefix="check-bot-")
@@ -461,15 +516,15 @@ def check_spec(
     else:
         where = prepare_out_dir(Path(out_dir))
     try:
-        referee = Referee(bots, match, limits, where, sandbox=sandbox)
+        referee = Referee(bots, match, limits, where, sandbox=sandbox, stop_after=hands)
         if on_start is not None:
             on_start()
         result: MatchResult = referee.run()
-        violations, decisions, slowest = _violations(where, 0)
-        counts = {k: v for k, v in result.faults[0].items() if v}
+        violations, decisions, slowest = _violations(where, seat, limits)
+        counts = {k: v for k, v in result.faults[seat].items() if v}
         if counts.get(FaultKind.FAILED_START) and not any(v.kind == FaultKind.FAILED_START for v in violations):
-            violations.insert(0, Violation(FaultKind.FAILED_START, None, result.status[0]))
-        notes = _referee_notes(where, 0)
+            violations.insert(0, Violation(FaultKind.FAILED_START, None, result.status[seat]))
+        notes = _referee_notes(where, seat)
         if counts.get(FaultKind.FAILED_START):
             # Say *why* no hello counted (e.g. "ignored a hello with a wrong secret").
             violations = [
@@ -479,8 +534,8 @@ def check_spec(
                 for v in violations
             ]
         if counts.get(FaultKind.CRASH) and not any(v.kind == FaultKind.CRASH for v in violations):
-            violations.append(Violation(FaultKind.CRASH, None, result.status[0]))
-        stderr_path = where / "logs" / f"0-{bot.name}.err"
+            violations.append(Violation(FaultKind.CRASH, None, result.status[seat]))
+        stderr_path = where / "logs" / f"{seat}-{bot.name}.err"
         tail = ""
         if counts.get(FaultKind.CRASH) or counts.get(FaultKind.FAILED_START):
             tail = _tail(stderr_path)
@@ -494,9 +549,9 @@ def check_spec(
             hands=result.hands_played,
             decisions=decisions,
             violations=tuple(violations),
-            status=result.status[0],
+            status=result.status[seat],
             slowest_ms=slowest,
-            net=result.net[0],
+            net=result.net[seat],
             limits=limits,
             stderr_tail=tail,
             out_dir=None if tmp is not None else where,

@@ -314,6 +314,10 @@ class Referee:
             or ``"tcp"`` (loopback, a free port per bot; not with the sandbox).
         sandbox: how bots are isolated (default :class:`SandboxSettings`: mode
             auto); the plan is made at once (:attr:`plan`).
+        stop_after: play at most this many hands, then end the match as a
+            freezeout ends early (``match_end`` with the hands played), while
+            ``match_start`` announces ``spec.hands``: a tournament's entry check
+            looks like one of its matches (None: play ``spec.hands``).
 
     Raises:
         harness.match.sandbox.SandboxError: ``mode = "required"`` and the sandbox
@@ -336,8 +340,10 @@ class Referee:
         cpus: Iterable[int] | None = None,
         transport: str = "ipc",
         sandbox: SandboxSettings | None = None,
+        stop_after: int | None = None,
     ) -> None:
         _check_bots(bots, spec)
+        self.stop_after = spec.hands if stop_after is None else max(0, min(spec.hands, stop_after))
         if transport not in ("ipc", "tcp"):
             raise ValueError(f"transport must be 'ipc' or 'tcp', got {transport!r}")
         self.sandbox = sandbox or SandboxSettings()
@@ -903,7 +909,7 @@ class Referee:
             button = -1
             t_hands = time.perf_counter()
             cpu_hands = resource.getrusage(resource.RUSAGE_SELF)  # µs resolution (os.times: clock ticks)
-            for h in range(spec.hands):
+            for h in range(self.stop_after):
                 if freeze:
                     seated = [m for m in range(n) if stacks[m] > 0]
                     if len(seated) < 2:

@@ -12,23 +12,36 @@ functions:
   U+2066..U+2069, line and paragraph separators, lone surrogates) is shown
   as its Python escape (``\\x1b``, ``\\u202e``); newlines are kept only where
   asked (``multiline``).
-- :func:`md_cell`: a Markdown table cell (one line; ``|``, ``<``, ``>``, ``&``
-  as HTML entities, so no row is split and no tag reaches a viewer).
+- :func:`md_text` (and :func:`md_cell`, the same for a table cell): inline
+  Markdown text with every character that makes inline markup escaped
+  (``& < > |`` as HTML entities, the others with a backslash, CommonMark
+  sections 2.4-2.5), so no link, image, autolink, emphasis, raw HTML, entity
+  or table pipe is made of it: a viewer shows the characters.
+- :func:`md_code`: an inline code span whose backtick fence the text cannot close.
 - :func:`md_fence`: a fenced code block whose fence the text cannot close.
 - :func:`csv_cell`: a CSV field: one line, and a leading ``= + - @`` is
   quoted with ``'`` so that a spreadsheet does not run it as a formula
   (OWASP "CSV injection").
 
-The HTML report escapes through its templates (Jinja autoescape) and does not
-need these.
+The HTML report escapes through its templates (Jinja autoescape); its bot
+pages render the Markdown report (raw HTML off), so they rely on these too.
 """
 
 from __future__ import annotations
 
-__all__ = ["visible", "md_cell", "md_fence", "csv_cell"]
+import re
+
+__all__ = ["visible", "md_text", "md_cell", "md_code", "md_fence", "csv_cell"]
 
 _KEEP_MULTILINE = frozenset("\n\t")
-_MD_ENTITIES = str.maketrans({"&": "&amp;", "|": "&#124;", "<": "&lt;", ">": "&gt;"})
+# Characters that make inline markup anywhere in a line (CommonMark 6, GFM 6.5-6.9): backslash-escaped
+# (2.4); ``& < > |`` as entities (2.5: no tag and no cell-splitting pipe even in the raw file). ``( ) !``
+# make a link or an image only after an unescaped ``]`` or before a ``[``; block markers (``-``, ``+``,
+# ``=``) only act at the start of a line, where no escaped text is put.
+_MD_ESCAPES = str.maketrans({**{ch: "\\" + ch for ch in "\\`*_[]$~#"},
+                             "&": "&amp;", "<": "&lt;", ">": "&gt;", "|": "&#124;"})
+# GFM's extended autolinks (``http://``, ``www.``, ``a@b.c``) need no bracket: break them with an escape.
+_AUTOLINK = re.compile(r":(?=//)|(?<=[wW]{3})\.|@")
 _FORMULA_START = ("=", "+", "-", "@")
 
 
@@ -63,9 +76,35 @@ def visible(text: str, *, multiline: bool = False) -> str:
     return "".join(ch if ch.isprintable() or ch in keep else _escape(ch) for ch in text)
 
 
+def md_text(text: str) -> str:
+    """``text`` as inline Markdown that renders as exactly its characters (one line).
+
+    ``& < > |`` become entities (the raw file holds no tag and no
+    cell-splitting pipe), ``\\ ` * _ [ ] $ ~ #`` get a backslash
+    (CommonMark 2.4-2.5), and so do the ``:`` of ``://``, the ``.`` after
+    ``www`` and ``@``, which GFM would turn into autolinks: ``![x](http://host/)``,
+    ``[text](url)``, ``<http://host>``, ``<img ...>``, ``&#60;``, emphasis
+    and bare URLs are plain text. Unprintable characters are shown as
+    escapes first (:func:`visible`).
+    """
+    return _AUTOLINK.sub(lambda m: "\\" + m.group(), visible(text).translate(_MD_ESCAPES))
+
+
 def md_cell(text: str) -> str:
-    """``text`` as the content of one Markdown table cell (GFM): one line, ``| < > &`` as entities."""
-    return visible(text).translate(_MD_ENTITIES)
+    """``text`` as the content of one Markdown table cell (GFM): :func:`md_text` (``|`` as ``&#124;``)."""
+    return md_text(text)
+
+
+def md_code(text: str) -> str:
+    """``text`` (one line) as an inline code span whose backtick fence is longer than any run in it.
+
+    Not for a table cell (GFM splits a cell on ``|`` even inside a code span): use :func:`md_cell`.
+    """
+    text = visible(text)
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def md_fence(text: str, info: str = "text") -> str:

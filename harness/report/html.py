@@ -46,6 +46,12 @@ REPORT_DIR = "report"
 BOT_REPORTS_DIR = "reports"
 #: Seconds between reloads of a report written while the tournament runs.
 RELOAD_S = 30
+#: The Content-Security-Policy of every page (a ``<meta http-equiv>``, W3C CSP Level 3): scripts,
+#: styles, images and fonts from the report's own folder only (plotly.js draws with inline styles
+#: and data: images, which fetch nothing); no connection, form, frame, object or <base> anywhere,
+#: so bot-controlled text that slipped into a page could not make it request another host.
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
+       "font-src 'self'; connect-src 'none'; base-uri 'none'; form-action 'none'")
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,7 +268,7 @@ def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
     written: list[Path] = []
     plotly_version = _copy_static(report / "static", written)
     env = _env()
-    common = {"name": data.name, "status": _status(data, running, stopped), "out_dir": str(out_dir),
+    common = {"name": data.name, "status": _status(data, running, stopped), "out_dir": str(out_dir), "csp": CSP,
               "plotly_version": plotly_version, "charts": True}
     figures = _figures(order, ranks, scored, board)
     hands_total = sum(r.result.hands_played for r in data.records)
@@ -315,11 +321,11 @@ def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
                          "faults": "; ".join(f"{f['bot']} {f['kind']}" for f in view["faults"])})
         if info.problem:
             kept_text = f"The hand history cannot be read: {info.problem}"
-        elif info.history is None:
-            kept_text = "No hand history was found for this match."
-        elif not info.table_complete:
+        elif not info.table_complete:  # its files are private until then (harness.tournament.results)
             kept_text = (f"The hands of table {info.record.table} are shown once all its rotations are played: "
                          "the others replay the same deals (duplicate).")
+        elif info.history is None:
+            kept_text = "No hand history was found for this match."
         else:
             kept_text = (f"{len(info.hands)} of {info.hand_count} hands are in the viewer (the first, those with "
                          f"faults and the largest pots; `harness report --all-hands` keeps every hand); all are in "

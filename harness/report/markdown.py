@@ -1,14 +1,17 @@
 """Per-bot reports as Markdown: ``reports/<bot>.md``, what a teacher sends a student.
 
 The same text (rendered to HTML by :mod:`harness.report.html`) is the body of
-the bot's page in the HTML report.
+the bot's page in the HTML report. Every text a bot or an organiser's file
+controls (names, ids, fault details, statuses, paths, stderr) goes through
+:mod:`harness.match.untrusted` (escaped text, code span or fenced block), so
+it is shown, never rendered as a link, an image or HTML.
 """
 
 from __future__ import annotations
 
 from tabulate import tabulate
 
-from harness.match.untrusted import md_cell, md_fence
+from harness.match.untrusted import md_cell, md_code, md_fence, md_text
 from harness.report.collect import BotReport, ReportData
 
 
@@ -20,7 +23,7 @@ def bot_markdown(bot: BotReport, data: ReportData, standing: dict[str, str] | No
         data: the whole tournament (name, output directory).
         standing: its leaderboard row (column -> text), if ranked.
     """
-    lines = [f"# {bot.name}: report for {data.name}", ""]
+    lines = [f"# {md_text(bot.name)}: report for {md_text(data.name)}", ""]
     if standing:
         rank = standing.get("rank_group") or standing.get("rank", "")
         low, high = standing.get("ci95_low", ""), standing.get("ci95_high", "")
@@ -38,7 +41,7 @@ def bot_markdown(bot: BotReport, data: ReportData, standing: dict[str, str] | No
         for opp in bot.opponents:
             est = opp.estimate
             ci = "" if est is None or est.low is None else f"{est.low:+.1f} .. {est.high:+.1f}"
-            rows.append([opp.name, opp.matches, opp.won, opp.lost, f"{opp.net_chips:+d}",
+            rows.append([md_cell(opp.name), opp.matches, opp.won, opp.lost, f"{opp.net_chips:+d}",
                          "" if est is None else f"{est.bb_per_100:+.1f}", ci])
         lines += [tabulate(rows, headers=["opponent", "matches", "won", "lost", "net chips", "bb/100", "95% CI"],
                            tablefmt="github", disable_numparse=True), "",
@@ -48,7 +51,7 @@ def bot_markdown(bot: BotReport, data: ReportData, standing: dict[str, str] | No
 
     lines += ["## Faults", ""]
     if bot.faults:
-        rows = [[f.kind, f.count, f.match_id, "" if f.hand_id is None else f.hand_id,
+        rows = [[md_cell(f.kind), f.count, md_cell(f.match_id), "" if f.hand_id is None else f.hand_id,
                  "not recorded" if f.decision is None else f.decision, md_cell(f.detail)] for f in bot.faults]
         lines += [tabulate(rows, headers=["kind", "count", "first in match", "hand", "decision", "what happened"],
                            tablefmt="github", disable_numparse=True), ""]
@@ -56,15 +59,16 @@ def bot_markdown(bot: BotReport, data: ReportData, standing: dict[str, str] | No
         lines += ["No faults.", ""]
     if bot.put_out:
         lines += [f"Put out by the referee in {len(bot.put_out)} of {len(bot.matches)} matches; first: "
-                  f"match {bot.put_out[0][0]}: {md_cell(bot.put_out[0][1])}.", ""]
+                  f"match {md_text(bot.put_out[0][0])}: {md_text(bot.put_out[0][1])}.", ""]
 
     if bot.failing_match:
-        lines += [f"## End of its stderr in its first failing match ({bot.failing_match})", "",
-                  f"`{bot.stderr_path}`", ""]
+        lines += [f"## End of its stderr in its first failing match ({md_text(bot.failing_match)})", "",
+                  md_code(bot.stderr_path or ""), ""]
         lines += [md_fence("\n".join(bot.stderr_tail)) if bot.stderr_tail else "(empty)", ""]
     lines += ["## Tracebacks in its stderr", ""]
     if bot.tracebacks:
-        lines += [f"{bot.tracebacks} traceback(s) over its matches; the first, in `{bot.traceback_where}`:", "",
+        where = md_code(bot.traceback_where or "")
+        lines += [f"{bot.tracebacks} traceback(s) over its matches; the first, in {where}:", "",
                   md_fence(bot.first_traceback), ""]
     else:
         lines += ["None found.", ""]

@@ -3,9 +3,19 @@
 A bot whose command names a missing file, a misspelt module or a missing
 import would fail in every one of its matches, and the organiser would learn
 it at the end. So before the plan is made, each bot plays :data:`CHECK_HANDS`
-hands through the real referee, under the tournament's limits and game,
-against the reference bots ``caller`` and ``raiser``: the library core of
-``harness check-bot`` (:func:`harness.match.checkbot.check_spec`). A bot fails
+hands through the real referee, under the tournament's limits (decision
+time, time bank, start-up: what its matches give it), game, stacks and
+sandbox, against the reference bots ``raiser`` and ``caller``: the library
+core of ``harness check-bot`` (:func:`harness.match.checkbot.check_spec`).
+
+From the bot's side the check is one of its matches (:class:`CheckTable`):
+a table of the tournament's size, the bot in a random seat, the opponents
+named after other entries of the field (drawn at random), a match id shaped
+like the matches' (``name+name-xxxxxxxx``), ``match_start`` announcing the
+tournament's hands (the check ends after :data:`CHECK_HANDS`, as a freezeout
+may end early), the same messages. So a bot cannot behave for the check and
+otherwise in its matches; the organiser's logs name the opponents as the bot
+saw them (``entries/<bot>/logs``; each is ``caller`` or ``raiser``). A bot fails
 its entry check when that check fails: it does not start, crashes, times out,
 breaks the protocol, is put out, or writes a Python traceback to stderr; it is
 then left out of the plan, and the reason with the tail of its stderr is
@@ -26,6 +36,8 @@ import functools
 import hashlib
 import json
 import os
+import random
+import secrets
 import statistics
 import sys
 import time
@@ -38,7 +50,7 @@ from harness.engine.config import GameConfig
 from harness.match.deals import new_seed
 from harness.match.history import HistoryError, decision_times, find_history, read_history
 from harness.match.outdir import StorageError
-from harness.match.specs import BotSpec, FaultKind, Limits, SandboxSettings
+from harness.match.specs import BotSpec, FaultKind, Limits, SandboxSettings, StackMode
 from harness.match.untrusted import visible
 from harness.tournament.config import TournamentConfig
 from harness.tournament.estimate import BotCost
@@ -53,7 +65,7 @@ CHECK_HANDS = 6
 STDERR_TAIL_LINES = 12
 ENTRIES_DIR = "entries"
 REFERENCE = "reference"
-_OPPONENTS = ("caller", "raiser")
+_OPPONENTS = ("raiser", "caller")  # heads-up: raiser (it meets bets and raises); more seats: both, in turn
 _TRACEBACK = "Traceback (most recent call last):"
 
 
@@ -144,31 +156,60 @@ class EntryReport:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class CheckTable:
+    """The table an entry check plays at, shaped as the tournament's matches.
+
+    Attributes:
+        seats: the tournament's table size (2..6).
+        hands: the hands its matches play, announced by the check's ``match_start``.
+        stack_mode: the tournament's stack mode.
+        field: the names of the tournament's entries (the opponents are named after others of them).
+    """
+
+    seats: int = 3
+    hands: int = CHECK_HANDS
+    stack_mode: StackMode = StackMode.RESET
+    field: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, config: TournamentConfig) -> CheckTable:
+        """The check table of a tournament."""
+        return cls(config.schedule.table_size, config.schedule.hands, config.stack_mode,
+                   tuple(b.name for b in config.bots))
+
+
 def entry_digest(config: TournamentConfig, bot: BotSpec) -> str:
-    """Digest of what an entry check of ``bot`` depends on (its setup, the limits, the game, the hands)."""
+    """Digest of what an entry check of ``bot`` depends on (its setup, the limits, the game, the table, the hands)."""
+    table = CheckTable.of(config)
     data = {"setup": bot_setup(bot), "limits": dataclasses.asdict(config.limits), "game": config.game.to_dict(),
-            "hands": CHECK_HANDS}
+            "hands": CHECK_HANDS, "table": [table.seats, table.hands, str(table.stack_mode)]}
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
-def _reference_bots(candidate: str) -> list[BotSpec]:
+def _reference_bots(candidate: str, table: CheckTable, rng: random.Random) -> list[BotSpec]:
+    """The check's opponents: ``raiser``/``caller`` in turn, named after other entries drawn at random."""
     root = os.fspath(Path(__file__).resolve().parents[2])
-    taken = {candidate}
-    bots = []
-    for module in _OPPONENTS:
-        name = f"check-{module}"
-        while name in taken:
-            name += "_"
-        taken.add(name)
-        bots.append(BotSpec(name=name, command=(sys.executable, "-m", f"bots.{module}"), cwd=root))
-    return bots
+    wanted = table.seats - 1
+    others = [n for n in dict.fromkeys(table.field) if n != candidate]
+    names = rng.sample(others, wanted) if len(others) >= wanted else others
+    number = 1
+    while len(names) < wanted:  # a field smaller than a table (its run stops after the check anyway)
+        name = f"player{number}"
+        number += 1
+        if name != candidate and name not in names:
+            names.append(name)
+    return [BotSpec(name=name, command=(sys.executable, "-m", f"bots.{_OPPONENTS[i % len(_OPPONENTS)]}"), cwd=root)
+            for i, name in enumerate(names)]
 
 
 def run_check(bot: BotSpec, game: GameConfig, limits: Limits, starting_stack: int,
-              directory: Path, sandbox: SandboxSettings | None = None) -> dict[str, Any]:
+              directory: Path, sandbox: SandboxSettings | None = None,
+              table: CheckTable | None = None) -> dict[str, Any]:
     """Worker side of one entry check: :func:`harness.match.checkbot.check_spec`, judged in one line.
 
     ``sandbox``: the tournament's ``[sandbox]`` (the bot is checked as it will play).
+    ``table``: the shape of the tournament's matches (default: 3 seats, no field).
 
     Returns:
         ``{"ok", "reason", "stderr_tail", "log", "wall_s", "decision_ms"}`` (JSON-ready).
@@ -176,18 +217,24 @@ def run_check(bot: BotSpec, game: GameConfig, limits: Limits, starting_stack: in
     from harness.match.botproc import BotStartError
     from harness.match.checkbot import check_spec
 
-    log = directory / "logs" / f"0-{bot.name}.err"
+    table = table or CheckTable()
+    rng = random.SystemRandom()  # nothing of the check's shape is predictable from outside
+    opponents = _reference_bots(bot.name, table, rng)
+    seat = rng.randrange(len(opponents) + 1)
+    seated = [o.name for o in opponents[:seat]] + [bot.name] + [o.name for o in opponents[seat:]]
+    log = directory / "logs" / f"{seat}-{bot.name}.err"
     start = time.monotonic()
     try:
-        report = check_spec(bot, _reference_bots(bot.name), game=game, limits=limits, hands=CHECK_HANDS,
+        report = check_spec(bot, opponents, game=game, limits=limits, hands=CHECK_HANDS,
                             seed=new_seed(), starting_stack=starting_stack, out_dir=directory,
-                            sandbox=sandbox)
+                            sandbox=sandbox, seat=seat, stack_mode=table.stack_mode,
+                            announced_hands=table.hands, match_id=f"{'+'.join(seated)}-{secrets.token_hex(4)}")
     except BotStartError as exc:
         return {"ok": False, "reason": f"cannot be started: {exc}", "stderr_tail": "", "log": os.fspath(log),
                 "wall_s": round(time.monotonic() - start, 3), "decision_ms": 0.0, "idle_s": 0.0,
                 "decisions_per_hand": 0.0}
     wall = time.monotonic() - start
-    mine, everyone, hands = _timings(directory)
+    mine, everyone, hands = _timings(directory, seat)
     tail = report.stderr_tail
     if not tail and report.tracebacks:
         tail = report.tracebacks[0]
@@ -217,7 +264,7 @@ def _reason(report: Any) -> str:
         if first is not None:
             where = "start-up" if first.hand is None else f"hand {first.hand}"
             detail = f" (first: {where}: {first.kind}: {first.detail})"
-            detail = detail if len(detail) <= 160 else detail[:156] + "...)"
+            detail = detail if len(detail) <= 240 else detail[:236] + "...)"
         problems.append(", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + detail)
     if report.tracebacks:
         last = report.tracebacks[0].strip().splitlines()[-1]
@@ -240,15 +287,15 @@ def _hands(directory: Path) -> list[dict[str, Any]]:
     return out
 
 
-def _timings(directory: Path) -> tuple[list[float], float, int]:
-    """Seat 0's decision times (ms), the sum of every seat's (ms) and the hands, from the check's history."""
+def _timings(directory: Path, seat: int) -> tuple[list[float], float, int]:
+    """The bot's decision times (ms), the sum of every seat's (ms) and the hands, from the check's history."""
     times: list[float] = []
     total = 0.0
     records = _hands(directory)
     for record in records:
-        for seat, ms in decision_times(record):  # by match seat, whatever the record's version
+        for s, ms in decision_times(record):  # by match seat, whatever the record's version
             total += ms
-            if seat == 0:
+            if s == seat:
                 times.append(ms)
     return times, total, len(records)
 
@@ -284,7 +331,8 @@ def check_entries(
 
     if func is run_check:  # checked in the sandbox the tournament will use, its output directory hidden
         hidden = (*config.sandbox.hidden, os.fspath(Path(out_dir).resolve()))
-        func = functools.partial(run_check, sandbox=dataclasses.replace(config.sandbox, hidden=hidden))
+        func = functools.partial(run_check, sandbox=dataclasses.replace(config.sandbox, hidden=hidden),
+                                 table=CheckTable.of(config))
 
     earlier = _read_entries(out_dir)
     entries: dict[str, Entry] = {}

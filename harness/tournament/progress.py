@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.match.untrusted import visible
-from harness.tournament.results import MatchRecord
+from harness.tournament.results import MatchRecord, match_files
 
 
 def totals_every(total: int) -> int:
@@ -154,7 +154,7 @@ class Display:
         for seat, name in enumerate(res.bots):
             if res.status[seat] != "ok" and name not in self.warned:
                 self.warned.add(name)
-                log = self.out_dir / "matches" / res.match_id / "logs" / f"{seat}-{name}.err"
+                log = match_files(self.out_dir, res.match_id) / "logs" / f"{seat}-{name}.err"
                 what = "failed to start" if res.faults[seat].get("failed_start") else "was put out"
                 self.message(f"first failure of bot {name!r}: it {what} in {res.match_id}: {res.status[seat]}; "
                              f"its log: {log}")

@@ -5,8 +5,11 @@ Layout::
     <out>/.harness-tournament       marker: this harness made the directory (nothing else is touched)
     <out>/tournament.json           the current plan: each match's id and fingerprint, bots, big blind
     <out>/entries.json              the entry check of each bot (harness.tournament.entries)
-    <out>/results.jsonl             one MatchRecord per finished match (append-only)
-    <out>/matches/<match_id>/       hands.jsonl.gz (or hands.jsonl: one name while it is written) and logs/
+    <out>/results.jsonl             one MatchRecord per match of a complete table (append-only)
+    <out>/matches/<match_id>/       hands.jsonl.gz (or hands.jsonl: one name while it is written) and logs/,
+                                    once every match dealt the same cards is recorded
+    <out>/.private/matches/<id>/    mode 0700: the same, while a match dealt the same cards is unplayed
+    <out>/.private/results.jsonl    the records of those matches (append-only)
     <out>/leaderboard.{md,csv}      written by harness.tournament.leaderboard
     <out>/.lock                     flock(2)ed by the run using the directory (holds its pid)
 
@@ -23,6 +26,25 @@ and the match is replayed from scratch. Records of matches that are no longer
 in the plan (a bot changed, left or was added) stay in the file and their
 directories on disk; readers count only the records the plan names.
 
+Secret deals: the rotations of a duplicate table share their deals, so a
+finished rotation's seed, hand results (``hand_nets`` says who won each
+deal), hands and logs (a bot's stderr may print its cards) give the table's
+remaining rotations away. Until every match of its table is recorded, a
+match is played and kept under ``<out>/.private/`` (mode 0700: no other
+user reads it): its directory in ``.private/matches/``, its record appended
+to ``.private/results.jsonl`` (:meth:`ResultsStore.append` with ``pending``).
+When the table's last match is recorded, :meth:`ResultsStore.publish`
+appends the table's records to ``results.jsonl`` and moves its directories
+to ``matches/``. ``tournament.json`` holds each match's fingerprint from the
+start (a SHA-256 over its seed among the rest: the commitment), and every
+record its seed's SHA-256 (``seed_sha256``); the tournament seed is revealed
+in ``seed.json`` after the last match (:mod:`harness.tournament.seeds`). A
+run that stopped in between publishes when it resumes
+(:func:`harness.tournament.runner.run_tournament`). Readers of
+``results.jsonl`` (leaderboard, report, replay) see complete tables only;
+:func:`read_results` with ``pending`` adds the private records (the runner's
+and ``harness plan``'s view of what is done).
+
 One run at a time: :meth:`ResultsStore.open` takes an exclusive, non-blocking
 ``flock`` on ``<out>/.lock`` and keeps it until :meth:`ResultsStore.close`
 (or the process ends; the kernel drops the lock of a killed process, so a
@@ -36,11 +58,12 @@ import fcntl
 import json
 import os
 import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.match.deals import commitment
 from harness.match.history import HANDS_FILE as HANDS_FILE  # re-exported: the plain history's name
 from harness.match.history import find_history, read_history
 from harness.match.outdir import StorageError, storage_errno
@@ -53,6 +76,10 @@ _INSTANCE_SEPARATOR = "~"
 RESULTS_FILE = "results.jsonl"
 MANIFEST_FILE = "tournament.json"
 MATCHES_DIR = "matches"
+#: Mode-0700 directory of the matches whose deals are still to be played elsewhere (see the module doc).
+PRIVATE_DIR = ".private"
+#: The records of those matches, under :data:`PRIVATE_DIR`.
+PENDING_FILE = "results.jsonl"
 LOCK_FILE = ".lock"
 MARKER_FILE = ".harness-tournament"
 #: Content of the marker file (JSON); ``format`` is the layout version of the directory.
@@ -79,6 +106,8 @@ class MatchRecord:
             freezeout), else None. Not stored in the line: the leaderboard reads it
             from the plan's settings in ``tournament.json``
             (:func:`harness.tournament.stats.set_deals` needs it to tell who was seated).
+        seed_sha256: SHA-256 of the match seed (:func:`harness.match.deals.commitment`);
+            "" in records of older versions.
     """
 
     table: str
@@ -88,6 +117,14 @@ class MatchRecord:
     rotations: int = 1
     fingerprint: str = ""
     freezeout_stack: int | None = None
+    seed_sha256: str = field(default="", compare=False)
+
+    @property
+    def commitment(self) -> str:
+        """SHA-256 of the match seed: ``seed_sha256``, else computed from the seed."""
+        if self.seed_sha256:
+            return self.seed_sha256
+        return commitment(self.result.seed)
 
     @property
     def match_id(self) -> str:
@@ -103,6 +140,7 @@ class MatchRecord:
             "rotations": self.rotations,
             "fingerprint": self.fingerprint,
             "big_blind": self.big_blind,
+            "seed_sha256": self.commitment,
             "result": self.result.to_dict(),
         }
 
@@ -119,6 +157,7 @@ class MatchRecord:
             result=MatchResult.from_dict(data["result"]),
             rotations=int(data.get("rotations", 1)),
             fingerprint=str(data.get("fingerprint", "")),
+            seed_sha256=str(data.get("seed_sha256", "")),
         )
 
 
@@ -193,8 +232,11 @@ def check_out_dir(out_dir: Path, option: str = "--out") -> None:
     )
 
 
-def read_results(out_dir: Path) -> StoredResults:
+def read_results(out_dir: Path, *, pending: bool = False) -> StoredResults:
     """Read every complete record of ``<out_dir>/results.jsonl`` (read-only), with notices.
+
+    ``pending``: also the records of tables not complete yet (``.private/results.jsonl``,
+    after the published ones; see the module doc).
 
     A torn last line (a run killed mid-write) is left out with a notice; a
     duplicate match id keeps its first record.
@@ -209,20 +251,28 @@ def read_results(out_dir: Path) -> StoredResults:
     path = out_dir / RESULTS_FILE
     if not path.is_file():
         raise ResultsError(f"{path}: no results file; is {out_dir} a tournament output directory?")
-    data = path.read_bytes()
-    records, complete, notices = _parse(data, path)
-    if complete < len(data) and data[complete:].strip():
-        line = data[:complete].count(b"\n") + 1
-        notices.append(
-            f"{path}, line {line}: incomplete last line (a run was stopped while writing it) left out; "
-            "`harness run` with the same file and --out replays that match"
-        )
+    records: dict[str, MatchRecord] = {}
+    notices: list[str] = []
+    for where in (path, out_dir / PRIVATE_DIR / PENDING_FILE) if pending else (path,):
+        if where is not path and not where.is_file():
+            continue
+        data = where.read_bytes()
+        found, complete, more = _parse(data, where)
+        notices += more
+        for match_id, record in found.items():
+            records.setdefault(match_id, record)
+        if complete < len(data) and data[complete:].strip():
+            line = data[:complete].count(b"\n") + 1
+            notices.append(
+                f"{where}, line {line}: incomplete last line (a run was stopped while writing it) left out; "
+                "`harness run` with the same file and --out replays that match"
+            )
     return StoredResults(list(records.values()), notices)
 
 
-def read_records(out_dir: Path) -> list[MatchRecord]:
+def read_records(out_dir: Path, *, pending: bool = False) -> list[MatchRecord]:
     """Read every complete record of ``<out_dir>/results.jsonl``; see :func:`read_results`."""
-    return read_results(out_dir).records
+    return read_results(out_dir, pending=pending).records
 
 
 def read_manifest(out_dir: Path) -> dict[str, Any]:
@@ -250,8 +300,9 @@ def check_record(record: MatchRecord) -> None:
 
     Raises:
         ValueError: a per-seat list of the wrong length, a hand whose nets do
-            not sum to zero, a ``net`` that is not the sum of ``hand_nets``, or
-            ``hands_played`` different from the number of hands.
+            not sum to zero, a ``net`` that is not the sum of ``hand_nets``,
+            ``hands_played`` different from the number of hands, or a
+            ``seed_sha256`` that is not its seed's.
     """
     res = record.result
     n = len(res.bots)
@@ -275,6 +326,8 @@ def check_record(record: MatchRecord) -> None:
         raise ValueError(f"net {res.net} is not the sum of its hands {totals}")
     if record.big_blind < 1:
         raise ValueError(f"big_blind must be >= 1, got {record.big_blind}")
+    if record.seed_sha256 and record.seed_sha256 != commitment(res.seed):
+        raise ValueError("seed_sha256 is not the SHA-256 of its seed")
 
 
 def _parse(data: bytes, path: Path) -> tuple[dict[str, MatchRecord], int, list[str]]:
@@ -339,8 +392,10 @@ class ResultsStore:
         """Use ``out_dir`` (created on :meth:`open`)."""
         self.out_dir = Path(out_dir)
         self.results_path = self.out_dir / RESULTS_FILE
+        self.pending_path = self.out_dir / PRIVATE_DIR / PENDING_FILE
         self.manifest_path = self.out_dir / MANIFEST_FILE
         self._lock_fd: int | None = None
+        self._published: set[str] = set()  # match ids in results.jsonl
 
     def _make_dir(self) -> None:
         """Create the output directory and its marker, turning OS errors into a message about ``--out``.
@@ -355,6 +410,9 @@ class ResultsStore:
             if not marker.exists():
                 marker.write_text(json.dumps(MARKER) + "\n", encoding="utf-8")
             (self.out_dir / MATCHES_DIR).mkdir(exist_ok=True)
+            private = self.out_dir / PRIVATE_DIR
+            private.mkdir(mode=0o700, exist_ok=True)
+            os.chmod(private, 0o700)  # whatever the umask or an earlier version made of it
         except OSError as exc:
             if isinstance(exc, (FileExistsError, NotADirectoryError)) or exc.errno in (errno.EEXIST, errno.ENOTDIR):
                 blocker = next(
@@ -446,29 +504,44 @@ class ResultsStore:
         write_json_atomic(self.manifest_path, manifest)
 
     def _open(self) -> dict[str, MatchRecord]:
-        if not self.results_path.exists():
-            self.results_path.touch()
-            _fsync_dir(self.out_dir)
-            return {}
-        data = self.results_path.read_bytes()
-        records, complete, _ = _parse(data, self.results_path)
-        if complete < len(data):
-            # Cut the torn tail so the next append starts on a fresh line.
-            with open(self.results_path, "rb+") as fh:
-                fh.truncate(complete)
-                os.fsync(fh.fileno())
+        records: dict[str, MatchRecord] = {}
+        for path in (self.results_path, self.pending_path):
+            if not path.exists():
+                path.touch()
+                _fsync_dir(path.parent)
+                continue
+            data = path.read_bytes()
+            found, complete, _ = _parse(data, path)
+            if complete < len(data):
+                # Cut the torn tail so the next append starts on a fresh line.
+                with open(path, "rb+") as fh:
+                    fh.truncate(complete)
+                    os.fsync(fh.fileno())
+            if path == self.results_path:
+                self._published = set(found)
+            for match_id, record in found.items():
+                records.setdefault(match_id, record)  # a published record first
         return records
 
-    def append(self, record: MatchRecord) -> None:
+    def append(self, record: MatchRecord, *, pending: bool = False) -> None:
         """Append one record durably (one write, flush, fsync).
+
+        ``pending``: to ``.private/results.jsonl``, its table having a match to play
+        (the runner; :meth:`publish` copies it to ``results.jsonl`` later).
 
         Raises:
             harness.match.outdir.StorageError: the disk takes no more data (full, read-only, ...);
                 a partly written line is cut off again, so the records before it stay whole.
             OSError: any other failure to write.
         """
-        line = (json.dumps(record.to_dict(), separators=(",", ":")) + "\n").encode("utf-8")
-        fd = os.open(self.results_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        path = self.pending_path if pending else self.results_path
+        self._append_line(path, record.to_dict())
+        if not pending:
+            self._published.add(record.match_id)
+
+    def _append_line(self, path: Path, data: Mapping[str, Any]) -> None:
+        line = (json.dumps(data, separators=(",", ":")) + "\n").encode("utf-8")
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644 if path == self.results_path else 0o600)
         try:
             size = os.fstat(fd).st_size
             try:
@@ -484,21 +557,52 @@ class ResultsStore:
                     pass
                 if code is None:
                     raise
-                raise StorageError(self.results_path, code) from None
+                raise StorageError(path, code) from None
         finally:
             os.close(fd)
 
     def match_dir(self, match_id: str) -> Path:
-        """Return ``<out>/matches/<match_id>``."""
+        """Return ``<out>/matches/<match_id>`` (where a match's files are published)."""
         return self.out_dir / MATCHES_DIR / match_id
 
+    def private_dir(self, match_id: str) -> Path:
+        """Return ``<out>/.private/matches/<match_id>``: where a match is played and kept until its table's reveal."""
+        return private_match_dir(self.out_dir, match_id)
+
     def fresh_match_dir(self, match_id: str) -> Path:
-        """Delete what a partial run left of a match and return its empty directory."""
-        path = self.match_dir(match_id)
-        if path.exists():
-            shutil.rmtree(path)
-        path.mkdir(parents=True)
+        """Delete what an earlier or partial run left of a match (published or not); return its empty private dir."""
+        for path in (self.match_dir(match_id), self.private_dir(match_id)):
+            if path.exists():
+                shutil.rmtree(path)
+        path = self.private_dir(match_id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.mkdir()
         return path
+
+    def publish(self, records: Sequence[MatchRecord]) -> None:
+        """Publish matches whose deals are all played: records to ``results.jsonl``, directories to ``matches/``.
+
+        Args:
+            records: every match of a complete table (those already published are skipped,
+                so a run that stopped half-way through a publication completes it).
+
+        Raises:
+            harness.match.outdir.StorageError, OSError: as :meth:`append`; the next call does the rest.
+        """
+        for record in records:
+            if record.match_id not in self._published:
+                self.append(record)
+        moved = False
+        for match_id in (r.match_id for r in records):
+            private, public = self.private_dir(match_id), self.match_dir(match_id)
+            if private.exists():
+                if public.exists():
+                    shutil.rmtree(public)
+                public.parent.mkdir(exist_ok=True)
+                os.replace(private, public)
+                moved = True
+        if moved:
+            _fsync_dir(self.out_dir / MATCHES_DIR)
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
@@ -510,6 +614,18 @@ def write_json_atomic(path: Path, data: Any) -> None:
         os.fsync(fh.fileno())
     os.replace(tmp, path)
     _fsync_dir(path.parent)
+
+
+def private_match_dir(out_dir: Path, match_id: str) -> Path:
+    """``<out>/.private/matches/<match_id>``: a match's files before its table's reveal (mode 0700 above it)."""
+    return Path(out_dir) / PRIVATE_DIR / MATCHES_DIR / match_id
+
+
+def match_files(out_dir: Path, match_id: str) -> Path:
+    """The directory holding a match's files: ``matches/<id>`` once published, else its private one."""
+    public = Path(out_dir) / MATCHES_DIR / match_id
+    private = private_match_dir(out_dir, match_id)
+    return private if not public.exists() and private.exists() else public
 
 
 def hand_history_path(match_dir: Path) -> Path | None:

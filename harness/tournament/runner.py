@@ -82,6 +82,7 @@ from harness.tournament.results import (
     MatchRecord,
     ResultsStore,
     fsync_file,
+    match_files,
     read_records,
 )
 from harness.tournament.schedule import Format, Pairing
@@ -251,7 +252,7 @@ def never_started(records: Sequence[MatchRecord], out_dir: Path) -> dict[str, st
                 started.add(name)
             elif name not in first:
                 reason = res.status[seat] if res.status[seat] != "ok" else "failed_start"
-                err = out_dir / "matches" / res.match_id / "logs" / f"{seat}-{name}.err"
+                err = match_files(out_dir, res.match_id) / "logs" / f"{seat}-{name}.err"
                 last = _last_line(err)
                 first[name] = reason + (f"; its stderr ({err}) ends with: {last}" if last else "")
     return {name: why for name, why in first.items() if name not in started}
@@ -530,8 +531,10 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
         def announce(to_check: int, kept: int) -> None:
             if to_check:
                 bots_start()
+                against = "raiser" if sched.table_size == 2 else "raiser and caller"
                 say(f"entry check: {to_check} bot{'s' if to_check != 1 else ''} play {CHECK_HANDS} hands each "
-                    "against caller and raiser" + (f" ({kept} unchanged bots passed before)" if kept else "") + " ...")
+                    f"against {against} under the tournament's limits, as one of its matches"
+                    + (f" ({kept} unchanged bots passed before)" if kept else "") + " ...")
 
         report = check_entries(config, store.out_dir, executor, **({"func": check} if check else {}),
                                on_entry=lambda e: None if e.ok else say(describe_failure(e)), on_start=announce)
@@ -606,10 +609,26 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
     tails: dict[str, HistoryTail] = {}
     hands_done = sum(r.result.hands_played for r in records)
 
+    # A match's record and files stay private while its table has a match to play, whose deals they
+    # would give away (harness.tournament.results, "Secret deals").
+    tables: dict[str, list[str]] = {}
+    for m in plan.matches:
+        tables.setdefault(m.table, []).append(m.match_id)
+
+    def publish(table: str) -> None:
+        """Publish the table's matches once every one is recorded."""
+        recorded = {r.match_id: r for r in summary.records}
+        matches = tables.get(table, [])
+        if matches and all(m in recorded for m in matches):
+            store.publish([recorded[m] for m in matches])
+
+    for table in tables:  # tables a stopped run completed but had not published yet
+        publish(table)
+
     def job_of(p: Pairing) -> Job:
         spec = MatchSpec(game=config.game, hands=sched.hands, seed=p.seed, starting_stack=config.starting_stack,
                          stack_mode=config.stack_mode, match_id=p.match_id, compress=config.tournament.compress)
-        directory = store.match_dir(p.match_id)
+        directory = store.private_dir(p.match_id)  # published by publish() when its table is complete
         return Job(key=p.match_id, func=play_and_store,
                    args=(play, [by_name[n] for n in p.bots], spec, config.limits, directory),
                    directory=directory, info=p, group=commitment(p.seed))
@@ -627,7 +646,7 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
             summary.failed.append(done.job.key)
             display.match_failed(done.job.key, done.error or "failed", done.job.directory / ERROR_FILE)
             return
-        store.append(record)
+        store.append(record, pending=True)  # published with the rest of its table
         summary.records.append(record)
         summary.matches_run += 1
         summary.hands_run += record.result.hands_played
@@ -637,6 +656,7 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
         refined = refiner.record(record.match_id, record.result.duration_s)
         if refined:
             display.message(refined)
+        publish(record.table)
 
     live_hands = getattr(executor, "live_hands", None)  # executors whose jobs write elsewhere report it
 
@@ -669,8 +689,12 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
         summary.seconds = time.monotonic() - started
         display.stop()
     # Re-read what is on disk: an interrupt may have landed between an append and its bookkeeping.
-    summary.records = [rec for rec in read_records(store.out_dir)
+    summary.records = [rec for rec in read_records(store.out_dir, pending=True)
                        if rec.match_id in planned and rec.fingerprint == planned[rec.match_id].fingerprint]
+    if summary.complete and not summary.storage:
+        # Every match of the plan is played: what older plans left private (records no longer
+        # counted) is published too, as seed.json reveals the seed they all derive from.
+        store.publish([stored[m] for m in sorted(set(stored) - set(planned))])
     summary.never_started = never_started(summary.records, store.out_dir)
     if (summary.records or report.failed) and not summary.storage:  # no room for the leaderboard's files
         from harness.tournament.leaderboard import write_leaderboard
@@ -807,7 +831,8 @@ def preview(config: TournamentConfig, rates: Rates, *, parallel: int | None = No
     check_out_dir(out)
     existing = out.is_dir() and is_ours(out)
     previous = read_manifest(out) if existing else None
-    stored = {r.match_id: r for r in read_results(out).records} if existing and (out / "results.jsonl").exists() \
+    stored = {r.match_id: r for r in read_results(out, pending=True).records} \
+        if existing and (out / "results.jsonl").exists() \
         else {}
     sched = config.schedule
     design = previous.get("design") if previous and previous.get("table_size") == sched.table_size else None

@@ -1,7 +1,9 @@
 """The tournament seed: drawn in secret, kept out of the bots' reach, committed, revealed, verified.
 
 Files in the output directory (which no sandboxed bot can see, see
-:mod:`harness.match.sandbox`):
+:mod:`harness.match.sandbox`; a table's records and files, which hold its
+match seed, stay private until all its rotations are played:
+:mod:`harness.tournament.results`):
 
 - ``seed.secret``: the seed as 64 hex digits, mode 0600, written once at the
   first run when the organiser gave no seed, and read by every later run
@@ -37,6 +39,7 @@ from harness.match.deals import commitment, new_seed, parse_seed, seed_hex
 from harness.match.replay import check_history
 from harness.tournament.results import (
     MANIFEST_FILE,
+    MATCHES_DIR,
     ResultsError,
     hand_history_path,
     read_manifest,
@@ -204,7 +207,7 @@ def verify_deals(out_dir: Path) -> Iterator[MatchDeals]:
         if result.seed != expected:
             problems.append("match seed: not derived from the revealed seed")
         hands = 0
-        history = hand_history_path(out_dir / "matches" / result.match_id)
+        history = hand_history_path(out_dir / MATCHES_DIR / result.match_id)
         if history is None:
             problems.append("no hand history")
         else:
