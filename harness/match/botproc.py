@@ -71,6 +71,7 @@ __all__ = [
     "StopStep",
     "describe_exit",
     "find_marked",
+    "bot_path",
     "resolve_command",
     "kill_strays",
     "stop_all",
@@ -153,9 +154,23 @@ def _bot_environment(spec_env: Mapping[str, str], launch_env: Mapping[str, str],
     }
     env.update({str(k): str(v) for k, v in spec_env.items()})
     env.update({str(k): str(v) for k, v in launch_env.items()})
+    env["PATH"] = bot_path(env.get("PATH", os.defpath))
     env[MARK_ENV] = mark
     env[OWNER_ENV] = str(os.getpid())
     return env
+
+
+def bot_path(path: str) -> str:
+    """A bot's PATH: the directory of the harness's interpreter first, then ``path`` (the referee's).
+
+    So that a bot's own scripts (a ``run.sh`` of ``exec python impl.py``) find as ``python`` and
+    ``python3`` the interpreter that has the SDK, pyzmq and msgpack, as a bare ``python`` command does
+    (:func:`resolve_command`), with the sandbox and without.
+    """
+    first = os.path.dirname(sys.executable) if sys.executable else ""
+    if not first or path.split(os.pathsep, 1)[0] == first:
+        return path
+    return f"{first}{os.pathsep}{path}" if path else first
 
 
 def resolve_command(spec: BotSpec, env: Mapping[str, str] | None = None) -> list[str]:

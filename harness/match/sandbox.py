@@ -114,6 +114,11 @@ DEV_NODES = ("null", "zero", "full", "random", "urandom", "tty")
 ETC_PATTERNS = ("java-*", "java")
 #: Top-level links or directories of a merged-/usr system.
 USR_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+#: Interpreters a bot's own scripts may run by name (``exec python impl.py`` in a ``run.sh``): where the
+#: bot's PATH finds them, they are shown read-only at the same place, with their install trees
+#: (:meth:`BotJail._program_view`); ``python``/``python3`` are the harness's (first on the bot's PATH,
+#: :func:`harness.match.botproc.bot_path`).
+PATH_INTERPRETERS = ("python3", "python", "node", "java")
 #: Where uid leases are kept (root only).
 LEASE_DIR = "/run/lock/harness-sandbox-uids"
 
@@ -812,7 +817,10 @@ class BotJail:
         # The private mounts first: a bot's directory may lie under /tmp and is bound over them.
         args += [*self._proc_dev_args(scratch), "--size", scratch, "--perms", "1777", "--tmpfs", "/tmp"]
         made = {"/", "/usr", "/etc", "/tmp", "/proc", "/dev"}
-        views = self._views(self._program_view(argv[0], env))
+        shown = self._program_view(argv[0], env)
+        for name in PATH_INTERPRETERS:  # what a wrapper script runs by name finds what it finds outside
+            shown += self._program_view(name, env)
+        views = self._views(shown)
         self.unseen = _unseen_files(argv[1:], self.cwd, views, self.hidden)
         for view in views:
             # Parents made world-traversable: bwrap makes them 0700 as root, and the bot is not root.

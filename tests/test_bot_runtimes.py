@@ -1,0 +1,92 @@
+"""Bots in other languages and wrappers meet their limits and their interpreters (PROTOCOL.md section 7).
+
+- a wrapper script (``run.sh`` of ``exec python impl.py``) finds the harness's Python, with the
+  sandbox and without;
+- ``check-bot --memory-mb/--max-processes`` are bounded and applied, and a failed start shows the
+  tail of the bot's stdout;
+- a failed start names the process limit when the bot's threads reached it;
+- the JVM sees its memory limit in the sandbox (its control group, read where the JVM reads it).
+
+Tests that need bubblewrap or a JVM skip loudly when they are missing.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harness.match import sandbox as sb
+from harness.match.checkbot import CANDIDATE, check_bot
+from harness.match.specs import SandboxMode, SandboxSettings
+
+SUPPORT = sb.support()
+ON = SandboxSettings(mode=SandboxMode.REQUIRED, scratch_mb=8)
+OFF = SandboxSettings(mode=SandboxMode.OFF)
+NO_SANDBOX = "SANDBOX TEST SKIPPED: bubblewrap cannot run here (" + (SUPPORT.namespaces_problem or "") + ")"
+MODES = [
+    pytest.param(ON, id="sandbox-on", marks=pytest.mark.skipif(not SUPPORT.namespaces, reason=NO_SANDBOX)),
+    pytest.param(OFF, id="sandbox-off"),
+]
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def folder(tmp_path: Path, files: dict[str, str]) -> Path:
+    """A bot's folder readable by the seat's uid, with ``files`` (name -> text; ``.sh`` ones executable)."""
+    home = tmp_path / "bot"
+    home.mkdir()
+    for name, text in files.items():
+        (home / name).write_text(text)
+        (home / name).chmod(0o755 if name.endswith(".sh") else 0o644)
+    for path in (tmp_path, home):
+        path.chmod(0o755)
+    return home
+
+
+@pytest.mark.parametrize("box", MODES)
+def test_a_wrapper_script_finds_the_harness_python(tmp_path: Path, box: SandboxSettings) -> None:
+    """``exec python impl.py`` failed in the sandbox with "exec: python: not found" (exit 127), and without
+    it found a Python without the SDK: now the bot's PATH starts with the harness's interpreter."""
+    home = folder(tmp_path, {
+        "run.sh": "#!/bin/sh\nexec python impl.py\n",
+        "impl.py": "from bots.caller import Caller\n\nraise SystemExit(Caller().run())\n",
+    })
+    report = check_bot(["./run.sh"], cwd=str(home), hands=2, sandbox=box)
+    assert report.ok, report.render()
+
+
+@pytest.mark.parametrize("box", MODES)
+def test_a_wrapper_script_finds_python3_node_and_java_where_the_organiser_does(
+    tmp_path: Path, box: SandboxSettings
+) -> None:
+    """Each interpreter the organiser's PATH finds is found by the bot's own shell script too."""
+    names = [n for n in ("python3", "node", "java") if shutil.which(n)]
+    probe = "".join(f"command -v {n} >&2 || echo 'MISSING {n}' >&2\n" for n in names)
+    home = folder(tmp_path, {
+        "run.sh": f"#!/bin/sh\n{probe}exec python3 -m bots.caller\n",
+    })
+    out = tmp_path / "out"
+    report = check_bot(["./run.sh"], cwd=str(home), hands=1, sandbox=box, out_dir=out)
+    assert report.ok, report.render()
+    err = (out / "logs" / f"0-{CANDIDATE}.err").read_text()
+    assert "MISSING" not in err, err
+    assert len(err.splitlines()) == len(names), err
+
+
+@pytest.mark.parametrize(("option", "value"), [("--memory-mb", -1), ("--max-processes", 1 << 23)])
+def test_check_bot_bounds_the_memory_and_process_limits(option: str, value: int) -> None:
+    kwargs = {"memory_mb" if option == "--memory-mb" else "max_processes": value}
+    with pytest.raises(ValueError, match=option):
+        check_bot(["python", "-m", "bots.caller"], sandbox=OFF, **kwargs)  # type: ignore[arg-type]
+
+
+def test_a_failed_start_shows_the_tail_of_the_bots_stdout(tmp_path: Path) -> None:
+    """A JVM prints why it cannot start (reserving its heap, its class space) on stdout, not stderr."""
+    home = folder(tmp_path, {"run.sh": "#!/bin/sh\necho 'Error occurred during initialization of VM'\nexit 1\n"})
+    report = check_bot(["./run.sh"], cwd=str(home), hands=1, sandbox=OFF)
+    assert not report.ok
+    assert "Error occurred during initialization of VM" in report.stdout_tail
+    text = report.render()
+    assert "Last lines of the bot's stdout:" in text and "initialization of VM" in text
