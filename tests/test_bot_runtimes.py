@@ -90,3 +90,25 @@ def test_a_failed_start_shows_the_tail_of_the_bots_stdout(tmp_path: Path) -> Non
     assert "Error occurred during initialization of VM" in report.stdout_tail
     text = report.render()
     assert "Last lines of the bot's stdout:" in text and "initialization of VM" in text
+
+
+JAVA = shutil.which("java")
+PROBE = 'public class Probe { public static void main(String[] a) { ' \
+        'System.err.println("MAXMEMORY " + Runtime.getRuntime().maxMemory()); } }\n'
+
+
+@pytest.mark.skipif(JAVA is None, reason="JVM TEST SKIPPED: needs `java` (Debian: default-jre-headless)")
+@pytest.mark.parametrize("box", MODES)
+def test_the_jvm_sizes_its_heap_from_the_memory_limit(tmp_path: Path, box: SandboxSettings) -> None:
+    """Under the default 1,024 MiB a JVM starts, and its heap (``Runtime.maxMemory()``) is below the limit:
+    in the sandbox it reads its control group at /sys/fs/cgroup (it reported the machine's 6,028 MiB, with
+    no /sys), without one the limit is its ``MaxRAM``."""
+    home = folder(tmp_path, {"Probe.java": PROBE, "run.sh": "#!/bin/sh\njava Probe.java || exit 1\n"
+                             "exec python -m bots.caller\n"})
+    out = tmp_path / "out"
+    report = check_bot(["./run.sh"], cwd=str(home), hands=1, sandbox=box, out_dir=out, startup_ms=60000)
+    assert report.ok, report.render()
+    err = (out / "logs" / f"0-{CANDIDATE}.err").read_text()
+    line = next((x for x in err.splitlines() if x.startswith("MAXMEMORY ")), None)
+    assert line is not None, err
+    assert int(line.split()[1]) < report.limits.memory_mb * 1024 * 1024, err

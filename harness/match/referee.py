@@ -486,6 +486,9 @@ class Referee:
                        memory_mb=self.limits.memory_mb or None)
         if in_jail:  # no control group: the process limit is RLIMIT_NPROC in the bot's user namespace
             jail.nproc = self.limits.max_processes or DEFAULT_PIDS
+        elif seat.group is not None and not isinstance(seat.group, TreeBot):
+            jail.cgroup_dirs = dict(seat.group.dirs)  # shown at /sys/fs/cgroup: runtimes size themselves
+            jail.cgroup_version = seat.group.version
         return jail
 
     def _launch(self, tmpdir: str, hub: Hub) -> None:
