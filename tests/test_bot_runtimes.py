@@ -112,3 +112,27 @@ def test_the_jvm_sizes_its_heap_from_the_memory_limit(tmp_path: Path, box: Sandb
     line = next((x for x in err.splitlines() if x.startswith("MAXMEMORY ")), None)
     assert line is not None, err
     assert int(line.split()[1]) < report.limits.memory_mb * 1024 * 1024, err
+
+
+THREADS = """
+import sys, threading, time
+
+started = 0
+try:
+    for _ in range(400):  # a JVM starts ~21 before main; this one 400, as a bot's pool may
+        threading.Thread(target=time.sleep, args=(5,), daemon=True).start()
+        started += 1
+except RuntimeError as exc:
+    print(f"started {started} threads: {exc}", file=sys.stderr)
+    time.sleep(0.5)  # as a JVM takes a moment to report and exit
+    sys.exit(1)
+"""
+
+
+@pytest.mark.skipif(not SUPPORT.namespaces, reason=NO_SANDBOX)
+def test_a_failed_start_names_the_process_limit_that_threads_reached(tmp_path: Path) -> None:
+    """400 threads at start-up under a limit of 40: "exited before its hello" now names the limit."""
+    home = folder(tmp_path, {"threads.py": THREADS})
+    report = check_bot(["python", "threads.py"], cwd=str(home), hands=1, sandbox=ON, max_processes=40)
+    assert report.counts.get("failed_start") == 1, report.render()
+    assert "reached the process limit (40 together: every thread counts" in report.render(), report.render()

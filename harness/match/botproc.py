@@ -860,7 +860,8 @@ class BotProcess:
             self.group.kill()
 
     def describe_exit(self) -> str:
-        """How the bot ended, in words (:func:`describe_exit`), naming a sandbox limit that killed it.
+        """How the bot ended, in words (:func:`describe_exit`), naming a sandbox limit that killed it or that
+        its threads reached.
 
         In a sandbox bubblewrap reports death by signal n as exit status 128 + n;
         the control group's counters tell a memory-limit kill from others.
@@ -870,12 +871,13 @@ class BotProcess:
             code = -(code - 128)
         words = describe_exit(code)
         group = self.group
-        if group is not None and code is not None and code < 0:
+        if group is not None and code is not None:
             oom, forks = group.limit_hits()
-            if oom:
+            if oom and code < 0:
                 words += f"; its processes reached the memory limit ({self.limits.memory_mb} MiB for all of them)"
-            elif forks:
-                words += f"; its processes reached the process limit ({group.pids_max})"
+            elif forks:  # a runtime that cannot start a thread often exits by itself (a JVM: status 1)
+                words += (f"; its processes and threads reached the process limit ({group.pids_max} together: "
+                          "every thread counts, [limits] max_processes)")
         return words
 
     def __repr__(self) -> str:
