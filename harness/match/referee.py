@@ -55,7 +55,7 @@ from harness.engine.cards import CARD_STRS
 from harness.match import cgroups, handrecord
 from harness.match.botproc import BotProcess, BotStartError, stop_all
 from harness.match.clock import Clock
-from harness.match.connection import ChannelFault, Connection, Disconnected, Hub
+from harness.match.connection import CATCH_UP_DECISIONS, ChannelFault, Connection, Disconnected, Hub
 from harness.match.deals import commitment, hand_seed, hand_seeds
 from harness.match.handrecord import BY_BOT, BY_FAULT, BY_OUT, BY_UNSENT, Decision
 from harness.match.history import HistoryWriter, history_name
@@ -653,6 +653,10 @@ class Referee:
                       f"(over {MAX_MESSAGE_BYTES}); default action, no fault")
             state.apply(state.default_action())
             return BY_UNSENT, None
+        if conn.behind is not None:  # its last request timed out: let it catch up first (PROTOCOL.md section 8)
+            caught = conn.catch_up(CATCH_UP_DECISIONS * self.limits.decision_ms, seat.is_dead)
+            self._log(f"seat {seat.index} {seat.bot.name}: {'caught up' if caught else 'did not catch up'} "
+                      f"before request {seq}")
         clock.start()
         try:
             reply = conn.request(
