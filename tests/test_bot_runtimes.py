@@ -136,3 +136,37 @@ def test_a_failed_start_names_the_process_limit_that_threads_reached(tmp_path: P
     report = check_bot(["python", "threads.py"], cwd=str(home), hands=1, sandbox=ON, max_processes=40)
     assert report.counts.get("failed_start") == 1, report.render()
     assert "reached the process limit (40 together: every thread counts" in report.render(), report.render()
+
+
+@pytest.mark.skipif(not SUPPORT.namespaces, reason=NO_SANDBOX)
+def test_without_cgroups_a_failed_start_names_the_process_limit_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Limits per process tree (no control groups): the watch saw the tree at the limit."""
+    import dataclasses
+
+    from harness.match import cgroups, referee
+
+    bare = dataclasses.replace(SUPPORT, cgroups=cgroups.CgroupSupport(None, reason="none for this test"))
+    monkeypatch.setattr(sb, "support", lambda: bare)
+    monkeypatch.setattr(referee, "support", lambda: bare)
+    home = folder(tmp_path, {"threads.py": THREADS})
+    auto = SandboxSettings(mode=SandboxMode.AUTO, scratch_mb=8)
+    report = check_bot(["python", "threads.py"], cwd=str(home), hands=1, sandbox=auto, max_processes=40)
+    assert "tree" in report.sandbox, report.sandbox
+    assert report.counts.get("failed_start") == 1, report.render()
+    assert "reached the process limit (40 together" in report.render(), report.render()
+
+
+@pytest.mark.parametrize(("args", "error"), [
+    (["--memory-mb", "-1"], "--memory-mb must be at least 0, got -1"),
+    (["--max-processes", "99999999"], "--max-processes must be from 0 to 4,194,304"),
+])
+def test_check_bot_cli_refuses_limits_out_of_bounds(args: list[str], error: str) -> None:
+    import subprocess
+    import sys
+
+    harness = Path(sys.executable).with_name("harness")
+    done = subprocess.run([str(harness), "check-bot", *args, "--", "python", "-m", "bots.caller"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and error in done.stderr and "Traceback" not in done.stderr, done.stderr
