@@ -225,8 +225,8 @@ class CheckReport:
                 hint = KIND_HINTS.get(kind, "")
                 if kind == FaultKind.CRASH:
                     # Point at the stderr only when there is some to show.
-                    hint += ("; see the bot's output below" if self.stderr_tail or self.stdout_tail
-                         else "; the bot wrote nothing to stderr or stdout")
+                    hint += ("; see the bot's stderr below" if self.stderr_tail else "; see the bot's stdout below"
+                         if self.stdout_tail else "; the bot wrote nothing to stderr or stdout")
                 lines.append(f"  {kind}: {hint}")
             if self.tracebacks:
                 lines.append("  traceback: fix the error shown above (run the bot's code on the request that raised)")
