@@ -170,3 +170,12 @@ def test_check_bot_cli_refuses_limits_out_of_bounds(args: list[str], error: str)
     done = subprocess.run([str(harness), "check-bot", *args, "--", "python", "-m", "bots.caller"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and error in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+@pytest.mark.skipif(not SUPPORT.namespaces, reason=NO_SANDBOX)
+def test_a_program_the_sandbox_does_not_show_is_named_as_the_cause(tmp_path: Path) -> None:
+    """A wrapper that runs a program outside the sandbox's view: the failed start says what to do."""
+    home = folder(tmp_path, {"run.sh": "#!/bin/sh\nexec no-such-interpreter impl.x\n"})
+    report = check_bot(["./run.sh"], cwd=str(home), hands=1, sandbox=ON)
+    text = report.render()
+    assert "exit status 127" in text and "[sandbox] paths" in text, text

@@ -554,7 +554,7 @@ class Referee:
                     self._fault(s, FaultKind.FAILED_START, conn.failure.detail, None)
                 elif s.proc.poll() is not None:
                     waiting.remove(s)
-                    hint = s.proc.jail.access_hint() if s.proc.jail is not None else ""
+                    hint = s.proc.jail.access_hint(s.proc.returncode) if s.proc.jail is not None else ""
                     self._fault(
                         s, FaultKind.FAILED_START, f"exited before its hello ({s.proc.describe_exit()}){hint}", None
                     )

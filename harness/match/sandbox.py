@@ -680,12 +680,19 @@ class BotJail:
         self.cgroup_dirs: dict[str, str] = {}
         self.cgroup_version = ""
 
-    def access_hint(self) -> str:
+    def access_hint(self, code: int | None = None) -> str:
         """Why the bot may not have started: its directory is closed to its uid ('' when nothing is seen).
 
         As root each bot runs as a uid of its own, which needs read and
-        search permission on its directory (``chmod -R a+rX DIR``).
+        search permission on its directory (``chmod -R a+rX DIR``). ``code``: its exit status; 127 is
+        a shell's "command not found", a program its script runs that the sandbox does not show.
         """
+        if code == 127 and not self.unseen:
+            return (
+                "; note: exit status 127 is a shell's 'command not found': in the sandbox a bot's scripts find the "
+                f"programs of /usr, its cwd's, and {', '.join(PATH_INTERPRETERS)} where the PATH finds them; add the "
+                "directory of any other program it runs to [sandbox] paths (or try --sandbox off to compare)"
+            )
         if self.unseen:  # `cd /tmp && harness check-bot -- python /path/to/bot.py`: "can't open file"
             folder = os.path.dirname(self.unseen[0])
             return (
