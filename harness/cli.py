@@ -685,6 +685,12 @@ def check_bot(
     decision_ms: int = typer.Option(1000, "--decision-ms", help="Time per reply in ms."),
     time_bank_ms: int = typer.Option(0, "--time-bank-ms", help="Time bank in ms (default 0: every reply in time)."),
     startup_ms: int = typer.Option(10000, "--startup-ms", help="Time from launch to a valid hello in ms."),
+    memory_mb: int = typer.Option(
+        1024, "--memory-mb", help="Memory of all the bot's processes together in MiB (0 = no limit)."
+    ),
+    max_processes: int = typer.Option(
+        0, "--max-processes", help="Processes and threads of the bot together (0 = the default, 256)."
+    ),
     cwd: str | None = typer.Option(None, "--cwd", help="The bot's working directory."),
     env: list[str] = typer.Option(
         [], "--env", help="NAME=VALUE for the bot's environment (repeatable); other shell variables are not passed."
@@ -750,8 +756,9 @@ def check_bot(
             game = GameConfig(structure=structure, ante=ante, blinds=False, min_bet=min_bet, cap=cap)
         report = run_check(
             command, cwd=cwd, env=variables, hands=hands, opponents=opponent, decision_ms=decision_ms,
-            time_bank_ms=time_bank_ms, startup_ms=startup_ms, game=game, starting_stack=stack, seed=seed,
-            out_dir=out, sandbox=box, on_start=lambda: _sandbox_say(decided, "check-bot"),
+            time_bank_ms=time_bank_ms, startup_ms=startup_ms, memory_mb=memory_mb, max_processes=max_processes,
+            game=game, starting_stack=stack, seed=seed, out_dir=out, sandbox=box,
+            on_start=lambda: _sandbox_say(decided, "check-bot"),
         )
     except SandboxError as exc:
         raise _usage("check-bot", str(exc)) from None

@@ -688,6 +688,7 @@ class Bot:
         send = sock.send
         handle = self.handle_frame
         again = zmq.Again
+        events, pollin = zmq.EVENTS, zmq.POLLIN
         gc.freeze()  # what exists now lives for the match: spare the collector from walking it
         parent = os.getppid()
         connected = False
@@ -713,6 +714,17 @@ class Bot:
                     return 0
                 continue
             quiet_since = None
+            if sock.getsockopt(events) & pollin:  # more queued behind it: a slow decision (PROTOCOL.md section 8)
+                frames = [data]
+                while sock.getsockopt(events) & pollin:
+                    frames.append(recv(zmq.NOBLOCK))
+                for data in _newest_request_only(frames):
+                    reply = handle(data)
+                    if reply is not None:
+                        send(reply)
+                    elif self._exit is not None:
+                        return self._exit
+                continue
             reply = handle(data)
             if reply is not None:
                 send(reply)
@@ -734,6 +746,29 @@ class Bot:
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def _newest_request_only(frames: list[bytes]) -> list[bytes]:
+    """Frames queued together, without the requests that have more frames behind them (PROTOCOL.md section 8).
+
+    While a request is pending the referee sends that bot nothing more, so a message queued behind a
+    request means it timed out: answering it would only make the next request late too.
+    Notifications are all kept, in order.
+    """
+    kept = []
+    last = len(frames) - 1
+    for i, frame in enumerate(frames):
+        if i < last:
+            try:
+                d = msgpack.unpackb(frame, raw=False, strict_map_key=False)
+            except Exception:  # noqa: BLE001 - handle_frame says why it is unusable
+                d = None
+            t = d.get("type") if type(d) is dict else None
+            if t in ("act", "draw"):
+                _log(f"skipped {t} request {d.get('seq')!r}: it timed out while this bot was busy")  # type: ignore[union-attr]
+                continue
+        kept.append(frame)
+    return kept
 
 
 # The ``raw`` of a request that cannot be shown to act()/draw(): it gets the default action.

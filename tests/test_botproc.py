@@ -21,6 +21,7 @@ from harness.match.botproc import (
     OWNER_ENV,
     BotProcess,
     BotStartError,
+    bot_path,
     describe_exit,
     find_marked,
     kill_strays,
@@ -134,7 +135,7 @@ def test_environment_is_allowlisted_and_layered(tmp_path: Path, monkeypatch: pyt
     got = dict(line.split(" ", 1) for line in log(proc).splitlines())
     assert got["AWS_SECRET_ACCESS_KEY"] == "-"
     assert got["LC_ALL"] == "C.UTF-8"
-    assert got["PATH"] == os.environ["PATH"]
+    assert got["PATH"] == bot_path(os.environ["PATH"])  # the harness's interpreter first
     assert got["FROM_SPEC"] == "yes"
     assert got["HARNESS_SECRET"] == "s3cret"
     assert got[MARK_ENV] == proc.mark

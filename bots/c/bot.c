@@ -128,6 +128,14 @@ int main(void) {
         const msgpack_object *root = &msg.data, *type = get(root, "type");
         const msgpack_object *legal = get(root, "legal"), *state = get(root, "state");
         int64_t seq = get_int(root, "seq", 0);
+        int events = 0;
+        size_t events_size = sizeof events;
+        if ((is_str(type, "act") || is_str(type, "draw")) &&
+            zmq_getsockopt(sock, ZMQ_EVENTS, &events, &events_size) == 0 && (events & ZMQ_POLLIN)) {
+            /* PROTOCOL.md section 8: a message queued behind a request means it timed out; skip it */
+            fprintf(stderr, "skipped request %lld: it timed out while this bot was busy\n", (long long)seq);
+            continue;
+        }
         if (is_str(type, "act")) {
             msgpack_pack_map(&pk, 5);
             pack_str(&pk, "type"); pack_str(&pk, "action");

@@ -84,6 +84,11 @@ public final class Bot {
             Map<Value, Value> state = mapOf(get(msg, "state"));
             long seq = get(msg, "seq") != null && get(msg, "seq").isIntegerValue()
                 ? get(msg, "seq").asIntegerValue().toLong() : 0;
+            if ((type.equals("act") || type.equals("draw")) && (sock.getEvents() & ZMQ.Poller.POLLIN) != 0) {
+                // PROTOCOL.md section 8: a message queued behind a request means it timed out; skip it
+                System.err.println("skipped request " + seq + ": it timed out while this bot was busy");
+                continue;
+            }
             if (type.equals("act")) {
                 MessageBufferPacker p = MessagePack.newDefaultBufferPacker();
                 p.packMapHeader(5)

@@ -71,6 +71,7 @@ __all__ = [
     "StopStep",
     "describe_exit",
     "find_marked",
+    "bot_path",
     "resolve_command",
     "kill_strays",
     "stop_all",
@@ -153,9 +154,23 @@ def _bot_environment(spec_env: Mapping[str, str], launch_env: Mapping[str, str],
     }
     env.update({str(k): str(v) for k, v in spec_env.items()})
     env.update({str(k): str(v) for k, v in launch_env.items()})
+    env["PATH"] = bot_path(env.get("PATH", os.defpath))
     env[MARK_ENV] = mark
     env[OWNER_ENV] = str(os.getpid())
     return env
+
+
+def bot_path(path: str) -> str:
+    """A bot's PATH: the directory of the harness's interpreter first, then ``path`` (the referee's).
+
+    So that a bot's own scripts (a ``run.sh`` of ``exec python impl.py``) find as ``python`` and
+    ``python3`` the interpreter that has the SDK, pyzmq and msgpack, as a bare ``python`` command does
+    (:func:`resolve_command`), with the sandbox and without.
+    """
+    first = os.path.dirname(sys.executable) if sys.executable else ""
+    if not first or path.split(os.pathsep, 1)[0] == first:
+        return path
+    return f"{first}{os.pathsep}{path}" if path else first
 
 
 def resolve_command(spec: BotSpec, env: Mapping[str, str] | None = None) -> list[str]:
@@ -845,7 +860,8 @@ class BotProcess:
             self.group.kill()
 
     def describe_exit(self) -> str:
-        """How the bot ended, in words (:func:`describe_exit`), naming a sandbox limit that killed it.
+        """How the bot ended, in words (:func:`describe_exit`), naming a sandbox limit that killed it or that
+        its threads reached.
 
         In a sandbox bubblewrap reports death by signal n as exit status 128 + n;
         the control group's counters tell a memory-limit kill from others.
@@ -855,12 +871,13 @@ class BotProcess:
             code = -(code - 128)
         words = describe_exit(code)
         group = self.group
-        if group is not None and code is not None and code < 0:
+        if group is not None and code is not None:
             oom, forks = group.limit_hits()
-            if oom:
+            if oom and code < 0:
                 words += f"; its processes reached the memory limit ({self.limits.memory_mb} MiB for all of them)"
-            elif forks:
-                words += f"; its processes reached the process limit ({group.pids_max})"
+            elif forks:  # a runtime that cannot start a thread often exits by itself (a JVM: status 1)
+                words += (f"; its processes and threads reached the process limit ({group.pids_max} together: "
+                          "every thread counts, [limits] max_processes)")
         return words
 
     def __repr__(self) -> str:

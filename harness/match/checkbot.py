@@ -147,6 +147,7 @@ class CheckReport:
         net: the candidate's net chips (informative only).
         limits: the limits applied.
         stderr_tail: last lines of the candidate's stderr when it crashed or failed to start.
+        stdout_tail: the same of its stdout (a JVM prints why it cannot start there).
         out_dir: where the hand history and logs were kept, or None.
         counts: fault counts of the candidate by kind (the match result's).
         tracebacks: every traceback (uncaught exception report) in the
@@ -167,6 +168,7 @@ class CheckReport:
     net: int
     limits: Limits
     stderr_tail: str = ""
+    stdout_tail: str = ""
     out_dir: Path | None = None
     counts: dict[str, int] = field(default_factory=dict)
     tracebacks: tuple[str, ...] = ()
@@ -190,7 +192,8 @@ class CheckReport:
             f"  {self.hands} hands of {describe_game(self.game)} against {', '.join(self.opponents)} "
             f"({len(self.opponents) + 1} seats), {self.decisions} decision(s); limits: start-up "
             f"{lim.startup_ms} ms, {lim.decision_ms} ms per decision ({bank}), {lim.max_message_bytes} bytes "
-            "per message",
+            f"per message, {f'{lim.memory_mb} MiB' if lim.memory_mb else 'no memory limit'}, "
+            f"{lim.max_processes or 'the default'} processes and threads",
             "  environment: harmless variables of this shell (PATH, HOME, LANG, LC_*, PYTHON*, ...) and --env "
             f"only; {len(self.env_dropped)} other variable(s) of this shell not passed",
         ]
@@ -227,7 +230,8 @@ class CheckReport:
                 hint = KIND_HINTS.get(kind, "")
                 if kind == FaultKind.CRASH:
                     # Point at the stderr only when there is some to show.
-                    hint += "; see the bot's stderr below" if self.stderr_tail else "; the bot wrote nothing to stderr"
+                    hint += ("; see the bot's stderr below" if self.stderr_tail else "; see the bot's stdout below"
+                         if self.stdout_tail else "; the bot wrote nothing to stderr or stdout")
                 lines.append(f"  {kind}: {hint}")
             if self.tracebacks:
                 lines.append("  traceback: fix the error shown above (run the bot's code on the request that raised)")
@@ -241,6 +245,9 @@ class CheckReport:
             if self.stderr_tail:
                 lines.append("Last lines of the bot's stderr:")
                 lines += ["  | " + line for line in self.stderr_tail.splitlines()]
+            if self.stdout_tail:
+                lines.append("Last lines of the bot's stdout:")
+                lines += ["  | " + line for line in self.stdout_tail.splitlines()]
             total = (sum(self.counts.values()) or len(self.violations)) + len(self.tracebacks)
             lines.append(f"FAIL: {total} problem(s); the bot does not pass.")
         if self.out_dir is not None:
@@ -536,9 +543,10 @@ def check_spec(
         if counts.get(FaultKind.CRASH) and not any(v.kind == FaultKind.CRASH for v in violations):
             violations.append(Violation(FaultKind.CRASH, None, result.status[seat]))
         stderr_path = where / "logs" / f"{seat}-{bot.name}.err"
-        tail = ""
+        tail = out_tail = ""
         if counts.get(FaultKind.CRASH) or counts.get(FaultKind.FAILED_START):
             tail = _tail(stderr_path)
+            out_tail = _tail(stderr_path.with_suffix(".out"))
         try:
             stderr = stderr_path.read_text(encoding="utf-8", errors="replace")
         except OSError:
@@ -554,6 +562,7 @@ def check_spec(
             net=result.net[seat],
             limits=limits,
             stderr_tail=tail,
+            stdout_tail=out_tail,
             out_dir=None if tmp is not None else where,
             counts=counts,
             tracebacks=tuple(find_tracebacks(stderr)),
@@ -576,6 +585,8 @@ def check_bot(
     decision_ms: int = 1000,
     startup_ms: int = 10000,
     time_bank_ms: int = 0,
+    memory_mb: int = 1024,
+    max_processes: int = 0,
     game: GameConfig | None = None,
     starting_stack: int = 1000,
     seed: int = 1,
@@ -595,6 +606,9 @@ def check_bot(
         decision_ms: time per reply (ms).
         startup_ms: time from launch to a valid hello (ms).
         time_bank_ms: the time bank (ms); 0 (default): every reply within decision_ms.
+        memory_mb: memory of all the bot's processes together (MiB, 0 = none; ``[limits] memory_mb``).
+        max_processes: processes and threads of the bot together (0 = the sandbox's default;
+            ``[limits] max_processes``).
         game: the game (default: no-limit 5/10); fixed-limit and ante-only games too.
         starting_stack: chips per seat every hand.
         seed: match seed (the deals).
@@ -610,7 +624,7 @@ def check_bot(
         harness.match.botproc.BotStartError: the command cannot be launched at all
             (not found, not executable, no ``#!`` line, cwd missing).
         ValueError: bad arguments (no command, hands, decision_ms, startup_ms,
-            time_bank_ms or starting_stack outside :data:`harness.match.specs.BOUNDS`,
+            time_bank_ms, memory_mb, max_processes or starting_stack outside :data:`harness.match.specs.BOUNDS`,
             0 or > 5 opponents, unknown opponent, a stack that cannot pay the forced bets or too deep for the
             protocol's messages (:func:`harness.match.msgsize.message_problem`), a bad env name); ``out_dir``
             is a file, lies under one or already holds a hand history
@@ -621,7 +635,8 @@ def check_bot(
     for option, setting, value in (
         ("--hands", "hands", hands), ("--decision-ms", "decision_ms", decision_ms),
         ("--startup-ms", "startup_ms", startup_ms), ("--time-bank-ms", "time_bank_ms", time_bank_ms),
-        ("--stack", "starting_stack", starting_stack),
+        ("--stack", "starting_stack", starting_stack), ("--memory-mb", "memory_mb", memory_mb),
+        ("--max-processes", "max_processes", max_processes),
     ):
         problem = bound_problem(setting, value, option)
         if problem:
@@ -646,7 +661,8 @@ def check_bot(
             others[i] = replace(others[i], name=f"{name}{names[:i].count(name) + 1}")
     if len({o.name for o in others}) != len(others):
         raise ValueError(f"--opponent names must differ, got {', '.join(o.name for o in others)}")
-    limits = Limits(decision_ms=decision_ms, time_bank_ms=time_bank_ms, startup_ms=startup_ms)
+    limits = Limits(decision_ms=decision_ms, time_bank_ms=time_bank_ms, startup_ms=startup_ms, memory_mb=memory_mb,
+                    max_processes=max_processes)
     bot = BotSpec(name=CANDIDATE, command=tuple(command), cwd=cwd, env=env)
     return check_spec(
         bot, others, game=game, limits=limits, hands=hands, seed=seed, starting_stack=starting_stack,

@@ -73,6 +73,7 @@ from __future__ import annotations
 
 import contextlib
 import hmac
+import math
 import os
 import select
 import socket
@@ -90,6 +91,10 @@ from protocol.version import PROTOCOL_VERSION
 
 #: Longest single poll while waiting (ms): between slices the bot's process is checked.
 POLL_SLICE_MS = 50
+#: After a request timed out, the bot's next request waits up to this many decision times for its late
+#: reply before it is sent (once per stall; PROTOCOL.md section 8): one slow decision is one timeout, not
+#: one per request that its stall overlapped.
+CATCH_UP_DECISIONS = 5
 #: Ignored messages logged per connection before the log goes quiet (then only counted).
 MAX_IGNORED_LOGGED = 20
 #: Most messages of the bot read between two requests; a bot only ever answers requests,
@@ -332,6 +337,8 @@ class Connection:
         self._unsolicited = 0  # the bot's messages since its last request
         self._flooded = False  # more than MAX_QUEUED_STRAYS of them: its socket is not read until its request
         self._timed_out: set[int] = set()  # requests given up on whose late reply may still come
+        #: The request that timed out last while its late reply has not come (see :meth:`catch_up`), or None.
+        self.behind: int | None = None
         self._answered = 0  # highest seq answered or given up on
         self._ignored = 0
         # Out-of-turn messages of the bot since the last take_strays(): words -> count, and the
@@ -893,6 +900,7 @@ class Connection:
                 if reply is not None:
                     return reply
                 self._give_up(seq)
+                self.behind = seq
                 raise ChannelFault(FaultKind.TIMEOUT, self._timeout_detail(seq))
             if busy:
                 # Sent while the referee was not looking: it arrived after known_empty at the earliest.
@@ -1033,6 +1041,33 @@ class Connection:
             seqs = ", ".join(map(str, self._late[:5])) + (", ..." if len(self._late) > 5 else "")
             detail += f" (meanwhile late replies to earlier requests arrived and were discarded: seq {seqs})"
         return detail
+
+    def catch_up(self, wait_ms: int, is_dead: Callable[[], bool] | None = None) -> bool:
+        """Before the request that follows a timeout: wait up to ``wait_ms`` for the bot's late reply.
+
+        A bot that was slow once is still busy with the request that timed out; a request sent
+        meanwhile would time out too, and the next one, however fast the bot is again. Its next
+        request waits (unsent, no one's clock running) for that late reply, once per stall: a
+        bot still silent at ``wait_ms`` gets its requests at once again, each timed as usual.
+        The other seats' sockets are served meanwhile.
+
+        Returns:
+            True when the bot caught up (or was not behind), False when it did not in time.
+        """
+        seq, self.behind = self.behind, None
+        if seq is None:
+            return True
+        end = _now() + wait_ms / 1000.0
+        hub = self.hub
+        while seq in self._timed_out:
+            left_ms = (end - _now()) * 1000.0
+            if left_ms <= 0 or self.gone or self._bot is None or self.violation is not None or self._flooded:
+                return False
+            for fd, ev in hub.poll(max(1, min(POLL_SLICE_MS, math.ceil(left_ms)))):
+                hub.dispatch(fd, ev)
+            if is_dead is not None and seq in self._timed_out and is_dead():
+                return False
+        return True
 
     def _give_up(self, seq: int) -> None:
         self._timed_out.add(seq)

@@ -55,7 +55,7 @@ from harness.engine.cards import CARD_STRS
 from harness.match import cgroups, handrecord
 from harness.match.botproc import BotProcess, BotStartError, stop_all
 from harness.match.clock import Clock
-from harness.match.connection import ChannelFault, Connection, Disconnected, Hub
+from harness.match.connection import CATCH_UP_DECISIONS, ChannelFault, Connection, Disconnected, Hub
 from harness.match.deals import commitment, hand_seed, hand_seeds
 from harness.match.handrecord import BY_BOT, BY_FAULT, BY_OUT, BY_UNSENT, Decision
 from harness.match.history import HistoryWriter, history_name
@@ -492,6 +492,9 @@ class Referee:
                        memory_mb=self.limits.memory_mb or None)
         if in_jail:  # no control group: the process limit is RLIMIT_NPROC in the bot's user namespace
             jail.nproc = self.limits.max_processes or DEFAULT_PIDS
+        elif seat.group is not None and not isinstance(seat.group, TreeBot):
+            jail.cgroup_dirs = dict(seat.group.dirs)  # shown at /sys/fs/cgroup: runtimes size themselves
+            jail.cgroup_version = seat.group.version
         return jail
 
     def _launch(self, tmpdir: str, hub: Hub) -> None:
@@ -557,7 +560,7 @@ class Referee:
                     self._fault(s, FaultKind.FAILED_START, conn.failure.detail, None)
                 elif s.proc.poll() is not None:
                     waiting.remove(s)
-                    hint = s.proc.jail.access_hint() if s.proc.jail is not None else ""
+                    hint = s.proc.jail.access_hint(s.proc.returncode) if s.proc.jail is not None else ""
                     self._fault(
                         s, FaultKind.FAILED_START, f"exited before its hello ({s.proc.describe_exit()}){hint}", None
                     )
@@ -656,6 +659,10 @@ class Referee:
                       f"(over {MAX_MESSAGE_BYTES}); default action, no fault")
             state.apply(state.default_action())
             return BY_UNSENT, None
+        if conn.behind is not None:  # its last request timed out: let it catch up first (PROTOCOL.md section 8)
+            caught = conn.catch_up(CATCH_UP_DECISIONS * self.limits.decision_ms, seat.is_dead)
+            self._log(f"seat {seat.index} {seat.bot.name}: {'caught up' if caught else 'did not catch up'} "
+                      f"before request {seq}")
         clock.start()
         try:
             reply = conn.request(

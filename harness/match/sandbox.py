@@ -19,7 +19,9 @@ bubblewrap (``bwrap``, the sandbox Flatpak uses; Debian package
   ``/tmp`` (``HOME`` and ``TMPDIR``) and ``/dev/shm``; a fresh ``/proc``
   masked to an allow-list as container runtimes mask it (no shared
   counters, no host settings) and a read-only ``/dev`` without terminals;
-  no ``/sys``; generated ``/etc/passwd`` and ``/etc/group`` in which its uid
+  of ``/sys`` only ``/sys/fs/cgroup``, its own control group read-only in
+  its own cgroup namespace (where the JVM, Go and .NET read their memory
+  and CPU limits, as container runtimes show it); generated ``/etc/passwd`` and ``/etc/group`` in which its uid
   and gid are :data:`BOT_USER` with home ``/tmp`` (``USER``, ``LOGNAME``);
 - as root: a uid of its own from ``[sandbox] uid_range`` (leased with a
   lock file, so concurrent matches never share one), entered with
@@ -98,7 +100,7 @@ PROC_SHOWN = frozenset({"self", "thread-self", "mounts", "net", "cpuinfo", "vers
 #: Entries of /proc replaced by a file generated per bot: runtimes read the machine's size there (glibc
 #: counts CPUs in /proc/stat when there is no /sys; Node and the JVM read /proc/meminfo), but the kernel's
 #: are counters every sandbox shares (free memory, forks, tasks running), so channels between bots.
-PROC_GENERATED = ("meminfo", "stat", "loadavg")
+PROC_GENERATED = ("meminfo", "stat", "loadavg", "cgroups")
 #: Files of /proc/sys shown read-only: fixed settings that libraries and runtimes read. The rest of
 #: /proc/sys is masked: it holds counters shared by every sandbox (kernel/pty/nr, fs/file-nr, fs/aio-nr,
 #: fs/dentry-state, kernel/random/entropy_avail ...) and the host's settings.
@@ -114,6 +116,11 @@ DEV_NODES = ("null", "zero", "full", "random", "urandom", "tty")
 ETC_PATTERNS = ("java-*", "java")
 #: Top-level links or directories of a merged-/usr system.
 USR_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+#: Interpreters a bot's own scripts may run by name (``exec python impl.py`` in a ``run.sh``): where the
+#: bot's PATH finds them, they are shown read-only at the same place, with their install trees
+#: (:meth:`BotJail._program_view`); ``python``/``python3`` are the harness's (first on the bot's PATH,
+#: :func:`harness.match.botproc.bot_path`).
+PATH_INTERPRETERS = ("python3", "python", "node", "java")
 #: Where uid leases are kept (root only).
 LEASE_DIR = "/run/lock/harness-sandbox-uids"
 
@@ -264,7 +271,22 @@ def proc_files(memory_mb: int | None) -> dict[str, str]:
     stat = "".join(f"{name:<4}{zeros}\n" for name in ("cpu", *_host_cpus()))
     stat += (f"intr 0\nctxt 0\nbtime {_host_field('/proc/stat', 'btime', 0)}\nprocesses 0\nprocs_running 1\n"
              f"procs_blocked 0\nsoftirq{zeros} 0\n")
-    return {"meminfo": meminfo, "stat": stat, "loadavg": "0.00 0.00 0.00 1/1 1\n"}
+    return {"meminfo": meminfo, "stat": stat, "loadavg": "0.00 0.00 0.00 1/1 1\n", "cgroups": _cgroups_file()}
+
+
+@lru_cache(maxsize=1)
+def _cgroups_file() -> str:
+    """``/proc/cgroups`` as a bot sees it: the host's controllers and hierarchies (the JVM reads them to
+    find its limits), with one group each: the kernel's counts of groups are shared by every sandbox."""
+    lines = []
+    with contextlib.suppress(OSError), open("/proc/cgroups") as fh:
+        for line in fh:
+            fields = line.split()
+            if line.startswith("#") or len(fields) != 4:
+                lines.append(line)
+            else:
+                lines.append(f"{fields[0]}\t{fields[1]}\t1\t{fields[3]}\n")
+    return "".join(lines)
 
 
 @lru_cache(maxsize=64)
@@ -653,13 +675,24 @@ class BotJail:
         self.pass_fds: tuple[int, ...] = ()
         #: Processes and threads of the bot's user namespace (``RLIMIT_NPROC`` set inside it), 0 = not set here.
         self.nproc = 0
+        #: The bot's control group (hierarchy key -> host directory, :attr:`harness.match.cgroups.BotGroup.dirs`)
+        #: and its version ("v1", "v2"), shown read-only at /sys/fs/cgroup; empty: no /sys at all.
+        self.cgroup_dirs: dict[str, str] = {}
+        self.cgroup_version = ""
 
-    def access_hint(self) -> str:
+    def access_hint(self, code: int | None = None) -> str:
         """Why the bot may not have started: its directory is closed to its uid ('' when nothing is seen).
 
         As root each bot runs as a uid of its own, which needs read and
-        search permission on its directory (``chmod -R a+rX DIR``).
+        search permission on its directory (``chmod -R a+rX DIR``). ``code``: its exit status; 127 is
+        a shell's "command not found", a program its script runs that the sandbox does not show.
         """
+        if code == 127 and not self.unseen:
+            return (
+                "; note: exit status 127 is a shell's 'command not found': in the sandbox a bot's scripts find the "
+                f"programs of /usr, its cwd's, and {', '.join(PATH_INTERPRETERS)} where the PATH finds them; add the "
+                "directory of any other program it runs to [sandbox] paths (or try --sandbox off to compare)"
+            )
         if self.unseen:  # `cd /tmp && harness check-bot -- python /path/to/bot.py`: "can't open file"
             folder = os.path.dirname(self.unseen[0])
             return (
@@ -785,6 +818,25 @@ class BotJail:
         args += ["--size", scratch, "--perms", "1777", "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
         return args
 
+    def _cgroup_args(self) -> list[str]:
+        """``/sys/fs/cgroup``: the bot's own group read-only, laid out as in a container.
+
+        The bot joined its group before bubblewrap made its cgroup namespace, so its
+        ``/proc/self/cgroup`` reads ``/`` and the mounts' roots in ``/proc/self/mountinfo`` too:
+        runtimes (the JVM's container support, Go's automaxprocs, .NET) find their limits there.
+        v2: the group at ``/sys/fs/cgroup``; v1: each hierarchy at ``/sys/fs/cgroup/<controller>``.
+        """
+        if not self.cgroup_dirs:
+            return []
+        args = ["--perms", "0555", "--dir", "/sys", "--perms", "0555", "--dir", "/sys/fs"]
+        if self.cgroup_version == "v2":
+            path = next(iter(self.cgroup_dirs.values()))
+            return [*args, "--ro-bind", path, "/sys/fs/cgroup"]
+        args += ["--perms", "0555", "--tmpfs", "/sys/fs/cgroup"]
+        for key, path in sorted(self.cgroup_dirs.items()):
+            args += ["--ro-bind", path, f"/sys/fs/cgroup/{key}"]
+        return [*args, "--remount-ro", "/sys/fs/cgroup"]
+
     def wrap(self, argv: Sequence[str], env: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
         """The bwrap command line that runs ``argv`` in the sandbox, and the environment to give it.
 
@@ -812,7 +864,12 @@ class BotJail:
         # The private mounts first: a bot's directory may lie under /tmp and is bound over them.
         args += [*self._proc_dev_args(scratch), "--size", scratch, "--perms", "1777", "--tmpfs", "/tmp"]
         made = {"/", "/usr", "/etc", "/tmp", "/proc", "/dev"}
-        views = self._views(self._program_view(argv[0], env))
+        args += self._cgroup_args()
+        made.update(("/sys", "/sys/fs", "/sys/fs/cgroup") if self.cgroup_dirs else ())
+        shown = self._program_view(argv[0], env)
+        for name in PATH_INTERPRETERS:  # what a wrapper script runs by name finds what it finds outside
+            shown += self._program_view(name, env)
+        views = self._views(shown)
         self.unseen = _unseen_files(argv[1:], self.cwd, views, self.hidden)
         for view in views:
             # Parents made world-traversable: bwrap makes them 0700 as root, and the bot is not root.
