@@ -61,7 +61,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from harness.match import cgroups, syscall_filter, treelimits
+from harness.match import cgroups, syscall_filter, sysinfo_supervisor, treelimits
 from harness.match.specs import CpuPolicy, SandboxMode, SandboxSettings
 
 __all__ = [
@@ -245,6 +245,13 @@ def _host_cpus() -> tuple[str, ...]:
     return tuple(f"cpu{i}" for i in range(os.cpu_count() or 1))
 
 
+def machine_memory_kb(memory_mb: int | None) -> int:
+    """The machine's memory as a bot is shown it (KiB): its limit ``memory_mb`` (MiB), at most the host's
+    ``MemTotal`` (None: the host's). Its ``/proc/meminfo`` and its sysinfo(2) say the same."""
+    host_kb = _host_field("/proc/meminfo", "MemTotal:", 1 << 20)
+    return min(host_kb, memory_mb * 1024) if memory_mb else host_kb
+
+
 @lru_cache(maxsize=16)
 def proc_files(memory_mb: int | None) -> dict[str, str]:
     """The generated /proc files of a bot (name -> text), fixed for its whole life.
@@ -253,8 +260,7 @@ def proc_files(memory_mb: int | None) -> dict[str, str]:
     swap; ``stat`` the host's online CPUs with zero times, its boot time, no forks; ``loadavg`` an
     idle machine. The same layout as the kernel's (proc(5)), so parsers that read them work.
     """
-    host_kb = _host_field("/proc/meminfo", "MemTotal:", 1 << 20)
-    kb = min(host_kb, memory_mb * 1024) if memory_mb else host_kb
+    kb = machine_memory_kb(memory_mb)
     huge = _host_field("/proc/meminfo", "Hugepagesize:", 2048)
     mem = [("MemTotal", kb), ("MemFree", kb), ("MemAvailable", kb), ("Buffers", 0), ("Cached", 0),
            ("SwapCached", 0), ("Active", 0), ("Inactive", 0), ("SwapTotal", 0), ("SwapFree", 0), ("Shmem", 0)]
@@ -392,6 +398,8 @@ class Plan:
         nproc_in_jail: with ``tree``, the process limit is ``RLIMIT_NPROC`` set
             inside each bot's user namespace (exact for the bot alone).
         missing: the protections not in force, one phrase each (the warning lists them).
+        sysinfo: the referee answers the bots' sysinfo(2) with fixed values
+            (:mod:`harness.match.sysinfo_supervisor`; only with ``namespaces``).
     """
 
     namespaces: bool
@@ -403,6 +411,7 @@ class Plan:
     tree: bool = False
     nproc_in_jail: bool = False
     missing: tuple[str, ...] = ()
+    sysinfo: bool = False
 
     @property
     def active(self) -> bool:
@@ -448,6 +457,9 @@ def plan(settings: SandboxSettings, *, transport: str = "ipc") -> Plan:
         problems.append(f"no seccomp filter: {filtering.problem}")
     namespaces = sup.namespaces and transport == "ipc"
     filtered = namespaces and filtering.program is not None
+    answering = sysinfo_supervisor.support()
+    if namespaces and filtered and not answering.ok:  # (without the filter that problem says it all)
+        problems.append(f"sysinfo(2) is not answered by the referee: {answering.problem}")
     groups = sup.cgroups.available
     tree = not groups
     nproc_in_jail = tree and namespaces and sup.prlimit is not None
@@ -494,13 +506,16 @@ def plan(settings: SandboxSettings, *, transport: str = "ipc") -> Plan:
             lost.append("bots can pass each other information (their cards, when two collude) through file locks "
                         "and file watching on the files they all see and through kernel keys, and can make any "
                         "system call (namespaces, ptrace, bpf)")
+        if filtered and not answering.ok:
+            lost.append("two colluding bots can pass a few bits per hand through the task count of sysinfo(2)")
         if missing:
             lost.append("missing: " + "; ".join(missing))
         warning = ("bots are NOT fully isolated: " + "; ".join(problems) + ". So " + "; ".join(lost)
                    + ". Set [sandbox] mode = \"required\" to refuse such runs (contests), \"off\" to silence this.")
     summary = ("on (" + ", ".join(parts) + ")") if not problems else (
         ("partly on (" + ", ".join(parts) + ")" if parts else "OFF") + ": " + "; ".join(problems))
-    return Plan(namespaces, groups, cpu, warning, summary, filtered, tree, nproc_in_jail, tuple(missing))
+    return Plan(namespaces, groups, cpu, warning, summary, filtered, tree, nproc_in_jail, tuple(missing),
+                namespaces and answering.ok)
 
 
 # ---------------------------------------------------------------------- uids
@@ -653,6 +668,12 @@ class BotJail:
         self.pass_fds: tuple[int, ...] = ()
         #: Processes and threads of the bot's user namespace (``RLIMIT_NPROC`` set inside it), 0 = not set here.
         self.nproc = 0
+        #: The referee answers the bot's sysinfo(2) (:mod:`harness.match.sysinfo_supervisor`; where it can).
+        self.answer_sysinfo = sysinfo_supervisor.support().ok
+
+    def memory_bytes(self) -> int:
+        """The machine's memory as the bot is shown it (bytes; :func:`machine_memory_kb`)."""
+        return machine_memory_kb(self.memory_mb) * 1024
 
     def access_hint(self) -> str:
         """Why the bot may not have started: its directory is closed to its uid ('' when nothing is seen).
