@@ -14,16 +14,19 @@ import struct
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
+from harness.match import sandbox as sb
 from harness.match import sysinfo_supervisor as ss
+from harness.match.specs import SandboxMode, SandboxSettings
+from tests.test_sandbox_view import SUPPORT as SANDBOX
+from tests.test_sandbox_view import counter_colluders
 
 SUPPORT = ss.support()
-pytestmark = [
-    pytest.mark.timeout(60),
-    pytest.mark.skipif(not SUPPORT.ok, reason=f"SYSINFO SUPERVISOR TESTS SKIPPED: {SUPPORT.problem}"),
-]
+pytestmark = pytest.mark.timeout(60)
+needs_notif = pytest.mark.skipif(not SUPPORT.ok, reason=f"SYSINFO SUPERVISOR TEST SKIPPED: {SUPPORT.problem}")
 
 #: The child: calls sysinfo as told (argv[1]: "abis", "threads", "after-close") and prints JSON.
 CHILD = r"""
@@ -110,6 +113,7 @@ def run_child(what: str, total: int, close_first: bool = False) -> tuple[dict, s
     return json.loads(out), supervisor
 
 
+@needs_notif
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="SYSINFO ABI TEST SKIPPED: x86-64 only")
 def test_every_abi_gets_the_fixed_answer_and_a_bad_pointer_efault() -> None:
     got, supervisor = run_child("abis", 300 << 20)
@@ -128,6 +132,7 @@ def test_every_abi_gets_the_fixed_answer_and_a_bad_pointer_efault() -> None:
     supervisor.close()
 
 
+@needs_notif
 def test_calls_from_many_threads_are_all_answered() -> None:
     got, supervisor = run_child("threads", 64 << 20)
     assert got == {"calls": 400, "procs": [1]}
@@ -135,6 +140,7 @@ def test_calls_from_many_threads_are_all_answered() -> None:
     supervisor.close()
 
 
+@needs_notif
 def test_without_a_supervisor_the_call_fails_instead_of_hanging() -> None:
     """Once the listener is closed (the bot outlived its match, or the referee died), the kernel fails
     every sysinfo of the bot with ENOSYS (seccomp_unotify(2)); it never waits."""
@@ -154,3 +160,24 @@ def test_the_answer_fits_each_layout() -> None:
     ram, free = struct.unpack_from("=II", big, 16)
     (unit,) = struct.unpack_from("=I", big, 52)
     assert ram * unit == 16 << 30 and ram == free and ram <= 0xFFFFFFFF and unit == 8
+
+
+def test_without_user_notification_the_sandbox_starts_warns_and_required_refuses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A kernel without seccomp user notification (before Linux 5.0): bots still start in the sandbox and
+    get the kernel's sysinfo (the channel is open again, and the warning says so); "required" refuses."""
+    if not SANDBOX.namespaces:
+        pytest.skip(f"SANDBOX TEST SKIPPED: bubblewrap cannot run here ({SANDBOX.namespaces_problem})")
+    monkeypatch.setattr(ss, "support", lambda: ss.SysinfoSupport(None, "the kernel has no seccomp user notification"))
+    auto = SandboxSettings(mode=SandboxMode.AUTO, scratch_mb=8)
+    plan = sb.plan(auto)
+    if not plan.syscall_filter:
+        pytest.skip("SANDBOX TEST SKIPPED: no seccomp allow-list here, whose absence the warning names instead")
+    assert plan.namespaces and not plan.sysinfo
+    assert plan.warning is not None and "task count of sysinfo(2)" in plan.warning, plan.warning
+    with pytest.raises(sb.SandboxError, match="sysinfo"):
+        sb.plan(SandboxSettings(mode=SandboxMode.REQUIRED))
+    tmp_path.chmod(0o755)
+    _, _, receiver = counter_colluders(tmp_path, "sysinfo", auto, hands=20)
+    assert receiver["sysinfo"].startswith("SUCCEEDED"), receiver  # started, played, and read the kernel's count
