@@ -34,7 +34,9 @@ bubblewrap (``bwrap``, the sandbox Flatpak uses; Debian package
   mounts or ptrace, and no file locks, file watching or page-cache probing,
   the channels through which bots in different sandboxes could talk over
   the files they all see; and a fresh, empty session keyring
-  (:class:`harness.match.botproc.BotProcess` joins one before exec).
+  (:class:`harness.match.botproc.BotProcess` joins one before exec);
+- its sysinfo(2) answered by the referee with fixed values (no shared task
+  count; :mod:`harness.match.sysinfo_supervisor`).
 
 The referee also makes itself non-dumpable (``PR_SET_DUMPABLE``) while bots
 run, so a process of its own user cannot read its memory or ptrace it.
