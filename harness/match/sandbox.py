@@ -421,6 +421,21 @@ class Plan:
         return self.namespaces or self.cgroups or self.tree
 
 
+def sysinfo_problem() -> str:
+    """Why the bots' sysinfo(2) cannot be answered by the referee here ('' when it can).
+
+    :func:`harness.match.sysinfo_supervisor.support`, and: an ordinary user loads the filter with
+    ``no_new_privs``, which a setuid-root bubblewrap would not survive (it would lose its privileges).
+    """
+    problem = sysinfo_supervisor.support().problem
+    bwrap = support().bwrap
+    if not problem and bwrap is not None and os.geteuid() != 0:
+        with contextlib.suppress(OSError):
+            if os.stat(bwrap).st_mode & 0o4000:
+                problem = f"{bwrap} is setuid root, and an ordinary user's filter needs no_new_privs, which it refuses"
+    return problem
+
+
 def _missing_without_cgroups(namespaces: bool, nproc_in_jail: bool, cpu: CpuPolicy) -> list[str]:
     """What per-tree limits (:mod:`harness.match.treelimits`) cannot do that control groups do, one phrase each."""
     every = f"every {round(treelimits.POLL_S * 1000)} ms"
@@ -459,9 +474,9 @@ def plan(settings: SandboxSettings, *, transport: str = "ipc") -> Plan:
         problems.append(f"no seccomp filter: {filtering.problem}")
     namespaces = sup.namespaces and transport == "ipc"
     filtered = namespaces and filtering.program is not None
-    answering = sysinfo_supervisor.support()
-    if namespaces and filtered and not answering.ok:  # (without the filter that problem says it all)
-        problems.append(f"sysinfo(2) is not answered by the referee: {answering.problem}")
+    answering = sysinfo_problem() if namespaces else "no sandbox"
+    if namespaces and filtered and answering:  # (without the filter that problem says it all)
+        problems.append(f"sysinfo(2) is not answered by the referee: {answering}")
     groups = sup.cgroups.available
     tree = not groups
     nproc_in_jail = tree and namespaces and sup.prlimit is not None
@@ -508,7 +523,7 @@ def plan(settings: SandboxSettings, *, transport: str = "ipc") -> Plan:
             lost.append("bots can pass each other information (their cards, when two collude) through file locks "
                         "and file watching on the files they all see and through kernel keys, and can make any "
                         "system call (namespaces, ptrace, bpf)")
-        if filtered and not answering.ok:
+        if filtered and answering:
             lost.append("two colluding bots can pass a few bits per hand through the task count of sysinfo(2)")
         if missing:
             lost.append("missing: " + "; ".join(missing))
@@ -517,7 +532,7 @@ def plan(settings: SandboxSettings, *, transport: str = "ipc") -> Plan:
     summary = ("on (" + ", ".join(parts) + ")") if not problems else (
         ("partly on (" + ", ".join(parts) + ")" if parts else "OFF") + ": " + "; ".join(problems))
     return Plan(namespaces, groups, cpu, warning, summary, filtered, tree, nproc_in_jail, tuple(missing),
-                namespaces and answering.ok)
+                namespaces and not answering)
 
 
 # ---------------------------------------------------------------------- uids
@@ -671,7 +686,7 @@ class BotJail:
         #: Processes and threads of the bot's user namespace (``RLIMIT_NPROC`` set inside it), 0 = not set here.
         self.nproc = 0
         #: The referee answers the bot's sysinfo(2) (:mod:`harness.match.sysinfo_supervisor`; where it can).
-        self.answer_sysinfo = sysinfo_supervisor.support().ok
+        self.answer_sysinfo = not sysinfo_problem()
 
     def memory_bytes(self) -> int:
         """The machine's memory as the bot is shown it (bytes; :func:`machine_memory_kb`)."""

@@ -126,11 +126,23 @@ class SysinfoSupport:
         return self.program is not None
 
 
-def _libc_syscall() -> Callable[..., int]:
+class _Fprog(ctypes.Structure):
+    """struct sock_fprog: the filter's length (instructions) and address."""
+
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+@lru_cache(maxsize=1)
+def _libc() -> tuple[Callable[..., int], Callable[..., int]]:
+    """libc's syscall(2) and prctl(2), bound once in the referee (never inside a forked child)."""
     libc = ctypes.CDLL(None, use_errno=True)
     call = libc.syscall
     call.restype = ctypes.c_long
-    return call  # type: ignore[no-any-return]
+    return call, libc.prctl
+
+
+def _libc_syscall() -> Callable[..., int]:
+    return _libc()[0]
 
 
 def _kernel_problem() -> str:
@@ -224,14 +236,9 @@ class Prepared:
         self._theirs: socket.socket | None = theirs
         number = _SECCOMP_NR[platform.machine()]
         filt = ctypes.create_string_buffer(program, len(program))
-
-        class _Fprog(ctypes.Structure):
-            _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
         prog = _Fprog(len(program) // 8, ctypes.addressof(filt))
         self._keep = (filt, prog)  # alive until the child has forked
-        call = _libc_syscall()
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
+        call, prctl = _libc()
         get_errno = ctypes.get_errno
         prog_ref = ctypes.byref(prog)
         seccomp_nr = ctypes.c_long(number)
