@@ -181,3 +181,13 @@ def test_without_user_notification_the_sandbox_starts_warns_and_required_refuses
     tmp_path.chmod(0o755)
     _, _, receiver = counter_colluders(tmp_path, "sysinfo", auto, hands=20)
     assert receiver["sysinfo"].startswith("SUCCEEDED"), receiver  # started, played, and read the kernel's count
+
+
+def test_a_bot_that_calls_sysinfo_in_a_loop_is_paced_not_the_referee() -> None:
+    """An answer costs the referee CPU: BURST calls at once, then RATE per second (the bot waits)."""
+    pacer = ss.Pacer(burst=3, rate=10)
+    assert [pacer.delay(0.0) for _ in range(3)] == [0.0, 0.0, 0.0]
+    assert pacer.delay(0.0) == pytest.approx(0.1)  # the fourth waits for a token
+    assert pacer.delay(0.0) == pytest.approx(0.2)
+    assert pacer.delay(10.0) == 0.0  # refilled (to the burst, no more) after a pause
+    assert [pacer.delay(10.0) for _ in range(2)] == [0.0, 0.0] and pacer.delay(10.0) > 0
