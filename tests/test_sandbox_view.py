@@ -10,6 +10,8 @@ test can fail).
 
 from __future__ import annotations
 
+import dataclasses
+import errno
 import json
 import math
 import os
@@ -26,7 +28,7 @@ import pytest
 from harness.match import sandbox as sb
 from harness.match.history import find_history, read_history
 from harness.match.specs import BotSpec, SandboxMode, SandboxSettings
-from tests.test_sandbox import HOSTILE, OFF, ROOT, SUPPORT, attacks, entry, play, processes_with, succeeded
+from tests.test_sandbox import HOSTILE, LIMITS, OFF, ROOT, SUPPORT, attacks, entry, play, processes_with, succeeded
 
 pytestmark = pytest.mark.timeout(120)
 needs_bwrap = pytest.mark.skipif(
@@ -126,14 +128,47 @@ def test_colluders_pass_nothing_through_the_counters_of_proc(arena: Path, box: S
 
 @needs_bwrap
 @pytest.mark.parametrize("box", MODES)
-def test_the_task_count_of_sysinfo_is_measured(arena: Path, box: SandboxSettings) -> None:
-    """sysinfo(2)'s task count is the kernel's, in or out of the sandbox: a system call, which no mount
-    masks, and glibc's ``sysconf(_SC_PHYS_PAGES)`` (the JVM's heap size) needs it to work. A residual
-    channel, measured (README "Collusion" states the figures); this test pins that it is still open, so
-    closing it shows here and README's figure is updated."""
+def test_colluders_pass_nothing_through_the_task_count_of_sysinfo(arena: Path, box: SandboxSettings) -> None:
+    """sysinfo(2)'s task count (``procs``) carried 3.1-3.8 bits per hand between two colluders, sandbox on
+    or off: a system call, which no mount masks. In the sandbox the referee answers it with fixed values
+    (harness.match.sysinfo_supervisor): ``procs`` is always 1, so nothing passes."""
     bits, _, receiver = counter_colluders(arena, "sysinfo", box, hands=30)
     print(f"sysinfo {'on' if box is ON else 'off'}: {bits:.2f} bits per hand; {receiver['sysinfo']}")
-    assert succeeded(receiver) == {"sysinfo"}, receiver
+    if box is ON:
+        assert sb.plan(box).sysinfo, sb.plan(box).warning
+        assert bits < 0.5, bits
+        assert receiver["sysinfo"] == "FAILED: decoded 30 hands; 1 distinct readings", receiver
+    else:  # the kernel's count: the sender's threads move it
+        assert succeeded(receiver) == {"sysinfo"}, receiver
+        assert bits > 1.0, bits
+
+
+@needs_bwrap
+@pytest.mark.parametrize("box", MODES)
+def test_a_bot_sizes_itself_from_its_memory_limit_through_sysinfo(arena: Path, box: SandboxSettings) -> None:
+    """glibc's ``sysconf(_SC_PHYS_PAGES)`` (the JVM's default heap) is sysinfo(2)'s total memory. In the
+    sandbox the referee's answer says the bot's memory limit (as its /proc/meminfo), no swap, no load, one
+    task, the real uptime; a bad pointer fails with EFAULT, as the kernel says. Without the sandbox it is
+    the kernel's: the machine's memory and tasks."""
+    limits = dataclasses.replace(LIMITS, memory_mb=300)
+    out = arena / "out"
+    result = play([entry(arena, "memsize", "memsize.py"), entry(arena, "caller", "identity.py")], out, box,
+                  hands=2, limits=limits)
+    log = (out / "logs" / "0-memsize.err").read_text()
+    assert result.status[0] == "ok", log
+    lines = dict(line.split(" ", 1) for line in log.splitlines() if line.startswith(("SYSCONF", "SYSINFO")))
+    fields = dict(item.split("=") for item in lines["SYSINFO"].split())
+    host_ram = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    assert lines["SYSINFO-NULL"] == str(errno.EFAULT), log
+    if box is ON:
+        assert int(lines["SYSCONF"]) == 300 << 20, log
+        assert fields["totalram"] == fields["freeram"] == str(300 << 20), fields
+        assert (fields["procs"], fields["loads"], fields["totalswap"]) == ("1", "0,0,0", "0"), fields
+        with open("/proc/uptime") as fh:
+            assert abs(int(fields["uptime"]) - float(fh.read().split()[0])) < 120, fields
+    else:
+        assert int(lines["SYSCONF"]) == host_ram != 300 << 20, log
+        assert int(fields["procs"]) > 1, fields  # the machine runs more than this bot
 
 
 @needs_bwrap

@@ -257,10 +257,13 @@ def match_speed(
     }
 
 
-def _join(fds: tuple[int, ...]) -> None:
-    """Between fork and exec: join the control group (as :mod:`harness.match.botproc` does)."""
+def _join(fds: tuple[int, ...], answering: Any = None) -> None:
+    """Between fork and exec: join the control group and load the sysinfo filter (as
+    :mod:`harness.match.botproc` does; ``answering`` a :class:`harness.match.sysinfo_supervisor.Prepared`)."""
     for fd in fds:
         os.write(fd, b"0")
+    if answering is not None:
+        answering.child()
 
 
 def sandbox_start(n: int = 20) -> dict[str, float]:
@@ -268,7 +271,8 @@ def sandbox_start(n: int = 20) -> dict[str, float]:
 
     ``start_ms``: the mean over ``n`` launches of a bot that exits at once
     (``true``) in its sandbox (control group made and joined, bubblewrap
-    namespaces and mounts, a uid of its own, the group killed and removed),
+    namespaces and mounts, a uid of its own, the sysinfo filter and its
+    supervisor thread, the group killed and removed),
     minus the same launch without the sandbox. ``turn_switch_us``: one
     change of the bot on move under ``cpu = "weight"`` (two writes);
     ``freeze_switch_us``: the same under ``cpu = "freeze"``.
@@ -278,7 +282,7 @@ def sandbox_start(n: int = 20) -> dict[str, float]:
     """
     import shutil as sh
 
-    from harness.match import cgroups
+    from harness.match import cgroups, sysinfo_supervisor
     from harness.match.sandbox import BotJail, SandboxError, UidLease, support
 
     sup = support()
@@ -300,9 +304,16 @@ def sandbox_start(n: int = 20) -> dict[str, float]:
             group = match.add_bot(f"bench{i}", memory_bytes=1 << 30, pids_max=256, cpus=os.sched_getaffinity(0))
             jail = BotJail(seat_dir=seat, cwd=tmp, settings=settings, hidden=(), uid=lease.uids[0] if lease else None)
             argv, env = jail.wrap([true], {"PATH": os.defpath})
-            subprocess.run(argv, env=env, check=True, pass_fds=jail.pass_fds,
-                           preexec_fn=functools.partial(_join, group.join_fds))
+            answering = sysinfo_supervisor.prepare() if jail.answer_sysinfo else None  # as BotProcess does
+            proc = subprocess.Popen(argv, env=env, pass_fds=jail.pass_fds,
+                                    preexec_fn=functools.partial(_join, group.join_fds, answering))
             jail.close_fds()
+            listener = answering.listener() if answering is not None else None
+            supervisor = sysinfo_supervisor.Supervisor(listener, 1 << 30, "bench") if listener is not None else None
+            if proc.wait() != 0:
+                raise SandboxError(f"a sandboxed `true` failed (exit status {proc.returncode})")
+            if supervisor is not None:
+                supervisor.close()
             group.close()
             t2 = time.perf_counter()
             plain += t1 - t0

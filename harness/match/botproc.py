@@ -53,6 +53,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harness.match import sysinfo_supervisor
 from harness.match.placement import run_queue_wait_s
 from harness.match.specs import BotSpec, Limits
 
@@ -317,7 +318,7 @@ def _session_keyring_joiner() -> Callable[[], int] | None:
 
 def _make_preexec(
     limits: Limits, join_fds: Sequence[int] = (), grouped: bool = False, nproc: bool = True,
-    fresh_keyring: bool = False
+    fresh_keyring: bool = False, sysinfo: Callable[[], None] | None = None,
 ) -> Callable[[], None]:
     """Build the child-side setup run between fork and exec.
 
@@ -339,6 +340,8 @@ def _make_preexec(
             (:func:`_session_keyring_joiner`; the sandbox does); a failure other
             than ``ENOSYS`` (a kernel without keyrings) ends the child with a
             line on its stderr, so it never runs possessing the referee's.
+        sysinfo: run last: loads the filter whose supervisor answers the bot's sysinfo
+            (:attr:`harness.match.sysinfo_supervisor.Prepared.child`; the sandbox does).
 
     Memory per process is ``RLIMIT_DATA`` (private writable mappings: heap,
     anonymous memory), not ``RLIMIT_AS``: runtimes such as the JVM and
@@ -389,6 +392,8 @@ def _make_preexec(
         prctl(_PR_SET_PDEATHSIG, sigkill, 0, 0, 0)
         if getppid() != parent:  # the referee died before prctl took effect
             exit_now(1)
+        if sysinfo is not None:
+            sysinfo()
 
     return preexec
 
@@ -637,6 +642,7 @@ class BotProcess:
         self._pump: _LogPump | None = None
         self._stop_step: str | None = None
         self._pidfd: int | None = None
+        self._sysinfo: sysinfo_supervisor.Supervisor | None = None
 
     @property
     def stdout_path(self) -> Path:
@@ -692,6 +698,8 @@ class BotProcess:
                 jail.close_fds()
                 raise BotStartError(f"bot {self.spec.name!r}: {exc}") from None
             cwd = None  # bwrap --chdir
+        # The bot's sysinfo answered by the referee (no shared task count): a filter loaded before exec.
+        answering = sysinfo_supervisor.prepare() if jail is not None and jail.answer_sysinfo else None
         try:
             self._popen = subprocess.Popen(
                 argv,
@@ -706,6 +714,7 @@ class BotProcess:
                 preexec_fn=_make_preexec(
                     self.limits, group.join_fds if group is not None else (), grouped=grouped,
                     nproc=jail is None or jail.nproc == 0, fresh_keyring=jail is not None,
+                    sysinfo=answering.child if answering is not None else None,
                 ),
             )
         except FileNotFoundError:
@@ -728,6 +737,13 @@ class BotProcess:
         finally:
             if jail is not None:
                 jail.close_fds()  # bwrap has its own copy
+            if answering is not None and self._popen is None:
+                answering.close()
+        if answering is not None:
+            listener = answering.listener()  # None: the child said why on its stderr and exited
+            if listener is not None:
+                assert jail is not None
+                self._sysinfo = sysinfo_supervisor.Supervisor(listener, jail.memory_bytes(), self.label)
         assert self._popen.stdout is not None and self._popen.stderr is not None
         attach = getattr(group, "attach", None)
         if attach is not None:  # limits per process tree (no control group): the tree starts here
@@ -750,6 +766,7 @@ class BotProcess:
             )
         except OSError as exc:
             self._kill_all()
+            self._close_sysinfo()
             raise BotStartError(f"bot {self.spec.name!r}: cannot write logs in {self.log_dir}: {exc}") from None
 
     def poll(self) -> int | None:
@@ -794,11 +811,18 @@ class BotProcess:
     def _finish(self, tree: set[int], step: str) -> None:
         self._kill_all(tree)
         self._stop_step = step
+        self._close_sysinfo()
         if self._pidfd is not None:
             os.close(self._pidfd)
             self._pidfd = None
         if self._pump is not None:
             self._pump.finish(1.0)
+
+    def _close_sysinfo(self) -> None:
+        """Stop answering the bot's sysinfo (once its processes are gone)."""
+        if self._sysinfo is not None:
+            self._sysinfo.close()
+            self._sysinfo = None
 
     def _signal_group(self, sig: int) -> None:
         assert self._popen is not None

@@ -36,7 +36,9 @@ bubblewrap (``bwrap``, the sandbox Flatpak uses; Debian package
   mounts or ptrace, and no file locks, file watching or page-cache probing,
   the channels through which bots in different sandboxes could talk over
   the files they all see; and a fresh, empty session keyring
-  (:class:`harness.match.botproc.BotProcess` joins one before exec).
+  (:class:`harness.match.botproc.BotProcess` joins one before exec);
+- its sysinfo(2) answered by the referee with fixed values (no shared task
+  count; :mod:`harness.match.sysinfo_supervisor`).
 
 The referee also makes itself non-dumpable (``PR_SET_DUMPABLE``) while bots
 run, so a process of its own user cannot read its memory or ptrace it.
@@ -63,7 +65,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from harness.match import cgroups, syscall_filter, treelimits
+from harness.match import cgroups, syscall_filter, sysinfo_supervisor, treelimits
 from harness.match.specs import CpuPolicy, SandboxMode, SandboxSettings
 
 __all__ = [
@@ -252,6 +254,13 @@ def _host_cpus() -> tuple[str, ...]:
     return tuple(f"cpu{i}" for i in range(os.cpu_count() or 1))
 
 
+def machine_memory_kb(memory_mb: int | None) -> int:
+    """The machine's memory as a bot is shown it (KiB): its limit ``memory_mb`` (MiB), at most the host's
+    ``MemTotal`` (None: the host's). Its ``/proc/meminfo`` and its sysinfo(2) say the same."""
+    host_kb = _host_field("/proc/meminfo", "MemTotal:", 1 << 20)
+    return min(host_kb, memory_mb * 1024) if memory_mb else host_kb
+
+
 @lru_cache(maxsize=16)
 def proc_files(memory_mb: int | None) -> dict[str, str]:
     """The generated /proc files of a bot (name -> text), fixed for its whole life.
@@ -260,8 +269,7 @@ def proc_files(memory_mb: int | None) -> dict[str, str]:
     swap; ``stat`` the host's online CPUs with zero times, its boot time, no forks; ``loadavg`` an
     idle machine. The same layout as the kernel's (proc(5)), so parsers that read them work.
     """
-    host_kb = _host_field("/proc/meminfo", "MemTotal:", 1 << 20)
-    kb = min(host_kb, memory_mb * 1024) if memory_mb else host_kb
+    kb = machine_memory_kb(memory_mb)
     huge = _host_field("/proc/meminfo", "Hugepagesize:", 2048)
     mem = [("MemTotal", kb), ("MemFree", kb), ("MemAvailable", kb), ("Buffers", 0), ("Cached", 0),
            ("SwapCached", 0), ("Active", 0), ("Inactive", 0), ("SwapTotal", 0), ("SwapFree", 0), ("Shmem", 0)]
@@ -414,6 +422,8 @@ class Plan:
         nproc_in_jail: with ``tree``, the process limit is ``RLIMIT_NPROC`` set
             inside each bot's user namespace (exact for the bot alone).
         missing: the protections not in force, one phrase each (the warning lists them).
+        sysinfo: the referee answers the bots' sysinfo(2) with fixed values
+            (:mod:`harness.match.sysinfo_supervisor`; only with ``namespaces``).
     """
 
     namespaces: bool
@@ -425,11 +435,27 @@ class Plan:
     tree: bool = False
     nproc_in_jail: bool = False
     missing: tuple[str, ...] = ()
+    sysinfo: bool = False
 
     @property
     def active(self) -> bool:
         """True when anything of the sandbox is used."""
         return self.namespaces or self.cgroups or self.tree
+
+
+def sysinfo_problem() -> str:
+    """Why the bots' sysinfo(2) cannot be answered by the referee here ('' when it can).
+
+    :func:`harness.match.sysinfo_supervisor.support`, and: an ordinary user loads the filter with
+    ``no_new_privs``, which a setuid-root bubblewrap would not survive (it would lose its privileges).
+    """
+    problem = sysinfo_supervisor.support().problem
+    bwrap = support().bwrap
+    if not problem and bwrap is not None and os.geteuid() != 0:
+        with contextlib.suppress(OSError):
+            if os.stat(bwrap).st_mode & 0o4000:
+                problem = f"{bwrap} is setuid root, and an ordinary user's filter needs no_new_privs, which it refuses"
+    return problem
 
 
 def _missing_without_cgroups(namespaces: bool, nproc_in_jail: bool, cpu: CpuPolicy) -> list[str]:
@@ -470,6 +496,9 @@ def plan(settings: SandboxSettings, *, transport: str = "ipc") -> Plan:
         problems.append(f"no seccomp filter: {filtering.problem}")
     namespaces = sup.namespaces and transport == "ipc"
     filtered = namespaces and filtering.program is not None
+    answering = sysinfo_problem() if namespaces else "no sandbox"
+    if namespaces and filtered and answering:  # (without the filter that problem says it all)
+        problems.append(f"sysinfo(2) is not answered by the referee: {answering}")
     groups = sup.cgroups.available
     tree = not groups
     nproc_in_jail = tree and namespaces and sup.prlimit is not None
@@ -516,13 +545,16 @@ def plan(settings: SandboxSettings, *, transport: str = "ipc") -> Plan:
             lost.append("bots can pass each other information (their cards, when two collude) through file locks "
                         "and file watching on the files they all see and through kernel keys, and can make any "
                         "system call (namespaces, ptrace, bpf)")
+        if filtered and answering:
+            lost.append("two colluding bots can pass a few bits per hand through the task count of sysinfo(2)")
         if missing:
             lost.append("missing: " + "; ".join(missing))
         warning = ("bots are NOT fully isolated: " + "; ".join(problems) + ". So " + "; ".join(lost)
                    + ". Set [sandbox] mode = \"required\" to refuse such runs (contests), \"off\" to silence this.")
     summary = ("on (" + ", ".join(parts) + ")") if not problems else (
         ("partly on (" + ", ".join(parts) + ")" if parts else "OFF") + ": " + "; ".join(problems))
-    return Plan(namespaces, groups, cpu, warning, summary, filtered, tree, nproc_in_jail, tuple(missing))
+    return Plan(namespaces, groups, cpu, warning, summary, filtered, tree, nproc_in_jail, tuple(missing),
+                namespaces and not answering)
 
 
 # ---------------------------------------------------------------------- uids
@@ -679,6 +711,12 @@ class BotJail:
         #: and its version ("v1", "v2"), shown read-only at /sys/fs/cgroup; empty: no /sys at all.
         self.cgroup_dirs: dict[str, str] = {}
         self.cgroup_version = ""
+        #: The referee answers the bot's sysinfo(2) (:mod:`harness.match.sysinfo_supervisor`; where it can).
+        self.answer_sysinfo = not sysinfo_problem()
+
+    def memory_bytes(self) -> int:
+        """The machine's memory as the bot is shown it (bytes; :func:`machine_memory_kb`)."""
+        return machine_memory_kb(self.memory_mb) * 1024
 
     def access_hint(self, code: int | None = None) -> str:
         """Why the bot may not have started: its directory is closed to its uid ('' when nothing is seen).

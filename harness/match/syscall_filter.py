@@ -217,6 +217,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "msgget", "msgsnd", "msgrcv", "msgctl", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedsend_time64",
         "mq_timedreceive", "mq_timedreceive_time64", "mq_notify", "mq_getsetattr",
     ),
+    # sysinfo: allowed here, answered by the referee (harness.match.sysinfo_supervisor's filter stacks on this).
     "the system": ("uname", "sysinfo", "getrandom", "riscv_hwprobe", "riscv_flush_icache", "breakpoint",
                    "cacheflush", "set_tls"),
 }
