@@ -198,3 +198,63 @@ def test_bad_settings_are_refused() -> None:
 
     with pytest.raises(ConfigError):
         raw_env(big_blind=3)
+
+
+def test_as_bot_sees_what_the_environment_shows() -> None:
+    from harness.rl import as_bot
+
+    seen: list[tuple[np.ndarray, np.ndarray]] = []
+    chooser = random_policy(4)
+
+    def policy(view: dict[str, np.ndarray]) -> int:
+        seen.append((view["observation"], view["action_mask"]))
+        return chooser(view)
+
+    for game in ("no-limit", "fixed-limit", "ante-only"):
+        e = raw_env(num_players=3, game=GAMES[game], starting_stack=150)
+        bots = {s: SdkOpponent(as_bot(policy)) for s in range(3)}
+        e.reset(seed=77)
+        names = ["a", "b", "c"]
+        for s, b in bots.items():
+            b.start_match(e, s, names)
+        for hand in range(8):
+            if hand:
+                e.reset()
+            for s, b in bots.items():
+                b.start_hand(e.state, s, names)
+            while not e.state.is_complete:
+                s = e.state.to_act
+                expected = e.observe(f"player_{s}")
+                seen.clear()
+                e.state.apply(bots[s].decide(e.state, s))
+                assert len(seen) == 1 and bots[s].faults == 0
+                assert np.array_equal(seen[0][0], expected["observation"]), (game, hand)
+                assert np.array_equal(seen[0][1], expected["action_mask"])
+            for b in bots.values():
+                b.end_hand()
+
+
+def test_a_policy_runs_through_as_bot_in_a_real_match(tmp_path: Path) -> None:
+    import subprocess
+
+    bot = tmp_path / "policy_bot.py"
+    bot.write_text(
+        "import numpy as np\n"
+        "from harness.rl import as_bot\n\n"
+        "from harness.rl.encoding import DRAW_BASE\n\n"
+        "def policy(view):  # scripted: the largest legal bet (else call); in the draw, stand pat\n"
+        "    legal = np.flatnonzero(view['action_mask'])\n"
+        "    return DRAW_BASE if legal[0] >= DRAW_BASE else int(legal[-1])\n\n"
+        "if __name__ == '__main__':\n"
+        "    as_bot(policy).run()\n"
+    )
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "match", "--sandbox", "off", "--hands", "20", "--seed", "9",
+         "--bot", f"policy={sys.executable} {bot}", "--bot", f"caller={sys.executable} -m bots.caller",
+         "--out", str(tmp_path / "m")], cwd=root, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in (tmp_path / "m" / "logs" / "0-policy.err").read_text()
+    table = done.stdout
+    assert "policy" in table and "ok" in table
+    assert all(line.split()[-1] == "ok" for line in table.splitlines() if line.startswith(("policy", "caller")))

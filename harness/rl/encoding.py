@@ -56,8 +56,11 @@ __all__ = [
     "N_ACTIONS",
     "SIZES",
     "decode",
+    "decode_of",
+    "encode",
     "layout",
     "mask",
+    "mask_of",
     "observe",
     "obs_size",
 ]
@@ -70,50 +73,67 @@ DISCARDS: tuple[tuple[int, ...], ...] = tuple(c for k in range(5) for c in combi
 DRAW_BASE = BET_BASE + len(SIZES)
 N_ACTIONS = DRAW_BASE + len(DISCARDS)
 assert len(DISCARDS) == 99
-_PHASES = (Phase.BET1, Phase.DRAW, Phase.BET2, Phase.COMPLETE)
+_PHASE_NAMES = ("bet1", "draw", "bet2", "complete")
 
 
-def _amounts(state: HandState) -> list[int]:
-    """The "to" amount of each bet size, or 0 where no bet/raise is legal."""
-    lg = state.legal()
-    if not lg.min_to:
+def _amounts(legal: Any, bet: int, pot: int) -> list[int]:
+    """The "to" amount of each bet size (``legal``: min_to, max_to, call_amount; ``bet``: the seat's bet this
+    round; ``pot``: all chips committed), or 0s where no bet/raise is legal."""
+    if not legal.min_to:
         return [0] * len(SIZES)
-    s = state.to_act
-    call = lg.call_amount
-    pot = sum(state.contrib)
+    lo, hi, call = legal.min_to, legal.max_to, legal.call_amount
     out = []
     for name in SIZES:
         if name == "min":
-            to = lg.min_to
+            to = lo
         elif name == "all_in":
-            to = lg.max_to
+            to = hi
         else:
-            to = state.bets[s] + call + int(_FRACTIONS[name] * (pot + call))
-            to = min(max(to, lg.min_to), lg.max_to)
+            to = min(max(bet + call + int(_FRACTIONS[name] * (pot + call)), lo), hi)
         out.append(to)
     return out
 
 
-def mask(state: HandState) -> np.ndarray:
-    """The legal actions of the seat to act: an int8 vector of :data:`N_ACTIONS` (all 0 when the hand is over)."""
+def mask_of(phase: str, legal: Any, bet: int, pot: int) -> np.ndarray:
+    """:func:`mask` from the decision's parts (``phase`` text, a ``Legal`` of the engine or the protocol)."""
     m = np.zeros(N_ACTIONS, dtype=np.int8)
-    phase = state.phase
-    if phase is Phase.COMPLETE:
+    if phase == "complete":
         return m
-    if phase is Phase.DRAW:
+    if phase == "draw":
         m[DRAW_BASE:] = 1
         return m
-    lg = state.legal()
     m[CALL] = 1
-    if lg.call_amount > 0:
+    if legal.call_amount > 0:
         m[FOLD] = 1
-    if lg.min_to:
+    if legal.min_to:
         seen = set()
-        for i, to in enumerate(_amounts(state)):
+        for i, to in enumerate(_amounts(legal, bet, pot)):
             if to not in seen:
                 seen.add(to)
                 m[BET_BASE + i] = 1
     return m
+
+
+def mask(state: HandState) -> np.ndarray:
+    """The legal actions of the seat to act: an int8 vector of :data:`N_ACTIONS` (all 0 when the hand is over)."""
+    if state.phase is Phase.COMPLETE:
+        return np.zeros(N_ACTIONS, dtype=np.int8)
+    return mask_of(state.phase, state.legal(), state.bets[state.to_act], sum(state.contrib))
+
+
+def decode_of(phase: str, legal: Any, bet: int, pot: int, cards: list[Any], index: int) -> tuple[str, Any]:
+    """:func:`decode` from the decision's parts; ``cards``: the seat's cards in observation order."""
+    index = int(index)
+    if not 0 <= index < N_ACTIONS or not mask_of(phase, legal, bet, pot)[index]:
+        raise ValueError(f"action {index} is not legal now (phase {phase})")
+    if index >= DRAW_BASE:
+        return "draw", [cards[p] for p in DISCARDS[index - DRAW_BASE]]
+    if index == FOLD:
+        return "fold", None
+    if index == CALL:
+        return ("call", None) if legal.call_amount > 0 else ("check", None)
+    kind = "bet" if "bet" in legal.actions else "raise"
+    return kind, _amounts(legal, bet, pot)[index - BET_BASE]
 
 
 def decode(state: HandState, index: int) -> tuple[str, Any]:
@@ -123,19 +143,10 @@ def decode(state: HandState, index: int) -> tuple[str, Any]:
     Raises:
         ValueError: ``index`` is not legal now (see :func:`mask`).
     """
-    index = int(index)
-    if not 0 <= index < N_ACTIONS or not mask(state)[index]:
-        raise ValueError(f"action {index} is not legal now (phase {state.phase}, seat {state.to_act})")
-    if index >= DRAW_BASE:
-        hand = state.cards[state.to_act]
-        return "draw", [hand[p] for p in DISCARDS[index - DRAW_BASE]]
-    lg = state.legal()
-    if index == FOLD:
-        return "fold", None
-    if index == CALL:
-        return ("call", None) if lg.call_amount > 0 else ("check", None)
-    kind = "bet" if "bet" in lg.actions else "raise"
-    return kind, _amounts(state)[index - BET_BASE]
+    if state.phase is Phase.COMPLETE:
+        raise ValueError(f"action {index} is not legal: the hand is complete")
+    s = state.to_act
+    return decode_of(state.phase, state.legal(), state.bets[s], sum(state.contrib), state.cards[s], index)
 
 
 def layout(n: int) -> dict[str, slice]:
@@ -160,40 +171,50 @@ _KIND_COLUMN = {"check": 0, "call": 1, "bet": 2, "raise": 2}
 
 def observe(state: HandState, seat: int, lay: dict[str, slice] | None = None) -> np.ndarray:
     """What ``seat`` sees, encoded (module doc): never another seat's cards before they are shown (R5.7)."""
-    n = state.n
+    to_act = state.to_act
+    legal = state.legal() if to_act == seat and state.phase is not Phase.DRAW else None
+    shown = {s: state.cards[s] for s in state.result().shown} if state.is_complete else {}
+    return encode(state.n, float(state.config.unit), seat, state.cards[seat], str(state.phase), state.button, to_act,
+                  state.stacks, state.bets, state.contrib, legal, state.folded, state.all_in, state.draws,
+                  state.history, shown, lay)
+
+
+def encode(n: int, unit: float, seat: int, cards: Any, phase: str, button: int, to_act: int | None, stacks: Any,
+           bets: Any, contrib: Any, legal: Any, folded: Any, all_in: Any, draws: Any, history: Any,
+           shown: dict[int, Any], lay: dict[str, slice] | None = None) -> np.ndarray:
+    """The observation vector from its parts (:func:`observe` for an engine state; a bot's view for
+    :func:`harness.rl.as_bot`): chips in chips, cards as ints, ``legal`` None when the seat has no betting
+    decision, ``shown`` the shown cards by seat."""
     lay = lay or layout(n)
     v = np.zeros(lay["shown"].stop, dtype=np.float32)
-    unit = float(state.config.unit)
-    for c in state.cards[seat]:
+    for c in cards:
         v[c] = 1.0
-    v[lay["phase"].start + _PHASES.index(state.phase)] = 1.0
+    v[lay["phase"].start + _PHASE_NAMES.index(phase)] = 1.0
     rel = [(seat + k) % n for k in range(n)]
-    v[lay["button"].start + (state.button - seat) % n] = 1.0
-    if state.to_act is not None:
-        v[lay["to_act"].start + (state.to_act - seat) % n] = 1.0
-    for name, values in (("stacks", state.stacks), ("bets", state.bets), ("contrib", state.contrib)):
+    v[lay["button"].start + (button - seat) % n] = 1.0
+    if to_act is not None:
+        v[lay["to_act"].start + (to_act - seat) % n] = 1.0
+    for name, values in (("stacks", stacks), ("bets", bets), ("contrib", contrib)):
         v[lay[name]] = [values[s] / unit for s in rel]
-    v[lay["pot"].start] = sum(state.contrib) / unit
-    if state.to_act == seat and state.phase is not Phase.DRAW:
-        lg = state.legal()
-        v[lay["legal"]] = (lg.call_amount / unit, lg.min_to / unit, lg.max_to / unit)
-    v[lay["folded"]] = [state.folded[s] for s in rel]
-    v[lay["all_in"]] = [state.all_in[s] for s in rel]
-    v[lay["draws"]] = [-1.0 if state.draws[s] is None else state.draws[s] for s in rel]
+    v[lay["pot"].start] = sum(contrib) / unit
+    if legal is not None:
+        v[lay["legal"]] = (legal.call_amount / unit, legal.min_to / unit, legal.max_to / unit)
+    v[lay["folded"]] = [folded[s] for s in rel]
+    v[lay["all_in"]] = [all_in[s] for s in rel]
+    v[lay["draws"]] = [-1.0 if draws[s] is None else draws[s] for s in rel]
     base = lay["actions"].start
     round_ = 0
-    for event in state.history:
+    for event in history:
         kind = event["action"]
         if kind == "draw":
             round_ = 1
         column = _KIND_COLUMN.get(kind)
         if column is not None:
             v[base + (round_ * n + (event["seat"] - seat) % n) * 3 + column] += 1.0
-    if state.is_complete:
-        shown = lay["shown"].start
-        for s in state.result().shown:
-            if s != seat:
-                k = (s - seat) % n - 1
-                for c in state.cards[s]:
-                    v[shown + 52 * k + c] = 1.0
+    start = lay["shown"].start
+    for s, held in shown.items():
+        if s != seat:
+            k = (s - seat) % n - 1
+            for c in held:
+                v[start + 52 * k + c] = 1.0
     return v
