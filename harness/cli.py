@@ -947,6 +947,23 @@ def bench_plan(json_out: bool = typer.Option(False, "--json", help="Print one JS
     _print_figures(run_bench(), json_out, TARGETS)
 
 
+@bench_app.command("env")
+def bench_env(
+    json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    seconds: float = typer.Option(3.0, "--seconds", help="Seconds per figure."),
+) -> None:
+    """Steps/s of the PettingZoo environment and of 64 tables vectorised, and the cost of clone() (needs '.[rl]')."""
+    try:
+        from harness.rl.bench import TARGETS as RL_TARGETS  # the rl extra: imported here only
+        from harness.rl.bench import run as run_bench
+    except ImportError as exc:
+        raise _usage("bench env", f"needs the optional extra 'rl' ({exc.name} is missing): pip install -e '.[rl]'",
+                     1) from None
+    if not 0 < seconds <= 600:
+        raise _usage("bench env", f"--seconds must be above 0 and at most 600, got {seconds}")
+    _print_figures(run_bench(seconds), json_out, RL_TARGETS)
+
+
 def _print_figures(figures: dict[str, Any], json_out: bool, targets: dict[str, str]) -> None:
     """The one output of the bench commands: a table (figure, value, target), or one JSON object."""
     import json

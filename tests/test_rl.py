@@ -258,3 +258,33 @@ def test_a_policy_runs_through_as_bot_in_a_real_match(tmp_path: Path) -> None:
     table = done.stdout
     assert "policy" in table and "ok" in table
     assert all(line.split()[-1] == "ok" for line in table.splitlines() if line.startswith(("policy", "caller")))
+
+
+def test_vector_env_steps_many_tables_like_single_ones() -> None:
+    from harness.rl.vector import VectorEnv
+
+    venv = VectorEnv(4, num_players=3, starting_stack=200)
+    obs, masks, seats = venv.reset(seed=21)
+    assert obs.shape == (4, encoding.obs_size(3)) and masks.shape == (4, encoding.N_ACTIONS)
+    singles = [raw_env(num_players=3, starting_stack=200) for _ in range(4)]
+    from harness.match.deals import match_seed
+
+    for i, t in enumerate(singles):
+        t.reset(seed=match_seed(21, ["vector", str(i)]))
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(300):
+        actions = np.argmax(rng.random(masks.shape) * masks, axis=1)
+        for i, t in enumerate(singles):  # the same action on a single table gives the same row
+            assert np.array_equal(obs[i], t.observe(t.agent_selection)["observation"])
+            assert np.array_equal(masks[i], t.observe(t.agent_selection)["action_mask"])
+            assert masks[i][actions[i]] == 1
+        obs, masks, seats, rewards, done = venv.step(actions)
+        for i, t in enumerate(singles):
+            t.step(int(actions[i]))
+            if done[i]:
+                ended += 1
+                assert all(t.terminations.values())
+                assert rewards[i].tolist() == pytest.approx([t.rewards[a] for a in t.possible_agents])
+                t.reset()
+    assert ended > 20

@@ -94,14 +94,18 @@ def _amounts(legal: Any, bet: int, pot: int) -> list[int]:
     return out
 
 
+_EMPTY_MASK = np.zeros(N_ACTIONS, dtype=np.int8)
+_DRAW_MASK = _EMPTY_MASK.copy()
+_DRAW_MASK[DRAW_BASE:] = 1
+
+
 def mask_of(phase: str, legal: Any, bet: int, pot: int) -> np.ndarray:
     """:func:`mask` from the decision's parts (``phase`` text, a ``Legal`` of the engine or the protocol)."""
-    m = np.zeros(N_ACTIONS, dtype=np.int8)
-    if phase == "complete":
-        return m
     if phase == "draw":
-        m[DRAW_BASE:] = 1
-        return m
+        return _DRAW_MASK.copy()
+    if phase == "complete":
+        return _EMPTY_MASK.copy()
+    m = bytearray(N_ACTIONS)  # bytes, then one array: numpy's item assignment costs microseconds
     m[CALL] = 1
     if legal.call_amount > 0:
         m[FOLD] = 1
@@ -111,7 +115,7 @@ def mask_of(phase: str, legal: Any, bet: int, pot: int) -> np.ndarray:
             if to not in seen:
                 seen.add(to)
                 m[BET_BASE + i] = 1
-    return m
+    return np.frombuffer(m, dtype=np.int8)
 
 
 def mask(state: HandState) -> np.ndarray:
@@ -186,22 +190,27 @@ def encode(n: int, unit: float, seat: int, cards: Any, phase: str, button: int, 
     :func:`harness.rl.as_bot`): chips in chips, cards as ints, ``legal`` None when the seat has no betting
     decision, ``shown`` the shown cards by seat."""
     lay = lay or layout(n)
-    v = np.zeros(lay["shown"].stop, dtype=np.float32)
+    v = [0.0] * lay["shown"].stop  # a list, turned into an array once: item by item numpy is slower
     for c in cards:
         v[c] = 1.0
     v[lay["phase"].start + _PHASE_NAMES.index(phase)] = 1.0
-    rel = [(seat + k) % n for k in range(n)]
     v[lay["button"].start + (button - seat) % n] = 1.0
     if to_act is not None:
         v[lay["to_act"].start + (to_act - seat) % n] = 1.0
+    rel = [(seat + k) % n for k in range(n)]
     for name, values in (("stacks", stacks), ("bets", bets), ("contrib", contrib)):
-        v[lay[name]] = [values[s] / unit for s in rel]
+        at = lay[name].start
+        for k, s in enumerate(rel):
+            v[at + k] = values[s] / unit
     v[lay["pot"].start] = sum(contrib) / unit
     if legal is not None:
-        v[lay["legal"]] = (legal.call_amount / unit, legal.min_to / unit, legal.max_to / unit)
-    v[lay["folded"]] = [folded[s] for s in rel]
-    v[lay["all_in"]] = [all_in[s] for s in rel]
-    v[lay["draws"]] = [-1.0 if draws[s] is None else draws[s] for s in rel]
+        at = lay["legal"].start
+        v[at], v[at + 1], v[at + 2] = legal.call_amount / unit, legal.min_to / unit, legal.max_to / unit
+    f, a, d = lay["folded"].start, lay["all_in"].start, lay["draws"].start
+    for k, s in enumerate(rel):
+        v[f + k] = 1.0 if folded[s] else 0.0
+        v[a + k] = 1.0 if all_in[s] else 0.0
+        v[d + k] = -1.0 if draws[s] is None else float(draws[s])
     base = lay["actions"].start
     round_ = 0
     for event in history:
@@ -217,4 +226,4 @@ def encode(n: int, unit: float, seat: int, cards: Any, phase: str, button: int, 
             k = (s - seat) % n - 1
             for c in held:
                 v[start + 52 * k + c] = 1.0
-    return v
+    return np.array(v, dtype=np.float32)
