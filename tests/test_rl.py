@@ -76,7 +76,7 @@ def test_masks_never_allow_an_illegal_action(seed: int, n: int, game: str, stack
             assert len(legal) >= 1
             for i in legal:  # every allowed index decodes to an action the engine accepts (apply raises if not)
                 e.clone()._apply(i)
-            for i in np.flatnonzero(mask == 0)[:5]:
+            for i in np.flatnonzero(mask == 0):  # and every other index is refused
                 with pytest.raises(ValueError):
                     encoding.decode(e.state, i)
             for other in e.agents:  # only the agent to act has a legal action

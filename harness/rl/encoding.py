@@ -127,17 +127,21 @@ def mask(state: HandState) -> np.ndarray:
 
 def decode_of(phase: str, legal: Any, bet: int, pot: int, cards: list[Any], index: int) -> tuple[str, Any]:
     """:func:`decode` from the decision's parts; ``cards``: the seat's cards in observation order."""
-    index = int(index)
-    if not 0 <= index < N_ACTIONS or not mask_of(phase, legal, bet, pot)[index]:
-        raise ValueError(f"action {index} is not legal now (phase {phase})")
-    if index >= DRAW_BASE:
-        return "draw", [cards[p] for p in DISCARDS[index - DRAW_BASE]]
-    if index == FOLD:
-        return "fold", None
-    if index == CALL:
-        return ("call", None) if legal.call_amount > 0 else ("check", None)
-    kind = "bet" if "bet" in legal.actions else "raise"
-    return kind, _amounts(legal, bet, pot)[index - BET_BASE]
+    index = int(index)  # checked as mask_of() would allow it, without building the mask
+    if phase == "draw":
+        if DRAW_BASE <= index < N_ACTIONS:
+            return "draw", [cards[p] for p in DISCARDS[index - DRAW_BASE]]
+    elif phase != "complete":
+        if index == CALL:
+            return ("call", None) if legal.call_amount > 0 else ("check", None)
+        if index == FOLD and legal.call_amount > 0:
+            return "fold", None
+        if BET_BASE <= index < DRAW_BASE and legal.min_to:
+            amounts = _amounts(legal, bet, pot)
+            i = index - BET_BASE
+            if amounts[i] not in amounts[:i]:  # a repeated amount is masked: its first index stands for it
+                return ("bet" if "bet" in legal.actions else "raise"), amounts[i]
+    raise ValueError(f"action {index} is not legal now (phase {phase})")
 
 
 def decode(state: HandState, index: int) -> tuple[str, Any]:
