@@ -9,6 +9,8 @@
   (many matches): the arrows point one way.
 - ``harness/report`` (reports of an output directory) sits on top: neither
   ``harness/tournament`` nor ``harness/match`` imports it.
+- ``harness/rl`` (the PettingZoo/Gymnasium environments, an optional extra) sits on top: nothing else in
+  ``harness`` imports it, nor ``pettingzoo``/``gymnasium``, but the CLI's ``bench env`` (lazily).
 - ``dask`` / ``distributed`` (an optional extra) are imported by the dask
   backend alone (``harness/tournament/cluster.py``).
 """
@@ -99,3 +101,16 @@ def test_the_checker_sees_imports_inside_functions(tmp_path: Path) -> None:
     sample = tmp_path / "sample.py"
     sample.write_text("def f():\n    import zmq\n    from harness.match.referee import play_match\n")
     assert imported_modules(sample) == [(2, "zmq"), (3, "harness.match.referee")]
+
+
+RL_USERS = ("harness/cli.py",)  # `harness bench env`, imported inside the command
+
+
+@pytest.mark.parametrize("path", [p for p in files("harness") if "rl" not in p.relative_to(ROOT).parts[1:2]],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_nothing_in_the_harness_imports_the_rl_extra(path: Path) -> None:
+    if path.relative_to(ROOT).as_posix() in RL_USERS:
+        return
+    for line, module in imported_modules(path):
+        where = f"{path.relative_to(ROOT)}:{line} imports {module}"
+        assert not module.startswith("harness.rl") and _top(module) not in ("pettingzoo", "gymnasium"), where

@@ -1,0 +1,31 @@
+"""Reinforcement-learning environments of Seven Card Draw (the optional extra: ``pip install -e '.[rl]'``).
+
+- :func:`env` / :func:`raw_env`: the PettingZoo AEC environment (:mod:`harness.rl.aec`), 2-6 seats, every
+  game setting, the referee's deals for a seed;
+- :mod:`harness.rl.encoding`: the action and observation encodings, field by field;
+- :func:`as_bot`: a policy as a bot over the real protocol (:mod:`harness.rl.bot`);
+- :class:`harness.rl.gym.SingleAgentEnv`: a Gymnasium environment for one seat whose opponents are in-process policies,
+  any Python SDK bot among them (:mod:`harness.rl.gym`).
+
+Nothing else in ``harness`` imports this package: the harness runs without PettingZoo and Gymnasium.
+"""
+
+from __future__ import annotations
+
+__all__ = ["SevenCardDrawEnv", "as_bot", "env", "raw_env"]
+
+
+def __getattr__(name: str):  # noqa: ANN202 - PEP 562: a bot made by as_bot starts without PettingZoo/Gymnasium
+    if name == "as_bot":
+        from harness.rl.bot import as_bot
+
+        return as_bot
+    if name in ("SevenCardDrawEnv", "env", "raw_env"):
+        try:
+            from harness.rl import aec
+        except ImportError as exc:  # pragma: no cover - depends on the installation
+            raise ImportError(
+                f"harness.rl.{name} needs the optional extra 'rl' ({exc.name} is missing): pip install -e '.[rl]'"
+            ) from None
+        return getattr(aec, name)
+    raise AttributeError(f"module 'harness.rl' has no attribute {name!r}")

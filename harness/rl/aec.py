@@ -1,0 +1,212 @@
+"""The PettingZoo AEC environment of Seven Card Draw: one episode is one hand.
+
+``env(num_players=2, game=GameConfig(...), starting_stack=1000)`` (PettingZoo's convention: the game
+settings are the constructor's arguments; any field of :class:`harness.engine.GameConfig` may also be
+given by keyword, e.g. ``env(structure="fixed-limit", ante=1)``).
+
+Agents ``player_0 .. player_{n-1}`` are the match seats. Deals are the referee's:
+``reset(seed=S)`` plays hand 0 of a match whose seed is ``S``, each later ``reset()`` (no seed) the next
+hand of that match, and ``reset(seed=S, options={"hand": h})`` hand ``h``; hand ``h`` is dealt from
+:func:`harness.match.deals.hand_seed` ``(S, h)`` with the button at seat ``h % n`` and every stack at
+``starting_stack`` (the referee's reset mode), so a policy is evaluated on exactly the duplicate deals of
+``harness match --seed S``. Without any seed the match seed is a fresh secret one.
+
+Rewards come once, when the hand ends: each seat's net chips in big blinds (the game's ``unit``).
+Observations are ``{"observation": float32 vector, "action_mask": int8 vector}``
+(:mod:`harness.rl.encoding` documents both field by field and the action encoding).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from harness.engine import Action, ActionKind, GameConfig, HandState
+from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS
+from harness.match.deals import hand_seed, new_seed, parse_seed
+from harness.rl import encoding
+
+__all__ = ["SevenCardDrawEnv", "env", "raw_env"]
+
+
+class SevenCardDrawEnv(AECEnv):
+    """Seven Card Draw for 2-6 seats as a PettingZoo AEC environment (module doc).
+
+    Args:
+        num_players: seats, 2..6 (R1.2).
+        game: the game settings (default ``GameConfig()``); keyword fields override them.
+        starting_stack: chips of every seat at the start of every hand.
+        render_mode: None, ``"ansi"`` (``render()`` returns text) or ``"human"`` (prints it).
+
+    Raises:
+        ValueError: a table size outside 2..6, a stack below 1; ``ConfigError`` for bad game settings.
+    """
+
+    metadata = {"name": "seven_card_draw_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
+
+    def __init__(self, num_players: int = 2, game: GameConfig | None = None, starting_stack: int = 1000,
+                 render_mode: str | None = None, **settings: Any) -> None:
+        super().__init__()
+        if type(num_players) is not int or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+            raise ValueError(f"R1.2: num_players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players!r}")
+        if type(starting_stack) is not int or starting_stack < 1:
+            raise ValueError(f"starting_stack must be a whole number of chips >= 1, got {starting_stack!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        base = (game or GameConfig()).to_dict()
+        self.game = GameConfig.from_dict({**base, **settings})
+        if num_players > 4 and self.game.replacements == "per-seat":
+            raise ValueError(f"R4.4: per-seat replacements need at most 4 players, got {num_players}")
+        self.num_players = num_players
+        self.starting_stack = starting_stack
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self._index = {a: i for i, a in enumerate(self.possible_agents)}
+        self._layout = encoding.layout(num_players)
+        size = encoding.obs_size(num_players)
+        self._obs_space = spaces.Dict({
+            "observation": spaces.Box(low=-1.0, high=np.inf, shape=(size,), dtype=np.float32),
+            "action_mask": spaces.Box(low=0, high=1, shape=(encoding.N_ACTIONS,), dtype=np.int8),
+        })
+        self._act_space = spaces.Discrete(encoding.N_ACTIONS)
+        self.observation_spaces = {a: self._obs_space for a in self.possible_agents}
+        self.action_spaces = {a: self._act_space for a in self.possible_agents}
+        self.match_seed: int | None = None
+        self.hand = -1
+        self.state: HandState | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._obs_space
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self._act_space
+
+    # --- episodes ----------------------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Deal a hand (module doc: ``seed`` is the match seed, ``options={"hand": h}`` picks the hand).
+
+        Raises:
+            ValueError: a seed that is not a whole number in 0..2**256-1, a hand number below 0.
+        """
+        if seed is not None:
+            self.match_seed = parse_seed(seed)
+            self.hand = -1
+        elif self.match_seed is None:
+            self.match_seed = new_seed()
+        hand = (options or {}).get("hand")
+        if hand is not None:
+            if type(hand) is not int or hand < 0:
+                raise ValueError(f"options['hand'] must be a hand number >= 0, got {hand!r}")
+            self.hand = hand
+        else:
+            self.hand += 1
+        n = self.num_players
+        self.state = HandState.start(self.game, [self.starting_stack] * n, self.hand % n,
+                                     hand_seed(self.match_seed, self.hand), self.hand)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._sync()
+
+    def _sync(self) -> None:
+        """Point ``agent_selection`` at the seat to act, or end the episode."""
+        state = self.state
+        if state.is_complete:
+            unit = self.game.unit
+            for i, a in enumerate(self.possible_agents):
+                self.rewards[a] = state.result().net[i] / unit
+                self.terminations[a] = True
+            self.agent_selection = self.agents[0]
+        else:
+            self.agent_selection = self.possible_agents[state.to_act]
+
+    def step(self, action: int | None) -> None:
+        """Apply the selected agent's action (an index, :mod:`harness.rl.encoding`).
+
+        Raises:
+            ValueError: an action the mask forbids.
+        """
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._apply(action)
+        self._cumulative_rewards[agent] = 0.0
+        self._sync()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _apply(self, index: Any) -> None:
+        kind, arg = encoding.decode(self.state, index)
+        state = self.state
+        if kind == "draw":
+            state.apply(Action(ActionKind.DRAW, 0, tuple(arg)))
+        elif arg is None:
+            state.apply(Action(ActionKind(kind)))
+        else:
+            state.apply(Action(ActionKind(kind), arg))
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """``{"observation": ..., "action_mask": ...}`` of ``agent`` (the mask is all 0 when it is not to act)."""
+        seat = self._index[agent]
+        state = self.state
+        m = encoding.mask(state) if state.to_act == seat else np.zeros(encoding.N_ACTIONS, dtype=np.int8)
+        return {"observation": encoding.observe(state, seat, self._layout), "action_mask": m}
+
+    # --- search and display ------------------------------------------------------------------------
+
+    def clone(self) -> SevenCardDrawEnv:
+        """An independent copy of the environment mid-hand (for search): stepping one leaves the other as it was.
+
+        Uses :meth:`harness.engine.HandState.clone` (no deepcopy of the engine state).
+        """
+        other = object.__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other.state = self.state.clone() if self.state is not None else None
+        other.agents = self.agents[:]
+        for name in ("rewards", "_cumulative_rewards", "terminations", "truncations"):
+            setattr(other, name, dict(getattr(self, name)))
+        other.infos = {a: dict(i) for a, i in self.infos.items()}
+        return other
+
+    def render(self) -> str | None:
+        """The hand as text (cards of every seat: for debugging, not a player's view)."""
+        if self.state is None:
+            return None
+        from harness.engine.cards import cards_str
+
+        st = self.state
+        lines = [f"hand {st.hand_id} {st.phase} pot {st.pot} to_act {st.to_act}"]
+        for s in range(st.n):
+            flags = " folded" if st.folded[s] else (" all-in" if st.all_in[s] else "")
+            lines.append(f"  player_{s}{' (button)' if s == st.button else ''}: {cards_str(st.cards[s])} "
+                         f"stack {st.stacks[s]} bet {st.bets[s]}{flags}")
+        text = "\n".join(lines)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def raw_env(**kwargs: Any) -> SevenCardDrawEnv:
+    """The environment without PettingZoo's wrappers (the fastest)."""
+    return SevenCardDrawEnv(**kwargs)
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The environment with PettingZoo's order-enforcing wrapper (module doc; keyword arguments as
+    :class:`SevenCardDrawEnv`)."""
+    from pettingzoo.utils import wrappers
+
+    return wrappers.OrderEnforcingWrapper(SevenCardDrawEnv(**kwargs))

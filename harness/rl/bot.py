@@ -1,0 +1,83 @@
+"""``as_bot(policy)``: a policy of the environments, unchanged, as a Python SDK bot over the real protocol.
+
+The bot rebuilds, from each request the referee sends, the observation and the action mask the
+environment gives for the same decision (:mod:`harness.rl.encoding`), asks the policy for an action index
+and answers with the action it encodes. Chips a seat put in this hand (``contrib``) are its stack at
+``hand_start`` less its stack now. Needs numpy only (not PettingZoo or Gymnasium), so the bot starts fast.
+
+A bot file (``mybot.py``, run with ``harness match --bot me='python mybot.py' ...``)::
+
+    from harness.rl import as_bot
+
+    def policy(observation):            # {"observation": float32 vector, "action_mask": int8 vector}
+        return int(observation["action_mask"].nonzero()[0][0])
+
+    if __name__ == "__main__":
+        as_bot(policy).run()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from harness.engine.cards import CARD_STRS, parse_card
+from harness.rl import encoding
+from protocol.sdk import Action, Bot
+
+__all__ = ["PolicyBot", "as_bot"]
+
+
+class PolicyBot(Bot):
+    """The SDK bot of :func:`as_bot`.
+
+    Args:
+        policy: ``policy({"observation": ..., "action_mask": ...}) -> int`` (an action index).
+    """
+
+    def __init__(self, policy: Callable[[dict[str, np.ndarray]], int]) -> None:
+        super().__init__()
+        self.policy = policy
+        self._start: list[int] | None = None
+        self._unit = 10
+
+    def on_match_start(self, msg: Any) -> None:
+        game = msg.game
+        self._unit = game.big_blind if game.blinds else game.min_bet
+
+    def on_hand_start(self, msg: Any) -> None:
+        self._start = list(msg.stacks)
+
+    def _view(self, state: Any) -> tuple[dict[str, np.ndarray], list[int], int, int]:
+        raw = state.raw
+        n = len(raw["stacks"])
+        seat = raw["seat"]
+        stacks = raw["stacks"]
+        start = self._start if self._start is not None and len(self._start) == n else stacks
+        contrib = [start[s] - stacks[s] for s in range(n)]
+        cards = [parse_card(c) for c in raw["cards"]]
+        phase = raw["phase"]
+        legal = state.legal
+        bet, pot = raw["bets"][seat], raw["pot"]
+        obs = encoding.encode(n, float(self._unit), seat, cards, phase, raw["button"], raw["to_act"], stacks,
+                              raw["bets"], contrib, legal if phase != "draw" else None, raw["folded"],
+                              raw["all_in"], raw["draws"], raw["history"], {})
+        m = encoding.mask_of(phase, legal, bet, pot)
+        return {"observation": obs, "action_mask": m}, cards, bet, pot
+
+    def act(self, state: Any) -> Action:
+        view, cards, bet, pot = self._view(state)
+        kind, amount = encoding.decode_of(state.phase, state.legal, bet, pot, cards, self.policy(view))
+        return Action(kind, amount or 0)
+
+    def draw(self, state: Any) -> list[str]:
+        view, cards, bet, pot = self._view(state)
+        _, discards = encoding.decode_of("draw", state.legal, bet, pot, cards, self.policy(view))
+        return [CARD_STRS[c] for c in discards]
+
+
+def as_bot(policy: Callable[[dict[str, np.ndarray]], int]) -> PolicyBot:
+    """A bot playing ``policy`` (the environments' observation in, an action index out); call ``.run()``."""
+    return PolicyBot(policy)

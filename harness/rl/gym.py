@@ -1,0 +1,195 @@
+"""A Gymnasium environment for one seat of Seven Card Draw, the other seats played by in-process opponents.
+
+Opponents are either policies (``policy(observation_dict) -> action index``, the AEC encoding of
+:mod:`harness.rl.encoding`) or :class:`SdkOpponent`: any bot written with the Python SDK
+(``protocol.sdk.Bot``), driven in-process without sockets through the very frames the referee sends
+(``match_start``, ``hand_start``, ``act``/``draw`` requests, ``hand_end``, encoded by
+:mod:`harness.match.wire` and :mod:`protocol.codec`) and answering through ``Bot.handle_frame``. A reply
+the rules refuse gets the referee's default action (check if free, else fold; stand pat), as a fault would.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium
+import msgpack
+import numpy as np
+
+from harness.engine import Action, ActionKind, HandState
+from harness.engine.cards import parse_card
+from harness.rl.aec import SevenCardDrawEnv
+
+__all__ = ["SdkOpponent", "SingleAgentEnv", "random_policy"]
+
+Policy = Callable[[dict[str, np.ndarray]], int]
+
+
+def random_policy(seed: int | None = None) -> Policy:
+    """A policy choosing uniformly among the legal action indices (its own seeded generator)."""
+    rng = random.Random(seed)
+
+    def policy(observation: dict[str, np.ndarray]) -> int:
+        return rng.choice(np.flatnonzero(observation["action_mask"]).tolist())
+
+    return policy
+
+
+class SdkOpponent:
+    """A Python SDK bot in-process: the referee's frames in, its reply frames out (module doc).
+
+    Args:
+        bot: an instance of a ``protocol.sdk.Bot`` subclass (never ``run()``).
+        name: its name in ``match_start``/``hand_start``.
+        decision_ms, bank_ms: the times the requests announce (ms; nothing is timed in-process).
+    """
+
+    def __init__(self, bot: Any, name: str = "opponent", decision_ms: int = 1000, bank_ms: int = 30000) -> None:
+        self.bot = bot
+        self.name = name
+        self.decision_ms = decision_ms
+        self.bank_ms = bank_ms
+        self._match: Any = None
+        self._hand: Any = None
+        self._seq = 0
+        self.faults = 0
+
+    def start_match(self, env: SevenCardDrawEnv, seat: int, names: Sequence[str]) -> None:
+        """Send ``match_start`` (once per environment)."""
+        from harness.match.wire import MatchWire
+        from protocol import codec
+        from protocol.messages import GameSettings, MatchLimits, MatchStart
+
+        self._match = MatchWire(env.game, self.decision_ms)
+        self.bot.handle_frame(codec.encode(MatchStart(
+            match_id="rl", seat=seat, names=tuple(names), game=GameSettings.of(env.game), hands=10_000_000,
+            starting_stack=env.starting_stack, stack_mode="reset",
+            limits=MatchLimits(self.decision_ms, self.bank_ms, 10000, 10, 65536))))
+
+    def start_hand(self, state: HandState, seat: int, names: Sequence[str]) -> None:
+        """Send ``hand_start``."""
+        from harness.match.wire import HandWire
+
+        self._hand = HandWire(self._match, state)
+        self.bot.handle_frame(self._hand.hand_start(seat, names, list(state.starting_stacks)))
+
+    def end_hand(self) -> None:
+        """Send ``hand_end`` (the hand must be complete)."""
+        self.bot.handle_frame(self._hand.hand_end())
+
+    def decide(self, state: HandState, seat: int) -> Action:
+        """The bot's action for ``seat`` (the seat to act), the default action when its reply is refused."""
+        self._seq += 1
+        draw = state.phase == "draw"
+        reply = self.bot.handle_frame(self._hand.request(draw, self._seq, seat, state.legal(), self.bank_ms))
+        try:
+            d = msgpack.unpackb(reply, raw=False)
+            if draw:
+                hand = state.cards[seat]
+                action = Action(ActionKind.DRAW, 0, tuple(hand[hand.index(parse_card(c))] for c in d["cards"]))
+            elif d["action"] in ("bet", "raise"):
+                action = Action(ActionKind(d["action"]), int(d["amount"]))
+            else:
+                action = Action(ActionKind(d["action"]))
+            state.verify(action)
+        except Exception:  # noqa: BLE001 - any unusable reply is the bot's fault, answered as the referee does
+            self.faults += 1
+            return state.default_action()
+        return action
+
+
+class SingleAgentEnv(gymnasium.Env):
+    """One seat of Seven Card Draw as a Gymnasium environment; one episode is one hand.
+
+    Args:
+        opponents: one per other seat, in seat order after skipping ``seat``: a policy or an :class:`SdkOpponent`.
+        seat: the learner's seat, or ``"rotate"`` (the seat moves one to the left every hand, so the learner
+            plays every position).
+        **kwargs: the table (``game``, ``starting_stack``, game-setting fields), as :class:`SevenCardDrawEnv`;
+            the number of seats is ``len(opponents) + 1``.
+
+    Rewards: the learner's net chips of the hand in big blinds, at the end. ``reset`` deals hands (the
+    referee's sequence for the seed, :mod:`harness.rl.aec`) until the learner has a decision; the chips of
+    hands it had none in (everyone folded to its big blind) are in ``info["skipped_reward"]``.
+    """
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(self, opponents: Sequence[Policy | SdkOpponent], seat: int | str = 0, **kwargs: Any) -> None:
+        n = len(opponents) + 1
+        self.aec = SevenCardDrawEnv(num_players=n, **kwargs)
+        if seat != "rotate" and (type(seat) is not int or not 0 <= seat < n):
+            raise ValueError(f"seat must be 0..{n - 1} or 'rotate', got {seat!r}")
+        self.rotate = seat == "rotate"
+        self.seat = 0 if self.rotate else seat
+        self.opponents = list(opponents)
+        self.observation_space = self.aec.observation_space("player_0")
+        self.action_space = self.aec.action_space("player_0")
+        self._started = False
+
+    def _others(self) -> dict[int, Policy | SdkOpponent]:
+        seats = [s for s in range(self.aec.num_players) if s != self.seat]
+        return dict(zip(seats, self.opponents, strict=True))
+
+    def _names(self) -> list[str]:
+        return ["learner" if s == self.seat else f"opponent{s}" for s in range(self.aec.num_players)]
+
+    def _play_others(self) -> None:
+        aec, others = self.aec, self._others()
+        state = aec.state
+        while not state.is_complete and state.to_act != self.seat:
+            who = others[state.to_act]
+            if isinstance(who, SdkOpponent):
+                state.apply(who.decide(state, state.to_act))
+            else:
+                aec._apply(who(aec.observe(f"player_{state.to_act}")))
+        if state.is_complete:
+            for who in others.values():
+                if isinstance(who, SdkOpponent):
+                    who.end_hand()
+
+    def _deal(self, seed: int | None, options: dict[str, Any] | None) -> None:
+        self.aec.reset(seed=seed, options=options)
+        if self.rotate:
+            self.seat = self.aec.hand % self.aec.num_players
+        names = self._names()
+        for s, who in self._others().items():
+            if isinstance(who, SdkOpponent):
+                if not self._started:
+                    who.start_match(self.aec, s, names)
+                who.start_hand(self.aec.state, s, names)
+        self._started = True
+        self._play_others()
+
+    def _obs(self) -> dict[str, np.ndarray]:
+        return self.aec.observe(f"player_{self.seat}")
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
+        """Deal (``seed``: the match seed, ``options={"hand": h}``; see :mod:`harness.rl.aec`)."""
+        super().reset(seed=seed)
+        skipped = 0.0
+        self._deal(seed, options)
+        while self.aec.state.is_complete:  # the learner had no decision in that hand
+            skipped += self.aec.state.result().net[self.seat] / self.aec.game.unit
+            self._deal(None, None)
+        return self._obs(), {"skipped_reward": skipped, "hand": self.aec.hand, "seat": self.seat}
+
+    def step(self, action: int) -> tuple[dict, float, bool, bool, dict]:
+        """Apply the learner's action index; run the opponents to its next decision or the hand's end.
+
+        Raises:
+            ValueError: an action the mask forbids.
+        """
+        self.aec._apply(action)
+        self._play_others()
+        state = self.aec.state
+        if state.is_complete:
+            reward = state.result().net[self.seat] / self.aec.game.unit
+            return self._obs(), reward, True, False, {"hand": self.aec.hand}
+        return self._obs(), 0.0, False, False, {"hand": self.aec.hand}
+
+    def render(self) -> str | None:
+        return self.aec.render()
+

@@ -1,0 +1,87 @@
+"""N tables of Seven Card Draw stepped in one call (a vectorised form of the AEC environment).
+
+Each table is a :class:`harness.rl.aec.SevenCardDrawEnv`; :meth:`VectorEnv.step` takes one action index per
+table, for the seat to act there, and returns numpy arrays. A table whose hand ends deals its next hand at
+once (the referee's next hand of its match seed), so every row always holds a decision.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from harness.match.deals import match_seed, new_seed
+from harness.rl import encoding
+from harness.rl.aec import SevenCardDrawEnv
+
+__all__ = ["VectorEnv"]
+
+
+class VectorEnv:
+    """``num_envs`` tables with the same settings (keyword arguments as :class:`SevenCardDrawEnv`).
+
+    Table ``i`` deals the hands of match seed ``match_seed(seed, ["vector", str(i)])``
+    (:func:`harness.match.deals.match_seed`): reproducible for a seed, different per table.
+
+    Raises:
+        ValueError: ``num_envs`` below 1, and what :class:`SevenCardDrawEnv` raises.
+    """
+
+    def __init__(self, num_envs: int, **kwargs: Any) -> None:
+        if type(num_envs) is not int or num_envs < 1:
+            raise ValueError(f"num_envs must be a whole number >= 1, got {num_envs!r}")
+        self.tables = [SevenCardDrawEnv(**kwargs) for _ in range(num_envs)]
+        self.num_envs = num_envs
+        self.num_players = self.tables[0].num_players
+        self._size = encoding.obs_size(self.num_players)
+
+    def _rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        obs = np.zeros((self.num_envs, self._size), dtype=np.float32)
+        masks = np.zeros((self.num_envs, encoding.N_ACTIONS), dtype=np.int8)
+        seats = np.zeros(self.num_envs, dtype=np.int64)
+        for i, t in enumerate(self.tables):
+            s = t.state.to_act
+            obs[i] = encoding.observe(t.state, s, t._layout)
+            masks[i] = encoding.mask(t.state)
+            seats[i] = s
+        return obs, masks, seats
+
+    def _deal(self, t: SevenCardDrawEnv, seed: int | None) -> None:
+        t.reset(seed=seed)
+        while t.state.is_complete:  # cannot happen with blinds or antes, but never hand back a finished hand
+            t.reset()
+
+    def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Deal hand 0 at every table.
+
+        Returns:
+            ``(observations (N, obs_size) float32, action_masks (N, N_ACTIONS) int8, seats to act (N,))``.
+        """
+        root = new_seed() if seed is None else seed
+        for i, t in enumerate(self.tables):
+            self._deal(t, match_seed(root, ["vector", str(i)]))
+        return self._rows()
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Apply ``actions[i]`` at table i; tables whose hand ended deal their next hand.
+
+        Returns:
+            ``(observations, action_masks, seats, rewards (N, num_players) float32 in big blinds, non-zero rows
+            where a hand ended, done (N,) bool)``.
+
+        Raises:
+            ValueError: an action a table's mask forbids (the tables before it have moved).
+        """
+        rewards = np.zeros((self.num_envs, self.num_players), dtype=np.float32)
+        done = np.zeros(self.num_envs, dtype=bool)
+        for i, (t, a) in enumerate(zip(self.tables, actions, strict=True)):
+            t._apply(a)
+            if t.state.is_complete:
+                rewards[i] = t.state.result().net
+                rewards[i] /= t.game.unit
+                done[i] = True
+                t.reset()
+                while t.state.is_complete:
+                    t.reset()
+        return (*self._rows(), rewards, done)

@@ -1,0 +1,419 @@
+"""The sequential probability ratio test of ``harness sprt``: is the new version of a bot better?
+
+A *block* is one duplicate set between the two bots: the same deals played
+twice, once in each seating (the two rotations of the tournament's duplicate
+seating, :func:`harness.tournament.schedule.rotate`). Its score is the new
+bot's result over both rotations in bb/100. Blocks are independent and
+identically distributed, so they are the paired observations of the test,
+exactly as a pair of colour-swapped games is in chess testing.
+
+The test is the generalized SPRT on those paired results as fishtest and
+fastchess run it, with Michel Van den Bergh's normal approximation of the
+log-likelihood ratio (M. Van den Bergh, "A practical introduction to the
+GSPRT" / "GSPRT approximation", used as ``LLR_alt2`` in fishtest's
+``server/fishtest/stats/LLRcalc.py``)::
+
+    LLR ~= n * (mu1 - mu0) * (2 * x_bar - mu0 - mu1) / (2 * var)
+
+over the n block scores (``x_bar`` their mean, ``var`` their variance as
+the maximum-likelihood estimate, dividing by n), with Wald's bounds
+``lower = log(beta / (1 - alpha))`` and ``upper = log((1 - beta) / alpha)``
+(A. Wald, "Sequential tests of statistical hypotheses", 1945; the same
+bounds as fastchess's ``SPRT::SPRT``). H1 is accepted when the LLR reaches
+``upper``, H0 when it falls to ``lower``; ``mu0 = bb0``, ``mu1 = bb1``.
+
+The functions here are pure (no I/O); :func:`run_sprt` plays the blocks
+through a match function and stores each block as it finishes, so that the
+same command continues an interrupted test.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.engine import GameConfig
+from harness.match.deals import match_seed
+from harness.match.specs import BotSpec, FaultKind, Limits, MatchResult, MatchSpec, SandboxSettings
+from harness.tournament.schedule import rotate
+
+__all__ = [
+    "MIN_BLOCKS",
+    "SETTINGS_FILE",
+    "BLOCKS_FILE",
+    "Block",
+    "SprtError",
+    "SprtSettings",
+    "Status",
+    "block_seed",
+    "bounds",
+    "decide",
+    "llr",
+    "llr_moments",
+    "run_sprt",
+    "status",
+]
+
+#: Blocks played before the test may stop: the variance in the approximation is estimated from the blocks, and
+#: with fewer the estimate (poker results have heavy tails: all-in pots) is too rough to trust the bounds.
+MIN_BLOCKS = 16
+SETTINGS_FILE = "sprt.json"
+BLOCKS_FILE = "blocks.jsonl"
+#: The two-sided 95% normal quantile (the bb/100 interval).
+Z95 = 1.959963984540054
+
+
+class SprtError(ValueError):
+    """A test that cannot be started or continued (bad settings, a different test in --out, a bot that failed)."""
+
+
+def bounds(alpha: float, beta: float) -> tuple[float, float]:
+    """Wald's stopping bounds ``(log(beta / (1 - alpha)), log((1 - beta) / alpha))`` of the LLR.
+
+    Args:
+        alpha: the probability of accepting H1 when H0 holds (0 < alpha < 1).
+        beta: the probability of accepting H0 when H1 holds (0 < beta < 1, alpha + beta < 1).
+
+    Raises:
+        SprtError: alpha or beta outside (0, 1), or alpha + beta >= 1.
+    """
+    for name, value in (("alpha", alpha), ("beta", beta)):
+        if not 0.0 < value < 1.0:
+            raise SprtError(f"--{name} must be between 0 and 1 (exclusive), got {value}")
+    if alpha + beta >= 1.0:
+        raise SprtError(f"--alpha + --beta must be below 1, got {alpha} + {beta}")
+    return math.log(beta / (1.0 - alpha)), math.log((1.0 - beta) / alpha)
+
+
+def mean_var(scores: Sequence[float]) -> tuple[float, float]:
+    """Mean and maximum-likelihood variance (divided by n) of the scores; (0, 0) for none."""
+    n = len(scores)
+    if not n:
+        return 0.0, 0.0
+    mean = math.fsum(scores) / n
+    return mean, math.fsum((x - mean) ** 2 for x in scores) / n
+
+
+def llr(scores: Sequence[float], mu0: float, mu1: float) -> float:
+    """The GSPRT log-likelihood ratio of H1 (mean ``mu1``) against H0 (mean ``mu0``), normal approximation.
+
+    ``n * (mu1 - mu0) * (2 * x_bar - mu0 - mu1) / (2 * var)`` (Van den Bergh; fishtest ``LLR_alt2``).
+
+    Args:
+        scores: the block scores (bb/100 of the new bot), at least 2 for a non-zero LLR.
+        mu0, mu1: the two hypotheses in the same unit, ``mu0 < mu1``.
+
+    Returns:
+        0.0 with fewer than 2 scores. When every score is the same (variance 0: identical deterministic bots on
+        duplicate deals) the data leave no doubt, so the LLR is ``+-inf`` on the side of the midpoint it lies
+        (0.0 at the midpoint itself).
+    """
+    mean, var = mean_var(scores)
+    return llr_moments(len(scores), mean, var, mu0, mu1)
+
+
+def llr_moments(n: int, mean: float, var: float, mu0: float, mu1: float) -> float:
+    """:func:`llr` from the count, mean and maximum-likelihood variance of the scores (for running sums)."""
+    if n < 2:
+        return 0.0
+    drift = (mu1 - mu0) * (2.0 * mean - mu0 - mu1)
+    if var <= 0.0:
+        return 0.0 if drift == 0.0 else math.copysign(math.inf, drift)
+    return n * drift / (2.0 * var)
+
+
+def decide(value: float, blocks: int, hands: int, lower: float, upper: float, max_hands: int | None = None,
+           min_blocks: int = MIN_BLOCKS) -> str:
+    """``"H1"``, ``"H0"``, ``"inconclusive"`` or ``"continue"`` for an LLR after ``blocks`` blocks (:func:`status`)."""
+    if blocks >= min_blocks and value >= upper:
+        return "H1"
+    if blocks >= min_blocks and value <= lower:
+        return "H0"
+    if max_hands is not None and hands >= max_hands:
+        return "inconclusive"
+    return "continue"
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One duplicate block: the two rotations on the same deals.
+
+    Attributes:
+        index: 0, 1, ... in play order.
+        net: the new bot's net chips in rotation 0 and rotation 1.
+        hands: hands played in each rotation.
+    """
+
+    index: int
+    net: tuple[int, int]
+    hands: tuple[int, int]
+
+    def score(self, big_blind: int) -> float:
+        """The new bot's bb/100 over the block (both rotations' chips over both rotations' hands)."""
+        played = sum(self.hands)
+        return 100.0 * sum(self.net) / big_blind / played if played else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``blocks.jsonl`` line."""
+        return {"block": self.index, "net": list(self.net), "hands": list(self.hands)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Block:
+        """Read a ``blocks.jsonl`` line. Raises KeyError/TypeError/ValueError on a bad one."""
+        net, hands = data["net"], data["hands"]
+        return cls(int(data["block"]), (int(net[0]), int(net[1])), (int(hands[0]), int(hands[1])))
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    """Where a test stands after some blocks.
+
+    Attributes:
+        result: ``"H1"`` (accepted: new is at least bb1 better), ``"H0"`` (at most bb0), ``"inconclusive"`` (hands
+            ran out) or ``"continue"`` (neither yet).
+        llr: the log-likelihood ratio.
+        lower, upper: Wald's bounds.
+        blocks: blocks played.
+        hands: hands played, both rotations counted.
+        bb_per_100: the new bot's mean block score (bb/100).
+        ci95: its 95% normal interval ``[low, high]`` (bb/100) from the block scores, ``[-inf, inf]`` before 2.
+    """
+
+    result: str
+    llr: float
+    lower: float
+    upper: float
+    blocks: int
+    hands: int
+    bb_per_100: float
+    ci95: tuple[float, float]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``--json`` object (infinities written as strings ``"inf"``/``"-inf"``, not valid JSON numbers)."""
+        def num(x: float) -> float | str:
+            return x if math.isfinite(x) else ("inf" if x > 0 else "-inf")
+
+        return {"result": self.result, "llr": num(round(self.llr, 4)), "lower": round(self.lower, 4),
+                "upper": round(self.upper, 4), "blocks": self.blocks, "hands": self.hands,
+                "bb_per_100": round(self.bb_per_100, 3), "ci95": [num(round(c, 3)) for c in self.ci95]}
+
+    def line(self) -> str:
+        """The progress line printed after each block."""
+        low, high = self.ci95
+        return (f"block {self.blocks:>4}  hands {self.hands:>8,}  bb/100 {self.bb_per_100:+8.2f} "
+                f"[{low:+.2f}, {high:+.2f}]  LLR {self.llr:+.3f} [{self.lower:+.3f}, {self.upper:+.3f}]"
+                + ("" if self.result == "continue" else f"  -> {self.result}"))
+
+
+def status(scores: Sequence[float], hands: int, mu0: float, mu1: float, alpha: float, beta: float,
+           max_hands: int | None = None, min_blocks: int = MIN_BLOCKS) -> Status:
+    """Decide after these blocks (pure; the same function the simulation tests drive).
+
+    Args:
+        scores: block scores (bb/100), in play order.
+        hands: hands played so far (both rotations).
+        mu0, mu1: bb0 and bb1 (bb/100), ``mu0 < mu1``.
+        alpha, beta: the error probabilities (see :func:`bounds`).
+        max_hands: stop as ``"inconclusive"`` once this many hands are played; None: no limit.
+        min_blocks: blocks before the test may accept either hypothesis (:data:`MIN_BLOCKS`).
+
+    Raises:
+        SprtError: bad alpha/beta, or ``mu0 >= mu1``.
+    """
+    if not mu0 < mu1:
+        raise SprtError(f"--bb0 must be below --bb1, got {mu0} and {mu1}")
+    lower, upper = bounds(alpha, beta)
+    value = llr(scores, mu0, mu1)
+    n = len(scores)
+    mean, var = mean_var(scores)
+    if n >= 2:
+        half = Z95 * math.sqrt(var * n / (n - 1) / n)
+        ci = (mean - half, mean + half)
+    else:
+        ci = (-math.inf, math.inf)
+    result = decide(value, n, hands, lower, upper, max_hands, min_blocks)
+    return Status(result, value, lower, upper, n, hands, mean, ci)
+
+
+def block_seed(seed: int, index: int) -> int:
+    """The match seed of block ``index``: both rotations of the block deal from it (keyed, :mod:`deals`)."""
+    return match_seed(seed, ["sprt", f"block{index}"])
+
+
+@dataclass(frozen=True, slots=True)
+class SprtSettings:
+    """Everything that fixes a test; stored in ``sprt.json`` so a resumed test is the same test.
+
+    Attributes:
+        new, old: the two bots (names and commands).
+        bb0, bb1: the hypotheses, bb/100 of new over old.
+        alpha, beta: the error probabilities.
+        hands: hands per rotation (a block is twice this).
+        seed: the test's seed (blocks' deals derive from it).
+        starting_stack: chips per seat, reset every hand.
+        game: the game settings.
+        max_hands: the hands after which the test stops as inconclusive (None: no limit); may change on resume.
+    """
+
+    new: BotSpec
+    old: BotSpec
+    bb0: float
+    bb1: float
+    alpha: float
+    beta: float
+    hands: int
+    seed: int
+    starting_stack: int = 1000
+    game: GameConfig = field(default_factory=GameConfig)
+    max_hands: int | None = None
+
+    def identity(self) -> dict[str, Any]:
+        """The settings a resumed test must share (all but ``max_hands``), JSON-ready."""
+        return {
+            "new": {"name": self.new.name, "command": list(self.new.command)},
+            "old": {"name": self.old.name, "command": list(self.old.command)},
+            "bb0": self.bb0, "bb1": self.bb1, "alpha": self.alpha, "beta": self.beta,
+            "hands_per_rotation": self.hands, "seed": f"{self.seed:x}",
+            "starting_stack": self.starting_stack, "game": self.game.to_dict(),
+        }
+
+
+PlayMatch = Callable[[list[BotSpec], MatchSpec, Limits, Path], MatchResult]
+
+
+def _read_blocks(path: Path) -> list[Block]:
+    blocks: list[Block] = []
+    if not path.exists():
+        return blocks
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for number, text in enumerate(lines, 1):
+        if not text.strip():
+            continue
+        try:
+            block = Block.from_dict(json.loads(text))
+        except (ValueError, KeyError, TypeError, IndexError):
+            if number == len(lines):
+                break  # a line cut by the interruption: that block is played again
+            raise SprtError(f"{path}:{number}: not a block result line") from None
+        if block.index != len(blocks):
+            raise SprtError(f"{path}:{number}: block {block.index} where block {len(blocks)} was expected")
+        blocks.append(block)
+    return blocks
+
+
+def open_test(out_dir: Path, settings: SprtSettings) -> list[Block]:
+    """Start a test in ``out_dir`` or read the blocks of the same test there.
+
+    Raises:
+        SprtError: ``out_dir`` holds another test (names what differs) or unreadable files.
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / SETTINGS_FILE
+    wanted = settings.identity()
+    if path.exists():
+        try:
+            stored = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError:
+            raise SprtError(f"{path}: not a JSON file") from None
+        if stored != wanted:
+            differ = sorted(k for k in set(stored) | set(wanted) if stored.get(k) != wanted.get(k))
+            raise SprtError(f"{out_dir} holds another test (different {', '.join(differ)}); "
+                            "give the same options to continue it, or another --out")
+    elif any(out_dir.iterdir()):
+        raise SprtError(f"{out_dir} is not empty and holds no test ({SETTINGS_FILE}); give an empty or new --out")
+    else:
+        path.write_text(json.dumps(wanted, indent=1) + "\n", encoding="utf-8")
+    blocks = _read_blocks(out_dir / BLOCKS_FILE)
+    # Written back whole so that a line cut by an interruption is gone before the next block is appended.
+    tmp = out_dir / (BLOCKS_FILE + ".tmp")
+    tmp.write_text("".join(json.dumps(b.to_dict()) + "\n" for b in blocks), encoding="utf-8")
+    tmp.replace(out_dir / BLOCKS_FILE)
+    return blocks
+
+
+def play_block(settings: SprtSettings, index: int, play: PlayMatch, limits: Limits, out_dir: Path) -> Block:
+    """Play block ``index``: both rotations of (new, old) on the block's deals.
+
+    Raises:
+        SprtError: a bot failed to start (the block would mean nothing).
+    """
+    seed = block_seed(settings.seed, index)
+    table = (settings.new, settings.old)
+    nets, hands = [], []
+    for rotation in (0, 1):
+        seated = rotate(table, rotation)
+        match_dir = out_dir / "blocks" / f"{index:06d}" / f"r{rotation}"
+        if match_dir.exists():  # left by an interrupted run: played again from its first hand
+            shutil.rmtree(match_dir)
+        match_dir.mkdir(parents=True)
+        spec = MatchSpec(game=settings.game, hands=settings.hands, seed=seed, starting_stack=settings.starting_stack,
+                         match_id=f"block{index}-r{rotation}")
+        result = play(list(seated), spec, limits, match_dir)
+        seat = seated.index(settings.new)
+        for s, state in enumerate(result.status):
+            if result.faults[s].get(FaultKind.FAILED_START.value):
+                raise SprtError(f"bot {result.bots[s]} failed to start in block {index}: {state} "
+                                f"(see {match_dir}/logs)")
+        nets.append(result.net[seat])
+        hands.append(result.hands_played)
+    return Block(index, (nets[0], nets[1]), (hands[0], hands[1]))
+
+
+def _append(path: Path, block: Block) -> None:
+    with path.open("a", encoding="utf-8") as f:
+        f.write(json.dumps(block.to_dict()) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def run_sprt(settings: SprtSettings, out_dir: Path, play: PlayMatch, limits: Limits | None = None,
+             report: Callable[[Status], None] | None = None, min_blocks: int = MIN_BLOCKS) -> Status:
+    """Play blocks until the test decides (or ``max_hands`` is reached), storing each block as it finishes.
+
+    Args:
+        settings: the test.
+        out_dir: where ``sprt.json``, ``blocks.jsonl`` and each block's match directories go; the same directory
+            continues an interrupted test (a block cut short is played again, from its first hand).
+        play: the match function, ``play(bots, spec, limits, match_dir)`` (:func:`harness.match.referee.play_match`).
+        limits: the bots' limits (default ``Limits()``).
+        report: called with the status after every block (and once for blocks read back on resume).
+        min_blocks: see :func:`status`.
+
+    Returns:
+        The final :class:`Status` (result "H0", "H1" or "inconclusive").
+
+    Raises:
+        SprtError: see :func:`open_test` and :func:`play_block`; KeyboardInterrupt passes through (blocks stored).
+    """
+    limits = limits or Limits()
+    blocks = open_test(out_dir, settings)
+    unit = settings.game.unit
+
+    def now() -> Status:
+        return status([b.score(unit) for b in blocks], sum(sum(b.hands) for b in blocks), settings.bb0,
+                      settings.bb1, settings.alpha, settings.beta, settings.max_hands, min_blocks)
+
+    current = now()
+    if blocks and report:
+        report(current)
+    while current.result == "continue":
+        block = play_block(settings, len(blocks), play, limits, out_dir)
+        _append(out_dir / BLOCKS_FILE, block)
+        blocks.append(block)
+        current = now()
+        if report:
+            report(current)
+    return current
+
+
+def hidden_out(box: SandboxSettings, out_dir: Path) -> SandboxSettings:
+    """The sandbox settings with the test's directory hidden from the bots (its seed is in ``sprt.json``)."""
+    import dataclasses
+
+    return dataclasses.replace(box, hidden=(*box.hidden, os.fspath(Path(out_dir).resolve())))

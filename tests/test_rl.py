@@ -1,0 +1,290 @@
+"""harness.rl: the PettingZoo AEC environment, its encodings, clone(), the Gymnasium wrapper, the referee's deals."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+_EXTRA = "harness.rl needs the 'rl' extra (in the test extra too): pip install -e '.[test]'"
+pytest.importorskip("pettingzoo", reason=_EXTRA)
+pytest.importorskip("gymnasium", reason=_EXTRA)
+
+import numpy as np  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from pettingzoo.test import api_test, seed_test  # noqa: E402
+
+from harness.engine import Action, ActionKind, GameConfig, HandState  # noqa: E402
+from harness.engine.cards import parse_cards  # noqa: E402
+from harness.match.deals import hand_seed  # noqa: E402
+from harness.rl import encoding, env, raw_env  # noqa: E402
+from harness.rl.gym import SdkOpponent, SingleAgentEnv, random_policy  # noqa: E402
+
+GAMES = {
+    "no-limit": GameConfig(),
+    "fixed-limit": GameConfig(structure="fixed-limit", cap=4),
+    "ante-only": GameConfig(blinds=False, ante=2, min_bet=10, small_blind=0, big_blind=0),
+    "no-limit-ante-per-seat": GameConfig(ante=1, replacements="per-seat"),
+}
+
+
+# Every structure and setting at 2, 3 and 6 seats (per-seat replacements seat at most 4, R4.4).
+TABLES = [(n, g) for n in (2, 3, 6) for g in GAMES if n <= 4 or GAMES[g].replacements != "per-seat"]
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # PettingZoo's advice to flatten Dict observations
+@pytest.mark.parametrize(("n", "game"), TABLES)
+def test_pettingzoo_api_and_seed_tests(n: int, game: str) -> None:
+    api_test(env(num_players=n, game=GAMES[game], starting_stack=300), num_cycles=300, verbose_progress=False)
+    seed_test(lambda: env(num_players=n, game=GAMES[game], starting_stack=300), num_cycles=100)
+
+
+def test_the_action_encoding() -> None:
+    assert encoding.N_ACTIONS == 2 + len(encoding.SIZES) + 99
+    assert encoding.DISCARDS[0] == () and encoding.DISCARDS[-1] == (3, 4, 5, 6)
+    assert len(set(encoding.DISCARDS)) == 99 and max(map(len, encoding.DISCARDS)) == 4
+    state = HandState.start(GameConfig(), [1000, 1000], 0, 7)  # the button (small blind) to act, 5 to call
+    m = encoding.mask(state)
+    assert m[encoding.FOLD] and m[encoding.CALL] and not m[encoding.DRAW_BASE:].any()
+    amounts = {encoding.decode(state, i)[1] for i in np.flatnonzero(m) if i >= encoding.BET_BASE}
+    lg = state.legal()
+    assert lg.min_to in amounts and lg.max_to in amounts  # the minimum and the all-in are always offered
+    assert encoding.decode(state, 2 + encoding.SIZES.index("pot")) == ("raise", 5 + 5 + 20)  # 5 + call + pot 20
+    fl = HandState.start(GameConfig(structure="fixed-limit"), [1000, 1000], 0, 7)
+    m = encoding.mask(fl)
+    assert [encoding.decode(fl, i) for i in np.flatnonzero(m)][2:] == [("raise", 20)]  # the one exact amount
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**64 - 1), n=st.integers(2, 6), game=st.sampled_from(list(GAMES)),
+       stack=st.sampled_from([15, 40, 300, 1000]), choice=st.randoms(use_true_random=False))
+def test_masks_never_allow_an_illegal_action(seed: int, n: int, game: str, stack: int, choice: random.Random) -> None:
+    config = GAMES[game]
+    if n > 4 and config.replacements == "per-seat":
+        config = GameConfig(ante=1)
+    e = raw_env(num_players=n, game=config, starting_stack=stack)
+    for hand in range(3):
+        e.reset(seed=seed, options={"hand": hand})
+        while not e.state.is_complete:
+            agent = e.agent_selection
+            mask = e.observe(agent)["action_mask"]
+            legal = np.flatnonzero(mask)
+            assert len(legal) >= 1
+            for i in legal:  # every allowed index decodes to an action the engine accepts (apply raises if not)
+                e.clone()._apply(i)
+            for i in np.flatnonzero(mask == 0):  # and every other index is refused
+                with pytest.raises(ValueError):
+                    encoding.decode(e.state, i)
+            for other in e.agents:  # only the agent to act has a legal action
+                if other != agent:
+                    assert not e.observe(other)["action_mask"].any()
+            e.step(int(choice.choice(legal.tolist())))
+
+
+def test_clone_then_different_actions_leave_the_original_untouched() -> None:
+    e = raw_env(num_players=3)
+    e.reset(seed=99)
+    e.step(1)
+    before = (e.state.record(), e.observe(e.agent_selection)["observation"].copy(), e.agent_selection)
+    copy = e.clone()
+    while not copy.state.is_complete:  # the copy plays to the end, folding where it can
+        m = copy.observe(copy.agent_selection)["action_mask"]
+        copy.step(0 if m[0] else int(np.flatnonzero(m)[-1]))
+    after = (e.state.record(), e.observe(e.agent_selection)["observation"], e.agent_selection)
+    assert before[0] == after[0] and np.array_equal(before[1], after[1]) and before[2] == after[2]
+    assert not any(e.terminations.values()) and all(copy.terminations.values())
+    # and the same actions on a copy give the same hand as on the original
+    twin = e.clone()
+    for x in (e, twin):
+        while not x.state.is_complete:
+            m = x.observe(x.agent_selection)["action_mask"]
+            x.step(int(np.flatnonzero(m)[len(np.flatnonzero(m)) // 2]))
+    assert e.state.record() == twin.state.record()
+
+
+def test_engine_clone_deals_what_the_original_deals() -> None:
+    # Six players discarding four each exhaust the stock: the copy's R4.4 reshuffle is the original's.
+    for seed in range(50):
+        a = HandState.start(GameConfig(), [1000] * 6, seed % 6, seed)
+        while a.phase != "draw":
+            a.call() if "call" in a.legal().actions else a.check()
+        b = a.clone()
+        c = b.clone()
+        for x in (a, b, c):
+            while not x.is_complete:
+                if x.phase == "draw":
+                    x.draw(x.cards[x.to_act][:4])
+                else:
+                    x.check() if "check" in x.legal().actions else x.call()
+        assert a.record() == b.record() == c.record()
+
+
+def test_seeded_reset_deals_the_referees_hands() -> None:
+    e = raw_env(num_players=3, starting_stack=500)
+    e.reset(seed=1234)
+    first = e.state.hole_cards
+    e.reset()
+    assert e.hand == 1 and e.state.seed == hand_seed(1234, 1) and e.state.button == 1
+    e.reset(seed=1234)
+    assert e.hand == 0 and e.state.hole_cards == first
+    e.reset(seed=1234, options={"hand": 7})
+    assert e.state.seed == hand_seed(1234, 7) and e.state.button == 7 % 3
+
+
+def test_a_referee_match_replays_in_the_environment(tmp_path: Path) -> None:
+    from harness.match.referee import BotSpec, Limits, MatchSpec, play_match
+
+    seed = 0xC0FFEE
+    bots = [BotSpec(f"r{i}", (sys.executable, "-m", "bots.random_bot"), env={"RANDOM_BOT_SEED": str(i)})
+            for i in range(3)]
+    game = GameConfig(ante=1)
+    spec = MatchSpec(game=game, hands=12, seed=seed, starting_stack=400)
+    result = play_match(bots, spec, Limits(decision_ms=5000, startup_ms=20000), tmp_path)
+    assert result.hands_played == 12
+    e = raw_env(num_players=3, game=game, starting_stack=400)
+    e.reset(seed=seed)
+    lines = (tmp_path / "hands.jsonl").read_text().splitlines()
+    records = [json.loads(x) for x in lines]
+    records = [r for r in records if "hand_id" in r]
+    assert len(records) == 12
+    for h, rec in enumerate(records):
+        if h:
+            e.reset()
+        players = rec["players"]
+        assert rec["seed"] == e.state.seed and rec["button"] == e.state.button
+        assert [list(parse_cards(p["dealt"])) for p in players] == [list(c) for c in e.state.hole_cards]
+        for entry in rec["actions"]:  # the referee's actions (docs/HISTORY.md), replayed in the environment
+            assert e.state.to_act == entry["seat"]
+            kind = ActionKind(entry["kind"])
+            if kind is ActionKind.DRAW:
+                e.state.apply(Action(kind, 0, tuple(parse_cards(entry["discards"]))))
+            else:
+                e.state.apply(Action(kind, entry["to"] if kind in (ActionKind.BET, ActionKind.RAISE) else 0))
+        assert e.state.is_complete
+        assert list(e.state.result().net) == [p["net"] for p in players] == result.hand_nets[h]
+        assert [list(parse_cards(p["final_cards"])) for p in players] == [list(c) for c in e.state.cards]
+
+
+def test_single_agent_env_with_policies_and_an_sdk_bot() -> None:
+    from bots.solid import Solid
+
+    gym_env = SingleAgentEnv([SdkOpponent(Solid()), random_policy(1)], seat="rotate", starting_stack=200)
+    learner = random_policy(2)
+    obs, info = gym_env.reset(seed=5)
+    assert gym_env.observation_space.contains(obs)
+    hands, seats = 0, set()
+    while hands < 30:
+        obs, reward, terminated, truncated, info = gym_env.step(learner(obs))
+        if terminated:
+            hands += 1
+            seats.add(gym_env.seat)
+            obs, info = gym_env.reset()
+        assert obs["action_mask"].any() or terminated
+    assert seats == {0, 1, 2} and gym_env.opponents[0].faults == 0
+    with pytest.raises(ValueError):
+        gym_env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+
+
+def test_bad_settings_are_refused() -> None:
+    with pytest.raises(ValueError, match="num_players"):
+        raw_env(num_players=7)
+    with pytest.raises(ValueError, match="per-seat"):
+        raw_env(num_players=5, replacements="per-seat")
+    from harness.engine import ConfigError
+
+    with pytest.raises(ConfigError):
+        raw_env(big_blind=3)
+
+
+def test_as_bot_sees_what_the_environment_shows() -> None:
+    from harness.rl import as_bot
+
+    seen: list[tuple[np.ndarray, np.ndarray]] = []
+    chooser = random_policy(4)
+
+    def policy(view: dict[str, np.ndarray]) -> int:
+        seen.append((view["observation"], view["action_mask"]))
+        return chooser(view)
+
+    for game in ("no-limit", "fixed-limit", "ante-only"):
+        e = raw_env(num_players=3, game=GAMES[game], starting_stack=150)
+        bots = {s: SdkOpponent(as_bot(policy)) for s in range(3)}
+        e.reset(seed=77)
+        names = ["a", "b", "c"]
+        for s, b in bots.items():
+            b.start_match(e, s, names)
+        for hand in range(8):
+            if hand:
+                e.reset()
+            for s, b in bots.items():
+                b.start_hand(e.state, s, names)
+            while not e.state.is_complete:
+                s = e.state.to_act
+                expected = e.observe(f"player_{s}")
+                seen.clear()
+                e.state.apply(bots[s].decide(e.state, s))
+                assert len(seen) == 1 and bots[s].faults == 0
+                assert np.array_equal(seen[0][0], expected["observation"]), (game, hand)
+                assert np.array_equal(seen[0][1], expected["action_mask"])
+            for b in bots.values():
+                b.end_hand()
+
+
+def test_a_policy_runs_through_as_bot_in_a_real_match(tmp_path: Path) -> None:
+    import subprocess
+
+    bot = tmp_path / "policy_bot.py"
+    bot.write_text(
+        "import numpy as np\n"
+        "from harness.rl import as_bot\n\n"
+        "from harness.rl.encoding import DRAW_BASE\n\n"
+        "def policy(view):  # scripted: the largest legal bet (else call); in the draw, stand pat\n"
+        "    legal = np.flatnonzero(view['action_mask'])\n"
+        "    return DRAW_BASE if legal[0] >= DRAW_BASE else int(legal[-1])\n\n"
+        "if __name__ == '__main__':\n"
+        "    as_bot(policy).run()\n"
+    )
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "match", "--sandbox", "off", "--hands", "20", "--seed", "9",
+         "--bot", f"policy={sys.executable} {bot}", "--bot", f"caller={sys.executable} -m bots.caller",
+         "--out", str(tmp_path / "m")], cwd=root, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in (tmp_path / "m" / "logs" / "0-policy.err").read_text()
+    table = done.stdout
+    assert "policy" in table and "ok" in table
+    assert all(line.split()[-1] == "ok" for line in table.splitlines() if line.startswith(("policy", "caller")))
+
+
+def test_vector_env_steps_many_tables_like_single_ones() -> None:
+    from harness.rl.vector import VectorEnv
+
+    venv = VectorEnv(4, num_players=3, starting_stack=200)
+    obs, masks, seats = venv.reset(seed=21)
+    assert obs.shape == (4, encoding.obs_size(3)) and masks.shape == (4, encoding.N_ACTIONS)
+    singles = [raw_env(num_players=3, starting_stack=200) for _ in range(4)]
+    from harness.match.deals import match_seed
+
+    for i, t in enumerate(singles):
+        t.reset(seed=match_seed(21, ["vector", str(i)]))
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(300):
+        actions = np.argmax(rng.random(masks.shape) * masks, axis=1)
+        for i, t in enumerate(singles):  # the same action on a single table gives the same row
+            assert np.array_equal(obs[i], t.observe(t.agent_selection)["observation"])
+            assert np.array_equal(masks[i], t.observe(t.agent_selection)["action_mask"])
+            assert masks[i][actions[i]] == 1
+        obs, masks, seats, rewards, done = venv.step(actions)
+        for i, t in enumerate(singles):
+            t.step(int(actions[i]))
+            if done[i]:
+                ended += 1
+                assert all(t.terminations.values())
+                assert rewards[i].tolist() == pytest.approx([t.rewards[a] for a in t.possible_agents])
+                t.reset()
+    assert ended > 20

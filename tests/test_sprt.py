@@ -1,0 +1,234 @@
+"""``harness sprt``: the GSPRT on duplicate blocks (harness/tournament/sprt.py) and the command."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.engine import GameConfig
+from harness.match.specs import BotSpec, MatchResult
+from harness.tournament.sprt import (
+    BLOCKS_FILE,
+    MIN_BLOCKS,
+    Block,
+    SprtError,
+    SprtSettings,
+    block_seed,
+    bounds,
+    decide,
+    llr,
+    llr_moments,
+    run_sprt,
+    status,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+HARNESS = [sys.executable, "-m", "harness.cli"]
+
+# --- the statistics --------------------------------------------------------------------------------------------
+
+
+def test_wald_bounds_and_the_normal_approximation() -> None:
+    lower, upper = bounds(0.05, 0.05)
+    assert lower == pytest.approx(math.log(0.05 / 0.95)) and upper == pytest.approx(math.log(0.95 / 0.05))
+    # n (mu1 - mu0) (2 x_bar - mu0 - mu1) / (2 var): x = (0, 10), mean 5, var 25
+    assert llr([0.0, 10.0], 0.0, 5.0) == pytest.approx(2 * 5 * (10 - 5) / 50)
+    assert llr([0.0, 10.0], 0.0, 10.0) == pytest.approx(0.0)  # the mean at the midpoint: no evidence either way
+    assert llr([3.0], 0.0, 5.0) == 0.0  # one block: no variance yet
+    assert llr([0.0] * 5, 0.0, 5.0) == -math.inf and llr([9.0] * 5, 0.0, 5.0) == math.inf
+
+
+@pytest.mark.parametrize("bad", [dict(alpha=0.0), dict(beta=1.0), dict(alpha=0.6, beta=0.5), dict(mu0=5.0)])
+def test_bad_settings_are_refused(bad: dict) -> None:
+    args = dict(mu0=0.0, mu1=5.0, alpha=0.05, beta=0.05) | bad
+    with pytest.raises(SprtError):
+        status([], 0, **args)
+
+
+def _simulate(true_diff: float, rng: random.Random, heavy: bool, min_blocks: int) -> str:
+    """One test on simulated blocks of known mean ``true_diff`` (bb/100), sd 30 (normal or Student t, 3 dof)."""
+    lower, upper = bounds(0.05, 0.05)
+    n, total, squares = 0, 0.0, 0.0  # running sums: status() over the whole list each block would be quadratic
+    while True:
+        z = rng.gauss(0.0, 1.0)
+        if heavy:  # t(3) scaled to sd 1: the heavy tails of all-in pots
+            z /= math.sqrt(sum(rng.gauss(0.0, 1.0) ** 2 for _ in range(3)) / 3) * math.sqrt(3)
+        x = true_diff + 30.0 * z
+        n, total, squares = n + 1, total + x, squares + x * x
+        mean = total / n
+        value = llr_moments(n, mean, max(squares / n - mean * mean, 0.0), 0.0, 5.0)
+        result = decide(value, n, 200 * n, lower, upper, None, min_blocks)
+        if result != "continue":
+            return result
+
+
+RUNS = 300
+#: Wrong decisions allowed above alpha (beta): 0.04, about 3.2 standard errors of a rate of 0.05 over 300 runs.
+TOLERANCE = 0.04
+
+
+@pytest.mark.parametrize("heavy", [False, True], ids=["normal", "heavy-tailed"])
+@pytest.mark.parametrize(("true_diff", "wrong"), [(0.0, "H1"), (5.0, "H0")], ids=["at-bb0", "at-bb1"])
+def test_wrong_decisions_stay_within_alpha_and_beta(true_diff: float, wrong: str, heavy: bool) -> None:
+    rng = random.Random(f"sprt-{true_diff}-{heavy}")
+    results = [_simulate(true_diff, rng, heavy, MIN_BLOCKS) for _ in range(RUNS)]
+    assert results.count(wrong) / RUNS <= 0.05 + TOLERANCE, results.count(wrong)
+
+
+def test_stopping_too_early_breaks_the_error_rates() -> None:
+    # Why MIN_BLOCKS: with the variance estimated from 2 blocks, H1 is accepted far more often than alpha.
+    rng = random.Random(3)
+    results = [_simulate(0.0, rng, False, 2) for _ in range(RUNS)]
+    assert results.count("H1") / RUNS > 0.05 + TOLERANCE
+
+
+def test_identical_bots_accept_h0() -> None:
+    # Identical deterministic bots on duplicate deals: every block is exactly 0.
+    assert status([0.0] * MIN_BLOCKS, 3200, 0.0, 5.0, 0.05, 0.05).result == "H0"
+    assert status([0.0] * (MIN_BLOCKS - 1), 3000, 0.0, 5.0, 0.05, 0.05).result == "continue"
+    # Identical random bots: true difference 0 = bb0, decided H0 at least 1 - alpha - TOLERANCE of the time.
+    rng = random.Random(11)
+    results = [_simulate(0.0, rng, True, MIN_BLOCKS) for _ in range(RUNS)]
+    assert results.count("H0") / RUNS >= 1 - 0.05 - TOLERANCE
+
+
+def test_max_hands_makes_it_inconclusive() -> None:
+    st = status([10.0, -10.0] * 10, 4000, 0.0, 5.0, 0.05, 0.05, max_hands=4000)
+    assert st.result == "inconclusive" and st.to_dict()["hands"] == 4000
+    assert st.ci95[0] < 0.0 < st.ci95[1]
+
+
+def test_running_moments_match_the_list_form() -> None:
+    rng = random.Random(5)
+    scores = [rng.gauss(3.0, 20.0) for _ in range(40)]
+    st = status(scores, 8000, 0.0, 5.0, 0.05, 0.05)
+    mean = sum(scores) / 40
+    var = sum(x * x for x in scores) / 40 - mean * mean
+    assert llr_moments(40, mean, var, 0.0, 5.0) == pytest.approx(st.llr)
+    assert decide(st.llr, 40, 8000, st.lower, st.upper) == st.result
+
+
+def test_block_seeds_are_keyed_and_distinct() -> None:
+    assert block_seed(1, 0) == block_seed(1, 0) != block_seed(1, 1) != block_seed(2, 1)
+
+
+# --- the loop: storing and resuming, with a simulated match -----------------------------------------------------
+
+
+class FakePlay:
+    """A match function without processes: new wins a deterministic amount drawn from the deal seed."""
+
+    def __init__(self, stop_after: int | None = None) -> None:
+        self.calls = 0
+        self.stop_after = stop_after
+
+    def __call__(self, bots: list[BotSpec], spec, limits, match_dir: Path) -> MatchResult:  # noqa: ANN001
+        if self.stop_after is not None and self.calls == self.stop_after:
+            raise KeyboardInterrupt
+        self.calls += 1
+        rotation = int(spec.match_id[-1])
+        luck = int.from_bytes(hashlib.sha256(b"%d" % spec.seed).digest()[:4], "big") % 2001 - 1000
+        edge = 40 + int.from_bytes(hashlib.sha256(b"%d/%d" % (spec.seed, rotation)).digest()[:4], "big") % 200
+        new_seat = [b.name for b in bots].index("new")
+        net_new = edge + (luck if new_seat == 0 else -luck)  # duplicate: the deal's luck cancels over the block
+        net = [0, 0]
+        net[new_seat], net[1 - new_seat] = net_new, -net_new
+        return MatchResult(spec.match_id, spec.seed, spec.hands, [b.name for b in bots], net,
+                           [], [{}, {}], ["ok", "ok"])
+
+
+def _settings(**kw) -> SprtSettings:  # noqa: ANN003
+    base = dict(new=BotSpec("new", ("x",)), old=BotSpec("old", ("y",)), bb0=0.0, bb1=5.0, alpha=0.05, beta=0.05,
+                hands=20, seed=12345, game=GameConfig())
+    return SprtSettings(**(base | kw))
+
+
+def test_an_interrupted_test_resumes_to_the_same_result(tmp_path: Path) -> None:
+    whole = run_sprt(_settings(), tmp_path / "whole", FakePlay())
+    assert whole.result == "H1" and whole.blocks >= MIN_BLOCKS
+    cut = tmp_path / "cut"
+    first = FakePlay(stop_after=2 * 5 + 1)  # in the middle of block 5
+    with pytest.raises(KeyboardInterrupt):
+        run_sprt(_settings(), cut, first)
+    assert len((cut / BLOCKS_FILE).read_text().splitlines()) == 5
+    with (cut / BLOCKS_FILE).open("a") as f:  # a line cut by the interruption is dropped, its block played again
+        f.write('{"block": 5, "ne')
+    second = FakePlay()
+    seen = []
+    resumed = run_sprt(_settings(), cut, second, report=seen.append)
+    assert resumed == whole
+    assert second.calls == 2 * (whole.blocks - 5)  # only the blocks not stored were played
+    assert seen[0].blocks == 5
+    lines = (cut / BLOCKS_FILE).read_text().splitlines()
+    assert [Block.from_dict(json.loads(x)).index for x in lines] == list(range(whole.blocks))
+    # Run again once decided: nothing is played, the same result.
+    assert run_sprt(_settings(), cut, FakePlay(stop_after=0)) == whole
+
+
+def test_another_test_in_the_directory_is_refused(tmp_path: Path) -> None:
+    run_sprt(_settings(max_hands=100), tmp_path, FakePlay())
+    with pytest.raises(SprtError, match="different bb1"):
+        run_sprt(_settings(bb1=10.0), tmp_path, FakePlay())
+    # max_hands may change: the test plays on
+    assert run_sprt(_settings(max_hands=None), tmp_path, FakePlay()).result == "H1"
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("x")
+    with pytest.raises(SprtError, match="not empty"):
+        run_sprt(_settings(), other, FakePlay())
+
+
+# --- the command, with real bots ---------------------------------------------------------------------------------
+
+
+def _sprt(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*HARNESS, "sprt", "--sandbox", "off", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_usage_errors_are_one_line(tmp_path: Path) -> None:
+    for args, words in [(["--bot", "a=python -m bots.caller"], "two bots"),
+                        (["--bot", "a=python -m bots.caller", "--bot", "b=python -m bots.caller", "--bb0", "5",
+                          "--bb1", "5"], "--bb0 must be below --bb1"),
+                        (["--bot", "a=python -m bots.caller", "--bot", "b=python -m bots.caller", "--alpha", "0"],
+                         "--alpha"),
+                        (["--bot", "a=python -m bots.caller", "--bot", "b=python -m bots.caller", "--min-blocks",
+                          "1"], "--min-blocks")]:
+        done = _sprt(*args, "--out", str(tmp_path / "x"))
+        assert done.returncode == 2, done.stderr
+        assert words in done.stderr and "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1
+
+
+def test_identical_real_bots_accept_h0_and_the_command_resumes(tmp_path: Path) -> None:
+    out = tmp_path / "same"
+    common = ["--bot", "new=python -m bots.caller", "--bot", "old=python -m bots.caller", "--hands", "5",
+              "--min-blocks", "2", "--seed", "0x51", "--out", str(out), "--json"]
+    first = _sprt(*common, "--max-hands", "10")  # one block, then inconclusive (exit 3)
+    assert first.returncode == 3, first.stderr
+    assert json.loads(first.stdout.splitlines()[-1])["result"] == "inconclusive"
+    assert "to play on" in first.stdout
+    done = _sprt(*common)
+    assert done.returncode == 0, done.stderr
+    final = json.loads(done.stdout.splitlines()[-1])
+    assert final["result"] == "H0" and final["hands"] == 20 and final["bb_per_100"] == 0.0
+    assert final["llr"] == "-inf" and final["lower"] == pytest.approx(math.log(0.05 / 0.95), abs=1e-4)
+    assert set(final) == {"result", "llr", "lower", "upper", "blocks", "hands", "bb_per_100", "ci95"}
+    assert done.stdout.splitlines()[0].startswith("block    1")  # the stored block is shown, then block 2
+
+
+@pytest.mark.slow
+def test_solid_beats_random_in_a_real_run(tmp_path: Path) -> None:
+    done = _sprt("--bot", "new=python -m bots.solid", "--bot", "old=python -m bots.random_bot", "--hands", "30",
+                 "--bb0", "0", "--bb1", "200", "--min-blocks", "4", "--seed", "0x7", "--out", str(tmp_path / "t"),
+                 "--json", timeout=600)
+    assert done.returncode == 0, done.stderr
+    final = json.loads(done.stdout.splitlines()[-1])
+    assert final["result"] == "H1" and final["bb_per_100"] > 200, done.stdout
+    assert final["llr"] >= final["upper"] and final["ci95"][0] > 0
