@@ -13,7 +13,7 @@ printed at once and kept in ``<out>/entries.json`` (its logs in
 ``<out>/entries/<bot>/logs/``).
 
 A bot that passed keeps its result while its setup is unchanged (command,
-cwd, env, the files its command names, the limits and the game): a rerun
+cwd, env, the files it runs, the limits and the game): a rerun
 checks only new, changed and failed bots. The check of ``bots.caller`` itself
 is kept as ``reference``: what a bot costs beyond it (start-up, time per
 decision) feeds the plan's time estimate.
@@ -43,7 +43,7 @@ from harness.match.untrusted import visible
 from harness.tournament.config import TournamentConfig
 from harness.tournament.estimate import BotCost
 from harness.tournament.leaderboard import ENTRIES_FILE
-from harness.tournament.plan import bot_setup
+from harness.tournament.plan import bot_setup, shared_cwds
 from harness.tournament.results import write_json_atomic
 from harness.tournament.workers import Done, Executor, Job, run_all
 
@@ -146,7 +146,7 @@ class EntryReport:
 
 def entry_digest(config: TournamentConfig, bot: BotSpec) -> str:
     """Digest of what an entry check of ``bot`` depends on (its setup, the limits, the game, the hands)."""
-    data = {"setup": bot_setup(bot), "limits": dataclasses.asdict(config.limits), "game": config.game.to_dict(),
+    data = {"setup": bot_setup(bot, shared=shared_cwds(config.bots)), "limits": dataclasses.asdict(config.limits), "game": config.game.to_dict(),
             "hands": CHECK_HANDS}
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
