@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.match.history import HistoryError
+from harness.match.tracebacks import find_traces
 from harness.report.hands import hand_view, read_hand_records
 from harness.tournament.results import (
     MATCHES_DIR,
@@ -30,7 +31,6 @@ from harness.tournament.stats import FAULT_COLUMNS, Estimate, crosstable
 STDERR_TAIL_LINES = 20
 #: Hands of a match kept for the hand viewer by default (faults first, then the largest pots).
 VIEWER_HANDS_PER_MATCH = 12
-_TRACEBACK = "Traceback (most recent call last):"
 
 
 @dataclass(slots=True)
@@ -87,6 +87,7 @@ class BotReport:
     stderr_tail: list[str] = field(default_factory=list)
     tracebacks: int = 0
     first_traceback: str = ""
+    trace_languages: dict[str, int] = field(default_factory=dict)
     traceback_where: str | None = None
     decisions: int = 0
     decision_ms: tuple[float, float, float] | None = None
@@ -155,25 +156,6 @@ def _tail(path: Path, lines: int) -> list[str]:
     except OSError:
         return []
     return text.splitlines()[-lines:]
-
-
-def tracebacks(text: str) -> list[str]:
-    """Python tracebacks in a stderr text: each from its first line to the exception line."""
-    found = []
-    lines = text.splitlines()
-    i = 0
-    while i < len(lines):
-        if lines[i].strip() == _TRACEBACK:
-            block = [lines[i]]
-            i += 1
-            while i < len(lines) and (lines[i].startswith((" ", "\t")) or not lines[i].strip()):
-                block.append(lines[i])
-                i += 1
-            if i < len(lines):
-                block.append(lines[i])
-            found.append("\n".join(block).rstrip())
-        i += 1
-    return found
 
 
 def _select_hands(views: list[dict[str, Any]], limit: int | None) -> list[dict[str, Any]]:
@@ -287,11 +269,13 @@ def collect(out_dir: Path, *, viewer_hands: int | None = VIEWER_HANDS_PER_MATCH,
                 text = err.read_text(encoding="utf-8", errors="replace") if err.is_file() else ""
             except OSError:
                 text = ""
-            found = tracebacks(text)
+            found = find_traces(text)
             if found:
                 if not bot.tracebacks:
-                    bot.first_traceback, bot.traceback_where = found[0], str(err)
+                    bot.first_traceback, bot.traceback_where = found[0].text, str(err)
                 bot.tracebacks += len(found)
+                for trace in found:
+                    bot.trace_languages[trace.language] = bot.trace_languages.get(trace.language, 0) + 1
             if bot.replay_command is None and history is not None:
                 bot.replay_command = f"harness replay {history}"
     counts: dict[str, dict[str, int]] = {name: {} for name in names}

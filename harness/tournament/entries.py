@@ -7,7 +7,7 @@ hands through the real referee, under the tournament's limits and game,
 against the reference bots ``caller`` and ``raiser``: the library core of
 ``harness check-bot`` (:func:`harness.match.checkbot.check_spec`). A bot fails
 its entry check when that check fails: it does not start, crashes, times out,
-breaks the protocol, is put out, or writes a Python traceback to stderr; it is
+breaks the protocol, is put out, or writes a traceback (any language) to stderr; it is
 then left out of the plan, and the reason with the tail of its stderr is
 printed at once and kept in ``<out>/entries.json`` (its logs in
 ``<out>/entries/<bot>/logs/``).
@@ -39,6 +39,7 @@ from harness.match.deals import new_seed
 from harness.match.history import HistoryError, decision_times, find_history, read_history
 from harness.match.outdir import StorageError
 from harness.match.specs import BotSpec, FaultKind, Limits, SandboxSettings
+from harness.match.tracebacks import Trace, describe_traces
 from harness.match.untrusted import visible
 from harness.tournament.config import TournamentConfig
 from harness.tournament.estimate import BotCost
@@ -54,7 +55,6 @@ STDERR_TAIL_LINES = 12
 ENTRIES_DIR = "entries"
 REFERENCE = "reference"
 _OPPONENTS = ("caller", "raiser")
-_TRACEBACK = "Traceback (most recent call last):"
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,8 +146,8 @@ class EntryReport:
 
 def entry_digest(config: TournamentConfig, bot: BotSpec) -> str:
     """Digest of what an entry check of ``bot`` depends on (its setup, the limits, the game, the hands)."""
-    data = {"setup": bot_setup(bot, shared=shared_cwds(config.bots)), "limits": dataclasses.asdict(config.limits), "game": config.game.to_dict(),
-            "hands": CHECK_HANDS}
+    data = {"setup": bot_setup(bot, shared=shared_cwds(config.bots)), "limits": dataclasses.asdict(config.limits),
+            "game": config.game.to_dict(), "hands": CHECK_HANDS}
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
@@ -208,7 +208,8 @@ def _reason(report: Any) -> str:
     counts = dict(report.counts)
     problems = []
     if counts.pop(FaultKind.FAILED_START, 0):
-        problems.append(f"failed to start ({report.status.removeprefix('failed_start: ')})")
+        cause = f"; the cause: {report.start_cause}" if report.start_cause else ""
+        problems.append(f"failed to start ({report.status.removeprefix('failed_start: ')}){cause}")
     elif report.status != "ok":
         problems.append(f"put out: {report.status}")
     if counts:
@@ -220,10 +221,19 @@ def _reason(report: Any) -> str:
             detail = detail if len(detail) <= 160 else detail[:156] + "...)"
         problems.append(", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + detail)
     if report.tracebacks:
-        last = report.tracebacks[0].strip().splitlines()[-1]
-        n = len(report.tracebacks)
-        problems.append(f"{n} Python traceback{'s' if n > 1 else ''} on stderr (first: {last})")
+        last = _last_line(report.traces[0])
+        problems.append(f"{describe_traces(report.traces)} on stderr (first: {last})")
     return "; ".join(problems) or "failed"
+
+
+def _last_line(trace: Trace) -> str:
+    """The line of a trace that names the error: Python's last, the first line elsewhere (Java, Go, Rust...)."""
+    lines = [line.strip() for line in trace.text.splitlines() if line.strip()]
+    if trace.language == "Rust" and len(lines) > 1:
+        return f"{lines[0]} {lines[1]}"
+    if trace.language == "C++":
+        return " ".join(lines[:2])
+    return lines[-1] if trace.language == "Python" else lines[0]
 
 
 def _hands(directory: Path) -> list[dict[str, Any]]:
@@ -380,7 +390,8 @@ def unchecked(config: TournamentConfig) -> EntryReport:
 def describe_failure(entry: Entry) -> str:
     """What to print at once for a bot that failed its check (several lines with the stderr tail)."""
     lines = [f"entry check: bot {entry.bot!r} is left out: {visible(entry.reason)}; its stderr: {entry.log}"]
-    lines += [f"  | {visible(line)}" for line in entry.stderr_tail.splitlines()]  # the bot's text, shown inert
+    # the bot's text, shown inert; tabs and indentation kept (a Java or Go trace is indented with tabs)
+    lines += [f"  | {visible(line, multiline=True)}" for line in entry.stderr_tail.splitlines()]
     return "\n".join(lines)
 
 
