@@ -33,7 +33,7 @@ _FILES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"Could not find or load main class (\S+)"), "the Java main class {0} is not on the class path"),
     (re.compile(r"can't open file '([^']+)'"), "the file {0} does not exist"),
     (re.compile(r"Cannot find module '([^']+)'"), "the Node.js module {0} is not found"),
-    (re.compile(r"No module named '([^']+)'"), "the Python module {0} is not installed for the bot's Python"),
+    (re.compile(r"No module named '?([^'\s]+)"), "the Python module {0} is not installed for the bot's Python"),
     (re.compile(r"error while loading shared libraries: ([^:\s]+)"), "the shared library {0} is not found"),
     (re.compile(r"(\S+): Permission denied"), "{0} cannot be run or read (permission denied)"),
     (re.compile(r"(\S+): No such file or directory"), "{0} does not exist"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -175,13 +175,16 @@ def _select_hands(views: list[dict[str, Any]], limit: int | None) -> list[dict[s
 
 
 def collect(out_dir: Path, *, viewer_hands: int | None = VIEWER_HANDS_PER_MATCH,
-            records: Sequence[MatchRecord] | None = None) -> ReportData:
+            records: Sequence[MatchRecord] | None = None, match_dirs: Mapping[str, Path] | None = None) -> ReportData:
     """Read everything the reports need from a tournament output directory.
 
     Args:
         out_dir: the output directory of ``harness run``.
         viewer_hands: hands per match kept for the hand viewer (None: all).
         records: the records to show (default: those of ``results.jsonl``).
+        match_dirs: where a match's files are, by match id, when not in
+            ``out_dir/matches/<id>/`` (a lone match of ``harness match``: its
+            folder; its hands are shown without waiting for other rotations).
 
     Raises:
         harness.tournament.results.ResultsError: no such directory, or damaged results.
@@ -208,14 +211,14 @@ def collect(out_dir: Path, *, viewer_hands: int | None = VIEWER_HANDS_PER_MATCH,
     first_fault: dict[tuple[str, str], FaultExample] = {}
     # Duplicate: the other rotations of a table replay the same deals, so a table's hands are shown only
     # once all its rotations are recorded (a running report must not show deals still to be played).
-    duplicate = manifest.get("duplicate", True) is not False
+    duplicate = manifest.get("duplicate", True) is not False and not match_dirs
     per_table: dict[int, int] = {}
     for rec in records:
         per_table[rec.table] = per_table.get(rec.table, 0) + 1
     matches = []
     for rec in records:
         res = rec.result
-        match_dir = out_dir / MATCHES_DIR / res.match_id
+        match_dir = (match_dirs or {}).get(res.match_id) or out_dir / MATCHES_DIR / res.match_id
         history = hand_history_path(match_dir)
         info = MatchInfo(rec, history)
         views: list[dict[str, Any]] = []
