@@ -100,6 +100,7 @@ TREE_HASH_BYTES = 256 * 1024 * 1024
 #: Directories never walked: version control, caches a run writes (bytecode, test and lint caches).
 _SKIP_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"})
 #: A directory holding one of these is an output directory of this harness (a tournament's or a match's).
+_HARNESS_ROOT = os.path.realpath(Path(__file__).resolve().parents[2])
 _OUTPUT_MARKERS = (".harness-tournament", "tournament.json", "results.jsonl", "hands.jsonl", "hands.jsonl.gz")
 
 
@@ -165,8 +166,8 @@ def bot_files(bot: BotSpec, *, shared: frozenset[str] = frozenset()) -> dict[str
       (a rebuilt jar behind ``./run.sh`` changes the bot), skipping
       version control, bytecode and test caches and this harness's output
       directories; over :data:`TREE_MAX_FILES` files, not walked.
-    - else (a cwd shared with other bots, such as the project root, or too
-      big): nothing more than the command's files.
+    - else (a cwd shared with other bots, the harness's own directory, or
+      too big): nothing more than the command's files.
 
     Returns:
         ``{"tree": "<sha256>", "tree_files": N}``, or ``{"tree": "not walked: <why>"}``.
@@ -180,6 +181,8 @@ def bot_files(bot: BotSpec, *, shared: frozenset[str] = frozenset()) -> dict[str
         return {"tree": _tree_digest(cwd, paths), "tree_files": len(paths), "listed": list(bot.files)}
     if os.path.realpath(cwd) in shared:
         return {"tree": "not walked: cwd shared with other bots (give files = [...])"}
+    if os.path.realpath(cwd) == _HARNESS_ROOT:  # its bots.* are the machine's, like the harness version
+        return {"tree": "not walked: the harness's own directory (give files = [...])"}
     walked = _walk(cwd, TREE_MAX_FILES)
     if walked is None:
         return {"tree": f"not walked: more than {TREE_MAX_FILES} files under cwd (give files = [...])"}
