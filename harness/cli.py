@@ -620,7 +620,7 @@ def match(
         (out_dir / RESULT_FILE).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     except OSError as exc:
         _say("match", f"warning: cannot write {out_dir / RESULT_FILE}: {exc.strerror or exc}")
-    said = verdicts(result, out_dir, history)
+    said = verdicts(result, out_dir, history, limits)
     for verdict in said:
         if verdict.line:
             _say("match", verdict.line)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -103,6 +104,14 @@ def test_a_bot_that_fails_to_start_makes_the_match_fail(in_tmp: Path) -> None:
     assert code == 1, (out, err)
     assert "harness match: bot 'b' failed to start: " in err
     assert "m/logs/1-b.err" in err and "a" in out  # the table is still printed
+    # a failed start names its cause when the bot's stderr tells (here: a jar its wrapper cannot open)
+    (in_tmp / "wrapper.sh").write_text("#!/bin/sh\nexec java -jar /nowhere/javabot.jar\n")
+    (in_tmp / "wrapper.sh").chmod(0o755)
+    in_tmp.chmod(0o755)
+    code, out, err = match("--bot", "j=./wrapper.sh", "--bot", "a=python -m bots.caller", "--hands", "1")
+    assert code == 1, (out, err)
+    if shutil.which("java") is not None:  # else the shell's "java: not found" is the cause
+        assert "; the cause: the jar /nowhere/javabot.jar cannot be opened (paths are relative to" in err, err
 
 
 def bot_folder(root: Path) -> Path:

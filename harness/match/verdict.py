@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.match.history import HistoryError, decision_times, read_history
-from harness.match.specs import FaultKind, MatchResult
+from harness.match.specs import FaultKind, Limits, MatchResult
+from harness.match.startcause import start_cause
 from harness.match.tracebacks import describe_traces, find_traces
 
 __all__ = ["SeatVerdict", "verdicts", "RESULT_FILE"]
@@ -51,13 +52,14 @@ def _decisions(history: Path, seats: int) -> list[int]:
     return counts
 
 
-def verdicts(result: MatchResult, out_dir: Path, history: Path) -> list[SeatVerdict]:
+def verdicts(result: MatchResult, out_dir: Path, history: Path, limits: Limits) -> list[SeatVerdict]:
     """Every seat's :class:`SeatVerdict`, reading its stderr log and the hand history.
 
     Args:
         result: what the referee returned.
         out_dir: the match folder (``logs/<seat>-<name>.err``).
         history: its hand history (for the decisions per seat).
+        limits: the match's limits (named when one made a start fail, :func:`start_cause`).
     """
     decisions = _decisions(history, len(result.bots))
     out = []
@@ -65,12 +67,15 @@ def verdicts(result: MatchResult, out_dir: Path, history: Path) -> list[SeatVerd
         err = out_dir / "logs" / f"{seat}-{name}.err"
         status = result.status[seat]
         try:
-            traces = find_traces(err.read_text(encoding="utf-8", errors="replace")) if err.is_file() else []
+            text = err.read_text(encoding="utf-8", errors="replace") if err.is_file() else ""
         except OSError:
-            traces = []
+            text = ""
+        traces = find_traces(text)
         said = describe_traces(traces)
         if result.faults[seat].get(FaultKind.FAILED_START):
             why = status.removeprefix(f"{FaultKind.FAILED_START}: ")
+            cause = start_cause(text, status, limits)
+            why += f"; the cause: {cause}" if cause else ""
             out.append(SeatVerdict(seat, name, True, f"bot {name!r} failed to start: {why}; its stderr: {err}"))
         elif status != "ok":
             out.append(SeatVerdict(seat, name, True, f"bot {name!r} was put out: {status}; its stderr: {err}"))
