@@ -408,12 +408,13 @@ def leaderboard(directory: Path = typer.Argument(..., help="A tournament output 
 
 @app.command()
 def report(
-    directory: Path = typer.Argument(..., help="A tournament output directory."),
+    directory: Path = typer.Argument(..., help="A tournament output directory, or one match's (harness match --out)."),
     all_hands: bool = typer.Option(False, "--all-hands", help="Keep every hand in the hand viewer (larger report)."),
     viewer_hands: int = typer.Option(12, "--viewer-hands", help="Hands per match kept in the hand viewer."),
 ) -> None:
     """Write DIR/report/ (an HTML report that opens offline) and DIR/reports/<bot>.md.
 
+    A match's folder (its hands.jsonl, logs and result.json) gets the same report for its one match.
     Exit status 0, or 2 when the directory or its files are missing or damaged.
     """
     from harness.report.html import write_report
@@ -421,8 +422,12 @@ def report(
 
     if viewer_hands < 0:
         raise _usage("report", f"--viewer-hands must be at least 0, got {viewer_hands}")
+    extra: dict[str, Any] = {}
+    if _is_match_folder(directory):
+        record = _match_record(directory)
+        extra = {"records": [record], "bots": record.result.bots, "match_dirs": {record.match_id: directory}}
     try:
-        summary = write_report(directory, viewer_hands=None if all_hands else viewer_hands)
+        summary = write_report(directory, viewer_hands=None if all_hands else viewer_hands, **extra)
     except ResultsError as exc:
         raise _usage("report", str(exc)) from None
     except OSError as exc:
@@ -431,10 +436,44 @@ def report(
                f"{summary.seconds:.1f} s); per-bot reports: {directory / 'reports'}/<bot>.md")
 
 
+def _is_match_folder(directory: Path) -> bool:
+    """A folder of ``harness match --out`` (a hand history at its top, no tournament manifest)."""
+    from harness.tournament.results import MANIFEST_FILE
+
+    top = any((directory / name).is_file() for name in ("hands.jsonl", "hands.jsonl.gz"))
+    return directory.is_dir() and top and not (directory / MANIFEST_FILE).exists()
+
+
+def _match_record(directory: Path) -> Any:
+    """The one record of a match folder, from its ``result.json`` (a usage error when missing or damaged)."""
+    import json
+
+    from harness.match.specs import MatchResult
+    from harness.match.verdict import RESULT_FILE
+    from harness.tournament.results import MatchRecord
+
+    path = directory / RESULT_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        result = MatchResult.from_dict(data)
+        big_blind = int(data["big_blind"])
+    except FileNotFoundError:
+        raise _usage("report", f"{path}: missing; a match folder gets it from harness match (this version) when "
+                     "the match ends") from None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise _usage("report", f"{path}: not a match result ({type(exc).__name__}: {exc})") from None
+    return MatchRecord(table=result.match_id, rotation=0, big_blind=big_blind, result=result)
+
+
 @app.command()
 def match(
     bot: list[str] = typer.Option(
-        ..., "--bot", help="NAME=COMMAND, once per seat (2-6); COMMAND is split like a shell does."
+        ..., "--bot", help="NAME=COMMAND, once per seat (2-6); COMMAND is split like a shell does. "
+        "NAME@DIR=COMMAND runs that bot in DIR."
+    ),
+    cwd: Path | None = typer.Option(
+        None, "--cwd", help="Working directory of every bot without its own @DIR (default: this one); "
+        "under the sandbox a bot sees only its directory."
     ),
     hands: int = typer.Option(100, "--hands", help="Hands to play (at least 1)."),
     seed: str | None = typer.Option(
@@ -454,9 +493,11 @@ def match(
 ) -> None:
     """Play one match between bot commands and print the result table.
 
-    Exit status 0 when the match was played, 1 if a bot failed to start (its results mean
-    nothing), 2 on a usage error (nothing is started or written), 130 on Ctrl-C.
+    Exit status 0 when the match was played, 1 if a bot failed to start, was put out or
+    raised an error in every decision (its results mean nothing; one line says which),
+    2 on a usage error (nothing is started or written), 130 on Ctrl-C.
     """
+    import json
     import os
     import shlex
 
@@ -469,7 +510,8 @@ def match(
     from harness.match.outdir import OutDirError, default_out_dir, prepare_out_dir
     from harness.match.referee import BotSpec, Limits, MatchSpec, StackMode, play_match
     from harness.match.sandbox import SandboxError
-    from harness.match.specs import BOT_NAME, FaultKind, SandboxMode, SandboxSettings
+    from harness.match.specs import BOT_NAME, SandboxMode, SandboxSettings
+    from harness.match.verdict import RESULT_FILE, verdicts
 
     def usage(message: str) -> typer.Exit:
         return _usage("match", message)
@@ -478,9 +520,14 @@ def match(
     specs = []
     for item in bot:
         name, sep, command = item.partition("=")
-        name = name.strip()
-        if not sep or not name or not command.strip():
-            raise usage(f"--bot {item!r} must be NAME=COMMAND, e.g. --bot caller='python -m bots.caller'")
+        name, at, folder = name.strip().partition("@")  # a name has no "@": NAME@DIR=COMMAND is unambiguous
+        if not sep or not name or not command.strip() or (at and not folder):
+            raise usage(f"--bot {item!r} must be NAME=COMMAND or NAME@DIR=COMMAND, e.g. --bot "
+                        "caller='python -m bots.caller' or --bot java@bots/java='./run.sh'")
+        bot_dir = Path(folder).expanduser() if at else cwd
+        if bot_dir is not None and not bot_dir.is_dir():
+            where = f"--bot {name}@{folder}" if at else "--cwd"
+            raise usage(f"{where}: {bot_dir} is not a directory")
         if not BOT_NAME.match(name):
             raise usage(
                 f"--bot {name!r}: a name is 1-32 letters, digits, '_', '.' or '-', starting with a letter or digit"
@@ -491,7 +538,7 @@ def match(
             argv = tuple(shlex.split(command))
         except ValueError as exc:
             raise usage(f"cannot split the command of --bot {name}: {exc}") from None
-        specs.append(BotSpec(name, argv))
+        specs.append(BotSpec(name, argv, cwd=None if bot_dir is None else os.fspath(bot_dir.resolve())))
     if not 2 <= len(specs) <= 6:
         raise usage(f"a match needs 2 to 6 bots (R1.2), got {len(specs)}; give --bot NAME=COMMAND once per seat")
     problem = _out_of_bounds(
@@ -568,15 +615,16 @@ def match(
     if seed is None:  # the secret seed, revealed now that the match is over
         _echo(f"seed: {seed_hex(match_seed)} (check the deals: harness replay {history} "
                    f"--seed {seed_hex(match_seed)})")
-    failed = [seat for seat in range(len(result.bots)) if result.faults[seat].get(FaultKind.FAILED_START)]
-    for seat in failed:
-        _say(
-            "match",
-            f"bot {result.bots[seat]!r} failed to start: "
-            f"{result.status[seat].removeprefix(f'{FaultKind.FAILED_START}: ')}; "
-            f"its stderr: {out_dir / 'logs' / f'{seat}-{result.bots[seat]}.err'}",
-        )
-    if failed:
+    try:  # for harness report DIR
+        record = {**result.to_dict(), "big_blind": game.unit}
+        (out_dir / RESULT_FILE).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    except OSError as exc:
+        _say("match", f"warning: cannot write {out_dir / RESULT_FILE}: {exc.strerror or exc}")
+    said = verdicts(result, out_dir, history, limits)
+    for verdict in said:
+        if verdict.line:
+            _say("match", verdict.line)
+    if any(v.failed for v in said):
         raise typer.Exit(1)
 
 

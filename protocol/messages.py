@@ -59,7 +59,6 @@ class ErrorReason(StrEnum):
     """Machine-readable reason of an ``error`` message."""
 
     VERSION_MISMATCH = "version_mismatch"  # hello.v differs from the referee's version; fatal
-    BAD_HELLO = "bad_hello"  # first message was not a valid hello; fatal
     MALFORMED = "malformed"  # a reply could not be decoded; default action applied
     ILLEGAL = "illegal"  # a reply broke a rule; default action applied
     TIMEOUT = "timeout"  # a reply came too late; default action applied

@@ -170,13 +170,13 @@ def test_tracebacks_in_the_bots_stderr_fail_the_check() -> None:
     code, out = check(*broken("raises_sometimes"), options=["--hands", "60", "--cwd", str(REPO)])
     assert code == 1, out
     assert "Violations:" not in out  # no protocol fault at all
-    assert "Tracebacks in the bot's stderr: 3." in out
+    assert "Tracebacks in the bot's stderr: 3 tracebacks (Python)." in out
     assert "  | Traceback (most recent call last):" in out and "KeyError: 'bet1'" in out
     assert "FAIL: 3 problem(s)" in out
 
 
 def test_find_tracebacks_counts_each_error_once() -> None:
-    from harness.match.checkbot import find_tracebacks
+    from harness.match.tracebacks import find_tracebacks
 
     python = "Traceback (most recent call last):\n  File \"b.py\", line 3, in act\n    1 // 0\nZeroDivisionError: x"
     chained = (
@@ -191,7 +191,7 @@ def test_find_tracebacks_counts_each_error_once() -> None:
     assert found[0] == python
     assert found[1].endswith("ValueError: y") and "ZeroDivisionError" in found[1]
     assert found[2] == node
-    assert found[3] == "panic: runtime error: index out of range"
+    assert found[3] == "panic: runtime error: index out of range\ngoroutine 1 [running]:"
     assert find_tracebacks("all good\nno errors here") == []
 
 

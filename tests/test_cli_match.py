@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import re
+import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -101,3 +104,79 @@ def test_a_bot_that_fails_to_start_makes_the_match_fail(in_tmp: Path) -> None:
     assert code == 1, (out, err)
     assert "harness match: bot 'b' failed to start: " in err
     assert "m/logs/1-b.err" in err and "a" in out  # the table is still printed
+    # a failed start names its cause when the bot's stderr tells (here: a jar its wrapper cannot open)
+    (in_tmp / "wrapper.sh").write_text("#!/bin/sh\nexec java -jar /nowhere/javabot.jar\n")
+    (in_tmp / "wrapper.sh").chmod(0o755)
+    in_tmp.chmod(0o755)
+    code, out, err = match("--bot", "j=./wrapper.sh", "--bot", "a=python -m bots.caller", "--hands", "1")
+    assert code == 1, (out, err)
+    if shutil.which("java") is not None:  # else the shell's "java: not found" is the cause
+        assert "; the cause: the jar /nowhere/javabot.jar cannot be opened (paths are relative to" in err, err
+
+
+def bot_folder(root: Path) -> Path:
+    """A bot run by a wrapper from its own folder (``./run.sh`` runs a file beside it), as a Java bot is."""
+    root.chmod(0o755)  # readable by the sandbox's bot uids (as root)
+    folder = root / "javabot"
+    folder.mkdir(mode=0o755)
+    (folder / "impl.py").write_text("from bots.caller import Caller\nraise SystemExit(Caller().run())\n")
+    run = folder / "run.sh"
+    run.write_text(f"#!/bin/sh\nexec {sys.executable} impl.py\n")
+    run.chmod(0o755)
+    return folder
+
+
+@pytest.mark.parametrize("form", ["--cwd", "@DIR"])
+def test_a_bot_runs_from_its_folder_with_cwd_or_at_dir(in_tmp: Path, form: str) -> None:
+    bot_folder(in_tmp)
+    caller = "c=python -m bots.caller"
+    args = ["--cwd", "javabot", "--bot", "j=./run.sh"] if form == "--cwd" else ["--bot", "j@javabot=./run.sh"]
+    code, out, err = match(*args, "--bot", caller, "--hands", "2", "--out", "m")
+    assert code == 0, (out, err)
+    assert "failed" not in err and "j " in out
+
+
+def test_without_its_folder_the_wrapper_is_not_found(in_tmp: Path) -> None:
+    bot_folder(in_tmp)
+    code, _out, err = match("--bot", "j=./run.sh", "--bot", "c=python -m bots.caller", "--hands", "2")
+    assert code == 2 and "bot 'j': command './run.sh' not found" in err, err
+    code, _out, err = match("--cwd", "nowhere", *CALLERS)
+    assert code == 2 and err.startswith("harness match: --cwd: nowhere is not a directory"), err
+    code, _out, err = match("--bot", "j@nowhere=./run.sh", "--bot", "c=python -m bots.caller")
+    assert code == 2 and err.startswith("harness match: --bot j@nowhere: nowhere is not a directory"), err
+
+
+def test_a_bot_that_raises_in_every_decision_or_is_put_out_fails_the_match(in_tmp: Path) -> None:
+    (in_tmp / "always.py").write_text(
+        "from protocol.sdk import Bot\n\nclass Always(Bot):\n    def act(self, state):\n        raise KeyError('x')\n"
+        "\n    def draw(self, state):\n        raise KeyError('y')\n\nraise SystemExit(Always().run())\n")
+    in_tmp.chmod(0o755)
+    code, out, err = match("--bot", "r=python always.py", "--bot", "c=python -m bots.caller", "--hands", "3",
+                           "--out", "m", "--cwd", str(in_tmp))
+    assert code == 1, (out, err)
+    assert "harness match: bot 'r' raised an error in every one of its " in err
+    assert "traceback" in err and "(Python)" in err
+    code, out, err = match("--bot", f"b@{REPO}=python -m tests.fixtures.broken_bots.illegal_action", "--bot",
+                           "c=python -m bots.caller", "--hands", "3", "--max-faults", "1", "--out", "p")
+    assert code == 1, (out, err)
+    assert "harness match: bot 'b' was put out: " in err
+
+
+def test_a_bot_that_raises_sometimes_is_named_but_the_match_passes(in_tmp: Path) -> None:
+    code, out, err = match("--bot", f"s@{REPO}=python -m tests.fixtures.broken_bots.raises_sometimes", "--bot",
+                           "c=python -m bots.caller", "--hands", "40", "--out", "m")
+    assert code == 0, (out, err)
+    assert re.search(r"harness match: bot 's': \d+ tracebacks? \(Python\) on its stderr in \d+ decision", err), err
+
+
+def test_harness_report_accepts_a_match_folder(in_tmp: Path) -> None:
+    code, out, err = match(*CALLERS, "--hands", "3", "--out", "m")
+    assert code == 0, (out, err)
+    result = CliRunner().invoke(app, ["report", "m"])
+    assert result.exit_code == 0, result.output
+    assert (in_tmp / "m" / "report" / "index.html").is_file()
+    page = (in_tmp / "m" / "reports" / "a.md").read_text()
+    assert "Matches played: 1; hands played: 3" in page and "No hand history recorded" not in page
+    (in_tmp / "m" / "result.json").unlink()
+    result = CliRunner().invoke(app, ["report", "m"])
+    assert result.exit_code == 2 and "result.json: missing" in result.stderr

@@ -12,7 +12,7 @@ entry check (:mod:`harness.tournament.entries`) gives :func:`check_spec` its
 own limits, seat, table, match id and announced hands. Faults come back from the hand history
 (``faults`` per hand) and the match result; each becomes a
 :class:`Violation` in words a bot author can act on. The bot's stderr is
-searched for tracebacks (:func:`find_tracebacks`): an SDK bot whose
+searched for tracebacks in any language (:mod:`harness.match.tracebacks`): an SDK bot whose
 ``act()`` raises still plays (the SDK sends the default action), so a
 traceback fails the check too.
 
@@ -50,6 +50,8 @@ from harness.match.specs import (
     StackMode,
     bound_problem,
 )
+from harness.match.startcause import start_cause
+from harness.match.tracebacks import Trace, describe_traces, find_traces
 from harness.match.untrusted import visible
 
 #: What each fault kind means to a bot author, and what to fix.
@@ -95,22 +97,6 @@ STDERR_TAIL_LINES = 15
 TRACEBACK_LINES = 30
 CANDIDATE = "candidate"
 
-# The first line of an uncaught error's report, per runtime; each starts one traceback.
-_TRACE_START = re.compile(
-    r"Traceback \(most recent call last\):"  # Python
-    r"|Exception in thread \""  # Java
-    r"|panic: "  # Go
-    r"|thread '.*' panicked at"  # Rust
-    r"|terminate called after throwing"  # C++
-    r"|Unhandled exception\."  # .NET
-)
-# Python prints chained exceptions as several tracebacks of one error.
-_CHAINED = ("During handling of the above exception", "The above exception was the direct cause")
-# Node.js and browsers: "TypeError: x is not a function" followed by "    at f (file.js:3:9)".
-_JS_ERROR = re.compile(r"^\w*(Error|Exception)\b.*")
-_JS_FRAME = re.compile(r"^\s+at .+")
-
-
 @dataclass(frozen=True, slots=True)
 class Violation:
     """One protocol violation of the candidate.
@@ -150,6 +136,8 @@ class CheckReport:
         stdout_tail: the same of its stdout (a JVM prints why it cannot start there).
         out_dir: where the hand history and logs were kept, or None.
         counts: fault counts of the candidate by kind (the match result's).
+        start_cause: why it failed to start, when its stderr tells (:func:`harness.match.startcause.start_cause`).
+        traces: the same, each with its language (:mod:`harness.match.tracebacks`).
         tracebacks: every traceback (uncaught exception report) in the
             candidate's stderr, in order (:func:`find_tracebacks`); any fails the check.
         game: the game played.
@@ -172,6 +160,8 @@ class CheckReport:
     out_dir: Path | None = None
     counts: dict[str, int] = field(default_factory=dict)
     tracebacks: tuple[str, ...] = ()
+    traces: tuple[Trace, ...] = ()
+    start_cause: str = ""
     game: GameConfig = field(default_factory=GameConfig)
     env_dropped: tuple[str, ...] = ()
     sandbox: str = ""
@@ -216,8 +206,9 @@ class CheckReport:
                     lines.append(f"  the referee put the bot out: {self.status}")
             if self.tracebacks:
                 n = len(self.tracebacks)
+                what = describe_traces(self.traces) or f"{n} traceback(s)"
                 lines.append(
-                    f"Tracebacks in the bot's stderr: {n}. Your code raised an error {n} time(s); an SDK bot "
+                    f"Tracebacks in the bot's stderr: {what}. Your code raised an error {n} time(s); an SDK bot "
                     "then plays the default action (check if free, else fold; stand pat), so it loses hands "
                     "without a protocol fault. The first one:"
                 )
@@ -228,6 +219,8 @@ class CheckReport:
             lines.append("How to fix:")
             for kind in sorted({v.kind for v in self.violations} | {k for k, n in self.counts.items() if n}):
                 hint = KIND_HINTS.get(kind, "")
+                if kind == FaultKind.FAILED_START and self.start_cause:
+                    hint = f"the cause: {self.start_cause}"  # told by its stderr: no generic hint
                 if kind == FaultKind.CRASH:
                     # Point at the stderr only when there is some to show.
                     hint += ("; see the bot's stderr below" if self.stderr_tail else "; see the bot's stdout below"
@@ -266,61 +259,6 @@ def describe_game(game: GameConfig) -> str:
     if game.structure is Structure.FIXED_LIMIT:
         text += f" cap {game.cap}" if game.cap else " no cap"
     return text
-
-
-def find_tracebacks(text: str) -> list[str]:
-    """Every report of an uncaught error in a bot's stderr, in order, one string each.
-
-    Recognised: Python tracebacks (chained exceptions count once, the SDK's
-    ``act() failed`` reports included), Java's ``Exception in thread``,
-    Go's ``panic:``, Rust's ``panicked at``, C++'s ``terminate called``,
-    .NET's ``Unhandled exception.``, and Node.js error stacks (an ``Error``
-    line followed by ``at ...`` frames). A block runs to the next blank or
-    unindented line after its first frame (Python: through the exception
-    line).
-
-    Args:
-        text: the stderr as text.
-
-    Returns:
-        The blocks, e.g. ``["Traceback (most recent call last):\n  File ...\nValueError: x"]``.
-    """
-    lines = text.splitlines()
-    blocks: list[list[str]] = []
-    chained = False
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        stripped = line.strip()
-        if stripped.startswith(_CHAINED):
-            chained = True
-            i += 1
-            continue
-        js = _JS_ERROR.match(stripped) is not None and i + 1 < len(lines) and _JS_FRAME.match(lines[i + 1])
-        if _TRACE_START.search(line) is None and not js:
-            if stripped:
-                chained = False
-            i += 1
-            continue
-        python = "Traceback (most recent call last):" in line
-        block = [line]
-        i += 1
-        while i < len(lines):
-            nxt = lines[i]
-            if nxt[:1] in (" ", "\t"):
-                block.append(nxt)
-                i += 1
-                continue
-            if python and nxt.strip():  # the exception line ends a Python traceback
-                block.append(nxt)
-                i += 1
-            break
-        if chained and blocks:
-            blocks[-1] += ["", *block]
-        else:
-            blocks.append(block)
-        chained = False
-    return ["\n".join(b) for b in blocks]
 
 
 def dropped_env(env: Mapping[str, str] | None = None, given: Mapping[str, str] | None = None) -> tuple[str, ...]:
@@ -551,6 +489,7 @@ def check_spec(
             stderr = stderr_path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             stderr = ""
+        traces = find_traces(stderr)
         return CheckReport(
             command=tuple(bot.command),
             opponents=tuple(o.name for o in opponents),
@@ -565,7 +504,9 @@ def check_spec(
             stdout_tail=out_tail,
             out_dir=None if tmp is not None else where,
             counts=counts,
-            tracebacks=tuple(find_tracebacks(stderr)),
+            tracebacks=tuple(t.text for t in traces),
+            traces=tuple(traces),
+            start_cause=start_cause(stderr, result.status[0], limits) if counts.get(FaultKind.FAILED_START) else "",
             game=game,
             env_dropped=dropped_env(given=bot.env),
             sandbox=referee.plan.summary,

@@ -103,8 +103,9 @@ __all__ = [
     "play_match",
 ]
 
-#: Time a bot gets to exit by itself after ``match_end`` before SIGTERM (ms).
-QUIT_GRACE_MS = 500
+#: The exit grace (PROTOCOL.md section 4): time a bot gets to exit by itself after ``match_end`` or a
+#: fatal ``error`` before SIGTERM, and again before SIGKILL (ms); a JVM logs and shuts down well within it.
+QUIT_GRACE_MS = 1000
 #: Wall-time cap of the start-up wait, in multiples of ``startup_ms``, when the machine keeps
 #: a bot from a CPU (its own time is what ``startup_ms`` limits: :meth:`Referee._handshake`).
 STARTUP_WALL_FACTOR = 5
@@ -584,12 +585,16 @@ class Referee:
                     self._log(f"start-up: {names} kept from a CPU by others; waiting on, counting only their own time")
             # Every ready socket is served (a welcomed bot's PINGs too), so the poll never spins.
             self._hub.serve(min(50, int((deadline - time.monotonic()) * 1000) + 1))
-        for s in self.seats:
-            if s.out and s.status.startswith(FaultKind.FAILED_START.value):
-                if s.proc is not None:
-                    s.proc.stop(0)  # it will never play: free its CPU now
-                if s.conn is not None and s.conn.identity is None:
-                    s.conn.close()  # nobody is listened to on its endpoint any more
+        failed = [s for s in self.seats if s.out and s.status.startswith(FaultKind.FAILED_START.value)]
+        # A bot told why (a fatal error: version_mismatch) gets the exit grace to log and exit, as promised;
+        # the others will never play: their CPU is freed now.
+        told = [s.proc for s in failed if s.proc is not None and s.conn is not None and s.conn.failure is not None]
+        stop_all(told, QUIT_GRACE_MS)
+        for s in failed:
+            if s.proc is not None:
+                s.proc.stop(0)
+            if s.conn is not None and s.conn.identity is None:
+                s.conn.close()  # nobody is listened to on its endpoint any more
 
     def _no_hello(self, s: _Seat, starved_s: float, wall_s: float) -> str:
         """The detail of a ``failed_start`` for want of a hello: what was ignored, and any starvation."""

@@ -114,12 +114,16 @@ class BotSpec:
         command: argv of the bot, e.g. ``("python", "-m", "bots.caller")``.
         cwd: working directory, or None for the referee's.
         env: extra environment variables for the bot.
+        files: paths relative to ``cwd`` (files or directories) that make up the
+            bot, for tournament fingerprints; empty: its whole cwd
+            (:func:`harness.tournament.plan.bot_files`).
     """
 
     name: str
     command: tuple[str, ...]
     cwd: str | None = None
     env: Mapping[str, str] = field(default_factory=dict)
+    files: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

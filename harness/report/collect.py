@@ -10,12 +10,13 @@ from __future__ import annotations
 import os
 import re
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from harness.match.history import HistoryError
+from harness.match.tracebacks import find_traces
 from harness.report.hands import hand_view, read_hand_records
 from harness.tournament.results import (
     MATCHES_DIR,
@@ -30,7 +31,6 @@ from harness.tournament.stats import FAULT_COLUMNS, Estimate, crosstable
 STDERR_TAIL_LINES = 20
 #: Hands of a match kept for the hand viewer by default (faults first, then the largest pots).
 VIEWER_HANDS_PER_MATCH = 12
-_TRACEBACK = "Traceback (most recent call last):"
 
 
 @dataclass(slots=True)
@@ -87,6 +87,7 @@ class BotReport:
     stderr_tail: list[str] = field(default_factory=list)
     tracebacks: int = 0
     first_traceback: str = ""
+    trace_languages: dict[str, int] = field(default_factory=dict)
     traceback_where: str | None = None
     decisions: int = 0
     decision_ms: tuple[float, float, float] | None = None
@@ -157,25 +158,6 @@ def _tail(path: Path, lines: int) -> list[str]:
     return text.splitlines()[-lines:]
 
 
-def tracebacks(text: str) -> list[str]:
-    """Python tracebacks in a stderr text: each from its first line to the exception line."""
-    found = []
-    lines = text.splitlines()
-    i = 0
-    while i < len(lines):
-        if lines[i].strip() == _TRACEBACK:
-            block = [lines[i]]
-            i += 1
-            while i < len(lines) and (lines[i].startswith((" ", "\t")) or not lines[i].strip()):
-                block.append(lines[i])
-                i += 1
-            if i < len(lines):
-                block.append(lines[i])
-            found.append("\n".join(block).rstrip())
-        i += 1
-    return found
-
-
 def _select_hands(views: list[dict[str, Any]], limit: int | None) -> list[dict[str, Any]]:
     """Hands kept for the viewer: all with ``limit`` None; else hand 0, hands with faults, the largest pots."""
     if limit is None or len(views) <= limit:
@@ -193,13 +175,16 @@ def _select_hands(views: list[dict[str, Any]], limit: int | None) -> list[dict[s
 
 
 def collect(out_dir: Path, *, viewer_hands: int | None = VIEWER_HANDS_PER_MATCH,
-            records: Sequence[MatchRecord] | None = None) -> ReportData:
+            records: Sequence[MatchRecord] | None = None, match_dirs: Mapping[str, Path] | None = None) -> ReportData:
     """Read everything the reports need from a tournament output directory.
 
     Args:
         out_dir: the output directory of ``harness run``.
         viewer_hands: hands per match kept for the hand viewer (None: all).
         records: the records to show (default: those of ``results.jsonl``).
+        match_dirs: where a match's files are, by match id, when not in
+            ``out_dir/matches/<id>/`` (a lone match of ``harness match``: its
+            folder; its hands are shown without waiting for other rotations).
 
     Raises:
         harness.tournament.results.ResultsError: no such directory, or damaged results.
@@ -226,14 +211,14 @@ def collect(out_dir: Path, *, viewer_hands: int | None = VIEWER_HANDS_PER_MATCH,
     first_fault: dict[tuple[str, str], FaultExample] = {}
     # Duplicate: the other rotations of a table replay the same deals, so a table's hands are shown only
     # once all its rotations are recorded (a running report must not show deals still to be played).
-    duplicate = manifest.get("duplicate", True) is not False
+    duplicate = manifest.get("duplicate", True) is not False and not match_dirs
     per_table: dict[int, int] = {}
     for rec in records:
         per_table[rec.table] = per_table.get(rec.table, 0) + 1
     matches = []
     for rec in records:
         res = rec.result
-        match_dir = out_dir / MATCHES_DIR / res.match_id
+        match_dir = (match_dirs or {}).get(res.match_id) or out_dir / MATCHES_DIR / res.match_id
         history = hand_history_path(match_dir)
         info = MatchInfo(rec, history)
         views: list[dict[str, Any]] = []
@@ -287,11 +272,13 @@ def collect(out_dir: Path, *, viewer_hands: int | None = VIEWER_HANDS_PER_MATCH,
                 text = err.read_text(encoding="utf-8", errors="replace") if err.is_file() else ""
             except OSError:
                 text = ""
-            found = tracebacks(text)
+            found = find_traces(text)
             if found:
                 if not bot.tracebacks:
-                    bot.first_traceback, bot.traceback_where = found[0], str(err)
+                    bot.first_traceback, bot.traceback_where = found[0].text, str(err)
                 bot.tracebacks += len(found)
+                for trace in found:
+                    bot.trace_languages[trace.language] = bot.trace_languages.get(trace.language, 0) + 1
             if bot.replay_command is None and history is not None:
                 bot.replay_command = f"harness replay {history}"
     counts: dict[str, dict[str, int]] = {name: {} for name in names}

@@ -29,7 +29,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -231,7 +231,8 @@ def _copy_static(target: Path, written: list[Path]) -> str:
 
 def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
                  viewer_hands: int | None = VIEWER_HANDS_PER_MATCH,
-                 records: Sequence[MatchRecord] | None = None, bots: Sequence[str] | None = None) -> ReportSummary:
+                 records: Sequence[MatchRecord] | None = None, bots: Sequence[str] | None = None,
+                 match_dirs: Mapping[str, Path] | None = None) -> ReportSummary:
     """Write ``<out_dir>/report/`` (HTML, offline) and ``<out_dir>/reports/<bot>.md``.
 
     Args:
@@ -243,6 +244,7 @@ def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
         records: the records to report (default: those of the plan in ``tournament.json``, as
             the leaderboard counts them: :func:`harness.tournament.leaderboard.load_board`).
         bots: the field (default: the manifest's bots).
+        match_dirs: a match's folder by id when not under ``matches/`` (:func:`harness.report.collect.collect`).
 
     Raises:
         harness.tournament.results.ResultsError: no such directory or damaged results.
@@ -257,7 +259,7 @@ def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
         data = collect(out_dir, viewer_hands=viewer_hands, records=lboard.records)
         data.notices = [*lboard.notices, *data.notices]
     else:
-        data = collect(out_dir, viewer_hands=viewer_hands, records=records)
+        data = collect(out_dir, viewer_hands=viewer_hands, records=records, match_dirs=match_dirs)
         lboard = make_board(data.records, title=data.name, bots=list(bots) if bots is not None else data.bots)
     field = list(bots) if bots is not None else data.bots
     scored = lboard.scoring.scored

@@ -24,12 +24,15 @@ def bot_markdown(bot: BotReport, data: ReportData, standing: dict[str, str] | No
         standing: its leaderboard row (column -> text), if ranked.
     """
     lines = [f"# {md_text(bot.name)}: report for {md_text(data.name)}", ""]
-    if standing:
-        rank = standing.get("rank_group") or standing.get("rank", "")
+    if standing and not standing.get("rank"):  # listed below the ranked bots (failed its entry check, no hands)
+        note = standing.get("note", "")
+        lines += [f"Leaderboard: not ranked{': ' + md_cell(note) if note else ''}.", ""]
+    elif standing:
+        group = standing.get("rank_group") or standing.get("rank", "")
         low, high = standing.get("ci95_low", ""), standing.get("ci95_high", "")
         ci = f"95% CI {low} .. {high}" if low and high else "no 95% CI: fewer than 2 duplicate sets"
         lines += [
-            f"Leaderboard: position {standing.get('rank', '')} (rank group {rank}), "
+            f"Leaderboard: position {standing.get('rank', '')} (rank group {group}), "
             f"{standing.get('bb_per_100', '')} bb/100 ({ci}).",
             "",
         ]
@@ -68,10 +71,11 @@ def bot_markdown(bot: BotReport, data: ReportData, standing: dict[str, str] | No
     lines += ["## Tracebacks in its stderr", ""]
     if bot.tracebacks:
         where = md_code(bot.traceback_where or "")
-        lines += [f"{bot.tracebacks} traceback(s) over its matches; the first, in {where}:", "",
+        langs = ", ".join(f"{md_text(lang)} {n}" for lang, n in bot.trace_languages.items())
+        lines += [f"{bot.tracebacks} traceback(s) ({langs}) over its matches; the first, in {where}:", "",
                   md_fence(bot.first_traceback), ""]
     else:
-        lines += ["None found.", ""]
+        lines += ["None recognised (Python, Java, Node.js, C++, Go, .NET and Rust reports are).", ""]
 
     lines += ["## Decision time", ""]
     if bot.decision_ms:

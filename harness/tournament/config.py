@@ -623,8 +623,15 @@ def _bot(t: _Table, base: Path) -> BotSpec:
     env = t.get("env", dict, {}, "a table of string values")
     if not all(isinstance(v, str) for v in env.values()):
         raise t.error("env", f"expected a table of string values, got {toml_value(env)}")
+    files = t.get("files", list, [], "a list of paths relative to the bot's cwd (files or directories)")
+    for i, item in enumerate(files):
+        if not isinstance(item, str) or not item:
+            raise t.error("files", f"expected a list of paths (strings), got {toml_value(files)}")
+        if not (cwd / item).exists():
+            raise t.error("files", f"item {i} {toml_value(item)}: {cwd / item} does not exist; paths are relative "
+                          f"to the bot's cwd {cwd}")
     t.finish()
-    return BotSpec(name=name, command=tuple(argv), cwd=os.fspath(cwd), env=dict(env))
+    return BotSpec(name=name, command=tuple(argv), cwd=os.fspath(cwd), env=dict(env), files=tuple(files))
 
 
 def _check_command(file: Path, index: int, bot: BotSpec) -> None:

@@ -17,13 +17,13 @@ may end early), the same messages. So a bot cannot behave for the check and
 otherwise in its matches; the organiser's logs name the opponents as the bot
 saw them (``entries/<bot>/logs``; each is ``caller`` or ``raiser``). A bot fails
 its entry check when that check fails: it does not start, crashes, times out,
-breaks the protocol, is put out, or writes a Python traceback to stderr; it is
+breaks the protocol, is put out, or writes a traceback (any language) to stderr; it is
 then left out of the plan, and the reason with the tail of its stderr is
 printed at once and kept in ``<out>/entries.json`` (its logs in
 ``<out>/entries/<bot>/logs/``).
 
 A bot that passed keeps its result while its setup is unchanged (command,
-cwd, env, the files its command names, the limits and the game): a rerun
+cwd, env, the files it runs, the limits and the game): a rerun
 checks only new, changed and failed bots. The check of ``bots.caller`` itself
 is kept as ``reference``: what a bot costs beyond it (start-up, time per
 decision) feeds the plan's time estimate.
@@ -51,11 +51,12 @@ from harness.match.deals import new_seed
 from harness.match.history import HistoryError, decision_times, find_history, read_history
 from harness.match.outdir import StorageError
 from harness.match.specs import BotSpec, FaultKind, Limits, SandboxSettings, StackMode
+from harness.match.tracebacks import Trace, describe_traces
 from harness.match.untrusted import visible
 from harness.tournament.config import TournamentConfig
 from harness.tournament.estimate import BotCost
 from harness.tournament.leaderboard import ENTRIES_FILE
-from harness.tournament.plan import bot_setup
+from harness.tournament.plan import bot_setup, shared_cwds
 from harness.tournament.results import write_json_atomic
 from harness.tournament.workers import Done, Executor, Job, run_all
 
@@ -66,7 +67,6 @@ STDERR_TAIL_LINES = 12
 ENTRIES_DIR = "entries"
 REFERENCE = "reference"
 _OPPONENTS = ("raiser", "caller")  # heads-up: raiser (it meets bets and raises); more seats: both, in turn
-_TRACEBACK = "Traceback (most recent call last):"
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,8 +182,9 @@ class CheckTable:
 def entry_digest(config: TournamentConfig, bot: BotSpec) -> str:
     """Digest of what an entry check of ``bot`` depends on (its setup, the limits, the game, the table, the hands)."""
     table = CheckTable.of(config)
-    data = {"setup": bot_setup(bot), "limits": dataclasses.asdict(config.limits), "game": config.game.to_dict(),
-            "hands": CHECK_HANDS, "table": [table.seats, table.hands, str(table.stack_mode)]}
+    data = {"setup": bot_setup(bot, shared=shared_cwds(config.bots)), "limits": dataclasses.asdict(config.limits),
+            "game": config.game.to_dict(), "hands": CHECK_HANDS,
+            "table": [table.seats, table.hands, str(table.stack_mode)]}
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
@@ -255,7 +256,8 @@ def _reason(report: Any) -> str:
     counts = dict(report.counts)
     problems = []
     if counts.pop(FaultKind.FAILED_START, 0):
-        problems.append(f"failed to start ({report.status.removeprefix('failed_start: ')})")
+        cause = f"; the cause: {report.start_cause}" if report.start_cause else ""
+        problems.append(f"failed to start ({report.status.removeprefix('failed_start: ')}){cause}")
     elif report.status != "ok":
         problems.append(f"put out: {report.status}")
     if counts:
@@ -267,10 +269,19 @@ def _reason(report: Any) -> str:
             detail = detail if len(detail) <= 240 else detail[:236] + "...)"
         problems.append(", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + detail)
     if report.tracebacks:
-        last = report.tracebacks[0].strip().splitlines()[-1]
-        n = len(report.tracebacks)
-        problems.append(f"{n} Python traceback{'s' if n > 1 else ''} on stderr (first: {last})")
+        last = _last_line(report.traces[0])
+        problems.append(f"{describe_traces(report.traces)} on stderr (first: {last})")
     return "; ".join(problems) or "failed"
+
+
+def _last_line(trace: Trace) -> str:
+    """The line of a trace that names the error: Python's last, the first line elsewhere (Java, Go, Rust...)."""
+    lines = [line.strip() for line in trace.text.splitlines() if line.strip()]
+    if trace.language == "Rust" and len(lines) > 1:
+        return f"{lines[0]} {lines[1]}"
+    if trace.language == "C++":
+        return " ".join(lines[:2])
+    return lines[-1] if trace.language == "Python" else lines[0]
 
 
 def _hands(directory: Path) -> list[dict[str, Any]]:
@@ -428,7 +439,8 @@ def unchecked(config: TournamentConfig) -> EntryReport:
 def describe_failure(entry: Entry) -> str:
     """What to print at once for a bot that failed its check (several lines with the stderr tail)."""
     lines = [f"entry check: bot {entry.bot!r} is left out: {visible(entry.reason)}; its stderr: {entry.log}"]
-    lines += [f"  | {visible(line)}" for line in entry.stderr_tail.splitlines()]  # the bot's text, shown inert
+    # the bot's text, shown inert; tabs and indentation kept (a Java or Go trace is indented with tabs)
+    lines += [f"  | {visible(line, multiline=True)}" for line in entry.stderr_tail.splitlines()]
     return "\n".join(lines)
 
 

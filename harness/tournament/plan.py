@@ -1,7 +1,7 @@
 """The plan of a tournament: its matches, each with a fingerprint of what decides it.
 
 A match is decided by the bots at its table (each one's command, cwd, env and
-the files its command names), their seats, the game, the stacks, the limits,
+the files it runs, :func:`bot_files`), their seats, the game, the stacks, the limits,
 the number of hands and the match seed, and by nothing else: not by the other
 bots of the contest, not by where the match sits in the schedule. The
 fingerprint of a match is SHA-256 over exactly these, so results are kept per
@@ -93,14 +93,112 @@ def file_digest(path: Path) -> str:
     return digest
 
 
-def bot_setup(bot: BotSpec) -> dict[str, Any]:
+#: A bot's cwd tree with more files than this is not walked: only its command's files (and ``files``) count.
+TREE_MAX_FILES = 5000
+#: Bytes of one tree whose content is hashed; files past it count by (size, mtime_ns).
+TREE_HASH_BYTES = 256 * 1024 * 1024
+#: Directories never walked: version control, caches a run writes (bytecode, test and lint caches).
+_SKIP_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"})
+#: A directory holding one of these is an output directory of this harness (a tournament's or a match's).
+_HARNESS_ROOT = os.path.realpath(Path(__file__).resolve().parents[2])
+_OUTPUT_MARKERS = (".harness-tournament", "tournament.json", "results.jsonl", "hands.jsonl", "hands.jsonl.gz")
+
+
+def _walk(root: Path, limit: int | None) -> list[Path] | None:
+    """Files under ``root`` (sorted, symlinks not followed), skipping :data:`_SKIP_DIRS`, ``*.pyc``
+    and output directories; None when there are more than ``limit``."""
+    found: list[Path] = []
+    for here, dirs, names in os.walk(root):
+        if here != os.fspath(root) and any(m in names for m in _OUTPUT_MARKERS):
+            dirs[:] = []
+            continue
+        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
+        for name in sorted(names):
+            if name.endswith(".pyc"):
+                continue
+            path = Path(here, name)
+            if path.is_file():
+                found.append(path)
+                if limit is not None and len(found) > limit:
+                    return None
+    return found
+
+
+def _tree_digest(cwd: Path, paths: Sequence[Path]) -> str:
+    """SHA-256 over (relative path, digest) of ``paths``: content up to :data:`TREE_HASH_BYTES`, then stat."""
+    h = hashlib.sha256()
+    budget = TREE_HASH_BYTES
+    for path in paths:
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        key = (os.fspath(path), st.st_size, st.st_mtime_ns)
+        if key in _FILE_DIGESTS or st.st_size <= min(budget, _HASH_LIMIT_BYTES):
+            if key not in _FILE_DIGESTS:
+                budget -= st.st_size
+            digest = file_digest(path)
+        else:
+            digest = f"size {st.st_size} mtime {st.st_mtime_ns}"
+        try:
+            label = os.fspath(path.relative_to(cwd))
+        except ValueError:
+            label = os.fspath(path)
+        h.update(json.dumps([label, digest]).encode())
+    return h.hexdigest()
+
+
+def shared_cwds(bots: Sequence[BotSpec]) -> frozenset[str]:
+    """The cwds that more than one of ``bots`` has (their trees cannot tell whose file changed)."""
+    seen: dict[str, int] = {}
+    for bot in bots:
+        key = os.path.realpath(bot.cwd or ".")
+        seen[key] = seen.get(key, 0) + 1
+    return frozenset(k for k, n in seen.items() if n > 1)
+
+
+def bot_files(bot: BotSpec, *, shared: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """What a bot runs, for its fingerprint: ``{"tree": ...}`` besides the files its command names.
+
+    - ``bot.files`` given (``files = [...]`` in the tournament file): those
+      paths (files, or directories walked whole), relative to its cwd.
+    - else its cwd when the bot has it to itself: every file under it
+      (a rebuilt jar behind ``./run.sh`` changes the bot), skipping
+      version control, bytecode and test caches and this harness's output
+      directories; over :data:`TREE_MAX_FILES` files, not walked.
+    - else (a cwd shared with other bots, the harness's own directory, or
+      too big): nothing more than the command's files.
+
+    Returns:
+        ``{"tree": "<sha256>", "tree_files": N}``, or ``{"tree": "not walked: <why>"}``.
+    """
+    cwd = Path(bot.cwd or ".")
+    if bot.files:
+        paths: list[Path] = []
+        for name in bot.files:
+            path = cwd / name
+            paths += (_walk(path, None) or []) if path.is_dir() else [path]
+        return {"tree": _tree_digest(cwd, paths), "tree_files": len(paths), "listed": list(bot.files)}
+    if os.path.realpath(cwd) in shared:
+        return {"tree": "not walked: cwd shared with other bots (give files = [...])"}
+    if os.path.realpath(cwd) == _HARNESS_ROOT:  # its bots.* are the machine's, like the harness version
+        return {"tree": "not walked: the harness's own directory (give files = [...])"}
+    walked = _walk(cwd, TREE_MAX_FILES)
+    if walked is None:
+        return {"tree": f"not walked: more than {TREE_MAX_FILES} files under cwd (give files = [...])"}
+    return {"tree": _tree_digest(cwd, walked), "tree_files": len(walked)}
+
+
+def bot_setup(bot: BotSpec, *, shared: frozenset[str] = frozenset()) -> dict[str, Any]:
     """A bot's launch settings as written, for fingerprints and ``tournament.json``.
 
     The interpreter path is recorded as ``python`` (what the file says), so
     resuming through another name of the same venv (``.venv/bin/harness``
     vs ``.venv/bin/python -m harness.cli``) is not a change. ``files`` maps each
     file the command names (:func:`command_files`) to its SHA-256: an entrant
-    who replaces ``mybot.py`` has changed the bot.
+    who replaces ``mybot.py`` has changed the bot; ``run`` is :func:`bot_files`
+    (its cwd's tree, or its ``files``), so a bot rebuilt behind a wrapper
+    script has changed too. ``shared``: :func:`shared_cwds` of the tournament.
     """
     command = ["python" if i == 0 and arg == sys.executable else arg for i, arg in enumerate(bot.command)]
     cwd = Path(bot.cwd or ".")
@@ -111,7 +209,8 @@ def bot_setup(bot: BotSpec) -> dict[str, Any]:
         except ValueError:
             label = os.fspath(path)
         files[label] = file_digest(path)
-    return {"command": command, "cwd": bot.cwd, "env": dict(sorted(bot.env.items())), "files": files}
+    return {"command": command, "cwd": bot.cwd, "env": dict(sorted(bot.env.items())), "files": files,
+            "run": bot_files(bot, shared=shared)}
 
 
 def _digest(value: Any) -> str:
@@ -231,7 +330,8 @@ def make_plan(config: TournamentConfig, bots: Sequence[BotSpec] | None = None, *
     strategy = sched.strategy(seed=seed, previous=previous)
     conf = settings(config)
     conf_digest = _digest(conf)
-    digests = {b.name: _digest(bot_setup(b)) for b in bots}
+    shared = shared_cwds(config.bots)
+    digests = {b.name: _digest(bot_setup(b, shared=shared)) for b in bots}
 
     def fingerprinted(deal_seed: int) -> list[Pairing]:
         out = []
