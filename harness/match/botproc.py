@@ -56,6 +56,7 @@ from typing import TYPE_CHECKING
 from harness.match import sysinfo_supervisor
 from harness.match.placement import run_queue_wait_s
 from harness.match.specs import BotSpec, Limits
+from harness.match.treelimits import children
 
 if TYPE_CHECKING:
     from harness.match.cgroups import BotGroup
@@ -561,28 +562,12 @@ def _kill(pid: int, sig: int = signal.SIGKILL) -> None:
         pass
 
 
-def _children(pid: int) -> list[int]:
-    """Pids of the direct children of ``pid`` (all its threads'), [] when it is gone."""
-    out: list[int] = []
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return out
-    for t in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{t}/children") as f:
-                out += [int(x) for x in f.read().split()]
-        except OSError:
-            continue
-    return out
-
-
 def _descendants(pid: int) -> list[int]:
     """Pids of processes below ``pid`` by parentage (``/proc/<pid>/task/*/children``)."""
     out: list[int] = []
     stack = [pid]
     while stack:
-        kids = _children(stack.pop())
+        kids = children(stack.pop())
         out.extend(kids)
         stack.extend(kids)
     return out
@@ -843,7 +828,7 @@ class BotProcess:
         """
         assert self._popen is not None and self.jail is not None
         outer = self._popen.pid
-        spare = {outer, *_children(outer)}
+        spare = {outer, *children(outer)}
         group = self.group
         pids = group.pids() if group is not None else _descendants(outer)
         for p in pids:

@@ -38,7 +38,7 @@ import threading
 import time
 from collections.abc import Iterable
 
-__all__ = ["POLL_S", "TreeBot", "TreeMatch", "tree_pids"]
+__all__ = ["POLL_S", "TreeBot", "TreeMatch", "children", "tree_pids"]
 
 #: Seconds between two checks of every bot's tree (memory, processes, CPU pin).
 POLL_S = 0.05
@@ -46,7 +46,7 @@ _PAGE = os.sysconf("SC_PAGE_SIZE")
 _FREEZE_ROUNDS = 20
 
 
-def _children(pid: int) -> list[int]:
+def children(pid: int) -> list[int]:
     """Direct children of ``pid`` over all its threads (``/proc/<pid>/task/*/children``, Linux 3.5+)."""
     out: list[int] = []
     try:
@@ -69,7 +69,7 @@ def tree_pids(root: int, spare: Iterable[int] = ()) -> list[int]:
     stack = [root]
     seen = {root}
     while stack:
-        for kid in _children(stack.pop()):
+        for kid in children(stack.pop()):
             if kid not in seen:
                 seen.add(kid)
                 stack.append(kid)
@@ -184,7 +184,7 @@ class TreeBot:
         if root is None or _ppid(root) != os.getpid():  # reaped (its pid may be another process's now)
             return []
         if self._jailed:
-            return tree_pids(root, _children(root))  # bwrap's pid-1 reaper is spared
+            return tree_pids(root, children(root))  # bwrap's pid-1 reaper is spared
         return [root, *tree_pids(root)]
 
     # ------------------------------------------------------------------ the referee's interface
@@ -241,7 +241,7 @@ class TreeBot:
         the kills land, until nothing is left.
         """
         if self._jailed and self._root is not None:
-            for init in _children(self._root):
+            for init in children(self._root):
                 _kill(init, signal.SIGKILL)
             for _ in range(200):
                 if not self.pids():
