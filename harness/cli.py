@@ -106,6 +106,21 @@ def _out_of_bounds(*options: tuple[str, str, int | None]) -> str | None:
     return None
 
 
+def _bots_and_sandbox_problem(specs: list[Any], sandbox: str) -> str | None:
+    """The first problem of ``--bot`` commands (not found, not executable) or of ``--sandbox``, as an error."""
+    from harness.match.botproc import BotStartError, resolve_command
+    from harness.match.specs import SandboxMode
+
+    for spec in specs:
+        try:
+            resolve_command(spec)
+        except BotStartError as exc:
+            return str(exc)
+    if sandbox not in tuple(m.value for m in SandboxMode):
+        return f"--sandbox must be auto, required or off, got {sandbox!r}"
+    return None
+
+
 def _version(value: bool) -> None:
     if value:
         from importlib.metadata import PackageNotFoundError, version
@@ -504,7 +519,6 @@ def match(
     from tabulate import tabulate
 
     from harness.engine import ConfigError, GameConfig
-    from harness.match.botproc import BotStartError, resolve_command
     from harness.match.deals import new_seed, parse_seed, seed_hex, seed_warning
     from harness.match.history import history_name
     from harness.match.outdir import OutDirError, default_out_dir, prepare_out_dir
@@ -560,13 +574,9 @@ def match(
         allowed = sorted(os.sched_getaffinity(0))
         if pin not in allowed:
             raise usage(f"--pin {pin}: no such CPU available here; use one of {', '.join(map(str, allowed))}")
-    for spec_ in specs:
-        try:
-            resolve_command(spec_)
-        except BotStartError as exc:
-            raise usage(str(exc)) from None
-    if sandbox not in tuple(m.value for m in SandboxMode):
-        raise usage(f"--sandbox must be auto, required or off, got {sandbox!r}")
+    problem = _bots_and_sandbox_problem(specs, sandbox)
+    if problem:
+        raise usage(problem)
     box = SandboxSettings(mode=SandboxMode(sandbox))
     game = GameConfig()
     try:
@@ -853,7 +863,6 @@ def sprt(
     import shlex
 
     from harness.engine import ConfigError, GameConfig
-    from harness.match.botproc import BotStartError, resolve_command
     from harness.match.deals import new_seed, parse_seed
     from harness.match.outdir import OutDirError, default_out_dir
     from harness.match.referee import play_match
@@ -890,13 +899,9 @@ def sprt(
         raise usage(f"--min-blocks must be at least 2 (the variance needs two blocks), got {min_blocks}")
     if max_hands is not None and max_hands < 1:
         raise usage(f"--max-hands must be at least 1, got {max_hands}")
-    for spec_ in specs:
-        try:
-            resolve_command(spec_)
-        except BotStartError as exc:
-            raise usage(str(exc)) from None
-    if sandbox not in tuple(m.value for m in SandboxMode):
-        raise usage(f"--sandbox must be auto, required or off, got {sandbox!r}")
+    problem = _bots_and_sandbox_problem(specs, sandbox)
+    if problem:
+        raise usage(problem)
     stored: dict[str, Any] = {}
     if out is not None and (out / SETTINGS_FILE).is_file():
         try:
