@@ -34,6 +34,7 @@ from harness.tournament.cluster import (
     expected_sandbox,
     hide,
     preflight,
+    run_task,
     sandboxes_of,
     start_local_cluster,
     stop_local_cluster,
@@ -213,6 +214,23 @@ def test_no_code_is_shipped_and_workers_run_the_runners_code(tmp_path: Path) -> 
     refusal = preflight([ghost], code_digest(), "tcp://w:1")
     assert refusal is not None and refusal.bot == "ghost" and "shared file system" in refusal.reason
     assert abort_tasks(["not-running"]) == []
+
+
+def _must_not_run(marker: str) -> dict:
+    Path(marker).write_text("ran")
+    return {}
+
+
+def test_a_task_that_starts_after_its_stop_was_asked_plays_nothing(tmp_path: Path) -> None:
+    """Ctrl-C races a dispatch: the worker was asked to stop a key before that task registered."""
+    key = f"harness-late-{uuid.uuid4().hex}"
+    marker = tmp_path / "ran"
+    assert abort_tasks([key]) == []  # not running yet: nothing to interrupt, but remembered
+    job = tmp_path / "job"  # run_task maps paths under it into scratch space: the marker is outside
+    payload = run_task(_must_not_run, (str(marker),), job, key, code_digest(), False)
+    assert payload["aborted"] and payload["result"] is None and not marker.exists()
+    other = run_task(_must_not_run, (str(marker),), job, key + "-other", code_digest(), False)
+    assert not other["aborted"] and marker.exists()  # any other key still runs
 
 
 def test_workers_sandbox_bots_as_the_runner_does_and_hide_their_own_space(tmp_path: Path, monkeypatch) -> None:

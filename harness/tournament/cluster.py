@@ -208,6 +208,11 @@ _SWEPT = False
 _ACTIVE: dict[str, int] = {}
 #: Keys already interrupted (once only: a second KeyboardInterrupt would cut the referee's cleanup short).
 _ABORTED: set[str] = set()
+#: Keys a runner asked to stop -> when (monotonic s): a task of such a key that starts later (it was
+#: between its scheduler's dispatch and :data:`_ACTIVE` when asked) returns at once instead of playing.
+_STOPPED: dict[str, float] = {}
+#: Seconds a stop request is remembered (far beyond a dispatch in flight, so the set stays small).
+_STOPPED_KEEP_S = 600.0
 #: Running tasks' scratch directories, for progress: Dask key -> directory.
 _WATCHED: dict[str, Path] = {}
 _WATCHER: threading.Thread | None = None
@@ -397,8 +402,13 @@ def abort_tasks(keys: Iterable[str]) -> list[str]:
     so the caller can call again until none is.
     """
     running = []
+    now = time.monotonic()
     with _LOCK:
+        for key, since in list(_STOPPED.items()):
+            if now - since > _STOPPED_KEEP_S:
+                del _STOPPED[key]
         for key in keys:
+            _STOPPED.setdefault(key, now)
             ident = _ACTIVE.get(key)
             if ident is None:
                 continue
@@ -519,6 +529,8 @@ def run_task(func: Any, args: tuple[Any, ...], directory: Path, key: str, digest
     try:
         try:
             with _LOCK:
+                if key in _STOPPED:  # Ctrl-C came before this task started: play nothing
+                    raise KeyboardInterrupt
                 _ACTIVE[key] = ident
                 _WATCHED[key] = scratch
             _start_watcher()
