@@ -166,7 +166,7 @@ def test_every_fault_kind_has_words_and_a_hint() -> None:
 
 
 def test_tracebacks_in_the_bots_stderr_fail_the_check() -> None:
-    """Issue 9 point 9: the SDK hides act()'s exceptions (default action); check-bot must not."""
+    """The SDK hides act()'s exceptions (default action); check-bot must not."""
     code, out = check(*broken("raises_sometimes"), options=["--hands", "60", "--cwd", str(REPO)])
     assert code == 1, out
     assert "Violations:" not in out  # no protocol fault at all
@@ -196,7 +196,7 @@ def test_find_tracebacks_counts_each_error_once() -> None:
 
 
 def test_env_game_options_and_any_opponent_command(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 9 point 10: --env, the game options, --opponent NAME=COMMAND."""
+    """--env, the game options, --opponent NAME=COMMAND."""
     needs_env = ["python", "-c", "import os, sys, runpy; os.environ['CHECK_ME'] == 'yes' or sys.exit("
                  "'CHECK_ME is not set'); sys.argv = ['caller']; runpy.run_module('bots.caller', run_name='__main__')"]
     monkeypatch.setenv("CHECK_ME", "yes")  # set in the shell, but not passed to the bot
@@ -237,7 +237,7 @@ def test_start_problems_get_the_right_hint(
 
 
 def test_a_req_socket_gets_the_dealer_hint() -> None:
-    """Issue 9 point 8: a REQ socket's hello (an empty delimiter frame first) names the fix."""
+    """A REQ socket's hello (an empty delimiter frame first) names the fix."""
     req_bot = ["python", "-c", "import os, time, zmq, msgpack; s = zmq.Context().socket(zmq.REQ); "
                "s.connect(os.environ['HARNESS_ENDPOINT']); s.send(msgpack.packb({'type': 'hello', 'v': 1, "
                "'secret': os.environ['HARNESS_SECRET'], 'name': 'req'})); time.sleep(5)"]

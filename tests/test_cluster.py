@@ -1,4 +1,4 @@
-"""The dask backend (issue 13) on a LocalCluster: same results as the local backend, faults, Ctrl-C, resume.
+"""The dask backend on a LocalCluster: same results as the local backend, faults, Ctrl-C, resume.
 
 One small cluster (2 single-threaded workers, in a session of its own, as
 ``--cluster local:2`` starts it) is shared by the module; one test runs on

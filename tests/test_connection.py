@@ -332,7 +332,7 @@ def test_a_reply_waiting_when_the_referee_comes_back_is_on_time(ctx: zmq.Context
     assert conn.answered_at <= marks[0]  # charged from before the referee's work, not after it
 
 
-# ---------------------------------------------------------------------- unauthenticated peers (issue 10 point 7)
+# ---------------------------------------------------------------------- unauthenticated peers
 
 
 def intruder(ctx: zmq.Context[Any], conn: Connection) -> zmq.Socket[Any]:

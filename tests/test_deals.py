@@ -1,4 +1,4 @@
-"""Secret deals (issue 10 point 6): seeds, keyed derivation, commit then reveal, verification."""
+"""Secret deals: seeds, keyed derivation, commit then reveal, verification."""
 
 from __future__ import annotations
 

@@ -116,7 +116,7 @@ def check_offers(state: HandState, rng: random.Random) -> None:
 
 
 def check_a_decision_exists(state: HandState) -> None:
-    """R3.4 (issue 9 point 1): a betting decision is offered only if at least two players can still
+    """R3.4: a betting decision is offered only if at least two players can still
     act, or a bet is pending for the player asked, and then never for chips R3.9 would hand back."""
     if state.phase == "draw":
         return
@@ -157,7 +157,7 @@ def check_wagers_can_be_answered(state: HandState) -> None:
 
 
 def check_no_unmatched_pot(state: HandState) -> None:
-    """R3.9 (issue 9 point 3): chips only their owner put in are returned, never a pot of one."""
+    """R3.9: chips only their owner put in are returned, never a pot of one."""
     top, second = sorted(state.contrib)[-2:][::-1]
     assert top == second, state.contrib
     for pot in state.result().pots:

@@ -416,7 +416,7 @@ def test_build_pots_from_contributions() -> None:
     assert build_pots([100, 40, 100], [True, True, False]) == [(120, (0, 1)), (120, (0,))]
 
 
-# --- Issue 9 points 1-3: no decision nobody could answer (R3.4), the short big blind (R2.6),
+# --- No decision nobody could answer (R3.4), the short big blind (R2.6),
 # --- unmatched forced bets returned (R3.9). The chips are those of RULES.md E11-E13.
 
 

@@ -1,4 +1,4 @@
-"""The hand-history format, version 2 (docs/HISTORY.md; issue 15).
+"""The hand-history format, version 2 (docs/HISTORY.md).
 
 Records stand alone: the JSON Schema of docs/ holds for every game type and
 stack mode (jsonschema, a maintained validator); the standalone checker

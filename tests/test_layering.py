@@ -1,4 +1,4 @@
-"""Import directions of DESIGN.md / STYLE.md, checked on the source (ast), so a slip fails CI.
+"""The import directions between the packages, checked on the source (ast), so a slip fails CI.
 
 - ``harness/engine`` is pure: no sockets, codecs, clocks, processes or threads,
   and nothing from ``protocol`` or the rest of ``harness``.

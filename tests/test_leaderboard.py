@@ -173,7 +173,7 @@ def test_records_not_in_the_plan_are_left_out_of_every_count() -> None:
 
 
 def test_every_fault_kind_has_its_column() -> None:
-    """A new FaultKind must reach the leaderboard (one column per kind, issue 9 point 5)."""
+    """A new FaultKind must reach the leaderboard (one column per kind)."""
     from harness.match.specs import FaultKind
     from harness.tournament.stats import FAULT_COLUMNS
 

@@ -161,7 +161,7 @@ def test_spec_example_exchange_is_valid() -> None:
 
 
 def test_spec_example_is_what_the_referee_sends() -> None:
-    """Issue 9 point 8: every referee message of the example is the real one, field for field.
+    """Every referee message of the example is the real one, field for field.
 
     The hand is dealt from a stacked deck (seat 1 discards its 2d for the Td it shows) and played
     as the example plays it; each request's state and legal, and the hand_end, are rebuilt from

@@ -65,7 +65,7 @@ def test_a_stopped_referee_never_times_out_a_fast_bot(tmp_path: Path) -> None:
 
 
 def test_a_slow_history_write_never_times_out_a_fast_bot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 9 point 4: the previous hand's record is written while the first bot of the next hand
+    """the previous hand's record is written while the first bot of the next hand
     thinks; with the write slowed far past the decision time, no reply is late (it was waiting
     when the referee came back) and the bot is not charged for the write."""
     from harness.engine import GameConfig

@@ -1,4 +1,4 @@
-"""Untrusted bots cannot cheat, spy or sabotage (issue 10): hostile bots in real matches.
+"""Untrusted bots cannot cheat, spy or sabotage: hostile bots in real matches.
 
 Each hostile bot (tests/fixtures/hostile) is copied into a directory of its
 own, as an organiser receives entries, and plays a short real match with

@@ -1,4 +1,4 @@
-"""What a sandboxed bot sees: a masked /proc and /dev, its own users, its program's files only (issue 20, 19).
+"""What a sandboxed bot sees: a masked /proc and /dev, its own users, its program's files only.
 
 Colluder pairs measure, in bits per hand, what each counter the sandboxes
 share still carries from one bot to another; a bot whose command lives in
@@ -97,8 +97,8 @@ def counter_colluders(arena: Path, channel: str, box: SandboxSettings, hands: in
 @needs_bwrap
 @pytest.mark.parametrize("box", MODES)
 def test_colluders_pass_nothing_through_the_pseudo_terminal_count(arena: Path, box: SandboxSettings) -> None:
-    """Opens of /dev/ptmx moved /proc/sys/kernel/pty/nr: 6 bits per hand between two colluders (issue 20
-    point 4). In the sandbox there is neither a /dev/ptmx nor a /proc/sys/kernel/pty/nr."""
+    """Opens of /dev/ptmx moved /proc/sys/kernel/pty/nr: 6 bits per hand between two colluders.
+    In the sandbox there is neither a /dev/ptmx nor a /proc/sys/kernel/pty/nr."""
     bits, sender, receiver = counter_colluders(arena, "pty", box, hands=30)
     if box is ON:
         assert bits < 0.5, bits
@@ -175,7 +175,7 @@ def test_a_bot_sizes_itself_from_its_memory_limit_through_sysinfo(arena: Path, b
 @pytest.mark.parametrize("box", MODES)
 def test_a_bot_that_looks_itself_up_at_start_finds_a_name_and_a_home(arena: Path, box: SandboxSettings) -> None:
     """The seat's uid (60528 as root; the user namespace's as an ordinary user) had no passwd entry:
-    ``getpass.getuser()`` raised KeyError and the bot failed to start (issue 19 point 4). In the sandbox
+    ``getpass.getuser()`` raised KeyError and the bot failed to start. In the sandbox
     it is ``bot`` with home /tmp, and /etc/passwd lists none of the organiser's users."""
     env = {"IDENTITY_ENV": "1"} if box is ON else {}  # without the sandbox USER is the organiser's business
     bot = entry(arena, "identity", "identity.py", env=env)
@@ -207,7 +207,7 @@ def test_a_command_in_the_organisers_local_bin_sees_only_itself_not_local_share(
     arena: Path, box: SandboxSettings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A bot found on the PATH in ~/.local/bin got all of ~/.local and read a mode-600 file under
-    ~/.local/share (issue 20 point 6). The sandbox shows the command file (and its interpreter's tree)."""
+    ~/.local/share. The sandbox shows the command file (and its interpreter's tree)."""
     home = arena / "home"
     local_bin = home / ".local" / "bin"
     share = home / ".local" / "share" / "keyrings"

@@ -18,7 +18,7 @@
   the files back, the runner's writes) measured with jobs that do nothing,
   beside ``local_task_ms`` (a forked worker) for the same jobs. Left out
   when ``distributed`` is not installed.
-- ``contest_hands_per_s``: the class contest of the issue (24 copies of the
+- ``contest_hands_per_s``: a class contest (24 copies of the
   example bots, heads-up, 100 hands a match), scaled down to fit a minute:
   12 bots, 132 matches; entry check, plan and estimate as ``harness run`` does
   them, with ``contest_estimate_error`` = estimated / measured time - 1.

@@ -384,7 +384,7 @@ def run(hands_heads_up: int = 4000, hands_four: int = 2000) -> dict[str, Any]:
 
 
 def _sandboxed(hands: int, pinned: bool, unsandboxed: float) -> dict[str, Any]:
-    """The sandbox's figures (issue 10), the heads-up match in the headline placement; None where it cannot run."""
+    """The sandbox's figures, the heads-up match in the headline placement; None where it cannot run."""
     from harness.match.sandbox import SandboxError, plan
 
     required = SandboxSettings(mode=SandboxMode.REQUIRED)

@@ -1,4 +1,4 @@
-"""Hand records (hand history lines) and replay (DESIGN.md "Engine promises").
+"""Hand records (hand history lines) and replay: same seed and actions, same record.
 
 A record is JSON-ready: cards are two-character strings, enums their
 strings. Same seed + same actions give an identical record, so ``replay``

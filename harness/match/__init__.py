@@ -1,4 +1,4 @@
-"""One match: the referee and what it drives (DESIGN.md "Referee promises").
+"""One match: the referee and what it drives: it never blocks forever on a bot, and the match always finishes.
 
 Modules, in the direction of their imports: ``specs`` (value types),
 ``clock``, ``placement``, ``handrecord`` (the hand record, docs/HISTORY.md),

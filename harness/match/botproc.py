@@ -1,6 +1,7 @@
 """One bot subprocess: launch under resource limits, capture its output, kill it for sure.
 
-A bot is untrusted code (DESIGN.md "Referee promises"). :class:`BotProcess`
+A bot is untrusted code; all its processes are gone when its match ends.
+:class:`BotProcess`
 starts it in its own session and process group with resource limits set in
 the child before ``exec``, captures stdout/stderr into size-capped log files
 without ever letting a full pipe block the bot, and stops it with the

@@ -4,7 +4,7 @@ Only the bot's thinking time is charged: the referee starts the clock when it
 sends a request and stops it when the reply arrives, so the engine's work and
 the other bots' turns never cost a bot anything. Times are milliseconds on the
 wire and in records, seconds of ``time.perf_counter()`` (monotonic on Linux)
-inside. DESIGN.md "Referee promises"; PROTOCOL.md "Limits".
+inside. PROTOCOL.md "Limits".
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ class Clock:
 
         Rounded up, so a poll for this long never returns before the deadline
         and never asks for a sub-millisecond timeout (pyzmq returns at once on
-        a float below 1: DESIGN.md pitfalls).
+        a float below 1).
         """
         left = (self.deadline - _now()) * 1000.0
         if left <= 0:

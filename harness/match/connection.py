@@ -1,4 +1,4 @@
-"""The referee's side of one bot's channel (PROTOCOL.md "Transport", DESIGN.md "Referee promises").
+"""The referee's side of one bot's channel (PROTOCOL.md "Transport").
 
 The referee speaks ZMTP 3.1 itself (:mod:`harness.match.zmtp`): per bot it
 listens on a private endpoint (a Unix socket in a directory of its own,

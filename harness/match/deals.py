@@ -1,8 +1,8 @@
 """Secret deals: seeds, their keyed derivation per match and per hand, and commitments.
 
 A bot that learns the seed of a hand knows every card of it, so the seeds
-are secrets (DESIGN.md "Contest promises": the deal is secret until the
-event ends). The chain, keyed at every step with HMAC-SHA256 (RFC 2104):
+are secrets: the deal stays secret until the event ends. The chain,
+keyed at every step with HMAC-SHA256 (RFC 2104):
 
 - the *tournament seed*: 256 bits from :func:`secrets.randbits` unless the
   organiser gives one (research runs that must be repeated);
@@ -140,7 +140,7 @@ def hand_seed(match_seed: int, hand: int) -> int:
     """The deal seed of hand ``hand`` of a match: 64 bits of HMAC-SHA256 keyed by the match seed.
 
     A function of the two numbers only, so duplicate rotations (the same
-    match seed) get the same cards (DESIGN.md "Tournament promises"); keyed,
+    match seed) get the same cards; keyed,
     so the seeds of some hands do not reveal the others'.
     """
     digest = hmac.digest(_check(match_seed), b"hand\x00%d" % hand, "sha256")

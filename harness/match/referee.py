@@ -1,4 +1,4 @@
-"""The referee: one match between bot subprocesses (DESIGN.md "Referee promises").
+"""The referee: one match between bot subprocesses; it never blocks forever on one.
 
 :func:`play_match` launches every bot (harness.match.botproc), binds one private
 ZeroMQ (ZMTP) channel per bot (harness.match.connection), checks each bot's ``hello``,

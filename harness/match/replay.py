@@ -7,8 +7,8 @@ and names the first field whose replayed value differs from the recorded one
 version ever written is read: version 2 through
 :func:`harness.match.handrecord.replay_v2`, version 1 through
 :func:`harness.engine.replay` (the engine's own record).
-A tampered or corrupted history therefore fails here (DESIGN.md "Referee
-promises": any hand can be replayed and checked).
+A tampered or corrupted history therefore fails here: any hand of a
+history can be replayed and checked.
 
 Histories of earlier releases may hold a bet or raise beyond what any
 opponent could match, which R3.4 no longer offers (RULES.md E14): such a

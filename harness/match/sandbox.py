@@ -1,6 +1,8 @@
 """One sandbox per bot: bubblewrap namespaces and mounts, a control group, a uid of its own.
 
-A bot is hostile code (DESIGN.md "Contest promises"). Each runs under
+A bot is hostile code: it may reach its own socket and processes, a
+read-only view of what it needs and a scratch directory, nothing else
+(README "Untrusted bots"). Each runs under
 bubblewrap (``bwrap``, the sandbox Flatpak uses; Debian package
 ``bubblewrap``) with:
 

@@ -174,7 +174,7 @@ class Limits:
 
 
 class SandboxMode(StrEnum):
-    """``[sandbox] mode``: isolate every bot where possible, always, or never (issue 10)."""
+    """``[sandbox] mode``: isolate every bot where possible, always, or never."""
 
     AUTO = "auto"  # on where bubblewrap and cgroups work, else a loud warning
     REQUIRED = "required"  # refuse to start without them (contests)

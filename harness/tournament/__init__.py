@@ -1,4 +1,4 @@
-"""Tournaments: many matches and their leaderboard (DESIGN.md "Tournament promises").
+"""Tournaments: many matches and their leaderboard: a run that is stopped and started again resumes, losing nothing.
 
 Modules, in the direction of their imports: ``design`` (sampled tables) and
 ``schedule`` (formats, pairings), ``config`` (the TOML file), ``results``

@@ -1,4 +1,4 @@
-"""Matches on a Dask cluster: :class:`DaskExecutor`, the runner's second backend (issue 13).
+"""Matches on a Dask cluster: :class:`DaskExecutor`, the runner's second backend.
 
 ``[schedule] backend = "dask"`` (or ``harness run FILE --cluster ADDRESS``)
 runs every job of the runner (the entry checks, then the matches) as one task

@@ -296,7 +296,7 @@ def read_manifest(out_dir: Path) -> dict[str, Any]:
 
 
 def check_record(record: MatchRecord) -> None:
-    """Check that a record's numbers add up (chips are conserved per hand, DESIGN.md).
+    """Check that a record's numbers add up (chips are conserved: every hand's nets sum to zero).
 
     Raises:
         ValueError: a per-seat list of the wrong length, a hand whose nets do

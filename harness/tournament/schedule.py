@@ -6,8 +6,8 @@ order, and counts them without listing them (a plan of 800,000 matches is
 refused before anything is built). :func:`build_schedule` turns tables into
 matches: with duplicate on, a table of k bots is played as k matches on the
 same deals (the same ``MatchSpec.seed``), rotation r putting bot i in seat
-(i + r) % k, so every bot plays every seat's cards (DESIGN.md "Tournament
-promises").
+(i + r) % k, so every bot plays every seat's cards, so luck of the
+cards cancels out of a bot's total.
 
 Formats: ``round-robin`` (every combination of ``table_size`` bots),
 ``gauntlet`` (challengers against every combination of the others) and

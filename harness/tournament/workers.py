@@ -3,8 +3,8 @@
 The runner hands an executor :class:`Job` values and collects :class:`Done`
 values; it never knows where a job ran. :class:`LocalExecutor` (the default)
 forks one worker process per job on this machine, at most ``jobs`` at a time,
-each pinned to a CPU of its own when asked. Another backend (a cluster, issue
-13) implements the same four methods; the job's function and arguments are
+each pinned to a CPU of its own when asked. Another backend (a Dask cluster)
+implements the same four methods; the job's function and arguments are
 module-level and picklable for that reason.
 
 A job's function runs in the worker with the job's directory and returns a
