@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -114,3 +115,13 @@ def test_nothing_in_the_harness_imports_the_rl_extra(path: Path) -> None:
     for line, module in imported_modules(path):
         where = f"{path.relative_to(ROOT)}:{line} imports {module}"
         assert not module.startswith("harness.rl") and _top(module) not in ("pettingzoo", "gymnasium"), where
+
+
+@pytest.mark.parametrize("package", ["match", "tournament"])
+def test_a_package_docstring_that_lists_its_modules_lists_them_all(package: str) -> None:
+    """The module map a newcomer reads first stays true: every module of the folder is named in it."""
+    folder = ROOT / "harness" / package
+    doc = ast.get_docstring(ast.parse((folder / "__init__.py").read_text(encoding="utf-8"))) or ""
+    named = set(re.findall(r"``(\w+)``", doc))
+    modules = {p.stem for p in folder.glob("*.py") if p.stem != "__init__"}
+    assert modules <= named, f"harness/{package}/__init__.py does not name {sorted(modules - named)}"
