@@ -526,6 +526,7 @@ def match(
     from harness.match.sandbox import SandboxError
     from harness.match.specs import BOT_NAME, SandboxMode, SandboxSettings
     from harness.match.verdict import RESULT_FILE, verdicts
+    from harness.tournament.stats import bb_per_100
 
     def usage(message: str) -> typer.Exit:
         return _usage("match", message)
@@ -612,7 +613,7 @@ def match(
     rows = []
     for seat, name in enumerate(result.bots):
         faults = ", ".join(f"{k} {v}" for k, v in sorted(result.faults[seat].items())) or "-"
-        bb100 = result.net[seat] / game.unit / result.hands_played * 100 if result.hands_played else 0.0
+        bb100 = bb_per_100(result.net[seat], result.hands_played, game.unit)
         rows.append([name, seat, result.net[seat], f"{bb100:+.1f}", faults, result.status[seat]])
     _echo(
         tabulate(

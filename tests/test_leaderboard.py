@@ -178,3 +178,15 @@ def test_every_fault_kind_has_its_column() -> None:
     from harness.tournament.stats import FAULT_COLUMNS
 
     assert sorted(kind for kind, _ in FAULT_COLUMNS) == sorted(str(k) for k in FaultKind)
+
+
+def test_bb_per_100_is_one_formula_for_chips_and_big_blinds() -> None:
+    """100 * net / big_blind / hands: 150 chips at a 10-chip big blind over 300 hands is +5 bb/100."""
+    from harness.tournament.stats import bb_per_100
+
+    assert bb_per_100(150, 300, 10) == 5.0
+    assert bb_per_100(-15.0, 300) == -5.0  # net already in big blinds
+    assert bb_per_100(40, 0, 10) == 0.0  # no hand played
+    import numpy as np
+
+    assert list(bb_per_100(np.array([30.0, -6.0]), np.array([600, 200]))) == [5.0, -3.0]

@@ -22,6 +22,7 @@ from typing import Any
 
 from harness.match.untrusted import visible
 from harness.tournament.results import MatchRecord, match_files
+from harness.tournament.stats import bb_per_100
 
 
 def totals_every(total: int) -> int:
@@ -169,7 +170,7 @@ class Display:
         self.message(f"match {match_id} FAILED: {error}; see {path}")
 
     def _ranked(self) -> list[tuple[str, float]]:
-        values = [(b, 100 * self.net[b] / self.big_blind / self.hands[b]) for b in self.bots if self.hands[b]]
+        values = [(b, bb_per_100(self.net[b], self.hands[b], self.big_blind)) for b in self.bots if self.hands[b]]
         return sorted(values, key=lambda item: (-item[1], item[0]))
 
     def message(self, text: str) -> None:

@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from harness.tournament.results import MatchRecord
-from harness.tournament.stats import MIN_SETS, by_table, seated, set_deals
+from harness.tournament.stats import MIN_SETS, bb_per_100, by_table, seated, set_deals
 
 #: Resamples of :func:`bootstrap_ranks` by default (Hall and Miller use 1000-2000).
 DEFAULT_RESAMPLES = 1000
@@ -204,9 +204,9 @@ def bootstrap_ranks(records: Sequence[MatchRecord], bots: Sequence[str] | None =
     big_blinds = sorted(chips)
     bb_won = sum((chips[bb] / bb for bb in big_blinds), np.zeros((resamples, len(names))))
     with np.errstate(divide="ignore", invalid="ignore"):
-        values = np.where(hands > 0, 100.0 * bb_won / np.maximum(hands, 1), -np.inf)
+        values = np.where(hands > 0, bb_per_100(bb_won, np.maximum(hands, 1)), -np.inf)
     real_bb = sum((real_chips[bb] / bb for bb in big_blinds), np.zeros(len(names)))
-    bb100 = {name: float(100.0 * real_bb[i] / real_hands[i]) if real_hands[i] else 0.0 for name, i in index.items()}
+    bb100 = {name: float(bb_per_100(real_bb[i], int(real_hands[i]))) for name, i in index.items()}
     # rank = 1 + bots strictly ahead, per resample
     ahead = (values[:, None, :] > values[:, :, None]).sum(axis=2)
     ranks = np.sort(1 + ahead, axis=0)

@@ -42,6 +42,7 @@ from harness.engine import GameConfig
 from harness.match.deals import match_seed
 from harness.match.specs import BotSpec, FaultKind, Limits, MatchResult, MatchSpec, SandboxSettings
 from harness.tournament.schedule import rotate
+from harness.tournament.stats import bb_per_100
 
 __all__ = [
     "MIN_BLOCKS",
@@ -156,8 +157,7 @@ class Block:
 
     def score(self, big_blind: int) -> float:
         """The new bot's bb/100 over the block (both rotations' chips over both rotations' hands)."""
-        played = sum(self.hands)
-        return 100.0 * sum(self.net) / big_blind / played if played else 0.0
+        return bb_per_100(sum(self.net), sum(self.hands), big_blind)
 
     def to_dict(self) -> dict[str, Any]:
         """The ``blocks.jsonl`` line."""

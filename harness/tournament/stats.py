@@ -36,6 +36,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from harness.tournament.results import MatchRecord
 
@@ -100,19 +101,36 @@ class Estimate:
         return self.low is not None and self.high is not None and (self.low > 0 or self.high < 0)
 
 
+def bb_per_100(net: Any, hands: Any, big_blind: float = 1.0) -> Any:
+    """Big blinds won per 100 hands: ``100 * net / big_blind / hands`` (the one formula of bb/100).
+
+    Args:
+        net: chips won (with ``big_blind`` the chips of a big blind) or big
+            blinds won (``big_blind`` 1); a number or a numpy array.
+        hands: hands played: a count (0 gives 0.0) or a numpy array of
+            counts, none 0.
+        big_blind: chips of a big blind (the game's ``unit`` in fixed-limit).
+    """
+    if isinstance(hands, int | float) and not hands:
+        return 0.0
+    return 100.0 * net / big_blind / hands
+
+
 def estimate(sets: Sequence[tuple[float, int]]) -> Estimate:
     """bb/100 and 95% CI from duplicate sets ``(net in bb, hands)``; see the module docstring."""
     n = len(sets)
     hands = sum(k for _, k in sets)
     if hands == 0:
         return Estimate(0.0, None, None, n, 0)
-    r = sum(x for x, _ in sets) / hands
+    won = sum(x for x, _ in sets)
+    bb100 = bb_per_100(won, hands)
     if n < MIN_SETS:
-        return Estimate(100 * r, None, None, n, hands)
+        return Estimate(bb100, None, None, n, hands)
+    r = won / hands
     mean_k = hands / n
     se = math.sqrt(sum((x - r * k) ** 2 for x, k in sets) / (n * (n - 1))) / mean_k
     half = 100 * t_quantile_975(n - 1) * se
-    return Estimate(100 * r, 100 * r - half, 100 * r + half, n, hands)
+    return Estimate(bb100, bb100 - half, bb100 + half, n, hands)
 
 
 def seated(rec: MatchRecord) -> list[list[bool]]:
