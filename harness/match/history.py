@@ -37,6 +37,8 @@ from typing import IO, Any, cast
 
 import orjson
 
+from harness.match.specs import FaultKind
+
 #: Versions of the hand record this harness reads (it writes the last).
 READ_VERSIONS: tuple[int, ...] = (1, 2)
 
@@ -453,7 +455,7 @@ _V2_DRAW = {"discards": _is_cards, "received": _is_cards, "reshuffled": _is_card
 _V2_BET = {"owed": _is_uint, "added": _is_uint, "to": _is_uint, "all_in": _is_bool}
 _V2_TOP = {"format": _is_str, "match_id": _is_str, "hand_id": _is_uint, "seed": _whole, "button": _is_uint}
 _BY = ("bot", "fault", "out", "unsent")  # harness.match.handrecord.DECIDERS
-_FAULT_KINDS = ("timeout", "malformed", "illegal", "oversized", "crash", "disconnected", "failed_start")
+_FAULT_KINDS = tuple(kind.value for kind in FaultKind)
 
 
 def _fields_problem(obj: Any, fields: dict[str, Callable[[Any], bool]], where: str) -> str | None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.match.history import HistoryError
+from harness.match.specs import FaultKind
 from harness.match.tracebacks import find_traces
 from harness.report.hands import hand_view, read_hand_records
 from harness.tournament.results import (
@@ -293,8 +294,8 @@ def collect(out_dir: Path, *, viewer_hands: int | None = VIEWER_HANDS_PER_MATCH,
             if not counts[name][kind]:
                 continue
             example = first_fault.get((name, kind)) or FaultExample(kind, 0, "", None, None, "")
-            if kind == "failed_start" and not example.match_id:
-                first = next(((m, s) for m, s in bot.put_out if s.startswith("failed_start")), None)
+            if kind == FaultKind.FAILED_START and not example.match_id:
+                first = next(((m, s) for m, s in bot.put_out if s.startswith(FaultKind.FAILED_START)), None)
                 example.match_id, example.detail = (first or ("", ""))
             example.count = counts[name][kind]
             bot.faults.append(example)

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from harness.match.specs import FaultKind
 from harness.match.untrusted import visible
 from harness.tournament.results import MatchRecord, match_files
 from harness.tournament.stats import bb_per_100
@@ -38,7 +39,7 @@ def match_flags(record: MatchRecord) -> str:
     failed = []
     for seat, name in enumerate(res.bots):
         counts = {k: v for k, v in res.faults[seat].items() if v}
-        if counts.get("failed_start"):
+        if counts.get(FaultKind.FAILED_START):
             failed.append(name)
             continue
         if counts:
@@ -156,7 +157,7 @@ class Display:
             if res.status[seat] != "ok" and name not in self.warned:
                 self.warned.add(name)
                 log = match_files(self.out_dir, res.match_id) / "logs" / f"{seat}-{name}.err"
-                what = "failed to start" if res.faults[seat].get("failed_start") else "was put out"
+                what = "failed to start" if res.faults[seat].get(FaultKind.FAILED_START) else "was put out"
                 self.message(f"first failure of bot {name!r}: it {what} in {res.match_id}: {res.status[seat]}; "
                              f"its log: {log}")
         ranked = self._ranked()

@@ -53,7 +53,7 @@ from harness.match.history import HistoryTail, find_history
 from harness.match.outdir import StorageError, storage_errno
 from harness.match.sandbox import SandboxError
 from harness.match.sandbox import plan as plan_sandbox
-from harness.match.specs import BotSpec, Limits, MatchResult, MatchSpec, SandboxSettings
+from harness.match.specs import BotSpec, FaultKind, Limits, MatchResult, MatchSpec, SandboxSettings
 from harness.match.untrusted import visible
 from harness.tournament.cluster import ClusterError
 from harness.tournament.config import Backend, ConfigError, TournamentConfig
@@ -248,10 +248,10 @@ def never_started(records: Sequence[MatchRecord], out_dir: Path) -> dict[str, st
     for rec in records:
         res = rec.result
         for seat, name in enumerate(res.bots):
-            if not res.faults[seat].get("failed_start"):
+            if not res.faults[seat].get(FaultKind.FAILED_START):
                 started.add(name)
             elif name not in first:
-                reason = res.status[seat] if res.status[seat] != "ok" else "failed_start"
+                reason = res.status[seat] if res.status[seat] != "ok" else FaultKind.FAILED_START.value
                 err = match_files(out_dir, res.match_id) / "logs" / f"{seat}-{name}.err"
                 last = _last_line(err)
                 first[name] = reason + (f"; its stderr ({err}) ends with: {last}" if last else "")

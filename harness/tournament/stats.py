@@ -38,6 +38,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.match.specs import FaultKind
 from harness.tournament.results import MatchRecord
 
 #: Duplicate sets a statistic of spread needs (the CI here; rank intervals and LOS in ratings.py).
@@ -45,15 +46,15 @@ MIN_SETS = 2
 #: A bot put out (or failing to start) in more than this share of its matches is not ranked.
 UNRANKED_SHARE = 0.5
 
-# Fault kinds as the referee names them (harness.match.specs.FaultKind) and their column names.
-FAULT_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("timeout", "timeouts"),
-    ("illegal", "illegal"),
-    ("malformed", "malformed"),
-    ("oversized", "oversized"),
-    ("crash", "crashes"),
-    ("disconnected", "disconnections"),
-    ("failed_start", "failed_starts"),
+#: Every fault kind and its leaderboard column, in the columns' order.
+FAULT_COLUMNS: tuple[tuple[FaultKind, str], ...] = (
+    (FaultKind.TIMEOUT, "timeouts"),
+    (FaultKind.ILLEGAL, "illegal"),
+    (FaultKind.MALFORMED, "malformed"),
+    (FaultKind.OVERSIZED, "oversized"),
+    (FaultKind.CRASH, "crashes"),
+    (FaultKind.DISCONNECTED, "disconnections"),
+    (FaultKind.FAILED_START, "failed_starts"),
 )
 
 # 97.5% quantiles of Student's t, df = 1..30.
@@ -439,7 +440,7 @@ def unranked(records: Sequence[MatchRecord], bots: Sequence[str],
         res = rec.result
         for seat, name in enumerate(res.bots):
             played[name] += 1
-            if res.faults[seat].get("failed_start"):
+            if res.faults[seat].get(FaultKind.FAILED_START):
                 starts[name] += 1
             if res.status[seat] != "ok":
                 out[name] += 1
