@@ -519,6 +519,7 @@ def match(
     from tabulate import tabulate
 
     from harness.engine import ConfigError, GameConfig
+    from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS
     from harness.match.deals import new_seed, parse_seed, seed_hex, seed_warning
     from harness.match.history import history_name
     from harness.match.outdir import OutDirError, default_out_dir, prepare_out_dir
@@ -554,8 +555,9 @@ def match(
         except ValueError as exc:
             raise usage(f"cannot split the command of --bot {name}: {exc}") from None
         specs.append(BotSpec(name, argv, cwd=None if bot_dir is None else os.fspath(bot_dir.resolve())))
-    if not 2 <= len(specs) <= 6:
-        raise usage(f"a match needs 2 to 6 bots (R1.2), got {len(specs)}; give --bot NAME=COMMAND once per seat")
+    if not MIN_PLAYERS <= len(specs) <= MAX_PLAYERS:
+        raise usage(f"a match needs {MIN_PLAYERS} to {MAX_PLAYERS} bots (R1.2), got {len(specs)}; "
+                    "give --bot NAME=COMMAND once per seat")
     problem = _out_of_bounds(
         ("--hands", "hands", hands), ("--decision-ms", "decision_ms", decision_ms),
         ("--time-bank-ms", "time_bank_ms", time_bank_ms), ("--max-faults", "max_faults", max_faults),

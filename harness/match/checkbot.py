@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from harness.engine.config import GameConfig, Structure
+from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS, GameConfig, Structure
 from harness.match.botproc import PASSED_ENV, PASSED_ENV_PREFIXES, resolve_command
 from harness.match.history import decision_times, find_history, read_history, record_faults
 from harness.match.msgsize import message_problem
@@ -582,8 +582,8 @@ def check_bot(
         problem = bound_problem(setting, value, option)
         if problem:
             raise ValueError(problem)
-    if not 1 <= len(opponents) <= 5:
-        raise ValueError(f"1 to 5 opponents are needed, got {len(opponents)}")
+    if not MIN_PLAYERS - 1 <= len(opponents) <= MAX_PLAYERS - 1:
+        raise ValueError(f"{MIN_PLAYERS - 1} to {MAX_PLAYERS - 1} opponents are needed, got {len(opponents)}")
     game = game or GameConfig()
     forced = game.ante + (game.big_blind if game.blinds else 0)
     if starting_stack < max(1, forced):

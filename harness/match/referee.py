@@ -52,6 +52,7 @@ from harness.engine import (
 )
 from harness.engine.actions import CALL_ACTION, CHECK_ACTION, FOLD_ACTION
 from harness.engine.cards import CARD_STRS
+from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS
 from harness.match import cgroups, handrecord
 from harness.match.botproc import BotProcess, BotStartError, stop_all
 from harness.match.clock import Clock
@@ -235,8 +236,8 @@ def _with_strays(detail: str, conn: Connection) -> str:
 
 
 def _check_bots(bots: Sequence[BotSpec], spec: MatchSpec) -> None:
-    if not 2 <= len(bots) <= 6:
-        raise ValueError(f"a match needs 2 to 6 bots (R1.2), got {len(bots)}")
+    if not MIN_PLAYERS <= len(bots) <= MAX_PLAYERS:
+        raise ValueError(f"a match needs {MIN_PLAYERS} to {MAX_PLAYERS} bots (R1.2), got {len(bots)}")
     seen: set[str] = set()
     for b in bots:
         if not b.name or not set(b.name) <= _NAME_OK:

@@ -21,6 +21,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from harness.engine.config import MAX_PLAYERS as MAX_SEATS
+from harness.engine.config import MIN_PLAYERS as MIN_SEATS
 from harness.engine.config import GameConfig, Replacements, Structure
 from harness.match.deals import parse_seed
 from harness.match.msgsize import message_problem
@@ -45,7 +47,6 @@ from harness.tournament.schedule import (
     default_tables_per_bot,
 )
 
-MIN_SEATS, MAX_SEATS = 2, 6  # R1.2
 #: Default ``[schedule] max_matches``: about 3 hours of 1,000-hand heads-up matches with 2 jobs on the
 #: 2-core machine this is developed on (README "Speed"); larger plans must say so or use "sampled".
 DEFAULT_MAX_MATCHES = 10_000

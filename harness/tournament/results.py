@@ -63,6 +63,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS
 from harness.match.deals import commitment
 from harness.match.history import HANDS_FILE as HANDS_FILE  # re-exported: the plain history's name
 from harness.match.history import find_history, read_history
@@ -306,8 +307,8 @@ def check_record(record: MatchRecord) -> None:
     """
     res = record.result
     n = len(res.bots)
-    if not 2 <= n <= 6 or len(set(res.bots)) != n:
-        raise ValueError(f"bots {res.bots} must be 2 to 6 distinct names")
+    if not MIN_PLAYERS <= n <= MAX_PLAYERS or len(set(res.bots)) != n:
+        raise ValueError(f"bots {res.bots} must be {MIN_PLAYERS} to {MAX_PLAYERS} distinct names")
     for name in res.bots:
         if not isinstance(name, str) or not BOT_NAME.match(name):
             raise ValueError(f"bot name {name!r} is not a bot name (1-32 letters, digits, '_', '.' or '-')")
