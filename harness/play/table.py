@@ -258,11 +258,17 @@ class TableView:
         self.totals: list[int] = []
         self.hands_done = 0
         self.notice = ""
+        self._on_event: Any = None
 
     # ---- feeding
 
-    def update(self, msg: Message) -> list[str]:
-        """Apply one message; return a line per event it brought (oldest first)."""
+    def update(self, msg: Message, on_event: Any = None) -> list[str]:
+        """Apply one message; return a line per event it brought (oldest first).
+
+        ``on_event(line)``, if given, is called after each event of the hand is applied, the
+        table then showing the state right after that event (the interfaces draw it).
+        """
+        self._on_event = on_event
         lines: list[str] = []
         if isinstance(msg, MatchStart):
             self.match = msg
@@ -317,7 +323,11 @@ class TableView:
         lines = []
         for event in list(history)[self.applied:]:
             lines.append(self._apply(event))
-        self.applied = max(self.applied, len(history))
+            self.applied += 1
+            if self._on_event is not None:
+                self.log.append(lines[-1])
+                self._on_event(lines[-1])
+                self.log.pop()
         return lines
 
     def _apply(self, e: Any) -> str:

@@ -23,7 +23,7 @@ from rich.text import Text
 
 from harness.match.human import LEFT, HumanLink
 from harness.play.table import CommandError, TableView
-from protocol.messages import ActRequest, DrawRequest, Error, HandEnd, HandStart, MatchStart
+from protocol.messages import ActRequest, DrawRequest, HandEnd
 
 __all__ = ["TerminalTable", "card_text"]
 
@@ -153,12 +153,19 @@ class TerminalTable:
             self.console.print(line, markup=False, style="dim" if not line.startswith("—") else "bold")
         self.console.print(self.table())
 
-    def _event_lines(self, lines: list[str], pace: bool) -> None:
+    def _event(self, line: str) -> None:
+        """One event of the hand applied: on a terminal the table as it is now, else the event's line."""
+        if self.live:
+            self._screen()
+            if self.pace_s:
+                time.sleep(self.pace_s)
+        else:
+            self.console.print(line, markup=False)
+
+    def _lines(self, lines: list[str]) -> None:
         for line in lines:
             if self.live:
                 self._screen()
-                if pace and self.pace_s:
-                    time.sleep(self.pace_s)
             else:
                 self.console.print(line, markup=False)
 
@@ -173,22 +180,19 @@ class TerminalTable:
                 continue
             if msg == LEFT:
                 return
-            lines = view.update(msg)  # type: ignore[arg-type]
+            # The hand's events are drawn one by one as they are applied (_event); the message's other lines after.
+            before = view.applied
+            lines = view.update(msg, self._event)  # type: ignore[arg-type]
+            events = view.applied - before if isinstance(msg, (ActRequest, DrawRequest, HandEnd)) else 0
+            self._lines(lines[events:])
             if isinstance(msg, (ActRequest, DrawRequest)):
-                self._event_lines(lines, pace=True)
-                if self.gone:
-                    continue
-                self._decide(link, msg)
+                if not self.gone:
+                    self._decide(link, msg)
             elif isinstance(msg, HandEnd):
-                self._event_lines(lines, pace=True)
                 if self.live:
                     self._screen()
                 else:
                     self.console.print(self.table())
-            elif isinstance(msg, (MatchStart, HandStart, Error)):
-                self._event_lines(lines, pace=False)
-            else:
-                self._event_lines(lines, pace=False)
 
     def _decide(self, link: HumanLink, request: ActRequest | DrawRequest) -> None:
         """Draw the table, read commands until one is legal, send it."""
