@@ -185,6 +185,28 @@ def _tmux() -> str:
     return path
 
 
+def _screenshot(ansi: str, png: Path) -> None:
+    """The README's picture of the terminal: tmux's screen (with its colours) drawn by rich, shot by chromium."""
+    from playwright.sync_api import sync_playwright
+    from rich.console import Console
+    from rich.text import Text
+
+    from tests.test_report import CHROMIUM_FLAGS, chromium_path
+
+    console = Console(record=True, width=130, file=open(os.devnull, "w"), force_terminal=True)  # noqa: SIM115
+    console.print(Text.from_ansi(ansi.rstrip() + "\n"))
+    svg = console.export_svg(title="harness play")
+    png.parent.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.set_content(f"<html><body style='margin:0;background:#fff'>{svg}</body></html>")
+            page.locator("svg").first.screenshot(path=str(png))
+        finally:
+            browser.close()
+
+
 def test_play_in_a_real_terminal_under_tmux(tmp_path: Path) -> None:
     tmux = _tmux()
     sock = str(tmp_path / "tmux.sock")
@@ -211,6 +233,8 @@ def test_play_in_a_real_terminal_under_tmux(tmp_path: Path) -> None:
 
     try:
         first = wait_for(r"your move")
+        coloured = subprocess.run([*base, "capture-pane", "-e", "-p", "-t", "play"], capture_output=True, text=True,
+                                  check=True).stdout
         assert re.search(r"your cards\s+1:\S+[♥♦♣♠]", first), first
         assert "f fold" in first and re.search(r"c (call|check)", first), first
         shots = [first]
@@ -228,7 +252,7 @@ def test_play_in_a_real_terminal_under_tmux(tmp_path: Path) -> None:
         assert "hand history:" in final
         assert any("draw" in s and "discard up to" in s for s in shots), "never saw the draw's legal action"
         if os.environ.get("HARNESS_WRITE_DOCS"):
-            (ROOT / "docs" / "play-terminal.txt").write_text(first, encoding="utf-8")
+            _screenshot(coloured, ROOT / "docs" / "img" / "play-terminal.png")
     finally:
         subprocess.run([*base, "kill-server"], capture_output=True)
     records = list(read_history(out / "hands.jsonl"))
