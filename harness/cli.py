@@ -987,6 +987,39 @@ def play(
 
 
 @app.command()
+def watch(
+    directory: Path = typer.Argument(..., help="A match folder (harness match/play --out) or a tournament's output."),
+    port: int = typer.Option(0, "--port", help="Port on 127.0.0.1 (default: a free one)."),
+    present: bool = typer.Option(False, "--present", help="Open in the presenter view: full screen, large, "
+                                 "standings between matches, advancing by itself."),
+) -> None:
+    """Follow a running (or finished) match or tournament in the browser; any number of browsers may watch.
+
+    Hands appear as they end (a tournament's once its table is revealed); hole cards are shown only at the
+    end of each hand. Serves until Ctrl-C. Exit status 0, 2 on a usage error.
+    """
+    from harness.play.watch import Follower, WatchServer
+
+    if not 0 <= port <= 65535:
+        raise _usage("watch", f"--port must be from 0 to 65535, got {port}")
+    try:
+        follower = Follower(directory)
+    except ValueError as exc:
+        raise _usage("watch", str(exc)) from None
+    try:
+        server = WatchServer(follower, port=port, present=present)
+    except OSError as exc:
+        raise _usage("watch", f"--port {port}: cannot listen on 127.0.0.1: {exc.strerror or exc}") from None
+    _say("watch", f"open {server.url} in your browsers to watch {directory} (Ctrl-C stops)")
+    try:
+        server.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+
+
+@app.command()
 def sprt(
     bot: list[str] = typer.Option(
         ..., "--bot", help="NAME=COMMAND, twice: the new version first, then the old one."
