@@ -104,6 +104,9 @@ class HumanLink:
         self._lock = threading.Lock()
         self._pending: ActRequest | DrawRequest | None = None
         self._leave = threading.Event()
+        #: Called by the seat's thread with every ``error`` the referee sends (an idle limit passed), at
+        #: once: an interface blocked on the person's input can say so without waiting for it.
+        self.on_error: Any = None
 
     # ---- the seat's side
 
@@ -115,6 +118,8 @@ class HumanLink:
             elif isinstance(msg, Error) and self._pending is not None and msg.seq == self._pending.seq:
                 self._pending = None  # timed out: the referee has played the default action
         self._events.put(msg)
+        if isinstance(msg, Error) and self.on_error is not None:
+            self.on_error(msg)
 
     def take_answer(self) -> ActionReply | DiscardReply | None:
         """The person's answer to the pending request, if one came (the seat's thread); stale ones are dropped."""

@@ -422,14 +422,19 @@ class TableView:
     def pots(self) -> list[tuple[int, tuple[int, ...]]]:
         """Main pot and side pots of the chips in so far (R5.5): ``[(chips, eligible seats)]``.
 
-        Side pots exist only once someone is all-in; before that the chips in are one pot.
+        Side pots exist only once someone is all-in; before that the chips in are one pot. The part of
+        a bet nobody has matched yet is in no pot (it may still be returned, R3.9).
         """
         if not self.seats:
             return []
+        live = [not s.folded for s in self.seats]
         if not any(s.all_in for s in self.seats):
             total = sum(s.contrib for s in self.seats)
-            return [(total, tuple(k for k, s in enumerate(self.seats) if not s.folded))] if total else []
-        return build_pots([s.contrib for s in self.seats], [not s.folded for s in self.seats])
+            return [(total, tuple(k for k, ok in enumerate(live) if ok))] if total else []
+        contrib = [s.contrib for s in self.seats]
+        top = sorted((c for c, ok in zip(contrib, live, strict=True) if ok), reverse=True)
+        matched = top[1] if len(top) > 1 else top[0] if top else 0
+        return build_pots([min(c, matched) for c in contrib], live)
 
     def best_five(self) -> tuple[list[str], str]:
         """This seat's best five now and its category in words (R5.1)."""

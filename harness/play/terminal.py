@@ -23,7 +23,7 @@ from rich.text import Text
 
 from harness.match.human import LEFT, HumanLink
 from harness.play.table import CommandError, TableView
-from protocol.messages import ActRequest, DrawRequest, HandEnd
+from protocol.messages import ActRequest, DrawRequest, Error, HandEnd
 
 __all__ = ["TerminalTable", "card_text"]
 
@@ -71,6 +71,8 @@ class TerminalTable:
         self.read_line = read_line or self._read
         self.view = TableView()
         self.gone = False
+        self._waiting = False
+        self._said: Error | None = None
 
     # ---- input
 
@@ -174,6 +176,7 @@ class TerminalTable:
     def __call__(self, link: HumanLink) -> None:
         """Play the seat until the match is over (see :func:`harness.play.session.play_with_human`)."""
         view = self.view
+        link.on_error = self._told
         while True:
             msg = link.next(None)
             if msg is None:
@@ -184,7 +187,8 @@ class TerminalTable:
             before = view.applied
             lines = view.update(msg, self._event)  # type: ignore[arg-type]
             events = view.applied - before if isinstance(msg, (ActRequest, DrawRequest, HandEnd)) else 0
-            self._lines(lines[events:])
+            if msg is not self._said:  # an error already said at once (_told) is not said twice
+                self._lines(lines[events:])
             if isinstance(msg, (ActRequest, DrawRequest)):
                 if not self.gone:
                     self._decide(link, msg)
@@ -194,6 +198,12 @@ class TerminalTable:
                 else:
                     self.console.print(self.table())
 
+    def _told(self, msg: Error) -> None:
+        """The referee's word while the person may be typing (the idle limit passed): said at once."""
+        if self._waiting:
+            self._said = msg
+            self.console.print(f"\n! {msg.message}; type a command for the next decision", markup=False)
+
     def _decide(self, link: HumanLink, request: ActRequest | DrawRequest) -> None:
         """Draw the table, read commands until one is legal, send it."""
         if self.live:
@@ -201,7 +211,11 @@ class TerminalTable:
         else:
             self.console.print(self.table())
         while True:
-            line = self.read_line()
+            self._waiting = True
+            try:
+                line = self.read_line()
+            finally:
+                self._waiting = False
             if line == "":  # end of input: the person leaves (the referee puts the seat out)
                 self.gone = True
                 self.console.print("end of input: you leave the table; the bots play on without you", markup=False)
