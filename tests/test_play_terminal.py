@@ -86,6 +86,7 @@ def _choices(screen: str) -> dict[str, str]:
     return out
 
 
+@pytest.mark.slow
 def test_a_piped_game_of_20_hands_uses_every_command(tmp_path: Path) -> None:
     out = tmp_path / "game"
     proc = subprocess.Popen(
@@ -258,3 +259,20 @@ def test_play_in_a_real_terminal_under_tmux(tmp_path: Path) -> None:
     records = list(read_history(out / "hands.jsonl"))
     assert len(records) == 2
     assert all(a["by"] == "bot" for r in records for a in r["actions"] if a["seat"] == 0)
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["play", "--bot", "raiser"], "harness play: --bot 'raiser' must be NAME=COMMAND"),
+    (["play", "--bot", RAISER, "--seat", "2"], "harness play: --seat 2: with 1 bot(s) the seats are 0 to 1"),
+    (["play", "--bot", RAISER, "--name", "raiser"], "harness play: --name 'raiser' is also a bot's name"),
+    (["play", "--bot", RAISER, "--idle-ms", "0"], "harness play: --idle-ms must be at least 1, got 0"),
+    (["play", "--bot", RAISER, "--hands", "0"], "harness play: --hands must be at least 1, got 0"),
+    (["watch", "/no/such/dir"], "harness watch: /no/such/dir is not a directory"),
+])
+def test_usage_errors_are_one_line(argv: list[str], message: str, tmp_path: Path) -> None:
+    done = subprocess.run([*_harness_cmd(), *argv], capture_output=True, text=True, cwd=tmp_path,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 2
+    assert done.stderr.strip() == message or done.stderr.startswith(message), done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "results").exists()

@@ -14,6 +14,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from harness.engine import GameConfig
 from harness.play.watch import Follower, hand_script
 from tests.history_helpers import random_match
@@ -59,6 +61,7 @@ def test_the_follower_reads_a_growing_history(tmp_path: Path) -> None:
     assert [h["hand_id"] for h in follower.hands] == [0, 1, 2, 3, 4]
 
 
+@pytest.mark.slow
 def test_two_browsers_follow_a_running_match_and_never_see_a_hole_card_early(tmp_path: Path) -> None:
     executable = chromium_path()
     if executable is None:
