@@ -8,6 +8,7 @@ ever draw a face-up card while the hand it shows is not over.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -61,6 +62,23 @@ def test_the_follower_reads_a_growing_history(tmp_path: Path) -> None:
     assert [h["hand_id"] for h in follower.hands] == [0, 1, 2, 3, 4]
 
 
+def test_a_tournament_is_followed_only_through_its_published_matches(tmp_path: Path) -> None:
+    for where, match_id, seed in (("matches", "t1-a", 1), ("matches", "t1-b", 2), (".private/matches", "t2-a", 3)):
+        folder = tmp_path / where / match_id
+        folder.mkdir(parents=True)
+        records = random_match(GameConfig(), seats=2, hands=3, seed=seed, match_id=match_id)
+        (folder / "hands.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    follower = Follower(tmp_path)
+    assert follower.poll() == 6
+    assert {h["match_id"] for h in follower.hands} == {"t1-a", "t1-b"}  # t2 is not revealed yet
+    assert follower.poll() == 0
+
+
+def test_a_folder_that_is_neither_a_match_nor_a_tournament_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="holds no hand history"):
+        Follower(tmp_path)
+
+
 @pytest.mark.slow
 def test_two_browsers_follow_a_running_match_and_never_see_a_hole_card_early(tmp_path: Path) -> None:
     executable = chromium_path()
@@ -109,6 +127,14 @@ def test_two_browsers_follow_a_running_match_and_never_see_a_hole_card_early(tmp
                     assert shown and set(shown) <= held
                     assert page.locator("#graph .main-svg").count() >= 1
                 assert len(loads) == 2  # one load per page: the hands came without a reload
+                if os.environ.get("HARNESS_WRITE_DOCS"):
+                    pages[0].screenshot(path=str(ROOT / "docs" / "img" / "watch.png"))
+                # The presenter view: the same page, large, from ?present=1.
+                page = browser.new_page(viewport={"width": 1600, "height": 900})
+                page.goto(url + "?present=1")
+                page.wait_for_selector("body.present")
+                page.select_option("#speed", "10")
+                page.wait_for_selector("#felt[data-complete='true']", timeout=30000)
             finally:
                 browser.close()
     finally:

@@ -76,7 +76,8 @@ function drawGraph(matchId) {
   });
   Plotly.react("graph", traces, {
     title: { text: `${matchId}: chips won`, font: { color: "#eee" } }, paper_bgcolor: "#162019", plot_bgcolor: "#162019",
-    font: { color: "#ddd" }, margin: { l: 50, r: 10, t: 40, b: 40 }, height: 260, xaxis: { title: "hand" },
+    font: { color: "#ddd" }, margin: { l: 50, r: 10, t: 40, b: 40 }, height: 260,
+    xaxis: { title: "hand", dtick: Math.max(1, Math.ceil(rows.length / 10)) },
   }, { displayModeBar: false, responsive: true });
 }
 
