@@ -485,7 +485,8 @@ class TableView:
                  "five": s.five, "category": s.category}
                 for k, s in enumerate(self.seats)
             ],
-            "pot": sum(s.contrib for s in self.seats),
+            # At the end, what the pots held: an uncalled bet went back to its owner (R3.9).
+            "pot": sum(p["chips"] for p in self.pots_won) if self.shown else sum(s.contrib for s in self.seats),
             "pots": [{"chips": c, "eligible": [self.seats[e].name for e in el]} for c, el in self.pots()],
             "won": self.pots_won,
             "best": {"five": five, "category": category},
