@@ -107,3 +107,33 @@ def test_one_hand_played_by_clicking_with_a_raise_and_a_two_card_draw(tmp_path: 
     assert raised and any(a["kind"] == "raise" and a["to"] == 30 for a in mine)
     draw = next(a for a in mine if a["kind"] == "draw")
     assert sorted(draw["discards"]) == sorted(picked)
+
+
+def _post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int, str]:
+    import urllib.error
+    import urllib.request
+
+    req = urllib.request.Request(url, data=body, headers=headers, method="POST")
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+def test_the_answer_route_takes_json_from_its_own_page_only() -> None:
+    from harness.play.web import WebTable
+
+    table = WebTable(port=0, pace_ms=0)
+    try:
+        answer = table.url + "answer"
+        body = b'{"seq": 1, "action": "fold"}'
+        assert _post(answer, body, {"Content-Type": "text/plain"})[0] == 415  # what a foreign form can send
+        code, text = _post(answer, body, {"Content-Type": "application/json", "Origin": "http://evil.example"})
+        assert code == 403 and "evil.example" in text
+        assert _post(answer, body, {"Content-Type": "application/json", "Host": "evil.example"})[0] == 400
+        code, text = _post(answer, body, {"Content-Type": "application/json", "Origin": table.url.rstrip("/")})
+        assert code == 409 and "nothing to answer" in text  # the right page, but no request is pending
+        assert _post(answer, b'{"seq": "x"}', {"Content-Type": "application/json"})[0] == 400
+    finally:
+        table.close(0)

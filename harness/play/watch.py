@@ -28,6 +28,8 @@ from typing import Any
 import uvicorn
 from sse_starlette.sse import EventSourceResponse
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
@@ -238,7 +240,8 @@ class WatchServer:
         self._sock.listen(64)
         self.port = self._sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}/" + ("?present=1" if present else "")
-        app = Starlette(routes=[
+        app = Starlette(middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=["127.0.0.1", "localhost"])],
+                        routes=[
             Route("/", self._page),
             Route("/static/plotly.js", self._plotly),
             Route("/static/{name}", self._static),

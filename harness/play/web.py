@@ -22,6 +22,8 @@ from typing import Any
 import uvicorn
 from sse_starlette.sse import EventSourceResponse
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
@@ -61,7 +63,10 @@ class WebTable:
         self._sock.listen(16)
         self.port = self._sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}/"
-        app = Starlette(routes=[
+        # Only this machine's names reach the app (no DNS rebinding), and an answer must come from the page
+        # itself: JSON from this origin (another site's form cannot post one).
+        app = Starlette(middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=["127.0.0.1", "localhost"])],
+                        routes=[
             Route("/", self._page),
             Route("/static/{name}", self._static),
             Route("/state", self._state),
@@ -142,6 +147,11 @@ class WebTable:
         return EventSourceResponse(stream(), ping=15)
 
     async def _answer(self, request: Request) -> Response:
+        origin = request.headers.get("origin")
+        if origin is not None and origin.rstrip("/") not in (self.url.rstrip("/"), f"http://localhost:{self.port}"):
+            return JSONResponse({"error": f"answers come from the table's own page, not {origin}"}, 403)
+        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+            return JSONResponse({"error": "an answer is JSON (Content-Type: application/json)"}, 415)
         try:
             body = await request.json()
             seq = int(body["seq"])
