@@ -31,6 +31,7 @@ def test_one_hand_played_by_clicking_with_a_raise_and_a_two_card_draw(tmp_path: 
     if executable is None:
         skip_loudly("no chromium executable found")
     try:
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
         from playwright.sync_api import sync_playwright
     except ImportError:
         skip_loudly("the playwright Python package is not installed (pip install -e '.[test]')")
@@ -70,9 +71,18 @@ def test_one_hand_played_by_clicking_with_a_raise_and_a_two_card_draw(tmp_path: 
                 raised = True
                 page.wait_for_function("() => !document.querySelector('#wager') || "
                                        "document.querySelector('#hand.drawing')")
-                while not page.locator("#hand.drawing").count():
-                    page.click("#controls button.passive")
-                    page.wait_for_timeout(400)
+                call = page.locator("#controls button", has_text=re.compile("^(Call|Check)"))
+                while True:  # call until the draw (never the draw's own button: it would stand pat)
+                    page.wait_for_function(
+                        "() => document.querySelector('#hand.drawing') || [...document.querySelectorAll("
+                        "'#controls button')].some(b => /^(Call|Check)/.test(b.textContent))", timeout=30000)
+                    if page.locator("#hand.drawing").count():
+                        break
+                    try:
+                        call.first.click(timeout=3000)
+                    except PlaywrightTimeout:  # the draw came meanwhile: the loop sees it
+                        continue
+                    page.wait_for_timeout(300)
                 # The draw: click two cards, then Discard 2.
                 cards = page.locator("#hand .card")
                 picked = [cards.nth(5).get_attribute("data-card"), cards.nth(6).get_attribute("data-card")]
