@@ -79,6 +79,15 @@ def test_a_match_knows_nothing_of_tournaments(path: Path) -> None:
         assert not module.startswith("harness.tournament"), f"{path.relative_to(ROOT)}:{line} imports {module}"
 
 
+NOT_PLAY = [p for p in files("harness") if p.relative_to(ROOT).parts[1] not in ("play", "cli.py")]
+
+
+@pytest.mark.parametrize("path", NOT_PLAY, ids=lambda p: str(p.relative_to(ROOT)))
+def test_only_the_cli_uses_the_play_interfaces(path: Path) -> None:
+    for line, module in imported_modules(path):
+        assert not module.startswith("harness.play"), f"{path.relative_to(ROOT)}:{line} imports {module}"
+
+
 @pytest.mark.parametrize("path", files("harness/tournament") + files("harness/match"), ids=lambda p: p.name)
 def test_reports_sit_on_top(path: Path) -> None:
     """harness/report reads what tournaments and matches leave; neither imports it (nor the CLI)."""
@@ -116,11 +125,3 @@ def test_nothing_in_the_harness_imports_the_rl_extra(path: Path) -> None:
         where = f"{path.relative_to(ROOT)}:{line} imports {module}"
         assert not module.startswith("harness.rl") and _top(module) not in ("pettingzoo", "gymnasium"), where
 
-
-NOT_PLAY = [p for p in files("harness") if p.relative_to(ROOT).parts[1] not in ("play", "cli.py")]
-
-
-@pytest.mark.parametrize("path", NOT_PLAY, ids=lambda p: str(p.relative_to(ROOT)))
-def test_only_the_cli_uses_the_play_interfaces(path: Path) -> None:
-    for line, module in imported_modules(path):
-        assert not module.startswith("harness.play"), f"{path.relative_to(ROOT)}:{line} imports {module}"

@@ -1,9 +1,21 @@
-"""One match: the referee and what it drives (DESIGN.md "Referee promises").
+"""One match: the referee and what it drives: it never blocks forever on a bot, and the match always finishes.
 
-Modules, in the direction of their imports: ``specs`` (value types),
-``clock``, ``placement``, ``handrecord`` (the hand record, docs/HISTORY.md),
-``history`` and ``replay`` (hand-history files, every version),
-``botproc`` (bot subprocesses), ``connection`` (one bot's ZeroMQ channel),
-``referee`` (plays the match), ``outdir`` and ``checkbot`` (``harness
-check-bot``). Nothing here imports :mod:`harness.tournament`.
+Modules, in the direction of their imports:
+
+- values and rules of a match: ``specs`` (value types), ``clock`` (a bot's
+  clock), ``deals`` (secret seeds), ``msgsize`` (message bounds), ``untrusted``
+  (text a bot controls, made safe);
+- the hand history: ``handrecord`` (the record, docs/HISTORY.md), ``history``
+  (files, every version), ``replay`` (re-running a history);
+- bot hosting: ``placement`` (CPU pinning), ``cgroups``, ``treelimits``
+  (limits without cgroups), ``syscall_filter``, ``sysinfo_supervisor``,
+  ``sandbox`` (bubblewrap), ``botproc`` (bot subprocesses), ``startcause``
+  and ``tracebacks`` (reading a bot's stderr);
+- the wire: ``zmtp`` (the ZMTP parser), ``wire`` (per-hand messages),
+  ``connection`` (one bot's channel);
+- the match: ``referee`` (plays it), ``human`` (a seat a person answers,
+  ``harness play``), ``verdict`` (what ``harness match`` says), ``outdir``
+  and ``checkbot`` (``harness check-bot``).
+
+Nothing here imports :mod:`harness.tournament`.
 """
