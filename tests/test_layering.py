@@ -124,4 +124,3 @@ def test_nothing_in_the_harness_imports_the_rl_extra(path: Path) -> None:
     for line, module in imported_modules(path):
         where = f"{path.relative_to(ROOT)}:{line} imports {module}"
         assert not module.startswith("harness.rl") and _top(module) not in ("pettingzoo", "gymnasium"), where
-
