@@ -848,7 +848,8 @@ def play(
         "NAME@DIR=COMMAND runs that bot in DIR."
     ),
     hands: int = typer.Option(20, "--hands", help="Hands to play (at least 1)."),
-    seat: int = typer.Option(0, "--seat", help="Your seat, 0 to the number of bots (0: first to the button)."),
+    seat: int = typer.Option(0, "--seat", help="Your seat, 0 to the number of bots (hand h has the button at seat "
+                             "h mod players)."),
     seed: str | None = typer.Option(
         None, "--seed", help="Match seed (deals), decimal or hex; default: a secret one, printed after the match."
     ),
