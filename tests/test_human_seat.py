@@ -13,6 +13,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from harness.engine import GameConfig
 from harness.match.history import read_history
 from harness.match.human import LEFT, HumanLink, HumanSpec
@@ -102,3 +104,35 @@ def test_a_person_who_leaves_is_put_out_and_the_match_ends(tmp_path: Path) -> No
                         tmp_path, sandbox=OFF)
     assert result.hands_played == 3 and result.status[0] != "ok"
     assert "left the table" in result.status[0]
+
+
+def test_a_human_reply_is_validated_as_a_bots(tmp_path: Path) -> None:
+    """An interface that sends an illegal raise gets the referee's ``illegal`` fault, as a bot would."""
+    link = HumanLink()
+
+    def run() -> None:
+        first = True
+        while (msg := link.next(30)) not in (None, LEFT):
+            if isinstance(msg, ActRequest):
+                link.answer(ActionReply(seq=msg.seq, action="raise", amount=1) if first else
+                            ActionReply(seq=msg.seq, action="check" if "check" in msg.legal.actions else "call"))
+                first = False
+            elif isinstance(msg, DrawRequest):
+                link.answer(DiscardReply(seq=msg.seq, cards=()))
+
+    person = threading.Thread(target=run, daemon=True)
+    person.start()
+    result = play_match([HumanSpec("me", link), RAISER], MatchSpec(GameConfig(), hands=1, seed=3), Limits(),
+                        tmp_path, sandbox=OFF)
+    person.join(10)
+    assert result.faults[0] == {"illegal": 1}
+    (record,) = list(read_history(tmp_path / "hands.jsonl"))
+    assert record["faults"][0]["kind"] == "illegal" and "R3" in record["faults"][0]["detail"]
+
+
+def test_the_clock_of_a_human_seat() -> None:
+    spec = HumanSpec("me", HumanLink(), decision_ms=30_000)
+    assert spec.deadline_ms == 30_000 and "decision limit of 30000 ms" in spec.timeout_detail()
+    assert HumanSpec("me", HumanLink()).deadline_ms == 600_000
+    with pytest.raises(ValueError, match="idle_ms must be at least 1 ms"):
+        HumanSpec("me", HumanLink(), idle_ms=0)
