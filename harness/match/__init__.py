@@ -13,8 +13,9 @@ Modules, in the direction of their imports:
   and ``tracebacks`` (reading a bot's stderr);
 - the wire: ``zmtp`` (the ZMTP parser), ``wire`` (per-hand messages),
   ``connection`` (one bot's channel);
-- the match: ``referee`` (plays it), ``verdict`` (what ``harness match``
-  says), ``outdir`` and ``checkbot`` (``harness check-bot``).
+- the match: ``referee`` (plays it), ``human`` (a seat a person answers,
+  ``harness play``), ``verdict`` (what ``harness match`` says), ``outdir``
+  and ``checkbot`` (``harness check-bot``).
 
 Nothing here imports :mod:`harness.tournament`.
 """

@@ -94,9 +94,14 @@ def game_config(game: Mapping[str, Any]) -> GameConfig:
 
 
 def match_dict(*, bots: Sequence[str], hands: int, stack_mode: str, starting_stack: int, seed_sha256: str,
-               decision_ms: int, time_bank_ms: int, max_faults: int) -> dict[str, Any]:
-    """A record's ``match``: what holds for every hand of the match (see docs/HISTORY.md)."""
-    return {
+               decision_ms: int, time_bank_ms: int, max_faults: int,
+               humans: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
+    """A record's ``match``: what holds for every hand of the match (see docs/HISTORY.md).
+
+    ``humans``: the seats a person answers, with their own clocks (``{seat, name, decision_ms, idle_ms}``);
+    the key is present only in a match that has one.
+    """
+    match = {
         "bots": list(bots),
         "hands": hands,
         "stack_mode": str(stack_mode),
@@ -106,6 +111,9 @@ def match_dict(*, bots: Sequence[str], hands: int, stack_mode: str, starting_sta
         "time_bank_ms": time_bank_ms,
         "max_faults": max_faults,
     }
+    if humans:
+        match["humans"] = [dict(h) for h in humans]
+    return match
 
 
 def build(

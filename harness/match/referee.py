@@ -60,6 +60,7 @@ from harness.match.connection import CATCH_UP_DECISIONS, ChannelFault, Connectio
 from harness.match.deals import commitment, hand_seed, hand_seeds
 from harness.match.handrecord import BY_BOT, BY_FAULT, BY_OUT, BY_UNSENT, Decision
 from harness.match.history import HistoryWriter, history_name
+from harness.match.human import HumanProcess, HumanSpec
 from harness.match.msgsize import message_problem
 from harness.match.placement import Placement, pin, restore
 from harness.match.sandbox import DEFAULT_PIDS, BotJail, SandboxError, UidLease, non_dumpable, plan, support
@@ -235,7 +236,7 @@ def _with_strays(detail: str, conn: Connection) -> str:
     return detail if stray is None else f"{detail}; {stray.detail}"
 
 
-def _check_bots(bots: Sequence[BotSpec], spec: MatchSpec) -> None:
+def _check_bots(bots: Sequence[BotSpec | HumanSpec], spec: MatchSpec) -> None:
     if not MIN_PLAYERS <= len(bots) <= MAX_PLAYERS:
         raise ValueError(f"a match needs {MIN_PLAYERS} to {MAX_PLAYERS} bots (R1.2), got {len(bots)}")
     seen: set[str] = set()
@@ -245,7 +246,7 @@ def _check_bots(bots: Sequence[BotSpec], spec: MatchSpec) -> None:
         if b.name in seen:
             raise ValueError(f"bot name {b.name!r} appears twice; give every seat its own name")
         seen.add(b.name)
-        if not b.command:
+        if not b.command and not isinstance(b, HumanSpec):
             raise ValueError(f"bot {b.name!r} has an empty command")
     if spec.hands < 0:
         raise ValueError(f"hands must be >= 0, got {spec.hands}")
@@ -264,12 +265,14 @@ class _Seat:
         "hits",
     )
 
-    def __init__(self, index: int, bot: BotSpec, limits: Limits) -> None:
+    def __init__(self, index: int, bot: BotSpec | HumanSpec, limits: Limits) -> None:
         self.index = index
         self.bot = bot
-        self.proc: BotProcess | None = None
+        self.proc: BotProcess | HumanProcess | None = None
         self.conn: Connection | None = None
-        self.clock = Clock(limits.decision_ms, limits.time_bank_ms)
+        # A human seat has its own clock: its decision or idle limit, no bank (harness.match.human).
+        human = isinstance(bot, HumanSpec)
+        self.clock = Clock(bot.deadline_ms, 0) if human else Clock(limits.decision_ms, limits.time_bank_ms)
         self.faults: dict[str, int] = {}
         self.total_faults = 0
         self.out = False
@@ -304,7 +307,8 @@ class Referee:
     """Plays one match; use :func:`play_match` unless you need the timing figures.
 
     Args:
-        bots: bot launch specs, by match seat (2..6).
+        bots: bot launch specs, by match seat (2..6); a :class:`~harness.match.human.HumanSpec`
+            is a seat a person answers (no process, no sandbox, its own clock).
         spec: hands, seed, game, stack mode.
         limits: time, fault and resource limits for every bot.
         out_dir: receives ``hands.jsonl`` (or ``hands.jsonl.gz``) and ``logs/`` (created).
@@ -334,7 +338,7 @@ class Referee:
 
     def __init__(
         self,
-        bots: Sequence[BotSpec],
+        bots: Sequence[BotSpec | HumanSpec],
         spec: MatchSpec,
         limits: Limits,
         out_dir: Path,
@@ -376,6 +380,7 @@ class Referee:
             bots=[b.name for b in self.bots], hands=spec.hands, stack_mode=str(spec.stack_mode),
             starting_stack=spec.starting_stack, seed_sha256=commitment(spec.seed), decision_ms=limits.decision_ms,
             time_bank_ms=limits.time_bank_ms, max_faults=limits.max_faults,
+            humans=[b.clock_record(i) for i, b in enumerate(self.bots) if isinstance(b, HumanSpec)],
         )
         #: The seeds of hands ``_seeds_from ..``, derived a block at a time.
         self._seeds: list[int] = []
@@ -524,6 +529,10 @@ class Referee:
                 "HARNESS_BOT_NAME": bot.name,
                 "HARNESS_PROTOCOL_VERSION": str(PROTOCOL_VERSION),
             }
+            if isinstance(bot, HumanSpec):  # a thread of ours that relays to a person: no jail, no group
+                seat.proc = HumanProcess(bot, env)
+                seat.proc.start()
+                continue
             try:
                 jail = self._jail(seat, seat_dir, tmpdir)
             except (SandboxError, cgroups.CgroupError) as exc:
@@ -666,7 +675,9 @@ class Referee:
             state.apply(state.default_action())
             return BY_UNSENT, None
         if conn.behind is not None:  # its last request timed out: let it catch up first (PROTOCOL.md section 8)
-            caught = conn.catch_up(CATCH_UP_DECISIONS * self.limits.decision_ms, seat.is_dead)
+            # A human seat drops the request it was idle on (harness.match.human): nothing to wait for.
+            wait_ms = 0 if isinstance(seat.bot, HumanSpec) else CATCH_UP_DECISIONS * self.limits.decision_ms
+            caught = conn.catch_up(wait_ms, seat.is_dead)
             self._log(f"seat {seat.index} {seat.bot.name}: {'caught up' if caught else 'did not catch up'} "
                       f"before request {seq}")
         clock.start()
@@ -681,7 +692,10 @@ class Referee:
             )
         except ChannelFault as f:
             ms = clock.expire() if f.kind is FaultKind.TIMEOUT else clock.stop(conn.answered_at)
-            self._fault(seat, f.kind, _with_strays(f.detail, conn), faults, fatal=f.fatal)
+            detail = f.detail
+            if f.kind is FaultKind.TIMEOUT and isinstance(seat.bot, HumanSpec):
+                detail = seat.bot.timeout_detail()
+            self._fault(seat, f.kind, _with_strays(detail, conn), faults, fatal=f.fatal)
             state.apply(state.default_action())
             if self._hub.pending:
                 self._violations(faults)
@@ -993,7 +1007,10 @@ class Referee:
                             s.conn.send(msg)
                 except Exception:  # never let a message stop the cleanup
                     pass
-            seated = [s for s in self.seats if s.proc is not None]
+            for s in self.seats:
+                if isinstance(s.proc, HumanProcess):
+                    s.proc.stop(QUIT_GRACE_MS)
+            seated = [s for s in self.seats if isinstance(s.proc, BotProcess)]
             # One shared wait per step for all bots: quit, then SIGTERM, then SIGKILL.
             steps = stop_all([s.proc for s in seated], QUIT_GRACE_MS)  # type: ignore[misc]
             for s, step in zip(seated, steps, strict=True):

@@ -1,0 +1,316 @@
+"""``harness watch DIR``: follow a match or a tournament in the browser as its hands are played.
+
+:class:`Follower` reads the hand histories of DIR as they grow (a match
+folder's ``hands.jsonl`` / ``hands.jsonl.gz``, or a tournament's published
+``matches/*/``; never ``.private/``, whose tables are not revealed yet) and
+turns each finished hand into a *public script* (:func:`hand_script`): one
+frame per post, action and draw with only what the table showed (stacks,
+bets, pot, cards drawn as counts, R4.3), then an ``end`` with the cards, the
+showdown (R5.7), the pots and the net. Records are written only once a hand
+is over, so a spectator sees hole cards only after the hand has ended and can
+never help a seat; the page reveals them at the script's end.
+
+:class:`WatchServer` serves the page (starlette + uvicorn on 127.0.0.1, a free
+port) and sends every new hand and the standings to each browser as
+server-sent events; any number of browsers can watch at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+from sse_starlette.sse import EventSourceResponse
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from harness.match.history import HistoryError, find_history, numbered_records
+
+__all__ = ["Follower", "WatchServer", "hand_script"]
+
+_STATIC = files("harness.play") / "static"
+_TYPES = {"watch.js": "text/javascript", "play.css": "text/css"}
+#: How often the histories are looked at (s).
+POLL_S = 0.5
+#: Hands a browser that connects is sent from the past (the chip graph takes the current match's nets).
+_BACKLOG = 1
+
+
+def hand_script(record: dict[str, Any], index: int) -> dict[str, Any]:
+    """The public script of one finished hand (see the module docstring).
+
+    Args:
+        record: a version-2 hand record (docs/HISTORY.md).
+        index: the hand's place in the order the follower read hands (0, 1, ...).
+
+    Returns:
+        ``{index, match_id, hand_id, hands, button, names, frames: [{text, acting, seats, pot}], end}``;
+        seats are listed in the record's player order, chips in chips. Only ``end`` holds cards.
+    """
+    players = record["players"]
+    seats = [{"seat": p["seat"], "name": p["bot"], "stack": p["stack"], "bet": 0, "folded": False,
+              "all_in": False, "drew": None} for p in players]
+    where = {p["seat"]: k for k, p in enumerate(players)}
+    pot = 0
+    frames: list[dict[str, Any]] = []
+
+    def frame(text: str, acting: int) -> None:
+        frames.append({"text": text, "acting": acting, "seats": [dict(s) for s in seats], "pot": pot})
+
+    for post in record["posts"]:
+        s = seats[where[post["seat"]]]
+        s["stack"] -= post["chips"]
+        if post["kind"] != "ante":
+            s["bet"] += post["chips"]
+        s["all_in"] = s["all_in"] or post["all_in"]
+        pot += post["chips"]
+        frame(f"{s['name']} posts the {post['kind'].replace('_', ' ')} ({post['chips']})", post["seat"])
+    drawing = False
+    for a in record["actions"]:
+        s = seats[where[a["seat"]]]
+        kind = a["kind"]
+        if kind == "draw":
+            if not drawing:
+                drawing = True
+                for other in seats:
+                    other["bet"] = 0
+            s["drew"] = len(a["discards"])
+            text = f"{s['name']} draws {s['drew']}" if s["drew"] else f"{s['name']} stands pat"
+        else:
+            s["stack"] -= a["added"]
+            s["bet"] += a["added"]
+            pot += a["added"]
+            s["all_in"] = s["all_in"] or a["all_in"]
+            s["folded"] = s["folded"] or kind == "fold"
+            text = {"fold": f"{s['name']} folds", "check": f"{s['name']} checks",
+                    "call": f"{s['name']} calls {a['added']}"}.get(kind, f"{s['name']} {kind}s to {a['to']}")
+            if a["all_in"]:
+                text += " (all-in)"
+        if a["by"] != "bot":
+            text += f" [{a['by']}]"
+        frame(text, a["seat"])
+    names = {p["seat"]: p["bot"] for p in players}
+    end = {
+        "players": [{"seat": p["seat"], "name": p["bot"], "cards": p["final_cards"], "dealt": p["dealt"],
+                     "stack": p["final_stack"], "net": p["net"]} for p in players],
+        "shown": [{"seat": sh["seat"], "five": sh["five"], "category": sh["category"]} for sh in record["shown"]],
+        "pots": [{"chips": p["chips"], "winners": [names[w] for w in p["winners"]], "shares": p["shares"]}
+                 for p in record["pots"]],
+        "faults": [f"{names.get(f['seat'], f['seat'])}: {f['kind']}: {f['detail']}" for f in record["faults"]],
+    }
+    game = record["game"]
+    return {
+        "index": index,
+        "match_id": record["match_id"],
+        "hand_id": record["hand_id"],
+        "hands": record["match"]["hands"],
+        "bots": record["match"]["bots"],
+        "big_blind": game.get("big_blind") or game.get("min_bet") or 1,
+        "button": record["button"],
+        "frames": frames,
+        "end": end,
+        "nets": {p["bot"]: p["net"] for p in players},
+    }
+
+
+class _Source:
+    """One hand history being followed: read up to its last complete record, again when it grows."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.size = -1
+        self.count = 0
+
+    def new_records(self) -> list[dict[str, Any]]:
+        try:
+            size = self.path.stat().st_size
+        except OSError:
+            return []
+        if size == self.size:
+            return []
+        self.size = size
+        records = []
+        try:
+            for _, record in numbered_records(self.path):
+                records.append(record)
+        except (HistoryError, OSError, EOFError):  # a last line being written (or a gzip block): next time
+            pass
+        fresh = records[self.count:]
+        self.count = len(records)
+        return fresh
+
+
+class Follower:
+    """The hands of DIR in the order they were read, as public scripts, and the standings.
+
+    Args:
+        directory: a match folder (``harness match``/``harness play --out``) or a tournament's output.
+
+    Raises:
+        ValueError: DIR holds neither a hand history nor a ``matches/`` folder (the message says which).
+    """
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = Path(directory)
+        if not self.directory.is_dir():
+            raise ValueError(f"{directory} is not a directory")
+        d = self.directory
+        self.single = find_history(d) is not None or (d / "logs").is_dir()
+        if not self.single and not (d / "matches").is_dir() and not (d / "tournament.json").exists():
+            raise ValueError(f"{directory} holds no hand history (hands.jsonl) and no matches/ folder: "
+                             "give a match's folder or a tournament's output directory")
+        self.sources: dict[Path, _Source] = {}
+        self.hands: list[dict[str, Any]] = []
+        self.totals: dict[str, dict[str, Any]] = {}
+        self._lock = threading.Lock()
+
+    def poll(self) -> int:
+        """Read what is new; return how many hands were added."""
+        paths: list[Path] = []
+        if self.single:
+            found = find_history(self.directory)
+            paths = [found] if found is not None else []
+        else:  # only published matches: .private/ holds tables whose deals are still secret
+            for match_dir in sorted((self.directory / "matches").glob("*")):
+                found = find_history(match_dir)
+                if found is not None:
+                    paths.append(found)
+        added = 0
+        for path in paths:
+            source = self.sources.setdefault(path, _Source(path))
+            for record in source.new_records():
+                with self._lock:
+                    script = hand_script(record, len(self.hands))
+                    self.hands.append(script)
+                    for name, net in script["nets"].items():
+                        row = self.totals.setdefault(name, {"bot": name, "net": 0, "hands": 0, "bb": 0.0})
+                        row["net"] += net
+                        row["hands"] += 1
+                        row["bb"] += net / script["big_blind"]
+                added += 1
+        return added
+
+    def standings(self) -> list[dict[str, Any]]:
+        """Every bot seen: net chips, hands played, bb/100 (big blinds won per 100 hands), best first."""
+        with self._lock:
+            rows = [{"bot": r["bot"], "net": r["net"], "hands": r["hands"],
+                     "bb100": round(r["bb"] / r["hands"] * 100, 1) if r["hands"] else 0.0}
+                    for r in self.totals.values()]
+        return sorted(rows, key=lambda r: -r["bb100"])
+
+    def since(self, start: int) -> list[dict[str, Any]]:
+        with self._lock:
+            return self.hands[start:]
+
+    def graph(self, match_id: str) -> list[dict[str, int]]:
+        """The nets of every hand of one match read so far (the chip graph's points)."""
+        with self._lock:
+            return [h["nets"] for h in self.hands if h["match_id"] == match_id]
+
+
+class WatchServer:
+    """Serves the spectator page for DIR (see the module docstring); stop with :meth:`close`.
+
+    Args:
+        follower: what to follow.
+        port: TCP port on 127.0.0.1 (0: a free one).
+        present: the page opens in the presenter view (large, full screen, advancing by itself).
+
+    Raises:
+        OSError: the port cannot be bound.
+    """
+
+    def __init__(self, follower: Follower, port: int = 0, present: bool = False) -> None:
+        self.follower = follower
+        self.present = present
+        self._stop = threading.Event()
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._sock.bind(("127.0.0.1", port))
+        self._sock.listen(64)
+        self.port = self._sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}/" + ("?present=1" if present else "")
+        app = Starlette(middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=["127.0.0.1", "localhost"])],
+                        routes=[
+            Route("/", self._page),
+            Route("/static/plotly.js", self._plotly),
+            Route("/static/{name}", self._static),
+            Route("/standings", self._standings),
+            Route("/events", self._events),
+        ])
+        self._server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False))
+        self._poller = threading.Thread(target=self._poll, name="watch-poll", daemon=True)
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]},
+                                        name="watch-web", daemon=True)
+        follower.poll()
+        self._poller.start()
+        self._thread.start()
+
+    def _poll(self) -> None:
+        while not self._stop.wait(POLL_S):
+            self.follower.poll()
+
+    def wait(self) -> None:
+        """Serve until Ctrl-C (KeyboardInterrupt is raised to the caller)."""
+        while self._thread.is_alive():
+            self._thread.join(0.5)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._server.should_exit = True
+        self._thread.join(5)
+        self._sock.close()
+
+    async def _page(self, request: Request) -> Response:
+        return HTMLResponse((_STATIC / "watch.html").read_text(encoding="utf-8"))
+
+    async def _plotly(self, request: Request) -> Response:
+        from plotly.offline import get_plotlyjs
+
+        return Response(get_plotlyjs(), media_type="text/javascript", headers={"Cache-Control": "max-age=3600"})
+
+    async def _static(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in _TYPES:
+            return Response("not found", status_code=404)
+        return Response((_STATIC / name).read_text(encoding="utf-8"), media_type=_TYPES[name])
+
+    async def _standings(self, request: Request) -> Response:
+        return JSONResponse({"standings": self.follower.standings(), "hands": len(self.follower.hands)})
+
+    async def _events(self, request: Request) -> Response:
+        follower = self.follower
+
+        async def stream() -> Any:
+            hands = follower.since(0)
+            start = max(0, len(hands) - _BACKLOG)
+            graph = follower.graph(hands[-1]["match_id"]) if hands else []
+            yield {"event": "hello", "data": json.dumps({
+                "directory": str(follower.directory), "tournament": not follower.single,
+                "graph": graph[: max(0, len(graph) - _BACKLOG)],
+                "standings": follower.standings(), "present": self.present,
+            })}
+            sent = start
+            while not self._stop.is_set():
+                fresh = follower.since(sent)
+                for hand in fresh:
+                    yield {"event": "hand", "data": json.dumps(hand)}
+                if fresh:
+                    sent += len(fresh)
+                    yield {"event": "standings", "data": json.dumps(follower.standings())}
+                if await request.is_disconnected():
+                    return
+                await asyncio.sleep(0.2)
+
+        return EventSourceResponse(stream(), ping=15)
+

@@ -1,0 +1,149 @@
+"""``harness play --web`` in a real browser (Playwright with Debian's chromium): one hand played by clicking.
+
+The hand includes a raise (the slider's button) and a draw of two clicked
+cards; the hand history must record both as the human seat's replies.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from harness.match.history import read_history
+from tests.history_helpers import schema_errors
+from tests.test_report import CHROMIUM_FLAGS, chromium_path, skip_loudly
+
+ROOT = Path(__file__).resolve().parents[1]
+RAISER = f"raiser={sys.executable} -m bots.raiser"
+
+
+def _harness() -> list[str]:
+    exe = Path(sys.executable).with_name("harness")
+    return [str(exe)] if exe.exists() else [sys.executable, "-c", "from harness.cli import app; app()"]
+
+
+def test_one_hand_played_by_clicking_with_a_raise_and_a_two_card_draw(tmp_path: Path) -> None:
+    executable = chromium_path()
+    if executable is None:
+        skip_loudly("no chromium executable found")
+    try:
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        skip_loudly("the playwright Python package is not installed (pip install -e '.[test]')")
+    out = tmp_path / "game"
+    proc = subprocess.Popen(
+        [*_harness(), "play", "--web", "--bot", RAISER, "--hands", "1", "--seed", "7", "--out", str(out),
+         "--sandbox", "off"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+    )
+    try:
+        url = None
+        end = time.monotonic() + 30
+        while url is None and time.monotonic() < end:
+            line = proc.stderr.readline()  # type: ignore[union-attr]
+            found = re.search(r"open (http://127\.0\.0\.1:\d+/)", line)
+            if found:
+                url = found.group(1)
+            assert line or proc.poll() is None, "harness play --web ended before printing its URL"
+        assert url, "no URL printed"
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch_persistent_context(
+                tmp_path / "profile", executable_path=executable, args=CHROMIUM_FLAGS,
+                viewport={"width": 1200, "height": 800},
+            )
+            try:
+                page = browser.new_page()
+                errors: list[str] = []
+                page.on("pageerror", lambda exc: errors.append(str(exc)))
+                page.goto(url)
+                # Round 1: raise with the slider's button, then call whatever comes back.
+                page.wait_for_selector("#wager")
+                assert page.locator("#hand .card").count() == 7
+                page.fill("#amount", "30")
+                page.dispatch_event("#amount", "input")
+                assert page.inner_text("#wager") == "Raise to 30"
+                page.click("#wager")
+                raised = True
+                page.wait_for_function("() => !document.querySelector('#wager') || "
+                                       "document.querySelector('#hand.drawing')")
+                call = page.locator("#controls button", has_text=re.compile("^(Call|Check)"))
+                while True:  # call until the draw (never the draw's own button: it would stand pat)
+                    page.wait_for_function(
+                        "() => document.querySelector('#hand.drawing') || [...document.querySelectorAll("
+                        "'#controls button')].some(b => /^(Call|Check)/.test(b.textContent))", timeout=30000)
+                    if page.locator("#hand.drawing").count():
+                        break
+                    try:
+                        call.first.click(timeout=3000)
+                    except PlaywrightTimeout:  # the draw came meanwhile: the loop sees it
+                        continue
+                    page.wait_for_timeout(300)
+                # The draw: click two cards, then Discard 2.
+                cards = page.locator("#hand .card")
+                picked = [cards.nth(5).get_attribute("data-card"), cards.nth(6).get_attribute("data-card")]
+                cards.nth(5).click()
+                cards.nth(6).click()
+                assert page.inner_text("#controls button.passive") == "Discard 2"
+                if os.environ.get("HARNESS_WRITE_DOCS"):
+                    page.screenshot(path=str(ROOT / "docs" / "img" / "play-web.png"))
+                page.click("#controls button.passive")
+                # Round 2: check or call until the hand is over.
+                for _ in range(20):
+                    if page.locator("#over").count():
+                        break
+                    passive = page.locator("#controls button.passive")
+                    if passive.count():
+                        passive.first.click()
+                    page.wait_for_timeout(300)
+                page.wait_for_selector("#over", timeout=20000)
+                assert "match over" in page.inner_text("#status")
+                assert errors == []
+            finally:
+                browser.close()
+        assert proc.wait(30) == 0, proc.stderr.read()  # type: ignore[union-attr]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    (record,) = list(read_history(out / "hands.jsonl"))
+    assert schema_errors(record) == []
+    mine = [a for a in record["actions"] if a["seat"] == 0]
+    assert all(a["by"] == "bot" for a in mine)
+    assert raised and any(a["kind"] == "raise" and a["to"] == 30 for a in mine)
+    draw = next(a for a in mine if a["kind"] == "draw")
+    assert sorted(draw["discards"]) == sorted(picked)
+
+
+def _post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int, str]:
+    import urllib.error
+    import urllib.request
+
+    req = urllib.request.Request(url, data=body, headers=headers, method="POST")
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+def test_the_answer_route_takes_json_from_its_own_page_only() -> None:
+    from harness.play.web import WebTable
+
+    table = WebTable(port=0, pace_ms=0)
+    try:
+        answer = table.url + "answer"
+        body = b'{"seq": 1, "action": "fold"}'
+        assert _post(answer, body, {"Content-Type": "text/plain"})[0] == 415  # what a foreign form can send
+        code, text = _post(answer, body, {"Content-Type": "application/json", "Origin": "http://evil.example"})
+        assert code == 403 and "evil.example" in text
+        assert _post(answer, body, {"Content-Type": "application/json", "Host": "evil.example"})[0] == 400
+        code, text = _post(answer, body, {"Content-Type": "application/json", "Origin": table.url.rstrip("/")})
+        assert code == 409 and "nothing to answer" in text  # the right page, but no request is pending
+        assert _post(answer, b'{"seq": "x"}', {"Content-Type": "application/json"})[0] == 400
+    finally:
+        table.close(0)

@@ -1,0 +1,142 @@
+"""``harness watch DIR``: the public script of a hand, and two browsers following a growing hand history.
+
+The history is written a hand at a time by the test while two chromium pages
+watch: both must advance to the last hand without a reload, and neither may
+ever draw a face-up card while the hand it shows is not over.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.engine import GameConfig
+from harness.play.watch import Follower, hand_script
+from tests.history_helpers import random_match
+from tests.test_report import CHROMIUM_FLAGS, chromium_path, skip_loudly
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: Records any face-up card in the seats while the hand shown is not over.
+WATCHDOG = """
+window.__violations = [];
+new MutationObserver(() => {
+  const felt = document.getElementById('felt');
+  if (felt && felt.dataset.complete === 'false' && felt.querySelector('#seats .card:not(.back)'))
+    window.__violations.push(felt.dataset.hand);
+}).observe(document, {subtree: true, childList: true, attributes: true});
+"""
+
+
+def test_the_public_script_holds_cards_only_at_the_end() -> None:
+    records = random_match(GameConfig(), seats=3, hands=8, seed=4)
+    for i, r in enumerate(records):
+        script = hand_script(r, i)
+        dealt = {c for p in r["players"] for c in p["dealt"] + p["final_cards"]}
+        frames = json.dumps(script["frames"])
+        assert not any(re.search(rf'"{c}"', frames) for c in dealt), "a card in a frame"
+        assert len(script["frames"]) == len(r["posts"]) + len(r["actions"])
+        assert [p["net"] for p in script["end"]["players"]] == [p["net"] for p in r["players"]]
+        last = script["frames"][-1]
+        assert last["pot"] == sum(p["stack"] for p in r["players"]) - sum(s["stack"] for s in last["seats"])
+
+
+def test_the_follower_reads_a_growing_history(tmp_path: Path) -> None:
+    records = random_match(GameConfig(), seats=2, hands=5, seed=2)
+    (tmp_path / "logs").mkdir()
+    history = tmp_path / "hands.jsonl"
+    history.write_text(json.dumps(records[0]) + "\n" + json.dumps(records[1])[:50], encoding="utf-8")
+    follower = Follower(tmp_path)
+    assert follower.poll() == 1
+    with history.open("w", encoding="utf-8") as fh:
+        fh.write("".join(json.dumps(r) + "\n" for r in records))
+    assert follower.poll() == 4
+    assert sum(r["net"] for r in follower.standings()) == 0
+    assert [h["hand_id"] for h in follower.hands] == [0, 1, 2, 3, 4]
+
+
+def test_a_tournament_is_followed_only_through_its_published_matches(tmp_path: Path) -> None:
+    for where, match_id, seed in (("matches", "t1-a", 1), ("matches", "t1-b", 2), (".private/matches", "t2-a", 3)):
+        folder = tmp_path / where / match_id
+        folder.mkdir(parents=True)
+        records = random_match(GameConfig(), seats=2, hands=3, seed=seed, match_id=match_id)
+        (folder / "hands.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    follower = Follower(tmp_path)
+    assert follower.poll() == 6
+    assert {h["match_id"] for h in follower.hands} == {"t1-a", "t1-b"}  # t2 is not revealed yet
+    assert follower.poll() == 0
+
+
+def test_a_folder_that_is_neither_a_match_nor_a_tournament_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="holds no hand history"):
+        Follower(tmp_path)
+
+
+@pytest.mark.slow
+def test_two_browsers_follow_a_running_match_and_never_see_a_hole_card_early(tmp_path: Path) -> None:
+    executable = chromium_path()
+    if executable is None:
+        skip_loudly("no chromium executable found")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        skip_loudly("the playwright Python package is not installed (pip install -e '.[test]')")
+    records = random_match(GameConfig(), seats=3, hands=5, seed=9)
+    match = tmp_path / "match"
+    (match / "logs").mkdir(parents=True)
+    history = match / "hands.jsonl"
+    history.write_text("", encoding="utf-8")
+    exe = Path(sys.executable).with_name("harness")
+    proc = subprocess.Popen([str(exe), "watch", str(match)], stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        line = proc.stderr.readline()  # type: ignore[union-attr]
+        found = re.search(r"open (http://127\.0\.0\.1:\d+/)", line)
+        assert found, line
+        url = found.group(1)
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
+            try:
+                pages = []
+                loads = []
+                for _ in range(2):
+                    page = browser.new_page(viewport={"width": 1200, "height": 900})
+                    page.add_init_script(WATCHDOG)
+                    page.on("load", lambda: loads.append(1))
+                    page.goto(url)
+                    page.select_option("#speed", "10")
+                    pages.append(page)
+                for r in records:  # the match "plays": one hand ends every 0.7 s
+                    with history.open("a", encoding="utf-8") as fh:
+                        fh.write(json.dumps(r) + "\n")
+                    time.sleep(0.7)
+                for page in pages:
+                    page.wait_for_function(
+                        f"() => document.getElementById('felt').dataset.hand === '{len(records) - 1}' && "
+                        "document.getElementById('felt').dataset.complete === 'true'", timeout=60000)
+                    assert page.evaluate("window.__violations") == []
+                    shown = page.eval_on_selector_all("#seats .card:not(.back)", "cs => cs.map(c => c.dataset.card)")
+                    last = records[-1]
+                    held = {c for p in last["players"] for c in p["final_cards"]}
+                    assert shown and set(shown) <= held
+                    assert page.locator("#graph .main-svg").count() >= 1
+                assert len(loads) == 2  # one load per page: the hands came without a reload
+                if os.environ.get("HARNESS_WRITE_DOCS"):
+                    pages[0].screenshot(path=str(ROOT / "docs" / "img" / "watch.png"))
+                # The presenter view: the same page, large, from ?present=1.
+                page = browser.new_page(viewport={"width": 1600, "height": 900})
+                page.goto(url + "?present=1")
+                page.wait_for_selector("body.present")
+                page.select_option("#speed", "10")
+                page.wait_for_selector("#felt[data-complete='true']", timeout=30000)
+            finally:
+                browser.close()
+    finally:
+        proc.terminate()
+        proc.wait(10)
