@@ -894,45 +894,52 @@ class BotJail:
                     return self._data(path, data, "--file")
         return ["--ro-bind-try", path, path]
 
-    def _proc_dev_args(self, scratch: str) -> list[str]:
-        """A fresh /proc masked as container runtimes mask it, and a minimal, read-only /dev.
+    def _proc_dev_args(self, scratch: str) -> tuple[list[str], list[str]]:
+        """A fresh /proc masked as container runtimes mask it, and a minimal, read-only /dev: the bwrap
+        arguments to give first, and those to give after every bind (:meth:`wrap`).
 
         /proc: the processes of the bot's own pid namespace; of the rest only :data:`PROC_SHOWN`,
         generated :data:`PROC_GENERATED` (:func:`proc_files`) and a /proc/sys of :data:`PROC_SYS_SHOWN`;
         every other file reads empty (``/dev/null`` over it) and every other directory is empty and
         read-only. /dev: :data:`DEV_NODES`, the ``fd``/``stdin``/``stdout``/``stderr`` links and a
         private ``/dev/shm`` of ``scratch`` bytes.
+
+        The second list holds the tmpfs mounts under which nothing is bound (the masked directories,
+        /proc/sys, /dev/shm): bwrap reads the whole mount table at every bind, so a mount made after the
+        binds costs none of them a line.
         """
         # As root the tmpfs mounts below are root's (0555, 0755) and the seat's uid, without capabilities,
         # cannot write them: made read-only only for an ordinary user's bot, which owns its user namespace's.
         ro = (lambda path: ["--remount-ro", path]) if self.uid is None else (lambda path: [])
         args = ["--proc", "/proc"]
+        late: list[str] = []
         for name, is_dir in _proc_layout():
             path = f"/proc/{name}"
             if name in PROC_SHOWN or name in PROC_GENERATED or name == "sys":
                 continue
             if is_dir:  # empty; as root the seat's uid cannot write a 0555 directory of root's anyway
-                args += ["--perms", "0555", "--tmpfs", path, *ro(path)]
+                late += ["--perms", "0555", "--tmpfs", path, *ro(path)]
             else:
                 args += ["--dev-bind", "/dev/null", path]  # reads empty, as runc masks a file
         for name, text in proc_files(self.memory_mb).items():
             args += self._data(f"/proc/{name}", text)
-        args += ["--perms", "0555", "--tmpfs", "/proc/sys"]
+        late += ["--perms", "0555", "--tmpfs", "/proc/sys"]
         made = set()
         for name, text in _sys_files().items():
             folder = os.path.dirname(name)
             if folder not in made:
-                args += ["--perms", "0555", "--dir", f"/proc/sys/{folder}"]
+                late += ["--perms", "0555", "--dir", f"/proc/sys/{folder}"]
                 made.add(folder)
-            args += self._data(f"/proc/sys/{name}", text, "--file")
-        args += [*ro("/proc/sys"), "--perms", "0755", "--tmpfs", "/dev"]
+            late += self._data(f"/proc/sys/{name}", text, "--file")
+        late += ro("/proc/sys")
+        args += ["--perms", "0755", "--tmpfs", "/dev"]
         for name in DEV_NODES:
             args += ["--dev-bind-try", f"/dev/{name}", f"/dev/{name}"]
         for link, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
                              ("stderr", "/proc/self/fd/2")):
             args += ["--symlink", target, f"/dev/{link}"]
-        args += ["--size", scratch, "--perms", "1777", "--tmpfs", "/dev/shm", *ro("/dev")]
-        return args
+        late += ["--size", scratch, "--perms", "1777", "--tmpfs", "/dev/shm", *ro("/dev")]  # /dev/shm made first
+        return args, late
 
     def _cgroup_args(self) -> list[str]:
         """``/sys/fs/cgroup``: the bot's own group read-only, laid out as in a container.
@@ -978,7 +985,8 @@ class BotJail:
             args += ["--seccomp", str(fd)]
         args += self._etc_args()
         # The private mounts first: a bot's directory may lie under /tmp and is bound over them.
-        args += [*self._proc_dev_args(scratch), "--size", scratch, "--perms", "1777", "--tmpfs", "/tmp"]
+        proc_dev, late = self._proc_dev_args(scratch)
+        args += [*proc_dev, "--size", scratch, "--perms", "1777", "--tmpfs", "/tmp"]
         made = {"/", "/usr", "/etc", "/tmp", "/proc", "/dev"}
         args += self._cgroup_args()
         made.update(("/sys", "/sys/fs", "/sys/fs/cgroup") if self.cgroup_dirs else ())
@@ -1006,6 +1014,7 @@ class BotJail:
             "--perms", "0755", "--dir", os.path.dirname(ENDPOINT_DIR),
             "--ro-bind", self.seat_dir, ENDPOINT_DIR,
             "--chdir", self.cwd,
+            *late,  # tmpfs mounts with nothing bound under them, after every bind (see _proc_dev_args)
         ]
         if self.uid is not None:
             assert sup.setpriv is not None
