@@ -121,6 +121,9 @@ DEV_NODES = ("null", "zero", "full", "random", "urandom", "tty")
 ETC_PATTERNS = ("java-*", "java")
 #: The largest /etc file copied into a sandbox rather than bound (bytes; ld.so.cache is tens of KiB).
 ETC_COPY_MAX = 1 << 20
+#: The most entries of an /etc directory made again in a sandbox rather than bound (ld.so.conf.d,
+#: ca-certificates); a larger one (ssl, alternatives) is bound: a bind costs less than that many files.
+ETC_TREE_MAX = 8
 #: Top-level links or directories of a merged-/usr system.
 USR_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 #: Interpreters a bot's own scripts may run by name (``exec python impl.py`` in a ``run.sh``): where the
@@ -875,11 +878,19 @@ class BotJail:
     def _etc_entry(self, path: str) -> list[str]:
         """bwrap arguments that show the host's ``path`` (in /etc) as it is, with as few mounts as can be
         (:data:`ETC_FILES`): a copy of a world-readable file (read now: never stale), the same link where it
-        points into /usr, else a read-only bind; nothing when there is nothing there."""
+        points into /usr, a small directory of those made again (:data:`ETC_TREE_MAX`), else a read-only
+        bind; nothing when there is nothing there."""
         try:
             st = os.lstat(path)
         except OSError:
             return []
+        made = self._etc_copy(path, st, [ETC_TREE_MAX])
+        return made if made is not None else ["--ro-bind-try", path, path]
+
+    def _etc_copy(self, path: str, st: os.stat_result, budget: list[int]) -> list[str] | None:
+        """:meth:`_etc_entry`'s copy of ``path`` (read and write bits as the host's, never writable), or None
+        when it must be bound: not world-readable, too large, a link out of /usr, more entries than ``budget``."""
+        mode = f"{st.st_mode & 0o555:04o}"
         if stat.S_ISLNK(st.st_mode):
             with contextlib.suppress(OSError):
                 target = os.readlink(path)
@@ -891,8 +902,21 @@ class BotJail:
             with contextlib.suppress(OSError), open(path, "rb") as fh:
                 data = fh.read(ETC_COPY_MAX + 1)
                 if len(data) <= ETC_COPY_MAX:
-                    return self._data(path, data, "--file")
-        return ["--ro-bind-try", path, path]
+                    return ["--perms", mode, *self._data(path, data, "--file")[2:]]
+        elif stat.S_ISDIR(st.st_mode) and st.st_mode & 0o005 == 0o005:
+            with contextlib.suppress(OSError):
+                names = sorted(os.listdir(path))
+                budget[0] -= len(names)
+                if budget[0] >= 0:
+                    made = ["--perms", mode, "--dir", path]
+                    for name in names:
+                        child = os.path.join(path, name)
+                        part = self._etc_copy(child, os.lstat(child), budget)
+                        if part is None:
+                            return None
+                        made += part
+                    return made
+        return None
 
     def _proc_dev_args(self, scratch: str) -> tuple[list[str], list[str]]:
         """A fresh /proc masked as container runtimes mask it, and a minimal, read-only /dev: the bwrap
