@@ -93,3 +93,16 @@ def test_the_kept_allow_list_is_the_compiled_one(cache: Path) -> None:
     assert first.program == second.program == built.program and second.abis == built.abis
     assert len(list(cache.glob("allow-list-*.json"))) == 1
     assert os.stat(next(cache.glob("allow-list-*.json"))).st_mode & 0o022 == 0
+
+
+def test_without_a_home_nothing_is_kept_anywhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setenv("HOME", "")  # no home: "~/.cache" would be a path relative to the working directory
+    monkeypatch.chdir(tmp_path)
+    source = tmp_path / "rules.py"
+    source.write_text("RULES = 1\n")
+    calls, build = counting()
+    assert bpfcache.cache_dir() is None
+    assert bpfcache.kept("t", str(source), build)["program"] == PROGRAM
+    assert bpfcache.kept("t", str(source), build)["program"] == PROGRAM
+    assert len(calls) == 2 and sorted(p.name for p in tmp_path.iterdir()) == ["rules.py"]

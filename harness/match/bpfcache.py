@@ -43,9 +43,21 @@ _LIB_DIRS = ("/usr/lib/{multiarch}", "/lib/{multiarch}", "/usr/lib64", "/lib64",
 _MAX_BYTES = 4096 * 8
 
 
-def cache_dir() -> str:
-    """The directory of kept programs: ``$XDG_CACHE_HOME/harness``, else ``~/.cache/harness``."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+def cache_dir() -> str | None:
+    """The directory of kept programs: ``$XDG_CACHE_HOME/harness`` (when absolute, as the XDG base directory
+    specification says), else ``~/.cache/harness`` (``HOME``, else the passwd entry's); None without a home
+    (unset, empty, relative or ``/``)."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        home = os.environ.get("HOME")
+        if home is None:
+            with contextlib.suppress(KeyError, ImportError):
+                import pwd
+
+                home = pwd.getpwuid(os.geteuid()).pw_dir
+        if not home or not os.path.isabs(home) or home == "/":
+            return None
+        base = os.path.join(home, ".cache")
     return os.path.join(base, "harness")
 
 
@@ -125,10 +137,11 @@ def kept(name: str, source_file: str, build: Callable[[], dict | None]) -> dict 
         compilers = _compilers()
     except OSError:
         compilers = None
-    if compilers is None:
+    folder = cache_dir()
+    if compilers is None or folder is None:
         return build()
     key = hashlib.sha256(json.dumps([name, platform.machine(), compilers]).encode() + b"\0" + source).hexdigest()
-    path = os.path.join(cache_dir(), f"{name}-{key[:32]}.json")
+    path = os.path.join(folder, f"{name}-{key[:32]}.json")
     entry = _read(path)
     if entry is not None:
         return entry

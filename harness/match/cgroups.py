@@ -629,6 +629,9 @@ class BotGroup:
                 with contextlib.suppress(OSError):
                     self.freeze(False)
                 killed.update(pids)
+            else:  # killed already; thawed, should anything have frozen the group since
+                with contextlib.suppress(OSError):
+                    self.freeze(False)
             # Mostly what is left is leaving (bubblewrap's pid 1 tears its namespaces down after the bwrap
             # that was waited for has gone): look again soon, then every 5 ms.
             time.sleep(min(0.005, 0.0002 * 2**i))
