@@ -445,8 +445,9 @@ class BotGroup:
     """One bot's control group in each hierarchy (see :class:`MatchGroup`).
 
     The bot joins before ``exec``: the launcher writes ``"0"`` (= "this
-    process") to each descriptor of :attr:`join_fds`, opened here, so the
-    child needs no path, no allocation and no permission of its own.
+    process", or on v1 "this thread", the one a forked child has) to each
+    descriptor of :attr:`join_fds`, opened here, so the child needs no
+    path, no allocation and no permission of its own.
     """
 
     def __init__(
@@ -510,9 +511,13 @@ class BotGroup:
             allowed = ",".join(str(c) for c in sorted(cpus)) if cpus is not None else ""
             _write(self._path("cpuset", "cpuset.cpus"), allowed or _read(os.path.join(parent, "cpuset.cpus")).strip())
             _write(self._path("cpuset", "cpuset.mems"), _read(os.path.join(parent, "cpuset.mems")).strip())
-        # Joining: v1 needs the pid in every hierarchy (once per directory), v2 in the one group.
+        # Joining: v1 needs the pid in every hierarchy (once per directory), v2 in the one group. On v1 the
+        # child (one thread: it was just forked) writes its thread to ``tasks``: moving one thread takes none of
+        # the kernel's global threadgroup lock, whose write side waits for an RCU grace period (``cgroup.procs``
+        # took milliseconds per bot under load).
         unique = {path: key for key, path in reversed(list(self.dirs.items()))}
-        self.join_fds = tuple(self._open(key, "cgroup.procs", os.O_WRONLY) for key in unique.values())
+        join = "cgroup.procs" if v2 else "tasks"
+        self.join_fds = tuple(self._open(key, join, os.O_WRONLY) for key in unique.values())
         cpu_key = "unified" if v2 else "cpu"
         if cpu_key in self.dirs and "cpu" in match.support.controllers:
             idle = self._path(cpu_key, "cpu.idle")
@@ -610,18 +615,26 @@ class BotGroup:
         if kill_file and os.path.exists(kill_file):
             with contextlib.suppress(OSError):
                 _write(kill_file, "1")
-        for _ in range(_KILL_ROUNDS):
+        killed: set[int] = set()
+        for i in range(_KILL_ROUNDS):
             pids = self.pids()
             if not pids:
                 return True
-            with contextlib.suppress(OSError):
-                self.freeze(True)
-            for pid in pids:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, signal.SIGKILL)
-            with contextlib.suppress(OSError):
-                self.freeze(False)
-            time.sleep(0.005)
+            if not killed.issuperset(pids):  # not only processes already killed and on their way out
+                with contextlib.suppress(OSError):
+                    self.freeze(True)
+                for pid in pids:
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.kill(pid, signal.SIGKILL)
+                with contextlib.suppress(OSError):
+                    self.freeze(False)
+                killed.update(pids)
+            else:  # killed already; thawed, should anything have frozen the group since
+                with contextlib.suppress(OSError):
+                    self.freeze(False)
+            # Mostly what is left is leaving (bubblewrap's pid 1 tears its namespaces down after the bwrap
+            # that was waited for has gone): look again soon, then every 5 ms.
+            time.sleep(min(0.005, 0.0002 * 2**i))
         return not self.pids()
 
     def close(self) -> None:

@@ -60,6 +60,7 @@ import importlib.util
 import os
 import random
 import shutil
+import stat
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -90,6 +91,8 @@ ENDPOINT_DIR = "/run/harness"
 ENDPOINT_NAME = "bot.sock"
 #: Files of /etc a bot may need: the dynamic linker, time zone, TLS roots, alternatives. Its users and
 #: hosts are generated instead (:meth:`BotJail._etc_args`): the organiser's users are none of its business.
+#: A world-readable file is copied in (no mount: each bind costs bwrap a read of the whole mount table), a
+#: link into /usr made again, a directory or any other file bound read-only.
 ETC_FILES = (
     "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone", "ssl", "ca-certificates",
     "alternatives", "os-release", "mime.types",
@@ -118,6 +121,11 @@ PROC_SYS_SHOWN = (
 DEV_NODES = ("null", "zero", "full", "random", "urandom", "tty")
 #: Directories of /etc that runtimes under /usr point into (Debian's JDKs: /etc/java-17-openjdk ...).
 ETC_PATTERNS = ("java-*", "java")
+#: The largest /etc file copied into a sandbox rather than bound (bytes; ld.so.cache is tens of KiB).
+ETC_COPY_MAX = 1 << 20
+#: The most entries of an /etc directory made again in a sandbox rather than bound (ld.so.conf.d,
+#: ca-certificates); a larger one (ssl, alternatives) is bound: a bind costs less than that many files.
+ETC_TREE_MAX = 8
 #: Top-level links or directories of a merged-/usr system.
 USR_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 #: Interpreters a bot's own scripts may run by name (``exec python impl.py`` in a ``run.sh``): where the
@@ -639,8 +647,10 @@ def non_dumpable() -> Iterator[None]:
 # ---------------------------------------------------------------------- one bot
 
 
-def _sdk_paths() -> list[str]:
-    """What an SDK bot imports from the harness: ``protocol``, ``bots`` and ``harness.engine`` (read-only)."""
+@lru_cache(maxsize=1)
+def _sdk_paths() -> tuple[str, ...]:
+    """What an SDK bot imports from the harness: ``protocol``, ``bots`` and ``harness.engine`` (read-only;
+    where this process imports them from, found once)."""
     paths = []
     for name in ("protocol", "bots"):
         spec = importlib.util.find_spec(name)
@@ -648,7 +658,67 @@ def _sdk_paths() -> list[str]:
             paths += list(spec.submodule_search_locations)
     harness_dir = Path(__file__).resolve().parents[1]
     paths += [str(harness_dir / "__init__.py"), str(harness_dir / "engine")]
-    return paths
+    return tuple(paths)
+
+
+@lru_cache(maxsize=1)
+def _harness_views() -> tuple[str, ...]:
+    """What every bot is shown of the harness, resolved once per process: the SDK (:func:`_sdk_paths`) and
+    the interpreter's prefix and base prefix (its venv and the Python it was made from)."""
+    return tuple(os.path.realpath(p) for p in (*_sdk_paths(), sys.prefix, sys.base_prefix))
+
+
+def _program_files(program: str, cwd: str, path_env: str) -> list[str]:
+    """What to show of a program (see :meth:`BotJail._program_view`): ``program`` a path (from ``cwd``)
+    or a name looked up on ``path_env`` (a PATH)."""
+    env = {"PATH": path_env}
+    shown: list[str] = []
+    for step in range(2):  # the program, then the interpreter its #! line names
+        if os.sep in program:
+            path = os.path.join(cwd, program)  # an absolute path stays one
+        else:
+            found = shutil.which(program, path=path_env)
+            if found is None:
+                break
+            path = os.path.abspath(found)
+        shown.append(path)
+        tree = install_tree(path)
+        # A bot's own program given by path is shown alone (or with its venv), as it always was.
+        if tree is not None and (step or os.sep not in program or _is_venv(tree)):
+            shown.append(tree)
+        interpreter = _interpreter(path, env)
+        if interpreter is None:
+            break
+        program = interpreter
+    return shown
+
+
+def _path_stamp(path_env: str) -> tuple[object, ...]:
+    """What the lookup of a name on ``path_env`` depends on: the home (:func:`install_tree`) and the
+    modification time of each PATH directory (a program installed or removed there changes it)."""
+    stamps: list[object] = [os.environ.get("HOME")]
+    for folder in path_env.split(os.pathsep):
+        try:
+            stamps.append(os.stat(folder or ".").st_mtime_ns)
+        except OSError:
+            stamps.append(None)
+    return tuple(stamps)
+
+
+@lru_cache(maxsize=16)
+def _interpreter_views(path_env: str, stamp: tuple[object, ...]) -> tuple[str, ...]:
+    """The :data:`PATH_INTERPRETERS` found on ``path_env`` with their trees, resolved; ``stamp`` is
+    :func:`_path_stamp` (``path_env``'s state), so that a lookup is redone only when it could differ."""
+    del stamp  # the cache key only
+    return tuple(os.path.realpath(f) for name in PATH_INTERPRETERS for f in _program_files(name, "/", path_env))
+
+
+@lru_cache(maxsize=4)
+def _etc_dirs(stamp: int) -> tuple[str, ...]:
+    """The directories of /etc that :data:`ETC_PATTERNS` match; ``stamp`` is /etc's modification time
+    (an entry added or removed changes it)."""
+    del stamp  # the cache key only
+    return tuple(str(p) for pattern in ETC_PATTERNS for p in sorted(Path("/etc").glob(pattern)))
 
 
 def _inside(path: str, root: str) -> bool:
@@ -755,40 +825,23 @@ class BotJail:
     def _program_view(self, program: str, env: Mapping[str, str]) -> list[str]:
         """What to show of the bot's program: the file (given by path, or found on the PATH), its install
         tree where it has one of its own (:func:`install_tree`), and the same for a script's interpreter."""
-        shown: list[str] = []
-        for step in range(2):  # the program, then the interpreter its #! line names
-            if os.sep in program:
-                path = os.path.join(self.cwd, program)  # an absolute path stays one
-            else:
-                found = shutil.which(program, path=env.get("PATH", os.defpath))
-                if found is None:
-                    break
-                path = os.path.abspath(found)
-            shown.append(path)
-            tree = install_tree(path)
-            # A bot's own program given by path is shown alone (or with its venv), as it always was.
-            if tree is not None and (step or os.sep not in program or _is_venv(tree)):
-                shown.append(tree)
-            interpreter = _interpreter(path, env)
-            if interpreter is None:
-                break
-            program = interpreter
-        return shown
+        return _program_files(program, self.cwd, env.get("PATH", os.defpath))
 
-    def _views(self, programs: Sequence[str]) -> list[str]:
-        """Host directories and files shown read-only (deduplicated, nested ones dropped)."""
-        views = [self.cwd, *_sdk_paths(), sys.prefix, sys.base_prefix, *self.settings.paths, *programs]
+    def _views(self, programs: Sequence[str], resolved: Sequence[str] = ()) -> list[str]:
+        """Host directories and files shown read-only (deduplicated, nested ones dropped): the bot's
+        directory, the harness's (:func:`_harness_views`), ``[sandbox] paths``, ``programs`` and
+        ``resolved`` (the same as ``programs``, already real paths)."""
+        real = [os.path.realpath(v) for v in (*self.settings.paths, *programs)]
         out: list[str] = []
-        for v in views:
-            v = os.path.realpath(v)
-            if not os.path.exists(v) or _inside(v, "/usr") or v == "/":
+        for v in (self.cwd, *_harness_views(), *real, *resolved):
+            if _inside(v, "/usr") or v == "/" or not os.path.exists(v):
                 continue
             if any(_inside(v, o) for o in out):
                 continue
             out = [o for o in out if not _inside(o, v)] + [v]
         return out
 
-    def _data(self, dest: str, text: str, option: str = "--ro-bind-data") -> list[str]:
+    def _data(self, dest: str, text: str | bytes, option: str = "--ro-bind-data") -> list[str]:
         """bwrap arguments that show ``text`` (mode 0444) at ``dest``, through a descriptor of :attr:`pass_fds`:
         bound read-only over what is there (``--ro-bind-data``), or a new file (``--file``: no mount).
 
@@ -801,7 +854,7 @@ class BotJail:
             raise SandboxError(f"cannot hand {dest} to bubblewrap: {exc.strerror}") from None
         self.pass_fds = (*self.pass_fds, fd)  # closed by close_fds, also if what follows fails
         try:
-            os.write(fd, text.encode())
+            os.write(fd, text.encode() if isinstance(text, str) else text)
             os.lseek(fd, 0, os.SEEK_SET)
         except OSError as exc:
             raise SandboxError(f"cannot hand {dest} to bubblewrap: {exc.strerror}") from None
@@ -812,51 +865,107 @@ class BotJail:
         generated users, groups, name service and hosts (:func:`etc_files`)."""
         args = ["--perms", "0755", "--dir", "/etc"]  # bwrap would make it 0700 as root
         for name in ETC_FILES:
-            args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
-        for pattern in ETC_PATTERNS:
-            for path in sorted(Path("/etc").glob(pattern)):
-                args += ["--ro-bind", str(path), str(path)]
+            args += self._etc_entry(f"/etc/{name}")
+        try:
+            stamp = os.stat("/etc").st_mtime_ns
+        except OSError:
+            stamp = 0
+        for path in _etc_dirs(stamp):
+            args += ["--ro-bind", path, path]
         uid, gid = (self.uid, self.uid) if self.uid is not None else (os.getuid(), os.getgid())
         for name, text in etc_files(uid, gid).items():  # files of the bot's own root: no mount needed
             args += self._data(f"/etc/{name}", text, "--file")
         return args
 
-    def _proc_dev_args(self, scratch: str) -> list[str]:
-        """A fresh /proc masked as container runtimes mask it, and a minimal, read-only /dev.
+    def _etc_entry(self, path: str) -> list[str]:
+        """bwrap arguments that show the host's ``path`` (in /etc) as it is, with as few mounts as can be
+        (:data:`ETC_FILES`): a copy of a world-readable file (read now: never stale), the same link where it
+        points into /usr, a small directory of those made again (:data:`ETC_TREE_MAX`), else a read-only
+        bind; nothing when there is nothing there."""
+        try:
+            st = os.lstat(path)
+        except OSError:
+            return []
+        made = self._etc_copy(path, st, [ETC_TREE_MAX])
+        return made if made is not None else ["--ro-bind-try", path, path]
+
+    def _etc_copy(self, path: str, st: os.stat_result, budget: list[int]) -> list[str] | None:
+        """:meth:`_etc_entry`'s copy of ``path`` (read and write bits as the host's, never writable), or None
+        when it must be bound: not world-readable, too large, a link out of /usr, more entries than ``budget``."""
+        mode = f"{st.st_mode & 0o555:04o}"
+        if stat.S_ISLNK(st.st_mode):
+            with contextlib.suppress(OSError):
+                target = os.readlink(path)
+                if _inside(os.path.normpath(os.path.join(os.path.dirname(path), target)), "/usr") and _inside(
+                    os.path.realpath(path), "/usr"
+                ):
+                    return ["--symlink", target, path]
+        elif stat.S_ISREG(st.st_mode) and st.st_mode & 0o004 and st.st_size <= ETC_COPY_MAX:
+            with contextlib.suppress(OSError), open(path, "rb") as fh:
+                data = fh.read(ETC_COPY_MAX + 1)
+                if len(data) <= ETC_COPY_MAX:
+                    return ["--perms", mode, *self._data(path, data, "--file")[2:]]
+        elif stat.S_ISDIR(st.st_mode) and st.st_mode & 0o005 == 0o005:
+            with contextlib.suppress(OSError):
+                names = sorted(os.listdir(path))
+                budget[0] -= len(names)
+                if budget[0] >= 0:
+                    made = ["--perms", mode, "--dir", path]
+                    for name in names:
+                        child = os.path.join(path, name)
+                        part = self._etc_copy(child, os.lstat(child), budget)
+                        if part is None:
+                            return None
+                        made += part
+                    return made
+        return None
+
+    def _proc_dev_args(self, scratch: str) -> tuple[list[str], list[str]]:
+        """A fresh /proc masked as container runtimes mask it, and a minimal, read-only /dev: the bwrap
+        arguments to give first, and those to give after every bind (:meth:`wrap`).
 
         /proc: the processes of the bot's own pid namespace; of the rest only :data:`PROC_SHOWN`,
         generated :data:`PROC_GENERATED` (:func:`proc_files`) and a /proc/sys of :data:`PROC_SYS_SHOWN`;
         every other file reads empty (``/dev/null`` over it) and every other directory is empty and
         read-only. /dev: :data:`DEV_NODES`, the ``fd``/``stdin``/``stdout``/``stderr`` links and a
         private ``/dev/shm`` of ``scratch`` bytes.
+
+        The second list holds the tmpfs mounts under which nothing is bound (the masked directories,
+        /proc/sys, /dev/shm): bwrap reads the whole mount table at every bind, so a mount made after the
+        binds costs none of them a line.
         """
+        # As root the tmpfs mounts below are root's (0555, 0755) and the seat's uid, without capabilities,
+        # cannot write them: made read-only only for an ordinary user's bot, which owns its user namespace's.
+        ro = (lambda path: ["--remount-ro", path]) if self.uid is None else (lambda path: [])
         args = ["--proc", "/proc"]
+        late: list[str] = []
         for name, is_dir in _proc_layout():
             path = f"/proc/{name}"
             if name in PROC_SHOWN or name in PROC_GENERATED or name == "sys":
                 continue
             if is_dir:  # empty; as root the seat's uid cannot write a 0555 directory of root's anyway
-                args += ["--perms", "0555", "--tmpfs", path, *(["--remount-ro", path] if self.uid is None else [])]
+                late += ["--perms", "0555", "--tmpfs", path, *ro(path)]
             else:
                 args += ["--dev-bind", "/dev/null", path]  # reads empty, as runc masks a file
         for name, text in proc_files(self.memory_mb).items():
             args += self._data(f"/proc/{name}", text)
-        args += ["--perms", "0555", "--tmpfs", "/proc/sys"]
+        late += ["--perms", "0555", "--tmpfs", "/proc/sys"]
         made = set()
         for name, text in _sys_files().items():
             folder = os.path.dirname(name)
             if folder not in made:
-                args += ["--perms", "0555", "--dir", f"/proc/sys/{folder}"]
+                late += ["--perms", "0555", "--dir", f"/proc/sys/{folder}"]
                 made.add(folder)
-            args += self._data(f"/proc/sys/{name}", text, "--file")
-        args += ["--remount-ro", "/proc/sys", "--perms", "0755", "--tmpfs", "/dev"]
+            late += self._data(f"/proc/sys/{name}", text, "--file")
+        late += ro("/proc/sys")
+        args += ["--perms", "0755", "--tmpfs", "/dev"]
         for name in DEV_NODES:
             args += ["--dev-bind-try", f"/dev/{name}", f"/dev/{name}"]
         for link, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
                              ("stderr", "/proc/self/fd/2")):
             args += ["--symlink", target, f"/dev/{link}"]
-        args += ["--size", scratch, "--perms", "1777", "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
-        return args
+        late += ["--size", scratch, "--perms", "1777", "--tmpfs", "/dev/shm", *ro("/dev")]  # /dev/shm made first
+        return args, late
 
     def _cgroup_args(self) -> list[str]:
         """``/sys/fs/cgroup``: the bot's own group read-only, laid out as in a container.
@@ -875,7 +984,7 @@ class BotJail:
         args += ["--perms", "0555", "--tmpfs", "/sys/fs/cgroup"]
         for key, path in sorted(self.cgroup_dirs.items()):
             args += ["--ro-bind", path, f"/sys/fs/cgroup/{key}"]
-        return [*args, "--remount-ro", "/sys/fs/cgroup"]
+        return [*args, *(["--remount-ro", "/sys/fs/cgroup"] if self.uid is None else [])]  # as in _proc_dev_args
 
     def wrap(self, argv: Sequence[str], env: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
         """The bwrap command line that runs ``argv`` in the sandbox, and the environment to give it.
@@ -902,19 +1011,21 @@ class BotJail:
             args += ["--seccomp", str(fd)]
         args += self._etc_args()
         # The private mounts first: a bot's directory may lie under /tmp and is bound over them.
-        args += [*self._proc_dev_args(scratch), "--size", scratch, "--perms", "1777", "--tmpfs", "/tmp"]
+        proc_dev, late = self._proc_dev_args(scratch)
+        args += [*proc_dev, "--size", scratch, "--perms", "1777", "--tmpfs", "/tmp"]
         made = {"/", "/usr", "/etc", "/tmp", "/proc", "/dev"}
         args += self._cgroup_args()
         made.update(("/sys", "/sys/fs", "/sys/fs/cgroup") if self.cgroup_dirs else ())
         shown = self._program_view(argv[0], env)
-        for name in PATH_INTERPRETERS:  # what a wrapper script runs by name finds what it finds outside
-            shown += self._program_view(name, env)
-        views = self._views(shown)
+        # What a wrapper script runs by name finds what it finds outside (looked up again when PATH changes).
+        path_env = env.get("PATH", os.defpath)
+        views = self._views(shown, _interpreter_views(path_env, _path_stamp(path_env)))
         self.unseen = _unseen_files(argv[1:], self.cwd, views, self.hidden)
         for view in views:
             # Parents made world-traversable: bwrap makes them 0700 as root, and the bot is not root.
-            parts = Path(view).parents
-            for parent in reversed([str(p) for p in parts]):
+            parts = view.split("/")
+            for depth in range(1, len(parts) - 1):
+                parent = "/".join(parts[: depth + 1])
                 if parent not in made:
                     args += ["--perms", "0755", "--dir", parent]
                     made.add(parent)
@@ -929,6 +1040,7 @@ class BotJail:
             "--perms", "0755", "--dir", os.path.dirname(ENDPOINT_DIR),
             "--ro-bind", self.seat_dir, ENDPOINT_DIR,
             "--chdir", self.cwd,
+            *late,  # tmpfs mounts with nothing bound under them, after every bind (see _proc_dev_args)
         ]
         if self.uid is not None:
             assert sup.setpriv is not None

@@ -115,6 +115,8 @@ import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
 
+from harness.match import bpfcache
+
 __all__ = ["ALLOWED", "FilterSupport", "memfd", "program", "support"]
 
 # fcntl(2) commands (linux/fcntl.h, asm-generic/fcntl.h).
@@ -332,8 +334,25 @@ def _build() -> FilterSupport:
 
 @lru_cache(maxsize=1)
 def support() -> FilterSupport:
-    """The filter of this machine, built once per process (a few milliseconds)."""
-    return _build()
+    """The filter of this machine: compiled once and kept between runs (:mod:`harness.match.bpfcache`:
+    loading libseccomp and compiling cost a process tens to hundreds of milliseconds), looked up once per
+    process."""
+    problems: list[str] = []
+
+    def build() -> dict | None:
+        built = _build()
+        if built.program is None:
+            problems.append(built.problem)
+            return None
+        return {"program": built.program, "abis": list(built.abis)}
+
+    entry = bpfcache.kept("allow-list", __file__, build)
+    if entry is None:
+        return FilterSupport(None, problems[0] if problems else "libseccomp could not build the syscall filter")
+    abis = entry.get("abis")
+    if not isinstance(abis, list) or not all(isinstance(a, str) for a in abis):
+        return _build()
+    return FilterSupport(entry["program"], "", tuple(abis))
 
 
 def program() -> bytes | None:

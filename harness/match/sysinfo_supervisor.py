@@ -68,6 +68,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from harness.match import bpfcache
+
 __all__ = ["PROCS", "Prepared", "Supervisor", "SysinfoSupport", "answer", "prepare", "support"]
 
 #: The task count every bot reads: one, whatever runs on the machine.
@@ -188,6 +190,23 @@ def _build() -> SysinfoSupport:
     problem = _kernel_problem()
     if problem:
         return SysinfoSupport(None, problem)
+    problems: list[str] = []
+
+    def build() -> dict | None:
+        built = _compile()
+        if built.program is None:
+            problems.append(built.problem)
+            return None
+        return {"program": built.program}
+
+    entry = bpfcache.kept("sysinfo", __file__, build)  # compiled once, kept between runs
+    if entry is None:
+        return SysinfoSupport(None, problems[0] if problems else "libseccomp could not build the sysinfo filter")
+    return SysinfoSupport(entry["program"], "")
+
+
+def _compile() -> SysinfoSupport:
+    """The sysinfo filter compiled by libseccomp (or why not)."""
     try:
         import pyseccomp as sc
     except ImportError:
