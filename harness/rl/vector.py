@@ -11,11 +11,14 @@ from typing import Any
 
 import numpy as np
 
+from harness.engine import Phase
 from harness.match.deals import match_seed, new_seed
 from harness.rl import encoding
 from harness.rl.aec import SevenCardDrawEnv
 
 __all__ = ["VectorEnv"]
+
+_COMPLETE = Phase.COMPLETE
 
 
 class VectorEnv:
@@ -37,19 +40,20 @@ class VectorEnv:
         self._size = encoding.obs_size(self.num_players)
 
     def _rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        obs = np.zeros((self.num_envs, self._size), dtype=np.float32)
-        masks = np.zeros((self.num_envs, encoding.N_ACTIONS), dtype=np.int8)
-        seats = np.zeros(self.num_envs, dtype=np.int64)
+        obs, flat = encoding.new_rows(self.num_envs, self.num_players)
+        size = self._size
+        keys, seats = [], []
         for i, t in enumerate(self.tables):
-            s = t.state.to_act
-            obs[i] = encoding.observe(t.state, s, t._layout)
-            masks[i] = encoding.mask(t.state)
-            seats[i] = s
-        return obs, masks, seats
+            state = t.state
+            s = state.to_act
+            keys.append(t._decision()[0])
+            seats.append(s)
+            encoding.observe_into(flat, i * size, state, s)
+        return obs, encoding.MASKS[keys], np.array(seats, dtype=np.int64)
 
     def _deal(self, t: SevenCardDrawEnv, seed: int | None) -> None:
         t.reset(seed=seed)
-        while t.state.is_complete:  # cannot happen with blinds or antes, but never hand back a finished hand
+        while t.state.phase is _COMPLETE:  # cannot happen with blinds or antes, but never hand back a finished hand
             t.reset()
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -75,13 +79,15 @@ class VectorEnv:
         """
         rewards = np.zeros((self.num_envs, self.num_players), dtype=np.float32)
         done = np.zeros(self.num_envs, dtype=bool)
+        action_of = encoding.action_of
+        if isinstance(actions, np.ndarray):
+            actions = actions.tolist()  # Python ints: one conversion instead of one per table
         for i, (t, a) in enumerate(zip(self.tables, actions, strict=True)):
-            t._apply(a)
-            if t.state.is_complete:
-                rewards[i] = t.state.result().net
+            state = t.state
+            state.apply(action_of(state, t._decision(), a))
+            if state.phase is _COMPLETE:
+                rewards[i] = state.result().net
                 rewards[i] /= t.game.unit
                 done[i] = True
-                t.reset()
-                while t.state.is_complete:
-                    t.reset()
+                self._deal(t, None)
         return (*self._rows(), rewards, done)
