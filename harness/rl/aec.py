@@ -65,6 +65,7 @@ class SevenCardDrawEnv(AECEnv):
             raise ValueError(f"R4.4: per-seat replacements need at most 4 players, got {num_players}")
         self.num_players = num_players
         self.starting_stack = starting_stack
+        self._stacks = (starting_stack,) * num_players  # HandState.start copies it
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
@@ -109,10 +110,7 @@ class SevenCardDrawEnv(AECEnv):
             self.hand = hand
         else:
             self.hand += 1
-        n = self.num_players
-        self.state = HandState.start(self.game, [self.starting_stack] * n, self.hand % n,
-                                     self._hand_seed(self.hand, hand is None), self.hand)
-        self._found = None
+        self._start_hand(hand is None)
         agents = self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(agents, 0.0)
@@ -120,6 +118,13 @@ class SevenCardDrawEnv(AECEnv):
         self.truncations = dict.fromkeys(agents, False)
         self.infos = {a: {} for a in agents}
         self._sync()
+
+    def _start_hand(self, sequence: bool) -> None:
+        """Deal hand ``self.hand`` of the match (the state only: ``reset`` does PettingZoo's bookkeeping)."""
+        n = self.num_players
+        self.state = HandState.start(self.game, self._stacks, self.hand % n, self._hand_seed(self.hand, sequence),
+                                     self.hand)
+        self._found = None
 
     def _hand_seed(self, hand: int, sequence: bool) -> int:
         """:func:`harness.match.deals.hand_seed` ``(match_seed, hand)``; hands dealt in sequence take their
@@ -182,7 +187,7 @@ class SevenCardDrawEnv(AECEnv):
         seat = self._index[agent]
         state = self.state
         key = self._decision()[0] if state.to_act == seat else encoding.NONE_KEY
-        return {"observation": encoding.observe(state, seat), "action_mask": encoding.MASKS[key].copy()}
+        return {"observation": encoding.observe(state, seat), "action_mask": encoding.mask_row(key)}
 
     # --- search and display ------------------------------------------------------------------------
 

@@ -65,6 +65,7 @@ __all__ = [
     "layout",
     "mask",
     "mask_of",
+    "mask_row",
     "new_rows",
     "observe",
     "observe_into",
@@ -91,6 +92,7 @@ for _key in range(DRAW_KEY):
 MASKS[DRAW_KEY, DRAW_BASE:] = 1
 MASKS.flags.writeable = False
 del _key, _i
+_MASK_ROWS = [row.copy() for row in MASKS]  # one array per key: copying it skips the view MASKS[key] makes
 _DRAW_DECISION = (DRAW_KEY, None)
 _NONE_DECISION = (NONE_KEY, None)
 _CHECK_ONLY, _CALL_FOLD = 1 << CALL, 1 << CALL | 1 << FOLD
@@ -143,15 +145,20 @@ def decision(state: HandState) -> tuple[int, tuple[int, ...] | None]:
 def mask_of(phase: str, legal: Any, bet: int, pot: int) -> np.ndarray:
     """:func:`mask` from the decision's parts (``phase`` text, a ``Legal`` of the engine or the protocol)."""
     if phase == "draw":
-        return MASKS[DRAW_KEY].copy()
+        return _MASK_ROWS[DRAW_KEY].copy()
     if phase == "complete":
-        return MASKS[NONE_KEY].copy()
-    return MASKS[_betting(legal, bet, pot)[0]].copy()
+        return _MASK_ROWS[NONE_KEY].copy()
+    return _MASK_ROWS[_betting(legal, bet, pot)[0]].copy()
 
 
 def mask(state: HandState) -> np.ndarray:
     """The legal actions of the seat to act: an int8 vector of :data:`N_ACTIONS` (all 0 when the hand is over)."""
-    return MASKS[decision(state)[0]].copy()
+    return _MASK_ROWS[decision(state)[0]].copy()
+
+
+def mask_row(key: int) -> np.ndarray:
+    """A new (writable) copy of ``MASKS[key]``."""
+    return _MASK_ROWS[key].copy()
 
 
 def _refuse(index: Any, phase: str) -> ValueError:

@@ -25,7 +25,8 @@ class VectorEnv:
     """``num_envs`` tables with the same settings (keyword arguments as :class:`SevenCardDrawEnv`).
 
     Table ``i`` deals the hands of match seed ``match_seed(seed, ["vector", str(i)])``
-    (:func:`harness.match.deals.match_seed`): reproducible for a seed, different per table.
+    (:func:`harness.match.deals.match_seed`): reproducible for a seed, different per table. ``tables[i].state``
+    is table i's hand; the tables' PettingZoo bookkeeping (``rewards``, ``terminations``...) is not kept up.
 
     Raises:
         ValueError: ``num_envs`` below 1, and what :class:`SevenCardDrawEnv` raises.
@@ -38,6 +39,7 @@ class VectorEnv:
         self.num_envs = num_envs
         self.num_players = self.tables[0].num_players
         self._size = encoding.obs_size(self.num_players)
+        self._unit = float(self.tables[0].game.unit)
 
     def _rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         obs, flat = encoding.new_rows(self.num_envs, self.num_players)
@@ -55,6 +57,15 @@ class VectorEnv:
         t.reset(seed=seed)
         while t.state.phase is _COMPLETE:  # cannot happen with blinds or antes, but never hand back a finished hand
             t.reset()
+
+    @staticmethod
+    def _next_hand(t: SevenCardDrawEnv) -> None:
+        """The table's next hand, without the PettingZoo bookkeeping of ``reset`` (nobody reads it here)."""
+        while True:
+            t.hand += 1
+            t._start_hand(True)
+            if t.state.phase is not _COMPLETE:
+                return
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Deal hand 0 at every table.
@@ -77,8 +88,8 @@ class VectorEnv:
         Raises:
             ValueError: an action a table's mask forbids (the tables before it have moved).
         """
-        rewards = np.zeros((self.num_envs, self.num_players), dtype=np.float32)
-        done = np.zeros(self.num_envs, dtype=bool)
+        ended: list[int] = []
+        nets: list[tuple[int, ...]] = []
         action_of = encoding.action_of
         if isinstance(actions, np.ndarray):
             actions = actions.tolist()  # Python ints: one conversion instead of one per table
@@ -86,8 +97,12 @@ class VectorEnv:
             state = t.state
             state.apply(action_of(state, t._decision(), a))
             if state.phase is _COMPLETE:
-                rewards[i] = state.result().net
-                rewards[i] /= t.game.unit
-                done[i] = True
-                self._deal(t, None)
+                ended.append(i)
+                nets.append(state.result().net)
+                self._next_hand(t)
+        rewards = np.zeros((self.num_envs, self.num_players), dtype=np.float32)
+        done = np.zeros(self.num_envs, dtype=bool)
+        if ended:
+            rewards[ended] = np.array(nets, dtype=np.float32) / np.float32(self._unit)  # float32 as before
+            done[ended] = True
         return (*self._rows(), rewards, done)
