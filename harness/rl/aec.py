@@ -70,7 +70,7 @@ class SevenCardDrawEnv(AECEnv):
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
         self._layout = encoding.layout(num_players)
-        size = encoding.obs_size(num_players)
+        size = self._size = encoding.obs_size(num_players)
         self._obs_space = spaces.Dict({
             "observation": spaces.Box(low=-1.0, high=np.inf, shape=(size,), dtype=np.float32),
             "action_mask": spaces.Box(low=0, high=1, shape=(encoding.N_ACTIONS,), dtype=np.int8),
@@ -170,10 +170,10 @@ class SevenCardDrawEnv(AECEnv):
 
     def _decision(self) -> tuple[int, tuple[int, ...] | None]:
         """:func:`harness.rl.encoding.decision` of the state, kept until the state's next action (whoever
-        applies it: the key is the state and the length of its action log)."""
+        applies it: the key is the state and the length of its history, which every action extends)."""
         state = self.state
         found = self._found
-        done = len(state.action_log())
+        done = len(state.history)  # one event per action
         if found is None or found[0] is not state or found[1] != done:
             found = self._found = (state, done, encoding.decision(state))
         return found[2]
@@ -187,7 +187,9 @@ class SevenCardDrawEnv(AECEnv):
         seat = self._index[agent]
         state = self.state
         key = self._decision()[0] if state.to_act == seat else encoding.NONE_KEY
-        return {"observation": encoding.observe(state, seat), "action_mask": encoding.mask_row(key)}
+        v = np.zeros(self._size, dtype=np.float32)
+        encoding.observe_into(memoryview(v), 0, state, seat)
+        return {"observation": v, "action_mask": encoding.mask_row(key)}
 
     # --- search and display ------------------------------------------------------------------------
 

@@ -196,7 +196,18 @@ def decode(state: HandState, index: int) -> tuple[str, Any]:
 
 
 _FOLD_ACTION, _CHECK_ACTION, _CALL_ACTION = Action(ActionKind.FOLD), Action(ActionKind.CHECK), Action(ActionKind.CALL)
-_BET, _DRAW = ActionKind.BET, ActionKind.DRAW
+_BET, _RAISE, _DRAW = ActionKind.BET, ActionKind.RAISE, ActionKind.DRAW
+_WAGERS: dict[tuple[ActionKind, int], Action] = {}
+
+
+def _wager(kind: ActionKind, to: int) -> Action:
+    """``Action(kind, to)``, memoised (bounded): the same few amounts recur, and a frozen dataclass costs to build."""
+    action = _WAGERS.get((kind, to))
+    if action is None:
+        if len(_WAGERS) >= 4096:
+            _WAGERS.clear()
+        action = _WAGERS[(kind, to)] = Action(kind, to)
+    return action
 
 
 def action_of(state: HandState, found: tuple[int, tuple[int, ...] | None], index: Any) -> Action:
@@ -219,8 +230,7 @@ def action_of(state: HandState, found: tuple[int, tuple[int, ...] | None], index
             return _CALL_ACTION if key & 1 << FOLD else _CHECK_ACTION
         if index == FOLD:
             return _FOLD_ACTION
-        lg = state.legal()
-        return Action(_BET if _BET in lg.actions else ActionKind.RAISE, amounts[index - BET_BASE])  # type: ignore[index]
+        return _wager(_BET if _BET in state.legal().actions else _RAISE, amounts[index - BET_BASE])  # type: ignore[index]
     raise _refuse(index, state.phase)
 
 
