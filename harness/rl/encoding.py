@@ -53,7 +53,9 @@ from harness.engine.state import HandState
 __all__ = [
     "DISCARDS",
     "DRAW_BASE",
+    "DRAW_KEY",
     "MASKS",
+    "NONE_KEY",
     "N_ACTIONS",
     "SIZES",
     "action_of",
