@@ -1203,7 +1203,7 @@ def bench_plan(json_out: bool = typer.Option(False, "--json", help="Print one JS
 @bench_app.command("env")
 def bench_env(
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
-    seconds: float = typer.Option(3.0, "--seconds", help="Seconds per figure."),
+    seconds: float = typer.Option(3.0, "--seconds", help="CPU seconds per figure."),
 ) -> None:
     """Steps/s of the PettingZoo environment and of 64 tables vectorised, and the cost of clone() (needs '.[rl]')."""
     try:

@@ -68,6 +68,19 @@ _K_FOLD_CALL_RAISE = (FOLD, CALL, RAISE)
 _K_FOLD_CHECK = (FOLD, CHECK)
 _K_FOLD_CHECK_BET = (FOLD, CHECK, BET)
 _K_FOLD_CHECK_RAISE = (FOLD, CHECK, RAISE)
+_LEGAL_FOLD_CHECK = Legal(_K_FOLD_CHECK, 0, 0, 0, 0)
+_LEGALS: dict[tuple[Any, ...], Legal] = {}  # equal decisions share one frozen Legal: building one costs more
+
+
+def _legal(kinds: tuple[ActionKind, ...], call: int, lo: int, hi: int) -> Legal:
+    """``Legal(kinds, call, lo, hi, 0)``, memoised (values only: any two are equal or not as if built anew)."""
+    key = (kinds, call, lo, hi)
+    lg = _LEGALS.get(key)
+    if lg is None:
+        if len(_LEGALS) >= 4096:  # bounded: deep stacks make many amounts
+            _LEGALS.clear()
+        lg = _LEGALS[key] = Legal(kinds, call, lo, hi, 0)
+    return lg
 
 
 class HandState:
@@ -314,7 +327,10 @@ class HandState:
         bets = self.bets
         if self._n_able < 2:
             folded = self.folded
-            matched = max((b for o, b in enumerate(bets) if o != s and not folded[o]), default=0)
+            matched = 0
+            for o in range(self.n):
+                if o != s and not folded[o] and bets[o] > matched:
+                    matched = bets[o]
             if matched < high:
                 high = matched
         return high - bets[s]
@@ -358,11 +374,11 @@ class HandState:
                     if lo > hi:
                         lo = hi  # R3.6: all-in for less, or up to the deepest reach (R3.4)
                 if to_call > 0:
-                    return Legal(_K_FOLD_CALL_RAISE, to_call, lo, hi, 0)
-                return Legal(_K_FOLD_CHECK_BET if high == 0 else _K_FOLD_CHECK_RAISE, 0, lo, hi, 0)
+                    return _legal(_K_FOLD_CALL_RAISE, to_call, lo, hi)
+                return _legal(_K_FOLD_CHECK_BET if high == 0 else _K_FOLD_CHECK_RAISE, 0, lo, hi)
         if to_call > 0:
-            return Legal(_K_FOLD_CALL, to_call if to_call < stack else stack, 0, 0, 0)
-        return Legal(_K_FOLD_CHECK, 0, 0, 0, 0)
+            return _legal(_K_FOLD_CALL, to_call if to_call < stack else stack, 0, 0)
+        return _LEGAL_FOLD_CHECK
 
     def default_action(self) -> Action:
         """The referee's action for a faulting bot: check if free, else fold; stand pat in the draw.
@@ -780,7 +796,10 @@ class HandState:
         contrib = self.contrib
         top = max(contrib)
         owner = contrib.index(top)
-        second = max(c for o, c in enumerate(contrib) if o != owner)
+        second = 0
+        for o in range(self.n):
+            if o != owner and contrib[o] > second:
+                second = contrib[o]
         if top > second:
             back = top - second
             contrib[owner] = second

@@ -24,12 +24,15 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from harness.engine import Action, ActionKind, GameConfig, HandState
+from harness.engine import GameConfig, HandState, Phase
 from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS
-from harness.match.deals import hand_seed, new_seed, parse_seed
+from harness.match.deals import hand_seed, hand_seeds, new_seed, parse_seed
 from harness.rl import encoding
 
 __all__ = ["SevenCardDrawEnv", "env", "raw_env"]
+
+_SEED_BLOCK = 64
+_COMPLETE = Phase.COMPLETE
 
 
 class SevenCardDrawEnv(AECEnv):
@@ -62,11 +65,12 @@ class SevenCardDrawEnv(AECEnv):
             raise ValueError(f"R4.4: per-seat replacements need at most 4 players, got {num_players}")
         self.num_players = num_players
         self.starting_stack = starting_stack
+        self._stacks = (starting_stack,) * num_players  # HandState.start copies it
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
         self._layout = encoding.layout(num_players)
-        size = encoding.obs_size(num_players)
+        size = self._size = encoding.obs_size(num_players)
         self._obs_space = spaces.Dict({
             "observation": spaces.Box(low=-1.0, high=np.inf, shape=(size,), dtype=np.float32),
             "action_mask": spaces.Box(low=0, high=1, shape=(encoding.N_ACTIONS,), dtype=np.int8),
@@ -77,6 +81,8 @@ class SevenCardDrawEnv(AECEnv):
         self.match_seed: int | None = None
         self.hand = -1
         self.state: HandState | None = None
+        self._seed_block: tuple[int, int, list[int]] | None = None
+        self._found: tuple[HandState, int, tuple[int, tuple[int, ...] | None]] | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self._obs_space
@@ -104,24 +110,41 @@ class SevenCardDrawEnv(AECEnv):
             self.hand = hand
         else:
             self.hand += 1
-        n = self.num_players
-        self.state = HandState.start(self.game, [self.starting_stack] * n, self.hand % n,
-                                     hand_seed(self.match_seed, self.hand), self.hand)
-        self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self._start_hand(hand is None)
+        agents = self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(agents, 0.0)
+        self.terminations = dict.fromkeys(agents, False)
+        self.truncations = dict.fromkeys(agents, False)
+        self.infos = {a: {} for a in agents}
         self._sync()
+
+    def _start_hand(self, sequence: bool) -> None:
+        """Deal hand ``self.hand`` of the match (the state only: ``reset`` does PettingZoo's bookkeeping)."""
+        n = self.num_players
+        self.state = HandState.start(self.game, self._stacks, self.hand % n, self._hand_seed(self.hand, sequence),
+                                     self.hand)
+        self._found = None
+
+    def _hand_seed(self, hand: int, sequence: bool) -> int:
+        """:func:`harness.match.deals.hand_seed` ``(match_seed, hand)``; hands dealt in sequence take their
+        seeds in blocks of 64 (one tight loop of HMACs costs less than the same calls one per reset)."""
+        block = self._seed_block
+        if block is not None and block[0] == self.match_seed and 0 <= hand - block[1] < _SEED_BLOCK:
+            return block[2][hand - block[1]]
+        if not sequence:
+            return hand_seed(self.match_seed, hand)
+        self._seed_block = (self.match_seed, hand, hand_seeds(self.match_seed, hand, _SEED_BLOCK))
+        return self._seed_block[2][0]
 
     def _sync(self) -> None:
         """Point ``agent_selection`` at the seat to act, or end the episode."""
         state = self.state
-        if state.is_complete:
+        if state.phase is _COMPLETE:
             unit = self.game.unit
+            net = state.result().net
             for i, a in enumerate(self.possible_agents):
-                self.rewards[a] = state.result().net[i] / unit
+                self.rewards[a] = net[i] / unit
                 self.terminations[a] = True
             self.agent_selection = self.agents[0]
         else:
@@ -140,26 +163,33 @@ class SevenCardDrawEnv(AECEnv):
         self._apply(action)
         self._cumulative_rewards[agent] = 0.0
         self._sync()
-        self._accumulate_rewards()
+        if self.state.phase is _COMPLETE:  # every reward is 0 until the hand ends: nothing to add before
+            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
-    def _apply(self, index: Any) -> None:
-        kind, arg = encoding.decode(self.state, index)
+    def _decision(self) -> tuple[int, tuple[int, ...] | None]:
+        """:func:`harness.rl.encoding.decision` of the state, kept until the state's next action (whoever
+        applies it: the key is the state and the length of its history, which every action extends)."""
         state = self.state
-        if kind == "draw":
-            state.apply(Action(ActionKind.DRAW, 0, tuple(arg)))
-        elif arg is None:
-            state.apply(Action(ActionKind(kind)))
-        else:
-            state.apply(Action(ActionKind(kind), arg))
+        found = self._found
+        done = len(state.history)  # one event per action
+        if found is None or found[0] is not state or found[1] != done:
+            found = self._found = (state, done, encoding.decision(state))
+        return found[2]
+
+    def _apply(self, index: Any) -> None:
+        state = self.state
+        state.apply(encoding.action_of(state, self._decision(), index))
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``{"observation": ..., "action_mask": ...}`` of ``agent`` (the mask is all 0 when it is not to act)."""
         seat = self._index[agent]
         state = self.state
-        m = encoding.mask(state) if state.to_act == seat else np.zeros(encoding.N_ACTIONS, dtype=np.int8)
-        return {"observation": encoding.observe(state, seat, self._layout), "action_mask": m}
+        key = self._decision()[0] if state.to_act == seat else encoding.NONE_KEY
+        v = np.zeros(self._size, dtype=np.float32)
+        encoding.observe_into(memoryview(v), 0, state, seat)
+        return {"observation": v, "action_mask": encoding.mask_row(key)}
 
     # --- search and display ------------------------------------------------------------------------
 
@@ -171,6 +201,7 @@ class SevenCardDrawEnv(AECEnv):
         other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)
         other.state = self.state.clone() if self.state is not None else None
+        other._found = None
         other.agents = self.agents[:]
         for name in ("rewards", "_cumulative_rewards", "terminations", "truncations"):
             setattr(other, name, dict(getattr(self, name)))

@@ -47,82 +47,124 @@ from typing import Any
 
 import numpy as np
 
-from harness.engine import Phase
+from harness.engine import Action, ActionKind, Phase
 from harness.engine.state import HandState
 
 __all__ = [
     "DISCARDS",
     "DRAW_BASE",
+    "DRAW_KEY",
+    "MASKS",
+    "NONE_KEY",
     "N_ACTIONS",
     "SIZES",
+    "action_of",
+    "decision",
     "decode",
     "decode_of",
     "encode",
+    "fill",
     "layout",
     "mask",
     "mask_of",
+    "mask_row",
+    "new_rows",
     "observe",
+    "observe_into",
     "obs_size",
 ]
 
 SIZES = ("min", "half_pot", "pot", "two_pots", "all_in")
-_FRACTIONS = {"half_pot": 0.5, "pot": 1.0, "two_pots": 2.0}
 FOLD, CALL = 0, 1
 BET_BASE = 2
 DISCARDS: tuple[tuple[int, ...], ...] = tuple(c for k in range(5) for c in combinations(range(7), k))
 DRAW_BASE = BET_BASE + len(SIZES)
 N_ACTIONS = DRAW_BASE + len(DISCARDS)
 assert len(DISCARDS) == 99
-_PHASE_NAMES = ("bet1", "draw", "bet2", "complete")
+
+# --- masks: every mask is a row of one table, picked by a small key -------------------------------------------
+#: Key of the draw's mask (every discard set) and of a decision-less mask (the hand is over, not this seat's turn).
+DRAW_KEY, NONE_KEY = 1 << DRAW_BASE, (1 << DRAW_BASE) + 1
+#: ``MASKS[key]``: the int8 mask of a key (read only). A betting key has bit i set when index i (< DRAW_BASE) is
+#: legal; ``DRAW_KEY`` and ``NONE_KEY`` as above. A vectorised caller takes ``MASKS[keys]`` in one numpy call.
+MASKS = np.zeros((NONE_KEY + 1, N_ACTIONS), dtype=np.int8)
+for _key in range(DRAW_KEY):
+    for _i in range(DRAW_BASE):
+        MASKS[_key, _i] = _key >> _i & 1
+MASKS[DRAW_KEY, DRAW_BASE:] = 1
+MASKS.flags.writeable = False
+del _key, _i
+_MASK_ROWS = [row.copy() for row in MASKS]  # one array per key: copying it skips the view MASKS[key] makes
+_DRAW_DECISION = (DRAW_KEY, None)
+_NONE_DECISION = (NONE_KEY, None)
+_CHECK_ONLY, _CALL_FOLD = 1 << CALL, 1 << CALL | 1 << FOLD
 
 
-def _amounts(legal: Any, bet: int, pot: int) -> list[int]:
-    """The "to" amount of each bet size (``legal``: min_to, max_to, call_amount; ``bet``: the seat's bet this
-    round; ``pot``: all chips committed), or 0s where no bet/raise is legal."""
-    if not legal.min_to:
-        return [0] * len(SIZES)
-    lo, hi, call = legal.min_to, legal.max_to, legal.call_amount
-    out = []
-    for name in SIZES:
-        if name == "min":
-            to = lo
-        elif name == "all_in":
-            to = hi
-        else:
-            to = min(max(bet + call + int(_FRACTIONS[name] * (pot + call)), lo), hi)
-        out.append(to)
-    return out
+def _betting(legal: Any, bet: int, pot: int) -> tuple[int, tuple[int, ...] | None]:
+    """The mask key and the bet sizes' "to" amounts of a betting decision (``legal``: call_amount, min_to,
+    max_to, of the engine or the protocol; ``bet``: the seat's chips in this round; ``pot``: all committed).
+
+    A fraction ``f`` of the pot after calling is ``to = bet + call + f * (pot + call)``, clipped to
+    ``min_to..max_to``. The amounts never decrease along :data:`SIZES`, so a size is masked exactly when it
+    equals the size before it (every legal index is a different action).
+    """
+    call = legal.call_amount
+    key = _CALL_FOLD if call > 0 else _CHECK_ONLY
+    lo = legal.min_to
+    if not lo:
+        return key, None
+    hi = legal.max_to
+    after, grown = bet + call, pot + call
+    half = after + int(0.5 * grown)
+    half = lo if half < lo else hi if half > hi else half
+    full = after + int(1.0 * grown)
+    full = lo if full < lo else hi if full > hi else full
+    two = after + int(2.0 * grown)
+    two = lo if two < lo else hi if two > hi else two
+    key |= 1 << BET_BASE
+    if half != lo:
+        key |= 1 << BET_BASE + 1
+    if full != half:
+        key |= 1 << BET_BASE + 2
+    if two != full:
+        key |= 1 << BET_BASE + 3
+    if hi != two:
+        key |= 1 << BET_BASE + 4
+    return key, (lo, half, full, two, hi)
 
 
-_EMPTY_MASK = np.zeros(N_ACTIONS, dtype=np.int8)
-_DRAW_MASK = _EMPTY_MASK.copy()
-_DRAW_MASK[DRAW_BASE:] = 1
+def decision(state: HandState) -> tuple[int, tuple[int, ...] | None]:
+    """``(mask key, bet amounts or None)`` of the seat to act in ``state`` (the parts :func:`mask` and
+    :func:`action_of` need; a caller may keep it until the state's next action)."""
+    phase = state.phase
+    if phase is Phase.DRAW:
+        return _DRAW_DECISION
+    if phase is Phase.COMPLETE:
+        return _NONE_DECISION
+    return _betting(state.legal(), state.bets[state.to_act], sum(state.contrib))
 
 
 def mask_of(phase: str, legal: Any, bet: int, pot: int) -> np.ndarray:
     """:func:`mask` from the decision's parts (``phase`` text, a ``Legal`` of the engine or the protocol)."""
     if phase == "draw":
-        return _DRAW_MASK.copy()
+        return _MASK_ROWS[DRAW_KEY].copy()
     if phase == "complete":
-        return _EMPTY_MASK.copy()
-    m = bytearray(N_ACTIONS)  # bytes, then one array: numpy's item assignment costs microseconds
-    m[CALL] = 1
-    if legal.call_amount > 0:
-        m[FOLD] = 1
-    if legal.min_to:
-        seen = set()
-        for i, to in enumerate(_amounts(legal, bet, pot)):
-            if to not in seen:
-                seen.add(to)
-                m[BET_BASE + i] = 1
-    return np.frombuffer(m, dtype=np.int8)
+        return _MASK_ROWS[NONE_KEY].copy()
+    return _MASK_ROWS[_betting(legal, bet, pot)[0]].copy()
 
 
 def mask(state: HandState) -> np.ndarray:
     """The legal actions of the seat to act: an int8 vector of :data:`N_ACTIONS` (all 0 when the hand is over)."""
-    if state.phase is Phase.COMPLETE:
-        return np.zeros(N_ACTIONS, dtype=np.int8)
-    return mask_of(state.phase, state.legal(), state.bets[state.to_act], sum(state.contrib))
+    return _MASK_ROWS[decision(state)[0]].copy()
+
+
+def mask_row(key: int) -> np.ndarray:
+    """A new (writable) copy of ``MASKS[key]``."""
+    return _MASK_ROWS[key].copy()
+
+
+def _refuse(index: Any, phase: str) -> ValueError:
+    return ValueError(f"action {index} is not legal now (phase {phase})")
 
 
 def decode_of(phase: str, legal: Any, bet: int, pot: int, cards: list[Any], index: int) -> tuple[str, Any]:
@@ -131,17 +173,15 @@ def decode_of(phase: str, legal: Any, bet: int, pot: int, cards: list[Any], inde
     if phase == "draw":
         if DRAW_BASE <= index < N_ACTIONS:
             return "draw", [cards[p] for p in DISCARDS[index - DRAW_BASE]]
-    elif phase != "complete":
-        if index == CALL:
-            return ("call", None) if legal.call_amount > 0 else ("check", None)
-        if index == FOLD and legal.call_amount > 0:
-            return "fold", None
-        if BET_BASE <= index < DRAW_BASE and legal.min_to:
-            amounts = _amounts(legal, bet, pot)
-            i = index - BET_BASE
-            if amounts[i] not in amounts[:i]:  # a repeated amount is masked: its first index stands for it
-                return ("bet" if "bet" in legal.actions else "raise"), amounts[i]
-    raise ValueError(f"action {index} is not legal now (phase {phase})")
+    elif phase != "complete" and 0 <= index < DRAW_BASE:
+        key, amounts = _betting(legal, bet, pot)
+        if key >> index & 1:
+            if index == CALL:
+                return ("call", None) if legal.call_amount > 0 else ("check", None)
+            if index == FOLD:
+                return "fold", None
+            return ("bet" if "bet" in legal.actions else "raise"), amounts[index - BET_BASE]  # type: ignore[index]
+    raise _refuse(index, phase)
 
 
 def decode(state: HandState, index: int) -> tuple[str, Any]:
@@ -155,6 +195,51 @@ def decode(state: HandState, index: int) -> tuple[str, Any]:
         raise ValueError(f"action {index} is not legal: the hand is complete")
     s = state.to_act
     return decode_of(state.phase, state.legal(), state.bets[s], sum(state.contrib), state.cards[s], index)
+
+
+_FOLD_ACTION, _CHECK_ACTION, _CALL_ACTION = Action(ActionKind.FOLD), Action(ActionKind.CHECK), Action(ActionKind.CALL)
+_BET, _RAISE, _DRAW = ActionKind.BET, ActionKind.RAISE, ActionKind.DRAW
+_WAGERS: dict[tuple[ActionKind, int], Action] = {}
+
+
+def _wager(kind: ActionKind, to: int) -> Action:
+    """``Action(kind, to)``, memoised (bounded): the same few amounts recur, and a frozen dataclass costs to build."""
+    action = _WAGERS.get((kind, to))
+    if action is None:
+        if len(_WAGERS) >= 4096:
+            _WAGERS.clear()
+        action = _WAGERS[(kind, to)] = Action(kind, to)
+    return action
+
+
+def action_of(state: HandState, found: tuple[int, tuple[int, ...] | None], index: Any) -> Action:
+    """The engine :class:`~harness.engine.Action` of ``index`` for the seat to act, given ``found`` =
+    :func:`decision` ``(state)`` (the same action :func:`decode` names).
+
+    Raises:
+        ValueError: ``index`` is not legal now (see :func:`mask`).
+    """
+    index = int(index)
+    key, amounts = found
+    if key == DRAW_KEY:
+        if DRAW_BASE <= index < N_ACTIONS:
+            cards = state.cards[state.to_act]
+            return Action(_DRAW, 0, tuple([cards[p] for p in DISCARDS[index - DRAW_BASE]]))
+    elif key == NONE_KEY:
+        raise ValueError(f"action {index} is not legal: the hand is complete")
+    elif 0 <= index < DRAW_BASE and key >> index & 1:
+        if index == CALL:
+            return _CALL_ACTION if key & 1 << FOLD else _CHECK_ACTION
+        if index == FOLD:
+            return _FOLD_ACTION
+        return _wager(_BET if _BET in state.legal().actions else _RAISE, amounts[index - BET_BASE])  # type: ignore[index]
+    raise _refuse(index, state.phase)
+
+
+# --- observations ---------------------------------------------------------------------------------------------
+
+_FIELDS = ("cards", "phase", "button", "to_act", "stacks", "bets", "contrib", "pot", "legal", "folded", "all_in",
+           "draws", "actions", "shown")
 
 
 def layout(n: int) -> dict[str, slice]:
@@ -174,17 +259,132 @@ def obs_size(n: int) -> int:
     return layout(n)["shown"].stop
 
 
+_PHASE_INDEX = {"bet1": 0, "draw": 1, "bet2": 2, "complete": 3}  # Phase members hash and compare as these
 _KIND_COLUMN = {"check": 0, "call": 1, "bet": 2, "raise": 2}
 
 
+class _Frame:
+    """Precomputed offsets of one (table size, seat) view: field starts, seats in relative order, and where
+    each seat's betting counts and shown cards go."""
+
+    __slots__ = ("phase", "button", "to_act", "stacks", "bets", "contrib", "pot", "legal", "folded", "all_in",
+                 "draws", "rel", "acts", "shown", "size")
+
+    def __init__(self, n: int, seat: int) -> None:
+        lay = layout(n)
+        for name in _FIELDS[1:-2]:
+            setattr(self, name, lay[name].start)
+        self.size = lay["shown"].stop
+        self.rel = tuple((seat + k) % n for k in range(n))
+        # acts[round][s]: the offset of seat s's (check, call, bet+raise) counts in that round
+        self.acts = tuple(tuple(lay["actions"].start + (r * n + (s - seat) % n) * 3 for s in range(n)) for r in (0, 1))
+        self.shown = tuple(None if s == seat else lay["shown"].start + 52 * ((s - seat) % n - 1) for s in range(n))
+
+
+_FRAMES = {(n, seat): _Frame(n, seat) for n in range(2, 7) for seat in range(n)}
+
+
+def _frame(n: int, seat: int) -> _Frame:
+    f = _FRAMES.get((n, seat))
+    if f is None:
+        if not 0 <= seat < n:
+            raise ValueError(f"seat must be 0..{n - 1}, got {seat!r}")
+        f = _FRAMES[(n, seat)] = _Frame(n, seat)
+    return f
+
+
+def fill(v: Any, at: int, n: int, unit: float, seat: int, cards: Any, phase: str, button: int, to_act: int | None,
+         stacks: Any, bets: Any, contrib: Any, legal: Any, folded: Any, all_in: Any, draws: Any, history: Any,
+         shown: Any) -> None:
+    """Write the observation into ``v[at : at + obs_size(n)]``, zeros before (``v``: a float32 numpy vector or a
+    ``memoryview`` cast to ``"f"``, e.g. over a batch of rows); the other arguments as :func:`encode`. Only the
+    non-zero entries are written: item writes are the cost (a memoryview's are about 3x cheaper than numpy's)."""
+    f = _frame(n, seat)
+    for c in cards:
+        v[at + c] = 1.0
+    v[at + f.phase + _PHASE_INDEX[phase]] = 1.0
+    rel = f.rel
+    v[at + f.button + rel.index(button)] = 1.0
+    if to_act is not None:
+        v[at + f.to_act + rel.index(to_act)] = 1.0
+    at_s, at_b, at_c = at + f.stacks, at + f.bets, at + f.contrib
+    at_f, at_a, at_d = at + f.folded, at + f.all_in, at + f.draws
+    pot = 0
+    for k, s in enumerate(rel):
+        x = stacks[s]
+        if x:
+            v[at_s + k] = x / unit
+        x = bets[s]
+        if x:
+            v[at_b + k] = x / unit
+        x = contrib[s]
+        if x:
+            v[at_c + k] = x / unit
+            pot += x
+        if folded[s]:
+            v[at_f + k] = 1.0
+        if all_in[s]:
+            v[at_a + k] = 1.0
+        x = draws[s]
+        if x is None:
+            v[at_d + k] = -1.0
+        elif x:
+            v[at_d + k] = float(x)
+    if pot:
+        v[at + f.pot] = pot / unit
+    if legal is not None:
+        x = at + f.legal
+        if legal.call_amount:
+            v[x] = legal.call_amount / unit
+        if legal.min_to:
+            v[x + 1] = legal.min_to / unit
+        if legal.max_to:
+            v[x + 2] = legal.max_to / unit
+    acts = f.acts[0]
+    column_of = _KIND_COLUMN.get
+    for event in history:
+        kind = event["action"]
+        column = column_of(kind)
+        if column is not None:
+            x = at + acts[event["seat"]] + column
+            v[x] += 1.0
+        elif kind == "draw":
+            acts = f.acts[1]
+    if shown:
+        where = f.shown
+        for s, held in shown.items():
+            x = where[s]
+            if x is not None:
+                x += at
+                for c in held:
+                    v[x + c] = 1.0
+
+
+def new_rows(rows: int, n: int) -> tuple[np.ndarray, memoryview]:
+    """``rows`` observation vectors of zeros for ``n`` seats: the float32 array ``(rows, obs_size(n))`` and a flat
+    ``"f"`` memoryview of the same memory, for :func:`fill` (row ``i`` starts at ``i * obs_size(n)``)."""
+    obs = np.zeros((rows, _frame(n, 0).size), dtype=np.float32)
+    return obs, memoryview(obs.reshape(-1))
+
+
 def observe(state: HandState, seat: int, lay: dict[str, slice] | None = None) -> np.ndarray:
-    """What ``seat`` sees, encoded (module doc): never another seat's cards before they are shown (R5.7)."""
+    """What ``seat`` sees, encoded (module doc): never another seat's cards before they are shown (R5.7).
+
+    ``lay`` is accepted for compatibility and unused (the offsets are precomputed per table size and seat)."""
+    v = np.zeros(_frame(state.n, seat).size, dtype=np.float32)
+    observe_into(memoryview(v), 0, state, seat)
+    return v
+
+
+def observe_into(v: Any, at: int, state: HandState, seat: int) -> None:
+    """:func:`observe` written into ``v`` from ``at`` on (as :func:`fill`: zeros before, e.g. a row of
+    :func:`new_rows`)."""
     to_act = state.to_act
-    legal = state.legal() if to_act == seat and state.phase is not Phase.DRAW else None
-    shown = {s: state.cards[s] for s in state.result().shown} if state.is_complete else {}
-    return encode(state.n, float(state.config.unit), seat, state.cards[seat], str(state.phase), state.button, to_act,
-                  state.stacks, state.bets, state.contrib, legal, state.folded, state.all_in, state.draws,
-                  state.history, shown, lay)
+    phase = state.phase
+    legal = state.legal() if to_act == seat and phase is not Phase.DRAW else None
+    shown = {s: state.cards[s] for s in state.result().shown} if phase is Phase.COMPLETE else None
+    fill(v, at, state.n, float(state.config.unit), seat, state.cards[seat], phase, state.button, to_act, state.stacks,
+         state.bets, state.contrib, legal, state.folded, state.all_in, state.draws, state.history, shown)
 
 
 def encode(n: int, unit: float, seat: int, cards: Any, phase: str, button: int, to_act: int | None, stacks: Any,
@@ -193,41 +393,7 @@ def encode(n: int, unit: float, seat: int, cards: Any, phase: str, button: int, 
     """The observation vector from its parts (:func:`observe` for an engine state; a bot's view for
     :func:`harness.rl.as_bot`): chips in chips, cards as ints, ``legal`` None when the seat has no betting
     decision, ``shown`` the shown cards by seat."""
-    lay = lay or layout(n)
-    v = [0.0] * lay["shown"].stop  # a list, turned into an array once: item by item numpy is slower
-    for c in cards:
-        v[c] = 1.0
-    v[lay["phase"].start + _PHASE_NAMES.index(phase)] = 1.0
-    v[lay["button"].start + (button - seat) % n] = 1.0
-    if to_act is not None:
-        v[lay["to_act"].start + (to_act - seat) % n] = 1.0
-    rel = [(seat + k) % n for k in range(n)]
-    for name, values in (("stacks", stacks), ("bets", bets), ("contrib", contrib)):
-        at = lay[name].start
-        for k, s in enumerate(rel):
-            v[at + k] = values[s] / unit
-    v[lay["pot"].start] = sum(contrib) / unit
-    if legal is not None:
-        at = lay["legal"].start
-        v[at], v[at + 1], v[at + 2] = legal.call_amount / unit, legal.min_to / unit, legal.max_to / unit
-    f, a, d = lay["folded"].start, lay["all_in"].start, lay["draws"].start
-    for k, s in enumerate(rel):
-        v[f + k] = 1.0 if folded[s] else 0.0
-        v[a + k] = 1.0 if all_in[s] else 0.0
-        v[d + k] = -1.0 if draws[s] is None else float(draws[s])
-    base = lay["actions"].start
-    round_ = 0
-    for event in history:
-        kind = event["action"]
-        if kind == "draw":
-            round_ = 1
-        column = _KIND_COLUMN.get(kind)
-        if column is not None:
-            v[base + (round_ * n + (event["seat"] - seat) % n) * 3 + column] += 1.0
-    start = lay["shown"].start
-    for s, held in shown.items():
-        if s != seat:
-            k = (s - seat) % n - 1
-            for c in held:
-                v[start + 52 * k + c] = 1.0
-    return np.array(v, dtype=np.float32)
+    v = np.zeros(_frame(n, seat).size, dtype=np.float32)
+    fill(memoryview(v), 0, n, float(unit), seat, cards, phase, button, to_act, stacks, bets, contrib, legal, folded,
+         all_in, draws, history, shown)
+    return v

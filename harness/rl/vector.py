@@ -11,18 +11,22 @@ from typing import Any
 
 import numpy as np
 
+from harness.engine import Phase
 from harness.match.deals import match_seed, new_seed
 from harness.rl import encoding
 from harness.rl.aec import SevenCardDrawEnv
 
 __all__ = ["VectorEnv"]
 
+_COMPLETE = Phase.COMPLETE
+
 
 class VectorEnv:
     """``num_envs`` tables with the same settings (keyword arguments as :class:`SevenCardDrawEnv`).
 
     Table ``i`` deals the hands of match seed ``match_seed(seed, ["vector", str(i)])``
-    (:func:`harness.match.deals.match_seed`): reproducible for a seed, different per table.
+    (:func:`harness.match.deals.match_seed`): reproducible for a seed, different per table. ``tables[i].state``
+    is table i's hand; the tables' PettingZoo bookkeeping (``rewards``, ``terminations``...) is not kept up.
 
     Raises:
         ValueError: ``num_envs`` below 1, and what :class:`SevenCardDrawEnv` raises.
@@ -35,22 +39,33 @@ class VectorEnv:
         self.num_envs = num_envs
         self.num_players = self.tables[0].num_players
         self._size = encoding.obs_size(self.num_players)
+        self._unit = float(self.tables[0].game.unit)
 
     def _rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        obs = np.zeros((self.num_envs, self._size), dtype=np.float32)
-        masks = np.zeros((self.num_envs, encoding.N_ACTIONS), dtype=np.int8)
-        seats = np.zeros(self.num_envs, dtype=np.int64)
+        obs, flat = encoding.new_rows(self.num_envs, self.num_players)
+        size = self._size
+        keys, seats = [], []
         for i, t in enumerate(self.tables):
-            s = t.state.to_act
-            obs[i] = encoding.observe(t.state, s, t._layout)
-            masks[i] = encoding.mask(t.state)
-            seats[i] = s
-        return obs, masks, seats
+            state = t.state
+            s = state.to_act
+            keys.append(t._decision()[0])
+            seats.append(s)
+            encoding.observe_into(flat, i * size, state, s)
+        return obs, encoding.MASKS[keys], np.array(seats, dtype=np.int64)
 
     def _deal(self, t: SevenCardDrawEnv, seed: int | None) -> None:
         t.reset(seed=seed)
-        while t.state.is_complete:  # cannot happen with blinds or antes, but never hand back a finished hand
+        while t.state.phase is _COMPLETE:  # cannot happen with blinds or antes, but never hand back a finished hand
             t.reset()
+
+    @staticmethod
+    def _next_hand(t: SevenCardDrawEnv) -> None:
+        """The table's next hand, without the PettingZoo bookkeeping of ``reset`` (nobody reads it here)."""
+        while True:
+            t.hand += 1
+            t._start_hand(True)
+            if t.state.phase is not _COMPLETE:
+                return
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Deal hand 0 at every table.
@@ -73,15 +88,21 @@ class VectorEnv:
         Raises:
             ValueError: an action a table's mask forbids (the tables before it have moved).
         """
+        ended: list[int] = []
+        nets: list[tuple[int, ...]] = []
+        action_of = encoding.action_of
+        if isinstance(actions, np.ndarray):
+            actions = actions.tolist()  # Python ints: one conversion instead of one per table
+        for i, (t, a) in enumerate(zip(self.tables, actions, strict=True)):
+            state = t.state
+            state.apply(action_of(state, t._decision(), a))
+            if state.phase is _COMPLETE:
+                ended.append(i)
+                nets.append(state.result().net)
+                self._next_hand(t)
         rewards = np.zeros((self.num_envs, self.num_players), dtype=np.float32)
         done = np.zeros(self.num_envs, dtype=bool)
-        for i, (t, a) in enumerate(zip(self.tables, actions, strict=True)):
-            t._apply(a)
-            if t.state.is_complete:
-                rewards[i] = t.state.result().net
-                rewards[i] /= t.game.unit
-                done[i] = True
-                t.reset()
-                while t.state.is_complete:
-                    t.reset()
+        if ended:
+            rewards[ended] = np.array(nets, dtype=np.float32) / np.float32(self._unit)  # float32 as before
+            done[ended] = True
         return (*self._rows(), rewards, done)
