@@ -203,6 +203,7 @@ def transport_floor(hands: int = 3000) -> dict[str, float]:
         _reap(children)
         for conn in conns:
             conn.close()
+        hub.close()
         restore(before)
         shutil.rmtree(tmp, ignore_errors=True)
     return {"hands_per_s": hands / elapsed, "us_per_hand": elapsed / hands * 1e6}
@@ -254,6 +255,7 @@ def match_speed(
         "decisions_per_hand": ref.decisions / hands,
         "decisions_per_s": ref.decisions / ref.hands_seconds,
         "cpu_us_per_decision": ref.hands_cpu_seconds / max(1, ref.decisions) * 1e6,
+        "user_us_per_decision": ref.hands_user_seconds / max(1, ref.decisions) * 1e6,
     }
 
 
