@@ -6,6 +6,13 @@ Figures (printed, never asserted):
   heads-up match with two C example bots (bots/c, built here with ``make``)
   instead of the Python callers, and ``referee_cpu_us_per_decision_c`` its
   referee CPU per decision.
+- ``acpc_hands_per_s`` / ``acpc_decisions_per_s``: the ACPC dealer and its
+  two example players (C, TCP lines), pinned, right after the C bots' match
+  (``--acpc DIR``, :mod:`harness.bench.acpc`); ``c_over_acpc_decisions`` the
+  C bots' decisions/s over it (target: at least 1).
+- ``engine_cpu_us_per_decision``: the engine alone, in this process, per
+  decision: the machine's speed during the run (the referee's CPU per
+  decision moves with it on a shared VM).
 - ``raw_round_trip_us``: one ZeroMQ DEALER/ROUTER request/reply over ipc
   between two Python processes (300-byte message), as the scheduler places
   them; ``raw_round_trip_pinned_us`` with both on one CPU.
@@ -341,8 +348,31 @@ def sandbox_start(n: int = 20) -> dict[str, float]:
     return {"start_ms": (boxed - plain) / n * 1000, "turn_switch_us": turn, "freeze_switch_us": frozen}
 
 
-def run(hands_heads_up: int = 4000, hands_four: int = 2000) -> dict[str, Any]:
-    """Measure everything; returns the JSON-ready figures (see the module docstring)."""
+def engine_cpu_us_per_decision(hands: int = 600) -> float:
+    """CPU µs per decision of the engine alone (check/call, stand pat; heads-up), in this process.
+
+    The machine's speed at the moment, for reading the referee's CPU per
+    decision: on a shared VM both move together with the load.
+    """
+    t = time.process_time()
+    n = 0
+    for h in range(hands):
+        state = HandState.start(GameConfig(), [1000, 1000], h % 2, h, h)
+        while state.to_act is not None:
+            legal = state.legal()
+            free = state.phase == "draw" or ActionKind.CHECK in legal.actions
+            state.apply(state.default_action() if free else Action(ActionKind.CALL))
+            n += 1
+        state.result()
+    return (time.process_time() - t) / n * 1e6
+
+
+def run(hands_heads_up: int = 4000, hands_four: int = 2000, acpc_dir: str | None = None) -> dict[str, Any]:
+    """Measure everything; returns the JSON-ready figures (see the module docstring).
+
+    ``acpc_dir``: a built ``project_acpc_server`` (:mod:`harness.bench.acpc`), measured
+    right after the C bots' match; None: not measured, and said so.
+    """
     rt_free = raw_round_trip_us(False)
     rt_pinned = raw_round_trip_us(True)
     hu = {mode: match_speed(2, hands_heads_up, mode == "pinned") for mode in ("free", "pinned")}
@@ -351,6 +381,8 @@ def run(hands_heads_up: int = 4000, hands_four: int = 2000) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="harness-bench-c-") as build:
         c_bot, why = build_c_bot(build)
         c_hu = match_speed(2, hands_heads_up, True, command=(c_bot,)) if c_bot else None
+    acpc = _acpc(acpc_dir, hands_heads_up, c_hu)
+    engine_us = engine_cpu_us_per_decision()
     best = max(hu, key=lambda m: hu[m]["hands_per_s"])
     boxed = _sandboxed(hands_heads_up, best == "pinned", hu[best]["hands_per_s"])
     rt_same = rt_pinned if best == "pinned" else rt_free
@@ -379,9 +411,28 @@ def run(hands_heads_up: int = 4000, hands_four: int = 2000) -> dict[str, Any]:
         "hands_per_s_heads_up_c": round(c_hu["hands_per_s"], 1) if c_hu else f"not measured: {why}",
         "decisions_per_s_heads_up_c": round(c_hu["decisions_per_s"], 1) if c_hu else None,
         "referee_cpu_us_per_decision_c": round(c_hu["cpu_us_per_decision"], 1) if c_hu else None,
+        **acpc,
+        "engine_cpu_us_per_decision": round(engine_us, 1),
         **boxed,
         "cpus": os.cpu_count(),
         "load_average_1min": round(os.getloadavg()[0], 2),
+    }
+
+
+def _acpc(directory: str | None, hands: int, c_hu: dict[str, float] | None) -> dict[str, Any]:
+    """The ACPC dealer's figures beside the C bots' (None where it cannot be measured)."""
+    from harness.bench.acpc import dealer_speed
+
+    if not directory:
+        return {"acpc_decisions_per_s": "not measured: no --acpc DIR (a built project_acpc_server, README Speed)"}
+    try:
+        acpc = dealer_speed(directory, hands, _pin_cpu())
+    except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
+        return {"acpc_decisions_per_s": f"not measured: {exc}"}
+    return {
+        "acpc_hands_per_s": round(acpc["hands_per_s"], 1),
+        "acpc_decisions_per_s": round(acpc["decisions_per_s"], 1),
+        "c_over_acpc_decisions": round(c_hu["decisions_per_s"] / acpc["decisions_per_s"], 3) if c_hu else None,
     }
 
 

@@ -981,11 +981,22 @@ class Connection:
         bot = self._bot
         assert bot is not None
         parser = bot.parser
+        recv = bot.sock.recv
         for _ in range(READ_BATCH):
             ev = parser.next()
             if ev is None:
-                if not bot.eof and self._recv(bot):
-                    continue
+                if not bot.eof:  # one read (as _recv, inline: once or twice per reply)
+                    try:
+                        data = recv(READ_CHUNK)
+                    except BlockingIOError:
+                        data = None
+                    except OSError:
+                        data = b""
+                    if data:
+                        parser.feed(data)
+                        continue
+                    if data is not None:
+                        bot.eof = True
                 if bot.eof:
                     self._lost()
                     raise Disconnected(self.name)

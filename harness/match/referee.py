@@ -859,7 +859,7 @@ class Referee:
             by, ms = decide(state, wire, p, hs, faults)
             asked += 1
             if ms is not None:
-                ms = round(ms, 3)
+                ms = round(ms * 1000.0) / 1000.0  # to the µs (round(ms, 3) formats a string: 10x the cost)
             if len(faults) > before:  # faults of this request: they name its decision
                 index = len(decisions)
                 for row in faults[before:]:
