@@ -245,7 +245,8 @@ def match_speed(
 
     Returns:
         ``hands_per_s`` and ``us_per_hand`` (hand loop only), ``decisions_per_hand``,
-        ``decisions_per_s`` and ``cpu_us_per_decision`` (the referee's CPU, all its threads, µs).
+        ``decisions_per_s`` and ``cpu_us_per_decision`` (the referee's CPU, all its threads, µs;
+        ``user_us_per_decision`` its user-space part).
     """
     root = Path(__file__).resolve().parents[2]
     argv = command or (sys.executable, "-m", "bots.caller")

@@ -4,7 +4,7 @@ The referee speaks ZMTP 3.1 itself (:mod:`harness.match.zmtp`): per bot it
 listens on a private endpoint (a Unix socket in a directory of its own,
 ``ipc://``, or tcp on loopback) and plays a ZeroMQ ``ROUTER`` towards the
 bot's ``DEALER`` (any ZeroMQ library: the wire is ZeroMQ's). Every socket of
-every seat is non-blocking and watched by one ``poll`` in the referee's main
+every seat is non-blocking and watched by one ``epoll`` in the referee's main
 thread (:class:`Hub`); no other thread reads them. The bot proves itself
 with ``hello`` carrying its seat's secret; from then on only that
 connection is listened to, so a process without the secret can neither
