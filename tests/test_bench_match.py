@@ -97,3 +97,14 @@ def test_the_acpc_dealer_is_measured_when_built_here() -> None:
     assert figures["decisions_per_hand"] > 1 and figures["decisions_per_s"] > 0
     me = psutil.Process()
     assert not [p for p in me.children(recursive=True) if p.status() != psutil.STATUS_ZOMBIE]
+
+
+def test_the_floor_ratio_pairs_the_match_and_the_floor_round_by_round() -> None:
+    from harness.bench.match import paired_floor
+
+    match, floor, ratios = paired_floor(hands=20, rounds=2)
+    assert len(ratios) == 2 and all(r > 0 for r in ratios)
+    assert match["decisions_per_hand"] >= 2 and match["cpu_us_per_decision"] > 0
+    assert abs(match["hands_per_s"] - 1e6 / match["us_per_hand"]) < 1e-6 and floor["hands_per_s"] > 0
+    me = psutil.Process()
+    assert not [p for p in me.children(recursive=True) if p.status() != psutil.STATUS_ZOMBIE]

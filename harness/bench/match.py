@@ -35,10 +35,12 @@ Figures (printed, never asserted):
   recorded hand by a loop that only encodes, sends and receives over the
   referee's own transport (:func:`transport_floor`): what any referee could
   reach with these bots
-  and this protocol here; ``floor_ratio_heads_up`` is ``hands_per_s_heads_up``
-  over it (same run). ``referee_us_per_hand_heads_up`` is the pinned
-  match's time per hand minus the floor's: the referee's own work (engine,
-  checks, clocks, hand records) as it costs on a shared core.
+  and this protocol here; ``floor_ratio_heads_up`` is the pinned match's
+  hands/s over it: the median of :data:`ROUNDS` rounds, match and floor
+  alternated (:func:`paired_floor`; each round's in ``floor_ratios_heads_up``).
+  ``referee_us_per_hand_heads_up`` is the pinned match's time per hand minus
+  the floor's: the referee's own work (engine, checks, clocks, hand records)
+  as it costs on a shared core.
 - The figures above are without the sandbox (``[sandbox] mode = "off"``);
   ``hands_per_s_heads_up_sandboxed`` is the same heads-up match, same
   placement, with it (fair CPU by weight; ``..._freeze`` with ``cpu =
@@ -54,6 +56,7 @@ import functools
 import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -72,6 +75,8 @@ from protocol import codec
 from protocol.messages import MatchEnd
 from protocol.version import PROTOCOL_VERSION
 
+#: Rounds of the pinned heads-up match and the floor, alternated (:func:`paired_floor`).
+ROUNDS = 3
 #: The echo peer of the raw round-trip measurement.
 _ECHO = r"""
 import sys, zmq
@@ -349,6 +354,34 @@ def sandbox_start(n: int = 20) -> dict[str, float]:
     return {"start_ms": (boxed - plain) / n * 1000, "turn_switch_us": turn, "freeze_switch_us": frozen}
 
 
+def paired_floor(hands: int, rounds: int = ROUNDS) -> tuple[dict[str, float], dict[str, float], list[float]]:
+    """The pinned heads-up match and the floor, alternated in ``rounds`` rounds of ``hands / rounds`` hands each.
+
+    On a machine others load, two runs minutes apart see different machines;
+    side by side, each round's ratio (match hands/s over floor hands/s) sees
+    about the same one.
+
+    Returns:
+        the match's figures (:func:`match_speed`'s keys, means over the rounds), the floor's
+        (:func:`transport_floor`'s), and each round's ratio.
+    """
+    per = max(1, hands // rounds)
+    matches, floors = [], []
+    for _ in range(rounds):
+        matches.append(match_speed(2, per, True))
+        floors.append(transport_floor(per))
+    ratios = [m["hands_per_s"] / f["hands_per_s"] for m, f in zip(matches, floors, strict=True)]
+
+    def mean(runs: list[dict[str, float]]) -> dict[str, float]:
+        out = {k: statistics.fmean(r[k] for r in runs) for k in runs[0]}
+        out["hands_per_s"] = 1e6 / out["us_per_hand"]
+        if "decisions_per_s" in out:
+            out["decisions_per_s"] = out["hands_per_s"] * out["decisions_per_hand"]
+        return out
+
+    return mean(matches), mean(floors), ratios
+
+
 def engine_cpu_us_per_decision(hands: int = 600) -> float:
     """CPU µs per decision of the engine alone (check/call, stand pat; heads-up), in this process.
 
@@ -376,9 +409,9 @@ def run(hands_heads_up: int = 4000, hands_four: int = 2000, acpc_dir: str | None
     """
     rt_free = raw_round_trip_us(False)
     rt_pinned = raw_round_trip_us(True)
-    hu = {mode: match_speed(2, hands_heads_up, mode == "pinned") for mode in ("free", "pinned")}
+    pinned, floor, ratios = paired_floor(hands_heads_up)
+    hu = {"free": match_speed(2, hands_heads_up, False), "pinned": pinned}
     four = {mode: match_speed(4, hands_four, mode == "pinned") for mode in ("free", "pinned")}
-    floor = transport_floor(hands_heads_up)
     with tempfile.TemporaryDirectory(prefix="harness-bench-c-") as build:
         c_bot, why = build_c_bot(build)
         c_hu = match_speed(2, hands_heads_up, True, command=(c_bot,)) if c_bot else None
@@ -407,7 +440,8 @@ def run(hands_heads_up: int = 4000, hands_four: int = 2000, acpc_dir: str | None
         "hands_per_s_four_handed_free": round(four["free"]["hands_per_s"], 1),
         "hands_per_s_four_handed_pinned": round(four["pinned"]["hands_per_s"], 1),
         "floor_hands_per_s_heads_up": round(floor["hands_per_s"], 1),
-        "floor_ratio_heads_up": round(hu[best]["hands_per_s"] / floor["hands_per_s"], 3),
+        "floor_ratio_heads_up": round(statistics.median(ratios), 3),
+        "floor_ratios_heads_up": [round(r, 3) for r in ratios],
         "referee_us_per_hand_heads_up": round(hu["pinned"]["us_per_hand"] - floor["us_per_hand"], 1),
         "hands_per_s_heads_up_c": round(c_hu["hands_per_s"], 1) if c_hu else f"not measured: {why}",
         "decisions_per_s_heads_up_c": round(c_hu["decisions_per_s"], 1) if c_hu else None,
