@@ -1167,15 +1167,18 @@ def bench_engine(json_out: bool = typer.Option(False, "--json", help="Print one 
 def bench_match(
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
     hands: int = typer.Option(4000, "--hands", help="Hands of the heads-up match (the 4-handed one plays half)."),
+    acpc: str = typer.Option("", "--acpc", metavar="DIR", envvar="HARNESS_ACPC_DIR",
+                             help="A built project_acpc_server (dealer, example_player) to measure beside the C bots."),
 ) -> None:
     """Hands/s of real matches over the protocol, referee memory, raw ZeroMQ round trip, overhead ratio."""
     from harness.bench import TARGETS
+    from harness.bench.acpc import problem as acpc_problem
     from harness.bench.match import run as run_bench
 
-    problem = _out_of_bounds(("--hands", "hands", hands))
+    problem = _out_of_bounds(("--hands", "hands", hands)) or (acpc and acpc_problem(acpc))
     if problem:
         raise _usage("bench match", problem)
-    figures = run_bench(hands_heads_up=hands, hands_four=max(1, hands // 2))
+    figures = run_bench(hands_heads_up=hands, hands_four=max(1, hands // 2), acpc_dir=acpc or None)
     _print_figures(figures, json_out, TARGETS)
 
 

@@ -63,3 +63,48 @@ def test_the_c_bot_match_is_measured_or_says_why_not(tmp_path) -> None:  # type:
         pytest.skip(f"C BOT NOT BUILT HERE: {why}")
     figures = match_speed(2, hands=30, pinned=True, command=(bot,))
     assert figures["decisions_per_hand"] >= 2 and figures["decisions_per_s"] > 0
+
+
+def test_the_acpc_directory_is_checked_before_anything_runs(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from typer.testing import CliRunner
+
+    from harness.bench.acpc import problem
+    from harness.cli import app
+
+    assert "dealer is not an executable" in problem(str(tmp_path))
+    for name in ("dealer", "example_player"):
+        (tmp_path / name).write_text("#!/bin/sh\n")
+        (tmp_path / name).chmod(0o755)
+    assert "holdem.limit.2p.reverse_blinds.game is missing" in problem(str(tmp_path))
+    (tmp_path / "holdem.limit.2p.reverse_blinds.game").write_text("GAMEDEF\n")
+    assert problem(str(tmp_path)) == ""
+    done = CliRunner().invoke(app, ["bench", "match", "--acpc", str(tmp_path / "none")])
+    assert done.exit_code == 2 and "dealer is not an executable" in done.output
+    assert "Traceback" not in done.output
+
+
+def test_the_acpc_dealer_is_measured_when_built_here() -> None:
+    import os
+
+    import pytest
+
+    from harness.bench.acpc import dealer_speed, problem
+
+    directory = os.environ.get("HARNESS_ACPC_DIR", "")
+    if not directory or problem(directory):
+        pytest.skip("ACPC DEALER NOT BUILT HERE: set HARNESS_ACPC_DIR to a built project_acpc_server (README Speed)")
+    figures = dealer_speed(directory, 50, max(os.sched_getaffinity(0)))
+    assert figures["decisions_per_hand"] > 1 and figures["decisions_per_s"] > 0
+    me = psutil.Process()
+    assert not [p for p in me.children(recursive=True) if p.status() != psutil.STATUS_ZOMBIE]
+
+
+def test_the_floor_ratio_pairs_the_match_and_the_floor_round_by_round() -> None:
+    from harness.bench.match import paired_floor
+
+    match, floor, ratios = paired_floor(hands=20, rounds=2)
+    assert len(ratios) == 2 and all(r > 0 for r in ratios)
+    assert match["decisions_per_hand"] >= 2 and match["cpu_us_per_decision"] > 0
+    assert abs(match["hands_per_s"] - 1e6 / match["us_per_hand"]) < 1e-6 and floor["hands_per_s"] > 0
+    me = psutil.Process()
+    assert not [p for p in me.children(recursive=True) if p.status() != psutil.STATUS_ZOMBIE]

@@ -21,6 +21,7 @@ TARGETS: dict[str, str] = {
     "referee_peak_rss_mb": "< 100",
     "referee_cpu_us_per_decision": "<= 30",
     "floor_ratio_heads_up": ">= 0.85",
+    "c_over_acpc_decisions": ">= 1 (the ACPC dealer's decisions/s, same run)",
     "speedup": ">= 1.5 (2 jobs over 1)",
     "match_overhead_ms": "<= 300",
     "dask_over_jobs_2": ">= 0.9 (dask on 2 local workers over 2 jobs)",

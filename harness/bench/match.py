@@ -6,6 +6,13 @@ Figures (printed, never asserted):
   heads-up match with two C example bots (bots/c, built here with ``make``)
   instead of the Python callers, and ``referee_cpu_us_per_decision_c`` its
   referee CPU per decision.
+- ``acpc_hands_per_s`` / ``acpc_decisions_per_s``: the ACPC dealer and its
+  two example players (C, TCP lines), pinned, right after the C bots' match
+  (``--acpc DIR``, :mod:`harness.bench.acpc`); ``c_over_acpc_decisions`` the
+  C bots' decisions/s over it (target: at least 1).
+- ``engine_cpu_us_per_decision``: the engine alone, in this process, per
+  decision: the machine's speed during the run (the referee's CPU per
+  decision moves with it on a shared VM).
 - ``raw_round_trip_us``: one ZeroMQ DEALER/ROUTER request/reply over ipc
   between two Python processes (300-byte message), as the scheduler places
   them; ``raw_round_trip_pinned_us`` with both on one CPU.
@@ -28,10 +35,12 @@ Figures (printed, never asserted):
   recorded hand by a loop that only encodes, sends and receives over the
   referee's own transport (:func:`transport_floor`): what any referee could
   reach with these bots
-  and this protocol here; ``floor_ratio_heads_up`` is ``hands_per_s_heads_up``
-  over it (same run). ``referee_us_per_hand_heads_up`` is the pinned
-  match's time per hand minus the floor's: the referee's own work (engine,
-  checks, clocks, hand records) as it costs on a shared core.
+  and this protocol here; ``floor_ratio_heads_up`` is the pinned match's
+  hands/s over it: the median of :data:`ROUNDS` rounds, match and floor
+  alternated (:func:`paired_floor`; each round's in ``floor_ratios_heads_up``).
+  ``referee_us_per_hand_heads_up`` is the pinned match's time per hand minus
+  the floor's: the referee's own work (engine, checks, clocks, hand records)
+  as it costs on a shared core.
 - The figures above are without the sandbox (``[sandbox] mode = "off"``);
   ``hands_per_s_heads_up_sandboxed`` is the same heads-up match, same
   placement, with it (fair CPU by weight; ``..._freeze`` with ``cpu =
@@ -47,6 +56,7 @@ import functools
 import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -65,6 +75,8 @@ from protocol import codec
 from protocol.messages import MatchEnd
 from protocol.version import PROTOCOL_VERSION
 
+#: Rounds of the pinned heads-up match and the floor, alternated (:func:`paired_floor`).
+ROUNDS = 3
 #: The echo peer of the raw round-trip measurement.
 _ECHO = r"""
 import sys, zmq
@@ -203,6 +215,7 @@ def transport_floor(hands: int = 3000) -> dict[str, float]:
         _reap(children)
         for conn in conns:
             conn.close()
+        hub.close()
         restore(before)
         shutil.rmtree(tmp, ignore_errors=True)
     return {"hands_per_s": hands / elapsed, "us_per_hand": elapsed / hands * 1e6}
@@ -237,7 +250,8 @@ def match_speed(
 
     Returns:
         ``hands_per_s`` and ``us_per_hand`` (hand loop only), ``decisions_per_hand``,
-        ``decisions_per_s`` and ``cpu_us_per_decision`` (the referee's CPU, all its threads, µs).
+        ``decisions_per_s`` and ``cpu_us_per_decision`` (the referee's CPU, all its threads, µs;
+        ``user_us_per_decision`` its user-space part).
     """
     root = Path(__file__).resolve().parents[2]
     argv = command or (sys.executable, "-m", "bots.caller")
@@ -254,6 +268,7 @@ def match_speed(
         "decisions_per_hand": ref.decisions / hands,
         "decisions_per_s": ref.decisions / ref.hands_seconds,
         "cpu_us_per_decision": ref.hands_cpu_seconds / max(1, ref.decisions) * 1e6,
+        "user_us_per_decision": ref.hands_user_seconds / max(1, ref.decisions) * 1e6,
     }
 
 
@@ -339,16 +354,69 @@ def sandbox_start(n: int = 20) -> dict[str, float]:
     return {"start_ms": (boxed - plain) / n * 1000, "turn_switch_us": turn, "freeze_switch_us": frozen}
 
 
-def run(hands_heads_up: int = 4000, hands_four: int = 2000) -> dict[str, Any]:
-    """Measure everything; returns the JSON-ready figures (see the module docstring)."""
+def paired_floor(hands: int, rounds: int = ROUNDS) -> tuple[dict[str, float], dict[str, float], list[float]]:
+    """The pinned heads-up match and the floor, alternated in ``rounds`` rounds of ``hands / rounds`` hands each.
+
+    On a machine others load, two runs minutes apart see different machines;
+    side by side, each round's ratio (match hands/s over floor hands/s) sees
+    about the same one.
+
+    Returns:
+        the match's figures (:func:`match_speed`'s keys, means over the rounds), the floor's
+        (:func:`transport_floor`'s), and each round's ratio.
+    """
+    per = max(1, hands // rounds)
+    matches, floors = [], []
+    for _ in range(rounds):
+        matches.append(match_speed(2, per, True))
+        floors.append(transport_floor(per))
+    ratios = [m["hands_per_s"] / f["hands_per_s"] for m, f in zip(matches, floors, strict=True)]
+
+    def mean(runs: list[dict[str, float]]) -> dict[str, float]:
+        out = {k: statistics.fmean(r[k] for r in runs) for k in runs[0]}
+        out["hands_per_s"] = 1e6 / out["us_per_hand"]
+        if "decisions_per_s" in out:
+            out["decisions_per_s"] = out["hands_per_s"] * out["decisions_per_hand"]
+        return out
+
+    return mean(matches), mean(floors), ratios
+
+
+def engine_cpu_us_per_decision(hands: int = 600) -> float:
+    """CPU µs per decision of the engine alone (check/call, stand pat; heads-up), in this process.
+
+    The machine's speed at the moment, for reading the referee's CPU per
+    decision: on a shared VM both move together with the load.
+    """
+    t = time.process_time()
+    n = 0
+    for h in range(hands):
+        state = HandState.start(GameConfig(), [1000, 1000], h % 2, h, h)
+        while state.to_act is not None:
+            legal = state.legal()
+            free = state.phase == "draw" or ActionKind.CHECK in legal.actions
+            state.apply(state.default_action() if free else Action(ActionKind.CALL))
+            n += 1
+        state.result()
+    return (time.process_time() - t) / n * 1e6
+
+
+def run(hands_heads_up: int = 4000, hands_four: int = 2000, acpc_dir: str | None = None) -> dict[str, Any]:
+    """Measure everything; returns the JSON-ready figures (see the module docstring).
+
+    ``acpc_dir``: a built ``project_acpc_server`` (:mod:`harness.bench.acpc`), measured
+    right after the C bots' match; None: not measured, and said so.
+    """
     rt_free = raw_round_trip_us(False)
     rt_pinned = raw_round_trip_us(True)
-    hu = {mode: match_speed(2, hands_heads_up, mode == "pinned") for mode in ("free", "pinned")}
+    pinned, floor, ratios = paired_floor(hands_heads_up)
+    hu = {"free": match_speed(2, hands_heads_up, False), "pinned": pinned}
     four = {mode: match_speed(4, hands_four, mode == "pinned") for mode in ("free", "pinned")}
-    floor = transport_floor(hands_heads_up)
     with tempfile.TemporaryDirectory(prefix="harness-bench-c-") as build:
         c_bot, why = build_c_bot(build)
         c_hu = match_speed(2, hands_heads_up, True, command=(c_bot,)) if c_bot else None
+    acpc = _acpc(acpc_dir, hands_heads_up, c_hu)
+    engine_us = engine_cpu_us_per_decision()
     best = max(hu, key=lambda m: hu[m]["hands_per_s"])
     boxed = _sandboxed(hands_heads_up, best == "pinned", hu[best]["hands_per_s"])
     rt_same = rt_pinned if best == "pinned" else rt_free
@@ -372,14 +440,34 @@ def run(hands_heads_up: int = 4000, hands_four: int = 2000) -> dict[str, Any]:
         "hands_per_s_four_handed_free": round(four["free"]["hands_per_s"], 1),
         "hands_per_s_four_handed_pinned": round(four["pinned"]["hands_per_s"], 1),
         "floor_hands_per_s_heads_up": round(floor["hands_per_s"], 1),
-        "floor_ratio_heads_up": round(hu[best]["hands_per_s"] / floor["hands_per_s"], 3),
+        "floor_ratio_heads_up": round(statistics.median(ratios), 3),
+        "floor_ratios_heads_up": [round(r, 3) for r in ratios],
         "referee_us_per_hand_heads_up": round(hu["pinned"]["us_per_hand"] - floor["us_per_hand"], 1),
         "hands_per_s_heads_up_c": round(c_hu["hands_per_s"], 1) if c_hu else f"not measured: {why}",
         "decisions_per_s_heads_up_c": round(c_hu["decisions_per_s"], 1) if c_hu else None,
         "referee_cpu_us_per_decision_c": round(c_hu["cpu_us_per_decision"], 1) if c_hu else None,
+        **acpc,
+        "engine_cpu_us_per_decision": round(engine_us, 1),
         **boxed,
         "cpus": os.cpu_count(),
         "load_average_1min": round(os.getloadavg()[0], 2),
+    }
+
+
+def _acpc(directory: str | None, hands: int, c_hu: dict[str, float] | None) -> dict[str, Any]:
+    """The ACPC dealer's figures beside the C bots' (None where it cannot be measured)."""
+    from harness.bench.acpc import dealer_speed
+
+    if not directory:
+        return {"acpc_decisions_per_s": "not measured: no --acpc DIR (a built project_acpc_server, README Speed)"}
+    try:
+        acpc = dealer_speed(directory, hands, _pin_cpu())
+    except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
+        return {"acpc_decisions_per_s": f"not measured: {exc}"}
+    return {
+        "acpc_hands_per_s": round(acpc["hands_per_s"], 1),
+        "acpc_decisions_per_s": round(acpc["decisions_per_s"], 1),
+        "c_over_acpc_decisions": round(c_hu["decisions_per_s"] / acpc["decisions_per_s"], 3) if c_hu else None,
     }
 
 

@@ -66,8 +66,13 @@ class Clock:
         Returns:
             The decision's thinking time in ms (what was charged).
         """
-        end = _now() if at is None else at
-        return self.charge(max(0.0, end - self._started) * 1000.0)
+        elapsed_ms = ((_now() if at is None else at) - self._started) * 1000.0
+        if elapsed_ms < 0.0:
+            return 0.0
+        over = elapsed_ms - self.decision_ms  # as charge(), inline: once per decision
+        if over > 0:
+            self.bank_ms = max(0.0, self.bank_ms - over)
+        return elapsed_ms
 
     def charge(self, elapsed_ms: float) -> float:
         """Charge ``elapsed_ms`` of thinking time: the excess over the limit comes out of the bank.

@@ -4,7 +4,7 @@ The referee speaks ZMTP 3.1 itself (:mod:`harness.match.zmtp`): per bot it
 listens on a private endpoint (a Unix socket in a directory of its own,
 ``ipc://``, or tcp on loopback) and plays a ZeroMQ ``ROUTER`` towards the
 bot's ``DEALER`` (any ZeroMQ library: the wire is ZeroMQ's). Every socket of
-every seat is non-blocking and watched by one ``poll`` in the referee's main
+every seat is non-blocking and watched by one ``epoll`` in the referee's main
 thread (:class:`Hub`); no other thread reads them. The bot proves itself
 with ``hello`` carrying its seat's secret; from then on only that
 connection is listened to, so a process without the secret can neither
@@ -128,6 +128,9 @@ _POLLOUT = select.POLLOUT
 _GONE = select.POLLHUP | select.POLLERR | select.POLLNVAL
 _EV_MESSAGE = zmtp.EV_MESSAGE
 _GREETING_READY = zmtp.GREETING + zmtp.ready(b"ROUTER")
+#: Headers of the short message frames (zmtp.frame), by body size.
+_SHORT_HEADS = [bytes((0, n)) for n in range(256)]
+_decode_reply = codec.decode_reply
 
 
 class Disconnected(Exception):
@@ -179,19 +182,24 @@ def memory_bound(max_message_bytes: int) -> int:
 
 
 class Hub:
-    """One ``poll`` over every socket of every seat, in the referee's main thread.
+    """One ``epoll`` over every socket of every seat, in the referee's main thread.
 
     Each socket's owner registers a handler, called as ``handler(fd, events)``
     when the socket is ready; :meth:`poll` returns what is ready without
     calling anything, :meth:`dispatch` hands one ready socket to its owner.
     :attr:`pending` lists connections whose bot broke a bound while it was
     not on move (the referee records the fault and puts it out).
+
+    epoll rather than poll: the sockets are registered once (and changed
+    only when a queue out starts or ends), not handed to the kernel on
+    every wait; events are the ``select.POLL*`` bits (epoll's have the
+    same values). Level-triggered, as poll.
     """
 
     __slots__ = ("_poll", "_handlers", "pending")
 
     def __init__(self) -> None:
-        self._poll = select.poll()
+        self._poll = select.epoll()
         self._handlers: dict[int, Callable[[int, int], None]] = {}
         self.pending: list[Connection] = []
 
@@ -205,14 +213,17 @@ class Hub:
 
     def remove(self, fd: int) -> None:
         if self._handlers.pop(fd, None) is not None:
-            self._poll.unregister(fd)
+            with contextlib.suppress(OSError, ValueError):  # already closed: the kernel dropped it
+                self._poll.unregister(fd)
 
     def poll(self, timeout_ms: int) -> list[tuple[int, int]]:
         """The sockets ready within ``timeout_ms`` (ms; 0: now, no wait)."""
-        try:
-            return self._poll.poll(timeout_ms)
-        except InterruptedError:  # pragma: no cover - PEP 475 retries; kept for safety
-            return []
+        return self._poll.poll(timeout_ms / 1000.0 if timeout_ms else 0)  # PEP 475: EINTR is retried
+
+    @property
+    def wait(self) -> Callable[[float], list[tuple[int, int]]]:
+        """:meth:`poll` taking seconds, with no wrapper (the request loop's one call per wait)."""
+        return self._poll.poll
 
     def dispatch(self, fd: int, events: int) -> None:
         handler = self._handlers.get(fd)
@@ -225,6 +236,10 @@ class Hub:
         for fd, ev in ready:
             self.dispatch(fd, ev)
         return bool(ready)
+
+    def close(self) -> None:
+        """Release the epoll descriptor (idempotent); the sockets are their owners' to close."""
+        self._poll.close()
 
 
 class _Peer:
@@ -311,6 +326,7 @@ class Connection:
         self._secret = secret.encode()
         self._max_bytes = max_message_bytes
         self._log = log
+        self._own_hub = hub is None  # closed with this connection
         self.hub = hub if hub is not None else Hub()
         self.transport_limit = transport_limit(max_message_bytes)
         self._listener: socket.socket | None
@@ -848,10 +864,13 @@ class Connection:
             self._late = []
         hub = self.hub
         fd = bot.fd
+        wait = hub.wait
         # Whatever the bot sent before this request cannot answer it, even if it guessed the seq
         # (PROTOCOL.md: requests are answered, never anticipated): judged as out of turn first.
-        for rfd, ev in hub.poll(0):
-            hub.dispatch(rfd, ev)
+        ready = wait(0)
+        if ready:
+            for rfd, ev in ready:
+                hub.dispatch(rfd, ev)
         if bot.parser.buffered and not self._flooded:
             self._serve_bot()
         if self.violation is not None:
@@ -873,8 +892,13 @@ class Connection:
                 f"{seq} was not sent (a bot sends one reply per request and nothing else)",
             )
         self._unsolicited = 0
-        frame = zmtp.frame(payload)
-        sent = self._write(bot, self._with_held(frame) if self._held else frame)
+        n = len(payload)  # the frame (zmtp.frame), built here: one concatenation
+        frame = (_SHORT_HEADS[n] if n < 256 else b"\x02" + n.to_bytes(8, "big")) + payload
+        if self._held:
+            self._held.append(frame)
+            frame = b"".join(self._held)
+            self._held.clear()
+        sent = self._write(bot, frame)
         if sent <= 0:
             if sent < 0:
                 self._lost()
@@ -891,7 +915,6 @@ class Connection:
         if after_send is not None:
             after_send()
             busy = True
-        poll = hub.poll
         checked = known_empty  # when is_dead was last asked (s)
         while True:
             left = deadline()
@@ -914,7 +937,7 @@ class Connection:
             # Nothing but this loop ran since known_empty: the poll starts from a socket known empty.
             entered = known_empty
             asked = left if left < POLL_SLICE_MS else POLL_SLICE_MS
-            events = poll(asked)
+            events = wait(asked / 1000.0)  # whole ms (rounded up): never back before the deadline
             back = _now()
             on_time = (back - entered) * 1000.0 <= asked + OVERSLEEP_MS
             mine = 0
@@ -958,18 +981,42 @@ class Connection:
         bot = self._bot
         assert bot is not None
         parser = bot.parser
+        recv = bot.sock.recv
         for _ in range(READ_BATCH):
             ev = parser.next()
             if ev is None:
-                if not bot.eof and self._recv(bot):
-                    continue
+                if not bot.eof:  # one read (as _recv, inline: once or twice per reply)
+                    try:
+                        data = recv(READ_CHUNK)
+                    except BlockingIOError:
+                        data = None
+                    except OSError:
+                        data = b""
+                    if data:
+                        parser.feed(data)
+                        continue
+                    if data is not None:
+                        bot.eof = True
                 if bot.eof:
                     self._lost()
                     raise Disconnected(self.name)
                 self._cut = False
                 return None
             if ev[0] == _EV_MESSAGE:
-                reply = self._judge(ev[1], seq, expect, arrived)  # type: ignore[arg-type]
+                data = ev[1]
+                # The common case first: a well-formed reply to this request (anything else is
+                # judged again by _judge, the one place that says what is wrong).
+                try:
+                    msg = _decode_reply(data, self._max_bytes)  # type: ignore[arg-type]
+                except ProtocolError:
+                    msg = None
+                if type(msg) is expect and msg.seq == seq:  # type: ignore[union-attr]
+                    self.messages_in += 1
+                    self.bytes_in += len(data)  # type: ignore[arg-type]
+                    self._answered = seq
+                    self.answered_at = arrived
+                    return msg  # type: ignore[return-value]
+                reply = self._judge(data, seq, expect, arrived)  # type: ignore[arg-type]
                 if reply is not None:
                     return reply
                 continue
@@ -1086,6 +1133,11 @@ class Connection:
         else:
             strays["other"] = strays.get("other", 0) + 1
 
+    @property
+    def has_strays(self) -> bool:
+        """True when :meth:`take_strays` has a fault to give (messages were sent out of turn)."""
+        return self._stray_total != 0
+
     def take_strays(self) -> ChannelFault | None:
         """The messages the bot sent out of turn since the last call, as one fault (or None).
 
@@ -1170,3 +1222,5 @@ class Connection:
             self._close(self._bot)
         with contextlib.suppress(ValueError):
             self.hub.pending.remove(self)
+        if self._own_hub:
+            self.hub.close()

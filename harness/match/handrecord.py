@@ -74,7 +74,13 @@ def game_dict(config: GameConfig) -> dict[str, Any]:
     ante-only game (R2.5), ``cap`` only in fixed-limit (R3.7); ``structure``,
     ``ante`` (0 = none) and ``replacements`` always.
     """
-    return dict(_game_items(config))
+    last = _LAST_GAME
+    if last[0] is not config:  # one match, one config: skip the cache's hash of every field
+        last[0], last[1] = config, _game_items(config)
+    return dict(last[1])
+
+
+_LAST_GAME: list[Any] = [None, ()]
 
 
 def game_config(game: Mapping[str, Any]) -> GameConfig:

@@ -332,7 +332,7 @@ class Referee:
     Attributes (after :meth:`run`):
         hands_seconds: wall time of the hand loop alone (s).
         hands_cpu_seconds: CPU time of this process (user + system, all its
-            threads) over the hand loop (s).
+            threads) over the hand loop (s); ``hands_user_seconds`` the user part.
         decisions: bot decisions asked over the match.
     """
 
@@ -357,6 +357,7 @@ class Referee:
         self._groups: cgroups.MatchGroup | TreeMatch | None = None
         self._lease: UidLease | None = None
         self._turn: _Seat | None = None  # the seat whose bot has the CPU (fair CPU policy)
+        self._fair_cpu = self.plan.cpu is not CpuPolicy.NONE
         self.bots = list(bots)
         self.spec = spec
         self.limits = limits
@@ -366,6 +367,7 @@ class Referee:
         self.seats = [_Seat(i, b, limits) for i, b in enumerate(self.bots)]
         self.hands_seconds = 0.0
         self.hands_cpu_seconds = 0.0
+        self.hands_user_seconds = 0.0
         self.decisions = 0
         self._log_file: Any = None
         self._log_bytes = 0
@@ -659,7 +661,10 @@ class Referee:
         conn = seat.conn
         assert conn is not None
         if seat is not self._turn:
-            self._give_turn(seat)
+            if self._fair_cpu:
+                self._give_turn(seat)
+            else:
+                self._turn = seat
         if seat.notes:
             seat.flush_notes(with_request=True)
         clock = seat.clock
@@ -710,8 +715,9 @@ class Referee:
         ms = clock.stop(conn.answered_at)
         if self._hub.pending:  # another seat broke a bound of the transport while this one was on move
             self._violations(faults)
-        stray = conn.take_strays()
-        if stray is not None:  # one record per request, however many messages (PROTOCOL.md section 8)
+        if conn.has_strays:  # one record per request, however many messages (PROTOCOL.md section 8)
+            stray = conn.take_strays()
+            assert stray is not None
             self._fault(seat, stray.kind, stray.detail, faults)
         if draw:
             try:
@@ -868,7 +874,7 @@ class Referee:
             by, ms = decide(state, wire, p, hs, faults)
             asked += 1
             if ms is not None:
-                ms = round(ms, 3)
+                ms = round(ms * 1000.0) / 1000.0  # to the µs (round(ms, 3) formats a string: 10x the cost)
             if len(faults) > before:  # faults of this request: they name its decision
                 index = len(decisions)
                 for row in faults[before:]:
@@ -959,7 +965,8 @@ class Referee:
             self._flush_notes()
             self.hands_seconds = time.perf_counter() - t_hands
             cpu = resource.getrusage(resource.RUSAGE_SELF)
-            self.hands_cpu_seconds = cpu.ru_utime - cpu_hands.ru_utime + cpu.ru_stime - cpu_hands.ru_stime
+            self.hands_user_seconds = cpu.ru_utime - cpu_hands.ru_utime
+            self.hands_cpu_seconds = self.hands_user_seconds + cpu.ru_stime - cpu_hands.ru_stime
             if self._pending_faults:  # faults of a match with no hand played
                 self._log(f"faults before any hand: {self._pending_faults}")
             self._end_match(len(hand_nets), net)
@@ -1029,6 +1036,7 @@ class Referee:
             for s in self.seats:
                 if s.conn is not None:
                     s.conn.close()
+            self._hub.close()
             if tmpdir is not None:
                 shutil.rmtree(tmpdir, ignore_errors=True)
             if history is not None:

@@ -59,6 +59,8 @@ _ARRAY_HEADERS = [_array_header(n) for n in range(64)]
 _HISTORY_KEY = _pack("history")
 _PHASES = {p: _pairs("phase", str(p)) for p in Phase}
 _CARDS_KEY = _pack("cards")
+#: Each card's string (``CARD_STRS``), packed once.
+_CARD_PACKED = [_pack(c) for c in CARD_STRS]
 _V = _pairs("v", PROTOCOL_VERSION)
 #: Start of a request up to its ``seq`` value: map of 6, type, v, seq key.
 _REQUEST_HEAD = {
@@ -139,7 +141,15 @@ class HandWire:
         cards = st.cards[seat]
         held = self._cards[seat]
         if held is None or held[0] is not cards:  # dealt, or replaced by the draw
-            held = self._cards[seat] = (cards, _CARDS_KEY + _pack([CARD_STRS[c] for c in cards]))
+            held = self._cards[seat] = (
+                cards,
+                _CARDS_KEY + _ARRAY_HEADERS[len(cards)] + b"".join(map(_CARD_PACKED.__getitem__, cards)),
+            )
+        events = st.history
+        n = len(events)
+        if n != self._nev:  # the history pair's events, each encoded once (as _history)
+            self._hist += b"".join(map(_pack, events[self._nev :]))
+            self._nev = n
         return b"".join((
             _REQUEST_HEAD[draw],
             _pack(seq),
@@ -151,7 +161,9 @@ class HandWire:
                 "stacks", st.stacks, "bets", st.bets, "pot", sum(st.contrib), "folded", st.folded,
                 "all_in", st.all_in, "draws", st.draws,
             ))[1:],  # a fixarray of 12: its one-byte header off, the pairs stay
-            self._history(),
+            _HISTORY_KEY,
+            _ARRAY_HEADERS[n] if n < 64 else _array_header(n),
+            self._hist,
             self._tail[seat],
             _pack((
                 "actions", legal.actions, "call_amount", legal.call_amount, "min_to", legal.min_to,
