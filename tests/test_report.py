@@ -137,7 +137,11 @@ def test_bot_controlled_text_is_text_in_every_markdown_and_html_output(contest: 
     text = (contest / "reports" / "markup.md").read_text()
     assert "127.0.0.1:9/login" in text  # the payload is reported...
     html = MarkdownIt("commonmark", {"html": True}).enable("table").render(text)  # even with raw HTML on
-    assert not re.search(r"<(?:a|img|script)\b", html), html  # ...as text: no link, image or script
+    # ...as text: no image or script, and no link but the report's own links into its hand viewer
+    assert not re.search(r"<(?:img|script)\b", html), html
+    links = re.findall(r"<a\b[^>]*>", html)
+    assert all(re.fullmatch(r'<a href="\.\./report/hand\.html\?match=[A-Za-z0-9_.%~-]+&amp;hand=\d+">', a)
+               for a in links), links
     page = (contest / "report" / "bots" / "markup.html").read_text()
     assert not re.search(r"<(?:a[^>]*href=\"http|img|script[^>]*src=\"http)", page)
     shown = re.sub(r"<[^>]+>", "", page)
@@ -282,7 +286,7 @@ def test_report_in_headless_chromium(contest: Path, tmp_path: Path) -> None:
             page.wait_for_selector("#leaderboard tbody tr")
             page.wait_for_selector("[data-figure='crosstable'] .main-svg")
             shown = page.eval_on_selector_all(
-                "#leaderboard tr", "rows => rows.map(r => [...r.children].map(c => c.textContent.trim()))")
+                "#leaderboard-csv tr", "rows => rows.map(r => [...r.children].map(c => c.textContent.trim()))")
             with open(contest / "leaderboard.csv", newline="") as fh:
                 expected = [list(row) for row in csv.reader(fh)]
             assert shown == expected
@@ -352,3 +356,62 @@ def test_report_in_headless_chromium(contest: Path, tmp_path: Path) -> None:
     assert errors == []
     assert outside == []
     print(f"screenshots: {ARTIFACTS}/report-index.png, report-hand.png")
+
+
+# ---------------------------------------------------------------- statistics and where the chips went
+
+
+def test_stats_csv_has_every_bot_counted_from_the_raw_hand_histories(contest: Path) -> None:
+    from harness.report.pokerstats import COLUMNS, PokerStats
+
+    with open(contest / "stats.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert list(rows[0]) == list(COLUMNS)
+    stats = PokerStats()
+    for rec in read_records(contest):
+        for record in read_hands(hand_history_path(contest / "matches" / rec.match_id)):
+            stats.add_hand(hand_view(record))
+    for row in rows:
+        counts = stats.bots[row["bot"]]
+        hands = sum(r.result.hands_played for r in read_records(contest) if row["bot"] in r.result.bots)
+        assert int(row["hands"]) == counts.hands == hands
+        assert row["vpip"] == f"{counts.vpip / counts.round1:.4f}"
+        assert float(row["pfr"]) <= float(row["vpip"])
+    assert {r["bot"] for r in rows} == {"caller", "solid", "flaky", "buggy", "markup"}
+    page = (contest / "report" / "index.html").read_text()
+    assert '<table id="stats"' in page and 'title="Voluntarily put chips in the pot' in page
+
+
+def test_counterpart_lines_are_what_the_duplicate_records_hold(contest: Path) -> None:
+    from harness.report.collect import collect
+
+    data = collect(contest)
+    records = {r.match_id: r for r in read_records(contest)}
+    raw = {m: {h["hand_id"]: h for h in read_hands(hand_history_path(contest / "matches" / m))} for m in records}
+    checked = 0
+    for bot in data.bot_reports.values():
+        assert len(bot.costly) <= 20 and len(bot.best) <= 20 and bot.costly and bot.best
+        assert [line.net for line in bot.costly] == sorted(line.net for line in bot.costly)
+        assert all(line.net < 0 for line in bot.costly) and all(line.net > 0 for line in bot.best)
+        for line in bot.costly + bot.best:
+            record = raw[line.match_id][line.hand_id]
+            mine = next(p for p in record["players"] if p["seat"] == line.seat)
+            assert (mine["bot"], mine["net"], mine["dealt"]) == (bot.name, line.net, line.dealt)
+            twins = [m for m, r in records.items() if r.table == line.table and m != line.match_id]
+            assert [c.match_id for c in line.counterparts] == twins  # heads-up duplicate: one other rotation
+            for c in line.counterparts:
+                twin = raw[c.match_id][line.hand_id]
+                held = next(p for p in twin["players"] if sorted(p["dealt"]) == sorted(line.dealt))
+                assert (c.bot, c.seat, c.net, c.rotation) == (held["bot"], held["seat"], held["net"],
+                                                              records[c.match_id].rotation)
+                assert c.bot != bot.name  # the other rotation seats the other bot on these cards
+                checked += 1
+    assert checked >= 100
+    text = (contest / "reports" / "solid.md").read_text()
+    assert "## Poker statistics" in text and "## Where the chips went" in text
+    assert "### The 20 hands that cost it most" in text and "(../report/hand.html?match=" in text
+    # Every listed hand opens in the viewer: it is in the hands kept for its match.
+    for bot in data.bot_reports.values():
+        for line in bot.costly + bot.best:
+            kept = (contest / "report" / "hands" / f"{line.match_id}.js").read_text()
+            assert f'"hand_id":{line.hand_id},' in kept

@@ -19,6 +19,7 @@ Layout::
     report/hands/<id>.js         the hands kept of each match (hand views)
     report/static/               plotly.min.js, report.js, viewer.js, report.css
     reports/<bot>.md             the per-bot report as Markdown
+    stats.csv                    poker statistics per bot (harness.report.pokerstats)
 """
 
 from __future__ import annotations
@@ -37,12 +38,15 @@ from typing import Any
 
 from harness.report.collect import VIEWER_HANDS_PER_MATCH, BotReport, ReportData, collect, safe_name
 from harness.report.markdown import bot_markdown
+from harness.report.pokerstats import COLUMNS, HEADINGS, shown_cells, stats_csv
 from harness.tournament.leaderboard import EXPLANATION, Board, load_board, make_board, ranked, to_csv
 from harness.tournament.ratings import MIN_RESAMPLED_SETS, Rankings
 from harness.tournament.results import MatchRecord
 from harness.tournament.stats import crosstable
 
 REPORT_DIR = "report"
+#: Poker statistics per bot (harness.report.pokerstats), beside leaderboard.csv.
+STATS_FILE = "stats.csv"
 BOT_REPORTS_DIR = "reports"
 #: Seconds between reloads of a report written while the tournament runs.
 RELOAD_S = 30
@@ -103,6 +107,73 @@ def _layout(**extra: Any) -> dict[str, Any]:
 def _board(board: Board, ranks: Rankings) -> list[dict[str, str]]:
     """The leaderboard rows exactly as ``leaderboard.csv`` has them (same function, same text)."""
     return list(csv.DictReader(io.StringIO(to_csv(board, ranks=ranks))))
+
+
+#: The leaderboard as the index page shows it: (key, heading, tooltip defining it). The folded
+#: section under it has every column of leaderboard.csv, as the file has them.
+LEADERBOARD_COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("rank", "#", "Position on the leaderboard (by bb/100)."),
+    ("bot", "bot", "The bot; its page has its statistics, where its chips went and its faults."),
+    ("hands", "hands", "Hands it played in the scored matches."),
+    ("bb", "bb/100", "Big blinds won per 100 hands, over complete duplicate sets."),
+    ("ci", "95% CI", "95% confidence interval of bb/100 (Student's t over duplicate sets: one deal played in "
+                     "every seat rotation of a table is one observation); blank with fewer than 2 sets."),
+    ("group", "rank group", "Bots whose bootstrap 95% rank intervals overlap share a group: their order is not "
+                            "established."),
+    ("ranks", "rank range", "The 2.5-97.5% range of its rank over bootstrap resamples of the duplicate sets."),
+    ("los", "LOS next", "Likelihood of superiority over the bot in the next row (bootstrap)."),
+    ("third", "run-off", "Instant run-off position (heads-up, ACPC): drop the bot with the lowest total bankroll "
+                         "against those still in, repeat."),
+    ("won", "won/lost", "Matches finished ahead / behind."),
+    ("faults", "faults", "Replies the referee replaced by the default action (timeouts, illegal, malformed, ...); "
+                         "one column per kind in the folded table and leaderboard.csv."),
+    ("out", "put out", "Matches in which the referee put the bot out."),
+)
+
+
+def _num(text: str, fmt: str) -> str:
+    try:
+        return format(float(text), fmt)
+    except ValueError:
+        return ""
+
+
+def readable_board(rows: Sequence[Mapping[str, str]]) -> tuple[list[tuple[str, str, str]], list[dict[str, str]]]:
+    """The leaderboard rows (leaderboard.csv's text) as the index page shows them: headers and cells.
+
+    bb/100 to 2 decimals, the interval as one ``"low..high"`` cell to 1 decimal, LOS to 2, a rating as
+    mu +- 1.96 sigma (3-6 seats: the column is headed "rating"), faults summed.
+    """
+    from harness.tournament.stats import FAULT_COLUMNS
+
+    rated = any(row.get("rating_mu") for row in rows)
+    headers = [(k, h, t) for k, h, t in LEADERBOARD_COLUMNS]
+    if rated:
+        headers = [(k, "rating", "Plackett-Luce rating mu +- 1.96 sigma (openskill): a skill rating from each "
+                    "match's finishing order, not bb/100.") if k == "third" else (k, h, t) for k, h, t in headers]
+    elif not any(row.get("runoff_rank") for row in rows):
+        headers = [h for h in headers if h[0] != "third"]
+    out = []
+    for row in rows:
+        low, high = _num(row.get("ci95_low", ""), "+.1f"), _num(row.get("ci95_high", ""), "+.1f")
+        rank_low, rank_high = row.get("rank_low", ""), row.get("rank_high", "")
+        if rated:
+            mu, sigma = row.get("rating_mu", ""), row.get("rating_sigma", "")
+            third = f"{float(mu):.1f} ± {1.96 * float(sigma):.1f}" if mu and sigma else ""
+        else:
+            third = row.get("runoff_rank", "")
+        faults = sum(int(row.get(column) or 0) for _, column in FAULT_COLUMNS)
+        out.append({
+            "rank": row.get("rank", "") or "-", "bot": row["bot"], "hands": row.get("hands", ""),
+            "bb": _num(row.get("bb_per_100", ""), "+.2f"), "ci": f"{low}..{high}" if low and high else "",
+            "group": row.get("rank_group", ""),
+            "ranks": "" if not rank_low else rank_low if rank_low == rank_high else f"{rank_low}-{rank_high}",
+            "los": _num(row.get("los_next", ""), ".2f"), "third": third,
+            "won": f"{row.get('matches_won', '')}/{row.get('matches_lost', '')}",
+            "faults": str(faults) if faults else "", "out": row.get("put_out", "") if row.get("put_out") != "0" else "",
+            "note": row.get("note", ""),
+        })
+    return headers, out
 
 
 def _figures(order: list[str], ranks: Rankings, records: Sequence[MatchRecord],
@@ -291,13 +362,19 @@ def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
         match_rows.append({"id": res.match_id, "table": info.record.table, "rotation": info.record.rotation,
                            "nets": ", ".join(f"{b} {n:+d}" for b, n in zip(res.bots, res.net, strict=True)),
                            "hands": res.hands_played, "faults": faults or ""})
+    stats_rows = data.stats.rows(order + [b for b in field if b not in order])
+    stats_table = [{"bot": row["bot"], **shown_cells(row)} for row in stats_rows if row["hands"]]
+    lb_headers, lb_rows = readable_board(board)
     index = env.get_template("index.html.j2").render(
+        lb_headers=lb_headers, lb_rows=lb_rows, stats_headers=[(c, *HEADINGS[c]) for c in COLUMNS[1:]],
+        stats_rows=stats_table,
         **common, root="", summary=summary, notices=data.notices, board_headers=list(board[0]) if board else [],
         board_rows=board, explanation=EXPLANATION, figures=figures, runoff=runoff_rows,
         ratings=ranks.ratings is not None, resamples=ranks.bootstrap.resamples, seed=ranks.bootstrap.seed,
         too_few=list(ranks.bootstrap.too_few), min_resampled=MIN_RESAMPLED_SETS,
         matches=match_rows)
     _write(report / "index.html", index, written)
+    _write(out_dir / STATS_FILE, stats_csv(stats_rows), written)
 
     md = MarkdownIt("commonmark", {"html": False}).enable("table")
     rows = {row["bot"]: row for row in board}
@@ -307,6 +384,7 @@ def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
             standing["rank_group"] = ranks.groups[name]
         text = bot_markdown(bot, data, standing or None)
         _write(out_dir / BOT_REPORTS_DIR / f"{safe_name(name)}.md", text, written)
+        text = bot_markdown(bot, data, standing or None, viewer="../hand.html")
         opp_fig = _opponents_figure(bot)
         page = env.get_template("bot.html.j2").render(
             **common, root="../", bot=bot, body=md.render(text.split("\n", 2)[2] if text.count("\n") > 1 else text),
