@@ -17,7 +17,8 @@ Layout::
     report/matches/<id>.html     seats, cumulative chips per seat, hands kept for the viewer
     report/hand.html             the hand viewer (?match=<id>&hand=<n>)
     report/hands/<id>.js         the hands kept of each match (hand views)
-    report/static/               plotly.min.js, report.js, viewer.js, report.css
+    report/static/               plotly.min.js, report.js, viewer.js, report.css, and the table viewer
+                                 component table-viewer.js/.css (harness.report.viewer)
     reports/<bot>.md             the per-bot report as Markdown
     stats.csv                    poker statistics per bot (harness.report.pokerstats)
 """
@@ -32,13 +33,13 @@ import shutil
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from harness.report.collect import VIEWER_HANDS_PER_MATCH, BotReport, ReportData, collect, safe_name
 from harness.report.markdown import bot_markdown
 from harness.report.pokerstats import COLUMNS, HEADINGS, shown_cells, stats_csv
+from harness.report.viewer import STATIC_FILES, script_json, static_text, viewer_view
 from harness.tournament.leaderboard import EXPLANATION, Board, load_board, make_board, ranked, to_csv
 from harness.tournament.ratings import MIN_RESAMPLED_SETS, Rankings
 from harness.tournament.results import MatchRecord
@@ -294,9 +295,8 @@ def _copy_static(target: Path, written: list[Path]) -> str:
     if not dest.exists() or dest.stat().st_size != source.stat().st_size:
         shutil.copyfile(source, dest)
     written.append(dest)
-    for name in ("report.js", "viewer.js", "report.css"):
-        text = resources.files("harness.report").joinpath("static", name).read_text(encoding="utf-8")
-        _write(target / name, text, written)
+    for name in ("report.js", "viewer.js", "report.css", *STATIC_FILES):
+        _write(target / name, static_text(name), written)
     return str(get_plotlyjs_version())
 
 
@@ -422,11 +422,14 @@ def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
         page = env.get_template("match.html.j2").render(**common, root="../", match=match,
                                                         figures={"chips": _chips_figure(res)})
         _write(report / "matches" / f"{safe_name(res.match_id)}.html", page, written)
-        payload = json.dumps(info.hands, separators=(",", ":")).replace("</", "<\\/")
+        payload = script_json([viewer_view(v) for v in info.hands])
         _write(report / "hands" / f"{safe_name(res.match_id)}.js",
                "window.REPORT_HANDS = window.REPORT_HANDS || {};\n"
                f"window.REPORT_HANDS[{json.dumps(res.match_id)}] = {payload};\n", written)
-    hand_page = env.get_template("hand.html.j2").render(**{**common, "charts": False}, root="")
+    hand_index = {info.match_id: {"file": safe_name(info.match_id), "bots": list(info.record.result.bots)}
+                  for info in data.matches}
+    hand_page = env.get_template("hand.html.j2").render(**{**common, "charts": False}, root="",
+                                                        hand_index=script_json(hand_index))
     _write(report / "hand.html", hand_page, written)
     size = sum(p.stat().st_size for p in written)
     return ReportSummary(report / "index.html", len(written), size, time.monotonic() - started)
