@@ -113,11 +113,11 @@ def test_every_chart_is_a_valid_plotly_figure(contest: Path) -> None:
              next((contest / "report" / "matches").glob("*.html"))]
     found = 0
     for page in pages:
-        for spec in re.findall(r'<script type="application/json" id="fig-[a-z]+">(.*?)</script>', page.read_text(),
+        for spec in re.findall(r'<script type="application/json" id="fig-[a-z_]+">(.*?)</script>', page.read_text(),
                                re.S):
             go.Figure(json.loads(spec))  # raises on any property plotly.js does not know
             found += 1
-    assert found == 3 + 1 + 1  # intervals, crosstable, LOS; opponents; chips (heads-up: no rating)
+    assert found == 4 + 1 + 1  # intervals, crosstable, LOS, bb/100 history; opponents; chips (heads-up: no rating)
 
 
 def test_pages_request_nothing_from_another_host(contest: Path) -> None:
@@ -203,7 +203,8 @@ def test_a_running_tournament_refreshes_its_report(tmp_path: Path) -> None:
     final = write_report(out)
     page = final.path.read_text()
     assert "finished: 3 of 3 matches" in page and "refresh" not in page
-    assert "Plackett-Luce" in page  # 3-seat tables: the rating is shown
+    assert "Plackett-Luce" in page  # 3-seat tables: the rating is shown, and its history
+    assert 'id="fig-rating_history"' in page and 'id="fig-bb_history"' in page
 
 
 def test_hand_view_adds_up_chips_step_by_step(contest: Path) -> None:

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.report.collect import VIEWER_HANDS_PER_MATCH, BotReport, ReportData, collect, safe_name
+from harness.report.history import Series, bb_history, rating_history
 from harness.report.markdown import bot_markdown
 from harness.report.pokerstats import COLUMNS, HEADINGS, shown_cells, stats_csv
 from harness.report.viewer import STATIC_FILES, script_json, static_text, viewer_view
@@ -235,6 +236,38 @@ def _figures(order: list[str], ranks: Rankings, records: Sequence[MatchRecord],
     return figures
 
 
+#: plotly's default colour sequence, so a bot's line and its band share a colour.
+_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
+            "#17becf")
+
+
+def _band(colour: str) -> str:
+    r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r},{g},{b},0.15)"
+
+
+def history_figure(steps: Sequence[str], series: Sequence[Series], *, x_title: str, y_title: str) -> str:
+    """Lines of each bot over the steps with their interval as a band (a plotly figure as JSON)."""
+    traces: list[dict[str, Any]] = []
+    x = list(range(1, len(steps) + 1))
+    for k, line in enumerate(series):
+        colour = _COLOURS[k % len(_COLOURS)]
+        nan = float("nan")
+        low = [nan if v is None else v for v in line.low]
+        high = [nan if v is None else v for v in line.high]
+        traces.append({"type": "scatter", "x": x, "y": high, "mode": "lines", "line": {"width": 0},
+                       "legendgroup": line.bot, "showlegend": False, "hoverinfo": "skip"})
+        traces.append({"type": "scatter", "x": x, "y": low, "mode": "lines", "line": {"width": 0},
+                       "fill": "tonexty", "fillcolor": _band(colour), "legendgroup": line.bot, "showlegend": False,
+                       "hoverinfo": "skip"})
+        traces.append({"type": "scatter", "x": x, "y": [nan if v is None else v for v in line.value],
+                       "mode": "lines+markers", "name": line.bot, "legendgroup": line.bot,
+                       "line": {"color": colour}, "marker": {"size": 4}, "text": list(steps),
+                       "hovertemplate": f"{line.bot}: %{{y:.2f}} after %{{text}}<extra></extra>"})
+    return _figure_json(traces, _layout(xaxis={"title": {"text": x_title}}, yaxis={"title": {"text": y_title}},
+                                        margin={"l": 60, "r": 20, "t": 20, "b": 50}))
+
+
 def _opponents_figure(bot: BotReport) -> str | None:
     """Bars of the bot's bb/100 against each opponent with their 95% intervals."""
     with_est = [(o.name, o.estimate) for o in bot.opponents if o.estimate is not None]
@@ -344,6 +377,16 @@ def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
     common = {"name": data.name, "status": _status(data, running, stopped), "out_dir": str(out_dir), "csp": CSP,
               "plotly_version": plotly_version, "charts": True}
     figures = _figures(order, ranks, scored, board)
+    played = [b for b in order if b in ranks.bootstrap.bb_per_100] or order
+    tables, bb_lines = bb_history(scored, played)
+    if tables:
+        figures["bb_history"] = history_figure(tables, bb_lines, x_title="tables played (schedule order)",
+                                               y_title="cumulative bb/100 (95% CI)")
+    if ranks.ratings is not None:
+        ids, rating_lines = rating_history(scored, played)
+        if ids:
+            figures["rating_history"] = history_figure(ids, rating_lines, x_title="matches played (schedule order)",
+                                                       y_title="Plackett-Luce mu (+- 1.96 sigma)")
     hands_total = sum(r.result.hands_played for r in data.records)
     summary = (f"{len(data.records)} of {data.matches_total} matches, {hands_total} hands, "
                f"{len(field)} bots, {data.table_size} seats per table.")
