@@ -113,13 +113,11 @@ class Counts:
 
     def add(self, other: Counts) -> None:
         """Add the counts of other hands to these."""
-        for f in fields(self):
-            if f.name in ("by_position", "by_category"):
-                mine, theirs = getattr(self, f.name), getattr(other, f.name)
-                for key, value in theirs.items():
-                    mine.setdefault(key, DrawCounts()).add(value)
-            else:
-                setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+        for name in _COUNT_FIELDS:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for mine, theirs in ((self.by_position, other.by_position), (self.by_category, other.by_category)):
+            for key, value in theirs.items():
+                mine.setdefault(key, DrawCounts()).add(value)
 
     def row(self, bot: str) -> dict[str, Any]:
         """The bot's statistics keyed by :data:`COLUMNS` (fractions in [0, 1]; None: no chance to measure)."""
@@ -135,6 +133,9 @@ class Counts:
             "mean_discards": None if not self.draws else self.discarded / self.draws,
             "showdowns": self.showdowns, "draws": self.draws,
         }
+
+
+_COUNT_FIELDS = tuple(f.name for f in fields(Counts) if f.name not in ("by_position", "by_category"))
 
 
 def _share(part: int, whole: int) -> float | None:
