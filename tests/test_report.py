@@ -395,6 +395,9 @@ def test_pages_fit_1300_pixels_without_horizontal_scroll(contest: Path, browser:
         assert width[0] <= width[1], (name, width)
     page.goto((report / "index.html").as_uri())
     assert page.eval_on_selector("#board-details", "d => d.open") is False  # the details are folded
+    for table in ("#leaderboard", "#stats"):  # whole in the window, no scroll of their own either
+        box = page.eval_on_selector(table, "t => [t.getBoundingClientRect().right, t.scrollWidth, t.clientWidth]")
+        assert box[0] <= 1300 and box[1] <= box[2], (table, box)
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "report-index.png"), full_page=True)
     page.goto((report / "bots" / "solid.html").as_uri())

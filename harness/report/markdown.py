@@ -44,18 +44,18 @@ def statistics_markdown(bot: BotReport) -> list[str]:
     versus = [(name, shown_cells(c.row(bot.name))) for name, c in bot.versus.items()]
     headers = ["statistic", "all hands", *(f"vs {md_cell(name)}" for name, _ in versus)]
     rows = [[HEADINGS[c][0], overall[c], *(cells[c] for _, cells in versus)] for c in columns]
-    lines += [tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True,
+    lines += [tabulate(rows, headers=headers, tablefmt="pipe", disable_numparse=True,
                        colalign=("left", *("right" for _ in headers[1:]))), ""]
     lines += ["Against an opponent: over the hands both were dealt in. "
               + " ".join(f"**{HEADINGS[c][0]}**: {HEADINGS[c][1]}" for c in columns if c not in ("hands",)), ""]
     positions = sorted(bot.stats.by_position, key=lambda k: ("button" not in k, "small" not in k, k))
     lines += ["### The draw", "", "By position:", "",
               tabulate(_draw_rows(bot.stats.by_position, positions),
-                       headers=["position", "draws", "stand pat", "cards drawn"], tablefmt="github",
+                       headers=["position", "draws", "stand pat", "cards drawn"], tablefmt="pipe",
                        disable_numparse=True, colalign=("left", "right", "right", "right")), "",
               "By the hand before the draw (the category of the best five of its seven cards, R5.2):", "",
               tabulate(_draw_rows(bot.stats.by_category, list(_CATEGORIES)),
-                       headers=["hand before the draw", "draws", "stand pat", "cards drawn"], tablefmt="github",
+                       headers=["hand before the draw", "draws", "stand pat", "cards drawn"], tablefmt="pipe",
                        disable_numparse=True, colalign=("left", "right", "right", "right")), ""]
     return lines
 
@@ -86,13 +86,13 @@ def chips_markdown(bot: BotReport, viewer: str) -> list[str]:
                  f"{sum(s.net for s in every):+d}"])
     lines += ["Hands won and lost by how they ended (\"before/after the draw\": all but one player folded then):", "",
               tabulate(rows, headers=["ended", "hands won", "chips won", "hands lost", "chips lost", "net chips"],
-                       tablefmt="github", disable_numparse=True,
+                       tablefmt="pipe", disable_numparse=True,
                        colalign=("left", "right", "right", "right", "right", "right")), ""]
     if bot.chips.by_opponent:
         rows = [[md_cell(name), *(f"{ends[e].net:+d}" for e in ENDINGS), f"{sum(s.net for s in ends.values()):+d}"]
                 for name, ends in bot.chips.by_opponent.items()]
         lines += ["Net chips by opponent (the hands both were dealt in) and by how the hand ended:", "",
-                  tabulate(rows, headers=["opponent", *ENDINGS, "net chips"], tablefmt="github",
+                  tabulate(rows, headers=["opponent", *ENDINGS, "net chips"], tablefmt="pipe",
                            disable_numparse=True, colalign=("left", "right", "right", "right", "right")), ""]
     headers = ["hand", "net chips", "against", "dealt", "before the draw", "ended", "what it did",
                "the same cards in the other rotations (duplicate)"]
@@ -100,7 +100,7 @@ def chips_markdown(bot: BotReport, viewer: str) -> list[str]:
                          (f"The {len(bot.best)} hands that won it most", bot.best)):
         lines += [f"### {title}", ""]
         if hands:
-            lines += [tabulate(_hand_rows(hands, viewer), headers=headers, tablefmt="github",
+            lines += [tabulate(_hand_rows(hands, viewer), headers=headers, tablefmt="pipe",
                                disable_numparse=True), ""]
         else:
             lines += ["None (a duplicate table's hands are listed once all its rotations are played).", ""]
