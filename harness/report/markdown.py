@@ -42,8 +42,10 @@ def statistics_markdown(bot: BotReport) -> list[str]:
     columns = list(COLUMNS[1:])
     overall = shown_cells(bot.stats.row(bot.name))
     versus = [(name, shown_cells(c.row(bot.name))) for name, c in bot.versus.items()]
-    headers = ["statistic", "all hands", *(f"vs {md_cell(name)}" for name, _ in versus)]
-    rows = [[HEADINGS[c][0], overall[c], *(cells[c] for _, cells in versus)] for c in columns]
+    # One row per opponent (a column each would not fit a window in a large field).
+    headers = ["hands of", *(HEADINGS[c][0] for c in columns)]
+    rows = [["all hands", *(overall[c] for c in columns)],
+            *([f"vs {md_cell(name)}", *(cells[c] for c in columns)] for name, cells in versus)]
     lines += [tabulate(rows, headers=headers, tablefmt="pipe", disable_numparse=True,
                        colalign=("left", *("right" for _ in headers[1:]))), ""]
     lines += ["Against an opponent: over the hands both were dealt in. "
