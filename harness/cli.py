@@ -663,13 +663,19 @@ def replay(
     seed: str | None = typer.Option(
         None, "--seed", help="The match seed (revealed after the match): also check each hand's deal derives from it."
     ),
+    html_file: Path | None = typer.Option(
+        None, "--html", help="Also write FILE: one self-contained HTML page with every hand of the match in the "
+        "table viewer (data, script and styles inline; opens from disk, fetches nothing), to attach to a mail or "
+        "a ticket.",
+    ),
 ) -> None:
     """Re-run every hand of a hand history through the engine and report differences.
 
     Prints each hand that differs (every hand with --verbose) and a summary. Exit status 0 when
     every hand replays identically, 1 if any hand differs, 2 if the file is not a hand history.
     Given a tournament directory, checks its revealed seed against the commitment made before
-    play and every match's deals against the seed.
+    play and every match's deals against the seed. With --html FILE (a match's directory or
+    hand history), also writes the match's hands as one HTML page.
     """
     from harness.match.deals import parse_seed
     from harness.match.history import HistoryError
@@ -678,9 +684,14 @@ def replay(
     if file.is_dir():
         histories = [file / name for name in ("hands.jsonl", "hands.jsonl.gz") if (file / name).is_file()]
         if not histories:  # a tournament's directory: its deals against the revealed seed
+            if html_file is not None:
+                raise _usage("replay", f"--html: {file} holds no hands.jsonl or hands.jsonl.gz: give a match's "
+                             "directory (a tournament's are under matches/) or a hand history")
             _replay_tournament(file, verbose)
             return
         file = histories[0]  # a match's directory (harness match --out DIR)
+    if html_file is not None:
+        _write_replay_html(file, html_file)
     try:
         match_seed = None if seed is None else parse_seed(seed)
     except ValueError as exc:
@@ -716,6 +727,33 @@ def replay(
         raise _usage("replay", f"no hands in {file} (the file is empty)")
     _echo(summary())
     raise typer.Exit(1 if bad else 0)
+
+
+def _write_replay_html(history: Path, target: Path) -> None:
+    """``harness replay --html``: every hand of ``history`` as one self-contained page (exit 2 on bad input)."""
+    from harness.match.history import HistoryError
+    from harness.report.hands import read_hand_views
+    from harness.report.viewer import replay_html
+
+    try:
+        hands = list(read_hand_views(history))
+    except HistoryError as exc:
+        raise _usage("replay", str(exc)) from None
+    except OSError as exc:
+        raise _usage("replay", f"cannot read {history}: {exc.strerror or exc}") from None
+    except (KeyError, TypeError, ValueError) as exc:
+        raise _usage("replay", f"{history}: not a hand history of this harness ({type(exc).__name__}: {exc})") from None
+    if not hands:
+        raise _usage("replay", f"no hands in {history} (the file is empty)")
+    match_id = str(hands[0]["match_id"]) or history.parent.name
+    bots = " vs ".join(dict.fromkeys(b for h in hands for b in h["bots"]))
+    page = replay_html(hands, title=f"Match {match_id}",
+                       note=f"{bots}: {len(hands)} hands, from {history.name}. Written by harness replay --html.")
+    try:
+        target.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        raise _usage("replay", f"--html: cannot write {target}: {exc.strerror or exc}") from None
+    _echo(f"replay page: {target} ({len(hands)} hands, {len(page.encode()) / 1e6:.1f} MB)")
 
 
 def _replay_tournament(directory: Path, verbose: bool) -> None:

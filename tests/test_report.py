@@ -113,11 +113,11 @@ def test_every_chart_is_a_valid_plotly_figure(contest: Path) -> None:
              next((contest / "report" / "matches").glob("*.html"))]
     found = 0
     for page in pages:
-        for spec in re.findall(r'<script type="application/json" id="fig-[a-z]+">(.*?)</script>', page.read_text(),
+        for spec in re.findall(r'<script type="application/json" id="fig-[a-z_]+">(.*?)</script>', page.read_text(),
                                re.S):
             go.Figure(json.loads(spec))  # raises on any property plotly.js does not know
             found += 1
-    assert found == 3 + 1 + 1  # intervals, crosstable, LOS; opponents; chips (heads-up: no rating)
+    assert found == 4 + 1 + 1  # intervals, crosstable, LOS, bb/100 history; opponents; chips (heads-up: no rating)
 
 
 def test_pages_request_nothing_from_another_host(contest: Path) -> None:
@@ -137,7 +137,11 @@ def test_bot_controlled_text_is_text_in_every_markdown_and_html_output(contest: 
     text = (contest / "reports" / "markup.md").read_text()
     assert "127.0.0.1:9/login" in text  # the payload is reported...
     html = MarkdownIt("commonmark", {"html": True}).enable("table").render(text)  # even with raw HTML on
-    assert not re.search(r"<(?:a|img|script)\b", html), html  # ...as text: no link, image or script
+    # ...as text: no image or script, and no link but the report's own links into its hand viewer
+    assert not re.search(r"<(?:img|script)\b", html), html
+    links = re.findall(r"<a\b[^>]*>", html)
+    assert all(re.fullmatch(r'<a href="\.\./report/hand\.html\?match=[A-Za-z0-9_.%~-]+&amp;hand=\d+">', a)
+               for a in links), links
     page = (contest / "report" / "bots" / "markup.html").read_text()
     assert not re.search(r"<(?:a[^>]*href=\"http|img|script[^>]*src=\"http)", page)
     shown = re.sub(r"<[^>]+>", "", page)
@@ -199,7 +203,8 @@ def test_a_running_tournament_refreshes_its_report(tmp_path: Path) -> None:
     final = write_report(out)
     page = final.path.read_text()
     assert "finished: 3 of 3 matches" in page and "refresh" not in page
-    assert "Plackett-Luce" in page  # 3-seat tables: the rating is shown
+    assert "Plackett-Luce" in page  # 3-seat tables: the rating is shown, and its history
+    assert 'id="fig-rating_history"' in page and 'id="fig-bb_history"' in page
 
 
 def test_hand_view_adds_up_chips_step_by_step(contest: Path) -> None:
@@ -249,7 +254,9 @@ def skip_loudly(reason: str) -> None:
     pytest.skip(message)
 
 
-def test_report_in_headless_chromium(contest: Path, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """One headless Debian chromium (Playwright) for the browser tests of this module, with a fresh profile."""
     executable = chromium_path()
     if executable is None:
         skip_loudly("no chromium executable found")
@@ -257,98 +264,325 @@ def test_report_in_headless_chromium(contest: Path, tmp_path: Path) -> None:
         from playwright.sync_api import sync_playwright
     except ImportError:
         skip_loudly("the playwright Python package is not installed (pip install -e '.[test]')")
-    report = (contest / "report").resolve()
-    errors: list[str] = []
-    outside: list[str] = []
-
-    def watch(page: Any) -> None:
-        page.on("console", lambda msg: errors.append(f"{msg.type}: {msg.text}") if msg.type == "error" else None)
-        page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
-
-        def request(req: Any) -> None:
-            if not req.url.startswith(report.as_uri() + "/"):
-                outside.append(req.url)
-        page.on("request", request)
-
     with sync_playwright() as pw:
-        # A fresh profile (--user-data-dir) for this test only.
-        browser = pw.chromium.launch_persistent_context(tmp_path / "profile", executable_path=executable,
-                                                        args=CHROMIUM_FLAGS, viewport={"width": 1200, "height": 900})
+        context = pw.chromium.launch_persistent_context(tmp_path_factory.mktemp("profile"), executable_path=executable,
+                                                        args=CHROMIUM_FLAGS, viewport={"width": 1300, "height": 900})
         try:
-            page = browser.new_page()
-            watch(page)
-            # The leaderboard: rows equal leaderboard.csv, charts drawn.
-            page.goto((report / "index.html").as_uri())
-            page.wait_for_selector("#leaderboard tbody tr")
-            page.wait_for_selector("[data-figure='crosstable'] .main-svg")
-            shown = page.eval_on_selector_all(
-                "#leaderboard tr", "rows => rows.map(r => [...r.children].map(c => c.textContent.trim()))")
-            with open(contest / "leaderboard.csv", newline="") as fh:
-                expected = [list(row) for row in csv.reader(fh)]
-            assert shown == expected
-            ARTIFACTS.mkdir(exist_ok=True)
-            page.screenshot(path=str(ARTIFACTS / "report-index.png"), full_page=True)
-            # A bot page lists that bot's faults.
-            page.click("#leaderboard a:text-is('flaky')")
-            page.wait_for_selector("h1:text-is('flaky')")
-            match_id, hand_id, detail = first_fault(contest, "flaky", "illegal")
-            fault_row = page.locator("table", has_text="what happened").locator("tr", has_text="illegal")
-            assert detail in fault_row.inner_text() and match_id in fault_row.inner_text()
-            # The hand viewer steps through a known hand: the first of a match with a showdown.
-            rec = read_records(contest)[0]
-            record = next(r for r in read_hands(hand_history_path(contest / "matches" / rec.match_id))
-                          if r["shown"] and any(a["kind"] == "draw" and a["discards"] for a in r["actions"]))
-            players = record["players"]
-            page.goto((report / "hand.html").as_uri() + f"?match={rec.match_id}&hand={record['hand_id']}")
-            page.wait_for_selector("#viewer:not([hidden])")
-
-            def seat_cards(seat: int) -> list[str]:
-                return page.eval_on_selector_all(f"#seat-table tr[data-seat='{seat}'] .card",
-                                                 "cs => cs.map(c => c.textContent)")
-
-            assert [seat_cards(s) for s in range(len(players))] == [p["dealt"] for p in players]
-            page.uncheck("#show-hole")
-            assert set(seat_cards(0)) == {"??"}  # the viewer's choice: hole cards hidden
-            page.check("#show-hole")
-            page.click("#next")
-            steps = len(record["posts"]) + len(record["actions"])
-            assert page.inner_text("#step-label") == f"step 1 of {steps}"
-            assert page.inner_text("#actions li.current").startswith(f"seat {record['posts'][0]['seat']} ")
-            page.click("#last")
-            assert [seat_cards(s) for s in range(len(players))] == [p["final_cards"] for p in players]
-            pots = page.eval_on_selector_all("#pots li.pot", "ps => ps.map(p => Number(p.dataset.amount))")
-            assert pots == [p["chips"] for p in record["pots"]]
-            winners = page.inner_text("#pots li.pot")
-            assert all(record["match"]["bots"][w] in winners for w in record["pots"][0]["winners"])
-            stacks = page.eval_on_selector_all("#seat-table .stack", "cs => cs.map(c => Number(c.textContent))")
-            assert stacks == [p["final_stack"] for p in players]
-            page.screenshot(path=str(ARTIFACTS / "report-hand.png"), full_page=True)
-            # The hostile bot's pages: its payloads (images, links, raw HTML to 127.0.0.1:9) are text.
-            page.goto((report / "bots" / "markup.html").as_uri())
-            page.wait_for_selector("h1:text-is('markup')")
-            assert "127.0.0.1:9/login" in page.inner_text("main")
-            assert page.eval_on_selector_all("main a[href^='http'], main img", "es => es.length") == 0
-            hostile = next(r for r in read_records(contest) if "markup" in r.result.bots)
-            page.goto((report / "matches" / f"{hostile.match_id}.html").as_uri())
-            page.wait_for_selector("[data-figure='chips'] .main-svg")
-            kept = next(iter(read_hands(hand_history_path(contest / "matches" / hostile.match_id))))
-            page.goto((report / "hand.html").as_uri() + f"?match={hostile.match_id}&hand={kept['hand_id']}")
-            page.wait_for_selector("#viewer:not([hidden])")
-            page.click("#last")
-            # Players are labelled by match seat, not by their position among those dealt in
-            # (a table whose seats 3 and 5 play the hand).
-            view = hand_view(record)
-            view["match_id"], view["seats"] = "seats-3-5", [3 + 2 * k for k in range(len(view["bots"]))]
-            (report / "hands" / "seats-3-5.js").write_text(
-                "window.REPORT_HANDS = {\"seats-3-5\": [" + json.dumps(view) + "]};\n")
-            page.goto((report / "hand.html").as_uri() + f"?match=seats-3-5&hand={record['hand_id']}")
-            page.wait_for_selector("#viewer:not([hidden])")
-            page.click("#next")
-            first = view["seats"][view["steps"][0]["seat"]]
-            assert page.inner_text("#actions li.current").startswith(f"seat {first} ")
-            assert page.inner_text("#seat-table tr[data-seat='1'] td").startswith("5")
+            yield context
         finally:
-            browser.close()
-    assert errors == []
-    assert outside == []
-    print(f"screenshots: {ARTIFACTS}/report-index.png, report-hand.png")
+            context.close()
+
+
+class Watched:
+    """A page whose console errors and requests outside ``allowed`` (a URL prefix) are recorded."""
+
+    def __init__(self, browser: Any, allowed: str) -> None:
+        self.page = browser.new_page()
+        self.errors: list[str] = []
+        self.outside: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(f"{m.type}: {m.text}") if m.type == "error" else None)
+        self.page.on("pageerror", lambda exc: self.errors.append(f"page error: {exc}"))
+        self.page.on("request", lambda r: None if r.url.startswith(allowed) else self.outside.append(r.url))
+
+    def close(self) -> None:
+        self.page.close()
+        assert self.errors == [] and self.outside == []
+
+
+def seat_cards(page: Any, seat: int) -> list[str]:
+    """The cards the viewer shows for a match seat ("" for a card face down)."""
+    return page.eval_on_selector_all(f"#viewer .tv-seat[data-seat='{seat}'] .tv-card",
+                                     "cs => cs.map(c => c.dataset.card)")
+
+
+def showdown_hand(out: Path) -> tuple[str, dict[str, Any]]:
+    """A known hand: the first of the first match with a showdown and a draw of some cards."""
+    rec = read_records(out)[0]
+    record = next(r for r in read_hands(hand_history_path(out / "matches" / rec.match_id))
+                  if r["shown"] and any(a["kind"] == "draw" and a["discards"] for a in r["actions"]))
+    return rec.match_id, record
+
+
+def test_report_in_headless_chromium(contest: Path, browser: Any) -> None:
+    report = (contest / "report").resolve()
+    watched = Watched(browser, report.as_uri() + "/")
+    page = watched.page
+    # The leaderboard: the folded table's rows equal leaderboard.csv, charts drawn.
+    page.goto((report / "index.html").as_uri())
+    page.wait_for_selector("#leaderboard tbody tr")
+    page.wait_for_selector("[data-figure='crosstable'] .main-svg")
+    shown = page.eval_on_selector_all(
+        "#leaderboard-csv tr", "rows => rows.map(r => [...r.children].map(c => c.textContent.trim()))")
+    with open(contest / "leaderboard.csv", newline="") as fh:
+        expected = [list(row) for row in csv.reader(fh)]
+    assert shown == expected
+    heads = page.eval_on_selector_all("#leaderboard th", "hs => hs.map(h => [h.textContent, h.title])")
+    assert [h for h, _ in heads][:5] == ["#", "bot", "hands", "bb/100", "95% CI"] and all(t for _, t in heads)
+    first = next(row for row in csv.DictReader(open(contest / "leaderboard.csv")) if row["ci95_low"])
+    cells = page.eval_on_selector_all("#leaderboard tbody tr:first-child td", "cs => cs.map(c => c.textContent)")
+    assert cells[4] == f"{float(first['ci95_low']):+.1f}..{float(first['ci95_high']):+.1f}"
+    # A bot page lists that bot's faults.
+    page.click("#leaderboard a:text-is('flaky')")
+    page.wait_for_selector("h1:text-is('flaky')")
+    match_id, hand_id, detail = first_fault(contest, "flaky", "illegal")
+    fault_row = page.locator("table", has_text="what happened").locator("tr", has_text="illegal")
+    assert detail in fault_row.inner_text() and match_id in fault_row.inner_text()
+    # The hand viewer steps through a known hand.
+    match_id, record = showdown_hand(contest)
+    players = record["players"]
+    page.goto((report / "hand.html").as_uri() + f"?match={match_id}&hand={record['hand_id']}")
+    page.wait_for_selector("#viewer .tv-seat")
+    assert [seat_cards(page, p["seat"]) for p in players] == [p["dealt"] for p in players]
+    page.select_option("#viewer .tv-seen", str(players[1]["seat"]))
+    assert set(seat_cards(page, players[0]["seat"])) == {""}  # seen from the other seat: face down
+    page.select_option("#viewer .tv-seen", "")
+    page.click("#viewer .tv-next")
+    steps = len(record["posts"]) + len(record["actions"])
+    assert page.inner_text("#viewer .tv-step") == f"step 1 of {steps}"
+    assert page.inner_text("#viewer .tv-log li.tv-now").startswith(f"seat {record['posts'][0]['seat']} ")
+    page.click("#viewer .tv-last")
+    assert [seat_cards(page, p["seat"]) for p in players] == [p["final_cards"] for p in players]
+    pots = page.eval_on_selector_all("#viewer .tv-pot-line", "ps => ps.map(p => Number(p.dataset.amount))")
+    assert pots == [p["chips"] for p in record["pots"]]
+    winners = page.inner_text("#viewer .tv-pot-line")
+    assert all(record["match"]["bots"][w] in winners for w in record["pots"][0]["winners"])
+    stacks = page.eval_on_selector_all("#viewer .tv-stack", "cs => cs.map(c => Number(c.textContent))")
+    assert stacks == [p["final_stack"] for p in players]
+    # The hostile bot's pages: its payloads (images, links, raw HTML to 127.0.0.1:9) are text.
+    page.goto((report / "bots" / "markup.html").as_uri())
+    page.wait_for_selector("h1:text-is('markup')")
+    assert "127.0.0.1:9/login" in page.inner_text("main")
+    assert page.eval_on_selector_all("main a[href^='http'], main img", "es => es.length") == 0
+    hostile = next(r for r in read_records(contest) if "markup" in r.result.bots)
+    page.goto((report / "matches" / f"{hostile.match_id}.html").as_uri())
+    page.wait_for_selector("[data-figure='chips'] .main-svg")
+    kept = next(iter(read_hands(hand_history_path(contest / "matches" / hostile.match_id))))
+    page.goto((report / "hand.html").as_uri() + f"?match={hostile.match_id}&hand={kept['hand_id']}")
+    page.wait_for_selector("#viewer .tv-seat")
+    page.click("#viewer .tv-last")
+    # Players are labelled by match seat, not by their position among those dealt in
+    # (a table whose seats 3 and 5 play the hand).
+    view = hand_view(record)
+    view["match_id"], view["seats"] = "seats-3-5", [3 + 2 * k for k in range(len(view["bots"]))]
+    (report / "hands" / "seats-3-5.js").write_text(
+        "window.REPORT_HANDS = {\"seats-3-5\": [" + json.dumps(view) + "]};\n")
+    index = page.inner_text("#hand-index")
+    html_page = (report / "hand.html").read_text()
+    (report / "hand-3-5.html").write_text(html_page.replace(
+        index, index[:-1] + ',"seats-3-5":{"file":"seats-3-5","bots":[]}}'))
+    page.goto((report / "hand-3-5.html").as_uri() + f"?match=seats-3-5&hand={record['hand_id']}")
+    page.wait_for_selector("#viewer .tv-seat")
+    page.click("#viewer .tv-next")
+    first_seat = view["seats"][view["steps"][0]["seat"]]
+    assert page.inner_text("#viewer .tv-log li.tv-now").startswith(f"seat {first_seat} ")
+    assert page.inner_text("#viewer .tv-seat[data-seat='5'] .tv-name").startswith("seat 5 ")
+    watched.close()
+
+
+def test_pages_fit_1300_pixels_without_horizontal_scroll(contest: Path, browser: Any) -> None:
+    report = (contest / "report").resolve()
+    watched = Watched(browser, report.as_uri() + "/")
+    page = watched.page
+    assert page.viewport_size == {"width": 1300, "height": 900}
+    match_id, record = showdown_hand(contest)
+    pages = ["index.html", "bots/solid.html", "bots/flaky.html", f"matches/{match_id}.html",
+             f"hand.html?match={match_id}&hand={record['hand_id']}"]
+    for name in pages:
+        page.goto(report.as_uri() + "/" + name)
+        page.wait_for_load_state("load")
+        page.wait_for_timeout(300)  # plotly draws after load
+        width = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        assert width[0] <= width[1], (name, width)
+    page.goto((report / "index.html").as_uri())
+    assert page.eval_on_selector("#board-details", "d => d.open") is False  # the details are folded
+    for table in ("#leaderboard", "#stats"):  # whole in the window, no scroll of their own either
+        box = page.eval_on_selector(table, "t => [t.getBoundingClientRect().right, t.scrollWidth, t.clientWidth]")
+        assert box[0] <= 1300 and box[1] <= box[2], (table, box)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "report-index.png"), full_page=True)
+    page.goto((report / "bots" / "solid.html").as_uri())
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(ARTIFACTS / "report-bot.png"), full_page=True)
+    watched.close()
+
+
+def test_viewer_plays_a_known_hand_to_its_end_at_x10(contest: Path, browser: Any) -> None:
+    report = (contest / "report").resolve()
+    watched = Watched(browser, report.as_uri() + "/")
+    page = watched.page
+    match_id, record = showdown_hand(contest)
+    page.goto((report / "hand.html").as_uri() + f"?match={match_id}&hand={record['hand_id']}")
+    page.wait_for_selector("#viewer .tv-seat")
+    page.select_option("#viewer .tv-speed", "10")
+    page.click("#viewer .tv-play")
+    assert page.get_attribute("#viewer", "data-playing") == "1"
+    page.wait_for_function("() => { const v = document.getElementById('viewer');"
+                           " return v.dataset.pos === v.dataset.end && !v.dataset.playing; }", timeout=60_000)
+    steps = len(record["posts"]) + len(record["actions"])
+    assert page.get_attribute("#viewer", "data-end") == str(steps + 1)
+    pot = sum(p["chips"] for p in record["pots"])
+    assert page.get_attribute("#viewer .tv-pot", "data-amount") == str(pot)
+    assert page.inner_text("#viewer .tv-pot") == f"pots {pot}"
+    assert page.inner_text("#viewer .tv-step") == "showdown and pots"
+    nets = page.eval_on_selector_all("#viewer .tv-net", "ns => ns.map(n => Number(n.textContent))")
+    assert nets == [p["net"] for p in record["players"]]
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "report-hand.png"), full_page=True)
+    watched.close()
+
+
+def test_seen_from_seat_1_never_shows_seat_0_before_the_showdown(contest: Path, browser: Any) -> None:
+    report = (contest / "report").resolve()
+    watched = Watched(browser, report.as_uri() + "/")
+    page = watched.page
+    match_id, record = showdown_hand(contest)
+    zero = next(p for p in record["players"] if p["seat"] == 0)
+    one = next(p for p in record["players"] if p["seat"] == 1)
+    secret = set(zero["dealt"]) | set(zero["final_cards"])
+    page.goto((report / "hand.html").as_uri() + f"?match={match_id}&hand={record['hand_id']}&seat=1")
+    page.wait_for_selector("#viewer .tv-seat")
+    assert page.eval_on_selector("#viewer .tv-seen", "s => s.value") == "1"
+    end = int(page.get_attribute("#viewer", "data-end"))
+    for pos in range(end + 1):
+        assert int(page.get_attribute("#viewer", "data-pos")) == pos
+        mine = seat_cards(page, 1)
+        assert mine == (one["dealt"] if pos <= _draw_step(record, 1) else one["final_cards"]), pos
+        theirs = seat_cards(page, 0)
+        text = page.inner_text("#viewer")
+        if pos < end:  # before the showdown: nothing of seat 0's cards, on the table or in the log
+            assert set(theirs) == {""}, pos
+            assert not [c for c in secret if re.search(rf"\b{c}\b", text)], pos
+        else:  # at the showdown: the five cards it showed, no more
+            five = next(s["five"] for s in record["shown"] if s["seat"] == 0)
+            assert sorted(c for c in theirs if c) == sorted(five)
+        page.click("#viewer .tv-next")
+    watched.close()
+
+
+def _draw_step(record: dict[str, Any], seat: int) -> int:
+    """The viewer position after which a seat holds its cards after the draw (1-based steps)."""
+    index = next(i for i, a in enumerate(record["actions"]) if a["kind"] == "draw" and a["seat"] == seat)
+    return len(record["posts"]) + index
+
+
+def test_the_search_finds_a_known_hand(contest: Path, browser: Any) -> None:
+    from harness.engine.cards import parse_cards
+    from harness.engine.evaluator import best_hand
+
+    report = (contest / "report").resolve()
+    watched = Watched(browser, report.as_uri() + "/")
+    page = watched.page
+    match_id, record = showdown_hand(contest)
+    page.goto((report / "hand.html").as_uri() + f"?match={match_id}&hand=0")
+    page.wait_for_selector("#viewer .tv-seat")
+    page.fill("#viewer .tv-search", f"#{record['hand_id']}")
+    listed = page.eval_on_selector_all("#viewer .tv-item", "ls => ls.map(l => Number(l.dataset.hand))")
+    assert listed == [record["hand_id"]]
+    assert page.inner_text("#viewer .tv-title").endswith(f"hand {record['hand_id']}")
+    pot = sum(p["chips"] for p in record["pots"])
+    winner = record["players"][0] if record["players"][0]["net"] > 0 else record["players"][1]
+    category = best_hand(parse_cards(winner["final_cards"])).label
+    page.fill("#viewer .tv-search", f"showdown pot>={pot} bot:{winner['bot']} {category}")
+    listed = page.eval_on_selector_all("#viewer .tv-item", "ls => ls.map(l => Number(l.dataset.hand))")
+    assert record["hand_id"] in listed
+    kept = {h["hand_id"]: h for h in json.loads(
+        (report / "hands" / f"{match_id}.js").read_text().splitlines()[1].split(" = ", 1)[1].rstrip(";"))}
+    for hand_id in listed:  # every hand listed matches the search
+        hand = kept[hand_id]
+        seat = hand["bots"].index(winner["bot"])
+        assert hand["shown"] and sum(p["amount"] for p in hand["pots"]) >= pot
+        assert hand["categories"][seat] == category
+    # A bot's hands: every match of the bot, searched with bot:<name>.
+    page.goto((report / "hand.html").as_uri() + "?bot=solid")
+    page.wait_for_selector("#viewer .tv-seat")
+    matches = page.eval_on_selector_all("#viewer .tv-item", "ls => [...new Set(ls.map(l => l.dataset.match))]")
+    assert sorted(matches) == sorted(r.match_id for r in read_records(contest) if "solid" in r.result.bots)
+    assert page.input_value("#viewer .tv-search") == "bot:solid"
+    watched.close()
+
+
+def test_single_file_replay_opens_from_disk_and_requests_nothing_else(contest: Path, browser: Any,
+                                                                      tmp_path: Path) -> None:
+    match_id, record = showdown_hand(contest)
+    target = tmp_path / "replay.html"
+    result = CliRunner().invoke(app, ["replay", str(contest / "matches" / match_id), "--html", str(target)])
+    assert result.exit_code == 0, result.output
+    assert f"replay page: {target} (16 hands" in result.output
+    html = target.read_text()
+    assert not re.search(r"<(?:script|link|img)\b[^>]*\s(?:src|href)\s*=", html)  # every part is inline
+    watched = Watched(browser, target.as_uri())
+    page = watched.page
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(target.as_uri())
+    page.wait_for_selector("#viewer .tv-seat")
+    assert page.eval_on_selector_all("#viewer .tv-item", "ls => ls.length") == 16
+    page.click(f"#viewer .tv-item[data-hand='{record['hand_id']}'] a")
+    page.select_option("#viewer .tv-speed", "10")
+    page.click("#viewer .tv-play")
+    page.wait_for_function("() => { const v = document.getElementById('viewer');"
+                           " return v.dataset.pos === v.dataset.end && !v.dataset.playing; }", timeout=60_000)
+    assert page.get_attribute("#viewer .tv-pot", "data-amount") == str(sum(p["chips"] for p in record["pots"]))
+    assert requests == [target.as_uri()]
+    watched.close()
+    bad = CliRunner().invoke(app, ["replay", str(contest), "--html", str(tmp_path / "x.html")])
+    assert bad.exit_code == 2 and "--html" in bad.output and not (tmp_path / "x.html").exists()
+
+
+# ---------------------------------------------------------------- statistics and where the chips went
+
+
+def test_stats_csv_has_every_bot_counted_from_the_raw_hand_histories(contest: Path) -> None:
+    from harness.report.pokerstats import COLUMNS, PokerStats
+
+    with open(contest / "stats.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert list(rows[0]) == list(COLUMNS)
+    stats = PokerStats()
+    for rec in read_records(contest):
+        for record in read_hands(hand_history_path(contest / "matches" / rec.match_id)):
+            stats.add_hand(hand_view(record))
+    for row in rows:
+        counts = stats.bots[row["bot"]]
+        hands = sum(r.result.hands_played for r in read_records(contest) if row["bot"] in r.result.bots)
+        assert int(row["hands"]) == counts.hands == hands
+        assert row["vpip"] == f"{counts.vpip / counts.round1:.4f}"
+        assert float(row["pfr"]) <= float(row["vpip"])
+    assert {r["bot"] for r in rows} == {"caller", "solid", "flaky", "buggy", "markup"}
+    page = (contest / "report" / "index.html").read_text()
+    assert '<table id="stats"' in page and 'title="Voluntarily put chips in the pot' in page
+
+
+def test_counterpart_lines_are_what_the_duplicate_records_hold(contest: Path) -> None:
+    from harness.report.collect import collect
+
+    data = collect(contest)
+    records = {r.match_id: r for r in read_records(contest)}
+    raw = {m: {h["hand_id"]: h for h in read_hands(hand_history_path(contest / "matches" / m))} for m in records}
+    checked = 0
+    for bot in data.bot_reports.values():
+        assert len(bot.costly) <= 20 and len(bot.best) <= 20 and bot.costly and bot.best
+        assert [line.net for line in bot.costly] == sorted(line.net for line in bot.costly)
+        assert all(line.net < 0 for line in bot.costly) and all(line.net > 0 for line in bot.best)
+        for line in bot.costly + bot.best:
+            record = raw[line.match_id][line.hand_id]
+            mine = next(p for p in record["players"] if p["seat"] == line.seat)
+            assert (mine["bot"], mine["net"], mine["dealt"]) == (bot.name, line.net, line.dealt)
+            twins = [m for m, r in records.items() if r.table == line.table and m != line.match_id]
+            assert [c.match_id for c in line.counterparts] == twins  # heads-up duplicate: one other rotation
+            for c in line.counterparts:
+                twin = raw[c.match_id][line.hand_id]
+                held = next(p for p in twin["players"] if sorted(p["dealt"]) == sorted(line.dealt))
+                assert (c.bot, c.seat, c.net, c.rotation) == (held["bot"], held["seat"], held["net"],
+                                                              records[c.match_id].rotation)
+                assert c.bot != bot.name  # the other rotation seats the other bot on these cards
+                checked += 1
+    assert checked >= 100
+    text = (contest / "reports" / "solid.md").read_text()
+    assert "## Poker statistics" in text and "## Where the chips went" in text
+    assert "### The 20 hands that cost it most" in text and "(../report/hand.html?match=" in text
+    # Every listed hand opens in the viewer: it is in the hands kept for its match.
+    for bot in data.bot_reports.values():
+        for line in bot.costly + bot.best:
+            kept = (contest / "report" / "hands" / f"{line.match_id}.js").read_text()
+            assert f'"hand_id":{line.hand_id},' in kept

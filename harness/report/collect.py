@@ -18,7 +18,9 @@ from typing import Any
 from harness.match.history import HistoryError
 from harness.match.specs import FaultKind
 from harness.match.tracebacks import find_traces
+from harness.report.chips import ChipsTally, HandLine, counterpart, hand_line
 from harness.report.hands import hand_view, read_hand_records
+from harness.report.pokerstats import Counts, PokerStats
 from harness.tournament.results import (
     MATCHES_DIR,
     MatchRecord,
@@ -95,6 +97,11 @@ class BotReport:
     bank_used_ms: float = 0.0
     bank_ms: int | None = None
     replay_command: str | None = None
+    stats: Counts = field(default_factory=Counts)
+    versus: dict[str, Counts] = field(default_factory=dict)
+    chips: ChipsTally = field(default_factory=ChipsTally)
+    costly: list[HandLine] = field(default_factory=list)
+    best: list[HandLine] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -127,6 +134,7 @@ class ReportData:
     notices: list[str]
     matches: list[MatchInfo]
     bot_reports: dict[str, BotReport]
+    stats: PokerStats = field(default_factory=PokerStats)
 
     @property
     def table_size(self) -> int:
@@ -213,6 +221,7 @@ def collect(out_dir: Path, *, viewer_hands: int | None = VIEWER_HANDS_PER_MATCH,
     # Duplicate: the other rotations of a table replay the same deals, so a table's hands are shown only
     # once all its rotations are recorded (a running report must not show deals still to be played).
     duplicate = manifest.get("duplicate", True) is not False and not match_dirs
+    pstats = PokerStats()
     per_table: dict[int, int] = {}
     for rec in records:
         per_table[rec.table] = per_table.get(rec.table, 0) + 1
@@ -223,13 +232,17 @@ def collect(out_dir: Path, *, viewer_hands: int | None = VIEWER_HANDS_PER_MATCH,
         history = hand_history_path(match_dir)
         info = MatchInfo(rec, history)
         views: list[dict[str, Any]] = []
-        raw: dict[int, dict[str, Any]] = {}
+        info.table_complete = not duplicate or per_table[rec.table] >= len(rec.result.bots)
         if history is not None:
             try:
                 for record in read_hand_records(history):
-                    view = hand_view(record, steps=False)
-                    raw[view["hand_id"]] = record
+                    view = hand_view(record)
+                    view["match_id"] = res.match_id  # version 1 records may not carry it
                     views.append(view)
+                    pstats.add_hand(view)
+                    for pos, name in enumerate(view["bots"]):
+                        if name in bots:
+                            bots[name].chips.add(view, pos, listed=info.table_complete)
             except HistoryError as exc:
                 info.problem = str(exc)
                 notices.append(str(exc))
@@ -237,9 +250,8 @@ def collect(out_dir: Path, *, viewer_hands: int | None = VIEWER_HANDS_PER_MATCH,
                 info.problem = f"{history}: not a hand history of this harness ({type(exc).__name__}: {exc})"
                 notices.append(info.problem)
         info.hand_count = len(views)
-        info.table_complete = not duplicate or per_table[rec.table] >= len(rec.result.bots)
         if info.table_complete:
-            info.hands = [hand_view(raw[v["hand_id"]]) for v in _select_hands(views, viewer_hands)]
+            info.hands = _select_hands(views, viewer_hands)
         matches.append(info)
         bank_used = {name: 0.0 for name in res.bots}
         for view in views:
@@ -317,8 +329,63 @@ def collect(out_dir: Path, *, viewer_hands: int | None = VIEWER_HANDS_PER_MATCH,
                     opp.net_chips += net
             if opp.matches:
                 bot.opponents.append(opp)
+        bot.stats = pstats.bots.get(name, Counts())
+        bot.versus = {o: pstats.versus[(name, o)] for o in names if (name, o) in pstats.versus}
+    _list_hands(matches, bots, match_dirs or {}, out_dir)
     return ReportData(out_dir, str(manifest.get("name") or out_dir.name), names, list(records), total, manifest,
-                      notices, matches, bots)
+                      notices, matches, bots, pstats)
+
+
+def _list_hands(matches: list[MatchInfo], bots: Mapping[str, BotReport], match_dirs: Mapping[str, Path],
+                out_dir: Path) -> None:
+    """Describe each bot's costliest and best hands (a second reading of the matches they are in) and,
+    in duplicate play, what the table's other rotations did with the same cards; add those hands to
+    the viewer's hands of their matches (so every listed hand opens in the viewer)."""
+    by_id = {info.match_id: info for info in matches}
+    twins: dict[str, list[MatchInfo]] = {}
+    for info in matches:
+        twins.setdefault(info.record.table, []).append(info)
+    wanted: dict[str, set[int]] = {}
+    for bot in bots.values():
+        for which in ("costly", "best"):
+            for match_id, hand_id, _ in bot.chips.extremes(which):
+                for twin in twins[by_id[match_id].record.table]:
+                    wanted.setdefault(twin.match_id, set()).add(hand_id)
+    views: dict[tuple[str, int], dict[str, Any]] = {}
+    for match_id, hand_ids in wanted.items():
+        info = by_id[match_id]
+        kept = {v["hand_id"] for v in info.hands}
+        if info.history is None or info.problem or not info.table_complete:
+            continue
+        try:
+            for record in read_hand_records(info.history):
+                if int(record["hand_id"]) in hand_ids:
+                    view = hand_view(record)
+                    view["match_id"] = match_id
+                    views[(match_id, view["hand_id"])] = view
+                    if view["hand_id"] not in kept:
+                        info.hands.append(view)
+        except (HistoryError, KeyError, TypeError, ValueError):
+            continue  # already told in the notices of the first reading
+        info.hands.sort(key=lambda v: v["hand_id"])
+    for bot in bots.values():
+        for which in ("costly", "best"):
+            lines = []
+            for match_id, hand_id, pos in bot.chips.extremes(which):
+                view = views.get((match_id, hand_id))
+                if view is None:
+                    continue
+                info = by_id[match_id]
+                line = hand_line(view, pos, table=info.record.table, rotation=info.record.rotation)
+                for twin in sorted(twins[info.record.table], key=lambda t: t.record.rotation):
+                    other = views.get((twin.match_id, hand_id))
+                    if twin is info or other is None:
+                        continue
+                    found = counterpart(other, line.dealt, rotation=twin.record.rotation)
+                    if found is not None:
+                        line.counterparts.append(found)
+                lines.append(line)
+            setattr(bot, which, lines)
 
 
 def safe_name(text: str) -> str:

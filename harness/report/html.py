@@ -17,8 +17,10 @@ Layout::
     report/matches/<id>.html     seats, cumulative chips per seat, hands kept for the viewer
     report/hand.html             the hand viewer (?match=<id>&hand=<n>)
     report/hands/<id>.js         the hands kept of each match (hand views)
-    report/static/               plotly.min.js, report.js, viewer.js, report.css
+    report/static/               plotly.min.js, report.js, viewer.js, report.css, and the table viewer
+                                 component table-viewer.js/.css (harness.report.viewer)
     reports/<bot>.md             the per-bot report as Markdown
+    stats.csv                    poker statistics per bot (harness.report.pokerstats)
 """
 
 from __future__ import annotations
@@ -31,18 +33,22 @@ import shutil
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from harness.report.collect import VIEWER_HANDS_PER_MATCH, BotReport, ReportData, collect, safe_name
+from harness.report.history import Series, bb_history, rating_history
 from harness.report.markdown import bot_markdown
+from harness.report.pokerstats import COLUMNS, HEADINGS, shown_cells, stats_csv
+from harness.report.viewer import STATIC_FILES, script_json, static_text, viewer_view
 from harness.tournament.leaderboard import EXPLANATION, Board, load_board, make_board, ranked, to_csv
 from harness.tournament.ratings import MIN_RESAMPLED_SETS, Rankings
 from harness.tournament.results import MatchRecord
 from harness.tournament.stats import crosstable
 
 REPORT_DIR = "report"
+#: Poker statistics per bot (harness.report.pokerstats), beside leaderboard.csv.
+STATS_FILE = "stats.csv"
 BOT_REPORTS_DIR = "reports"
 #: Seconds between reloads of a report written while the tournament runs.
 RELOAD_S = 30
@@ -105,6 +111,73 @@ def _board(board: Board, ranks: Rankings) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(to_csv(board, ranks=ranks))))
 
 
+#: The leaderboard as the index page shows it: (key, heading, tooltip defining it). The folded
+#: section under it has every column of leaderboard.csv, as the file has them.
+LEADERBOARD_COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("rank", "#", "Position on the leaderboard (by bb/100)."),
+    ("bot", "bot", "The bot; its page has its statistics, where its chips went and its faults."),
+    ("hands", "hands", "Hands it played in the scored matches."),
+    ("bb", "bb/100", "Big blinds won per 100 hands, over complete duplicate sets."),
+    ("ci", "95% CI", "95% confidence interval of bb/100 (Student's t over duplicate sets: one deal played in "
+                     "every seat rotation of a table is one observation); blank with fewer than 2 sets."),
+    ("group", "rank group", "Bots whose bootstrap 95% rank intervals overlap share a group: their order is not "
+                            "established."),
+    ("ranks", "rank range", "The 2.5-97.5% range of its rank over bootstrap resamples of the duplicate sets."),
+    ("los", "LOS next", "Likelihood of superiority over the bot in the next row (bootstrap)."),
+    ("third", "run-off", "Instant run-off position (heads-up, ACPC): drop the bot with the lowest total bankroll "
+                         "against those still in, repeat."),
+    ("won", "won/lost", "Matches finished ahead / behind."),
+    ("faults", "faults", "Replies the referee replaced by the default action (timeouts, illegal, malformed, ...); "
+                         "one column per kind in the folded table and leaderboard.csv."),
+    ("out", "put out", "Matches in which the referee put the bot out."),
+)
+
+
+def _num(text: str, fmt: str) -> str:
+    try:
+        return format(float(text), fmt)
+    except ValueError:
+        return ""
+
+
+def readable_board(rows: Sequence[Mapping[str, str]]) -> tuple[list[tuple[str, str, str]], list[dict[str, str]]]:
+    """The leaderboard rows (leaderboard.csv's text) as the index page shows them: headers and cells.
+
+    bb/100 to 2 decimals, the interval as one ``"low..high"`` cell to 1 decimal, LOS to 2, a rating as
+    mu +- 1.96 sigma (3-6 seats: the column is headed "rating"), faults summed.
+    """
+    from harness.tournament.stats import FAULT_COLUMNS
+
+    rated = any(row.get("rating_mu") for row in rows)
+    headers = [(k, h, t) for k, h, t in LEADERBOARD_COLUMNS]
+    if rated:
+        headers = [(k, "rating", "Plackett-Luce rating mu +- 1.96 sigma (openskill): a skill rating from each "
+                    "match's finishing order, not bb/100.") if k == "third" else (k, h, t) for k, h, t in headers]
+    elif not any(row.get("runoff_rank") for row in rows):
+        headers = [h for h in headers if h[0] != "third"]
+    out = []
+    for row in rows:
+        low, high = _num(row.get("ci95_low", ""), "+.1f"), _num(row.get("ci95_high", ""), "+.1f")
+        rank_low, rank_high = row.get("rank_low", ""), row.get("rank_high", "")
+        if rated:
+            mu, sigma = row.get("rating_mu", ""), row.get("rating_sigma", "")
+            third = f"{float(mu):.1f} ± {1.96 * float(sigma):.1f}" if mu and sigma else ""
+        else:
+            third = row.get("runoff_rank", "")
+        faults = sum(int(row.get(column) or 0) for _, column in FAULT_COLUMNS)
+        out.append({
+            "rank": row.get("rank", "") or "-", "bot": row["bot"], "hands": row.get("hands", ""),
+            "bb": _num(row.get("bb_per_100", ""), "+.2f"), "ci": f"{low}..{high}" if low and high else "",
+            "group": row.get("rank_group", ""),
+            "ranks": "" if not rank_low else rank_low if rank_low == rank_high else f"{rank_low}-{rank_high}",
+            "los": _num(row.get("los_next", ""), ".2f"), "third": third,
+            "won": f"{row.get('matches_won', '')}/{row.get('matches_lost', '')}",
+            "faults": str(faults) if faults else "", "out": row.get("put_out", "") if row.get("put_out") != "0" else "",
+            "note": row.get("note", ""),
+        })
+    return headers, out
+
+
 def _figures(order: list[str], ranks: Rankings, records: Sequence[MatchRecord],
              rows: list[dict[str, str]]) -> dict[str, str]:
     """The index page's figures: interval bars, crosstable and LOS heatmaps, ratings."""
@@ -161,6 +234,38 @@ def _figures(order: list[str], ranks: Rankings, records: Sequence[MatchRecord],
             _layout(xaxis={"title": {"text": "Plackett-Luce rating mu (+- 1.96 sigma)"}},
                     yaxis={"type": "category"}, height=max(300, 28 * len(rated) + 80)))
     return figures
+
+
+#: plotly's default colour sequence, so a bot's line and its band share a colour.
+_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
+            "#17becf")
+
+
+def _band(colour: str) -> str:
+    r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r},{g},{b},0.15)"
+
+
+def history_figure(steps: Sequence[str], series: Sequence[Series], *, x_title: str, y_title: str) -> str:
+    """Lines of each bot over the steps with their interval as a band (a plotly figure as JSON)."""
+    traces: list[dict[str, Any]] = []
+    x = list(range(1, len(steps) + 1))
+    for k, line in enumerate(series):
+        colour = _COLOURS[k % len(_COLOURS)]
+        nan = float("nan")
+        low = [nan if v is None else v for v in line.low]
+        high = [nan if v is None else v for v in line.high]
+        traces.append({"type": "scatter", "x": x, "y": high, "mode": "lines", "line": {"width": 0},
+                       "legendgroup": line.bot, "showlegend": False, "hoverinfo": "skip"})
+        traces.append({"type": "scatter", "x": x, "y": low, "mode": "lines", "line": {"width": 0},
+                       "fill": "tonexty", "fillcolor": _band(colour), "legendgroup": line.bot, "showlegend": False,
+                       "hoverinfo": "skip"})
+        traces.append({"type": "scatter", "x": x, "y": [nan if v is None else v for v in line.value],
+                       "mode": "lines+markers", "name": line.bot, "legendgroup": line.bot,
+                       "line": {"color": colour}, "marker": {"size": 4}, "text": list(steps),
+                       "hovertemplate": f"{line.bot}: %{{y:.2f}} after %{{text}}<extra></extra>"})
+    return _figure_json(traces, _layout(xaxis={"title": {"text": x_title}}, yaxis={"title": {"text": y_title}},
+                                        margin={"l": 60, "r": 20, "t": 20, "b": 50}))
 
 
 def _opponents_figure(bot: BotReport) -> str | None:
@@ -223,9 +328,8 @@ def _copy_static(target: Path, written: list[Path]) -> str:
     if not dest.exists() or dest.stat().st_size != source.stat().st_size:
         shutil.copyfile(source, dest)
     written.append(dest)
-    for name in ("report.js", "viewer.js", "report.css"):
-        text = resources.files("harness.report").joinpath("static", name).read_text(encoding="utf-8")
-        _write(target / name, text, written)
+    for name in ("report.js", "viewer.js", "report.css", *STATIC_FILES):
+        _write(target / name, static_text(name), written)
     return str(get_plotlyjs_version())
 
 
@@ -273,6 +377,16 @@ def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
     common = {"name": data.name, "status": _status(data, running, stopped), "out_dir": str(out_dir), "csp": CSP,
               "plotly_version": plotly_version, "charts": True}
     figures = _figures(order, ranks, scored, board)
+    played = [b for b in order if b in ranks.bootstrap.bb_per_100] or order
+    tables, bb_lines = bb_history(scored, played)
+    if tables:
+        figures["bb_history"] = history_figure(tables, bb_lines, x_title="tables played (schedule order)",
+                                               y_title="cumulative bb/100 (95% CI)")
+    if ranks.ratings is not None:
+        ids, rating_lines = rating_history(scored, played)
+        if ids:
+            figures["rating_history"] = history_figure(ids, rating_lines, x_title="matches played (schedule order)",
+                                                       y_title="Plackett-Luce mu (+- 1.96 sigma)")
     hands_total = sum(r.result.hands_played for r in data.records)
     summary = (f"{len(data.records)} of {data.matches_total} matches, {hands_total} hands, "
                f"{len(field)} bots, {data.table_size} seats per table.")
@@ -291,13 +405,19 @@ def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
         match_rows.append({"id": res.match_id, "table": info.record.table, "rotation": info.record.rotation,
                            "nets": ", ".join(f"{b} {n:+d}" for b, n in zip(res.bots, res.net, strict=True)),
                            "hands": res.hands_played, "faults": faults or ""})
+    stats_rows = data.stats.rows(order + [b for b in field if b not in order])
+    stats_table = [{"bot": row["bot"], **shown_cells(row)} for row in stats_rows if row["hands"]]
+    lb_headers, lb_rows = readable_board(board)
     index = env.get_template("index.html.j2").render(
+        lb_headers=lb_headers, lb_rows=lb_rows, stats_headers=[(c, *HEADINGS[c]) for c in COLUMNS[1:]],
+        stats_rows=stats_table,
         **common, root="", summary=summary, notices=data.notices, board_headers=list(board[0]) if board else [],
         board_rows=board, explanation=EXPLANATION, figures=figures, runoff=runoff_rows,
         ratings=ranks.ratings is not None, resamples=ranks.bootstrap.resamples, seed=ranks.bootstrap.seed,
         too_few=list(ranks.bootstrap.too_few), min_resampled=MIN_RESAMPLED_SETS,
         matches=match_rows)
     _write(report / "index.html", index, written)
+    _write(out_dir / STATS_FILE, stats_csv(stats_rows), written)
 
     md = MarkdownIt("commonmark", {"html": False}).enable("table")
     rows = {row["bot"]: row for row in board}
@@ -307,6 +427,7 @@ def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
             standing["rank_group"] = ranks.groups[name]
         text = bot_markdown(bot, data, standing or None)
         _write(out_dir / BOT_REPORTS_DIR / f"{safe_name(name)}.md", text, written)
+        text = bot_markdown(bot, data, standing or None, viewer="../hand.html")
         opp_fig = _opponents_figure(bot)
         page = env.get_template("bot.html.j2").render(
             **common, root="../", bot=bot, body=md.render(text.split("\n", 2)[2] if text.count("\n") > 1 else text),
@@ -344,11 +465,14 @@ def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
         page = env.get_template("match.html.j2").render(**common, root="../", match=match,
                                                         figures={"chips": _chips_figure(res)})
         _write(report / "matches" / f"{safe_name(res.match_id)}.html", page, written)
-        payload = json.dumps(info.hands, separators=(",", ":")).replace("</", "<\\/")
+        payload = script_json([viewer_view(v) for v in info.hands])
         _write(report / "hands" / f"{safe_name(res.match_id)}.js",
                "window.REPORT_HANDS = window.REPORT_HANDS || {};\n"
                f"window.REPORT_HANDS[{json.dumps(res.match_id)}] = {payload};\n", written)
-    hand_page = env.get_template("hand.html.j2").render(**{**common, "charts": False}, root="")
+    hand_index = {info.match_id: {"file": safe_name(info.match_id), "bots": list(info.record.result.bots)}
+                  for info in data.matches}
+    hand_page = env.get_template("hand.html.j2").render(**{**common, "charts": False}, root="",
+                                                        hand_index=script_json(hand_index))
     _write(report / "hand.html", hand_page, written)
     size = sum(p.stat().st_size for p in written)
     return ReportSummary(report / "index.html", len(written), size, time.monotonic() - started)

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -467,6 +467,30 @@ def rate_table(model: Any, priors: Sequence[tuple[float, float]], nets: Sequence
     return [(math.fsum(m) / len(m), math.sqrt(math.fsum(v) / len(v))) for m, v in zip(mus, variances, strict=True)]
 
 
+def plackett_luce_history(
+        records: Sequence[MatchRecord]) -> Iterator[tuple[MatchRecord, dict[str, tuple[float, float]]]]:
+    """Every bot's Plackett-Luce ``(mu, sigma)`` after each match, in schedule order (table, rotation).
+
+    The updates of :func:`plackett_luce_ratings` (which returns the last of them), one match at a
+    time: ``(record, {bot: (mu, sigma)})`` for each match of at least one hand; the dict holds
+    every bot rated so far and is a new one at each step.
+    """
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce(tau=0.0)
+    prior = model.rating()
+    current: dict[str, tuple[float, float]] = {}
+    for rec in sorted(records, key=lambda r: (r.table, r.rotation, r.match_id)):
+        res = rec.result
+        if res.hands_played == 0:  # no hand, no finish to learn from
+            continue
+        priors = [current.get(name, (float(prior.mu), float(prior.sigma))) for name in res.bots]
+        current = dict(current)
+        for name, rating in zip(res.bots, rate_table(model, priors, finish_keys(rec)), strict=True):
+            current[name] = rating
+        yield rec, current
+
+
 def plackett_luce_ratings(records: Sequence[MatchRecord], bots: Sequence[str] | None = None) -> dict[str, Rating]:
     """Rate every bot from its matches with openskill's Plackett-Luce model, ties by :func:`rate_table`.
 
@@ -486,18 +510,15 @@ def plackett_luce_ratings(records: Sequence[MatchRecord], bots: Sequence[str] | 
     """
     from openskill.models import PlackettLuce
 
-    model = PlackettLuce(tau=0.0)
-    prior = model.rating()
+    prior = PlackettLuce(tau=0.0).rating()
     current: dict[str, tuple[float, float]] = {}
+    for _, after in plackett_luce_history(records):
+        current = after
     games: dict[str, int] = {}
-    for rec in sorted(records, key=lambda r: (r.table, r.rotation, r.match_id)):
-        res = rec.result
-        if res.hands_played == 0:  # no hand, no finish to learn from
-            continue
-        priors = [current.get(name, (float(prior.mu), float(prior.sigma))) for name in res.bots]
-        for name, rating in zip(res.bots, rate_table(model, priors, finish_keys(rec)), strict=True):
-            current[name] = rating
-            games[name] = games.get(name, 0) + 1
+    for rec in records:
+        if rec.result.hands_played:
+            for name in rec.result.bots:
+                games[name] = games.get(name, 0) + 1
     names = list(bots) if bots is not None else sorted(current)
     out = {}
     for name in names:
