@@ -349,7 +349,9 @@ async def submit(request: Request) -> Response:
     def refuse(text: str, code: int = 400) -> Response:
         if wants_json:
             return JSONResponse({"error": text}, status_code=code)
-        return _page(request, "refused.html.j2", who, reason=text)
+        page = _page(request, "refused.html.j2", who, reason=text)
+        page.status_code = code
+        return page
 
     if store.setting(server.engine, "frozen") == "1" and not who.admin:
         return refuse("Submissions are closed: the teacher froze the contest.", 403)
