@@ -36,9 +36,10 @@ def build_argv(build: str, folder: Path, data: Path) -> list[str] | None:
     if bwrap is None:
         return None
     folder, data = folder.resolve(), data.resolve()
+    # later mounts win: a fresh /tmp first, then the data folder masked, then the version's own folder
     argv = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/",
-            "--tmpfs", os.fspath(data), "--bind", os.fspath(folder), os.fspath(folder),
-            "--tmpfs", "/tmp", "--dev", "/dev", "--proc", "/proc", "--chdir", os.fspath(folder)]
+            "--tmpfs", "/tmp", "--dev", "/dev", "--proc", "/proc", "--tmpfs", os.fspath(data),
+            "--bind", os.fspath(folder), os.fspath(folder), "--chdir", os.fspath(folder)]
     if os.geteuid() == 0:
         argv += ["--cap-drop", "ALL"]
     return [*argv, "/bin/sh", "-c", build]
