@@ -15,6 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from sqlalchemy import create_engine, text
 
 pytest.importorskip("starlette")
 pytest.importorskip("sqlalchemy")
@@ -80,9 +81,43 @@ def test_links_are_csv_tokens_stored_hashed_and_reissued(tmp_path: Path) -> None
     db.close()
 
 
+@pytest.fixture(scope="module")
+def pg_cluster():
+    from tests.postgres_helpers import Cluster
+
+    cluster = Cluster()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request) -> str:
+    """"" (the default SQLite file in the data folder) or a fresh PostgreSQL database's URL."""
+    if request.param == "sqlite":
+        return ""
+    return request.getfixturevalue("pg_cluster").database()
+
+
+def query(contest: Path, sql: str, *args: object) -> list[tuple]:
+    """Rows of ``sql`` (``?`` placeholders) on the contest's database, whichever back-end."""
+    from harness.server.contest import load_contest as load
+
+    engine = create_engine(load(contest).database)
+    try:
+        with engine.connect() as conn:
+            params = {f"p{i}": a for i, a in enumerate(args)}
+            for i in range(len(args)):
+                sql = sql.replace("?", f":p{i}", 1)
+            return [tuple(r) for r in conn.execute(text(sql), params).all()]
+    finally:
+        engine.dispose()
+
+
 @pytest.fixture
-def served(tmp_path: Path):
-    contest = contest_file(tmp_path)
+def served(tmp_path: Path, database: str):
+    contest = contest_file(tmp_path, database=database)
     port = free_port()
     urls = links(contest, port)
     server = Served(contest, port)
@@ -200,8 +235,7 @@ def test_every_route_by_who_asks(served) -> None:
     wait_for(alice_match, timeout=120)
     page = alice.get("/students/alice").text
     mid = page.split('href="/matches/', 1)[1].split('"', 1)[0]
-    record = json.loads(sqlite3.connect(server.contest.parent / "contest-t" / "contest.db").execute(
-        "select record from matches where match_id = ?", (mid,)).fetchone()[0])
+    record = json.loads(query(server.contest, "select record from matches where match_id = ?", mid)[0][0])
     seat = record["result"]["bots"].index("alice.v1")
     people = {"nobody": server.client(), "other": server.client(urls["bob"]), "owner": alice,
               "admin": server.client(urls["admin"])}
@@ -235,56 +269,52 @@ def test_every_route_by_who_asks(served) -> None:
     assert answer.status_code == 403 and "froze" in answer.json()["error"]
 
 
-def test_kill9_mid_block_resumes_without_counting_twice(tmp_path: Path) -> None:
-    contest = contest_file(tmp_path, hands=400, jobs=1)
+def test_kill9_mid_block_resumes_without_counting_twice(tmp_path: Path, database: str) -> None:
+    contest = contest_file(tmp_path, hands=400, jobs=1, database=database)
     port = free_port()
     urls = links(contest, port)
     server = Served(contest, port)
-    db = tmp_path / "contest-t" / "contest.db"
     try:
         alice = server.client(urls["alice"])
         vid = upload(alice, "bot.py", RAISER.encode()).json()["id"]
         wait_for(lambda: version_state(alice, vid)["state"] == "admitted")
 
         def running():
-            with sqlite3.connect(db) as conn:
-                return conn.execute("select id from matches where state = 'running'").fetchone()
+            return query(contest, "select id from matches where state = 'running'")
 
         wait_for(running, timeout=60, every=0.05)
         server.kill9()
     finally:
         server.stop()
-    with sqlite3.connect(db) as conn:
-        before = conn.execute("select count(*) from matches where state = 'done'").fetchone()[0]
-        interrupted = conn.execute("select match_id from matches where state = 'running'").fetchall()
+    before = query(contest, "select count(*) from matches where state = 'done'")[0][0]
+    interrupted = query(contest, "select match_id from matches where state = 'running'")
     assert interrupted
     server = Served(contest, port)
     try:
         def redone():
-            with sqlite3.connect(db) as conn:
-                states = dict(conn.execute("select match_id, state from matches").fetchall())
+            states = dict(query(contest, "select match_id, state from matches"))
             return all(states[m] == "done" for (m,) in interrupted)
 
         wait_for(redone, timeout=120)
     finally:
         server.stop()
-    with sqlite3.connect(db) as conn:
-        rows = conn.execute("select m.match_id, m.record, b.state from matches m join blocks b on b.id = m.block_id"
-                            " where m.state = 'done'").fetchall()
-        assert conn.execute("select count(*) from versions").fetchone()[0] == 1  # the submission is kept
+    rows = query(contest, "select m.match_id, m.record, b.state from matches m join blocks b on b.id = m.block_id"
+                          " where m.state = 'done'")
+    assert query(contest, "select count(*) from versions")[0][0] == 1  # the submission is kept
     ids = [r[0] for r in rows]
     assert len(ids) == len(set(ids)) and len(ids) > before
     for match_id, record, _state in rows:  # one record per match, its own
         assert json.loads(record)["match_id"] == match_id
 
 
-def test_migrations_upgrade_in_place(tmp_path: Path) -> None:
+def test_migrations_upgrade_in_place(tmp_path: Path, database: str) -> None:
     from sqlalchemy import insert, inspect, select
 
     from harness.server import db as schema
+    from harness.server.contest import load_contest as load
     from harness.server.db import current_revision, make_engine, upgrade
 
-    engine = make_engine(f"sqlite:///{tmp_path / 'c.db'}")
+    engine = make_engine(load(contest_file(tmp_path, database=database)).database)
     assert current_revision(engine) is None
     upgrade(engine)
     assert current_revision(engine) == "0001"
@@ -295,5 +325,6 @@ def test_migrations_upgrade_in_place(tmp_path: Path) -> None:
     upgrade(engine)  # a second start-up keeps everything
     with engine.connect() as conn:
         assert conn.execute(select(schema.students.c.name)).scalars().all() == ["alice"]
-        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        if engine.dialect.name == "sqlite":
+            assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
     engine.dispose()
