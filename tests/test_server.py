@@ -328,3 +328,24 @@ def test_migrations_upgrade_in_place(tmp_path: Path, database: str) -> None:
         if engine.dialect.name == "sqlite":
             assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
     engine.dispose()
+
+
+def test_the_final_publishes_the_usual_report(tmp_path: Path) -> None:
+    contest = contest_file(tmp_path)
+    port = free_port()
+    urls = links(contest, port)
+    server = Served(contest, port)
+    try:
+        for name, extra in (("alice", ""), ("bob", "\n# bob\n")):
+            client = server.client(urls[name])
+            vid = upload(client, "bot.py", (RAISER + extra).encode()).json()["id"]
+            wait_for(lambda c=client, v=vid: version_state(c, v)["state"] == "admitted")
+        admin = server.client(urls["admin"])
+        assert admin.get("/final/").status_code == 404
+        assert admin.post("/admin/final", follow_redirects=False).status_code == 303
+        alice = server.client(urls["alice"])
+        page = wait_for(lambda: (r := alice.get("/final/")).status_code == 200 and r.text, timeout=150)
+        assert "alice.v1" in page and "bob.v1" in page and "caller" in page
+        assert alice.get("/final/../seed.secret").status_code == 404
+    finally:
+        server.stop()

@@ -63,6 +63,8 @@ class Server:
         self.ladder = Ladder(contest, engine, self.board, play=play) if ladder else None
         self.events_poll_s = events_poll_s
         self.stopping = False
+        #: The final's ``harness run`` child process (:mod:`harness.server.final`), or None.
+        self.final_proc: Any = None
 
 
 def _who(request: Request) -> store.Who | None:
@@ -634,8 +636,10 @@ async def final_page(request: Request) -> Response:
     if who is None:
         return _forbidden()
     server: Server = request.app.state.server
+    if "path" not in request.path_params:  # the report's links are relative to its folder
+        return RedirectResponse("/final/", status_code=307)
     rel = request.path_params.get("path", "") or "index.html"
-    root = (server.contest.data / "final").resolve()
+    root = (server.contest.data / "final" / "report").resolve()
     path = (root / rel).resolve()
     if not path.is_relative_to(root) or not path.is_file() or path.name.endswith((".jsonl", ".gz", ".err", ".out")):
         state = store.setting(server.engine, "final", "")
@@ -661,6 +665,13 @@ def create_app(server: Server) -> Starlette:
             server.stopping = True
             if server.ladder is not None:
                 await run_in_threadpool(server.ladder.stop)
+            final = server.final_proc
+            if final is not None and final.poll() is None:  # the runner stops its matches on SIGTERM
+                final.terminate()
+                try:
+                    await run_in_threadpool(final.wait, 30)
+                except Exception:  # noqa: BLE001 - a stuck runner is killed
+                    final.kill()
 
     routes = [
         Route("/", index),
@@ -686,6 +697,8 @@ def create_app(server: Server) -> Starlette:
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.server = server
-    app.state.templates = Jinja2Templates(directory=TEMPLATES)
+    templates = Jinja2Templates(directory=TEMPLATES)
+    templates.env.filters["when"] = lambda t: time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t)) if t else ""
+    app.state.templates = templates
     return app
 
