@@ -106,9 +106,16 @@ class Ladder:
         self.board = board
         self._own = executor is None
         self.capacity = effective_jobs(contest.ladder.jobs)
-        if executor is None:
-            executor = LocalExecutor(self.capacity, pin=True, workers_file=contest.data / ".workers")
-            executor.kill_leftovers()
+        if executor is None and contest.ladder.cluster:  # [ladder] cluster: the tournament's Dask backend
+            from harness.tournament.cluster import DaskExecutor
+
+            LocalExecutor(1, workers_file=contest.data / ".workers").kill_leftovers()
+            executor = DaskExecutor.connect(contest.ladder.cluster, pin=True, jobs=0)
+            self.capacity = max(1, int(executor.parallel))
+        elif executor is None:
+            local = LocalExecutor(self.capacity, pin=True, workers_file=contest.data / ".workers")
+            local.kill_leftovers()  # bots a killed server's workers left behind
+            executor = local
         self.executor = executor
         if play is None:
             from harness.match.referee import play_match
@@ -134,6 +141,8 @@ class Ladder:
         if self._thread is not None:
             self._thread.join(timeout=30)
         self.executor.stop()
+        if self._own and hasattr(self.executor, "close"):
+            self.executor.close()
 
     def _run(self) -> None:
         try:

@@ -10,6 +10,7 @@ from typing import TextIO
 from harness.server import store
 from harness.server.contest import Contest, load_contest
 from harness.server.db import open_database
+from harness.tournament.config import ConfigError
 
 
 def base_url(host: str, port: int) -> str:
@@ -46,7 +47,14 @@ def serve(path: Path, host: str, port: int, *, log_level: str = "warning") -> No
     if store.setting(engine, "final") == "running":  # a final cut short by a stop
         store.set_setting(engine, "final", "interrupted (run it again)")
         store.set_setting(engine, "ladder_paused", "0")
-    server = Server(contest, engine)
+    try:
+        server = Server(contest, engine)
+    except Exception as exc:  # the Dask cluster of [ladder] cluster cannot be reached
+        from harness.tournament.cluster import ClusterError
+
+        if not isinstance(exc, ClusterError):
+            raise
+        raise ConfigError(contest.path, "[ladder] cluster", str(exc)) from None
     print(f"harness serve: {contest.name} at {base_url(host, port)} (data: {contest.data})", flush=True)
     uvicorn.run(create_app(server), host=host, port=port, log_level=log_level, timeout_graceful_shutdown=5,
                 lifespan="on")
