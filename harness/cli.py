@@ -1016,6 +1016,16 @@ def submit(
     raise typer.Exit(0 if ok else 1)
 
 
+@bench_app.command("serve")
+def bench_serve(json_out: bool = typer.Option(False, "--json", help="Print one JSON object.")) -> None:
+    """The contest server with 100 students, 300 versions, 10,000 matches: p95 per route, ladder, first block."""
+    from harness.bench import TARGETS
+    from harness.bench.serve import run as run_bench
+
+    _print_figures(run_bench(), json_out, {**TARGETS, "p95_ms_worst": "< 200", "slots_busy_pct": ">= 90",
+                                           "first_block_s": "<= 60"})
+
+
 @bench_app.command("engine")
 def bench_engine(json_out: bool = typer.Option(False, "--json", help="Print one JSON object.")) -> None:
     """Engine-only hands/s (heads-up, 6-handed) and seven-card evaluations/s."""

@@ -210,7 +210,10 @@ ROUTES = [
     ("GET", "/matches/{mid}/logs/{other}", 401, 404, 404, 200),
     ("GET", "/admin", 401, 404, 404, 200),
     ("POST", "/admin/roster", 401, 404, 404, 303),
-    ("GET", "/final", 401, 404, 404, 404),
+    ("GET", "/final", 401, 307, 307, 307),
+    ("GET", "/final/", 401, 404, 404, 404),
+    ("GET", "/final/%2e%2e%2f%2e%2e%2fcontest.db", 401, 404, 404, 404),
+    ("GET", "/events", 401, None, None, None),
     ("POST", "/submit", 401, 400, 400, 400),
     ("POST", "/challenge", 401, 409, 303, 401),
 ]
@@ -242,6 +245,10 @@ def test_every_route_by_who_asks(served) -> None:
     for method, template, *expected in ROUTES:
         path = template.format(vid=vid, mid=mid, seat=seat, other=1 - seat)
         for (who, client), status in zip(people.items(), expected, strict=True):
+            if path == "/events":  # a stream: only its status is read
+                with client.stream("GET", path) as got:
+                    assert got.status_code == (401 if who == "nobody" else 200), (path, who)
+                continue
             if method == "GET":
                 got = client.get(path, follow_redirects=False)
             elif path == "/challenge":

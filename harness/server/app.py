@@ -145,10 +145,9 @@ async def events(request: Request) -> Response:
         last = None
         yield "retry: 2000\n\n"
         while not server.stopping and not await request.is_disconnected():
-            key = await run_in_threadpool(server.board.key)
-            if key != last:
-                last = key
-                rows = await run_in_threadpool(_board_rows, server)
+            rows = await run_in_threadpool(_board_rows, server)  # starts a recomputation when a block completed
+            if server.board.computed != last:
+                last = server.board.computed
                 yield f"event: leaderboard\ndata: {json.dumps(rows)}\n\n"
             else:
                 yield ": idle\n\n"
@@ -208,24 +207,6 @@ def _results_of(server: Server, bots: set[str]) -> dict[str, Any]:
             "standings": board}
 
 
-def _rating_history(server: Server, bots: set[str]) -> list[dict[str, Any]]:
-    """The rating after each complete block (the points of the rating chart), recomputed from stored results."""
-    from harness.tournament.ratings import plackett_luce_ratings
-    from harness.tournament.results import MatchRecord
-
-    rows = store.done_records(server.engine)
-    out: list[dict[str, Any]] = []
-    # one point per block of these bots (the last 30), each recomputed from the records up to it
-    blocks = sorted({(f, b) for b, f, d in rows if bots & set(d["result"]["bots"])})
-    for finished, _block in blocks[-30:]:
-        upto = [MatchRecord.from_dict(d) for b, f, d in rows if f <= finished]
-        names = sorted({n for r in upto for n in r.result.bots if n in bots})
-        ratings = plackett_luce_ratings(upto, names)
-        for n in names:
-            out.append({"bot": n, "t": finished, "mu": round(ratings[n].mu, 3), "sigma": round(ratings[n].sigma, 3)})
-    return out
-
-
 async def student_page(request: Request) -> Response:
     who = _who(request)
     if who is None:
@@ -240,7 +221,7 @@ async def student_page(request: Request) -> Response:
         vers = [v for v in vers if v["state"] == store.ADMITTED]
     labels = {store.label(st["name"], v["number"]) for v in vers if v["state"] == store.ADMITTED}
     results = await run_in_threadpool(_results_of, server, labels)
-    history = await run_in_threadpool(_rating_history, server, labels)
+    history = await run_in_threadpool(server.board.history, labels)
     uploads = [{"bot": store.label(st["name"], v["number"]), "t": v["created"]} for v in vers]
     quota = server.contest.ladder.challenges_per_hour
     targets = [r.bot for r in server.board.rows() if r.status != "inactive" and r.student != st["name"]]

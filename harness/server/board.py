@@ -54,27 +54,49 @@ class Row:
 
 
 class Board:
-    """The leaderboard of one contest, cached by the number of complete blocks (thread-safe)."""
+    """The leaderboard of one contest, cached by the number of complete blocks (thread-safe).
+
+    Recomputing takes seconds with thousands of matches, so requests are
+    answered from the last computed board while a background thread makes the
+    next one (only the very first computation is waited for);
+    :attr:`computed` says which board is shown.
+    """
 
     def __init__(self, contest: Contest, engine: Engine) -> None:
         self.contest = contest
         self.engine = engine
         self._lock = threading.Lock()
-        self._key: int | None = None
+        self._refreshing = False
+        #: The key (complete blocks) of the board shown now; None before the first computation.
+        self.computed: int | None = None
         self._rows: list[Row] = []
         self._records: list[MatchRecord] = []
+        self._history: dict[str, list[dict[str, float]]] = {}
 
     def key(self) -> int:
         """Complete blocks so far (changes when the board does)."""
         return store.done_count(self.engine)
 
+    def _refresh(self, key: int) -> None:
+        try:
+            rows, records, history = self._compute()
+            with self._lock:
+                self._rows, self._records, self._history, self.computed = rows, records, history, key
+        finally:
+            self._refreshing = False
+
     def rows(self) -> list[Row]:
         """Active versions and reference bots, best rating first; inactive versions that played below."""
         key = self.key()
+        if self.computed is None:
+            with self._lock:
+                if self.computed is None:
+                    self._rows, self._records, self._history = self._compute()
+                    self.computed = key
+        elif key != self.computed and not self._refreshing:
+            self._refreshing = True
+            threading.Thread(target=self._refresh, args=(key,), name="board", daemon=True).start()
         with self._lock:
-            if key != self._key:
-                self._rows, self._records = self._compute()
-                self._key = key
             return list(self._rows)
 
     def records(self) -> list[MatchRecord]:
@@ -83,8 +105,40 @@ class Board:
         with self._lock:
             return list(self._records)
 
-    def _compute(self) -> tuple[list[Row], list[MatchRecord]]:
-        records = [MatchRecord.from_dict(r) for _, _, r in store.done_records(self.engine)]
+    def history(self, bots: set[str]) -> list[dict[str, float]]:
+        """The rating (mu, sigma) of ``bots`` after each of their blocks (the last 100 each), oldest first."""
+        self.rows()
+        with self._lock:
+            points = [p for b in bots for p in self._history.get(b, [])]
+        return sorted(points, key=lambda p: p["t"])
+
+    def _rating_history(self, rows: list[tuple[int, float, dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+        """Ratings after each block in the order blocks finished (the chart; the board rates in table order)."""
+        from openskill.models import PlackettLuce
+
+        from harness.tournament.ratings import finish_keys, rate_table
+
+        model = PlackettLuce(tau=0.0)
+        prior = (float(model.rating().mu), float(model.rating().sigma))
+        current: dict[str, tuple[float, float]] = {}
+        out: dict[str, list[dict[str, Any]]] = {}
+        for _block, finished, data in rows:
+            rec = MatchRecord.from_dict(data)
+            if rec.result.hands_played == 0:
+                continue
+            names = rec.result.bots
+            rated = rate_table(model, [current.get(n, prior) for n in names], finish_keys(rec))
+            for name, (mu, sigma) in zip(names, rated, strict=True):
+                current[name] = (mu, sigma)
+                if rec.rotation == rec.rotations - 1:  # one point per block
+                    points = out.setdefault(name, [])
+                    points.append({"bot": name, "t": finished, "mu": round(mu, 3), "sigma": round(sigma, 3)})
+                    del points[:-100]
+        return out
+
+    def _compute(self) -> tuple[list[Row], list[MatchRecord], dict[str, list[dict[str, Any]]]]:
+        stored = store.done_records(self.engine)
+        records = [MatchRecord.from_dict(r) for _, _, r in stored]
         v, st = db.versions, db.students
         with self.engine.connect() as conn:
             vers = conn.execute(select(v.c.number, v.c.active, v.c.state, st.c.name)
@@ -114,4 +168,4 @@ class Board:
                             rating=round(r.mu, 3), rating_sigma=round(r.sigma, 3), status=status,
                             blocks=played.get(name, 0)))
         rows.sort(key=lambda row: (row.status == "inactive", -row.rating, row.bot))
-        return rows, records
+        return rows, records, self._rating_history(stored)
