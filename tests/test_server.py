@@ -9,6 +9,7 @@ and resume, and the migrations.
 
 from __future__ import annotations
 
+import io
 import json
 import sqlite3
 import subprocess
@@ -210,6 +211,7 @@ ROUTES = [
     ("GET", "/matches/{mid}/logs/{other}", 401, 404, 404, 200),
     ("GET", "/admin", 401, 404, 404, 200),
     ("POST", "/admin/roster", 401, 404, 404, 303),
+    ("GET", "/admin/export", 401, 404, 404, 200),
     ("GET", "/final", 401, 307, 307, 307),
     ("GET", "/final/", 401, 404, 404, 404),
     ("GET", "/final/%2e%2e%2f%2e%2e%2fcontest.db", 401, 404, 404, 404),
@@ -261,6 +263,15 @@ def test_every_route_by_who_asks(served) -> None:
             assert got.status_code == status, (method, path, who, got.status_code, got.text[:200])
             if who in ("nobody", "other"):
                 assert SECRET_MARK not in got.text, (path, who)
+    # the admin's export holds the database's rows and the hand histories, never the tokens
+    import tarfile as tar_module
+
+    export = people["admin"].get("/admin/export")
+    with tar_module.open(fileobj=io.BytesIO(export.content), mode="r:gz") as tar:
+        names = tar.getnames()
+        dump = json.loads(tar.extractfile("t/database.json").read())
+    assert "tokens" not in dump and dump["versions"][0]["id"] == vid
+    assert any(n.endswith("hands.jsonl.gz") for n in names)
     # the match page: bob sees no hole cards of alice's seat, alice does
     hands_bob = people["other"].get(f"/matches/{mid}").text
     hands_alice = alice.get(f"/matches/{mid}").text

@@ -612,6 +612,46 @@ async def admin_action(request: Request) -> Response:
     return RedirectResponse("/admin", status_code=303)
 
 
+def _export(server: Server) -> Path:
+    """A .tar.gz of the contest's files: uploads, matches (hand histories, logs), checks, the final, a JSON dump."""
+    import tempfile
+
+    from harness.server.db import metadata
+
+    data = server.contest.data
+    dump: dict[str, list[dict[str, Any]]] = {}
+    with server.engine.connect() as conn:
+        for table in metadata.sorted_tables:
+            if table.name in ("tokens", "sessions"):  # secrets (hashed) stay on the server
+                continue
+            dump[table.name] = [dict(r) for r in conn.execute(select(table)).mappings()]
+    fd, name = tempfile.mkstemp(prefix="export-", suffix=".tar.gz", dir=data)
+    os.close(fd)
+    with tarfile.open(name, "w:gz") as tar:
+        body = json.dumps(dump, default=str).encode()
+        info = tarfile.TarInfo(f"{server.contest.name}/database.json")
+        info.size = len(body)
+        tar.addfile(info, io.BytesIO(body))
+        for part in ("uploads", "matches", "checks", "final"):
+            if (data / part).exists():
+                tar.add(data / part, arcname=f"{server.contest.name}/{part}",
+                        filter=lambda t: None if t.name.endswith("seed.secret") else t)
+    return Path(name)
+
+
+async def admin_export(request: Request) -> Response:
+    """Everything, for the admin: ``<name>/database.json`` and the uploads, matches, checks and final folders."""
+    who = _who(request)
+    if who is None or not who.admin:
+        return _not_found() if who else _forbidden()
+    server: Server = request.app.state.server
+    path = await run_in_threadpool(_export, server)
+    from starlette.background import BackgroundTask
+
+    return FileResponse(path, media_type="application/gzip", filename=f"{server.contest.name}-export.tar.gz",
+                        background=BackgroundTask(path.unlink))
+
+
 async def final_page(request: Request) -> Response:
     who = _who(request)
     if who is None:
@@ -671,6 +711,7 @@ def create_app(server: Server) -> Starlette:
         Route("/matches/{match_id}/logs/{seat}", match_log),
         Route("/challenge", challenge, methods=["POST"]),
         Route("/admin", admin_page),
+        Route("/admin/export", admin_export),
         Route("/admin/{action}", admin_action, methods=["POST"]),
         Route("/final", final_page),
         Route("/final/{path:path}", final_page),
