@@ -367,3 +367,14 @@ def test_the_final_publishes_the_usual_report(tmp_path: Path) -> None:
         assert alice.get("/final/../seed.secret").status_code == 404
     finally:
         server.stop()
+
+
+def test_serve_with_a_bad_contest_file_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text('[contest]\nname = "x"\n[ladder]\ntable_size = 9\n', encoding="utf-8")
+    done = subprocess.run([*HARNESS, "serve", str(path)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0 and "[ladder] table_size" in done.stderr and str(path) in done.stderr
+    done = subprocess.run([*HARNESS, "submit", "--server", "http://127.0.0.1:9", "--token", "x", str(path)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "cannot reach" in done.stderr and done.stderr.strip().count("\n") == 0
