@@ -29,6 +29,7 @@ tmux                  tmux      terminal sessions of the interactive tests
 gcc                   gcc       the C example bot and the static C binary of the syscall allow-list test
 libc6-dev             -         static C binaries (libc.a) for the syscall allow-list test
 make                  make      building the C and Java example bots
+postgresql            -         the PostgreSQL tests of the contest server (tests/test_server.py)
 '
 # ---------------------------------------------------------------------------
 

@@ -1,0 +1,8 @@
+"""The contest server (``harness serve contest.toml``): submissions, admission, a ladder, pages.
+
+Modules, one job each: :mod:`.contest` (the contest file), :mod:`.db` (the
+database and its migrations), :mod:`.tokens` (login links), :mod:`.unpack`
+(safe unpacking of uploads), :mod:`.admission` (the entry check of a version),
+:mod:`.ladder` (the background loop), :mod:`.board` (the leaderboard from stored
+results), :mod:`.app` (the web application), :mod:`.client` (``harness submit``).
+"""

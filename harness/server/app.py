@@ -1,0 +1,726 @@
+"""The web application (Starlette): login links, submissions, the leaderboard, student, version and match pages.
+
+Who may see what (:func:`allowed`): without a session nothing but the login
+route; a student sees every public result (the leaderboard, each version's
+results, each match's chips and the cards shown down) and, of their own bot
+only, its code, admission report, stderr logs and hole cards; the admin sees
+everything. A private page of someone else answers 404 (its existence is not
+given away). Every page is rendered on the server (Jinja2); the leaderboard
+updates itself through server-sent events (``/events``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import os
+import shutil
+import tarfile
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, select
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import (
+    FileResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.templating import Jinja2Templates
+
+from harness.server import db, store
+from harness.server.board import Board
+from harness.server.contest import Contest
+from harness.server.ladder import Ladder, match_dir
+from harness.server.submission import prepare
+from harness.server.unpack import MAX_UPLOAD, UnpackError
+
+COOKIE = "harness_session"
+#: Seconds between two looks at the leaderboard by the event stream.
+EVENTS_POLL_S = 1.0
+TEMPLATES = Path(__file__).with_name("templates")
+REPORT_STATIC = Path(__file__).parents[1] / "report" / "static"
+
+
+class Server:
+    """The state one server process shares between requests: contest, database, board and ladder."""
+
+    def __init__(self, contest: Contest, engine: Engine, *, ladder: bool = True, play: Any = None,
+                 events_poll_s: float = EVENTS_POLL_S) -> None:
+        self.contest = contest
+        self.engine = engine
+        self.board = Board(contest, engine)
+        self.ladder = Ladder(contest, engine, self.board, play=play) if ladder else None
+        self.events_poll_s = events_poll_s
+        self.stopping = False
+        #: The final's ``harness run`` child process (:mod:`harness.server.final`), or None.
+        self.final_proc: Any = None
+
+
+def _who(request: Request) -> store.Who | None:
+    server: Server = request.app.state.server
+    return store.session_of(server.engine, request.cookies.get(COOKIE))
+
+
+def _page(request: Request, name: str, who: store.Who | None, **context: Any) -> Response:
+    server: Server = request.app.state.server
+    templates: Jinja2Templates = request.app.state.templates
+    frozen = store.setting(server.engine, "frozen") == "1"
+    return templates.TemplateResponse(request, name, {"contest": server.contest.name, "who": who, "frozen": frozen,
+                                                      **context})
+
+
+def _forbidden(text: str = "Follow your login link first (it was mailed to you).") -> Response:
+    return PlainTextResponse(text, status_code=401)
+
+
+def _not_found() -> Response:
+    return PlainTextResponse("Not found.", status_code=404)
+
+
+# ---------------------------------------------------------------- login
+
+
+async def login(request: Request) -> Response:
+    server: Server = request.app.state.server
+    secret = await run_in_threadpool(store.login, server.engine, request.path_params["token"])
+    if secret is None:
+        return PlainTextResponse("This login link is not valid (it may have been replaced by a newer one); "
+                                 "ask your teacher for a new link.", status_code=403)
+    response = RedirectResponse("/", status_code=303)  # the token leaves the address bar
+    response.set_cookie(COOKIE, secret, httponly=True, samesite="strict", max_age=180 * 86400,
+                        secure=request.url.scheme == "https")
+    response.headers["Referrer-Policy"] = "no-referrer"
+    return response
+
+
+async def logout(request: Request) -> Response:
+    response = RedirectResponse("/", status_code=303)
+    response.delete_cookie(COOKIE)
+    return response
+
+
+# ---------------------------------------------------------------- leaderboard
+
+
+def _board_rows(server: Server) -> list[dict[str, Any]]:
+    return [r.to_dict() for r in server.board.rows()]
+
+
+async def index(request: Request) -> Response:
+    who = _who(request)
+    if who is None:
+        return _forbidden()
+    server: Server = request.app.state.server
+    rows = await run_in_threadpool(_board_rows, server)
+    return _page(request, "leaderboard.html.j2", who, rows=rows)
+
+
+async def api_leaderboard(request: Request) -> Response:
+    if _who(request) is None:
+        return _forbidden()
+    server: Server = request.app.state.server
+    rows = await run_in_threadpool(_board_rows, server)
+    keep = ("bot", "student", "version", "hands", "bb_per_100", "ci95_low", "ci95_high", "rating", "status")
+    return JSONResponse([{k: r[k] for k in keep} | {"blocks": r["blocks"]} for r in rows])
+
+
+async def events(request: Request) -> Response:
+    """Server-sent events: one ``leaderboard`` event (the rows as JSON) whenever a block completes."""
+    if _who(request) is None:
+        return _forbidden()
+    server: Server = request.app.state.server
+
+    async def stream() -> AsyncIterator[str]:
+        last = None
+        yield "retry: 2000\n\n"
+        while not server.stopping and not await request.is_disconnected():
+            rows = await run_in_threadpool(_board_rows, server)  # starts a recomputation when a block completed
+            if server.board.computed != last:
+                last = server.board.computed
+                yield f"event: leaderboard\ndata: {json.dumps(rows)}\n\n"
+            else:
+                yield ": idle\n\n"
+            await asyncio.sleep(server.events_poll_s)
+
+    return StreamingResponse(stream(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+# ---------------------------------------------------------------- students and versions
+
+
+def _student(engine: Engine, name: str) -> dict[str, Any] | None:
+    with engine.connect() as conn:
+        row = conn.execute(select(db.students).where(db.students.c.name == name)).mappings().first()
+    return dict(row) if row else None
+
+
+def _versions(engine: Engine, student_id: int) -> list[dict[str, Any]]:
+    v = db.versions
+    with engine.connect() as conn:
+        rows = conn.execute(select(v).where(v.c.student_id == student_id).order_by(v.c.number.desc())).mappings()
+        return [dict(r) for r in rows]
+
+
+def _owns(who: store.Who, student_id: int) -> bool:
+    return who.admin or who.student_id == student_id
+
+
+def _results_of(server: Server, bots: set[str]) -> dict[str, Any]:
+    """Per-opponent results, faults by kind and the rating over time of some bots (public figures)."""
+    from harness.tournament.stats import standings
+
+    records = server.board.records()
+    mine = [r for r in records if bots & set(r.result.bots)]
+    per_opp: dict[str, list[int]] = {}
+    faults: dict[str, int] = {}
+    matches = []
+    for rec in mine:
+        res = rec.result
+        seats = [i for i, b in enumerate(res.bots) if b in bots]
+        for i in seats:
+            for kind, n in res.faults[i].items():
+                faults[kind] = faults.get(kind, 0) + n
+            for j, other in enumerate(res.bots):
+                if j not in seats:
+                    per_opp.setdefault(other, [0, 0])
+                    per_opp[other][0] += res.net[i]
+                    per_opp[other][1] += res.hands_played
+        matches.append({"match_id": res.match_id, "bots": list(res.bots), "net": list(res.net),
+                        "hands": res.hands_played, "url": "/matches/" + res.match_id})
+    unit = server.contest.game.unit
+    opponents = [{"bot": o, "chips": c, "hands": h, "bb_per_100": round(100 * c / unit / h, 2) if h else 0.0}
+                 for o, (c, h) in sorted(per_opp.items())]
+    board = {s.bot: s for s in standings(mine)} if mine else {}
+    return {"opponents": opponents, "faults": {k: v for k, v in faults.items() if v}, "matches": matches[-50:][::-1],
+            "standings": board}
+
+
+async def student_page(request: Request) -> Response:
+    who = _who(request)
+    if who is None:
+        return _forbidden()
+    server: Server = request.app.state.server
+    st = await run_in_threadpool(_student, server.engine, request.path_params["name"])
+    if st is None:
+        return _not_found()
+    own = _owns(who, st["id"])
+    vers = await run_in_threadpool(_versions, server.engine, st["id"])
+    if not own:  # others' refused versions, reasons and commands are theirs
+        vers = [v for v in vers if v["state"] == store.ADMITTED]
+    labels = {store.label(st["name"], v["number"]) for v in vers if v["state"] == store.ADMITTED}
+    results = await run_in_threadpool(_results_of, server, labels)
+    history = await run_in_threadpool(server.board.history, labels)
+    uploads = [{"bot": store.label(st["name"], v["number"]), "t": v["created"]} for v in vers]
+    quota = server.contest.ladder.challenges_per_hour
+    targets = [r.bot for r in server.board.rows() if r.status != "inactive" and r.student != st["name"]]
+    return _page(request, "student.html.j2", who, student=st, own=own, versions=vers, results=results,
+                 chart=json.dumps({"history": history, "uploads": uploads}).replace("</", "<\\/"),
+                 quota=quota, targets=targets,
+                 challenges=store.setting(server.engine, "challenges", "1") == "1")
+
+
+def _version(engine: Engine, vid: int) -> dict[str, Any] | None:
+    v, st = db.versions, db.students
+    with engine.connect() as conn:
+        row = conn.execute(select(v, st.c.name.label("student")).join(st, v.c.student_id == st.c.id)
+                           .where(v.c.id == vid)).mappings().first()
+    return dict(row) if row else None
+
+
+def _version_json(v: dict[str, Any]) -> dict[str, Any]:
+    report = json.loads(v["report"] or "{}")
+    return {"id": v["id"], "student": v["student"], "version": v["number"], "bot": store.label(v["student"],
+                                                                                                 v["number"]),
+            "state": v["state"], "active": bool(v["active"]), "sha256": v["sha256"], "command": v["command"],
+            "build": v["build"], "reason": v["reason"], "stderr_tail": report.get("stderr_tail", ""),
+            "build_output": report.get("build", ""), "url": f"/versions/{v['id']}"}
+
+
+async def _own_version(request: Request) -> tuple[store.Who | None, dict[str, Any] | None]:
+    who = _who(request)
+    if who is None:
+        return None, None
+    server: Server = request.app.state.server
+    try:
+        vid = int(request.path_params["vid"])
+    except ValueError:
+        return who, None
+    v = await run_in_threadpool(_version, server.engine, vid)
+    if v is None or not _owns(who, v["student_id"]):
+        return who, None
+    return who, v
+
+
+async def version_page(request: Request) -> Response:
+    who, v = await _own_version(request)
+    if who is None:
+        return _forbidden()
+    if v is None:
+        return _not_found()
+    report = json.loads(v["report"] or "{}")
+    files = _files(request.app.state.server.contest, v)
+    return _page(request, "version.html.j2", who, v=_version_json(v), report=report, files=files)
+
+
+async def api_version(request: Request) -> Response:
+    who, v = await _own_version(request)
+    if who is None:
+        return _forbidden()
+    if v is None:
+        return JSONResponse({"error": "no such version of yours"}, status_code=404)
+    return JSONResponse(_version_json(v))
+
+
+def _files(contest: Contest, v: dict[str, Any]) -> list[str]:
+    folder = store.version_dir(contest, v["student"], v["sha256"])
+    if not folder.is_dir():
+        return []
+    return sorted(os.fspath(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())[:500]
+
+
+async def version_code(request: Request) -> Response:
+    """The version's files as a .tar.gz (the owner and the admin only)."""
+    who, v = await _own_version(request)
+    if who is None:
+        return _forbidden()
+    if v is None:
+        return _not_found()
+    folder = store.version_dir(request.app.state.server.contest, v["student"], v["sha256"])
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        tar.add(folder, arcname=store.label(v["student"], v["number"]))
+    name = store.label(v["student"], v["number"]) + ".tar.gz"
+    return Response(buf.getvalue(), media_type="application/gzip",
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+async def activate(request: Request) -> Response:
+    who, v = await _own_version(request)
+    if who is None:
+        return _forbidden()
+    if v is None:
+        return _not_found()
+    server: Server = request.app.state.server
+    if not await run_in_threadpool(store.activate, server.engine, v["student_id"], v["id"]):
+        return PlainTextResponse("Only an admitted version can be made active.", status_code=409)
+    return RedirectResponse(f"/students/{v['student']}", status_code=303)
+
+
+async def submit(request: Request) -> Response:
+    """POST a submission (multipart: ``file``, optional ``command``, ``build``; admin: ``student``).
+
+    Answers JSON (``Accept: application/json``, as ``harness submit`` sends) or redirects to the version page.
+    """
+    who = _who(request) or _bearer(request)
+    if who is None:
+        return _forbidden()
+    server: Server = request.app.state.server
+    wants_json = "application/json" in request.headers.get("accept", "")
+
+    def refuse(text: str, code: int = 400) -> Response:
+        if wants_json:
+            return JSONResponse({"error": text}, status_code=code)
+        page = _page(request, "refused.html.j2", who, reason=text)
+        page.status_code = code
+        return page
+
+    if store.setting(server.engine, "frozen") == "1" and not who.admin:
+        return refuse("Submissions are closed: the teacher froze the contest.", 403)
+    length = request.headers.get("content-length")
+    if length and length.isdigit() and int(length) > MAX_UPLOAD + 64 * 1024:
+        return refuse(f"refused: the upload is {int(length) / 2**20:.1f} MiB; at most {MAX_UPLOAD // 2**20} MiB "
+                      "are accepted.", 413)
+    async with request.form(max_files=1, max_fields=10) as form:
+        upload = form.get("file")
+        command = str(form.get("command") or "")
+        build = str(form.get("build") or "")
+        student_name = str(form.get("student") or "")
+        if upload is None or isinstance(upload, str):
+            return refuse("refused: no file; choose a .zip, a .tar.gz or a single file.")
+        data = await upload.read(MAX_UPLOAD + 1)
+        filename = upload.filename or "bot"
+    student_id = who.student_id
+    name = who.name
+    if who.admin:
+        st = await run_in_threadpool(_student, server.engine, student_name)
+        if st is None:
+            return refuse("The admin submits for a student: give the student's name.")
+        student_id, name = st["id"], st["name"]
+    staging = server.contest.data / "staging"
+    staging.mkdir(parents=True, exist_ok=True)
+    try:
+        unpacked = await run_in_threadpool(prepare, data, filename, staging, command, build)
+    except UnpackError as exc:
+        return refuse(str(exc))
+    target = store.version_dir(server.contest, name, unpacked.sha256)
+    if target.exists():
+        shutil.rmtree(unpacked.folder, ignore_errors=True)
+    else:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(unpacked.folder, target)
+    vid, _ = await run_in_threadpool(store.add_version, server.engine, student_id, unpacked.sha256,
+                                     unpacked.command, unpacked.build)
+    if wants_json:
+        v = await run_in_threadpool(_version, server.engine, vid)
+        return JSONResponse(_version_json(v), status_code=201)
+    return RedirectResponse(f"/versions/{vid}", status_code=303)
+
+
+def _bearer(request: Request) -> store.Who | None:
+    """``harness submit``'s ``Authorization: Bearer TOKEN`` (the login link's token)."""
+    auth = request.headers.get("authorization", "")
+    if not auth.startswith("Bearer "):
+        return None
+    server: Server = request.app.state.server
+    from harness.server.tokens import token_hash
+
+    t, st = db.tokens, db.students
+    with server.engine.connect() as conn:
+        row = conn.execute(select(t.c.role, t.c.student_id, st.c.name).outerjoin(st, t.c.student_id == st.c.id)
+                           .where(t.c.token_hash == token_hash(auth.removeprefix("Bearer ").strip()),
+                                  t.c.revoked.is_(None))).first()
+    return None if row is None else store.Who(row.role, row.student_id, row.name or "")
+
+
+def _auth(request: Request) -> store.Who | None:
+    return _who(request) or _bearer(request)
+
+
+async def api_version_bearer(request: Request) -> Response:
+    who = _auth(request)
+    if who is None:
+        return _forbidden()
+    server: Server = request.app.state.server
+    v = await run_in_threadpool(_version, server.engine, int(request.path_params["vid"]))
+    if v is None or not _owns(who, v["student_id"]):
+        return JSONResponse({"error": "no such version of yours"}, status_code=404)
+    return JSONResponse(_version_json(v))
+
+
+# ---------------------------------------------------------------- matches
+
+
+def _match_row(engine: Engine, match_id: str) -> dict[str, Any] | None:
+    m, b = db.matches, db.blocks
+    with engine.connect() as conn:
+        row = conn.execute(select(m, b.c.seats, b.c.state.label("block_state"), b.c.kind)
+                           .join(b, m.c.block_id == b.c.id).where(m.c.match_id == match_id)).mappings().first()
+    return dict(row) if row else None
+
+
+def _seat_owners(server: Server, bots: list[str]) -> list[int | None]:
+    """The student id behind each seat's bot (None: a reference bot)."""
+    names = {}
+    with server.engine.connect() as conn:
+        for sid, name in conn.execute(select(db.students.c.id, db.students.c.name)).all():
+            names[name] = sid
+    out = []
+    for bot in bots:
+        student = bot.rsplit(".v", 1)[0] if ".v" in bot else None
+        out.append(names.get(student) if student else None)
+    return out
+
+
+def _public_hand(hand: dict[str, Any], mine: set[int], admin: bool) -> dict[str, Any]:
+    """A hand as this viewer may see it: hole cards, draws and the hand seed of their own seats only."""
+    if admin:
+        return hand
+    players = []
+    for p in hand.get("players", []):
+        q = {k: p[k] for k in ("seat", "bot", "stack", "out", "final_stack", "net") if k in p}
+        if p.get("seat") in mine:
+            q["dealt"], q["final_cards"] = p.get("dealt"), p.get("final_cards")
+        players.append(q)
+    actions = []
+    for a in hand.get("actions", []):
+        if a.get("kind") == "draw" and a.get("seat") not in mine:
+            a = {k: v for k, v in a.items() if k not in ("discards", "received", "reshuffled")} | {
+                "count": len(a.get("discards", []))}
+        actions.append(a)
+    keep = ("hand_id", "match_id", "button", "posts", "faults", "shown", "pots", "returned")
+    return {k: hand[k] for k in keep if k in hand} | {"players": players, "actions": actions}
+
+
+def _hands(directory: Path, limit: int = 200) -> list[dict[str, Any]]:
+    from harness.match.history import HistoryError, find_history, read_history
+
+    path = find_history(directory)
+    out: list[dict[str, Any]] = []
+    if path is None:
+        return out
+    try:
+        for rec in read_history(path):
+            out.append(rec)
+            if len(out) >= limit:
+                break
+    except (HistoryError, OSError):
+        pass
+    return out
+
+
+async def match_page(request: Request) -> Response:
+    who = _who(request)
+    if who is None:
+        return _forbidden()
+    server: Server = request.app.state.server
+    m = await run_in_threadpool(_match_row, server.engine, request.path_params["match_id"])
+    if m is None or (m["state"] != store.DONE and not who.admin):
+        return _not_found()
+    record = json.loads(m["record"]) if m["record"] else None
+    bots = record["result"]["bots"] if record else []
+    owners = _seat_owners(server, bots)
+    mine = {i for i, o in enumerate(owners) if o is not None and o == who.student_id}
+    # a block's hands stay private until every rotation is stored (they share the deals)
+    hands = []
+    if m["block_state"] == store.DONE or who.admin:
+        directory = match_dir(server.contest, m["block_id"], m["rotation"])
+        hands = [_public_hand(h, mine, who.admin) for h in await run_in_threadpool(_hands, directory)]
+    logs = [i for i in range(len(bots)) if who.admin or i in mine]
+    return _page(request, "match.html.j2", who, m=m, record=record, hands=hands, logs=logs, mine=mine,
+                 hands_json=json.dumps(hands).replace("</", "<\\/"))
+
+
+async def match_log(request: Request) -> Response:
+    """A seat's stderr in a match: its owner's and the admin's only."""
+    who = _who(request)
+    if who is None:
+        return _forbidden()
+    server: Server = request.app.state.server
+    m = await run_in_threadpool(_match_row, server.engine, request.path_params["match_id"])
+    if m is None or not m["record"]:
+        return _not_found()
+    bots = json.loads(m["record"])["result"]["bots"]
+    try:
+        seat = int(request.path_params["seat"])
+    except ValueError:
+        return _not_found()
+    if not 0 <= seat < len(bots):
+        return _not_found()
+    owner = _seat_owners(server, bots)[seat]
+    if not (who.admin or (owner is not None and owner == who.student_id)):
+        return _not_found()
+    path = match_dir(server.contest, m["block_id"], m["rotation"]) / "logs" / f"{seat}-{bots[seat]}.err"
+    text = path.read_text(encoding="utf-8", errors="replace")[-200_000:] if path.is_file() else ""
+    return PlainTextResponse(text)
+
+
+# ---------------------------------------------------------------- challenges
+
+
+async def challenge(request: Request) -> Response:
+    """A student asks for a block of their active version against a named bot (quota per hour)."""
+    who = _who(request)
+    if who is None or who.admin:
+        return _forbidden("Challenges are asked for by students.")
+    server: Server = request.app.state.server
+    async with request.form() as form:
+        target = str(form.get("opponent") or "")
+    if store.setting(server.engine, "challenges", "1") != "1":
+        return PlainTextResponse("Challenges are switched off by the teacher.", status_code=403)
+    quota = server.contest.ladder.challenges_per_hour
+    used = await run_in_threadpool(store.challenges_since, server.engine, who.student_id, time.time() - 3600)
+    if used >= quota:
+        return PlainTextResponse(f"Quota reached: {quota} challenges per hour; try again later.", status_code=429)
+    active = {store.label(a["student"], a["number"]): a for a in store.active_versions(server.engine)}
+    me = next((a for a in active.values() if a["student_id"] == who.student_id), None)
+    if me is None:
+        return PlainTextResponse("You have no admitted active version yet.", status_code=409)
+    refs = {r.name for r in server.contest.references}
+    seats = server.contest.ladder.table_size
+    if target in refs:
+        opp = f"r{target}"
+    elif target in active and active[target]["student_id"] != who.student_id:
+        opp = f"v{active[target]['id']}"
+    else:
+        return PlainTextResponse(f"No opponent {target!r}: name a reference bot or another student's active "
+                                 "version.", status_code=400)
+    table = [f"v{me['id']}", opp]
+    fill = [f"r{r}" for r in sorted(refs) if f"r{r}" not in table]
+    table += fill[: seats - 2]
+    if len(table) < seats:
+        return PlainTextResponse("Not enough bots for a table of this contest.", status_code=409)
+    await run_in_threadpool(store.new_block, server.engine, "challenge", table, seats, server.contest.name,
+                            who.student_id)
+    return RedirectResponse(f"/students/{who.name}", status_code=303)
+
+
+# ---------------------------------------------------------------- admin
+
+
+async def admin_page(request: Request) -> Response:
+    who = _who(request)
+    if who is None or not who.admin:
+        return _not_found() if who else _forbidden()
+    server: Server = request.app.state.server
+    with server.engine.connect() as conn:
+        people = [dict(r) for r in conn.execute(select(db.students).order_by(db.students.c.name)).mappings()]
+    active = {a["student_id"]: a for a in store.active_versions(server.engine)}
+    return _page(request, "admin.html.j2", who, people=people, active=active,
+                 challenges=store.setting(server.engine, "challenges", "1") == "1",
+                 final=store.setting(server.engine, "final", ""), ladder_error=server.ladder.error if server.ladder
+                 else "", busy=_occupancy(server))
+
+
+def _occupancy(server: Server) -> float:
+    lad = server.ladder
+    if lad is None:
+        return 0.0
+    wall = time.monotonic() - lad.started
+    return round(lad.busy_s / (wall * lad.capacity), 3) if wall > 0 else 0.0
+
+
+async def admin_action(request: Request) -> Response:
+    who = _who(request)
+    if who is None or not who.admin:
+        return _not_found() if who else _forbidden()
+    server: Server = request.app.state.server
+    action = request.path_params["action"]
+    async with request.form() as form:
+        value = str(form.get("value") or "")
+    if action == "freeze":
+        store.set_setting(server.engine, "frozen", "1" if value == "1" else "0")
+    elif action == "challenges":
+        store.set_setting(server.engine, "challenges", "1" if value == "1" else "0")
+    elif action == "roster":
+        from harness.server.contest import load_contest
+
+        try:
+            fresh = load_contest(server.contest.path)
+        except ValueError as exc:
+            return PlainTextResponse(str(exc), status_code=400)
+        store.sync_roster(server.engine, fresh)
+    elif action == "final":
+        from harness.server.final import start_final
+
+        started = start_final(server)
+        if not started:
+            return PlainTextResponse("The final is already running.", status_code=409)
+    else:
+        return _not_found()
+    return RedirectResponse("/admin", status_code=303)
+
+
+def _export(server: Server) -> Path:
+    """A .tar.gz of the contest's files: uploads, matches (hand histories, logs), checks, the final, a JSON dump."""
+    import tempfile
+
+    from harness.server.db import metadata
+
+    data = server.contest.data
+    dump: dict[str, list[dict[str, Any]]] = {}
+    with server.engine.connect() as conn:
+        for table in metadata.sorted_tables:
+            if table.name in ("tokens", "sessions"):  # secrets (hashed) stay on the server
+                continue
+            dump[table.name] = [dict(r) for r in conn.execute(select(table)).mappings()]
+    fd, name = tempfile.mkstemp(prefix="export-", suffix=".tar.gz", dir=data)
+    os.close(fd)
+    with tarfile.open(name, "w:gz") as tar:
+        body = json.dumps(dump, default=str).encode()
+        info = tarfile.TarInfo(f"{server.contest.name}/database.json")
+        info.size = len(body)
+        tar.addfile(info, io.BytesIO(body))
+        for part in ("uploads", "matches", "checks", "final"):
+            if (data / part).exists():
+                tar.add(data / part, arcname=f"{server.contest.name}/{part}",
+                        filter=lambda t: None if t.name.endswith("seed.secret") else t)
+    return Path(name)
+
+
+async def admin_export(request: Request) -> Response:
+    """Everything, for the admin: ``<name>/database.json`` and the uploads, matches, checks and final folders."""
+    who = _who(request)
+    if who is None or not who.admin:
+        return _not_found() if who else _forbidden()
+    server: Server = request.app.state.server
+    path = await run_in_threadpool(_export, server)
+    from starlette.background import BackgroundTask
+
+    return FileResponse(path, media_type="application/gzip", filename=f"{server.contest.name}-export.tar.gz",
+                        background=BackgroundTask(path.unlink))
+
+
+async def final_page(request: Request) -> Response:
+    who = _who(request)
+    if who is None:
+        return _forbidden()
+    server: Server = request.app.state.server
+    if "path" not in request.path_params:  # the report's links are relative to its folder
+        return RedirectResponse("/final/", status_code=307)
+    rel = request.path_params.get("path", "") or "index.html"
+    root = (server.contest.data / "final" / "report").resolve()
+    path = (root / rel).resolve()
+    if not path.is_relative_to(root) or not path.is_file() or path.name.endswith((".jsonl", ".gz", ".err", ".out")):
+        state = store.setting(server.engine, "final", "")
+        return PlainTextResponse(f"No final report yet{' (' + state + ')' if state else ''}.", status_code=404)
+    return FileResponse(path)
+
+
+async def health(request: Request) -> Response:
+    return PlainTextResponse("ok")
+
+
+def create_app(server: Server) -> Starlette:
+    """The ASGI application of ``server``; its lifespan starts and stops the ladder."""
+    import contextlib
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if server.ladder is not None:
+            server.ladder.start()
+        try:
+            yield
+        finally:
+            server.stopping = True
+            if server.ladder is not None:
+                await run_in_threadpool(server.ladder.stop)
+            final = server.final_proc
+            if final is not None and final.poll() is None:  # the runner stops its matches on SIGTERM
+                final.terminate()
+                try:
+                    await run_in_threadpool(final.wait, 30)
+                except Exception:  # noqa: BLE001 - a stuck runner is killed
+                    final.kill()
+
+    routes = [
+        Route("/", index),
+        Route("/healthz", health),
+        Route("/login/{token}", login),
+        Route("/logout", logout, methods=["POST"]),
+        Route("/api/leaderboard", api_leaderboard),
+        Route("/events", events),
+        Route("/students/{name}", student_page),
+        Route("/submit", submit, methods=["POST"]),
+        Route("/versions/{vid}", version_page),
+        Route("/versions/{vid}/code", version_code),
+        Route("/versions/{vid}/activate", activate, methods=["POST"]),
+        Route("/api/versions/{vid}", api_version_bearer),
+        Route("/matches/{match_id}", match_page),
+        Route("/matches/{match_id}/logs/{seat}", match_log),
+        Route("/challenge", challenge, methods=["POST"]),
+        Route("/admin", admin_page),
+        Route("/admin/export", admin_export),
+        Route("/admin/{action}", admin_action, methods=["POST"]),
+        Route("/final", final_page),
+        Route("/final/{path:path}", final_page),
+        Mount("/static", StaticFiles(directory=REPORT_STATIC), name="static"),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.server = server
+    templates = Jinja2Templates(directory=TEMPLATES)
+    templates.env.filters["when"] = lambda t: time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t)) if t else ""
+    app.state.templates = templates
+    return app
+

@@ -1,0 +1,171 @@
+"""The contest leaderboard, recomputed from the stored results of complete blocks.
+
+bb/100 with its 95% CI (:func:`harness.tournament.stats.standings`, over the
+blocks as duplicate sets) and the Plackett-Luce rating
+(:func:`harness.tournament.ratings.plackett_luce_ratings`, which rates in
+table order, so the result never depends on the order blocks finished). The
+rows are cached until another block completes.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from sqlalchemy import Engine, select
+
+from harness.server import db, store
+from harness.server.contest import Contest
+from harness.tournament.ratings import plackett_luce_ratings
+from harness.tournament.results import MatchRecord
+from harness.tournament.stats import standings
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One leaderboard line (``GET /api/leaderboard``).
+
+    Attributes:
+        bot: the bot's name in matches (``<student>.v<N>`` or the reference bot's name).
+        student: the student ("" for a reference bot).
+        version: the version number (0 for a reference bot).
+        hands: hands played.
+        bb_per_100: big blinds won per 100 hands; ci95_low/ci95_high its 95% interval (None: too few blocks).
+        rating: the rating's mean (rating points); rating_sigma its standard deviation.
+        status: ``active``, ``inactive`` (a student's older version) or ``reference``.
+        blocks: complete blocks played.
+    """
+
+    bot: str
+    student: str
+    version: int
+    hands: int
+    bb_per_100: float
+    ci95_low: float | None
+    ci95_high: float | None
+    rating: float
+    rating_sigma: float
+    status: str
+    blocks: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class Board:
+    """The leaderboard of one contest, cached by the number of complete blocks (thread-safe).
+
+    Recomputing takes seconds with thousands of matches, so requests are
+    answered from the last computed board while a background thread makes the
+    next one (only the very first computation is waited for);
+    :attr:`computed` says which board is shown.
+    """
+
+    def __init__(self, contest: Contest, engine: Engine) -> None:
+        self.contest = contest
+        self.engine = engine
+        self._lock = threading.Lock()
+        self._refreshing = False
+        #: The key (complete blocks) of the board shown now; None before the first computation.
+        self.computed: int | None = None
+        self._rows: list[Row] = []
+        self._records: list[MatchRecord] = []
+        self._history: dict[str, list[dict[str, float]]] = {}
+
+    def key(self) -> int:
+        """Complete blocks so far (changes when the board does)."""
+        return store.done_count(self.engine)
+
+    def _refresh(self, key: int) -> None:
+        try:
+            rows, records, history = self._compute()
+            with self._lock:
+                self._rows, self._records, self._history, self.computed = rows, records, history, key
+        finally:
+            self._refreshing = False
+
+    def rows(self) -> list[Row]:
+        """Active versions and reference bots, best rating first; inactive versions that played below."""
+        key = self.key()
+        if self.computed is None:
+            with self._lock:
+                if self.computed is None:
+                    self._rows, self._records, self._history = self._compute()
+                    self.computed = key
+        elif key != self.computed and not self._refreshing:
+            self._refreshing = True
+            threading.Thread(target=self._refresh, args=(key,), name="board", daemon=True).start()
+        with self._lock:
+            return list(self._rows)
+
+    def records(self) -> list[MatchRecord]:
+        """The match records counted so far."""
+        self.rows()
+        with self._lock:
+            return list(self._records)
+
+    def history(self, bots: set[str]) -> list[dict[str, float]]:
+        """The rating (mu, sigma) of ``bots`` after each of their blocks (the last 100 each), oldest first."""
+        self.rows()
+        with self._lock:
+            points = [p for b in bots for p in self._history.get(b, [])]
+        return sorted(points, key=lambda p: p["t"])
+
+    def _rating_history(self, rows: list[tuple[int, float, dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+        """Ratings after each block in the order blocks finished (the chart; the board rates in table order)."""
+        from openskill.models import PlackettLuce
+
+        from harness.tournament.ratings import finish_keys, rate_table
+
+        model = PlackettLuce(tau=0.0)
+        prior = (float(model.rating().mu), float(model.rating().sigma))
+        current: dict[str, tuple[float, float]] = {}
+        out: dict[str, list[dict[str, Any]]] = {}
+        for _block, finished, data in rows:
+            rec = MatchRecord.from_dict(data)
+            if rec.result.hands_played == 0:
+                continue
+            names = rec.result.bots
+            rated = rate_table(model, [current.get(n, prior) for n in names], finish_keys(rec))
+            for name, (mu, sigma) in zip(names, rated, strict=True):
+                current[name] = (mu, sigma)
+                if rec.rotation == rec.rotations - 1:  # one point per block
+                    points = out.setdefault(name, [])
+                    points.append({"bot": name, "t": finished, "mu": round(mu, 3), "sigma": round(sigma, 3)})
+                    del points[:-100]
+        return out
+
+    def _compute(self) -> tuple[list[Row], list[MatchRecord], dict[str, list[dict[str, Any]]]]:
+        stored = store.done_records(self.engine)
+        records = [MatchRecord.from_dict(r) for _, _, r in stored]
+        v, st = db.versions, db.students
+        with self.engine.connect() as conn:
+            vers = conn.execute(select(v.c.number, v.c.active, v.c.state, st.c.name)
+                                .join(st, v.c.student_id == st.c.id)).all()
+        who: dict[str, tuple[str, int, str]] = {}
+        for number, active, state, name in vers:
+            if state == store.ADMITTED:
+                who[store.label(name, number)] = (name, number, "active" if active else "inactive")
+        for ref in self.contest.references:
+            who[ref.name] = ("", 0, "reference")
+        played: dict[str, int] = {}
+        for rec in records:
+            if rec.rotation == 0:
+                for name in rec.result.bots:
+                    played[name] = played.get(name, 0) + 1
+        names = [n for n, (_, _, status) in who.items() if status != "inactive" or n in played]
+        table = {s.bot: s for s in standings(records, names)}
+        ratings = plackett_luce_ratings(records, names)
+        rows = []
+        for name in names:
+            s, r = table[name], ratings[name]
+            student, number, status = who[name]
+            rows.append(Row(bot=name, student=student, version=number, hands=s.hands,
+                            bb_per_100=round(s.estimate.bb_per_100, 3),
+                            ci95_low=None if s.estimate.low is None else round(s.estimate.low, 3),
+                            ci95_high=None if s.estimate.high is None else round(s.estimate.high, 3),
+                            rating=round(r.mu, 3), rating_sigma=round(r.sigma, 3), status=status,
+                            blocks=played.get(name, 0)))
+        rows.sort(key=lambda row: (row.status == "inactive", -row.rating, row.bot))
+        return rows, records, self._rating_history(stored)

@@ -1,0 +1,273 @@
+"""Contest files: TOML checked like a tournament file, one-line errors naming the file and the key.
+
+Format (every key but ``[contest] name`` and ``[[reference]]`` optional)::
+
+    [contest]
+    name = "cs101"            # letters, digits, -_.
+    data = "contest-cs101"    # database, uploads and matches (relative to the file)
+    database = "postgresql://user@host/db"   # default: SQLite file <data>/contest.db
+
+    [game]      # as in tournament files
+    [limits]    # as in tournament files (the admission check uses them too)
+    [sandbox]   # as in tournament files
+
+    [ladder]
+    hands = 200               # hands per match
+    table_size = 2            # seats; a block plays every rotation (duplicate)
+    jobs = 2                  # local worker processes (0: the CPUs), or
+    cluster = "tcp://h:8786"  # a Dask scheduler
+    challenges_per_hour = 5   # quota per student
+    build_timeout_s = 60      # a submission's build command
+
+    [[reference]]             # house bots every student plays
+    name = "caller"
+    command = "python -m bots.caller"
+    cwd = "."
+
+    [[students]]
+    name = "alice"
+    email = "alice@example.org"
+
+Students are read again from the file at every ``--links`` and when the
+server reloads the roster (admin page): adding one needs no restart.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.engine.config import GameConfig
+from harness.match.specs import BOT_NAME, BotSpec, Limits, SandboxSettings, StackMode
+from harness.tournament.config import (
+    ConfigError,
+    ScheduleSettings,
+    TournamentConfig,
+    TournamentSettings,
+    _bot,
+    _check_command,
+    _game,
+    _limits,
+    _sandbox,
+    _schedule,
+    _Table,
+    parse_cluster,
+    toml_value,
+)
+
+#: Longest student name: its versions play as ``<name>.v<N>`` (a bot name, at most 32 characters).
+MAX_NAME = 24
+#: Largest class the server is sized for (students in the file).
+MAX_STUDENTS = 1000
+
+
+class _Entry(_Table):
+    """A table of an array (``reference[0]``, ``students[3]``): keys shown as ``reference[0].name``."""
+
+    def key(self, name: str) -> str:
+        return f"{self.label}.{name}"
+
+
+@dataclass(frozen=True, slots=True)
+class Student:
+    """``[[students]]``: a login name (as a bot name: 1-32 letters, digits, -_.) and an optional email."""
+
+    name: str
+    email: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class LadderSettings:
+    """``[ladder]``.
+
+    Attributes:
+        hands: hands per match (one rotation of a block).
+        table_size: seats per table, 2..6 (R1.2); a block plays ``table_size`` rotations on the same deals.
+        jobs: parallel matches on local workers (0: the CPUs this process may use).
+        cluster: a Dask scheduler address (:func:`harness.tournament.config.parse_cluster`) or None.
+        challenges_per_hour: challenges one student may ask for in any hour (0: none).
+        build_timeout_s: seconds a submission's ``build`` command may take (seconds).
+    """
+
+    hands: int = 200
+    table_size: int = 2
+    jobs: int = 0
+    cluster: str | None = None
+    challenges_per_hour: int = 5
+    build_timeout_s: int = 60
+
+
+@dataclass(frozen=True, slots=True)
+class Contest:
+    """A validated contest file.
+
+    Attributes:
+        path: the TOML file.
+        name: ``[contest] name``.
+        data: the data folder (absolute).
+        database: the SQLAlchemy URL (``sqlite:///<data>/contest.db`` by default).
+        tournament: the tournament settings every block and the final play under
+            (game, stacks, limits, sandbox; ``bots`` are the reference bots).
+        ladder: ``[ladder]``.
+        references: ``[[reference]]`` in file order.
+        students: ``[[students]]`` in file order.
+    """
+
+    path: Path
+    name: str
+    data: Path
+    database: str
+    tournament: TournamentConfig
+    ladder: LadderSettings
+    references: tuple[BotSpec, ...]
+    students: tuple[Student, ...]
+    raw: dict[str, Any] = dataclasses.field(default_factory=dict, compare=False)
+
+    @property
+    def game(self) -> GameConfig:
+        return self.tournament.game
+
+    @property
+    def limits(self) -> Limits:
+        return self.tournament.limits
+
+    @property
+    def sandbox(self) -> SandboxSettings:
+        return self.tournament.sandbox
+
+    @property
+    def starting_stack(self) -> int:
+        return self.tournament.starting_stack
+
+    @property
+    def stack_mode(self) -> StackMode:
+        return self.tournament.stack_mode
+
+
+def load_contest(path: Path | str) -> Contest:
+    """Read and check a contest file.
+
+    Raises:
+        ConfigError: unreadable file, bad TOML or any invalid value (one line: file, key, problem).
+    """
+    file = Path(path)
+    try:
+        text = file.read_bytes().decode("utf-8").removeprefix("\ufeff")
+    except OSError as exc:
+        raise ConfigError(file, None, f"cannot read the file ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise ConfigError(file, None, "not UTF-8 text; a contest file is TOML, saved as UTF-8") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(file, None, f"not valid TOML: {exc}") from None
+    return parse_contest(data, file)
+
+
+def parse_contest(data: dict[str, Any], file: Path) -> Contest:
+    """Check an already-parsed contest document (``file`` names it and anchors relative paths).
+
+    Raises:
+        ConfigError: any invalid value.
+    """
+    root = _Table(file, "top level", dict(data))
+    for name in ("contest", "game", "ladder", "limits", "sandbox"):
+        root.get(name, dict, {}, f"a [{name}] table")
+    refs_data = root.get("reference", list, [], "an array of [[reference]] tables")
+    students_data = root.get("students", list, [], "an array of [[students]] tables")
+    root.finish()
+    base = file.resolve().parent
+
+    c = _Table(file, "[contest]", data.get("contest", {}))
+    name = c.get("name", str, None, "a contest name (letters, digits, -_.)")
+    if name is None:
+        raise c.error("name", 'missing; expected e.g. name = "cs101"')
+    if not BOT_NAME.match(name):
+        raise c.error("name", f"expected 1-32 letters, digits or -_. (starting with a letter or digit), "
+                      f"got {toml_value(name)}")
+    data_dir = (base / c.get("data", str, f"contest-{name}", "a folder path (string)")).resolve()
+    database = c.get("database", str, f"sqlite:///{data_dir / 'contest.db'}",
+                     'an SQLite path or a URL: "sqlite:///PATH" or "postgresql://USER@HOST/DB"')
+    if not database.startswith(("sqlite:", "postgresql:", "postgresql+psycopg:")):
+        if "://" in database:
+            raise c.error("database", f'expected "sqlite:///PATH" or "postgresql://USER@HOST/DB", '
+                          f"got {toml_value(database)}")
+        database = f"sqlite:///{(base / database).resolve()}"  # a plain path: an SQLite file
+    if database.startswith("postgresql://"):
+        database = "postgresql+psycopg://" + database.removeprefix("postgresql://")
+    c.finish()
+
+    ladder = _ladder(_Table(file, "[ladder]", data.get("ladder", {})))
+    schedule = _schedule(_Table(file, "[schedule]", {"hands": ladder.hands, "table_size": ladder.table_size,
+                                                     "jobs": ladder.jobs}))
+    game, stack, mode = _game(_Table(file, "[game]", data.get("game", {})), schedule)
+    limits = _limits(_Table(file, "[limits]", data.get("limits", {})))
+    sandbox = _sandbox(_Table(file, "[sandbox]", data.get("sandbox", {})), base)
+
+    refs = []
+    for i, entry in enumerate(refs_data):
+        bot = _bot(_Entry(file, f"reference[{i}]", entry), base)
+        try:
+            _check_command(file, i, bot)
+        except ConfigError as exc:
+            raise ConfigError(file, f"reference[{i}].command", exc.problem) from None
+        refs.append(bot)
+    if not refs:
+        raise ConfigError(file, "[[reference]]", "no reference bots; add at least one, e.g. "
+                          '[[reference]] name = "caller" command = "python -m bots.caller"')
+    students = []
+    for i, entry in enumerate(students_data):
+        s = _Entry(file, f"students[{i}]", entry)
+        sname = s.get("name", str, None, "a student name (letters, digits, -_.)")
+        if sname is None:
+            raise s.error("name", "missing; every [[students]] entry needs a name")
+        if not BOT_NAME.match(sname) or len(sname) > MAX_NAME:
+            raise s.error("name", f"expected 1-{MAX_NAME} letters, digits or -_. (starting with a letter or digit), "
+                          f"got {toml_value(sname)}")
+        email = s.get("email", str, "", "an email address (string)")
+        s.finish()
+        students.append(Student(sname, email))
+    seen: set[str] = set()
+    for i, bot in enumerate(refs):
+        if bot.name in seen:
+            raise ConfigError(file, f"reference[{i}].name", f"duplicate name {toml_value(bot.name)}")
+        seen.add(bot.name)
+    for i, st in enumerate(students):
+        if st.name in seen:
+            raise ConfigError(file, f"students[{i}].name",
+                              f"duplicate name {toml_value(st.name)} (students and reference bots share names)")
+        seen.add(st.name)
+    if len(students) > MAX_STUDENTS:
+        raise ConfigError(file, "[[students]]", f"{len(students)} students; expected at most {MAX_STUDENTS}")
+    tournament = TournamentConfig(
+        path=file, tournament=TournamentSettings(name=name, output=data_dir / "final"), game=game,
+        starting_stack=stack, stack_mode=mode, schedule=schedule, limits=limits, bots=tuple(refs), sandbox=sandbox)
+    return Contest(path=file, name=name, data=data_dir, database=database, tournament=tournament, ladder=ladder,
+                   references=tuple(refs), students=tuple(students), raw=dict(data))
+
+
+def _ladder(t: _Table) -> LadderSettings:
+    hands = t.integer("hands", 200, 1)
+    table_size = t.integer("table_size", 2, 2, 6)
+    jobs = t.integer("jobs", 0, 0, 256)
+    cluster = t.get("cluster", str, None, 'a Dask scheduler address, e.g. "tcp://HOST:8786" or "local:2"')
+    if cluster is not None:
+        try:
+            cluster = parse_cluster(cluster)
+        except ValueError as exc:
+            raise t.error("cluster", str(exc)) from None
+        if "jobs" in t.data:
+            raise t.error("cluster", "give jobs (local workers) or cluster (a Dask scheduler), not both")
+    quota = t.integer("challenges_per_hour", 5, 0, 1000)
+    build = t.integer("build_timeout_s", 60, 1, 3600)
+    t.finish()
+    return LadderSettings(hands=hands, table_size=table_size, jobs=jobs, cluster=cluster,
+                          challenges_per_hour=quota, build_timeout_s=build)
+
+
+def schedule_of(contest: Contest) -> ScheduleSettings:
+    """The contest's ``[ladder]`` as tournament schedule settings (for the final)."""
+    return contest.tournament.schedule

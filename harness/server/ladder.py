@@ -1,0 +1,289 @@
+"""The ladder: a background loop that admits new versions and plays duplicate blocks, never stopping.
+
+One thread of the server drives an :class:`~harness.tournament.workers.Executor`
+(local forked workers, :class:`~harness.tournament.workers.LocalExecutor`, or a
+Dask cluster, :class:`~harness.tournament.cluster.DaskExecutor`). Each turn it:
+
+1. sends every version waiting for admission to a worker (first: a student
+   waits for that);
+2. sends pending matches of open blocks (challenges first), never two
+   rotations of one block at once (they deal the same cards);
+3. when slots stay free, makes a new block (:func:`choose_table`): the
+   version with the fewest blocks (a new one: none) against opponents drawn
+   by rating closeness and uncertainty, so every version keeps playing.
+
+A block is a table played in every seat rotation on the same deals (a
+duplicate set, as in tournaments); its results count once all its rotations
+are stored (:func:`harness.server.store.finish_match`). After a crash the
+matches left running are played again from scratch (:func:`harness.server.store.recover`).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import random
+import shutil
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine
+
+from harness.match.specs import MatchResult, MatchSpec
+from harness.server import store
+from harness.server.admission import admit
+from harness.server.board import Board
+from harness.server.contest import Contest
+from harness.tournament.entries import CheckTable
+from harness.tournament.estimate import effective_jobs
+from harness.tournament.results import MatchRecord
+from harness.tournament.runner import play_and_store
+from harness.tournament.schedule import rotate
+from harness.tournament.workers import Done, Executor, Job, LocalExecutor
+
+_POLL_S = 0.2
+
+
+def choose_table(entrants: Sequence[str], blocks: dict[str, int], ratings: dict[str, tuple[float, float]],
+                 references: Sequence[str], seats: int, rng: random.Random) -> list[str] | None:
+    """The next ladder table, or None when there are too few entrants.
+
+    The focus is the student version with the fewest blocks (ties at random);
+    each other seat is drawn among the rest with weight
+    ``exp(-d^2 / (2 (s1^2 + s2^2))) * (1 + s2 / 25 * 3)``: close ratings first,
+    uncertain ones more often (``d`` the difference of rating means, ``s`` the sigmas).
+
+    Args:
+        entrants: bot names of active versions and reference bots.
+        blocks: complete blocks played per bot.
+        ratings: ``{bot: (mu, sigma)}``.
+        references: which entrants are reference bots (never the focus).
+        seats: the table size.
+    """
+    students = [e for e in entrants if e not in references]
+    if not students or len(entrants) < seats:
+        return None
+    least = min(blocks.get(s, 0) for s in students)
+    focus = rng.choice([s for s in students if blocks.get(s, 0) == least])
+    mu, sigma = ratings.get(focus, (25.0, 25 / 3))
+    table = [focus]
+    others = [e for e in entrants if e != focus]
+    if blocks.get(focus, 0) == 0 and references:  # a new version meets a house bot first
+        first = rng.choice(list(references))
+        table.append(first)
+        others.remove(first)
+    while len(table) < seats:
+        weights = []
+        for o in others:
+            m2, s2 = ratings.get(o, (25.0, 25 / 3))
+            weights.append(math.exp(-((mu - m2) ** 2) / (2 * (sigma**2 + s2**2))) * (1 + s2 * 3 / 25))
+        pick = rng.choices(others, weights=weights)[0]
+        table.append(pick)
+        others.remove(pick)
+    rng.shuffle(table)
+    return table
+
+
+class Ladder:
+    """The loop; :meth:`start` runs it in a thread, :meth:`stop` ends it and the matches under way.
+
+    Args:
+        contest: the contest.
+        engine: its database.
+        board: the leaderboard (for ratings and block counts).
+        executor: where jobs run (default: local workers, ``[ladder] jobs``).
+        play: the match function (default: the referee's ``play_match`` in the contest's sandbox).
+    """
+
+    def __init__(self, contest: Contest, engine: Engine, board: Board, *, executor: Executor | None = None,
+                 play: Any = None) -> None:
+        self.contest = contest
+        self.engine = engine
+        self.board = board
+        self._own = executor is None
+        self.capacity = effective_jobs(contest.ladder.jobs)
+        if executor is None and contest.ladder.cluster:  # [ladder] cluster: the tournament's Dask backend
+            from harness.tournament.cluster import DaskExecutor
+
+            LocalExecutor(1, workers_file=contest.data / ".workers").kill_leftovers()
+            executor = DaskExecutor.connect(contest.ladder.cluster, pin=True, jobs=0)
+            self.capacity = max(1, int(executor.parallel))
+        elif executor is None:
+            local = LocalExecutor(self.capacity, pin=True, workers_file=contest.data / ".workers")
+            local.kill_leftovers()  # bots a killed server's workers left behind
+            executor = local
+        self.executor = executor
+        if play is None:
+            from harness.match.referee import play_match
+
+            play = functools.partial(play_match, sandbox=contest.sandbox)
+        self.play = play
+        self.rng = random.SystemRandom()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.error = ""
+        #: Seconds each job slot was busy, and seconds the loop ran (bench: slot occupancy).
+        self.busy_s = 0.0
+        self.started = time.monotonic()
+
+    # -- the loop
+    def start(self) -> None:
+        store.recover(self.engine)
+        self._thread = threading.Thread(target=self._run, name="ladder", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+        self.executor.stop()
+        if self._own and hasattr(self.executor, "close"):
+            self.executor.close()
+
+    def _run(self) -> None:
+        try:
+            while not self._stop.is_set():
+                self.turn()
+        except Exception as exc:  # noqa: BLE001 - shown on the admin page; the server stays up
+            import traceback
+
+            self.error = traceback.format_exc()
+            print(f"harness serve: the ladder stopped: {exc}", flush=True)
+
+    def turn(self, wait_s: float = _POLL_S) -> list[Done]:
+        """One turn: fill free slots, wait up to ``wait_s`` for jobs, store what finished."""
+        self.fill()
+        done = self.executor.wait(wait_s) if self.executor.running() else []
+        if not done and not self.executor.running():
+            self._stop.wait(wait_s)
+        for d in done:
+            self.busy_s += d.wall_s
+            self.finished(d)
+        return done
+
+    def _free(self) -> int:
+        return self.capacity - len(self.executor.running())
+
+    def fill(self) -> None:
+        running = {j.key for j in self.executor.running()}
+        for v in store.versions_to_check(self.engine):
+            if self._free() <= 0:
+                return
+            key = f"check:{v['id']}"
+            if key not in running:
+                self._submit(self._check_job(v))
+        busy_blocks = {j.info[1] for j in self.executor.running() if j.info and j.info[0] == "match"}
+        for m in store.pending_matches(self.engine):
+            if self._free() <= 0:
+                return
+            if m["block_id"] in busy_blocks:
+                continue
+            busy_blocks.add(m["block_id"])
+            self._submit(self._match_job(m))
+        if self._free() > 0 and store.open_blocks(self.engine) < self.capacity and not self.frozen_ladder():
+            table = self._new_table()
+            if table is not None:
+                store.new_block(self.engine, "ladder", table, len(table), self.contest.name)
+
+    def frozen_ladder(self) -> bool:
+        """The admin paused the ladder (the final runs on its own)."""
+        return store.setting(self.engine, "ladder_paused", "") == "1"
+
+    def _submit(self, job: Job) -> None:
+        if job.directory.exists():
+            shutil.rmtree(job.directory)
+        job.directory.mkdir(parents=True)
+        if job.info[0] == "match":
+            store.start_match(self.engine, job.info[2])
+        self.executor.submit(job)
+
+    # -- jobs
+    def _check_job(self, v: dict[str, Any]) -> Job:
+        c = self.contest
+        bot = store.bot_spec(c, v["student"], v["number"], v["sha256"], v["command"])
+        field = tuple(store.label(a["student"], a["number"]) for a in store.active_versions(self.engine))
+        table = CheckTable(c.ladder.table_size, c.ladder.hands, c.stack_mode, field + tuple(r.name for r in
+                                                                                              c.references))
+        directory = c.data / "checks" / f"v{v['id']}"
+        return Job(key=f"check:{v['id']}", func=admit,
+                   args=(bot, v["build"], c.data, float(c.ladder.build_timeout_s), c.game, c.limits,
+                         c.starting_stack, c.sandbox, table, directory),
+                   directory=directory, info=("check", v["id"]))
+
+    def _match_job(self, m: dict[str, Any]) -> Job:
+        c = self.contest
+        bots = self._bots(json.loads(m["seats"]))
+        seated = rotate([b.name for b in bots], m["rotation"])
+        by_name = {b.name: b for b in bots}
+        spec = MatchSpec(game=c.game, hands=c.ladder.hands, seed=int(m["seed"], 16), starting_stack=c.starting_stack,
+                         stack_mode=c.stack_mode, match_id=m["match_id"], compress=True)
+        directory = match_dir(c, m["block_id"], m["rotation"])
+        return Job(key=m["match_id"], func=play_and_store,
+                   args=(self.play, [by_name[n] for n in seated], spec, c.limits, directory),
+                   directory=directory, info=("match", m["block_id"], m["id"], m["rotation"], len(bots)))
+
+    def _bots(self, seats: Sequence[str]) -> list[Any]:
+        from sqlalchemy import select
+
+        from harness.server import db
+
+        refs = {r.name: r for r in self.contest.references}
+        out = []
+        for s in seats:
+            if s.startswith("r"):
+                out.append(refs[s[1:]])
+                continue
+            v, st = db.versions, db.students
+            with self.engine.connect() as conn:
+                row = conn.execute(select(v.c.number, v.c.sha256, v.c.command, st.c.name)
+                                   .join(st, v.c.student_id == st.c.id).where(v.c.id == int(s[1:]))).one()
+            out.append(store.bot_spec(self.contest, row.name, row.number, row.sha256, row.command))
+        return out
+
+    def _new_table(self) -> list[str] | None:
+        active = store.active_versions(self.engine)
+        ids = {store.label(a["student"], a["number"]): f"v{a['id']}" for a in active}
+        ids.update({r.name: f"r{r.name}" for r in self.contest.references})
+        rows = self.board.rows()
+        blocks = {r.bot: r.blocks for r in rows}
+        ratings = {r.bot: (r.rating, r.rating_sigma) for r in rows}
+        table = choose_table(list(ids), blocks, ratings, [r.name for r in self.contest.references],
+                             self.contest.ladder.table_size, self.rng)
+        return None if table is None else [ids[n] for n in table]
+
+    # -- results
+    def finished(self, done: Done) -> None:
+        kind = done.job.info[0]
+        if kind == "check":
+            vid = done.job.info[1]
+            data = done.result or {"ok": False, "reason": f"the check itself failed: {done.error}",
+                                   "stderr_tail": _error_text(done.job.directory)}
+            store.finish_check(self.engine, vid, bool(data.get("ok")), str(data.get("reason", "")), data)
+            return
+        _, block_id, match_pk, rotation, seats = done.job.info
+        record = None
+        error = done.error
+        if done.result is not None:
+            try:
+                result = MatchResult.from_dict(done.result)
+                record = MatchRecord(table=f"b{block_id}", rotation=rotation, big_blind=self.contest.game.unit,
+                                     result=result, rotations=seats).to_dict()
+            except (KeyError, TypeError, ValueError) as exc:
+                error = f"unreadable result: {exc}"
+        store.finish_match(self.engine, match_pk, record, error)
+
+
+def match_dir(contest: Contest, block_id: int, rotation: int) -> Path:
+    """A match's files: ``<data>/matches/b<block>/r<rotation>``."""
+    return contest.data / "matches" / f"b{block_id}" / f"r{rotation}"
+
+
+def _error_text(directory: Path) -> str:
+    try:
+        return (directory / "error.txt").read_text(encoding="utf-8", errors="replace")[-4000:]
+    except OSError:
+        return ""

@@ -1,0 +1,60 @@
+"""``harness serve``: open the database (migrations), then print the links or run uvicorn with the ladder."""
+
+from __future__ import annotations
+
+import csv
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from harness.server import store
+from harness.server.contest import Contest, load_contest
+from harness.server.db import open_database
+from harness.tournament.config import ConfigError
+
+
+def base_url(host: str, port: int) -> str:
+    """The address students use (``http://HOST:PORT``; 0.0.0.0 and :: are shown as this machine's name)."""
+    import socket
+
+    shown = socket.gethostname() if host in ("0.0.0.0", "::") else host
+    return f"http://{shown}:{port}"
+
+
+def print_links(contest: Contest, url: str, out: TextIO = sys.stdout, only: tuple[str, ...] = ()) -> int:
+    """Issue new login links (every earlier one of those named is revoked) and print CSV ``student,url``."""
+    engine = open_database(contest.database)
+    try:
+        rows = store.issue_links(engine, contest, url, only=only)
+    finally:
+        engine.dispose()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["student", "url"])
+    writer.writerows(rows)
+    return len(rows)
+
+
+def serve(path: Path, host: str, port: int, *, log_level: str = "warning") -> None:
+    """Run the server until Ctrl-C / SIGTERM (the ladder stops its matches; they are played again next time)."""
+    import uvicorn
+
+    from harness.server.app import Server, create_app
+
+    contest = load_contest(path)
+    contest.data.mkdir(parents=True, exist_ok=True)
+    engine = open_database(contest.database)
+    store.sync_roster(engine, contest)
+    if store.setting(engine, "final") == "running":  # a final cut short by a stop
+        store.set_setting(engine, "final", "interrupted (run it again)")
+        store.set_setting(engine, "ladder_paused", "0")
+    try:
+        server = Server(contest, engine)
+    except Exception as exc:  # the Dask cluster of [ladder] cluster cannot be reached
+        from harness.tournament.cluster import ClusterError
+
+        if not isinstance(exc, ClusterError):
+            raise
+        raise ConfigError(contest.path, "[ladder] cluster", str(exc)) from None
+    print(f"harness serve: {contest.name} at {base_url(host, port)} (data: {contest.data})", flush=True)
+    uvicorn.run(create_app(server), host=host, port=port, log_level=log_level, timeout_graceful_shutdown=5,
+                lifespan="on")

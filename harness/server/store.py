@@ -1,0 +1,302 @@
+"""What the server reads and writes in the database, one transaction per change.
+
+The web application and the ladder share these functions; nothing else writes
+the tables. A match counts once: its record is written in the same
+transaction that marks it done, and a block's results count only once every
+rotation is done (:func:`done_records`).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import shlex
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, func, insert, select, update
+
+from harness.match.specs import BotSpec
+from harness.server import db
+from harness.server.contest import Contest
+from harness.server.tokens import new_token, token_hash
+
+ADMIN = "admin"
+STUDENT = "student"
+#: Version states.
+CHECKING, ADMITTED, REFUSED = "checking", "admitted", "refused"
+#: Block and match states.
+PENDING, RUNNING, DONE, FAILED = "pending", "running", "done", "failed"
+_PYTHON_NAMES = ("python", "python3")
+
+
+@dataclass(frozen=True, slots=True)
+class Who:
+    """The person behind a session: role admin or student (with their id and name)."""
+
+    role: str
+    student_id: int | None = None
+    name: str = ""
+
+    @property
+    def admin(self) -> bool:
+        return self.role == ADMIN
+
+
+def sync_roster(engine: Engine, contest: Contest) -> int:
+    """Add the file's students missing from the database; return how many were added (none is removed)."""
+    with engine.begin() as conn:
+        known = set(conn.execute(select(db.students.c.name)).scalars())
+        new = [s for s in contest.students if s.name not in known]
+        for s in new:
+            conn.execute(insert(db.students).values(name=s.name, email=s.email, created=time.time()))
+    return len(new)
+
+
+def issue_links(engine: Engine, contest: Contest, base_url: str, *, only: Sequence[str] = ()) -> list[tuple[str, str]]:
+    """Revoke the tokens of the students named (all, and the admin, when ``only`` is empty) and issue new ones.
+
+    Returns:
+        ``[(student, url)]``, the admin first as ``("admin", url)``; the tokens are stored hashed only.
+    """
+    sync_roster(engine, contest)
+    base = base_url.rstrip("/")
+    out = []
+    now = time.time()
+    with engine.begin() as conn:
+        people = conn.execute(select(db.students.c.id, db.students.c.name).order_by(db.students.c.id)).all()
+        targets: list[tuple[str, int | None, str]] = []
+        if not only:
+            targets.append((ADMIN, None, ADMIN))
+        targets += [(STUDENT, sid, name) for sid, name in people if not only or name in only]
+        for role, sid, name in targets:
+            cond = (db.tokens.c.role == ADMIN) if role == ADMIN else (db.tokens.c.student_id == sid)
+            conn.execute(update(db.tokens).where(cond, db.tokens.c.revoked.is_(None)).values(revoked=now))
+            token = new_token()
+            conn.execute(insert(db.tokens).values(role=role, student_id=sid, token_hash=token_hash(token),
+                                                  created=now))
+            out.append((name, f"{base}/login/{token}"))
+    return out
+
+
+def login(engine: Engine, token: str) -> str | None:
+    """Open a session for a valid, unrevoked token; return the session secret (None: no such token)."""
+    with engine.begin() as conn:
+        row = conn.execute(select(db.tokens.c.id).where(db.tokens.c.token_hash == token_hash(token),
+                                                        db.tokens.c.revoked.is_(None))).first()
+        if row is None:
+            return None
+        secret = secrets.token_urlsafe(32)
+        conn.execute(insert(db.sessions).values(session_hash=token_hash(secret), token_id=row.id, created=time.time()))
+    return secret
+
+
+def session_of(engine: Engine, secret: str | None) -> Who | None:
+    """Who a session secret belongs to (None: none, or its token was revoked since)."""
+    if not secret:
+        return None
+    t, s, st = db.tokens, db.sessions, db.students
+    with engine.connect() as conn:
+        row = conn.execute(
+            select(t.c.role, t.c.student_id, st.c.name).select_from(s.join(t, s.c.token_id == t.c.id)
+                                                                    .outerjoin(st, t.c.student_id == st.c.id))
+            .where(s.c.session_hash == token_hash(secret), t.c.revoked.is_(None))).first()
+    if row is None:
+        return None
+    return Who(row.role, row.student_id, row.name or "")
+
+
+def setting(engine: Engine, key: str, default: str = "") -> str:
+    with engine.connect() as conn:
+        value = conn.execute(select(db.settings.c.value).where(db.settings.c.key == key)).scalar()
+    return default if value is None else value
+
+
+def set_setting(engine: Engine, key: str, value: str) -> None:
+    with engine.begin() as conn:
+        if conn.execute(select(db.settings.c.key).where(db.settings.c.key == key)).first() is None:
+            conn.execute(insert(db.settings).values(key=key, value=value))
+        else:
+            conn.execute(update(db.settings).where(db.settings.c.key == key).values(value=value))
+
+
+def version_dir(contest: Contest, student: str, sha: str) -> Path:
+    """A version's unpacked files: ``<data>/uploads/<student>/<sha256[:16]>``."""
+    return contest.data / "uploads" / student / sha[:16]
+
+
+def label(student: str, number: int) -> str:
+    """A version's bot name in matches and on the leaderboard: ``<student>.v<number>``."""
+    return f"{student}.v{number}"
+
+
+def bot_spec(contest: Contest, student: str, number: int, sha: str, command: str) -> BotSpec:
+    """The version as a bot: its command (``python`` is the harness's interpreter), its folder as cwd."""
+    argv = shlex.split(command)
+    if argv and argv[0] in _PYTHON_NAMES:
+        argv[0] = sys.executable
+    return BotSpec(name=label(student, number), command=tuple(argv), cwd=str(version_dir(contest, student, sha)))
+
+
+def add_version(engine: Engine, student_id: int, sha: str, command: str, build: str) -> tuple[int, bool]:
+    """Record a submitted version (state checking); return (its id, new).
+
+    The same content (hash) again is the same version: it is re-checked when
+    it was refused before and re-activated when it was admitted.
+    """
+    v = db.versions
+    with engine.begin() as conn:
+        row = conn.execute(select(v.c.id, v.c.state).where(v.c.student_id == student_id, v.c.sha256 == sha)).first()
+        if row is not None:
+            if row.state == ADMITTED:
+                conn.execute(update(v).where(v.c.student_id == student_id).values(active=False))
+                conn.execute(update(v).where(v.c.id == row.id).values(active=True))
+            elif row.state == REFUSED:
+                conn.execute(update(v).where(v.c.id == row.id).values(state=CHECKING, command=command, build=build))
+            return row.id, False
+        number = (conn.execute(select(func.max(v.c.number)).where(v.c.student_id == student_id)).scalar() or 0) + 1
+        vid = conn.execute(insert(v).values(student_id=student_id, number=number, sha256=sha, command=command,
+                                            build=build, state=CHECKING, reason="", report="{}",
+                                            created=time.time(), active=False)).inserted_primary_key[0]
+    return int(vid), True
+
+
+def finish_check(engine: Engine, version_id: int, ok: bool, reason: str, report: dict[str, Any]) -> None:
+    """Store an admission result; an admitted version becomes the student's active one, a refused one never."""
+    v = db.versions
+    with engine.begin() as conn:
+        row = conn.execute(select(v.c.student_id).where(v.c.id == version_id)).first()
+        if row is None:
+            return
+        if ok:
+            conn.execute(update(v).where(v.c.student_id == row.student_id).values(active=False))
+        conn.execute(update(v).where(v.c.id == version_id).values(
+            state=ADMITTED if ok else REFUSED, reason=reason, report=json.dumps(report), checked=time.time(),
+            active=ok))
+
+
+def activate(engine: Engine, student_id: int, version_id: int) -> bool:
+    """Make an admitted version of the student the active one; False if it is not theirs or not admitted."""
+    v = db.versions
+    with engine.begin() as conn:
+        row = conn.execute(select(v.c.state).where(v.c.id == version_id, v.c.student_id == student_id)).first()
+        if row is None or row.state != ADMITTED:
+            return False
+        conn.execute(update(v).where(v.c.student_id == student_id).values(active=False))
+        conn.execute(update(v).where(v.c.id == version_id).values(active=True))
+    return True
+
+
+def versions_to_check(engine: Engine) -> list[dict[str, Any]]:
+    """Versions waiting for their admission check (oldest first), with the student's name."""
+    v, st = db.versions, db.students
+    with engine.connect() as conn:
+        rows = conn.execute(select(v, st.c.name.label("student")).join(st, v.c.student_id == st.c.id)
+                            .where(v.c.state == CHECKING).order_by(v.c.id)).mappings().all()
+    return [dict(r) for r in rows]
+
+
+def active_versions(engine: Engine) -> list[dict[str, Any]]:
+    """Every student's active version, with the student's name."""
+    v, st = db.versions, db.students
+    with engine.connect() as conn:
+        rows = conn.execute(select(v, st.c.name.label("student")).join(st, v.c.student_id == st.c.id)
+                            .where(v.c.active.is_(True)).order_by(st.c.name)).mappings().all()
+    return [dict(r) for r in rows]
+
+
+def new_block(engine: Engine, kind: str, seats: Sequence[str], rotations: int, contest_name: str,
+              requested_by: int | None = None) -> int:
+    """Store a block (a fresh secret seed) and its ``rotations`` pending matches; return its id."""
+    seed = secrets.randbits(256)
+    with engine.begin() as conn:
+        bid = conn.execute(insert(db.blocks).values(kind=kind, requested_by=requested_by, seats=json.dumps(list(seats)),
+                                                    seed=f"{seed:064x}", state=PENDING,
+                                                    created=time.time())).inserted_primary_key[0]
+        for r in range(rotations):
+            conn.execute(insert(db.matches).values(block_id=bid, rotation=r, match_id=f"b{bid}-r{r}", state=PENDING,
+                                                   error=""))
+    return int(bid)
+
+
+def recover(engine: Engine) -> int:
+    """At start-up: matches left running by a stopped server go back to pending (re-run whole); return how many."""
+    with engine.begin() as conn:
+        n = conn.execute(update(db.matches).where(db.matches.c.state == RUNNING).values(state=PENDING)).rowcount
+        conn.execute(update(db.blocks).where(db.blocks.c.state == RUNNING).values(state=PENDING))
+    return int(n or 0)
+
+
+def pending_matches(engine: Engine) -> list[dict[str, Any]]:
+    """Pending matches of unfinished blocks: challenges first, then oldest block, then rotation."""
+    m, b = db.matches, db.blocks
+    with engine.connect() as conn:
+        rows = conn.execute(select(m.c.id, m.c.block_id, m.c.rotation, m.c.match_id, b.c.seats, b.c.seed, b.c.kind)
+                            .join(b, m.c.block_id == b.c.id).where(m.c.state == PENDING)
+                            .order_by((b.c.kind != "challenge"), b.c.id, m.c.rotation)).mappings().all()
+    return [dict(r) for r in rows]
+
+
+def start_match(engine: Engine, match_pk: int) -> None:
+    with engine.begin() as conn:
+        conn.execute(update(db.matches).where(db.matches.c.id == match_pk).values(state=RUNNING))
+        block = conn.execute(select(db.matches.c.block_id).where(db.matches.c.id == match_pk)).scalar()
+        conn.execute(update(db.blocks).where(db.blocks.c.id == block, db.blocks.c.state == PENDING)
+                     .values(state=RUNNING))
+
+
+def finish_match(engine: Engine, match_pk: int, record: dict[str, Any] | None, error: str = "") -> bool:
+    """Store a finished match (record, or the error: the block then fails) and close its block when complete.
+
+    Returns:
+        True when the block is now done (its results count from now on).
+    """
+    m, b = db.matches, db.blocks
+    now = time.time()
+    with engine.begin() as conn:
+        row = conn.execute(select(m.c.block_id, m.c.state).where(m.c.id == match_pk)).first()
+        if row is None or row.state == DONE:
+            return False  # never counted twice
+        conn.execute(update(m).where(m.c.id == match_pk).values(
+            state=DONE if record is not None else FAILED, record=json.dumps(record) if record else None,
+            error=error, finished=now))
+        states = set(conn.execute(select(m.c.state).where(m.c.block_id == row.block_id)).scalars())
+        if states == {DONE}:
+            conn.execute(update(b).where(b.c.id == row.block_id).values(state=DONE, finished=now))
+            return True
+        if FAILED in states and not states & {PENDING, RUNNING}:
+            conn.execute(update(b).where(b.c.id == row.block_id).values(state=FAILED, finished=now))
+    return False
+
+
+def done_records(engine: Engine) -> list[tuple[int, float, dict[str, Any]]]:
+    """``[(block id, finished, record dict)]`` of every match of every complete ladder or challenge block."""
+    m, b = db.matches, db.blocks
+    with engine.connect() as conn:
+        rows = conn.execute(select(m.c.block_id, b.c.finished, m.c.record).join(b, m.c.block_id == b.c.id)
+                            .where(b.c.state == DONE).order_by(b.c.finished, m.c.block_id, m.c.rotation)).all()
+    return [(r.block_id, r.finished, json.loads(r.record)) for r in rows]
+
+
+def done_count(engine: Engine) -> int:
+    """Complete blocks so far (the leaderboard's cache key)."""
+    with engine.connect() as conn:
+        return int(conn.execute(select(func.count()).select_from(db.blocks).where(db.blocks.c.state == DONE))
+                   .scalar() or 0)
+
+
+def open_blocks(engine: Engine) -> int:
+    with engine.connect() as conn:
+        return int(conn.execute(select(func.count()).select_from(db.blocks)
+                                .where(db.blocks.c.state.in_((PENDING, RUNNING)))).scalar() or 0)
+
+
+def challenges_since(engine: Engine, student_id: int, since: float) -> int:
+    with engine.connect() as conn:
+        return int(conn.execute(select(func.count()).select_from(db.blocks).where(
+            db.blocks.c.kind == "challenge", db.blocks.c.requested_by == student_id,
+            db.blocks.c.created >= since)).scalar() or 0)

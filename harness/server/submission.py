@@ -1,0 +1,97 @@
+"""A submission's files and settings: unpack it, find its ``bot.toml`` (or take the form's fields), hash it.
+
+``bot.toml`` (at the top of the submission)::
+
+    command = "python bot.py"     # how to start the bot, from its folder
+    build = "make"                # optional: run once, in the sandbox, no network, with a time limit
+
+The form's (or ``harness submit --command``'s) command overrides the file's.
+A single uploaded file without a command is started as ``python FILE`` when
+it ends in ``.py``, else as ``./FILE``.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import tomllib
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.server.unpack import UnpackError, content_hash, unpack
+
+BOT_FILE = "bot.toml"
+MAX_COMMAND = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class Unpacked:
+    """An accepted submission: its folder (in the staging area), content hash, command and build."""
+
+    folder: Path
+    sha256: str
+    command: str
+    build: str
+    files: tuple[str, ...]
+
+
+def _flatten(folder: Path) -> None:
+    """An archive of one top folder (``mybot/...``) is taken as that folder's contents."""
+    entries = list(folder.iterdir())
+    if len(entries) == 1 and entries[0].is_dir() and not entries[0].is_symlink():
+        inner = entries[0]
+        tmp = folder / f".flatten-{uuid.uuid4().hex}"
+        inner.rename(tmp)
+        for child in tmp.iterdir():
+            child.rename(folder / child.name)
+        tmp.rmdir()
+
+
+def prepare(data: bytes, filename: str, staging: Path, command: str = "", build: str = "") -> Unpacked:
+    """Unpack an upload into a fresh folder under ``staging`` and settle its command.
+
+    Raises:
+        UnpackError: a refusal (one sentence); nothing is left under ``staging``.
+    """
+    folder = staging / uuid.uuid4().hex
+    try:
+        files = unpack(data, filename, folder)
+        _flatten(folder)
+        meta: dict[str, object] = {}
+        bot_toml = folder / BOT_FILE
+        if bot_toml.is_file():
+            try:
+                meta = tomllib.loads(bot_toml.read_text(encoding="utf-8"))
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+                raise UnpackError(f"refused: {BOT_FILE} is not valid TOML ({exc}).") from None
+            unknown = sorted(set(meta) - {"command", "build"})
+            if unknown:
+                raise UnpackError(f"refused: {BOT_FILE}: unknown key {unknown[0]!r}; expected command and build.")
+            for key in ("command", "build"):
+                if key in meta and not isinstance(meta[key], str):
+                    raise UnpackError(f"refused: {BOT_FILE}: {key} must be a string, e.g. command = \"python bot.py\".")
+        command = command.strip() or str(meta.get("command", "")).strip()
+        build = build.strip() or str(meta.get("build", "")).strip()
+        files = sorted(os.fspath(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
+        if not command:
+            if len(files) == 1:
+                only = files[0]
+                command = f"python {shlex.quote(only)}" if only.endswith(".py") else f"./{shlex.quote(only)}"
+                if not only.endswith(".py"):
+                    os.chmod(folder / only, 0o755)
+            else:
+                raise UnpackError(f"refused: no command; give one in the form or in a {BOT_FILE} at the top of the "
+                                  "archive, e.g. command = \"python bot.py\".")
+        if len(command) > MAX_COMMAND or len(build) > MAX_COMMAND:
+            raise UnpackError(f"refused: the command and the build must be at most {MAX_COMMAND} characters.")
+        try:
+            if not shlex.split(command):
+                raise ValueError("empty")
+        except ValueError as exc:
+            raise UnpackError(f"refused: the command {command!r} cannot be split into words ({exc}).") from None
+        return Unpacked(folder, content_hash(folder), command, build, tuple(files))
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise

@@ -1,0 +1,134 @@
+"""A real contest server for tests: ``harness serve`` (uvicorn) on 127.0.0.1 in its own process group."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+HARNESS = [sys.executable, "-c", "from harness.cli import app; app()"]
+RAISER = (ROOT / "bots" / "raiser.py").read_text(encoding="utf-8")
+CALLER = (ROOT / "bots" / "caller.py").read_text(encoding="utf-8")
+BROKEN = "import nosuchmodule_for_the_test\n"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def contest_file(folder: Path, *, students: tuple[str, ...] = ("alice", "bob", "carol"), hands: int = 10,
+                 jobs: int = 2, database: str = "", quota: int = 2, extra: str = "") -> Path:
+    """A small, fast contest: heads-up, ``hands`` hands per match, the caller as house bot."""
+    db_line = f'database = "{database}"\n' if database else ""
+    text = (f'[contest]\nname = "t"\n{db_line}\n[ladder]\nhands = {hands}\ntable_size = 2\njobs = {jobs}\n'
+            f"challenges_per_hour = {quota}\nbuild_timeout_s = 3\n\n[sandbox]\nmode = \"off\"\n\n"
+            f'[[reference]]\nname = "caller"\ncommand = "python -m bots.caller"\ncwd = "{ROOT}"\n\n'
+            + "".join(f'[[students]]\nname = "{s}"\n\n' for s in students) + extra)
+    path = folder / "contest.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def links(contest: Path, port: int) -> dict[str, str]:
+    """``{student: login url}`` (and ``admin``) from ``harness serve --links``."""
+    out = subprocess.run([*HARNESS, "serve", str(contest), "--links", "--port", str(port)], capture_output=True,
+                         text=True, check=True, cwd=contest.parent, timeout=60)
+    rows = list(csv.reader(io.StringIO(out.stdout)))
+    assert rows[0] == ["student", "url"]
+    return dict(rows[1:])
+
+
+class Served:
+    """A running ``harness serve``; :meth:`stop` (or :meth:`kill9`) ends it and every process it started."""
+
+    def __init__(self, contest: Path, port: int) -> None:
+        self.contest, self.port = contest, port
+        self.url = f"http://127.0.0.1:{port}"
+        self.log = contest.parent / f"server-{port}-{time.monotonic_ns()}.log"
+        self.proc = subprocess.Popen([*HARNESS, "serve", str(contest), "--port", str(port)], cwd=contest.parent,
+                                     stdout=open(self.log, "wb"), stderr=subprocess.STDOUT,  # noqa: SIM115
+                                     start_new_session=True)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(self.url + "/healthz", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise AssertionError(f"the server did not start: {self.log.read_text()}")
+            time.sleep(0.2)
+
+    def client(self, login: str | None = None) -> httpx.Client:
+        """An HTTP client; with a login url, signed in by following it."""
+        client = httpx.Client(base_url=self.url, timeout=30)
+        if login:
+            answer = client.get(login, follow_redirects=True)
+            assert answer.status_code == 200, answer.text
+            assert "/login/" not in str(answer.url)  # the token left the address bar
+        return client
+
+    def _group_gone(self) -> bool:
+        try:
+            os.killpg(self.proc.pid, 0)
+        except ProcessLookupError:
+            return True
+        return False
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._reap()
+
+    def kill9(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
+        self._reap(grace=10)
+
+    def _reap(self, grace: float = 5) -> None:
+        deadline = time.monotonic() + grace
+        while not self._group_gone() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if not self._group_gone():
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def wait_for(predicate, timeout: float = 90, every: float = 0.3):  # noqa: ANN001, ANN201
+    """Poll ``predicate`` until it returns something true; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s")
+        time.sleep(every)
+
+
+def upload(client: httpx.Client, name: str, body: bytes, command: str = "", **form: str) -> httpx.Response:
+    return client.post("/submit", files={"file": (name, body)}, data={"command": command, **form},
+                       headers={"Accept": "application/json"})
+
+
+def version_state(client: httpx.Client, vid: int) -> dict:
+    return client.get(f"/api/versions/{vid}").json()

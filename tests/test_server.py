@@ -1,0 +1,380 @@
+"""The contest server end to end: a real ``harness serve`` (uvicorn on 127.0.0.1), real bots, short matches.
+
+Covers: the contest file's errors, login links, two students submitting (web
+form and ``harness submit``), a broken version refused with its reason and
+never replacing the active one, blocks played and the leaderboard JSON,
+visibility over every route, challenges and their quota, freeze, ``kill -9``
+and resume, and the migrations.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sqlite3
+import subprocess
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+
+pytest.importorskip("starlette")
+pytest.importorskip("sqlalchemy")
+
+from harness.server.contest import load_contest  # noqa: E402
+from harness.tournament.config import ConfigError  # noqa: E402
+from tests.server_helpers import (  # noqa: E402
+    BROKEN,
+    HARNESS,
+    RAISER,
+    Served,
+    contest_file,
+    free_port,
+    links,
+    upload,
+    version_state,
+    wait_for,
+)
+
+
+@pytest.mark.parametrize(("text", "where"), [
+    ('[contest]\nname = "a b"\n', "[contest] name"),
+    ('[contest]\nname = "x"\n[ladder]\ntable_size = 7\n', "[ladder] table_size"),
+    ('[contest]\nname = "x"\n[ladder]\nhandz = 3\n', "[ladder] handz"),
+    ('[contest]\nname = "x"\n[[reference]]\nname = "c"\n', "reference[0].command"),
+    ('[contest]\nname = "x"\n[[reference]]\nname = "c"\ncommand = "nosuchprogram-x"\n', "reference[0].command"),
+    ('[contest]\nname = "x"\n[[reference]]\nname = "c"\ncommand = "python -m bots.caller"\n'
+     '[[students]]\nname = "c"\n', "students[0].name"),
+    ('[contest]\nname = "x"\ndatabase = "mysql://h/db"\n', "[contest] database"),
+])
+def test_contest_file_errors_name_the_file_and_the_key(tmp_path: Path, text: str, where: str) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError) as info:
+        load_contest(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}: {where}: ") and "\n" not in message
+
+
+def test_contest_defaults(tmp_path: Path) -> None:
+    c = load_contest(contest_file(tmp_path))
+    assert c.data == (tmp_path / "contest-t").resolve()
+    assert c.database == f"sqlite:///{c.data / 'contest.db'}"
+    assert [s.name for s in c.students] == ["alice", "bob", "carol"]
+    pg = tmp_path / "pg"
+    pg.mkdir()
+    assert load_contest(contest_file(pg, database="postgresql://u@h/db")).database.startswith("postgresql+psycopg://")
+
+
+def test_links_are_csv_tokens_stored_hashed_and_reissued(tmp_path: Path) -> None:
+    contest = contest_file(tmp_path)
+    first = links(contest, 8000)
+    assert set(first) == {"admin", "alice", "bob", "carol"}
+    assert all(u.startswith("http://127.0.0.1:8000/login/") for u in first.values())
+    db = sqlite3.connect(tmp_path / "contest-t" / "contest.db")
+    stored = {row[0] for row in db.execute("select token_hash from tokens")}
+    for url in first.values():
+        assert url.rsplit("/", 1)[1] not in stored  # only hashes are kept
+    second = links(contest, 8000)
+    assert not set(first.values()) & set(second.values())
+    live = db.execute("select count(*) from tokens where revoked is null").fetchone()[0]
+    assert live == 4
+    db.close()
+
+
+@pytest.fixture(scope="module")
+def pg_cluster():
+    from tests.postgres_helpers import Cluster
+
+    cluster = Cluster()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request) -> str:
+    """"" (the default SQLite file in the data folder) or a fresh PostgreSQL database's URL."""
+    if request.param == "sqlite":
+        return ""
+    return request.getfixturevalue("pg_cluster").database()
+
+
+def query(contest: Path, sql: str, *args: object) -> list[tuple]:
+    """Rows of ``sql`` (``?`` placeholders) on the contest's database, whichever back-end."""
+    from harness.server.contest import load_contest as load
+
+    engine = create_engine(load(contest).database)
+    try:
+        with engine.connect() as conn:
+            params = {f"p{i}": a for i, a in enumerate(args)}
+            for i in range(len(args)):
+                sql = sql.replace("?", f":p{i}", 1)
+            return [tuple(r) for r in conn.execute(text(sql), params).all()]
+    finally:
+        engine.dispose()
+
+
+@pytest.fixture
+def served(tmp_path: Path, database: str):
+    contest = contest_file(tmp_path, database=database)
+    port = free_port()
+    urls = links(contest, port)
+    server = Served(contest, port)
+    try:
+        yield server, urls
+    finally:
+        server.stop()
+
+
+def test_two_students_submit_broken_is_refused_blocks_played(served, tmp_path: Path) -> None:
+    server, urls = served
+    alice = server.client(urls["alice"])
+    # alice by the web form (a single file; the command follows from its name)
+    answer = alice.post("/submit", files={"file": ("bot.py", RAISER.encode())}, follow_redirects=False)
+    assert answer.status_code == 303 and answer.headers["location"].startswith("/versions/")
+    vid = int(answer.headers["location"].rsplit("/", 1)[1])
+    assert wait_for(lambda: version_state(alice, vid)["state"] != "checking")
+    assert version_state(alice, vid)["state"] == "admitted"
+    # bob by `harness submit` (a folder with a bot.toml), exit 0
+    folder = tmp_path / "bobbot"
+    folder.mkdir()
+    (folder / "main.py").write_text(RAISER, encoding="utf-8")
+    (folder / "bot.toml").write_text('command = "python main.py"\n', encoding="utf-8")
+    token = urls["bob"].rsplit("/", 1)[1]
+    done = subprocess.run([*HARNESS, "submit", "--server", server.url, "--token", token, str(folder)],
+                          capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "admitted: bob.v1" in done.stdout
+    # bob's broken version: refused with its reason and traceback; exit 1; v1 stays active
+    (folder / "main.py").write_text(BROKEN, encoding="utf-8")
+    done = subprocess.run([*HARNESS, "submit", "--server", server.url, "--token", token, str(folder)],
+                          capture_output=True, text=True, timeout=180)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "refused:" in done.stdout and "ModuleNotFoundError" in done.stdout
+    assert "nosuchmodule_for_the_test" in done.stdout
+    bob = server.client(urls["bob"])
+    v1, v2 = version_state(bob, 2), version_state(bob, 3)  # ids: alice's 1, then bob's two
+    assert (v1["bot"], v2["bot"]) == ("bob.v1", "bob.v2")
+    assert v2["state"] == "refused" and not v2["active"] and "ModuleNotFoundError" in v2["reason"]
+    assert v1["active"]
+
+    def both_played():
+        rows = {r["bot"]: r for r in bob.get("/api/leaderboard").json()}
+        return rows if all(rows.get(b, {}).get("hands", 0) > 0 for b in ("alice.v1", "bob.v1")) else None
+
+    rows = wait_for(both_played, timeout=150)
+    for bot, student in (("alice.v1", "alice"), ("bob.v1", "bob")):
+        row = rows[bot]
+        assert row["student"] == student and row["version"] == 1 and row["status"] == "active"
+        assert set(row) >= {"bot", "student", "version", "hands", "bb_per_100", "ci95_low", "ci95_high", "rating",
+                            "status"}
+    assert "bob.v2" not in rows
+    assert rows["caller"]["status"] == "reference"
+    # the same content again is the same version, re-activated
+    (folder / "main.py").write_text(RAISER, encoding="utf-8")
+    done = subprocess.run([*HARNESS, "submit", "--server", server.url, "--token", token, str(folder)],
+                          capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0 and "bob.v1" in done.stdout
+
+
+def test_refusals_of_hostile_uploads_over_http(served) -> None:
+    server, urls = served
+    alice = server.client(urls["alice"])
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("../../escape.py", "x")
+    answer = upload(alice, "evil.zip", buf.getvalue(), "python bot.py")
+    assert answer.status_code == 400 and "goes up a folder" in answer.json()["error"]
+    assert not (server.contest.parent / "escape.py").exists()
+    answer = upload(alice, "big.bin", b"x" * (21 * 1024 * 1024))
+    assert answer.status_code == 413 and "at most 20 MiB" in answer.json()["error"]
+
+
+# Every route: (method, path template, expected status for: nobody, another student, the owner, the admin).
+# {vid} is alice's version, {mid} a match of alice's, {seat} alice's seat in it, {other} the caller's seat.
+ROUTES = [
+    ("GET", "/", 401, 200, 200, 200),
+    ("GET", "/healthz", 200, 200, 200, 200),
+    ("GET", "/api/leaderboard", 401, 200, 200, 200),
+    ("GET", "/students/alice", 401, 200, 200, 200),
+    ("GET", "/versions/{vid}", 401, 404, 200, 200),
+    ("GET", "/api/versions/{vid}", 401, 404, 200, 200),
+    ("GET", "/versions/{vid}/code", 401, 404, 200, 200),
+    ("POST", "/versions/{vid}/activate", 401, 404, 303, 303),
+    ("GET", "/matches/{mid}", 401, 200, 200, 200),
+    ("GET", "/matches/{mid}/logs/{seat}", 401, 404, 200, 200),
+    ("GET", "/matches/{mid}/logs/{other}", 401, 404, 404, 200),
+    ("GET", "/admin", 401, 404, 404, 200),
+    ("POST", "/admin/roster", 401, 404, 404, 303),
+    ("GET", "/admin/export", 401, 404, 404, 200),
+    ("GET", "/final", 401, 307, 307, 307),
+    ("GET", "/final/", 401, 404, 404, 404),
+    ("GET", "/final/%2e%2e%2f%2e%2e%2fcontest.db", 401, 404, 404, 404),
+    ("GET", "/events", 401, None, None, None),
+    ("POST", "/submit", 401, 400, 400, 400),
+    ("POST", "/challenge", 401, 409, 303, 401),
+]
+SECRET_MARK = "ALICE-SECRET-STDERR-MARK"
+
+
+def test_every_route_by_who_asks(served) -> None:
+    server, urls = served
+    alice = server.client(urls["alice"])
+    bot = RAISER.replace("if __name__ == \"__main__\":",
+                         f"import sys\nprint({SECRET_MARK!r}, file=sys.stderr)\nif __name__ == \"__main__\":")
+    answer = upload(alice, "bot.py", bot.encode())
+    vid = answer.json()["id"]
+    assert wait_for(lambda: version_state(alice, vid)["state"] == "admitted")
+
+    def alice_match():
+        for r in alice.get("/api/leaderboard").json():
+            if r["bot"] == "alice.v1" and r["blocks"] > 0:
+                return True
+        return False
+
+    wait_for(alice_match, timeout=120)
+    page = alice.get("/students/alice").text
+    mid = page.split('href="/matches/', 1)[1].split('"', 1)[0]
+    record = json.loads(query(server.contest, "select record from matches where match_id = ?", mid)[0][0])
+    seat = record["result"]["bots"].index("alice.v1")
+    people = {"nobody": server.client(), "other": server.client(urls["bob"]), "owner": alice,
+              "admin": server.client(urls["admin"])}
+    for method, template, *expected in ROUTES:
+        path = template.format(vid=vid, mid=mid, seat=seat, other=1 - seat)
+        for (who, client), status in zip(people.items(), expected, strict=True):
+            if path == "/events":  # a stream: only its status is read
+                with client.stream("GET", path) as got:
+                    assert got.status_code == (401 if who == "nobody" else 200), (path, who)
+                continue
+            if method == "GET":
+                got = client.get(path, follow_redirects=False)
+            elif path == "/challenge":
+                got = client.post(path, data={"opponent": "caller" if who != "other" else "alice.v1"},
+                                  follow_redirects=False)
+            elif path == "/submit":
+                got = client.post(path, data={"student": "alice"}, follow_redirects=False)
+            else:
+                got = client.post(path, data={}, follow_redirects=False)
+            assert got.status_code == status, (method, path, who, got.status_code, got.text[:200])
+            if who in ("nobody", "other"):
+                assert SECRET_MARK not in got.text, (path, who)
+    # the admin's export holds the database's rows and the hand histories, never the tokens
+    import tarfile as tar_module
+
+    export = people["admin"].get("/admin/export")
+    with tar_module.open(fileobj=io.BytesIO(export.content), mode="r:gz") as tar:
+        names = tar.getnames()
+        dump = json.loads(tar.extractfile("t/database.json").read())
+    assert "tokens" not in dump and dump["versions"][0]["id"] == vid
+    assert any(n.endswith("hands.jsonl.gz") for n in names)
+    # the match page: bob sees no hole cards of alice's seat, alice does
+    hands_bob = people["other"].get(f"/matches/{mid}").text
+    hands_alice = alice.get(f"/matches/{mid}").text
+    assert "→" in hands_alice and "→" not in hands_bob
+    assert SECRET_MARK in alice.get(f"/matches/{mid}/logs/{seat}").text
+    # bob (no version) cannot challenge; alice's quota is 2 per hour (one used above)
+    assert alice.post("/challenge", data={"opponent": "caller"}, follow_redirects=False).status_code == 303
+    assert alice.post("/challenge", data={"opponent": "caller"}, follow_redirects=False).status_code == 429
+    # freeze: students' uploads refused with the reason
+    admin = people["admin"]
+    assert admin.post("/admin/freeze", data={"value": "1"}, follow_redirects=False).status_code == 303
+    answer = upload(alice, "bot.py", RAISER.encode() + b"\n# v2\n")
+    assert answer.status_code == 403 and "froze" in answer.json()["error"]
+
+
+def test_kill9_mid_block_resumes_without_counting_twice(tmp_path: Path, database: str) -> None:
+    contest = contest_file(tmp_path, hands=400, jobs=1, database=database)
+    port = free_port()
+    urls = links(contest, port)
+    server = Served(contest, port)
+    try:
+        alice = server.client(urls["alice"])
+        vid = upload(alice, "bot.py", RAISER.encode()).json()["id"]
+        wait_for(lambda: version_state(alice, vid)["state"] == "admitted")
+
+        def running():
+            return query(contest, "select id from matches where state = 'running'")
+
+        wait_for(running, timeout=60, every=0.05)
+        server.kill9()
+    finally:
+        server.stop()
+    before = query(contest, "select count(*) from matches where state = 'done'")[0][0]
+    interrupted = query(contest, "select match_id from matches where state = 'running'")
+    assert interrupted
+    server = Served(contest, port)
+    try:
+        def redone():
+            states = dict(query(contest, "select match_id, state from matches"))
+            return all(states[m] == "done" for (m,) in interrupted)
+
+        wait_for(redone, timeout=120)
+    finally:
+        server.stop()
+    rows = query(contest, "select m.match_id, m.record, b.state from matches m join blocks b on b.id = m.block_id"
+                          " where m.state = 'done'")
+    assert query(contest, "select count(*) from versions")[0][0] == 1  # the submission is kept
+    ids = [r[0] for r in rows]
+    assert len(ids) == len(set(ids)) and len(ids) > before
+    for match_id, record, _state in rows:  # one record per match, its own
+        assert json.loads(record)["match_id"] == match_id
+
+
+def test_migrations_upgrade_in_place(tmp_path: Path, database: str) -> None:
+    from sqlalchemy import insert, inspect, select
+
+    from harness.server import db as schema
+    from harness.server.contest import load_contest as load
+    from harness.server.db import current_revision, make_engine, upgrade
+
+    engine = make_engine(load(contest_file(tmp_path, database=database)).database)
+    assert current_revision(engine) is None
+    upgrade(engine)
+    assert current_revision(engine) == "0001"
+    assert set(inspect(engine).get_table_names()) >= {"students", "tokens", "sessions", "versions", "blocks",
+                                                      "matches", "settings", "alembic_version"}
+    with engine.begin() as conn:
+        conn.execute(insert(schema.students).values(name="alice", email="", created=0.0))
+    upgrade(engine)  # a second start-up keeps everything
+    with engine.connect() as conn:
+        assert conn.execute(select(schema.students.c.name)).scalars().all() == ["alice"]
+        if engine.dialect.name == "sqlite":
+            assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+    engine.dispose()
+
+
+def test_the_final_publishes_the_usual_report(tmp_path: Path) -> None:
+    contest = contest_file(tmp_path)
+    port = free_port()
+    urls = links(contest, port)
+    server = Served(contest, port)
+    try:
+        for name, extra in (("alice", ""), ("bob", "\n# bob\n")):
+            client = server.client(urls[name])
+            vid = upload(client, "bot.py", (RAISER + extra).encode()).json()["id"]
+            wait_for(lambda c=client, v=vid: version_state(c, v)["state"] == "admitted")
+        admin = server.client(urls["admin"])
+        assert admin.get("/final/").status_code == 404
+        assert admin.post("/admin/final", follow_redirects=False).status_code == 303
+        alice = server.client(urls["alice"])
+        page = wait_for(lambda: (r := alice.get("/final/")).status_code == 200 and r.text, timeout=150)
+        assert "alice.v1" in page and "bob.v1" in page and "caller" in page
+        assert alice.get("/final/../seed.secret").status_code == 404
+    finally:
+        server.stop()
+
+
+def test_serve_with_a_bad_contest_file_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text('[contest]\nname = "x"\n[ladder]\ntable_size = 9\n', encoding="utf-8")
+    done = subprocess.run([*HARNESS, "serve", str(path)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0 and "[ladder] table_size" in done.stderr and str(path) in done.stderr
+    done = subprocess.run([*HARNESS, "submit", "--server", "http://127.0.0.1:9", "--token", "x", str(path)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "cannot reach" in done.stderr and done.stderr.strip().count("\n") == 0

@@ -1,0 +1,94 @@
+"""The contest server in a real browser (Playwright with Debian's chromium, as the report test does).
+
+A student follows the login link (the token leaves the address bar), uploads a
+broken bot and reads why it was refused, uploads a working one and sees it
+admitted, then watches the leaderboard change without reloading the page.
+The screenshots go to test-artifacts/ (docs/teachers.md and docs/students.md show them).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("starlette")
+
+from tests.server_helpers import BROKEN, RAISER, Served, contest_file, free_port, links  # noqa: E402
+from tests.test_report import ARTIFACTS, CHROMIUM_FLAGS, chromium_path, skip_loudly  # noqa: E402
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(400)
+def test_student_uploads_and_watches_the_leaderboard_live(tmp_path: Path) -> None:
+    executable = chromium_path()
+    if executable is None:
+        skip_loudly("no chromium executable found")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        skip_loudly("the playwright Python package is not installed (pip install -e '.[test]')")
+    contest = contest_file(tmp_path, hands=20)
+    port = free_port()
+    urls = links(contest, port)
+    (tmp_path / "broken.py").write_text(BROKEN, encoding="utf-8")
+    (tmp_path / "bot.py").write_text(RAISER, encoding="utf-8")
+    server = Served(contest, port)
+    errors: list[str] = []
+    ARTIFACTS.mkdir(exist_ok=True)
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch_persistent_context(tmp_path / "profile", executable_path=executable,
+                                                            args=CHROMIUM_FLAGS,
+                                                            viewport={"width": 1100, "height": 800})
+            try:
+                page = browser.new_page()
+                page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
+                page.goto(urls["alice"])
+                assert page.url == server.url + "/"  # the token left the address bar
+                cookie = next(c for c in browser.cookies() if c["name"] == "harness_session")
+                assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+                page.click("nav a:text-is('my bot')")
+                page.wait_for_selector("h1:text-is('alice')")
+                # a broken bot: refused, with the reason and the traceback
+                page.set_input_files("#upload input[type=file]", str(tmp_path / "broken.py"))
+                page.click("#upload button[type=submit]")
+                page.wait_for_selector("#state:text-is('refused')", timeout=90_000)
+                assert "ModuleNotFoundError" in page.inner_text("#reason")
+                assert "nosuchmodule_for_the_test" in page.inner_text("#stderr")
+                page.screenshot(path=str(ARTIFACTS / "server-refused.png"), full_page=True)
+                # a working bot: admitted
+                page.goto(server.url + "/students/alice")
+                page.set_input_files("#upload input[type=file]", str(tmp_path / "bot.py"))
+                page.click("#upload button[type=submit]")
+                page.wait_for_selector("#state:text-is('admitted')", timeout=90_000)
+                page.screenshot(path=str(ARTIFACTS / "server-admitted.png"), full_page=True)
+                # the leaderboard updates itself (the refused upload was version 1): the page is never reloaded
+                page.goto(server.url + "/")
+                page.evaluate("window.__same_page = 'yes'")
+
+                def hands() -> int:
+                    cell = page.query_selector("#board tr[data-bot='alice.v2'] td.hands")
+                    return int(cell.inner_text()) if cell else -1
+
+                start = hands()
+                page.wait_for_function(
+                    "(start) => { const c = document.querySelector(\"#board tr[data-bot='alice.v2'] td.hands\");"
+                    " return c && Number(c.textContent) > Math.max(start, 0); }", arg=start, timeout=120_000)
+                assert page.evaluate("window.__same_page") == "yes"
+                assert hands() > max(start, 0)
+                page.screenshot(path=str(ARTIFACTS / "server-leaderboard.png"), full_page=True)
+                page.goto(server.url + "/students/alice")
+                page.screenshot(path=str(ARTIFACTS / "server-student.png"), full_page=True)
+                # the admin's page
+                admin: Any = browser.new_page()
+                admin.goto(urls["admin"])
+                admin.goto(server.url + "/admin")
+                admin.wait_for_selector("h1:text-is('Admin')")
+                admin.screenshot(path=str(ARTIFACTS / "server-admin.png"), full_page=True)
+            finally:
+                browser.close()
+    finally:
+        server.stop()
+    assert errors == []
