@@ -8,7 +8,8 @@ Modules, in the direction of their imports:
 - the hand history: ``handrecord`` (the record, docs/HISTORY.md), ``history``
   (files, every version), ``replay`` (re-running a history);
 - bot hosting: ``placement`` (CPU pinning), ``cgroups``, ``treelimits``
-  (limits without cgroups), ``syscall_filter``, ``sysinfo_supervisor``,
+  (limits without cgroups), ``syscall_filter`` and ``bpfcache`` (its compiled
+  programs, kept), ``sysinfo_supervisor``,
   ``sandbox`` (bubblewrap), ``botproc`` (bot subprocesses), ``startcause``
   and ``tracebacks`` (reading a bot's stderr);
 - the wire: ``zmtp`` (the ZMTP parser), ``wire`` (per-hand messages),
