@@ -390,7 +390,10 @@ def test_pages_fit_1300_pixels_without_horizontal_scroll(contest: Path, browser:
     for name in pages:
         page.goto(report.as_uri() + "/" + name)
         page.wait_for_load_state("load")
-        page.wait_for_timeout(300)  # plotly draws after load
+        # plotly draws after load (and redraws on resize): measure once every chart is drawn
+        page.wait_for_function("() => [...document.querySelectorAll('[data-figure]')]"
+                               ".every(e => e.querySelector('.main-svg'))")
+        page.wait_for_timeout(300)
         width = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
         assert width[0] <= width[1], (name, width)
     page.goto((report / "index.html").as_uri())
