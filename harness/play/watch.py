@@ -41,7 +41,7 @@ from starlette.routing import Route
 
 from harness.match.history import HistoryError, find_history, numbered_records
 from harness.report.hands import hand_view
-from harness.report.viewer import static_text, viewer_view
+from harness.report.viewer import hide_cards, static_text, viewer_view
 
 __all__ = ["Follower", "WatchServer", "hand_script", "public_view"]
 
@@ -55,24 +55,15 @@ POLL_S = 0.5
 _BACKLOG = 1
 
 
-#: What a step of the public view keeps: everything but the cards of a draw (R4.3: the table sees counts).
-_PUBLIC_STEP = ("seat", "action", "phase", "by", "fault", "added", "to", "owed", "all_in", "count", "pot", "stacks")
-
-
 def public_view(view: dict[str, Any]) -> dict[str, Any]:
     """A viewer hand view (:func:`harness.report.viewer.viewer_view`) with every card taken out: what the table
-    showed while the hand was played (stacks, bets, pot, cards drawn as counts, R4.3). Card slots stay, as
-    ``None`` (the viewer draws them face down); showdowns, categories and fault details (which may name a card)
-    and the pots are emptied; the nets are kept (the viewer shows them only at the hand's end)."""
-    out = dict(view)
-    out["hole"] = [[None] * len(cards) for cards in view["hole"]]
-    out["final"] = [[None] * len(cards) for cards in view["final"]]
-    out["steps"] = [{k: s[k] for k in _PUBLIC_STEP if k in s} for s in view["steps"]]
-    out["shown"] = []
-    out["pots"] = []  # the hand list would tell the pot before the playback reaches it
+    showed while the hand was played (stacks, bets, pot, cards drawn as counts, R4.3;
+    :func:`harness.report.viewer.hide_cards` of every seat, showdowns and fault details, which may name a card,
+    included). The pots are emptied too (the hand list would tell them early); the nets are kept (the viewer
+    shows them only at the hand's end). ``public`` is True."""
+    out = hide_cards(view, seen=(), shown=False, fault_details=False)
+    out["pots"] = []
     out["returned"] = []
-    out["categories"] = [""] * len(view["bots"])
-    out["faults"] = [dict(f, detail="") for f in view["faults"]]
     out["public"] = True
     return out
 

@@ -237,6 +237,10 @@
         var cards = drawn[i] ? h.final[i] : h.hole[i];
         var fresh = drawn[i] && drawn[i].received ? drawn[i].received : [];
         var five = atEnd && showdown[i] ? showdown[i].five : null;
+        // Cards the page was not given (null) but shown down: the five, then face-down slots.
+        if (five !== null && (cards || []).some(function (c) { return !c; })) {
+          cards = five.concat(cards.slice(five.length).map(function () { return null; }));
+        }
         (cards || []).forEach(function (c) {
           // Seen from a seat: its own cards, and at the end the five cards each player showed down.
           var visible = !!c && (seat === null || i === me || (five !== null && five.indexOf(c) >= 0));
