@@ -1,13 +1,15 @@
 // harness watch: plays back each finished hand of DIR as the server sends it (/events), with the report's
 // table viewer (table-viewer.js). A hand comes as two views: "public" (no card at all: the server took them
 // out) is played step by step; "end" (the whole hand) replaces it once the playback reaches the hand's end.
-// #felt says where the playback is: data-complete="false" while the hand being played is short of its end.
+// #felt says where the playback is: data-complete="false" while the hand being played is not revealed yet.
 "use strict";
 const queue = [];          // hands waiting to be shown
 const revealed = [];       // the whole views of the hands already played to their end
 let current = null;        // the hand being played: {script, done}
 let paused = false;
 let timer = null;          // the pause between two hands
+let starting = false;      // a hand is being put in the viewer (it is drawn at its deal just after)
+const KEEP = 300;          // hands kept in the viewer's list (a tournament plays thousands)
 const nets = {};           // match_id -> [{bot: net}] for the chip graph
 let standings = [];
 const params = new URLSearchParams(location.search);
@@ -26,10 +28,10 @@ function rendered(state) {
   if (!h) return;
   felt.dataset.hand = h.index;
   const live = current && h.index === current.script.index;
-  felt.dataset.complete = live && state.pos < state.end ? "false" : "true";  // the hand being played is not over
+  felt.dataset.complete = live && !current.done ? "false" : "true";  // the hand being played is not revealed yet
   document.getElementById("match").textContent = `${h.match_id} · #${h.hand_id}` +
     (current && current.script.index === h.index ? ` (hand ${h.hand_id + 1} of ${current.script.hands})` : "");
-  if (live && !current.done && state.pos === state.end) {
+  if (live && !starting && !current.done && state.pos === state.end) {
     reveal(state.playing);
   }
 }
@@ -60,8 +62,14 @@ function nextHand() {
   (nets[next.match_id] = nets[next.match_id] || []).push(next.nets);
   if (newMatch && present) showSlide();
   drawGraph(next.match_id);
-  viewer.setHands(revealed.concat([next.public]));
-  viewer.showHand(revealed.length);
+  revealed.splice(0, Math.max(0, revealed.length - KEEP));
+  starting = true;
+  try {
+    viewer.setHands(revealed.concat([next.public]));
+    viewer.showHand(revealed.length);
+  } finally {
+    starting = false;
+  }
   if (!paused) viewer.play();
   status();
 }
