@@ -36,7 +36,9 @@ function rendered(state) {
   }
 }
 
-const viewer = SevenDrawViewer.mount(document.getElementById("viewer"), { hands: [], speed: 1, onRender: rendered });
+const viewer = SevenDrawViewer.mount(document.getElementById("viewer"), {
+  hands: [], speed: 1, onRender: rendered, everyoneLabel: "the table (cards once the hand is over)",
+});
 
 function reveal(wasPlaying) {
   current.done = true;

@@ -7,6 +7,7 @@
 //   viewer.setHands(hands)   // a live page: replace (or extend) the list, keeping the hand shown
 //   viewer.showHand(i)       // show hands[i] (clearing a search that hides it)
 //   options.onRender(state)  // called after every drawing with viewer.state()
+//   options.everyoneLabel    // the "seen from" choice of every card the page was given ("everyone (all cards)")
 //
 // A hand view is what harness/report/hands.py writes (its module docstring has every field), plus
 // "categories": the category of each player's best five after the draw. The component only renders
@@ -134,7 +135,7 @@
     function fillSeats() {
       var h = hand(), keep = seenSel.value;
       seenSel.textContent = "";
-      var all = el("option", "", "everyone (all cards)");
+      var all = el("option", "", options.everyoneLabel || "everyone (all cards)");
       all.value = "";
       seenSel.appendChild(all);
       if (h) h.bots.forEach(function (b, i) {
