@@ -51,6 +51,26 @@ def test_the_public_script_holds_cards_only_at_the_end() -> None:
         assert steps[-1]["pot"] == sum(p["stack"] for p in r["players"]) - sum(steps[-1]["stacks"])
 
 
+def test_hide_cards_keeps_the_seen_seats_and_the_shown_down_fives() -> None:
+    from harness.report.hands import hand_view
+    from harness.report.viewer import hide_cards, viewer_view
+
+    records = random_match(GameConfig(), seats=3, hands=20, seed=7)
+    assert any(r["shown"] for r in records)
+    for r in records:
+        full = viewer_view(hand_view(r))
+        view = hide_cards(full, seen=[1], shown=True, fault_details=False)
+        assert view["hole"][1] == full["hole"][1] and view["final"][1] == full["final"][1]
+        for k in (0, 2):
+            assert view["hole"][k] == [None] * len(full["hole"][k])
+            assert all(set(s) <= {"seat", "action", "phase", "by", "fault", "added", "to", "owed", "all_in", "count",
+                                  "pot", "stacks"} for s in view["steps"] if s["seat"] == k)
+        assert view["shown"] == full["shown"]
+        cats = {x["seat"]: x["category"] for x in full["shown"]}
+        assert view["categories"] == [cats.get(0, ""), full["categories"][1], cats.get(2, "")]
+        assert full["hole"][0][0] is not None  # the full view was not changed
+
+
 def test_the_follower_reads_a_growing_history(tmp_path: Path) -> None:
     records = random_match(GameConfig(), seats=2, hands=5, seed=2)
     (tmp_path / "logs").mkdir()
