@@ -273,9 +273,26 @@ def test_every_route_by_who_asks(served) -> None:
     assert "tokens" not in dump and dump["versions"][0]["id"] == vid
     assert any(n.endswith("hands.jsonl.gz") for n in names)
     # the match page: bob sees no hole cards of alice's seat, alice does
-    hands_bob = people["other"].get(f"/matches/{mid}").text
-    hands_alice = alice.get(f"/matches/{mid}").text
-    assert "→" in hands_alice and "→" not in hands_bob
+    # (the filtering is done on the server, in the hands given to the page's table viewer)
+    def viewer_hands(client) -> list[dict]:
+        text = client.get(f"/matches/{mid}").text
+        assert "SevenDrawViewer.mount" in text and "/static/table-viewer.js" in text
+        return json.loads(text.split('id="hands-data">', 1)[1].split("</script>", 1)[0])
+
+    hands_bob, hands_alice, hands_admin = (viewer_hands(people[w]) for w in ("other", "owner", "admin"))
+    assert hands_bob and len(hands_bob) == len(hands_alice) == len(hands_admin)
+    for bob, own, full in zip(hands_bob, hands_alice, hands_admin, strict=True):
+        here = full["seats"].index(seat)
+        assert all(c is not None for c in full["hole"][here] + full["hole"][1 - here])
+        assert own["hole"][here] == full["hole"][here] and own["final"][here] == full["final"][here]
+        for view, hidden in ((bob, (here, 1 - here)), (own, (1 - here,))):
+            assert view["shown"] == full["shown"]  # cards shown down are public
+            for k in hidden:
+                assert all(c is None for c in view["hole"][k] + view["final"][k])
+                assert all("discards" not in s and "received" not in s for s in view["steps"] if s["seat"] == k)
+        text = json.dumps(bob)
+        secret = set(full["hole"][here] + full["final"][here]) - {c for x in full["shown"] for c in x["five"]}
+        assert not any(f'"{c}"' in text for c in secret)
     assert SECRET_MARK in alice.get(f"/matches/{mid}/logs/{seat}").text
     # bob (no version) cannot challenge; alice's quota is 2 per hour (one used above)
     assert alice.post("/challenge", data={"opponent": "caller"}, follow_redirects=False).status_code == 303

@@ -81,6 +81,13 @@ def test_student_uploads_and_watches_the_leaderboard_live(tmp_path: Path) -> Non
                 page.screenshot(path=str(ARTIFACTS / "server-leaderboard.png"), full_page=True)
                 page.goto(server.url + "/students/alice")
                 page.screenshot(path=str(ARTIFACTS / "server-student.png"), full_page=True)
+                # a match page: the report's table viewer; at the deal only alice's own cards are face up
+                page.click("a[href^='/matches/']")
+                page.wait_for_selector("#viewer .tv-seat")
+                for box in page.query_selector_all("#viewer .tv-seat"):
+                    up = box.query_selector_all(".tv-card:not(.tv-back)")
+                    assert bool(up) == ("alice.v2" in box.query_selector(".tv-name").inner_text())
+                page.screenshot(path=str(ARTIFACTS / "server-match.png"), full_page=True)
                 # the admin's page
                 admin: Any = browser.new_page()
                 admin.goto(urls["admin"])

@@ -29,7 +29,7 @@ WATCHDOG = """
 window.__violations = [];
 new MutationObserver(() => {
   const felt = document.getElementById('felt');
-  if (felt && felt.dataset.complete === 'false' && felt.querySelector('#seats .card:not(.back)'))
+  if (felt && felt.dataset.complete === 'false' && felt.querySelector('.tv-seat .tv-card:not(.tv-back)'))
     window.__violations.push(felt.dataset.hand);
 }).observe(document, {subtree: true, childList: true, attributes: true});
 """
@@ -40,12 +40,35 @@ def test_the_public_script_holds_cards_only_at_the_end() -> None:
     for i, r in enumerate(records):
         script = hand_script(r, i)
         dealt = {c for p in r["players"] for c in p["dealt"] + p["final_cards"]}
-        frames = json.dumps(script["frames"])
-        assert not any(re.search(rf'"{c}"', frames) for c in dealt), "a card in a frame"
-        assert len(script["frames"]) == len(r["posts"]) + len(r["actions"])
-        assert [p["net"] for p in script["end"]["players"]] == [p["net"] for p in r["players"]]
-        last = script["frames"][-1]
-        assert last["pot"] == sum(p["stack"] for p in r["players"]) - sum(s["stack"] for s in last["seats"])
+        public = json.dumps(script["public"])
+        assert not any(re.search(rf'"{c}"', public) for c in dealt), "a card in the public view"
+        assert dealt <= {c for cards in script["end"]["hole"] + script["end"]["final"] for c in cards}
+        steps = script["public"]["steps"]
+        assert len(steps) == len(r["posts"]) + len(r["actions"])
+        assert [s["count"] for s in steps if s["action"] == "draw"] == [
+            len(a["discards"]) for a in r["actions"] if a["kind"] == "draw"]  # draws as counts (R4.3)
+        assert script["end"]["net"] == [p["net"] for p in r["players"]]
+        assert steps[-1]["pot"] == sum(p["stack"] for p in r["players"]) - sum(steps[-1]["stacks"])
+
+
+def test_hide_cards_keeps_the_seen_seats_and_the_shown_down_fives() -> None:
+    from harness.report.hands import hand_view
+    from harness.report.viewer import hide_cards, viewer_view
+
+    records = random_match(GameConfig(), seats=3, hands=20, seed=7)
+    assert any(r["shown"] for r in records)
+    for r in records:
+        full = viewer_view(hand_view(r))
+        view = hide_cards(full, seen=[1], shown=True, fault_details=False)
+        assert view["hole"][1] == full["hole"][1] and view["final"][1] == full["final"][1]
+        for k in (0, 2):
+            assert view["hole"][k] == [None] * len(full["hole"][k])
+            assert all(set(s) <= {"seat", "action", "phase", "by", "fault", "added", "to", "owed", "all_in", "count",
+                                  "pot", "stacks"} for s in view["steps"] if s["seat"] == k)
+        assert view["shown"] == full["shown"]
+        cats = {x["seat"]: x["category"] for x in full["shown"]}
+        assert view["categories"] == [cats.get(0, ""), full["categories"][1], cats.get(2, "")]
+        assert full["hole"][0][0] is not None  # the full view was not changed
 
 
 def test_the_follower_reads_a_growing_history(tmp_path: Path) -> None:
@@ -110,7 +133,7 @@ def test_two_browsers_follow_a_running_match_and_never_see_a_hole_card_early(tmp
                     page.add_init_script(WATCHDOG)
                     page.on("load", lambda: loads.append(1))
                     page.goto(url)
-                    page.select_option("#speed", "10")
+                    page.select_option("#viewer .tv-speed", "10")
                     pages.append(page)
                 for r in records:  # the match "plays": one hand ends every 0.7 s
                     with history.open("a", encoding="utf-8") as fh:
@@ -121,9 +144,10 @@ def test_two_browsers_follow_a_running_match_and_never_see_a_hole_card_early(tmp
                         f"() => document.getElementById('felt').dataset.hand === '{len(records) - 1}' && "
                         "document.getElementById('felt').dataset.complete === 'true'", timeout=60000)
                     assert page.evaluate("window.__violations") == []
-                    shown = page.eval_on_selector_all("#seats .card:not(.back)", "cs => cs.map(c => c.dataset.card)")
+                    shown = page.eval_on_selector_all("#felt .tv-seat .tv-card:not(.tv-back)",
+                                                      "cs => cs.map(c => c.dataset.card)")
                     last = records[-1]
-                    held = {c for p in last["players"] for c in p["final_cards"]}
+                    held = {c for p in last["players"] for c in p["dealt"] + p["final_cards"]}
                     assert shown and set(shown) <= held
                     assert page.locator("#graph .main-svg").count() >= 1
                 assert len(loads) == 2  # one load per page: the hands came without a reload
@@ -133,7 +157,7 @@ def test_two_browsers_follow_a_running_match_and_never_see_a_hole_card_early(tmp
                 page = browser.new_page(viewport={"width": 1600, "height": 900})
                 page.goto(url + "?present=1")
                 page.wait_for_selector("body.present")
-                page.select_option("#speed", "10")
+                page.select_option("#viewer .tv-speed", "10")
                 page.wait_for_selector("#felt[data-complete='true']", timeout=30000)
             finally:
                 browser.close()

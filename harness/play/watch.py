@@ -3,12 +3,17 @@
 :class:`Follower` reads the hand histories of DIR as they grow (a match
 folder's ``hands.jsonl`` / ``hands.jsonl.gz``, or a tournament's published
 ``matches/*/``; never ``.private/``, whose tables are not revealed yet) and
-turns each finished hand into a *public script* (:func:`hand_script`): one
-frame per post, action and draw with only what the table showed (stacks,
-bets, pot, cards drawn as counts, R4.3), then an ``end`` with the cards, the
-showdown (R5.7), the pots and the net. Records are written only once a hand
-is over, so a spectator sees hole cards only after the hand has ended and can
-never help a seat; the page reveals them at the script's end.
+turns each finished hand into what a spectator is sent (:func:`hand_script`):
+the hand as the report's table viewer reads it twice, once with every card
+taken out (:func:`public_view`: stacks, bets, pot, cards drawn as counts,
+R4.3), played back step by step, and once whole (the cards, the showdown,
+R5.7, the pots and the net), shown at the playback's end. Records are
+written only once a hand is over, so a spectator sees hole cards only after
+the hand has ended and can never help a seat.
+
+The page (``static/watch.html``/``watch.js``) draws the table with the
+report's component (``harness/report/static/table-viewer.js`` and ``.css``,
+served from the report's package as they are), adding each hand as it comes.
 
 :class:`WatchServer` serves the page (starlette + uvicorn on 127.0.0.1, a free
 port) and sends every new hand and the standings to each browser as
@@ -35,79 +40,50 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from harness.match.history import HistoryError, find_history, numbered_records
+from harness.report.hands import hand_view
+from harness.report.viewer import hide_cards, static_text, viewer_view
 
-__all__ = ["Follower", "WatchServer", "hand_script"]
+__all__ = ["Follower", "WatchServer", "hand_script", "public_view"]
 
 _STATIC = files("harness.play") / "static"
 _TYPES = {"watch.js": "text/javascript", "play.css": "text/css"}
+#: The report's table viewer component (harness/report/static), served as it is.
+_VIEWER = {"table-viewer.js": "text/javascript", "table-viewer.css": "text/css"}
 #: How often the histories are looked at (s).
 POLL_S = 0.5
 #: Hands a browser that connects is sent from the past (the chip graph takes the current match's nets).
 _BACKLOG = 1
 
 
+def public_view(view: dict[str, Any]) -> dict[str, Any]:
+    """A viewer hand view (:func:`harness.report.viewer.viewer_view`) with every card taken out: what the table
+    showed while the hand was played (stacks, bets, pot, cards drawn as counts, R4.3;
+    :func:`harness.report.viewer.hide_cards` of every seat, showdowns and fault details, which may name a card,
+    included). The pots are emptied too (the hand list would tell them early); the nets are kept (the viewer
+    shows them only at the hand's end). ``public`` is True."""
+    out = hide_cards(view, seen=(), shown=False, fault_details=False)
+    out["pots"] = []
+    out["returned"] = []
+    out["public"] = True
+    return out
+
+
 def hand_script(record: dict[str, Any], index: int) -> dict[str, Any]:
-    """The public script of one finished hand (see the module docstring).
+    """What a spectator is sent of one finished hand (see the module docstring).
 
     Args:
-        record: a version-2 hand record (docs/HISTORY.md).
+        record: a hand record (docs/HISTORY.md).
         index: the hand's place in the order the follower read hands (0, 1, ...).
 
     Returns:
-        ``{index, match_id, hand_id, hands, button, names, frames: [{text, acting, seats, pot}], end}``;
-        seats are listed in the record's player order, chips in chips. Only ``end`` holds cards.
+        ``{index, match_id, hand_id, hands, bots, big_blind, nets, public, end}``: ``public`` is the hand
+        without a card (:func:`public_view`), played back first; ``end`` the whole hand
+        (:func:`harness.report.viewer.viewer_view`), shown once the playback reaches the hand's end. Chips in
+        chips; ``nets`` maps bot name to net chips.
     """
-    players = record["players"]
-    seats = [{"seat": p["seat"], "name": p["bot"], "stack": p["stack"], "bet": 0, "folded": False,
-              "all_in": False, "drew": None} for p in players]
-    where = {p["seat"]: k for k, p in enumerate(players)}
-    pot = 0
-    frames: list[dict[str, Any]] = []
-
-    def frame(text: str, acting: int) -> None:
-        frames.append({"text": text, "acting": acting, "seats": [dict(s) for s in seats], "pot": pot})
-
-    for post in record["posts"]:
-        s = seats[where[post["seat"]]]
-        s["stack"] -= post["chips"]
-        if post["kind"] != "ante":
-            s["bet"] += post["chips"]
-        s["all_in"] = s["all_in"] or post["all_in"]
-        pot += post["chips"]
-        frame(f"{s['name']} posts the {post['kind'].replace('_', ' ')} ({post['chips']})", post["seat"])
-    drawing = False
-    for a in record["actions"]:
-        s = seats[where[a["seat"]]]
-        kind = a["kind"]
-        if kind == "draw":
-            if not drawing:
-                drawing = True
-                for other in seats:
-                    other["bet"] = 0
-            s["drew"] = len(a["discards"])
-            text = f"{s['name']} draws {s['drew']}" if s["drew"] else f"{s['name']} stands pat"
-        else:
-            s["stack"] -= a["added"]
-            s["bet"] += a["added"]
-            pot += a["added"]
-            s["all_in"] = s["all_in"] or a["all_in"]
-            s["folded"] = s["folded"] or kind == "fold"
-            text = {"fold": f"{s['name']} folds", "check": f"{s['name']} checks",
-                    "call": f"{s['name']} calls {a['added']}"}.get(kind, f"{s['name']} {kind}s to {a['to']}")
-            if a["all_in"]:
-                text += " (all-in)"
-        if a["by"] != "bot":
-            text += f" [{a['by']}]"
-        frame(text, a["seat"])
-    names = {p["seat"]: p["bot"] for p in players}
-    end = {
-        "players": [{"seat": p["seat"], "name": p["bot"], "cards": p["final_cards"], "dealt": p["dealt"],
-                     "stack": p["final_stack"], "net": p["net"]} for p in players],
-        "shown": [{"seat": sh["seat"], "five": sh["five"], "category": sh["category"]} for sh in record["shown"]],
-        "pots": [{"chips": p["chips"], "winners": [names[w] for w in p["winners"]], "shares": p["shares"]}
-                 for p in record["pots"]],
-        "faults": [f"{names.get(f['seat'], f['seat'])}: {f['kind']}: {f['detail']}" for f in record["faults"]],
-    }
+    full = viewer_view(hand_view(record))
+    full["index"] = index
+    public = public_view(full)
     game = record["game"]
     return {
         "index": index,
@@ -116,10 +92,9 @@ def hand_script(record: dict[str, Any], index: int) -> dict[str, Any]:
         "hands": record["match"]["hands"],
         "bots": record["match"]["bots"],
         "big_blind": game.get("big_blind") or game.get("min_bet") or 1,
-        "button": record["button"],
-        "frames": frames,
-        "end": end,
-        "nets": {p["bot"]: p["net"] for p in players},
+        "nets": dict(zip(full["bots"], full["net"], strict=True)),
+        "public": public,
+        "end": full,
     }
 
 
@@ -281,6 +256,8 @@ class WatchServer:
 
     async def _static(self, request: Request) -> Response:
         name = request.path_params["name"]
+        if name in _VIEWER:
+            return Response(static_text(name), media_type=_VIEWER[name])
         if name not in _TYPES:
             return Response("not found", status_code=404)
         return Response((_STATIC / name).read_text(encoding="utf-8"), media_type=_TYPES[name])

@@ -38,6 +38,39 @@ def viewer_view(view: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+#: What a step keeps of a seat whose cards are hidden: everything but the cards of a draw (R4.3: counts only).
+_PUBLIC_STEP = ("seat", "action", "phase", "by", "fault", "added", "to", "owed", "all_in", "count", "pot", "stacks")
+
+
+def hide_cards(view: Mapping[str, Any], *, seen: Iterable[int] = (), shown: bool = True,
+               fault_details: bool = True) -> dict[str, Any]:
+    """A viewer hand view (:func:`viewer_view`) with the cards of every seat not in ``seen`` taken out, for a
+    page that may not show them: their ``hole``/``final`` slots become ``None`` (the viewer draws them face
+    down), their draws keep only the count (R4.3), their ``categories`` are emptied.
+
+    Args:
+        view: a viewer hand view.
+        seen: the positions in the view (0..n-1, not match seats) whose cards stay.
+        shown: keep ``shown``, the five cards each player showed down (R5.7; public once the hand is over), and
+            their categories; False empties it (the cards of nobody).
+        fault_details: keep each fault's ``detail`` (which may name a card); False empties those of hidden seats.
+    """
+    keep = set(seen)
+    out = dict(view)
+    n = len(view["bots"])
+    out["hole"] = [list(c) if k in keep else [None] * len(c) for k, c in enumerate(view["hole"])]
+    out["final"] = [list(c) if k in keep else [None] * len(c) for k, c in enumerate(view["final"])]
+    out["steps"] = [dict(s) if s["seat"] in keep else {k: s[k] for k in _PUBLIC_STEP if k in s}
+                    for s in view["steps"]]
+    out["shown"] = [dict(x) for x in view["shown"]] if shown else []
+    shown_at = {x["seat"]: x["category"] for x in out["shown"]}
+    categories = list(view.get("categories") or [""] * n)
+    out["categories"] = [categories[k] if k in keep else shown_at.get(k, "") for k in range(n)]
+    if not fault_details:
+        out["faults"] = [f if f["seat"] in keep else dict(f, detail="") for f in view["faults"]]
+    return out
+
+
 def static_text(name: str) -> str:
     """The text of one of the report's static files (``harness/report/static/<name>``)."""
     return resources.files("harness.report").joinpath("static", name).read_text(encoding="utf-8")

@@ -38,6 +38,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
+from harness.report.hands import hand_view
+from harness.report.viewer import hide_cards, script_json, viewer_view
 from harness.server import db, store
 from harness.server.board import Board
 from harness.server.contest import Contest
@@ -433,24 +435,19 @@ def _seat_owners(server: Server, bots: list[str]) -> list[int | None]:
     return out
 
 
-def _public_hand(hand: dict[str, Any], mine: set[int], admin: bool) -> dict[str, Any]:
-    """A hand as this viewer may see it: hole cards, draws and the hand seed of their own seats only."""
+def _viewer_hand(record: dict[str, Any], mine: set[int], admin: bool) -> dict[str, Any]:
+    """One hand as the table viewer is given it on this person's match page (the filtering is done here, never in
+    the page): the admin gets every card; a student the hole cards and draws of their own seats (``mine``: match
+    seats) and, of the other seats, only the five cards shown down (R5.7) and their draws as counts (R4.3).
+
+    Raises:
+        KeyError, ValueError: the record is not a hand record (docs/HISTORY.md).
+    """
+    view = viewer_view(hand_view(record))
     if admin:
-        return hand
-    players = []
-    for p in hand.get("players", []):
-        q = {k: p[k] for k in ("seat", "bot", "stack", "out", "final_stack", "net") if k in p}
-        if p.get("seat") in mine:
-            q["dealt"], q["final_cards"] = p.get("dealt"), p.get("final_cards")
-        players.append(q)
-    actions = []
-    for a in hand.get("actions", []):
-        if a.get("kind") == "draw" and a.get("seat") not in mine:
-            a = {k: v for k, v in a.items() if k not in ("discards", "received", "reshuffled")} | {
-                "count": len(a.get("discards", []))}
-        actions.append(a)
-    keep = ("hand_id", "match_id", "button", "posts", "faults", "shown", "pots", "returned")
-    return {k: hand[k] for k in keep if k in hand} | {"players": players, "actions": actions}
+        return view
+    seen = [k for k, seat in enumerate(view.get("seats") or range(len(view["bots"]))) if seat in mine]
+    return hide_cards(view, seen=seen, shown=True, fault_details=False)
 
 
 def _hands(directory: Path, limit: int = 200) -> list[dict[str, Any]]:
@@ -486,10 +483,10 @@ async def match_page(request: Request) -> Response:
     hands = []
     if m["block_state"] == store.DONE or who.admin:
         directory = match_dir(server.contest, m["block_id"], m["rotation"])
-        hands = [_public_hand(h, mine, who.admin) for h in await run_in_threadpool(_hands, directory)]
+        hands = [_viewer_hand(h, mine, who.admin) for h in await run_in_threadpool(_hands, directory)]
     logs = [i for i in range(len(bots)) if who.admin or i in mine]
     return _page(request, "match.html.j2", who, m=m, record=record, hands=hands, logs=logs, mine=mine,
-                 hands_json=json.dumps(hands).replace("</", "<\\/"))
+                 hands_json=script_json(hands))
 
 
 async def match_log(request: Request) -> Response:

@@ -1,16 +1,20 @@
-// harness watch: plays back each finished hand of DIR, frame by frame, as the server sends it (/events).
-// Hole cards are drawn only at a hand's end (data-complete="true"); until then every seat shows card backs.
+// harness watch: plays back each finished hand of DIR as the server sends it (/events), with the report's
+// table viewer (table-viewer.js). A hand comes as two views: "public" (no card at all: the server took them
+// out) is played step by step; "end" (the whole hand) replaces it once the playback reaches the hand's end.
+// #felt says where the playback is: data-complete="false" while the hand being played is not revealed yet.
 "use strict";
-const SUITS = { h: ["♥", true], d: ["♦", true], c: ["♣", false], s: ["♠", false] };
 const queue = [];          // hands waiting to be shown
-let current = null;        // {hand, frame}
+const revealed = [];       // the whole views of the hands already played to their end
+let current = null;        // the hand being played: {script, done}
 let paused = false;
-let speed = 1;
-let timer = null;
+let timer = null;          // the pause between two hands
+let starting = false;      // a hand is being put in the viewer (it is drawn at its deal just after)
+const KEEP = 300;          // hands kept in the viewer's list (a tournament plays thousands)
 const nets = {};           // match_id -> [{bot: net}] for the chip graph
 let standings = [];
 const params = new URLSearchParams(location.search);
 let present = params.get("present") === "1";
+const felt = document.getElementById("felt");
 
 function el(tag, cls, text) {
   const e = document.createElement(tag);
@@ -19,51 +23,57 @@ function el(tag, cls, text) {
   return e;
 }
 
-function cardEl(card) {
-  if (!card) return el("div", "card back");
-  const [symbol, red] = SUITS[card[1]];
-  const c = el("div", "card" + (red ? " red" : ""));
-  c.dataset.card = card;
-  c.appendChild(el("span", "rank", card[0] === "T" ? "10" : card[0]));
-  c.appendChild(el("span", "suit", symbol));
-  return c;
+function rendered(state) {
+  const h = state.hand;
+  if (!h) return;
+  felt.dataset.hand = h.index;
+  const live = current && h.index === current.script.index;
+  felt.dataset.complete = live && !current.done ? "false" : "true";  // the hand being played is not revealed yet
+  document.getElementById("match").textContent = `${h.match_id} · #${h.hand_id}` +
+    (current && current.script.index === h.index ? ` (hand ${h.hand_id + 1} of ${current.script.hands})` : "");
+  if (live && !starting && !current.done && state.pos === state.end) {
+    reveal(state.playing);
+  }
 }
 
-function drawFrame(hand, k) {
-  const complete = k >= hand.frames.length;
-  const felt = document.getElementById("felt");
-  felt.dataset.complete = complete ? "true" : "false";
-  felt.dataset.hand = hand.index;
-  const f = complete ? hand.frames[hand.frames.length - 1] : hand.frames[k];
-  document.getElementById("match").textContent = `${hand.match_id} · hand ${hand.hand_id + 1} of ${hand.hands}`;
-  const seats = document.getElementById("seats");
-  seats.replaceChildren();
-  const end = hand.end;
-  f.seats.forEach((s, i) => {
-    const box = el("div", "seat" + (s.folded ? " folded" : "") + (!complete && f.acting === s.seat ? " acting" : ""));
-    const name = el("div", "name", s.name);
-    if (s.seat === hand.button) name.appendChild(el("span", "dealer", "D"));
-    box.appendChild(name);
-    const p = end.players[i];
-    let chips = `stack ${complete ? p.stack : s.stack}`;
-    if (!complete && s.bet) chips += ` · bet ${s.bet}`;
-    if (s.drew !== null) chips += ` · drew ${s.drew}`;
-    box.appendChild(el("div", "chips", chips));
-    if (complete) box.appendChild(el("div", "last", `${p.net > 0 ? "+" : ""}${p.net}`));
-    const cards = el("div", "cards");
-    const shown = end.shown.find(x => x.seat === s.seat);
-    if (complete) (shown ? shown.five : p.cards).forEach(c => cards.appendChild(cardEl(c)));
-    else Array(7).fill(null).forEach(c => cards.appendChild(cardEl(c)));
-    box.appendChild(cards);
-    if (complete && shown) box.appendChild(el("div", "category", shown.category));
-    seats.appendChild(box);
-  });
-  let pot = `pot ${f.pot}`;
-  if (complete) pot = end.pots.map((p, i) => `${i ? "side pot " + i : "pot"} ${p.chips}: ${p.winners.join(", ")}`).join(" · ");
-  document.getElementById("pot").textContent = pot;
-  document.getElementById("action").textContent = complete ? (end.faults.join("; ") || "") : f.text;
-  const log = document.getElementById("log");
-  log.replaceChildren(...hand.frames.slice(0, Math.min(k + 1, hand.frames.length)).map(x => el("li", "", x.text)));
+const viewer = SevenDrawViewer.mount(document.getElementById("viewer"), {
+  hands: [], speed: 1, onRender: rendered, everyoneLabel: "the table (cards once the hand is over)",
+});
+
+function reveal(wasPlaying) {
+  current.done = true;
+  revealed.push(current.script.end);
+  viewer.setHands(revealed.slice());  // the same place in the list, now with the cards
+  status();
+  if (wasPlaying && !paused) schedule(2500);
+}
+
+function speed() { return viewer.state().speed; }
+
+function schedule(ms) {
+  if (timer) clearTimeout(timer);
+  timer = setTimeout(nextHand, ms / speed() / (present ? 0.8 : 1));
+}
+
+function nextHand() {
+  timer = null;
+  if (!queue.length) { status(); return; }  // nothing to show: the next hand starts when it comes
+  const next = queue.shift();
+  const newMatch = current && current.script.match_id !== next.match_id;
+  current = { script: next, done: false };
+  (nets[next.match_id] = nets[next.match_id] || []).push(next.nets);
+  if (newMatch && present) showSlide();
+  drawGraph(next.match_id);
+  revealed.splice(0, Math.max(0, revealed.length - KEEP));
+  starting = true;
+  try {
+    viewer.setHands(revealed.concat([next.public]));
+    viewer.showHand(revealed.length);
+  } finally {
+    starting = false;
+  }
+  if (!paused) viewer.play();
+  status();
 }
 
 function drawGraph(matchId) {
@@ -94,56 +104,37 @@ function drawStandings() {
 function status() {
   const q = queue.length;
   document.getElementById("queue").textContent = q ? `${q} hand(s) waiting` : "live";
-  document.getElementById("status").textContent = current ? `hand ${current.hand.index + 1} watched` : "waiting for a hand";
-}
-
-function delay() {
-  if (!current) return 300;
-  const last = current.frame >= current.hand.frames.length;
-  return (last ? 2500 : 800) / speed / (present ? 0.8 : 1);
-}
-
-function advance() {
-  timer = null;
-  if (current && current.frame < current.hand.frames.length) {
-    current.frame += 1;
-  } else if (queue.length) {
-    const next = queue.shift();
-    const newMatch = current && current.hand.match_id !== next.match_id;
-    current = { hand: next, frame: 0 };
-    (nets[next.match_id] = nets[next.match_id] || []).push(next.nets);
-    if (newMatch && present) { showSlide(); }
-    drawGraph(next.match_id);
-  } else {
-    status();
-    return;  // nothing to show: wait for the next hand
-  }
-  drawFrame(current.hand, current.frame);
-  status();
-  schedule();
+  document.getElementById("status").textContent = current ? `hand ${current.script.index + 1} watched` : "waiting for a hand";
 }
 
 function showSlide() {
   const slide = document.getElementById("slide");
   slide.hidden = false;
-  setTimeout(() => { slide.hidden = true; }, 5000 / speed);
+  setTimeout(() => { slide.hidden = true; }, 5000 / speed());
 }
 
-function schedule() {
-  if (!paused && !timer) timer = setTimeout(advance, delay());
+const pauseButton = document.getElementById("pause");
+function setPaused(on) {
+  paused = on;
+  pauseButton.textContent = paused ? "play" : "pause";
+  if (paused) {
+    if (timer) { clearTimeout(timer); timer = null; }
+    viewer.pause();
+  }
 }
-
-document.getElementById("pause").addEventListener("click", e => {
-  paused = !paused;
-  e.target.textContent = paused ? "play" : "pause";
-  if (paused && timer) { clearTimeout(timer); timer = null; }
-  schedule();
+pauseButton.addEventListener("click", () => {
+  setPaused(!paused);
+  if (paused) return;
+  if (current && !current.done) viewer.play();
+  else nextHand();
 });
+// One step of the hand shown; at its end, the next hand (paused at its deal).
 document.getElementById("step").addEventListener("click", () => {
-  if (timer) { clearTimeout(timer); timer = null; }
-  const was = paused; paused = true; advance(); paused = was; schedule();
+  setPaused(true);
+  const state = viewer.state();
+  if (current && !current.done) viewer.go(state.pos + 1);
+  else nextHand();
 });
-document.getElementById("speed").addEventListener("change", e => { speed = Number(e.target.value); });
 function setPresent(on) {
   present = on;
   document.body.classList.toggle("present", on);
@@ -159,13 +150,14 @@ source.addEventListener("hello", e => {
   document.body.classList.toggle("present", present);
   drawStandings();
   if (h.graph.length) nets.__backlog = h.graph;
+  status();
 });
 source.addEventListener("hand", e => {
   const hand = JSON.parse(e.data);
   if (nets.__backlog && !nets[hand.match_id]) { nets[hand.match_id] = nets.__backlog; delete nets.__backlog; }
   queue.push(hand);
   status();
-  if (!timer && !paused) advance();
+  if ((!current || current.done) && !timer && !paused) nextHand();
 });
 source.addEventListener("standings", e => { standings = JSON.parse(e.data); drawStandings(); });
 source.onerror = () => { document.getElementById("status").textContent = "connection lost; retrying"; };

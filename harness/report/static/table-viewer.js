@@ -5,10 +5,14 @@
 //                                                speed: 1..10, query: "", handHref: function (hand) {...}});
 //   viewer.show(i); viewer.play(); viewer.pause(); viewer.go(step); viewer.setSeat(k); viewer.search(text);
 //   viewer.setHands(hands)   // a live page: replace (or extend) the list, keeping the hand shown
+//   viewer.showHand(i)       // show hands[i] (clearing a search that hides it)
+//   options.onRender(state)  // called after every drawing with viewer.state()
+//   options.everyoneLabel    // the "seen from" choice of every card the page was given ("everyone (all cards)")
 //
 // A hand view is what harness/report/hands.py writes (its module docstring has every field), plus
 // "categories": the category of each player's best five after the draw. The component only renders
-// data: every text goes in with textContent, never as HTML (bot names are untrusted).
+// data: every text goes in with textContent, never as HTML (bot names are untrusted). A card given
+// as null is not known to the page (a live spectator's view) and is drawn face down.
 // Styles: table-viewer.css (classes tv-*).
 (function (global) {
   "use strict";
@@ -24,6 +28,7 @@
     return node;
   }
   function card(text, hidden, fresh) {
+    text = text || "";
     var node = el("span", "tv-card" + (hidden ? " tv-back" : " tv-" + text.charAt(1)) + (fresh ? " tv-new" : ""));
     node.dataset.card = hidden ? "" : text;
     if (!hidden) {
@@ -130,7 +135,7 @@
     function fillSeats() {
       var h = hand(), keep = seenSel.value;
       seenSel.textContent = "";
-      var all = el("option", "", "everyone (all cards)");
+      var all = el("option", "", options.everyoneLabel || "everyone (all cards)");
       all.value = "";
       seenSel.appendChild(all);
       if (h) h.bots.forEach(function (b, i) {
@@ -233,9 +238,13 @@
         var cards = drawn[i] ? h.final[i] : h.hole[i];
         var fresh = drawn[i] && drawn[i].received ? drawn[i].received : [];
         var five = atEnd && showdown[i] ? showdown[i].five : null;
+        // Cards the page was not given (null) but shown down: the five, then face-down slots.
+        if (five !== null && (cards || []).some(function (c) { return !c; })) {
+          cards = five.concat(cards.slice(five.length).map(function () { return null; }));
+        }
         (cards || []).forEach(function (c) {
           // Seen from a seat: its own cards, and at the end the five cards each player showed down.
-          var visible = seat === null || i === me || (five !== null && five.indexOf(c) >= 0);
+          var visible = !!c && (seat === null || i === me || (five !== null && five.indexOf(c) >= 0));
           cardsBox.appendChild(card(c, !visible, visible && fresh.indexOf(c) >= 0));
         });
         box.appendChild(cardsBox);
@@ -291,7 +300,9 @@
       root.dataset.pos = String(pos);
       root.dataset.end = String(end);
       root.dataset.playing = timer ? "1" : "";
+      if (options.onRender) options.onRender(snapshot());
     }
+    function snapshot() { return {hand: hand(), pos: pos, end: last(), playing: !!timer, speed: speed, seat: seat}; }
 
     function go(p) { pos = Math.max(0, Math.min(last(), p)); render(); }
     function tick() { go(pos + 1); if (pos >= last()) pause(); }
@@ -345,7 +356,11 @@
       show: show, play: play, pause: pause, go: go, setSeat: setSeat,
       search: function (text) { search.value = text; refreshList(); show(0); },
       setHands: function (more) { hands = more; refreshList(); fillSeats(); render(); },
-      state: function () { return {hand: hand(), pos: pos, end: last(), playing: !!timer, speed: speed, seat: seat}; }
+      showHand: function (i) {
+        if (shown.indexOf(i) < 0) { search.value = ""; refreshList(); }
+        show(Math.max(0, shown.indexOf(i)));
+      },
+      state: snapshot
     };
   }
 
