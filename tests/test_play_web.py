@@ -15,7 +15,7 @@ from pathlib import Path
 
 from harness.match.history import read_history
 from tests.history_helpers import schema_errors
-from tests.test_report import CHROMIUM_FLAGS, chromium_path, skip_loudly
+from tests.test_report import CHROMIUM_FLAGS, require_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
 RAISER = f"raiser={sys.executable} -m bots.raiser"
@@ -27,14 +27,9 @@ def _harness() -> list[str]:
 
 
 def test_one_hand_played_by_clicking_with_a_raise_and_a_two_card_draw(tmp_path: Path) -> None:
-    executable = chromium_path()
-    if executable is None:
-        skip_loudly("no chromium executable found")
-    try:
-        from playwright.sync_api import TimeoutError as PlaywrightTimeout
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        skip_loudly("the playwright Python package is not installed (pip install -e '.[test]')")
+    executable = require_chromium()
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    from playwright.sync_api import sync_playwright
     out = tmp_path / "game"
     proc = subprocess.Popen(
         [*_harness(), "play", "--web", "--bot", RAISER, "--hands", "1", "--seed", "7", "--out", str(out),

@@ -254,16 +254,23 @@ def skip_loudly(reason: str) -> None:
     pytest.skip(message)
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """One headless Debian chromium (Playwright) for the browser tests of this module, with a fresh profile."""
+def require_chromium() -> str:
+    """Debian's chromium executable, with the playwright package importable; else skip loudly."""
     executable = chromium_path()
     if executable is None:
         skip_loudly("no chromium executable found")
     try:
-        from playwright.sync_api import sync_playwright
+        import playwright.sync_api  # noqa: F401
     except ImportError:
         skip_loudly("the playwright Python package is not installed (pip install -e '.[test]')")
+    return executable
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """One headless Debian chromium (Playwright) for the browser tests of this module, with a fresh profile."""
+    executable = require_chromium()
+    from playwright.sync_api import sync_playwright
     with sync_playwright() as pw:
         context = pw.chromium.launch_persistent_context(tmp_path_factory.mktemp("profile"), executable_path=executable,
                                                         args=CHROMIUM_FLAGS, viewport={"width": 1300, "height": 900})

@@ -16,19 +16,14 @@ import pytest
 pytest.importorskip("starlette")
 
 from tests.server_helpers import BROKEN, RAISER, Served, contest_file, free_port, links  # noqa: E402
-from tests.test_report import ARTIFACTS, CHROMIUM_FLAGS, chromium_path, skip_loudly  # noqa: E402
+from tests.test_report import ARTIFACTS, CHROMIUM_FLAGS, require_chromium  # noqa: E402
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(400)
 def test_student_uploads_and_watches_the_leaderboard_live(tmp_path: Path) -> None:
-    executable = chromium_path()
-    if executable is None:
-        skip_loudly("no chromium executable found")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        skip_loudly("the playwright Python package is not installed (pip install -e '.[test]')")
+    executable = require_chromium()
+    from playwright.sync_api import sync_playwright
     contest = contest_file(tmp_path, hands=20)
     port = free_port()
     urls = links(contest, port)

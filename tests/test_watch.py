@@ -20,7 +20,7 @@ import pytest
 from harness.engine import GameConfig
 from harness.play.watch import Follower, hand_script
 from tests.history_helpers import random_match
-from tests.test_report import CHROMIUM_FLAGS, chromium_path, skip_loudly
+from tests.test_report import CHROMIUM_FLAGS, require_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -104,13 +104,8 @@ def test_a_folder_that_is_neither_a_match_nor_a_tournament_is_refused(tmp_path: 
 
 @pytest.mark.slow
 def test_two_browsers_follow_a_running_match_and_never_see_a_hole_card_early(tmp_path: Path) -> None:
-    executable = chromium_path()
-    if executable is None:
-        skip_loudly("no chromium executable found")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        skip_loudly("the playwright Python package is not installed (pip install -e '.[test]')")
+    executable = require_chromium()
+    from playwright.sync_api import sync_playwright
     records = random_match(GameConfig(), seats=3, hands=5, seed=9)
     match = tmp_path / "match"
     (match / "logs").mkdir(parents=True)
