@@ -7,45 +7,12 @@ kept as running sums so each step costs O(1): after the last table the numbers a
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from harness.tournament.ratings import plackett_luce_history
 from harness.tournament.results import MatchRecord
-from harness.tournament.stats import MIN_SETS, sets_by_table, t_quantile_975
-
-
-@dataclass(slots=True)
-class _Running:
-    """Running sums of a bot's duplicate sets (net in bb x, hands k)."""
-
-    n: int = 0
-    x: float = 0.0
-    k: float = 0.0
-    xx: float = 0.0
-    xk: float = 0.0
-    kk: float = 0.0
-
-    def add(self, x: float, k: int) -> None:
-        self.n += 1
-        self.x += x
-        self.k += k
-        self.xx += x * x
-        self.xk += x * k
-        self.kk += k * k
-
-    def estimate(self) -> tuple[float | None, float | None, float | None]:
-        """(bb/100, low, high) as :func:`harness.tournament.stats.estimate` gives them (None: not measured)."""
-        if not self.k:
-            return None, None, None
-        r = self.x / self.k
-        if self.n < MIN_SETS:
-            return 100 * r, None, None
-        spread = max(0.0, self.xx - 2 * r * self.xk + r * r * self.kk)  # sum of (x - r k)^2
-        se = math.sqrt(spread / (self.n * (self.n - 1))) / (self.k / self.n)
-        half = 100 * t_quantile_975(self.n - 1) * se
-        return 100 * r, 100 * r - half, 100 * r + half
+from harness.tournament.stats import estimate, sets_by_table
 
 
 @dataclass(slots=True)
@@ -66,18 +33,17 @@ def bb_history(records: Sequence[MatchRecord], bots: Sequence[str]) -> tuple[lis
     """
     tables = sets_by_table(records)
     order = sorted(tables)
-    running = {bot: _Running() for bot in bots}
+    so_far: dict[str, list[tuple[float, int]]] = {bot: [] for bot in bots}
     series = {bot: Series(bot) for bot in bots}
     for table in order:
         for bot, sets in tables[table].items():
-            if bot in running:
-                for x, k in sets:
-                    running[bot].add(x, k)
+            if bot in so_far:
+                so_far[bot].extend(sets)
         for bot in bots:
-            value, low, high = running[bot].estimate()
-            series[bot].value.append(value)
-            series[bot].low.append(low)
-            series[bot].high.append(high)
+            est = estimate(so_far[bot]) if so_far[bot] else None  # None: not played yet
+            series[bot].value.append(None if est is None or not est.hands else est.bb_per_100)
+            series[bot].low.append(None if est is None else est.low)
+            series[bot].high.append(None if est is None else est.high)
     return order, [series[bot] for bot in bots]
 
 
