@@ -35,7 +35,6 @@ server reloads the roster (admin page): adding one needs no restart.
 from __future__ import annotations
 
 import dataclasses
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,6 +54,7 @@ from harness.tournament.config import (
     _schedule,
     _Table,
     parse_cluster,
+    read_toml,
     toml_value,
 )
 
@@ -154,16 +154,7 @@ def load_contest(path: Path | str) -> Contest:
         ConfigError: unreadable file, bad TOML or any invalid value (one line: file, key, problem).
     """
     file = Path(path)
-    try:
-        text = file.read_bytes().decode("utf-8").removeprefix("\ufeff")
-    except OSError as exc:
-        raise ConfigError(file, None, f"cannot read the file ({exc.strerror})") from None
-    except UnicodeDecodeError:
-        raise ConfigError(file, None, "not UTF-8 text; a contest file is TOML, saved as UTF-8") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(file, None, f"not valid TOML: {exc}") from None
+    data = read_toml(file, "a contest file")
     return parse_contest(data, file)
 
 

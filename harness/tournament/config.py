@@ -295,6 +295,33 @@ class _Table:
             raise self.error(unknown[0], f"unknown key; expected one of: {known}")
 
 
+def read_toml(file: Path, what: str) -> dict[str, Any]:
+    """The TOML document in ``file`` (UTF-8, a byte-order mark allowed); ``what`` names the file's kind in errors.
+
+    Raises:
+        ConfigError: unreadable file, not UTF-8, or bad TOML (one line naming the file).
+    """
+    try:
+        raw = file.read_bytes()
+    except OSError as exc:
+        raise ConfigError(file, None, f"cannot read the file ({exc.strerror})") from exc
+    try:
+        # TOML is UTF-8 (toml.io); editors on Windows may add a byte-order mark, which tomllib rejects.
+        text = raw.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise ConfigError(
+            file, None,
+            f"not UTF-8 text (byte 0x{raw[exc.start]:02x} on line {line}); {what} is TOML, "
+            "which must be saved as UTF-8: re-save it as UTF-8 in your editor, or check that this is the right file",
+        ) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(file, None, f"not valid TOML: {exc}") from exc
+    return data
+
+
 def load_config(path: Path | str) -> TournamentConfig:
     """Read and validate a tournament file.
 
@@ -308,24 +335,7 @@ def load_config(path: Path | str) -> TournamentConfig:
         ConfigError: unreadable file, bad TOML, or any invalid value.
     """
     file = Path(path)
-    try:
-        raw = file.read_bytes()
-    except OSError as exc:
-        raise ConfigError(file, None, f"cannot read the file ({exc.strerror})") from exc
-    try:
-        # TOML is UTF-8 (toml.io); editors on Windows may add a byte-order mark, which tomllib rejects.
-        text = raw.decode("utf-8").removeprefix("\ufeff")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise ConfigError(
-            file, None,
-            f"not UTF-8 text (byte 0x{raw[exc.start]:02x} on line {line}); a tournament file is TOML, "
-            "which must be saved as UTF-8: re-save it as UTF-8 in your editor, or check that this is the right file",
-        ) from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(file, None, f"not valid TOML: {exc}") from exc
+    data = read_toml(file, "a tournament file")
     return parse_config(data, file)
 
 
