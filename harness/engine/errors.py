@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
+from harness.errors import HarnessError
 
-class CardError(ValueError):
+
+class CardError(HarnessError, ValueError):
     """Text or number that is not a card (R1.1)."""
 
 
-class ConfigError(ValueError):
+class ConfigError(HarnessError, ValueError):
     """Invalid game settings or table (bad blinds, table size, stacks ...)."""
 
 
-class InvalidActionError(ValueError):
+class InvalidActionError(HarnessError, ValueError):
     """A malformed action: wrong types, a card not held, duplicate discards."""
 
 
-class IllegalActionError(ValueError):
+class IllegalActionError(HarnessError, ValueError):
     """A well-formed action the rules forbid now (wrong turn, amount, phase)."""
 
 
-class ReplayError(ValueError):
+class ReplayError(HarnessError, ValueError):
     """A hand record that the engine does not reproduce; names the first difference."""

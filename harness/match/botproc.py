@@ -54,6 +54,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harness.errors import HarnessError
 from harness.match import sysinfo_supervisor
 from harness.match.placement import run_queue_wait_s
 from harness.match.specs import BotSpec, Limits
@@ -117,7 +118,7 @@ class StopStep(StrEnum):
     SIGKILL = "sigkill"
 
 
-class BotStartError(RuntimeError):
+class BotStartError(HarnessError, RuntimeError):
     """The bot could not be launched; the message says what, where and how to fix it."""
 
 

@@ -54,6 +54,8 @@ from functools import lru_cache
 
 import psutil
 
+from harness.errors import HarnessError
+
 __all__ = ["BotGroup", "CgroupError", "CgroupSupport", "MatchGroup", "probe", "remove_stale"]
 
 #: Controllers a bot group must have (v1 hierarchies, or v2 controllers).
@@ -69,7 +71,7 @@ LEAF = "harness-referee"
 _KILL_ROUNDS = 50
 
 
-class CgroupError(OSError):
+class CgroupError(HarnessError, OSError):
     """A control group could not be created, limited or joined (the message says which file)."""
 
 

@@ -82,6 +82,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from harness.errors import HarnessError
 from harness.match import zmtp
 from harness.match.specs import FaultKind
 from protocol import codec
@@ -133,11 +134,11 @@ _SHORT_HEADS = [bytes((0, n)) for n in range(256)]
 _decode_reply = codec.decode_reply
 
 
-class Disconnected(Exception):
+class Disconnected(HarnessError):
     """The authenticated peer's connection is gone (the bot exited or closed its socket)."""
 
 
-class ChannelFault(Exception):
+class ChannelFault(HarnessError):
     """A reply that cannot be used: ``kind`` is the fault, ``detail`` says why (for the history).
 
     ``fatal``: the bot broke a bound of the transport (its connection is closed): put it out.

@@ -37,6 +37,7 @@ from typing import IO, Any, cast
 
 import orjson
 
+from harness.errors import HarnessError
 from harness.match.specs import FaultKind
 
 #: Versions of the hand record this harness reads (it writes the last).
@@ -59,7 +60,7 @@ def _dump_line(record: dict[str, Any]) -> bytes:
         return (_dumps(record) + "\n").encode("utf-8")
 
 
-class HistoryError(ValueError):
+class HistoryError(HarnessError, ValueError):
     """A file (or one of its lines) that is not a readable hand history.
 
     Attributes:

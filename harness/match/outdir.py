@@ -13,12 +13,14 @@ import os
 import time
 from pathlib import Path
 
+from harness.errors import HarnessError
+
 #: Where ``harness match`` writes when no ``--out`` is given (``results/`` is gitignored).
 DEFAULT_BASE = Path("results")
 _HISTORY_NAMES = ("hands.jsonl", "hands.jsonl.gz")
 
 
-class OutDirError(ValueError):
+class OutDirError(HarnessError, ValueError):
     """An output directory that cannot be used; the message names it and says what to do."""
 
 
@@ -26,7 +28,7 @@ class OutDirError(ValueError):
 STORAGE_ERRNOS: tuple[int, ...] = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO)
 
 
-class StorageError(Exception):
+class StorageError(HarnessError):
     """Results or hand histories cannot be written: the disk is full, over quota, read-only or failing.
 
     Attributes:

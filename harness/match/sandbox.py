@@ -68,6 +68,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from harness.errors import HarnessError
 from harness.match import cgroups, syscall_filter, sysinfo_supervisor, treelimits
 from harness.match.specs import CpuPolicy, SandboxMode, SandboxSettings
 
@@ -140,7 +141,7 @@ _PR_SET_DUMPABLE = 4
 _PR_GET_DUMPABLE = 3
 
 
-class SandboxError(RuntimeError):
+class SandboxError(HarnessError, RuntimeError):
     """The sandbox is required but cannot run here, or cannot be set up; the message says why and what to do."""
 
 

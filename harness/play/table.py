@@ -21,6 +21,7 @@ from typing import Any
 from harness.engine.cards import CardError, card_str, parse_card
 from harness.engine.evaluator import best_hand
 from harness.engine.pots import build_pots
+from harness.errors import HarnessError
 from protocol.messages import (
     ActionReply,
     ActRequest,
@@ -53,7 +54,7 @@ HELP = (
 )
 
 
-class CommandError(ValueError):
+class CommandError(HarnessError, ValueError):
     """A typed command that is not a legal reply; the message is one line saying what is legal."""
 
 

@@ -11,12 +11,14 @@ import tarfile
 import time
 from pathlib import Path
 
+from harness.errors import HarnessError
+
 #: Seconds between two looks at the version's state, and the longest wait (seconds).
 POLL_S = 0.5
 WAIT_S = 600.0
 
 
-class SubmitError(RuntimeError):
+class SubmitError(HarnessError, RuntimeError):
     """The server could not be reached or answered with an error (one line)."""
 
 

@@ -19,6 +19,8 @@ import tarfile
 import zipfile
 from pathlib import Path, PurePosixPath
 
+from harness.errors import HarnessError
+
 #: Largest upload (bytes, as sent).
 MAX_UPLOAD = 20 * 1024 * 1024
 #: Largest total unpacked size (bytes).
@@ -32,7 +34,7 @@ _CHUNK = 1024 * 1024
 _BAD_NAME = re.compile(r"[\x00-\x1f\x7f\\]")
 
 
-class UnpackError(ValueError):
+class UnpackError(HarnessError, ValueError):
     """A refused upload; the message is one sentence for the student."""
 
 

@@ -80,6 +80,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from harness.errors import HarnessError
 from harness.match.specs import BotSpec, SandboxMode, SandboxSettings
 from harness.tournament.results import HANDS_FILE, fsync_file
 from harness.tournament.workers import ERROR_FILE, RESULT_FILE, Done, Job
@@ -105,7 +106,7 @@ _SOURCE_PACKAGES = ("harness", "protocol", "bots")
 RUNNER_ENV = ("PYTHONHASHSEED",)
 
 
-class ClusterError(RuntimeError):
+class ClusterError(HarnessError, RuntimeError):
     """The Dask cluster cannot be used: the scheduler is unreachable or was lost, or ``distributed`` is missing."""
 
 

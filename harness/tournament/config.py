@@ -24,6 +24,7 @@ from typing import Any
 from harness.engine.config import MAX_PLAYERS as MAX_SEATS
 from harness.engine.config import MIN_PLAYERS as MIN_SEATS
 from harness.engine.config import GameConfig, Replacements, Structure
+from harness.errors import HarnessError
 from harness.match.deals import parse_seed
 from harness.match.msgsize import message_problem
 from harness.match.specs import (
@@ -100,7 +101,7 @@ def parse_cluster(text: str) -> str:
     return f"{scheme}://{m.group('host')}:{port}"
 
 
-class ConfigError(ValueError):
+class ConfigError(HarnessError, ValueError):
     """A mistake in a tournament file.
 
     Attributes:

@@ -58,6 +58,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from math import ceil, comb, floor
 
+from harness.errors import HarnessError
+
 #: Pairs meet from floor(lambda) - PAIR_SLACK to ceil(lambda) + PAIR_SLACK times (see the module docstring).
 PAIR_SLACK = 1
 #: The same after bots were added or removed (:func:`repair`), where most tables stay as they were.
@@ -70,7 +72,7 @@ _PASSES = 3
 _RESTARTS = 3
 
 
-class DesignError(ValueError):
+class DesignError(HarnessError, ValueError):
     """Parameters no design can meet (e.g. more tables per bot than distinct tables exist)."""
 
 

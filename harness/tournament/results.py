@@ -64,6 +64,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS
+from harness.errors import HarnessError
 from harness.match.deals import commitment
 from harness.match.history import HANDS_FILE as HANDS_FILE  # re-exported: the plain history's name
 from harness.match.history import find_history, read_history
@@ -87,7 +88,7 @@ MARKER_FILE = ".harness-tournament"
 MARKER = {"made_by": "sevencard-harness", "kind": "tournament output directory", "format": 3}
 
 
-class ResultsError(ValueError):
+class ResultsError(HarnessError, ValueError):
     """The output directory cannot be used: corrupt results, or another tournament's."""
 
 

@@ -31,6 +31,7 @@ from enum import StrEnum
 from math import comb
 from typing import Protocol
 
+from harness.errors import HarnessError
 from harness.match.deals import match_seed
 from harness.tournament import design
 
@@ -48,7 +49,7 @@ class Format(StrEnum):
     SAMPLED = "sampled"
 
 
-class ScheduleError(ValueError):
+class ScheduleError(HarnessError, ValueError):
     """A schedule that cannot be built from the given bots (e.g. too few)."""
 
 

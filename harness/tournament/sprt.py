@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.engine import GameConfig
+from harness.errors import HarnessError
 from harness.match.deals import match_seed
 from harness.match.specs import BotSpec, FaultKind, Limits, MatchResult, MatchSpec, SandboxSettings
 from harness.tournament.schedule import rotate
@@ -70,7 +71,7 @@ BLOCKS_FILE = "blocks.jsonl"
 Z95 = 1.959963984540054
 
 
-class SprtError(ValueError):
+class SprtError(HarnessError, ValueError):
     """A test that cannot be started or continued (bad settings, a different test in --out, a bot that failed)."""
 
 
