@@ -314,11 +314,11 @@ def test_values_in_messages_are_written_as_toml(tmp_path: Path) -> None:
         load_config(write(tmp_path, "[schedule]\ntable_size = '8'\n" + BOTS))
 
 
-def test_table_size_message_cites_r12_only_for_large_tables(tmp_path: Path) -> None:
+def test_table_size_message_names_the_stock_only_for_large_tables(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         load_config(write(tmp_path, "[schedule]\ntable_size = 1\n" + BOTS))
-    assert "R1.2" not in str(info.value) and "stock" not in str(info.value)
-    with pytest.raises(ConfigError, match="R1.2: 7 or more"):
+    assert "R1.2: a table seats 2 to 6 players, got 1" in str(info.value) and "stock" not in str(info.value)
+    with pytest.raises(ConfigError, match="got 7; with 7 or more the stock can run dry"):
         load_config(write(tmp_path, "[schedule]\ntable_size = 7\n" + BOTS))
 
 

@@ -576,3 +576,14 @@ def test_raise_cap_false_replays_the_earlier_rule() -> None:
     state.fold()
     stand_pat_all(state)
     assert (0, 14) in state.result().uncalled
+
+
+def test_the_seat_count_rule_has_one_wording() -> None:
+    """R1.2: 2 to 6 players; the one function every layer's message comes from."""
+    from harness.engine.config import TABLE_SIZES, seat_count_problem
+
+    assert list(TABLE_SIZES) == [2, 3, 4, 5, 6]
+    assert all(seat_count_problem(n) is None for n in TABLE_SIZES)
+    assert seat_count_problem(1) == "R1.2: a table seats 2 to 6 players, got 1"
+    assert seat_count_problem(7).endswith("got 7; with 7 or more the stock can run dry in the draw (R4.4)")
+    assert seat_count_problem("3") is not None and seat_count_problem(True) is not None

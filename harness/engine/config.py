@@ -11,6 +11,8 @@ from harness.engine.errors import ConfigError
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6  # R1.2: with 7 the stock can run dry during the draw
+#: Every table size the rules allow (R1.2), for loops and choices.
+TABLE_SIZES = range(MIN_PLAYERS, MAX_PLAYERS + 1)
 MAX_PER_SEAT_PLAYERS = 4  # per-seat replacements need 7n + 4n <= 52 cards
 #: Largest chip amount of a setting (blind, ante, min_bet) or a starting stack: every chip of a full
 #: table (six stacks, whoever wins them in a freezeout) must fit the protocol's bound on an amount,
@@ -18,6 +20,21 @@ MAX_PER_SEAT_PLAYERS = 4  # per-seat replacements need 7n + 4n <= 52 cards
 MAX_CHIPS = 2**40 // MAX_PLAYERS
 #: Largest fixed-limit cap (bets per round, R3.7); 0 is no cap.
 MAX_CAP = 1000
+
+
+def seat_count_problem(n: object) -> str | None:
+    """Why ``n`` players cannot sit at one table, or None when they can: the one wording of R1.2.
+
+    Returns:
+        e.g. ``"R1.2: a table seats 2 to 6 players, got 7; with 7 or more the stock can run dry in the
+        draw (R4.4)"``; callers prefix what they were checking.
+    """
+    if type(n) is int and MIN_PLAYERS <= n <= MAX_PLAYERS:
+        return None
+    why = f"R1.2: a table seats {MIN_PLAYERS} to {MAX_PLAYERS} players, got {n!r}"
+    if type(n) is int and n > MAX_PLAYERS:
+        why += "; with 7 or more the stock can run dry in the draw (R4.4)"
+    return why
 
 
 class Structure(StrEnum):

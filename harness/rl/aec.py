@@ -25,7 +25,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from harness.engine import GameConfig, HandState, Phase
-from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS
+from harness.engine.config import seat_count_problem
 from harness.match.deals import hand_seed, hand_seeds, new_seed, parse_seed
 from harness.rl import encoding
 
@@ -53,8 +53,9 @@ class SevenCardDrawEnv(AECEnv):
     def __init__(self, num_players: int = 2, game: GameConfig | None = None, starting_stack: int = 1000,
                  render_mode: str | None = None, **settings: Any) -> None:
         super().__init__()
-        if type(num_players) is not int or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
-            raise ValueError(f"R1.2: num_players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {num_players!r}")
+        problem = seat_count_problem(num_players)
+        if problem:
+            raise ValueError(f"num_players: {problem}")
         if type(starting_stack) is not int or starting_stack < 1:
             raise ValueError(f"starting_stack must be a whole number of chips >= 1, got {starting_stack!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:

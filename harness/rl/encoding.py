@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 
 from harness.engine import Action, ActionKind, Phase
+from harness.engine.config import TABLE_SIZES
 from harness.engine.state import HandState
 
 __all__ = [
@@ -281,7 +282,7 @@ class _Frame:
         self.shown = tuple(None if s == seat else lay["shown"].start + 52 * ((s - seat) % n - 1) for s in range(n))
 
 
-_FRAMES = {(n, seat): _Frame(n, seat) for n in range(2, 7) for seat in range(n)}
+_FRAMES = {(n, seat): _Frame(n, seat) for n in TABLE_SIZES for seat in range(n)}
 
 
 def _frame(n: int, seat: int) -> _Frame:

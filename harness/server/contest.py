@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.engine.config import GameConfig
+from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS, GameConfig
 from harness.match.specs import BOT_NAME, BotSpec, Limits, SandboxSettings, StackMode
 from harness.tournament.config import (
     ConfigError,
@@ -242,7 +242,7 @@ def parse_contest(data: dict[str, Any], file: Path) -> Contest:
 
 def _ladder(t: _Table) -> LadderSettings:
     hands = t.integer("hands", 200, 1)
-    table_size = t.integer("table_size", 2, 2, 6)
+    table_size = t.integer("table_size", 2, MIN_PLAYERS, MAX_PLAYERS)
     jobs = t.integer("jobs", 0, 0, 256)
     cluster = t.get("cluster", str, None, 'a Dask scheduler address, e.g. "tcp://HOST:8786" or "local:2"')
     if cluster is not None:

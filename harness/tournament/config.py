@@ -21,9 +21,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from harness.engine.config import MAX_PLAYERS as MAX_SEATS
-from harness.engine.config import MIN_PLAYERS as MIN_SEATS
-from harness.engine.config import GameConfig, Replacements, Structure
+from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS, GameConfig, Replacements, Structure, seat_count_problem
 from harness.errors import HarnessError
 from harness.match.deals import parse_seed
 from harness.match.msgsize import message_problem
@@ -478,14 +476,10 @@ def _tournament(t: _Table, file: Path) -> TournamentSettings:
 
 def _schedule(t: _Table) -> ScheduleSettings:
     fmt = Format(t.choice("format", tuple(f.value for f in Format), Format.ROUND_ROBIN.value))
-    table_size = t.get("table_size", int, 2, "an integer from 2 to 6")
-    if table_size > MAX_SEATS:
-        raise t.error(
-            "table_size",
-            f"expected an integer from 2 to 6, got {table_size} (R1.2: 7 or more players can run the stock dry)",
-        )
-    if table_size < MIN_SEATS:
-        raise t.error("table_size", f"expected an integer from 2 to 6, got {table_size} (a table needs 2 players)")
+    table_size = t.get("table_size", int, 2, f"an integer from {MIN_PLAYERS} to {MAX_PLAYERS}")
+    problem = seat_count_problem(table_size)
+    if problem:
+        raise t.error("table_size", f"expected an integer from {MIN_PLAYERS} to {MAX_PLAYERS} ({problem})")
     hands = t.integer("hands", 1000, 1)
     duplicate = t.get("duplicate", bool, True, "true or false")
     jobs = t.integer("jobs", 0, 0)

@@ -63,7 +63,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS
+from harness.engine.config import seat_count_problem
 from harness.errors import HarnessError
 from harness.match.deals import commitment
 from harness.match.history import HANDS_FILE as HANDS_FILE  # re-exported: the plain history's name
@@ -308,8 +308,8 @@ def check_record(record: MatchRecord) -> None:
     """
     res = record.result
     n = len(res.bots)
-    if not MIN_PLAYERS <= n <= MAX_PLAYERS or len(set(res.bots)) != n:
-        raise ValueError(f"bots {res.bots} must be {MIN_PLAYERS} to {MAX_PLAYERS} distinct names")
+    if seat_count_problem(n) or len(set(res.bots)) != n:
+        raise ValueError(f"bots {res.bots} must be distinct names, one per seat ({seat_count_problem(n) or 'R1.2'})")
     for name in res.bots:
         if not isinstance(name, str) or not BOT_NAME.match(name):
             raise ValueError(f"bot name {name!r} is not a bot name (1-32 letters, digits, '_', '.' or '-')")
