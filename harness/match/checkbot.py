@@ -41,6 +41,7 @@ from harness.match.msgsize import message_problem
 from harness.match.outdir import prepare_out_dir
 from harness.match.specs import (
     BOT_NAME,
+    BOT_NAME_RULE,
     BotSpec,
     FaultKind,
     Limits,
@@ -292,7 +293,7 @@ def reference_bot(text: str) -> BotSpec:
             raise ValueError(f"--opponent {text!r}: cannot split the command: {exc}") from None
         if not name or not argv or not BOT_NAME.match(name):
             raise ValueError(
-                f"--opponent {text!r}: give NAME=COMMAND (NAME of letters, digits, '_.-'), e.g. c=./cbot"
+                f"--opponent {text!r}: give NAME=COMMAND (NAME: {BOT_NAME_RULE}), e.g. c=./cbot"
             )
         if name == CANDIDATE:
             raise ValueError(f"--opponent {text!r}: the name {CANDIDATE!r} is the bot under test's; pick another")

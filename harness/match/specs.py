@@ -17,6 +17,8 @@ from harness.engine.config import MAX_CAP, MAX_CHIPS, GameConfig
 #: A bot's name: 1-32 letters, digits, ``_``, ``.`` or ``-``, starting with a letter or digit (file names,
 #: table and match ids, hand histories and leaderboards carry it as it is).
 BOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")
+#: The rule of :data:`BOT_NAME` in words, for every message that refuses a name.
+BOT_NAME_RULE = "1-32 letters, digits, '_', '.' or '-', starting with a letter or digit"
 
 #: Most hands in one match: hand ids and counts stay far inside the wire's bound (2**40), and a
 #: match stays a few hours at most (about 1,000 hands/s heads-up here); play more matches for more.

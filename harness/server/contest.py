@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS, GameConfig
-from harness.match.specs import BOT_NAME, BotSpec, Limits, SandboxSettings, StackMode
+from harness.match.specs import BOT_NAME, BOT_NAME_RULE, BotSpec, Limits, SandboxSettings, StackMode
 from harness.tournament.config import (
     ConfigError,
     ScheduleSettings,
@@ -177,8 +177,7 @@ def parse_contest(data: dict[str, Any], file: Path) -> Contest:
     if name is None:
         raise c.error("name", 'missing; expected e.g. name = "cs101"')
     if not BOT_NAME.match(name):
-        raise c.error("name", f"expected 1-32 letters, digits or -_. (starting with a letter or digit), "
-                      f"got {toml_value(name)}")
+        raise c.error("name", f"expected {BOT_NAME_RULE}, got {toml_value(name)}")
     data_dir = (base / c.get("data", str, f"contest-{name}", "a folder path (string)")).resolve()
     database = c.get("database", str, f"sqlite:///{data_dir / 'contest.db'}",
                      'an SQLite path or a URL: "sqlite:///PATH" or "postgresql://USER@HOST/DB"')
@@ -216,7 +215,7 @@ def parse_contest(data: dict[str, Any], file: Path) -> Contest:
         if sname is None:
             raise s.error("name", "missing; every [[students]] entry needs a name")
         if not BOT_NAME.match(sname) or len(sname) > MAX_NAME:
-            raise s.error("name", f"expected 1-{MAX_NAME} letters, digits or -_. (starting with a letter or digit), "
+            raise s.error("name", f"expected {BOT_NAME_RULE} (at most {MAX_NAME} for a student), "
                           f"got {toml_value(sname)}")
         email = s.get("email", str, "", "an email address (string)")
         s.finish()

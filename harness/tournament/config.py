@@ -27,6 +27,7 @@ from harness.match.deals import parse_seed
 from harness.match.msgsize import message_problem
 from harness.match.specs import (
     BOT_NAME,
+    BOT_NAME_RULE,
     BOUNDS,
     BotSpec,
     CpuPolicy,
@@ -604,7 +605,7 @@ def _bot(t: _Table, base: Path) -> BotSpec:
         raise t.error("name", "missing; every [[bots]] entry needs a name")
     if not BOT_NAME.match(name):
         raise t.error(
-            "name", f"expected 1-32 letters, digits or -_. (starting with a letter or digit), got {toml_value(name)}"
+            "name", f"expected {BOT_NAME_RULE}, got {toml_value(name)}"
         )
     command = t.get("command", (str, list), None, 'a command string or a list of strings, e.g. "python -m bots.caller"')
     if command is None:

@@ -69,7 +69,7 @@ from harness.match.deals import commitment
 from harness.match.history import HANDS_FILE as HANDS_FILE  # re-exported: the plain history's name
 from harness.match.history import find_history, read_history
 from harness.match.outdir import StorageError, storage_errno
-from harness.match.specs import BOT_NAME, MatchResult
+from harness.match.specs import BOT_NAME, BOT_NAME_RULE, MatchResult
 
 # How the schedule names tables (harness.tournament.schedule.table_name; not imported: it imports the plan).
 _SEAT_SEPARATOR = "+"
@@ -312,7 +312,7 @@ def check_record(record: MatchRecord) -> None:
         raise ValueError(f"bots {res.bots} must be distinct names, one per seat ({seat_count_problem(n) or 'R1.2'})")
     for name in res.bots:
         if not isinstance(name, str) or not BOT_NAME.match(name):
-            raise ValueError(f"bot name {name!r} is not a bot name (1-32 letters, digits, '_', '.' or '-')")
+            raise ValueError(f"bot name {name!r} is not a bot name ({BOT_NAME_RULE})")
     for name, values in (("net", res.net), ("faults", res.faults), ("status", res.status)):
         if len(values) != n:
             raise ValueError(f"{name} has {len(values)} entries for {n} bots")
