@@ -462,7 +462,7 @@ def test_a_spy_on_a_worker_reaches_neither_the_scheduler_nor_the_workers_memory(
     from harness.match import sandbox as sb
     from harness.match.referee import play_match
     from harness.match.specs import Limits, MatchSpec, SandboxMode, SandboxSettings
-    from harness.tournament.runner import play_and_store
+    from harness.tournament.matchjob import play_and_store
     from harness.tournament.workers import run_all
 
     support = sb.support()

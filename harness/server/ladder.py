@@ -40,8 +40,8 @@ from harness.server.board import Board
 from harness.server.contest import Contest
 from harness.tournament.entries import CheckTable
 from harness.tournament.estimate import effective_jobs
+from harness.tournament.matchjob import play_and_store
 from harness.tournament.results import MatchRecord
-from harness.tournament.runner import play_and_store
 from harness.tournament.schedule import rotate
 from harness.tournament.workers import Done, Executor, Job, LocalExecutor
 

@@ -5,8 +5,8 @@ Modules, in the direction of their imports: ``design`` (sampled tables) and
 (the crash-safe results store, the output directory's marker), ``stats``,
 ``ratings`` and ``leaderboard`` (pure statistics and their tables), ``sprt``
 (``harness sprt``), ``plan`` (per-match fingerprints, reuse), ``estimate``
-(time and disk), ``workers`` (how jobs run: the Executor), ``cluster`` (the
-Dask executor), ``entries`` (entry checks), ``progress`` (what a run
+(time and disk), ``workers`` (how jobs run: the Executor), ``matchjob`` (one
+match as a job of either backend), ``cluster`` (the Dask executor), ``entries`` (entry checks), ``progress`` (what a run
 prints), ``seeds`` (the secret seed), ``runner`` (checks, plans and plays
 through :mod:`harness.match`).
 Nothing in :mod:`harness.match` imports from here.

@@ -19,7 +19,7 @@ A task (:func:`run_task`, on a worker):
    cannot run a job refuses it with the reason; the runner then sends the job
    to another worker and records it as failed, with every worker's reason in
    ``error.txt``, when none is left;
-2. runs the job's function (for a match, :func:`harness.tournament.runner.play_and_store`:
+2. runs the job's function (for a match, :func:`harness.tournament.matchjob.play_and_store`:
    the referee with the same :class:`~harness.match.specs.MatchSpec` and seeds
    as locally, the hand history gzipped) in a private scratch directory of
    the worker, on one CPU of its own when ``pin`` is on (a CPU leased with a
@@ -293,7 +293,7 @@ def warm_up() -> str:
             _SWEPT = True
             import harness.match.referee  # noqa: F401 - imported for the first match
             import harness.tournament.entries  # noqa: F401
-            import harness.tournament.runner  # noqa: F401
+            import harness.tournament.matchjob  # noqa: F401
             from harness.match.botproc import kill_strays
             from harness.match.sandbox import support
 
@@ -423,7 +423,7 @@ def abort_tasks(keys: Iterable[str]) -> list[str]:
 def _watch_progress(worker: Any) -> None:
     """Worker thread: every few seconds, the hands each running match has written, as Dask events."""
     from harness.match.history import HistoryTail
-    from harness.tournament.runner import count_hands
+    from harness.tournament.matchjob import count_hands
 
     tails: dict[str, HistoryTail] = {}
     sent: dict[str, int] = {}

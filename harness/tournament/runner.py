@@ -49,11 +49,11 @@ from pathlib import Path
 from typing import Any
 
 from harness.match.deals import commitment
-from harness.match.history import HistoryTail, find_history
+from harness.match.history import HistoryTail
 from harness.match.outdir import StorageError, storage_errno
 from harness.match.sandbox import SandboxError
 from harness.match.sandbox import plan as plan_sandbox
-from harness.match.specs import BotSpec, FaultKind, Limits, MatchResult, MatchSpec, SandboxSettings
+from harness.match.specs import FaultKind, MatchResult, MatchSpec, SandboxSettings
 from harness.match.untrusted import visible
 from harness.tournament.cluster import ClusterError
 from harness.tournament.config import Backend, ConfigError, TournamentConfig
@@ -77,11 +77,11 @@ from harness.tournament.estimate import (
     effective_jobs,
     estimate,
 )
+from harness.tournament.matchjob import PlayMatch, count_hands, play_and_store
 from harness.tournament.plan import Plan, Reuse, compare, make_plan
 from harness.tournament.results import (
     MatchRecord,
     ResultsStore,
-    fsync_file,
     match_files,
     read_records,
 )
@@ -98,7 +98,6 @@ from harness.tournament.workers import (
     run_all,
 )
 
-PlayMatch = Callable[[Sequence[BotSpec], MatchSpec, Limits, Path], MatchResult]
 #: Writes a report of the output directory while the tournament runs (e.g. harness.report.html.write_report).
 ReportHook = Callable[[Path], object]
 #: Seconds between two reports written while a tournament runs.
@@ -214,21 +213,6 @@ def sandbox_settings(config: TournamentConfig, out_dir: Path) -> SandboxSettings
     """``[sandbox]`` for the tournament's matches: the output directory is hidden from every bot."""
     box = config.sandbox
     return dataclasses.replace(box, hidden=(*box.hidden, os.fspath(Path(out_dir).resolve())))
-
-
-def play_and_store(play: PlayMatch, bots: list[BotSpec], spec: MatchSpec, limits: Limits,
-                   match_dir: Path) -> dict[str, Any]:
-    """Worker side of a match: play it, make its hand history durable, return the result.
-
-    The referee writes the history under its final name from the first hand
-    (``hands.jsonl.gz``, compressed as it is written, with ``spec.compress``):
-    a reader following a running tournament never loses the file.
-    """
-    result = play(bots, spec, limits, match_dir)
-    hands = find_history(match_dir)
-    if hands is not None:
-        fsync_file(hands)
-    return result.to_dict()
 
 
 def never_started(records: Sequence[MatchRecord], out_dir: Path) -> dict[str, str]:
@@ -746,20 +730,6 @@ def progress_display(config: TournamentConfig, plan: Plan, records: Sequence[Mat
                       sum(r.result.hands_played for r in records), config.game.unit, out_dir, progress, quiet)
     display.seed_totals(records)
     return display
-
-
-def count_hands(directory: Path, key: str, tails: dict[str, HistoryTail]) -> int:
-    """Hands written so far by a running match (its growing hand history, plain or gzip, read incrementally).
-
-    ``tails`` keeps one :class:`harness.match.history.HistoryTail` per match key between calls.
-    """
-    tail = tails.get(key)
-    if tail is None:
-        path = find_history(directory)
-        if path is None:
-            return 0
-        tail = tails[key] = HistoryTail(path)
-    return tail.count()
 
 
 def _record(done: Done, big_blind: int) -> MatchRecord | None:
