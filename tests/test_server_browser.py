@@ -8,6 +8,7 @@ The screenshots go to test-artifacts/ (docs/teachers.md and docs/students.md sho
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +75,15 @@ def test_student_uploads_and_watches_the_leaderboard_live(tmp_path: Path) -> Non
                 assert page.evaluate("window.__same_page") == "yes"
                 assert hands() > max(start, 0)
                 page.screenshot(path=str(ARTIFACTS / "server-leaderboard.png"), full_page=True)
-                page.goto(server.url + "/students/alice")
+                # the student page: the rating chart is the report's plotly chart, plotly.js served locally
+                deadline = time.monotonic() + 120
+                while True:
+                    page.goto(server.url + "/students/alice")
+                    if page.query_selector("#rating[data-figure]") or time.monotonic() > deadline:
+                        break
+                    page.wait_for_timeout(2000)
+                page.wait_for_selector("#rating .main-svg", timeout=30_000)
+                assert "alice.v2" in page.inner_text("#rating")  # the legend names the version
                 page.screenshot(path=str(ARTIFACTS / "server-student.png"), full_page=True)
                 # a match page: the report's table viewer; at the deal only alice's own cards are face up
                 page.click("a[href^='/matches/']")

@@ -1,5 +1,6 @@
 """How the standings moved over a tournament: cumulative bb/100 with its 95% interval after each table,
-and Plackett-Luce ratings after each match, both in schedule order (tables sorted, then rotations).
+and Plackett-Luce ratings after each match, both in schedule order (tables sorted, then rotations); and the
+same rating lines from points the contest server's board has computed (:func:`rating_points_history`).
 
 The interval is that of :func:`harness.tournament.stats.estimate` (Student's t over duplicate sets),
 kept as running sums so each step costs O(1): after the last table the numbers are the leaderboard's.
@@ -7,8 +8,9 @@ kept as running sums so each step costs O(1): after the last table the numbers a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from harness.tournament.ratings import plackett_luce_history
 from harness.tournament.results import MatchRecord
@@ -63,3 +65,34 @@ def rating_history(records: Sequence[MatchRecord], bots: Sequence[str]) -> tuple
             series[bot].low.append(None if mu is None or sigma is None else mu - 1.96 * sigma)
             series[bot].high.append(None if mu is None or sigma is None else mu + 1.96 * sigma)
     return ids, [series[bot] for bot in bots]
+
+
+def rating_points_history(points: Sequence[dict[str, Any]],
+                          step_label: Callable[[float], str] = str) -> tuple[list[str], list[Series]]:
+    """The same lines as :func:`rating_history` from rating points already computed (the contest server's
+    board keeps them per finished block): each bot holds its last rating between its own points.
+
+    Args:
+        points: ``{"bot", "t" (seconds since the epoch), "mu", "sigma"}`` dicts, any order.
+        step_label: how a step's time is written (the hover text).
+
+    Returns:
+        (one label per distinct time, oldest first; one :class:`Series` per bot, in order of first point).
+    """
+    ordered = sorted(points, key=lambda p: p["t"])
+    times = sorted({p["t"] for p in ordered})
+    bots = list(dict.fromkeys(p["bot"] for p in ordered))
+    series = {bot: Series(bot) for bot in bots}
+    at: dict[str, tuple[float, float]] = {}
+    i = 0
+    for t in times:
+        while i < len(ordered) and ordered[i]["t"] == t:
+            at[ordered[i]["bot"]] = (ordered[i]["mu"], ordered[i]["sigma"])
+            i += 1
+        for bot in bots:
+            mu, sigma = at.get(bot, (None, None))
+            line = series[bot]
+            line.value.append(mu)
+            line.low.append(None if mu is None or sigma is None else mu - 1.96 * sigma)
+            line.high.append(None if mu is None or sigma is None else mu + 1.96 * sigma)
+    return [step_label(t) for t in times], [series[bot] for bot in bots]

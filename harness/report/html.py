@@ -246,8 +246,14 @@ def _band(colour: str) -> str:
     return f"rgba({r},{g},{b},0.15)"
 
 
-def history_figure(steps: Sequence[str], series: Sequence[Series], *, x_title: str, y_title: str) -> str:
-    """Lines of each bot over the steps with their interval as a band (a plotly figure as JSON)."""
+def history_figure(steps: Sequence[str], series: Sequence[Series], *, x_title: str, y_title: str,
+                   marks: Sequence[tuple[float, str]] = ()) -> str:
+    """Lines of each bot over the steps with their interval as a band (a plotly figure as JSON).
+
+    Used by the report (bb/100 and ratings over a tournament) and by the contest server's student page
+    (ratings over the ladder's blocks). ``marks``: ``(x, label)`` dashed vertical lines, x counted in steps
+    from 1 (e.g. 2.5: between steps 2 and 3), such as the uploads of a new version.
+    """
     traces: list[dict[str, Any]] = []
     x = list(range(1, len(steps) + 1))
     for k, line in enumerate(series):
@@ -264,8 +270,13 @@ def history_figure(steps: Sequence[str], series: Sequence[Series], *, x_title: s
                        "mode": "lines+markers", "name": line.bot, "legendgroup": line.bot,
                        "line": {"color": colour}, "marker": {"size": 4}, "text": list(steps),
                        "hovertemplate": f"{line.bot}: %{{y:.2f}} after %{{text}}<extra></extra>"})
+    shapes = [{"type": "line", "xref": "x", "yref": "paper", "x0": at, "x1": at, "y0": 0, "y1": 1,
+               "line": {"color": "#999", "dash": "dash", "width": 1}} for at, _ in marks]
+    notes = [{"xref": "x", "yref": "paper", "x": at, "y": 1, "text": label, "showarrow": False,
+              "font": {"size": 10, "color": "#666"}, "yanchor": "bottom"} for at, label in marks]
     return _figure_json(traces, _layout(xaxis={"title": {"text": x_title}}, yaxis={"title": {"text": y_title}},
-                                        margin={"l": 60, "r": 20, "t": 20, "b": 50}))
+                                        margin={"l": 60, "r": 20, "t": 20, "b": 50}, shapes=shapes,
+                                        annotations=notes))
 
 
 def _opponents_figure(bot: BotReport) -> str | None:

@@ -39,6 +39,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from harness.report.hands import hand_view
+from harness.report.history import rating_points_history
+from harness.report.html import history_figure
 from harness.report.viewer import hide_cards, script_json, viewer_view
 from harness.server import db, store
 from harness.server.board import Board
@@ -175,6 +177,15 @@ def _versions(engine: Engine, student_id: int) -> list[dict[str, Any]]:
         return [dict(r) for r in rows]
 
 
+async def plotly_js(request: Request) -> Response:
+    """plotly.js from the installed ``plotly`` package (as the report bundles it): no CDN, the server may be
+    offline; cached by browsers for a day."""
+    import plotly
+
+    path = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    return FileResponse(path, media_type="text/javascript", headers={"Cache-Control": "public, max-age=86400"})
+
+
 def _owns(who: store.Who, student_id: int) -> bool:
     return who.admin or who.student_id == student_id
 
@@ -209,6 +220,28 @@ def _results_of(server: Server, bots: set[str]) -> dict[str, Any]:
             "standings": board}
 
 
+def _utc(t: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(t))
+
+
+def rating_chart(points: list[dict[str, Any]], uploads: list[tuple[float, str]]) -> str | None:
+    """The student page's chart: each version's rating after each of its blocks, drawn by the report's
+    :func:`harness.report.html.history_figure` (a plotly figure as JSON), None before any block.
+
+    Args:
+        points: the board's rating points (:meth:`harness.server.board.Board.history`).
+        uploads: ``(time, version label)`` of the student's versions: a dashed line where each came in.
+    """
+    if not points:
+        return None
+    steps, lines = rating_points_history(points, _utc)
+    times = sorted({p["t"] for p in points})
+    # an upload between the blocks finished at steps k and k+1 (counted from 1) is drawn at k + 0.5
+    marks = [(sum(t < u for t in times) + 0.5, label) for u, label in uploads if times[0] <= u <= times[-1]]
+    return history_figure(steps, lines, x_title="blocks finished (oldest first)",
+                          y_title="rating mu (band: +- 1.96 sigma)", marks=marks)
+
+
 async def student_page(request: Request) -> Response:
     who = _who(request)
     if who is None:
@@ -224,11 +257,11 @@ async def student_page(request: Request) -> Response:
     labels = {store.label(st["name"], v["number"]) for v in vers if v["state"] == store.ADMITTED}
     results = await run_in_threadpool(_results_of, server, labels)
     history = await run_in_threadpool(server.board.history, labels)
-    uploads = [{"bot": store.label(st["name"], v["number"]), "t": v["created"]} for v in vers]
+    uploads = [(v["created"], store.label(st["name"], v["number"])) for v in vers]
     quota = server.contest.ladder.challenges_per_hour
     targets = [r.bot for r in server.board.rows() if r.status != "inactive" and r.student != st["name"]]
     return _page(request, "student.html.j2", who, student=st, own=own, versions=vers, results=results,
-                 chart=json.dumps({"history": history, "uploads": uploads}).replace("</", "<\\/"),
+                 chart=rating_chart(history, uploads),
                  quota=quota, targets=targets,
                  challenges=store.setting(server.engine, "challenges", "1") == "1")
 
@@ -712,6 +745,7 @@ def create_app(server: Server) -> Starlette:
         Route("/admin/{action}", admin_action, methods=["POST"]),
         Route("/final", final_page),
         Route("/final/{path:path}", final_page),
+        Route("/static/plotly.min.js", plotly_js),
         Mount("/static", StaticFiles(directory=REPORT_STATIC), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
