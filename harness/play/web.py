@@ -6,18 +6,16 @@ with four routes: ``/`` the page, ``/state`` the table now (JSON,
 every event as server-sent events, and ``POST /answer`` the person's
 decision. An answer is checked by the same :func:`harness.play.table.parse_command`
 as a typed command (a refused one is a 400 with the one-line reason), then
-validated again by the referee like any reply.
+validated again by the referee like any reply. The table itself is a
+:class:`harness.play.channel.TableChannel`, which the contest server serves too.
 """
 
 from __future__ import annotations
 
-import asyncio
-import json
 import socket
 import threading
 import time
 from importlib.resources import files
-from typing import Any
 
 import uvicorn
 from sse_starlette.sse import EventSourceResponse
@@ -28,17 +26,19 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from harness.match.human import LEFT, HumanLink
-from harness.play.table import CommandError, TableView
+from harness.match.human import HumanLink
+from harness.play.channel import TableChannel
+from harness.play.table import TableView
 
-__all__ = ["WebTable"]
+__all__ = ["WebTable", "page_html", "static_response"]
 
 _STATIC = files("harness.play") / "static"
 _TYPES = {"play.js": "text/javascript", "play.css": "text/css"}
 
 
 class WebTable:
-    """The person's interface in the browser (see the module docstring).
+    """The person's interface in the browser (see the module docstring): a :class:`TableChannel` served
+    by its own server on this machine.
 
     Listens at once, so the URL can be printed before the match starts.
 
@@ -51,12 +51,7 @@ class WebTable:
     """
 
     def __init__(self, port: int = 0, pace_ms: int = 300) -> None:
-        self.view = TableView()
-        self.pace_s = pace_ms / 1000.0
-        self._lock = threading.Lock()
-        self._version = 0
-        self._snapshot: dict[str, Any] = {"seats": [], "log": [], "legal": None, "over": False}
-        self._link: HumanLink | None = None
+        self.channel = TableChannel(pace_ms)
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._sock.bind(("127.0.0.1", port))
@@ -79,32 +74,14 @@ class WebTable:
                                         name="play-web", daemon=True)
         self._thread.start()
 
-    # ---- the match side (the interface thread)
-
-    def _publish(self, over: bool = False) -> None:
-        snap = self.view.snapshot()
-        with self._lock:
-            snap["over"] = over
-            self._snapshot = snap
-            self._version += 1
-
-    def _event(self, line: str) -> None:
-        self._publish()
-        if self.pace_s:
-            time.sleep(self.pace_s)
+    @property
+    def view(self) -> TableView:
+        """The table as the person sees it."""
+        return self.channel.view
 
     def __call__(self, link: HumanLink) -> None:
         """Follow the seat until the match is over (see :func:`harness.play.session.play_with_human`)."""
-        self._link = link
-        while True:
-            msg = link.next(None)
-            if msg is None:
-                continue
-            if msg == LEFT:
-                self._publish(over=True)
-                return
-            self.view.update(msg, self._event)  # type: ignore[arg-type]
-            self._publish()
+        self.channel(link)
 
     def close(self, grace_s: float = 0.5) -> None:
         """Let the page fetch the last table, then stop the server."""
@@ -117,34 +94,16 @@ class WebTable:
     # ---- routes (the server's thread)
 
     async def _page(self, request: Request) -> Response:
-        return HTMLResponse((_STATIC / "play.html").read_text(encoding="utf-8"))
+        return HTMLResponse(page_html())
 
     async def _static(self, request: Request) -> Response:
-        name = request.path_params["name"]
-        if name not in _TYPES:
-            return Response("not found", status_code=404)
-        return Response((_STATIC / name).read_text(encoding="utf-8"), media_type=_TYPES[name])
+        return static_response(request.path_params["name"])
 
     async def _state(self, request: Request) -> Response:
-        with self._lock:
-            return JSONResponse({**self._snapshot, "version": self._version})
+        return JSONResponse(self.channel.state())
 
     async def _events(self, request: Request) -> Response:
-        async def stream() -> Any:
-            seen = -1
-            while True:
-                with self._lock:
-                    version, snap = self._version, self._snapshot
-                if version != seen:
-                    seen = version
-                    yield {"event": "table", "data": json.dumps({**snap, "version": version})}
-                    if snap.get("over"):
-                        return
-                if await request.is_disconnected():
-                    return
-                await asyncio.sleep(0.05)
-
-        return EventSourceResponse(stream(), ping=15)
+        return EventSourceResponse(self.channel.events(request.is_disconnected), ping=15)
 
     async def _answer(self, request: Request) -> Response:
         origin = request.headers.get("origin")
@@ -154,38 +113,22 @@ class WebTable:
             return JSONResponse({"error": "an answer is JSON (Content-Type: application/json)"}, 415)
         try:
             body = await request.json()
-            seq = int(body["seq"])
-            line = _command(body)
-        except (ValueError, KeyError, TypeError):
-            return JSONResponse({"error": "an answer is {seq, action, amount} or {seq, discard: [cards]}"}, 400)
-        link = self._link
-        # While a request waits for the person the referee sends the seat nothing: the view stands still.
-        req = self.view.request
-        if link is None or req is None or req.seq != seq:
-            return JSONResponse({"error": "nothing to answer now (too late, or not your turn)"}, 409)
-        try:
-            reply = self.view.parse(line)
-        except CommandError as exc:
-            return JSONResponse({"error": str(exc)}, 400)
-        if not link.answer(reply):
-            return JSONResponse({"error": "too late: the idle limit passed and the default action was played"}, 409)
-        self.view.answered()
-        self._publish()
-        return JSONResponse({"ok": True})
+        except ValueError:
+            body = None
+        status, payload = self.channel.answer(body)
+        return JSONResponse(payload, status)
 
 
-def _command(body: dict[str, Any]) -> str:
-    """The typed command an answer from the page stands for (checked by the same parser)."""
-    if "discard" in body:
-        cards = body["discard"]
-        if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
-            raise ValueError("discard")
-        return " ".join(["d", *cards])
-    action = str(body["action"])
-    letters = {"fold": "f", "check": "c", "call": "c", "allin": "a"}
-    if action in letters:
-        return letters[action]
-    if action in ("bet", "raise"):
-        return f"{action[0]} {int(body['amount'])}"
-    raise ValueError(action)
+def page_html(base: str = "/", static: str = "/static/", footer: str = "") -> str:
+    """The table's page: ``base`` is where its ``state``/``events``/``answer`` routes are, ``static`` where
+    ``play.js``/``play.css`` are; ``footer`` (trusted HTML) goes at the end of the body."""
+    html = (_STATIC / "play.html").read_text(encoding="utf-8")
+    html = html.replace('data-base="/"', f'data-base="{base}"').replace('"/static/', f'"{static}')
+    return html.replace("</body>", footer + "</body>")
 
+
+def static_response(name: str) -> Response:
+    """``play.js`` or ``play.css`` (404 for any other name)."""
+    if name not in _TYPES:
+        return Response("not found", status_code=404)
+    return Response((_STATIC / name).read_text(encoding="utf-8"), media_type=_TYPES[name])

@@ -1,5 +1,7 @@
 // harness play --web: draws the table the server sends (/events) and posts the person's decisions (/answer).
 "use strict";
+// Where this table's routes are: "/" for harness play --web, "/play/ID/" on the contest server.
+const BASE = document.body.dataset.base || "/";
 const SUITS = { h: ["♥", true], d: ["♦", true], c: ["♣", false], s: ["♠", false] };
 let table = null;
 let picked = new Set();
@@ -143,12 +145,12 @@ function draw(t) {
 
 async function send(answer) {
   say("");
-  const r = await fetch("/answer", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(answer) });
+  const r = await fetch(BASE + "answer", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(answer) });
   const body = await r.json();
   if (!r.ok) say(body.error);
 }
 
-const source = new EventSource("/events");
+const source = new EventSource(BASE + "events");
 source.addEventListener("table", e => {
   const t = JSON.parse(e.data);
   draw(t);
