@@ -12,7 +12,8 @@
   ``harness/tournament`` nor ``harness/match`` imports it.
 - ``harness/rl`` (the PettingZoo/Gymnasium environments, an optional extra) sits on top: nothing else in
   ``harness`` imports it, nor ``pettingzoo``/``gymnasium``, but the CLI's ``bench env`` (lazily).
-- ``harness/play`` (the human seat's interfaces, ``harness play``/``watch``) sits on top: only the CLI imports it.
+- ``harness/play`` (the human seat's interfaces, ``harness play``/``watch``) sits on top: only the CLI and the
+  contest server (its games in the browser) import it.
 - ``dask`` / ``distributed`` (an optional extra) are imported by the dask
   backend alone (``harness/tournament/cluster.py``).
 """
@@ -81,11 +82,11 @@ def test_a_match_knows_nothing_of_tournaments(path: Path) -> None:
         assert not module.startswith("harness.tournament"), f"{path.relative_to(ROOT)}:{line} imports {module}"
 
 
-NOT_PLAY = [p for p in files("harness") if p.relative_to(ROOT).parts[1] not in ("play", "cli.py")]
+NOT_PLAY = [p for p in files("harness") if p.relative_to(ROOT).parts[1] not in ("play", "cli.py", "server")]
 
 
 @pytest.mark.parametrize("path", NOT_PLAY, ids=lambda p: str(p.relative_to(ROOT)))
-def test_only_the_cli_uses_the_play_interfaces(path: Path) -> None:
+def test_only_the_cli_and_the_server_use_the_play_interfaces(path: Path) -> None:
     for line, module in imported_modules(path):
         assert not module.startswith("harness.play"), f"{path.relative_to(ROOT)}:{line} imports {module}"
 

@@ -25,7 +25,7 @@ from tests.test_report import ARTIFACTS, CHROMIUM_FLAGS, require_chromium  # noq
 def test_student_uploads_and_watches_the_leaderboard_live(tmp_path: Path) -> None:
     executable = require_chromium()
     from playwright.sync_api import sync_playwright
-    contest = contest_file(tmp_path, hands=20)
+    contest = contest_file(tmp_path, hands=20, extra="[play]\nhands = 3\n")
     port = free_port()
     urls = links(contest, port)
     (tmp_path / "broken.py").write_text(BROKEN, encoding="utf-8")
@@ -85,6 +85,25 @@ def test_student_uploads_and_watches_the_leaderboard_live(tmp_path: Path) -> Non
                 page.wait_for_selector("#rating .main-svg", timeout=30_000)
                 assert "alice.v2" in page.inner_text("#rating")  # the legend names the version
                 page.screenshot(path=str(ARTIFACTS / "server-student.png"), full_page=True)
+                # play against a bot: the same table as harness play --web, served under /play/<id>/
+                page.select_option("#play select", "caller")
+                page.click("#play button")
+                page.wait_for_selector("#hand .card", timeout=60_000)
+                assert page.locator("#hand .card").count() == 7
+                page.wait_for_selector("#controls button", timeout=30_000)
+                page.screenshot(path=str(ARTIFACTS / "server-play.png"), full_page=True)
+                for _ in range(200):  # check, call or stand pat until the game is over
+                    if page.locator("#over").count():
+                        break
+                    passive = page.locator("#controls button.passive")
+                    if passive.count():
+                        passive.first.click()
+                    page.wait_for_timeout(100)
+                page.wait_for_selector("#over", timeout=60_000)
+                with page.expect_download() as download:
+                    page.click("a[href='hands']")
+                assert download.value.suggested_filename.startswith("game-")
+                page.goto(server.url + "/students/alice")
                 # a match page: the report's table viewer; at the deal only alice's own cards are face up
                 page.click("a[href^='/matches/']")
                 page.wait_for_selector("#viewer .tv-seat")

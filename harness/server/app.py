@@ -23,11 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, select
+from sse_starlette.sse import EventSourceResponse
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import (
     FileResponse,
+    HTMLResponse,
     JSONResponse,
     PlainTextResponse,
     RedirectResponse,
@@ -38,6 +40,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
+from harness.play.web import page_html, static_response
 from harness.report.hands import hand_view
 from harness.report.history import rating_points_history
 from harness.report.html import history_figure
@@ -45,6 +48,7 @@ from harness.report.viewer import hide_cards, script_json, viewer_view
 from harness.server import db, store
 from harness.server.board import Board
 from harness.server.contest import Contest
+from harness.server.games import Game, GameRefused, Games
 from harness.server.ladder import Ladder, match_dir
 from harness.server.submission import prepare
 from harness.server.unpack import MAX_UPLOAD, UnpackError
@@ -65,6 +69,8 @@ class Server:
         self.engine = engine
         self.board = Board(contest, engine)
         self.ladder = Ladder(contest, engine, self.board, play=play) if ladder else None
+        #: Games students play in the browser (:mod:`harness.server.games`).
+        self.games = Games(contest)
         self.events_poll_s = events_poll_s
         self.stopping = False
         #: The final's ``harness run`` child process (:mod:`harness.server.final`), or None.
@@ -260,9 +266,13 @@ async def student_page(request: Request) -> Response:
     uploads = [(v["created"], store.label(st["name"], v["number"])) for v in vers]
     quota = server.contest.ladder.challenges_per_hour
     targets = [r.bot for r in server.board.rows() if r.status != "inactive" and r.student != st["name"]]
+    play_bots: list[str] = []
+    if own and not who.admin and server.contest.play.max_games:
+        play_bots = list(await run_in_threadpool(play_opponents, server, st["id"], st["name"]))
     return _page(request, "student.html.j2", who, student=st, own=own, versions=vers, results=results,
                  chart=rating_chart(history, uploads),
-                 quota=quota, targets=targets,
+                 quota=quota, targets=targets, play_bots=play_bots, play_hands=server.contest.play.hands,
+                 play_idle_s=server.contest.play.idle_s,
                  challenges=store.setting(server.engine, "challenges", "1") == "1")
 
 
@@ -698,6 +708,106 @@ async def final_page(request: Request) -> Response:
     return FileResponse(path)
 
 
+# ---------------------------------------------------------------- play against a bot
+
+
+def play_opponents(server: Server, student_id: int, student: str) -> dict[str, Any]:
+    """``{bot name: BotSpec}`` a student may play: the reference bots and their own admitted versions
+    (:mod:`harness.server.games` says why not others')."""
+    out: dict[str, Any] = {r.name: r for r in server.contest.references}
+    for v in _versions(server.engine, student_id):
+        if v["state"] == store.ADMITTED:
+            bot = store.bot_spec(server.contest, student, v["number"], v["sha256"], v["command"])
+            out[bot.name] = bot
+    return out
+
+
+async def play_start(request: Request) -> Response:
+    """A student starts a game against a bot they may play (form field ``opponent``)."""
+    who = _who(request)
+    if who is None or who.admin or who.student_id is None:
+        return _forbidden("Games are played by students.")
+    server: Server = request.app.state.server
+    async with request.form() as form:
+        target = str(form.get("opponent") or "")
+    bots = await run_in_threadpool(play_opponents, server, who.student_id, who.name)
+    if target not in bots:
+        return PlainTextResponse(f"No opponent {target!r}: pick a reference bot or one of your admitted versions.",
+                                 status_code=400)
+    try:
+        game = await run_in_threadpool(server.games.start, who.name, bots[target])
+    except GameRefused as exc:
+        return PlainTextResponse(str(exc), status_code=409)
+    return RedirectResponse(f"/play/{game.id}/", status_code=303)
+
+
+def _game_of(request: Request, *, player: bool = False) -> Game | Response:
+    """The game of the URL if the session may see it (its player, or the admin unless ``player``)."""
+    who = _who(request)
+    if who is None:
+        return _forbidden()
+    server: Server = request.app.state.server
+    game = server.games.get(request.path_params["gid"])
+    if game is None or not (who.name == game.student and not who.admin or who.admin and not player):
+        return _not_found()
+    return game
+
+
+async def play_static(request: Request) -> Response:
+    return static_response(request.path_params["name"])
+
+
+async def play_page(request: Request) -> Response:
+    game = _game_of(request)
+    if not isinstance(game, Game):
+        return game
+    link = 'style="color: #cfe3ff"'
+    footer = (f'<p class="game-links" style="padding: 0 16px; color: #cfe3ff">'
+              f'<a href="hands" download {link}>download the hand history</a> · '
+              f'<a href="/students/{game.student}" {link}>back to your page</a></p>')
+    return HTMLResponse(page_html(base=f"/play/{game.id}/", static="/play/static/", footer=footer))
+
+
+async def play_state(request: Request) -> Response:
+    game = _game_of(request)
+    if not isinstance(game, Game):
+        return game
+    return JSONResponse({**game.channel.state(), "error_text": game.error})
+
+
+async def play_events(request: Request) -> Response:
+    game = _game_of(request)
+    if not isinstance(game, Game):
+        return game
+    return EventSourceResponse(game.channel.events(request.is_disconnected), ping=15)
+
+
+async def play_answer(request: Request) -> Response:
+    """The player's decision (JSON; the session cookie is SameSite=Strict: another site cannot post one)."""
+    game = _game_of(request, player=True)
+    if not isinstance(game, Game):
+        return game
+    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        return JSONResponse({"error": "an answer is JSON (Content-Type: application/json)"}, 415)
+    try:
+        body = await request.json()
+    except ValueError:
+        body = None
+    status, payload = game.channel.answer(body)
+    return JSONResponse(payload, status)
+
+
+async def play_hands(request: Request) -> Response:
+    """The game's hand history (JSON lines, gzip if so written), for its player or the admin."""
+    game = _game_of(request)
+    if not isinstance(game, Game):
+        return game
+    path = game.history()
+    if path is None:
+        return PlainTextResponse("No hand has been played yet.", status_code=404)
+    return FileResponse(path, filename=f"game-{game.id}-{path.name}")
+
+
 async def health(request: Request) -> Response:
     return PlainTextResponse("ok")
 
@@ -714,6 +824,7 @@ def create_app(server: Server) -> Starlette:
             yield
         finally:
             server.stopping = True
+            await run_in_threadpool(server.games.stop)
             if server.ladder is not None:
                 await run_in_threadpool(server.ladder.stop)
             final = server.final_proc
@@ -743,6 +854,13 @@ def create_app(server: Server) -> Starlette:
         Route("/admin", admin_page),
         Route("/admin/export", admin_export),
         Route("/admin/{action}", admin_action, methods=["POST"]),
+        Route("/play", play_start, methods=["POST"]),
+        Route("/play/static/{name}", play_static),
+        Route("/play/{gid}/", play_page),
+        Route("/play/{gid}/state", play_state),
+        Route("/play/{gid}/events", play_events),
+        Route("/play/{gid}/answer", play_answer, methods=["POST"]),
+        Route("/play/{gid}/hands", play_hands),
         Route("/final", final_page),
         Route("/final/{path:path}", final_page),
         Route("/static/plotly.min.js", plotly_js),

@@ -19,6 +19,11 @@ Format (every key but ``[contest] name`` and ``[[reference]]`` optional)::
     challenges_per_hour = 5   # quota per student
     build_timeout_s = 60      # a submission's build command
 
+    [play]                    # a student plays a reference bot or their own version in the browser
+    hands = 50                # hands per game
+    max_games = 4             # games at once (each holds a bot process); 0: no games
+    idle_s = 300              # a game with no answer for this long ends and its bot is stopped
+
     [[reference]]             # house bots every student plays
     name = "caller"
     command = "python -m bots.caller"
@@ -101,6 +106,21 @@ class LadderSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class PlaySettings:
+    """``[play]``: games a logged-in student plays in the browser against a reference bot or their own version.
+
+    Attributes:
+        hands: hands per game.
+        max_games: games at once on the server (each holds a bot process); 0 turns games off.
+        idle_s: a game whose player has not answered for this long ends (its bot is stopped), seconds.
+    """
+
+    hands: int = 50
+    max_games: int = 4
+    idle_s: int = 300
+
+
+@dataclass(frozen=True, slots=True)
 class Contest:
     """A validated contest file.
 
@@ -114,6 +134,7 @@ class Contest:
         ladder: ``[ladder]``.
         references: ``[[reference]]`` in file order.
         students: ``[[students]]`` in file order.
+        play: ``[play]``.
     """
 
     path: Path
@@ -124,6 +145,7 @@ class Contest:
     ladder: LadderSettings
     references: tuple[BotSpec, ...]
     students: tuple[Student, ...]
+    play: PlaySettings = PlaySettings()
     raw: dict[str, Any] = dataclasses.field(default_factory=dict, compare=False)
 
     @property
@@ -165,7 +187,7 @@ def parse_contest(data: dict[str, Any], file: Path) -> Contest:
         ConfigError: any invalid value.
     """
     root = _Table(file, "top level", dict(data))
-    for name in ("contest", "game", "ladder", "limits", "sandbox"):
+    for name in ("contest", "game", "ladder", "limits", "sandbox", "play"):
         root.get(name, dict, {}, f"a [{name}] table")
     refs_data = root.get("reference", list, [], "an array of [[reference]] tables")
     students_data = root.get("students", list, [], "an array of [[students]] tables")
@@ -191,6 +213,7 @@ def parse_contest(data: dict[str, Any], file: Path) -> Contest:
     c.finish()
 
     ladder = _ladder(_Table(file, "[ladder]", data.get("ladder", {})))
+    play = _play(_Table(file, "[play]", data.get("play", {})))
     schedule = _schedule(_Table(file, "[schedule]", {"hands": ladder.hands, "table_size": ladder.table_size,
                                                      "jobs": ladder.jobs}))
     game, stack, mode = _game(_Table(file, "[game]", data.get("game", {})), schedule)
@@ -236,7 +259,7 @@ def parse_contest(data: dict[str, Any], file: Path) -> Contest:
         path=file, tournament=TournamentSettings(name=name, output=data_dir / "final"), game=game,
         starting_stack=stack, stack_mode=mode, schedule=schedule, limits=limits, bots=tuple(refs), sandbox=sandbox)
     return Contest(path=file, name=name, data=data_dir, database=database, tournament=tournament, ladder=ladder,
-                   references=tuple(refs), students=tuple(students), raw=dict(data))
+                   references=tuple(refs), students=tuple(students), play=play, raw=dict(data))
 
 
 def _ladder(t: _Table) -> LadderSettings:
@@ -256,6 +279,14 @@ def _ladder(t: _Table) -> LadderSettings:
     t.finish()
     return LadderSettings(hands=hands, table_size=table_size, jobs=jobs, cluster=cluster,
                           challenges_per_hour=quota, build_timeout_s=build)
+
+
+def _play(t: _Table) -> PlaySettings:
+    hands = t.integer("hands", 50, 1, 10_000)
+    max_games = t.integer("max_games", 4, 0, 64)
+    idle_s = t.integer("idle_s", 300, 5, 86_400)
+    t.finish()
+    return PlaySettings(hands=hands, max_games=max_games, idle_s=idle_s)
 
 
 def schedule_of(contest: Contest) -> ScheduleSettings:
