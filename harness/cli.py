@@ -96,8 +96,8 @@ def _usage(command: str, message: str, code: int = 2) -> typer.Exit:
 
 
 def _out_of_bounds(*options: tuple[str, str, int | None]) -> str | None:
-    """The first ``(option, setting, value)`` outside its bounds (:data:`harness.match.specs.BOUNDS`), as an error."""
-    from harness.match.specs import bound_problem
+    """The first ``(option, setting, value)`` outside its bounds (:data:`harness.specs.BOUNDS`), as an error."""
+    from harness.specs import bound_problem
 
     for option, setting, value in options:
         problem = None if value is None else bound_problem(setting, value, option)
@@ -109,7 +109,7 @@ def _out_of_bounds(*options: tuple[str, str, int | None]) -> str | None:
 def _bots_and_sandbox_problem(specs: list[Any], sandbox: str) -> str | None:
     """The first problem of ``--bot`` commands (not found, not executable) or of ``--sandbox``, as an error."""
     from harness.match.botproc import BotStartError, resolve_command
-    from harness.match.specs import SandboxMode
+    from harness.specs import SandboxMode
 
     for spec in specs:
         try:
@@ -127,7 +127,7 @@ def _bot_specs(items: list[str], cwd: Path | None, usage: Any) -> list[Any]:
     import shlex
 
     from harness.match.referee import BotSpec
-    from harness.match.specs import BOT_NAME
+    from harness.specs import BOT_NAME
 
     specs: list[Any] = []
     for item in items:
@@ -270,7 +270,7 @@ def run(
     failing (the run stops at once, every record so far is kept: free space and
     run again to resume).
     """
-    from harness.match.deals import seed_warning
+    from harness.deals import seed_warning
     from harness.match.outdir import StorageError
     from harness.match.sandbox import SandboxError
     from harness.tournament.cluster import ClusterError
@@ -496,8 +496,8 @@ def _match_record(directory: Path) -> Any:
     """The one record of a match folder, from its ``result.json`` (a usage error when missing or damaged)."""
     import json
 
-    from harness.match.specs import MatchResult
     from harness.match.verdict import RESULT_FILE
+    from harness.specs import MatchResult
     from harness.tournament.results import MatchRecord
 
     path = directory / RESULT_FILE
@@ -550,15 +550,15 @@ def match(
 
     from tabulate import tabulate
 
+    from harness.deals import new_seed, parse_seed, seed_hex, seed_warning
     from harness.engine import ConfigError, GameConfig
     from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS
-    from harness.match.deals import new_seed, parse_seed, seed_hex, seed_warning
-    from harness.match.history import history_name
+    from harness.history.files import history_name
     from harness.match.outdir import OutDirError, default_out_dir, prepare_out_dir
     from harness.match.referee import Limits, MatchSpec, StackMode, play_match
     from harness.match.sandbox import SandboxError
-    from harness.match.specs import SandboxMode, SandboxSettings
     from harness.match.verdict import RESULT_FILE, verdicts
+    from harness.specs import SandboxMode, SandboxSettings
     from harness.tournament.stats import bb_per_100
 
     def usage(message: str) -> typer.Exit:
@@ -677,9 +677,9 @@ def replay(
     play and every match's deals against the seed. With --html FILE (a match's directory or
     hand history), also writes the match's hands as one HTML page.
     """
-    from harness.match.deals import parse_seed
-    from harness.match.history import HistoryError
-    from harness.match.replay import check_history
+    from harness.deals import parse_seed
+    from harness.history.files import HistoryError
+    from harness.history.replay import check_history
 
     if file.is_dir():
         histories = [file / name for name in ("hands.jsonl", "hands.jsonl.gz") if (file / name).is_file()]
@@ -731,7 +731,7 @@ def replay(
 
 def _write_replay_html(history: Path, target: Path) -> None:
     """``harness replay --html``: every hand of ``history`` as one self-contained page (exit 2 on bad input)."""
-    from harness.match.history import HistoryError
+    from harness.history.files import HistoryError
     from harness.report.hands import read_hand_views
     from harness.report.viewer import replay_html
 
@@ -758,7 +758,7 @@ def _write_replay_html(history: Path, target: Path) -> None:
 
 def _replay_tournament(directory: Path, verbose: bool) -> None:
     """``harness replay DIR``: verify a finished tournament's deals (exit 0 / 1 / 2)."""
-    from harness.match.history import HistoryError
+    from harness.history.files import HistoryError
     from harness.tournament.results import ResultsError
     from harness.tournament.seeds import verify_deals
 
@@ -826,12 +826,12 @@ def check_bot(
     Reports every protocol violation with its hand and a hint, and every traceback in the bot's
     stderr. Exit status 0 when the bot passes, 1 on any violation or traceback, 2 on a usage error.
     """
+    from harness.deals import parse_seed
     from harness.engine import ConfigError, GameConfig
     from harness.match.botproc import BotStartError
     from harness.match.checkbot import check_bot as run_check
-    from harness.match.deals import parse_seed
     from harness.match.sandbox import SandboxError
-    from harness.match.specs import SandboxMode, SandboxSettings
+    from harness.specs import SandboxMode, SandboxSettings
 
     extra = list(ctx.args)
     command = extra[1:] if extra[:1] == ["--"] else extra
@@ -925,16 +925,16 @@ def play(
 
     from tabulate import tabulate
 
+    from harness.deals import new_seed, parse_seed, seed_hex
     from harness.engine import ConfigError, GameConfig
-    from harness.match.deals import new_seed, parse_seed, seed_hex
-    from harness.match.history import history_name
+    from harness.history.files import history_name
     from harness.match.human import HumanLink, HumanSpec
     from harness.match.outdir import OutDirError, default_out_dir, prepare_out_dir
     from harness.match.referee import Limits, MatchSpec, StackMode
     from harness.match.sandbox import SandboxError
-    from harness.match.specs import BOT_NAME, SandboxMode, SandboxSettings
     from harness.match.verdict import RESULT_FILE
     from harness.play.session import play_with_human
+    from harness.specs import BOT_NAME, SandboxMode, SandboxSettings
 
     def usage(message: str) -> typer.Exit:
         return _usage("play", message)
@@ -1093,12 +1093,12 @@ def sprt(
     import json
     import shlex
 
+    from harness.deals import new_seed, parse_seed
     from harness.engine import ConfigError, GameConfig
-    from harness.match.deals import new_seed, parse_seed
     from harness.match.outdir import OutDirError, default_out_dir
     from harness.match.referee import play_match
     from harness.match.sandbox import SandboxError
-    from harness.match.specs import BOT_NAME, BotSpec, Limits, SandboxMode, SandboxSettings
+    from harness.specs import BOT_NAME, BotSpec, Limits, SandboxMode, SandboxSettings
     from harness.tournament.sprt import SETTINGS_FILE, SprtError, SprtSettings, hidden_out, open_test, run_sprt
     from harness.tournament.sprt import status as sprt_status
 

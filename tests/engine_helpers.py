@@ -6,6 +6,7 @@ from typing import Any
 
 from harness.engine import GameConfig, HandState
 from harness.engine.cards import stacked_deck
+from harness.history.v1 import build_record
 
 
 def new_hand(
@@ -50,5 +51,5 @@ def snapshot(state: HandState) -> tuple[Any, ...]:
         list(state.draws),
         [dict(e) for e in state.history],
         state.legal(),
-        state.record(),
+        build_record(state),
     )

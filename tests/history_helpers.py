@@ -1,7 +1,7 @@
 """Hand histories for the format tests: random matches made in-process, the schema, the standalone checker.
 
 :func:`random_match` plays a whole match with random legal decisions through
-the engine and writes version-2 records with :func:`harness.match.handrecord.build`,
+the engine and writes version-2 records with :func:`harness.history.record.build`,
 as the referee does, with the referee's annotations drawn at random too:
 faults answered by the default action, bots put out (then folded without
 being asked), requests too large to send. Stacks follow the stack mode
@@ -19,9 +19,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from harness.deals import commitment, hand_seed
 from harness.engine import Action, ActionKind, GameConfig, HandState
-from harness.match import handrecord
-from harness.match.deals import commitment, hand_seed
+from harness.history import record as handrecord
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_PATH = ROOT / "docs" / "hand-history.schema.json"

@@ -19,7 +19,7 @@ import pytest
 
 from harness.match import sandbox as sb
 from harness.match.checkbot import CANDIDATE, check_bot
-from harness.match.specs import SandboxMode, SandboxSettings
+from harness.specs import SandboxMode, SandboxSettings
 
 SUPPORT = sb.support()
 ON = SandboxSettings(mode=SandboxMode.REQUIRED, scratch_mb=8)

@@ -27,7 +27,7 @@ from harness.match.botproc import (
     kill_strays,
     stop_all,
 )
-from harness.match.specs import BotSpec, Limits
+from harness.specs import BotSpec, Limits
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -282,7 +282,7 @@ def test_bot_dies_with_a_killed_referee(tmp_path: Path) -> None:
         import sys, time
         from pathlib import Path
         from harness.match.botproc import BotProcess
-        from harness.match.specs import BotSpec, Limits
+        from harness.specs import BotSpec, Limits
         spec = BotSpec("b", ("python", "-c", "import time; time.sleep(60)"))
         p = BotProcess(spec, {{}}, Path({str(tmp_path)!r}), Limits(), "0-b")
         p.start()

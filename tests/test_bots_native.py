@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from harness.engine.config import GameConfig
-from harness.match.specs import BotSpec, Limits, MatchSpec
+from harness.specs import BotSpec, Limits, MatchSpec
 from tests.test_faults import assert_nothing_left
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -67,7 +67,7 @@ def test_node_bot_plays_a_match_over_the_referees_zmtp(tmp_path: Path, node_bot:
     """zeromq.js against the referee's own ZMTP (not the MiniReferee's libzmq): a real match, no fault."""
     from harness.engine.config import GameConfig
     from harness.match.referee import play_match
-    from harness.match.specs import BotSpec, Limits, MatchSpec
+    from harness.specs import BotSpec, Limits, MatchSpec
 
     bots = [BotSpec("node", (str(NODE), str(node_bot)), cwd=str(node_bot.parent)),
             BotSpec("caller", ("python", "-m", "bots.caller"), cwd=str(ROOT))]

@@ -144,7 +144,7 @@ def test_bad_options_are_usage_errors_without_a_traceback(tmp_path: Path, option
 @pytest.mark.parametrize("stderr", ["", "Traceback ...\nRuntimeError: boom"])
 def test_the_crash_hint_points_at_stderr_only_when_some_follows(stderr: str) -> None:
     from harness.match.checkbot import CheckReport, Violation
-    from harness.match.specs import FaultKind, Limits
+    from harness.specs import FaultKind, Limits
 
     report = CheckReport(
         command=("python", "bot.py"), opponents=("caller",), hands=1, decisions=1,
@@ -160,7 +160,7 @@ def test_the_crash_hint_points_at_stderr_only_when_some_follows(stderr: str) -> 
 
 def test_every_fault_kind_has_words_and_a_hint() -> None:
     from harness.match.checkbot import KIND_HINTS, KIND_WORDS
-    from harness.match.specs import FaultKind
+    from harness.specs import FaultKind
 
     assert set(KIND_WORDS) == set(KIND_HINTS) == set(FaultKind)
 

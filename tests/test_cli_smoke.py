@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 import harness.cli as cli
 from harness.cli import app
+from harness.history.v1 import build_record
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -73,14 +74,14 @@ def test_stderr_is_written_only_through_the_one_style() -> None:
 
 def _history(path: Path, hands: int) -> None:
     from harness.engine import GameConfig, HandState
-    from harness.match.history import HistoryWriter
+    from harness.history.files import HistoryWriter
 
     with HistoryWriter(path) as writer:
         for h in range(hands):
             state = HandState.start(GameConfig(), [1000, 1000], h % 2, h, h)
             while not state.is_complete:
                 state.apply(state.default_action())
-            writer.write(state.record())
+            writer.write(build_record(state))
 
 
 def test_replay_piped_into_head_ends_quietly(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.cli import app
-from harness.match.specs import BotSpec
+from harness.specs import BotSpec
 from harness.tournament.cluster import (
     ClusterError,
     DaskExecutor,
@@ -238,7 +238,7 @@ def test_workers_sandbox_bots_as_the_runner_does_and_hide_their_own_space(tmp_pa
 
     from harness.match import sandbox
     from harness.match.referee import play_match
-    from harness.match.specs import SandboxMode, SandboxSettings
+    from harness.specs import SandboxMode, SandboxSettings
 
     box = SandboxSettings(hidden=("/out",))
     play = functools.partial(play_match, sandbox=box)
@@ -461,7 +461,7 @@ def test_a_spy_on_a_worker_reaches_neither_the_scheduler_nor_the_workers_memory(
     from harness.engine.config import GameConfig
     from harness.match import sandbox as sb
     from harness.match.referee import play_match
-    from harness.match.specs import Limits, MatchSpec, SandboxMode, SandboxSettings
+    from harness.specs import Limits, MatchSpec, SandboxMode, SandboxSettings
     from harness.tournament.matchjob import play_and_store
     from harness.tournament.workers import run_all
 

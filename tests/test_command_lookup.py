@@ -18,7 +18,7 @@ import pytest
 from harness.match import sandbox as sb
 from harness.match.botproc import BotStartError, resolve_command
 from harness.match.checkbot import check_bot
-from harness.match.specs import BotSpec, SandboxMode, SandboxSettings
+from harness.specs import BotSpec, SandboxMode, SandboxSettings
 from harness.tournament.config import ConfigError, load_config
 
 BOT = "from protocol.sdk import Bot, check, call\n" \

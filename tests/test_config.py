@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from harness.engine.config import Replacements, Structure
-from harness.match.specs import Limits, StackMode
+from harness.specs import Limits, StackMode
 from harness.tournament.config import ConfigError, load_config, with_overrides
 from harness.tournament.schedule import Format, Gauntlet, RoundRobin
 
@@ -202,7 +202,7 @@ def test_bad_toml_and_missing_file(tmp_path: Path) -> None:
 
 
 def test_sandbox_table_and_its_override(tmp_path: Path) -> None:
-    from harness.match.specs import CpuPolicy, SandboxMode
+    from harness.specs import CpuPolicy, SandboxMode
 
     (tmp_path / "tournaments" / "models").mkdir(parents=True)
     table = ("[sandbox]\nmode = 'required'\ncpu = 'freeze'\nscratch_mb = 16\n"

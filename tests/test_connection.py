@@ -19,7 +19,7 @@ import zmq
 
 from harness.match.clock import Clock
 from harness.match.connection import ChannelFault, Connection, Disconnected
-from harness.match.specs import FaultKind
+from harness.specs import FaultKind
 from protocol import codec
 from protocol.messages import ActionReply, ActRequest, DiscardReply, Hello, Legal, TimeLeft
 

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.cli import app
-from harness.match.deals import (
+from harness.deals import (
     commitment,
     guessable,
     hand_seed,
@@ -22,8 +22,8 @@ from harness.match.deals import (
     seed_hex,
     seed_warning,
 )
-from harness.match.history import HistoryWriter
-from harness.match.replay import check_history
+from harness.history.files import HistoryWriter
+from harness.history.replay import check_history
 from harness.tournament.results import ResultsError, read_records
 from harness.tournament.runner import run_tournament
 from harness.tournament.seeds import REVEAL_FILE, SECRET_FILE, verify_deals

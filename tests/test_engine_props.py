@@ -20,9 +20,9 @@ from harness.engine import (
     HandState,
     IllegalActionError,
     InvalidActionError,
-    replay,
 )
 from harness.engine.cards import CARD_STRS
+from harness.history.v1 import build_record, replay
 
 KINDS = tuple(ActionKind)
 BETTING = (ActionKind.FOLD, ActionKind.CHECK, ActionKind.CALL, ActionKind.BET, ActionKind.RAISE)
@@ -230,16 +230,16 @@ def play_checked(seed: int, deep: bool) -> HandState:
 def test_random_hands_keep_every_invariant() -> None:
     for seed in range(2500):
         state = play_checked(seed, deep=True)
-        record = json.loads(json.dumps(state.record()))
+        record = json.loads(json.dumps(build_record(state)))
         again = replay(record)
-        assert again.record() == state.record()
+        assert build_record(again) == build_record(state)
 
 
 def test_many_more_random_hands_conserve_chips_and_replay() -> None:
     for seed in range(10_000, 20_000):
         state = play_checked(seed, deep=False)
         if seed % 10 == 0:
-            assert replay(state.record()).result() == state.result()
+            assert replay(build_record(state)).result() == state.result()
 
 
 @settings(max_examples=150, deadline=None)
@@ -274,14 +274,14 @@ def test_hypothesis_driven_hands(n: int, config: GameConfig, stacks: list[int], 
         state.apply(state.default_action())
     check_no_unmatched_pot(state)
     assert sum(state.result().net) == 0
-    assert replay(state.record()).record() == state.record()
+    assert build_record(replay(build_record(state))) == build_record(state)
 
 
 @pytest.mark.parametrize("seed", [3, 4])
 def test_same_seed_same_actions_same_record(seed: int) -> None:
     a = play_checked(seed, deep=False)
     b = play_checked(seed, deep=False)
-    assert a.record() == b.record()
+    assert build_record(a) == build_record(b)
 
 
 @settings(max_examples=300, deadline=None)

@@ -19,6 +19,7 @@ from harness.engine import (
     parse_cards,
 )
 from harness.engine.pots import build_pots, split_pot
+from harness.history.v1 import build_record
 from tests.engine_helpers import check_down, new_hand, snapshot, stand_pat_all
 
 FOLD, CHECK, CALL, BET, RAISE, DRAW = (
@@ -431,7 +432,7 @@ def test_e11_heads_up_big_blind_has_no_option_after_an_all_in_call() -> None:
     result = state.result()
     assert [(p.amount, p.eligible, p.winners) for p in result.pots] == [(20, (0, 1), (0,))]
     assert result.net == (10, -10) and result.uncalled == ()
-    assert [a["seat"] for a in state.record()["actions"] if a["action"] != "draw"] == [0]
+    assert [a["seat"] for a in build_record(state)["actions"] if a["action"] != "draw"] == [0]
 
 
 def test_e11_last_player_is_not_asked_once_the_others_fold_to_an_all_in_big_blind() -> None:
@@ -447,7 +448,7 @@ def test_e11_last_player_is_not_asked_once_the_others_fold_to_an_all_in_big_blin
     result = state.result()
     assert [(p.amount, p.eligible, p.winners) for p in result.pots] == [(30, (0, 2), (2,))]
     assert result.net == (-10, -10, 20)
-    assert [a["seat"] for a in state.record()["actions"] if a["action"] != "draw"] == [0, 1, 1]
+    assert [a["seat"] for a in build_record(state)["actions"] if a["action"] != "draw"] == [0, 1, 1]
 
 
 def test_e12_short_all_in_big_blind_heads_up_is_called_for_what_it_posted() -> None:
@@ -503,7 +504,7 @@ def test_e13_an_ante_nobody_matches_is_returned_not_a_pot_of_one() -> None:
     assert [(p.amount, p.eligible, p.winners) for p in result.pots] == [(6, (0, 1), (0,))]
     assert result.uncalled == ((0, 2),)
     assert result.net == (3, -3)
-    record = state.record()
+    record = build_record(state)
     assert record["uncalled"] == [{"seat": 0, "amount": 2}] and len(record["pots"]) == 1
 
 

@@ -25,7 +25,7 @@ import psutil
 import pytest
 
 from harness.match.botproc import find_marked
-from harness.match.specs import BotSpec, Limits, MatchResult, MatchSpec, SandboxMode, SandboxSettings
+from harness.specs import BotSpec, Limits, MatchResult, MatchSpec, SandboxMode, SandboxSettings
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -219,7 +219,7 @@ def test_a_wrong_seq_is_one_illegal_fault_per_request_naming_the_seq_expected(tm
 def test_a_flood_between_requests_costs_one_record_per_request(tmp_path: Path, mode: str) -> None:
     """Thousands of messages out of turn: one fault record per request with its count, a hand
     history that replays, a capped referee.log, and nothing charged to the good bot."""
-    from harness.match.replay import check_history
+    from harness.history.replay import check_history
 
     limits = Limits(decision_ms=200, time_bank_ms=600, startup_ms=2500, max_faults=1000, log_bytes=20_000)
     result = play([GOOD, fixture_bot("flood", mode, label=f"flood-{mode}")], tmp_path, limits)

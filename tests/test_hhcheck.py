@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from harness.deals import commitment
 from harness.engine import Action, ActionKind, GameConfig, HandState
-from harness.match import handrecord
-from harness.match.deals import commitment
+from harness.history import record as handrecord
 from tests.history_helpers import CHECKER_PATH, GAMES, ROOT, checker, random_match
 
 FIXTURES = ROOT / "tests" / "fixtures" / "history"

@@ -1,4 +1,4 @@
-"""Hand-history JSON Lines writer and reader (harness/match/history.py)."""
+"""Hand-history JSON Lines writer and reader (harness/history/files.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from harness.match.history import (
+from harness.history.files import (
     HistoryError,
     HistoryWriter,
     engine_part,

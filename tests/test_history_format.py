@@ -25,10 +25,10 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.cli import app
+from harness.deals import commitment, hand_seed, seed_hex
 from harness.engine import GameConfig, HandState, ReplayError
-from harness.match import handrecord
-from harness.match.deals import commitment, hand_seed, seed_hex
-from harness.match.history import (
+from harness.history import record as handrecord
+from harness.history.files import (
     HistoryError,
     HistoryTail,
     HistoryWriter,
@@ -38,7 +38,7 @@ from harness.match.history import (
     record_problem,
     seat_nets,
 )
-from harness.match.replay import check_history
+from harness.history.replay import check_history
 from harness.report.hands import hand_view
 from tests.engine_helpers import new_hand, stand_pat_all
 from tests.history_helpers import (
@@ -291,7 +291,7 @@ def test_the_checker_command_line_checks_files_and_seeds(tmp_path: Path) -> None
 
 
 def test_the_checker_finds_the_match_seed_from_the_tournament_seed(tmp_path: Path) -> None:
-    from harness.match.deals import match_seed
+    from harness.deals import match_seed
 
     tournament = 0x5EED << 200
     table = ["bot0", "bot1"]

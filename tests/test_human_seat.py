@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 from harness.engine import GameConfig
-from harness.match.history import read_history
+from harness.history.files import read_history
+from harness.history.replay import check_history
 from harness.match.human import LEFT, HumanLink, HumanSpec
 from harness.match.referee import BotSpec, Limits, MatchSpec, play_match
-from harness.match.replay import check_history
-from harness.match.specs import SandboxMode, SandboxSettings
+from harness.specs import SandboxMode, SandboxSettings
 from protocol.messages import ActionReply, ActRequest, DiscardReply, DrawRequest, Error, HandEnd, MatchEnd
 
 PY = sys.executable

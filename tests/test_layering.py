@@ -6,6 +6,9 @@
 - ``protocol`` imports nothing from ``harness``.
 - ``bots`` import ``protocol`` (and other ``bots`` modules) and, of ``harness``,
   only the engine's pure hand evaluator.
+- ``harness/specs.py`` and ``harness/deals.py`` (values every layer uses) import only the engine;
+  ``harness/history`` (hand histories) imports only those, the engine and ``protocol``: the
+  engine knows no file format, and nothing about one match or many reaches down into them.
 - ``harness/match`` (one match) imports nothing from ``harness/tournament``
   (many matches): the arrows point one way.
 - ``harness/report`` (reports of an output directory) sits on top: neither
@@ -74,6 +77,18 @@ def test_bots_use_only_the_protocol_and_the_evaluator(path: Path) -> None:
     for line, module in imported_modules(path):
         if _top(module) == "harness":
             assert module in BOTS_MAY_USE_FROM_HARNESS, f"{path.relative_to(ROOT)}:{line} imports {module}"
+
+
+LOWER_FLOORS = ("harness.errors", "harness.engine", "harness.specs", "harness.deals")
+
+
+@pytest.mark.parametrize("path", [ROOT / "harness/specs.py", ROOT / "harness/deals.py", *files("harness/history")],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_values_and_histories_sit_below_the_match(path: Path) -> None:
+    allowed = LOWER_FLOORS + (("harness.history",) if "history" in path.parts else ())
+    for line, module in imported_modules(path):
+        if _top(module) == "harness":
+            assert module.startswith(allowed), f"{path.relative_to(ROOT)}:{line} imports {module}"
 
 
 @pytest.mark.parametrize("path", files("harness/match"), ids=lambda p: p.name)

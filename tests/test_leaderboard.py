@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.match.history import seat_nets
-from harness.match.specs import MatchResult
+from harness.history.files import seat_nets
+from harness.specs import MatchResult
 from harness.tournament.leaderboard import COLUMNS, SCREEN_COLUMNS, make_board, plural, render, to_csv
 from harness.tournament.results import MatchRecord, hand_history_path, read_hands, read_records
 from harness.tournament.runner import run_tournament
@@ -174,7 +174,7 @@ def test_records_not_in_the_plan_are_left_out_of_every_count() -> None:
 
 def test_every_fault_kind_has_its_column() -> None:
     """A new FaultKind must reach the leaderboard (one column per kind)."""
-    from harness.match.specs import FaultKind
+    from harness.specs import FaultKind
     from harness.tournament.stats import FAULT_COLUMNS
 
     assert sorted(kind for kind, _ in FAULT_COLUMNS) == sorted(str(k) for k in FaultKind)

@@ -158,7 +158,7 @@ def test_play_match_and_check_bot_refuse_it_too(tmp_path: Path) -> None:
 def test_a_real_match_at_the_deepest_stack_sends_every_message(tmp_path: Path) -> None:
     """Two min-raisers heads-up at the deepest stack the bound allows: the longest hand goes to the
     all-in one raise at a time, and every request and every hand_end is sent (none 'not sent')."""
-    from harness.match.history import read_history
+    from harness.history.files import read_history
     from harness.match.referee import BotSpec, Limits, MatchSpec, play_match
 
     stack = deepest_stack(GameConfig(), 2)

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.match.history import read_history
-from harness.match.replay import check_history
+from harness.history.files import read_history
+from harness.history.replay import check_history
 from tests.history_helpers import schema_errors
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from harness.match.history import read_history
+from harness.history.files import read_history
 from tests.history_helpers import schema_errors
 from tests.test_report import CHROMIUM_FLAGS, require_chromium
 

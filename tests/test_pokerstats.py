@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 
 from harness.engine import GameConfig, HandState
 from harness.engine.cards import parse_cards, stacked_deck
-from harness.match import handrecord
+from harness.history import record as handrecord
 from harness.report.chips import ChipsTally, actions_summary, counterpart, ending_of, hand_line
 from harness.report.hands import hand_view
 from harness.report.pokerstats import COLUMNS, Counts, PokerStats, hand_counts, stats_csv

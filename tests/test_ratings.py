@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.match.specs import MatchResult
+from harness.specs import MatchResult
 from harness.tournament.ratings import (
     bootstrap_ranks,
     instant_runoff,

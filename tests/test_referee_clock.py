@@ -69,7 +69,7 @@ def test_a_slow_history_write_never_times_out_a_fast_bot(tmp_path: Path, monkeyp
     thinks; with the write slowed far past the decision time, no reply is late (it was waiting
     when the referee came back) and the bot is not charged for the write."""
     from harness.engine import GameConfig
-    from harness.match.history import HistoryWriter
+    from harness.history.files import HistoryWriter
     from harness.match.referee import BotSpec, Limits, MatchSpec, play_match
 
     write = HistoryWriter.write

@@ -22,12 +22,12 @@ from typing import Any
 import pytest
 
 import harness.match.referee as referee_mod
+from harness.deals import commitment
 from harness.engine import GameConfig
+from harness.history.files import HistoryWriter, read_history, without_volatile
+from harness.history.replay import check_history
 from harness.match.botproc import find_marked
-from harness.match.deals import commitment
-from harness.match.history import HistoryWriter, read_history, without_volatile
 from harness.match.referee import BotSpec, Limits, MatchSpec, StackMode, hand_seed, play_match
-from harness.match.replay import check_history
 from tests.history_helpers import check_records, schema_errors
 
 PY = sys.executable

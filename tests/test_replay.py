@@ -10,12 +10,13 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.cli import app
+from harness.deals import commitment
 from harness.engine import GameConfig, HandState
-from harness.match import handrecord
-from harness.match.deals import commitment
-from harness.match.history import HistoryError, HistoryWriter
+from harness.history import record as handrecord
+from harness.history.files import HistoryError, HistoryWriter
+from harness.history.replay import HandCheck, check_history
+from harness.history.v1 import build_record
 from harness.match.referee import hand_seed
-from harness.match.replay import HandCheck, check_history
 
 MATCH = handrecord.match_dict(bots=["a", "b", "c"], hands=100, stack_mode="reset", starting_stack=1000,
                               seed_sha256=commitment(1), decision_ms=100, time_bank_ms=0, max_faults=3)
@@ -174,7 +175,7 @@ def test_histories_of_earlier_releases_with_a_raise_nobody_could_answer_still_re
         handrecord.replay_v2(record)
     tampered = json.loads(json.dumps(record))
     tampered["returned"][0]["chips"] = 13
-    v1 = json.loads(json.dumps(state.record()))
+    v1 = json.loads(json.dumps(build_record(state)))
     path = write_lines(tmp_path / "h.jsonl", record, tampered)
     checks = list(check_history(path))
     assert [(c.ok, bool(c.note)) for c in checks] == [(True, True), (False, False)]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.match.specs import MatchResult
+from harness.specs import MatchResult
 from harness.tournament.results import (
     MARKER_FILE,
     MatchRecord,
@@ -131,7 +131,7 @@ def test_fresh_match_dir_removes_partial_output(tmp_path: Path) -> None:
 
 
 def test_compressed_hand_history_is_found_and_reads_back(tmp_path: Path) -> None:
-    from harness.match.history import HistoryWriter
+    from harness.history.files import HistoryWriter
 
     with HistoryWriter(tmp_path / "hands.jsonl.gz") as w:
         w.write({"hand_id": 0, "net": [1, -1]})

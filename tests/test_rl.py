@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.history.v1 import build_record
+
 _EXTRA = "harness.rl needs the 'rl' extra (in the test extra too): pip install -e '.[test]'"
 pytest.importorskip("pettingzoo", reason=_EXTRA)
 pytest.importorskip("gymnasium", reason=_EXTRA)
@@ -18,9 +20,9 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 
+from harness.deals import hand_seed  # noqa: E402
 from harness.engine import Action, ActionKind, GameConfig, HandState  # noqa: E402
 from harness.engine.cards import parse_cards  # noqa: E402
-from harness.match.deals import hand_seed  # noqa: E402
 from harness.rl import encoding, env, raw_env  # noqa: E402
 from harness.rl.gym import SdkOpponent, SingleAgentEnv, random_policy  # noqa: E402
 
@@ -89,12 +91,12 @@ def test_clone_then_different_actions_leave_the_original_untouched() -> None:
     e = raw_env(num_players=3)
     e.reset(seed=99)
     e.step(1)
-    before = (e.state.record(), e.observe(e.agent_selection)["observation"].copy(), e.agent_selection)
+    before = (build_record(e.state), e.observe(e.agent_selection)["observation"].copy(), e.agent_selection)
     copy = e.clone()
     while not copy.state.is_complete:  # the copy plays to the end, folding where it can
         m = copy.observe(copy.agent_selection)["action_mask"]
         copy.step(0 if m[0] else int(np.flatnonzero(m)[-1]))
-    after = (e.state.record(), e.observe(e.agent_selection)["observation"], e.agent_selection)
+    after = (build_record(e.state), e.observe(e.agent_selection)["observation"], e.agent_selection)
     assert before[0] == after[0] and np.array_equal(before[1], after[1]) and before[2] == after[2]
     assert not any(e.terminations.values()) and all(copy.terminations.values())
     # and the same actions on a copy give the same hand as on the original
@@ -103,7 +105,7 @@ def test_clone_then_different_actions_leave_the_original_untouched() -> None:
         while not x.state.is_complete:
             m = x.observe(x.agent_selection)["action_mask"]
             x.step(int(np.flatnonzero(m)[len(np.flatnonzero(m)) // 2]))
-    assert e.state.record() == twin.state.record()
+    assert build_record(e.state) == build_record(twin.state)
 
 
 def test_engine_clone_deals_what_the_original_deals() -> None:
@@ -120,7 +122,7 @@ def test_engine_clone_deals_what_the_original_deals() -> None:
                     x.draw(x.cards[x.to_act][:4])
                 else:
                     x.check() if "check" in x.legal().actions else x.call()
-        assert a.record() == b.record() == c.record()
+        assert build_record(a) == build_record(b) == build_record(c)
 
 
 def test_seeded_reset_deals_the_referees_hands() -> None:
@@ -267,7 +269,7 @@ def test_vector_env_steps_many_tables_like_single_ones() -> None:
     obs, masks, seats = venv.reset(seed=21)
     assert obs.shape == (4, encoding.obs_size(3)) and masks.shape == (4, encoding.N_ACTIONS)
     singles = [raw_env(num_players=3, starting_stack=200) for _ in range(4)]
-    from harness.match.deals import match_seed
+    from harness.deals import match_seed
 
     for i, t in enumerate(singles):
         t.reset(seed=match_seed(21, ["vector", str(i)]))

@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.cli import app
-from harness.match.history import seat_nets
+from harness.history.files import seat_nets
 from harness.tournament.results import hand_history_path, read_hands, read_records
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.match.history import HistoryWriter, history_name
-from harness.match.specs import BotSpec, Limits, MatchResult, MatchSpec
+from harness.history.files import HistoryWriter, history_name
+from harness.specs import BotSpec, Limits, MatchResult, MatchSpec
 
 if TYPE_CHECKING:
     from harness.tournament.config import TournamentConfig

@@ -26,11 +26,11 @@ import psutil
 import pytest
 
 from harness.engine.config import GameConfig
+from harness.history.files import find_history, read_history
 from harness.match import sandbox as sb
 from harness.match import syscall_filter
-from harness.match.history import find_history, read_history
 from harness.match.referee import play_match
-from harness.match.specs import BotSpec, CpuPolicy, Limits, MatchResult, MatchSpec, SandboxMode, SandboxSettings
+from harness.specs import BotSpec, CpuPolicy, Limits, MatchResult, MatchSpec, SandboxMode, SandboxSettings
 
 REPO = Path(__file__).resolve().parents[1]
 HOSTILE = REPO / "tests" / "fixtures" / "hostile"

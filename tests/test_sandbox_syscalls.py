@@ -24,9 +24,9 @@ from pathlib import Path
 
 import pytest
 
+from harness.history.files import find_history, read_history
 from harness.match import syscall_filter
-from harness.match.history import find_history, read_history
-from harness.match.specs import BotSpec, SandboxSettings
+from harness.specs import BotSpec, SandboxSettings
 from tests.test_sandbox import (
     HOSTILE,
     LIMITS,

@@ -25,9 +25,9 @@ from pathlib import Path
 
 import pytest
 
+from harness.history.files import find_history, read_history
 from harness.match import sandbox as sb
-from harness.match.history import find_history, read_history
-from harness.match.specs import BotSpec, SandboxMode, SandboxSettings
+from harness.specs import BotSpec, SandboxMode, SandboxSettings
 from tests.test_sandbox import HOSTILE, LIMITS, OFF, ROOT, SUPPORT, attacks, entry, play, processes_with, succeeded
 
 pytestmark = pytest.mark.timeout(120)

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness.match.specs import MatchResult
+from harness.specs import MatchResult
 from harness.tournament.leaderboard import los_csv, make_board, ranked, render, to_csv, write_leaderboard
 from harness.tournament.ratings import (
     MIN_RESAMPLED_SETS,

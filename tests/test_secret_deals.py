@@ -22,9 +22,9 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from harness.match.deals import commitment, hand_seed, seed_hex
+from harness.deals import commitment, hand_seed, seed_hex
 from harness.match.referee import play_match
-from harness.match.specs import BotSpec, Limits, MatchResult, MatchSpec, SandboxMode, SandboxSettings
+from harness.specs import BotSpec, Limits, MatchResult, MatchSpec, SandboxMode, SandboxSettings
 from harness.tournament.config import parse_config
 from harness.tournament.results import MATCHES_DIR, PRIVATE_DIR, read_records
 from harness.tournament.runner import run_tournament

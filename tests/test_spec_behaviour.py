@@ -14,7 +14,7 @@ import pytest
 from harness.engine.config import GameConfig
 from harness.match.connection import Connection
 from harness.match.referee import QUIT_GRACE_MS, BotSpec, Limits, MatchSpec, play_match
-from harness.match.specs import FaultKind
+from harness.specs import FaultKind
 from protocol import codec
 from protocol.messages import ErrorReason, Hello
 from protocol.sdk import DecisionState

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from harness.engine import GameConfig
-from harness.match.specs import BotSpec, MatchResult
+from harness.specs import BotSpec, MatchResult
 from harness.tournament.sprt import (
     BLOCKS_FILE,
     MIN_BLOCKS,

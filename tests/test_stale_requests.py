@@ -21,7 +21,7 @@ import pytest
 from harness.engine.config import GameConfig
 from harness.match.connection import CATCH_UP_DECISIONS
 from harness.match.referee import play_match
-from harness.match.specs import BotSpec, Limits, MatchSpec, SandboxMode, SandboxSettings
+from harness.specs import BotSpec, Limits, MatchSpec, SandboxMode, SandboxSettings
 from protocol.messages import ActionReply
 from tests.test_bots_native import COMMANDS, build
 from tests.test_protocol_codec import _spec_example

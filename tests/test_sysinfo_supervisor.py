@@ -20,7 +20,7 @@ import pytest
 
 from harness.match import sandbox as sb
 from harness.match import sysinfo_supervisor as ss
-from harness.match.specs import SandboxMode, SandboxSettings
+from harness.specs import SandboxMode, SandboxSettings
 from tests.test_sandbox_view import SUPPORT as SANDBOX
 from tests.test_sandbox_view import counter_colluders
 

@@ -12,11 +12,11 @@ from typer.testing import CliRunner
 from harness.cli import app
 from harness.match.botproc import find_marked
 from harness.match.checkbot import CheckReport, Violation
-from harness.match.specs import FaultKind, Limits
 from harness.match.startcause import start_cause
 from harness.match.tracebacks import Trace, describe_traces, find_traces
 from harness.report.collect import BotReport, ReportData
 from harness.report.markdown import bot_markdown
+from harness.specs import FaultKind, Limits
 from harness.tournament.entries import Entry, _reason, describe_failure
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "traces"

@@ -35,7 +35,7 @@ import pytest
 
 from harness.match import cgroups, treelimits
 from harness.match import sandbox as sb
-from harness.match.specs import CpuPolicy, SandboxMode, SandboxSettings
+from harness.specs import CpuPolicy, SandboxMode, SandboxSettings
 
 REPO = Path(__file__).resolve().parents[1]
 HOSTILE = REPO / "tests" / "fixtures" / "hostile"
@@ -57,7 +57,7 @@ DRIVER = textwrap.dedent("""
         cgroups.probe = lambda: cgroups.CgroupSupport(None, reason="none for this test")
     from harness.engine.config import GameConfig
     from harness.match.referee import play_match
-    from harness.match.specs import BotSpec, CpuPolicy, Limits, MatchSpec, SandboxMode, SandboxSettings
+    from harness.specs import BotSpec, CpuPolicy, Limits, MatchSpec, SandboxMode, SandboxSettings
     box = SandboxSettings(mode=SandboxMode(args["mode"]), cpu=CpuPolicy(args["cpu"]), scratch_mb=8)
     plan = sandbox.plan(box)
     bots = [BotSpec(name=b["name"], command=tuple(b["command"]), cwd=b["cwd"], env=b["env"]) for b in args["bots"]]

@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from harness.match.checkbot import CheckReport, Violation
-from harness.match.specs import FaultKind, Limits
 from harness.match.untrusted import csv_cell, md_cell, md_code, md_fence, md_text, visible
 from harness.report.collect import BotReport, FaultExample, ReportData
 from harness.report.markdown import bot_markdown
+from harness.specs import FaultKind, Limits
 from harness.tournament.entries import Entry, describe_failure
 from harness.tournament.leaderboard import make_board, render, to_csv
 from tests.test_leaderboard import rec

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from harness.match.connection import memory_bound
-from harness.match.specs import Limits
+from harness.specs import Limits
 from tests.test_faults import GOOD, HANDS, LIMITS, REPO, assert_history_stands_alone, faults_of, fixture_bot, play
 
 pytestmark = pytest.mark.timeout(120)
@@ -142,7 +142,7 @@ def test_tcp_on_loopback_works_as_ipc(tmp_path: Path, passive: list[list[int]]) 
     """``transport="tcp"`` (no sandbox: its network namespace has no loopback of the host's): libzmq and
     the hand-written client play over tcp://127.0.0.1, the same as over ipc."""
     from harness.match.referee import play_match
-    from harness.match.specs import SandboxMode, SandboxSettings
+    from harness.specs import SandboxMode, SandboxSettings
     from tests.test_faults import match_spec
 
     for other in (fixture_bot("passive"), fixture_bot("zmtp_hostile", "play", label="hand-written")):

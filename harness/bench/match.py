@@ -70,7 +70,7 @@ from harness.engine import Action, ActionKind, GameConfig, HandState
 from harness.engine.cards import CARD_STRS
 from harness.match.placement import pin, restore
 from harness.match.referee import BotSpec, Limits, MatchSpec, Referee, encode_hand_end_of
-from harness.match.specs import CpuPolicy, SandboxMode, SandboxSettings
+from harness.specs import CpuPolicy, SandboxMode, SandboxSettings
 from protocol import codec
 from protocol.messages import MatchEnd
 from protocol.version import PROTOCOL_VERSION

@@ -43,10 +43,10 @@ def _populate(contest_path: Path) -> None:
     """Store the versions (with their files) and the matches directly in the database."""
     from sqlalchemy import insert
 
-    from harness.match.specs import MatchResult
     from harness.server import db, store
     from harness.server.contest import load_contest
     from harness.server.unpack import content_hash
+    from harness.specs import MatchResult
     from harness.tournament.results import MatchRecord
 
     contest = load_contest(contest_path)

@@ -16,7 +16,6 @@ from harness.engine.errors import (
 )
 from harness.engine.evaluator import Category, HandRank, best_hand, evaluate
 from harness.engine.pots import HandResult, Pot
-from harness.engine.record import replay
 from harness.engine.state import HandState
 
 __all__ = [
@@ -43,5 +42,4 @@ __all__ = [
     "evaluate",
     "parse_card",
     "parse_cards",
-    "replay",
 ]

@@ -17,8 +17,8 @@ A hand is driven one action at a time::
 Speed matters (the tournament plays millions of hands): cards are ints, the
 state mutates in place, every action is fully validated before anything
 changes (so a refused action leaves the state as it was), ``legal()`` is
-computed on demand and cached until the next action, and the hand record is
-built only when asked for.
+computed on demand and cached until the next action. The engine knows no file
+format: hand records are written and read in :mod:`harness.history`.
 """
 
 from __future__ import annotations
@@ -88,8 +88,8 @@ class HandState:
 
     Create with ``HandState.start``; read ``phase``, ``to_act``, ``legal()``;
     drive with ``apply(action)`` or ``fold()/check()/call()/bet(to)/
-    raise_to(to)/draw(cards)``; when ``is_complete`` read ``result()`` and
-    ``record()``. All chip amounts are ints.
+    raise_to(to)/draw(cards)``; when ``is_complete`` read ``result()``.
+    All chip amounts are ints.
 
     Public attributes (read-only by convention): ``config``, ``n`` (seats),
     ``button``, ``seed``, ``hand_id``, ``phase``, ``to_act``,
@@ -932,12 +932,6 @@ class HandState:
         muck (R4.4; always 0 with per-seat replacements).
         """
         return self._log
-
-    def record(self) -> dict[str, Any]:
-        """The JSON-ready hand record (hand history line); see ``harness.engine.record``."""
-        from harness.engine.record import build_record
-
-        return build_record(self)
 
     def clone(self) -> HandState:
         """An independent copy for search: acting on either leaves the other as it was.

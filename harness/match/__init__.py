@@ -2,11 +2,11 @@
 
 Modules, in the direction of their imports:
 
-- values and rules of a match: ``specs`` (value types), ``clock`` (a bot's
-  clock), ``deals`` (secret seeds), ``msgsize`` (message bounds), ``untrusted``
-  (text a bot controls, made safe);
-- the hand history: ``handrecord`` (the record, docs/HISTORY.md), ``history``
-  (files, every version), ``replay`` (re-running a history);
+- values and rules of a match: ``clock`` (a bot's clock), ``msgsize`` (message
+  bounds), ``untrusted`` (text a bot controls, made safe); the value types and
+  the deals every layer uses are one floor down (:mod:`harness.specs`,
+  :mod:`harness.deals`), and hand histories have their own package
+  (:mod:`harness.history`);
 - bot hosting: ``placement`` (CPU pinning), ``cgroups``, ``treelimits``
   (limits without cgroups), ``syscall_filter`` and ``bpfcache`` (its compiled
   programs, kept), ``sysinfo_supervisor``,

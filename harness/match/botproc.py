@@ -57,8 +57,8 @@ from typing import TYPE_CHECKING
 from harness.errors import HarnessError
 from harness.match import sysinfo_supervisor
 from harness.match.placement import run_queue_wait_s
-from harness.match.specs import BotSpec, Limits
 from harness.match.treelimits import children
+from harness.specs import BotSpec, Limits
 
 if TYPE_CHECKING:
     from harness.match.cgroups import BotGroup

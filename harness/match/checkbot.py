@@ -35,11 +35,14 @@ from pathlib import Path
 from typing import Any
 
 from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS, GameConfig, Structure
+from harness.history.files import decision_times, find_history, read_history, record_faults
 from harness.match.botproc import PASSED_ENV, PASSED_ENV_PREFIXES, resolve_command
-from harness.match.history import decision_times, find_history, read_history, record_faults
 from harness.match.msgsize import message_problem
 from harness.match.outdir import prepare_out_dir
-from harness.match.specs import (
+from harness.match.startcause import start_cause
+from harness.match.tracebacks import Trace, describe_traces, find_traces
+from harness.match.untrusted import visible
+from harness.specs import (
     BOT_NAME,
     BOT_NAME_RULE,
     BotSpec,
@@ -51,9 +54,6 @@ from harness.match.specs import (
     StackMode,
     bound_problem,
 )
-from harness.match.startcause import start_cause
-from harness.match.tracebacks import Trace, describe_traces, find_traces
-from harness.match.untrusted import visible
 
 #: What each fault kind means to a bot author, and what to fix.
 KIND_WORDS: dict[str, str] = {
@@ -566,7 +566,7 @@ def check_bot(
         harness.match.botproc.BotStartError: the command cannot be launched at all
             (not found, not executable, no ``#!`` line, cwd missing).
         ValueError: bad arguments (no command, hands, decision_ms, startup_ms,
-            time_bank_ms, memory_mb, max_processes or starting_stack outside :data:`harness.match.specs.BOUNDS`,
+            time_bank_ms, memory_mb, max_processes or starting_stack outside :data:`harness.specs.BOUNDS`,
             0 or > 5 opponents, unknown opponent, a stack that cannot pay the forced bets or too deep for the
             protocol's messages (:func:`harness.match.msgsize.message_problem`), a bad env name); ``out_dir``
             is a file, lies under one or already holds a hand history

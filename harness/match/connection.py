@@ -84,7 +84,7 @@ from typing import Any
 
 from harness.errors import HarnessError
 from harness.match import zmtp
-from harness.match.specs import FaultKind
+from harness.specs import FaultKind
 from protocol import codec
 from protocol.errors import ProtocolError
 from protocol.messages import ActionReply, DiscardReply, Error, Hello, Welcome

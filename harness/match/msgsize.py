@@ -44,9 +44,9 @@ from protocol.codec import encode_hand_end, encode_request
 from protocol.messages import CATEGORY_NAMES
 from protocol.version import MAX_AMOUNT, MAX_MESSAGE_BYTES
 
-#: ``MatchSpec.hands`` is at most this (harness.match.specs.MAX_HANDS); the hand id fits in it.
+#: ``MatchSpec.hands`` is at most this (harness.specs.MAX_HANDS); the hand id fits in it.
 _MAX_HAND_ID = 10_000_000
-#: Times in a request (``decision_ms``, ``bank_ms``) are at most one day (harness.match.specs.BOUNDS).
+#: Times in a request (``decision_ms``, ``bank_ms``) are at most one day (harness.specs.BOUNDS).
 _MAX_MS = 86_400_000
 _CARDS7 = ["Ah", "Kh", "Qh", "Jh", "Th", "9h", "8h"]
 _ALL_IN_FLAG = len(msgpack.packb({"all_in": True})) - 1  # a key and True, in an event map

@@ -9,7 +9,7 @@ the engine's default action is played instead; a bot that crashes or reaches
 ``limits.max_faults`` is *out*: it still posts blinds and antes and is folded
 at its first decision of each hand. Every hand is appended to
 ``out_dir/hands.jsonl`` (``hands.jsonl.gz`` with ``spec.compress``) as it finishes
-(harness.match.history; one name from the first hand to the last). The match always
+(harness.history.files; one name from the first hand to the last). The match always
 finishes, and whatever happens (match end, a referee error, Ctrl-C) every bot
 is told ``match_end`` and then stopped (quit, SIGTERM, SIGKILL of its whole
 process group), the sockets are closed and the private directory removed.
@@ -20,7 +20,7 @@ starting stack and the button at seat ``h % n`` (hand h). In a freezeout
 stacks carry over; a bot with no chips leaves the table, the engine is given
 only the seated bots (hand seats 0..k-1 in match-seat order) and the button
 moves to the next seat still in the match (R2.1; heads-up R2.3 then follows
-from the engine). Hand h is dealt from :func:`harness.match.deals.hand_seed`
+from the engine). Hand h is dealt from :func:`harness.deals.hand_seed`
 ``(spec.seed, h)`` only (keyed: the match seed is a secret), so a duplicate
 set (the same spec with the bots rotated) deals the same cards to the same
 seats.
@@ -40,6 +40,7 @@ from typing import Any
 
 import psutil
 
+from harness.deals import commitment, hand_seed, hand_seeds
 from harness.engine import (
     Action,
     ActionKind,
@@ -53,18 +54,21 @@ from harness.engine import (
 from harness.engine.actions import CALL_ACTION, CHECK_ACTION, FOLD_ACTION
 from harness.engine.cards import CARD_STRS
 from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS
-from harness.match import cgroups, handrecord
+from harness.history import record as handrecord
+from harness.history.files import HistoryWriter, history_name
+from harness.history.record import BY_BOT, BY_FAULT, BY_OUT, BY_UNSENT, Decision
+from harness.match import cgroups
 from harness.match.botproc import BotProcess, BotStartError, stop_all
 from harness.match.clock import Clock
 from harness.match.connection import CATCH_UP_DECISIONS, ChannelFault, Connection, Disconnected, Hub
-from harness.match.deals import commitment, hand_seed, hand_seeds
-from harness.match.handrecord import BY_BOT, BY_FAULT, BY_OUT, BY_UNSENT, Decision
-from harness.match.history import HistoryWriter, history_name
 from harness.match.human import HumanProcess, HumanSpec
 from harness.match.msgsize import message_problem
 from harness.match.placement import Placement, pin, restore
 from harness.match.sandbox import DEFAULT_PIDS, BotJail, SandboxError, UidLease, non_dumpable, plan, support
-from harness.match.specs import (
+from harness.match.treelimits import TreeBot, TreeMatch
+from harness.match.untrusted import visible
+from harness.match.wire import HandWire, MatchWire
+from harness.specs import (
     BotSpec,
     CpuPolicy,
     FaultKind,
@@ -75,9 +79,6 @@ from harness.match.specs import (
     SandboxSettings,
     StackMode,
 )
-from harness.match.treelimits import TreeBot, TreeMatch
-from harness.match.untrusted import visible
-from harness.match.wire import HandWire, MatchWire
 from protocol import codec
 from protocol.codec import encode_hand_end
 from protocol.messages import (
@@ -119,7 +120,7 @@ _FOLD = FOLD_ACTION
 _OUT_DECISION: Decision = (BY_OUT, None, None)
 #: Queued notifications after which they are sent without waiting for a request.
 _MAX_QUEUED_NOTES = 4
-#: Hand seeds derived at a time (harness.match.deals.hand_seeds): one tight loop per block.
+#: Hand seeds derived at a time (harness.deals.hand_seeds): one tight loop per block.
 _SEED_BLOCK = 64
 #: Longest fault detail kept (characters): details quote what a bot sent, and a hand
 #: history line must stay one that ``harness replay`` reads.

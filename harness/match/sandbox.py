@@ -70,7 +70,7 @@ from pathlib import Path
 
 from harness.errors import HarnessError
 from harness.match import cgroups, syscall_filter, sysinfo_supervisor, treelimits
-from harness.match.specs import CpuPolicy, SandboxMode, SandboxSettings
+from harness.specs import CpuPolicy, SandboxMode, SandboxSettings
 
 __all__ = [
     "DEFAULT_PIDS",

@@ -5,14 +5,14 @@ failed start (connect a DEALER, send hello) unless this finds the cause in
 what the runtime wrote: the JVM's ``Unable to access jarfile``, Python's
 ``can't open file``, Node's ``Cannot find module``, the dynamic loader's
 missing library, or an out-of-memory, out-of-threads or out-of-files report
-that names the limit to raise (:class:`harness.match.specs.Limits`).
+that names the limit to raise (:class:`harness.specs.Limits`).
 """
 
 from __future__ import annotations
 
 import re
 
-from harness.match.specs import Limits
+from harness.specs import Limits
 
 __all__ = ["start_cause"]
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.match.history import HistoryError, decision_times, read_history
-from harness.match.specs import FaultKind, Limits, MatchResult
+from harness.history.files import HistoryError, decision_times, read_history
 from harness.match.startcause import start_cause
 from harness.match.tracebacks import describe_traces, find_traces
+from harness.specs import FaultKind, Limits, MatchResult
 
 __all__ = ["SeatVerdict", "verdicts", "RESULT_FILE"]
 

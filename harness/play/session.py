@@ -14,7 +14,7 @@ from pathlib import Path
 
 from harness.match.human import HumanLink, HumanSpec
 from harness.match.referee import play_match
-from harness.match.specs import BotSpec, Limits, MatchResult, MatchSpec, SandboxSettings
+from harness.specs import BotSpec, Limits, MatchResult, MatchSpec, SandboxSettings
 
 __all__ = ["play_with_human"]
 

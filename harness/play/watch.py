@@ -39,7 +39,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from harness.match.history import HistoryError, find_history, numbered_records
+from harness.history.files import HistoryError, find_history, numbered_records
 from harness.report.hands import hand_view
 from harness.report.viewer import hide_cards, static_text, viewer_view
 

@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.match.history import HistoryError
-from harness.match.specs import FaultKind
+from harness.history.files import HistoryError
 from harness.match.tracebacks import find_traces
 from harness.report.chips import ChipsTally, HandLine, counterpart, hand_line
 from harness.report.hands import hand_view, read_hand_records
 from harness.report.pokerstats import Counts, PokerStats
+from harness.specs import FaultKind
 from harness.tournament.results import (
     MATCHES_DIR,
     MatchRecord,

@@ -43,7 +43,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from harness.match.history import read_history
+from harness.history.files import read_history
 
 POSTS = ("ante", "small_blind", "big_blind")
 
@@ -52,7 +52,7 @@ def read_hand_records(path: Path) -> Iterator[dict[str, Any]]:
     """The raw hand records of a hand history file (plain or gzip), in file order, for :func:`hand_view`.
 
     Raises:
-        harness.match.history.HistoryError: the file is not a hand history.
+        harness.history.files.HistoryError: the file is not a hand history.
     """
     return read_history(path)
 
@@ -61,7 +61,7 @@ def read_hand_views(path: Path) -> Iterator[dict[str, Any]]:
     """Every hand of a hand history file as a view (:func:`hand_view`), in file order.
 
     Raises:
-        harness.match.history.HistoryError: the file is not a hand history.
+        harness.history.files.HistoryError: the file is not a hand history.
     """
     for record in read_history(path):
         yield hand_view(record)

@@ -7,7 +7,7 @@ given by keyword, e.g. ``env(structure="fixed-limit", ante=1)``).
 Agents ``player_0 .. player_{n-1}`` are the match seats. Deals are the referee's:
 ``reset(seed=S)`` plays hand 0 of a match whose seed is ``S``, each later ``reset()`` (no seed) the next
 hand of that match, and ``reset(seed=S, options={"hand": h})`` hand ``h``; hand ``h`` is dealt from
-:func:`harness.match.deals.hand_seed` ``(S, h)`` with the button at seat ``h % n`` and every stack at
+:func:`harness.deals.hand_seed` ``(S, h)`` with the button at seat ``h % n`` and every stack at
 ``starting_stack`` (the referee's reset mode), so a policy is evaluated on exactly the duplicate deals of
 ``harness match --seed S``. Without any seed the match seed is a fresh secret one.
 
@@ -24,9 +24,9 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from harness.deals import hand_seed, hand_seeds, new_seed, parse_seed
 from harness.engine import GameConfig, HandState, Phase
 from harness.engine.config import seat_count_problem
-from harness.match.deals import hand_seed, hand_seeds, new_seed, parse_seed
 from harness.rl import encoding
 
 __all__ = ["SevenCardDrawEnv", "env", "raw_env"]
@@ -128,7 +128,7 @@ class SevenCardDrawEnv(AECEnv):
         self._found = None
 
     def _hand_seed(self, hand: int, sequence: bool) -> int:
-        """:func:`harness.match.deals.hand_seed` ``(match_seed, hand)``; hands dealt in sequence take their
+        """:func:`harness.deals.hand_seed` ``(match_seed, hand)``; hands dealt in sequence take their
         seeds in blocks of 64 (one tight loop of HMACs costs less than the same calls one per reset)."""
         block = self._seed_block
         if block is not None and block[0] == self.match_seed and 0 <= hand - block[1] < _SEED_BLOCK:

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from harness.deals import match_seed, new_seed
 from harness.engine import Phase
-from harness.match.deals import match_seed, new_seed
 from harness.rl import encoding
 from harness.rl.aec import SevenCardDrawEnv
 
@@ -25,7 +25,7 @@ class VectorEnv:
     """``num_envs`` tables with the same settings (keyword arguments as :class:`SevenCardDrawEnv`).
 
     Table ``i`` deals the hands of match seed ``match_seed(seed, ["vector", str(i)])``
-    (:func:`harness.match.deals.match_seed`): reproducible for a seed, different per table. ``tables[i].state``
+    (:func:`harness.deals.match_seed`): reproducible for a seed, different per table. ``tables[i].state``
     is table i's hand; the tables' PettingZoo bookkeeping (``rewards``, ``terminations``...) is not kept up.
 
     Raises:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.engine.config import GameConfig
-from harness.match.specs import BotSpec, Limits, SandboxSettings
+from harness.specs import BotSpec, Limits, SandboxSettings
 from harness.tournament.entries import CheckTable, run_check
 
 #: Bytes of a build's output kept for the student.

@@ -494,7 +494,7 @@ def _viewer_hand(record: dict[str, Any], mine: set[int], admin: bool) -> dict[st
 
 
 def _hands(directory: Path, limit: int = 200) -> list[dict[str, Any]]:
-    from harness.match.history import HistoryError, find_history, read_history
+    from harness.history.files import HistoryError, find_history, read_history
 
     path = find_history(directory)
     out: list[dict[str, Any]] = []

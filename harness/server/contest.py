@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS, GameConfig
-from harness.match.specs import BOT_NAME, BOT_NAME_RULE, BotSpec, Limits, SandboxSettings, StackMode
+from harness.specs import BOT_NAME, BOT_NAME_RULE, BotSpec, Limits, SandboxSettings, StackMode
 from harness.tournament.config import (
     ConfigError,
     ScheduleSettings,

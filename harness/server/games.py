@@ -20,14 +20,14 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.deals import new_seed
 from harness.errors import HarnessError
-from harness.match.deals import new_seed
-from harness.match.history import find_history
+from harness.history.files import find_history
 from harness.match.human import HumanLink, HumanSpec
-from harness.match.specs import BotSpec, MatchResult, MatchSpec
 from harness.play.channel import TableChannel
 from harness.play.session import play_with_human
 from harness.server.contest import Contest
+from harness.specs import BotSpec, MatchResult, MatchSpec
 
 __all__ = ["Game", "GameRefused", "Games"]
 

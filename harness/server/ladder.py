@@ -33,11 +33,11 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from harness.match.specs import MatchResult, MatchSpec
 from harness.server import store
 from harness.server.admission import admit
 from harness.server.board import Board
 from harness.server.contest import Contest
+from harness.specs import MatchResult, MatchSpec
 from harness.tournament.entries import CheckTable
 from harness.tournament.estimate import effective_jobs
 from harness.tournament.matchjob import play_and_store

@@ -20,10 +20,10 @@ from typing import Any
 
 from sqlalchemy import Engine, func, insert, select, update
 
-from harness.match.specs import BotSpec
 from harness.server import db
 from harness.server.contest import Contest
 from harness.server.tokens import new_token, token_hash
+from harness.specs import BotSpec
 
 ADMIN = "admin"
 STUDENT = "student"

@@ -20,7 +20,7 @@ A task (:func:`run_task`, on a worker):
    to another worker and records it as failed, with every worker's reason in
    ``error.txt``, when none is left;
 2. runs the job's function (for a match, :func:`harness.tournament.matchjob.play_and_store`:
-   the referee with the same :class:`~harness.match.specs.MatchSpec` and seeds
+   the referee with the same :class:`~harness.specs.MatchSpec` and seeds
    as locally, the hand history gzipped) in a private scratch directory of
    the worker, on one CPU of its own when ``pin`` is on (a CPU leased with a
    lock file, so the worker processes of one machine never share one);
@@ -81,7 +81,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from harness.errors import HarnessError
-from harness.match.specs import BotSpec, SandboxMode, SandboxSettings
+from harness.specs import BotSpec, SandboxMode, SandboxSettings
 from harness.tournament.results import HANDS_FILE, fsync_file
 from harness.tournament.workers import ERROR_FILE, RESULT_FILE, Done, Job
 
@@ -422,7 +422,7 @@ def abort_tasks(keys: Iterable[str]) -> list[str]:
 
 def _watch_progress(worker: Any) -> None:
     """Worker thread: every few seconds, the hands each running match has written, as Dask events."""
-    from harness.match.history import HistoryTail
+    from harness.history.files import HistoryTail
     from harness.tournament.matchjob import count_hands
 
     tails: dict[str, HistoryTail] = {}

@@ -21,11 +21,11 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from harness.deals import parse_seed
 from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS, GameConfig, Replacements, Structure, seat_count_problem
 from harness.errors import HarnessError
-from harness.match.deals import parse_seed
 from harness.match.msgsize import message_problem
-from harness.match.specs import (
+from harness.specs import (
     BOT_NAME,
     BOT_NAME_RULE,
     BOUNDS,

@@ -46,13 +46,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.deals import new_seed
 from harness.engine.config import GameConfig
-from harness.match.deals import new_seed
-from harness.match.history import HistoryError, decision_times, find_history, read_history
+from harness.history.files import HistoryError, decision_times, find_history, read_history
 from harness.match.outdir import StorageError
-from harness.match.specs import BotSpec, FaultKind, Limits, SandboxSettings, StackMode
 from harness.match.tracebacks import Trace, describe_traces
 from harness.match.untrusted import visible
+from harness.specs import BotSpec, FaultKind, Limits, SandboxSettings, StackMode
 from harness.tournament.config import TournamentConfig
 from harness.tournament.estimate import BotCost
 from harness.tournament.leaderboard import ENTRIES_FILE

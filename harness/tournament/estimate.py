@@ -262,7 +262,7 @@ def calibrate(seats: int, *, hands: int = 200, cpu: int | None = None) -> Rates:
     """
     from harness.engine import GameConfig, Replacements
     from harness.match.referee import Referee
-    from harness.match.specs import BotSpec, Limits, MatchSpec
+    from harness.specs import BotSpec, Limits, MatchSpec
 
     bots = [BotSpec(f"caller{i}", (sys.executable, "-m", "bots.caller"), cwd=_repo_root()) for i in range(seats)]
     game = GameConfig(replacements=Replacements.PER_SEAT if seats <= 4 else Replacements.STOCK)

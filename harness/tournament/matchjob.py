@@ -11,8 +11,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.match.history import HistoryTail, find_history
-from harness.match.specs import BotSpec, Limits, MatchResult, MatchSpec
+from harness.history.files import HistoryTail, find_history
+from harness.specs import BotSpec, Limits, MatchResult, MatchSpec
 from harness.tournament.results import fsync_file
 
 __all__ = ["PlayMatch", "count_hands", "play_and_store"]
@@ -40,7 +40,7 @@ def play_and_store(play: PlayMatch, bots: list[BotSpec], spec: MatchSpec, limits
 def count_hands(directory: Path, key: str, tails: dict[str, HistoryTail]) -> int:
     """Hands written so far by a running match (its growing hand history, plain or gzip, read incrementally).
 
-    ``tails`` keeps one :class:`harness.match.history.HistoryTail` per match key between calls.
+    ``tails`` keeps one :class:`harness.history.files.HistoryTail` per match key between calls.
     """
     tail = tails.get(key)
     if tail is None:

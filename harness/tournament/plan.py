@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from harness import __version__
-from harness.match.deals import commitment
-from harness.match.specs import BotSpec
+from harness.deals import commitment
+from harness.specs import BotSpec
 from harness.tournament.config import TournamentConfig, plan_size
 from harness.tournament.design import Balance, balance
 from harness.tournament.schedule import Format, Pairing, build_schedule
@@ -252,7 +252,7 @@ class Plan:
         design: the sampled format's tables (each sorted by name), else None.
         settings: :func:`settings` of the configuration.
         settings_digest: digest of ``settings``.
-        seed_sha256: the commitment to the tournament seed (:func:`harness.match.deals.commitment`).
+        seed_sha256: the commitment to the tournament seed (:func:`harness.deals.commitment`).
         bot_digests: per bot, the digest of its :func:`bot_setup`.
         later_seed_sha256: commitments to the later deal seeds (drawn when matches had to be
             played after a reveal, :func:`harness.tournament.seeds.add_deal_seed`), oldest first.

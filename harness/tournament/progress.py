@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.match.specs import FaultKind
 from harness.match.untrusted import visible
+from harness.specs import FaultKind
 from harness.tournament.results import MatchRecord, match_files
 from harness.tournament.stats import bb_per_100
 

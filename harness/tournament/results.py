@@ -63,13 +63,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.deals import commitment
 from harness.engine.config import seat_count_problem
 from harness.errors import HarnessError
-from harness.match.deals import commitment
-from harness.match.history import HANDS_FILE as HANDS_FILE  # re-exported: the plain history's name
-from harness.match.history import find_history, read_history
+from harness.history.files import HANDS_FILE as HANDS_FILE  # re-exported: the plain history's name
+from harness.history.files import find_history, read_history
 from harness.match.outdir import StorageError, storage_errno
-from harness.match.specs import BOT_NAME, BOT_NAME_RULE, MatchResult
+from harness.specs import BOT_NAME, BOT_NAME_RULE, MatchResult
 
 # How the schedule names tables (harness.tournament.schedule.table_name; not imported: it imports the plan).
 _SEAT_SEPARATOR = "+"
@@ -108,7 +108,7 @@ class MatchRecord:
             freezeout), else None. Not stored in the line: the leaderboard reads it
             from the plan's settings in ``tournament.json``
             (:func:`harness.tournament.stats.set_deals` needs it to tell who was seated).
-        seed_sha256: SHA-256 of the match seed (:func:`harness.match.deals.commitment`);
+        seed_sha256: SHA-256 of the match seed (:func:`harness.deals.commitment`);
             "" in records of older versions.
     """
 
@@ -639,6 +639,6 @@ def read_hands(path: Path) -> list[dict[str, Any]]:
     """Read a hand history (JSON Lines, plain or gzip) into a list of records.
 
     Raises:
-        harness.match.history.HistoryError: the file is not a hand history.
+        harness.history.files.HistoryError: the file is not a hand history.
     """
     return list(read_history(path))

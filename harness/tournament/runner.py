@@ -48,13 +48,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.match.deals import commitment
-from harness.match.history import HistoryTail
+from harness.deals import commitment
+from harness.history.files import HistoryTail
 from harness.match.outdir import StorageError, storage_errno
 from harness.match.sandbox import SandboxError
 from harness.match.sandbox import plan as plan_sandbox
-from harness.match.specs import FaultKind, MatchResult, MatchSpec, SandboxSettings
 from harness.match.untrusted import visible
+from harness.specs import FaultKind, MatchResult, MatchSpec, SandboxSettings
 from harness.tournament.cluster import ClusterError
 from harness.tournament.config import Backend, ConfigError, TournamentConfig
 from harness.tournament.entries import (
@@ -793,7 +793,7 @@ def preview(config: TournamentConfig, rates: Rates, *, parallel: int | None = No
         harness.tournament.results.ResultsError: the output directory is not the harness's,
             or its results are damaged.
     """
-    from harness.match.deals import new_seed
+    from harness.deals import new_seed
     from harness.tournament.results import check_out_dir, is_ours, read_manifest, read_results
     from harness.tournament.seeds import SECRET_FILE
 

@@ -16,7 +16,7 @@ Formats: ``round-robin`` (every combination of ``table_size`` bots),
 Tables and matches are named by their bots, never by their position in the
 schedule (``"alice+bob"``, ``"alice+bob~2"`` for a table drawn twice), and
 match seeds derive from the tournament seed and the table's bot names with
-HMAC-SHA256 (:mod:`harness.match.deals`; never Python's salted ``hash()``),
+HMAC-SHA256 (:mod:`harness.deals`; never Python's salted ``hash()``),
 so a table keeps its name and its deals when other bots are added to the
 field or leave it, and a match seed reveals nothing of the tournament seed.
 """
@@ -31,8 +31,8 @@ from enum import StrEnum
 from math import comb
 from typing import Protocol
 
+from harness.deals import match_seed
 from harness.errors import HarnessError
-from harness.match.deals import match_seed
 from harness.tournament import design
 
 #: Separates bot names in table and match names ("+" is not allowed in a bot name).
@@ -225,7 +225,7 @@ def default_tables_per_bot(bots: int, table_size: int) -> int:
 
 
 def table_seed(tournament_seed: int, table: Sequence[str], instance: int = 0) -> int:
-    """Return the match seed of a table (:func:`harness.match.deals.match_seed`).
+    """Return the match seed of a table (:func:`harness.deals.match_seed`).
 
     Args:
         tournament_seed: the tournament seed (secret unless the organiser gave one).

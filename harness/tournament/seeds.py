@@ -13,7 +13,7 @@ match seed, stay private until all its rotations are played:
   (:func:`add_deal_seed`; :func:`harness.tournament.plan.make_plan` deals
   each table from the seed of its stored results, a new table from the newest);
 - ``tournament.json`` (written before the first match) holds its SHA-256
-  as ``seed_sha256`` (the commitment, :func:`harness.match.deals.commitment`),
+  as ``seed_sha256`` (the commitment, :func:`harness.deals.commitment`),
   and those of the later deal seeds as ``later_seed_sha256``;
 - ``seed.json``, written once every scheduled match is recorded: ``{"seed":
   hex, "sha256": commitment}`` (the reveal), plus ``"later": [{"seed", "sha256"}, ...]``
@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.match.deals import commitment, new_seed, parse_seed, seed_hex
-from harness.match.replay import check_history
+from harness.deals import commitment, new_seed, parse_seed, seed_hex
+from harness.history.replay import check_history
 from harness.tournament.results import (
     MANIFEST_FILE,
     MATCHES_DIR,
@@ -166,7 +166,7 @@ def verify_deals(out_dir: Path) -> Iterator[MatchDeals]:
     seed is the keyed function of the revealed seed, its bots and the table's
     copy number (:func:`harness.tournament.schedule.table_seed`),
     each hand's seed that of the match seed and hand number, and every hand
-    replays identically (:func:`harness.match.replay.check_history`).
+    replays identically (:func:`harness.history.replay.check_history`).
 
     Raises:
         ResultsError: no reveal yet, a reveal that does not match the

@@ -38,10 +38,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.deals import match_seed
 from harness.engine import GameConfig
 from harness.errors import HarnessError
-from harness.match.deals import match_seed
-from harness.match.specs import BotSpec, FaultKind, Limits, MatchResult, MatchSpec, SandboxSettings
+from harness.specs import BotSpec, FaultKind, Limits, MatchResult, MatchSpec, SandboxSettings
 from harness.tournament.schedule import rotate
 from harness.tournament.stats import bb_per_100
 

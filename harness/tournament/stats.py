@@ -38,7 +38,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.match.specs import FaultKind
+from harness.specs import FaultKind
 from harness.tournament.results import MatchRecord
 
 #: Duplicate sets a statistic of spread needs (the CI here; rank intervals and LOS in ratings.py).

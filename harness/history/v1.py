@@ -1,8 +1,10 @@
-"""Hand records (hand history lines) and replay: same seed and actions, same record.
+"""Version 1 of the hand record (the first releases' format) and its replay: same seed and actions, same record.
 
-A record is JSON-ready: cards are two-character strings, enums their
-strings. Same seed + same actions give an identical record, so ``replay``
-can re-run any hand from its seed and actions and check every field.
+Nothing writes version 1 any more; histories of that version are still read and replayed
+(:mod:`harness.history.replay`). :func:`build_record` is that version's writer, kept so tests can
+make version-1 records of any hand. A record is JSON-ready: cards are two-character strings, enums
+their strings. Same seed + same actions give an identical record, so :func:`replay` can re-run any
+hand from its seed and actions and check every field.
 """
 
 from __future__ import annotations

@@ -5,12 +5,12 @@ Schema in docs/hand-history.schema.json. Every record carries
 ``record_version``:
 
 - **2** (written by this harness): the record of
-  :mod:`harness.match.handrecord`, standing alone: the match (bots by match
+  :mod:`harness.history.record`, standing alone: the match (bots by match
   seat, stack mode, starting stack, limits, the match seed's SHA-256), the
   game settings that apply, players, posts, every decision with its chips
   and who made it, draws, faults, pots, returned chips;
 - **1** (the first releases; still read and replayed): the engine's record
-  (``HandState.record()``) plus the referee's keys (:data:`REFEREE_KEYS`):
+  (:func:`harness.history.v1.build_record`) plus the referee's keys (:data:`REFEREE_KEYS`):
   ``match_id``, ``bots`` and ``match_seats`` by hand seat, ``timings_ms``
   (``[hand seat, ms]`` per decision) and ``faults`` (``{"seat": hand seat,
   "kind", "detail"}``).
@@ -38,7 +38,7 @@ from typing import IO, Any, cast
 import orjson
 
 from harness.errors import HarnessError
-from harness.match.specs import FaultKind
+from harness.specs import FaultKind
 
 #: Versions of the hand record this harness reads (it writes the last).
 READ_VERSIONS: tuple[int, ...] = (1, 2)
@@ -455,7 +455,7 @@ _V2_ITEMS: dict[str, dict[str, Callable[[Any], bool]]] = {
 _V2_DRAW = {"discards": _is_cards, "received": _is_cards, "reshuffled": _is_cards}
 _V2_BET = {"owed": _is_uint, "added": _is_uint, "to": _is_uint, "all_in": _is_bool}
 _V2_TOP = {"format": _is_str, "match_id": _is_str, "hand_id": _is_uint, "seed": _whole, "button": _is_uint}
-_BY = ("bot", "fault", "out", "unsent")  # harness.match.handrecord.DECIDERS
+_BY = ("bot", "fault", "out", "unsent")  # harness.history.record.DECIDERS
 _FAULT_KINDS = tuple(kind.value for kind in FaultKind)
 
 

@@ -26,7 +26,7 @@ from typing import Any
 from harness.engine import Action, ActionKind, ConfigError, GameConfig, HandState, ReplayError, Structure
 from harness.engine.cards import CARD_STRS, CardError, parse_cards
 from harness.engine.errors import IllegalActionError, InvalidActionError
-from harness.engine.record import first_difference
+from harness.history.v1 import first_difference
 
 #: The ``format`` field of every record (a reader can tell our files from others').
 FORMAT = "sevencard-hand-history"
@@ -267,7 +267,7 @@ def replay_v2(record: Mapping[str, Any], *, raise_cap: bool = True) -> HandState
     faults, ``out``) are taken as recorded but must be consistent.
 
     Args:
-        record: a record whose shape :func:`harness.match.history.record_problem` accepts.
+        record: a record whose shape :func:`harness.history.files.record_problem` accepts.
         raise_cap: False replays under the rule of earlier releases, which
             offered raises beyond what any opponent could match (RULES.md
             R3.4, E14; ``HandState.start``).

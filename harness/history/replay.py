@@ -1,12 +1,12 @@
 """Re-run every hand of a hand history through the engine and report differences.
 
-Each line of a history (harness.match.history) carries the hand's seed, settings,
+Each line of a history (harness.history.files) carries the hand's seed, settings,
 stacks, button and every action; the engine plays the hand again from those
 and names the first field whose replayed value differs from the recorded one
 (cards dealt, draws, chips of each action, pots, winners, net ...). Every
 version ever written is read: version 2 through
-:func:`harness.match.handrecord.replay_v2`, version 1 through
-:func:`harness.engine.replay` (the engine's own record).
+:func:`harness.history.record.replay_v2`, version 1 through
+:func:`harness.history.v1.replay` (the version-1 record).
 A tampered or corrupted history therefore fails here: any hand of a
 history can be replayed and checked.
 
@@ -23,7 +23,7 @@ Two kinds of failure are kept apart:
   :class:`HandCheck` with ``ok=False``;
 - a file that is *not a hand history* (not JSON Lines, a line that is not
   a hand record, a field of the wrong type, cut-off data): a
-  :class:`harness.match.history.HistoryError` naming the file, line and field.
+  :class:`harness.history.files.HistoryError` naming the file, line and field.
 """
 
 from __future__ import annotations
@@ -33,10 +33,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.engine import ReplayError, replay
-from harness.match.deals import commitment, hand_seed
-from harness.match.handrecord import replay_v2
-from harness.match.history import HistoryError, numbered_records, record_problem
+from harness.deals import commitment, hand_seed
+from harness.engine import ReplayError
+from harness.history.files import HistoryError, numbered_records, record_problem
+from harness.history.record import replay_v2
+from harness.history.v1 import replay
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +75,7 @@ def check_history(path: Path, *, match_seed: int | None = None) -> Iterator[Hand
     Args:
         path: the hand history.
         match_seed: when given (e.g. revealed after the event), each hand's
-            ``seed`` must also be :func:`harness.match.deals.hand_seed` of it
+            ``seed`` must also be :func:`harness.deals.hand_seed` of it
             and the hand number, and (version 2) the record's
             ``match.seed_sha256`` its commitment: the deals were the ones fixed
             in advance.
