@@ -551,7 +551,7 @@ def match(
     from tabulate import tabulate
 
     from harness.deals import new_seed, parse_seed, seed_hex, seed_warning
-    from harness.engine import ConfigError, GameConfig
+    from harness.engine import GameConfig, GameConfigError
     from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS
     from harness.history.files import history_name
     from harness.match.outdir import OutDirError, default_out_dir, prepare_out_dir
@@ -600,7 +600,7 @@ def match(
             stack_mode=StackMode.FREEZEOUT if freezeout else StackMode.RESET, compress=gzip,
         )
         limits = Limits(decision_ms=decision_ms, time_bank_ms=time_bank_ms, max_faults=max_faults)
-    except (SandboxError, ValueError, ConfigError) as exc:
+    except (SandboxError, ValueError, GameConfigError) as exc:
         raise usage(str(exc)) from None
     try:
         out_dir = prepare_out_dir(out) if out is not None else default_out_dir("match")
@@ -617,7 +617,7 @@ def match(
     history = out_dir / history_name(gzip)
     try:
         result = play_match(specs, spec, limits, out_dir, cpus=None if pin is None else {pin}, sandbox=box)
-    except (ValueError, ConfigError) as exc:
+    except (ValueError, GameConfigError) as exc:
         raise usage(str(exc)) from None
     except OSError as exc:
         raise _usage("match", f"cannot write to {out_dir}: {exc.strerror or exc}", 1) from None
@@ -827,7 +827,7 @@ def check_bot(
     stderr. Exit status 0 when the bot passes, 1 on any violation or traceback, 2 on a usage error.
     """
     from harness.deals import parse_seed
-    from harness.engine import ConfigError, GameConfig
+    from harness.engine import GameConfig, GameConfigError
     from harness.match.botproc import BotStartError
     from harness.match.checkbot import check_bot as run_check
     from harness.match.sandbox import SandboxError
@@ -872,7 +872,7 @@ def check_bot(
         )
     except SandboxError as exc:
         raise _usage("check-bot", str(exc)) from None
-    except ConfigError as exc:
+    except GameConfigError as exc:
         raise _usage("check-bot", f"game options: {exc}") from None
     except (BotStartError, ValueError) as exc:
         raise _usage("check-bot", str(exc)) from None
@@ -926,7 +926,7 @@ def play(
     from tabulate import tabulate
 
     from harness.deals import new_seed, parse_seed, seed_hex
-    from harness.engine import ConfigError, GameConfig
+    from harness.engine import GameConfig, GameConfigError
     from harness.history.files import history_name
     from harness.match.human import HumanLink, HumanSpec
     from harness.match.outdir import OutDirError, default_out_dir, prepare_out_dir
@@ -977,7 +977,7 @@ def play(
                          stack_mode=StackMode.FREEZEOUT if freezeout else StackMode.RESET)
         limits = Limits(decision_ms=decision_ms)
         human = HumanSpec(name, HumanLink(), decision_ms=think_ms, idle_ms=idle_ms)
-    except (SandboxError, ValueError, ConfigError) as exc:
+    except (SandboxError, ValueError, GameConfigError) as exc:
         raise usage(str(exc)) from None
     try:
         out_dir = prepare_out_dir(out) if out is not None else default_out_dir("play")
@@ -999,7 +999,7 @@ def play(
     history = out_dir / history_name(False)
     try:
         result = play_with_human(specs, human, seat, spec, limits, out_dir, interface, sandbox=box)
-    except (ValueError, ConfigError) as exc:
+    except (ValueError, GameConfigError) as exc:
         raise usage(str(exc)) from None
     except OSError as exc:
         raise _usage("play", f"cannot write to {out_dir}: {exc.strerror or exc}", 1) from None
@@ -1094,7 +1094,7 @@ def sprt(
     import shlex
 
     from harness.deals import new_seed, parse_seed
-    from harness.engine import ConfigError, GameConfig
+    from harness.engine import GameConfig, GameConfigError
     from harness.match.outdir import OutDirError, default_out_dir
     from harness.match.referee import play_match
     from harness.match.sandbox import SandboxError
@@ -1151,7 +1151,7 @@ def sprt(
         sprt_status([], 0, bb0, bb1, alpha, beta)  # checks the hypotheses and error rates
         limits = Limits(decision_ms=decision_ms)
         decided = _sandbox_plan(SandboxSettings(mode=SandboxMode(sandbox)))
-    except (SprtError, ConfigError, SandboxError, ValueError) as exc:
+    except (SprtError, GameConfigError, SandboxError, ValueError) as exc:
         raise usage(str(exc)) from None
     try:
         out_dir = out if out is not None else default_out_dir("sprt")

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from harness.cli import app
 from harness.engine.config import MAX_CHIPS, MAX_PLAYERS, GameConfig
-from harness.engine.errors import ConfigError as GameConfigError
+from harness.engine.errors import GameConfigError
 from harness.specs import BOUNDS, MAX_HANDS, Limits, MatchSpec
 from harness.tournament.config import ConfigError, load_config, with_overrides
 from protocol.version import MAX_AMOUNT

@@ -10,8 +10,8 @@ import pytest
 from harness.engine import (
     Action,
     ActionKind,
-    ConfigError,
     GameConfig,
+    GameConfigError,
     HandState,
     IllegalActionError,
     InvalidActionError,
@@ -39,7 +39,7 @@ from tests.engine_helpers import check_down, new_hand, snapshot, stand_pat_all
     ],
 )
 def test_bad_settings_are_refused_at_construction(settings: dict, match: str) -> None:
-    with pytest.raises(ConfigError, match=match):
+    with pytest.raises(GameConfigError, match=match):
         GameConfig(**settings)
 
 
@@ -47,7 +47,7 @@ def test_settings_round_trip_through_dicts() -> None:
     config = GameConfig(structure="fixed-limit", ante=2, cap=0, replacements="per-seat")
     assert config.structure == "fixed-limit" and GameConfig.from_dict(config.to_dict()) == config
     assert json.loads(json.dumps(config.to_dict()))["replacements"] == "per-seat"
-    with pytest.raises(ConfigError, match="unknown game setting"):
+    with pytest.raises(GameConfigError, match="unknown game setting"):
         GameConfig.from_dict({"big_blnd": 10})
 
 
@@ -63,12 +63,12 @@ def test_settings_round_trip_through_dicts() -> None:
     ],
 )
 def test_bad_tables_are_refused(stacks: list, button: int, match: str) -> None:
-    with pytest.raises(ConfigError, match=match):
+    with pytest.raises(GameConfigError, match=match):
         HandState.start(GameConfig(), stacks, button, seed=1)
 
 
 def test_per_seat_replacements_need_at_most_four_players() -> None:
-    with pytest.raises(ConfigError, match="R4.4"):
+    with pytest.raises(GameConfigError, match="R4.4"):
         HandState.start(GameConfig(replacements="per-seat"), [100] * 5, 0, seed=1)
 
 

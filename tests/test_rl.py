@@ -196,9 +196,9 @@ def test_bad_settings_are_refused() -> None:
         raw_env(num_players=7)
     with pytest.raises(ValueError, match="per-seat"):
         raw_env(num_players=5, replacements="per-seat")
-    from harness.engine import ConfigError
+    from harness.engine import GameConfigError
 
-    with pytest.raises(ConfigError):
+    with pytest.raises(GameConfigError):
         raw_env(big_blind=3)
 
 

@@ -9,7 +9,7 @@ from harness.engine.cards import card_str, cards_str, parse_card, parse_cards
 from harness.engine.config import GameConfig, Replacements, Structure
 from harness.engine.errors import (
     CardError,
-    ConfigError,
+    GameConfigError,
     IllegalActionError,
     InvalidActionError,
     ReplayError,
@@ -23,7 +23,7 @@ __all__ = [
     "ActionKind",
     "CardError",
     "Category",
-    "ConfigError",
+    "GameConfigError",
     "GameConfig",
     "HandRank",
     "HandResult",

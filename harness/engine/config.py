@@ -7,7 +7,7 @@ from enum import StrEnum
 from functools import lru_cache
 from typing import Any
 
-from harness.engine.errors import ConfigError
+from harness.engine.errors import GameConfigError
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6  # R1.2: with 7 the stock can run dry during the draw
@@ -65,14 +65,14 @@ class Replacements(StrEnum):
 
 def _check_int(name: str, value: Any, low: int, rule: str, high: int = MAX_CHIPS) -> None:
     if type(value) is not int or value < low:
-        raise ConfigError(f"{rule}: {name} must be a whole number >= {low}, got {value!r}")
+        raise GameConfigError(f"{rule}: {name} must be a whole number >= {low}, got {value!r}")
     if value > high:
-        raise ConfigError(f"{rule}: {name} must be at most {high:,}, got {value}")
+        raise GameConfigError(f"{rule}: {name} must be at most {high:,}, got {value}")
 
 
 @dataclass(frozen=True, slots=True)
 class GameConfig:
-    """Settings of a game; invalid settings raise ``ConfigError`` here.
+    """Settings of a game; invalid settings raise ``GameConfigError`` here.
 
     Attributes:
         structure: ``no-limit`` (R3.6) or ``fixed-limit`` (R3.7); a plain
@@ -88,7 +88,7 @@ class GameConfig:
         replacements: ``stock`` or ``per-seat`` (see ``Replacements``).
 
     Raises:
-        ConfigError: naming the field and the rule id; chip amounts above
+        GameConfigError: naming the field and the rule id; chip amounts above
             :data:`MAX_CHIPS` and a cap above :data:`MAX_CAP` are refused.
     """
 
@@ -105,42 +105,42 @@ class GameConfig:
         try:
             object.__setattr__(self, "structure", Structure(self.structure))
         except ValueError:
-            raise ConfigError(
+            raise GameConfigError(
                 f"R3.6/R3.7: structure must be 'no-limit' or 'fixed-limit', got {self.structure!r}"
             ) from None
         try:
             object.__setattr__(self, "replacements", Replacements(self.replacements))
         except ValueError:
-            raise ConfigError(
+            raise GameConfigError(
                 f"R4.4: replacements must be 'stock' or 'per-seat', got {self.replacements!r}"
             ) from None
         if type(self.blinds) is not bool:
-            raise ConfigError(f"R2.5: blinds must be true or false, got {self.blinds!r}")
+            raise GameConfigError(f"R2.5: blinds must be true or false, got {self.blinds!r}")
         _check_int("ante", self.ante, 0, "R2.4")
         _check_int("cap", self.cap, 0, "R3.7", MAX_CAP)
         if self.blinds:
             _check_int("big_blind", self.big_blind, 2, "R2.2")
             if self.big_blind % 2:
-                raise ConfigError(f"R2.2: big_blind must be even, got {self.big_blind}")
+                raise GameConfigError(f"R2.2: big_blind must be even, got {self.big_blind}")
             _check_int("small_blind", self.small_blind, 1, "R2.2")
             if self.small_blind * 2 != self.big_blind:
-                raise ConfigError(
+                raise GameConfigError(
                     f"R2.2: small_blind must be half the big blind ({self.big_blind // 2}), "
                     f"got {self.small_blind}"
                 )
             if self.min_bet is not None:
-                raise ConfigError(
+                raise GameConfigError(
                     "R2.5: min_bet applies only to ante-only games (blinds = false); "
                     "remove it or set blinds = false"
                 )
         else:
             if self.min_bet is None:
-                raise ConfigError("R2.5: an ante-only game (blinds = false) needs min_bet")
+                raise GameConfigError("R2.5: an ante-only game (blinds = false) needs min_bet")
             _check_int("min_bet", self.min_bet, 2, "R2.5")
             if self.min_bet % 2:
-                raise ConfigError(f"R2.5: min_bet must be even, got {self.min_bet}")
+                raise GameConfigError(f"R2.5: min_bet must be even, got {self.min_bet}")
             if self.ante < 1:
-                raise ConfigError("R2.5: an ante-only game (blinds = false) needs ante >= 1")
+                raise GameConfigError("R2.5: an ante-only game (blinds = false) needs ante >= 1")
 
     @property
     def unit(self) -> int:
@@ -156,11 +156,11 @@ class GameConfig:
         """Settings from ``to_dict()`` output (or a TOML table).
 
         Raises:
-            ConfigError: unknown keys or invalid values.
+            GameConfigError: unknown keys or invalid values.
         """
         unknown = set(data) - set(cls.__dataclass_fields__)
         if unknown:
-            raise ConfigError(
+            raise GameConfigError(
                 f"unknown game setting(s) {sorted(unknown)}; known: {sorted(cls.__dataclass_fields__)}"
             )
         return cls(**data)

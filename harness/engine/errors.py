@@ -9,7 +9,7 @@ class CardError(HarnessError, ValueError):
     """Text or number that is not a card (R1.1)."""
 
 
-class ConfigError(HarnessError, ValueError):
+class GameConfigError(HarnessError, ValueError):
     """Invalid game settings or table (bad blinds, table size, stacks ...)."""
 
 

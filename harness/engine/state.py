@@ -49,13 +49,12 @@ from harness.engine.actions import (
 from harness.engine.cards import CARD_STRS, DECK_SIZE, Deck, check_deck
 from harness.engine.config import (
     MAX_PER_SEAT_PLAYERS,
-    MAX_PLAYERS,
-    MIN_PLAYERS,
     GameConfig,
     Replacements,
     Structure,
+    seat_count_problem,
 )
-from harness.engine.errors import CardError, ConfigError, IllegalActionError, InvalidActionError
+from harness.engine.errors import CardError, GameConfigError, IllegalActionError, InvalidActionError
 from harness.engine.evaluator import HandRank, best_hand
 from harness.engine.pots import HandResult, Pot, build_pots, split_pot
 
@@ -152,30 +151,28 @@ class HandState:
                 all-in (RULES.md E14).
 
         Raises:
-            ConfigError: table size outside 2..6 (R1.2), a stack that is not
+            GameConfigError: table size outside 2..6 (R1.2), a stack that is not
                 a whole number >= 1, a button outside the table, per-seat
                 replacements with more than 4 players (R4.4).
         """
         if type(config) is not GameConfig and not isinstance(config, GameConfig):
-            raise ConfigError(f"config must be a GameConfig, got {type(config).__name__}")
+            raise GameConfigError(f"config must be a GameConfig, got {type(config).__name__}")
         n = len(stacks)
-        if not MIN_PLAYERS <= n <= MAX_PLAYERS:
-            raise ConfigError(
-                f"R1.2: a table seats {MIN_PLAYERS} to {MAX_PLAYERS} players, got {n}"
-                + ("; with 7 or more the stock can run dry in the draw (R4.4)" if n > MAX_PLAYERS else "")
-            )
+        problem = seat_count_problem(n)
+        if problem:
+            raise GameConfigError(problem)
         for s, chips in enumerate(stacks):
             if type(chips) is not int or chips < 1:
-                raise ConfigError(
+                raise GameConfigError(
                     f"R1.4: stack of seat {s} must be a whole number of chips >= 1, got {chips!r} "
                     "(leave busted players out of the hand)"
                 )
         if type(button) is not int or not 0 <= button < n:
-            raise ConfigError(f"R2.1: button must be a seat index 0..{n - 1}, got {button!r}")
+            raise GameConfigError(f"R2.1: button must be a seat index 0..{n - 1}, got {button!r}")
         if type(seed) is not int:
-            raise ConfigError(f"R2.7: seed must be an int, got {seed!r}")
+            raise GameConfigError(f"R2.7: seed must be an int, got {seed!r}")
         if config.replacements is Replacements.PER_SEAT and n > MAX_PER_SEAT_PLAYERS:
-            raise ConfigError(
+            raise GameConfigError(
                 f"R4.4: replacements = 'per-seat' needs at most {MAX_PER_SEAT_PLAYERS} players "
                 f"(7n + 4n cards), got {n}; use 'stock'"
             )
@@ -183,7 +180,7 @@ class HandState:
             try:
                 deck = check_deck(deck)
             except CardError as exc:
-                raise ConfigError(str(exc)) from None
+                raise GameConfigError(str(exc)) from None
         self = object.__new__(cls)
         self.config = config
         self.n = n

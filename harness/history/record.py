@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from harness.engine import Action, ActionKind, ConfigError, GameConfig, HandState, ReplayError, Structure
+from harness.engine import Action, ActionKind, GameConfig, GameConfigError, HandState, ReplayError, Structure
 from harness.engine.cards import CARD_STRS, CardError, parse_cards
 from harness.engine.errors import IllegalActionError, InvalidActionError
 from harness.history.v1 import first_difference
@@ -87,11 +87,11 @@ def game_config(game: Mapping[str, Any]) -> GameConfig:
     """The :class:`GameConfig` of a record's ``game``.
 
     Raises:
-        ConfigError: an unknown key, a missing or invalid setting.
+        GameConfigError: an unknown key, a missing or invalid setting.
     """
     unknown = set(game) - _GAME_KEYS
     if unknown:
-        raise ConfigError(f"unknown game setting(s) {sorted(unknown)}; known: {sorted(_GAME_KEYS)}")
+        raise GameConfigError(f"unknown game setting(s) {sorted(unknown)}; known: {sorted(_GAME_KEYS)}")
     settings = dict(game)
     if "big_blind" not in settings:
         settings["blinds"] = False  # R2.5: an ante-only game names min_bet instead of blinds
@@ -294,7 +294,7 @@ def replay_v2(record: Mapping[str, Any], *, raise_cap: bool = True) -> HandState
             deck=record.get("deck"),
             raise_cap=raise_cap,
         )
-    except ConfigError as exc:
+    except GameConfigError as exc:
         raise ReplayError(f"record cannot be started: {exc}") from None
     for i, entry in enumerate(record["actions"]):
         acting = None if state.to_act is None else seated[state.to_act]

@@ -16,7 +16,7 @@ from harness.engine.cards import CARD_STRS, parse_cards
 from harness.engine.config import GameConfig
 from harness.engine.errors import (
     CardError,
-    ConfigError,
+    GameConfigError,
     IllegalActionError,
     InvalidActionError,
     ReplayError,
@@ -171,7 +171,7 @@ def replay(record: dict[str, Any], *, raise_cap: bool = True) -> HandState:
         )
     except KeyError as exc:
         raise ReplayError(f"record lacks the field {exc.args[0]!r}") from None
-    except ConfigError as exc:
+    except GameConfigError as exc:
         raise ReplayError(f"record cannot be started: {exc}") from None
     for i, entry in enumerate(record.get("actions", [])):
         if state.to_act != entry.get("seat"):

@@ -441,7 +441,7 @@ def check_spec(
         harness.match.botproc.BotStartError: a command cannot be launched at all.
         ValueError: bad arguments (2..6 bots, unique names), an ``out_dir`` that
             cannot be used (:class:`harness.match.outdir.OutDirError`).
-        harness.engine.ConfigError: a stack below what the game needs.
+        harness.engine.GameConfigError: a stack below what the game needs.
         harness.match.sandbox.SandboxError: the sandbox is required and cannot run here.
     """
     from harness.match.referee import Referee

@@ -905,7 +905,7 @@ class Referee:
         Raises:
             KeyboardInterrupt: re-raised after cleanup.
             OSError: ``out_dir`` cannot be written.
-            harness.engine.ConfigError: the game settings or stack are unusable.
+            harness.engine.GameConfigError: the game settings or stack are unusable.
         """
         t0 = time.monotonic()
         spec = self.spec
