@@ -63,13 +63,15 @@ def test_errors_are_one_line_in_one_style(argv: list[str], start: str) -> None:
 
 
 def test_stderr_is_written_only_through_the_one_style() -> None:
-    """Every message on stderr goes through cli._say (``harness COMMAND: ...``)."""
-    tree = ast.parse(Path(cli.__file__).read_text())
-    writers = [
-        node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)
-        and any(isinstance(k, ast.keyword) and k.arg == "err" for k in ast.walk(node) if isinstance(k, ast.keyword))
-    ]
-    assert [f.name for f in writers] == ["_say"]
+    """Every message on stderr goes through harness.cli.common._say (``harness COMMAND: ...``)."""
+    writers = []
+    for path in sorted(Path(cli.__file__).parent.glob("*.py")):
+        tree = ast.parse(path.read_text())
+        writers += [
+            f"{path.stem}.{node.name}" for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)
+            and any(isinstance(k, ast.keyword) and k.arg == "err" for k in ast.walk(node) if isinstance(k, ast.keyword))
+        ]
+    assert writers == ["common._say"]
 
 
 def _history(path: Path, hands: int) -> None:

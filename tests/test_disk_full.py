@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from harness.cli import DISK_EXIT, app
+from harness.cli import app
+from harness.cli.run import DISK_EXIT
 from harness.match.outdir import StorageError, storage_errno
 from harness.tournament.results import RESULTS_FILE, ResultsStore, read_records
 from harness.tournament.runner import run_tournament

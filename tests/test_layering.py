@@ -97,7 +97,7 @@ def test_a_match_knows_nothing_of_tournaments(path: Path) -> None:
         assert not module.startswith("harness.tournament"), f"{path.relative_to(ROOT)}:{line} imports {module}"
 
 
-NOT_PLAY = [p for p in files("harness") if p.relative_to(ROOT).parts[1] not in ("play", "cli.py", "server")]
+NOT_PLAY = [p for p in files("harness") if p.relative_to(ROOT).parts[1] not in ("play", "cli", "server")]
 
 
 @pytest.mark.parametrize("path", NOT_PLAY, ids=lambda p: str(p.relative_to(ROOT)))
@@ -131,7 +131,7 @@ def test_the_checker_sees_imports_inside_functions(tmp_path: Path) -> None:
     assert imported_modules(sample) == [(2, "zmq"), (3, "harness.match.referee")]
 
 
-RL_USERS = ("harness/cli.py",)  # `harness bench env`, imported inside the command
+RL_USERS = ("harness/cli/bench.py",)  # `harness bench env`, imported inside the command
 
 
 @pytest.mark.parametrize("path", [p for p in files("harness") if "rl" not in p.relative_to(ROOT).parts[1:2]],
@@ -144,7 +144,7 @@ def test_nothing_in_the_harness_imports_the_rl_extra(path: Path) -> None:
         assert not module.startswith("harness.rl") and _top(module) not in ("pettingzoo", "gymnasium"), where
 
 
-@pytest.mark.parametrize("package", ["match", "tournament"])
+@pytest.mark.parametrize("package", ["match", "tournament", "history", "cli", "play"])
 def test_a_package_docstring_that_lists_its_modules_lists_them_all(package: str) -> None:
     """The module map a newcomer reads first stays true: every module of the folder is named in it."""
     folder = ROOT / "harness" / package
@@ -152,3 +152,11 @@ def test_a_package_docstring_that_lists_its_modules_lists_them_all(package: str)
     named = set(re.findall(r"``(\w+)``", doc))
     modules = {p.stem for p in folder.glob("*.py") if p.stem != "__init__"}
     assert modules <= named, f"harness/{package}/__init__.py does not name {sorted(modules - named)}"
+
+
+@pytest.mark.parametrize("path", [p for p in files("harness") if p.relative_to(ROOT).parts[1] != "cli"],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_cli_is_the_top_floor(path: Path) -> None:
+    """Nothing in harness imports harness.cli: commands call the library, never the other way."""
+    for line, module in imported_modules(path):
+        assert not module.startswith("harness.cli"), f"{path.relative_to(ROOT)}:{line} imports {module}"

@@ -110,7 +110,7 @@ def test_check_bot_report_and_referee_log_lines_are_inert() -> None:
 
 
 def test_cli_lines_are_inert_and_a_one_line_message_stays_one_line(capsys) -> None:  # noqa: ANN001
-    from harness.cli import _echo, _say
+    from harness.cli.common import _echo, _say
 
     _say("run", "warning: bot 'x' failed: " + REASON + "\nharness run: all 12 bots pass")
     _echo(STDERR)

@@ -1,0 +1,21 @@
+"""Command-line interface (``harness``): parses arguments, calls the library, prints.
+
+Every command is a thin wrapper; the work lives in the modules it imports (lazily, inside the
+command, so that ``harness --help`` stays fast). One module per command or group: ``run`` (run,
+plan), ``report`` (leaderboard, report), ``match``, ``replay``, ``checkbot`` (check-bot), ``play``
+(play, watch), ``sprt``, ``serve`` (serve, submit) and ``bench``; ``common`` holds the app, the
+one style of stderr (:func:`harness.cli.common._say`) and the checks the commands share. Nothing
+else in ``harness`` imports this package: the CLI is the top floor. ``__main__`` runs it as
+``python -m harness.cli``.
+"""
+
+import importlib
+
+from harness.cli.common import app
+
+__all__ = ["app"]
+
+#: The command modules, in the order ``harness --help`` lists their commands (importing one registers them).
+COMMAND_MODULES = ("run", "report", "match", "replay", "checkbot", "play", "sprt", "serve", "bench")
+for _module in COMMAND_MODULES:
+    importlib.import_module(f"harness.cli.{_module}")

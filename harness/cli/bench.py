@@ -1,0 +1,89 @@
+"""``harness bench ...``: the benchmarks that print speed figures (a table, or one JSON object)."""
+
+from __future__ import annotations
+
+import typer
+
+from harness.cli.common import (
+    _out_of_bounds,
+    _print_figures,
+    _usage,
+    bench_app,
+)
+
+
+@bench_app.command("serve")
+def bench_serve(json_out: bool = typer.Option(False, "--json", help="Print one JSON object.")) -> None:
+    """The contest server with 100 students, 300 versions, 10,000 matches: p95 per route, ladder, first block."""
+    from harness.bench import TARGETS
+    from harness.bench.serve import run as run_bench
+
+    _print_figures(run_bench(), json_out, {**TARGETS, "p95_ms_worst": "< 200", "slots_busy_pct": ">= 90",
+                                           "first_block_s": "<= 60"})
+
+
+@bench_app.command("engine")
+def bench_engine(json_out: bool = typer.Option(False, "--json", help="Print one JSON object.")) -> None:
+    """Engine-only hands/s (heads-up, 6-handed) and seven-card evaluations/s."""
+    from harness.bench import TARGETS
+    from harness.bench.engine import run as run_engine_bench
+
+    figures = run_engine_bench()
+    _print_figures(figures, json_out, {**TARGETS, "hands_per_s_heads_up": ">= 20,000"})
+
+
+@bench_app.command("match")
+def bench_match(
+    json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    hands: int = typer.Option(4000, "--hands", help="Hands of the heads-up match (the 4-handed one plays half)."),
+    acpc: str = typer.Option("", "--acpc", metavar="DIR", envvar="HARNESS_ACPC_DIR",
+                             help="A built project_acpc_server (dealer, example_player) to measure beside the C bots."),
+) -> None:
+    """Hands/s of real matches over the protocol, referee memory, raw ZeroMQ round trip, overhead ratio."""
+    from harness.bench import TARGETS
+    from harness.bench.acpc import problem as acpc_problem
+    from harness.bench.match import run as run_bench
+
+    problem = _out_of_bounds(("--hands", "hands", hands)) or (acpc and acpc_problem(acpc))
+    if problem:
+        raise _usage("bench match", problem)
+    figures = run_bench(hands_heads_up=hands, hands_four=max(1, hands // 2), acpc_dir=acpc or None)
+    _print_figures(figures, json_out, TARGETS)
+
+
+@bench_app.command("league")
+def bench_league(
+    json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    quick: bool = typer.Option(False, "--quick", help="Leave out the class contest (about 40 s)."),
+) -> None:
+    """Tournament hands/s with 1 and 2 jobs, the cost of a match beyond its hands, a class contest."""
+    from harness.bench import TARGETS
+    from harness.bench.league import bench_league as run_bench
+
+    _print_figures(run_bench(quick=quick), json_out, TARGETS)
+
+
+@bench_app.command("plan")
+def bench_plan(json_out: bool = typer.Option(False, "--json", help="Print one JSON object.")) -> None:
+    """Seconds to plan 60 bots at 6 seats (sampled), fit a late entry, refuse the round-robin."""
+    from harness.bench import TARGETS
+    from harness.bench.plan import bench_plan as run_bench
+
+    _print_figures(run_bench(), json_out, TARGETS)
+
+
+@bench_app.command("env")
+def bench_env(
+    json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    seconds: float = typer.Option(3.0, "--seconds", help="CPU seconds per figure."),
+) -> None:
+    """Steps/s of the PettingZoo environment and of 64 tables vectorised, and the cost of clone() (needs '.[rl]')."""
+    try:
+        from harness.rl.bench import TARGETS as RL_TARGETS  # the rl extra: imported here only
+        from harness.rl.bench import run as run_bench
+    except ImportError as exc:
+        raise _usage("bench env", f"needs the optional extra 'rl' ({exc.name} is missing): pip install -e '.[rl]'",
+                     1) from None
+    if not 0 < seconds <= 600:
+        raise _usage("bench env", f"--seconds must be above 0 and at most 600, got {seconds}")
+    _print_figures(run_bench(seconds), json_out, RL_TARGETS)

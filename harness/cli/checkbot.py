@@ -1,0 +1,113 @@
+"""``harness check-bot``: the entry check a tournament runs, on one bot, with its report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from harness.cli.common import (
+    _echo,
+    _out_of_bounds,
+    _sandbox_plan,
+    _sandbox_say,
+    _usage,
+    app,
+)
+
+
+@app.command(
+    "check-bot",
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+)
+def check_bot(
+    ctx: typer.Context,
+    hands: int = typer.Option(6, "--hands", help="Hands to play against the reference bots."),
+    decision_ms: int = typer.Option(1000, "--decision-ms", help="Time per reply in ms."),
+    time_bank_ms: int = typer.Option(0, "--time-bank-ms", help="Time bank in ms (default 0: every reply in time)."),
+    startup_ms: int = typer.Option(10000, "--startup-ms", help="Time from launch to a valid hello in ms."),
+    memory_mb: int = typer.Option(
+        1024, "--memory-mb", help="Memory of all the bot's processes together in MiB (0 = no limit)."
+    ),
+    max_processes: int = typer.Option(
+        0, "--max-processes", help="Processes and threads of the bot together (0 = the default, 256)."
+    ),
+    cwd: str | None = typer.Option(None, "--cwd", help="The bot's working directory."),
+    env: list[str] = typer.Option(
+        [], "--env", help="NAME=VALUE for the bot's environment (repeatable); other shell variables are not passed."
+    ),
+    opponent: list[str] = typer.Option(
+        ["caller", "raiser"], "--opponent",
+        help="Opponent: a module of bots/ (caller, raiser, solid, random_bot) or NAME=COMMAND (repeatable).",
+    ),
+    structure: str = typer.Option("no-limit", "--structure", help="no-limit or fixed-limit (R3.6, R3.7)."),
+    big_blind: int = typer.Option(10, "--big-blind", help="Big blind in chips (the small blind is half)."),
+    ante: int = typer.Option(0, "--ante", help="Ante in chips (R2.4)."),
+    min_bet: int | None = typer.Option(
+        None, "--min-bet", help="Ante-only game (no blinds, R2.5) with this minimum bet; needs --ante."
+    ),
+    cap: int = typer.Option(4, "--cap", help="Fixed-limit bets per round, 0 = no cap (R3.7)."),
+    stack: int = typer.Option(1000, "--stack", help="Starting stack in chips, every hand."),
+    seed: int = typer.Option(1, "--seed", help="Match seed (deals)."),
+    out: Path | None = typer.Option(None, "--out", help="Keep the hand history and logs in this new directory."),
+    sandbox: str = typer.Option("auto", "--sandbox", help="Run the bots sandboxed: auto, required or off."),
+) -> None:
+    """Start a bot (harness check-bot [OPTIONS] -- CMD ARGS...), play a few hands, report what is wrong.
+
+    Reports every protocol violation with its hand and a hint, and every traceback in the bot's
+    stderr. Exit status 0 when the bot passes, 1 on any violation or traceback, 2 on a usage error.
+    """
+    from harness.deals import parse_seed
+    from harness.engine import GameConfig, GameConfigError
+    from harness.match.botproc import BotStartError
+    from harness.match.checkbot import check_bot as run_check
+    from harness.match.sandbox import SandboxError
+    from harness.specs import SandboxMode, SandboxSettings
+
+    extra = list(ctx.args)
+    command = extra[1:] if extra[:1] == ["--"] else extra
+    if not command:
+        raise _usage("check-bot", "give the bot's command after --, e.g. harness check-bot -- python mybot.py")
+    problem = _out_of_bounds(  # the game's options; check_bot checks the rest
+        ("--big-blind", "big_blind", big_blind), ("--ante", "ante", ante), ("--min-bet", "min_bet", min_bet),
+        ("--cap", "cap", cap),
+    )
+    if problem:
+        raise _usage("check-bot", problem)
+    try:
+        parse_seed(seed)
+    except ValueError as exc:
+        raise _usage("check-bot", f"--seed: {exc}") from None
+    if command[0].startswith("-") and extra[:1] != ["--"]:
+        raise _usage("check-bot", f"no such option: {command[0]} (the bot's command goes after --)")
+    variables = {}
+    for item in env:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise _usage("check-bot", f"--env {item!r} must be NAME=VALUE, e.g. --env SEED=3")
+        variables[name] = value
+    if sandbox not in tuple(m.value for m in SandboxMode):
+        raise _usage("check-bot", f"--sandbox must be auto, required or off, got {sandbox!r}")
+    box = SandboxSettings(mode=SandboxMode(sandbox))
+    try:
+        decided = _sandbox_plan(box)
+        if min_bet is None:
+            game = GameConfig(structure=structure, small_blind=big_blind // 2, big_blind=big_blind, ante=ante, cap=cap)
+        else:
+            game = GameConfig(structure=structure, ante=ante, blinds=False, min_bet=min_bet, cap=cap)
+        report = run_check(
+            command, cwd=cwd, env=variables, hands=hands, opponents=opponent, decision_ms=decision_ms,
+            time_bank_ms=time_bank_ms, startup_ms=startup_ms, memory_mb=memory_mb, max_processes=max_processes,
+            game=game, starting_stack=stack, seed=seed, out_dir=out, sandbox=box,
+            on_start=lambda: _sandbox_say(decided, "check-bot"),
+        )
+    except SandboxError as exc:
+        raise _usage("check-bot", str(exc)) from None
+    except GameConfigError as exc:
+        raise _usage("check-bot", f"game options: {exc}") from None
+    except (BotStartError, ValueError) as exc:
+        raise _usage("check-bot", str(exc)) from None
+    except OSError as exc:  # e.g. the disk is full: the check could not run, the bot is not judged
+        raise _usage("check-bot", f"cannot write the hand history or logs: {exc.strerror or exc}") from None
+    _echo(report.render())
+    raise typer.Exit(0 if report.ok else 1)

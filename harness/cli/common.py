@@ -1,0 +1,245 @@
+"""What every command of the ``harness`` CLI shares: the typer app, one-line errors, option checks.
+
+One style for everything written to stderr: ``harness COMMAND: message``
+(``harness COMMAND: warning: ...``, ``harness COMMAND: notice: ...``), one
+line each, through :func:`_say`; a usage error is one such line (exit
+status 2); output cut short by a closed pipe (``| head``) ends quietly.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+from typer.core import TyperGroup
+
+try:  # typer >= 0.20 vendors click: its own copy raises these
+    from typer._click import exceptions as _clickx
+except ImportError:  # pragma: no cover - typer on the real click
+    from click import exceptions as _clickx  # type: ignore[no-redef]
+
+
+class _HarnessGroup(TyperGroup):
+    """The root command: one-line usage errors, and a quiet end when stdout's reader goes away."""
+
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            code = super().main(args, "harness", complete_var, standalone_mode=False, **extra)
+        except _clickx.NoArgsIsHelpError as exc:  # `harness` alone: the help, as asked for
+            exc.show()
+            code = exc.exit_code
+        except _clickx.UsageError as exc:
+            where = exc.ctx.command_path if exc.ctx is not None else "harness"
+            text = " ".join(exc.format_message().split()).rstrip(".")
+            _say(where.removeprefix("harness").strip() or None, f"{text[:1].lower()}{text[1:]}; see {where} -h")
+            code = exc.exit_code
+        except _clickx.ClickException as exc:
+            _say(None, " ".join(exc.format_message().split()))
+            code = exc.exit_code
+        except typer.Abort:
+            code = 130
+        except OSError as exc:
+            if exc.errno != errno.EPIPE:
+                raise
+            code = _closed_pipe()
+        try:
+            sys.stdout.flush()
+        except OSError:  # the reader went away after the last line
+            code = _closed_pipe()
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+def _closed_pipe() -> int:
+    """stdout's reader is gone (``harness replay FILE -v | head``): stop quietly, as ``cat`` does."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # nothing left to flush at exit, so no "Broken pipe"
+    except (OSError, ValueError):
+        pass
+    return 1
+
+
+def _echo(text: str) -> None:
+    """Print ``text`` on stdout, what a bot could have put in it neutralised (:func:`harness.match.untrusted.visible`).
+
+    Every line the CLI prints goes through here: bots' stderr tails, tracebacks
+    and fault details reach the terminal only with their control characters
+    (escape sequences, carriage returns, BiDi overrides) shown as escapes.
+    """
+    from harness.match.untrusted import visible
+
+    typer.echo(visible(text, multiline=True))
+
+
+def _say(command: str | None, message: str) -> None:
+    """Print one line on stderr in the harness's one style: ``harness COMMAND: message``."""
+    from harness.match.untrusted import visible
+
+    message = visible(message)  # one line: a bot's text cannot start a forged line of its own
+    typer.echo(f"harness {command}: {message}" if command else f"harness: {message}", err=True)
+
+
+def _usage(command: str, message: str, code: int = 2) -> typer.Exit:
+    """:func:`_say` the message; return the Exit (status 2, a usage error, unless ``code``) to raise."""
+    _say(command, message)
+    return typer.Exit(code)
+
+
+def _out_of_bounds(*options: tuple[str, str, int | None]) -> str | None:
+    """The first ``(option, setting, value)`` outside its bounds (:data:`harness.specs.BOUNDS`), as an error."""
+    from harness.specs import bound_problem
+
+    for option, setting, value in options:
+        problem = None if value is None else bound_problem(setting, value, option)
+        if problem:
+            return problem
+    return None
+
+
+def _bots_and_sandbox_problem(specs: list[Any], sandbox: str) -> str | None:
+    """The first problem of ``--bot`` commands (not found, not executable) or of ``--sandbox``, as an error."""
+    from harness.match.botproc import BotStartError, resolve_command
+    from harness.specs import SandboxMode
+
+    for spec in specs:
+        try:
+            resolve_command(spec)
+        except BotStartError as exc:
+            return str(exc)
+    if sandbox not in tuple(m.value for m in SandboxMode):
+        return f"--sandbox must be auto, required or off, got {sandbox!r}"
+    return None
+
+
+def _bot_specs(items: list[str], cwd: Path | None, usage: Any) -> list[Any]:
+    """The ``--bot NAME=COMMAND`` / ``NAME@DIR=COMMAND`` options as BotSpecs; ``usage(message)`` makes the error."""
+    import os
+    import shlex
+
+    from harness.match.referee import BotSpec
+    from harness.specs import BOT_NAME
+
+    specs: list[Any] = []
+    for item in items:
+        name, sep, command = item.partition("=")
+        name, at, folder = name.strip().partition("@")  # a name has no "@": NAME@DIR=COMMAND is unambiguous
+        if not sep or not name or not command.strip() or (at and not folder):
+            raise usage(f"--bot {item!r} must be NAME=COMMAND or NAME@DIR=COMMAND, e.g. --bot "
+                        "caller='python -m bots.caller' or --bot java@bots/java='./run.sh'")
+        bot_dir = Path(folder).expanduser() if at else cwd
+        if bot_dir is not None and not bot_dir.is_dir():
+            where = f"--bot {name}@{folder}" if at else "--cwd"
+            raise usage(f"{where}: {bot_dir} is not a directory")
+        if not BOT_NAME.match(name):
+            raise usage(
+                f"--bot {name!r}: a name is 1-32 letters, digits, '_', '.' or '-', starting with a letter or digit"
+            )
+        if any(s.name == name for s in specs):
+            raise usage(f"--bot {name!r} is given twice; every bot needs its own name")
+        try:
+            argv = tuple(shlex.split(command))
+        except ValueError as exc:
+            raise usage(f"cannot split the command of --bot {name}: {exc}") from None
+        specs.append(BotSpec(name, argv, cwd=None if bot_dir is None else os.fspath(bot_dir.resolve())))
+    return specs
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        from protocol.version import PROTOCOL_VERSION
+
+        try:
+            number = version("sevencard-harness")
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            number = "unknown"
+        _echo(f"harness {number} (bot protocol version {PROTOCOL_VERSION})")
+        raise typer.Exit(0)
+
+
+# rich_markup_mode=None: plain help text, so "[tournament] output" in a help string is
+# printed as written instead of being swallowed as rich markup.
+app = typer.Typer(
+    cls=_HarnessGroup,
+    help="Seven Card Draw bot harness: run tournaments, matches, and check bots.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", help="Print the version and exit.", is_eager=True, callback=_version
+    ),
+) -> None:
+    """Seven Card Draw bot harness: run tournaments, matches, and check bots."""
+
+
+bench_app = typer.Typer(
+    help="Benchmarks that print speed figures (one table; --json: one JSON object).",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(bench_app, name="bench")
+
+
+def _overrides(config: Path, out: Path | None, jobs: int | None, hands: int | None, seed: str | None,
+               pin: bool | None, sandbox: str | None = None,
+               cluster: str | None = None):  # noqa: ANN202 - a TournamentConfig, imported lazily
+    from harness.tournament.config import load_config, with_overrides
+
+    return with_overrides(load_config(config), out=out, jobs=jobs, hands=hands, seed=seed, pin=pin, sandbox=sandbox,
+                          cluster=cluster)
+
+
+def _sandbox_plan(settings):  # noqa: ANN001, ANN202 - SandboxSettings -> Plan, imported lazily
+    """Decide the sandbox of a command's bots, printing nothing (see :func:`_sandbox_say`).
+
+    Called while the options are checked, so that mode "required" on a machine
+    without the sandbox is a usage error before anything is started or written.
+
+    Raises:
+        harness.match.sandbox.SandboxError: mode "required" and the sandbox cannot run here.
+    """
+    from harness.match.sandbox import plan
+
+    return plan(settings)
+
+
+def _sandbox_say(decided, command: str) -> None:  # noqa: ANN001 - a harness.match.sandbox.Plan
+    """Print the sandbox's WARNING when bots are not isolated (a notice when it is off), on stderr.
+
+    Called once every option and file has been checked, just before the bots
+    start: a usage error stays one line (README), and the warning comes with
+    every run that really starts bots.
+    """
+    if decided.warning:
+        _say(command, f"WARNING: {decided.warning}")
+    elif not decided.active:  # mode "off": chosen, so one quiet line
+        _say(command, "notice: the sandbox is off ([sandbox] mode / --sandbox): bots run unisolated, as your user")
+
+
+_CLUSTER_HELP = ("Play the matches on a Dask cluster: tcp://HOST:8786 (a running `dask scheduler`) or local:N "
+                 "(N worker processes on this machine); overrides [schedule] backend and scheduler.")
+
+
+
+def _print_figures(figures: dict[str, Any], json_out: bool, targets: dict[str, str]) -> None:
+    """The one output of the bench commands: a table (figure, value, target), or one JSON object."""
+    import json
+
+    from harness.bench import render
+
+    _echo(json.dumps(figures) if json_out else render(figures, targets))

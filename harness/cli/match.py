@@ -1,0 +1,158 @@
+"""``harness match``: one match between bots, its hand history and result."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import typer
+
+from harness.cli.common import (
+    _bot_specs,
+    _bots_and_sandbox_problem,
+    _echo,
+    _out_of_bounds,
+    _sandbox_plan,
+    _sandbox_say,
+    _say,
+    _usage,
+    app,
+)
+
+
+@app.command()
+def match(
+    bot: list[str] = typer.Option(
+        ..., "--bot", help="NAME=COMMAND, once per seat (2-6); COMMAND is split like a shell does. "
+        "NAME@DIR=COMMAND runs that bot in DIR."
+    ),
+    cwd: Path | None = typer.Option(
+        None, "--cwd", help="Working directory of every bot without its own @DIR (default: this one); "
+        "under the sandbox a bot sees only its directory."
+    ),
+    hands: int = typer.Option(100, "--hands", help="Hands to play (at least 1)."),
+    seed: str | None = typer.Option(
+        None, "--seed", help="Match seed (deals), decimal or hex; default: a secret one, printed after the match."
+    ),
+    out: Path | None = typer.Option(
+        None, "--out", help="New directory for hand history and bot logs (default: results/match-DATE-TIME)."
+    ),
+    decision_ms: int = typer.Option(1000, "--decision-ms", help="Time per decision in ms (at least 1)."),
+    time_bank_ms: int = typer.Option(30000, "--time-bank-ms", help="Extra thinking time per bot for the match in ms."),
+    max_faults: int = typer.Option(10, "--max-faults", help="Faults after which a bot is out (at least 1)."),
+    stack: int = typer.Option(1000, "--stack", help="Starting stack in chips (at least 1)."),
+    freezeout: bool = typer.Option(False, "--freezeout", help="Keep stacks across hands; busted bots leave."),
+    pin: int | None = typer.Option(None, "--pin", help="Pin the referee and bots to this CPU (often faster on VMs)."),
+    sandbox: str = typer.Option("auto", "--sandbox", help="Isolate each bot: auto, required or off."),
+    gzip: bool = typer.Option(False, "--gzip", help="Write hands.jsonl.gz, compressed as hands are played."),
+) -> None:
+    """Play one match between bot commands and print the result table.
+
+    Exit status 0 when the match was played, 1 if a bot failed to start, was put out or
+    raised an error in every decision (its results mean nothing; one line says which),
+    2 on a usage error (nothing is started or written), 130 on Ctrl-C.
+    """
+    import json
+
+    from tabulate import tabulate
+
+    from harness.deals import new_seed, parse_seed, seed_hex, seed_warning
+    from harness.engine import GameConfig, GameConfigError
+    from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS
+    from harness.history.files import history_name
+    from harness.match.outdir import OutDirError, default_out_dir, prepare_out_dir
+    from harness.match.referee import Limits, MatchSpec, StackMode, play_match
+    from harness.match.sandbox import SandboxError
+    from harness.match.verdict import RESULT_FILE, verdicts
+    from harness.specs import SandboxMode, SandboxSettings
+    from harness.tournament.stats import bb_per_100
+
+    def usage(message: str) -> typer.Exit:
+        return _usage("match", message)
+
+    # Every argument is checked before anything is started or written.
+    specs = _bot_specs(bot, cwd, usage)
+    if not MIN_PLAYERS <= len(specs) <= MAX_PLAYERS:
+        raise usage(f"a match needs {MIN_PLAYERS} to {MAX_PLAYERS} bots (R1.2), got {len(specs)}; "
+                    "give --bot NAME=COMMAND once per seat")
+    problem = _out_of_bounds(
+        ("--hands", "hands", hands), ("--decision-ms", "decision_ms", decision_ms),
+        ("--time-bank-ms", "time_bank_ms", time_bank_ms), ("--max-faults", "max_faults", max_faults),
+        ("--stack", "starting_stack", stack),
+    )
+    if problem is None:  # PROTOCOL.md section 7: every message of the longest legal hand fits
+        from harness.match.msgsize import message_problem
+
+        problem = message_problem(GameConfig(), len(specs), stack, "--stack")
+    if problem:
+        raise usage(problem)
+    try:
+        match_seed = new_seed() if seed is None else parse_seed(seed)
+    except ValueError as exc:
+        raise usage(f"--seed: {exc}") from None
+    if pin is not None:
+        allowed = sorted(os.sched_getaffinity(0))
+        if pin not in allowed:
+            raise usage(f"--pin {pin}: no such CPU available here; use one of {', '.join(map(str, allowed))}")
+    problem = _bots_and_sandbox_problem(specs, sandbox)
+    if problem:
+        raise usage(problem)
+    box = SandboxSettings(mode=SandboxMode(sandbox))
+    game = GameConfig()
+    try:
+        decided = _sandbox_plan(box)
+        spec = MatchSpec(
+            game=game, hands=hands, seed=match_seed, starting_stack=stack,
+            stack_mode=StackMode.FREEZEOUT if freezeout else StackMode.RESET, compress=gzip,
+        )
+        limits = Limits(decision_ms=decision_ms, time_bank_ms=time_bank_ms, max_faults=max_faults)
+    except (SandboxError, ValueError, GameConfigError) as exc:
+        raise usage(str(exc)) from None
+    try:
+        out_dir = prepare_out_dir(out) if out is not None else default_out_dir("match")
+    except OutDirError as exc:
+        raise usage(str(exc)) from None
+    # Everything checked: what is said from here on comes with a match that is played.
+    _sandbox_say(decided, "match")
+    if out is None:
+        _say("match", f"hand history and logs go to {out_dir}/")
+    warning = seed_warning(match_seed, "--seed") if seed is not None else None
+    if warning:
+        _say("match", f"warning: {warning}")
+
+    history = out_dir / history_name(gzip)
+    try:
+        result = play_match(specs, spec, limits, out_dir, cpus=None if pin is None else {pin}, sandbox=box)
+    except (ValueError, GameConfigError) as exc:
+        raise usage(str(exc)) from None
+    except OSError as exc:
+        raise _usage("match", f"cannot write to {out_dir}: {exc.strerror or exc}", 1) from None
+    except KeyboardInterrupt:
+        raise _usage("match", f"interrupted; bots stopped; hands so far in {history}", 130) from None
+    rows = []
+    for seat, name in enumerate(result.bots):
+        faults = ", ".join(f"{k} {v}" for k, v in sorted(result.faults[seat].items())) or "-"
+        bb100 = bb_per_100(result.net[seat], result.hands_played, game.unit)
+        rows.append([name, seat, result.net[seat], f"{bb100:+.1f}", faults, result.status[seat]])
+    _echo(
+        tabulate(
+            rows,
+            headers=["bot", "seat", "net chips", "bb/100", "faults", "status"],
+            colalign=("left", "right", "right", "right", "left", "left"),
+        )
+    )
+    _echo(f"{result.hands_played} hands in {result.duration_s:.1f} s; hand history: {history}")
+    if seed is None:  # the secret seed, revealed now that the match is over
+        _echo(f"seed: {seed_hex(match_seed)} (check the deals: harness replay {history} "
+                   f"--seed {seed_hex(match_seed)})")
+    try:  # for harness report DIR
+        record = {**result.to_dict(), "big_blind": game.unit}
+        (out_dir / RESULT_FILE).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    except OSError as exc:
+        _say("match", f"warning: cannot write {out_dir / RESULT_FILE}: {exc.strerror or exc}")
+    said = verdicts(result, out_dir, history, limits)
+    for verdict in said:
+        if verdict.line:
+            _say("match", verdict.line)
+    if any(v.failed for v in said):
+        raise typer.Exit(1)

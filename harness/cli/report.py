@@ -1,0 +1,101 @@
+"""``harness leaderboard`` and ``harness report``: the tables and the HTML report of an output directory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from harness.cli.common import (
+    _echo,
+    _say,
+    _usage,
+    app,
+)
+
+
+def _is_match_folder(directory: Path) -> bool:
+    """A folder of ``harness match --out`` (a hand history at its top, no tournament manifest)."""
+    from harness.tournament.results import MANIFEST_FILE
+
+    top = any((directory / name).is_file() for name in ("hands.jsonl", "hands.jsonl.gz"))
+    return directory.is_dir() and top and not (directory / MANIFEST_FILE).exists()
+
+
+def _match_record(directory: Path) -> Any:
+    """The one record of a match folder, from its ``result.json`` (a usage error when missing or damaged)."""
+    import json
+
+    from harness.match.verdict import RESULT_FILE
+    from harness.specs import MatchResult
+    from harness.tournament.results import MatchRecord
+
+    path = directory / RESULT_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        result = MatchResult.from_dict(data)
+        big_blind = int(data["big_blind"])
+    except FileNotFoundError:
+        raise _usage("report", f"{path}: missing; a match folder gets it from harness match (this version) when "
+                     "the match ends") from None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise _usage("report", f"{path}: not a match result ({type(exc).__name__}: {exc})") from None
+    return MatchRecord(table=result.match_id, rotation=0, big_blind=big_blind, result=result)
+
+
+@app.command()
+def leaderboard(directory: Path = typer.Argument(..., help="A tournament output directory.")) -> None:
+    """Recompute and print the leaderboard from stored results (and rewrite leaderboard.md/.csv).
+
+    The files are the same as those `harness run` wrote for the same directory.
+    Exit status 0, or 2 when the directory or its files are missing or damaged.
+    """
+    from harness.tournament.leaderboard import write_leaderboard
+    from harness.tournament.results import MARKER_FILE, ResultsError, is_ours
+
+    try:
+        if directory.is_dir() and not is_ours(directory):
+            raise ResultsError(
+                f"{directory}: not a tournament output directory of this harness (no {MARKER_FILE}); "
+                "give the directory `harness run` wrote, e.g. results/league"
+            )
+        board, text = write_leaderboard(directory)
+    except ResultsError as exc:
+        raise _usage("leaderboard", str(exc)) from None
+    except OSError as exc:
+        why = exc.strerror or exc
+        raise _usage("leaderboard", f"cannot write the leaderboard files in {directory}: {why}") from None
+    for notice in board.notices:
+        _say("leaderboard", f"notice: {notice}")
+    _echo(text)
+
+
+@app.command()
+def report(
+    directory: Path = typer.Argument(..., help="A tournament output directory, or one match's (harness match --out)."),
+    all_hands: bool = typer.Option(False, "--all-hands", help="Keep every hand in the hand viewer (larger report)."),
+    viewer_hands: int = typer.Option(12, "--viewer-hands", help="Hands per match kept in the hand viewer."),
+) -> None:
+    """Write DIR/report/ (an HTML report that opens offline) and DIR/reports/<bot>.md.
+
+    A match's folder (its hands.jsonl, logs and result.json) gets the same report for its one match.
+    Exit status 0, or 2 when the directory or its files are missing or damaged.
+    """
+    from harness.report.html import write_report
+    from harness.tournament.results import ResultsError
+
+    if viewer_hands < 0:
+        raise _usage("report", f"--viewer-hands must be at least 0, got {viewer_hands}")
+    extra: dict[str, Any] = {}
+    if _is_match_folder(directory):
+        record = _match_record(directory)
+        extra = {"records": [record], "bots": record.result.bots, "match_dirs": {record.match_id: directory}}
+    try:
+        summary = write_report(directory, viewer_hands=None if all_hands else viewer_hands, **extra)
+    except ResultsError as exc:
+        raise _usage("report", str(exc)) from None
+    except OSError as exc:
+        raise _usage("report", f"cannot write the report in {directory}: {exc.strerror or exc}") from None
+    _echo(f"report: {summary.path} ({summary.files} files, {summary.bytes / 1e6:.1f} MB, "
+               f"{summary.seconds:.1f} s); per-bot reports: {directory / 'reports'}/<bot>.md")

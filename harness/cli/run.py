@@ -1,0 +1,206 @@
+"""``harness run`` and ``harness plan``: a tournament from its file, and its plan without playing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from harness.cli.common import (
+    _CLUSTER_HELP,
+    _echo,
+    _overrides,
+    _sandbox_plan,
+    _say,
+    _usage,
+    app,
+)
+
+
+@app.command()
+def run(
+    config: Path = typer.Argument(..., help="Tournament TOML file, e.g. tournaments/league.toml."),
+    out: Path | None = typer.Option(None, "--out", help="Output directory (overrides [tournament] output)."),
+    jobs: int | None = typer.Option(None, "--jobs", help="Parallel matches (default: the CPUs this process may use)."),
+    pin: bool | None = typer.Option(
+        None, "--pin/--no-pin", help="Each match on one CPU of its own (default: [schedule] pin, true)."
+    ),
+    hands: int | None = typer.Option(None, "--hands", help="Hands per match (overrides [schedule] hands)."),
+    seed: str | None = typer.Option(
+        None, "--seed", help="Tournament seed, decimal or hex (overrides [tournament] seed; default: a secret one)."
+    ),
+    no_entry_check: bool = typer.Option(
+        False, "--no-entry-check", help="Skip the entry check (every bot plays a few hands before the first match)."
+    ),
+    sandbox: str | None = typer.Option(
+        None, "--sandbox", help="auto, required or off (overrides [sandbox] mode; README \"Untrusted bots\")."
+    ),
+    cluster: str | None = typer.Option(None, "--cluster", metavar="ADDRESS", help=_CLUSTER_HELP),
+) -> None:
+    """Run (or resume) a tournament and print its leaderboard.
+
+    Exit status 0 when every match is recorded, 2 on a mistake in the file or
+    options or an output directory that is not the harness's (nothing is run),
+    or when fewer than two bots pass the entry check; 3 if a bot failed to start
+    in every match it played (results kept, but meaningless for it), 1 if
+    matches failed (run again to retry them), 130 when interrupted (run again
+    to resume); 1 also when the Dask cluster cannot be reached or is lost (run
+    again to resume); 4 when the output's disk is full, over quota, read-only or
+    failing (the run stops at once, every record so far is kept: free space and
+    run again to resume).
+    """
+    from harness.deals import seed_warning
+    from harness.match.outdir import StorageError
+    from harness.match.sandbox import SandboxError
+    from harness.tournament.cluster import ClusterError
+    from harness.tournament.config import ConfigError
+    from harness.tournament.leaderboard import plural
+    from harness.tournament.results import ResultsError
+    from harness.tournament.runner import run_tournament
+    from harness.tournament.seeds import REVEAL_FILE
+
+    try:
+        cfg = _overrides(config, out, jobs, hands, seed, pin, sandbox, cluster=cluster)
+        if not (cfg.schedule.scheduler and cfg.sandbox.mode == "required"):  # then each worker checks its own
+            _sandbox_plan(cfg.sandbox)  # the runner prints its summary and warning when bots start
+        warning = None
+        if cfg.tournament.seed is not None:
+            warning = seed_warning(cfg.tournament.seed, "--seed" if seed is not None else "[tournament] seed")
+
+        def before_bots() -> None:  # every option and file checked: no usage error follows
+            if warning:
+                _say("run", f"warning: {warning}")
+
+        summary = run_tournament(cfg, entry_check=False if no_entry_check else None, report=_running_report,
+                                 before_bots=before_bots)
+    except (ConfigError, ResultsError, SandboxError) as exc:
+        raise _usage("run", str(exc)) from None
+    except ClusterError as exc:
+        raise _usage("run", str(exc), 1) from None
+    except StorageError as exc:
+        raise _usage("run", _storage_stop(str(exc)), DISK_EXIT) from None
+    except KeyboardInterrupt:  # during the entry check
+        raise _usage("run", "interrupted before the first match: run the same command again", 130) from None
+    if summary.records and not summary.storage:
+        _final_report(summary.out_dir, stopped=summary.interrupted)
+    if summary.board_text is not None:
+        _echo(summary.board_text)
+    for notice in summary.notices:
+        _say("run", f"notice: {notice}")
+    _echo(
+        f"{len(summary.records)}/{plural(summary.matches_total, 'match')} recorded in {summary.out_dir} "
+        f"(this run: {plural(summary.matches_run, 'match')}, {plural(summary.hands_run, 'hand')}, "
+        f"{summary.seconds:.1f} s, {summary.hands_per_s:.0f} hands/s)"
+    )
+    if summary.complete:
+        _echo(f"deals: the seed is revealed in {summary.out_dir / REVEAL_FILE}; check every deal with "
+                   f"`harness replay {summary.out_dir}`")
+    for name, why in summary.never_started.items():
+        _say(
+            "run",
+            f"warning: bot {name!r} failed to start in every match it played, so its results mean nothing. "
+            f"First failure: {why}. Fix its command, cwd, env or [limits] (e.g. memory_mb), check it with "
+            f"`harness check-bot -- COMMAND`, then run again: only its matches are played again.",
+        )
+    if summary.interrupted:
+        raise _usage("run", "interrupted: run the same command again to resume", 130)
+    if summary.storage:
+        raise _usage("run", _storage_stop(summary.stopped), DISK_EXIT)
+    if summary.stopped:
+        raise _usage("run", summary.stopped, 1)
+    if summary.failed:
+        raise _usage(
+            "run", f"{plural(len(summary.failed), 'match')} failed (see error.txt in their directories); "
+            "run again to retry them", 1,
+        )
+    if summary.never_started:
+        raise typer.Exit(3)
+
+
+#: Exit status of `harness run` stopped by its output's disk (full, over quota, read-only, failing).
+DISK_EXIT = 4
+
+
+def _storage_stop(why: str) -> str:
+    """The one line of a run stopped by its disk: the path and errno text, then what to do."""
+    return (f"{why}; the run stopped (every match recorded so far is kept): free space on that disk, or make it "
+            "writable, then run the same command again to resume")
+
+
+def _running_report(out_dir: Path) -> None:
+    """The report written while `harness run` plays (in a child of the runner)."""
+    from harness.report.html import write_report
+
+    write_report(out_dir, running=True)
+
+
+def _final_report(out_dir: Path, *, stopped: bool) -> None:
+    """Write the report at the end of `harness run`; a failure is a warning (the results are safe)."""
+    from harness.report.html import write_report
+
+    try:
+        summary = write_report(out_dir, stopped=stopped)
+    except Exception as exc:  # noqa: BLE001 - the results are on disk; `harness report DIR` can retry
+        _say("run", f"warning: the report of {out_dir} could not be written: {exc}")
+        return
+    _say("run", f"report: {summary.path} (per-bot reports in {out_dir / 'reports'}/)")
+
+
+@app.command()
+def plan(
+    config: Path = typer.Argument(..., help="Tournament TOML file, e.g. tournaments/league.toml."),
+    out: Path | None = typer.Option(None, "--out", help="Output directory (overrides [tournament] output)."),
+    jobs: int | None = typer.Option(None, "--jobs", help="Parallel matches (default: the CPUs this process may use)."),
+    hands: int | None = typer.Option(None, "--hands", help="Hands per match (overrides [schedule] hands)."),
+    seed: str | None = typer.Option(
+        None, "--seed", help="Tournament seed, decimal or hex (overrides [tournament] seed; default: a secret one)."
+    ),
+    measure: bool = typer.Option(
+        True, "--measure/--no-measure", help="Measure this machine's rate first (about a second) for the estimate."
+    ),
+    cluster: str | None = typer.Option(None, "--cluster", metavar="ADDRESS", help=_CLUSTER_HELP),
+) -> None:
+    """Print a tournament's plan without playing: tables, matches, hands, estimated time and disk use.
+
+    With an existing output directory it also says what a run would reuse.
+    Nothing is written. Exit status 0, or 2 on a mistake in the file or options, a
+    plan above [schedule] max_matches, or an output directory that is not the harness's.
+    On the dask backend the estimate counts the cluster's worker threads (asked
+    of its scheduler; local:N has N).
+    """
+    from harness.tournament.config import ConfigError
+    from harness.tournament.estimate import DEFAULT_RATES, calibrate, disk_warning
+    from harness.tournament.results import ResultsError, check_out_dir
+    from harness.tournament.runner import describe_plan, preview
+
+    unreachable = None  # said after the checks: a usage error stays one line
+    try:
+        cfg = _overrides(config, out, jobs, hands, seed, None, cluster=cluster)
+        check_out_dir(cfg.tournament.output)  # before the second of measuring
+        rates = calibrate(cfg.schedule.table_size) if measure else DEFAULT_RATES
+        parallel = None
+        if cfg.schedule.scheduler is not None:
+            from harness.tournament.cluster import ClusterError, cluster_threads
+
+            try:
+                parallel = cluster_threads(cfg.schedule.scheduler, jobs=cfg.schedule.jobs)
+            except ClusterError as exc:
+                unreachable = f"warning: {exc}; the estimate assumes 1 worker"
+                parallel = 1
+        view = preview(cfg, rates, parallel=parallel)
+    except (ConfigError, ResultsError) as exc:
+        raise _usage("plan", str(exc)) from None
+    if unreachable:
+        _say("plan", unreachable)
+    _echo(describe_plan(cfg, view.plan))
+    where = cfg.tournament.output
+    _echo(f"output: {where} ({view.reuse.describe()})" if view.existing else f"output: {where} (new)")
+    _echo(f"estimate: {view.estimate.matches:,} matches to play, {view.estimate.describe()}")
+    short = disk_warning(view.estimate, where) if view.estimate.matches else None
+    if short:
+        _say("plan", f"warning: {short}")
+    if view.left_out:
+        _echo(f"entry check: left out of this plan, as they failed their entry check in {where} and are unchanged "
+              f"since: {', '.join(view.left_out)} (a run checks them again)")
+    if cfg.tournament.entry_check:
+        _echo("entry check: every bot plays a few hands first; bots that fail are left out of the plan")

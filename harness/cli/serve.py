@@ -1,0 +1,69 @@
+"""``harness serve`` and ``harness submit``: the contest server, and a submission from the command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from harness.cli.common import (
+    _echo,
+    _usage,
+    app,
+)
+
+
+@app.command()
+def serve(
+    contest: Path = typer.Argument(..., help="The contest file (TOML)."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (0.0.0.0: every interface)."),
+    port: int = typer.Option(8000, "--port", help="TCP port."),
+    links: bool = typer.Option(False, "--links", help="Print CSV student,url of new login links and exit "
+                               "(earlier links stop working)."),
+    student: list[str] = typer.Option([], "--student", help="With --links: only these students' links."),
+    url: str = typer.Option("", "--url", help="With --links: the address students use (default http://HOST:PORT)."),
+) -> None:
+    """Run a contest server: submissions, admission checks, a ladder that never stops, live pages."""
+    try:
+        from harness.server.contest import load_contest
+        from harness.server.serve import base_url, print_links
+        from harness.server.serve import serve as run_server
+    except ImportError as exc:
+        raise _usage("serve", f"the server needs its libraries: pip install 'sevencard-harness[server]' "
+                     f"({exc})") from None
+    from harness.tournament.config import ConfigError
+
+    if not 0 < port < 65536:
+        raise _usage("serve", f"--port must be 1..65535, got {port}")
+    try:
+        if links:
+            cfg = load_contest(contest)
+            print_links(cfg, url or base_url(host, port), only=tuple(student))
+            return
+        run_server(contest, host, port)
+    except ConfigError as exc:
+        raise _usage("serve", str(exc)) from None
+    except OSError as exc:
+        raise _usage("serve", f"cannot start: {exc.strerror or exc}", code=1) from None
+
+
+@app.command()
+def submit(
+    path: Path = typer.Argument(..., help="The bot: a folder, a .zip, a .tar.gz or a single file."),
+    server: str = typer.Option(..., "--server", help="The contest server, e.g. http://lab-server:8000"),
+    token: str = typer.Option(..., "--token", help="Your token (the last part of your login link)."),
+    command: str = typer.Option("", "--command", help="How to start the bot (default: its bot.toml)."),
+    build: str = typer.Option("", "--build", help="A build command run once in the sandbox (default: bot.toml)."),
+) -> None:
+    """Submit a version to a contest server and wait for its admission check (exit 0 admitted, 1 refused)."""
+    from harness.server.client import SubmitError
+    from harness.server.client import submit as send
+
+    if not path.exists():
+        raise _usage("submit", f"{path} does not exist")
+    token = token.rsplit("/login/", 1)[-1]  # the whole login link works too
+    try:
+        ok = send(server, token, path, command, build, say=_echo)
+    except SubmitError as exc:
+        raise _usage("submit", str(exc)) from None
+    raise typer.Exit(0 if ok else 1)

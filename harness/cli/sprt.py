@@ -1,0 +1,150 @@
+"""``harness sprt``: is a new version better? Matches until the sequential test decides."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from harness.cli.common import (
+    _bots_and_sandbox_problem,
+    _echo,
+    _out_of_bounds,
+    _sandbox_plan,
+    _sandbox_say,
+    _say,
+    _usage,
+    app,
+)
+
+
+@app.command()
+def sprt(
+    bot: list[str] = typer.Option(
+        ..., "--bot", help="NAME=COMMAND, twice: the new version first, then the old one."
+    ),
+    bb0: float = typer.Option(0.0, "--bb0", help="H0: new is at most this many bb/100 better than old."),
+    bb1: float = typer.Option(10.0, "--bb1", help="H1: new is at least this many bb/100 better than old."),
+    alpha: float = typer.Option(0.05, "--alpha", help="Chance of accepting H1 when H0 holds."),
+    beta: float = typer.Option(0.05, "--beta", help="Chance of accepting H0 when H1 holds."),
+    max_hands: int | None = typer.Option(None, "--max-hands", help="Stop as inconclusive after this many hands."),
+    hands: int = typer.Option(100, "--hands", help="Hands per seat rotation; a block is twice this."),
+    min_blocks: int = typer.Option(16, "--min-blocks", help="Blocks before the test may stop (at least 2)."),
+    seed: str | None = typer.Option(None, "--seed", help="Seed of the deals (default: a secret one, kept in --out)."),
+    out: Path | None = typer.Option(
+        None, "--out", help="Directory of the test; the same command with the same --out continues it."
+    ),
+    structure: str = typer.Option("no-limit", "--structure", help="no-limit or fixed-limit."),
+    stack: int = typer.Option(1000, "--stack", help="Starting stack in chips, reset every hand."),
+    decision_ms: int = typer.Option(1000, "--decision-ms", help="Time per decision in ms (at least 1)."),
+    sandbox: str = typer.Option("auto", "--sandbox", help="Isolate each bot: auto, required or off."),
+    json_out: bool = typer.Option(False, "--json", help="End with one JSON object line (result, llr, ...)."),
+) -> None:
+    """Is the new bot better? Play duplicate blocks until a sequential probability ratio test decides.
+
+    After each block (both seatings on the same deals) prints the log-likelihood ratio, its bounds, the hands and
+    bb/100 with its 95% interval. Exit status 0 when H1 or H0 is accepted, 3 when inconclusive at --max-hands,
+    1 when a bot failed to start, 2 on a usage error, 130 on Ctrl-C (the blocks played are kept: run the same
+    command again to continue).
+    """
+    import json
+    import shlex
+
+    from harness.deals import new_seed, parse_seed
+    from harness.engine import GameConfig, GameConfigError
+    from harness.match.outdir import OutDirError, default_out_dir
+    from harness.match.referee import play_match
+    from harness.match.sandbox import SandboxError
+    from harness.specs import BOT_NAME, BotSpec, Limits, SandboxMode, SandboxSettings
+    from harness.tournament.sprt import SETTINGS_FILE, SprtError, SprtSettings, hidden_out, open_test, run_sprt
+    from harness.tournament.sprt import status as sprt_status
+
+    def usage(message: str) -> typer.Exit:
+        return _usage("sprt", message)
+
+    specs = []
+    for item in bot:
+        name, sep, command = item.partition("=")
+        name = name.strip()
+        if not sep or not name or not command.strip():
+            raise usage(f"--bot {item!r} must be NAME=COMMAND, e.g. --bot new='python -m bots.solid'")
+        if not BOT_NAME.match(name):
+            raise usage(f"--bot {name!r}: a name is 1-32 letters, digits, '_', '.' or '-', "
+                        "starting with a letter or digit")
+        if any(s.name == name for s in specs):
+            raise usage(f"--bot {name!r} is given twice; the two bots need different names")
+        try:
+            specs.append(BotSpec(name, tuple(shlex.split(command))))
+        except ValueError as exc:
+            raise usage(f"cannot split the command of --bot {name}: {exc}") from None
+    if len(specs) != 2:
+        raise usage(f"sprt compares two bots: give --bot NEW=COMMAND --bot OLD=COMMAND, got {len(specs)}")
+    problem = _out_of_bounds(("--hands", "hands", hands), ("--decision-ms", "decision_ms", decision_ms),
+                             ("--stack", "starting_stack", stack))
+    if problem:
+        raise usage(problem)
+    if min_blocks < 2:
+        raise usage(f"--min-blocks must be at least 2 (the variance needs two blocks), got {min_blocks}")
+    if max_hands is not None and max_hands < 1:
+        raise usage(f"--max-hands must be at least 1, got {max_hands}")
+    problem = _bots_and_sandbox_problem(specs, sandbox)
+    if problem:
+        raise usage(problem)
+    stored: dict[str, Any] = {}
+    if out is not None and (out / SETTINGS_FILE).is_file():
+        try:
+            stored = json.loads((out / SETTINGS_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise usage(f"{out / SETTINGS_FILE}: cannot read the test ({exc})") from None
+    try:
+        test_seed = parse_seed(seed) if seed is not None else parse_seed("0x" + stored["seed"]) if "seed" in stored \
+            else new_seed()
+    except (ValueError, TypeError) as exc:
+        raise usage(f"--seed: {exc}") from None
+    try:
+        game = GameConfig(structure=structure)
+        settings = SprtSettings(new=specs[0], old=specs[1], bb0=bb0, bb1=bb1, alpha=alpha, beta=beta, hands=hands,
+                                seed=test_seed, starting_stack=stack, game=game, max_hands=max_hands)
+        sprt_status([], 0, bb0, bb1, alpha, beta)  # checks the hypotheses and error rates
+        limits = Limits(decision_ms=decision_ms)
+        decided = _sandbox_plan(SandboxSettings(mode=SandboxMode(sandbox)))
+    except (SprtError, GameConfigError, SandboxError, ValueError) as exc:
+        raise usage(str(exc)) from None
+    try:
+        out_dir = out if out is not None else default_out_dir("sprt")
+    except OutDirError as exc:
+        raise usage(str(exc)) from None
+    box = hidden_out(SandboxSettings(mode=SandboxMode(sandbox)), out_dir)
+    again = shlex.join(["harness", "sprt", *sys.argv[2:]] + ([] if out is not None else ["--out", str(out_dir)]))
+
+    def play(bots, spec, limits_, match_dir):  # noqa: ANN001, ANN202 - play_match's arguments
+        return play_match(bots, spec, limits_, match_dir, sandbox=box)
+
+    try:
+        open_test(out_dir, settings)  # another test in --out is a usage error before any bot starts
+    except SprtError as exc:
+        raise usage(str(exc)) from None
+    except OSError as exc:
+        raise usage(f"cannot write to {out_dir}: {exc.strerror or exc}") from None
+    _sandbox_say(decided, "sprt")
+    _say("sprt", f"test in {out_dir}/ (new = {specs[0].name}, old = {specs[1].name}; "
+                 f"H0: <= {bb0:g} bb/100, H1: >= {bb1:g} bb/100, alpha {alpha:g}, beta {beta:g})")
+    try:
+        final = run_sprt(settings, out_dir, play, limits, report=lambda st: _echo(st.line()),
+                          min_blocks=min_blocks)
+    except SprtError as exc:
+        raise _usage("sprt", str(exc), 1) from None
+    except OSError as exc:
+        raise _usage("sprt", f"cannot write to {out_dir}: {exc.strerror or exc}", 1) from None
+    except KeyboardInterrupt:
+        raise _usage("sprt", f"interrupted; bots stopped; to continue: {again}", 130) from None
+    verdict = {"H1": f"H1 accepted: {specs[0].name} is better than {specs[1].name} by at least {bb1:g} bb/100",
+               "H0": f"H0 accepted: {specs[0].name} is better than {specs[1].name} by at most {bb0:g} bb/100",
+               "inconclusive": f"inconclusive after {final.hands:,} hands (--max-hands); to play on, raise it: "
+                               f"{again}"}[final.result]
+    _echo(verdict)
+    if json_out:
+        _echo(json.dumps(final.to_dict()))
+    raise typer.Exit(3 if final.result == "inconclusive" else 0)
