@@ -304,3 +304,32 @@ class MatchResult:
             status=[str(s) for s in data["status"]],
             duration_s=float(data.get("duration_s", 0.0)),
         )
+
+
+def parse_named_command(text: str, option: str = "--bot", *, allow_dir: bool = True
+                        ) -> tuple[str, str | None, tuple[str, ...]]:
+    """The one parser of a bot given as ``NAME=COMMAND`` (or ``NAME@DIR=COMMAND`` when ``allow_dir``) on a
+    command line; COMMAND is split like a shell does.
+
+    Returns:
+        ``(name, dir or None, argv)``.
+
+    Raises:
+        ValueError: one line naming ``option`` and what is wrong (no ``=``, an empty part, a name that breaks
+            :data:`BOT_NAME_RULE`, a command a shell could not split).
+    """
+    import shlex
+
+    name, sep, command = text.partition("=")
+    name, at, folder = name.strip().partition("@") if allow_dir else (name.strip(), "", "")
+    if not sep or not name or not command.strip() or (at and not folder):
+        form = "NAME=COMMAND or NAME@DIR=COMMAND" if allow_dir else "NAME=COMMAND"
+        raise ValueError(f"{option} {text!r} must be {form}, e.g. {option} caller='python -m bots.caller'"
+                         + (" or --bot java@bots/java='./run.sh'" if allow_dir and option == "--bot" else ""))
+    if not BOT_NAME.match(name):
+        raise ValueError(f"{option} {name!r}: a name is {BOT_NAME_RULE}")
+    try:
+        argv = tuple(shlex.split(command))
+    except ValueError as exc:
+        raise ValueError(f"cannot split the command of {option} {name}: {exc}") from None
+    return name, folder or None, argv

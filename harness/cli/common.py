@@ -118,35 +118,23 @@ def _bots_and_sandbox_problem(specs: list[Any], sandbox: str) -> str | None:
     return None
 
 
-def _bot_specs(items: list[str], cwd: Path | None, usage: Any) -> list[Any]:
-    """The ``--bot NAME=COMMAND`` / ``NAME@DIR=COMMAND`` options as BotSpecs; ``usage(message)`` makes the error."""
-    import os
-    import shlex
-
-    from harness.match.referee import BotSpec
-    from harness.specs import BOT_NAME
+def _bot_specs(items: list[str], cwd: Path | None, usage: Any, *, allow_dir: bool = True) -> list[Any]:
+    """The ``--bot NAME=COMMAND`` / ``NAME@DIR=COMMAND`` options as BotSpecs (parsed by
+    :func:`harness.specs.parse_named_command`); ``usage(message)`` makes the error."""
+    from harness.specs import BotSpec, parse_named_command
 
     specs: list[Any] = []
     for item in items:
-        name, sep, command = item.partition("=")
-        name, at, folder = name.strip().partition("@")  # a name has no "@": NAME@DIR=COMMAND is unambiguous
-        if not sep or not name or not command.strip() or (at and not folder):
-            raise usage(f"--bot {item!r} must be NAME=COMMAND or NAME@DIR=COMMAND, e.g. --bot "
-                        "caller='python -m bots.caller' or --bot java@bots/java='./run.sh'")
-        bot_dir = Path(folder).expanduser() if at else cwd
+        try:
+            name, folder, argv = parse_named_command(item, allow_dir=allow_dir)
+        except ValueError as exc:
+            raise usage(str(exc)) from None
+        bot_dir = Path(folder).expanduser() if folder else cwd
         if bot_dir is not None and not bot_dir.is_dir():
-            where = f"--bot {name}@{folder}" if at else "--cwd"
+            where = f"--bot {name}@{folder}" if folder else "--cwd"
             raise usage(f"{where}: {bot_dir} is not a directory")
-        if not BOT_NAME.match(name):
-            raise usage(
-                f"--bot {name!r}: a name is 1-32 letters, digits, '_', '.' or '-', starting with a letter or digit"
-            )
         if any(s.name == name for s in specs):
             raise usage(f"--bot {name!r} is given twice; every bot needs its own name")
-        try:
-            argv = tuple(shlex.split(command))
-        except ValueError as exc:
-            raise usage(f"cannot split the command of --bot {name}: {exc}") from None
         specs.append(BotSpec(name, argv, cwd=None if bot_dir is None else os.fspath(bot_dir.resolve())))
     return specs
 
@@ -243,3 +231,69 @@ def _print_figures(figures: dict[str, Any], json_out: bool, targets: dict[str, s
     from harness.bench import render
 
     _echo(json.dumps(figures) if json_out else render(figures, targets))
+
+
+def _parse_seed(seed: str | None, usage: Any) -> int:
+    """The match seed of ``--seed`` (decimal or hex), or a new secret one; a bad value is a usage error."""
+    from harness.deals import new_seed, parse_seed
+
+    try:
+        return new_seed() if seed is None else parse_seed(seed)
+    except ValueError as exc:
+        raise usage(f"--seed: {exc}") from None
+
+
+def _print_result(result: Any, unit: int, *, first: str = "bot", you: int | None = None) -> None:
+    """The result table of one match (a :class:`harness.specs.MatchResult`): net chips, bb/100 (``unit``:
+    the big blind in chips), faults and status per seat; ``you`` marks the person's seat."""
+    from tabulate import tabulate
+
+    from harness.tournament.stats import bb_per_100
+
+    rows = []
+    for seat, name in enumerate(result.bots):
+        faults = ", ".join(f"{k} {v}" for k, v in sorted(result.faults[seat].items())) or "-"
+        bb100 = bb_per_100(result.net[seat], result.hands_played, unit)
+        who = f"{name} (you)" if seat == you and name != "you" else name
+        rows.append([who, seat, result.net[seat], f"{bb100:+.1f}", faults, result.status[seat]])
+    _echo(tabulate(rows, headers=[first, "seat", "net chips", "bb/100", "faults", "status"],
+                   colalign=("left", "right", "right", "right", "left", "left")))
+
+
+def _write_result(command: str, out_dir: Path, result: Any, unit: int) -> None:
+    """``result.json`` of a match directory (what ``harness report DIR`` reads); a failure is a warning."""
+    import json
+
+    from harness.match.verdict import RESULT_FILE
+
+    try:
+        record = {**result.to_dict(), "big_blind": unit}
+        (out_dir / RESULT_FILE).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    except OSError as exc:
+        _say(command, f"warning: cannot write {out_dir / RESULT_FILE}: {exc.strerror or exc}")
+
+
+def _pin_problem(pin: int | None) -> str | None:
+    """Why ``--pin CPU`` cannot be used here (a CPU this process may not run on), or None."""
+    allowed = sorted(os.sched_getaffinity(0))
+    if pin is None or pin in allowed:
+        return None
+    return f"--pin {pin}: no such CPU available here; use one of {', '.join(map(str, allowed))}"
+
+
+def _out_dir(out: Path | None, kind: str, usage: Any) -> Path:
+    """The new output directory of ``--out`` (or ``results/KIND-DATE-TIME``); a bad one is a usage error."""
+    from harness.match.outdir import OutDirError, default_out_dir, prepare_out_dir
+
+    try:
+        return prepare_out_dir(out) if out is not None else default_out_dir(kind)
+    except OutDirError as exc:
+        raise usage(str(exc)) from None
+
+
+def _stack_problem(players: int, stack: int) -> str | None:
+    """Why ``--stack`` is too deep for every message of a hand to fit (PROTOCOL.md section 7), or None."""
+    from harness.engine import GameConfig
+    from harness.match.msgsize import message_problem
+
+    return message_problem(GameConfig(), players, stack, "--stack")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -11,11 +11,17 @@ from harness.cli.common import (
     _bot_specs,
     _bots_and_sandbox_problem,
     _echo,
+    _out_dir,
     _out_of_bounds,
+    _parse_seed,
+    _pin_problem,
+    _print_result,
     _sandbox_plan,
     _sandbox_say,
     _say,
+    _stack_problem,
     _usage,
+    _write_result,
     app,
 )
 
@@ -52,20 +58,15 @@ def match(
     raised an error in every decision (its results mean nothing; one line says which),
     2 on a usage error (nothing is started or written), 130 on Ctrl-C.
     """
-    import json
 
-    from tabulate import tabulate
 
-    from harness.deals import new_seed, parse_seed, seed_hex, seed_warning
+    from harness.deals import seed_warning
     from harness.engine import GameConfig, GameConfigError
     from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS
     from harness.history.files import history_name
-    from harness.match.outdir import OutDirError, default_out_dir, prepare_out_dir
     from harness.match.referee import Limits, MatchSpec, StackMode, play_match
     from harness.match.sandbox import SandboxError
-    from harness.match.verdict import RESULT_FILE, verdicts
     from harness.specs import SandboxMode, SandboxSettings
-    from harness.tournament.stats import bb_per_100
 
     def usage(message: str) -> typer.Exit:
         return _usage("match", message)
@@ -80,21 +81,11 @@ def match(
         ("--time-bank-ms", "time_bank_ms", time_bank_ms), ("--max-faults", "max_faults", max_faults),
         ("--stack", "starting_stack", stack),
     )
-    if problem is None:  # PROTOCOL.md section 7: every message of the longest legal hand fits
-        from harness.match.msgsize import message_problem
-
-        problem = message_problem(GameConfig(), len(specs), stack, "--stack")
+    problem = problem or _stack_problem(len(specs), stack)
     if problem:
         raise usage(problem)
-    try:
-        match_seed = new_seed() if seed is None else parse_seed(seed)
-    except ValueError as exc:
-        raise usage(f"--seed: {exc}") from None
-    if pin is not None:
-        allowed = sorted(os.sched_getaffinity(0))
-        if pin not in allowed:
-            raise usage(f"--pin {pin}: no such CPU available here; use one of {', '.join(map(str, allowed))}")
-    problem = _bots_and_sandbox_problem(specs, sandbox)
+    match_seed = _parse_seed(seed, usage)
+    problem = _pin_problem(pin) or _bots_and_sandbox_problem(specs, sandbox)
     if problem:
         raise usage(problem)
     box = SandboxSettings(mode=SandboxMode(sandbox))
@@ -108,10 +99,7 @@ def match(
         limits = Limits(decision_ms=decision_ms, time_bank_ms=time_bank_ms, max_faults=max_faults)
     except (SandboxError, ValueError, GameConfigError) as exc:
         raise usage(str(exc)) from None
-    try:
-        out_dir = prepare_out_dir(out) if out is not None else default_out_dir("match")
-    except OutDirError as exc:
-        raise usage(str(exc)) from None
+    out_dir = _out_dir(out, "match", usage)
     # Everything checked: what is said from here on comes with a match that is played.
     _sandbox_say(decided, "match")
     if out is None:
@@ -129,27 +117,22 @@ def match(
         raise _usage("match", f"cannot write to {out_dir}: {exc.strerror or exc}", 1) from None
     except KeyboardInterrupt:
         raise _usage("match", f"interrupted; bots stopped; hands so far in {history}", 130) from None
-    rows = []
-    for seat, name in enumerate(result.bots):
-        faults = ", ".join(f"{k} {v}" for k, v in sorted(result.faults[seat].items())) or "-"
-        bb100 = bb_per_100(result.net[seat], result.hands_played, game.unit)
-        rows.append([name, seat, result.net[seat], f"{bb100:+.1f}", faults, result.status[seat]])
-    _echo(
-        tabulate(
-            rows,
-            headers=["bot", "seat", "net chips", "bb/100", "faults", "status"],
-            colalign=("left", "right", "right", "right", "left", "left"),
-        )
-    )
+    _report_match(result, spec, limits, out_dir, history, revealed=seed is None)
+
+
+def _report_match(result: Any, spec: Any, limits: Any, out_dir: Path, history: Path, *, revealed: bool) -> None:
+    """What ``harness match`` prints after the match: the table, the seed if it was secret, the verdicts
+    (exit status 1 when a bot's results mean nothing); writes ``result.json``."""
+    from harness.deals import seed_hex
+    from harness.match.verdict import verdicts
+
+    unit = spec.game.unit
+    _print_result(result, unit)
     _echo(f"{result.hands_played} hands in {result.duration_s:.1f} s; hand history: {history}")
-    if seed is None:  # the secret seed, revealed now that the match is over
-        _echo(f"seed: {seed_hex(match_seed)} (check the deals: harness replay {history} "
-                   f"--seed {seed_hex(match_seed)})")
-    try:  # for harness report DIR
-        record = {**result.to_dict(), "big_blind": game.unit}
-        (out_dir / RESULT_FILE).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
-    except OSError as exc:
-        _say("match", f"warning: cannot write {out_dir / RESULT_FILE}: {exc.strerror or exc}")
+    if revealed:  # the secret seed, revealed now that the match is over
+        _echo(f"seed: {seed_hex(spec.seed)} (check the deals: harness replay {history} "
+              f"--seed {seed_hex(spec.seed)})")
+    _write_result("match", out_dir, result, unit)
     said = verdicts(result, out_dir, history, limits)
     for verdict in said:
         if verdict.line:

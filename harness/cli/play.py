@@ -11,11 +11,16 @@ from harness.cli.common import (
     _bot_specs,
     _bots_and_sandbox_problem,
     _echo,
+    _out_dir,
     _out_of_bounds,
+    _parse_seed,
+    _print_result,
     _sandbox_plan,
     _sandbox_say,
     _say,
+    _stack_problem,
     _usage,
+    _write_result,
     app,
 )
 
@@ -59,34 +64,22 @@ def play(
     or d 7h Kc (cards); an empty line checks if free, else calls, and stands pat in the draw; ? help.
     Works with stdin piped (plain text). Exit status 0, 2 on a usage error, 130 on Ctrl-C.
     """
-    import json
 
-    from tabulate import tabulate
 
-    from harness.deals import new_seed, parse_seed, seed_hex
+    from harness.deals import seed_hex
     from harness.engine import GameConfig, GameConfigError
     from harness.history.files import history_name
     from harness.match.human import HumanLink, HumanSpec
-    from harness.match.outdir import OutDirError, default_out_dir, prepare_out_dir
     from harness.match.referee import Limits, MatchSpec, StackMode
     from harness.match.sandbox import SandboxError
-    from harness.match.verdict import RESULT_FILE
     from harness.play.session import play_with_human
-    from harness.specs import BOT_NAME, SandboxMode, SandboxSettings
+    from harness.specs import SandboxMode, SandboxSettings
 
     def usage(message: str) -> typer.Exit:
         return _usage("play", message)
 
     specs = _bot_specs(bot, cwd, usage)
-    if not 1 <= len(specs) <= 5:
-        raise usage(f"you play 1 to 5 bots (a table seats 2 to 6, R1.2), got {len(specs)}")
-    if not BOT_NAME.match(name):
-        raise usage(f"--name {name!r}: a name is 1-32 letters, digits, '_', '.' or '-', starting with a letter/digit")
-    if any(s.name == name for s in specs):
-        raise usage(f"--name {name!r} is also a bot's name; pick another")
-    if not 0 <= seat <= len(specs):
-        raise usage(f"--seat {seat}: with {len(specs)} bot(s) the seats are 0 to {len(specs)}")
-    problem = _out_of_bounds(
+    problem = _seat_problem(specs, name, seat) or _out_of_bounds(
         ("--hands", "hands", hands), ("--decision-ms", "decision_ms", decision_ms),
         ("--stack", "starting_stack", stack),
         ("--idle-ms", "decision_ms", idle_ms), ("--think-ms", "decision_ms", think_ms),
@@ -95,18 +88,10 @@ def play(
         problem = f"--port must be from 0 to 65535, got {port}"
     if problem is None and pace_ms is not None and not 0 <= pace_ms <= 10_000:
         problem = f"--pace-ms must be from 0 to 10000, got {pace_ms}"
-    if problem is None:
-        from harness.match.msgsize import message_problem
-
-        problem = message_problem(GameConfig(), len(specs) + 1, stack, "--stack")
-    if problem is None:
-        problem = _bots_and_sandbox_problem(specs, sandbox)
+    problem = problem or _stack_problem(len(specs) + 1, stack) or _bots_and_sandbox_problem(specs, sandbox)
     if problem:
         raise usage(problem)
-    try:
-        match_seed = new_seed() if seed is None else parse_seed(seed)
-    except ValueError as exc:
-        raise usage(f"--seed: {exc}") from None
+    match_seed = _parse_seed(seed, usage)
     box = SandboxSettings(mode=SandboxMode(sandbox))
     game = GameConfig()
     try:
@@ -117,22 +102,8 @@ def play(
         human = HumanSpec(name, HumanLink(), decision_ms=think_ms, idle_ms=idle_ms)
     except (SandboxError, ValueError, GameConfigError) as exc:
         raise usage(str(exc)) from None
-    try:
-        out_dir = prepare_out_dir(out) if out is not None else default_out_dir("play")
-    except OutDirError as exc:
-        raise usage(str(exc)) from None
-    if web:
-        from harness.play.web import WebTable
-
-        try:
-            interface: Any = WebTable(port=port)
-        except OSError as exc:
-            raise usage(f"--port {port}: cannot listen on 127.0.0.1: {exc.strerror or exc}") from None
-        _say("play", f"open {interface.url} in your browser to play (Ctrl-C stops the match)")
-    else:
-        from harness.play.terminal import TerminalTable
-
-        interface = TerminalTable(pace_ms=pace_ms)
+    out_dir = _out_dir(out, "play", usage)
+    interface = _interface(web, port, pace_ms, usage)
     _sandbox_say(decided, "play")
     history = out_dir / history_name(False)
     try:
@@ -147,23 +118,44 @@ def play(
         close = getattr(interface, "close", None)
         if close is not None:
             close()
-    rows = []
-    for k, player in enumerate(result.bots):
-        faults = ", ".join(f"{f} {v}" for f, v in sorted(result.faults[k].items())) or "-"
-        bb100 = result.net[k] / game.unit / result.hands_played * 100 if result.hands_played else 0.0
-        who = f"{player} (you)" if k == seat and player != "you" else player
-        rows.append([who, k, result.net[k], f"{bb100:+.1f}", faults, result.status[k]])
-    _echo(tabulate(rows, headers=["player", "seat", "net chips", "bb/100", "faults", "status"],
-                   colalign=("left", "right", "right", "right", "left", "left")))
+    _print_result(result, game.unit, first="player", you=seat)
     _echo(f"{result.hands_played} hands in {result.duration_s:.1f} s; hand history: {history} "
           f"(see it in the report's hand viewer: harness report {out_dir})")
     if seed is None:
         _echo(f"seed: {seed_hex(match_seed)}")
-    try:  # for harness report DIR
-        record = {**result.to_dict(), "big_blind": game.unit}
-        (out_dir / RESULT_FILE).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
-    except OSError as exc:
-        _say("play", f"warning: cannot write {out_dir / RESULT_FILE}: {exc.strerror or exc}")
+    _write_result("play", out_dir, result, game.unit)
+
+
+def _seat_problem(specs: list[Any], name: str, seat: int) -> str | None:
+    """Why the person cannot sit at this table (bots, ``--name``, ``--seat``), or None."""
+    from harness.engine.config import MAX_PLAYERS, seat_count_problem
+    from harness.specs import BOT_NAME, BOT_NAME_RULE
+
+    if not specs or seat_count_problem(len(specs) + 1):
+        return f"you play 1 to {MAX_PLAYERS - 1} bots ({seat_count_problem(len(specs) + 1) or 'R1.2'})"
+    if not BOT_NAME.match(name):
+        return f"--name {name!r}: a name is {BOT_NAME_RULE}"
+    if any(s.name == name for s in specs):
+        return f"--name {name!r} is also a bot's name; pick another"
+    if not 0 <= seat <= len(specs):
+        return f"--seat {seat}: with {len(specs)} bot(s) the seats are 0 to {len(specs)}"
+    return None
+
+
+def _interface(web: bool, port: int, pace_ms: int | None, usage: Any) -> Any:
+    """The person's side of the table: the browser page (``--web``, its URL said) or the terminal."""
+    if web:
+        from harness.play.web import WebTable
+
+        try:
+            table = WebTable(port=port)
+        except OSError as exc:
+            raise usage(f"--port {port}: cannot listen on 127.0.0.1: {exc.strerror or exc}") from None
+        _say("play", f"open {table.url} in your browser to play (Ctrl-C stops the match)")
+        return table
+    from harness.play.terminal import TerminalTable
+
+    return TerminalTable(pace_ms=pace_ms)
 
 
 @app.command()

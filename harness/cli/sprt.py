@@ -9,6 +9,7 @@ from typing import Any
 import typer
 
 from harness.cli.common import (
+    _bot_specs,
     _bots_and_sandbox_problem,
     _echo,
     _out_of_bounds,
@@ -52,33 +53,18 @@ def sprt(
     import json
     import shlex
 
-    from harness.deals import new_seed, parse_seed
     from harness.engine import GameConfig, GameConfigError
     from harness.match.outdir import OutDirError, default_out_dir
     from harness.match.referee import play_match
     from harness.match.sandbox import SandboxError
-    from harness.specs import BOT_NAME, BotSpec, Limits, SandboxMode, SandboxSettings
-    from harness.tournament.sprt import SETTINGS_FILE, SprtError, SprtSettings, hidden_out, open_test, run_sprt
+    from harness.specs import Limits, SandboxMode, SandboxSettings
+    from harness.tournament.sprt import SprtError, SprtSettings, hidden_out, open_test, run_sprt
     from harness.tournament.sprt import status as sprt_status
 
     def usage(message: str) -> typer.Exit:
         return _usage("sprt", message)
 
-    specs = []
-    for item in bot:
-        name, sep, command = item.partition("=")
-        name = name.strip()
-        if not sep or not name or not command.strip():
-            raise usage(f"--bot {item!r} must be NAME=COMMAND, e.g. --bot new='python -m bots.solid'")
-        if not BOT_NAME.match(name):
-            raise usage(f"--bot {name!r}: a name is 1-32 letters, digits, '_', '.' or '-', "
-                        "starting with a letter or digit")
-        if any(s.name == name for s in specs):
-            raise usage(f"--bot {name!r} is given twice; the two bots need different names")
-        try:
-            specs.append(BotSpec(name, tuple(shlex.split(command))))
-        except ValueError as exc:
-            raise usage(f"cannot split the command of --bot {name}: {exc}") from None
+    specs = _bot_specs(bot, None, usage, allow_dir=False)
     if len(specs) != 2:
         raise usage(f"sprt compares two bots: give --bot NEW=COMMAND --bot OLD=COMMAND, got {len(specs)}")
     problem = _out_of_bounds(("--hands", "hands", hands), ("--decision-ms", "decision_ms", decision_ms),
@@ -92,17 +78,7 @@ def sprt(
     problem = _bots_and_sandbox_problem(specs, sandbox)
     if problem:
         raise usage(problem)
-    stored: dict[str, Any] = {}
-    if out is not None and (out / SETTINGS_FILE).is_file():
-        try:
-            stored = json.loads((out / SETTINGS_FILE).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise usage(f"{out / SETTINGS_FILE}: cannot read the test ({exc})") from None
-    try:
-        test_seed = parse_seed(seed) if seed is not None else parse_seed("0x" + stored["seed"]) if "seed" in stored \
-            else new_seed()
-    except (ValueError, TypeError) as exc:
-        raise usage(f"--seed: {exc}") from None
+    test_seed = _test_seed(seed, out, usage)
     try:
         game = GameConfig(structure=structure)
         settings = SprtSettings(new=specs[0], old=specs[1], bb0=bb0, bb1=bb1, alpha=alpha, beta=beta, hands=hands,
@@ -140,11 +116,36 @@ def sprt(
         raise _usage("sprt", f"cannot write to {out_dir}: {exc.strerror or exc}", 1) from None
     except KeyboardInterrupt:
         raise _usage("sprt", f"interrupted; bots stopped; to continue: {again}", 130) from None
-    verdict = {"H1": f"H1 accepted: {specs[0].name} is better than {specs[1].name} by at least {bb1:g} bb/100",
-               "H0": f"H0 accepted: {specs[0].name} is better than {specs[1].name} by at most {bb0:g} bb/100",
-               "inconclusive": f"inconclusive after {final.hands:,} hands (--max-hands); to play on, raise it: "
-                               f"{again}"}[final.result]
+    verdict = _verdict(final, specs[0].name, specs[1].name, bb0, bb1, again)
     _echo(verdict)
     if json_out:
         _echo(json.dumps(final.to_dict()))
     raise typer.Exit(3 if final.result == "inconclusive" else 0)
+
+
+def _test_seed(seed: str | None, out: Path | None, usage: Any) -> int:
+    """The test's seed: ``--seed``, else the one a test in ``--out`` was started with, else a new one."""
+    import json
+
+    from harness.deals import new_seed, parse_seed
+    from harness.tournament.sprt import SETTINGS_FILE
+
+    stored: dict[str, Any] = {}
+    if out is not None and (out / SETTINGS_FILE).is_file():
+        try:
+            stored = json.loads((out / SETTINGS_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise usage(f"{out / SETTINGS_FILE}: cannot read the test ({exc})") from None
+    try:
+        return parse_seed(seed) if seed is not None else parse_seed("0x" + stored["seed"]) if "seed" in stored \
+            else new_seed()
+    except (ValueError, TypeError) as exc:
+        raise usage(f"--seed: {exc}") from None
+
+
+def _verdict(final: Any, new: str, old: str, bb0: float, bb1: float, again: str) -> str:
+    """The test's last line: which hypothesis was accepted, or how to play on."""
+    return {"H1": f"H1 accepted: {new} is better than {old} by at least {bb1:g} bb/100",
+            "H0": f"H0 accepted: {new} is better than {old} by at most {bb0:g} bb/100",
+            "inconclusive": f"inconclusive after {final.hands:,} hands (--max-hands); to play on, raise it: "
+                            f"{again}"}[final.result]

@@ -43,8 +43,6 @@ from harness.match.startcause import start_cause
 from harness.match.tracebacks import Trace, describe_traces, find_traces
 from harness.match.untrusted import visible
 from harness.specs import (
-    BOT_NAME,
-    BOT_NAME_RULE,
     BotSpec,
     FaultKind,
     Limits,
@@ -53,6 +51,7 @@ from harness.specs import (
     SandboxSettings,
     StackMode,
     bound_problem,
+    parse_named_command,
 )
 
 #: What each fault kind means to a bot author, and what to fix.
@@ -284,20 +283,12 @@ def reference_bot(text: str) -> BotSpec:
     Raises:
         ValueError: an unknown module, a malformed ``NAME=COMMAND``.
     """
-    name, sep, command = text.partition("=")
-    name = name.strip()
-    if sep:
-        try:
-            argv = tuple(shlex.split(command))
-        except ValueError as exc:
-            raise ValueError(f"--opponent {text!r}: cannot split the command: {exc}") from None
-        if not name or not argv or not BOT_NAME.match(name):
-            raise ValueError(
-                f"--opponent {text!r}: give NAME=COMMAND (NAME: {BOT_NAME_RULE}), e.g. c=./cbot"
-            )
+    if "=" in text:
+        name, _, argv = parse_named_command(text, "--opponent", allow_dir=False)
         if name == CANDIDATE:
             raise ValueError(f"--opponent {text!r}: the name {CANDIDATE!r} is the bot under test's; pick another")
         return BotSpec(name=name, command=argv)
+    name = text.strip()
     if not name.isidentifier() or importlib.util.find_spec(f"bots.{name}") is None:
         raise ValueError(
             f"--opponent {name!r}: no such reference bot; give a module of bots/ (caller, raiser, solid, "
