@@ -1,7 +1,10 @@
 """Pure Seven Card Draw rules (RULES.md): cards, evaluation, hand state machine, pots. No I/O.
 
 Public names follow docs/INTERNALS.md (Cards, Evaluator, Game settings, Hand
-state machine).
+state machine). Modules: ``cards``, ``evaluator``, ``config`` (game settings), ``errors``,
+``actions`` (actions, phases, legal sets), ``pots``; the hand state machine is ``state``
+(:class:`HandState`: dealing, forced bets, the public API) built from ``legality`` (what may be
+done now, and why not) and ``rounds`` (what an action changes), with ``constants`` they share.
 """
 
 from harness.engine.actions import Action, ActionKind, Legal, Phase

@@ -1,0 +1,39 @@
+"""Constants of the hand state machine shared by its modules: cards per hand, phases, legal-action sets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.engine.actions import (
+    BET,
+    CALL,
+    CHECK,
+    FOLD,
+    RAISE,
+    ActionKind,
+    Legal,
+    Phase,
+)
+
+HOLE_CARDS = 7  # R2.7
+MAX_DISCARDS = 4  # R4.1
+
+BET1, DRAW_PHASE, BET2, COMPLETE = Phase.BET1, Phase.DRAW, Phase.BET2, Phase.COMPLETE
+_K_FOLD_CALL = (FOLD, CALL)
+_K_FOLD_CALL_RAISE = (FOLD, CALL, RAISE)
+_K_FOLD_CHECK = (FOLD, CHECK)
+_K_FOLD_CHECK_BET = (FOLD, CHECK, BET)
+_K_FOLD_CHECK_RAISE = (FOLD, CHECK, RAISE)
+_LEGAL_FOLD_CHECK = Legal(_K_FOLD_CHECK, 0, 0, 0, 0)
+_LEGALS: dict[tuple[Any, ...], Legal] = {}  # equal decisions share one frozen Legal: building one costs more
+
+
+def _legal(kinds: tuple[ActionKind, ...], call: int, lo: int, hi: int) -> Legal:
+    """``Legal(kinds, call, lo, hi, 0)``, memoised (values only: any two are equal or not as if built anew)."""
+    key = (kinds, call, lo, hi)
+    lg = _LEGALS.get(key)
+    if lg is None:
+        if len(_LEGALS) >= 4096:  # bounded: deep stacks make many amounts
+            _LEGALS.clear()
+        lg = _LEGALS[key] = Legal(kinds, call, lo, hi, 0)
+    return lg
