@@ -176,28 +176,7 @@ def build(
             break
         posts.append({"seat": seated[event["seat"]], "kind": kind, "chips": event["amount"],
                       "all_in": "all_in" in event})
-    actions = []
-    drawn = False
-    for i, entry in enumerate(log):
-        by, fault, ms = decisions[i]
-        kind = entry[1]
-        if kind is _DRAW:
-            drawn = True
-            received = entry[3]
-            again = entry[4]
-            actions.append({
-                "index": i, "seat": seated[entry[0]], "phase": "draw", "kind": "draw",
-                "discards": [strs[c] for c in entry[2]],
-                "received": [strs[c] for c in received],
-                "reshuffled": [strs[c] for c in received[len(received) - again:]] if again else [],
-                "by": by, "fault": fault, "ms": ms,
-            })
-        else:
-            actions.append({
-                "index": i, "seat": seated[entry[0]], "phase": "bet2" if drawn else "bet1", "kind": kind.value,
-                "owed": entry[3], "added": entry[4], "to": entry[5], "all_in": entry[6],
-                "by": by, "fault": fault, "ms": ms,
-            })
+    actions = _actions(log, decisions, seated)
     record = {
         "format": FORMAT,
         "record_version": VERSION,
@@ -227,6 +206,35 @@ def build(
     if state._stacked:  # a stacked deck (tests, examples): replay needs its order
         record["deck"] = [strs[c] for c in state._deck.order]
     return record
+
+
+def _actions(log: Sequence[tuple[Any, ...]], decisions: Sequence[Decision], seated: Sequence[int]
+             ) -> list[dict[str, Any]]:
+    """The record's ``actions``: every decision of ``state.action_log()`` with who made it, its fault and time."""
+    strs = CARD_STRS
+    actions = []
+    drawn = False
+    for i, entry in enumerate(log):
+        by, fault, ms = decisions[i]
+        kind = entry[1]
+        if kind is _DRAW:
+            drawn = True
+            received = entry[3]
+            again = entry[4]
+            actions.append({
+                "index": i, "seat": seated[entry[0]], "phase": "draw", "kind": "draw",
+                "discards": [strs[c] for c in entry[2]],
+                "received": [strs[c] for c in received],
+                "reshuffled": [strs[c] for c in received[len(received) - again:]] if again else [],
+                "by": by, "fault": fault, "ms": ms,
+            })
+        else:
+            actions.append({
+                "index": i, "seat": seated[entry[0]], "phase": "bet2" if drawn else "bet1", "kind": kind.value,
+                "owed": entry[3], "added": entry[4], "to": entry[5], "all_in": entry[6],
+                "by": by, "fault": fault, "ms": ms,
+            })
+    return actions
 
 
 def _annotation_problem(record: Mapping[str, Any]) -> str | None:

@@ -704,23 +704,8 @@ class BotProcess:
                     sysinfo=answering.child if answering is not None else None,
                 ),
             )
-        except FileNotFoundError:
-            raise BotStartError(
-                f"bot {self.spec.name!r}: command {argv[0]!r} not found (cwd {self.spec.cwd or os.getcwd()})"
-            ) from None
-        except PermissionError:
-            raise BotStartError(
-                f"bot {self.spec.name!r}: command {argv[0]!r} is not executable; "
-                f"run `chmod +x` on it or start it through its interpreter"
-            ) from None
-        except OSError as exc:
-            if exc.errno == errno.ENOEXEC:
-                path = Path(self.spec.cwd or ".", argv[0])
-                why = exec_problem(path) or "cannot be executed (Exec format error)"
-                raise BotStartError(f"bot {self.spec.name!r}: command {argv[0]!r} {why}") from None
-            raise BotStartError(f"bot {self.spec.name!r}: could not start {argv!r}: {exc}") from None
-        except subprocess.SubprocessError as exc:
-            raise BotStartError(f"bot {self.spec.name!r}: could not start {argv!r}: {exc}") from None
+        except (OSError, subprocess.SubprocessError) as exc:
+            raise self._start_error(exc, argv) from None
         finally:
             if jail is not None:
                 jail.close_fds()  # bwrap has its own copy
@@ -739,7 +724,28 @@ class BotProcess:
             self._pidfd = os.pidfd_open(self._popen.pid)
         except (AttributeError, OSError):
             self._pidfd = None
-        # Hand the pipe fds to the pump (it closes them) and drop the file objects.
+        self._start_pump()
+
+    def _start_error(self, exc: BaseException, argv: Sequence[str]) -> BotStartError:
+        """The one-line reason a bot's command could not be started (not found, not executable, bad format)."""
+        name, cmd = self.spec.name, argv[0]
+        if isinstance(exc, FileNotFoundError):
+            return BotStartError(f"bot {name!r}: command {cmd!r} not found (cwd {self.spec.cwd or os.getcwd()})")
+        if isinstance(exc, PermissionError):
+            return BotStartError(f"bot {name!r}: command {cmd!r} is not executable; "
+                                 f"run `chmod +x` on it or start it through its interpreter")
+        if isinstance(exc, OSError) and exc.errno == errno.ENOEXEC:
+            why = exec_problem(Path(self.spec.cwd or ".", cmd)) or "cannot be executed (Exec format error)"
+            return BotStartError(f"bot {name!r}: command {cmd!r} {why}")
+        return BotStartError(f"bot {name!r}: could not start {argv!r}: {exc}")
+
+    def _start_pump(self) -> None:
+        """Hand the bot's stdout and stderr to the log pump (which closes them).
+
+        Raises:
+            BotStartError: the logs cannot be written (the bot is killed first).
+        """
+        assert self._popen is not None and self._popen.stdout is not None and self._popen.stderr is not None
         out_fd = os.dup(self._popen.stdout.fileno())
         err_fd = os.dup(self._popen.stderr.fileno())
         self._popen.stdout.close()
@@ -755,6 +761,7 @@ class BotProcess:
             self._kill_all()
             self._close_sysinfo()
             raise BotStartError(f"bot {self.spec.name!r}: cannot write logs in {self.log_dir}: {exc}") from None
+
 
     def poll(self) -> int | None:
         """Return the exit status (negative = killed by that signal), or None while running."""
