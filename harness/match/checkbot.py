@@ -379,6 +379,63 @@ def _tail(path: Path, lines: int = STDERR_TAIL_LINES) -> str:
     return "\n".join(text.rstrip().splitlines()[-lines:])
 
 
+def _start_and_crash_violations(violations: list[Violation], counts: dict[str, int], status: str, where: Path,
+                                seat: int) -> list[Violation]:
+    """The hand-by-hand violations plus a failed start or a crash the referee counted, saying *why* no hello
+    counted (e.g. "ignored a hello with a wrong secret") from the referee's notes."""
+    if counts.get(FaultKind.FAILED_START) and not any(v.kind == FaultKind.FAILED_START for v in violations):
+        violations.insert(0, Violation(FaultKind.FAILED_START, None, status))
+    notes = _referee_notes(where, seat)
+    if counts.get(FaultKind.FAILED_START):
+        # Say *why* no hello counted (e.g. "ignored a hello with a wrong secret").
+        violations = [
+            Violation(v.kind, None, "; ".join([v.detail, *(f"referee: {n}" for n in dict.fromkeys(notes))]))
+            if v.kind == FaultKind.FAILED_START
+            else v
+            for v in violations
+        ]
+    if counts.get(FaultKind.CRASH) and not any(v.kind == FaultKind.CRASH for v in violations):
+        violations.append(Violation(FaultKind.CRASH, None, status))
+    return violations
+
+
+def _report(bot: BotSpec, opponents: Sequence[BotSpec], result: MatchResult, seat: int, violations: list[Violation],
+            decisions: int, slowest: float, counts: dict[str, int], limits: Limits, game: GameConfig, *,
+            where: Path | None, logs: Path, sandbox: str) -> CheckReport:
+    """The check's report from the match it played (``logs``: its folder; ``where``: kept for the caller)."""
+    stderr_path = logs / "logs" / f"{seat}-{bot.name}.err"
+    tail = out_tail = ""
+    if counts.get(FaultKind.CRASH) or counts.get(FaultKind.FAILED_START):
+        tail = _tail(stderr_path)
+        out_tail = _tail(stderr_path.with_suffix(".out"))
+    try:
+        stderr = stderr_path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        stderr = ""
+    traces = find_traces(stderr)
+    return CheckReport(
+        command=tuple(bot.command),
+        opponents=tuple(o.name for o in opponents),
+        hands=result.hands_played,
+        decisions=decisions,
+        violations=tuple(violations),
+        status=result.status[seat],
+        slowest_ms=slowest,
+        net=result.net[seat],
+        limits=limits,
+        stderr_tail=tail,
+        stdout_tail=out_tail,
+        out_dir=where,
+        counts=counts,
+        tracebacks=tuple(t.text for t in traces),
+        traces=tuple(traces),
+        start_cause=start_cause(stderr, result.status[0], limits) if counts.get(FaultKind.FAILED_START) else "",
+        game=game,
+        env_dropped=dropped_env(given=bot.env),
+        sandbox=sandbox,
+    )
+
+
 def check_spec(
     bot: BotSpec,
     opponents: Sequence[BotSpec],
@@ -459,50 +516,9 @@ def check_spec(
         result: MatchResult = referee.run()
         violations, decisions, slowest = _violations(where, seat, limits)
         counts = {k: v for k, v in result.faults[seat].items() if v}
-        if counts.get(FaultKind.FAILED_START) and not any(v.kind == FaultKind.FAILED_START for v in violations):
-            violations.insert(0, Violation(FaultKind.FAILED_START, None, result.status[seat]))
-        notes = _referee_notes(where, seat)
-        if counts.get(FaultKind.FAILED_START):
-            # Say *why* no hello counted (e.g. "ignored a hello with a wrong secret").
-            violations = [
-                Violation(v.kind, None, "; ".join([v.detail, *(f"referee: {n}" for n in dict.fromkeys(notes))]))
-                if v.kind == FaultKind.FAILED_START
-                else v
-                for v in violations
-            ]
-        if counts.get(FaultKind.CRASH) and not any(v.kind == FaultKind.CRASH for v in violations):
-            violations.append(Violation(FaultKind.CRASH, None, result.status[seat]))
-        stderr_path = where / "logs" / f"{seat}-{bot.name}.err"
-        tail = out_tail = ""
-        if counts.get(FaultKind.CRASH) or counts.get(FaultKind.FAILED_START):
-            tail = _tail(stderr_path)
-            out_tail = _tail(stderr_path.with_suffix(".out"))
-        try:
-            stderr = stderr_path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            stderr = ""
-        traces = find_traces(stderr)
-        return CheckReport(
-            command=tuple(bot.command),
-            opponents=tuple(o.name for o in opponents),
-            hands=result.hands_played,
-            decisions=decisions,
-            violations=tuple(violations),
-            status=result.status[seat],
-            slowest_ms=slowest,
-            net=result.net[seat],
-            limits=limits,
-            stderr_tail=tail,
-            stdout_tail=out_tail,
-            out_dir=None if tmp is not None else where,
-            counts=counts,
-            tracebacks=tuple(t.text for t in traces),
-            traces=tuple(traces),
-            start_cause=start_cause(stderr, result.status[0], limits) if counts.get(FaultKind.FAILED_START) else "",
-            game=game,
-            env_dropped=dropped_env(given=bot.env),
-            sandbox=referee.plan.summary,
-        )
+        violations = _start_and_crash_violations(violations, counts, result.status[seat], where, seat)
+        return _report(bot, opponents, result, seat, violations, decisions, slowest, counts, limits, game,
+                       where=None if tmp is not None else where, logs=where, sandbox=referee.plan.summary)
     finally:
         if tmp is not None:
             tmp.cleanup()
