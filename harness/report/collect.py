@@ -183,6 +183,95 @@ def _select_hands(views: list[dict[str, Any]], limit: int | None) -> list[dict[s
     return sorted(chosen.values(), key=lambda v: v["hand_id"])
 
 
+def _read_match(rec: MatchRecord, match_dir: Path, bots: Mapping[str, BotReport], pstats: PokerStats,
+                complete: bool, viewer_hands: int | None, notices: list[str]) -> tuple[MatchInfo, list[dict[str, Any]]]:
+    """One match's hand history read once: its viewer hands, each bot's chips and the poker statistics
+    (``complete``: every rotation of its table is recorded, so its hands may be shown)."""
+    res = rec.result
+    history = hand_history_path(match_dir)
+    info = MatchInfo(rec, history)
+    views: list[dict[str, Any]] = []
+    info.table_complete = complete
+    if history is not None:
+        try:
+            for record in read_hand_records(history):
+                view = hand_view(record)
+                view["match_id"] = res.match_id  # version 1 records may not carry it
+                views.append(view)
+                pstats.add_hand(view)
+                for pos, name in enumerate(view["bots"]):
+                    if name in bots:
+                        bots[name].chips.add(view, pos, listed=info.table_complete)
+        except HistoryError as exc:
+            info.problem = str(exc)
+            notices.append(str(exc))
+        except (KeyError, TypeError, ValueError) as exc:  # lines of JSON that are not hand records
+            info.problem = f"{history}: not a hand history of this harness ({type(exc).__name__}: {exc})"
+            notices.append(info.problem)
+    info.hand_count = len(views)
+    if info.table_complete:
+        info.hands = _select_hands(views, viewer_hands)
+    return info, views
+
+
+def _seat_files(bot: BotReport, match_id: str, err: Path, failing: bool, history: Path | None) -> None:
+    """What a seat's stderr log tells of its bot: the first failing match's tail, the tracebacks by language."""
+    if failing and bot.failing_match is None:
+        bot.failing_match = match_id
+        bot.stderr_path = str(err)
+        bot.stderr_tail = _tail(err, STDERR_TAIL_LINES)
+    try:
+        text = err.read_text(encoding="utf-8", errors="replace") if err.is_file() else ""
+    except OSError:
+        text = ""
+    found = find_traces(text)
+    if found:
+        if not bot.tracebacks:
+            bot.first_traceback, bot.traceback_where = found[0].text, str(err)
+        bot.tracebacks += len(found)
+        for trace in found:
+            bot.trace_languages[trace.language] = bot.trace_languages.get(trace.language, 0) + 1
+    if bot.replay_command is None and history is not None:
+        bot.replay_command = f"harness replay {history}"
+
+
+def _finish_bot(bot: BotReport, names: Sequence[str], counts: dict[str, int],
+                first_fault: Mapping[tuple[str, str], FaultExample], times: list[float],
+                cells: Mapping[tuple[str, str], Any], records: Sequence[MatchRecord], pstats: PokerStats) -> None:
+    """A bot's faults with their first example, its decision times and its results per opponent."""
+    name = bot.name
+    kinds = [kind for kind, _ in FAULT_COLUMNS]
+    for kind in sorted(counts, key=lambda k: (kinds.index(k) if k in kinds else len(kinds), k)):
+        if not counts[kind]:
+            continue
+        example = first_fault.get((name, kind)) or FaultExample(kind, 0, "", None, None, "")
+        if kind == FaultKind.FAILED_START and not example.match_id:
+            first = next(((m, s) for m, s in bot.put_out if s.startswith(FaultKind.FAILED_START)), None)
+            example.match_id, example.detail = (first or ("", ""))
+        example.count = counts[kind]
+        bot.faults.append(example)
+    ordered = sorted(times)
+    bot.decisions = len(ordered)
+    if ordered:
+        bot.decision_ms = (float(statistics.median(ordered)), _percentile(ordered, 99), ordered[-1])
+    for other in names:
+        if other == name:
+            continue
+        opp = Opponent(other, estimate=cells.get((name, other)))
+        for rec in records:
+            res = rec.result
+            if name in res.bots and other in res.bots:
+                net = res.net[res.bots.index(name)]
+                opp.matches += 1
+                opp.won += net > 0
+                opp.lost += net < 0
+                opp.net_chips += net
+        if opp.matches:
+            bot.opponents.append(opp)
+    bot.stats = pstats.bots.get(name, Counts())
+    bot.versus = {o: pstats.versus[(name, o)] for o in names if (name, o) in pstats.versus}
+
+
 def collect(out_dir: Path, *, viewer_hands: int | None = VIEWER_HANDS_PER_MATCH,
             records: Sequence[MatchRecord] | None = None, match_dirs: Mapping[str, Path] | None = None) -> ReportData:
     """Read everything the reports need from a tournament output directory.
@@ -229,29 +318,8 @@ def collect(out_dir: Path, *, viewer_hands: int | None = VIEWER_HANDS_PER_MATCH,
     for rec in records:
         res = rec.result
         match_dir = (match_dirs or {}).get(res.match_id) or out_dir / MATCHES_DIR / res.match_id
-        history = hand_history_path(match_dir)
-        info = MatchInfo(rec, history)
-        views: list[dict[str, Any]] = []
-        info.table_complete = not duplicate or per_table[rec.table] >= len(rec.result.bots)
-        if history is not None:
-            try:
-                for record in read_hand_records(history):
-                    view = hand_view(record)
-                    view["match_id"] = res.match_id  # version 1 records may not carry it
-                    views.append(view)
-                    pstats.add_hand(view)
-                    for pos, name in enumerate(view["bots"]):
-                        if name in bots:
-                            bots[name].chips.add(view, pos, listed=info.table_complete)
-            except HistoryError as exc:
-                info.problem = str(exc)
-                notices.append(str(exc))
-            except (KeyError, TypeError, ValueError) as exc:  # lines of JSON that are not hand records
-                info.problem = f"{history}: not a hand history of this harness ({type(exc).__name__}: {exc})"
-                notices.append(info.problem)
-        info.hand_count = len(views)
-        if info.table_complete:
-            info.hands = _select_hands(views, viewer_hands)
+        complete = not duplicate or per_table[rec.table] >= len(rec.result.bots)
+        info, views = _read_match(rec, match_dir, bots, pstats, complete, viewer_hands, notices)
         matches.append(info)
         bank_used = {name: 0.0 for name in res.bots}
         for view in views:
@@ -276,61 +344,15 @@ def collect(out_dir: Path, *, viewer_hands: int | None = VIEWER_HANDS_PER_MATCH,
             failing = res.status[seat] != "ok" or any(res.faults[seat].values())
             if res.status[seat] != "ok":
                 bot.put_out.append((res.match_id, res.status[seat]))
-            err = match_dir / "logs" / f"{seat}-{name}.err"
-            if failing and bot.failing_match is None:
-                bot.failing_match = res.match_id
-                bot.stderr_path = str(err)
-                bot.stderr_tail = _tail(err, STDERR_TAIL_LINES)
-            try:
-                text = err.read_text(encoding="utf-8", errors="replace") if err.is_file() else ""
-            except OSError:
-                text = ""
-            found = find_traces(text)
-            if found:
-                if not bot.tracebacks:
-                    bot.first_traceback, bot.traceback_where = found[0].text, str(err)
-                bot.tracebacks += len(found)
-                for trace in found:
-                    bot.trace_languages[trace.language] = bot.trace_languages.get(trace.language, 0) + 1
-            if bot.replay_command is None and history is not None:
-                bot.replay_command = f"harness replay {history}"
+            _seat_files(bot, res.match_id, match_dir / "logs" / f"{seat}-{name}.err", failing, info.history)
     counts: dict[str, dict[str, int]] = {name: {} for name in names}
     for rec in records:
         for seat, name in enumerate(rec.result.bots):
             for kind, count in rec.result.faults[seat].items():
                 counts[name][kind] = counts[name].get(kind, 0) + count
-    kinds = [kind for kind, _ in FAULT_COLUMNS]
     cells = crosstable(records, names)
     for name, bot in bots.items():
-        for kind in sorted(counts[name], key=lambda k: (kinds.index(k) if k in kinds else len(kinds), k)):
-            if not counts[name][kind]:
-                continue
-            example = first_fault.get((name, kind)) or FaultExample(kind, 0, "", None, None, "")
-            if kind == FaultKind.FAILED_START and not example.match_id:
-                first = next(((m, s) for m, s in bot.put_out if s.startswith(FaultKind.FAILED_START)), None)
-                example.match_id, example.detail = (first or ("", ""))
-            example.count = counts[name][kind]
-            bot.faults.append(example)
-        ordered = sorted(times[name])
-        bot.decisions = len(ordered)
-        if ordered:
-            bot.decision_ms = (float(statistics.median(ordered)), _percentile(ordered, 99), ordered[-1])
-        for other in names:
-            if other == name:
-                continue
-            opp = Opponent(other, estimate=cells.get((name, other)))
-            for rec in records:
-                res = rec.result
-                if name in res.bots and other in res.bots:
-                    net = res.net[res.bots.index(name)]
-                    opp.matches += 1
-                    opp.won += net > 0
-                    opp.lost += net < 0
-                    opp.net_chips += net
-            if opp.matches:
-                bot.opponents.append(opp)
-        bot.stats = pstats.bots.get(name, Counts())
-        bot.versus = {o: pstats.versus[(name, o)] for o in names if (name, o) in pstats.versus}
+        _finish_bot(bot, names, counts[name], first_fault, times[name], cells, records, pstats)
     _list_hands(matches, bots, match_dirs or {}, out_dir)
     return ReportData(out_dir, str(manifest.get("name") or out_dir.name), names, list(records), total, manifest,
                       notices, matches, bots, pstats)
