@@ -344,92 +344,12 @@ def _copy_static(target: Path, written: list[Path]) -> str:
     return str(get_plotlyjs_version())
 
 
-def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
-                 viewer_hands: int | None = VIEWER_HANDS_PER_MATCH,
-                 records: Sequence[MatchRecord] | None = None, bots: Sequence[str] | None = None,
-                 match_dirs: Mapping[str, Path] | None = None) -> ReportSummary:
-    """Write ``<out_dir>/report/`` (HTML, offline) and ``<out_dir>/reports/<bot>.md``.
-
-    Args:
-        out_dir: a tournament output directory.
-        running: the tournament is still running: pages say "running, n of m
-            matches" and reload every :data:`RELOAD_S` seconds.
-        stopped: the run was interrupted (said on the pages when matches are missing).
-        viewer_hands: hands per match kept for the hand viewer (None: all).
-        records: the records to report (default: those of the plan in ``tournament.json``, as
-            the leaderboard counts them: :func:`harness.tournament.leaderboard.load_board`).
-        bots: the field (default: the manifest's bots).
-        match_dirs: a match's folder by id when not under ``matches/`` (:func:`harness.report.collect.collect`).
-
-    Raises:
-        harness.tournament.results.ResultsError: no such directory or damaged results.
-        OSError: the report cannot be written.
-    """
+def _bot_pages(data: ReportData, board: list[dict[str, str]], ranks: Rankings, env: Any, common: dict[str, Any],
+               out_dir: Path, written: list[Path]) -> None:
+    """Each bot's page (``report/bots/<bot>.html``) and Markdown report (``reports/<bot>.md``)."""
     from markdown_it import MarkdownIt
 
-    started = time.monotonic()
-    out_dir = Path(out_dir)
-    if records is None:
-        lboard = load_board(out_dir)  # the leaderboard's own reading: plan records, complete tables scored
-        data = collect(out_dir, viewer_hands=viewer_hands, records=lboard.records)
-        data.notices = [*lboard.notices, *data.notices]
-    else:
-        data = collect(out_dir, viewer_hands=viewer_hands, records=records, match_dirs=match_dirs)
-        lboard = make_board(data.records, title=data.name, bots=list(bots) if bots is not None else data.bots)
-    field = list(bots) if bots is not None else data.bots
-    scored = lboard.scoring.scored
-    ranks = ranked(scored, lboard.standings())
-    board = _board(lboard, ranks)
-    order = [row["bot"] for row in board]
     report = out_dir / REPORT_DIR
-    written: list[Path] = []
-    plotly_version = _copy_static(report / "static", written)
-    env = _env()
-    common = {"name": data.name, "status": _status(data, running, stopped), "out_dir": str(out_dir), "csp": CSP,
-              "plotly_version": plotly_version, "charts": True}
-    figures = _figures(order, ranks, scored, board)
-    played = [b for b in order if b in ranks.bootstrap.bb_per_100] or order
-    tables, bb_lines = bb_history(scored, played)
-    if tables:
-        figures["bb_history"] = history_figure(tables, bb_lines, x_title="tables played (schedule order)",
-                                               y_title="cumulative bb/100 (95% CI)")
-    if ranks.ratings is not None:
-        ids, rating_lines = rating_history(scored, played)
-        if ids:
-            figures["rating_history"] = history_figure(ids, rating_lines, x_title="matches played (schedule order)",
-                                                       y_title="Plackett-Luce mu (+- 1.96 sigma)")
-    hands_total = sum(r.result.hands_played for r in data.records)
-    summary = (f"{len(data.records)} of {data.matches_total} matches, {hands_total} hands, "
-               f"{len(field)} bots, {data.table_size} seats per table.")
-    runoff_rows = []
-    if ranks.runoff is not None:
-        for number, rnd in enumerate(ranks.runoff.rounds, start=1):
-            for bot in rnd.dropped:
-                runoff_rows.append({"bot": bot, "rank": ranks.runoff.rank[bot], "round": number,
-                                    "bankroll": rnd.bankroll[bot],
-                                    "bankroll_rank": (ranks.bankroll or {}).get(bot, "")})
-        runoff_rows.sort(key=lambda row: (row["rank"], row["bot"]))
-    match_rows = []
-    for info in data.matches:
-        res = info.record.result
-        faults = sum(sum(f.values()) for f in res.faults)
-        match_rows.append({"id": res.match_id, "table": info.record.table, "rotation": info.record.rotation,
-                           "nets": ", ".join(f"{b} {n:+d}" for b, n in zip(res.bots, res.net, strict=True)),
-                           "hands": res.hands_played, "faults": faults or ""})
-    stats_rows = data.stats.rows(order + [b for b in field if b not in order])
-    stats_table = [{"bot": row["bot"], **shown_cells(row)} for row in stats_rows if row["hands"]]
-    lb_headers, lb_rows = readable_board(board)
-    index = env.get_template("index.html.j2").render(
-        lb_headers=lb_headers, lb_rows=lb_rows, stats_headers=[(c, *HEADINGS[c]) for c in COLUMNS[1:]],
-        stats_rows=stats_table,
-        **common, root="", summary=summary, notices=data.notices, board_headers=list(board[0]) if board else [],
-        board_rows=board, explanation=EXPLANATION, figures=figures, runoff=runoff_rows,
-        ratings=ranks.ratings is not None, resamples=ranks.bootstrap.resamples, seed=ranks.bootstrap.seed,
-        too_few=list(ranks.bootstrap.too_few), min_resampled=MIN_RESAMPLED_SETS,
-        matches=match_rows)
-    _write(report / "index.html", index, written)
-    _write(out_dir / STATS_FILE, stats_csv(stats_rows), written)
-
     md = MarkdownIt("commonmark", {"html": False}).enable("table")
     rows = {row["bot"]: row for row in board}
     for name, bot in data.bot_reports.items():
@@ -445,6 +365,9 @@ def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
             figures={"opponents": opp_fig})
         _write(report / "bots" / f"{safe_name(name)}.html", page, written)
 
+
+def _match_pages(data: ReportData, env: Any, common: dict[str, Any], report: Path, written: list[Path]) -> None:
+    """Each match's page (``report/matches/<id>.html``) and its viewer hands (``report/hands/<id>.js``)."""
     for info in data.matches:
         res = info.record.result
         kept = []
@@ -480,6 +403,101 @@ def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
         _write(report / "hands" / f"{safe_name(res.match_id)}.js",
                "window.REPORT_HANDS = window.REPORT_HANDS || {};\n"
                f"window.REPORT_HANDS[{json.dumps(res.match_id)}] = {payload};\n", written)
+
+
+def _runoff_rows(ranks: Rankings) -> list[dict[str, Any]]:
+    """The instant run-off's table: each bot's rank, the round it dropped out in and its bankroll then."""
+    runoff_rows = []
+    if ranks.runoff is not None:
+        for number, rnd in enumerate(ranks.runoff.rounds, start=1):
+            for bot in rnd.dropped:
+                runoff_rows.append({"bot": bot, "rank": ranks.runoff.rank[bot], "round": number,
+                                    "bankroll": rnd.bankroll[bot],
+                                    "bankroll_rank": (ranks.bankroll or {}).get(bot, "")})
+        runoff_rows.sort(key=lambda row: (row["rank"], row["bot"]))
+    return runoff_rows
+
+
+def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
+                 viewer_hands: int | None = VIEWER_HANDS_PER_MATCH,
+                 records: Sequence[MatchRecord] | None = None, bots: Sequence[str] | None = None,
+                 match_dirs: Mapping[str, Path] | None = None) -> ReportSummary:
+    """Write ``<out_dir>/report/`` (HTML, offline) and ``<out_dir>/reports/<bot>.md``.
+
+    Args:
+        out_dir: a tournament output directory.
+        running: the tournament is still running: pages say "running, n of m
+            matches" and reload every :data:`RELOAD_S` seconds.
+        stopped: the run was interrupted (said on the pages when matches are missing).
+        viewer_hands: hands per match kept for the hand viewer (None: all).
+        records: the records to report (default: those of the plan in ``tournament.json``, as
+            the leaderboard counts them: :func:`harness.tournament.leaderboard.load_board`).
+        bots: the field (default: the manifest's bots).
+        match_dirs: a match's folder by id when not under ``matches/`` (:func:`harness.report.collect.collect`).
+
+    Raises:
+        harness.tournament.results.ResultsError: no such directory or damaged results.
+        OSError: the report cannot be written.
+    """
+    started = time.monotonic()
+    out_dir = Path(out_dir)
+    if records is None:
+        lboard = load_board(out_dir)  # the leaderboard's own reading: plan records, complete tables scored
+        data = collect(out_dir, viewer_hands=viewer_hands, records=lboard.records)
+        data.notices = [*lboard.notices, *data.notices]
+    else:
+        data = collect(out_dir, viewer_hands=viewer_hands, records=records, match_dirs=match_dirs)
+        lboard = make_board(data.records, title=data.name, bots=list(bots) if bots is not None else data.bots)
+    field = list(bots) if bots is not None else data.bots
+    scored = lboard.scoring.scored
+    ranks = ranked(scored, lboard.standings())
+    board = _board(lboard, ranks)
+    order = [row["bot"] for row in board]
+    report = out_dir / REPORT_DIR
+    written: list[Path] = []
+    plotly_version = _copy_static(report / "static", written)
+    env = _env()
+    common = {"name": data.name, "status": _status(data, running, stopped), "out_dir": str(out_dir), "csp": CSP,
+              "plotly_version": plotly_version, "charts": True}
+    figures = _figures(order, ranks, scored, board)
+    played = [b for b in order if b in ranks.bootstrap.bb_per_100] or order
+    tables, bb_lines = bb_history(scored, played)
+    if tables:
+        figures["bb_history"] = history_figure(tables, bb_lines, x_title="tables played (schedule order)",
+                                               y_title="cumulative bb/100 (95% CI)")
+    if ranks.ratings is not None:
+        ids, rating_lines = rating_history(scored, played)
+        if ids:
+            figures["rating_history"] = history_figure(ids, rating_lines, x_title="matches played (schedule order)",
+                                                       y_title="Plackett-Luce mu (+- 1.96 sigma)")
+    hands_total = sum(r.result.hands_played for r in data.records)
+    summary = (f"{len(data.records)} of {data.matches_total} matches, {hands_total} hands, "
+               f"{len(field)} bots, {data.table_size} seats per table.")
+    runoff_rows = _runoff_rows(ranks)
+    match_rows = []
+    for info in data.matches:
+        res = info.record.result
+        faults = sum(sum(f.values()) for f in res.faults)
+        match_rows.append({"id": res.match_id, "table": info.record.table, "rotation": info.record.rotation,
+                           "nets": ", ".join(f"{b} {n:+d}" for b, n in zip(res.bots, res.net, strict=True)),
+                           "hands": res.hands_played, "faults": faults or ""})
+    stats_rows = data.stats.rows(order + [b for b in field if b not in order])
+    stats_table = [{"bot": row["bot"], **shown_cells(row)} for row in stats_rows if row["hands"]]
+    lb_headers, lb_rows = readable_board(board)
+    index = env.get_template("index.html.j2").render(
+        lb_headers=lb_headers, lb_rows=lb_rows, stats_headers=[(c, *HEADINGS[c]) for c in COLUMNS[1:]],
+        stats_rows=stats_table,
+        **common, root="", summary=summary, notices=data.notices, board_headers=list(board[0]) if board else [],
+        board_rows=board, explanation=EXPLANATION, figures=figures, runoff=runoff_rows,
+        ratings=ranks.ratings is not None, resamples=ranks.bootstrap.resamples, seed=ranks.bootstrap.seed,
+        too_few=list(ranks.bootstrap.too_few), min_resampled=MIN_RESAMPLED_SETS,
+        matches=match_rows)
+    _write(report / "index.html", index, written)
+    _write(out_dir / STATS_FILE, stats_csv(stats_rows), written)
+
+    _bot_pages(data, board, ranks, env, common, out_dir, written)
+
+    _match_pages(data, env, common, report, written)
     hand_index = {info.match_id: {"file": safe_name(info.match_id), "bots": list(info.record.result.bots)}
                   for info in data.matches}
     hand_page = env.get_template("hand.html.j2").render(**{**common, "charts": False}, root="",
