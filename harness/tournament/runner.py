@@ -468,59 +468,88 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
          play: PlayMatch | None, progress: bool | None, quiet: bool, entry_check: bool | None,
          check: Callable[..., dict[str, Any]] | None, executor: Executor | None, rates: Rates | None,
          reporter: _Reporter, before_bots: Callable[[], None] | None = None) -> RunSummary:
-    """The body of :func:`run_tournament`, with the output directory open and locked.
+    """The body of :func:`run_tournament`, with the output directory open and locked: check the entries,
+    plan, play, score (:class:`_Run`, one method per stage).
 
     ``seeds`` (the tournament seed, then later deal seeds) gains a new deal seed
     when a revealed contest has matches to play (:func:`add_deal_seed`).
     """
-    from rich.console import Console
+    run = _Run(config, store, stored, play, quiet, executor, before_bots)
+    report = run.check_entries(entry_check, check)
+    summary, todo = run.plan(report, seeds, rates, progress)
+    run.play(summary, todo, reporter)
+    return run.score(summary, report)
 
-    console = Console(stderr=True, quiet=quiet)
 
-    def say(text: str) -> None:  # entry-check lines carry bots' stderr: control characters shown as escapes
-        console.print(visible(text, multiline=True), highlight=False, markup=False, soft_wrap=True)
+class _Run:
+    """One run of a tournament, stage by stage (see :func:`_run`); holds what the stages share."""
 
-    sched = config.schedule
-    fake = play is not None
-    box: SandboxSettings | None = None
-    if play is None:
-        from harness.match.referee import play_match  # imported before forking, shared by workers
+    def __init__(self, config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchRecord],
+                 play: PlayMatch | None, quiet: bool, executor: Executor | None,
+                 before_bots: Callable[[], None] | None) -> None:
+        from rich.console import Console
 
-        # Every bot in its sandbox, the tournament's output directory (results, logs, other matches'
-        # hand histories, the secret seed) out of its sight.
-        box = sandbox_settings(config, store.out_dir)
-        play = functools.partial(play_match, sandbox=box)
-    if executor is None:  # the local backend (run_tournament made the dask one)
-        local = LocalExecutor(effective_jobs(sched.jobs), pin=sched.pin,
-                              workers_file=store.out_dir / WORKERS_FILE)
-        local.kill_leftovers()
-        executor = local
-    elif hasattr(executor, "describe"):  # where the matches run, when not here
-        say(executor.describe())
-    bots_started = False
+        self.config, self.store, self.stored = config, store, stored
+        self.console = Console(stderr=True, quiet=quiet)
+        self.fake = play is not None
+        self.box: SandboxSettings | None = None
+        if play is None:
+            from harness.match.referee import play_match  # imported before forking, shared by workers
 
-    def bots_start() -> None:
+            # Every bot in its sandbox, the tournament's output directory (results, logs, other matches'
+            # hand histories, the secret seed) out of its sight.
+            self.box = sandbox_settings(config, store.out_dir)
+            play = functools.partial(play_match, sandbox=self.box)
+        self.play_match: PlayMatch = play
+        sched = config.schedule
+        if executor is None:  # the local backend (run_tournament made the dask one)
+            local = LocalExecutor(effective_jobs(sched.jobs), pin=sched.pin, workers_file=store.out_dir / WORKERS_FILE)
+            local.kill_leftovers()
+            executor = local
+        elif hasattr(executor, "describe"):  # where the matches run, when not here
+            self.say(executor.describe())
+        self.executor: Executor = executor
+        self.before_bots = before_bots
+        self.bots_started = False
+        self.planned: dict[str, Pairing] = {}
+
+    def say(self, text: str) -> None:
+        """One line on stderr (entry-check lines carry bots' stderr: control characters shown as escapes)."""
+        self.console.print(visible(text, multiline=True), highlight=False, markup=False, soft_wrap=True)
+
+    def bots_start(self) -> None:
         """Once, just before the first bot starts: how the bots are isolated, then the caller's warnings."""
-        nonlocal bots_started
-        if bots_started:
+        if self.bots_started:
             return
-        bots_started = True
-        if box is not None:
-            for line in sandbox_lines(box, cluster=hasattr(executor, "describe")):
-                say(line)
-        if before_bots is not None:
-            before_bots()
+        self.bots_started = True
+        if self.box is not None:
+            for line in sandbox_lines(self.box, cluster=hasattr(self.executor, "describe")):
+                self.say(line)
+        if self.before_bots is not None:
+            self.before_bots()
 
-    if config.tournament.entry_check if entry_check is None else entry_check:
+    # ---- stage 1: the entries
+
+    def check_entries(self, entry_check: bool | None, check: Callable[..., dict[str, Any]] | None) -> EntryReport:
+        """The entry check (or none): which bots play.
+
+        Raises:
+            NotEnoughBots: too few bots passed for one table.
+        """
+        config, sched, say = self.config, self.config.schedule, self.say
+        if not (config.tournament.entry_check if entry_check is None else entry_check):
+            return unchecked(config)
+
         def announce(to_check: int, kept: int) -> None:
             if to_check:
-                bots_start()
+                self.bots_start()
                 against = "raiser" if sched.table_size == 2 else "raiser and caller"
                 say(f"entry check: {to_check} bot{'s' if to_check != 1 else ''} play {CHECK_HANDS} hands each "
                     f"against {against} under the tournament's limits, as one of its matches"
                     + (f" ({kept} unchanged bots passed before)" if kept else "") + " ...")
 
-        report = check_entries(config, store.out_dir, executor, **({"func": check} if check else {}),
+        out_dir = self.store.out_dir
+        report = check_entries(config, out_dir, self.executor, **({"func": check} if check else {}),
                                on_entry=lambda e: None if e.ok else say(describe_failure(e)), on_start=announce)
         checked = sum(1 for e in report.entries.values() if e.checked)
         say(f"entry check: {len(report.passed)} of {len(report.entries)} bots pass"
@@ -531,162 +560,189 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
             raise NotEnoughBots(
                 config.path, "[[bots]]",
                 f"only {len(report.passed)} of {len(report.entries)} bots passed the entry check "
-                f"(see {store.out_dir / 'entries.json'}); a table of {sched.table_size} needs at least "
+                f"(see {out_dir / 'entries.json'}); a table of {sched.table_size} needs at least "
                 f"{max(2, sched.table_size)}: fix the bots listed above, or run with --no-entry-check",
             )
-    else:
-        report = unchecked(config)
-    bots = working(config, report)
-    previous = store.previous_manifest()
-    design = previous.get("design") if previous and previous.get("table_size") == sched.table_size else None
-    done_fp = {mid: rec.fingerprint for mid, rec in stored.items()}
+        return report
 
-    def planned_from(seeds: list[int]) -> tuple[Plan, list[MatchRecord], list[Pairing]]:
-        plan = make_plan(config, bots, seed=seeds[0], later_seeds=seeds[1:], done=done_fp, previous_design=design)
-        planned = {m.match_id: m for m in plan.matches}
-        records = [rec for mid, rec in stored.items() if mid in planned and rec.fingerprint == planned[mid].fingerprint]
-        recorded = {r.match_id for r in records}
-        return plan, records, [m for m in plan.matches if m.match_id not in recorded]
+    # ---- stage 2: the plan
 
-    plan, records, todo = planned_from(seeds)
-    revealed = store.out_dir / REVEAL_FILE
-    fresh_deals = False
-    if todo and revealed.exists() and config.tournament.seed is None:
-        # The reveal published every seed so far: new matches get a new secret deal seed.
-        seeds.append(add_deal_seed(store.out_dir))
+    def plan(self, report: EntryReport, seeds: list[int], rates: Rates | None,
+             progress: bool | None) -> tuple[RunSummary, list[Pairing]]:
+        """The plan of the entries that play (what is recorded is reused), said with its estimate; the manifest."""
+        config, store, stored, say = self.config, self.store, self.stored, self.say
+        sched = config.schedule
+        self.bots = working(config, report)
+        self.by_name = {b.name: b for b in self.bots}
+        previous = store.previous_manifest()
+        design = previous.get("design") if previous and previous.get("table_size") == sched.table_size else None
+        done_fp = {mid: rec.fingerprint for mid, rec in stored.items()}
+
+        def planned_from(seeds: list[int]) -> tuple[Plan, list[MatchRecord], list[Pairing]]:
+            plan = make_plan(config, self.bots, seed=seeds[0], later_seeds=seeds[1:], done=done_fp,
+                             previous_design=design)
+            planned = {m.match_id: m for m in plan.matches}
+            records = [rec for mid, rec in stored.items()
+                       if mid in planned and rec.fingerprint == planned[mid].fingerprint]
+            recorded = {r.match_id for r in records}
+            return plan, records, [m for m in plan.matches if m.match_id not in recorded]
+
         plan, records, todo = planned_from(seeds)
-        fresh_deals = True
-    reuse = compare(plan, done_fp, previous)
-    planned = {m.match_id: m for m in plan.matches}
-    if rates is None:
-        rates = _default_rates(fake, sched.table_size)
-    est = plan_estimate(config, plan, todo, records, report if report.reference else None, rates,
-                        getattr(executor, "parallel", None))
-    say(describe_plan(config, plan))
-    say(reuse.describe())
-    say(f"estimate: {len(todo):,} matches to play, {est.describe()}")
-    short = disk_warning(est, store.out_dir) if todo else None
-    if short:
-        say(f"WARNING: {short}")
-    if fresh_deals:
-        say(f"deals: the seeds of the finished contest were revealed in {revealed}; the {len(todo)} new matches are "
-            "dealt from a new secret seed (committed in tournament.json, revealed with the others after the last "
-            "match)")
+        revealed = store.out_dir / REVEAL_FILE
+        fresh_deals = False
+        if todo and revealed.exists() and config.tournament.seed is None:
+            # The reveal published every seed so far: new matches get a new secret deal seed.
+            seeds.append(add_deal_seed(store.out_dir))
+            plan, records, todo = planned_from(seeds)
+            fresh_deals = True
+        reuse = compare(plan, done_fp, previous)
+        self.planned = {m.match_id: m for m in plan.matches}
+        if rates is None:
+            rates = _default_rates(self.fake, sched.table_size)
+        parallel = getattr(self.executor, "parallel", None)
+        est = plan_estimate(config, plan, todo, records, report if report.reference else None, rates, parallel)
+        say(describe_plan(config, plan))
+        say(reuse.describe())
+        say(f"estimate: {len(todo):,} matches to play, {est.describe()}")
+        short = disk_warning(est, store.out_dir) if todo else None
+        if short:
+            say(f"WARNING: {short}")
+        if todo and revealed.exists():
+            self._said_reveal(revealed, len(todo), fresh_deals)
+        store.write_manifest(manifest(config, plan))
+        self.display = progress_display(config, plan, records, store.out_dir, progress, self.console.quiet)
+        self.refiner = Refiner(rates, {p.match_id: MatchCost(len(p.bots), plan.hands, p.bots) for p in todo},
+                               report.costs() if report.reference else {}, sched.jobs, parallel)
+        summary = RunSummary(
+            out_dir=store.out_dir, name=config.tournament.name, bots=plan.bots, matches_total=len(plan.matches),
+            records=records, plan=plan, reuse=reuse, estimate=est, entries=report,
+        )
+        return summary, todo
+
+    def _said_reveal(self, revealed: Path, todo: int, fresh_deals: bool) -> None:
+        """New matches after a finished contest's seeds were revealed: say where their deals come from."""
+        if fresh_deals:
+            self.say(f"deals: the seeds of the finished contest were revealed in {revealed}; the {todo} new matches "
+                     "are dealt from a new secret seed (committed in tournament.json, revealed with the others after "
+                     "the last match)")
+        else:
+            # A seed the organiser gave is theirs to keep secret; the reveal describes a finished contest.
+            self.say(f"WARNING: the seed given in the file was revealed in {revealed} when the earlier run finished; "
+                     f"the {todo} new matches are dealt from it, so if that file was shared an entrant could know "
+                     "its cards. Leave [tournament] seed out to have new matches dealt from a fresh secret seed. "
+                     "(It is written again after the last match.)")
         revealed.unlink()
-    elif todo and revealed.exists():
-        # A seed the organiser gave is theirs to keep secret; the reveal describes a finished contest.
-        say(f"WARNING: the seed given in the file was revealed in {revealed} when the earlier run finished; the "
-            f"{len(todo)} new matches are dealt from it, so if that file was shared an entrant could know its "
-            "cards. Leave [tournament] seed out to have new matches dealt from a fresh secret seed. "
-            "(It is written again after the last match.)")
-        revealed.unlink()
-    store.write_manifest(manifest(config, plan))
 
-    summary = RunSummary(
-        out_dir=store.out_dir, name=config.tournament.name, bots=plan.bots, matches_total=len(plan.matches),
-        records=records, plan=plan, reuse=reuse, estimate=est, entries=report,
-    )
-    by_name = {b.name: b for b in bots}
-    display = progress_display(config, plan, records, store.out_dir, progress, quiet)
-    refiner = Refiner(rates, {p.match_id: MatchCost(len(p.bots), plan.hands, p.bots) for p in todo},
-                      report.costs() if report.reference else {}, sched.jobs, getattr(executor, "parallel", None))
-    tails: dict[str, HistoryTail] = {}
-    hands_done = sum(r.result.hands_played for r in records)
+    # ---- stage 3: play
 
-    # A match's record and files stay private while its table has a match to play, whose deals they
-    # would give away (harness.tournament.results, "Secret deals").
-    tables: dict[str, list[str]] = {}
-    for m in plan.matches:
-        tables.setdefault(m.table, []).append(m.match_id)
+    def play(self, summary: RunSummary, todo: list[Pairing], reporter: _Reporter) -> None:
+        """Play the matches still to play; records are appended (and published a table at a time) as they end.
+        A stop (Ctrl-C, a lost cluster, a full disk) is recorded in ``summary``; every record so far is kept."""
+        config, store, display = self.config, self.store, self.display
+        tails: dict[str, HistoryTail] = {}
+        hands_done = sum(r.result.hands_played for r in summary.records)
+        # A match's record and files stay private while its table has a match to play, whose deals they
+        # would give away (harness.tournament.results, "Secret deals").
+        tables: dict[str, list[str]] = {}
+        for m in summary.plan.matches:
+            tables.setdefault(m.table, []).append(m.match_id)
 
-    def publish(table: str) -> None:
-        """Publish the table's matches once every one is recorded."""
-        recorded = {r.match_id: r for r in summary.records}
-        matches = tables.get(table, [])
-        if matches and all(m in recorded for m in matches):
-            store.publish([recorded[m] for m in matches])
+        def publish(table: str) -> None:
+            """Publish the table's matches once every one is recorded."""
+            recorded = {r.match_id: r for r in summary.records}
+            matches = tables.get(table, [])
+            if matches and all(m in recorded for m in matches):
+                store.publish([recorded[m] for m in matches])
 
-    for table in tables:  # tables a stopped run completed but had not published yet
-        publish(table)
+        for table in tables:  # tables a stopped run completed but had not published yet
+            publish(table)
 
-    def job_of(p: Pairing) -> Job:
+        def finished(done: Done) -> None:
+            nonlocal hands_done
+            tails.pop(done.job.key, None)
+            if done.storage is not None:  # the disk, not the match: stop here, every record so far is kept
+                raise StorageError(done.job.directory, done.storage)
+            record = _record(done, config.game.unit)
+            if record is None:
+                summary.failed.append(done.job.key)
+                display.match_failed(done.job.key, done.error or "failed", done.job.directory / ERROR_FILE)
+                return
+            store.append(record, pending=True)  # published with the rest of its table
+            summary.records.append(record)
+            summary.matches_run += 1
+            summary.hands_run += record.result.hands_played
+            summary.match_walls.append(done.wall_s)
+            hands_done += record.result.hands_played
+            display.match_done(record)
+            refined = self.refiner.record(record.match_id, record.result.duration_s)
+            if refined:
+                display.message(refined)
+            publish(record.table)
+
+        executor = self.executor
+        live_hands = getattr(executor, "live_hands", None)  # executors whose jobs write elsewhere report it
+
+        def tick() -> None:
+            if display.live:
+                live = sum(live_hands(job) if live_hands else count_hands(job.directory, job.key, tails)
+                           for job in executor.running())
+                display.update(hands_done + live)
+            reporter.tick()
+
+        if todo:
+            self.bots_start()
+        started = time.monotonic()
+        try:
+            reporter.tick()
+            run_all(executor, [self._job(p) for p in todo], finished, poll_s=_POLL_S,
+                    on_start=lambda job: store.fresh_match_dir(job.key), on_tick=tick)
+            reporter.stop(wait_s=_REPORT_GRACE_S)
+        except KeyboardInterrupt:
+            summary.interrupted = True
+        except ClusterError as exc:
+            summary.stopped = str(exc)
+        except (StorageError, OSError) as exc:
+            code = storage_errno(exc)
+            if code is None:
+                raise
+            where = exc.path if isinstance(exc, StorageError) else exc.filename or store.out_dir
+            summary.stopped, summary.storage = str(StorageError(where, code)), True
+        finally:
+            reporter.stop()
+            summary.seconds = time.monotonic() - started
+            display.stop()
+
+    def _job(self, p: Pairing) -> Job:
+        """The job that plays one planned match (worker side: :func:`play_and_store`)."""
+        config, sched = self.config, self.config.schedule
+        by_name = self.by_name
         spec = MatchSpec(game=config.game, hands=sched.hands, seed=p.seed, starting_stack=config.starting_stack,
                          stack_mode=config.stack_mode, match_id=p.match_id, compress=config.tournament.compress)
-        directory = store.private_dir(p.match_id)  # published by publish() when its table is complete
+        directory = self.store.private_dir(p.match_id)  # published when its table is complete
         return Job(key=p.match_id, func=play_and_store,
-                   args=(play, [by_name[n] for n in p.bots], spec, config.limits, directory),
+                   args=(self.play_match, [by_name[n] for n in p.bots], spec, config.limits, directory),
                    directory=directory, info=p, group=commitment(p.seed))
 
-    def prepare(job: Job) -> None:
-        store.fresh_match_dir(job.key)
+    # ---- stage 4: score
 
-    def finished(done: Done) -> None:
-        nonlocal hands_done
-        tails.pop(done.job.key, None)
-        if done.storage is not None:  # the disk, not the match: stop here, every record so far is kept
-            raise StorageError(done.job.directory, done.storage)
-        record = _record(done, config.game.unit)
-        if record is None:
-            summary.failed.append(done.job.key)
-            display.match_failed(done.job.key, done.error or "failed", done.job.directory / ERROR_FILE)
-            return
-        store.append(record, pending=True)  # published with the rest of its table
-        summary.records.append(record)
-        summary.matches_run += 1
-        summary.hands_run += record.result.hands_played
-        summary.match_walls.append(done.wall_s)
-        hands_done += record.result.hands_played
-        display.match_done(record)
-        refined = refiner.record(record.match_id, record.result.duration_s)
-        if refined:
-            display.message(refined)
-        publish(record.table)
+    def score(self, summary: RunSummary, report: EntryReport) -> RunSummary:
+        """What the run scored: the plan's records as on disk, bots that never started, the leaderboard."""
+        store, planned = self.store, self.planned
+        # Re-read what is on disk: an interrupt may have landed between an append and its bookkeeping.
+        summary.records = [rec for rec in read_records(store.out_dir, pending=True)
+                           if rec.match_id in planned and rec.fingerprint == planned[rec.match_id].fingerprint]
+        if summary.complete and not summary.storage:
+            # Every match of the plan is played: what older plans left private (records no longer
+            # counted) is published too, as seed.json reveals the seed they all derive from.
+            store.publish([self.stored[m] for m in sorted(set(self.stored) - set(planned))])
+        summary.never_started = never_started(summary.records, store.out_dir)
+        if (summary.records or report.failed) and not summary.storage:  # no room for the leaderboard's files
+            from harness.tournament.leaderboard import write_leaderboard
 
-    live_hands = getattr(executor, "live_hands", None)  # executors whose jobs write elsewhere report it
-
-    def tick() -> None:
-        if display.live:
-            live = sum(live_hands(job) if live_hands else count_hands(job.directory, job.key, tails)
-                       for job in executor.running())
-            display.update(hands_done + live)
-        reporter.tick()
-
-    if todo:
-        bots_start()
-    started = time.monotonic()
-    try:
-        reporter.tick()
-        run_all(executor, [job_of(p) for p in todo], finished, poll_s=_POLL_S, on_start=prepare, on_tick=tick)
-        reporter.stop(wait_s=_REPORT_GRACE_S)
-    except KeyboardInterrupt:
-        summary.interrupted = True
-    except ClusterError as exc:
-        summary.stopped = str(exc)
-    except (StorageError, OSError) as exc:
-        code = storage_errno(exc)
-        if code is None:
-            raise
-        where = exc.path if isinstance(exc, StorageError) else exc.filename or store.out_dir
-        summary.stopped, summary.storage = str(StorageError(where, code)), True
-    finally:
-        reporter.stop()
-        summary.seconds = time.monotonic() - started
-        display.stop()
-    # Re-read what is on disk: an interrupt may have landed between an append and its bookkeeping.
-    summary.records = [rec for rec in read_records(store.out_dir, pending=True)
-                       if rec.match_id in planned and rec.fingerprint == planned[rec.match_id].fingerprint]
-    if summary.complete and not summary.storage:
-        # Every match of the plan is played: what older plans left private (records no longer
-        # counted) is published too, as seed.json reveals the seed they all derive from.
-        store.publish([stored[m] for m in sorted(set(stored) - set(planned))])
-    summary.never_started = never_started(summary.records, store.out_dir)
-    if (summary.records or report.failed) and not summary.storage:  # no room for the leaderboard's files
-        from harness.tournament.leaderboard import write_leaderboard
-
-        board, text = write_leaderboard(store.out_dir)
-        summary.board_text = text
-        summary.notices = board.notices
-    return summary
+            board, text = write_leaderboard(store.out_dir)
+            summary.board_text = text
+            summary.notices = board.notices
+        return summary
 
 
 def sandbox_lines(box: SandboxSettings, *, cluster: bool = False) -> list[str]:
