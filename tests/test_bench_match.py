@@ -92,7 +92,7 @@ def test_the_acpc_dealer_is_measured_when_built_here() -> None:
 
     directory = os.environ.get("HARNESS_ACPC_DIR", "")
     if not directory or problem(directory):
-        pytest.skip("ACPC DEALER NOT BUILT HERE: set HARNESS_ACPC_DIR to a built project_acpc_server (README Speed)")
+        pytest.skip("ACPC DEALER NOT BUILT HERE: set HARNESS_ACPC_DIR to a built project_acpc_server (docs/speed.md)")
     figures = dealer_speed(directory, 50, max(os.sched_getaffinity(0)))
     assert figures["decisions_per_hand"] > 1 and figures["decisions_per_s"] > 0
     me = psutil.Process()

@@ -16,6 +16,8 @@ OPTIONAL = ("dask", "distributed", "pettingzoo", "gymnasium", "playwright")
 def _harness_modules() -> list[object]:
     found = []
     for info in pkgutil.walk_packages(harness.__path__, "harness."):
+        if info.name.endswith(".__main__"):  # runs the program when imported
+            continue
         try:
             found.append(importlib.import_module(info.name))
         except ImportError as exc:

@@ -142,3 +142,12 @@ def test_the_answer_route_takes_json_from_its_own_page_only() -> None:
         assert _post(answer, b'{"seq": "x"}', {"Content-Type": "application/json"})[0] == 400
     finally:
         table.close(0)
+
+
+def test_a_page_that_connects_before_the_first_message_gets_a_whole_table() -> None:
+    """The contest server's game page can load before the seat's first message: every key the page draws."""
+    from harness.play.channel import TableChannel
+    from harness.play.table import TableView
+
+    state = TableChannel().state()
+    assert set(TableView().snapshot()) <= set(state) and state["over"] is False and state["pots"] == []

@@ -116,7 +116,7 @@ def test_colluders_pass_nothing_through_the_counters_of_proc(arena: Path, box: S
                                                              channel: str) -> None:
     """/proc/loadavg (tasks), /proc/meminfo (available memory) and /proc/stat (forks) are generated per bot
     in the sandbox: fixed, so nothing passes. Without it they carry bits (how many depends on the machine's
-    other load; see README "Collusion")."""
+    other load; see docs/security.md "Collusion")."""
     bits, _, receiver = counter_colluders(arena, channel, box, hands=30)
     print(f"{channel} {'on' if box is ON else 'off'}: {bits:.2f} bits per hand; {receiver[channel]}")
     if box is ON:
@@ -368,7 +368,7 @@ def test_a_command_on_the_path_brings_its_interpreters_tree_not_its_directory(
 @pytest.mark.parametrize("box", MODES)
 def test_the_idle_time_of_uptime_is_measured(arena: Path, box: SandboxSettings) -> None:
     """/proc/uptime stays (Node's ``os.uptime()`` reads it, and reads 0 from an empty file); its idle time
-    is the machine's, so a bot's busy CPU shows in it: part of the CPU channel, measured (README
+    is the machine's, so a bot's busy CPU shows in it: part of the CPU channel, measured (docs/security.md,
     "Collusion"). Pinned here as readable with or without the sandbox (it moves only while some CPU idles,
     which a busy test machine may never do)."""
     bits, _, receiver = counter_colluders(arena, "uptime", box, hands=30)

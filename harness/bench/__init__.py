@@ -1,7 +1,7 @@
 """Benchmarks called by ``harness bench``: they print figures, they never assert.
 
 Every ``harness bench`` command prints its figures the same way (:func:`render`):
-one table of figure, value and, where README "Speed" sets one, the target; with
+one table of figure, value and, where docs/speed.md sets one, the target; with
 ``--json``, one JSON object with the same keys and values.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-#: README "Speed" targets, by figure. ``overhead_ratio`` is the one the 1.3 target means:
+#: docs/speed.md targets, by figure. ``overhead_ratio`` is the one the 1.3 target means:
 #: wall time per heads-up hand at the headline placement / (decisions per hand x the
 #: raw ZeroMQ round trip, free placement), on an otherwise idle machine.
 TARGETS: dict[str, str] = {

@@ -459,7 +459,7 @@ def _acpc(directory: str | None, hands: int, c_hu: dict[str, float] | None) -> d
     from harness.bench.acpc import dealer_speed
 
     if not directory:
-        return {"acpc_decisions_per_s": "not measured: no --acpc DIR (a built project_acpc_server, README Speed)"}
+        return {"acpc_decisions_per_s": "not measured: no --acpc DIR (a built project_acpc_server, docs/speed.md)"}
     try:
         acpc = dealer_speed(directory, hands, _pin_cpu())
     except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:

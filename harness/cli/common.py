@@ -210,7 +210,7 @@ def _sandbox_say(decided, command: str) -> None:  # noqa: ANN001 - a harness.mat
     """Print the sandbox's WARNING when bots are not isolated (a notice when it is off), on stderr.
 
     Called once every option and file has been checked, just before the bots
-    start: a usage error stays one line (README), and the warning comes with
+    start: a usage error stays one line (README's front), and the warning comes with
     every run that really starts bots.
     """
     if decided.warning:

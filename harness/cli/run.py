@@ -33,7 +33,7 @@ def run(
         False, "--no-entry-check", help="Skip the entry check (every bot plays a few hands before the first match)."
     ),
     sandbox: str | None = typer.Option(
-        None, "--sandbox", help="auto, required or off (overrides [sandbox] mode; README \"Untrusted bots\")."
+        None, "--sandbox", help="auto, required or off (overrides [sandbox] mode; docs/security.md)."
     ),
     cluster: str | None = typer.Option(None, "--cluster", metavar="ADDRESS", help=_CLUSTER_HELP),
 ) -> None:

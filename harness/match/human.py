@@ -1,6 +1,6 @@
 """A human seat: a person answers the referee's requests instead of a bot process.
 
-The seat keeps the bot seat's interface (STYLE.md "Seams worth copying"): the
+The seat keeps the bot seat's interface, so the referee has one seam for any seat: the
 referee binds the seat's channel, checks its ``hello``, sends it the same
 ``match_start``, ``hand_start``, requests, ``hand_end`` and ``match_end``
 over the same ZeroMQ connection, times it with a :class:`~harness.match.clock.Clock`

@@ -2,7 +2,7 @@
 
 A bot is hostile code: it may reach its own socket and processes, a
 read-only view of what it needs and a scratch directory, nothing else
-(README "Untrusted bots"). Each runs under
+(docs/security.md). Each runs under
 bubblewrap (``bwrap``, the sandbox Flatpak uses; Debian package
 ``bubblewrap``) with:
 

@@ -97,7 +97,7 @@ call through any other ABI fails with ``ENOSYS``. A call this libseccomp
 does not know by name (one newer than it) is not on the list: it fails
 with ``EPERM``.
 
-What this does not close (README "Untrusted bots"): contention for shared
+What this does not close (docs/security.md): contention for shared
 hardware (CPU time under ``[sandbox] cpu = "weight"``, caches, memory
 bandwidth), global counters (``/proc/stat``, ``/proc/meminfo``, the load
 average) and the time a read takes (a page another bot read is cached);

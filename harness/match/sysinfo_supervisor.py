@@ -47,7 +47,7 @@ that fits the 32-bit one (i386).
 Off when the sandbox is off. Where the kernel lacks user notification
 (before Linux 5.0, or a seccomp that refuses it) or libseccomp cannot
 build the filter, :func:`support` says why and the sandbox starts without
-it, with a warning: the channel then stays open (README "Collusion").
+it, with a warning: the channel then stays open (docs/security.md "Collusion").
 """
 
 from __future__ import annotations

@@ -37,7 +37,8 @@ class TableChannel:
         self.pace_s = pace_ms / 1000.0
         self._lock = threading.Lock()
         self._version = 0
-        self._snapshot: dict[str, Any] = {"seats": [], "log": [], "legal": None, "over": False}
+        # The empty table, complete: a page may connect before the first message (the server's games do).
+        self._snapshot: dict[str, Any] = {**self.view.snapshot(), "over": False}
         self._link: HumanLink | None = None
         #: ``time.monotonic()`` of the person's last answer (or of the start): for idle games.
         self.last_answer = time.monotonic()

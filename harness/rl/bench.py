@@ -20,7 +20,7 @@ from harness.engine.evaluator import build_tables
 from harness.rl.aec import SevenCardDrawEnv
 from harness.rl.vector import VectorEnv
 
-#: What the figures should reach (README "Speed").
+#: What the figures should reach (docs/speed.md).
 TARGETS = {"steps_per_s": ">= 30,000", "steps_per_s_vector": ">= 1.5x steps_per_s"}
 
 

@@ -257,7 +257,7 @@ def preflight(bots: Iterable[BotSpec], digest: str, worker: str, sandboxes: Sequ
             return Refusal(worker, None, (
                 f"worker {worker} cannot sandbox the bots as the runner's machine does (no {' or '.join(missing)}: "
                 f"{got.summary}): every worker must isolate bots alike; install bubblewrap and run workers where "
-                "control groups can be made (README \"Untrusted bots\"), or set [sandbox] mode"))
+                "control groups can be made (docs/security.md), or set [sandbox] mode"))
     for bot in bots:
         setup = (tuple(bot.command), bot.cwd)
         if setup in _CHECKED:
@@ -686,8 +686,8 @@ class DaskExecutor:
                 stop_local_cluster(local)
             raise ClusterError(
                 f"cannot reach the Dask scheduler at {address} within {timeout_s:.0f} s ({exc}): start it with "
-                "`dask scheduler` and workers with `dask worker ADDRESS --nthreads 1` (README \"Running on a "
-                "cluster\"), or check the address") from None
+                "`dask scheduler` and workers with `dask worker ADDRESS --nthreads 1` (docs/organisers.md, "
+                "\"On a cluster\"), or check the address") from None
         try:
             return cls(client, address, pin=pin, jobs=jobs, local=local, local_address=target if local else "")
         except BaseException:

@@ -3,7 +3,7 @@
 Every mistake (unknown key, wrong type, a table of 7+, duplicate bot
 names, a missing command, ...) raises :class:`ConfigError` naming the file,
 the key and what is expected, before anything runs. The format, with every
-key and its default, is documented in README.md "Running a tournament".
+key and its default, is documented in docs/organisers.md "Running a tournament".
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from harness.tournament.schedule import (
 )
 
 #: Default ``[schedule] max_matches``: about 3 hours of 1,000-hand heads-up matches with 2 jobs on the
-#: 2-core machine this is developed on (README "Speed"); larger plans must say so or use "sampled".
+#: 2-core machine this is developed on (docs/speed.md); larger plans must say so or use "sampled".
 DEFAULT_MAX_MATCHES = 10_000
 # Limits that must be at least 1 (the others may be 0 = "no limit").
 _POSITIVE_LIMITS = frozenset(
@@ -574,7 +574,7 @@ def _limits(t: _Table) -> Limits:
 
 
 def _sandbox(t: _Table, base: Path) -> SandboxSettings:
-    """``[sandbox]``: mode, cpu, scratch_mb, uid_range, paths, hidden (README "Untrusted bots")."""
+    """``[sandbox]``: mode, cpu, scratch_mb, uid_range, paths, hidden (docs/security.md)."""
     defaults = SandboxSettings()
     mode = SandboxMode(t.choice("mode", tuple(m.value for m in SandboxMode), defaults.mode.value))
     cpu = CpuPolicy(t.choice("cpu", tuple(c.value for c in CpuPolicy), defaults.cpu.value))

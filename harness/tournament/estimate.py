@@ -32,7 +32,7 @@ BLOCK = 4096
 #: Directories per match (``matches/<id>/`` and its ``logs/``).
 DIRS_PER_MATCH = 2
 #: The report (``report/``, ``reports/``): per match (its page and the hands kept for the viewer) and once
-#: (plotly.js and the index), measured on a 24-bot contest (README "Publishing results").
+#: (plotly.js and the index), measured on a 24-bot contest (docs/organisers.md "Publishing results").
 REPORT_BYTES_PER_MATCH, REPORT_BYTES = 50_000, 5_000_000
 #: An entry check's hand history and logs (``entries/<bot>/``).
 ENTRY_BYTES = 50_000
@@ -78,7 +78,7 @@ def _blocks(size: float) -> float:
     return -(-size // BLOCK) * BLOCK
 
 
-#: Measured on the 2-core development VM (README "Speed"), for messages that cannot wait for a calibration.
+#: Measured on the 2-core development VM (docs/speed.md), for messages that cannot wait for a calibration.
 DEFAULT_RATES = Rates(
     start_s={2: 0.17, 3: 0.24, 4: 0.30, 5: 0.40, 6: 0.48},
     hand_s={2: 0.0011, 3: 0.0016, 4: 0.0019, 5: 0.0034, 6: 0.0042},

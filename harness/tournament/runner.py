@@ -746,7 +746,7 @@ class _Run:
 
 
 def sandbox_lines(box: SandboxSettings, *, cluster: bool = False) -> list[str]:
-    """What a run says about the bots' isolation before the first starts (README "Untrusted bots").
+    """What a run says about the bots' isolation before the first starts (docs/security.md).
 
     ``sandbox: on (...)`` (this machine's :attr:`harness.match.sandbox.Plan.summary`;
     not for a cluster, whose workers check their own), then ``WARNING: bots are
