@@ -72,8 +72,9 @@ def test_nothing_points_outside_the_repository() -> None:
 
 
 def test_every_command_the_readme_shows_exists() -> None:
-    from harness.cli import app
     from typer.main import get_command
+
+    from harness.cli import app
 
     commands = set(get_command(app).commands)  # type: ignore[attr-defined]
     shown = set(re.findall(r"^harness ([a-z][\w-]*)", (ROOT / "README.md").read_text(encoding="utf-8"), re.M))
