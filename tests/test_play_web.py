@@ -15,7 +15,7 @@ from pathlib import Path
 
 from harness.history.files import read_history
 from tests.history_helpers import schema_errors
-from tests.test_report import CHROMIUM_FLAGS, require_chromium
+from tests.test_report import CHROMIUM_FLAGS, play_passively, require_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
 RAISER = f"raiser={sys.executable} -m bots.raiser"
@@ -88,14 +88,7 @@ def test_one_hand_played_by_clicking_with_a_raise_and_a_two_card_draw(tmp_path: 
                     page.screenshot(path=str(ROOT / "docs" / "img" / "play-web.png"))
                 page.click("#controls button.passive")
                 # Round 2: check or call until the hand is over.
-                for _ in range(20):
-                    if page.locator("#over").count():
-                        break
-                    passive = page.locator("#controls button.passive")
-                    if passive.count():
-                        passive.first.click()
-                    page.wait_for_timeout(300)
-                page.wait_for_selector("#over", timeout=20000)
+                play_passively(page, 20, 300, 20000)
                 assert "match over" in page.inner_text("#status")
                 assert errors == []
             finally:

@@ -266,6 +266,19 @@ def require_chromium() -> str:
     return executable
 
 
+def play_passively(page: Any, steps: int, pause_ms: int, over_ms: int) -> None:
+    """At the table of ``harness play --web`` (or a server game): check, call or stand pat until the
+    match is over (``#over``), looking ``steps`` times ``pause_ms`` apart, then waiting ``over_ms`` for it."""
+    for _ in range(steps):
+        if page.locator("#over").count():
+            break
+        passive = page.locator("#controls button.passive")
+        if passive.count():
+            passive.first.click()
+        page.wait_for_timeout(pause_ms)
+    page.wait_for_selector("#over", timeout=over_ms)
+
+
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """One headless Debian chromium (Playwright) for the browser tests of this module, with a fresh profile."""

@@ -17,7 +17,7 @@ import pytest
 pytest.importorskip("starlette")
 
 from tests.server_helpers import BROKEN, RAISER, Served, contest_file, free_port, links  # noqa: E402
-from tests.test_report import ARTIFACTS, CHROMIUM_FLAGS, require_chromium  # noqa: E402
+from tests.test_report import ARTIFACTS, CHROMIUM_FLAGS, play_passively, require_chromium  # noqa: E402
 
 
 @pytest.mark.slow
@@ -92,14 +92,7 @@ def test_student_uploads_and_watches_the_leaderboard_live(tmp_path: Path) -> Non
                 assert page.locator("#hand .card").count() == 7
                 page.wait_for_selector("#controls button", timeout=30_000)
                 page.screenshot(path=str(ARTIFACTS / "server-play.png"), full_page=True)
-                for _ in range(200):  # check, call or stand pat until the game is over
-                    if page.locator("#over").count():
-                        break
-                    passive = page.locator("#controls button.passive")
-                    if passive.count():
-                        passive.first.click()
-                    page.wait_for_timeout(100)
-                page.wait_for_selector("#over", timeout=60_000)
+                play_passively(page, 200, 100, 60_000)  # check, call or stand pat until the game is over
                 with page.expect_download() as download:
                     page.click("a[href='hands']")
                 assert download.value.suggested_filename.startswith("game-")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -297,3 +298,19 @@ def _stack_problem(players: int, stack: int) -> str | None:
     from harness.match.msgsize import message_problem
 
     return message_problem(GameConfig(), players, stack, "--stack")
+
+
+def _play_one_match(command: str, out_dir: Path, history: Path, play: Callable[[], Any]) -> Any:
+    """Run ``play()`` (one match, its result returned) with its failures as the command's one-line errors:
+    settings the referee refuses (exit status 2), an output directory it cannot write (1), Ctrl-C (130,
+    every bot stopped, the hands so far kept in ``history``)."""
+    from harness.engine import GameConfigError
+
+    try:
+        return play()
+    except (ValueError, GameConfigError) as exc:
+        raise _usage(command, str(exc)) from None
+    except OSError as exc:
+        raise _usage(command, f"cannot write to {out_dir}: {exc.strerror or exc}", 1) from None
+    except KeyboardInterrupt:
+        raise _usage(command, f"interrupted; bots stopped; hands so far in {history}", 130) from None

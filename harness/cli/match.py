@@ -15,6 +15,7 @@ from harness.cli.common import (
     _out_of_bounds,
     _parse_seed,
     _pin_problem,
+    _play_one_match,
     _print_result,
     _sandbox_plan,
     _sandbox_say,
@@ -109,14 +110,8 @@ def match(
         _say("match", f"warning: {warning}")
 
     history = out_dir / history_name(gzip)
-    try:
-        result = play_match(specs, spec, limits, out_dir, cpus=None if pin is None else {pin}, sandbox=box)
-    except (ValueError, GameConfigError) as exc:
-        raise usage(str(exc)) from None
-    except OSError as exc:
-        raise _usage("match", f"cannot write to {out_dir}: {exc.strerror or exc}", 1) from None
-    except KeyboardInterrupt:
-        raise _usage("match", f"interrupted; bots stopped; hands so far in {history}", 130) from None
+    result = _play_one_match("match", out_dir, history, lambda: play_match(
+        specs, spec, limits, out_dir, cpus=None if pin is None else {pin}, sandbox=box))
     _report_match(result, spec, limits, out_dir, history, revealed=seed is None)
 
 

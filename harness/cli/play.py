@@ -14,6 +14,7 @@ from harness.cli.common import (
     _out_dir,
     _out_of_bounds,
     _parse_seed,
+    _play_one_match,
     _print_result,
     _sandbox_plan,
     _sandbox_say,
@@ -107,13 +108,8 @@ def play(
     _sandbox_say(decided, "play")
     history = out_dir / history_name(False)
     try:
-        result = play_with_human(specs, human, seat, spec, limits, out_dir, interface, sandbox=box)
-    except (ValueError, GameConfigError) as exc:
-        raise usage(str(exc)) from None
-    except OSError as exc:
-        raise _usage("play", f"cannot write to {out_dir}: {exc.strerror or exc}", 1) from None
-    except KeyboardInterrupt:
-        raise _usage("play", f"interrupted; bots stopped; hands so far in {history}", 130) from None
+        result = _play_one_match("play", out_dir, history, lambda: play_with_human(
+            specs, human, seat, spec, limits, out_dir, interface, sandbox=box))
     finally:
         close = getattr(interface, "close", None)
         if close is not None:

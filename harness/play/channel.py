@@ -98,6 +98,17 @@ class TableChannel:
                 return
             await asyncio.sleep(_POLL_S)
 
+    def answer_json(self, content_type: str, data: bytes) -> tuple[int, dict[str, Any]]:
+        """:meth:`answer` of a request's body: only JSON is read (another site's form cannot post JSON to
+        a page's origin); 415 for anything else, 400 for a body that is not JSON."""
+        if content_type.split(";")[0].strip() != "application/json":
+            return 415, {"error": "an answer is JSON (Content-Type: application/json)"}
+        try:
+            body = json.loads(data)
+        except ValueError:
+            body = None
+        return self.answer(body)
+
     def answer(self, body: Any) -> tuple[int, dict[str, Any]]:
         """Post the person's decision from a page.
 

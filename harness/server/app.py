@@ -787,13 +787,7 @@ async def play_answer(request: Request) -> Response:
     game = _game_of(request, player=True)
     if not isinstance(game, Game):
         return game
-    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
-        return JSONResponse({"error": "an answer is JSON (Content-Type: application/json)"}, 415)
-    try:
-        body = await request.json()
-    except ValueError:
-        body = None
-    status, payload = game.channel.answer(body)
+    status, payload = game.channel.answer_json(request.headers.get("content-type", ""), await request.body())
     return JSONResponse(payload, status)
 
 
