@@ -223,216 +223,261 @@ def check_hand(rec: dict[str, Any]) -> Problems:
 
 def _check_hand(rec: dict[str, Any], out: Problems) -> None:
     game, players = rec["game"], rec["players"]
-    n = len(players)
     seats = [p["seat"] for p in players]
-    if seats != sorted(set(seats)) or not 2 <= n <= 6:
+    if seats != sorted(set(seats)) or not 2 <= len(players) <= 6:
         out.append(f"players: seats {seats} are not 2-6 distinct seats in ascending order")
         return
-    pos = {seat: k for k, seat in enumerate(seats)}
-    bots = rec["match"]["bots"]
     for p in players:
-        out.expect(f"seat {p['seat']} bot", p["bot"], bots[p["seat"]])
-    button = pos[rec["button"]]
-    start = [p["stack"] for p in players]
-    stack = list(start)
-    contrib = [0] * n
-    bet = [0] * n
-    folded = [False] * n
-    all_in = [False] * n
-    returned: list[dict[str, int]] = []
-    blinds = "big_blind" in game
-    unit = game["big_blind"] if blinds else game["min_bet"]
-    fixed = game["structure"] == "fixed-limit"
+        out.expect(f"seat {p['seat']} bot", p["bot"], rec["match"]["bots"][p["seat"]])
+    hand = _Hand(rec, game, seats, out)
+    hand.post()
+    hand.check_deal()
+    hand.play(rec["actions"])
+    hand.settle()
 
-    def after(k: int) -> list[int]:
-        return [(k + 1 + i) % n for i in range(n)]
 
-    # Posts (R2.4-R2.6): antes from left of the button, then the blinds (heads-up: the button is small, R2.3).
-    expected = []
-    if game["ante"]:
-        expected += [(k, "ante", game["ante"]) for k in after(button)]
-    if blinds:
-        sb, bb = (button, 1 - button) if n == 2 else ((button + 1) % n, (button + 2) % n)
-        expected += [(sb, "small_blind", game["small_blind"]), (bb, "big_blind", game["big_blind"])]
-    posts = []
-    for k, kind, chips in expected:
-        if stack[k] <= 0:
-            continue
-        chips = min(chips, stack[k])
-        posts.append({"seat": seats[k], "kind": kind, "chips": chips, "all_in": chips == stack[k]})
-        stack[k] -= chips
-        contrib[k] += chips
-        all_in[k] = stack[k] == 0
-        if kind != "ante":  # antes are dead money (R2.4)
-            bet[k] += chips
-    out.expect("posts", rec["posts"], posts)
-    high = game["big_blind"] if blinds else 0  # a short big blind still sets the full amount to call (R2.6)
+class _Hand:
+    """One hand replayed by the rules: the chips, the cards and an independent betting state machine.
 
-    def end_round() -> None:
-        nonlocal bet, high
-        top = max(bet)
+    ``stage`` is where the rules have the hand (bet1, draw, bet2, done) and ``turn`` the index of who
+    must decide (None: nobody). Indexes are positions in ``players``, ``seats`` their seat numbers.
+    """
+
+    def __init__(self, rec: dict[str, Any], game: dict[str, Any], seats: list[int], out: Problems) -> None:
+        self.rec, self.game, self.seats, self.out = rec, game, seats, out
+        n = self.n = len(seats)
+        self.pos = {seat: k for k, seat in enumerate(seats)}
+        self.button = self.pos[rec["button"]]
+        self.start = [p["stack"] for p in rec["players"]]
+        self.stack = list(self.start)
+        self.contrib = [0] * n
+        self.bet = [0] * n
+        self.folded = [False] * n
+        self.all_in = [False] * n
+        self.returned: list[dict[str, int]] = []
+        self.blinds = "big_blind" in game
+        self.unit = game["big_blind"] if self.blinds else game["min_bet"]
+        self.fixed = game["structure"] == "fixed-limit"
+        self.high = 0
+        self.cards = [list(p["dealt"]) for p in rec["players"]]
+        self.seen: set[str] = set()
+        self.stock_left = 52 - 7 * n
+        self.muck: set[str] = set()
+        self.per_seat = game["replacements"] == "per-seat"
+        self.acted = [False] * n
+        self.acted_high = [0] * n
+        self.in_order = True  # False after the first turn-order problem: later turns would only repeat it
+        self.stage = "bet1"
+        self.turn: int | None = None
+        self.inc = self.size = self.unit
+        self.nbets = 0
+        self.r1_high = self.unit
+        self.drawers: list[int] = []
+        self.drawn = 0
+        self.phase = "bet1"
+        self.aggressor: int | None = None
+
+    def after(self, k: int) -> list[int]:
+        return [(k + 1 + i) % self.n for i in range(self.n)]
+
+    def post(self) -> None:
+        """Posts (R2.4-R2.6): antes from left of the button, then the blinds (heads-up: the button is small, R2.3)."""
+        game, button, n = self.game, self.button, self.n
+        expected = []
+        if game["ante"]:
+            expected += [(k, "ante", game["ante"]) for k in self.after(button)]
+        bb = button
+        if self.blinds:
+            sb, bb = (button, 1 - button) if n == 2 else ((button + 1) % n, (button + 2) % n)
+            expected += [(sb, "small_blind", game["small_blind"]), (bb, "big_blind", game["big_blind"])]
+        posts = []
+        for k, kind, chips in expected:
+            if self.stack[k] <= 0:
+                continue
+            chips = min(chips, self.stack[k])
+            posts.append({"seat": self.seats[k], "kind": kind, "chips": chips, "all_in": chips == self.stack[k]})
+            self.stack[k] -= chips
+            self.contrib[k] += chips
+            self.all_in[k] = self.stack[k] == 0
+            if kind != "ante":  # antes are dead money (R2.4)
+                self.bet[k] += chips
+        self.out.expect("posts", self.rec["posts"], posts)
+        self.high = game["big_blind"] if self.blinds else 0  # a short big blind still sets the full call (R2.6)
+        self.lead = bb  # round 1 and the draw start after the big blind, or the button (R2.5)
+        self.nbets = 1 if self.blinds else 0
+
+    def check_deal(self) -> None:
+        """Seven distinct cards per player, no card dealt twice (R2.7)."""
+        for k, hand in enumerate(self.cards):
+            if len(hand) != 7 or len(set(hand)) != 7 or not set(hand) <= DECK or self.seen & set(hand):
+                self.out.append(f"seat {self.seats[k]} dealt: not seven distinct cards of one deck: {hand}")
+            self.seen |= set(hand)
+
+    def end_round(self) -> None:
+        """The betting round is over: the part of the top bet nobody matched goes back (R3.9)."""
+        top = max(self.bet)
         if top:
-            second = sorted(bet)[-2]
-            if top > second:  # R3.9: the part nobody matched goes back
-                owner = bet.index(top)
-                stack[owner] += top - second
-                contrib[owner] -= top - second
-                returned.append({"seat": seats[owner], "chips": top - second})
-                all_in[owner] = False
-        bet = [0] * n
-        high = 0
+            second = sorted(self.bet)[-2]
+            if top > second:
+                owner = self.bet.index(top)
+                self.stack[owner] += top - second
+                self.contrib[owner] -= top - second
+                self.returned.append({"seat": self.seats[owner], "chips": top - second})
+                self.all_in[owner] = False
+        self.bet = [0] * self.n
+        self.high = 0
 
-    # Cards (R2.7, R4).
-    cards = [list(p["dealt"]) for p in players]
-    seen: set[str] = set()
-    for k, hand in enumerate(cards):
-        if len(hand) != 7 or len(set(hand)) != 7 or not set(hand) <= DECK or seen & set(hand):
-            out.append(f"seat {seats[k]} dealt: not seven distinct cards of one deck: {hand}")
-        seen |= set(hand)
-    stock_left = 52 - 7 * n
-    muck: set[str] = set()
-    per_seat = game["replacements"] == "per-seat"
+    def able(self) -> int:
+        return sum(1 for o in range(self.n) if not self.folded[o] and not self.all_in[o])
 
-    # The turn and the sizes (R3.2-R3.8, R4.1): an independent betting state machine, run alongside
-    # the chips. `stage` is where the rules have the hand, `turn` who must decide (None: nobody).
-    lead = bb if blinds else button  # round 1 and the draw start after the big blind, or the button (R2.5)
-    machine = {"stage": "bet1", "turn": None, "inc": unit, "size": unit, "nbets": 1 if blinds else 0,
-               "r1_high": unit, "drawers": [], "drawn": 0}
-    acted = [False] * n
-    acted_high = [0] * n
-    in_order = True  # False after the first turn-order problem: later turns would only repeat it
-
-    def able() -> int:
-        return sum(1 for o in range(n) if not folded[o] and not all_in[o])
-
-    def to_call(k: int) -> int:
+    def to_call(self, k: int) -> int:
         """Chips seat k must add to call: the full big blind (R2.6), at most what can be matched (R3.4)."""
-        call_to = high
-        if able() < 2:
-            call_to = min(high, max((bet[o] for o in range(n) if o != k and not folded[o]), default=0))
-        return call_to - bet[k]
+        call_to = self.high
+        if self.able() < 2:
+            others = (self.bet[o] for o in range(self.n) if o != k and not self.folded[o])
+            call_to = min(self.high, max(others, default=0))
+        return call_to - self.bet[k]
 
-    def first_to_act(start: int) -> int | None:
+    def first_to_act(self, start: int) -> int | None:
         """The first seat after `start` able to act, or None when the round has no decision (R3.3, R3.4)."""
-        first = next((k for k in after(start) if not folded[k] and not all_in[k]), None)
-        if first is None or (able() < 2 and to_call(first) <= 0):
+        first = next((k for k in self.after(start) if not self.folded[k] and not self.all_in[k]), None)
+        if first is None or (self.able() < 2 and self.to_call(first) <= 0):
             return None
         return first
 
-    def next_to_act(k: int) -> int | None:
+    def next_to_act(self, k: int) -> int | None:
         """Who acts after seat k in this round, or None when the round is over (R3.4)."""
-        for s in after(k)[:-1]:
-            if folded[s] or all_in[s]:
+        for s in self.after(k)[:-1]:
+            if self.folded[s] or self.all_in[s]:
                 continue
-            if not acted[s] or bet[s] < high:
-                return s if able() >= 2 or to_call(s) > 0 else None
+            if not self.acted[s] or self.bet[s] < self.high:
+                return s if self.able() >= 2 or self.to_call(s) > 0 else None
         return None
 
-    def advance() -> None:
+    def advance(self) -> None:
         """The round (or the draw) is over: on to the next stage (R3.1, R4.1, R3.3)."""
-        stage = machine["stage"]
-        if stage == "bet1":
-            machine["r1_high"] = max(high, unit)  # R3.6: round 2's first bet is at least twice it
-            machine["drawers"] = [k for k in after(lead) if not folded[k]]
-            machine.update(stage="draw", drawn=0, turn=machine["drawers"][0])
-        elif stage == "draw":
-            machine.update(stage="bet2", nbets=0, size=2 * unit,
-                           inc=2 * unit if fixed else 2 * machine["r1_high"])
-            for o in range(n):
-                acted[o], acted_high[o] = False, 0
-            machine["turn"] = first_to_act(button)  # R3.3: left of the button (bets are 0 by now)
+        if self.stage == "bet1":
+            self.r1_high = max(self.high, self.unit)  # R3.6: round 2's first bet is at least twice it
+            self.drawers = [k for k in self.after(self.lead) if not self.folded[k]]
+            self.stage, self.drawn, self.turn = "draw", 0, self.drawers[0]
+        elif self.stage == "draw":
+            self.stage, self.nbets, self.size = "bet2", 0, 2 * self.unit
+            self.inc = 2 * self.unit if self.fixed else 2 * self.r1_high
+            self.acted = [False] * self.n
+            self.acted_high = [0] * self.n
+            self.turn = self.first_to_act(self.button)  # R3.3: left of the button (bets are 0 by now)
         else:
-            machine.update(stage="done", turn=None)
+            self.stage, self.turn = "done", None
 
-    def wager_range(k: int, capped: bool) -> tuple[int, int] | str:
+    def wager_range(self, k: int, capped: bool) -> tuple[int, int] | str:
         """The legal bet/raise "to" totals of seat k, or why none is legal (R3.4-R3.8)."""
-        if stack[k] <= to_call(k):
+        stack, high, game = self.stack, self.high, self.game
+        if stack[k] <= self.to_call(k):
             return f"its {stack[k]} chips do not exceed the call (R3.5)"
-        if able() < 2:
+        if self.able() < 2:
             return "no other player can still act (R3.4)"
-        if fixed and game["cap"] and machine["nbets"] >= game["cap"]:
+        if self.fixed and game["cap"] and self.nbets >= game["cap"]:
             return f"the cap of {game['cap']} bets is reached (R3.7)"
-        if acted[k] and high - acted_high[k] < (machine["size"] if fixed else machine["inc"]):
+        if self.acted[k] and high - self.acted_high[k] < (self.size if self.fixed else self.inc):
             return "the betting was not reopened since it acted: only an incomplete all-in raise (R3.8)"
-        top = bet[k] + stack[k]
+        top = self.bet[k] + stack[k]
         if capped:
-            top = min(top, max(bet[o] + stack[o] for o in range(n) if o != k and not folded[o]))
+            top = min(top, max(self.bet[o] + stack[o] for o in range(self.n) if o != k and not self.folded[o]))
             if top <= high:
                 return f"no opponent still in the hand can put in more than the {high} to call (R3.4)"
-        low = high + (machine["size"] if fixed else machine["inc"])
-        if fixed:
+        low = high + (self.size if self.fixed else self.inc)
+        if self.fixed:
             return (min(low, top), min(low, top))
         return (min(low, top), top)
 
-    machine["turn"] = first_to_act(lead)
-    if machine["turn"] is None:
-        advance()
-    phase = "bet1"
-    aggressor = None
-    for a in rec["actions"]:
-        k = pos[a["seat"]]
-        where = f"actions[{a['index']}] (seat {a['seat']} {a['kind']})"
-        if folded.count(False) == 1:
-            out.append(f"{where}: a decision after every other player folded")
-            break
-        if in_order:
-            while machine["turn"] is None and machine["stage"] not in ("done", a["phase"]):
-                advance()
-            stage, turn = machine["stage"], machine["turn"]
-            if stage != a["phase"] or turn is None:
-                if stage in ("bet1", "bet2") and turn is not None:
-                    why = f"seat {seats[turn]} is still to act in {stage}"
-                elif a["phase"] in ("bet1", "bet2"):
-                    why = ("nobody is to act: every player has acted, or at most one can act and it has nothing "
-                           "to call (R3.4)")
-                else:
-                    why = f"the hand is in {stage}"
-                out.append(f"{where}: a {a['phase']} decision but {why}")
-                in_order = False
-            elif turn != k:
-                rule = "R4.1" if stage == "draw" else ("R3.3" if stage == "bet2" else "R3.2")
-                out.append(f"{where}: seat {seats[turn]} is to act, not seat {a['seat']} ({rule}, R3.4)")
-                in_order = False
-        by = a["by"]
-        if a["phase"] != phase:
-            if phase == "bet1":
-                end_round()
-            phase = a["phase"]
-        if a["kind"] == "draw":
-            discards, received, again = a["discards"], a["received"], a["reshuffled"]
-            if by != "bot" and discards:
-                out.append(f"{where}: by {by} is the default action, standing pat, yet it discards {discards}")
-            if in_order:
-                machine["drawn"] += 1
-                drawers = machine["drawers"]
-                machine["turn"] = drawers[machine["drawn"]] if machine["drawn"] < len(drawers) else None
-            if not set(discards) <= set(cards[k]) or len(set(discards)) != len(discards) or len(discards) > 4:
-                out.append(f"{where}: discards {discards} are not 0-4 distinct cards of {cards[k]}")
-                continue
-            if len(received) != len(discards) or received[len(received) - len(again):] != again:
-                out.append(f"{where}: received {received} is not one card per discard ending with reshuffled {again}")
-                continue
-            fresh = received[: len(received) - len(again)]
-            if set(fresh) & seen or len(set(received)) != len(received):
-                out.append(f"{where}: a replacement {fresh} was already dealt in this hand")
-            if again:
-                if per_seat:
-                    out.append(f"{where}: reshuffled cards {again} with per-seat replacements")
-                elif not set(again) <= muck or len(fresh) != stock_left:
-                    out.append(f"{where}: reshuffled {again} are not muck cards dealt once the stock ran out (R4.4)")
-                muck -= set(again)
-            if not per_seat:
-                if len(fresh) > stock_left:
-                    out.append(f"{where}: {len(fresh)} cards from a stock of {stock_left}")
-                stock_left -= len(fresh)
-            seen |= set(received)
-            cards[k] = [c for c in cards[k] if c not in discards] + list(received)
-            muck |= set(discards)  # after serving: never the player's own (R4.4)
-            continue
-        # A betting decision: what was owed (R2.6, R3.4), added and the "to" total.
-        owed = max(0, to_call(k))
+    def play(self, actions: list[dict[str, Any]]) -> None:
+        """Every recorded decision, in order, against the turn, the sizes and the chips."""
+        self.turn = self.first_to_act(self.lead)
+        if self.turn is None:
+            self.advance()
+        for a in actions:
+            k = self.pos[a["seat"]]
+            where = f"actions[{a['index']}] (seat {a['seat']} {a['kind']})"
+            if self.folded.count(False) == 1:
+                self.out.append(f"{where}: a decision after every other player folded")
+                break
+            if self.in_order:
+                self.check_turn(a, k, where)
+            if a["phase"] != self.phase:
+                if self.phase == "bet1":
+                    self.end_round()
+                self.phase = a["phase"]
+            if a["kind"] == "draw":
+                self.draw(a, k, where)
+            else:
+                self.wager(a, k, where)
+        if self.in_order and self.folded.count(False) > 1:
+            while self.turn is None and self.stage != "done":
+                self.advance()
+            if self.turn is not None:
+                self.out.append(f"actions: the record ends with seat {self.seats[self.turn]} still to act "
+                                f"in {self.stage}")
+        self.end_round()
+        for k in range(self.n):
+            self.out.expect(f"seat {self.seats[k]} final_cards", self.rec["players"][k]["final_cards"], self.cards[k])
+
+    def check_turn(self, a: dict[str, Any], k: int, where: str) -> None:
+        """Is it this seat's decision, in this phase (R3.2, R3.3, R4.1, R3.4)?"""
+        while self.turn is None and self.stage not in ("done", a["phase"]):
+            self.advance()
+        stage, turn = self.stage, self.turn
+        if stage != a["phase"] or turn is None:
+            if stage in ("bet1", "bet2") and turn is not None:
+                why = f"seat {self.seats[turn]} is still to act in {stage}"
+            elif a["phase"] in ("bet1", "bet2"):
+                why = ("nobody is to act: every player has acted, or at most one can act and it has nothing "
+                       "to call (R3.4)")
+            else:
+                why = f"the hand is in {stage}"
+            self.out.append(f"{where}: a {a['phase']} decision but {why}")
+            self.in_order = False
+        elif turn != k:
+            rule = "R4.1" if stage == "draw" else ("R3.3" if stage == "bet2" else "R3.2")
+            self.out.append(f"{where}: seat {self.seats[turn]} is to act, not seat {a['seat']} ({rule}, R3.4)")
+            self.in_order = False
+
+    def draw(self, a: dict[str, Any], k: int, where: str) -> None:
+        """A draw decision: discards held, replacements fresh or from the muck once the stock ran out (R4)."""
+        out, cards = self.out, self.cards
+        discards, received, again = a["discards"], a["received"], a["reshuffled"]
+        if a["by"] != "bot" and discards:
+            out.append(f"{where}: by {a['by']} is the default action, standing pat, yet it discards {discards}")
+        if self.in_order:
+            self.drawn += 1
+            self.turn = self.drawers[self.drawn] if self.drawn < len(self.drawers) else None
+        if not set(discards) <= set(cards[k]) or len(set(discards)) != len(discards) or len(discards) > 4:
+            out.append(f"{where}: discards {discards} are not 0-4 distinct cards of {cards[k]}")
+            return
+        if len(received) != len(discards) or received[len(received) - len(again):] != again:
+            out.append(f"{where}: received {received} is not one card per discard ending with reshuffled {again}")
+            return
+        fresh = received[: len(received) - len(again)]
+        if set(fresh) & self.seen or len(set(received)) != len(received):
+            out.append(f"{where}: a replacement {fresh} was already dealt in this hand")
+        if again:
+            if self.per_seat:
+                out.append(f"{where}: reshuffled cards {again} with per-seat replacements")
+            elif not set(again) <= self.muck or len(fresh) != self.stock_left:
+                out.append(f"{where}: reshuffled {again} are not muck cards dealt once the stock ran out (R4.4)")
+            self.muck -= set(again)
+        if not self.per_seat:
+            if len(fresh) > self.stock_left:
+                out.append(f"{where}: {len(fresh)} cards from a stock of {self.stock_left}")
+            self.stock_left -= len(fresh)
+        self.seen |= set(received)
+        cards[k] = [c for c in cards[k] if c not in discards] + list(received)
+        self.muck |= set(discards)  # after serving: never the player's own (R4.4)
+
+    def wager(self, a: dict[str, Any], k: int, where: str) -> None:
+        """A betting decision: what was owed (R2.6, R3.4), added and the "to" total."""
+        out, by, kind = self.out, a["by"], a["kind"]
+        owed = max(0, self.to_call(k))
         out.expect(f"{where} owed", a["owed"], owed)
-        kind = a["kind"]
         if by == "out" and kind != "fold":
             out.append(f"{where}: by out, yet not a fold (a bot that is out folds without being asked)")
         if by in ("fault", "unsent") and kind != ("fold" if owed else "check"):
@@ -443,94 +488,116 @@ def _check_hand(rec: dict[str, Any], out: Problems) -> None:
             if kind == "check" and owed:
                 out.append(f"{where}: a check with {owed} to call")
             if kind == "fold":
-                folded[k] = True
-                muck |= set(cards[k])  # R4.4: folded hands join the muck
+                self.folded[k] = True
+                self.muck |= set(self.cards[k])  # R4.4: folded hands join the muck
         elif kind == "call":
-            added = min(owed, stack[k])
+            added = min(owed, self.stack[k])
             if not owed:
                 out.append(f"{where}: a call with nothing to call")
         else:  # bet/raise: "to" is the seat's total this round (R3.5)
-            if (kind == "bet") != (high == 0):
-                out.append(f"{where}: a {kind} with {high} the highest bet")
             to = a["to"]
-            added = to - bet[k]
-            if to <= high or added > stack[k]:
-                out.append(f"{where}: to {to} with {high} the highest bet and {stack[k]} behind")
-            elif in_order:
-                legal, earlier = wager_range(k, True), wager_range(k, False)
-                if isinstance(legal, tuple) and legal[0] <= to <= legal[1]:
-                    pass
-                elif isinstance(earlier, tuple) and earlier[0] <= to <= earlier[1]:
-                    out.notes.append(f"{where}: {EARLIER_RAISE_RULE}")
-                elif isinstance(earlier, str):
-                    out.append(f"{where}: no {kind} is legal here: {earlier}")
-                elif fixed:
-                    out.append(f"{where}: to {to}, but in fixed-limit a {kind} here is to exactly {earlier[0]} (R3.7)")
-                elif to > earlier[1]:
-                    out.append(f"{where}: to {to} is above its all-in {earlier[1]}")
-                else:
-                    first = ""
-                    if high == 0 and phase == "bet2":
-                        first = " (round 2's first bet: at least twice round 1's final bet)"
-                    out.append(f"{where}: to {to} is below the minimum {earlier[0]}{first} (R3.6)")
-            wager = to - high
-            high = to
-            if phase == "bet2":
-                aggressor = k
+            added = to - self.bet[k]
+            self.check_size(a, k, where)
+            wager = to - self.high
+            self.high = to
+            if self.phase == "bet2":
+                self.aggressor = k
         out.expect(f"{where} added", a["added"], added)
-        stack[k] -= added
-        bet[k] += added
-        contrib[k] += added
-        out.expect(f"{where} to", a["to"], bet[k])
-        if added and stack[k] == 0:
-            all_in[k] = True
-        out.expect(f"{where} all_in", a["all_in"], bool(added) and stack[k] == 0)
-        if in_order:
-            if wager is not None:  # a full bet or raise reopens the betting for everyone (R3.4, R3.8)
-                if fixed:
-                    full = wager >= machine["size"] or (stack[k] == 0 and 2 * wager >= machine["size"])
-                    machine["nbets"] += full
-                else:
-                    full = wager >= machine["inc"]
-                    if full:
-                        machine["inc"] = wager
-                if full:
-                    for o in range(n):
-                        acted[o] = False
-            if kind != "fold":
-                acted[k], acted_high[k] = True, high
-            machine["turn"] = None if folded.count(False) == 1 else next_to_act(k)
-    if in_order and folded.count(False) > 1:
-        while machine["turn"] is None and machine["stage"] != "done":
-            advance()
-        if machine["turn"] is not None:
-            turn, stage = seats[machine["turn"]], machine["stage"]
-            out.append(f"actions: the record ends with seat {turn} still to act in {stage}")
-    end_round()
-    for k in range(n):
-        out.expect(f"seat {seats[k]} final_cards", players[k]["final_cards"], cards[k])
+        self.stack[k] -= added
+        self.bet[k] += added
+        self.contrib[k] += added
+        out.expect(f"{where} to", a["to"], self.bet[k])
+        if added and self.stack[k] == 0:
+            self.all_in[k] = True
+        out.expect(f"{where} all_in", a["all_in"], bool(added) and self.stack[k] == 0)
+        if self.in_order:
+            self.reopen(k, kind, wager)
 
-    # The forced bets nobody could match (R3.9), then the pots (R5.5).
-    top = max(contrib)
-    owner = contrib.index(top)
-    second = max(c for o, c in enumerate(contrib) if o != owner)
-    if top > second:
-        if folded[owner]:
-            out.append(f"seat {seats[owner]} folded with {top - second} chips nobody matched (R3.9)")
-        stack[owner] += top - second
-        contrib[owner] = second
-        returned.append({"seat": seats[owner], "chips": top - second})
-    out.expect("returned", rec["returned"], returned)
-    live = [k for k in range(n) if not folded[k]]
-    pots = []
-    shown = []
-    if len(live) == 1:
-        total = sum(contrib)
-        pots.append({"chips": total, "eligible": [seats[live[0]]], "winners": [seats[live[0]]], "shares": [total]})
-        stack[live[0]] += total
-    else:
-        value = {k: best_value(cards[k]) for k in live}
+    def check_size(self, a: dict[str, Any], k: int, where: str) -> None:
+        """A bet or raise: its kind and its "to" total against the legal range (R3.4-R3.8)."""
+        out, kind, to, high = self.out, a["kind"], a["to"], self.high
+        if (kind == "bet") != (high == 0):
+            out.append(f"{where}: a {kind} with {high} the highest bet")
+        if to <= high or to - self.bet[k] > self.stack[k]:
+            out.append(f"{where}: to {to} with {high} the highest bet and {self.stack[k]} behind")
+            return
+        if not self.in_order:
+            return
+        legal, earlier = self.wager_range(k, True), self.wager_range(k, False)
+        if isinstance(legal, tuple) and legal[0] <= to <= legal[1]:
+            pass
+        elif isinstance(earlier, tuple) and earlier[0] <= to <= earlier[1]:
+            out.notes.append(f"{where}: {EARLIER_RAISE_RULE}")
+        elif isinstance(earlier, str):
+            out.append(f"{where}: no {kind} is legal here: {earlier}")
+        elif self.fixed:
+            out.append(f"{where}: to {to}, but in fixed-limit a {kind} here is to exactly {earlier[0]} (R3.7)")
+        elif to > earlier[1]:
+            out.append(f"{where}: to {to} is above its all-in {earlier[1]}")
+        else:
+            first = ""
+            if high == 0 and self.phase == "bet2":
+                first = " (round 2's first bet: at least twice round 1's final bet)"
+            out.append(f"{where}: to {to} is below the minimum {earlier[0]}{first} (R3.6)")
+
+    def reopen(self, k: int, kind: str, wager: int | None) -> None:
+        """After a decision: a full bet or raise reopens the betting for everyone (R3.4, R3.8); whose turn next."""
+        if wager is not None:
+            if self.fixed:
+                full = wager >= self.size or (self.stack[k] == 0 and 2 * wager >= self.size)
+                self.nbets += full
+            else:
+                full = wager >= self.inc
+                if full:
+                    self.inc = wager
+            if full:
+                self.acted = [False] * self.n
+        if kind != "fold":
+            self.acted[k], self.acted_high[k] = True, self.high
+        self.turn = None if self.folded.count(False) == 1 else self.next_to_act(k)
+
+    def settle(self) -> None:
+        """The forced bets nobody could match (R3.9), the pots (R5.5), the showdown and the stacks."""
+        contrib, stack, seats, out = self.contrib, self.stack, self.seats, self.out
+        top = max(contrib)
+        owner = contrib.index(top)
+        second = max(c for o, c in enumerate(contrib) if o != owner)
+        if top > second:
+            if self.folded[owner]:
+                out.append(f"seat {seats[owner]} folded with {top - second} chips nobody matched (R3.9)")
+            stack[owner] += top - second
+            contrib[owner] = second
+            self.returned.append({"seat": seats[owner], "chips": top - second})
+        out.expect("returned", self.rec["returned"], self.returned)
+        live = [k for k in range(self.n) if not self.folded[k]]
+        if len(live) == 1:
+            total = sum(contrib)
+            pots = [{"chips": total, "eligible": [seats[live[0]]], "winners": [seats[live[0]]], "shares": [total]}]
+            stack[live[0]] += total
+            shown: list[tuple[int, str, tuple[int, ...]]] = []
+        else:
+            pots, shown = self.showdown(live)
+        out.expect("pots", self.rec["pots"], pots)
+        recorded_shown = self.rec["shown"]
+        out.expect("shown seats (showing order R5.7)", [s["seat"] for s in recorded_shown], [s[0] for s in shown])
+        for s, (seat, category, best) in zip(recorded_shown, shown, strict=False):
+            five, held = s["five"], self.cards[self.pos[seat]]
+            if not set(five) <= set(held) or len(set(five)) != 5 or five_value(five) != best:
+                out.append(f"shown seat {seat}: {five} is not the best five of {held}")
+            out.expect(f"shown seat {seat} category", s["category"], category)
+        for k, p in enumerate(self.rec["players"]):
+            out.expect(f"seat {p['seat']} final_stack", p["final_stack"], stack[k])
+            out.expect(f"seat {p['seat']} net", p["net"], stack[k] - self.start[k])
+        nets = [p["net"] for p in self.rec["players"]]
+        if sum(nets):
+            out.append(f"nets {nets} do not sum to 0")
+
+    def showdown(self, live: list[int]) -> tuple[list[dict[str, Any]], list[tuple[int, str, tuple[int, ...]]]]:
+        """The pots with their eligible seats, winners and shares (R5.5, R5.6), and the showing order (R5.7)."""
+        contrib, seats, n, button = self.contrib, self.seats, self.n, self.button
+        value = {k: best_value(self.cards[k]) for k in live}
         levels = sorted({contrib[k] for k in live})
+        pots = []
         prev = 0
         for i, level in enumerate(levels):
             cap = level if i < len(levels) - 1 else max(contrib)
@@ -545,27 +612,14 @@ def _check_hand(rec: dict[str, Any], out: Problems) -> None:
             share, odd = divmod(chips, len(tied))
             shares = [share + (1 if j < odd else 0) for j in range(len(tied))]
             for k, won in zip(tied, shares, strict=True):
-                stack[k] += won
+                self.stack[k] += won
             pots.append({"chips": chips, "eligible": [seats[k] for k in eligible],
                          "winners": [seats[k] for k in tied], "shares": shares})
         # R5.7: the last bettor of round 2 shows first, else the first player left of the button.
-        first = aggressor if aggressor is not None else next(k for k in after(button) if k in live)
-        for k in [(first + i) % n for i in range(n)]:
-            if k in live:
-                shown.append((seats[k], CATEGORIES[value[k][0]], value[k]))
-    out.expect("pots", rec["pots"], pots)
-    recorded_shown = rec["shown"]
-    out.expect("shown seats (showing order R5.7)", [s["seat"] for s in recorded_shown], [s[0] for s in shown])
-    for s, (seat, category, best) in zip(recorded_shown, shown, strict=False):
-        five = s["five"]
-        if not set(five) <= set(cards[pos[seat]]) or len(set(five)) != 5 or five_value(five) != best:
-            out.append(f"shown seat {seat}: {five} is not the best five of {cards[pos[seat]]}")
-        out.expect(f"shown seat {seat} category", s["category"], category)
-    for k, p in enumerate(players):
-        out.expect(f"seat {p['seat']} final_stack", p["final_stack"], stack[k])
-        out.expect(f"seat {p['seat']} net", p["net"], stack[k] - start[k])
-    if sum(p["net"] for p in players):
-        out.append(f"nets {[p['net'] for p in players]} do not sum to 0")
+        first = self.aggressor if self.aggressor is not None else next(k for k in self.after(button) if k in live)
+        shown = [(seats[k], CATEGORIES[value[k][0]], value[k]) for k in [(first + i) % n for i in range(n)]
+                 if k in live]
+        return pots, shown
 
 
 # ----------------------------------------------------------------------------- a file
