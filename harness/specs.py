@@ -149,7 +149,7 @@ class Limits:
         open_files: limit on open file descriptors.
         max_processes: processes and threads: under the sandbox, of the bot's
             processes together (0 = the sandbox's default,
-            :data:`harness.match.sandbox.DEFAULT_PIDS`; without control groups,
+            :data:`harness.host.sandbox.DEFAULT_PIDS`; without control groups,
             RLIMIT_NPROC inside the bot's user namespace); with the sandbox
             off, of the bot's user (RLIMIT_NPROC, per user, so 0 = none by default).
         log_bytes: cap per captured stdout/stderr log file, and of the
@@ -193,7 +193,7 @@ class CpuPolicy(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class SandboxSettings:
-    """How bots are isolated (``[sandbox]``; :mod:`harness.match.sandbox`).
+    """How bots are isolated (``[sandbox]``; :mod:`harness.host.sandbox`).
 
     Attributes:
         mode: auto, required or off.

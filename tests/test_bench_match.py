@@ -28,8 +28,8 @@ def test_sandbox_start_measures_and_leaves_no_process_or_group() -> None:
     import pytest
 
     from harness.bench.match import sandbox_start
-    from harness.match import cgroups
-    from harness.match.sandbox import support
+    from harness.host import cgroups
+    from harness.host.sandbox import support
 
     sup = support()
     if not (sup.namespaces and sup.cgroups.available):

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.match import sandbox as sb
+from harness.host import sandbox as sb
 from harness.match.checkbot import CANDIDATE, check_bot
 from harness.specs import SandboxMode, SandboxSettings
 
@@ -145,7 +145,8 @@ def test_without_cgroups_a_failed_start_names_the_process_limit_too(
     """Limits per process tree (no control groups): the watch saw the tree at the limit."""
     import dataclasses
 
-    from harness.match import cgroups, referee
+    from harness.host import cgroups
+    from harness.match import referee
 
     bare = dataclasses.replace(SUPPORT, cgroups=cgroups.CgroupSupport(None, reason="none for this test"))
     monkeypatch.setattr(sb, "support", lambda: bare)

@@ -16,7 +16,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from harness.match.botproc import (
+from harness.host.botproc import (
     MARK_ENV,
     OWNER_ENV,
     BotProcess,
@@ -281,7 +281,7 @@ def test_bot_dies_with_a_killed_referee(tmp_path: Path) -> None:
         f"""
         import sys, time
         from pathlib import Path
-        from harness.match.botproc import BotProcess
+        from harness.host.botproc import BotProcess
         from harness.specs import BotSpec, Limits
         spec = BotSpec("b", ("python", "-c", "import time; time.sleep(60)"))
         p = BotProcess(spec, {{}}, Path({str(tmp_path)!r}), Limits(), "0-b")

@@ -1,4 +1,4 @@
-"""Compiled seccomp programs kept between runs (harness.match.bpfcache): used again, trusted only when safe."""
+"""Compiled seccomp programs kept between runs (harness.host.bpfcache): used again, trusted only when safe."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.match import bpfcache, syscall_filter
+from harness.host import bpfcache, syscall_filter
 
 PROGRAM = bytes(range(16))  # two instructions' worth
 

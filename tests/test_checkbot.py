@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.cli import app
-from harness.match.botproc import find_marked
+from harness.host.botproc import find_marked
 from tests.test_bots_node import node_bot  # noqa: F401  (fixture: bots/node with its npm packages)
 
 REPO = Path(__file__).resolve().parent.parent
@@ -176,7 +176,7 @@ def test_tracebacks_in_the_bots_stderr_fail_the_check() -> None:
 
 
 def test_find_tracebacks_counts_each_error_once() -> None:
-    from harness.match.tracebacks import find_tracebacks
+    from harness.host.tracebacks import find_tracebacks
 
     python = "Traceback (most recent call last):\n  File \"b.py\", line 3, in act\n    1 // 0\nZeroDivisionError: x"
     chained = (

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.cli import app
-from harness.match.botproc import find_marked
+from harness.host.botproc import find_marked
 
 REPO = Path(__file__).resolve().parent.parent
 CALLERS = ["--bot", "a=python -m bots.caller", "--bot", "b=python -m bots.caller"]

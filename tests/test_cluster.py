@@ -236,7 +236,7 @@ def test_a_task_that_starts_after_its_stop_was_asked_plays_nothing(tmp_path: Pat
 def test_workers_sandbox_bots_as_the_runner_does_and_hide_their_own_space(tmp_path: Path, monkeypatch) -> None:
     import functools
 
-    from harness.match import sandbox
+    from harness.host import sandbox
     from harness.match.referee import play_match
     from harness.specs import SandboxMode, SandboxSettings
 
@@ -459,7 +459,7 @@ def test_a_spy_on_a_worker_reaches_neither_the_scheduler_nor_the_workers_memory(
     import sysconfig
 
     from harness.engine.config import GameConfig
-    from harness.match import sandbox as sb
+    from harness.host import sandbox as sb
     from harness.match.referee import play_match
     from harness.specs import Limits, MatchSpec, SandboxMode, SandboxSettings
     from harness.tournament.matchjob import play_and_store

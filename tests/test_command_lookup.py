@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.match import sandbox as sb
-from harness.match.botproc import BotStartError, resolve_command
+from harness.host import sandbox as sb
+from harness.host.botproc import BotStartError, resolve_command
 from harness.match.checkbot import check_bot
 from harness.specs import BotSpec, SandboxMode, SandboxSettings
 from harness.tournament.config import ConfigError, load_config

@@ -24,7 +24,7 @@ from typing import Any
 import psutil
 import pytest
 
-from harness.match.botproc import find_marked
+from harness.host.botproc import find_marked
 from harness.specs import BotSpec, Limits, MatchResult, MatchSpec, SandboxMode, SandboxSettings
 
 REPO = Path(__file__).resolve().parent.parent

@@ -144,7 +144,7 @@ def test_nothing_in_the_harness_imports_the_rl_extra(path: Path) -> None:
         assert not module.startswith("harness.rl") and _top(module) not in ("pettingzoo", "gymnasium"), where
 
 
-@pytest.mark.parametrize("package", ["match", "tournament", "history", "cli", "play", "engine"])
+@pytest.mark.parametrize("package", ["match", "tournament", "history", "cli", "play", "engine", "host"])
 def test_a_package_docstring_that_lists_its_modules_lists_them_all(package: str) -> None:
     """The module map a newcomer reads first stays true: every module of the folder is named in it."""
     folder = ROOT / "harness" / package
@@ -160,3 +160,11 @@ def test_the_cli_is_the_top_floor(path: Path) -> None:
     """Nothing in harness imports harness.cli: commands call the library, never the other way."""
     for line, module in imported_modules(path):
         assert not module.startswith("harness.cli"), f"{path.relative_to(ROOT)}:{line} imports {module}"
+
+
+@pytest.mark.parametrize("path", files("harness/host"), ids=lambda p: p.name)
+def test_hosting_a_bot_knows_nothing_of_the_match(path: Path) -> None:
+    """harness/host (processes, sandbox, limits) sits below harness/match: the referee uses it, never back."""
+    for line, module in imported_modules(path):
+        assert not module.startswith(("harness.match", "harness.tournament", "harness.history")), \
+            f"{path.relative_to(ROOT)}:{line} imports {module}"

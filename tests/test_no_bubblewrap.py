@@ -1,6 +1,6 @@
 """The commands on a machine without bubblewrap (CI has it, a fresh machine may not).
 
-bubblewrap is found on ``PATH`` (:func:`harness.match.sandbox.support`,
+bubblewrap is found on ``PATH`` (:func:`harness.host.sandbox.support`,
 ``shutil.which("bwrap")``), so these tests hide it: ``PATH`` becomes one
 directory holding a link to every program of the real ``PATH`` except
 ``bwrap``, and the cached probe is cleared. There, a usage mistake is still
@@ -21,7 +21,7 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.cli import app
-from harness.match import sandbox as sb
+from harness.host import sandbox as sb
 
 REPO = Path(__file__).resolve().parents[1]
 CALLERS = ["--bot", "a=python -m bots.caller", "--bot", "b=python -m bots.caller"]

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from harness.match.placement import pin, restore
+from harness.host.placement import pin, restore
 
 
 def test_pin_then_restore() -> None:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.match.botproc import find_marked
+from harness.host.botproc import find_marked
 
 ROOT = Path(__file__).resolve().parents[1]
 

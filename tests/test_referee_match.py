@@ -26,7 +26,7 @@ from harness.deals import commitment
 from harness.engine import GameConfig
 from harness.history.files import HistoryWriter, read_history, without_volatile
 from harness.history.replay import check_history
-from harness.match.botproc import find_marked
+from harness.host.botproc import find_marked
 from harness.match.referee import BotSpec, Limits, MatchSpec, StackMode, hand_seed, play_match
 from tests.history_helpers import check_records, schema_errors
 

@@ -27,8 +27,8 @@ import pytest
 
 from harness.engine.config import GameConfig
 from harness.history.files import find_history, read_history
-from harness.match import sandbox as sb
-from harness.match import syscall_filter
+from harness.host import sandbox as sb
+from harness.host import syscall_filter
 from harness.match.referee import play_match
 from harness.specs import BotSpec, CpuPolicy, Limits, MatchResult, MatchSpec, SandboxMode, SandboxSettings
 

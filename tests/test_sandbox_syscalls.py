@@ -1,4 +1,4 @@
-"""The syscall allow-list and the empty session keyring (harness/match/syscall_filter.py, botproc.py).
+"""The syscall allow-list and the empty session keyring (harness/host/syscall_filter.py, botproc.py).
 
 Hostile bots (tests/fixtures/hostile) in real matches, sandbox on (the
 attempt fails, nothing is learned) and off (it works, so the tests can
@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from harness.history.files import find_history, read_history
-from harness.match import syscall_filter
+from harness.host import syscall_filter
 from harness.specs import BotSpec, SandboxSettings
 from tests.test_sandbox import (
     HOSTILE,

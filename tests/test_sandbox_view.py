@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from harness.history.files import find_history, read_history
-from harness.match import sandbox as sb
+from harness.host import sandbox as sb
 from harness.specs import BotSpec, SandboxMode, SandboxSettings
 from tests.test_sandbox import HOSTILE, LIMITS, OFF, ROOT, SUPPORT, attacks, entry, play, processes_with, succeeded
 
@@ -131,7 +131,7 @@ def test_colluders_pass_nothing_through_the_counters_of_proc(arena: Path, box: S
 def test_colluders_pass_nothing_through_the_task_count_of_sysinfo(arena: Path, box: SandboxSettings) -> None:
     """sysinfo(2)'s task count (``procs``) carried 3.1-3.8 bits per hand between two colluders, sandbox on
     or off: a system call, which no mount masks. In the sandbox the referee answers it with fixed values
-    (harness.match.sysinfo_supervisor): ``procs`` is always 1, so nothing passes."""
+    (harness.host.sysinfo_supervisor): ``procs`` is always 1, so nothing passes."""
     bits, _, receiver = counter_colluders(arena, "sysinfo", box, hands=30)
     print(f"sysinfo {'on' if box is ON else 'off'}: {bits:.2f} bits per hand; {receiver['sysinfo']}")
     if box is ON:

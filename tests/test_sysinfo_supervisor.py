@@ -1,4 +1,4 @@
-"""The referee's answer to a bot's sysinfo(2) (harness.match.sysinfo_supervisor), without bubblewrap.
+"""The referee's answer to a bot's sysinfo(2) (harness.host.sysinfo_supervisor), without bubblewrap.
 
 A child loads the filter as a bot does (the ``child`` of :func:`prepare`, before ``exec``), the test
 runs the supervisor, and the child calls sysinfo through glibc, the x32 ABI and ``int 0x80`` (i386,
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.match import sandbox as sb
-from harness.match import sysinfo_supervisor as ss
+from harness.host import sandbox as sb
+from harness.host import sysinfo_supervisor as ss
 from harness.specs import SandboxMode, SandboxSettings
 from tests.test_sandbox_view import SUPPORT as SANDBOX
 from tests.test_sandbox_view import counter_colluders

@@ -10,10 +10,10 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.cli import app
-from harness.match.botproc import find_marked
+from harness.host.botproc import find_marked
+from harness.host.startcause import start_cause
+from harness.host.tracebacks import Trace, describe_traces, find_traces
 from harness.match.checkbot import CheckReport, Violation
-from harness.match.startcause import start_cause
-from harness.match.tracebacks import Trace, describe_traces, find_traces
 from harness.report.collect import BotReport, ReportData
 from harness.report.markdown import bot_markdown
 from harness.specs import FaultKind, Limits

@@ -5,7 +5,7 @@ uid (``setpriv``, uid :data:`USER_UID`); as an ordinary user it runs as is.
 Two paths are tested:
 
 - no control groups (an ordinary user without delegation): limits per
-  process tree (:mod:`harness.match.treelimits`): a fork bomb is stopped at
+  process tree (:mod:`harness.host.treelimits`): a fork bomb is stopped at
   the process limit, a memory hog at the memory limit, busy children do not
   slow the opponent, a bot that widens its CPU affinity is put back;
 - a delegated control-group subtree the user owns (made by the test as
@@ -33,8 +33,8 @@ from typing import Any
 
 import pytest
 
-from harness.match import cgroups, treelimits
-from harness.match import sandbox as sb
+from harness.host import cgroups, treelimits
+from harness.host import sandbox as sb
 from harness.specs import CpuPolicy, SandboxMode, SandboxSettings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -52,7 +52,7 @@ DRIVER = textwrap.dedent("""
     args = json.loads(sys.argv[1])
     if args["wait"]:
         sys.stdin.readline()  # root moves us into the delegated groups first
-    from harness.match import cgroups, sandbox
+    from harness.host import cgroups, sandbox
     if args["no_cgroups"]:
         cgroups.probe = lambda: cgroups.CgroupSupport(None, reason="none for this test")
     from harness.engine.config import GameConfig
@@ -333,7 +333,7 @@ def test_a_delegated_v2_group_gives_its_processes_a_leaf(tmp_path: Path) -> None
     os.mkdir(group)
     code = textwrap.dedent("""
         import sys; sys.stdin.readline()
-        from harness.match import cgroups
+        from harness.host import cgroups
         group = sys.argv[1]
         print(repr(cgroups._delegation_problem(group)), repr(cgroups._into_leaf(group)))
         print(open("/proc/self/cgroup").read().splitlines()[-1])

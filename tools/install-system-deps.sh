@@ -15,8 +15,8 @@ set -uo pipefail
 # installed from elsewhere, or on a system without dpkg). To add a package,
 # add one line here; nothing else needs changing.
 PACKAGES='
-bubblewrap            bwrap     the bots sandbox (harness/match/sandbox.py; tests/test_sandbox.py)
-libseccomp2           -         the sandbox syscall filter (harness/match/syscall_filter.py)
+bubblewrap            bwrap     the bots sandbox (harness/host/sandbox.py; tests/test_sandbox.py)
+libseccomp2           -         the sandbox syscall filter (harness/host/syscall_filter.py)
 chromium              chromium  the report browser test (tests/test_report.py)
 chromium-driver       -         the report browser test (tests/test_report.py)
 default-jre-headless  java      Java bots

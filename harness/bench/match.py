@@ -68,7 +68,7 @@ import zmq
 
 from harness.engine import Action, ActionKind, GameConfig, HandState
 from harness.engine.cards import CARD_STRS
-from harness.match.placement import pin, restore
+from harness.host.placement import pin, restore
 from harness.match.referee import BotSpec, Limits, MatchSpec, Referee, encode_hand_end_of
 from harness.specs import CpuPolicy, SandboxMode, SandboxSettings
 from protocol import codec
@@ -274,7 +274,7 @@ def match_speed(
 
 def _join(fds: tuple[int, ...], answering: Any = None) -> None:
     """Between fork and exec: join the control group and load the sysinfo filter (as
-    :mod:`harness.match.botproc` does; ``answering`` a :class:`harness.match.sysinfo_supervisor.Prepared`)."""
+    :mod:`harness.host.botproc` does; ``answering`` a :class:`harness.host.sysinfo_supervisor.Prepared`)."""
     for fd in fds:
         os.write(fd, b"0")
     if answering is not None:
@@ -293,12 +293,12 @@ def sandbox_start(n: int = 20) -> dict[str, float]:
     ``freeze_switch_us``: the same under ``cpu = "freeze"``.
 
     Raises:
-        harness.match.sandbox.SandboxError: the sandbox cannot run here.
+        harness.host.sandbox.SandboxError: the sandbox cannot run here.
     """
     import shutil as sh
 
-    from harness.match import cgroups, sysinfo_supervisor
-    from harness.match.sandbox import BotJail, SandboxError, UidLease, support
+    from harness.host import cgroups, sysinfo_supervisor
+    from harness.host.sandbox import BotJail, SandboxError, UidLease, support
 
     sup = support()
     if not (sup.namespaces and sup.cgroups.available):
@@ -473,7 +473,7 @@ def _acpc(directory: str | None, hands: int, c_hu: dict[str, float] | None) -> d
 
 def _sandboxed(hands: int, pinned: bool, unsandboxed: float) -> dict[str, Any]:
     """The sandbox's figures, the heads-up match in the headline placement; None where it cannot run."""
-    from harness.match.sandbox import SandboxError, plan
+    from harness.host.sandbox import SandboxError, plan
 
     required = SandboxSettings(mode=SandboxMode.REQUIRED)
     try:

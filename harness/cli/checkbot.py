@@ -59,9 +59,9 @@ def check_bot(
     """
     from harness.deals import parse_seed
     from harness.engine import GameConfig, GameConfigError
-    from harness.match.botproc import BotStartError
+    from harness.host.botproc import BotStartError
+    from harness.host.sandbox import SandboxError
     from harness.match.checkbot import check_bot as run_check
-    from harness.match.sandbox import SandboxError
     from harness.specs import SandboxMode, SandboxSettings
 
     extra = list(ctx.args)

@@ -106,7 +106,7 @@ def _out_of_bounds(*options: tuple[str, str, int | None]) -> str | None:
 
 def _bots_and_sandbox_problem(specs: list[Any], sandbox: str) -> str | None:
     """The first problem of ``--bot`` commands (not found, not executable) or of ``--sandbox``, as an error."""
-    from harness.match.botproc import BotStartError, resolve_command
+    from harness.host.botproc import BotStartError, resolve_command
     from harness.specs import SandboxMode
 
     for spec in specs:
@@ -200,14 +200,14 @@ def _sandbox_plan(settings):  # noqa: ANN001, ANN202 - SandboxSettings -> Plan, 
     without the sandbox is a usage error before anything is started or written.
 
     Raises:
-        harness.match.sandbox.SandboxError: mode "required" and the sandbox cannot run here.
+        harness.host.sandbox.SandboxError: mode "required" and the sandbox cannot run here.
     """
-    from harness.match.sandbox import plan
+    from harness.host.sandbox import plan
 
     return plan(settings)
 
 
-def _sandbox_say(decided, command: str) -> None:  # noqa: ANN001 - a harness.match.sandbox.Plan
+def _sandbox_say(decided, command: str) -> None:  # noqa: ANN001 - a harness.host.sandbox.Plan
     """Print the sandbox's WARNING when bots are not isolated (a notice when it is off), on stderr.
 
     Called once every option and file has been checked, just before the bots

@@ -65,8 +65,8 @@ def match(
     from harness.engine import GameConfig, GameConfigError
     from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS
     from harness.history.files import history_name
+    from harness.host.sandbox import SandboxError
     from harness.match.referee import Limits, MatchSpec, StackMode, play_match
-    from harness.match.sandbox import SandboxError
     from harness.specs import SandboxMode, SandboxSettings
 
     def usage(message: str) -> typer.Exit:

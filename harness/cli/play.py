@@ -70,9 +70,9 @@ def play(
     from harness.deals import seed_hex
     from harness.engine import GameConfig, GameConfigError
     from harness.history.files import history_name
+    from harness.host.sandbox import SandboxError
     from harness.match.human import HumanLink, HumanSpec
     from harness.match.referee import Limits, MatchSpec, StackMode
-    from harness.match.sandbox import SandboxError
     from harness.play.session import play_with_human
     from harness.specs import SandboxMode, SandboxSettings
 

@@ -50,8 +50,8 @@ def run(
     run again to resume).
     """
     from harness.deals import seed_warning
+    from harness.host.sandbox import SandboxError
     from harness.match.outdir import StorageError
-    from harness.match.sandbox import SandboxError
     from harness.tournament.cluster import ClusterError
     from harness.tournament.config import ConfigError
     from harness.tournament.leaderboard import plural

@@ -54,9 +54,9 @@ def sprt(
     import shlex
 
     from harness.engine import GameConfig, GameConfigError
+    from harness.host.sandbox import SandboxError
     from harness.match.outdir import OutDirError, default_out_dir
     from harness.match.referee import play_match
-    from harness.match.sandbox import SandboxError
     from harness.specs import Limits, SandboxMode, SandboxSettings
     from harness.tournament.sprt import SprtError, SprtSettings, hidden_out, open_test, run_sprt
     from harness.tournament.sprt import status as sprt_status

@@ -7,11 +7,8 @@ Modules, in the direction of their imports:
   the deals every layer uses are one floor down (:mod:`harness.specs`,
   :mod:`harness.deals`), and hand histories have their own package
   (:mod:`harness.history`);
-- bot hosting: ``placement`` (CPU pinning), ``cgroups``, ``treelimits``
-  (limits without cgroups), ``syscall_filter`` and ``bpfcache`` (its compiled
-  programs, kept), ``sysinfo_supervisor``,
-  ``sandbox`` (bubblewrap), ``botproc`` (bot subprocesses), ``startcause``
-  and ``tracebacks`` (reading a bot's stderr);
+- bot hosting lives one floor down, in :mod:`harness.host` (processes, sandbox,
+  control groups, limits);
 - the wire: ``zmtp`` (the ZMTP parser), ``wire`` (per-hand messages),
   ``connection`` (one bot's channel);
 - the match: ``referee`` (plays it), ``human`` (a seat a person answers,

@@ -12,7 +12,7 @@ entry check (:mod:`harness.tournament.entries`) gives :func:`check_spec` its
 own limits, seat, table, match id and announced hands. Faults come back from the hand history
 (``faults`` per hand) and the match result; each becomes a
 :class:`Violation` in words a bot author can act on. The bot's stderr is
-searched for tracebacks in any language (:mod:`harness.match.tracebacks`): an SDK bot whose
+searched for tracebacks in any language (:mod:`harness.host.tracebacks`): an SDK bot whose
 ``act()`` raises still plays (the SDK sends the default action), so a
 traceback fails the check too.
 
@@ -36,11 +36,11 @@ from typing import Any
 
 from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS, GameConfig, Structure
 from harness.history.files import decision_times, find_history, read_history, record_faults
-from harness.match.botproc import PASSED_ENV, PASSED_ENV_PREFIXES, resolve_command
+from harness.host.botproc import PASSED_ENV, PASSED_ENV_PREFIXES, resolve_command
+from harness.host.startcause import start_cause
+from harness.host.tracebacks import Trace, describe_traces, find_traces
 from harness.match.msgsize import message_problem
 from harness.match.outdir import prepare_out_dir
-from harness.match.startcause import start_cause
-from harness.match.tracebacks import Trace, describe_traces, find_traces
 from harness.match.untrusted import visible
 from harness.specs import (
     BotSpec,
@@ -136,14 +136,14 @@ class CheckReport:
         stdout_tail: the same of its stdout (a JVM prints why it cannot start there).
         out_dir: where the hand history and logs were kept, or None.
         counts: fault counts of the candidate by kind (the match result's).
-        start_cause: why it failed to start, when its stderr tells (:func:`harness.match.startcause.start_cause`).
-        traces: the same, each with its language (:mod:`harness.match.tracebacks`).
+        start_cause: why it failed to start, when its stderr tells (:func:`harness.host.startcause.start_cause`).
+        traces: the same, each with its language (:mod:`harness.host.tracebacks`).
         tracebacks: every traceback (uncaught exception report) in the
             candidate's stderr, in order (:func:`find_tracebacks`); any fails the check.
         game: the game played.
         env_dropped: names of variables of the caller's environment the bot
             did not get (only harmless ones and ``--env`` are passed).
-        sandbox: how the bots ran (:attr:`harness.match.sandbox.Plan.summary`).
+        sandbox: how the bots ran (:attr:`harness.host.sandbox.Plan.summary`).
     """
 
     command: tuple[str, ...]
@@ -486,11 +486,11 @@ def check_spec(
         tracebacks of the bot's stderr; ``report.ok`` is False on any.
 
     Raises:
-        harness.match.botproc.BotStartError: a command cannot be launched at all.
+        harness.host.botproc.BotStartError: a command cannot be launched at all.
         ValueError: bad arguments (2..6 bots, unique names), an ``out_dir`` that
             cannot be used (:class:`harness.match.outdir.OutDirError`).
         harness.engine.GameConfigError: a stack below what the game needs.
-        harness.match.sandbox.SandboxError: the sandbox is required and cannot run here.
+        harness.host.sandbox.SandboxError: the sandbox is required and cannot run here.
     """
     from harness.match.referee import Referee
 
@@ -570,7 +570,7 @@ def check_bot(
         The :class:`CheckReport`; ``report.ok`` is False on any violation or traceback.
 
     Raises:
-        harness.match.botproc.BotStartError: the command cannot be launched at all
+        harness.host.botproc.BotStartError: the command cannot be launched at all
             (not found, not executable, no ``#!`` line, cwd missing).
         ValueError: bad arguments (no command, hands, decision_ms, startup_ms,
             time_bank_ms, memory_mb, max_processes or starting_stack outside :data:`harness.specs.BOUNDS`,

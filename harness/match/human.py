@@ -5,7 +5,7 @@ referee binds the seat's channel, checks its ``hello``, sends it the same
 ``match_start``, ``hand_start``, requests, ``hand_end`` and ``match_end``
 over the same ZeroMQ connection, times it with a :class:`~harness.match.clock.Clock`
 and validates every reply as a bot's (PROTOCOL.md). What differs is the
-other end: :class:`HumanProcess` stands where a :class:`~harness.match.botproc.BotProcess`
+other end: :class:`HumanProcess` stands where a :class:`~harness.host.botproc.BotProcess`
 stands, a thread of this process that speaks the protocol (a pyzmq DEALER, as
 the SDK's) and hands each message to a :class:`HumanLink`, where a user
 interface (the terminal, a web page) reads them and posts the person's answer.
@@ -178,7 +178,7 @@ class HumanProcess:
     seat's secret, and relays every message to the :class:`HumanLink` and the
     person's answers to the referee, until ``match_end``, a fatal ``error``,
     :meth:`HumanLink.leave` or :meth:`stop`. The interface the referee uses is
-    the subset of :class:`~harness.match.botproc.BotProcess` it calls:
+    the subset of :class:`~harness.host.botproc.BotProcess` it calls:
     :meth:`start`, :meth:`poll`, :meth:`stop`, :meth:`describe_exit`,
     :meth:`run_queue_wait_s`, ``returncode`` and ``jail`` (None).
 

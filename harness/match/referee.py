@@ -1,6 +1,6 @@
 """The referee: one match between bot subprocesses; it never blocks forever on one.
 
-:func:`play_match` launches every bot (harness.match.botproc), binds one private
+:func:`play_match` launches every bot (harness.host.botproc), binds one private
 ZeroMQ (ZMTP) channel per bot (harness.match.connection), checks each bot's ``hello``,
 then plays ``spec.hands`` hands with the engine deciding everything about
 the rules (harness.engine). Each bot's thinking time is charged to its clock
@@ -57,15 +57,15 @@ from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS
 from harness.history import record as handrecord
 from harness.history.files import HistoryWriter, history_name
 from harness.history.record import BY_BOT, BY_FAULT, BY_OUT, BY_UNSENT, Decision
-from harness.match import cgroups
-from harness.match.botproc import BotProcess, BotStartError, stop_all
+from harness.host import cgroups
+from harness.host.botproc import BotProcess, BotStartError, stop_all
+from harness.host.placement import Placement, pin, restore
+from harness.host.sandbox import DEFAULT_PIDS, BotJail, SandboxError, UidLease, non_dumpable, plan, support
+from harness.host.treelimits import TreeBot, TreeMatch
 from harness.match.clock import Clock
 from harness.match.connection import CATCH_UP_DECISIONS, ChannelFault, Connection, Disconnected, Hub
 from harness.match.human import HumanProcess, HumanSpec
 from harness.match.msgsize import message_problem
-from harness.match.placement import Placement, pin, restore
-from harness.match.sandbox import DEFAULT_PIDS, BotJail, SandboxError, UidLease, non_dumpable, plan, support
-from harness.match.treelimits import TreeBot, TreeMatch
 from harness.match.untrusted import visible
 from harness.match.wire import HandWire, MatchWire
 from harness.specs import (
@@ -327,7 +327,7 @@ class Referee:
             looks like one of its matches (None: play ``spec.hands``).
 
     Raises:
-        harness.match.sandbox.SandboxError: ``mode = "required"`` and the sandbox
+        harness.host.sandbox.SandboxError: ``mode = "required"`` and the sandbox
             cannot run here.
 
     Attributes (after :meth:`run`):
@@ -1076,7 +1076,7 @@ def play_match(
             ``logs/referee.log``.
         cpus: optional CPU set to pin the referee and its bots to (speed on VMs).
         transport: ``"ipc"`` (default) or ``"tcp"`` (loopback; not with the sandbox).
-        sandbox: how the bots are isolated (:mod:`harness.match.sandbox`);
+        sandbox: how the bots are isolated (:mod:`harness.host.sandbox`);
             default: mode auto, fair CPU by weight.
 
     Returns:
@@ -1087,6 +1087,6 @@ def play_match(
         ValueError: fewer than 2 or more than 6 bots, a bad or repeated name,
             an empty command, a negative hand count.
         KeyboardInterrupt: after every bot has been stopped.
-        harness.match.sandbox.SandboxError: the sandbox is required and cannot run here.
+        harness.host.sandbox.SandboxError: the sandbox is required and cannot run here.
     """
     return Referee(bots, spec, limits, out_dir, cpus=cpus, transport=transport, sandbox=sandbox).run()

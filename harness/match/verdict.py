@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.history.files import HistoryError, decision_times, read_history
-from harness.match.startcause import start_cause
-from harness.match.tracebacks import describe_traces, find_traces
+from harness.host.startcause import start_cause
+from harness.host.tracebacks import describe_traces, find_traces
 from harness.specs import FaultKind, Limits, MatchResult
 
 __all__ = ["SeatVerdict", "verdicts", "RESULT_FILE"]

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.history.files import HistoryError
-from harness.match.tracebacks import find_traces
+from harness.host.tracebacks import find_traces
 from harness.report.chips import ChipsTally, HandLine, counterpart, hand_line
 from harness.report.hands import hand_view, read_hand_records
 from harness.report.pokerstats import Counts, PokerStats

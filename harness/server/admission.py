@@ -80,7 +80,7 @@ def admit(bot: BotSpec, build: str, data: Path, build_timeout_s: float, game: Ga
         if not ok:
             first = text.splitlines()[0] if text else "the build failed"
             return {**result, "ok": False, "reason": first, "stderr_tail": text, "log": ""}
-    # The bot sees its own folder (its cwd), never the rest of the data folder (harness.match.sandbox).
+    # The bot sees its own folder (its cwd), never the rest of the data folder (harness.host.sandbox).
     result.update(run_check(bot, game, limits, starting_stack, directory, sandbox=sandbox, table=table))
     log = Path(result.get("log") or "")
     try:

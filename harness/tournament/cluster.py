@@ -40,7 +40,7 @@ deterministic, so the result is the same; up to
 as failed). Bots die with their worker: the referee starts them from the
 task's thread (the worker's executor threads live as long as the worker),
 with ``PR_SET_PDEATHSIG``, and the first task of the next worker on that
-machine kills whatever they left (:func:`harness.match.botproc.kill_strays`).
+machine kills whatever they left (:func:`harness.host.botproc.kill_strays`).
 Ctrl-C cancels the queued tasks and interrupts the running ones (a
 ``KeyboardInterrupt`` raised in the task's thread, so the referee's cleanup
 stops their bots, as SIGTERM does in a local worker); losing the scheduler
@@ -101,7 +101,7 @@ _REFRESH_S = 2.0
 _PR_SET_PDEATHSIG = 1  # prctl(2) options (linux/prctl.h)
 _PR_SET_DUMPABLE = 4
 _SOURCE_PACKAGES = ("harness", "protocol", "bots")
-#: Variables a Dask nanny sets in its workers that bots inherit (PYTHON*, ``harness.match.botproc``): the
+#: Variables a Dask nanny sets in its workers that bots inherit (PYTHON*, ``harness.host.botproc``): the
 #: runner's values go with each task. (Its others, MALLOC_TRIM_THRESHOLD_, OMP_NUM_THREADS..., never reach a bot.)
 RUNNER_ENV = ("PYTHONHASHSEED",)
 
@@ -175,7 +175,7 @@ def hide(value: Any, path: Path) -> Any:
 def expected_sandbox(settings: Sequence[SandboxSettings]) -> tuple[bool, bool]:
     """What a worker must give the bots (bubblewrap, control groups): all of it for mode ``required``,
     for ``auto`` what this machine (the runner's) gives, nothing for ``off``."""
-    from harness.match.sandbox import SandboxError, plan
+    from harness.host.sandbox import SandboxError, plan
 
     need_ns = need_cg = False
     for box in settings:
@@ -236,8 +236,8 @@ def preflight(bots: Iterable[BotSpec], digest: str, worker: str, sandboxes: Sequ
     (bubblewrap, control groups: :func:`expected_sandbox`) and each bot's
     command and cwd (cached per bot), after :func:`warm_up`.
     """
-    from harness.match.botproc import BotStartError, resolve_command
-    from harness.match.sandbox import SandboxError, plan
+    from harness.host.botproc import BotStartError, resolve_command
+    from harness.host.sandbox import SandboxError, plan
 
     mine = warm_up()
     if digest != mine:
@@ -294,8 +294,8 @@ def warm_up() -> str:
             import harness.match.referee  # noqa: F401 - imported for the first match
             import harness.tournament.entries  # noqa: F401
             import harness.tournament.matchjob  # noqa: F401
-            from harness.match.botproc import kill_strays
-            from harness.match.sandbox import support
+            from harness.host.botproc import kill_strays
+            from harness.host.sandbox import support
 
             support()  # probed once per process (bubblewrap, control groups): forked local workers inherit it
             _quiet_worker()
@@ -357,7 +357,7 @@ def leased_cpu(enabled: bool) -> Iterator[int | None]:
     (released by the kernel if the process dies). With every allowed CPU taken,
     the thread is left where it is.
     """
-    from harness.match.placement import pin, restore
+    from harness.host.placement import pin, restore
 
     if not enabled or not hasattr(os, "sched_getaffinity"):
         yield None

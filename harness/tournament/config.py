@@ -213,7 +213,7 @@ class TournamentConfig:
         limits: ``[limits]`` as the referee's limits.
         bots: ``[[bots]]`` in file order, commands resolved (``python`` ->
             this interpreter), ``cwd`` absolute.
-        sandbox: ``[sandbox]``, paths absolute (:mod:`harness.match.sandbox`).
+        sandbox: ``[sandbox]``, paths absolute (:mod:`harness.host.sandbox`).
     """
 
     path: Path
@@ -644,14 +644,14 @@ def _bot(t: _Table, base: Path) -> BotSpec:
 def _check_command(file: Path, index: int, bot: BotSpec) -> None:
     """Fail at load time, not after a whole tournament of failed starts, if a bot cannot be launched.
 
-    Uses the referee's own pre-flight check (:func:`harness.match.botproc.resolve_command`):
+    Uses the referee's own pre-flight check (:func:`harness.host.botproc.resolve_command`):
     the program must exist and be executable (relative paths from the bot's ``cwd``,
     bare names on the PATH the bot will see).
 
     Raises:
         ConfigError: naming ``bots[i].command`` and how to fix it.
     """
-    from harness.match.botproc import BotStartError, resolve_command
+    from harness.host.botproc import BotStartError, resolve_command
 
     path = bot.env.get("PATH", os.environ.get("PATH", os.defpath))
     try:

@@ -49,8 +49,8 @@ from typing import Any
 from harness.deals import new_seed
 from harness.engine.config import GameConfig
 from harness.history.files import HistoryError, decision_times, find_history, read_history
+from harness.host.tracebacks import Trace, describe_traces
 from harness.match.outdir import StorageError
-from harness.match.tracebacks import Trace, describe_traces
 from harness.match.untrusted import visible
 from harness.specs import BotSpec, FaultKind, Limits, SandboxSettings, StackMode
 from harness.tournament.config import TournamentConfig
@@ -215,7 +215,7 @@ def run_check(bot: BotSpec, game: GameConfig, limits: Limits, starting_stack: in
     Returns:
         ``{"ok", "reason", "stderr_tail", "log", "wall_s", "decision_ms"}`` (JSON-ready).
     """
-    from harness.match.botproc import BotStartError
+    from harness.host.botproc import BotStartError
     from harness.match.checkbot import check_spec
 
     table = table or CheckTable()

@@ -50,9 +50,9 @@ from typing import Any
 
 from harness.deals import commitment
 from harness.history.files import HistoryTail
+from harness.host.sandbox import SandboxError
+from harness.host.sandbox import plan as plan_sandbox
 from harness.match.outdir import StorageError, storage_errno
-from harness.match.sandbox import SandboxError
-from harness.match.sandbox import plan as plan_sandbox
 from harness.match.untrusted import visible
 from harness.specs import FaultKind, MatchResult, MatchSpec, SandboxSettings
 from harness.tournament.cluster import ClusterError
@@ -748,7 +748,7 @@ class _Run:
 def sandbox_lines(box: SandboxSettings, *, cluster: bool = False) -> list[str]:
     """What a run says about the bots' isolation before the first starts (docs/security.md).
 
-    ``sandbox: on (...)`` (this machine's :attr:`harness.match.sandbox.Plan.summary`;
+    ``sandbox: on (...)`` (this machine's :attr:`harness.host.sandbox.Plan.summary`;
     not for a cluster, whose workers check their own), then ``WARNING: bots are
     NOT fully isolated: ...`` when something is missing, or a notice when
     ``[sandbox] mode = "off"``. Nothing for mode "required" that cannot run

@@ -1,7 +1,7 @@
 """The tournament seed: drawn in secret, kept out of the bots' reach, committed, revealed, verified.
 
 Files in the output directory (which no sandboxed bot can see, see
-:mod:`harness.match.sandbox`; a table's records and files, which hold its
+:mod:`harness.host.sandbox`; a table's records and files, which hold its
 match seed, stay private until all its rotations are played:
 :mod:`harness.tournament.results`):
 

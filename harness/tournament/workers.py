@@ -38,8 +38,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, Protocol
 
+from harness.host.placement import pin
 from harness.match.outdir import STORAGE_ERRNOS, StorageError, storage_errno
-from harness.match.placement import pin
 
 RESULT_FILE = "result.json"
 ERROR_FILE = "error.txt"
@@ -179,7 +179,7 @@ class LocalExecutor:
 
     Args:
         capacity: parallel jobs (>= 1).
-        pin: run each job on one CPU of its own (``harness.match.placement.pin``:
+        pin: run each job on one CPU of its own (``harness.host.placement.pin``:
             affinity and SCHED_BATCH), spreading jobs over the CPUs this process may use.
         workers_file: where to list the running workers' pids (``<out>/.workers``), or None.
     """
@@ -197,7 +197,7 @@ class LocalExecutor:
         Bots carry their referee's (worker's) pid in ``HARNESS_OWNER_PID``; only
         orphans are killed (a live, reused pid is left alone).
         """
-        from harness.match.botproc import kill_strays
+        from harness.host.botproc import kill_strays
 
         if self._workers_file is None:
             return []

@@ -15,7 +15,7 @@ runtimes emulate a call (seccomp_unotify(2), "user-space notification"):
    everything else, compiled by libseccomp for the native ABI and, on
    x86-64, i386 and x32 (``int 0x80`` reaches the kernel's sysinfo too).
 2. Its ``child`` function (in the forked child, before ``exec`` of
-   bubblewrap; :func:`harness.match.botproc._make_preexec`) loads it with
+   bubblewrap; :func:`harness.host.botproc._make_preexec`) loads it with
    ``seccomp(SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER)``
    and sends the listener descriptor to the referee over a socket pair
    (``SCM_RIGHTS``). Filters stack: bwrap's allow-list loaded later allows
@@ -68,7 +68,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from harness.match import bpfcache
+from harness.host import bpfcache
 
 __all__ = ["PROCS", "Prepared", "Supervisor", "SysinfoSupport", "answer", "prepare", "support"]
 

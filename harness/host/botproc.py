@@ -55,15 +55,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.errors import HarnessError
-from harness.match import sysinfo_supervisor
-from harness.match.placement import run_queue_wait_s
-from harness.match.treelimits import children
+from harness.host import sysinfo_supervisor
+from harness.host.placement import run_queue_wait_s
+from harness.host.treelimits import children
 from harness.specs import BotSpec, Limits
 
 if TYPE_CHECKING:
-    from harness.match.cgroups import BotGroup
-    from harness.match.sandbox import BotJail
-    from harness.match.treelimits import TreeBot
+    from harness.host.cgroups import BotGroup
+    from harness.host.sandbox import BotJail
+    from harness.host.treelimits import TreeBot
 
 __all__ = [
     "BotProcess",
@@ -344,7 +344,7 @@ def _make_preexec(
             than ``ENOSYS`` (a kernel without keyrings) ends the child with a
             line on its stderr, so it never runs possessing the referee's.
         sysinfo: run last: loads the filter whose supervisor answers the bot's sysinfo
-            (:attr:`harness.match.sysinfo_supervisor.Prepared.child`; the sandbox does).
+            (:attr:`harness.host.sysinfo_supervisor.Prepared.child`; the sandbox does).
 
     Memory per process is ``RLIMIT_DATA`` (private writable mappings: heap,
     anonymous memory), not ``RLIMIT_AS``: runtimes such as the JVM and
@@ -595,15 +595,15 @@ class BotProcess:
         limits: resource limits (memory_mb, cpu_seconds, open_files,
             max_processes, log_bytes are used here).
         label: file-name-safe label, e.g. ``"0-solid"``.
-        jail: the bot's sandbox (:class:`harness.match.sandbox.BotJail`), or None
+        jail: the bot's sandbox (:class:`harness.host.sandbox.BotJail`), or None
             to run it as the referee's user. In a jail the process started is
             bubblewrap (its exit status is the bot's, 128 + n when signal n
             killed it) and the bot's processes live in their own pid namespace.
-        group: the bot's control group (:class:`harness.match.cgroups.BotGroup`),
+        group: the bot's control group (:class:`harness.host.cgroups.BotGroup`),
             or None. The child joins it before ``exec``; memory and processes
             are then limited for all the bot's processes together, and
             stopping empties the group. Or its limits per process tree
-            (:class:`harness.match.treelimits.TreeBot`, no control groups),
+            (:class:`harness.host.treelimits.TreeBot`, no control groups),
             which watch the started process's tree.
     """
 
@@ -774,7 +774,7 @@ class BotProcess:
 
         Over every process of the bot (its control group, else its process tree);
         0.0 before start or without scheduler statistics
-        (:func:`harness.match.placement.run_queue_wait_s`).
+        (:func:`harness.host.placement.run_queue_wait_s`).
         """
         if self._popen is None:
             return 0.0

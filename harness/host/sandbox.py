@@ -30,17 +30,17 @@ bubblewrap (``bwrap``, the sandbox Flatpak uses; Debian package
   ``setpriv`` (util-linux) after bwrap has built the mounts, with no
   capabilities and ``no_new_privs``; as an ordinary user: bwrap's user
   namespace;
-- its control group (:mod:`harness.match.cgroups`): memory and processes of
+- its control group (:mod:`harness.host.cgroups`): memory and processes of
   all its processes together, CPU accounting and weight, killed whole at the
   end;
-- a seccomp allow-list (:mod:`harness.match.syscall_filter`, loaded by
+- a seccomp allow-list (:mod:`harness.host.syscall_filter`, loaded by
   bwrap): the system calls ordinary programs make, no keyring, namespaces,
   mounts or ptrace, and no file locks, file watching or page-cache probing,
   the channels through which bots in different sandboxes could talk over
   the files they all see; and a fresh, empty session keyring
-  (:class:`harness.match.botproc.BotProcess` joins one before exec);
+  (:class:`harness.host.botproc.BotProcess` joins one before exec);
 - its sysinfo(2) answered by the referee with fixed values (no shared task
-  count; :mod:`harness.match.sysinfo_supervisor`).
+  count; :mod:`harness.host.sysinfo_supervisor`).
 
 The referee also makes itself non-dumpable (``PR_SET_DUMPABLE``) while bots
 run, so a process of its own user cannot read its memory or ptrace it.
@@ -69,7 +69,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from harness.errors import HarnessError
-from harness.match import cgroups, syscall_filter, sysinfo_supervisor, treelimits
+from harness.host import cgroups, syscall_filter, sysinfo_supervisor, treelimits
 from harness.specs import CpuPolicy, SandboxMode, SandboxSettings
 
 __all__ = [
@@ -132,7 +132,7 @@ USR_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 #: Interpreters a bot's own scripts may run by name (``exec python impl.py`` in a ``run.sh``): where the
 #: bot's PATH finds them, they are shown read-only at the same place, with their install trees
 #: (:meth:`BotJail._program_view`); ``python``/``python3`` are the harness's (first on the bot's PATH,
-#: :func:`harness.match.botproc.bot_path`).
+#: :func:`harness.host.botproc.bot_path`).
 PATH_INTERPRETERS = ("python3", "python", "node", "java")
 #: Where uid leases are kept (root only).
 LEASE_DIR = "/run/lock/harness-sandbox-uids"
@@ -154,7 +154,7 @@ class SandboxSupport:
         setpriv: path of ``setpriv`` (needed as root), or None.
         root: the harness runs as root (uid per seat).
         namespaces_problem: why namespaces cannot be used ('' when they can).
-        cgroups: what :func:`harness.match.cgroups.probe` found.
+        cgroups: what :func:`harness.host.cgroups.probe` found.
         prlimit: path of ``prlimit`` (util-linux; sets the process limit inside
             a bot's user namespace when there are no control groups), or None.
     """
@@ -427,14 +427,14 @@ class Plan:
         summary: one line for logs and ``harness check-bot``, e.g.
             ``"on (bubblewrap, a uid per seat, seccomp, cgroup v1, cpu: weight)"``.
         syscall_filter: the bots' sandboxes load the seccomp filter
-            (:mod:`harness.match.syscall_filter`; only with ``namespaces``).
+            (:mod:`harness.host.syscall_filter`; only with ``namespaces``).
         tree: no control groups: limits, freezing and the CPU pin are kept per
-            process tree from outside (:mod:`harness.match.treelimits`).
+            process tree from outside (:mod:`harness.host.treelimits`).
         nproc_in_jail: with ``tree``, the process limit is ``RLIMIT_NPROC`` set
             inside each bot's user namespace (exact for the bot alone).
         missing: the protections not in force, one phrase each (the warning lists them).
         sysinfo: the referee answers the bots' sysinfo(2) with fixed values
-            (:mod:`harness.match.sysinfo_supervisor`; only with ``namespaces``).
+            (:mod:`harness.host.sysinfo_supervisor`; only with ``namespaces``).
     """
 
     namespaces: bool
@@ -457,7 +457,7 @@ class Plan:
 def sysinfo_problem() -> str:
     """Why the bots' sysinfo(2) cannot be answered by the referee here ('' when it can).
 
-    :func:`harness.match.sysinfo_supervisor.support`, and: an ordinary user loads the filter with
+    :func:`harness.host.sysinfo_supervisor.support`, and: an ordinary user loads the filter with
     ``no_new_privs``, which a setuid-root bubblewrap would not survive (it would lose its privileges).
     """
     problem = sysinfo_supervisor.support().problem
@@ -470,7 +470,7 @@ def sysinfo_problem() -> str:
 
 
 def _missing_without_cgroups(namespaces: bool, nproc_in_jail: bool, cpu: CpuPolicy) -> list[str]:
-    """What per-tree limits (:mod:`harness.match.treelimits`) cannot do that control groups do, one phrase each."""
+    """What per-tree limits (:mod:`harness.host.treelimits`) cannot do that control groups do, one phrase each."""
     every = f"every {round(treelimits.POLL_S * 1000)} ms"
     out = [
         f"memory for all of a bot's processes together (each process is held to memory_mb by RLIMIT_DATA; their "
@@ -781,11 +781,11 @@ class BotJail:
         self.pass_fds: tuple[int, ...] = ()
         #: Processes and threads of the bot's user namespace (``RLIMIT_NPROC`` set inside it), 0 = not set here.
         self.nproc = 0
-        #: The bot's control group (hierarchy key -> host directory, :attr:`harness.match.cgroups.BotGroup.dirs`)
+        #: The bot's control group (hierarchy key -> host directory, :attr:`harness.host.cgroups.BotGroup.dirs`)
         #: and its version ("v1", "v2"), shown read-only at /sys/fs/cgroup; empty: no /sys at all.
         self.cgroup_dirs: dict[str, str] = {}
         self.cgroup_version = ""
-        #: The referee answers the bot's sysinfo(2) (:mod:`harness.match.sysinfo_supervisor`; where it can).
+        #: The referee answers the bot's sysinfo(2) (:mod:`harness.host.sysinfo_supervisor`; where it can).
         self.answer_sysinfo = not sysinfo_problem()
 
     def memory_bytes(self) -> int:

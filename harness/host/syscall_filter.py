@@ -46,7 +46,7 @@ cache (``posix_fadvise DONTNEED``) and testing whether a page is cached
 channel that can be set and cleared at will. The kernel keyring is one
 too (a key one bot adds, with permissions for all, another reads, even
 in a later match), which is why it is refused and why each bot also
-starts in an empty session keyring of its own (:mod:`harness.match.botproc`).
+starts in an empty session keyring of its own (:mod:`harness.host.botproc`).
 
 bwrap loads the program right before the bot's first instruction (``bwrap
 --seccomp FD``; as root that is ``setpriv``, which needs ``setresuid``,
@@ -115,7 +115,7 @@ import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
 
-from harness.match import bpfcache
+from harness.host import bpfcache
 
 __all__ = ["ALLOWED", "FilterSupport", "memfd", "program", "support"]
 
@@ -219,7 +219,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "msgget", "msgsnd", "msgrcv", "msgctl", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedsend_time64",
         "mq_timedreceive", "mq_timedreceive_time64", "mq_notify", "mq_getsetattr",
     ),
-    # sysinfo: allowed here, answered by the referee (harness.match.sysinfo_supervisor's filter stacks on this).
+    # sysinfo: allowed here, answered by the referee (harness.host.sysinfo_supervisor's filter stacks on this).
     "the system": ("uname", "sysinfo", "getrandom", "riscv_hwprobe", "riscv_flush_icache", "breakpoint",
                    "cacheflush", "set_tls"),
 }
@@ -334,7 +334,7 @@ def _build() -> FilterSupport:
 
 @lru_cache(maxsize=1)
 def support() -> FilterSupport:
-    """The filter of this machine: compiled once and kept between runs (:mod:`harness.match.bpfcache`:
+    """The filter of this machine: compiled once and kept between runs (:mod:`harness.host.bpfcache`:
     loading libseccomp and compiling cost a process tens to hundreds of milliseconds), looked up once per
     process."""
     problems: list[str] = []

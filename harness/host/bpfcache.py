@@ -1,7 +1,7 @@
 """Compiled seccomp programs kept between runs, so that a process does not compile them (or load libseccomp) again.
 
-The bots' syscall allow-list (:mod:`harness.match.syscall_filter`) and the
-sysinfo filter (:mod:`harness.match.sysinfo_supervisor`) are compiled by
+The bots' syscall allow-list (:mod:`harness.host.syscall_filter`) and the
+sysinfo filter (:mod:`harness.host.sysinfo_supervisor`) are compiled by
 libseccomp through pyseccomp: loading pyseccomp runs
 ``ctypes.util.find_library`` (an ``ldconfig -p``; hundreds of milliseconds
 on a loaded machine) and compiling the allow-list tens of milliseconds of

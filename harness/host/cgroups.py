@@ -37,7 +37,7 @@ CPU accounting, the CPU set the match runs on, and freezing.
 
 Hot path: switching the CPU weight is one ``write`` to a descriptor opened
 once (about 1 µs); freezing is one ``write`` too, but costs the kernel tens
-of µs (:data:`harness.match.sandbox.CPU_POLICIES`).
+of µs (:data:`harness.host.sandbox.CPU_POLICIES`).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ bubblewrap; without one, the bot's descendants by parentage).
   it would count every process of the user). Also checked by the watch:
   a tree at the limit has reached it.
 - **memory**: ``RLIMIT_DATA`` per process (set by
-  :mod:`harness.match.botproc`), and the sum of the tree's private resident
+  :mod:`harness.host.botproc`), and the sum of the tree's private resident
   memory checked every :data:`POLL_S` seconds (pages shared after a fork
   counted once, ``Pss``): over ``memory_mb`` the whole tree is killed, as
   the cgroup's OOM kill would.
@@ -20,13 +20,13 @@ bubblewrap; without one, the bot's descendants by parentage).
   ``SIGSTOP`` and resumed with ``SIGCONT``. An ordinary user cannot give a
   process a lower CPU share and take it back (raising a nice value or
   leaving ``SCHED_IDLE`` needs ``CAP_SYS_NICE``), so ``weight`` is not
-  possible here: :func:`harness.match.sandbox.plan` uses ``freeze``.
+  possible here: :func:`harness.host.sandbox.plan` uses ``freeze``.
 - **CPU pin**: every thread whose affinity is wider than the match's CPUs
   is put back at each check (a bot can call ``sched_setaffinity`` on
   itself; only a seccomp rule refusing it would stop it at once).
 
-The classes have the interface of :class:`harness.match.cgroups.MatchGroup`
-and :class:`~harness.match.cgroups.BotGroup`, so the referee drives either.
+The classes have the interface of :class:`harness.host.cgroups.MatchGroup`
+and :class:`~harness.host.cgroups.BotGroup`, so the referee drives either.
 """
 
 from __future__ import annotations
@@ -329,7 +329,7 @@ class TreeMatch:
         self._thread.start()
 
     def add_bot(self, label: str, *, memory_bytes: int, pids_max: int, cpus: Iterable[int] | None = None) -> TreeBot:
-        """A bot's tree limits (see :meth:`harness.match.cgroups.MatchGroup.add_bot` for the arguments)."""
+        """A bot's tree limits (see :meth:`harness.host.cgroups.MatchGroup.add_bot` for the arguments)."""
         bot = TreeBot(label, memory_bytes=memory_bytes, pids_max=pids_max, cpus=cpus)
         self.bots.append(bot)
         return bot
