@@ -18,7 +18,8 @@ import pytest
 import zmq
 
 from harness.match.clock import Clock
-from harness.match.connection import ChannelFault, Connection, Disconnected
+from harness.match.connection import Connection
+from harness.match.endpoint import ChannelFault, Disconnected
 from harness.specs import FaultKind
 from protocol import codec
 from protocol.messages import ActionReply, ActRequest, DiscardReply, Hello, Legal, TimeLeft
@@ -380,7 +381,7 @@ def test_a_peer_without_the_secret_is_dropped_at_once_and_never_answered(
 def test_silent_peers_are_capped_and_all_dropped_at_the_hello_and_nobody_connects_after(
     ctx: zmq.Context[Any], conn: Connection, tmp_path: Path
 ) -> None:
-    from harness.match.connection import MAX_UNAUTHENTICATED
+    from harness.match.endpoint import MAX_UNAUTHENTICATED
 
     silent = []
     for _ in range(MAX_UNAUTHENTICATED + 2):
@@ -453,7 +454,7 @@ def read_events(s: Any, parser: Any, want: int) -> list[Any]:
 
 def test_ping_gets_pong_with_its_context_and_a_command_flood_is_fatal(conn: Connection) -> None:
     from harness.match import zmtp
-    from harness.match.connection import COMMAND_BURST
+    from harness.match.endpoint import COMMAND_BURST
 
     s = raw_bot(conn)
     theirs = zmtp.Parser(1 << 20)

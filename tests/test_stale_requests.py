@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from harness.engine.config import GameConfig
-from harness.match.connection import CATCH_UP_DECISIONS
+from harness.match.endpoint import CATCH_UP_DECISIONS
 from harness.match.referee import play_match
 from harness.specs import BotSpec, Limits, MatchSpec, SandboxMode, SandboxSettings
 from protocol.messages import ActionReply

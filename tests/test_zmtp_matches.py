@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.match.connection import memory_bound
+from harness.match.endpoint import memory_bound
 from harness.specs import Limits
 from tests.test_faults import GOOD, HANDS, LIMITS, REPO, assert_history_stands_alone, faults_of, fixture_bot, play
 

@@ -165,7 +165,8 @@ def transport_floor(hands: int = 3000) -> dict[str, float]:
     referee with these bots, this protocol, this transport and this machine,
     and the gap to ``hands_per_s_heads_up`` is the referee's own work.
     """
-    from harness.match.connection import Connection, Hub
+    from harness.match.connection import Connection
+    from harness.match.endpoint import Hub
 
     root = Path(__file__).resolve().parents[2]
     steps, final = _sample_hand()

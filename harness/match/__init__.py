@@ -10,7 +10,8 @@ Modules, in the direction of their imports:
 - bot hosting lives one floor down, in :mod:`harness.host` (processes, sandbox,
   control groups, limits);
 - the wire: ``zmtp`` (the ZMTP parser), ``wire`` (per-hand messages),
-  ``connection`` (one bot's channel);
+  ``endpoint`` (one bot's socket, handshake and bounds) and ``connection``
+  (its request/reply exchange);
 - the match: ``referee`` (plays it), ``human`` (a seat a person answers,
   ``harness play``), ``verdict`` (what ``harness match`` says), ``outdir``
   and ``checkbot`` (``harness check-bot``).

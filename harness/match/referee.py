@@ -63,7 +63,8 @@ from harness.host.placement import Placement, pin, restore
 from harness.host.sandbox import DEFAULT_PIDS, BotJail, SandboxError, UidLease, non_dumpable, plan, support
 from harness.host.treelimits import TreeBot, TreeMatch
 from harness.match.clock import Clock
-from harness.match.connection import CATCH_UP_DECISIONS, ChannelFault, Connection, Disconnected, Hub
+from harness.match.connection import Connection
+from harness.match.endpoint import CATCH_UP_DECISIONS, ChannelFault, Disconnected, Hub
 from harness.match.human import HumanProcess, HumanSpec
 from harness.match.msgsize import message_problem
 from harness.match.untrusted import visible
@@ -374,7 +375,7 @@ class Referee:
         self._log_bytes = 0
         #: Faults not yet in a hand record: ``[match seat, kind, detail, action index, put_out]``.
         self._pending_faults: list[list[Any]] = []
-        #: The one poll over every seat's sockets (harness.match.connection.Hub).
+        #: The one poll over every seat's sockets (harness.match.endpoint.Hub).
         self._hub = Hub()
         self._ended = False
         self._history: HistoryWriter | None = None
