@@ -13,7 +13,8 @@ import pytest
 
 from harness.engine.config import GameConfig
 from harness.match.connection import Connection
-from harness.match.referee import QUIT_GRACE_MS, BotSpec, Limits, MatchSpec, play_match
+from harness.match.referee import BotSpec, Limits, MatchSpec, play_match
+from harness.match.seat import QUIT_GRACE_MS
 from harness.specs import FaultKind
 from protocol import codec
 from protocol.messages import ErrorReason, Hello

@@ -12,7 +12,8 @@ Modules, in the direction of their imports:
 - the wire: ``zmtp`` (the ZMTP parser), ``wire`` (per-hand messages),
   ``endpoint`` (one bot's socket, handshake and bounds) and ``connection``
   (its request/reply exchange);
-- the match: ``referee`` (plays it), ``human`` (a seat a person answers,
+- the match: ``referee`` (the hand loop), ``seat`` (the seats and the host that
+  launches, jails, times and stops what runs behind them), ``human`` (a seat a person answers,
   ``harness play``), ``verdict`` (what ``harness match`` says), ``outdir``
   and ``checkbot`` (``harness check-bot``).
 
