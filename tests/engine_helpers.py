@@ -53,3 +53,15 @@ def snapshot(state: HandState) -> tuple[Any, ...]:
         state.legal(),
         build_record(state),
     )
+
+
+CONFIGS = [
+    GameConfig(),
+    GameConfig(ante=2),
+    GameConfig(structure="fixed-limit"),
+    GameConfig(structure="fixed-limit", ante=1, cap=0),
+    GameConfig(structure="fixed-limit", cap=2, replacements="per-seat"),
+    GameConfig(blinds=False, ante=5, min_bet=10),
+    GameConfig(blinds=False, ante=1, min_bet=2, structure="fixed-limit"),
+    GameConfig(ante=3, replacements="per-seat"),
+]

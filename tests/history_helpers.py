@@ -150,3 +150,17 @@ def check_records(records: list[dict[str, Any]], path: Path) -> list[tuple[int, 
     """The standalone checker's problems over records written to ``path`` (only the hands with problems)."""
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     return [(line, hand, problems) for line, hand, problems in checker().check_file(path) if problems]
+
+
+MATCH = handrecord.match_dict(bots=["a", "b", "c"], hands=100, stack_mode="reset", starting_stack=1000,
+                              seed_sha256=commitment(1), decision_ms=100, time_bank_ms=0, max_faults=3)
+
+
+def played_hand(h: int) -> dict[str, Any]:
+    """A version-2 record of hand h of a match of seed 1, every decision the default action."""
+    state = HandState.start(GameConfig(), [1000, 1000, 1000], h % 3, hand_seed(1, h), h)
+    while state.to_act is not None:
+        state.apply(state.default_action())
+    decisions = [(handrecord.BY_BOT, None, 0.5)] * len(state.action_log())
+    return handrecord.build(state, match_id="m", match=MATCH, seated=[0, 1, 2], out=[False] * 3,
+                            decisions=decisions, faults=[])

@@ -27,7 +27,7 @@ from harness.engine.state import HandState
 from protocol.codec import decode, encode
 from protocol.messages import ActionReply, ActRequest, DiscardReply, DrawRequest, HandStart, Legal, TimeLeft
 from protocol.sdk import Bot
-from tests.test_protocol_sdk import MiniReferee
+from tests.protocol_helpers import MiniReferee
 
 TIME = TimeLeft(1000, 30000)
 

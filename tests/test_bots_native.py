@@ -8,7 +8,6 @@ with libzmq-java and libmsgpack-java.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,45 +16,10 @@ import pytest
 
 from harness.engine.config import GameConfig
 from harness.specs import BotSpec, Limits, MatchSpec
-from tests.test_faults import assert_nothing_left
-
-ROOT = Path(__file__).resolve().parent.parent
-JAVA_LIBS = Path("/usr/share/java")
+from tests.fault_helpers import assert_nothing_left
+from tests.native_helpers import COMMANDS, ROOT, build
 
 pytestmark = pytest.mark.timeout(240)
-
-
-def missing_c() -> str | None:
-    if shutil.which("make") is None or shutil.which("cc") is None:
-        return "make or a C compiler (cc)"
-    for header in ("zmq.h", "msgpack.h"):
-        if not any((Path(d) / header).exists() for d in ("/usr/include", "/usr/local/include")):
-            return f"{header} (Debian: libzmq3-dev libmsgpack-dev)"
-    return None
-
-
-def missing_java() -> str | None:
-    if shutil.which("make") is None or shutil.which("javac") is None or shutil.which("java") is None:
-        return "make, javac or java (Debian: default-jdk-headless)"
-    for jar in ("zmq.jar", "msgpack-core.jar"):
-        if not (JAVA_LIBS / jar).exists():
-            return f"{JAVA_LIBS / jar} (Debian: libzmq-java libmsgpack-java)"
-    return None
-
-
-def build(tmp: Path, lang: str) -> Path:
-    """bots/<lang> copied to ``tmp`` and built with its Makefile; the copy's folder."""
-    why = missing_c() if lang == "c" else missing_java()
-    if why is not None:
-        pytest.skip(f"the {lang} example bot cannot be built here: missing {why}")
-    work = tmp / lang
-    shutil.copytree(ROOT / "bots" / lang, work, ignore=shutil.ignore_patterns("bot", "build"))
-    done = subprocess.run(["make", "-C", str(work)], capture_output=True, text=True, timeout=180)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return work
-
-
-COMMANDS = {"c": ("./bot",), "java": ("./run.sh",)}
 
 
 @pytest.fixture(scope="module", params=["c", "java"])

@@ -8,12 +8,11 @@ Skipped, with the reason, when node or npm is not installed.
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.test_protocol_sdk import ROOT, MiniReferee
+from tests.protocol_helpers import ROOT, MiniReferee
 
 NODE = shutil.which("node")
 NPM = shutil.which("npm")
@@ -21,22 +20,6 @@ NPM = shutil.which("npm")
 pytestmark = pytest.mark.skipif(
     NODE is None or NPM is None, reason="Node.js bot test needs `node` and `npm` on PATH (Node 18+)"
 )
-
-
-@pytest.fixture(scope="module")
-def node_bot(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """bots/node copied to a temporary directory with its dependencies installed."""
-    work = tmp_path_factory.mktemp("node-bot") / "bot"
-    shutil.copytree(ROOT / "bots" / "node", work, ignore=shutil.ignore_patterns("node_modules"))
-    done = subprocess.run(
-        [str(NPM), "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
-        cwd=work,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, f"npm ci failed in {work}:\n{done.stdout}\n{done.stderr}"
-    return work / "bot.js"
 
 
 def test_node_bot_plays_a_hand(tmp_path: Path, node_bot: Path) -> None:

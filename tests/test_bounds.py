@@ -19,7 +19,7 @@ from harness.engine.errors import GameConfigError
 from harness.specs import BOUNDS, MAX_HANDS, Limits, MatchSpec
 from harness.tournament.config import ConfigError, load_config, with_overrides
 from protocol.version import MAX_AMOUNT
-from tests.test_config import BOTS, write
+from tests.config_helpers import BOTS, write
 
 HUGE = "99999999999999999999"  # above 2^64: msgpack cannot even encode it
 CALLERS = ["--bot", "a=python -m bots.caller", "--bot", "b=python -m bots.caller"]

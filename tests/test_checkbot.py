@@ -12,7 +12,6 @@ from typer.testing import CliRunner
 
 from harness.cli import app
 from harness.host.botproc import find_marked
-from tests.test_bots_node import node_bot  # noqa: F401  (fixture: bots/node with its npm packages)
 
 REPO = Path(__file__).resolve().parent.parent
 

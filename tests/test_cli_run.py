@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from harness.cli import app
 from harness.tournament.runner import run_tournament
-from tests.test_runner_fakes import fake_config, fake_play
+from tests.runner_helpers import fake_config, fake_play
 
 runner = CliRunner()
 

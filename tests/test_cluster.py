@@ -43,9 +43,8 @@ from harness.tournament.config import Backend, ConfigError, load_config, parse_c
 from harness.tournament.results import match_files, read_records
 from harness.tournament.runner import run_tournament
 from harness.tournament.workers import Job
-from tests.test_runner_e2e import marked_processes as bots_of_mark
-from tests.test_runner_e2e import wait_no_bots
-from tests.test_runner_fakes import EXCLUSIVE_DIR, exclusive_play, fake_config
+from tests.runner_helpers import EXCLUSIVE_DIR, exclusive_play, fake_config, wait_no_bots
+from tests.runner_helpers import marked_processes as bots_of_mark
 
 ROOT = Path(__file__).resolve().parents[1]
 HANDS = 60

@@ -27,8 +27,8 @@ from harness.history.replay import check_history
 from harness.tournament.results import ResultsError, read_records
 from harness.tournament.runner import run_tournament
 from harness.tournament.seeds import REVEAL_FILE, SECRET_FILE, verify_deals
-from tests.test_replay import played_hand
-from tests.test_runner_fakes import fake_config, fake_play
+from tests.history_helpers import played_hand
+from tests.runner_helpers import fake_config, fake_play
 
 
 def test_seeds_parse_from_numbers_and_hex_and_are_written_back_as_hex() -> None:

@@ -23,7 +23,7 @@ from harness.tournament.design import (
 )
 from harness.tournament.runner import run_tournament
 from harness.tournament.schedule import Sampled, build_schedule, default_tables_per_bot
-from tests.test_runner_fakes import fake_config, fake_play
+from tests.runner_helpers import fake_config, fake_play
 
 CLASS = [f"s{i:02d}" for i in range(10)]
 

@@ -21,7 +21,7 @@ from harness.cli.run import DISK_EXIT
 from harness.match.outdir import StorageError, storage_errno
 from harness.tournament.results import RESULTS_FILE, ResultsStore, read_records
 from harness.tournament.runner import run_tournament
-from tests.test_runner_fakes import fake_config, fake_play
+from tests.runner_helpers import fake_config, fake_play
 
 _COUNTER: Path | None = None  # set before the run: forked workers see it
 _FULL_FROM = 2  # matches that fit on the "disk"

@@ -23,19 +23,10 @@ from harness.engine import (
 )
 from harness.engine.cards import CARD_STRS
 from harness.history.v1 import build_record, replay
+from tests.engine_helpers import CONFIGS
 
 KINDS = tuple(ActionKind)
 BETTING = (ActionKind.FOLD, ActionKind.CHECK, ActionKind.CALL, ActionKind.BET, ActionKind.RAISE)
-CONFIGS = [
-    GameConfig(),
-    GameConfig(ante=2),
-    GameConfig(structure="fixed-limit"),
-    GameConfig(structure="fixed-limit", ante=1, cap=0),
-    GameConfig(structure="fixed-limit", cap=2, replacements="per-seat"),
-    GameConfig(blinds=False, ante=5, min_bet=10),
-    GameConfig(blinds=False, ante=1, min_bet=2, structure="fixed-limit"),
-    GameConfig(ante=3, replacements="per-seat"),
-]
 CARD_SET = set(CARD_STRS)
 
 

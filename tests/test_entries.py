@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from harness.cli import app
 from harness.tournament.config import parse_config
 from harness.tournament.runner import NotEnoughBots, run_tournament
-from tests.test_runner_fakes import fake_play
+from tests.runner_helpers import fake_play
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -19,7 +19,7 @@ from harness.tournament.estimate import (
     match_seconds,
 )
 from harness.tournament.runner import run_tournament
-from tests.test_runner_fakes import fake_config, fake_play
+from tests.runner_helpers import fake_config, fake_play
 
 RATES = Rates(start_s={2: 0.2}, hand_s={2: 0.001}, hand_bytes={2: 100}, measured=True)
 

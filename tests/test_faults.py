@@ -19,15 +19,23 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import psutil
 import pytest
 
-from harness.host.botproc import find_marked
-from harness.specs import BotSpec, Limits, MatchResult, MatchSpec, SandboxMode, SandboxSettings
-
-REPO = Path(__file__).resolve().parent.parent
+from harness.specs import BotSpec, Limits, MatchResult, SandboxMode, SandboxSettings
+from tests.fault_helpers import (
+    GOOD,
+    LIMITS,
+    REPO,
+    assert_history_stands_alone,
+    assert_nothing_left,
+    faults_of,
+    fixture_bot,
+    history,
+    match_spec,
+    play,
+)
 
 pytestmark = [
     pytest.mark.skipif(
@@ -36,89 +44,6 @@ pytestmark = [
     ),
     pytest.mark.timeout(60),
 ]
-
-# Short limits keep the suite fast; max_faults is high so that a faulting bot
-# stays in and gets the default action at every decision.
-# The bank absorbs a scheduling hiccup of a good bot on a loaded machine.
-LIMITS = Limits(decision_ms=200, time_bank_ms=600, startup_ms=2500, max_faults=1000, log_bytes=200_000)
-HANDS = 6
-SEED = 20240611
-
-
-def fixture_bot(name: str, *args: str, label: str | None = None) -> BotSpec:
-    return BotSpec(
-        name=label or name.replace("_", "-"),
-        command=("python", "-m", f"tests.fixtures.broken_bots.{name}", *args),
-        cwd=str(REPO),
-    )
-
-
-GOOD = BotSpec(name="caller", command=("python", "-m", "bots.caller"), cwd=str(REPO))
-
-
-def match_spec() -> MatchSpec:
-    from harness.engine.config import GameConfig
-
-    return MatchSpec(game=GameConfig(), hands=HANDS, seed=SEED, match_id="faults")
-
-
-def play(
-    bots: list[BotSpec], out: Path, limits: Limits = LIMITS, sandbox: SandboxSettings | None = None
-) -> MatchResult:
-    from harness.match.referee import play_match
-
-    result = play_match(bots, match_spec(), limits, out, sandbox=sandbox)
-    assert_nothing_left()
-    assert result.hands_played == HANDS, "the match must always finish"
-    assert sum(result.net) == 0
-    return result
-
-
-def assert_nothing_left() -> None:
-    """No process launched for this test process is alive (marked env or our fixtures in argv)."""
-    left = set(find_marked(owner_pid=os.getpid()))
-    me = psutil.Process()
-    for child in me.children(recursive=True):
-        try:
-            if child.status() != psutil.STATUS_ZOMBIE:
-                left.add(child.pid)
-        except psutil.NoSuchProcess:
-            pass
-    assert not left, f"processes left behind: {sorted(left)}"
-
-
-def history(out: Path) -> list[dict[str, Any]]:
-    lines = (out / "hands.jsonl").read_text().splitlines()
-    return [json.loads(line) for line in lines if line.strip()]
-
-
-def assert_history_stands_alone(out: Path, result: MatchResult) -> None:
-    """The hand history of a faulty match: valid against the JSON Schema, every chip recomputed by the
-    standalone checker, each fault tied to its decision, a put-out bot folded without being asked."""
-    from tests.history_helpers import check_records, schema_errors
-
-    records = history(out)
-    assert [e for r in records for e in schema_errors(r)] == []
-    assert check_records(records, out / "copy.jsonl") == []
-    counted: list[dict[str, int]] = [{} for _ in result.bots]
-    put_out: dict[int, tuple[int, int]] = {}  # seat -> (hand, decision index; -1 before the first decision)
-    for r in records:
-        h = r["hand_id"]
-        for f in r["faults"]:
-            counted[f["seat"]][f["kind"]] = counted[f["seat"]].get(f["kind"], 0) + 1
-            if f["put_out"]:
-                assert f["seat"] not in put_out, "put out once"
-                put_out[f["seat"]] = (h, -1 if f["action"] is None else f["action"])
-        for p in r["players"]:
-            assert p["out"] == (p["seat"] in put_out and (put_out[p["seat"]][0] < h or put_out[p["seat"]][1] < 0))
-        for i, a in enumerate(r["actions"]):
-            if a["by"] == "fault":
-                fault = r["faults"][a["fault"]]
-                assert fault["action"] == i and fault["seat"] == a["seat"]
-            was_out = a["seat"] in put_out and put_out[a["seat"]] < (h, i)
-            assert (a["by"] == "out") == was_out, (h, i, a)
-    assert counted == [faults_of(result, seat) for seat in range(len(result.bots))]
-    assert sorted(put_out) == [seat for seat, status in enumerate(result.status) if status != "ok"]
 
 
 def first_fault_hand(out: Path, kind: str) -> int:
@@ -138,10 +63,6 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, MatchResult
         refs[name] = play([GOOD, fixture_bot(name)], out)
         assert faults_of(refs[name], 0) == faults_of(refs[name], 1) == {}, refs[name].faults
     return refs
-
-
-def faults_of(result: MatchResult, seat: int) -> dict[str, int]:
-    return {k: v for k, v in result.faults[seat].items() if v}
 
 
 # (fixture argv, fault kind expected, whether the bot stays in the match)
@@ -318,7 +239,6 @@ def test_children_that_ignore_sigterm_are_killed(tmp_path: Path, reference: dict
             assert psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
         except psutil.NoSuchProcess:
             pass
-
 
 
 def test_the_flaky_example_bot_faults_and_is_put_out(tmp_path: Path) -> None:

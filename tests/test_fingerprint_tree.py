@@ -13,7 +13,7 @@ from harness.tournament.config import ConfigError, parse_config
 from harness.tournament.entries import entry_digest
 from harness.tournament.plan import TREE_MAX_FILES, bot_setup, shared_cwds
 from harness.tournament.runner import run_tournament
-from tests.test_runner_fakes import fake_play
+from tests.runner_helpers import fake_play
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from harness.history.files import seat_nets
-from harness.specs import MatchResult
 from harness.tournament.leaderboard import COLUMNS, SCREEN_COLUMNS, make_board, plural, render, to_csv
-from harness.tournament.results import MatchRecord, hand_history_path, read_hands, read_records
+from harness.tournament.results import hand_history_path, read_hands, read_records
 from harness.tournament.runner import run_tournament
 from harness.tournament.stats import crosstable, duplicate_sets, estimate, standings, t_quantile_975
-from tests.test_runner_fakes import fake_config, fake_play
+from tests.leaderboard_helpers import rec
+from tests.runner_helpers import fake_config, fake_play
 
 
 def test_estimate_matches_hand_computation() -> None:
@@ -36,14 +36,6 @@ def test_t_quantiles() -> None:
     assert t_quantile_975(30) == pytest.approx(2.042)
     assert t_quantile_975(60) == pytest.approx(2.000, abs=1e-3)
     assert t_quantile_975(10**6) == pytest.approx(1.960, abs=1e-3)
-
-
-def rec(table: int, rotation: int, bots: list[str], hand_nets: list[list[int]], bb: int = 10,
-        rotations: int = 2) -> MatchRecord:
-    net = [sum(col) for col in zip(*hand_nets, strict=True)]
-    res = MatchResult(match_id=f"t{table}r{rotation}", seed=table, hands_played=len(hand_nets), bots=bots,
-                      net=net, hand_nets=hand_nets, faults=[{}, {"crash": 1}], status=["ok", "crash"])
-    return MatchRecord(table=f"t{table}", rotation=rotation, big_blind=bb, result=res, rotations=rotations)
 
 
 def test_duplicate_sets_sum_a_deal_over_its_rotations() -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from harness.tournament.estimate import DEFAULT_RATES
 from harness.tournament.runner import preview, run_tournament
-from tests.test_runner_fakes import fake_config, fake_play
+from tests.runner_helpers import fake_config, fake_play
 
 
 def fake_check(bot: Any, game: Any, limits: Any, starting_stack: int, directory: Path, **_: Any) -> dict[str, Any]:

@@ -192,7 +192,7 @@ def _screenshot(ansi: str, png: Path) -> None:
     from rich.console import Console
     from rich.text import Text
 
-    from tests.test_report import CHROMIUM_FLAGS, chromium_path
+    from tests.browser_helpers import CHROMIUM_FLAGS, chromium_path
 
     console = Console(record=True, width=130, file=open(os.devnull, "w"), force_terminal=True)  # noqa: SIM115
     console.print(Text.from_ansi(ansi.rstrip() + "\n"))

@@ -14,8 +14,8 @@ import time
 from pathlib import Path
 
 from harness.history.files import read_history
+from tests.browser_helpers import CHROMIUM_FLAGS, play_passively, require_chromium
 from tests.history_helpers import schema_errors
-from tests.test_report import CHROMIUM_FLAGS, play_passively, require_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
 RAISER = f"raiser={sys.executable} -m bots.raiser"

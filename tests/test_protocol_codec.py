@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import re
-from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -21,93 +18,15 @@ from protocol.messages import (
     DiscardReply,
     DrawRequest,
     Error,
-    GameSettings,
     HandEnd,
     HandStart,
     Hello,
-    Legal,
-    MatchEnd,
-    MatchLimits,
-    MatchStart,
     PotResult,
     Shown,
     TimeLeft,
-    Welcome,
 )
 from protocol.version import MAX_AMOUNT, MAX_MESSAGE_BYTES
-
-SPEC = Path(__file__).resolve().parent.parent / "protocol" / "PROTOCOL.md"
-
-STATE: dict[str, Any] = {
-    "hand_id": 0,
-    "seat": 0,
-    "button": 0,
-    "phase": "bet1",
-    "cards": ["Ah", "Kh", "Qh", "7c", "7d", "3s", "2c"],
-    "stacks": [995, 990],
-    "bets": [5, 10],
-    "pot": 15,
-    "folded": [False, False],
-    "all_in": [False, False],
-    "draws": [None, None],
-    "history": [
-        {"seat": 0, "action": "small_blind", "amount": 5},
-        {"seat": 1, "action": "big_blind", "amount": 10, "all_in": False},
-    ],
-    "to_act": 0,
-    "small_blind": 5,
-    "big_blind": 10,
-    "ante": 0,
-    "structure": "no-limit",
-}
-LEGAL = Legal(actions=("fold", "call", "raise"), call_amount=5, min_to=20, max_to=1000)
-TIME = TimeLeft(decision_ms=1000, bank_ms=30000)
-
-EXAMPLES = [
-    Hello(secret="9f2c61d0a4", name="mybot"),
-    ActionReply(seq=1, action="raise", amount=30),
-    ActionReply(seq=2, action="fold"),
-    DiscardReply(seq=2, cards=("3s", "2c")),
-    DiscardReply(seq=3, cards=()),
-    Welcome(),
-    Error(reason="version_mismatch", message="speaks 2", seq=None, fatal=True),
-    Error(reason="timeout", message="late", seq=7, fatal=False),
-    MatchStart(
-        match_id="demo",
-        seat=1,
-        names=("a", "b", "c"),
-        game=GameSettings("no-limit", 5, 10, 0, True, None, 4, "stock"),
-        hands=1000,
-        starting_stack=1000,
-        stack_mode="reset",
-        limits=MatchLimits(1000, 30000, 10000, 10, MAX_MESSAGE_BYTES),
-    ),
-    MatchStart(
-        match_id="ante",
-        seat=0,
-        names=("a", "b"),
-        game=GameSettings("fixed-limit", 0, 0, 5, False, 20, 0, "per-seat"),
-        hands=1,
-        starting_stack=500,
-        stack_mode="freezeout",
-        limits=MatchLimits(50, 0, 100, 1, 1024),
-    ),
-    HandStart(hand_id=3, seat=0, button=1, names=("a", "b"), stacks=(1000, 1000),
-              cards=("Ah", "Kh", "Qh", "7c", "7d", "3s", "2c")),
-    ActRequest(seq=1, state=STATE, legal=LEGAL, time=TIME),
-    DrawRequest(seq=2, state=dict(STATE, phase="draw"),
-                legal=Legal(actions=("draw",), max_discards=4), time=TIME),
-    HandEnd(
-        hand_id=0,
-        history=tuple(STATE["history"]) + ({"seat": 0, "action": "draw", "count": 2},),
-        shown=(Shown(0, ("Ah", "Kh", "Qh", "7c", "7d", "Jh", "7s"), ("7c", "7d", "7s", "Ah", "Kh"),
-                     "three_of_a_kind"),),
-        pots=(PotResult(180, (0, 1), (0,), (180,)),),
-        net=(90, -90),
-        stacks=(1090, 910),
-    ),
-    MatchEnd(hands_played=10, net=(-5, 5), status=("ok", "out: timeout")),
-]
+from tests.protocol_helpers import EXAMPLES, _spec_example
 
 
 @pytest.mark.parametrize("msg", EXAMPLES, ids=lambda m: type(m).__name__)
@@ -135,20 +54,6 @@ def test_action_amount_may_be_omitted_for_call() -> None:
 def test_hello_keeps_a_foreign_version_for_the_referee_to_answer() -> None:
     data = msgpack.packb({"type": "hello", "v": 2, "secret": "s", "name": "n"})
     assert decode(data).v == 2
-
-
-def _spec_example() -> list[tuple[str, dict[str, Any]]]:
-    """The messages of PROTOCOL.md section 9, in order, with their direction."""
-    text = SPEC.read_text()
-    block = text.split("## 9 Example")[1].split("```")[1]
-    messages: list[tuple[str, str]] = []
-    for line in block.splitlines():
-        m = re.match(r"(->|<-) (.*)", line)
-        if m:
-            messages.append((m.group(1), m.group(2)))
-        elif messages and line.startswith("    ") and not line.lstrip().startswith("("):
-            messages[-1] = (messages[-1][0], messages[-1][1] + line)
-    return [(d, json.loads(body)) for d, body in messages]
 
 
 def test_spec_example_exchange_is_valid() -> None:
@@ -330,7 +235,7 @@ def test_hand_start_and_hand_end_encoders_give_the_same_bytes_as_the_dataclass_p
     from harness.engine import Action, ActionKind, GameConfig, HandState
     from harness.engine.cards import CARD_STRS
     from protocol.codec import encode_hand_end, encode_hand_start
-    from protocol.messages import CATEGORY_NAMES, HandEnd, HandStart, PotResult, Shown
+    from protocol.messages import CATEGORY_NAMES
 
     state = HandState.start(GameConfig(), [1000, 600, 300], 2, 99, 4)
     names, cards = ("a", "b", "c"), tuple(CARD_STRS[c] for c in state.hole_cards[1])
@@ -365,7 +270,6 @@ def test_encode_request_gives_the_same_bytes_as_the_dataclass_path() -> None:
     """The referee's fast request encoder must not drift from the message definitions."""
     from harness.engine import Action, ActionKind, GameConfig, HandState
     from protocol.codec import encode_request
-    from protocol.messages import ActRequest, DrawRequest, TimeLeft
     from protocol.messages import Legal as WireLegal
 
     state = HandState.start(GameConfig(), [1000, 600, 300], 0, 99, 4)

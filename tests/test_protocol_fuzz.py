@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from protocol.codec import decode, decode_reply, encode, to_wire
 from protocol.errors import ProtocolError
 from protocol.messages import MESSAGE_CLASSES, ActionReply, DiscardReply
-from tests.test_protocol_codec import EXAMPLES
+from tests.protocol_helpers import EXAMPLES
 
 FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -10,26 +10,13 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.cli import app
-from harness.deals import commitment
 from harness.engine import GameConfig, HandState
 from harness.history import record as handrecord
 from harness.history.files import HistoryError, HistoryWriter
 from harness.history.replay import HandCheck, check_history
 from harness.history.v1 import build_record
 from harness.match.referee import hand_seed
-
-MATCH = handrecord.match_dict(bots=["a", "b", "c"], hands=100, stack_mode="reset", starting_stack=1000,
-                              seed_sha256=commitment(1), decision_ms=100, time_bank_ms=0, max_faults=3)
-
-
-def played_hand(h: int) -> dict[str, Any]:
-    """A version-2 record of hand h of a match of seed 1, every decision the default action."""
-    state = HandState.start(GameConfig(), [1000, 1000, 1000], h % 3, hand_seed(1, h), h)
-    while state.to_act is not None:
-        state.apply(state.default_action())
-    decisions = [(handrecord.BY_BOT, None, 0.5)] * len(state.action_log())
-    return handrecord.build(state, match_id="m", match=MATCH, seated=[0, 1, 2], out=[False] * 3,
-                            decisions=decisions, faults=[])
+from tests.history_helpers import MATCH, played_hand
 
 
 @pytest.mark.parametrize("name", ["hands.jsonl", "hands.jsonl.gz"])

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import re
 import shutil
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -23,10 +21,8 @@ from harness.match.untrusted import md_cell
 from harness.report.hands import hand_view
 from harness.tournament.results import hand_history_path, read_hands, read_records
 from harness.tournament.runner import run_tournament
-from tests.test_runner_fakes import fake_config, fake_play
-
-ROOT = Path(__file__).resolve().parents[1]
-ARTIFACTS = ROOT / "test-artifacts"
+from tests.browser_helpers import ARTIFACTS, CHROMIUM_FLAGS, ROOT, require_chromium
+from tests.runner_helpers import fake_config, fake_play
 
 
 @pytest.fixture(scope="module")
@@ -233,50 +229,6 @@ def _put_in(view: dict[str, Any]) -> list[int]:
 
 
 # ---------------------------------------------------------------- the report in a real browser
-
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-
-def chromium_path() -> str | None:
-    for candidate in (os.environ.get("CHROMIUM"), shutil.which("chromium"), "/usr/bin/chromium",
-                      shutil.which("chromium-browser"), shutil.which("google-chrome")):
-        if candidate and Path(candidate).is_file():
-            return candidate
-    return None
-
-
-def skip_loudly(reason: str) -> None:
-    message = (f"BROWSER TEST NOT RUN: {reason}. Install Debian's chromium (apt-get install -y chromium), "
-               "as make test does when run as root.")
-    warnings.warn(message, stacklevel=2)
-    print(f"\n*** {message} ***\n")
-    pytest.skip(message)
-
-
-def require_chromium() -> str:
-    """Debian's chromium executable, with the playwright package importable; else skip loudly."""
-    executable = chromium_path()
-    if executable is None:
-        skip_loudly("no chromium executable found")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        skip_loudly("the playwright Python package is not installed (pip install -e '.[test]')")
-    return executable
-
-
-def play_passively(page: Any, steps: int, pause_ms: int, over_ms: int) -> None:
-    """At the table of ``harness play --web`` (or a server game): check, call or stand pat until the
-    match is over (``#over``), looking ``steps`` times ``pause_ms`` apart, then waiting ``over_ms`` for it."""
-    for _ in range(steps):
-        if page.locator("#over").count():
-            break
-        passive = page.locator("#controls button.passive")
-        if passive.count():
-            passive.first.click()
-        page.wait_for_timeout(pause_ms)
-    page.wait_for_selector("#over", timeout=over_ms)
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from harness.tournament.ratings import plackett_luce_ratings
 from harness.tournament.results import read_records
 from harness.tournament.runner import run_tournament
 from harness.tournament.stats import by_table, duplicate_sets, estimate
-from tests.test_runner_fakes import fake_config, fake_play
+from tests.runner_helpers import fake_config, fake_play
 
 
 @pytest.mark.parametrize("table_size", [2, 3])

@@ -19,7 +19,7 @@ from harness.tournament.plan import bot_setup
 from harness.tournament.results import match_files, read_records
 from harness.tournament.runner import run_tournament, schedule_for
 from harness.tournament.workers import pick_cpu
-from tests.test_runner_fakes import (
+from tests.runner_helpers import (
     EXCLUSIVE_DIR,
     exclusive_play,
     failing_play,
@@ -196,7 +196,7 @@ SLOW_RUN = """
 import sys, time
 from pathlib import Path
 from harness.tournament.runner import run_tournament
-from tests.test_runner_fakes import fake_config, fake_play
+from tests.runner_helpers import fake_config, fake_play
 
 def slow_play(bots, spec, limits, out_dir):
     if spec.match_id.startswith(("a+b-", "b+a-")):
@@ -242,7 +242,7 @@ KILLED_RUN = """
 import sys, time
 from pathlib import Path
 from harness.tournament.runner import run_tournament
-from tests.test_runner_fakes import fake_config
+from tests.runner_helpers import fake_config
 
 def endless_play(bots, spec, limits, out_dir):
     (out_dir / "hands.jsonl").write_text('{"hand_id": 0}\\n')

@@ -13,13 +13,13 @@ import uuid
 from collections import defaultdict
 from pathlib import Path
 
-import psutil
 import pytest
 from typer.testing import CliRunner
 
 from harness.cli import app
 from harness.history.files import seat_nets
 from harness.tournament.results import hand_history_path, read_hands, read_records
+from tests.runner_helpers import wait_no_bots
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,27 +48,6 @@ startup_ms = 10000
     path = tmp_path / "e2e.toml"
     path.write_text(text)
     return path
-
-
-def marked_processes(mark: str) -> list[psutil.Process]:
-    """Live processes whose environment carries ``TEST_MARK=mark`` (our bots)."""
-    found = []
-    for proc in psutil.process_iter():
-        try:
-            if proc.environ().get("TEST_MARK") == mark and proc.status() != psutil.STATUS_ZOMBIE:
-                found.append(proc)
-        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
-            continue
-    return found
-
-
-def wait_no_bots(mark: str, timeout: float = 10.0) -> list[psutil.Process]:
-    deadline = time.monotonic() + timeout
-    while (left := marked_processes(mark)) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    for proc in left:  # never leave anything behind, even when the test fails
-        proc.kill()
-    return left
 
 
 def test_cli_run_with_real_bots_agrees_with_hand_histories(tmp_path: Path) -> None:

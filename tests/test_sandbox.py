@@ -12,105 +12,36 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import shutil
 import socket
 import statistics
 import sysconfig
 import threading
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
-import psutil
 import pytest
 
-from harness.engine.config import GameConfig
 from harness.history.files import find_history, read_history
 from harness.host import sandbox as sb
 from harness.host import syscall_filter
-from harness.match.referee import play_match
-from harness.specs import BotSpec, CpuPolicy, Limits, MatchResult, MatchSpec, SandboxMode, SandboxSettings
+from harness.specs import BotSpec, CpuPolicy, Limits, SandboxMode, SandboxSettings
+from tests.sandbox_helpers import (
+    MODES,
+    OFF,
+    ON,
+    REPO,
+    ROOT,
+    SANDBOX_MARKS,
+    attacks,
+    caller,
+    entry,
+    play,
+    processes_with,
+    succeeded,
+)
 
-REPO = Path(__file__).resolve().parents[1]
-HOSTILE = REPO / "tests" / "fixtures" / "hostile"
-SUPPORT = sb.support()
-ROOT = os.geteuid() == 0
-
-pytestmark = [
-    pytest.mark.skipif(
-        not (SUPPORT.namespaces and SUPPORT.cgroups.available),
-        reason="SANDBOX TESTS SKIPPED: the sandbox cannot run here ("
-        + "; ".join(p for p in (SUPPORT.namespaces_problem, SUPPORT.cgroups.reason) if p)
-        + "); install bubblewrap (apt-get install bubblewrap; make test does) and run as root or in a delegated cgroup",
-    ),
-    pytest.mark.timeout(90),
-]
-
-ON = SandboxSettings(mode=SandboxMode.REQUIRED, scratch_mb=8)
-OFF = SandboxSettings(mode=SandboxMode.OFF)
-MODES = [pytest.param(ON, id="sandbox-on"), pytest.param(OFF, id="sandbox-off")]
-LIMITS = Limits(decision_ms=1000, time_bank_ms=2000, startup_ms=6000, max_faults=1000, memory_mb=1024)
-
-
-def entry(arena: Path, name: str, *command: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> BotSpec:
-    """A bot submitted as a directory ``arena/name`` holding the hostile bots' files."""
-    home = arena / name
-    if not home.exists():
-        shutil.copytree(HOSTILE, home, ignore=shutil.ignore_patterns("__pycache__", "__init__.py"))
-    return BotSpec(name=name, command=("python", *command), cwd=str(cwd or home), env=env or {})
-
-
-def caller(arena: Path, name: str = "victim") -> BotSpec:
-    """An honest opponent, in its own directory (which holds a file the spy wants)."""
-    home = arena / name
-    home.mkdir(parents=True, exist_ok=True)
-    (home / "secret.txt").write_text("my strategy: always call\n")
-    return BotSpec(name=name, command=("python", "-m", "bots.caller"), cwd=str(home))
-
-
-def play(bots: list[BotSpec], out: Path, box: SandboxSettings, *, hands: int = 4, limits: Limits = LIMITS,
-         cpus: set[int] | None = None) -> MatchResult:
-    spec = MatchSpec(game=GameConfig(), hands=hands, seed=7, match_id="hostile")
-    result = play_match(bots, spec, limits, out, sandbox=box, cpus=cpus)
-    assert result.hands_played == hands, "the match must always finish"
-    return result
-
-
-def attacks(out: Path, seat: int, name: str) -> dict[str, str]:
-    """The attacks a hostile bot reported: name -> "SUCCEEDED: ..." or "FAILED: ..."."""
-    found = {}
-    for line in (out / "logs" / f"{seat}-{name}.err").read_text().splitlines():
-        if line.startswith("ATTACK "):
-            attack, _, rest = line[len("ATTACK "):].partition(" ")
-            found[attack] = rest
-    return found
-
-
-def succeeded(report: dict[str, str]) -> set[str]:
-    return {name for name, what in report.items() if what.startswith("SUCCEEDED")}
-
-
-def processes_with(token: str) -> list[psutil.Process]:
-    """Live processes whose command line carries ``token``."""
-    found = []
-    for proc in psutil.process_iter(["cmdline"]):
-        try:
-            if token in " ".join(proc.info["cmdline"] or ()) and proc.status() != psutil.STATUS_ZOMBIE:
-                found.append(proc)
-        except psutil.Error:
-            continue
-    return found
-
-
-@pytest.fixture()
-def arena(tmp_path: Path) -> Iterator[Path]:
-    """Where the entries live (readable by the bots' uids, as an organiser sets them up); whatever a test
-    bot left on the host is removed afterwards."""
-    tmp_path.chmod(0o755)
-    yield tmp_path
-    for proc in processes_with(str(tmp_path)):
-        proc.kill()
+pytestmark = SANDBOX_MARKS
 
 
 def free_port() -> int:

@@ -27,7 +27,7 @@ import pytest
 from harness.history.files import find_history, read_history
 from harness.host import syscall_filter
 from harness.specs import BotSpec, SandboxSettings
-from tests.test_sandbox import (
+from tests.sandbox_helpers import (
     HOSTILE,
     LIMITS,
     MODES,
@@ -41,7 +41,7 @@ from tests.test_sandbox import (
     processes_with,
     succeeded,
 )
-from tests.test_sandbox import pytestmark as sandbox_marks
+from tests.sandbox_helpers import SANDBOX_MARKS as sandbox_marks
 
 pytestmark = [
     *sandbox_marks,

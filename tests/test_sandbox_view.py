@@ -13,22 +13,29 @@ from __future__ import annotations
 import dataclasses
 import errno
 import json
-import math
 import os
 import shutil
 import subprocess
 import sys
 import sysconfig
-from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from harness.history.files import find_history, read_history
 from harness.host import sandbox as sb
 from harness.specs import BotSpec, SandboxMode, SandboxSettings
-from tests.test_sandbox import HOSTILE, LIMITS, OFF, ROOT, SUPPORT, attacks, entry, play, processes_with, succeeded
+from tests.sandbox_helpers import (
+    HOSTILE,
+    LIMITS,
+    OFF,
+    ROOT,
+    SUPPORT,
+    attacks,
+    counter_colluders,
+    entry,
+    play,
+    succeeded,
+)
 
 pytestmark = pytest.mark.timeout(120)
 needs_bwrap = pytest.mark.skipif(
@@ -42,56 +49,6 @@ needs_bwrap = pytest.mark.skipif(
 ON = SandboxSettings(mode=SandboxMode.REQUIRED if SUPPORT.cgroups.available else SandboxMode.AUTO, scratch_mb=8)
 MODES = [pytest.param(ON, id="sandbox-on"), pytest.param(OFF, id="sandbox-off")]
 
-RANKS, SUITS = "23456789TJQKA", "cdhs"
-
-
-@pytest.fixture()
-def arena(tmp_path: Path) -> Iterator[Path]:
-    """Where the entries live, readable by the bots' uids; whatever a bot left running is killed afterwards."""
-    tmp_path.chmod(0o755)
-    yield tmp_path
-    for proc in processes_with(str(tmp_path)):
-        proc.kill()
-
-#: Bits each counter colluder sends per hand (tests/fixtures/hostile/counters.py).
-COUNTER_BITS = {"pty": 6, "loadavg": 4, "sysinfo": 4, "meminfo": 1, "stat": 2, "uptime": 2}
-
-
-def mutual_information(sent: list[int], got: list[int], bits: int) -> float:
-    """Bits per hand the decoded symbols tell about the sent ones: the sum over bit positions of the
-    empirical mutual information between the sent and the decoded bit (0 for a constant guess)."""
-    total = 0.0
-    n = len(sent)
-    for i in range(bits):
-        pairs = Counter(((s >> i) & 1, (g >> i) & 1) for s, g in zip(sent, got, strict=True))
-        for (a, b), count in pairs.items():
-            pa = sum(c for (x, _), c in pairs.items() if x == a) / n
-            pb = sum(c for (_, y), c in pairs.items() if y == b) / n
-            total += count / n * math.log2(count / n / (pa * pb))
-    return total
-
-
-def counter_colluders(arena: Path, channel: str, box: SandboxSettings, hands: int) -> tuple[float, dict, dict]:
-    """One match of a sender and a receiver on ``channel``: (bits per hand, sender's and receiver's reports)."""
-    env = {"COUNTER_CHANNEL": channel, "HOSTILE_CALLS": "1"}
-    bots = [entry(arena, "send", "counters.py", env={**env, "COUNTER_ROLE": "send"}),
-            entry(arena, "recv", "counters.py", env={**env, "COUNTER_ROLE": "recv"})]
-    out = arena / f"out-{channel}"
-    result = play(bots, out, box, hands=hands)
-    assert result.status == ["ok", "ok"], result.status
-    history = find_history(out)
-    assert history is not None
-    sent = {h["hand_id"]: sum(RANKS.index(c[0]) * 4 + SUITS.index(c[1]) for c in h["players"][0]["dealt"])
-            % (1 << COUNTER_BITS[channel]) for h in read_history(history)}
-    got = {}
-    for line in (out / "logs" / "1-recv.err").read_text().splitlines():
-        if line.startswith("COUNTER "):
-            _, _, hand, value = line.split()
-            got[int(hand)] = 0 if value == "-" else int(value)  # nothing read: the guess 0
-    assert sorted(got) == sorted(sent), (got, sent)
-    order = sorted(sent)
-    bits = mutual_information([sent[h] for h in order], [got[h] for h in order], COUNTER_BITS[channel])
-    return bits, attacks(out, 0, "send"), attacks(out, 1, "recv")
 
 
 @needs_bwrap

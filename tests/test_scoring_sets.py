@@ -243,7 +243,7 @@ def test_a_real_one_hand_league_prints_no_certainty(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
     from harness.cli import app
-    from tests.test_runner_e2e import wait_no_bots
+    from tests.runner_helpers import wait_no_bots
 
     mark = uuid.uuid4().hex
     config = tmp_path / "one.toml"

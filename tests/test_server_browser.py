@@ -16,8 +16,8 @@ import pytest
 
 pytest.importorskip("starlette")
 
+from tests.browser_helpers import ARTIFACTS, CHROMIUM_FLAGS, play_passively, require_chromium  # noqa: E402
 from tests.server_helpers import BROKEN, RAISER, Served, contest_file, free_port, links  # noqa: E402
-from tests.test_report import ARTIFACTS, CHROMIUM_FLAGS, play_passively, require_chromium  # noqa: E402
 
 
 @pytest.mark.slow

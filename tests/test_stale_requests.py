@@ -23,9 +23,8 @@ from harness.match.endpoint import CATCH_UP_DECISIONS
 from harness.match.referee import play_match
 from harness.specs import BotSpec, Limits, MatchSpec, SandboxMode, SandboxSettings
 from protocol.messages import ActionReply
-from tests.test_bots_native import COMMANDS, build
-from tests.test_protocol_codec import _spec_example
-from tests.test_protocol_sdk import MiniReferee
+from tests.native_helpers import COMMANDS, build
+from tests.protocol_helpers import MiniReferee, _spec_example
 
 ROOT = Path(__file__).resolve().parent.parent
 DECISION_MS = 300

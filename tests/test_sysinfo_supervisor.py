@@ -21,8 +21,8 @@ import pytest
 from harness.host import sandbox as sb
 from harness.host import sysinfo_supervisor as ss
 from harness.specs import SandboxMode, SandboxSettings
-from tests.test_sandbox_view import SUPPORT as SANDBOX
-from tests.test_sandbox_view import counter_colluders
+from tests.sandbox_helpers import SUPPORT as SANDBOX
+from tests.sandbox_helpers import counter_colluders
 
 SUPPORT = ss.support()
 pytestmark = pytest.mark.timeout(60)

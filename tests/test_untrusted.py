@@ -22,7 +22,7 @@ from harness.report.markdown import bot_markdown
 from harness.specs import FaultKind, Limits
 from harness.tournament.entries import Entry, describe_failure
 from harness.tournament.leaderboard import make_board, render, to_csv
-from tests.test_leaderboard import rec
+from tests.leaderboard_helpers import rec
 
 STDERR = ("\x1b[2J\x1b[H\x1b]0;pwned\x07entry check: 12 of 12 bots pass\n\x1b[1A\x1b[2Kfake line\r\x1b[31mred\x1b[0m\n"
           "Traceback (most recent call last):\n  File \"x\", line 1\n"

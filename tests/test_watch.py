@@ -19,8 +19,8 @@ import pytest
 
 from harness.engine import GameConfig
 from harness.play.watch import Follower, hand_script
+from tests.browser_helpers import CHROMIUM_FLAGS, require_chromium
 from tests.history_helpers import random_match
-from tests.test_report import CHROMIUM_FLAGS, require_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
 

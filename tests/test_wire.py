@@ -19,7 +19,7 @@ from harness.engine.cards import CARD_STRS
 from harness.match.referee import encode_hand_end_of
 from harness.match.wire import HandWire, MatchWire
 from protocol import codec
-from tests.test_engine_props import CONFIGS
+from tests.engine_helpers import CONFIGS
 
 
 def _play_and_compare(config: GameConfig, seats: int, seed: int, decision_ms: int) -> int:

@@ -22,7 +22,7 @@ import pytest
 
 from harness.match.endpoint import memory_bound
 from harness.specs import Limits
-from tests.test_faults import GOOD, HANDS, LIMITS, REPO, assert_history_stands_alone, faults_of, fixture_bot, play
+from tests.fault_helpers import GOOD, HANDS, LIMITS, REPO, assert_history_stands_alone, faults_of, fixture_bot, play
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -67,7 +67,7 @@ MEMORY_RUN = r"""
 import json, resource, sys
 from pathlib import Path
 from harness.match.referee import play_match
-from tests.test_faults import GOOD, LIMITS, fixture_bot, match_spec
+from tests.fault_helpers import GOOD, LIMITS, fixture_bot, match_spec
 result = play_match([GOOD, fixture_bot(*sys.argv[2:])], match_spec(), LIMITS, Path(sys.argv[1]))
 print(json.dumps({"peak_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "status": result.status,
                   "faults": result.faults, "hands": result.hands_played}))
@@ -115,7 +115,7 @@ def test_command_frames_do_not_slow_the_opponent(tmp_path: Path, mode: str) -> N
     """A stream of command frames (put out at once) or PINGs within the budget for the whole match (answered):
     the victim's decisions take what they take against a quiet opponent, within 20% (up to five tries)."""
     from harness.match.referee import play_match
-    from tests.test_faults import match_spec
+    from tests.fault_helpers import match_spec
 
     cpu = max(os.sched_getaffinity(0))
     limits = Limits(decision_ms=2000, time_bank_ms=0, startup_ms=4000, max_faults=1000, log_bytes=200_000)
@@ -143,7 +143,7 @@ def test_tcp_on_loopback_works_as_ipc(tmp_path: Path, passive: list[list[int]]) 
     the hand-written client play over tcp://127.0.0.1, the same as over ipc."""
     from harness.match.referee import play_match
     from harness.specs import SandboxMode, SandboxSettings
-    from tests.test_faults import match_spec
+    from tests.fault_helpers import match_spec
 
     for other in (fixture_bot("passive"), fixture_bot("zmtp_hostile", "play", label="hand-written")):
         out = tmp_path / other.name

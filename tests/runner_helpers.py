@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import psutil
 
 from harness.history.files import HistoryWriter, history_name
 from harness.specs import BotSpec, Limits, MatchResult, MatchSpec
@@ -69,7 +73,6 @@ def fake_play(bots: Sequence[BotSpec], spec: MatchSpec, limits: Limits, out_dir:
 
 def placement_play(bots: Sequence[BotSpec], spec: MatchSpec, limits: Limits, out_dir: Path) -> MatchResult:
     """Like :func:`fake_play`, and leaves ``placement.json``: the CPUs and scheduling policy it ran under."""
-    import os
 
     placement = {"cpus": sorted(os.sched_getaffinity(0)), "batch": os.sched_getscheduler(0) == os.SCHED_BATCH}
     (out_dir / "placement.json").write_text(json.dumps(placement), encoding="utf-8")
@@ -111,7 +114,6 @@ def exclusive_play(bots: Sequence[BotSpec], spec: MatchSpec, limits: Limits, out
     to ``<dir>/overlaps``. ``<dir>`` is the bots' :data:`EXCLUSIVE_DIR` (a path
     outside the output directory: on a cluster the match runs in a scratch space).
     """
-    import os
     import time
 
     where = Path(bots[0].env[EXCLUSIVE_DIR])
@@ -156,3 +158,24 @@ def fake_config(out: Path, names: Sequence[str], *, table_size: int = 2, hands: 
         "bots": [{"name": n, "command": "true", **({"env": env} if env else {})} for n in names],
     }
     return parse_config(data, out.parent / "fake.toml")
+
+
+def marked_processes(mark: str) -> list[psutil.Process]:
+    """Live processes whose environment carries ``TEST_MARK=mark`` (our bots)."""
+    found = []
+    for proc in psutil.process_iter():
+        try:
+            if proc.environ().get("TEST_MARK") == mark and proc.status() != psutil.STATUS_ZOMBIE:
+                found.append(proc)
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+            continue
+    return found
+
+
+def wait_no_bots(mark: str, timeout: float = 10.0) -> list[psutil.Process]:
+    deadline = time.monotonic() + timeout
+    while (left := marked_processes(mark)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for proc in left:  # never leave anything behind, even when the test fails
+        proc.kill()
+    return left

@@ -1,0 +1,42 @@
+"""Fixtures shared by several test modules: ``node_bot`` (bots/node with its npm packages installed) and
+``arena`` (a folder for hostile entries; whatever a bot left running there is killed afterwards)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.protocol_helpers import ROOT
+from tests.sandbox_helpers import processes_with
+
+NPM = shutil.which("npm")
+
+
+@pytest.fixture(scope="module")
+def node_bot(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """bots/node copied to a temporary directory with its dependencies installed."""
+    work = tmp_path_factory.mktemp("node-bot") / "bot"
+    shutil.copytree(ROOT / "bots" / "node", work, ignore=shutil.ignore_patterns("node_modules"))
+    done = subprocess.run(
+        [str(NPM), "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, f"npm ci failed in {work}:\n{done.stdout}\n{done.stderr}"
+    return work / "bot.js"
+
+
+@pytest.fixture()
+def arena(tmp_path: Path) -> Iterator[Path]:
+    """Where the entries live (readable by the bots' uids, as an organiser sets them up); whatever a test
+    bot left on the host is removed afterwards."""
+    tmp_path.chmod(0o755)
+    yield tmp_path
+    for proc in processes_with(str(tmp_path)):
+        proc.kill()
