@@ -4,8 +4,11 @@ against targets)."""
 from __future__ import annotations
 
 import psutil
+import pytest
 
 from harness.bench.match import _sample_hand, transport_floor
+
+pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fast set (pytest -m "not slow")
 
 
 def test_sample_hand_is_a_heads_up_showdown_of_six_decisions() -> None:

@@ -29,6 +29,8 @@ from protocol.messages import ActionReply, ActRequest, DiscardReply, DrawRequest
 from protocol.sdk import Bot
 from tests.protocol_helpers import MiniReferee
 
+pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fast set (pytest -m "not slow")
+
 TIME = TimeLeft(1000, 30000)
 
 

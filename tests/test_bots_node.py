@@ -17,9 +17,9 @@ from tests.protocol_helpers import ROOT, MiniReferee
 NODE = shutil.which("node")
 NPM = shutil.which("npm")
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     NODE is None or NPM is None, reason="Node.js bot test needs `node` and `npm` on PATH (Node 18+)"
-)
+)]
 
 
 def test_node_bot_plays_a_hand(tmp_path: Path, node_bot: Path) -> None:

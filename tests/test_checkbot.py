@@ -16,6 +16,7 @@ from harness.host.botproc import find_marked
 REPO = Path(__file__).resolve().parent.parent
 
 pytestmark = [
+    pytest.mark.slow,
     pytest.mark.skipif(
         importlib.util.find_spec("harness.match.referee") is None,
         reason="needs harness.match.referee.play_match (not landed yet)",

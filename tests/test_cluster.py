@@ -46,6 +46,8 @@ from harness.tournament.workers import Job
 from tests.runner_helpers import EXCLUSIVE_DIR, exclusive_play, fake_config, wait_no_bots
 from tests.runner_helpers import marked_processes as bots_of_mark
 
+pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fast set (pytest -m "not slow")
+
 ROOT = Path(__file__).resolve().parents[1]
 HANDS = 60
 #: The mark of the runs compared with the local backend's (the bots' env is part of what decides a match).

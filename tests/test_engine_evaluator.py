@@ -109,6 +109,7 @@ def test_all_five_card_hands_match_phevaluator() -> None:
     _check_same_order(seen)
 
 
+@pytest.mark.slow
 def test_random_seven_card_hands_match_phevaluator() -> None:
     pheval = pytest.importorskip("phevaluator._pheval")
     rng = random.Random(20240521)

@@ -218,6 +218,7 @@ def play_checked(seed: int, deep: bool) -> HandState:
     return state
 
 
+@pytest.mark.slow
 def test_random_hands_keep_every_invariant() -> None:
     for seed in range(2500):
         state = play_checked(seed, deep=True)
@@ -226,6 +227,7 @@ def test_random_hands_keep_every_invariant() -> None:
         assert build_record(again) == build_record(state)
 
 
+@pytest.mark.slow
 def test_many_more_random_hands_conserve_chips_and_replay() -> None:
     for seed in range(10_000, 20_000):
         state = play_checked(seed, deep=False)

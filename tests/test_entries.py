@@ -15,6 +15,8 @@ from harness.tournament.config import parse_config
 from harness.tournament.runner import NotEnoughBots, run_tournament
 from tests.runner_helpers import fake_play
 
+pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fast set (pytest -m "not slow")
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

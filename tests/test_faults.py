@@ -38,6 +38,7 @@ from tests.fault_helpers import (
 )
 
 pytestmark = [
+    pytest.mark.slow,
     pytest.mark.skipif(
         importlib.util.find_spec("harness.match.referee") is None or importlib.util.find_spec("bots.caller") is None,
         reason="needs harness.match.referee.play_match and bots.caller (not landed yet)",

@@ -20,6 +20,8 @@ from harness.match.wire import HandWire, MatchWire
 from protocol.version import MAX_MESSAGE_BYTES
 from tests.history_helpers import GAMES
 
+pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fast set (pytest -m "not slow")
+
 ROOT = Path(__file__).resolve().parent.parent
 DAY_MS = 86_400_000
 

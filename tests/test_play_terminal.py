@@ -26,6 +26,8 @@ from harness.history.files import read_history
 from harness.history.replay import check_history
 from tests.history_helpers import schema_errors
 
+pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fast set (pytest -m "not slow")
+
 ROOT = Path(__file__).resolve().parents[1]
 HARNESS = [sys.executable, "-m", "harness.cli"]
 RAISER = f"raiser={sys.executable} -m bots.raiser"

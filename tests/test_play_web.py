@@ -13,9 +13,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from harness.history.files import read_history
 from tests.browser_helpers import CHROMIUM_FLAGS, play_passively, require_chromium
 from tests.history_helpers import schema_errors
+
+pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fast set (pytest -m "not slow")
 
 ROOT = Path(__file__).resolve().parents[1]
 RAISER = f"raiser={sys.executable} -m bots.raiser"

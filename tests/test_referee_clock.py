@@ -23,7 +23,7 @@ from harness.host.botproc import find_marked
 
 ROOT = Path(__file__).resolve().parents[1]
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(60)]
 
 # A decision time far above a fast bot's reply even on a loaded machine (no time bank), and
 # pauses well beyond it: every deadline pending during a pause passes while the referee is stopped.

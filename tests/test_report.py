@@ -24,6 +24,8 @@ from harness.tournament.runner import run_tournament
 from tests.browser_helpers import ARTIFACTS, CHROMIUM_FLAGS, ROOT, require_chromium
 from tests.runner_helpers import fake_config, fake_play
 
+pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fast set (pytest -m "not slow")
+
 
 @pytest.fixture(scope="module")
 def contest(tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fast set (pytest -m "not slow")
+
 pytest.importorskip("pettingzoo", reason="harness.rl needs the 'rl' extra (in the test extra too)")
 pytest.importorskip("gymnasium", reason="harness.rl needs the 'rl' extra (in the test extra too)")
 

@@ -83,6 +83,7 @@ def _play(config: GameConfig, n: int, stacks: list[int], seed: int, choice: rand
         state.apply(encoding.action_of(state, encoding.decision(state), int(choice.choice(legal.tolist()))))
 
 
+@pytest.mark.slow
 def test_fast_encodings_equal_the_reference_over_thousands_of_decisions() -> None:
     choice = random.Random(2027)
     checked = 0

@@ -21,6 +21,8 @@ from harness.history.files import seat_nets
 from harness.tournament.results import hand_history_path, read_hands, read_records
 from tests.runner_helpers import wait_no_bots
 
+pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fast set (pytest -m "not slow")
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

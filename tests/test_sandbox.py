@@ -41,7 +41,7 @@ from tests.sandbox_helpers import (
     succeeded,
 )
 
-pytestmark = SANDBOX_MARKS
+pytestmark = [*SANDBOX_MARKS, pytest.mark.slow]
 
 
 def free_port() -> int:

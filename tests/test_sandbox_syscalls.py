@@ -44,6 +44,7 @@ from tests.sandbox_helpers import (
 from tests.sandbox_helpers import SANDBOX_MARKS as sandbox_marks
 
 pytestmark = [
+    pytest.mark.slow,
     *sandbox_marks,
     pytest.mark.skipif(
         syscall_filter.support().problem != "",

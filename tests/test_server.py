@@ -36,6 +36,8 @@ from tests.server_helpers import (  # noqa: E402
     wait_for,
 )
 
+pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fast set (pytest -m "not slow")
+
 
 @pytest.mark.parametrize(("text", "where"), [
     ('[contest]\nname = "a b"\n', "[contest] name"),

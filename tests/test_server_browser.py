@@ -19,6 +19,8 @@ pytest.importorskip("starlette")
 from tests.browser_helpers import ARTIFACTS, CHROMIUM_FLAGS, play_passively, require_chromium  # noqa: E402
 from tests.server_helpers import BROKEN, RAISER, Served, contest_file, free_port, links  # noqa: E402
 
+pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fast set (pytest -m "not slow")
+
 
 @pytest.mark.slow
 @pytest.mark.timeout(400)

@@ -19,6 +19,8 @@ pytest.importorskip("sqlalchemy")
 
 from tests.server_helpers import Served, contest_file, free_port, links, wait_for  # noqa: E402
 
+pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fast set (pytest -m "not slow")
+
 #: ``[play]`` for the tests: short games, a short idle limit, two tables.
 PLAY = "[play]\nhands = 4\nmax_games = 2\nidle_s = 5\n"
 

@@ -21,6 +21,8 @@ from harness.server.admission import run_build
 from harness.server.submission import prepare
 from harness.server.unpack import MAX_FILES, UnpackError, unpack
 
+pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fast set (pytest -m "not slow")
+
 
 def _tar(members: list[tuple[tarfile.TarInfo, bytes | None]], mode: str = "w:gz") -> bytes:
     buf = io.BytesIO()

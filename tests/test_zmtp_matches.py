@@ -24,7 +24,7 @@ from harness.match.endpoint import memory_bound
 from harness.specs import Limits
 from tests.fault_helpers import GOOD, HANDS, LIMITS, REPO, assert_history_stands_alone, faults_of, fixture_bot, play
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 
 
 @pytest.fixture(scope="module")
