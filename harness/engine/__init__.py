@@ -4,7 +4,8 @@ Public names follow docs/INTERNALS.md (Cards, Evaluator, Game settings, Hand
 state machine). Modules: ``cards``, ``evaluator``, ``config`` (game settings), ``errors``,
 ``actions`` (actions, phases, legal sets), ``pots``; the hand state machine is ``state``
 (:class:`HandState`: dealing, forced bets, the public API) built from ``legality`` (what may be
-done now, and why not) and ``rounds`` (what an action changes), with ``constants`` they share.
+done now, and why not) and ``rounds`` (what an action changes), with ``fields`` (the hand's fields
+and their types) and ``constants`` they share.
 """
 
 from harness.engine.actions import Action, ActionKind, Legal, Phase

@@ -38,9 +38,10 @@ from harness.engine.constants import (
     _legal,
 )
 from harness.engine.errors import IllegalActionError, InvalidActionError
+from harness.engine.fields import HandFields
 
 
-class LegalMoves:
+class LegalMoves(HandFields):
     """``legal()``, ``default_action()``, ``verify()``/``can()`` and the checks behind them (mixin of HandState)."""
 
     __slots__ = ()

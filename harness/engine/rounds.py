@@ -30,10 +30,11 @@ from harness.engine.constants import (
     MAX_DISCARDS,
 )
 from harness.engine.evaluator import HandRank, best_hand
+from harness.engine.fields import HandFields
 from harness.engine.pots import HandResult, Pot, build_pots, split_pot
 
 
-class Rounds:
+class Rounds(HandFields):
     """The transitions of the hand (mixin of HandState)."""
 
     __slots__ = ()
