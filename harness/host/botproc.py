@@ -24,8 +24,10 @@ as API tokens or cloud credentials never reach untrusted code):
 Cleanup: :meth:`BotProcess.stop` kills the process group, every process still
 linked to the bot by parentage, and every process carrying the bot's mark.
 ``PR_SET_PDEATHSIG`` makes the bot itself die with the referee even after a
-``kill -9`` of the referee; its own children then survive until
-:func:`kill_strays` (keyed on the mark) is run, e.g. by the tournament runner.
+``kill -9`` of the referee; what survives it (the bot's own children, or a sandbox whose
+bubblewrap had not armed ``--die-with-parent`` yet) is killed by the run's guardian
+(:mod:`harness.host.guardian`) once every process of the run is gone, or by :func:`kill_strays`
+(keyed on the mark) when the run starts again.
 The referee is deliberately not made a ``PR_SET_CHILD_SUBREAPER``: orphans
 would become its children and zombies until reaped, and a ``waitpid(-1)``
 to reap them would steal the bots' exit statuses from ``subprocess``; the
@@ -55,7 +57,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.errors import HarnessError
-from harness.host import sysinfo_supervisor
+from harness.host import guardian, sysinfo_supervisor
 from harness.host.placement import run_queue_wait_s
 from harness.host.treelimits import children
 from harness.specs import BotSpec, Limits
@@ -161,6 +163,7 @@ def _bot_environment(spec_env: Mapping[str, str], launch_env: Mapping[str, str],
     env["PATH"] = bot_path(env.get("PATH", os.defpath))
     env[MARK_ENV] = mark
     env[OWNER_ENV] = str(os.getpid())
+    env[guardian.GUARD_ENV] = guardian.token()  # kills it should this process die before bwrap arms its own
     return env
 
 
@@ -482,13 +485,14 @@ class _LogPump:
         os.close(self._wake_w)
 
 
-def find_marked(mark: str | None = None, owner_pid: int | None = None) -> list[int]:
+def find_marked(mark: str | None = None, owner_pid: int | None = None, guard: str | None = None) -> list[int]:
     """Pids of live processes launched by the harness, read from ``/proc/<pid>/environ``.
 
     Args:
         mark: only processes whose :data:`MARK_ENV` equals this id.
         owner_pid: only processes whose :data:`OWNER_ENV` equals this pid.
-            With neither, every marked process.
+        guard: only processes whose guardian token (:data:`harness.host.guardian.GUARD_ENV`) is this.
+            With none of them, every marked process.
 
     Returns:
         Pids (excluding the caller) whose environment matches; processes we
@@ -500,6 +504,8 @@ def find_marked(mark: str | None = None, owner_pid: int | None = None) -> list[i
         want.append(f"\0{MARK_ENV}={mark}\0".encode())
     if owner_pid is not None:
         want.append(f"\0{OWNER_ENV}={owner_pid}\0".encode())
+    if guard is not None:
+        want.append(f"\0{guardian.GUARD_ENV}={guard}\0".encode())
     any_mark = f"\0{MARK_ENV}=".encode()
     me = os.getpid()
     found = []
@@ -519,18 +525,19 @@ def find_marked(mark: str | None = None, owner_pid: int | None = None) -> list[i
     return found
 
 
-def kill_strays(owner_pid: int | None = None, *, only_orphans: bool = True) -> list[int]:
+def kill_strays(owner_pid: int | None = None, *, only_orphans: bool = True, guard: str | None = None) -> list[int]:
     """SIGKILL marked bot processes left behind, e.g. after a referee was killed with -9.
 
     Args:
         owner_pid: only processes launched by this referee pid; None = any.
+        guard: only processes of this guardian token (:mod:`harness.host.guardian`); None = any.
         only_orphans: skip processes whose owning referee is still alive.
 
     Returns:
         The pids signalled.
     """
     killed = []
-    for pid in find_marked(owner_pid=owner_pid):
+    for pid in find_marked(owner_pid=owner_pid, guard=guard):
         if only_orphans:
             try:
                 with open(f"/proc/{pid}/environ", "rb") as f:
@@ -548,13 +555,19 @@ def kill_strays(owner_pid: int | None = None, *, only_orphans: bool = True) -> l
 
 
 def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs: a zombie (killed, not reaped yet: an orphan waits for init) does not."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
+        pass
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            state = f.read().rsplit(b")", 1)[1].split()[0]  # the name in parentheses may hold anything
+    except (OSError, IndexError):
         return True
-    return True
+    return state not in (b"Z", b"X")
 
 
 def _kill(pid: int, sig: int = signal.SIGKILL) -> None:
