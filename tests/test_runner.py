@@ -385,3 +385,34 @@ def test_a_table_with_a_rotation_to_play_stays_private_and_a_half_done_publicati
     again = run_tournament(cfg, play=fake_play, quiet=True)
     assert again.matches_run == 0 and not any((out / ".private" / "matches").iterdir())
     assert len((out / "results.jsonl").read_text().splitlines()) == len(retry.records)  # none published twice
+
+
+def test_the_end_of_a_run_reads_its_results_once_and_ranks_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`harness run`'s tail: the score stage reads results.jsonl once and the leaderboard's rankings
+    (the 1,000-resample bootstrap) serve the report too, which reads and resamples nothing again."""
+    from harness.cli.run import _final_report
+    from harness.tournament import leaderboard, ratings, results, runner
+
+    reads: list[bool] = []
+    boots: list[int] = []
+    real_read, real_boot = results.read_results, ratings.bootstrap_ranks
+
+    def counting_read(out_dir: Path, *, pending: bool = False) -> results.StoredResults:
+        reads.append(pending)
+        return real_read(out_dir, pending=pending)
+
+    def counting_boot(*args: Any, **kwargs: Any) -> Any:
+        boots.append(1)
+        return real_boot(*args, **kwargs)
+
+    for module in (results, leaderboard, runner):
+        monkeypatch.setattr(module, "read_results", counting_read)
+    monkeypatch.setattr(ratings, "bootstrap_ranks", counting_boot)
+    summary = run_tournament(fake_config(tmp_path / "out", ["a", "b", "c"]), play=fake_play, quiet=True)
+    assert summary.complete and summary.board is not None and summary.board.ranks is not None
+    reads_in_run = len(reads)
+    _final_report(summary.out_dir, stopped=False, board=summary.board)
+    assert (tmp_path / "out" / "report" / "index.html").is_file()
+    assert len(reads) == reads_in_run, "the report read results.jsonl again"
+    assert reads[-1] is True and reads.count(True) == 1, reads  # the score stage's one reading
+    assert len(boots) == 1, f"{len(boots)} bootstraps at the end of one run"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -15,6 +16,9 @@ from harness.cli.common import (
     _usage,
     app,
 )
+
+if TYPE_CHECKING:  # commands load their modules lazily: `harness --help` stays fast
+    from harness.tournament.leaderboard import Board
 
 
 @app.command()
@@ -82,7 +86,7 @@ def run(
     except KeyboardInterrupt:  # during the entry check
         raise _usage("run", "interrupted before the first match: run the same command again", 130) from None
     if summary.records and not summary.storage:
-        _final_report(summary.out_dir, stopped=summary.interrupted)
+        _final_report(summary.out_dir, stopped=summary.interrupted, board=summary.board)
     if summary.board_text is not None:
         _echo(summary.board_text)
     for notice in summary.notices:
@@ -134,12 +138,13 @@ def _running_report(out_dir: Path) -> None:
     write_report(out_dir, running=True)
 
 
-def _final_report(out_dir: Path, *, stopped: bool) -> None:
-    """Write the report at the end of `harness run`; a failure is a warning (the results are safe)."""
+def _final_report(out_dir: Path, *, stopped: bool, board: Board | None) -> None:
+    """Write the report at the end of `harness run` over the run's own scoring (``board``; None: read the
+    directory); a failure is a warning (the results are safe)."""
     from harness.report.html import write_report
 
     try:
-        summary = write_report(out_dir, stopped=stopped)
+        summary = write_report(out_dir, stopped=stopped, board=board)
     except Exception as exc:  # noqa: BLE001 - the results are on disk; `harness report DIR` can retry
         _say("run", f"warning: the report of {out_dir} could not be written: {exc}")
         return

@@ -421,7 +421,7 @@ def _runoff_rows(ranks: Rankings) -> list[dict[str, Any]]:
 def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
                  viewer_hands: int | None = VIEWER_HANDS_PER_MATCH,
                  records: Sequence[MatchRecord] | None = None, bots: Sequence[str] | None = None,
-                 match_dirs: Mapping[str, Path] | None = None) -> ReportSummary:
+                 match_dirs: Mapping[str, Path] | None = None, board: Board | None = None) -> ReportSummary:
     """Write ``<out_dir>/report/`` (HTML, offline) and ``<out_dir>/reports/<bot>.md``.
 
     Args:
@@ -434,6 +434,8 @@ def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
             the leaderboard counts them: :func:`harness.tournament.leaderboard.load_board`).
         bots: the field (default: the manifest's bots).
         match_dirs: a match's folder by id when not under ``matches/`` (:func:`harness.report.collect.collect`).
+        board: the leaderboard the caller has scored (the end of ``harness run``: its records, notices
+            and rankings are reused, not read and resampled again); None: read as the leaderboard does.
 
     Raises:
         harness.tournament.results.ResultsError: no such directory or damaged results.
@@ -442,7 +444,8 @@ def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
     started = time.monotonic()
     out_dir = Path(out_dir)
     if records is None:
-        lboard = load_board(out_dir)  # the leaderboard's own reading: plan records, complete tables scored
+        # the leaderboard's own reading: plan records, complete tables scored
+        lboard = board if board is not None else load_board(out_dir)
         data = collect(out_dir, viewer_hands=viewer_hands, records=lboard.records)
         data.notices = [*lboard.notices, *data.notices]
     else:
@@ -450,7 +453,7 @@ def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
         lboard = make_board(data.records, title=data.name, bots=list(bots) if bots is not None else data.bots)
     field = list(bots) if bots is not None else data.bots
     scored = lboard.scoring.scored
-    ranks = ranked(scored, lboard.standings())
+    ranks = lboard.ranks if lboard.ranks is not None else ranked(scored, lboard.standings())
     board = _board(lboard, ranks)
     order = [row["bot"] for row in board]
     report = out_dir / REPORT_DIR

@@ -40,6 +40,7 @@ from harness.tournament.results import (
     RESULTS_FILE,
     MatchRecord,
     ResultsError,
+    StoredResults,
     read_manifest,
     read_results,
 )
@@ -296,6 +297,8 @@ class Board:
             counted, a torn last line), one line each, for stderr.
         recorded: planned matches with a record.
         records: the plan's records (complete tables or not; never records outside the plan).
+        ranks: the rankings (bootstrap, ratings), computed once by :func:`write_leaderboard` and
+            reused by the report; None until then.
     """
 
     title: str
@@ -305,6 +308,7 @@ class Board:
     notices: list[str] = field(default_factory=list)
     recorded: int = 0
     records: list[MatchRecord] = field(default_factory=list)
+    ranks: Rankings | None = None
 
     def standings(self) -> list[Standing]:
         """Ranked bots by bb/100, then the others (rank None) in the order of :attr:`bots`."""
@@ -374,8 +378,11 @@ def make_board(records: Sequence[MatchRecord], *, title: str = "Leaderboard", bo
                  notices=notes, recorded=recorded, records=in_plan)
 
 
-def load_board(out_dir: Path) -> Board:
+def load_board(out_dir: Path, stored: StoredResults | None = None) -> Board:
     """Read a tournament output directory into a :class:`Board` (reads only).
+
+    ``stored``: what ``results.jsonl`` holds, when the caller has read it already (the end of
+    ``harness run``); None reads it.
 
     Raises:
         ResultsError: no such directory, no results, a missing or damaged
@@ -383,7 +390,8 @@ def load_board(out_dir: Path) -> Board:
     """
     out_dir = Path(out_dir)
     info = read_manifest(out_dir)
-    stored = read_results(out_dir)
+    if stored is None:
+        stored = read_results(out_dir)
     if not info:
         # Without the plan, results superseded when a bot changed (still in results.jsonl: nothing
         # recorded is ever deleted) cannot be told from current ones: counting them all would
@@ -554,22 +562,22 @@ def _write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def write_leaderboard(out_dir: Path) -> tuple[Board, str]:
+def write_leaderboard(out_dir: Path, stored: StoredResults | None = None) -> tuple[Board, str]:
     """Read ``out_dir`` and write its ``leaderboard.md``, ``leaderboard.csv`` and ``los.csv``.
 
     The same directory always gives the same files, whoever calls this
-    (``harness run`` at the end, ``harness leaderboard`` later).
+    (``harness run`` at the end, ``harness leaderboard`` later). ``stored``: as :func:`load_board`.
 
     Returns:
-        The board (its ``notices`` are for stderr) and the text for a terminal.
+        The board (its ``notices`` are for stderr; its ``ranks`` set) and the text for a terminal.
 
     Raises:
         ResultsError: see :func:`load_board`.
         OSError: the files cannot be written.
     """
     out_dir = Path(out_dir)
-    board = load_board(out_dir)
-    ranks = ranked(board.scoring.scored, board.standings())
+    board = load_board(out_dir, stored)
+    ranks = board.ranks = ranked(board.scoring.scored, board.standings())
     _write(out_dir / "leaderboard.md", render(board, tablefmt="github", ranks=ranks))
     _write(out_dir / "leaderboard.csv", to_csv(board, ranks=ranks))
     _write(out_dir / "los.csv", los_csv(ranks))

@@ -186,10 +186,17 @@ class StoredResults:
         records: complete records, first record per match id, in file order.
         notices: things a reader should be told but that do not stop it
             (a torn last line left out, a duplicate record ignored).
+        pending: ids of the records read from ``.private/results.jsonl`` only (``pending=True``):
+            matches of tables not complete yet, not in ``results.jsonl``.
     """
 
     records: list[MatchRecord] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
+    pending: set[str] = field(default_factory=set)
+
+    def published(self) -> StoredResults:
+        """What ``results.jsonl`` holds: these results without the :attr:`pending` ones."""
+        return StoredResults([r for r in self.records if r.match_id not in self.pending], list(self.notices))
 
 
 def _check_dir(out_dir: Path) -> None:
@@ -255,6 +262,7 @@ def read_results(out_dir: Path, *, pending: bool = False) -> StoredResults:
         raise ResultsError(f"{path}: no results file; is {out_dir} a tournament output directory?")
     records: dict[str, MatchRecord] = {}
     notices: list[str] = []
+    private: set[str] = set()
     for where in (path, out_dir / PRIVATE_DIR / PENDING_FILE) if pending else (path,):
         if where is not path and not where.is_file():
             continue
@@ -262,6 +270,8 @@ def read_results(out_dir: Path, *, pending: bool = False) -> StoredResults:
         found, complete, more = _parse(data, where)
         notices += more
         for match_id, record in found.items():
+            if match_id not in records and where is not path:
+                private.add(match_id)
             records.setdefault(match_id, record)
         if complete < len(data) and data[complete:].strip():
             line = data[:complete].count(b"\n") + 1
@@ -269,7 +279,7 @@ def read_results(out_dir: Path, *, pending: bool = False) -> StoredResults:
                 f"{where}, line {line}: incomplete last line (a run was stopped while writing it) left out; "
                 "`harness run` with the same file and --out replays that match"
             )
-    return StoredResults(list(records.values()), notices)
+    return StoredResults(list(records.values()), notices, private)
 
 
 def read_records(out_dir: Path, *, pending: bool = False) -> list[MatchRecord]:

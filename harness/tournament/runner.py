@@ -46,7 +46,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.deals import commitment
 from harness.history.files import HistoryTail
@@ -83,7 +83,7 @@ from harness.tournament.results import (
     MatchRecord,
     ResultsStore,
     match_files,
-    read_records,
+    read_results,
 )
 from harness.tournament.schedule import Format, Pairing
 from harness.tournament.seeds import REVEAL_FILE, add_deal_seed, reveal, tournament_seeds
@@ -97,6 +97,9 @@ from harness.tournament.workers import (
     LocalExecutor,
     run_all,
 )
+
+if TYPE_CHECKING:  # imported when scoring: the leaderboard's libraries stay out of a run's start
+    from harness.tournament.leaderboard import Board
 
 #: Writes a report of the output directory while the tournament runs (e.g. harness.report.html.write_report).
 ReportHook = Callable[[Path], object]
@@ -134,6 +137,7 @@ class RunSummary:
         estimate: the estimate printed before play.
         entries: the entry check.
         match_walls: wall seconds of each match this call played (start to record).
+        board: the leaderboard, with its rankings (None when nothing is recorded); the report reuses it.
         board_text: the leaderboard as printed (None when nothing is recorded).
         notices: the leaderboard's notices (incomplete tables, records not counted).
         stopped: why the run stopped before the end other than by Ctrl-C (the
@@ -158,6 +162,7 @@ class RunSummary:
     estimate: Estimate | None = None
     entries: EntryReport | None = None
     match_walls: list[float] = field(default_factory=list)
+    board: Board | None = None
     board_text: str | None = None
     notices: list[str] = field(default_factory=list)
     stopped: str = ""
@@ -728,20 +733,25 @@ class _Run:
     def score(self, summary: RunSummary, report: EntryReport) -> RunSummary:
         """What the run scored: the plan's records as on disk, bots that never started, the leaderboard."""
         store, planned = self.store, self.planned
-        # Re-read what is on disk: an interrupt may have landed between an append and its bookkeeping.
-        summary.records = [rec for rec in read_records(store.out_dir, pending=True)
+        # Re-read what is on disk, once: an interrupt may have landed between an append and its
+        # bookkeeping. The leaderboard (and, through summary.board, the report) reuse this reading.
+        stored = read_results(store.out_dir, pending=True)
+        summary.records = [rec for rec in stored.records
                            if rec.match_id in planned and rec.fingerprint == planned[rec.match_id].fingerprint]
+        published = stored.published()
         if summary.complete and not summary.storage:
             # Every match of the plan is played: what older plans left private (records no longer
             # counted) is published too, as seed.json reveals the seed they all derive from.
-            store.publish([self.stored[m] for m in sorted(set(self.stored) - set(planned))])
+            older = [self.stored[m] for m in sorted(set(self.stored) - set(planned))]
+            store.publish(older)
+            shown = {r.match_id for r in published.records}
+            published.records += [r for r in older if r.match_id not in shown]  # as appended to the file
         summary.never_started = never_started(summary.records, store.out_dir)
         if (summary.records or report.failed) and not summary.storage:  # no room for the leaderboard's files
             from harness.tournament.leaderboard import write_leaderboard
 
-            board, text = write_leaderboard(store.out_dir)
-            summary.board_text = text
-            summary.notices = board.notices
+            board, text = write_leaderboard(store.out_dir, published)
+            summary.board, summary.board_text, summary.notices = board, text, board.notices
         return summary
 
 
