@@ -387,7 +387,8 @@ def test_a_table_with_a_rotation_to_play_stays_private_and_a_half_done_publicati
     assert len((out / "results.jsonl").read_text().splitlines()) == len(retry.records)  # none published twice
 
 
-def test_the_end_of_a_run_reads_its_results_once_and_ranks_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_end_of_a_run_reads_its_results_once_and_ranks_once(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """`harness run`'s tail: the score stage reads results.jsonl once and the leaderboard's rankings
     (the 1,000-resample bootstrap) serve the report too, which reads and resamples nothing again."""
     from harness.cli.run import _final_report
