@@ -141,7 +141,7 @@ class Ladder:
         if self._thread is not None:
             self._thread.join(timeout=30)
         self.executor.stop()
-        if self._own and hasattr(self.executor, "close"):
+        if self._own:
             self.executor.close()
 
     def _run(self) -> None:

@@ -507,12 +507,14 @@ class _Run:
             play = functools.partial(play_match, sandbox=self.box)
         self.play_match: PlayMatch = play
         sched = config.schedule
+        self.remote = False  # the matches run elsewhere (their sandbox is checked there)
         if executor is None:  # the local backend (run_tournament made the dask one)
             local = LocalExecutor(effective_jobs(sched.jobs), pin=sched.pin, workers_file=store.out_dir / WORKERS_FILE)
             local.kill_leftovers()
             executor = local
-        elif hasattr(executor, "describe"):  # where the matches run, when not here
-            self.say(executor.describe())
+        elif (where := executor.describe()) is not None:  # where the matches run, when not here
+            self.say(where)
+            self.remote = True
         self.executor: Executor = executor
         self.before_bots = before_bots
         self.bots_started = False
@@ -528,7 +530,7 @@ class _Run:
             return
         self.bots_started = True
         if self.box is not None:
-            for line in sandbox_lines(self.box, cluster=hasattr(self.executor, "describe")):
+            for line in sandbox_lines(self.box, cluster=self.remote):
                 self.say(line)
         if self.before_bots is not None:
             self.before_bots()
@@ -604,7 +606,7 @@ class _Run:
         self.planned = {m.match_id: m for m in plan.matches}
         if rates is None:
             rates = _default_rates(self.fake, sched.table_size)
-        parallel = getattr(self.executor, "parallel", None)
+        parallel = self.executor.parallel
         est = plan_estimate(config, plan, todo, records, report if report.reference else None, rates, parallel)
         say(describe_plan(config, plan))
         say(reuse.describe())
@@ -685,12 +687,13 @@ class _Run:
             publish(record.table)
 
         executor = self.executor
-        live_hands = getattr(executor, "live_hands", None)  # executors whose jobs write elsewhere report it
 
         def tick() -> None:
             if display.live:
-                live = sum(live_hands(job) if live_hands else count_hands(job.directory, job.key, tails)
-                           for job in executor.running())
+                live = 0
+                for job in executor.running():  # an executor whose jobs write elsewhere counts them itself
+                    remote = executor.live_hands(job)
+                    live += count_hands(job.directory, job.key, tails) if remote is None else remote
                 display.update(hands_done + live)
             reporter.tick()
 

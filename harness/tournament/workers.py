@@ -117,6 +117,24 @@ class Executor(Protocol):
         """Stop every running job (the interrupt path); their results are not reported."""
         ...  # pragma: no cover
 
+    def describe(self) -> str | None:
+        """Where the jobs run, in one line for the start of a run, when not on this machine; None: here."""
+        ...  # pragma: no cover
+
+    @property
+    def parallel(self) -> int | None:
+        """Jobs that really run at once when that is not this machine's ``jobs`` (a cluster's threads); None."""
+        ...  # pragma: no cover
+
+    def live_hands(self, job: Job) -> int | None:
+        """Hands a running match job has played so far, when its files are not on this machine; None: they
+        are (the caller counts them in its directory)."""
+        ...  # pragma: no cover
+
+    def close(self) -> None:
+        """Release what the executor holds (a cluster's connection), after :meth:`stop` or the last job."""
+        ...  # pragma: no cover
+
 
 def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
@@ -190,6 +208,22 @@ class LocalExecutor:
         self._ctx = multiprocessing.get_context("fork")
         self._running: dict[str, _Running] = {}
         self._workers_file = workers_file
+
+    def describe(self) -> None:
+        """None: the jobs run on this machine (:meth:`Executor.describe`)."""
+        return None
+
+    @property
+    def parallel(self) -> None:
+        """None: as many at once as :attr:`capacity` (:attr:`Executor.parallel`)."""
+        return None
+
+    def live_hands(self, job: Job) -> None:
+        """None: a job's files are on this machine (:meth:`Executor.live_hands`)."""
+        return None
+
+    def close(self) -> None:
+        """Nothing to release: every worker is a child of this process, gone once reported or stopped."""
 
     def kill_leftovers(self) -> list[int]:
         """Kill what the bots of an earlier run's workers left behind; return the pids signalled.
