@@ -249,7 +249,7 @@ def test_workers_sandbox_bots_as_the_runner_does_and_hide_their_own_space(tmp_pa
     assert hide(box, tmp_path).mode is SandboxMode.AUTO and box.hidden == ("/out",)
 
     bot = BotSpec("b", (sys.executable, "-m", "bots.caller"), cwd=str(ROOT))
-    weak = sandbox.Plan(False, True, box.cpu, "no bwrap", "partly on (cgroup v1): bwrap missing")
+    weak = sandbox.JailPlan(False, True, box.cpu, "no bwrap", "partly on (cgroup v1): bwrap missing")
     monkeypatch.setattr(sandbox, "plan", lambda settings, **kw: weak)
     refusal = preflight([bot], code_digest(), "tcp://w:1", [box], (True, True))
     assert refusal is not None and refusal.bot is None

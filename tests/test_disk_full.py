@@ -96,12 +96,12 @@ def test_harness_run_on_a_full_disk_exits_4_with_one_line(
 
 
 def test_plan_warns_when_the_estimate_does_not_fit_the_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from harness.tournament.estimate import Estimate, disk_warning
+    from harness.tournament.estimate import PlanCost, disk_warning
 
-    est = Estimate(seconds=10.0, bytes=13e6, matches=20, hands=4000, jobs=2, source="defaults")
+    est = PlanCost(seconds=10.0, bytes=13e6, matches=20, hands=4000, jobs=2, source="defaults")
     real = os.statvfs(tmp_path)
     room = real.f_bavail * real.f_frsize
-    assert disk_warning(Estimate(1.0, room / 2, 1, 1, 1, "defaults"), tmp_path / "new" / "out") is None
+    assert disk_warning(PlanCost(1.0, room / 2, 1, 1, 1, "defaults"), tmp_path / "new" / "out") is None
 
     class Small:
         f_bavail, f_frsize = 150, 4096  # 614 kB

@@ -207,7 +207,7 @@ def _sandbox_plan(settings):  # noqa: ANN001, ANN202 - SandboxSettings -> Plan, 
     return plan(settings)
 
 
-def _sandbox_say(decided, command: str) -> None:  # noqa: ANN001 - a harness.host.sandbox.Plan
+def _sandbox_say(decided, command: str) -> None:  # noqa: ANN001 - a harness.host.sandbox.JailPlan
     """Print the sandbox's WARNING when bots are not isolated (a notice when it is off), on stderr.
 
     Called once every option and file has been checked, just before the bots

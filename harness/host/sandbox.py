@@ -46,7 +46,7 @@ The referee also makes itself non-dumpable (``PR_SET_DUMPABLE``) while bots
 run, so a process of its own user cannot read its memory or ptrace it.
 
 :func:`plan` decides what a match gets from ``[sandbox] mode``: ``auto``
-uses what works and explains what does not (:attr:`Plan.warning`),
+uses what works and explains what does not (:attr:`JailPlan.warning`),
 ``required`` raises :class:`SandboxError` unless everything works, ``off``
 uses nothing.
 """
@@ -76,7 +76,7 @@ __all__ = [
     "DEFAULT_PIDS",
     "ENDPOINT_DIR",
     "BotJail",
-    "Plan",
+    "JailPlan",
     "SandboxError",
     "SandboxSupport",
     "UidLease",
@@ -416,7 +416,7 @@ def _namespace_args(root: bool) -> list[str]:
 
 
 @dataclass(frozen=True, slots=True)
-class Plan:
+class JailPlan:
     """What a match's bots get.
 
     Attributes:
@@ -487,7 +487,7 @@ def _missing_without_cgroups(namespaces: bool, nproc_in_jail: bool, cpu: CpuPoli
     return out
 
 
-def plan(settings: SandboxSettings, *, transport: str = "ipc") -> Plan:
+def plan(settings: SandboxSettings, *, transport: str = "ipc") -> JailPlan:
     """Decide what the sandbox does for a match under ``settings``.
 
     Raises:
@@ -495,7 +495,7 @@ def plan(settings: SandboxSettings, *, transport: str = "ipc") -> Plan:
             message lists what and how to fix it), or the settings are unusable.
     """
     if settings.mode is SandboxMode.OFF:
-        return Plan(False, False, CpuPolicy.NONE, None, "off ([sandbox] mode = \"off\")")
+        return JailPlan(False, False, CpuPolicy.NONE, None, "off ([sandbox] mode = \"off\")")
     sup = support()
     problems = []
     filtering = syscall_filter.support()
@@ -564,7 +564,7 @@ def plan(settings: SandboxSettings, *, transport: str = "ipc") -> Plan:
                    + ". Set [sandbox] mode = \"required\" to refuse such runs (contests), \"off\" to silence this.")
     summary = ("on (" + ", ".join(parts) + ")") if not problems else (
         ("partly on (" + ", ".join(parts) + ")" if parts else "OFF") + ": " + "; ".join(problems))
-    return Plan(namespaces, groups, cpu, warning, summary, filtered, tree, nproc_in_jail, tuple(missing),
+    return JailPlan(namespaces, groups, cpu, warning, summary, filtered, tree, nproc_in_jail, tuple(missing),
                 namespaces and not answering)
 
 

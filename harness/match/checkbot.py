@@ -143,7 +143,7 @@ class CheckReport:
         game: the game played.
         env_dropped: names of variables of the caller's environment the bot
             did not get (only harmless ones and ``--env`` are passed).
-        sandbox: how the bots ran (:attr:`harness.host.sandbox.Plan.summary`).
+        sandbox: how the bots ran (:attr:`harness.host.sandbox.JailPlan.summary`).
     """
 
     command: tuple[str, ...]

@@ -16,8 +16,7 @@ from typing import Any
 
 from harness.host import cgroups
 from harness.host.botproc import BotProcess, BotStartError, stop_all
-from harness.host.sandbox import DEFAULT_PIDS, BotJail, SandboxError, UidLease, support
-from harness.host.sandbox import Plan as SandboxPlan
+from harness.host.sandbox import DEFAULT_PIDS, BotJail, JailPlan, SandboxError, UidLease, support
 from harness.host.treelimits import TreeBot, TreeMatch
 from harness.match.clock import Clock
 from harness.match.connection import Connection
@@ -101,7 +100,7 @@ class SeatHost:
     """
 
     def __init__(self, seats: list[MatchSeat], bots: Sequence[BotSpec | HumanSpec], limits: Limits,
-                 sandbox: SandboxSettings, plan: SandboxPlan, out_dir: Path, log: Callable[[str], None],
+                 sandbox: SandboxSettings, plan: JailPlan, out_dir: Path, log: Callable[[str], None],
                  fault: Callable[..., None]) -> None:
         self.seats, self.bots, self.limits, self.sandbox, self.plan = seats, list(bots), limits, sandbox, plan
         self.out_dir = out_dir

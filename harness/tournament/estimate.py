@@ -102,7 +102,7 @@ class BotCost:
 
 
 @dataclass(frozen=True, slots=True)
-class Estimate:
+class PlanCost:
     """A plan's cost.
 
     Attributes:
@@ -142,7 +142,7 @@ def describe_seconds(seconds: float) -> str:
     return f"{seconds / 86400:.0f} days"
 
 
-def disk_warning(estimate: Estimate, out_dir: Path) -> str | None:
+def disk_warning(estimate: PlanCost, out_dir: Path) -> str | None:
     """A warning when the disk of ``out_dir`` (or of its nearest existing parent) has less free space
     than ``estimate.bytes``, else None (also when the free space cannot be read)."""
     where = Path(out_dir).absolute()
@@ -216,7 +216,7 @@ def match_seconds(rates: Rates, match: MatchCost, costs: Mapping[str, BotCost]) 
 
 def estimate(rates: Rates, matches: Iterable[MatchCost], costs: Mapping[str, BotCost], *, jobs: int,
              compressed: bool = True, scale: float = 1.0, source: str = "", extra_bytes: float = 0.0,
-             parallel: int | None = None) -> Estimate:
+             parallel: int | None = None) -> PlanCost:
     """Estimate the wall time and disk use of ``matches`` run ``jobs`` at a time.
 
     Args:
@@ -226,7 +226,7 @@ def estimate(rates: Rates, matches: Iterable[MatchCost], costs: Mapping[str, Bot
         jobs: parallel matches (``[schedule] jobs``; 0 = the CPUs here, :func:`effective_jobs`).
         compressed: hand histories gzipped (the default).
         scale: measured / estimated time of the matches already recorded (1 without any).
-        source: where the rates come from, for :meth:`Estimate.describe`.
+        source: where the rates come from, for :meth:`PlanCost.describe`.
         extra_bytes: disk used once (the report's fixed part, the entry checks).
         parallel: matches that really run at once, when not ``jobs`` on this
             machine (the worker threads of a Dask cluster).
@@ -244,7 +244,7 @@ def estimate(rates: Rates, matches: Iterable[MatchCost], costs: Mapping[str, Bot
     speed = speedup(at_once, local=local)
     if count:
         size += extra_bytes
-    return Estimate(seconds=seconds * scale / speed, bytes=size, matches=count, hands=hands, jobs=at_once,
+    return PlanCost(seconds=seconds * scale / speed, bytes=size, matches=count, hands=hands, jobs=at_once,
                     source=source or ("measured now" if rates.measured else "defaults"),
                     cpus=speed if speed < at_once else None)
 

@@ -68,8 +68,8 @@ from harness.tournament.entries import (
 )
 from harness.tournament.estimate import (
     RUNNER_S,
-    Estimate,
     MatchCost,
+    PlanCost,
     Rates,
     Refiner,
     calibrate,
@@ -159,7 +159,7 @@ class RunSummary:
     never_started: dict[str, str] = field(default_factory=dict)
     plan: Plan | None = None
     reuse: Reuse | None = None
-    estimate: Estimate | None = None
+    estimate: PlanCost | None = None
     entries: EntryReport | None = None
     match_walls: list[float] = field(default_factory=list)
     board: Board | None = None
@@ -261,7 +261,7 @@ def _last_line(path: Path, limit: int = 300) -> str:
 
 
 def plan_estimate(config: TournamentConfig, plan: Plan, todo: Sequence[Pairing], recorded: Sequence[MatchRecord],
-                  entries: EntryReport | None, rates: Rates, parallel: int | None = None) -> Estimate:
+                  entries: EntryReport | None, rates: Rates, parallel: int | None = None) -> PlanCost:
     """Estimate the matches still to play; scaled by the recorded matches' real times when there are any.
 
     ``parallel``: matches that run at once when not ``[schedule] jobs`` on this
@@ -761,7 +761,7 @@ class _Run:
 def sandbox_lines(box: SandboxSettings, *, cluster: bool = False) -> list[str]:
     """What a run says about the bots' isolation before the first starts (docs/security.md).
 
-    ``sandbox: on (...)`` (this machine's :attr:`harness.host.sandbox.Plan.summary`;
+    ``sandbox: on (...)`` (this machine's :attr:`harness.host.sandbox.JailPlan.summary`;
     not for a cluster, whose workers check their own), then ``WARNING: bots are
     NOT fully isolated: ...`` when something is missing, or a notice when
     ``[sandbox] mode = "off"``. Nothing for mode "required" that cannot run
@@ -839,7 +839,7 @@ class Preview:
 
     plan: Plan
     reuse: Reuse
-    estimate: Estimate
+    estimate: PlanCost
     existing: bool
     left_out: dict[str, str] = field(default_factory=dict)
 
