@@ -198,7 +198,7 @@ def _owns(who: store.Who, student_id: int) -> bool:
 
 def _results_of(server: Server, bots: set[str]) -> dict[str, Any]:
     """Per-opponent results, faults by kind and the rating over time of some bots (public figures)."""
-    from harness.tournament.stats import standings
+    from harness.tournament.stats import bb_per_100, standings
 
     records = server.board.records()
     mine = [r for r in records if bots & set(r.result.bots)]
@@ -219,7 +219,7 @@ def _results_of(server: Server, bots: set[str]) -> dict[str, Any]:
         matches.append({"match_id": res.match_id, "bots": list(res.bots), "net": list(res.net),
                         "hands": res.hands_played, "url": "/matches/" + res.match_id})
     unit = server.contest.game.unit
-    opponents = [{"bot": o, "chips": c, "hands": h, "bb_per_100": round(100 * c / unit / h, 2) if h else 0.0}
+    opponents = [{"bot": o, "chips": c, "hands": h, "bb_per_100": round(bb_per_100(c, h, unit), 2)}
                  for o, (c, h) in sorted(per_opp.items())]
     board = {s.bot: s for s in standings(mine)} if mine else {}
     return {"opponents": opponents, "faults": {k: v for k, v in faults.items() if v}, "matches": matches[-50:][::-1],
