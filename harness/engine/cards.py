@@ -7,8 +7,8 @@ wire and in every record a card is its two-character string (``"As"``).
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterable, Sequence
+from typing import Protocol
 
 from harness.engine.errors import CardError
 
@@ -81,6 +81,14 @@ _BITS = [0] + [m.bit_length() for m in range(1, DECK_SIZE + 1)]
 _FULL_DECK = list(range(DECK_SIZE))
 
 
+class Generator(Protocol):
+    """What a deck draws from: :class:`random.Random`, or a cloned hand's stand-in that makes one on demand."""
+
+    def getrandbits(self, k: int, /) -> int: ...
+
+    def shuffle(self, x: list[int], /) -> None: ...
+
+
 class Deck:
     """A 52-card deck shuffled lazily by a seeded generator (R2.7).
 
@@ -99,7 +107,7 @@ class Deck:
 
     __slots__ = ("rng", "order", "fixed")
 
-    def __init__(self, rng: random.Random, order: Sequence[int] | None = None) -> None:
+    def __init__(self, rng: Generator, order: Sequence[int] | None = None) -> None:
         self.rng = rng
         if order is None:
             self.order = _FULL_DECK[:]
@@ -136,7 +144,7 @@ class Deck:
         return self.upto(start + count)[start : start + count]
 
 
-def check_deck(order: Sequence[int]) -> list[int]:
+def check_deck(order: Sequence[int | str]) -> list[int]:
     """A stacked deck as a list of card ints; accepts ints or card texts.
 
     Raises:

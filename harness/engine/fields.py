@@ -8,7 +8,7 @@ the same fields, so a type checker sees one declaration. Chip amounts are ints; 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.engine.actions import Legal, Phase
 from harness.engine.cards import Deck
@@ -21,7 +21,12 @@ __all__ = ["HandFields"]
 class HandFields:
     """The hand's fields (module doc); public ones are read-only by convention."""
 
-    __slots__ = ()
+    if TYPE_CHECKING:
+        def _to_call(self, s: int) -> int:
+            """Chips seat ``s`` must add to call (:class:`harness.engine.legality.LegalMoves`)."""
+            ...
+    else:  # the slots are HandState's: a checker sees the fields as declared here
+        __slots__ = ()
 
     config: GameConfig
     n: int

@@ -189,12 +189,14 @@ class LegalMoves(HandFields):
         if phase is COMPLETE:
             raise IllegalActionError(f"R1.3: the hand is complete; no {kind} is possible")
         s = self.to_act
+        if s is None:  # not reached: a hand not complete always has a seat to act
+            raise IllegalActionError(f"R1.3: nobody is to act; no {kind} is possible")
         if phase is DRAW_PHASE:
             if kind is not DRAW:
                 raise IllegalActionError(
                     f"R4.1: seat {s} must draw now (discard 0 to 4 cards), not {kind}"
                 )
-            return kind, self._check_discards(s, action.discards)  # type: ignore[arg-type]
+            return kind, self._check_discards(s, action.discards)
         lg = self._legal or self.legal()
         if kind in lg.actions:
             if kind is BET or kind is RAISE:
@@ -226,7 +228,8 @@ class LegalMoves(HandFields):
                 raise InvalidActionError(f"R4.1: seat {s} cannot discard {shown}: not in its hand")
         if len(set(discards)) != len(discards):
             raise InvalidActionError(f"R4.1: seat {s} lists a discard twice: {discards!r}")
-        return discards
+        checked: tuple[int, ...] = discards
+        return checked
 
     def _why_amount(self, s: int, kind: ActionKind, to: int, lg: Legal) -> str:
         if self._fl:

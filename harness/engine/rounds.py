@@ -313,6 +313,8 @@ class Rounds(HandFields):
         for amount, eligible in layers:
             best = max(ranks[s].value for s in eligible)
             tied = [s for s in eligible if ranks[s].value == best]
+            winners: tuple[int, ...]
+            shares: tuple[int, ...]
             if len(tied) == 1:
                 winners, shares = (tied[0],), (amount,)
             else:

@@ -38,7 +38,6 @@ from harness.engine.actions import (
     FOLD_ACTION,
     RAISE,
     Action,
-    Legal,
     Phase,
 )
 from harness.engine.cards import CARD_STRS, DECK_SIZE, Deck, check_deck
@@ -183,8 +182,8 @@ class HandState(LegalMoves, Rounds):
         self.contrib = [0] * n
         self.folded = [False] * n
         self.all_in = [False] * n
-        self.draws: list[int | None] = [None] * n
-        self.history: list[dict[str, Any]] = []
+        self.draws = [None] * n
+        self.history = []
         self._rng = rng = random.Random(seed)
         self._rng_saved = None  # the generator's state for clone(), taken once the deck is fixed
         self._deck = Deck(rng, deck)
@@ -197,8 +196,8 @@ class HandState(LegalMoves, Rounds):
         self.cards = cards
         self.hole_cards = tuple(map(tuple, cards))
         self._pos = HOLE_CARDS * n  # next stock position of the deck
-        self._stock: list[int] = []  # the stock after an R4.4 reshuffle
-        self._muck: list[int] = []
+        self._stock = []  # the stock after an R4.4 reshuffle
+        self._muck = []
         self._fl = config.structure is Structure.FIXED_LIMIT
         unit = config.unit
         self._unit = unit
@@ -206,14 +205,14 @@ class HandState(LegalMoves, Rounds):
         self._acted_high = [0] * n
         self._n_live = n
         self._n_able = n
-        self._aggressor: int | None = None
-        self._draw_order: list[int] = []
+        self._aggressor = None
+        self._draw_order = []
         self._draw_index = 0
-        self._log: list[tuple[Any, ...]] = []
-        self._received: list[tuple[int, ...] | None] = [None] * n
-        self._uncalled: list[tuple[int, int]] = []
-        self._result: HandResult | None = None
-        self._legal: Legal | None = None
+        self._log = []
+        self._received = [None] * n
+        self._uncalled = []
+        self._result = None
+        self._legal = None
         self.phase = BET1
         self.to_act = None
 
@@ -419,12 +418,13 @@ class HandState(LegalMoves, Rounds):
         if deck.fixed < DECK_SIZE:
             deck.upto(DECK_SIZE)
         rng = self._rng
+        saved: tuple[Any, ...]
         if type(rng) is _PendingRandom:
             saved = rng.snapshot()
         else:
-            saved = self._rng_saved
-            if saved is None:
-                saved = self._rng_saved = rng.getstate()
+            kept = self._rng_saved
+            saved = kept if kept is not None else rng.getstate()
+            self._rng_saved = saved
         other = object.__new__(HandState)
         for name in _CLONED:
             value = getattr(self, name)
