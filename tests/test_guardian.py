@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.host import botproc, guardian
+from harness.host import botproc, guardian, marks
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # in a session of its own, no death signal, carrying the marks a referee gives a bot.
 RUN = textwrap.dedent("""
     import os, subprocess, sys, time
-    from harness.host import botproc, guardian
+    from harness.host import botproc, guardian, marks
     env = dict(os.environ, **{botproc.MARK_ENV: sys.argv[1], botproc.OWNER_ENV: str(os.getpid()),
                               guardian.GUARD_ENV: guardian.token()})
     bot = subprocess.Popen(["sleep", "60"], env=env, start_new_session=True)
@@ -35,7 +35,7 @@ RUN = textwrap.dedent("""
 def _gone(pid: int, timeout: float) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if not botproc._alive(pid):
+        if not marks._alive(pid):
             return True
         time.sleep(0.05)
     return False
@@ -50,7 +50,7 @@ def test_a_bot_that_escaped_the_death_signals_dies_when_the_run_is_killed() -> N
         assert run.stdout is not None
         bot = int(run.stdout.readline())
         time.sleep(0.3)
-        assert botproc._alive(bot), "the bot died before the run was killed"
+        assert marks._alive(bot), "the bot died before the run was killed"
         os.killpg(run.pid, signal.SIGKILL)  # the run and its worker, as a Ctrl-\\ or an OOM kill would
         run.wait()
         assert _gone(bot, 10), "the bot outlived its run: no guardian killed it"
@@ -78,7 +78,7 @@ def test_the_guardian_waits_for_every_process_holding_its_pipe() -> None:
         run.kill()  # the run alone: its worker still holds the pipe
         run.wait()
         time.sleep(0.5)
-        assert botproc._alive(bot), "the guardian acted while a worker of the run was alive"
+        assert marks._alive(bot), "the guardian acted while a worker of the run was alive"
         os.kill(worker, signal.SIGKILL)
         assert _gone(bot, 10), "the bot outlived the run and its worker"
     finally:
@@ -101,8 +101,8 @@ def test_a_zombie_referee_is_not_alive() -> None:
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline and Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
             time.sleep(0.01)
-        assert not botproc._alive(pid)
-        assert botproc._alive(os.getpid())
+        assert not marks._alive(pid)
+        assert marks._alive(os.getpid())
     finally:
         os.waitpid(pid, 0)
 

@@ -3,7 +3,8 @@
 Modules, in the direction of their imports: ``placement`` (CPU pinning), ``cgroups`` (a control
 group per bot), ``treelimits`` (limits per process tree where control groups cannot be made),
 ``bpfcache`` (compiled seccomp programs, kept) and ``syscall_filter`` (the allow-list),
-``sysinfo_supervisor`` (the referee answers a bot's sysinfo), ``guardian`` (a run's bots die with
+``sysinfo_supervisor`` (the referee answers a bot's sysinfo), ``marks`` (the marks in a bot's
+environment, and the search for what a dead referee left), ``guardian`` (a run's bots die with
 it, even after ``kill -9``), ``sandbox`` (bubblewrap, a uid per seat, what a bot sees), ``botproc``
 (one bot's subprocess: launch, limits, logs, stop), and
 ``startcause`` and ``tracebacks`` (why a bot did not start, its stderr read in any language).

@@ -12,7 +12,7 @@ The first bot launched by a process starts its guardian: a small process of its 
 holds the read end of a pipe. The write end stays in the run's process and every process it forks
 (a match worker), never in what it executes (``O_CLOEXEC``). When the last of them is gone, the
 guardian reads end-of-file, kills every process that carries its token in :data:`GUARD_ENV` and
-whose referee (``HARNESS_OWNER_PID``) is dead (:func:`harness.host.botproc.kill_strays`), and exits.
+whose referee (``HARNESS_OWNER_PID``) is dead (:func:`harness.host.marks.kill_strays`), and exits.
 A run that ends normally has stopped its bots already: the guardian finds none.
 """
 
@@ -24,8 +24,9 @@ import sys
 import time
 import uuid
 
-#: The environment variable that carries a bot's guardian token (set by the referee, like the mark).
-GUARD_ENV = "HARNESS_GUARD"
+from harness.host.marks import GUARD_ENV, kill_strays
+
+__all__ = ["GUARD_ENV", "token", "watch"]
 #: Passes of the guardian's search after end-of-file, this far apart (seconds): a process caught
 #: forking is found on the next pass.
 PASSES, PASS_GAP_S = 3, 0.05
@@ -79,8 +80,6 @@ def watch(read_end: int, guard: str) -> None:
             continue
         except OSError:
             break
-    from harness.host.botproc import kill_strays  # only now: the guardian starts fast and small
-
     for n in range(PASSES):
         kill_strays(guard=guard)
         if n + 1 < PASSES:
