@@ -241,7 +241,7 @@ def test_an_interrupted_run_exits_130(tmp_path: Path, monkeypatch: pytest.Monkey
     done = run_tournament(fake_config(out, ["a", "b", "c"], hands=3), play=fake_play, quiet=True)
     partial = harness.tournament.runner.RunSummary(
         out_dir=out, name="league", bots=done.bots, matches_total=len(done.records) + 2, records=done.records,
-        interrupted=True, board_text="league (PARTIAL: ...)",
+        outcome=harness.tournament.runner.RunOutcome.INTERRUPTED, board_text="league (PARTIAL: ...)",
     )
     monkeypatch.setattr(harness.tournament.runner, "run_tournament", lambda cfg, **kwargs: partial)
     path = tmp_path / "ok.toml"

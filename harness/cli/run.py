@@ -60,7 +60,7 @@ def run(
     from harness.tournament.config import ConfigError
     from harness.tournament.leaderboard import plural
     from harness.tournament.results import ResultsError
-    from harness.tournament.runner import run_tournament
+    from harness.tournament.runner import RunOutcome, run_tournament
     from harness.tournament.seeds import REVEAL_FILE
 
     try:
@@ -106,11 +106,11 @@ def run(
             f"First failure: {why}. Fix its command, cwd, env or [limits] (e.g. memory_mb), check it with "
             f"`harness check-bot -- COMMAND`, then run again: only its matches are played again.",
         )
-    if summary.interrupted:
+    if summary.outcome is RunOutcome.INTERRUPTED:
         raise _usage("run", "interrupted: run the same command again to resume", 130)
-    if summary.storage:
+    if summary.outcome is RunOutcome.STORAGE:
         raise _usage("run", _storage_stop(summary.stopped), DISK_EXIT)
-    if summary.stopped:
+    if summary.outcome is RunOutcome.STOPPED:
         raise _usage("run", summary.stopped, 1)
     if summary.failed:
         raise _usage(

@@ -45,6 +45,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -114,6 +115,21 @@ class NotEnoughBots(ConfigError):
     """Fewer than two bots (or fewer than a table's seats) passed the entry check."""
 
 
+class RunOutcome(StrEnum):
+    """How a run ended: the one value a caller branches on (usage errors stay exceptions).
+
+    ``played``: every match it could play was played (see :attr:`RunSummary.complete` and
+    :attr:`RunSummary.failed`); ``interrupted``: Ctrl-C or SIGTERM; ``stopped``: the Dask scheduler
+    was lost; ``storage``: the output's disk takes no more data. Every stop leaves the directory
+    resumable, with every record so far kept.
+    """
+
+    PLAYED = "played"
+    INTERRUPTED = "interrupted"
+    STOPPED = "stopped"
+    STORAGE = "storage"
+
+
 @dataclass(slots=True)
 class RunSummary:
     """What one call of :func:`run_tournament` did.
@@ -127,7 +143,7 @@ class RunSummary:
         matches_run: matches finished by this call.
         hands_run: hands played by the matches this call finished.
         seconds: wall-clock time of the matches of this call (after the entry check and the plan).
-        interrupted: stopped by Ctrl-C / SIGTERM before the end.
+        outcome: how the run ended (:class:`RunOutcome`).
         failed: match ids whose worker failed (see their ``error.txt``).
         never_started: bots that failed to start in every match they
             played, with the first failure (referee status and the bot's
@@ -141,9 +157,7 @@ class RunSummary:
         board_text: the leaderboard as printed (None when nothing is recorded).
         notices: the leaderboard's notices (incomplete tables, records not counted).
         stopped: why the run stopped before the end other than by Ctrl-C (the
-            Dask scheduler was lost, the disk is full), "" otherwise; the directory is resumable.
-        storage: the run stopped because results or hand histories could not be written
-            (:class:`harness.match.outdir.StorageError`; ``stopped`` names the path).
+            Dask scheduler was lost, the disk is full: it names the path), "" otherwise.
     """
 
     out_dir: Path
@@ -154,7 +168,7 @@ class RunSummary:
     matches_run: int = 0
     hands_run: int = 0
     seconds: float = 0.0
-    interrupted: bool = False
+    outcome: RunOutcome = RunOutcome.PLAYED
     failed: list[str] = field(default_factory=list)
     never_started: dict[str, str] = field(default_factory=dict)
     plan: Plan | None = None
@@ -166,7 +180,16 @@ class RunSummary:
     board_text: str | None = None
     notices: list[str] = field(default_factory=list)
     stopped: str = ""
-    storage: bool = False
+
+    @property
+    def interrupted(self) -> bool:
+        """Stopped by Ctrl-C / SIGTERM before the end."""
+        return self.outcome is RunOutcome.INTERRUPTED
+
+    @property
+    def storage(self) -> bool:
+        """Stopped because results or hand histories could not be written (:class:`StorageError`)."""
+        return self.outcome is RunOutcome.STORAGE
 
     @property
     def complete(self) -> bool:
@@ -423,7 +446,7 @@ def run_tournament(
             reached (before any match; lost later: ``summary.stopped``).
         harness.match.outdir.StorageError: the output directory's disk takes no more data
             (full, over quota, read-only, failing) before the matches (entry check, plan);
-            during them: ``summary.storage`` and ``summary.stopped``. Nothing recorded is lost.
+            during them: ``summary.outcome`` and ``summary.stopped``. Nothing recorded is lost.
     """
     store = ResultsStore(config.tournament.output)
     stored = store.open()
@@ -706,15 +729,15 @@ class _Run:
                     on_start=lambda job: store.fresh_match_dir(job.key), on_tick=tick)
             reporter.stop(wait_s=_REPORT_GRACE_S)
         except KeyboardInterrupt:
-            summary.interrupted = True
+            summary.outcome = RunOutcome.INTERRUPTED
         except ClusterError as exc:
-            summary.stopped = str(exc)
+            summary.outcome, summary.stopped = RunOutcome.STOPPED, str(exc)
         except (StorageError, OSError) as exc:
             code = storage_errno(exc)
             if code is None:
                 raise
             where = exc.path if isinstance(exc, StorageError) else exc.filename or store.out_dir
-            summary.stopped, summary.storage = str(StorageError(where, code)), True
+            summary.outcome, summary.stopped = RunOutcome.STORAGE, str(StorageError(where, code))
         finally:
             reporter.stop()
             summary.seconds = time.monotonic() - started
