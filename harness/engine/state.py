@@ -38,7 +38,6 @@ from harness.engine.actions import (
     FOLD_ACTION,
     RAISE,
     Action,
-    Phase,
 )
 from harness.engine.cards import CARD_STRS, DECK_SIZE, Deck, check_deck
 from harness.engine.config import (
@@ -54,6 +53,7 @@ from harness.engine.constants import (
     HOLE_CARDS,
 )
 from harness.engine.errors import CardError, GameConfigError
+from harness.engine.fields import HandFields
 from harness.engine.legality import LegalMoves
 from harness.engine.pots import HandResult
 from harness.engine.rounds import Rounds
@@ -111,24 +111,8 @@ class HandState(LegalMoves, Rounds):
     per seat, None before the draw), ``history`` (public events).
     """
 
-    __slots__ = (
-        "config", "n", "button", "seed", "hand_id", "phase", "to_act",
-        "starting_stacks", "stacks", "bets", "contrib", "folded", "all_in",
-        "cards", "hole_cards", "draws", "history",
-        "_rng", "_deck", "_pos", "_stock", "_muck", "_fl", "_unit", "_high",
-        "_inc", "_nbets", "_acted", "_acted_high", "_n_live", "_n_able",
-        "_r1_high", "_aggressor", "_draw_order", "_draw_index", "_log",
-        "_uncalled", "_result", "_legal", "_bb_seat", "_received", "_stacked", "_raise_cap",
-        "_rng_saved",
-    )
-
-    config: GameConfig
-    n: int
-    button: int
-    seed: int
-    hand_id: int
-    phase: Phase
-    to_act: int | None
+    # One declaration of the fields (harness.engine.fields, with their types); the slots follow it.
+    __slots__ = tuple(HandFields.__annotations__)
 
     # --- construction ------------------------------------------------------
 
