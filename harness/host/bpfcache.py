@@ -32,8 +32,9 @@ import stat
 import sysconfig
 import tempfile
 from collections.abc import Callable
+from typing import Any
 
-__all__ = ["cache_dir", "kept"]
+__all__ = ["bpf_of", "cache_dir", "kept"]
 
 #: libseccomp's shared object by its soname, as the dynamic linker loads it (its file, size and time are
 #: part of the key): Debian and Ubuntu's multiarch directories, then the others of common distributions.
@@ -149,3 +150,15 @@ def kept(name: str, source_file: str, build: Callable[[], dict | None]) -> dict 
     if entry is not None:
         _write(path, entry)
     return entry
+
+
+def bpf_of(flt: Any) -> bytes:
+    """The BPF program of a pyseccomp ``SyscallFilter`` as bytes (8 per instruction; the caller checks that).
+
+    Raises:
+        OSError, RuntimeError, AttributeError, ValueError: libseccomp could not export it.
+    """
+    with tempfile.TemporaryFile() as fh:
+        flt.export_bpf(fh)
+        fh.seek(0)
+        return fh.read()

@@ -111,7 +111,6 @@ import contextlib
 import errno
 import os
 import platform
-import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -321,10 +320,7 @@ def _build() -> FilterSupport:
             _rules(sc, other, name)
             flt.merge(other)
             abis.append(name)
-        with tempfile.TemporaryFile() as fh:
-            flt.export_bpf(fh)
-            fh.seek(0)
-            code = fh.read()
+        code = bpfcache.bpf_of(flt)
     except (OSError, RuntimeError, AttributeError, ValueError) as exc:
         return FilterSupport(None, f"libseccomp could not build the syscall filter: {exc}")
     if not code or len(code) % 8:

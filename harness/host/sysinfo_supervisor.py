@@ -61,7 +61,6 @@ import platform
 import select
 import socket
 import struct
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -223,10 +222,7 @@ def _compile() -> SysinfoSupport:
             with contextlib.suppress(OSError):
                 flt.add_arch(sc.Arch.ARM)
         flt.add_rule(sc.NOTIFY, "sysinfo")
-        with tempfile.TemporaryFile() as fh:
-            flt.export_bpf(fh)
-            fh.seek(0)
-            code = fh.read()
+        code = bpfcache.bpf_of(flt)
     except (OSError, RuntimeError, AttributeError, ValueError) as exc:
         return SysinfoSupport(None, f"libseccomp could not build the sysinfo filter: {exc}")
     if not code or len(code) % 8:
