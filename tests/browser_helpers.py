@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import os
 import shutil
-import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
-import pytest
+from tests.skip_helpers import skip_loudly as skip_loudly_with
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -28,12 +27,10 @@ def chromium_path() -> str | None:
     return None
 
 
-def skip_loudly(reason: str) -> None:
+def skip_loudly(reason: str) -> NoReturn:
     message = (f"BROWSER TEST NOT RUN: {reason}. Install Debian's chromium (apt-get install -y chromium), "
                "as make test does when run as root.")
-    warnings.warn(message, stacklevel=2)
-    print(f"\n*** {message} ***\n")
-    pytest.skip(message)
+    skip_loudly_with(message)
 
 
 def require_chromium() -> str:

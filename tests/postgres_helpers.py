@@ -15,12 +15,11 @@ import shutil
 import subprocess
 import tempfile
 import uuid
-import warnings
 from pathlib import Path
-
-import pytest
+from typing import NoReturn
 
 from tests.server_helpers import free_port
+from tests.skip_helpers import skip_loudly as skip_loudly_with
 
 
 def _bin(name: str) -> str | None:
@@ -28,12 +27,10 @@ def _bin(name: str) -> str | None:
     return found[-1] if found else shutil.which(name)
 
 
-def skip_loudly(reason: str) -> None:
+def skip_loudly(reason: str) -> NoReturn:
     message = (f"POSTGRESQL TESTS NOT RUN: {reason}. Install Debian's postgresql (apt-get install -y postgresql), "
                "as make test does when run as root.")
-    warnings.warn(message, stacklevel=2)
-    print(f"\n*** {message} ***\n")
-    pytest.skip(message)
+    skip_loudly_with(message)
 
 
 class Cluster:

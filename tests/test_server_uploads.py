@@ -11,7 +11,6 @@ import io
 import os
 import shutil
 import tarfile
-import warnings
 import zipfile
 from pathlib import Path
 
@@ -20,6 +19,7 @@ import pytest
 from harness.server.admission import run_build
 from harness.server.submission import prepare
 from harness.server.unpack import MAX_FILES, UnpackError, unpack
+from tests.skip_helpers import skip_loudly
 
 pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fast set (pytest -m "not slow")
 
@@ -138,9 +138,7 @@ def _need_bwrap() -> None:
     if shutil.which("bwrap") is None:
         message = ("SERVER BUILD TEST NOT RUN: bubblewrap (bwrap) is missing; builds are refused without it. "
                    "Install Debian's bubblewrap (apt-get install -y bubblewrap).")
-        warnings.warn(message, stacklevel=2)
-        print(f"\n*** {message} ***\n")
-        pytest.skip(message)
+        skip_loudly(message)
 
 
 def test_a_build_that_loops_is_stopped(tmp_path: Path) -> None:
