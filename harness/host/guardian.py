@@ -19,6 +19,7 @@ A run that ends normally has stopped its bots already: the guardian finds none.
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import sys
 import time
@@ -63,11 +64,11 @@ def token() -> str:
 
 
 def _open(fd: int) -> bool:
+    """Whether ``fd`` is still a pipe (the write end), not closed or reused for another file."""
     try:
-        os.fstat(fd)
+        return stat.S_ISFIFO(os.fstat(fd).st_mode)
     except OSError:
         return False
-    return True
 
 
 def watch(read_end: int, guard: str) -> None:

@@ -38,6 +38,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, Protocol
 
+from harness.host import guardian
 from harness.host.placement import pin
 from harness.match.outdir import STORAGE_ERRNOS, StorageError, storage_errno
 
@@ -208,6 +209,7 @@ class LocalExecutor:
         self._ctx = multiprocessing.get_context("fork")
         self._running: dict[str, _Running] = {}
         self._workers_file = workers_file
+        guardian.token()  # before the workers fork: they share the run's guardian instead of one each
 
     def describe(self) -> None:
         """None: the jobs run on this machine (:meth:`Executor.describe`)."""
