@@ -52,12 +52,14 @@ def fake_play(bots: Sequence[BotSpec], spec: MatchSpec, limits: Limits, out_dir:
     names = [b.name for b in bots]
     hand_nets = []
     (out_dir / "logs").mkdir(parents=True, exist_ok=True)
-    # Under the name the referee uses (compressed as written with spec.compress); minimal records.
+    # Under the name the referee uses (compressed as written with spec.compress); minimal version-2 records.
     with HistoryWriter(out_dir / history_name(spec.compress)) as fh:
         for h in range(spec.hands):
             nets = fake_nets(spec, names, h)
             hand_nets.append(nets)
-            fh.write({"hand_id": h, "seed": hand_seed(spec.seed, h), "button": h % len(names), "net": nets})
+            players = [{"seat": s, "bot": name, "net": n} for s, (name, n) in enumerate(zip(names, nets, strict=True))]
+            fh.write({"record_version": 2, "hand_id": h, "seed": hand_seed(spec.seed, h), "button": h % len(names),
+                      "players": players, "actions": []})
     return MatchResult(
         match_id=spec.match_id,
         seed=spec.seed,
@@ -83,7 +85,7 @@ def failing_play(bots: Sequence[BotSpec], spec: MatchSpec, limits: Limits, out_d
     """Like :func:`fake_play`, but every match with bot "c" in seat 0 dies halfway."""
     if bots[0].name == "c":
         with open(out_dir / "hands.jsonl", "w", encoding="utf-8") as fh:
-            fh.write('{"hand_id": 0}\n')
+            fh.write('{"record_version": 2, "hand_id": 0}\n')
         raise RuntimeError("referee bug (simulated)")
     return fake_play(bots, spec, limits, out_dir)
 

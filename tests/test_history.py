@@ -1,9 +1,13 @@
-"""Hand-history JSON Lines writer and reader (harness/history/files.py)."""
+"""Hand-history JSON Lines writer and reader (harness/history/files.py): the file layer, lines as written.
+
+Reading records in the current shape (upgrading version 1) is tested in tests/test_history_format.py.
+"""
 
 from __future__ import annotations
 
 import gzip
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,12 +16,16 @@ import pytest
 from harness.history.files import (
     HistoryError,
     HistoryWriter,
-    engine_part,
-    numbered_records,
-    read_history,
+    numbered_lines,
     record_problem,
     without_volatile,
 )
+
+
+def read_lines(path: Path) -> Iterator[dict[str, Any]]:
+    """The JSON objects of a history file as written (no upgrade, no shape check)."""
+    for _, record in numbered_lines(path):
+        yield record
 
 
 @pytest.mark.parametrize("name", ["hands.jsonl", "hands.jsonl.gz"])
@@ -27,7 +35,7 @@ def test_round_trip_plain_and_gzip(tmp_path: Path, name: str) -> None:
     with HistoryWriter(path) as w:
         for r in records:
             w.write(r)
-    assert list(read_history(path)) == records
+    assert list(read_lines(path)) == records
 
 
 def test_each_hand_is_on_disk_as_soon_as_written(tmp_path: Path) -> None:
@@ -42,36 +50,28 @@ def test_bad_line_names_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "hands.jsonl"
     path.write_text('{"hand_id": 0}\n\n{"hand_id": 1, "net": [\n')
     with pytest.raises(HistoryError, match=r"hands.jsonl line 3: not valid JSON") as info:
-        list(read_history(path))
+        list(read_lines(path))
     assert info.value.line == 3 and not info.value.cut_off
     path.write_text('{"hand_id": 0, "bots": ["a\n{"x": 1}\n')  # a string cut off, then more lines
     with pytest.raises(HistoryError) as info:
-        list(read_history(path))
+        list(read_lines(path))
     assert "starting at column" in str(info.value) and " at at " not in str(info.value)
     path.write_text("[1, 2]\n")
     with pytest.raises(HistoryError, match="JSON object"):
-        list(read_history(path))
+        list(read_lines(path))
 
 
-def test_engine_part_and_volatile_keys() -> None:
-    rec = {
-        "hand_id": 3,
-        "seed": 9,
-        "bots": ["a"],
-        "match_seats": [0],
-        "timings_ms": [[0, 1.0]],
-        "faults": [],
-        "match_id": "m",
-    }
-    assert engine_part(rec) == {"hand_id": 3, "seed": 9}
-    assert "timings_ms" not in without_volatile(rec) and "faults" in without_volatile(rec)
+def test_without_volatile_drops_each_decision_time_only() -> None:
+    rec = {"hand_id": 3, "actions": [{"index": 0, "kind": "call", "ms": 1.5}, {"index": 1, "ms": None}]}
+    assert without_volatile(rec) == {"hand_id": 3, "actions": [{"index": 0, "kind": "call"}, {"index": 1}]}
+    assert rec["actions"][0]["ms"] == 1.5  # the record itself is left as it was
 
 
 def test_binary_file_is_named_not_a_traceback(tmp_path: Path) -> None:
     path = tmp_path / "garb.jsonl"
     path.write_bytes(b'{"hand_id": 0}\n' + b"\x8d\xff\x00binary" + os.urandom(64))
     with pytest.raises(HistoryError, match=r"garb.jsonl line 2: not UTF-8 text") as info:
-        list(read_history(path))
+        list(read_lines(path))
     assert not info.value.cut_off and str(info.value).startswith("not a hand history: ")
 
 
@@ -85,7 +85,7 @@ def test_cut_off_gzip_yields_the_lines_before_then_says_so(tmp_path: Path) -> No
     cut.write_bytes(data[: len(data) // 2])
     got: list[int] = []
     with pytest.raises(HistoryError, match=r"cut.jsonl.gz line \d+: the compressed data ends early") as info:
-        for record in read_history(cut):
+        for record in read_lines(cut):
             got.append(record["hand_id"])
     assert info.value.cut_off and str(info.value).startswith("damaged hand history: ")
     assert got == list(range(len(got))) and 0 < len(got) < 400
@@ -95,16 +95,16 @@ def test_cut_off_gzip_yields_the_lines_before_then_says_so(tmp_path: Path) -> No
 def test_gzip_is_recognised_by_content_and_plain_text_named_gz_is_read(tmp_path: Path) -> None:
     (tmp_path / "a.jsonl").write_bytes(gzip.compress(b'{"hand_id": 1}\n'))
     (tmp_path / "b.jsonl.gz").write_text('{"hand_id": 2}\n')
-    assert list(read_history(tmp_path / "a.jsonl")) == [{"hand_id": 1}]
-    assert list(read_history(tmp_path / "b.jsonl.gz")) == [{"hand_id": 2}]
+    assert list(read_lines(tmp_path / "a.jsonl")) == [{"hand_id": 1}]
+    assert list(read_lines(tmp_path / "b.jsonl.gz")) == [{"hand_id": 2}]
 
 
 def test_cut_off_last_line_differs_from_a_bad_line(tmp_path: Path) -> None:
     path = tmp_path / "hands.jsonl"
     path.write_text('{"hand_id": 0}\n\n{"hand_id": 1, "net": [1,')
-    assert next(numbered_records(path)) == (1, {"hand_id": 0})
+    assert next(numbered_lines(path)) == (1, {"hand_id": 0})
     with pytest.raises(HistoryError, match="line 3: the last line is cut off") as info:
-        list(read_history(path))
+        list(read_lines(path))
     assert info.value.cut_off
 
 

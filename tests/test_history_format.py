@@ -33,6 +33,7 @@ from harness.history.files import (
     HistoryTail,
     HistoryWriter,
     decision_times,
+    numbered_lines,
     read_history,
     record_faults,
     record_problem,
@@ -40,7 +41,7 @@ from harness.history.files import (
 )
 from harness.history.replay import check_history
 from harness.report.hands import hand_view
-from tests.engine_helpers import new_hand, stand_pat_all
+from tests.engine_helpers import check_down, new_hand, stand_pat_all
 from tests.history_helpers import (
     CHECKER_PATH,
     GAMES,
@@ -306,24 +307,86 @@ def test_the_checker_finds_the_match_seed_from_the_tournament_seed(tmp_path: Pat
 
 @pytest.mark.parametrize("name", ["v1-freezeout-faults.jsonl", "v1-fixed-limit-ante-only.jsonl.gz"])
 def test_version_1_files_still_replay_and_read(name: str) -> None:
-    """Files written by the first releases (record_version 1, kept as fixtures) replay identically and
-    are read by the report's adapter and the readers of faults, timings and nets."""
+    """Files written by the first releases (record_version 1, kept as fixtures) replay identically, and
+    every reader gets them upgraded to the current shape once, on read, with the values they hold."""
     path = FIXTURES / name
     checks = list(check_history(path))
     assert checks and all(c.ok for c in checks), [c for c in checks if not c.ok][:2]
     result = CliRunner().invoke(app, ["replay", str(path)])
     assert result.exit_code == 0 and f"{len(checks)} of {len(checks)} hands replay identically" in result.output
+    written = [record for _, record in numbered_lines(path)]
     records = list(read_history(path))
-    assert {r["record_version"] for r in records} == {1}
-    for record in records:
+    assert {r.get("record_version", 1) for r in written} == {1}
+    assert {(r["record_version"], r["upgraded_from"]) for r in records} == {(2, 1)}
+    for old, record in zip(written, records, strict=True):
+        seats = old["match_seats"]
         view = hand_view(record)
-        assert sum(view["net"]) == 0 and len(view["stacks"]) == len(record["stacks"])
-        assert sorted(seat_nets(record)) == record["match_seats"]
-        assert len(decision_times(record)) == len(record["timings_ms"])
+        assert view["net"] == old["net"] and view["stacks"] == old["stacks"] and view["hole"] == old["hole_cards"]
+        assert view["final"] == old["final_cards"] and view["seats"] == seats and view["bots"] == old["bots"]
+        assert seat_nets(record) == dict(zip(seats, old["net"], strict=True))
+        assert sorted(decision_times(record)) == sorted((seats[s], ms) for s, ms in old["timings_ms"])
+        assert [(f["seat"], f["kind"]) for f in record_faults(record)] == [
+            (seats[f["seat"]], f["kind"]) for f in old["faults"]]
+        handrecord.replay_v2(record)  # the upgrade is a record the engine agrees with in every field
     faults = [f for r in records for f in record_faults(r)]
     if "faults" in name:
         assert faults and all(f["bot"] == "flaky" and f["seat"] == 2 for f in faults)
-        assert any(r["match_seats"] != list(range(len(r["match_seats"]))) for r in records)  # renumbered
+        assert any(r["match_seats"] != list(range(len(r["match_seats"]))) for r in written)  # renumbered
+        assert any(a["by"] == "out" for r in records for a in r["actions"])  # decisions made for a bot put out
+
+
+def test_a_version_1_record_is_upgraded_with_its_chips_and_times(tmp_path: Path) -> None:
+    """A version-1 line of a hand with a raise, a call, a draw and a timed-out bot: the upgrade gives
+    each decision its chips (owed, added, to) as the engine says and each bot its own times."""
+    from harness.history.v1 import build_record
+
+    state = new_hand([200, 200, 200], seed=5)
+    state.raise_to(state.legal().min_to)
+    while state.phase == "bet1":
+        state.call()
+    while state.phase == "draw":
+        state.draw([state.cards[state.to_act][0]])
+    check_down(state)
+    old = json.loads(json.dumps(build_record(state)))
+    old.update(match_id="m", bots=["a", "b", "c"], match_seats=[0, 2, 5], faults=[{"seat": 1, "kind": "timeout",
+               "detail": "no reply"}], timings_ms=[[a["seat"], 1.0 + i] for i, a in enumerate(old["actions"])
+                                                   if a["seat"] != 2])
+    del old["record_version"]  # the very first records had none
+    path = tmp_path / "h.jsonl"
+    path.write_text(json.dumps(old) + "\n")
+    (record,) = read_history(path)
+    assert record["match"]["bots"] == ["a", None, "b", None, None, "c"] and record["match"]["hands"] is None
+    assert [p["seat"] for p in record["players"]] == [0, 2, 5]
+    log = state.action_log()
+    assert [a.get("added") for a in record["actions"]] == [e[4] if e[1] != "draw" else None for e in log]
+    assert [a["by"] for a in record["actions"]] == ["out" if e[0] == 2 else "bot" for e in log]
+    assert [p["out"] for p in record["players"]] == [False, False, any(e[0] == 2 for e in log)]
+    assert record["faults"] == [{"seat": 2, "kind": "timeout", "detail": "no reply", "action": None, "put_out": None}]
+    handrecord.replay_v2(record)
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (lambda r: r.update(stacks="x"), r"line 1: stacks: expected a list"),
+        (lambda r: r["actions"].__setitem__(0, {"seat": 0, "action": "bet", "amount": 10**6}),
+         r"line 1: a version-1 record the engine cannot play again: record.actions\[0\]"),
+        (lambda r: r.update(record_version=9), r"line 1: record_version: 9 is not a version this harness reads"),
+    ],
+    ids=["shape", "refused", "unknown-version"],
+)
+def test_a_record_that_cannot_be_upgraded_is_named_by_line_and_field(change: Any, said: str, tmp_path: Path) -> None:
+    from harness.history.v1 import build_record
+
+    state = new_hand([200, 200], seed=3)
+    state.call()
+    check_down(state)
+    old = json.loads(json.dumps(build_record(state)))
+    change(old)
+    path = tmp_path / "h.jsonl"
+    path.write_text(json.dumps(old) + "\n")
+    with pytest.raises(HistoryError, match=said):
+        list(read_history(path))
 
 
 def test_a_record_of_an_unknown_version_is_named_not_replayed(tmp_path: Path) -> None:

@@ -134,11 +134,11 @@ def test_compressed_hand_history_is_found_and_reads_back(tmp_path: Path) -> None
     from harness.history.files import HistoryWriter
 
     with HistoryWriter(tmp_path / "hands.jsonl.gz") as w:
-        w.write({"hand_id": 0, "net": [1, -1]})
-        w.write({"hand_id": 1, "net": [0, 0]})
+        w.write({"record_version": 2, "hand_id": 0})
+        w.write({"record_version": 2, "hand_id": 1})
     gz = hand_history_path(tmp_path)
     assert gz is not None and gz.name == "hands.jsonl.gz"
-    assert read_hands(gz) == [{"hand_id": 0, "net": [1, -1]}, {"hand_id": 1, "net": [0, 0]}]
+    assert read_hands(gz) == [{"record_version": 2, "hand_id": 0}, {"record_version": 2, "hand_id": 1}]
 
 
 def test_a_second_store_on_the_same_directory_is_refused_until_the_first_closes(tmp_path: Path) -> None:

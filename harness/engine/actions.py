@@ -69,6 +69,10 @@ class Legal:
     max_discards: int = 0
 
 
+#: The forced bets of a hand's public history, in the order they are posted: ``action`` of the
+#: events before the first decision (R2.4 antes, R2.2 blinds).
+POSTS: tuple[str, ...] = ("ante", "small_blind", "big_blind")
+
 FOLD, CHECK, CALL, BET, RAISE, DRAW = (
     ActionKind.FOLD,
     ActionKind.CHECK,

@@ -9,20 +9,24 @@ Schema in docs/hand-history.schema.json. Every record carries
   seat, stack mode, starting stack, limits, the match seed's SHA-256), the
   game settings that apply, players, posts, every decision with its chips
   and who made it, draws, faults, pots, returned chips;
-- **1** (the first releases; still read and replayed): the engine's record
-  (:func:`harness.history.v1.build_record`) plus the referee's keys (:data:`REFEREE_KEYS`):
+- **1** (the first releases): the engine's record
+  (:func:`harness.history.v1.build_record`) plus the referee's keys
   ``match_id``, ``bots`` and ``match_seats`` by hand seat, ``timings_ms``
   (``[hand seat, ms]`` per decision) and ``faults`` (``{"seat": hand seat,
   "kind", "detail"}``).
+
+Readers see one shape: :func:`numbered_records` and :func:`read_history`
+upgrade a version-1 record to version 2 as they read it
+(:func:`harness.history.v1.upgrade`); only :func:`numbered_lines` (for
+``harness replay``, which checks each record as written) yields records as
+they are in the file.
 
 A match writes ``hands.jsonl``, or ``hands.jsonl.gz`` compressed as it is
 written (:func:`history_name`); the name never changes while it runs and
 :class:`HistoryTail` follows either while it grows. The reader recognises
 gzip data by its content. :func:`read_history` and :func:`record_problem`
 turn a file that is not a hand history into a :class:`HistoryError` naming
-the file, the line and the field, never a Python exception. Readers that
-need a few fields of any version use :func:`decision_times`,
-:func:`record_faults` and :func:`seat_nets`.
+the file, the line and the field, never a Python exception.
 """
 
 from __future__ import annotations
@@ -37,17 +41,13 @@ from typing import IO, Any, cast
 
 import orjson
 
+from harness.engine.errors import ReplayError
 from harness.errors import HarnessError
+from harness.history.v1 import upgrade
 from harness.specs import FaultKind
 
 #: Versions of the hand record this harness reads (it writes the last).
 READ_VERSIONS: tuple[int, ...] = (1, 2)
-
-#: Version 1: keys the referee adds to the engine's record; :func:`engine_part` strips them.
-REFEREE_KEYS: tuple[str, ...] = ("match_id", "bots", "match_seats", "timings_ms", "faults")
-
-#: Keys whose values vary from run to run with the same seed and bots (version 1; version 2: each action's ``ms``).
-VOLATILE_KEYS: tuple[str, ...] = ("timings_ms",)
 
 _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
@@ -179,7 +179,7 @@ def _json_problem(exc: json.JSONDecodeError, line: str) -> str:
 
 
 def read_history(path: Path) -> Iterator[dict[str, Any]]:
-    """Yield the hand records of a JSON Lines hand history, in file order.
+    """Yield the hand records of a JSON Lines hand history, in file order, in the current shape (version 2).
 
     The same as :func:`numbered_records` without the line numbers.
 
@@ -192,7 +192,35 @@ def read_history(path: Path) -> Iterator[dict[str, Any]]:
 
 
 def numbered_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(line number, hand record)`` for each record of a JSON Lines hand history.
+    """Yield ``(line number, hand record)`` for each record of a hand history, in the current shape.
+
+    A version-2 record is yielded as read; a version-1 record is checked for shape
+    (:func:`record_problem`) and upgraded (:func:`harness.history.v1.upgrade`, which
+    marks it ``upgraded_from: 1``). Only the shape of a version-2 record is not judged
+    here (:func:`record_problem` does that, for ``harness replay``).
+
+    Raises:
+        OSError: the file cannot be opened or read.
+        HistoryError: as :func:`numbered_lines`; or a record of a version this
+            harness does not read, a version-1 record of the wrong shape, or one the
+            engine cannot play again (its actions are refused).
+    """
+    for lineno, record in numbered_lines(path):
+        version = record.get("record_version", 1)
+        if version == 2:
+            yield lineno, record
+            continue
+        problem = record_problem(record)
+        if problem:
+            raise HistoryError(path, lineno, problem)
+        try:
+            yield lineno, upgrade(record)
+        except ReplayError as exc:
+            raise HistoryError(path, lineno, f"a version-1 record the engine cannot play again: {exc}") from None
+
+
+def numbered_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line number, JSON object)`` for each line of a JSON Lines hand history, as written.
 
     Blank lines are skipped. Plain and gzip-compressed files are both read
     (recognised by content, not by name). Records are yielded as they are
@@ -514,59 +542,29 @@ def _problem_v2(record: dict[str, Any]) -> str | None:
 
 
 def decision_times(record: dict[str, Any]) -> list[tuple[int, float]]:
-    """``(match seat, ms)`` for every decision a bot was asked for, in order (any version).
-
-    Version 2: the actions with a time (``by`` bot or fault); version 1: ``timings_ms``
-    (hand seats mapped to match seats).
-    """
-    if record.get("record_version") == 2:
-        return [(a["seat"], float(a["ms"])) for a in record["actions"] if a["ms"] is not None]
-    seats = record.get("match_seats") or list(range(len(record.get("stacks") or record.get("bots") or [])))
-    return [(seats[s] if 0 <= s < len(seats) else s, float(ms)) for s, ms in record.get("timings_ms") or []]
+    """``(match seat, ms)`` for every decision a bot was asked for, in order: the actions with a time."""
+    return [(a["seat"], float(a["ms"])) for a in record["actions"] if a["ms"] is not None]
 
 
 def record_faults(record: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every fault of a record as ``{"seat": match seat, "bot", "kind", "detail", "action", "put_out"}`` (any version).
+    """Every fault of a record as ``{"seat": match seat, "bot", "kind", "detail", "action", "put_out"}``.
 
-    ``action`` (the index of the decision it happened in) and ``put_out``
-    are None in version 1, which did not record them.
+    ``action`` (the index of the decision it happened in) and ``put_out`` are None in a
+    record upgraded from version 1, which did not record them.
     """
-    if record.get("record_version") == 2:
-        bots = record["match"]["bots"]
-        return [{**f, "bot": bots[f["seat"]] if f["seat"] < len(bots) else f"seat {f['seat']}"}
-                for f in record["faults"]]
-    seats = record.get("match_seats") or list(range(len(record.get("stacks") or record.get("bots") or [])))
-    names = record.get("bots") or []
-    out = []
-    for f in record.get("faults") or []:
-        s = f.get("seat")
-        out.append({
-            "seat": seats[s] if isinstance(s, int) and 0 <= s < len(seats) else s,
-            "bot": names[s] if isinstance(s, int) and 0 <= s < len(names) else f"seat {s}",
-            "kind": f.get("kind"), "detail": f.get("detail", ""), "action": None, "put_out": None,
-        })
-    return out
+    bots = record["match"]["bots"]
+    return [{**f, "bot": bots[f["seat"]] if f["seat"] < len(bots) else f"seat {f['seat']}"}
+            for f in record["faults"]]
 
 
 def seat_nets(record: dict[str, Any]) -> dict[int, int]:
-    """Net chips of the hand by match seat, for the seats dealt in (any version)."""
-    if record.get("record_version") == 2:
-        return {p["seat"]: p["net"] for p in record["players"]}
-    net = record.get("net") or []
-    seats = record.get("match_seats") or list(range(len(net)))
-    return dict(zip(seats, net, strict=False))
-
-
-def engine_part(record: dict[str, Any]) -> dict[str, Any]:
-    """Version 1: the engine's hand record inside a history line (the referee's keys removed)."""
-    return {k: v for k, v in record.items() if k not in REFEREE_KEYS}
+    """Net chips of the hand by match seat, for the seats dealt in."""
+    return {p["seat"]: p["net"] for p in record["players"]}
 
 
 def without_volatile(record: dict[str, Any]) -> dict[str, Any]:
-    """Return ``record`` without what varies between identical runs: decision times (any version)."""
-    if record.get("record_version") == 2:
-        return {**record, "actions": [{k: v for k, v in a.items() if k != "ms"} for a in record["actions"]]}
-    return {k: v for k, v in record.items() if k not in VOLATILE_KEYS}
+    """Return ``record`` without what varies between identical runs: each decision's ``ms``."""
+    return {**record, "actions": [{k: v for k, v in a.items() if k != "ms"} for a in record["actions"]]}
 
 
 class HistoryTail:

@@ -24,9 +24,9 @@ from functools import lru_cache
 from typing import Any
 
 from harness.engine import Action, ActionKind, GameConfig, GameConfigError, HandState, ReplayError, Structure
+from harness.engine.actions import POSTS
 from harness.engine.cards import CARD_STRS, CardError, parse_cards
 from harness.engine.errors import IllegalActionError, InvalidActionError
-from harness.history.v1 import first_difference
 
 #: The ``format`` field of every record (a reader can tell our files from others').
 FORMAT = "sevencard-hand-history"
@@ -48,7 +48,6 @@ Decision = tuple[str, int | None, float | None]
 #: One fault: ``(match seat, kind, detail, action index or None, put_out)``.
 FaultRow = Sequence[Any]
 
-_POSTS = frozenset(("ante", "small_blind", "big_blind"))
 _DRAW = ActionKind.DRAW
 _GAME_KEYS = frozenset(("structure", "small_blind", "big_blind", "min_bet", "ante", "cap", "replacements"))
 
@@ -172,7 +171,7 @@ def build(
     posts = []
     for event in state.history:
         kind = event["action"]
-        if kind not in _POSTS:
+        if kind not in POSTS:
             break
         posts.append({"seat": seated[event["seat"]], "kind": kind, "chips": event["amount"],
                       "all_in": "all_in" in event})
@@ -235,6 +234,31 @@ def _actions(log: Sequence[tuple[Any, ...]], decisions: Sequence[Decision], seat
                 "by": by, "fault": fault, "ms": ms,
             })
     return actions
+
+
+def first_difference(a: Any, b: Any, path: str) -> str | None:
+    """The first place where two JSON-ready values differ, e.g. ``"record.pots[0].winners[0]: record has 1,
+    replay gives 0"``, or None when they are equal (ints of any type compare by value).
+    """
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in list(a) + [k for k in b if k not in a]:
+            if key not in a or key not in b:
+                return f"{path}.{key}: {'missing in record' if key not in a else 'missing in replay'}"
+            diff = first_difference(a[key], b[key], f"{path}.{key}")
+            if diff:
+                return diff
+        return None
+    if isinstance(a, list) and isinstance(b, list):
+        for i, (x, y) in enumerate(zip(a, b, strict=False)):
+            diff = first_difference(x, y, f"{path}[{i}]")
+            if diff:
+                return diff
+        if len(a) != len(b):
+            return f"{path}: record has {len(a)} items, replay {len(b)}"
+        return None
+    if a != b or type(a) is not type(b) and not (isinstance(a, int) and isinstance(b, int)):
+        return f"{path}: record has {a!r}, replay gives {b!r}"
+    return None
 
 
 def _annotation_problem(record: Mapping[str, Any]) -> str | None:
@@ -336,6 +360,8 @@ def replay_v2(record: Mapping[str, Any], *, raise_cap: bool = True) -> HandState
         decisions=[(a["by"], a["fault"], a["ms"]) for a in record["actions"]],
         faults=[(f["seat"], f["kind"], f["detail"], f["action"], f["put_out"]) for f in record["faults"]],
     )
+    if "upgraded_from" in record:  # read from an earlier version (harness.history.v1.upgrade)
+        mine["upgraded_from"] = record["upgraded_from"]
     diff = None if mine == record else first_difference(dict(record), mine, "record")
     if diff:
         raise ReplayError(f"replay differs at {diff}")

@@ -4,9 +4,9 @@ Each line of a history (harness.history.files) carries the hand's seed, settings
 stacks, button and every action; the engine plays the hand again from those
 and names the first field whose replayed value differs from the recorded one
 (cards dealt, draws, chips of each action, pots, winners, net ...). Every
-version ever written is read: version 2 through
+version ever written is read: each record as it is written (not upgraded): version 2 through
 :func:`harness.history.record.replay_v2`, version 1 through
-:func:`harness.history.v1.replay` (the version-1 record).
+:func:`harness.history.v1.replay`.
 A tampered or corrupted history therefore fails here: any hand of a
 history can be replayed and checked.
 
@@ -35,7 +35,7 @@ from typing import Any
 
 from harness.deals import commitment, hand_seed
 from harness.engine import ReplayError
-from harness.history.files import HistoryError, numbered_records, record_problem
+from harness.history.files import HistoryError, numbered_lines, record_problem
 from harness.history.record import replay_v2
 from harness.history.v1 import replay
 
@@ -86,7 +86,7 @@ def check_history(path: Path, *, match_seed: int | None = None) -> Iterator[Hand
             history: FILE line N: FIELD: what is wrong``) or is cut off
             (``.cut_off``).
     """
-    for lineno, record in numbered_records(path):
+    for lineno, record in numbered_lines(path):  # as written: the check is of what the file says
         problem = record_problem(record)
         if problem:
             raise HistoryError(path, lineno, problem)

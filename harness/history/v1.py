@@ -1,15 +1,17 @@
-"""Version 1 of the hand record (the first releases' format) and its replay: same seed and actions, same record.
+"""Version 1 of the hand record (the first releases' format): its replay, and its upgrade to the current shape.
 
-Nothing writes version 1 any more; histories of that version are still read and replayed
-(:mod:`harness.history.replay`). :func:`build_record` is that version's writer, kept so tests can
-make version-1 records of any hand. A record is JSON-ready: cards are two-character strings, enums
-their strings. Same seed + same actions give an identical record, so :func:`replay` can re-run any
-hand from its seed and actions and check every field.
+Nothing writes version 1 any more. Histories of that version are still read: :func:`upgrade` turns
+each record into the current one once, on read (:func:`harness.history.files.numbered_records`),
+so every reader handles one shape; ``harness replay`` checks the record as written with
+:func:`replay` (same seed and actions, same record, every field). :func:`build_record` is that
+version's writer, kept so tests can make version-1 records of any hand. A record is JSON-ready:
+cards are two-character strings, enums their strings.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any
 
 from harness.engine.actions import DRAW, Action, ActionKind
 from harness.engine.cards import CARD_STRS, parse_cards
@@ -21,9 +23,8 @@ from harness.engine.errors import (
     InvalidActionError,
     ReplayError,
 )
-
-if TYPE_CHECKING:
-    from harness.engine.state import HandState
+from harness.engine.state import HandState
+from harness.history.record import BY_BOT, BY_OUT, Decision, build, first_difference
 
 RECORD_VERSION = 1
 
@@ -118,46 +119,19 @@ def record_action(entry: dict[str, Any]) -> Action:
         raise ReplayError(f"bad action entry {entry!r}: {exc}") from None
 
 
-def first_difference(a: Any, b: Any, path: str) -> str | None:
-    """The first place where two JSON-ready values differ, e.g. ``"record.pots[0].winners[0]: record has 1,
-    replay gives 0"``, or None when they are equal (ints of any type compare by value).
-    """
-    if isinstance(a, dict) and isinstance(b, dict):
-        for key in list(a) + [k for k in b if k not in a]:
-            if key not in a or key not in b:
-                return f"{path}.{key}: {'missing in record' if key not in a else 'missing in replay'}"
-            diff = first_difference(a[key], b[key], f"{path}.{key}")
-            if diff:
-                return diff
-        return None
-    if isinstance(a, list) and isinstance(b, list):
-        for i, (x, y) in enumerate(zip(a, b, strict=False)):
-            diff = first_difference(x, y, f"{path}[{i}]")
-            if diff:
-                return diff
-        if len(a) != len(b):
-            return f"{path}: record has {len(a)} items, replay {len(b)}"
-        return None
-    if a != b or type(a) is not type(b) and not (isinstance(a, int) and isinstance(b, int)):
-        return f"{path}: record has {a!r}, replay gives {b!r}"
-    return None
+def play(record: Mapping[str, Any], *, raise_cap: bool = True) -> HandState:
+    """Play a version-1 record's actions from its config, stacks, button and seed (nothing compared).
 
-
-def replay(record: dict[str, Any], *, raise_cap: bool = True) -> HandState:
-    """Re-run a hand record from its config, stacks, button, seed and actions.
-
-    ``raise_cap=False`` replays under the rule of earlier releases, which
-    offered raises beyond what any opponent could match (R3.4, E14).
+    ``raise_cap=False`` plays under the rule of earlier releases, which offered raises
+    beyond what any opponent could match (R3.4, E14).
 
     Returns:
-        the replayed state (complete if the record was).
+        the state after the record's last action (complete if the record was).
 
     Raises:
-        ReplayError: naming the first difference (a field path such as
-            ``record.pots[0].winners``, or the first action refused and why).
+        ReplayError: a field replay needs is missing, the settings cannot start a hand, or
+            an action is refused (naming ``record.actions[i]`` and why).
     """
-    from harness.engine.state import HandState
-
     try:
         config = GameConfig.from_dict(dict(record["config"]))
         state = HandState.start(
@@ -183,9 +157,93 @@ def replay(record: dict[str, Any], *, raise_cap: bool = True) -> HandState:
             state.apply(record_action(entry))
         except (InvalidActionError, IllegalActionError) as exc:
             raise ReplayError(f"record.actions[{i}] {entry!r} is refused: {exc}") from None
+    return state
+
+
+def replay(record: Mapping[str, Any], *, raise_cap: bool = True) -> HandState:
+    """Re-run a version-1 record (:func:`play`) and check every field the engine wrote.
+
+    Returns:
+        the replayed state (complete if the record was).
+
+    Raises:
+        ReplayError: naming the first difference (a field path such as
+            ``record.pots[0].winners``, or the first action refused and why).
+    """
+    state = play(record, raise_cap=raise_cap)
     mine = build_record(state)
-    # Fields a caller added to the line (match id, bot names ...) are not ours to check.
+    # Fields the referee added to the line (match id, bot names ...) are not the engine's to check.
     diff = first_difference({k: record.get(k, "<missing>") for k in mine}, mine, "record")
     if diff:
         raise ReplayError(f"replay differs at {diff}")
     return state
+
+
+#: ``upgraded_from`` of a record read from version 1 (docs/HISTORY.md, "Version 1").
+UPGRADED_FROM = 1
+
+
+def upgrade(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The current record (version 2) of a version-1 record, so that readers handle one shape.
+
+    The hand is played again from its seed and actions (:func:`play`, under the earlier raise
+    rule if today's refuses it, E14), which gives what version 1 did not keep: the chips owed,
+    added and bet "to" per decision, the posts, and which replacements came from a reshuffle.
+    Seats become match seats (``match_seats``). From the referee's keys: ``bots``, ``match_id``,
+    the faults (``action`` and ``put_out`` null: version 1 did not link a fault to a decision),
+    and ``timings_ms``: a seat's first decisions take its timings in order (``by`` ``"bot"``),
+    any after them were made for it (``by`` ``"out"``); ``out`` is true for a seat none of whose
+    decisions was timed. The ``match`` fields version 1 did not record (``hands``, stack mode,
+    starting stack, seed commitment, limits) are null, as are ``match.bots`` of seats not in the
+    hand. The result carries ``upgraded_from: 1``. Checking the record against the engine is
+    :func:`replay`'s job, not this one's.
+
+    Args:
+        record: a version-1 record of the right shape (``files.record_problem`` accepts it).
+
+    Raises:
+        ReplayError: the engine refuses its actions under either rule, or the hand is not complete.
+    """
+    try:
+        state = play(record)
+    except ReplayError:
+        state = play(record, raise_cap=False)
+    if not state.is_complete:
+        raise ReplayError(f"record.actions: the record ends before the hand does (seat {state.to_act} to act)")
+    n = state.n
+    seated = list(record.get("match_seats") or range(n))
+    names = list(record.get("bots") or [f"seat {m}" for m in seated])
+    bots: list[str | None] = [None] * (max(seated) + 1)
+    for k, m in enumerate(seated):
+        bots[m] = names[k]
+    timings: list[list[float]] = [[] for _ in range(n)]
+    for s, ms in record.get("timings_ms") or []:
+        if 0 <= s < n:
+            timings[s].append(float(ms))
+    decisions: list[Decision] = []
+    asked = [0] * n
+    for entry in state.action_log():
+        s = entry[0]
+        timed = timings[s]
+        decisions.append((BY_BOT, None, timed[asked[s]]) if asked[s] < len(timed) else (BY_OUT, None, None))
+        asked[s] += 1
+    match = {
+        "bots": bots, "hands": None, "stack_mode": None, "starting_stack": None, "seed_sha256": None,
+        "decision_ms": None, "time_bank_ms": None, "max_faults": None,
+    }
+    faults = [
+        (seated[s] if isinstance(s := f.get("seat"), int) and 0 <= s < n else s, f.get("kind"), f.get("detail", ""),
+         None, None)
+        for f in record.get("faults") or []
+    ]
+    upgraded = build(
+        state,
+        match_id=str(record.get("match_id", "")),
+        match=match,
+        seated=seated,
+        out=[asked[k] > 0 and not timings[k] for k in range(n)],
+        decisions=decisions,
+        faults=faults,
+    )
+    upgraded["upgraded_from"] = UPGRADED_FROM
+    return upgraded

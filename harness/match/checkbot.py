@@ -328,13 +328,11 @@ def _violations(out_dir: Path, seat: int, limits: Limits) -> tuple[list[Violatio
 
 
 def _timeouts(record: dict[str, Any], seat: int, limits: Limits, clock: dict[str, float]) -> dict[int, str]:
-    """``{action index: the limit its timeout broke}`` for a version-2 record ({} for version 1).
+    """``{action index: the limit its timeout broke}`` for one record (none where a fault names no decision).
 
     ``clock`` carries the bank left and the slowest reply from hand to hand: each reply
     beyond ``decision_ms`` draws on the bank, a timeout empties it (PROTOCOL.md section 7).
     """
-    if record.get("record_version") != 2:
-        return {}
     timeouts = {f["action"] for f in record.get("faults", []) if f["seat"] == seat and f["kind"] == FaultKind.TIMEOUT}
     said: dict[int, str] = {}
     for index, action in enumerate(record.get("actions", [])):

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.engine.actions import POSTS
 from harness.engine.cards import CardError, card_str, parse_card
 from harness.engine.evaluator import best_hand
 from harness.engine.pots import build_pots
@@ -37,7 +38,6 @@ from protocol.messages import (
 
 __all__ = ["HELP", "CommandError", "Seat", "TableView", "legal_choices", "parse_command", "sort_cards"]
 
-_POSTS = ("ante", "small_blind", "big_blind")
 _CATEGORY_WORDS = {
     "high_card": "high card", "one_pair": "one pair", "two_pair": "two pair", "three_of_a_kind": "three of a kind",
     "straight": "straight", "flush": "flush", "full_house": "full house", "four_of_a_kind": "four of a kind",
@@ -336,7 +336,7 @@ class TableView:
         kind = e["action"]
         who = "you" if e["seat"] == self.me else s.name
         amount = e.get("amount", 0)
-        if kind in _POSTS:
+        if kind in POSTS:
             s.stack -= amount
             s.contrib += amount
             if kind != "ante":  # antes are not bets of the round (R2.4)

@@ -22,7 +22,7 @@ A hand view is JSON-ready (it is embedded in the HTML report as data)::
             "added": chips put in by this step, "to": the seat's total bet this round after it,
             "pot": chips in the pot after it, "stacks": [chips behind by seat after it],
             "phase": "bet1"|"draw"|"bet2", "all_in": bool,
-            "by": "post"|"bot"|"fault"|"out"|"unsent"|None,   # who decided (None: version 1 does not say)
+            "by": "post"|"bot"|"fault"|"out"|"unsent",   # who decided
             "fault": kind of the fault a default action answers, or None,
             "discards": [cards], "received": [cards]}      # draws only (discards/received may be
                                                            # absent from a format that hides them)
@@ -30,11 +30,9 @@ A hand view is JSON-ready (it is embedded in the HTML report as data)::
 Seats in a view are positions 0..n-1 among the players dealt in (``seats``
 gives each one's match seat); ``decision`` of a fault indexes ``steps``.
 
-Source: the hand-history format (docs/HISTORY.md), every version:
-record_version 2 (``players``, ``posts``, ``actions`` with ``added``/``to``/``by``,
-``returned``), and 1 (the engine's record plus the referee's keys: ``history``
-holds the public events, bet/raise ``amount`` the "to" total and call
-``amount`` the chips added; ``actions`` the same decisions with the draw's cards).
+Source: the hand-history format (docs/HISTORY.md), in its current shape
+(``players``, ``posts``, ``actions`` with ``added``/``to``/``by``, ``returned``);
+the reader upgrades records of earlier versions (:mod:`harness.history.files`).
 """
 
 from __future__ import annotations
@@ -45,11 +43,9 @@ from typing import Any
 
 from harness.history.files import read_history
 
-POSTS = ("ante", "small_blind", "big_blind")
-
 
 def read_hand_records(path: Path) -> Iterator[dict[str, Any]]:
-    """The raw hand records of a hand history file (plain or gzip), in file order, for :func:`hand_view`.
+    """The hand records of a hand history file (plain or gzip; any version, upgraded), in file order.
 
     Raises:
         harness.history.files.HistoryError: the file is not a hand history.
@@ -79,97 +75,11 @@ def hand_view(record: Mapping[str, Any], *, steps: bool = True) -> dict[str, Any
     Raises:
         KeyError, ValueError: a record without the fields of a hand history.
     """
-    if record.get("record_version") == 2:
-        return _view_v2(record, steps)
-    config = record.get("config") or {}
-    n = len(record["stacks"])
-    bots = list(record.get("bots") or [f"seat {s}" for s in range(n)])
-    stacks = list(record["stacks"])
-    behind = list(stacks)
-    bets = [0] * n
-    pot = 0
-    phase = "bet1"
-    detailed = iter(record.get("actions") or [])
-    steps_: list[dict[str, Any]] = []
-    for event in (record.get("history") or []) if steps else []:
-        seat = int(event["seat"])
-        kind = str(event["action"])
-        step: dict[str, Any] = {"seat": seat, "action": kind, "added": 0, "all_in": bool(event.get("all_in")),
-                                "by": None, "fault": None}
-        if kind not in POSTS:
-            detail = next(detailed, None)
-            if detail is not None and (detail.get("seat") != seat or detail.get("action") != kind):
-                detail = None  # out of step: show the public event only
-        else:
-            detail = None
-        if kind == "draw":
-            if phase != "draw":
-                phase, bets = "draw", [0] * n
-            step["count"] = int(event.get("count", 0))
-            if detail is not None:
-                step["discards"] = list(detail.get("discards") or [])
-                step["received"] = list(detail.get("received") or [])
-        else:
-            if phase == "draw":
-                phase = "bet2"
-            amount = int(event.get("amount") or 0)
-            if kind in ("bet", "raise"):
-                added = amount - bets[seat]
-            elif kind in POSTS or kind == "call":
-                added = amount
-            else:
-                added = 0
-            bets[seat] += added
-            behind[seat] -= added
-            pot += added
-            step["added"] = added
-        step["to"] = bets[seat]
-        step["pot"] = pot
-        step["stacks"] = list(behind)
-        step["phase"] = phase
-        steps_.append(step)
-    returned = [{"seat": int(u["seat"]), "amount": int(u["amount"])} for u in record.get("uncalled") or []
-                if isinstance(u, Mapping)]
-    faults = []
-    for fault in record.get("faults") or []:
-        seat = int(fault["seat"])
-        faults.append({
-            "seat": seat,
-            "bot": bots[seat] if 0 <= seat < len(bots) else f"seat {seat}",
-            "kind": str(fault.get("kind", "")),
-            "detail": str(fault.get("detail", "")),
-            "decision": fault.get("action_index"),
-        })
-    return {
-        "match_id": record.get("match_id", ""),
-        "hand_id": int(record["hand_id"]),
-        "bots": bots,
-        "seats": list(record.get("match_seats") or range(n)),
-        "button": int(record.get("button", 0)),
-        "structure": str(config.get("structure", "")),
-        "small_blind": int(config.get("small_blind") or 0),
-        "big_blind": int(config.get("big_blind") or 0),
-        "ante": int(config.get("ante") or 0),
-        "stacks": stacks,
-        "hole": [list(cards) for cards in record.get("hole_cards") or [[] for _ in range(n)]] if steps else [],
-        "final": [list(cards) for cards in record.get("final_cards") or record.get("hole_cards") or []]
-        if steps else [],
-        "steps": steps_,
-        "shown": [{"seat": int(s["seat"]), "five": list(s.get("five") or []), "category": str(s.get("category", ""))}
-                  for s in record.get("shown") or []],
-        "pots": [{"amount": int(p["amount"]), "eligible": list(p.get("eligible") or []),
-                  "winners": list(p.get("winners") or []), "shares": list(p.get("shares") or [])}
-                 for p in record.get("pots") or []],
-        "returned": returned,
-        "net": [int(x) for x in record.get("net") or [0] * n],
-        "final_stacks": [int(x) for x in record.get("final_stacks") or stacks],
-        "faults": faults,
-        "timings": [[int(s), float(ms)] for s, ms in record.get("timings_ms") or []],
-    }
+    return _view(record, steps)
 
 
-def _view_v2(record: Mapping[str, Any], steps: bool) -> dict[str, Any]:
-    """:func:`hand_view` of a version-2 record (docs/HISTORY.md): chips come straight from the record."""
+def _view(record: Mapping[str, Any], steps: bool) -> dict[str, Any]:
+    """:func:`hand_view` of a record (docs/HISTORY.md): chips come straight from the record."""
     players = record["players"]
     seats = [int(p["seat"]) for p in players]
     pos = {m: k for k, m in enumerate(seats)}

@@ -28,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from harness.engine.actions import POSTS
 from harness.engine.cards import parse_cards
 from harness.engine.evaluator import best_hand
 
@@ -55,7 +56,6 @@ HEADINGS: dict[str, tuple[str, str]] = {
 #: Decisions of the bot itself or the referee's default for it (not "out", not "unsent", not a post).
 _DECIDED = ("bot", "fault", None)
 _AGGRESSIVE = ("bet", "raise")
-_POSTS = ("ante", "small_blind", "big_blind")
 
 
 @dataclass(slots=True)
@@ -179,7 +179,7 @@ def hand_counts(view: Mapping[str, Any]) -> list[Counts]:
         if step["phase"] != phase:
             phase = step["phase"]
             bets = [0] * n
-        if kind in _POSTS:
+        if kind in POSTS:
             if kind == "big_blind":
                 level = max(level, 1)
             if kind != "ante":
