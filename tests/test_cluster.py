@@ -18,6 +18,7 @@ import threading
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -39,12 +40,25 @@ from harness.tournament.cluster import (
     start_local_cluster,
     stop_local_cluster,
 )
-from harness.tournament.config import Backend, ConfigError, load_config, parse_cluster, with_overrides
+from harness.tournament.config import (
+    Backend,
+    ConfigError,
+    TournamentConfig,
+    load_config,
+    parse_cluster,
+    with_overrides,
+)
 from harness.tournament.results import match_files, read_records
-from harness.tournament.runner import run_tournament
+from harness.tournament.runner import RunSummary, run_tournament
 from harness.tournament.workers import Job
 from tests.runner_helpers import EXCLUSIVE_DIR, exclusive_play, fake_config, wait_no_bots
 from tests.runner_helpers import marked_processes as bots_of_mark
+
+
+def run_on_cluster(config: TournamentConfig, **kwargs: Any) -> RunSummary:
+    """``run_tournament`` on the config's Dask cluster, its executor made and closed as ``harness run`` does."""
+    with DaskExecutor.for_config(config) as executor:
+        return run_tournament(config, executor=executor, **kwargs)
 
 pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fast set (pytest -m "not slow")
 
@@ -163,6 +177,11 @@ def test_backend_keys_and_the_cluster_option(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["run", str(league(tmp_path, mark, extra='backend = "dask"')),
                                       "--out", str(tmp_path / "o")])
     assert result.exit_code == 2 and 'backend = "dask" needs scheduler' in result.output
+    # The runner makes no cluster connection of its own: the caller passes the executor.
+    dask_config = with_overrides(load_config(league(tmp_path, mark)), out=tmp_path / "r", cluster="local:1")
+    with pytest.raises(ValueError, match="the caller makes the executor"):
+        run_tournament(dask_config, quiet=True)
+    assert not (tmp_path / "r").exists()  # refused before the output directory is touched
     # The plan's estimate counts the cluster's workers (local:N has N; a scheduler is asked).
     planned = CliRunner().invoke(app, ["plan", str(league(tmp_path, mark)), "--out", str(tmp_path / "p"),
                                        "--no-measure", "--cluster", "local:3"])
@@ -175,7 +194,7 @@ def test_the_local_backend_imports_nothing_of_dask(tmp_path: Path) -> None:
     script = (
         "import sys\n"
         "from harness.tournament.config import load_config, with_overrides\n"
-        "from harness.tournament.runner import run_tournament\n"
+        "from harness.tournament.runner import RunSummary, run_tournament\n"
         f"cfg = with_overrides(load_config({str(league(tmp_path, mark, hands=3, bots=2))!r}), "
         f"out={str(tmp_path / 'out')!r})\n"
         "from harness.tournament.estimate import DEFAULT_RATES\n"
@@ -304,7 +323,7 @@ def test_matches_of_one_deal_are_never_in_flight_together_on_the_cluster(tmp_pat
     marks.mkdir()
     config = with_overrides(fake_config(tmp_path / "out", ["a", "b", "c", "d"], hands=3, jobs=0,
                                         env={EXCLUSIVE_DIR: str(marks)}), cluster=address)
-    summary = run_tournament(config, play=exclusive_play, quiet=True)
+    summary = run_on_cluster(config, play=exclusive_play, quiet=True)
     assert summary.complete and summary.matches_run == 12 and not summary.failed
     assert not (marks / "overlaps").exists(), (marks / "overlaps").read_text()
     assert max(int(n) for n in (marks / "concurrency").read_text().split()) == 2
@@ -333,7 +352,7 @@ def test_a_worker_killed_mid_match_changes_nothing(tmp_path: Path, reference: Pa
     killer = threading.Thread(target=kill_a_worker_running_a_match)
     killer.start()
     config = with_overrides(load_config(league(tmp_path, mark)), out=tmp_path / "out", cluster=address)
-    summary = run_tournament(config, quiet=True, entry_check=False)
+    summary = run_on_cluster(config, quiet=True, entry_check=False)
     killer.join()
     assert killed, "no worker was caught running a match"
     assert summary.complete and not summary.failed and summary.matches_run == 6
@@ -374,7 +393,7 @@ def test_ctrl_c_cancels_the_tasks_and_a_rerun_resumes(tmp_path: Path, cluster) -
                 for r in read_records(out, pending=True)}  # those of unfinished tables too (private)
     assert 1 <= len(recorded) < 6
 
-    again = run_tournament(with_overrides(load_config(config), out=out, cluster=address), quiet=True,
+    again = run_on_cluster(with_overrides(load_config(config), out=out, cluster=address), quiet=True,
                            entry_check=False)
     assert again.complete and again.matches_run == 6 - len(recorded)
     assert again.reuse is not None and f"reused {len(recorded)} match" in again.reuse.describe()
@@ -398,7 +417,7 @@ def test_a_bot_missing_on_the_workers_fails_its_matches_clearly(tmp_path: Path, 
                            f'cwd = "{ROOT}"\nenv = {{ TEST_MARK = "{mark}" }}\n')
     config = with_overrides(load_config(config_path), out=tmp_path / "out", cluster=address)
     script.unlink()  # there when the file was loaded, not on the workers
-    summary = run_tournament(config, quiet=True, entry_check=False)
+    summary = run_on_cluster(config, quiet=True, entry_check=False)
     played = {p.name for p in (tmp_path / "out" / ".private" / "matches").iterdir()}  # tables unfinished
     assert sorted(summary.failed) == sorted(m for m in played if "ghost" in m)
     assert len(summary.failed) == 4 and len(summary.records) == 2
@@ -437,7 +456,7 @@ def test_local_1_losing_its_scheduler_stops_the_run_clearly_and_it_resumes(tmp_p
     killer = threading.Thread(target=lose_the_scheduler)
     killer.start()
     try:
-        summary = run_tournament(config, quiet=True, entry_check=False)
+        summary = run_on_cluster(config, quiet=True, entry_check=False)
     finally:
         killer.join()
     assert sessions, "no local cluster was found"
@@ -448,7 +467,7 @@ def test_local_1_losing_its_scheduler_stops_the_run_clearly_and_it_resumes(tmp_p
     gone = address.rsplit(":", 1)[0] + ":1"  # nothing listens on port 1
     with pytest.raises(ClusterError, match=f"cannot reach the Dask scheduler at {gone} within 1 s"):
         DaskExecutor.connect(gone, timeout_s=1)
-    summary = run_tournament(with_overrides(config, cluster=address), quiet=True, entry_check=False)
+    summary = run_on_cluster(with_overrides(config, cluster=address), quiet=True, entry_check=False)
     assert summary.complete and not summary.failed
     assert wait_no_bots(mark) == []
 

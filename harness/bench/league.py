@@ -122,7 +122,11 @@ def dask_throughput(hands: int = 250, workers: int = 2, noop_jobs: int = 200, ro
             for kind, override in (("local", {"jobs": workers}), ("dask", {"cluster": address})):
                 cfg = with_overrides(bench_config(hands), out=Path(tmp) / f"{kind}{r}", **override)
                 start = time.perf_counter()
-                summary = run_tournament(cfg, quiet=True, rates=DEFAULT_RATES)
+                if kind == "dask":  # a connection per run, as `harness run --cluster` makes
+                    with DaskExecutor.for_config(cfg) as ex:
+                        summary = run_tournament(cfg, quiet=True, rates=DEFAULT_RATES, executor=ex)
+                else:
+                    summary = run_tournament(cfg, quiet=True, rates=DEFAULT_RATES)
                 best[kind] = max(best[kind], summary.hands_run / (time.perf_counter() - start))
         figures[f"hands_per_s_dask_local_{workers}"] = round(best["dask"], 1)
         figures[f"dask_over_jobs_{workers}"] = round(best["dask"] / best["local"], 2)

@@ -56,8 +56,8 @@ def run(
     from harness.deals import seed_warning
     from harness.host.sandbox import SandboxError
     from harness.match.outdir import StorageError
-    from harness.tournament.cluster import ClusterError
-    from harness.tournament.config import ConfigError
+    from harness.tournament.cluster import ClusterError, DaskExecutor
+    from harness.tournament.config import Backend, ConfigError
     from harness.tournament.leaderboard import plural
     from harness.tournament.results import ResultsError
     from harness.tournament.runner import RunOutcome, run_tournament
@@ -75,8 +75,13 @@ def run(
             if warning:
                 _say("run", f"warning: {warning}")
 
-        summary = run_tournament(cfg, entry_check=False if no_entry_check else None, report=_running_report,
-                                 before_bots=before_bots)
+        executor = DaskExecutor.for_config(cfg) if cfg.schedule.backend is Backend.DASK else None
+        try:
+            summary = run_tournament(cfg, entry_check=False if no_entry_check else None, report=_running_report,
+                                     before_bots=before_bots, executor=executor)
+        finally:
+            if executor is not None:
+                executor.close()
     except (ConfigError, ResultsError, SandboxError) as exc:
         raise _usage("run", str(exc)) from None
     except ClusterError as exc:

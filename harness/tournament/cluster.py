@@ -82,6 +82,7 @@ from typing import Any
 
 from harness.errors import HarnessError
 from harness.specs import BotSpec, SandboxMode, SandboxSettings
+from harness.tournament.config import ConfigError, TournamentConfig
 from harness.tournament.results import HANDS_FILE, fsync_file
 from harness.tournament.workers import ERROR_FILE, RESULT_FILE, Done, Job
 
@@ -654,6 +655,23 @@ class DaskExecutor:
             pass
 
     # ------------------------------------------------------------ set-up
+
+    @classmethod
+    def for_config(cls, config: TournamentConfig) -> DaskExecutor:
+        """The executor of a tournament's ``[schedule] scheduler`` (or ``--cluster``), with its ``pin`` and ``jobs``.
+
+        ``harness run`` makes it and passes it to the runner, which closes nothing it did not make.
+
+        Raises:
+            ConfigError: the backend is dask but no scheduler is given.
+            ClusterError: the cluster cannot be reached (or started, for ``local:N``).
+        """
+        sched = config.schedule
+        if sched.scheduler is None:
+            raise ConfigError(config.path, "[schedule] backend",
+                              'backend = "dask" needs scheduler = "tcp://HOST:8786" (or "local:N") in [schedule], '
+                              "or --cluster ADDRESS")
+        return cls.connect(sched.scheduler, pin=sched.pin, jobs=sched.jobs)
 
     @classmethod
     def connect(cls, address: str, *, pin: bool = True, jobs: int = 0,

@@ -416,10 +416,10 @@ def run_tournament(
         entry_check: check the entries first (default: ``[tournament] entry_check``).
         check: the entry check's worker function (default:
             :func:`harness.tournament.entries.run_check`); tests pass a fake.
-        executor: where matches run (default: :class:`LocalExecutor` with
-            ``[schedule] jobs`` and ``pin``, or with ``[schedule] backend = "dask"``
-            a :class:`harness.tournament.cluster.DaskExecutor` connected to
-            ``[schedule] scheduler``, closed at the end).
+        executor: where matches run (default: a :class:`LocalExecutor` with
+            ``[schedule] jobs`` and ``pin``, made and closed here). With
+            ``[schedule] backend = "dask"`` the caller passes one
+            (:meth:`harness.tournament.cluster.DaskExecutor.for_config`) and closes it.
         rates: the estimate's rates (default: measured now by :func:`calibrate`,
             or the defaults when ``play`` is a fake).
         report: called with the output directory in a child process at the
@@ -442,18 +442,18 @@ def run_tournament(
         harness.tournament.config.ConfigError: the plan cannot be made (e.g. more
             matches than max_matches); :class:`NotEnoughBots` when fewer than two
             bots passed the entry check. Raised before any match.
-        harness.tournament.cluster.ClusterError: the Dask cluster cannot be
-            reached (before any match; lost later: ``summary.stopped``).
+        harness.tournament.cluster.ClusterError: the Dask cluster is lost before
+            any match (lost later: ``summary.stopped``).
+        ValueError: ``backend = "dask"`` without an ``executor``.
         harness.match.outdir.StorageError: the output directory's disk takes no more data
             (full, over quota, read-only, failing) before the matches (entry check, plan);
             during them: ``summary.outcome`` and ``summary.stopped``. Nothing recorded is lost.
     """
+    if executor is None and config.schedule.backend is Backend.DASK:
+        raise ValueError('backend = "dask": the caller makes the executor (DaskExecutor.for_config) and passes it')
     store = ResultsStore(config.tournament.output)
     stored = store.open()
-    owned = None
     try:
-        if executor is None and config.schedule.backend is Backend.DASK:
-            owned = executor = dask_executor(config, store.out_dir)
         try:
             seeds = tournament_seeds(store.out_dir, config.tournament.seed)
             summary = _run(config, store, stored, seeds, play, progress, quiet, entry_check, check, executor,
@@ -467,29 +467,7 @@ def run_tournament(
             raise StorageError(exc.filename or store.out_dir, code) from None
         return summary
     finally:
-        if owned is not None:
-            owned.close()
         store.close()
-
-
-def dask_executor(config: TournamentConfig, out_dir: Path) -> Any:
-    """The :class:`~harness.tournament.cluster.DaskExecutor` of ``[schedule] scheduler`` (or ``--cluster``).
-
-    Bots an earlier, killed local run of ``out_dir`` left behind are killed first.
-
-    Raises:
-        ConfigError: the backend is dask but no scheduler is given.
-        ClusterError: the cluster cannot be reached (or started, for ``local:N``).
-    """
-    sched = config.schedule
-    if sched.scheduler is None:
-        raise ConfigError(config.path, "[schedule] backend",
-                          'backend = "dask" needs scheduler = "tcp://HOST:8786" (or "local:N") in [schedule], '
-                          "or --cluster ADDRESS")
-    from harness.tournament.cluster import DaskExecutor
-
-    LocalExecutor(1, workers_file=out_dir / WORKERS_FILE).kill_leftovers()
-    return DaskExecutor.connect(sched.scheduler, pin=sched.pin, jobs=sched.jobs)
 
 
 def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchRecord], seeds: list[int],
@@ -531,10 +509,11 @@ class _Run:
         self.play_match: PlayMatch = play
         sched = config.schedule
         self.remote = False  # the matches run elsewhere (their sandbox is checked there)
-        if executor is None:  # the local backend (run_tournament made the dask one)
-            local = LocalExecutor(effective_jobs(sched.jobs), pin=sched.pin, workers_file=store.out_dir / WORKERS_FILE)
-            local.kill_leftovers()
-            executor = local
+        # Bots an earlier, killed local run of this directory left behind (only now: the directory is ours).
+        leftovers = LocalExecutor(effective_jobs(sched.jobs), pin=sched.pin, workers_file=store.out_dir / WORKERS_FILE)
+        leftovers.kill_leftovers()
+        if executor is None:  # the local backend
+            executor = leftovers
         elif (where := executor.describe()) is not None:  # where the matches run, when not here
             self.say(where)
             self.remote = True
