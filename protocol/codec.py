@@ -13,7 +13,7 @@ decodes thousands of bot replies per second.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import msgpack
@@ -153,7 +153,7 @@ def _enc_hand_start(m: HandStart) -> dict[str, Any]:
 def _request_map(
     type_: str,
     seq: int,
-    state: dict[str, Any],
+    state: Mapping[str, Any],
     actions: Sequence[str],
     call_amount: int,
     min_to: int,
@@ -204,7 +204,7 @@ PotRow = tuple[int, Sequence[int], Sequence[int], Sequence[int]]
 
 def _hand_end_map(
     hand_id: int,
-    history: Sequence[dict[str, Any]],
+    history: Sequence[Mapping[str, Any]],
     shown: Sequence[ShownRow],
     pots: Sequence[PotRow],
     net: Sequence[int],
@@ -289,7 +289,7 @@ def encode_request(
     ``encode(ActRequest(seq, state, Legal(...), TimeLeft(...)))`` (a test checks
     it), with no dataclass built. Amounts are chips, times milliseconds.
     """
-    return msgpack.packb(
+    packed: bytes = msgpack.packb(
         _request_map(
             "draw" if draw else "act",
             seq,
@@ -303,6 +303,7 @@ def encode_request(
             bank_ms,
         )
     )
+    return packed
 
 
 def encode_hand_start(
@@ -313,12 +314,13 @@ def encode_hand_start(
     The bytes equal ``encode(HandStart(...))`` with the same fields (a test checks it).
     Stacks are chips.
     """
-    return msgpack.packb(_hand_start_map(hand_id, seat, button, names, stacks, cards))
+    packed: bytes = msgpack.packb(_hand_start_map(hand_id, seat, button, names, stacks, cards))
+    return packed
 
 
 def encode_hand_end(
     hand_id: int,
-    history: Sequence[dict[str, Any]],
+    history: Sequence[Mapping[str, Any]],
     shown: Sequence[ShownRow],
     pots: Sequence[PotRow],
     net: Sequence[int],
@@ -633,9 +635,9 @@ _STATE_INTS = ("hand_id", "pot", "small_blind", "big_blind", "ante")
 _STATE_SEATS = ("seat", "button")
 
 
-def _dec_state(s: Any) -> dict[str, Any]:
+def _dec_state(x: Any) -> dict[str, Any]:
     """Check the documented keys of the observation map; unknown extra keys are allowed."""
-    s = _map(s, "state")
+    s = _map(x, "state")
     for key in _STATE_INTS:
         x = s.get(key)
         if type(x) is not int or x < 0 or x > MAX_AMOUNT:
@@ -755,7 +757,7 @@ def _dec_match_end(d: dict[str, Any]) -> MatchEnd:
     )
 
 
-_DECODERS: dict[str, Callable[[dict[str, Any]], Any]] = {
+_DECODERS: dict[str, Callable[[dict[str, Any]], Message]] = {
     "hello": _dec_hello,
     "action": _dec_action,
     "discard": _dec_discard,
@@ -822,12 +824,12 @@ def decode_reply(data: bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> Message:
                             if type(c) is not str or c not in CARD_STRINGS:
                                 break
                         else:
-                            reply = _new(DiscardReply)
+                            discard = _new(DiscardReply)
                             set_seq, set_cards, set_v = _SET_DISCARD
-                            set_seq(reply, seq)
-                            set_cards(reply, tuple(cards))
-                            set_v(reply, v)
-                            return reply
+                            set_seq(discard, seq)
+                            set_cards(discard, tuple(cards))
+                            set_v(discard, v)
+                            return discard
     return decode(data, max_bytes)
 
 

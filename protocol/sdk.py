@@ -54,7 +54,7 @@ from protocol.version import MAX_AMOUNT, MAX_MESSAGE_BYTES, PROTOCOL_VERSION
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # protocol.messages is imported on first use: most bots never build a message object
     from collections.abc import Callable, Mapping, Sequence
-    from typing import Any
+    from typing import Any, TypedDict
 
     from protocol.messages import (
         ActionReply,
@@ -68,6 +68,34 @@ if TYPE_CHECKING:  # protocol.messages is imported on first use: most bots never
         Message,
         TimeLeft,
     )
+
+    class _StateMap(TypedDict, total=False):
+        """The ``state`` map of a request (PROTOCOL.md section 6); a field the referee left out raises when read."""
+
+        hand_id: int
+        seat: int
+        button: int
+        phase: str
+        cards: list[str]
+        stacks: list[int]
+        bets: list[int]
+        pot: int
+        folded: list[bool]
+        all_in: list[bool]
+        draws: list[int | None]
+        history: list[dict[str, Any]]
+        big_blind: int
+        small_blind: int
+        structure: str
+
+    class _LegalMap(TypedDict, total=False):
+        """The ``legal`` map of a request (PROTOCOL.md section 6)."""
+
+        actions: Sequence[str]
+        call_amount: int
+        min_to: int
+        max_to: int
+        max_discards: int
 
 __all__ = [
     "Action",
@@ -169,8 +197,8 @@ class DecisionState:
         self,
         seq: int,
         kind: str,
-        raw: Mapping[str, Any],
-        legal: Legal | Mapping[str, Any],
+        raw: _StateMap,
+        legal: Legal | _LegalMap,
         time: TimeLeft | Mapping[str, Any],
     ) -> None:
         """Wrap one request.
@@ -186,7 +214,7 @@ class DecisionState:
         self.kind = kind
         self._raw = raw
         if type(legal) is dict:
-            self._lg: Mapping[str, Any] = legal
+            self._lg: _LegalMap = legal
             self._legal: Legal | None = None
         else:
             self._legal = legal  # type: ignore[assignment]
@@ -233,74 +261,74 @@ class DecisionState:
     # The observation's fields, read on demand (no copying per request).
     @property
     def hand_id(self) -> int:
-        return self.raw["hand_id"]
+        return self._raw["hand_id"]
 
     @property
     def seat(self) -> int:
-        return self.raw["seat"]
+        return self._raw["seat"]
 
     @property
     def button(self) -> int:
-        return self.raw["button"]
+        return self._raw["button"]
 
     @property
     def phase(self) -> str:
         """``"bet1"``, ``"draw"`` or ``"bet2"``."""
-        return self.raw["phase"]
+        return self._raw["phase"]
 
     @property
     def cards(self) -> list[str]:
         """This bot's current seven cards."""
-        return self.raw["cards"]
+        return self._raw["cards"]
 
     @property
     def stacks(self) -> list[int]:
         """Chips behind per seat."""
-        return self.raw["stacks"]
+        return self._raw["stacks"]
 
     @property
     def bets(self) -> list[int]:
         """Chips bet in the current round per seat."""
-        return self.raw["bets"]
+        return self._raw["bets"]
 
     @property
     def pot(self) -> int:
         """All chips committed this hand, including the current round's bets."""
-        return self.raw["pot"]
+        return self._raw["pot"]
 
     @property
     def folded(self) -> list[bool]:
-        return self.raw["folded"]
+        return self._raw["folded"]
 
     @property
     def all_in(self) -> list[bool]:
-        return self.raw["all_in"]
+        return self._raw["all_in"]
 
     @property
     def draws(self) -> list[int | None]:
         """Cards drawn per seat, None before that seat's draw."""
-        return self.raw["draws"]
+        return self._raw["draws"]
 
     @property
     def history(self) -> list[dict[str, Any]]:
         """Public events of the hand so far, oldest first."""
-        return self.raw["history"]
+        return self._raw["history"]
 
     @property
     def big_blind(self) -> int:
-        return self.raw["big_blind"]
+        return self._raw["big_blind"]
 
     @property
     def small_blind(self) -> int:
-        return self.raw["small_blind"]
+        return self._raw["small_blind"]
 
     @property
     def structure(self) -> str:
-        return self.raw["structure"]
+        return self._raw["structure"]
 
     @property
     def my_stack(self) -> int:
-        return self.raw["stacks"][self.raw["seat"]]
+        return self._raw["stacks"][self._raw["seat"]]
 
     @property
     def to_call(self) -> int:
@@ -322,7 +350,7 @@ class DecisionState:
     @property
     def players_in(self) -> int:
         """Players who have not folded."""
-        return sum(1 for f in self.raw["folded"] if not f)
+        return sum(1 for f in self._raw["folded"] if not f)
 
     def can(self, action: str) -> bool:
         """True if ``action`` (``"fold"``, ``"check"``, ``"call"``, ``"bet"``, ``"raise"``) is legal."""
@@ -365,7 +393,7 @@ _UNPACK_LIMITS: dict[str, Any] = {
 }
 _HOOKS = ("on_match_start", "on_hand_start", "on_hand_end", "on_match_end")
 # One packer for every reply (msgpack.packb builds a new one, with its buffer, per call).
-_pack = msgpack.Packer().pack
+_pack: Callable[[Any], bytes] = msgpack.Packer().pack
 
 
 
@@ -474,8 +502,10 @@ class Bot:
             state = DecisionState(request.seq, kind, request.state, request.legal, request.time)
             if kind == "act":
                 a = self._decide_act(state)
-                return m.ActionReply(seq=state.seq, action=a.kind, amount=a.amount)
-            return m.DiscardReply(seq=state.seq, cards=tuple(self._decide_draw(state)))
+                reply: ActionReply = m.ActionReply(seq=state.seq, action=a.kind, amount=a.amount)
+                return reply
+            discard: DiscardReply = m.DiscardReply(seq=state.seq, cards=tuple(self._decide_draw(state)))
+            return discard
         if t is m.HandStart:
             self.hand = msg  # type: ignore[assignment]
             _call_hook(self.on_hand_start, msg)
@@ -765,14 +795,15 @@ def _newest_request_only(frames: list[bytes]) -> list[bytes]:
                 d = None
             t = d.get("type") if type(d) is dict else None
             if t in ("act", "draw"):
-                _log(f"skipped {t} request {d.get('seq')!r}: it timed out while this bot was busy")  # type: ignore[union-attr]
+                _log(f"skipped {t} request {d.get('seq')!r}: it timed out while this bot was busy")
                 continue
         kept.append(frame)
     return kept
 
 
 # The ``raw`` of a request that cannot be shown to act()/draw(): it gets the default action.
-_UNUSABLE: dict[str, Any] = {}
+_UNUSABLE: _StateMap = {}
+_UNUSABLE_LEGAL: _LegalMap = {}
 
 
 def _request_state(d: dict[str, Any], kind: str) -> DecisionState | None:
@@ -786,11 +817,15 @@ def _request_state(d: dict[str, Any], kind: str) -> DecisionState | None:
     if type(seq) is not int or not 0 <= seq <= MAX_AMOUNT:
         _log(f"ignored an invalid message from the referee: {kind} request with seq {seq!r}")
         return None
-    state, legal, tm = d.get("state"), d.get("legal"), d.get("time")
-    if type(state) is dict and type(legal) is dict and type(tm) is dict:
+    state: Any = d.get("state")
+    legal: Any = d.get("legal")
+    tm: Any = d.get("time")
+    legal_ok = type(legal) is dict
+    maps = legal_ok and type(state) is dict and type(tm) is dict
+    if maps:
         return DecisionState(seq, kind, state, legal, tm)
     _log(f"invalid {kind} request {seq} (state, legal or time is not a map); sending the default action")
-    return DecisionState(seq, kind, _UNUSABLE, legal if type(legal) is dict else {}, {})
+    return DecisionState(seq, kind, _UNUSABLE, legal if legal_ok else _UNUSABLE_LEGAL, {})
 
 
 def _unpack(data: bytes) -> Any:
@@ -840,7 +875,7 @@ def _build(make: Callable[[dict[str, Any]], Any], d: Any) -> Any:
 
 
 def _hand_start_of(d: dict[str, Any]) -> HandStart:
-    return _messages().HandStart(
+    start: HandStart = _messages().HandStart(
         hand_id=d["hand_id"],
         seat=d["seat"],
         button=d["button"],
@@ -848,11 +883,12 @@ def _hand_start_of(d: dict[str, Any]) -> HandStart:
         stacks=tuple(d["stacks"]),
         cards=tuple(d["cards"]),
     )
+    return start
 
 
 def _hand_end_of(d: dict[str, Any]) -> HandEnd:
     m = _messages()
-    return m.HandEnd(
+    end: HandEnd = m.HandEnd(
         hand_id=d["hand_id"],
         history=tuple(d["history"]),
         shown=tuple(
@@ -871,6 +907,7 @@ def _hand_end_of(d: dict[str, Any]) -> HandEnd:
         net=tuple(d["net"]),
         stacks=tuple(d["stacks"]),
     )
+    return end
 
 
 def _call_hook(hook: Callable[[Any], None], msg: Any) -> None:
