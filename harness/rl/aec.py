@@ -48,7 +48,7 @@ class SevenCardDrawEnv(AECEnv):
         ValueError: a table size outside 2..6, a stack below 1; ``ConfigError`` for bad game settings.
     """
 
-    metadata = {"name": "seven_card_draw_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
+    metadata: dict[str, Any] = {"name": "seven_card_draw_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
 
     def __init__(self, num_players: int = 2, game: GameConfig | None = None, starting_stack: int = 1000,
                  render_mode: str | None = None, **settings: Any) -> None:
@@ -81,9 +81,21 @@ class SevenCardDrawEnv(AECEnv):
         self.action_spaces = {a: self._act_space for a in self.possible_agents}
         self.match_seed: int | None = None
         self.hand = -1
-        self.state: HandState | None = None
+        self._state: HandState | None = None
         self._seed_block: tuple[int, int, list[int]] | None = None
         self._found: tuple[HandState, int, tuple[int, tuple[int, ...] | None]] | None = None
+
+    @property
+    def state(self) -> HandState:
+        """The hand being played (the engine's state: read it, act through :meth:`step`).
+
+        Raises:
+            RuntimeError: before the first :meth:`reset`.
+        """
+        state = self._state
+        if state is None:
+            raise RuntimeError("no hand yet: call reset() first")
+        return state
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self._obs_space
@@ -117,26 +129,29 @@ class SevenCardDrawEnv(AECEnv):
         self._cumulative_rewards = dict.fromkeys(agents, 0.0)
         self.terminations = dict.fromkeys(agents, False)
         self.truncations = dict.fromkeys(agents, False)
-        self.infos = {a: {} for a in agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in agents}
         self._sync()
 
     def _start_hand(self, sequence: bool) -> None:
         """Deal hand ``self.hand`` of the match (the state only: ``reset`` does PettingZoo's bookkeeping)."""
         n = self.num_players
-        self.state = HandState.start(self.game, self._stacks, self.hand % n, self._hand_seed(self.hand, sequence),
+        self._state = HandState.start(self.game, self._stacks, self.hand % n, self._hand_seed(self.hand, sequence),
                                      self.hand)
         self._found = None
 
     def _hand_seed(self, hand: int, sequence: bool) -> int:
         """:func:`harness.deals.hand_seed` ``(match_seed, hand)``; hands dealt in sequence take their
         seeds in blocks of 64 (one tight loop of HMACs costs less than the same calls one per reset)."""
+        seed = self.match_seed
+        assert seed is not None  # reset() sets it before the first deal
         block = self._seed_block
-        if block is not None and block[0] == self.match_seed and 0 <= hand - block[1] < _SEED_BLOCK:
+        if block is not None and block[0] == seed and 0 <= hand - block[1] < _SEED_BLOCK:
             return block[2][hand - block[1]]
         if not sequence:
-            return hand_seed(self.match_seed, hand)
-        self._seed_block = (self.match_seed, hand, hand_seeds(self.match_seed, hand, _SEED_BLOCK))
-        return self._seed_block[2][0]
+            return hand_seed(seed, hand)
+        seeds = hand_seeds(seed, hand, _SEED_BLOCK)
+        self._seed_block = (seed, hand, seeds)
+        return seeds[0]
 
     def _sync(self) -> None:
         """Point ``agent_selection`` at the seat to act, or end the episode."""
@@ -149,7 +164,9 @@ class SevenCardDrawEnv(AECEnv):
                 self.terminations[a] = True
             self.agent_selection = self.agents[0]
         else:
-            self.agent_selection = self.possible_agents[state.to_act]
+            s = state.to_act
+            assert s is not None  # an incomplete hand has a seat to act
+            self.agent_selection = self.possible_agents[s]
 
     def step(self, action: int | None) -> None:
         """Apply the selected agent's action (an index, :mod:`harness.rl.encoding`).
@@ -189,7 +206,7 @@ class SevenCardDrawEnv(AECEnv):
         state = self.state
         key = self._decision()[0] if state.to_act == seat else encoding.NONE_KEY
         v = np.zeros(self._size, dtype=np.float32)
-        encoding.observe_into(memoryview(v), 0, state, seat)
+        encoding.observe_into(v.data, 0, state, seat)
         return {"observation": v, "action_mask": encoding.mask_row(key)}
 
     # --- search and display ------------------------------------------------------------------------
@@ -201,7 +218,7 @@ class SevenCardDrawEnv(AECEnv):
         """
         other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)
-        other.state = self.state.clone() if self.state is not None else None
+        other._state = self._state.clone() if self._state is not None else None
         other._found = None
         other.agents = self.agents[:]
         for name in ("rewards", "_cumulative_rewards", "terminations", "truncations"):
@@ -211,11 +228,11 @@ class SevenCardDrawEnv(AECEnv):
 
     def render(self) -> str | None:
         """The hand as text (cards of every seat: for debugging, not a player's view)."""
-        if self.state is None:
+        st = self._state
+        if st is None:
             return None
         from harness.engine.cards import cards_str
 
-        st = self.state
         lines = [f"hand {st.hand_id} {st.phase} pot {st.pot} to_act {st.to_act}"]
         for s in range(st.n):
             flags = " folded" if st.folded[s] else (" all-in" if st.all_in[s] else "")

@@ -142,7 +142,9 @@ def decision(state: HandState) -> tuple[int, tuple[int, ...] | None]:
         return _DRAW_DECISION
     if phase is Phase.COMPLETE:
         return _NONE_DECISION
-    return _betting(state.legal(), state.bets[state.to_act], sum(state.contrib))
+    s = state.to_act
+    assert s is not None  # a betting round has a seat to act
+    return _betting(state.legal(), state.bets[s], sum(state.contrib))
 
 
 def mask_of(phase: str, legal: Any, bet: int, pot: int) -> np.ndarray:
@@ -195,6 +197,7 @@ def decode(state: HandState, index: int) -> tuple[str, Any]:
     if state.phase is Phase.COMPLETE:
         raise ValueError(f"action {index} is not legal: the hand is complete")
     s = state.to_act
+    assert s is not None  # an incomplete hand has a seat to act
     return decode_of(state.phase, state.legal(), state.bets[s], sum(state.contrib), state.cards[s], index)
 
 
@@ -224,7 +227,9 @@ def action_of(state: HandState, found: tuple[int, tuple[int, ...] | None], index
     key, amounts = found
     if key == DRAW_KEY:
         if DRAW_BASE <= index < N_ACTIONS:
-            cards = state.cards[state.to_act]
+            s = state.to_act
+            assert s is not None  # the draw has a seat to act
+            cards = state.cards[s]
             return Action(_DRAW, 0, tuple([cards[p] for p in DISCARDS[index - DRAW_BASE]]))
     elif key == NONE_KEY:
         raise ValueError(f"action {index} is not legal: the hand is complete")
@@ -270,6 +275,18 @@ class _Frame:
 
     __slots__ = ("phase", "button", "to_act", "stacks", "bets", "contrib", "pot", "legal", "folded", "all_in",
                  "draws", "rel", "acts", "shown", "size")
+    # Where each field of the layout starts (set from layout(n) in __init__).
+    phase: int
+    button: int
+    to_act: int
+    stacks: int
+    bets: int
+    contrib: int
+    pot: int
+    legal: int
+    folded: int
+    all_in: int
+    draws: int
 
     def __init__(self, n: int, seat: int) -> None:
         lay = layout(n)
@@ -365,7 +382,7 @@ def new_rows(rows: int, n: int) -> tuple[np.ndarray, memoryview]:
     """``rows`` observation vectors of zeros for ``n`` seats: the float32 array ``(rows, obs_size(n))`` and a flat
     ``"f"`` memoryview of the same memory, for :func:`fill` (row ``i`` starts at ``i * obs_size(n)``)."""
     obs = np.zeros((rows, _frame(n, 0).size), dtype=np.float32)
-    return obs, memoryview(obs.reshape(-1))
+    return obs, obs.reshape(-1).data
 
 
 def observe(state: HandState, seat: int, lay: dict[str, slice] | None = None) -> np.ndarray:
@@ -373,7 +390,7 @@ def observe(state: HandState, seat: int, lay: dict[str, slice] | None = None) ->
 
     ``lay`` is accepted for compatibility and unused (the offsets are precomputed per table size and seat)."""
     v = np.zeros(_frame(state.n, seat).size, dtype=np.float32)
-    observe_into(memoryview(v), 0, state, seat)
+    observe_into(v.data, 0, state, seat)
     return v
 
 
@@ -395,6 +412,6 @@ def encode(n: int, unit: float, seat: int, cards: Any, phase: str, button: int, 
     :func:`harness.rl.as_bot`): chips in chips, cards as ints, ``legal`` None when the seat has no betting
     decision, ``shown`` the shown cards by seat."""
     v = np.zeros(_frame(n, seat).size, dtype=np.float32)
-    fill(memoryview(v), 0, n, float(unit), seat, cards, phase, button, to_act, stacks, bets, contrib, legal, folded,
+    fill(v.data, 0, n, float(unit), seat, cards, phase, button, to_act, stacks, bets, contrib, legal, folded,
          all_in, draws, history, shown)
     return v

@@ -123,7 +123,7 @@ class SingleAgentEnv(gymnasium.Env):
         if seat != "rotate" and (type(seat) is not int or not 0 <= seat < n):
             raise ValueError(f"seat must be 0..{n - 1} or 'rotate', got {seat!r}")
         self.rotate = seat == "rotate"
-        self.seat = 0 if self.rotate else seat
+        self.seat: int = seat if isinstance(seat, int) else 0
         self.opponents = list(opponents)
         self.observation_space = self.aec.observation_space("player_0")
         self.action_space = self.aec.action_space("player_0")
@@ -139,12 +139,13 @@ class SingleAgentEnv(gymnasium.Env):
     def _play_others(self) -> None:
         aec, others = self.aec, self._others()
         state = aec.state
-        while not state.is_complete and state.to_act != self.seat:
-            who = others[state.to_act]
+        while not state.is_complete and (s := state.to_act) != self.seat:
+            assert s is not None  # an incomplete hand has a seat to act
+            who = others[s]
             if isinstance(who, SdkOpponent):
-                state.apply(who.decide(state, state.to_act))
+                state.apply(who.decide(state, s))
             else:
-                aec._apply(who(aec.observe(f"player_{state.to_act}")))
+                aec._apply(who(aec.observe(f"player_{s}")))
         if state.is_complete:
             for who in others.values():
                 if isinstance(who, SdkOpponent):

@@ -48,6 +48,7 @@ class VectorEnv:
         for i, t in enumerate(self.tables):
             state = t.state
             s = state.to_act
+            assert s is not None  # tables hold hands in play (a finished hand is replaced at once)
             keys.append(t._decision()[0])
             seats.append(s)
             encoding.observe_into(flat, i * size, state, s)
