@@ -205,7 +205,7 @@ def contest_config(copies: int = 3, hands: int = 100) -> TournamentConfig:
     bots = []
     for module in CONTEST_MODULES:
         for i in range(copies):
-            entry = {"name": f"{module}{i}", "command": f"python -m bots.{module}"}
+            entry: dict[str, Any] = {"name": f"{module}{i}", "command": f"python -m bots.{module}"}
             if module == "random_bot":
                 entry["env"] = {"RANDOM_BOT_SEED": str(i)}
             bots.append(entry)

@@ -91,10 +91,13 @@ def check_bot(
     box = SandboxSettings(mode=SandboxMode(sandbox))
     try:
         decided = _sandbox_plan(box)
+        # From the options' text and numbers as given: GameConfigError names what is wrong.
         if min_bet is None:
-            game = GameConfig(structure=structure, small_blind=big_blind // 2, big_blind=big_blind, ante=ante, cap=cap)
+            game = GameConfig.from_dict({"structure": structure, "small_blind": big_blind // 2,
+                                         "big_blind": big_blind, "ante": ante, "cap": cap})
         else:
-            game = GameConfig(structure=structure, ante=ante, blinds=False, min_bet=min_bet, cap=cap)
+            game = GameConfig.from_dict({"structure": structure, "ante": ante, "blinds": False, "min_bet": min_bet,
+                                         "cap": cap})
         report = run_check(
             command, cwd=cwd, env=variables, hands=hands, opponents=opponent, decision_ms=decision_ms,
             time_bank_ms=time_bank_ms, startup_ms=startup_ms, memory_mb=memory_mb, max_processes=max_processes,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import errno
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +27,14 @@ except ImportError:  # pragma: no cover - typer on the real click
 class _HarnessGroup(TyperGroup):
     """The root command: one-line usage errors, and a quiet end when stdout's reader goes away."""
 
-    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
-             standalone_mode: bool = True, **extra: Any) -> Any:
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, windows_expand_args: bool = True, **extra: Any) -> Any:
         if not standalone_mode:
-            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            return super().main(args, prog_name, complete_var, standalone_mode=False,
+                                windows_expand_args=windows_expand_args, **extra)
         try:
-            code = super().main(args, "harness", complete_var, standalone_mode=False, **extra)
+            code = super().main(args, "harness", complete_var, standalone_mode=False,
+                                windows_expand_args=windows_expand_args, **extra)
         except _clickx.NoArgsIsHelpError as exc:  # `harness` alone: the help, as asked for
             exc.show()
             code = exc.exit_code

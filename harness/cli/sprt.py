@@ -80,7 +80,7 @@ def sprt(
         raise usage(problem)
     test_seed = _test_seed(seed, out, usage)
     try:
-        game = GameConfig(structure=structure)
+        game = GameConfig.from_dict({"structure": structure})  # the text as given: GameConfigError names it
         settings = SprtSettings(new=specs[0], old=specs[1], bb0=bb0, bb1=bb1, alpha=alpha, beta=beta, hands=hands,
                                 seed=test_seed, starting_stack=stack, game=game, max_hands=max_hands)
         sprt_status([], 0, bb0, bb1, alpha, beta)  # checks the hypotheses and error rates

@@ -32,6 +32,7 @@ the file, the line and the field, never a Python exception.
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import zlib
 from collections.abc import Callable, Iterator
@@ -130,7 +131,7 @@ class HistoryWriter:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # gzip: each flush ends a deflate block (Z_SYNC_FLUSH), so a reader of the growing file
         # gets every hand written so far; the name never changes.
-        self._file: IO[bytes] = (
+        self._file: io.BufferedIOBase = (
             gzip.open(self.path, "ab", compresslevel=GZIP_LEVEL)  # noqa: SIM115
             if self.path.suffix == ".gz"
             else open(self.path, "ab")  # noqa: SIM115
@@ -455,7 +456,9 @@ def _is_chip_list(value: Any) -> bool:
     return _is_seats(value)
 
 
-_WHAT = {
+#: A check of one field's JSON value.
+_Check = Callable[[Any], bool]
+_WHAT: dict[_Check, str] = {
     _is_str: "a string",
     _is_bool: "true/false",
     _is_uint: "a whole number >= 0",
@@ -467,9 +470,9 @@ _WHAT = {
     _is_seats: "a list of seats (whole numbers >= 0)",
     _is_chip_list: "a list of chips (whole numbers >= 0)",
 }
-_V2_MATCH = {"bots": _is_names, "hands": _is_uint, "stack_mode": _is_str, "starting_stack": _is_uint,
+_V2_MATCH: dict[str, _Check] = {"bots": _is_names, "hands": _is_uint, "stack_mode": _is_str, "starting_stack": _is_uint,
              "seed_sha256": _is_str, "decision_ms": _is_uint, "time_bank_ms": _is_uint, "max_faults": _is_uint}
-_V2_ITEMS: dict[str, dict[str, Callable[[Any], bool]]] = {
+_V2_ITEMS: dict[str, dict[str, _Check]] = {
     "players": {"seat": _is_uint, "bot": _is_str, "stack": _is_uint, "out": _is_bool, "dealt": _is_cards,
                 "final_cards": _is_cards, "final_stack": _is_uint, "net": _whole},
     "posts": {"seat": _is_uint, "kind": _is_str, "chips": _is_uint, "all_in": _is_bool},
@@ -480,14 +483,15 @@ _V2_ITEMS: dict[str, dict[str, Callable[[Any], bool]]] = {
     "pots": {"chips": _is_uint, "eligible": _is_seats, "winners": _is_seats, "shares": _is_chip_list},
     "returned": {"seat": _is_uint, "chips": _is_uint},
 }
-_V2_DRAW = {"discards": _is_cards, "received": _is_cards, "reshuffled": _is_cards}
-_V2_BET = {"owed": _is_uint, "added": _is_uint, "to": _is_uint, "all_in": _is_bool}
-_V2_TOP = {"format": _is_str, "match_id": _is_str, "hand_id": _is_uint, "seed": _whole, "button": _is_uint}
+_V2_DRAW: dict[str, _Check] = {"discards": _is_cards, "received": _is_cards, "reshuffled": _is_cards}
+_V2_BET: dict[str, _Check] = {"owed": _is_uint, "added": _is_uint, "to": _is_uint, "all_in": _is_bool}
+_V2_TOP: dict[str, _Check] = {"format": _is_str, "match_id": _is_str, "hand_id": _is_uint, "seed": _whole,
+                              "button": _is_uint}
 _BY = ("bot", "fault", "out", "unsent")  # harness.history.record.DECIDERS
 _FAULT_KINDS = tuple(kind.value for kind in FaultKind)
 
 
-def _fields_problem(obj: Any, fields: dict[str, Callable[[Any], bool]], where: str) -> str | None:
+def _fields_problem(obj: Any, fields: dict[str, _Check], where: str) -> str | None:
     if not isinstance(obj, dict):
         return f"{where}: expected an object, got {json_kind(obj)} ({_show(obj)})"
     for name, ok in fields.items():

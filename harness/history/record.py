@@ -347,7 +347,9 @@ def replay_v2(record: Mapping[str, Any], *, raise_cap: bool = True) -> HandState
         except (ValueError, CardError, InvalidActionError, IllegalActionError) as exc:
             raise ReplayError(f"actions[{i}] ({entry['kind']}) is refused: {exc}") from None
     if not state.is_complete:
-        raise ReplayError(f"actions: the record ends before the hand does (seat {seated[state.to_act]} to act)")
+        acting = state.to_act
+        assert acting is not None  # an incomplete hand has a seat to act
+        raise ReplayError(f"actions: the record ends before the hand does (seat {seated[acting]} to act)")
     problem = _annotation_problem(record)
     if problem:
         raise ReplayError(f"replay differs at record.{problem}")

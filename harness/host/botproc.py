@@ -140,13 +140,13 @@ def describe_exit(returncode: int | None) -> str:
         name = signal.Signals(sig).name
     except ValueError:
         name = f"signal {sig}"
-    why = {
+    why: dict[int, str] = {
         signal.SIGXCPU: " (CPU-time limit)",
         signal.SIGXFSZ: " (file-size limit)",
         signal.SIGSEGV: " (segmentation fault; the memory limit can cause it)",
         signal.SIGKILL: " (killed; the memory or CPU limit, or the referee)",
-    }.get(sig, "")
-    return f"killed by {name}{why}"
+    }
+    return f"killed by {name}{why.get(sig, '')}"
 
 
 def _bot_environment(spec_env: Mapping[str, str], launch_env: Mapping[str, str], mark: str) -> dict[str, str]:

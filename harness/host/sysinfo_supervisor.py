@@ -274,7 +274,7 @@ class Prepared:
         number = _SECCOMP_NR[platform.machine()]
         filt = ctypes.create_string_buffer(program, len(program))
         prog = _Fprog(len(program) // 8, ctypes.addressof(filt))
-        self._keep = (filt, prog)  # alive until the child has forked
+        self._keep: tuple[object, ...] = (filt, prog)  # alive until the child has forked
         call, prctl = _libc()
         get_errno = ctypes.get_errno
         prog_ref = ctypes.byref(prog)

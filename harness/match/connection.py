@@ -107,7 +107,7 @@ class Connection(Endpoint):
             ev = parser.next()
             if ev is not None:
                 if ev[0] == _EV_MESSAGE:
-                    return ev[1]  # type: ignore[return-value]
+                    return ev[1]
                 if ev[0] == zmtp.EV_FAULT:
                     raise Disconnected(self.name)
                 continue
@@ -343,16 +343,16 @@ class Connection(Endpoint):
                 # The common case first: a well-formed reply to this request (anything else is
                 # judged again by _judge, the one place that says what is wrong).
                 try:
-                    msg = _decode_reply(data, self._max_bytes)  # type: ignore[arg-type]
+                    msg = _decode_reply(data, self._max_bytes)
                 except ProtocolError:
                     msg = None
                 if type(msg) is expect and msg.seq == seq:  # type: ignore[union-attr]
                     self.messages_in += 1
-                    self.bytes_in += len(data)  # type: ignore[arg-type]
+                    self.bytes_in += len(data)
                     self._answered = seq
                     self.answered_at = arrived
                     return msg  # type: ignore[return-value]
-                reply = self._judge(data, seq, expect, arrived)  # type: ignore[arg-type]
+                reply = self._judge(data, seq, expect, arrived)
                 if reply is not None:
                     return reply
                 continue
@@ -363,7 +363,7 @@ class Connection(Endpoint):
                 self._violate(FaultKind.ILLEGAL, self._flood_words())
             elif kind == zmtp.EV_SKIPPED:
                 self.messages_in += 1
-                self.bytes_in += ev[1]  # type: ignore[operator]
+                self.bytes_in += ev[1]
                 self.answered_at = arrived
                 self._give_up(seq)
                 raise ChannelFault(FaultKind.OVERSIZED, f"{ev[1]} bytes exceeds the limit {self._max_bytes}")

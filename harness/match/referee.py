@@ -171,7 +171,7 @@ def remove_stale_private_dirs(parent: str | None = None) -> list[str]:
             parent = private_parent()
         except ValueError:
             return []
-    removed = []
+    removed: list[str] = []
     try:
         names = os.listdir(parent)
     except OSError:
@@ -493,17 +493,17 @@ class Referee:
             stray = conn.take_strays()
             assert stray is not None
             self._fault(seat, stray.kind, stray.detail, faults)
-        if draw:
+        if isinstance(reply, DiscardReply):  # the reply to a draw (the connection checked it answers the request)
             try:
-                action = Action(ActionKind.DRAW, 0, tuple(parse_cards(reply.cards)))  # type: ignore[union-attr]
+                action = Action(ActionKind.DRAW, 0, tuple(parse_cards(reply.cards)))
             except CardError as exc:  # the codec already checks card strings; keep the engine's word
                 self._fault(seat, FaultKind.MALFORMED, str(exc), faults)
                 state.apply(state.default_action())
                 return BY_FAULT, ms
         else:
-            action = _PLAIN_ACTIONS.get(reply.action)  # type: ignore[union-attr]
-            if action is None:  # bet or raise: the codec has checked the name
-                action = Action(_ACTION_KINDS[reply.action], reply.amount)  # type: ignore[union-attr]
+            plain = _PLAIN_ACTIONS.get(reply.action)
+            # bet or raise: the codec has checked the name
+            action = plain if plain is not None else Action(_ACTION_KINDS[reply.action], reply.amount)
         try:
             state.apply(action)  # checks first; a refused action leaves the state unchanged
         except (InvalidActionError, IllegalActionError) as exc:
@@ -766,7 +766,7 @@ class Referee:
 
 
 def play_match(
-    bots: Sequence[BotSpec],
+    bots: Sequence[BotSpec | HumanSpec],
     spec: MatchSpec,
     limits: Limits,
     out_dir: Path,

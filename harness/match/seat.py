@@ -48,8 +48,8 @@ class MatchSeat:
         self.proc: BotProcess | HumanProcess | None = None
         self.conn: Connection | None = None
         # A human seat has its own clock: its decision or idle limit, no bank (harness.match.human).
-        human = isinstance(bot, HumanSpec)
-        self.clock = Clock(bot.deadline_ms, 0) if human else Clock(limits.decision_ms, limits.time_bank_ms)
+        self.clock = (Clock(bot.deadline_ms, 0) if isinstance(bot, HumanSpec)
+                      else Clock(limits.decision_ms, limits.time_bank_ms))
         self.faults: dict[str, int] = {}
         self.total_faults = 0
         self.out = False
@@ -254,7 +254,8 @@ class SeatHost:
         failed = [s for s in self.seats if s.out and s.status.startswith(FaultKind.FAILED_START.value)]
         # A bot told why (a fatal error: version_mismatch) gets the exit grace to log and exit, as promised;
         # the others will never play: their CPU is freed now.
-        told = [s.proc for s in failed if s.proc is not None and s.conn is not None and s.conn.failure is not None]
+        told = [s.proc for s in failed
+                if isinstance(s.proc, BotProcess) and s.conn is not None and s.conn.failure is not None]
         stop_all(told, QUIT_GRACE_MS)
         for s in failed:
             if s.proc is not None:
@@ -329,10 +330,10 @@ class SeatHost:
         for s in self.seats:
             if isinstance(s.proc, HumanProcess):
                 s.proc.stop(QUIT_GRACE_MS)
-        seated = [s for s in self.seats if isinstance(s.proc, BotProcess)]
+        seated = [(s, s.proc) for s in self.seats if isinstance(s.proc, BotProcess)]
         # One shared wait per step for all bots: quit, then SIGTERM, then SIGKILL.
-        steps = stop_all([s.proc for s in seated], QUIT_GRACE_MS)  # type: ignore[misc]
-        for s, step in zip(seated, steps, strict=True):
+        steps = stop_all([proc for _, proc in seated], QUIT_GRACE_MS)
+        for (s, _), step in zip(seated, steps, strict=True):
             if step != "exited":
                 self._log(f"seat {s.index} {s.bot.name}: stopped by {step}")
         for s in self.seats:

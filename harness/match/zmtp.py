@@ -25,6 +25,8 @@ fault again and takes no more bytes.
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
     "COMMAND_LIMIT",
     "GREETING",
@@ -63,6 +65,8 @@ EV_SKIPPED = 3
 EV_COMMAND = 4
 #: (EV_FAULT, what, detail str): the peer broke the protocol or a bound ("what": "malformed" or "oversized").
 EV_FAULT = 5
+#: One event: its payloads' types depend on its kind (above), so they are typed Any.
+Event = tuple[int, Any, Any]
 
 _GREET, _HANDSHAKE, _TRAFFIC, _SKIP, _DONE = range(5)
 _RESERVED = 0xF8  # flag bits a sender must leave zero
@@ -181,7 +185,7 @@ class Parser:
         self._buf, self._pos = b"", 0
         return self._fault
 
-    def next(self) -> tuple[int, object, object] | None:
+    def next(self) -> Event | None:
         """The next event, or None until more bytes come (see the EV_* constants)."""
         state = self._state
         buf, pos = self._buf, self._pos
@@ -220,7 +224,7 @@ class Parser:
             return self._fail("malformed", f"the peer sent ERROR in the handshake ({_printable(data[1:])})")
         if name != b"READY":
             return self._fail("malformed", f"a {_printable(name)!r} command instead of READY (mechanism NULL)")
-        props = _properties(data)  # type: ignore[arg-type]
+        props = _properties(data)
         if isinstance(props, str):
             return self._fail("malformed", props)
         kind = props.get("socket-type", b"")
@@ -231,7 +235,7 @@ class Parser:
         self._state = _TRAFFIC
         return (EV_READY, props, None)
 
-    def _greeting(self, buf: bytes, pos: int, have: int) -> tuple[int, object, object] | None:
+    def _greeting(self, buf: bytes, pos: int, have: int) -> Event | None:
         """Check the greeting as far as it has come; the event once all 64 bytes are there."""
         g = buf[pos : pos + GREETING_BYTES]
         if g[:1] and g[0] != 0xFF:
@@ -249,7 +253,7 @@ class Parser:
         self._state = _HANDSHAKE
         return (EV_GREETING, self.version, None)
 
-    def _frame(self, flags: int, buf: bytes, pos: int, have: int) -> tuple[int, object, object] | None:
+    def _frame(self, flags: int, buf: bytes, pos: int, have: int) -> Event | None:
         """Any frame but a short message frame with no flags (the hot path's)."""
         if flags & _RESERVED:
             return self._fail("malformed", f"a frame with flags 0x{flags:02x} (reserved bits set): not ZMTP")

@@ -196,7 +196,7 @@ def _read_match(rec: MatchRecord, match_dir: Path, bots: Mapping[str, BotReport]
         try:
             for record in read_hand_records(history):
                 view = hand_view(record)
-                view["match_id"] = res.match_id  # version 1 records may not carry it
+                view["match_id"] = res.match_id  # a record upgraded from version 1 may lack it
                 views.append(view)
                 pstats.add_hand(view)
                 for pos, name in enumerate(view["bots"]):
@@ -240,7 +240,7 @@ def _finish_bot(bot: BotReport, names: Sequence[str], counts: dict[str, int],
                 cells: Mapping[tuple[str, str], Any], records: Sequence[MatchRecord], pstats: PokerStats) -> None:
     """A bot's faults with their first example, its decision times and its results per opponent."""
     name = bot.name
-    kinds = [kind for kind, _ in FAULT_COLUMNS]
+    kinds: list[str] = [kind for kind, _ in FAULT_COLUMNS]
     for kind in sorted(counts, key=lambda k: (kinds.index(k) if k in kinds else len(kinds), k)):
         if not counts[kind]:
             continue
@@ -311,7 +311,7 @@ def collect(out_dir: Path, *, viewer_hands: int | None = VIEWER_HANDS_PER_MATCH,
     # once all its rotations are recorded (a running report must not show deals still to be played).
     duplicate = manifest.get("duplicate", True) is not False and not match_dirs
     pstats = PokerStats()
-    per_table: dict[int, int] = {}
+    per_table: dict[str, int] = {}
     for rec in records:
         per_table[rec.table] = per_table.get(rec.table, 0) + 1
     matches = []
@@ -394,11 +394,11 @@ def _list_hands(matches: list[MatchInfo], bots: Mapping[str, BotReport], match_d
         for which in ("costly", "best"):
             lines = []
             for match_id, hand_id, pos in bot.chips.extremes(which):
-                view = views.get((match_id, hand_id))
-                if view is None:
+                extreme = views.get((match_id, hand_id))
+                if extreme is None:
                     continue
                 info = by_id[match_id]
-                line = hand_line(view, pos, table=info.record.table, rotation=info.record.rotation)
+                line = hand_line(extreme, pos, table=info.record.table, rotation=info.record.rotation)
                 for twin in sorted(twins[info.record.table], key=lambda t: t.record.rotation):
                     other = views.get((twin.match_id, hand_id))
                     if twin is info or other is None:

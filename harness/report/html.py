@@ -454,15 +454,15 @@ def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
     field = list(bots) if bots is not None else data.bots
     scored = lboard.scoring.scored
     ranks = lboard.ranks if lboard.ranks is not None else ranked(scored, lboard.standings())
-    board = _board(lboard, ranks)
-    order = [row["bot"] for row in board]
+    standing_rows = _board(lboard, ranks)
+    order = [row["bot"] for row in standing_rows]
     report = out_dir / REPORT_DIR
     written: list[Path] = []
     plotly_version = _copy_static(report / "static", written)
     env = _env()
     common = {"name": data.name, "status": _status(data, running, stopped), "out_dir": str(out_dir), "csp": CSP,
               "plotly_version": plotly_version, "charts": True}
-    figures = _figures(order, ranks, scored, board)
+    figures = _figures(order, ranks, scored, standing_rows)
     played = [b for b in order if b in ranks.bootstrap.bb_per_100] or order
     tables, bb_lines = bb_history(scored, played)
     if tables:
@@ -486,19 +486,20 @@ def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
                            "hands": res.hands_played, "faults": faults or ""})
     stats_rows = data.stats.rows(order + [b for b in field if b not in order])
     stats_table = [{"bot": row["bot"], **shown_cells(row)} for row in stats_rows if row["hands"]]
-    lb_headers, lb_rows = readable_board(board)
+    lb_headers, lb_rows = readable_board(standing_rows)
     index = env.get_template("index.html.j2").render(
         lb_headers=lb_headers, lb_rows=lb_rows, stats_headers=[(c, *HEADINGS[c]) for c in COLUMNS[1:]],
         stats_rows=stats_table,
-        **common, root="", summary=summary, notices=data.notices, board_headers=list(board[0]) if board else [],
-        board_rows=board, explanation=EXPLANATION, figures=figures, runoff=runoff_rows,
+        **common, root="", summary=summary, notices=data.notices,
+        board_headers=list(standing_rows[0]) if standing_rows else [], board_rows=standing_rows,
+        explanation=EXPLANATION, figures=figures, runoff=runoff_rows,
         ratings=ranks.ratings is not None, resamples=ranks.bootstrap.resamples, seed=ranks.bootstrap.seed,
         too_few=list(ranks.bootstrap.too_few), min_resampled=MIN_RESAMPLED_SETS,
         matches=match_rows)
     _write(report / "index.html", index, written)
     _write(out_dir / STATS_FILE, stats_csv(stats_rows), written)
 
-    _bot_pages(data, board, ranks, env, common, out_dir, written)
+    _bot_pages(data, standing_rows, ranks, env, common, out_dir, written)
 
     _match_pages(data, env, common, report, written)
     hand_index = {info.match_id: {"file": safe_name(info.match_id), "bots": list(info.record.result.bots)}

@@ -48,7 +48,8 @@ class SevenCardDrawEnv(AECEnv):
         ValueError: a table size outside 2..6, a stack below 1; ``ConfigError`` for bad game settings.
     """
 
-    metadata: dict[str, Any] = {"name": "seven_card_draw_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False}
+    metadata: dict[str, Any] = {"name": "seven_card_draw_v0", "render_modes": ["human", "ansi"],
+                                "is_parallelizable": False}
 
     def __init__(self, num_players: int = 2, game: GameConfig | None = None, starting_stack: int = 1000,
                  render_mode: str | None = None, **settings: Any) -> None:

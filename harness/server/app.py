@@ -403,6 +403,8 @@ async def submit(request: Request) -> Response:
         if st is None:
             return refuse("The admin submits for a student: give the student's name.")
         student_id, name = st["id"], st["name"]
+    if student_id is None:  # a session that is neither the admin nor a student's
+        return _forbidden()
     staging = server.contest.data / "staging"
     staging.mkdir(parents=True, exist_ok=True)
     try:
@@ -419,6 +421,7 @@ async def submit(request: Request) -> Response:
                                      unpacked.command, unpacked.build)
     if wants_json:
         v = await run_in_threadpool(_version, server.engine, vid)
+        assert v is not None  # just stored
         return JSONResponse(_version_json(v), status_code=201)
     return RedirectResponse(f"/versions/{vid}", status_code=303)
 
@@ -562,7 +565,7 @@ async def match_log(request: Request) -> Response:
 async def challenge(request: Request) -> Response:
     """A student asks for a block of their active version against a named bot (quota per hour)."""
     who = _who(request)
-    if who is None or who.admin:
+    if who is None or who.admin or who.student_id is None:
         return _forbidden("Challenges are asked for by students.")
     server: Server = request.app.state.server
     async with request.form() as form:

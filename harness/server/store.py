@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, func, insert, select, update
+from sqlalchemy import CursorResult, Engine, func, insert, select, update
 
 from harness.server import db
 from harness.server.contest import Contest
@@ -142,6 +142,13 @@ def bot_spec(contest: Contest, student: str, number: int, sha: str, command: str
     return BotSpec(name=label(student, number), command=tuple(argv), cwd=str(version_dir(contest, student, sha)))
 
 
+def _new_id(result: CursorResult[Any]) -> int:
+    """The primary key of the one row an INSERT made."""
+    key = result.inserted_primary_key
+    assert key is not None  # an INSERT of one row has one
+    return int(key[0])
+
+
 def add_version(engine: Engine, student_id: int, sha: str, command: str, build: str) -> tuple[int, bool]:
     """Record a submitted version (state checking); return (its id, new).
 
@@ -159,10 +166,10 @@ def add_version(engine: Engine, student_id: int, sha: str, command: str, build: 
                 conn.execute(update(v).where(v.c.id == row.id).values(state=CHECKING, command=command, build=build))
             return row.id, False
         number = (conn.execute(select(func.max(v.c.number)).where(v.c.student_id == student_id)).scalar() or 0) + 1
-        vid = conn.execute(insert(v).values(student_id=student_id, number=number, sha256=sha, command=command,
-                                            build=build, state=CHECKING, reason="", report="{}",
-                                            created=time.time(), active=False)).inserted_primary_key[0]
-    return int(vid), True
+        vid = _new_id(conn.execute(insert(v).values(student_id=student_id, number=number, sha256=sha, command=command,
+                                                    build=build, state=CHECKING, reason="", report="{}",
+                                                    created=time.time(), active=False)))
+    return vid, True
 
 
 def finish_check(engine: Engine, version_id: int, ok: bool, reason: str, report: dict[str, Any]) -> None:
@@ -214,13 +221,13 @@ def new_block(engine: Engine, kind: str, seats: Sequence[str], rotations: int, c
     """Store a block (a fresh secret seed) and its ``rotations`` pending matches; return its id."""
     seed = secrets.randbits(256)
     with engine.begin() as conn:
-        bid = conn.execute(insert(db.blocks).values(kind=kind, requested_by=requested_by, seats=json.dumps(list(seats)),
-                                                    seed=f"{seed:064x}", state=PENDING,
-                                                    created=time.time())).inserted_primary_key[0]
+        bid = _new_id(conn.execute(insert(db.blocks).values(kind=kind, requested_by=requested_by,
+                                                            seats=json.dumps(list(seats)), seed=f"{seed:064x}",
+                                                            state=PENDING, created=time.time())))
         for r in range(rotations):
             conn.execute(insert(db.matches).values(block_id=bid, rotation=r, match_id=f"b{bid}-r{r}", state=PENDING,
                                                    error=""))
-    return int(bid)
+    return bid
 
 
 def recover(engine: Engine) -> int:

@@ -18,6 +18,7 @@ import stat
 import tarfile
 import zipfile
 from pathlib import Path, PurePosixPath
+from typing import IO
 
 from harness.errors import HarnessError
 
@@ -73,7 +74,7 @@ class _Budget:
                               "as a decompression bomb does.")
 
 
-def _write(dest: Path, rel: PurePosixPath, source: io.BufferedIOBase, budget: _Budget, mode: int) -> None:
+def _write(dest: Path, rel: PurePosixPath, source: IO[bytes], budget: _Budget, mode: int) -> None:
     target = dest.joinpath(*rel.parts)
     target.parent.mkdir(parents=True, exist_ok=True)
     if target.is_symlink() or target.is_dir():

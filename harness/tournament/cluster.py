@@ -776,7 +776,7 @@ class DaskExecutor:
         return len(self._threads)
 
     @property
-    def capacity(self) -> int:  # type: ignore[override]
+    def capacity(self) -> int:
         """Jobs to keep in flight: ``jobs``, else two per worker thread (at least 1)."""
         return self.jobs or max(1, 2 * sum(self._threads.values()))
 

@@ -251,7 +251,8 @@ class _Table:
     def __init__(self, file: Path, label: str, data: Any) -> None:
         if not isinstance(data, dict):
             raise ConfigError(file, label, f"expected a table, got {type(data).__name__}")
-        self.file, self.label, self.data, self.used = file, label, data, set()
+        self.file, self.label, self.data = file, label, data
+        self.used: set[str] = set()
 
     def key(self, name: str) -> str:
         return f"{self.label}.{name}" if self.label.startswith("bots[") else f"{self.label} {name}"

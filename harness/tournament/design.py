@@ -542,8 +542,8 @@ def repair(previous: Sequence[Sequence[str]], bots: Sequence[str], table_size: i
         bad = search.violating_bots(REPAIR_SLACK)
         if not bad:
             break
-        extra = {r for r, t in enumerate(search.tables) if bad.intersection(t)}
-        search.fix_pairs(sorted(touched | extra), slack=REPAIR_SLACK)
+        concerned = {r for r, t in enumerate(search.tables) if bad.intersection(t)}
+        search.fix_pairs(sorted(touched | concerned), slack=REPAIR_SLACK)
     named = [tuple(bots[i] for i in t) for t in search.tables]
     kept = [t for r, t in enumerate(named) if origin[r] == t]
     changed = [t for r, t in enumerate(named) if origin[r] != t]

@@ -247,7 +247,7 @@ def screen_name(name: str) -> str:
     return name[: SCREEN_NAME_CHARS - tail - 1] + "~" + name[-tail:]
 
 
-def _screen_table(data: list[dict[str, Any]], headers: Sequence[str]) -> str:
+def _screen_table(data: Sequence[Mapping[Any, Any]], headers: Sequence[str]) -> str:
     """The terminal table: tabulate's "simple" look without its padding of headers (2 spaces between columns)."""
     body = [[screen_name(v) if h == "bot" else v for h, v in zip(headers, r.values(), strict=True)] for r in data]
     texts = [[str(h) for h in headers], *[["" if v is None else str(v) for v in row] for row in body]]

@@ -191,7 +191,7 @@ def bootstrap_ranks(records: Sequence[MatchRecord], bots: Sequence[str] | None =
         keep = [i for i, c in enumerate(cols) if c is not None]
         if not keep:
             continue
-        target = [cols[i] for i in keep]
+        target = [c for c in cols if c is not None]
         nets = np.asarray(t.nets, dtype=np.int64)[:, keep]
         hand_counts = np.asarray(t.hands, dtype=np.int64)[:, keep]
         counts = rng.multinomial(n, np.full(n, 1.0 / n), size=resamples).astype(np.int64)

@@ -653,6 +653,7 @@ class _Run:
         # A match's record and files stay private while its table has a match to play, whose deals they
         # would give away (harness.tournament.results, "Secret deals").
         tables: dict[str, list[str]] = {}
+        assert summary.plan is not None  # planned before play
         for m in summary.plan.matches:
             tables.setdefault(m.table, []).append(m.match_id)
 

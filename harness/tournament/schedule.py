@@ -29,7 +29,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from math import comb
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from harness.deals import match_seed
 from harness.errors import HarnessError
@@ -85,7 +85,10 @@ class Pairing:
 class PairingStrategy(Protocol):
     """Yields the tables of a tournament: tuples of ``table_size`` bot names."""
 
-    table_size: int
+    @property
+    def table_size(self) -> int:
+        """Bots at each table (2 to 6, R1.1)."""
+        ...  # pragma: no cover
 
     def count(self, bots: int) -> int:
         """Number of tables for ``bots`` bots, computed without listing them.
@@ -246,16 +249,19 @@ def instance_of(table: str) -> int:
     return int(number) - 1 if sep and number.isdigit() else 0
 
 
-def rotate(table: Sequence[str], rotation: int) -> tuple[str, ...]:
-    """Seat a table for one rotation: bot i goes to seat (i + rotation) % k.
+_Seated = TypeVar("_Seated")
+
+
+def rotate(table: Sequence[_Seated], rotation: int) -> tuple[_Seated, ...]:
+    """Seat a table for one rotation: bot i (a name or a spec) goes to seat (i + rotation) % k.
 
     >>> rotate(("a", "b", "c"), 1)
     ('c', 'a', 'b')
     """
     k = len(table)
-    seats: list[str] = [""] * k
-    for i, name in enumerate(table):
-        seats[(i + rotation) % k] = name
+    seats = list(table)
+    for i, bot in enumerate(table):
+        seats[(i + rotation) % k] = bot
     return tuple(seats)
 
 

@@ -100,7 +100,10 @@ class Done:
 class Executor(Protocol):
     """Runs jobs somewhere and reports them as they finish."""
 
-    capacity: int
+    @property
+    def capacity(self) -> int:
+        """Jobs in flight at most (the runner submits no more)."""
+        ...  # pragma: no cover
 
     def submit(self, job: Job) -> None:
         """Start ``job`` now (the caller keeps at most :attr:`capacity` running)."""
@@ -340,7 +343,7 @@ def _next_job(todo: list[Job], busy: set[Hashable]) -> Job | None:
 
 
 def run_all(executor: Executor, jobs: Sequence[Job], on_done: Callable[[Done], None], *,
-            poll_s: float = 0.2, on_start: Callable[[Job], None] | None = None,
+            poll_s: float = 0.2, on_start: Callable[[Job], object] | None = None,
             on_tick: Callable[[], None] | None = None) -> None:
     """Run ``jobs`` on ``executor``, at most its capacity at once, calling ``on_done`` as each ends.
 
