@@ -72,7 +72,7 @@ def test_spec_example_is_what_the_referee_sends() -> None:
     as the example plays it; each request's state and legal, and the hand_end, are rebuilt from
     the engine with the referee's own encoders and compared with the example.
     """
-    from harness.match.referee import encode_hand_end_of
+    from harness.match.wire import encode_hand_end_of
     from protocol.codec import encode_request
     from tests.engine_helpers import new_hand
 

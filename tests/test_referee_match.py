@@ -305,7 +305,7 @@ def test_cli_match_prints_the_table_and_sigint_stops_everything(tmp_path: Path) 
 
 def test_private_dirs_of_killed_referees_are_removed(tmp_path: Path) -> None:
     """A referee killed outright cannot clean up; the next match removes its directory."""
-    from harness.match.referee import PRIVATE_DIR_PREFIX, remove_stale_private_dirs
+    from harness.match.privatedir import PRIVATE_DIR_PREFIX, remove_stale_private_dirs
 
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
@@ -322,7 +322,7 @@ def test_private_dirs_of_killed_referees_are_removed(tmp_path: Path) -> None:
 def test_a_tmpdir_too_deep_for_a_socket_path_still_plays(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A deep TMPDIR (as an ordinary user's pytest gives: /tmp/pytest-of-NAME/...) would make the seats' socket
     paths longer than a Unix socket takes (107 characters): the private directories go to /tmp instead."""
-    from harness.match.referee import IPC_PATH_MAX, PRIVATE_DIR_PREFIX, private_parent
+    from harness.match.privatedir import IPC_PATH_MAX, PRIVATE_DIR_PREFIX, private_parent
 
     deep = tmp_path / ("d" * max(1, IPC_PATH_MAX - len(str(tmp_path)) - 30))
     deep.mkdir()

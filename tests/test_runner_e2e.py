@@ -134,7 +134,7 @@ def test_kill_9_mid_run_then_resume_equals_an_uninterrupted_run(tmp_path: Path) 
     again = subprocess.run([*command, "--out", str(resumed)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0, again.stderr
     # The killed referees could not remove their private endpoint directories; the resumed run's did.
-    from harness.match.referee import remove_stale_private_dirs
+    from harness.match.privatedir import remove_stale_private_dirs
 
     assert remove_stale_private_dirs() == []
     straight = subprocess.run([*command, "--out", str(clean)], cwd=ROOT, capture_output=True, text=True, timeout=120)

@@ -16,8 +16,7 @@ from hypothesis import strategies as st
 
 from harness.engine import Action, ActionKind, GameConfig, HandState
 from harness.engine.cards import CARD_STRS
-from harness.match.referee import encode_hand_end_of
-from harness.match.wire import HandWire, MatchWire
+from harness.match.wire import HandWire, MatchWire, encode_hand_end_of
 from protocol import codec
 from tests.engine_helpers import CONFIGS
 

@@ -69,7 +69,8 @@ import zmq
 from harness.engine import Action, ActionKind, GameConfig, HandState
 from harness.engine.cards import CARD_STRS
 from harness.host.placement import pin, restore
-from harness.match.referee import BotSpec, Limits, MatchSpec, Referee, encode_hand_end_of
+from harness.match.referee import BotSpec, Limits, MatchSpec, Referee
+from harness.match.wire import encode_hand_end_of
 from harness.specs import CpuPolicy, SandboxMode, SandboxSettings
 from protocol import codec
 from protocol.messages import MatchEnd

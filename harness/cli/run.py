@@ -18,7 +18,11 @@ from harness.cli.common import (
 )
 
 if TYPE_CHECKING:  # commands load their modules lazily: `harness --help` stays fast
+    from collections.abc import Callable
+
+    from harness.tournament.config import TournamentConfig
     from harness.tournament.leaderboard import Board
+    from harness.tournament.runner import RunSummary
 
 
 @app.command()
@@ -56,11 +60,11 @@ def run(
     from harness.deals import seed_warning
     from harness.host.sandbox import SandboxError
     from harness.match.outdir import StorageError
-    from harness.tournament.cluster import ClusterError, DaskExecutor
-    from harness.tournament.config import Backend, ConfigError
+    from harness.tournament.cluster import ClusterError
+    from harness.tournament.config import ConfigError
     from harness.tournament.leaderboard import plural
     from harness.tournament.results import ResultsError
-    from harness.tournament.runner import RunOutcome, run_tournament
+    from harness.tournament.runner import RunOutcome
     from harness.tournament.seeds import REVEAL_FILE
 
     try:
@@ -75,13 +79,7 @@ def run(
             if warning:
                 _say("run", f"warning: {warning}")
 
-        executor = DaskExecutor.for_config(cfg) if cfg.schedule.backend is Backend.DASK else None
-        try:
-            summary = run_tournament(cfg, entry_check=False if no_entry_check else None, report=_running_report,
-                                     before_bots=before_bots, executor=executor)
-        finally:
-            if executor is not None:
-                executor.close()
+        summary = _play(cfg, no_entry_check, before_bots)
     except (ConfigError, ResultsError, SandboxError) as exc:
         raise _usage("run", str(exc)) from None
     except ClusterError as exc:
@@ -124,6 +122,25 @@ def run(
         )
     if summary.never_started:
         raise typer.Exit(3)
+
+
+def _play(cfg: TournamentConfig, no_entry_check: bool, before_bots: Callable[[], None]) -> RunSummary:
+    """:func:`run_tournament` on the executor of ``[schedule] backend``: a Dask one is made here, closed after.
+
+    Raises:
+        What :func:`run_tournament` and :meth:`DaskExecutor.for_config` raise.
+    """
+    from harness.tournament.cluster import DaskExecutor
+    from harness.tournament.config import Backend
+    from harness.tournament.runner import run_tournament
+
+    executor = DaskExecutor.for_config(cfg) if cfg.schedule.backend is Backend.DASK else None
+    try:
+        return run_tournament(cfg, entry_check=False if no_entry_check else None, report=_running_report,
+                              before_bots=before_bots, executor=executor)
+    finally:
+        if executor is not None:
+            executor.close()
 
 
 #: Exit status of `harness run` stopped by its output's disk (full, over quota, read-only, failing).

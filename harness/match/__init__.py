@@ -13,9 +13,10 @@ Modules, in the direction of their imports:
   ``endpoint`` (one bot's socket, handshake and bounds) and ``connection``
   (its request/reply exchange);
 - the match: ``referee`` (the hand loop), ``seat`` (the seats and the host that
-  launches, jails, times and stops what runs behind them), ``human`` (a seat a person answers,
-  ``harness play``), ``verdict`` (what ``harness match`` says), ``outdir``
-  and ``checkbot`` (``harness check-bot``).
+  launches, jails, times and stops what runs behind them), ``privatedir`` (where
+  each match's endpoints live, and what killed referees left there), ``human``
+  (a seat a person answers, ``harness play``), ``verdict`` (what ``harness
+  match`` says), ``outdir`` and ``checkbot`` (``harness check-bot``).
 
 Nothing here imports :mod:`harness.tournament`.
 """

@@ -37,8 +37,6 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-import psutil
-
 from harness.deals import commitment, hand_seed, hand_seeds
 from harness.engine import (
     Action,
@@ -51,7 +49,6 @@ from harness.engine import (
     parse_cards,
 )
 from harness.engine.actions import CALL_ACTION, CHECK_ACTION, FOLD_ACTION
-from harness.engine.cards import CARD_STRS
 from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS
 from harness.history import record as handrecord
 from harness.history.files import HistoryWriter, history_name
@@ -62,6 +59,7 @@ from harness.match.connection import Connection
 from harness.match.endpoint import CATCH_UP_DECISIONS, ChannelFault, Disconnected, Hub
 from harness.match.human import HumanSpec
 from harness.match.msgsize import message_problem
+from harness.match.privatedir import PRIVATE_DIR_PREFIX, private_parent, remove_stale_private_dirs
 from harness.match.seat import MatchSeat, SeatHost
 from harness.match.untrusted import visible
 from harness.match.wire import HandWire, MatchWire
@@ -75,9 +73,7 @@ from harness.specs import (
     StackMode,
 )
 from protocol import codec
-from protocol.codec import encode_hand_end
 from protocol.messages import (
-    CATEGORY_NAMES,
     ActionReply,
     DiscardReply,
     Error,
@@ -96,7 +92,6 @@ __all__ = [
     "MatchSpec",
     "Referee",
     "StackMode",
-    "encode_hand_end_of",
     "hand_seed",
     "play_match",
 ]
@@ -118,106 +113,6 @@ _DRAW = Phase.DRAW
 _ACTION_KINDS = {k.value: k for k in ActionKind if k is not ActionKind.DRAW}
 #: Replies without an amount map to shared Action objects (one fewer object per decision).
 _PLAIN_ACTIONS = {"fold": FOLD_ACTION, "check": CHECK_ACTION, "call": CALL_ACTION}
-
-
-#: Name prefix of the private endpoint directories: ``harness-<referee pid>-<random>``.
-PRIVATE_DIR_PREFIX = "harness-"
-#: Longest Unix socket path (``sockaddr_un.sun_path`` less its NUL: 107 on Linux).
-IPC_PATH_MAX = 107
-#: What a seat's socket adds to its private directory's parent (a 7-digit pid, mkdtemp's 8 characters).
-_SOCKET_TAIL = len(f"/{PRIVATE_DIR_PREFIX}4194304-abcdefgh/seat5/bot.sock")
-#: Where the private directories go when the temporary directory is too deep for a socket path.
-SHORT_PARENTS = ("/tmp", "/var/tmp", "/dev/shm")
-
-
-def private_parent() -> str:
-    """The directory that holds the referees' private endpoint directories.
-
-    The temporary directory (``TMPDIR``), unless a seat's socket path under it
-    would exceed :data:`IPC_PATH_MAX` (a deep ``TMPDIR``, e.g. a test's or a
-    CI job's): then the first writable of :data:`SHORT_PARENTS`.
-
-    Raises:
-        ValueError: no such directory is short enough (the message says to set a shorter ``TMPDIR``).
-    """
-    parent = tempfile.gettempdir()
-    if len(parent) + _SOCKET_TAIL <= IPC_PATH_MAX:
-        return parent
-    for short in SHORT_PARENTS:
-        if os.path.isdir(short) and os.access(short, os.W_OK | os.X_OK) and len(short) + _SOCKET_TAIL <= IPC_PATH_MAX:
-            return short
-    raise ValueError(
-        f"the temporary directory {parent} is too deep for the bots' Unix sockets (at most {IPC_PATH_MAX} "
-        f"characters each) and none of {', '.join(SHORT_PARENTS)} is writable: set TMPDIR to a shorter directory"
-    )
-
-
-def remove_stale_private_dirs(parent: str | None = None) -> list[str]:
-    """Remove private endpoint directories left by referees that were killed (kill -9).
-
-    A referee removes its own directory at the end of a match, after Ctrl-C
-    and after an error; only a process killed outright leaves one behind.
-    A directory is removed when its name carries a pid that no longer runs
-    and it belongs to this user.
-
-    Args:
-        parent: where to look (default: :func:`private_parent`).
-
-    Returns:
-        The directories removed.
-    """
-    if parent is None:
-        try:
-            parent = private_parent()
-        except ValueError:
-            return []
-    removed: list[str] = []
-    try:
-        names = os.listdir(parent)
-    except OSError:
-        return removed
-    uid = os.getuid()
-    for name in names:
-        if not name.startswith(PRIVATE_DIR_PREFIX):
-            continue
-        pid_text = name[len(PRIVATE_DIR_PREFIX) :].split("-", 1)[0]
-        if not pid_text.isdigit():
-            continue
-        path = os.path.join(parent, name)
-        try:
-            if os.lstat(path).st_uid != uid:
-                continue
-            # A killed referee may linger as a zombie until it is reaped: that counts as gone.
-            gone = psutil.Process(int(pid_text)).status() == psutil.STATUS_ZOMBIE
-        except psutil.NoSuchProcess:
-            gone = True
-        except (OSError, ValueError, psutil.Error):  # vanished meanwhile, or no access: leave it
-            continue
-        if gone:
-            shutil.rmtree(path, ignore_errors=True)
-            removed.append(path)
-    return removed
-
-
-def encode_hand_end_of(state: HandState, hand_id: int) -> bytes:
-    """The ``hand_end`` notification of a complete hand, encoded (PROTOCOL.md; R5.7 showing order).
-
-    Raises:
-        RuntimeError: the hand is not complete.
-    """
-    result = state.result()
-    cards = state.cards
-    return encode_hand_end(
-        hand_id,
-        state.history,
-        [
-            (s, [CARD_STRS[c] for c in cards[s]], [CARD_STRS[c] for c in r.five], CATEGORY_NAMES[r.category])
-            for s, r in result.shown.items()
-        ],
-        [(pt.amount, pt.eligible, pt.winners, pt.shares) for pt in result.pots],
-        result.net,
-        result.final_stacks,
-    )
 
 
 def _with_strays(detail: str, conn: Connection) -> str:

@@ -27,10 +27,11 @@ from harness.engine import HandState, Phase
 from harness.engine.actions import Legal
 from harness.engine.cards import CARD_STRS
 from harness.engine.config import GameConfig
+from protocol.codec import encode_hand_end
 from protocol.messages import CATEGORY_NAMES
 from protocol.version import MAX_MESSAGE_BYTES, PROTOCOL_VERSION
 
-__all__ = ["HandWire", "MatchWire"]
+__all__ = ["HandWire", "MatchWire", "encode_hand_end_of"]
 
 # One packer for every piece (msgpack.packb makes a new packer, with its buffer, per call).
 _pack = msgpack.Packer().pack
@@ -208,3 +209,26 @@ class HandWire:
         if len(data) > MAX_MESSAGE_BYTES:
             raise ValueError(f"hand_end of {len(data)} bytes exceeds the limit {MAX_MESSAGE_BYTES}")
         return data
+
+
+def encode_hand_end_of(state: HandState, hand_id: int) -> bytes:
+    """The ``hand_end`` notification of a complete hand, encoded by the codec (PROTOCOL.md; R5.7 showing order).
+
+    The reference :meth:`HandWire.hand_end` is checked against (tests/test_wire.py) and the benchmark's.
+
+    Raises:
+        RuntimeError: the hand is not complete.
+    """
+    result = state.result()
+    cards = state.cards
+    return encode_hand_end(
+        hand_id,
+        state.history,
+        [
+            (s, [CARD_STRS[c] for c in cards[s]], [CARD_STRS[c] for c in r.five], CATEGORY_NAMES[r.category])
+            for s, r in result.shown.items()
+        ],
+        [(pt.amount, pt.eligible, pt.winners, pt.shares) for pt in result.pots],
+        result.net,
+        result.final_stacks,
+    )
