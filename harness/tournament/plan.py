@@ -32,6 +32,7 @@ from harness.deals import commitment
 from harness.specs import BotSpec
 from harness.tournament.config import TournamentConfig, plan_size
 from harness.tournament.design import Balance, balance
+from harness.tournament.results import MatchRecord
 from harness.tournament.schedule import Format, Pairing, build_schedule
 
 #: Files named on a bot's command line larger than this are fingerprinted by size and time, not content.
@@ -419,3 +420,45 @@ def compare(plan: Plan, done: Mapping[str, str], previous: Mapping[str, Any] | N
         if reused:
             reasons = []
     return Reuse(reused=reused, playing=len(planned) - reused, dropped=dropped, reasons=tuple(reasons))
+
+
+@dataclass(frozen=True)
+class Planned:
+    """A plan set against what an output directory holds (:func:`plan_against`).
+
+    Attributes:
+        plan: the plan.
+        records: the stored results the plan reuses (same match id and fingerprint).
+        todo: the planned matches left to play, in schedule order.
+        reuse: what was reused, new and dropped (:func:`compare`).
+    """
+
+    plan: Plan
+    records: list[MatchRecord]
+    todo: list[Pairing]
+    reuse: Reuse
+
+
+def plan_against(config: TournamentConfig, bots: Sequence[BotSpec], seeds: Sequence[int],
+                 stored: Mapping[str, MatchRecord], previous: Mapping[str, Any] | None) -> Planned:
+    """The plan of ``bots`` for an output directory: ``harness run`` plays it, ``harness plan`` shows it.
+
+    Args:
+        config: the tournament.
+        bots: the entries that play.
+        seeds: the tournament seed, then any later deal seeds (:func:`make_plan`).
+        stored: the results already stored, by match id (pending ones included).
+        previous: the directory's earlier ``tournament.json``, or None: its design is kept
+            when the table size is the same.
+
+    Raises:
+        ConfigError: the plan cannot be made (e.g. above ``max_matches``).
+    """
+    design = previous.get("design") if previous and previous.get("table_size") == config.schedule.table_size else None
+    done = {mid: rec.fingerprint for mid, rec in stored.items()}
+    plan = make_plan(config, bots, seed=seeds[0], later_seeds=seeds[1:], done=done, previous_design=design)
+    planned = {m.match_id: m.fingerprint for m in plan.matches}
+    records = [rec for mid, rec in stored.items() if planned.get(mid) == rec.fingerprint]
+    recorded = {rec.match_id for rec in records}
+    todo = [m for m in plan.matches if m.match_id not in recorded]
+    return Planned(plan, records, todo, compare(plan, done, previous))

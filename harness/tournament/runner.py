@@ -79,7 +79,7 @@ from harness.tournament.estimate import (
     estimate,
 )
 from harness.tournament.matchjob import PlayMatch, count_hands, play_and_store
-from harness.tournament.plan import Plan, Reuse, compare, make_plan
+from harness.tournament.plan import Plan, Reuse, make_plan, plan_against
 from harness.tournament.results import (
     MatchRecord,
     ResultsStore,
@@ -584,27 +584,15 @@ class _Run:
         self.bots = working(config, report)
         self.by_name = {b.name: b for b in self.bots}
         previous = store.previous_manifest()
-        design = previous.get("design") if previous and previous.get("table_size") == sched.table_size else None
-        done_fp = {mid: rec.fingerprint for mid, rec in stored.items()}
-
-        def planned_from(seeds: list[int]) -> tuple[Plan, list[MatchRecord], list[Pairing]]:
-            plan = make_plan(config, self.bots, seed=seeds[0], later_seeds=seeds[1:], done=done_fp,
-                             previous_design=design)
-            planned = {m.match_id: m for m in plan.matches}
-            records = [rec for mid, rec in stored.items()
-                       if mid in planned and rec.fingerprint == planned[mid].fingerprint]
-            recorded = {r.match_id for r in records}
-            return plan, records, [m for m in plan.matches if m.match_id not in recorded]
-
-        plan, records, todo = planned_from(seeds)
+        planned = plan_against(config, self.bots, seeds, stored, previous)
         revealed = store.out_dir / REVEAL_FILE
         fresh_deals = False
-        if todo and revealed.exists() and config.tournament.seed is None:
+        if planned.todo and revealed.exists() and config.tournament.seed is None:
             # The reveal published every seed so far: new matches get a new secret deal seed.
             seeds.append(add_deal_seed(store.out_dir))
-            plan, records, todo = planned_from(seeds)
+            planned = plan_against(config, self.bots, seeds, stored, previous)
             fresh_deals = True
-        reuse = compare(plan, done_fp, previous)
+        plan, records, todo, reuse = planned.plan, planned.records, planned.todo, planned.reuse
         self.planned = {m.match_id: m for m in plan.matches}
         if rates is None:
             rates = _default_rates(self.fake, sched.table_size)
@@ -876,19 +864,12 @@ def preview(config: TournamentConfig, rates: Rates, *, parallel: int | None = No
     stored = {r.match_id: r for r in read_results(out, pending=True).records} \
         if existing and (out / "results.jsonl").exists() \
         else {}
-    sched = config.schedule
-    design = previous.get("design") if previous and previous.get("table_size") == sched.table_size else None
     seeds = [config.tournament.seed] if config.tournament.seed is not None else [new_seed()]
     if config.tournament.seed is None and existing and (out / SECRET_FILE).exists():
         seeds = tournament_seeds(out, None)  # reads the stored secrets (never writes one here)
-    done = {mid: r.fingerprint for mid, r in stored.items()}
     left_out = known_failures(config, out) if existing and config.tournament.entry_check else {}
     bots = [b for b in config.bots if b.name not in left_out]
-    plan = make_plan(config, bots, seed=seeds[0], later_seeds=seeds[1:], done=done, previous_design=design)
-    reuse = compare(plan, done, previous)
-    planned = {m.match_id: m.fingerprint for m in plan.matches}
-    records = [r for mid, r in stored.items() if planned.get(mid) == r.fingerprint]
-    todo = [m for m in plan.matches if planned.get(m.match_id) != getattr(stored.get(m.match_id), "fingerprint", None)]
-    return Preview(plan=plan, reuse=reuse,
-                   estimate=plan_estimate(config, plan, todo, records, None, rates, parallel), existing=existing,
-                   left_out=left_out)
+    planned = plan_against(config, bots, seeds, stored, previous)
+    return Preview(plan=planned.plan, reuse=planned.reuse,
+                   estimate=plan_estimate(config, planned.plan, planned.todo, planned.records, None, rates, parallel),
+                   existing=existing, left_out=left_out)
