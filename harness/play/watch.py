@@ -42,6 +42,7 @@ from starlette.routing import Route
 from harness.history.files import HistoryError, find_history, numbered_records
 from harness.report.hands import hand_view
 from harness.report.viewer import hide_cards, static_text, viewer_view
+from harness.tournament.stats import bb_per_100
 
 __all__ = ["Follower", "WatchServer", "hand_script", "public_view"]
 
@@ -171,7 +172,7 @@ class Follower:
                         row = self.totals.setdefault(name, {"bot": name, "net": 0, "hands": 0, "bb": 0.0})
                         row["net"] += net
                         row["hands"] += 1
-                        row["bb"] += net / script["big_blind"]
+                        row["bb"] += net / script["big_blind"]  # in big blinds: bb/100 over every blind size
                 added += 1
         return added
 
@@ -179,7 +180,7 @@ class Follower:
         """Every bot seen: net chips, hands played, bb/100 (big blinds won per 100 hands), best first."""
         with self._lock:
             rows = [{"bot": r["bot"], "net": r["net"], "hands": r["hands"],
-                     "bb100": round(r["bb"] / r["hands"] * 100, 1) if r["hands"] else 0.0}
+                     "bb100": round(bb_per_100(r["bb"], 1, r["hands"]), 1) if r["hands"] else 0.0}
                     for r in self.totals.values()]
         return sorted(rows, key=lambda r: -r["bb100"])
 

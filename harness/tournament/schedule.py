@@ -87,7 +87,7 @@ class PairingStrategy(Protocol):
 
     @property
     def table_size(self) -> int:
-        """Bots at each table (2 to 6, R1.1)."""
+        """Bots at each table (2 to 6, R1.2)."""
         ...  # pragma: no cover
 
     def count(self, bots: int) -> int:
