@@ -348,22 +348,35 @@ def test_migrations_upgrade_in_place(tmp_path: Path, database: str) -> None:
     from sqlalchemy import insert, inspect, select
 
     from harness.server import db as schema
+    from harness.server import store
     from harness.server.contest import load_contest as load
     from harness.server.db import current_revision, make_engine, upgrade
 
     engine = make_engine(load(contest_file(tmp_path, database=database)).database)
     assert current_revision(engine) is None
-    upgrade(engine)
-    assert current_revision(engine) == "0001"
+    upgrade(engine, "0001")  # a database made by the first release of the server, with results in it
     assert set(inspect(engine).get_table_names()) >= {"students", "tokens", "sessions", "versions", "blocks",
                                                       "matches", "settings", "alembic_version"}
+    record = {"table": "b1", "rotation": 0, "big_blind": 2, "rotations": 1,
+              "result": {"match_id": "b1-r0", "seed": 1, "hands_played": 10, "bots": ["alice.v1", "house"],
+                         "net": [5, -5], "hand_nets": [], "faults": [{}, {}], "status": ["ok", "ok"]}}
     with engine.begin() as conn:
         conn.execute(insert(schema.students).values(name="alice", email="", created=0.0))
-    upgrade(engine)  # a second start-up keeps everything
+        conn.execute(insert(schema.blocks).values(id=1, kind="ladder", seats="[]", seed="0" * 64, state="done",
+                                                  created=0.0, finished=1.0))
+        conn.execute(insert(schema.matches).values(id=1, block_id=1, rotation=0, match_id="b1-r0", state="done",
+                                                   record=json.dumps(record), error="", finished=1.0))
+    upgrade(engine)  # the next start-up upgrades it in place
+    assert current_revision(engine) == "0002"
     with engine.connect() as conn:
         assert conn.execute(select(schema.students.c.name)).scalars().all() == ["alice"]
+        assert sorted(conn.execute(select(schema.match_bots.c.bot)).scalars()) == ["alice.v1", "house"]
         if engine.dialect.name == "sqlite":
             assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+    assert [r["result"]["match_id"] for r in store.records_of(engine, {"alice.v1"})] == ["b1-r0"]
+    assert store.records_of(engine, {"bob.v1"}) == []
+    upgrade(engine)  # a second start-up keeps everything
+    assert current_revision(engine) == "0002"
     engine.dispose()
 
 

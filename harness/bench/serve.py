@@ -88,9 +88,11 @@ def _populate(contest_path: Path) -> None:
                 res = MatchResult(match_id=f"b{bid}-r{r}", seed=b, hands_played=50, bots=order, net=nets,
                                   hand_nets=[], faults=[{}, {}], status=["ok", "ok"])
                 rec = MatchRecord(table=f"b{bid}", rotation=r, big_blind=contest.game.unit, result=res, rotations=2)
-                conn.execute(insert(db.matches).values(block_id=bid, rotation=r, match_id=f"b{bid}-r{r}",
+                pk = bid * 2 + r - 1
+                conn.execute(insert(db.matches).values(id=pk, block_id=bid, rotation=r, match_id=f"b{bid}-r{r}",
                                                        state=store.DONE, record=json.dumps(rec.to_dict()), error="",
                                                        finished=now + b))
+                conn.execute(insert(db.match_bots), [{"match_pk": pk, "bot": bot} for bot in order])
     engine.dispose()
 
 

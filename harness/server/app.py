@@ -198,10 +198,10 @@ def _owns(who: store.Who, student_id: int) -> bool:
 
 def _results_of(server: Server, bots: set[str]) -> dict[str, Any]:
     """Per-opponent results, faults by kind and the rating over time of some bots (public figures)."""
+    from harness.tournament.results import MatchRecord
     from harness.tournament.stats import bb_per_100, standings
 
-    records = server.board.records()
-    mine = [r for r in records if bots & set(r.result.bots)]
+    mine = [MatchRecord.from_dict(r) for r in store.records_of(server.engine, bots)]
     per_opp: dict[str, list[int]] = {}
     faults: dict[str, int] = {}
     matches = []
@@ -824,6 +824,7 @@ def create_app(server: Server) -> Starlette:
             await run_in_threadpool(server.games.stop)
             if server.ladder is not None:
                 await run_in_threadpool(server.ladder.stop)
+            await run_in_threadpool(server.board.close)
             final = server.final_proc
             if final is not None and final.poll() is None:  # the runner stops its matches on SIGTERM
                 final.terminate()

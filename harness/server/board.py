@@ -4,12 +4,20 @@ bb/100 with its 95% CI (:func:`harness.tournament.stats.standings`, over the
 blocks as duplicate sets) and the Plackett-Luce rating
 (:func:`harness.tournament.ratings.plackett_luce_ratings`, which rates in
 table order, so the result never depends on the order blocks finished). The
-rows are cached until another block completes.
+rows are cached until another block completes, and recomputed in a worker
+process so that the pages never wait for the computation's share of the
+interpreter.
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -56,10 +64,10 @@ class Row:
 class Board:
     """The leaderboard of one contest, cached by the number of complete blocks (thread-safe).
 
-    Recomputing takes seconds with thousands of matches, so requests are
-    answered from the last computed board while a background thread makes the
-    next one (only the very first computation is waited for);
-    :attr:`computed` says which board is shown.
+    Recomputing takes seconds with thousands of matches, so it runs in a worker process of its
+    own (the pages keep the server's interpreter; :func:`compute`), and requests are answered
+    from the last computed board while the next one is made (only the very first computation
+    is waited for); :attr:`computed` says which board is shown. :meth:`close` ends the worker.
     """
 
     def __init__(self, contest: Contest, engine: Engine) -> None:
@@ -70,18 +78,37 @@ class Board:
         #: The key (complete blocks) of the board shown now; None before the first computation.
         self.computed: int | None = None
         self._rows: list[Row] = []
-        self._records: list[MatchRecord] = []
         self._history: dict[str, list[dict[str, float]]] = {}
+        self._pool: ProcessPoolExecutor | None = None
+        self._closed = False
 
     def key(self) -> int:
         """Complete blocks so far (changes when the board does)."""
         return store.done_count(self.engine)
 
+    def _compute(self) -> tuple[list[Row], dict[str, list[dict[str, Any]]]]:
+        """:func:`compute` in the worker process (started on first use), or here if it cannot run."""
+        url = self.engine.url.render_as_string(hide_password=False)
+        references = [ref.name for ref in self.contest.references]
+        with self._lock:
+            if self._pool is None and not self._closed:
+                self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                                                 initializer=_exit_with_parent, initargs=(os.getpid(),))
+            pool = self._pool
+        if pool is not None:
+            try:
+                return pool.submit(compute, url, references).result()
+            except (BrokenProcessPool, RuntimeError):  # the worker died or the pool is shut down
+                with self._lock:
+                    if self._pool is pool:
+                        self._pool = None
+        return compute(url, references, self.engine)
+
     def _refresh(self, key: int) -> None:
         try:
-            rows, records, history = self._compute()
+            rows, history = self._compute()
             with self._lock:
-                self._rows, self._records, self._history, self.computed = rows, records, history, key
+                self._rows, self._history, self.computed = rows, history, key
         finally:
             self._refreshing = False
 
@@ -89,21 +116,15 @@ class Board:
         """Active versions and reference bots, best rating first; inactive versions that played below."""
         key = self.key()
         if self.computed is None:
+            rows, history = self._compute()
             with self._lock:
                 if self.computed is None:
-                    self._rows, self._records, self._history = self._compute()
-                    self.computed = key
+                    self._rows, self._history, self.computed = rows, history, key
         elif key != self.computed and not self._refreshing:
             self._refreshing = True
             threading.Thread(target=self._refresh, args=(key,), name="board", daemon=True).start()
         with self._lock:
             return list(self._rows)
-
-    def records(self) -> list[MatchRecord]:
-        """The match records counted so far."""
-        self.rows()
-        with self._lock:
-            return list(self._records)
 
     def history(self, bots: set[str]) -> list[dict[str, float]]:
         """The rating (mu, sigma) of ``bots`` after each of their blocks (the last 100 each), oldest first."""
@@ -112,60 +133,97 @@ class Board:
             points = [p for b in bots for p in self._history.get(b, [])]
         return sorted(points, key=lambda p: p["t"])
 
-    def _rating_history(self, rows: list[tuple[int, float, dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
-        """Ratings after each block in the order blocks finished (the chart; the board rates in table order)."""
-        from openskill.models import PlackettLuce
+    def close(self) -> None:
+        """End the worker process (idempotent); a later computation runs in this process."""
+        with self._lock:
+            self._closed = True
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
 
-        from harness.tournament.ratings import finish_keys, rate_table
 
-        model = PlackettLuce(tau=0.0)
-        prior = (float(model.rating().mu), float(model.rating().sigma))
-        current: dict[str, tuple[float, float]] = {}
-        out: dict[str, list[dict[str, Any]]] = {}
-        for _block, finished, data in rows:
-            rec = MatchRecord.from_dict(data)
-            if rec.result.hands_played == 0:
-                continue
-            names = rec.result.bots
-            rated = rate_table(model, [current.get(n, prior) for n in names], finish_keys(rec))
-            for name, (mu, sigma) in zip(names, rated, strict=True):
-                current[name] = (mu, sigma)
-                if rec.rotation == rec.rotations - 1:  # one point per block
-                    points = out.setdefault(name, [])
-                    points.append({"bot": name, "t": finished, "mu": round(mu, 3), "sigma": round(sigma, 3)})
-                    del points[:-100]
-        return out
+def _exit_with_parent(parent: int) -> None:
+    """In the board's worker: exit when the server process is gone (even killed with SIGKILL)."""
 
-    def _compute(self) -> tuple[list[Row], list[MatchRecord], dict[str, list[dict[str, Any]]]]:
-        stored = store.done_records(self.engine)
-        records = [MatchRecord.from_dict(r) for _, _, r in stored]
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def _rating_history(rows: list[tuple[int, float, dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+    """Ratings after each block in the order blocks finished (the chart; the board rates in table order)."""
+    from openskill.models import PlackettLuce
+
+    from harness.tournament.ratings import finish_keys, rate_table
+
+    model = PlackettLuce(tau=0.0)
+    prior = (float(model.rating().mu), float(model.rating().sigma))
+    current: dict[str, tuple[float, float]] = {}
+    out: dict[str, list[dict[str, Any]]] = {}
+    for _block, finished, data in rows:
+        rec = MatchRecord.from_dict(data)
+        if rec.result.hands_played == 0:
+            continue
+        names = rec.result.bots
+        rated = rate_table(model, [current.get(n, prior) for n in names], finish_keys(rec))
+        for name, (mu, sigma) in zip(names, rated, strict=True):
+            current[name] = (mu, sigma)
+            if rec.rotation == rec.rotations - 1:  # one point per block
+                points = out.setdefault(name, [])
+                points.append({"bot": name, "t": finished, "mu": round(mu, 3), "sigma": round(sigma, 3)})
+                del points[:-100]
+    return out
+
+
+def compute(url: str, references: Sequence[str], engine: Engine | None = None
+            ) -> tuple[list[Row], dict[str, list[dict[str, Any]]]]:
+    """The leaderboard rows and each bot's rating history, from the database at ``url``.
+
+    Runs in the board's worker process (which opens its own engine), or with ``engine`` here.
+
+    Args:
+        url: the database (SQLAlchemy URL, password included).
+        references: the contest's reference bots.
+        engine: an open engine of ``url`` to use instead of a new one.
+    """
+    own = engine is None
+    engine = engine if engine is not None else db.make_engine(url)
+    try:
+        stored = store.done_records(engine)
         v, st = db.versions, db.students
-        with self.engine.connect() as conn:
+        with engine.connect() as conn:
             vers = conn.execute(select(v.c.number, v.c.active, v.c.state, st.c.name)
                                 .join(st, v.c.student_id == st.c.id)).all()
-        who: dict[str, tuple[str, int, str]] = {}
-        for number, active, state, name in vers:
-            if state == store.ADMITTED:
-                who[store.label(name, number)] = (name, number, "active" if active else "inactive")
-        for ref in self.contest.references:
-            who[ref.name] = ("", 0, "reference")
-        played: dict[str, int] = {}
-        for rec in records:
-            if rec.rotation == 0:
-                for name in rec.result.bots:
-                    played[name] = played.get(name, 0) + 1
-        names = [n for n, (_, _, status) in who.items() if status != "inactive" or n in played]
-        table = {s.bot: s for s in standings(records, names)}
-        ratings = plackett_luce_ratings(records, names)
-        rows = []
-        for name in names:
-            s, r = table[name], ratings[name]
-            student, number, status = who[name]
-            rows.append(Row(bot=name, student=student, version=number, hands=s.hands,
-                            bb_per_100=round(s.estimate.bb_per_100, 3),
-                            ci95_low=None if s.estimate.low is None else round(s.estimate.low, 3),
-                            ci95_high=None if s.estimate.high is None else round(s.estimate.high, 3),
-                            rating=round(r.mu, 3), rating_sigma=round(r.sigma, 3), status=status,
-                            blocks=played.get(name, 0)))
-        rows.sort(key=lambda row: (row.status == "inactive", -row.rating, row.bot))
-        return rows, records, self._rating_history(stored)
+    finally:
+        if own:
+            engine.dispose()
+    records = [MatchRecord.from_dict(r) for _, _, r in stored]
+    who: dict[str, tuple[str, int, str]] = {}
+    for number, active, state, name in vers:
+        if state == store.ADMITTED:
+            who[store.label(name, number)] = (name, number, "active" if active else "inactive")
+    for ref in references:
+        who[ref] = ("", 0, "reference")
+    played: dict[str, int] = {}
+    for rec in records:
+        if rec.rotation == 0:
+            for name in rec.result.bots:
+                played[name] = played.get(name, 0) + 1
+    names = [n for n, (_, _, status) in who.items() if status != "inactive" or n in played]
+    table = {s.bot: s for s in standings(records, names)}
+    ratings = plackett_luce_ratings(records, names)
+    rows = []
+    for name in names:
+        s, r = table[name], ratings[name]
+        student, number, status = who[name]
+        rows.append(Row(bot=name, student=student, version=number, hands=s.hands,
+                        bb_per_100=round(s.estimate.bb_per_100, 3),
+                        ci95_low=None if s.estimate.low is None else round(s.estimate.low, 3),
+                        ci95_high=None if s.estimate.high is None else round(s.estimate.high, 3),
+                        rating=round(r.mu, 3), rating_sigma=round(r.sigma, 3), status=status,
+                        blocks=played.get(name, 0)))
+    rows.sort(key=lambda row: (row.status == "inactive", -row.rating, row.bot))
+    return rows, _rating_history(stored)

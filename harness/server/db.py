@@ -106,6 +106,14 @@ matches = Table(
     UniqueConstraint("block_id", "rotation"),
 )
 
+#: The bots of each stored match result, a row per bot: a version's results are read without the others'.
+match_bots = Table(
+    "match_bots", metadata,
+    Column("match_pk", Integer, ForeignKey("matches.id"), nullable=False),
+    Column("bot", String(200), nullable=False, index=True),
+    UniqueConstraint("match_pk", "bot"),
+)
+
 #: Contest switches (frozen, challenges, final) as text values.
 settings = Table(
     "settings", metadata,

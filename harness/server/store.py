@@ -13,7 +13,7 @@ import secrets
 import shlex
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -271,6 +271,9 @@ def finish_match(engine: Engine, match_pk: int, record: dict[str, Any] | None, e
         conn.execute(update(m).where(m.c.id == match_pk).values(
             state=DONE if record is not None else FAILED, record=json.dumps(record) if record else None,
             error=error, finished=now))
+        if record:
+            conn.execute(insert(db.match_bots), [{"match_pk": match_pk, "bot": bot}
+                                                 for bot in dict.fromkeys(record["result"]["bots"])])
         states = set(conn.execute(select(m.c.state).where(m.c.block_id == row.block_id)).scalars())
         if states == {DONE}:
             conn.execute(update(b).where(b.c.id == row.block_id).values(state=DONE, finished=now))
@@ -287,6 +290,17 @@ def done_records(engine: Engine) -> list[tuple[int, float, dict[str, Any]]]:
         rows = conn.execute(select(m.c.block_id, b.c.finished, m.c.record).join(b, m.c.block_id == b.c.id)
                             .where(b.c.state == DONE).order_by(b.c.finished, m.c.block_id, m.c.rotation)).all()
     return [(r.block_id, r.finished, json.loads(r.record)) for r in rows]
+
+
+def records_of(engine: Engine, bots: Iterable[str]) -> list[dict[str, Any]]:
+    """The records of the complete blocks' matches ``bots`` played, in the order of :func:`done_records`."""
+    m, b, mb = db.matches, db.blocks, db.match_bots
+    played = select(mb.c.match_pk).where(mb.c.bot.in_(list(bots)))
+    with engine.connect() as conn:
+        rows = conn.execute(select(m.c.record).join(b, m.c.block_id == b.c.id)
+                            .where(b.c.state == DONE, m.c.id.in_(played))
+                            .order_by(b.c.finished, m.c.block_id, m.c.rotation)).scalars().all()
+    return [json.loads(r) for r in rows]
 
 
 def done_count(engine: Engine) -> int:
