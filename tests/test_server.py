@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import sqlite3
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import create_engine, text
@@ -174,6 +176,15 @@ def test_two_students_submit_broken_is_refused_blocks_played(served, tmp_path: P
                             "status"}
     assert "bob.v2" not in rows
     assert rows["caller"]["status"] == "reference"
+    # alice's page: her results, per opponent and per match (read through match_bots, written as results land)
+    page = alice.get("/students/alice").text
+    opponents = re.findall(r'<tr><td class="bot">([^<]+)</td><td>(\d+)</td>', page.split("Results per opponent")[1])
+    assert opponents and all(int(hands) > 0 for _, hands in opponents)
+    assert "alice.v1" not in {bot for bot, _ in opponents} and re.search(r'href="/matches/b\d+-r\d"', page)
+    # the admin page: the job slots' busy and available seconds so far
+    admin_page = server.client(urls["admin"]).get("/admin").text
+    busy = re.search(r'id="busy-slot-s">([0-9.]+)</span> of <span id="slot-s">([0-9.]+)<', admin_page)
+    assert busy and 0 < float(busy[1]) <= float(busy[2])
     # the same content again is the same version, re-activated
     (folder / "main.py").write_text(RAISER, encoding="utf-8")
     done = subprocess.run([*HARNESS, "submit", "--server", server.url, "--token", token, str(folder)],
@@ -410,3 +421,63 @@ def test_serve_with_a_bad_contest_file_is_one_line(tmp_path: Path) -> None:
     done = subprocess.run([*HARNESS, "submit", "--server", "http://127.0.0.1:9", "--token", "x", str(path)],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "cannot reach" in done.stderr and done.stderr.strip().count("\n") == 0
+
+
+class _Slots:
+    """An executor that only records what the ladder submits (nothing runs)."""
+
+    capacity = 2
+    parallel = None
+
+    def __init__(self) -> None:
+        self.jobs: list[Any] = []
+
+    def submit(self, job: Any) -> None:
+        self.jobs.append(job)
+
+    def running(self) -> list[Any]:
+        return list(self.jobs)
+
+    def wait(self, timeout: float) -> list[Any]:
+        return []
+
+    def stop(self) -> None:
+        pass
+
+    def describe(self) -> None:
+        return None
+
+    def live_hands(self, job: Any) -> None:
+        return None
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_new_blocks_first_match_starts_in_the_turn_that_opens_it(tmp_path: Path) -> None:
+    """No slot waits a poll for a block the ladder has just opened; the slots' busy time counts running jobs."""
+    from sqlalchemy import select
+
+    from harness.server import db as schema
+    from harness.server import store
+    from harness.server.board import Board
+    from harness.server.ladder import Ladder
+
+    contest = load_contest(contest_file(tmp_path, jobs=2))
+    engine = schema.open_database(contest.database)
+    store.sync_roster(engine, contest)
+    with engine.connect() as conn:
+        alice = conn.execute(select(schema.students.c.id).where(schema.students.c.name == "alice")).scalar_one()
+    vid, _ = store.add_version(engine, alice, "0" * 64, "python bot.py", "")
+    store.finish_check(engine, vid, True, "", {})
+    board = Board(contest, engine)
+    slots = _Slots()
+    ladder = Ladder(contest, engine, board, executor=slots)
+    try:
+        ladder.fill()
+        assert [job.key for job in slots.jobs] == ["b1-r0"]  # opened and started in one turn
+        busy, available = ladder.occupancy()
+        assert 0 <= busy <= available
+    finally:
+        board.close()
+        engine.dispose()

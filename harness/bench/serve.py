@@ -5,7 +5,9 @@ recorded matches (5,000 heads-up blocks of synthetic results) is served by a
 real ``harness serve`` on 127.0.0.1 while its ladder plays real matches of the
 active versions (the raiser's code). Figures: the p95 answer time of every
 page and API route (ms), the share of the ladder's job-slot time spent in
-jobs, and the seconds from a new version's upload to its first complete block.
+jobs while the requests are made (``slots_busy_pct``; ``..._since_start`` with
+the server's start-up), and the seconds from a new version's upload to its
+first complete block.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import io
 import json
 import os
 import random
+import re
 import signal
 import socket
 import statistics
@@ -27,6 +30,8 @@ from typing import Any
 
 STUDENTS, VERSIONS, MATCHES = 100, 300, 10_000
 REQUESTS = 20
+#: Seconds of requests at least, from the new version's upload: the slots' occupancy is measured over them.
+STEADY_S = 30.0
 _ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -136,6 +141,7 @@ def run() -> dict[str, Any]:
             cold_ms = (time.monotonic() - first) * 1000
             # a new version: seconds to its first complete block
             code = (_ROOT / "bots" / "raiser.py").read_bytes() + b"\n# new\n"
+            slots_before = _slot_seconds(admin)
             sent = time.monotonic()
             vid = student.post("/submit", files={"file": ("bot.py", code)},
                                headers={"Accept": "application/json"}).json()["id"]
@@ -146,7 +152,8 @@ def run() -> dict[str, Any]:
             first_block_s = None
             admitted_s = None
             deadline = time.monotonic() + 300
-            while time.monotonic() < deadline and (first_block_s is None or min(map(len, times.values())) < REQUESTS):
+            while time.monotonic() < deadline and (first_block_s is None or min(map(len, times.values())) < REQUESTS
+                                                   or time.monotonic() - sent < STEADY_S):
                 for route, client in routes.items():
                     t0 = time.monotonic()
                     client.get(route)
@@ -157,8 +164,7 @@ def run() -> dict[str, Any]:
                     rows = {r["bot"]: r for r in student.get("/api/leaderboard").json()}
                     if rows.get("s000.v4", {}).get("blocks", 0) > 0:
                         first_block_s = time.monotonic() - sent
-            page = admin.get("/admin").text
-            busy = page.split("Job slots busy since start: ", 1)[1].split("%", 1)[0] if "busy since" in page else ""
+            slots_after = _slot_seconds(admin)
         finally:
             proc.send_signal(signal.SIGTERM)
             try:
@@ -177,5 +183,14 @@ def run() -> dict[str, Any]:
     figures["p95_ms_worst"] = max(p95(v) for v in times.values())
     figures["admitted_s"] = None if admitted_s is None else round(admitted_s, 1)
     figures["first_block_s"] = None if first_block_s is None else round(first_block_s, 1)
-    figures["slots_busy_pct"] = float(busy) if busy else None
+    busy, available = (after - before for after, before in zip(slots_after, slots_before, strict=True))
+    figures["slots_busy_pct"] = round(100 * busy / available, 1) if available > 0 else None
+    figures["slots_busy_pct_since_start"] = round(100 * slots_after[0] / slots_after[1], 1) if slots_after[1] else None
     return figures
+
+
+def _slot_seconds(admin: Any) -> tuple[float, float]:
+    """``(busy, available)`` job-slot seconds of the ladder so far, from the admin page."""
+    page = admin.get("/admin").text
+    found = re.search(r'id="busy-slot-s">([0-9.]+)</span> of <span id="slot-s">([0-9.]+)<', page)
+    return (float(found[1]), float(found[2])) if found else (0.0, 0.0)

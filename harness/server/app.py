@@ -616,12 +616,9 @@ async def admin_page(request: Request) -> Response:
                  else "", busy=_occupancy(server))
 
 
-def _occupancy(server: Server) -> float:
-    lad = server.ladder
-    if lad is None:
-        return 0.0
-    wall = time.monotonic() - lad.started
-    return round(lad.busy_s / (wall * lad.capacity), 3) if wall > 0 else 0.0
+def _occupancy(server: Server) -> tuple[float, float]:
+    """``(busy, available)`` slot-seconds of the ladder since it started (:meth:`Ladder.occupancy`)."""
+    return server.ladder.occupancy() if server.ladder is not None else (0.0, 0.0)
 
 
 async def admin_action(request: Request) -> Response:

@@ -126,13 +126,15 @@ class Ladder:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.error = ""
-        #: Seconds each job slot was busy, and seconds the loop ran (bench: slot occupancy).
+        #: Slot-seconds of the finished jobs, when the loop started, and when each running job was submitted.
         self.busy_s = 0.0
         self.started = time.monotonic()
+        self._since: dict[str, float] = {}
 
     # -- the loop
     def start(self) -> None:
         store.recover(self.engine)
+        self.started = time.monotonic()
         self._thread = threading.Thread(target=self._run, name="ladder", daemon=True)
         self._thread.start()
 
@@ -162,32 +164,47 @@ class Ladder:
             self._stop.wait(wait_s)
         for d in done:
             self.busy_s += d.wall_s
+            self._since.pop(d.job.key, None)
             self.finished(d)
         return done
+
+    def occupancy(self) -> tuple[float, float]:
+        """``(busy, available)`` slot-seconds since the loop started: jobs finished and running, and
+        ``capacity`` times the seconds elapsed (their ratio: how busy the job slots were)."""
+        now = time.monotonic()
+        running = {j.key for j in self.executor.running()}
+        busy = self.busy_s + sum(now - t for key, t in list(self._since.items()) if key in running)
+        return busy, (now - self.started) * self.capacity
 
     def _free(self) -> int:
         return self.capacity - len(self.executor.running())
 
     def fill(self) -> None:
+        """Give every free slot a job: version checks first, then pending matches, then a new block's."""
+        if self._fill_pending() and not self.frozen_ladder():
+            table = self._new_table()
+            if table is not None:
+                store.new_block(self.engine, "ladder", table, len(table), self.contest.name)
+                self._fill_pending()  # its matches start now, not a poll later
+
+    def _fill_pending(self) -> bool:
+        """Submit checks and pending matches to free slots; True when a slot is still free and a block may open."""
         running = {j.key for j in self.executor.running()}
         for v in store.versions_to_check(self.engine):
             if self._free() <= 0:
-                return
+                return False
             key = f"check:{v['id']}"
             if key not in running:
                 self._submit(self._check_job(v))
         busy_blocks = {j.info[1] for j in self.executor.running() if j.info and j.info[0] == "match"}
         for m in store.pending_matches(self.engine):
             if self._free() <= 0:
-                return
+                return False
             if m["block_id"] in busy_blocks:
                 continue
             busy_blocks.add(m["block_id"])
             self._submit(self._match_job(m))
-        if self._free() > 0 and store.open_blocks(self.engine) < self.capacity and not self.frozen_ladder():
-            table = self._new_table()
-            if table is not None:
-                store.new_block(self.engine, "ladder", table, len(table), self.contest.name)
+        return self._free() > 0 and store.open_blocks(self.engine) < self.capacity
 
     def frozen_ladder(self) -> bool:
         """The admin paused the ladder (the final runs on its own)."""
@@ -200,6 +217,7 @@ class Ladder:
         if job.info[0] == "match":
             store.start_match(self.engine, job.info[2])
         self.executor.submit(job)
+        self._since[job.key] = time.monotonic()
 
     # -- jobs
     def _check_job(self, v: dict[str, Any]) -> Job:
