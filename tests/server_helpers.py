@@ -28,10 +28,12 @@ def free_port() -> int:
 
 
 def contest_file(folder: Path, *, students: tuple[str, ...] = ("alice", "bob", "carol"), hands: int = 10,
-                 jobs: int = 2, database: str = "", quota: int = 2, extra: str = "") -> Path:
-    """A small, fast contest: heads-up, ``hands`` hands per match, the caller as house bot."""
+                 jobs: int = 2, database: str = "", quota: int = 2, extra: str = "", cluster: str = "") -> Path:
+    """A small, fast contest: heads-up, ``hands`` hands per match, the caller as house bot (``cluster``: the
+    ladder plays on that Dask scheduler instead of ``jobs`` local workers)."""
     db_line = f'database = "{database}"\n' if database else ""
-    text = (f'[contest]\nname = "t"\n{db_line}\n[ladder]\nhands = {hands}\ntable_size = 2\njobs = {jobs}\n'
+    slots = f'cluster = "{cluster}"' if cluster else f"jobs = {jobs}"
+    text = (f'[contest]\nname = "t"\n{db_line}\n[ladder]\nhands = {hands}\ntable_size = 2\n{slots}\n'
             f"challenges_per_hour = {quota}\nbuild_timeout_s = 3\n\n[sandbox]\nmode = \"off\"\n\n"
             f'[[reference]]\nname = "caller"\ncommand = "python -m bots.caller"\ncwd = "{ROOT}"\n\n'
             + "".join(f'[[students]]\nname = "{s}"\n\n' for s in students) + extra)

@@ -481,3 +481,53 @@ def test_a_new_blocks_first_match_starts_in_the_turn_that_opens_it(tmp_path: Pat
     finally:
         board.close()
         engine.dispose()
+
+
+def test_the_ladder_plays_on_a_dask_cluster(tmp_path: Path) -> None:
+    """``[ladder] cluster``: the admission check and the blocks run as tasks of a Dask cluster (``local:1``,
+    started and ended by the server), with the same results as local workers give."""
+    import psutil
+
+    pytest.importorskip("distributed", reason="the dask backend needs the cluster extra: pip install -e '.[cluster]'")
+    contest = contest_file(tmp_path, cluster="local:1")
+    port = free_port()
+    urls = links(contest, port)
+    server = Served(contest, port)
+    try:
+        started = {p.pid for p in psutil.Process(server.proc.pid).children(recursive=True)}
+        alice = server.client(urls["alice"])
+        vid = alice.post("/submit", files={"file": ("bot.py", RAISER.encode())},
+                         headers={"Accept": "application/json"}).json()["id"]
+        assert wait_for(lambda: version_state(alice, vid)["state"] != "checking", timeout=150)
+        assert version_state(alice, vid)["state"] == "admitted"
+        rows = wait_for(lambda: {r["bot"]: r for r in alice.get("/api/leaderboard").json()
+                                 if r["hands"] > 0 and r["bot"] == "alice.v1"}, timeout=150)
+        assert rows["alice.v1"]["blocks"] >= 1
+        admin = server.client(urls["admin"]).get("/admin").text
+        assert "the ladder stopped" not in admin
+        family = psutil.Process(server.proc.pid).children(recursive=True)
+        started |= {p.pid for p in family}
+        assert any("harness.tournament.cluster" in _command(p) for p in family)  # the local:1 cluster
+    finally:
+        server.stop()
+    assert wait_for(lambda: not [p for p in started if _running(p)], timeout=30)
+
+
+def _command(proc: Any) -> str:
+    """A process's command line ("" once it is gone)."""
+    import psutil
+
+    try:
+        return " ".join(proc.cmdline())
+    except psutil.Error:
+        return ""
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie is not)."""
+    import psutil
+
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
