@@ -58,7 +58,7 @@ def main() -> None:
                         pending.remove(item)
                         counts[state["state"]] += 1
                         print(f"{now:6.1f}s {state['bot']:>10} {state['state']:8} after {time.monotonic() - t0:4.1f} s"
-                              + (f": {state['reason'][:70]}" if state["state"] == "refused" else ""), flush=True)
+                              + (f": {state['reason'][:200]}" if state["state"] == "refused" else ""), flush=True)
                         if state["state"] == "admitted":
                             sent[state["bot"]] = time.monotonic()
                 rows = {r["bot"]: r for r in server.client(urls["admin"]).get("/api/leaderboard").json()}
