@@ -470,7 +470,7 @@ def test_a_new_blocks_first_match_starts_in_the_turn_that_opens_it(tmp_path: Pat
         alice = conn.execute(select(schema.students.c.id).where(schema.students.c.name == "alice")).scalar_one()
     vid, _ = store.add_version(engine, alice, "0" * 64, "python bot.py", "")
     store.finish_check(engine, vid, True, "", {})
-    board = Board(contest, engine)
+    board = Board(contest, engine, worker=False)
     slots = _Slots()
     ladder = Ladder(contest, engine, board, executor=slots)
     try:

@@ -68,9 +68,15 @@ class Board:
     own (the pages keep the server's interpreter; :func:`compute`), and requests are answered
     from the last computed board while the next one is made (only the very first computation
     is waited for); :attr:`computed` says which board is shown. :meth:`close` ends the worker.
+
+    Args:
+        contest: the contest.
+        engine: its database.
+        worker: recompute in a worker process; False: in this process (a caller that serves no
+            pages, e.g. a test, and starts no process: multiprocessing's resource tracker included).
     """
 
-    def __init__(self, contest: Contest, engine: Engine) -> None:
+    def __init__(self, contest: Contest, engine: Engine, *, worker: bool = True) -> None:
         self.contest = contest
         self.engine = engine
         self._lock = threading.Lock()
@@ -80,7 +86,7 @@ class Board:
         self._rows: list[Row] = []
         self._history: dict[str, list[dict[str, float]]] = {}
         self._pool: ProcessPoolExecutor | None = None
-        self._closed = False
+        self._closed = not worker
 
     def key(self) -> int:
         """Complete blocks so far (changes when the board does)."""
