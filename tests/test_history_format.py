@@ -372,8 +372,12 @@ def test_a_version_1_record_is_upgraded_with_its_chips_and_times(tmp_path: Path)
         (lambda r: r["actions"].__setitem__(0, {"seat": 0, "action": "bet", "amount": 10**6}),
          r"line 1: a version-1 record the engine cannot play again: record.actions\[0\]"),
         (lambda r: r.update(record_version=9), r"line 1: record_version: 9 is not a version this harness reads"),
+        (lambda r: r.update(timings_ms=[[0, "x"]]), r"line 1: timings_ms\[0\]: expected a \[seat, ms\] pair"),
+        (lambda r: r.update(timings_ms=[[0]]), r"line 1: timings_ms\[0\]: expected a \[seat, ms\] pair"),
+        (lambda r: r.update(timings_ms=[["0", 1]]), r"line 1: timings_ms\[0\]: expected a \[seat, ms\] pair"),
+        (lambda r: r.update(faults=[{"seat": "a", "kind": "timeout", "detail": ""}]), r"line 1: faults\[0\]: expected"),
     ],
-    ids=["shape", "refused", "unknown-version"],
+    ids=["shape", "refused", "unknown-version", "timing-value", "timing-short", "timing-seat", "fault-seat"],
 )
 def test_a_record_that_cannot_be_upgraded_is_named_by_line_and_field(change: Any, said: str, tmp_path: Path) -> None:
     from harness.history.v1 import build_record

@@ -215,9 +215,12 @@ def numbered_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         if problem:
             raise HistoryError(path, lineno, problem)
         try:
-            yield lineno, upgrade(record)
+            upgraded = upgrade(record)
         except ReplayError as exc:
             raise HistoryError(path, lineno, f"a version-1 record the engine cannot play again: {exc}") from None
+        except (ValueError, TypeError, KeyError, IndexError) as exc:  # a value the shape check lets through
+            raise HistoryError(path, lineno, f"a version-1 record that cannot be upgraded ({exc})") from None
+        yield lineno, upgraded
 
 
 def numbered_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -375,8 +378,8 @@ def _problem_v1(record: dict[str, Any]) -> str | None:
         ("deck", lambda c: isinstance(c, str), 'a card such as "As"'),
         ("bots", lambda b: isinstance(b, str), "a bot name (a string)"),
         ("match_seats", _whole, "a whole number (a seat)"),
-        ("faults", lambda f: isinstance(f, dict), 'an object {"seat", "kind", "detail"}'),
-        ("timings_ms", lambda t: isinstance(t, list), "a [seat, ms] pair"),
+        ("faults", _is_v1_fault, 'an object {"seat": a whole number, "kind": a string, "detail": a string}'),
+        ("timings_ms", _is_v1_timing, "a [seat, ms] pair (a whole number, a number >= 0)"),
     )
     for key, ok, what in checks:
         if key in record:
@@ -389,6 +392,16 @@ def _problem_v1(record: dict[str, Any]) -> str | None:
         if key in record and len(record[key]) != len(record["stacks"]):
             return f"{key}: {len(record[key])} entries for {len(record['stacks'])} seats (stacks)"
     return None
+
+
+def _is_v1_fault(value: Any) -> bool:
+    return (isinstance(value, dict) and _whole(value.get("seat")) and isinstance(value.get("kind"), str)
+            and isinstance(value.get("detail", ""), str))
+
+
+def _is_v1_timing(value: Any) -> bool:
+    return (isinstance(value, list) and len(value) == 2 and _whole(value[0])
+            and isinstance(value[1], (int, float)) and not isinstance(value[1], bool) and value[1] >= 0)
 
 
 def record_version(record: dict[str, Any]) -> int | None:
