@@ -287,19 +287,23 @@ def done_records(engine: Engine) -> list[tuple[int, float, dict[str, Any]]]:
     """``[(block id, finished, record dict)]`` of every match of every complete ladder or challenge block."""
     m, b = db.matches, db.blocks
     with engine.connect() as conn:
-        rows = conn.execute(select(m.c.block_id, b.c.finished, m.c.record).join(b, m.c.block_id == b.c.id)
-                            .where(b.c.state == DONE).order_by(b.c.finished, m.c.block_id, m.c.rotation)).all()
+        rows = conn.execute(_done_matches(m.c.block_id, b.c.finished, m.c.record)).all()
     return [(r.block_id, r.finished, json.loads(r.record)) for r in rows]
+
+
+def _done_matches(*columns: Any) -> Any:
+    """``columns`` of the matches of complete blocks, in the order blocks finished (then block, rotation)."""
+    m, b = db.matches, db.blocks
+    return (select(*columns).join(b, m.c.block_id == b.c.id).where(b.c.state == DONE)
+            .order_by(b.c.finished, m.c.block_id, m.c.rotation))
 
 
 def records_of(engine: Engine, bots: Iterable[str]) -> list[dict[str, Any]]:
     """The records of the complete blocks' matches ``bots`` played, in the order of :func:`done_records`."""
-    m, b, mb = db.matches, db.blocks, db.match_bots
+    m, mb = db.matches, db.match_bots
     played = select(mb.c.match_pk).where(mb.c.bot.in_(list(bots)))
     with engine.connect() as conn:
-        rows = conn.execute(select(m.c.record).join(b, m.c.block_id == b.c.id)
-                            .where(b.c.state == DONE, m.c.id.in_(played))
-                            .order_by(b.c.finished, m.c.block_id, m.c.rotation)).scalars().all()
+        rows = conn.execute(_done_matches(m.c.record).where(m.c.id.in_(played))).scalars().all()
     return [json.loads(r) for r in rows]
 
 
