@@ -22,6 +22,7 @@ def test_transport_floor_plays_and_stops_its_bots() -> None:
     me = psutil.Process()
     figures = transport_floor(hands=20)
     assert figures["hands_per_s"] > 0 and figures["us_per_hand"] > 0
+    assert figures["cpu_us_per_decision"] > 0  # the loop's own CPU, counted
     assert not [p for p in me.children(recursive=True) if p.status() != psutil.STATUS_ZOMBIE]
 
 

@@ -290,3 +290,13 @@ def test_vector_env_steps_many_tables_like_single_ones() -> None:
                 assert rewards[i].tolist() == pytest.approx([t.rewards[a] for a in t.possible_agents])
                 t.reset()
     assert ended > 20
+
+
+def test_the_env_bench_reports_the_rules_share_and_the_ceiling() -> None:
+    from harness.rl import bench
+
+    figures = bench.run(seconds=0.05)
+    assert figures["rules_us_per_step"] > 0
+    # the ceiling divides the rules' rate by the single table's: a vector form that did no work but the rules
+    expected = 1e6 / figures["rules_us_per_step"] / figures["steps_per_s"]
+    assert figures["vector_over_single_ceiling"] == pytest.approx(expected, rel=0.02)

@@ -40,7 +40,10 @@ Figures (printed, never asserted):
   alternated (:func:`paired_floor`; each round's in ``floor_ratios_heads_up``).
   ``referee_us_per_hand_heads_up`` is the pinned match's time per hand minus
   the floor's: the referee's own work (engine, checks, clocks, hand records)
-  as it costs on a shared core.
+  as it costs on a shared core. ``floor_cpu_us_per_decision`` is the floor
+  loop's own CPU per request (user + system): what encoding, sending,
+  waiting and reading cost before any rule, the part of
+  ``referee_cpu_us_per_decision`` no referee over this transport avoids.
 - The figures above are without the sandbox (``[sandbox] mode = "off"``);
   ``hands_per_s_heads_up_sandboxed`` is the same heads-up match, same
   placement, with it (fair CPU by weight; ``..._freeze`` with ``cpu =
@@ -165,6 +168,11 @@ def transport_floor(hands: int = 3000) -> dict[str, float]:
     request). No engine, checks, clocks or hand records: the ceiling of any
     referee with these bots, this protocol, this transport and this machine,
     and the gap to ``hands_per_s_heads_up`` is the referee's own work.
+
+    Returns:
+        ``hands_per_s``, ``us_per_hand`` (wall) and ``cpu_us_per_decision``: this
+        process's CPU (user + system) per request over the loop, the least any
+        referee written over this transport pays per decision before any rule.
     """
     from harness.match.connection import Connection
     from harness.match.endpoint import Hub
@@ -198,6 +206,7 @@ def transport_floor(hands: int = 3000) -> dict[str, float]:
         hole = [[CARD_STRS[c] for c in final.hole_cards[seat]] for seat in range(2)]
         seqs = [0, 0]
         t = time.perf_counter()
+        cpu = _process_cpu()
         for h in range(hands):
             for seat, conn in enumerate(conns):
                 if h:
@@ -211,6 +220,7 @@ def transport_floor(hands: int = 3000) -> dict[str, float]:
                 )
                 conns[seat].exchange(payload)  # the reply (not judged: no referee work here)
         elapsed = time.perf_counter() - t
+        cpu = _process_cpu() - cpu
         for conn in conns:
             conn.send(codec.encode(MatchEnd(hands, (0, 0), ("ok", "ok"))))
     finally:
@@ -220,7 +230,14 @@ def transport_floor(hands: int = 3000) -> dict[str, float]:
         hub.close()
         restore(before)
         shutil.rmtree(tmp, ignore_errors=True)
-    return {"hands_per_s": hands / elapsed, "us_per_hand": elapsed / hands * 1e6}
+    return {"hands_per_s": hands / elapsed, "us_per_hand": elapsed / hands * 1e6,
+            "cpu_us_per_decision": cpu / (hands * len(steps)) * 1e6}
+
+
+def _process_cpu() -> float:
+    """This process's CPU seconds so far, user + system, all its threads (as the referee's figures count)."""
+    use = resource.getrusage(resource.RUSAGE_SELF)
+    return use.ru_utime + use.ru_stime
 
 
 def build_c_bot(into: str) -> tuple[str | None, str]:
@@ -445,6 +462,7 @@ def run(hands_heads_up: int = 4000, hands_four: int = 2000, acpc_dir: str | None
         "floor_ratio_heads_up": round(statistics.median(ratios), 3),
         "floor_ratios_heads_up": [round(r, 3) for r in ratios],
         "referee_us_per_hand_heads_up": round(hu["pinned"]["us_per_hand"] - floor["us_per_hand"], 1),
+        "floor_cpu_us_per_decision": round(floor["cpu_us_per_decision"], 1),
         "hands_per_s_heads_up_c": round(c_hu["hands_per_s"], 1) if c_hu else f"not measured: {why}",
         "decisions_per_s_heads_up_c": round(c_hu["decisions_per_s"], 1) if c_hu else None,
         "referee_cpu_us_per_decision_c": round(c_hu["cpu_us_per_decision"], 1) if c_hu else None,

@@ -16,7 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from harness.engine import Phase
 from harness.engine.evaluator import build_tables
+from harness.rl import encoding
 from harness.rl.aec import SevenCardDrawEnv
 from harness.rl.vector import VectorEnv
 
@@ -64,6 +66,35 @@ def _vector_steps(seconds: float, tables: int = 64) -> tuple[float, float]:
             return steps / (now - cpu), steps / (time.perf_counter() - wall)
 
 
+def _rules_us_per_step(seconds: float, tables: int = 64) -> float:
+    """CPU µs per table step of the rules alone, on the vector form's tables: the decision (legal moves, bet
+    sizes), a random legal index (from a list per mask key), the engine's ``apply`` and the next hand's deal;
+    no observation, mask array or reward. Every environment pays this per step, vectorised or not: the
+    vector form can only save the rest, so ``1e6 / (this * steps_per_s)`` bounds its gain over one table."""
+    venv = VectorEnv(tables, num_players=2)
+    venv.reset(seed=1)
+    legal_of = [row.nonzero()[0].tolist() for row in encoding.MASKS]
+    rng = random.Random(1)
+    decision, action_of, next_hand = encoding.decision, encoding.action_of, VectorEnv._next_hand
+    complete = Phase.COMPLETE
+    steps = 0
+    cpu = time.thread_time()
+    end = cpu + seconds
+    while True:
+        for t in venv.tables:
+            state = t.state
+            found = decision(state)
+            legal = legal_of[found[0]]
+            state.apply(action_of(state, found, legal[rng.randrange(len(legal))]))
+            if state.phase is complete:
+                state.result()
+                next_hand(t)
+        steps += tables
+        now = time.thread_time()
+        if now >= end:
+            return (now - cpu) / steps * 1e6
+
+
 def _clone_us(count: int = 20000) -> float:
     env = SevenCardDrawEnv(num_players=2)
     env.reset(seed=3)
@@ -77,14 +108,19 @@ def _clone_us(count: int = 20000) -> float:
 def run(seconds: float = 3.0) -> dict[str, Any]:
     """``steps_per_s`` (random legal actions, heads-up, one core, the AEC environment with its observation and
     mask every step), ``steps_per_s_vector`` (64 tables stepped together), ``clone_us`` (microseconds of CPU),
-    the same rates per wall second and the load average (module doc)."""
+    ``rules_us_per_step`` (:func:`_rules_us_per_step`) and ``vector_over_single_ceiling``, the ratio a vector
+    form would reach if its observations, masks, rewards and the policy's choice cost nothing, the same rates
+    per wall second and the load average (module doc)."""
     build_tables()
     aec, aec_wall = _aec_steps(seconds)
     vector, vector_wall = _vector_steps(seconds)
+    rules_us = _rules_us_per_step(seconds)
     return {
         "steps_per_s": round(aec),
         "steps_per_s_vector": round(vector),
         "vector_over_single": round(vector / aec, 2),
+        "rules_us_per_step": round(rules_us, 2),
+        "vector_over_single_ceiling": round(1e6 / rules_us / aec, 2),
         "clone_us": round(_clone_us(), 2),
         "steps_per_s_wall": round(aec_wall),
         "steps_per_s_vector_wall": round(vector_wall),
