@@ -300,3 +300,118 @@ def test_the_env_bench_reports_the_rules_share_and_the_ceiling() -> None:
     # the ceiling divides the rules' rate by the single table's: a vector form that did no work but the rules
     expected = 1e6 / figures["rules_us_per_step"] / figures["steps_per_s"]
     assert figures["vector_over_single_ceiling"] == pytest.approx(expected, rel=0.02)
+
+
+def test_usage_mistakes_are_named() -> None:
+    """Each mistake of a caller of the Python API is a ValueError/KeyError/RuntimeError saying what was wrong."""
+    from harness.rl.vector import VectorEnv
+
+    e = raw_env(num_players=2)
+    with pytest.raises(RuntimeError, match="reset"):
+        e.clone()
+    with pytest.raises(ValueError, match="options must be a dict"):
+        e.reset(seed=1, options=[1])  # type: ignore[arg-type]
+    e.reset(seed=1)
+    with pytest.raises(KeyError, match="player_0, player_1"):
+        e.observe("player_9")
+    for bad in (1.7, "x", None, 1.0):  # a float is never cut to a whole number
+        with pytest.raises(ValueError, match="an action is an index"):
+            e.step(bad)  # type: ignore[arg-type]
+    e.step(np.int64(1))  # a numpy integer is an index
+    with pytest.raises(ValueError, match="game must be a GameConfig"):
+        raw_env(game=5)  # type: ignore[arg-type]
+    as_mapping = raw_env(game={"structure": "fixed-limit", "cap": 3})
+    assert as_mapping.game == GameConfig(structure="fixed-limit", cap=3)
+
+    venv = VectorEnv(4, num_players=2)
+    venv.reset(seed=1)
+    before = [len(t.state.history) for t in venv.tables]
+    for wrong in ([1, 1, 1], [1] * 5):
+        with pytest.raises(ValueError, match=f"expected one per table, 4, got {len(wrong)}"):
+            venv.step(wrong)
+        assert [len(t.state.history) for t in venv.tables] == before  # no table moved
+
+
+def test_seeds_are_read_alike_by_every_environment() -> None:
+    from harness.rl.vector import VectorEnv
+
+    a, b = raw_env(num_players=2), raw_env(num_players=2)
+    a.reset(seed=16)
+    b.reset(seed="0x10")
+    assert a.state.cards == b.state.cards
+    ga, gb = SingleAgentEnv([random_policy(1)]), SingleAgentEnv([random_policy(1)])
+    assert np.array_equal(ga.reset(seed=16)[0]["observation"], gb.reset(seed="0x10")[0]["observation"])
+    va, vb = VectorEnv(2), VectorEnv(2)
+    assert np.array_equal(va.reset(seed=16)[0], vb.reset(seed="0x10")[0])
+    with pytest.raises(ValueError, match="seed"):
+        vb.reset(seed=-1)
+
+
+def test_an_opponent_policys_illegal_action_names_its_seat() -> None:
+    g = SingleAgentEnv([lambda view: 999], seat=1)
+    with pytest.raises(ValueError, match="opponent policy at seat 0: action 999 is not legal"):
+        g.reset(seed=3)
+
+
+def test_as_bot_of_a_policy_for_another_table_size_says_so() -> None:
+    from harness.rl import as_bot
+
+    with pytest.raises(ValueError, match="seats must be a table size"):
+        as_bot(lambda view: 1, seats=7)
+    e = raw_env(num_players=3)
+    e.reset(seed=5)
+    s, names = e.state.to_act, ["a", "b", "c"]
+    bot = SdkOpponent(as_bot(lambda view: 1, seats=2))  # made for heads-up, seated at three
+    bot.start_match(e, s, names)
+    bot.start_hand(e.state, s, names)
+    import contextlib
+    import io
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        bot.decide(e.state, s)  # the SDK prints what the bot raised and answers the default action
+    assert "this policy plays 2 seats (observations of 140 values); this table has 3" in err.getvalue()
+
+
+POLICY_BOT = (
+    "import numpy as np\n"
+    "from harness.rl import as_bot\n\n"
+    "def policy(view):  # scripted: the largest legal action index\n"
+    "    return int(np.flatnonzero(view['action_mask'])[-1])\n\n"
+    "if __name__ == '__main__':\n"
+    "    as_bot(policy, seats=2).run()\n"
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["required", "off"])
+def test_a_policy_bot_outside_the_repository_passes_its_heads_up_entry_check(tmp_path: Path, mode: str) -> None:
+    """The sandbox shows a bot ``harness.rl`` (as it shows the SDK); at a table of another size the bot says so."""
+    import os
+    import subprocess
+
+    from harness.host.sandbox import support
+
+    sup = support()
+    if mode == "required" and not (sup.namespaces and sup.cgroups.available):
+        from tests.skip_helpers import skip_loudly
+
+        skip_loudly("SANDBOX NOT AVAILABLE HERE: install bubblewrap (apt-get install bubblewrap), run as root")
+    home = tmp_path / "policy"
+    home.mkdir()
+    (home / "policy_bot.py").write_text(POLICY_BOT)
+    for p in (tmp_path, home):
+        os.chmod(p, 0o755)  # the sandbox runs the bot as a uid of its own
+    root = Path(__file__).resolve().parents[1]
+
+    def check(*opponents: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "harness.cli", "check-bot", "--sandbox", mode, "--cwd", str(home),
+             *[a for o in opponents for a in ("--opponent", o)], "--", sys.executable, "policy_bot.py"],
+            cwd=root, capture_output=True, text=True, timeout=120)
+
+    heads_up = check("caller")
+    assert heads_up.returncode == 0, heads_up.stdout + heads_up.stderr
+    three = check()  # the default entry check seats three
+    assert three.returncode == 1
+    assert "this policy plays 2 seats (observations of 140 values); this table has 3" in three.stdout

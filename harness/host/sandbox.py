@@ -650,16 +650,16 @@ def non_dumpable() -> Iterator[None]:
 
 @lru_cache(maxsize=1)
 def _sdk_paths() -> tuple[str, ...]:
-    """What an SDK bot imports from the harness: ``protocol``, ``bots`` and ``harness.engine`` with the one
-    module it imports (``harness.errors``, the root exception class) (read-only; where this process imports
-    them from, found once)."""
+    """What an SDK bot imports from the harness: ``protocol``, ``bots``, ``harness.engine`` with the one
+    module it imports (``harness.errors``, the root exception class), and ``harness.rl`` for a policy played
+    through ``as_bot`` (read-only; where this process imports them from, found once)."""
     paths = []
     for name in ("protocol", "bots"):
         spec = importlib.util.find_spec(name)
         if spec is not None and spec.submodule_search_locations:
             paths += list(spec.submodule_search_locations)
     harness_dir = Path(__file__).resolve().parents[1]
-    paths += [str(harness_dir / "__init__.py"), str(harness_dir / "errors.py"), str(harness_dir / "engine")]
+    paths += [str(harness_dir / name) for name in ("__init__.py", "errors.py", "engine", "rl")]
     return tuple(paths)
 
 

@@ -18,6 +18,7 @@ Observations are ``{"observation": float32 vector, "action_mask": int8 vector}``
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -40,7 +41,8 @@ class SevenCardDrawEnv(AECEnv):
 
     Args:
         num_players: seats, 2..6 (R1.2).
-        game: the game settings (default ``GameConfig()``); keyword fields override them.
+        game: the game settings, a ``GameConfig`` or a mapping of its fields (default ``GameConfig()``);
+            keyword fields override them.
         starting_stack: chips of every seat at the start of every hand.
         render_mode: None, ``"ansi"`` (``render()`` returns text) or ``"human"`` (prints it).
 
@@ -51,7 +53,8 @@ class SevenCardDrawEnv(AECEnv):
     metadata: dict[str, Any] = {"name": "seven_card_draw_v0", "render_modes": ["human", "ansi"],
                                 "is_parallelizable": False}
 
-    def __init__(self, num_players: int = 2, game: GameConfig | None = None, starting_stack: int = 1000,
+    def __init__(self, num_players: int = 2, game: GameConfig | Mapping[str, Any] | None = None,
+                 starting_stack: int = 1000,
                  render_mode: str | None = None, **settings: Any) -> None:
         super().__init__()
         problem = seat_count_problem(num_players)
@@ -61,7 +64,14 @@ class SevenCardDrawEnv(AECEnv):
             raise ValueError(f"starting_stack must be a whole number of chips >= 1, got {starting_stack!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        base = (game or GameConfig()).to_dict()
+        if game is None:
+            base = GameConfig().to_dict()
+        elif isinstance(game, GameConfig):
+            base = game.to_dict()
+        elif isinstance(game, Mapping):  # the settings as a tournament file's [game] table gives them
+            base = {**GameConfig().to_dict(), **game}
+        else:
+            raise ValueError(f"game must be a GameConfig or a mapping of game settings, got {type(game).__name__}")
         self.game = GameConfig.from_dict({**base, **settings})
         if num_players > 4 and self.game.replacements == "per-seat":
             raise ValueError(f"R4.4: per-seat replacements need at most 4 players, got {num_players}")
@@ -110,13 +120,16 @@ class SevenCardDrawEnv(AECEnv):
         """Deal a hand (module doc: ``seed`` is the match seed, ``options={"hand": h}`` picks the hand).
 
         Raises:
-            ValueError: a seed that is not a whole number in 0..2**256-1, a hand number below 0.
+            ValueError: a seed that is not a whole number in 0..2**256-1, ``options`` not a mapping, a hand
+                number below 0.
         """
         if seed is not None:
             self.match_seed = parse_seed(seed)
             self.hand = -1
         elif self.match_seed is None:
             self.match_seed = new_seed()
+        if options is not None and not isinstance(options, Mapping):
+            raise ValueError(f"options must be a dict such as {{'hand': 3}} or None, got {options!r}")
         hand = (options or {}).get("hand")
         if hand is not None:
             if type(hand) is not int or hand < 0:
@@ -173,7 +186,8 @@ class SevenCardDrawEnv(AECEnv):
         """Apply the selected agent's action (an index, :mod:`harness.rl.encoding`).
 
         Raises:
-            ValueError: an action the mask forbids.
+            ValueError: not an action index (a float, text, None while the hand is on), or an action the mask
+                forbids.
         """
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
@@ -202,8 +216,15 @@ class SevenCardDrawEnv(AECEnv):
         state.apply(encoding.action_of(state, self._decision(), index))
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """``{"observation": ..., "action_mask": ...}`` of ``agent`` (the mask is all 0 when it is not to act)."""
-        seat = self._index[agent]
+        """``{"observation": ..., "action_mask": ...}`` of ``agent`` (the mask is all 0 when it is not to act).
+
+        Raises:
+            KeyError: ``agent`` is not one of :attr:`possible_agents` (the message lists them).
+            RuntimeError: before the first :meth:`reset`.
+        """
+        seat = self._index.get(agent)
+        if seat is None:
+            raise KeyError(f"unknown agent {agent!r}: the agents are {', '.join(self.possible_agents)}")
         state = self.state
         key = self._decision()[0] if state.to_act == seat else encoding.NONE_KEY
         v = np.zeros(self._size, dtype=np.float32)
@@ -216,10 +237,15 @@ class SevenCardDrawEnv(AECEnv):
         """An independent copy of the environment mid-hand (for search): stepping one leaves the other as it was.
 
         Uses :meth:`harness.engine.HandState.clone` (no deepcopy of the engine state).
+
+        Raises:
+            RuntimeError: before the first :meth:`reset` (there is no hand to copy).
         """
+        if self._state is None:
+            raise RuntimeError("no hand yet: call reset() first")
         other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)
-        other._state = self._state.clone() if self._state is not None else None
+        other._state = self._state.clone()
         other._found = None
         other.agents = self.agents[:]
         for name in ("rewards", "_cumulative_rewards", "terminations", "truncations"):

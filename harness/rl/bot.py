@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from harness.engine.cards import CARD_STRS, parse_card
+from harness.engine.config import TABLE_SIZES
 from harness.rl import encoding
 from protocol.sdk import Action, Bot
 
@@ -35,11 +36,17 @@ class PolicyBot(Bot):
 
     Args:
         policy: ``policy({"observation": ..., "action_mask": ...}) -> int`` (an action index).
+        seats: the table size the policy was made for (its observation's length depends on it), or None
+            for any. At another size every request fails with a ``ValueError`` naming both sizes (the SDK
+            prints it and answers the default action) instead of whatever the policy would raise.
     """
 
-    def __init__(self, policy: Callable[[dict[str, np.ndarray]], int]) -> None:
+    def __init__(self, policy: Callable[[dict[str, np.ndarray]], int], seats: int | None = None) -> None:
         super().__init__()
+        if seats is not None and (type(seats) is not int or seats not in TABLE_SIZES):
+            raise ValueError(f"seats must be a table size 2..6 or None, got {seats!r}")
         self.policy = policy
+        self.seats = seats
         self._start: list[int] | None = None
         self._unit = 10
 
@@ -53,6 +60,9 @@ class PolicyBot(Bot):
     def _view(self, state: Any) -> tuple[dict[str, np.ndarray], list[int], int, int]:
         raw = state.raw
         n = len(raw["stacks"])
+        if self.seats is not None and n != self.seats:
+            raise ValueError(f"this policy plays {self.seats} seats (observations of {encoding.obs_size(self.seats)} "
+                             f"values); this table has {n}")
         seat = raw["seat"]
         stacks = raw["stacks"]
         start = self._start if self._start is not None and len(self._start) == n else stacks
@@ -78,6 +88,12 @@ class PolicyBot(Bot):
         return [CARD_STRS[c] for c in discards]
 
 
-def as_bot(policy: Callable[[dict[str, np.ndarray]], int]) -> PolicyBot:
-    """A bot playing ``policy`` (the environments' observation in, an action index out); call ``.run()``."""
-    return PolicyBot(policy)
+def as_bot(policy: Callable[[dict[str, np.ndarray]], int], seats: int | None = None) -> PolicyBot:
+    """A bot playing ``policy`` (the environments' observation in, an action index out); call ``.run()``.
+
+    ``seats``: the table size the policy was made for (:class:`PolicyBot`).
+
+    Raises:
+        ValueError: ``seats`` is not a table size 2..6.
+    """
+    return PolicyBot(policy, seats)

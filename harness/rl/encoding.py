@@ -43,6 +43,7 @@ See :func:`layout` for the offsets; field by field:
 from __future__ import annotations
 
 from itertools import combinations
+from operator import index as _as_index
 from typing import Any
 
 import numpy as np
@@ -59,6 +60,7 @@ __all__ = [
     "NONE_KEY",
     "N_ACTIONS",
     "SIZES",
+    "action_index",
     "action_of",
     "decision",
     "decode",
@@ -170,9 +172,21 @@ def _refuse(index: Any, phase: str) -> ValueError:
     return ValueError(f"action {index} is not legal now (phase {phase})")
 
 
+def action_index(index: Any) -> int:
+    """``index`` as an action index: an int or a numpy integer (a float is refused, never cut to a whole number).
+
+    Raises:
+        ValueError: anything else (a float, text, None), named with its value.
+    """
+    try:
+        return _as_index(index)
+    except TypeError:
+        raise ValueError(f"an action is an index 0..{N_ACTIONS - 1} (an int or numpy integer), got {index!r}") from None
+
+
 def decode_of(phase: str, legal: Any, bet: int, pot: int, cards: list[Any], index: int) -> tuple[str, Any]:
     """:func:`decode` from the decision's parts; ``cards``: the seat's cards in observation order."""
-    index = int(index)  # checked as mask_of() would allow it, without building the mask
+    index = action_index(index)  # checked as mask_of() would allow it, without building the mask
     if phase == "draw":
         if DRAW_BASE <= index < N_ACTIONS:
             return "draw", [cards[p] for p in DISCARDS[index - DRAW_BASE]]
@@ -221,9 +235,9 @@ def action_of(state: HandState, found: tuple[int, tuple[int, ...] | None], index
     :func:`decision` ``(state)`` (the same action :func:`decode` names).
 
     Raises:
-        ValueError: ``index`` is not legal now (see :func:`mask`).
+        ValueError: ``index`` is not an action index (:func:`action_index`) or not legal now (see :func:`mask`).
     """
-    index = int(index)
+    index = action_index(index)
     key, amounts = found
     if key == DRAW_KEY:
         if DRAW_BASE <= index < N_ACTIONS:

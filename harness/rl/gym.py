@@ -18,6 +18,7 @@ import gymnasium
 import msgpack
 import numpy as np
 
+from harness.deals import parse_seed
 from harness.engine import Action, ActionKind, HandState
 from harness.engine.cards import parse_card
 from harness.rl.aec import SevenCardDrawEnv
@@ -144,8 +145,11 @@ class SingleAgentEnv(gymnasium.Env):
             who = others[s]
             if isinstance(who, SdkOpponent):
                 state.apply(who.decide(state, s))
-            else:
+                continue
+            try:
                 aec._apply(who(aec.observe(f"player_{s}")))
+            except ValueError as exc:  # say whose action it was: the learner's come through step()
+                raise ValueError(f"the opponent policy at seat {s}: {exc}") from exc
         if state.is_complete:
             for who in others.values():
                 if isinstance(who, SdkOpponent):
@@ -168,7 +172,14 @@ class SingleAgentEnv(gymnasium.Env):
         return self.aec.observe(f"player_{self.seat}")
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
-        """Deal (``seed``: the match seed, ``options={"hand": h}``; see :mod:`harness.rl.aec`)."""
+        """Deal (``seed``: the match seed, ``options={"hand": h}``; see :mod:`harness.rl.aec`).
+
+        Raises:
+            ValueError: a seed that is not a whole number in 0..2**256-1 (read as the AEC environment
+                reads it), bad ``options``; an opponent policy's action that is not legal (its seat named).
+        """
+        if seed is not None:
+            seed = parse_seed(seed)  # as the AEC environment reads it; Gymnasium's own generator wants an int
         super().reset(seed=seed)
         skipped = 0.0
         self._deal(seed, options)
@@ -181,7 +192,8 @@ class SingleAgentEnv(gymnasium.Env):
         """Apply the learner's action index; run the opponents to its next decision or the hand's end.
 
         Raises:
-            ValueError: an action the mask forbids.
+            ValueError: not an action index, an action the mask forbids; an opponent policy's illegal action
+                (its seat named).
         """
         self.aec._apply(action)
         self._play_others()

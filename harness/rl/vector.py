@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from harness.deals import match_seed, new_seed
+from harness.deals import match_seed, new_seed, parse_seed
 from harness.engine import Phase
 from harness.rl import encoding
 from harness.rl.aec import SevenCardDrawEnv
@@ -69,12 +69,15 @@ class VectorEnv:
                 return
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Deal hand 0 at every table.
+        """Deal hand 0 at every table (``seed`` as :meth:`SevenCardDrawEnv.reset` reads it).
+
+        Raises:
+            ValueError: a seed that is not a whole number in 0..2**256-1.
 
         Returns:
             ``(observations (N, obs_size) float32, action_masks (N, N_ACTIONS) int8, seats to act (N,))``.
         """
-        root = new_seed() if seed is None else seed
+        root = new_seed() if seed is None else parse_seed(seed)
         for i, t in enumerate(self.tables):
             self._deal(t, match_seed(root, ["vector", str(i)]))
         return self._rows()
@@ -87,13 +90,18 @@ class VectorEnv:
             where a hand ended, done (N,) bool)``.
 
         Raises:
-            ValueError: an action a table's mask forbids (the tables before it have moved).
+            ValueError: not one action per table (no table moves); an action a table's mask forbids (the
+                tables before it have moved).
         """
         ended: list[int] = []
         nets: list[tuple[int, ...]] = []
         action_of = encoding.action_of
         if isinstance(actions, np.ndarray):
             actions = actions.tolist()  # Python ints: one conversion instead of one per table
+        elif not isinstance(actions, list):
+            actions = list(actions)
+        if len(actions) != self.num_envs:  # before any table moves
+            raise ValueError(f"actions: expected one per table, {self.num_envs}, got {len(actions)}")
         for i, (t, a) in enumerate(zip(self.tables, actions, strict=True)):
             state = t.state
             state.apply(action_of(state, t._decision(), a))
