@@ -34,8 +34,9 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import re
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, cast
@@ -44,11 +45,12 @@ import orjson
 
 from harness.engine.errors import ReplayError
 from harness.errors import HarnessError
+from harness.history.shape import READ_VERSIONS as READ_VERSIONS  # re-exported: the versions read
+from harness.history.shape import REQUIRED_KEYS as REQUIRED_KEYS
+from harness.history.shape import json_kind as json_kind
+from harness.history.shape import record_problem as record_problem
+from harness.history.shape import record_version as record_version
 from harness.history.v1 import upgrade
-from harness.specs import FaultKind
-
-#: Versions of the hand record this harness reads (it writes the last).
-READ_VERSIONS: tuple[int, ...] = (1, 2)
 
 _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
@@ -179,6 +181,16 @@ def _json_problem(exc: json.JSONDecodeError, line: str) -> str:
     return f"not valid JSON ({exc.msg}{'' if exc.msg.endswith(' at') else ' at'} {where})"
 
 
+#: A run of digits that may be a whole number beyond orjson's 64 bits (-2**63 .. 2**64-1): 19 digits after a
+#: minus, 20 without, not part of a fraction or an exponent.
+_LONG_NUMBER = re.compile(rb"(?<![0-9.eE+-])-?[0-9]{19,}(?![0-9.eE])")
+
+
+def _beyond_64_bits(raw: bytes) -> bool:
+    """Whether the line holds a whole number outside -2**63 .. 2**64-1 (cheap: most lines have no long run)."""
+    return any(not -(2**63) <= int(m) <= 2**64 - 1 for m in _LONG_NUMBER.findall(raw))
+
+
 def read_history(path: Path) -> Iterator[dict[str, Any]]:
     """Yield the hand records of a JSON Lines hand history, in file order, in the current shape (version 2).
 
@@ -260,9 +272,10 @@ def numbered_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                     continue
                 text = text.rstrip("\r\n")
                 try:
-                    # orjson is several times faster; what it refuses (NaN, ints beyond 64 bits, bad JSON)
-                    # goes through json, for the same result or the same message.
-                    record = orjson.loads(text)
+                    # orjson is several times faster; what it refuses (NaN, bad JSON) goes through json, for
+                    # the same result or the same message, and so does a line with a whole number beyond 64
+                    # bits, which orjson would turn into an inexact float (a seed out of range must say so).
+                    record = None if _beyond_64_bits(raw) else orjson.loads(text)
                 except orjson.JSONDecodeError:
                     record = None
                 try:
@@ -285,277 +298,6 @@ def numbered_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         raise HistoryError(path, lineno + 1, f"{problem} (a cut-off or damaged .gz file)", cut_off=True) from None
     except gzip.BadGzipFile as exc:
         raise HistoryError(path, lineno + 1, f"damaged gzip data ({exc})", cut_off=True) from None
-
-
-def json_kind(value: Any) -> str:
-    """Name the JSON type of ``value`` in a user's words: "a string", "a number", "a list" ..."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true/false"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
-    return "an unknown value"
-
-
-#: Fields every hand record has (the engine's ``record()``); replay needs them.
-REQUIRED_KEYS: tuple[str, ...] = ("hand_id", "seed", "config", "stacks", "button", "actions")
-
-
-def _show(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _whole(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _list_problem(record: dict[str, Any], key: str, ok: Callable[[Any], bool], item: str) -> str | None:
-    value = record[key]
-    if not isinstance(value, list):
-        return f"{key}: expected a list, got {json_kind(value)} ({_show(value)})"
-    for i, element in enumerate(value):
-        if not ok(element):
-            return f"{key}[{i}]: expected {item}, got {json_kind(element)} ({_show(element)})"
-    return None
-
-
-def _problem_v1(record: dict[str, Any]) -> str | None:
-    """Version 1: say what makes ``record`` unfit to be a hand-history line, or None if its shape is right.
-
-    Checks the presence and JSON types of the fields replay needs
-    (:data:`REQUIRED_KEYS`, ``deck`` when present, each action's ``seat`` and
-    ``action``) and of the referee's keys when present (``bots``,
-    ``match_seats``, ``match_id``, ``faults``, ``timings_ms``). Values are
-    not judged against the rules: that is replay's job (a record of the right
-    shape whose values the engine refuses *differs*).
-
-    Returns:
-        e.g. ``"hand_id: expected a whole number >= 0, got a string (\"x\")"``, or None.
-    """
-    missing = [k for k in REQUIRED_KEYS if k not in record]
-    if missing:
-        return f"missing field(s) {', '.join(missing)} (a hand record has {', '.join(REQUIRED_KEYS)}, ...)"
-    for key in ("hand_id", "seed", "button"):
-        value = record[key]
-        if not _whole(value) or (key != "seed" and value < 0):
-            bound = "" if key == "seed" else " >= 0"
-            return f"{key}: expected a whole number{bound}, got {json_kind(value)} ({_show(value)})"
-    config = record["config"]
-    if not isinstance(config, dict):
-        return f"config: expected an object of game settings, got {json_kind(config)} ({_show(config)})"
-    for name, value in config.items():
-        if isinstance(value, (list, dict)):
-            return f"config.{name}: expected a number, string or true/false, got {json_kind(value)}"
-    problem = _list_problem(record, "stacks", _whole, "a whole number of chips")
-    if problem:
-        return problem
-    actions = record["actions"]
-    if not isinstance(actions, list):
-        return f"actions: expected a list of actions, got {json_kind(actions)} ({_show(actions)})"
-    for i, entry in enumerate(actions):
-        if not isinstance(entry, dict):
-            return (
-                f"actions[{i}]: expected an object like {{\"seat\": 0, \"action\": \"call\"}}, "
-                f"got {json_kind(entry)} ({_show(entry)})"
-            )
-        if not _whole(entry.get("seat")):
-            return f"actions[{i}].seat: expected a whole number, got {json_kind(entry.get('seat'))}"
-        if not isinstance(entry.get("action"), str):
-            return f"actions[{i}].action: expected a string such as \"call\", got {json_kind(entry.get('action'))}"
-        if "discards" in entry and not (
-            isinstance(entry["discards"], list) and all(isinstance(c, str) for c in entry["discards"])
-        ):
-            return f"actions[{i}].discards: expected a list of cards such as [\"As\", \"Td\"]"
-    checks: tuple[tuple[str, Callable[[Any], bool], str], ...] = (
-        ("deck", lambda c: isinstance(c, str), 'a card such as "As"'),
-        ("bots", lambda b: isinstance(b, str), "a bot name (a string)"),
-        ("match_seats", _whole, "a whole number (a seat)"),
-        ("faults", _is_v1_fault, 'an object {"seat": a whole number, "kind": a string, "detail": a string}'),
-        ("timings_ms", _is_v1_timing, "a [seat, ms] pair (a whole number, a number >= 0)"),
-    )
-    for key, ok, what in checks:
-        if key in record:
-            problem = _list_problem(record, key, ok, what)
-            if problem:
-                return problem
-    if "match_id" in record and not isinstance(record["match_id"], str):
-        return f"match_id: expected a string, got {json_kind(record['match_id'])}"
-    for key in ("bots", "match_seats"):
-        if key in record and len(record[key]) != len(record["stacks"]):
-            return f"{key}: {len(record[key])} entries for {len(record['stacks'])} seats (stacks)"
-    return None
-
-
-def _is_v1_fault(value: Any) -> bool:
-    return (isinstance(value, dict) and _whole(value.get("seat")) and isinstance(value.get("kind"), str)
-            and isinstance(value.get("detail", ""), str))
-
-
-def _is_v1_timing(value: Any) -> bool:
-    return (isinstance(value, list) and len(value) == 2 and _whole(value[0])
-            and isinstance(value[1], (int, float)) and not isinstance(value[1], bool) and value[1] >= 0)
-
-
-def record_version(record: dict[str, Any]) -> int | None:
-    """The record's ``record_version`` (1 when absent: the first records had none), or None if not a number."""
-    version = record.get("record_version", 1)
-    return version if _whole(version) else None
-
-
-def record_problem(record: dict[str, Any]) -> str | None:
-    """Say what makes ``record`` unfit to be a hand-history line, or None if its shape is right.
-
-    Dispatches on ``record_version`` (:data:`READ_VERSIONS`). Only the shape
-    is judged (fields present, JSON types, the referee's enumerations):
-    values against the rules are replay's job (a record of the right shape
-    whose values the engine refuses *differs*).
-
-    Returns:
-        e.g. ``"hand_id: expected a whole number >= 0, got a string (\"x\")"``, or None.
-    """
-    version = record_version(record)
-    if version == 2:
-        return _problem_v2(record)
-    if version == 1:
-        return _problem_v1(record)
-    shown = _show(record.get("record_version"))
-    return (
-        f"record_version: {shown} is not a version this harness reads "
-        f"({', '.join(map(str, READ_VERSIONS))}); a newer harness wrote it?"
-    )
-
-
-def _is_str(value: Any) -> bool:
-    return isinstance(value, str)
-
-
-def _is_bool(value: Any) -> bool:
-    return isinstance(value, bool)
-
-
-def _is_uint(value: Any) -> bool:
-    return _whole(value) and value >= 0
-
-
-def _is_index(value: Any) -> bool:
-    return value is None or _is_uint(value)
-
-
-def _is_ms(value: Any) -> bool:
-    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0)
-
-
-def _is_cards(value: Any) -> bool:
-    return isinstance(value, list) and all(isinstance(c, str) for c in value)
-
-
-def _is_names(value: Any) -> bool:
-    return isinstance(value, list) and all(isinstance(c, str) for c in value)
-
-
-def _is_seats(value: Any) -> bool:
-    return isinstance(value, list) and all(_is_uint(c) for c in value)
-
-
-def _is_chip_list(value: Any) -> bool:
-    return _is_seats(value)
-
-
-#: A check of one field's JSON value.
-_Check = Callable[[Any], bool]
-_WHAT: dict[_Check, str] = {
-    _is_str: "a string",
-    _is_bool: "true/false",
-    _is_uint: "a whole number >= 0",
-    _whole: "a whole number",
-    _is_index: "an index (a whole number >= 0) or null",
-    _is_ms: "milliseconds (a number >= 0) or null",
-    _is_cards: 'a list of cards such as ["As", "Td"]',
-    _is_names: "a list of bot names",
-    _is_seats: "a list of seats (whole numbers >= 0)",
-    _is_chip_list: "a list of chips (whole numbers >= 0)",
-}
-_V2_MATCH: dict[str, _Check] = {"bots": _is_names, "hands": _is_uint, "stack_mode": _is_str, "starting_stack": _is_uint,
-             "seed_sha256": _is_str, "decision_ms": _is_uint, "time_bank_ms": _is_uint, "max_faults": _is_uint}
-_V2_ITEMS: dict[str, dict[str, _Check]] = {
-    "players": {"seat": _is_uint, "bot": _is_str, "stack": _is_uint, "out": _is_bool, "dealt": _is_cards,
-                "final_cards": _is_cards, "final_stack": _is_uint, "net": _whole},
-    "posts": {"seat": _is_uint, "kind": _is_str, "chips": _is_uint, "all_in": _is_bool},
-    "actions": {"index": _is_uint, "seat": _is_uint, "phase": _is_str, "kind": _is_str, "by": _is_str,
-                "fault": _is_index, "ms": _is_ms},
-    "faults": {"seat": _is_uint, "kind": _is_str, "detail": _is_str, "action": _is_index, "put_out": _is_bool},
-    "shown": {"seat": _is_uint, "five": _is_cards, "category": _is_str},
-    "pots": {"chips": _is_uint, "eligible": _is_seats, "winners": _is_seats, "shares": _is_chip_list},
-    "returned": {"seat": _is_uint, "chips": _is_uint},
-}
-_V2_DRAW: dict[str, _Check] = {"discards": _is_cards, "received": _is_cards, "reshuffled": _is_cards}
-_V2_BET: dict[str, _Check] = {"owed": _is_uint, "added": _is_uint, "to": _is_uint, "all_in": _is_bool}
-_V2_TOP: dict[str, _Check] = {"format": _is_str, "match_id": _is_str, "hand_id": _is_uint, "seed": _whole,
-                              "button": _is_uint}
-_BY = ("bot", "fault", "out", "unsent")  # harness.history.record.DECIDERS
-_FAULT_KINDS = tuple(kind.value for kind in FaultKind)
-
-
-def _fields_problem(obj: Any, fields: dict[str, _Check], where: str) -> str | None:
-    if not isinstance(obj, dict):
-        return f"{where}: expected an object, got {json_kind(obj)} ({_show(obj)})"
-    for name, ok in fields.items():
-        if name not in obj:
-            return f"{where}{'.' if where else ''}{name}: missing"
-        if not ok(obj[name]):
-            value = obj[name]
-            return f"{where}{'.' if where else ''}{name}: expected {_WHAT[ok]}, got {json_kind(value)} ({_show(value)})"
-    return None
-
-
-def _problem_v2(record: dict[str, Any]) -> str | None:
-    """Version 2: the shape of the fields replay reads or copies (docs/hand-history.schema.json has all of it)."""
-    missing = [k for k in (*_V2_TOP, "match", "game", *_V2_ITEMS) if k not in record]
-    if missing:
-        return f"missing field(s) {', '.join(missing)} (a version-2 hand record has them all, docs/HISTORY.md)"
-    problem = _fields_problem(record, _V2_TOP, "")
-    if problem:
-        return problem
-    if record["format"] != "sevencard-hand-history":
-        return f"format: expected \"sevencard-hand-history\", got {_show(record['format'])}"
-    problem = _fields_problem(record["match"], _V2_MATCH, "match")
-    if problem:
-        return problem
-    game = record["game"]
-    if not isinstance(game, dict):
-        return f"game: expected an object of game settings, got {json_kind(game)} ({_show(game)})"
-    for name, value in game.items():
-        if isinstance(value, (list, dict)) or value is None:
-            return f"game.{name}: expected a number or a string, got {json_kind(value)}"
-    for key, fields in _V2_ITEMS.items():
-        items = record[key]
-        if not isinstance(items, list):
-            return f"{key}: expected a list, got {json_kind(items)} ({_show(items)})"
-        for i, item in enumerate(items):
-            problem = _fields_problem(item, fields, f"{key}[{i}]")
-            if problem:
-                return problem
-    for i, action in enumerate(record["actions"]):
-        extra = _V2_DRAW if action["kind"] == "draw" else _V2_BET
-        problem = _fields_problem(action, extra, f"actions[{i}]")
-        if problem:
-            return problem
-        if action["by"] not in _BY:
-            return f"actions[{i}].by: expected one of {', '.join(_BY)}, got {_show(action['by'])}"
-    for i, fault in enumerate(record["faults"]):
-        if fault["kind"] not in _FAULT_KINDS:
-            return f"faults[{i}].kind: expected one of {', '.join(_FAULT_KINDS)}, got {_show(fault['kind'])}"
-    if "deck" in record and not _is_cards(record["deck"]):
-        return f"deck: expected {_WHAT[_is_cards]}"
-    return None
 
 
 def decision_times(record: dict[str, Any]) -> list[tuple[int, float]]:
