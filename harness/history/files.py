@@ -73,13 +73,23 @@ class HistoryError(HarnessError, ValueError):
         cut_off: True when the file is a hand history that ends early (a
             truncated ``.gz`` or a last line without its end), False when
             the content is not a hand history at all.
+        at_end: True when the problem is where the file stops, as in a file
+            still being written: its last line, without a final newline, is
+            not a whole record yet, or compressed data stops early. Any other
+            problem (a line followed by more, or ending in a newline) is damage.
+        can_go_on: True when the lines after this one can still be read (a
+            damaged line of plain or still-decodable text), False when reading
+            stops here (damaged compressed data, or the file's end).
     """
 
-    def __init__(self, path: Path | str, line: int | None, problem: str, *, cut_off: bool = False) -> None:
+    def __init__(self, path: Path | str, line: int | None, problem: str, *, cut_off: bool = False,
+                 at_end: bool = False, can_go_on: bool = True) -> None:
         self.path = str(path)
         self.line = line
         self.problem = problem
         self.cut_off = cut_off
+        self.at_end = at_end
+        self.can_go_on = can_go_on and not at_end
         where = f"{self.path} line {line}" if line is not None else self.path
         head = "damaged hand history" if cut_off else "not a hand history"
         super().__init__(f"{head}: {where}: {problem}")
@@ -218,21 +228,54 @@ def numbered_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             harness does not read, a version-1 record of the wrong shape, or one the
             engine cannot play again (its actions are refused).
     """
-    for lineno, record in numbered_lines(path):
-        version = record.get("record_version", 1)
-        if version == 2:
-            yield lineno, record
+    for lineno, item in _records(path, check_v2=False):
+        if isinstance(item, HistoryError):
+            raise item
+        yield lineno, item
+
+
+def records_or_problems(path: Path) -> Iterator[tuple[int, dict[str, Any] | HistoryError]]:
+    """Yield ``(line number, hand record or HistoryError)`` for every line of a hand history, going on past a
+    damaged line: the readers that show what they can (``harness watch``, the contest server).
+
+    Records are in the current shape, as :func:`numbered_records` gives them, and a version-2 record's shape
+    is checked too (:func:`record_problem`), so every record yielded can be shown. A damaged line is yielded
+    as its :class:`HistoryError` (naming the file, the line and what is wrong) and reading goes on with the
+    next line; after an error with ``can_go_on`` False (damaged compressed data, or ``at_end``: the last line
+    not whole yet) nothing more is yielded.
+
+    Raises:
+        OSError: the file cannot be opened or read.
+    """
+    return _records(path, check_v2=True)
+
+
+def _records(path: Path, *, check_v2: bool) -> Iterator[tuple[int, dict[str, Any] | HistoryError]]:
+    for lineno, item in _lines(Path(path)):
+        if isinstance(item, HistoryError):
+            yield lineno, item
             continue
-        problem = record_problem(record)
+        version = item.get("record_version", 1)
+        if version == 2 and not check_v2:
+            yield lineno, item
+            continue
+        problem = record_problem(item)
         if problem:
-            raise HistoryError(path, lineno, problem)
-        try:
-            upgraded = upgrade(record)
-        except ReplayError as exc:
-            raise HistoryError(path, lineno, f"a version-1 record the engine cannot play again: {exc}") from None
-        except (ValueError, TypeError, KeyError, IndexError) as exc:  # a value the shape check lets through
-            raise HistoryError(path, lineno, f"a version-1 record that cannot be upgraded ({exc})") from None
-        yield lineno, upgraded
+            yield lineno, HistoryError(path, lineno, problem)
+        elif version == 2:
+            yield lineno, item
+        else:
+            yield lineno, _upgraded(path, lineno, item)
+
+
+def _upgraded(path: Path, lineno: int, record: dict[str, Any]) -> dict[str, Any] | HistoryError:
+    """A version-1 record of the right shape in the current shape, or the HistoryError saying why it is not."""
+    try:
+        return upgrade(record)
+    except ReplayError as exc:
+        return HistoryError(path, lineno, f"a version-1 record the engine cannot play again: {exc}")
+    except (ValueError, TypeError, KeyError, IndexError) as exc:  # a value the shape check lets through
+        return HistoryError(path, lineno, f"a version-1 record that cannot be upgraded ({exc})")
 
 
 def numbered_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -252,52 +295,75 @@ def numbered_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             early (``cut_off``: truncated gzip data, a last line without its
             end). The message names the file and the line.
     """
-    path = Path(path)
+    for lineno, item in _lines(Path(path)):
+        if isinstance(item, HistoryError):
+            raise item
+        yield lineno, item
+
+
+def _lines(path: Path) -> Iterator[tuple[int, dict[str, Any] | HistoryError]]:
+    """Each line of ``path`` as a JSON object, or as the HistoryError of a damaged line (see :func:`numbered_lines`
+    for the problems); reading goes on after a damaged line and stops after an error with ``can_go_on`` False."""
     lineno = 0
     try:
         with _open_bytes(path) as f:
             while raw := f.readline(MAX_LINE_BYTES + 1):
                 lineno += 1
                 if len(raw) > MAX_LINE_BYTES:
-                    raise HistoryError(path, lineno, f"line longer than {MAX_LINE_BYTES // (1024 * 1024)} MB")
-                try:
-                    text = raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    raise HistoryError(
-                        path,
-                        lineno,
-                        f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at byte {exc.start + 1} of the line)",
-                    ) from None
-                if not text.strip():
+                    yield lineno, HistoryError(path, lineno, f"line longer than {MAX_LINE_BYTES // (1024 * 1024)} MB")
+                    while raw and not raw.endswith(b"\n"):  # the rest of that line, not read whole
+                        raw = f.readline(MAX_LINE_BYTES + 1)
                     continue
-                text = text.rstrip("\r\n")
-                try:
-                    # orjson is several times faster; what it refuses (NaN, bad JSON) goes through json, for
-                    # the same result or the same message, and so does a line with a whole number beyond 64
-                    # bits, which orjson would turn into an inexact float (a seed out of range must say so).
-                    record = None if _beyond_64_bits(raw) else orjson.loads(text)
-                except orjson.JSONDecodeError:
-                    record = None
-                try:
-                    if record is None:
-                        record = json.loads(text)
-                except json.JSONDecodeError as exc:
-                    if not raw.endswith(b"\n") and exc.pos >= len(text.rstrip()):
-                        raise HistoryError(
-                            path, lineno, "the last line is cut off (the match was stopped while writing it?)",
-                            cut_off=True,
-                        ) from None
-                    raise HistoryError(path, lineno, _json_problem(exc, text)) from None
-                if not isinstance(record, dict):
-                    raise HistoryError(
-                        path, lineno, f"expected a JSON object (one hand record), got {json_kind(record)}"
-                    )
-                yield lineno, record
+                item = _parse(path, lineno, raw)
+                if item is not None:
+                    yield lineno, item
     except (EOFError, zlib.error) as exc:  # gzip data that stops early or is corrupt
-        problem = "the compressed data ends early" if isinstance(exc, EOFError) else "the compressed data is corrupt"
-        raise HistoryError(path, lineno + 1, f"{problem} (a cut-off or damaged .gz file)", cut_off=True) from None
+        ends = isinstance(exc, EOFError)
+        problem = "the compressed data ends early" if ends else "the compressed data is corrupt"
+        yield lineno + 1, HistoryError(path, lineno + 1, f"{problem} (a cut-off or damaged .gz file)", cut_off=True,
+                                       at_end=ends, can_go_on=False)
     except gzip.BadGzipFile as exc:
-        raise HistoryError(path, lineno + 1, f"damaged gzip data ({exc})", cut_off=True) from None
+        yield lineno + 1, HistoryError(path, lineno + 1, f"damaged gzip data ({exc})", cut_off=True, can_go_on=False)
+
+
+def _breaks_off(exc: json.JSONDecodeError, text: str) -> bool:
+    """Whether JSON that fails so could be a whole line cut short: a string never closed, or an error in its last
+    few characters (``tru``, ``1.``, ``\\u00``: a token cut in two)."""
+    return exc.msg.startswith("Unterminated string") or exc.pos >= len(text.rstrip()) - 6
+
+
+def _parse(path: Path, lineno: int, raw: bytes) -> dict[str, Any] | HistoryError | None:
+    """One line's JSON object, its HistoryError, or None for a blank line."""
+    last = not raw.endswith(b"\n")  # only the file's last line can lack its newline
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if last and exc.end == len(raw) and exc.reason == "unexpected end of data":  # a character half written
+            return HistoryError(path, lineno, "the last line is cut off (the match was stopped while writing it?)",
+                                cut_off=True, at_end=True)
+        return HistoryError(path, lineno,
+                            f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at byte {exc.start + 1} of the line)")
+    if not text.strip():
+        return None
+    text = text.rstrip("\r\n")
+    try:
+        # orjson is several times faster; what it refuses (NaN, bad JSON) goes through json, for
+        # the same result or the same message, and so does a line with a whole number beyond 64
+        # bits, which orjson would turn into an inexact float (a seed out of range must say so).
+        record = None if _beyond_64_bits(raw) else orjson.loads(text)
+    except orjson.JSONDecodeError:
+        record = None
+    try:
+        if record is None:
+            record = json.loads(text)
+    except json.JSONDecodeError as exc:
+        if last and _breaks_off(exc, text):
+            return HistoryError(path, lineno, "the last line is cut off (the match was stopped while writing it?)",
+                                cut_off=True, at_end=True)
+        return HistoryError(path, lineno, _json_problem(exc, text))
+    if not isinstance(record, dict):
+        return HistoryError(path, lineno, f"expected a JSON object (one hand record), got {json_kind(record)}")
+    return record
 
 
 def decision_times(record: dict[str, Any]) -> list[tuple[int, float]]:
