@@ -397,6 +397,7 @@ def test_a_version_1_record_is_upgraded_with_its_chips_and_times(tmp_path: Path)
          r"number from 0 to 2\*\*64-1\)"),
         (lambda r: r.update(seed=2**70), r"line 1: seed: 1180591620717411303424 is out of range"),
         (lambda r: r.update(seed=-1), r"line 1: seed: -1 is out of range"),
+        (lambda r: r.update(stacks=[2**70, 200]), r"line 1: stacks\[0\]: 1\.18\d*e\+21 is out of range"),
         (lambda r: r.update(seed=5.5), r"line 1: seed: expected a whole number from 0 to 2\*\*64-1, got a number"),
         (lambda r: r.update(hand_id=-3), r"line 1: hand_id: -3 is out of range"),
         (lambda r: r.update(button=True), r"line 1: button: expected a whole number >= 0, got true/false"),
@@ -412,7 +413,8 @@ def test_a_version_1_record_is_upgraded_with_its_chips_and_times(tmp_path: Path)
     ],
     ids=["shape", "refused", "unknown-version", "timing-value", "timing-short", "timing-seat", "fault-seat",
          "amount-string", "amount-missing", "amount-negative", "action-kind", "seat-negative", "discard-not-a-card",
-         "received-not-a-list", "deck-not-cards", "seed-2**64", "seed-70-bits", "seed-negative", "seed-fraction",
+         "received-not-a-list", "deck-not-cards", "seed-2**64", "seed-70-bits", "seed-negative", "stack-70-bits",
+         "seed-fraction",
          "hand-id-negative", "button-bool", "stack-negative", "bot-number", "match-seat-negative", "match-id-number",
          "fault-kind", "fault-detail", "timing-negative", "config-list"],
 )

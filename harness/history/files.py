@@ -34,7 +34,6 @@ from __future__ import annotations
 import gzip
 import io
 import json
-import re
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -191,16 +190,6 @@ def _json_problem(exc: json.JSONDecodeError, line: str) -> str:
     return f"not valid JSON ({exc.msg}{'' if exc.msg.endswith(' at') else ' at'} {where})"
 
 
-#: A run of digits that may be a whole number beyond orjson's 64 bits (-2**63 .. 2**64-1): 19 digits after a
-#: minus, 20 without, not part of a fraction or an exponent.
-_LONG_NUMBER = re.compile(rb"(?<![0-9.eE+-])-?[0-9]{19,}(?![0-9.eE])")
-
-
-def _beyond_64_bits(raw: bytes) -> bool:
-    """Whether the line holds a whole number outside -2**63 .. 2**64-1 (cheap: most lines have no long run)."""
-    return any(not -(2**63) <= int(m) <= 2**64 - 1 for m in _LONG_NUMBER.findall(raw))
-
-
 def read_history(path: Path) -> Iterator[dict[str, Any]]:
     """Yield the hand records of a JSON Lines hand history, in file order, in the current shape (version 2).
 
@@ -348,10 +337,13 @@ def _parse(path: Path, lineno: int, raw: bytes) -> dict[str, Any] | HistoryError
     text = text.rstrip("\r\n")
     try:
         # orjson is several times faster; what it refuses (NaN, bad JSON) goes through json, for
-        # the same result or the same message, and so does a line with a whole number beyond 64
-        # bits, which orjson would turn into an inexact float (a seed out of range must say so).
-        record = None if _beyond_64_bits(raw) else orjson.loads(text)
+        # the same result or the same message.
+        record = orjson.loads(text)
     except orjson.JSONDecodeError:
+        record = None
+    if isinstance(record, dict) and any(type(v) is float for v in record.values()):
+        # orjson reads a whole number beyond 64 bits as an inexact float: json reads it as written
+        # (a seed out of range is named as it is; no top-level field of a record is a fraction)
         record = None
     try:
         if record is None:

@@ -150,7 +150,9 @@ def _value_problem(where: str, value: Any, ok: _Check) -> str | None:
     if element is not None and isinstance(value, list):  # name the element refused
         return next(p for i, e in enumerate(value) if (p := _value_problem(f"{where}[{i}]", e, element)))
     what = _WHAT[ok]
-    if _whole(value) and (ok is _is_uint or ok is _is_seed):
+    # a float that is a whole number beyond 64 bits: how the fast JSON reader gives one of a nested field
+    big = isinstance(value, float) and value.is_integer() and abs(value) >= 2**63
+    if (_whole(value) or big) and (ok is _is_uint or ok is _is_seed):
         return f"{where}: {_show(value)} is out of range (expected {what})"
     if isinstance(value, str) and ok in (_is_card, _is_action_kind, _is_fault_kind):
         return f"{where}: {_show(value)} is not {what}"
