@@ -498,7 +498,8 @@ async def match_page(request: Request) -> Response:
     notices: list[str] = []
     if m["block_state"] == store.DONE or who.admin:
         directory = match_dir(server.contest, m["block_id"], m["rotation"])
-        hands, notices = await run_in_threadpool(match_hands, directory, mine, who.admin)
+        hands, notices = await run_in_threadpool(lambda: match_hands(directory, mine, who.admin,
+                                                                     running=m["state"] != store.DONE))
     logs = [i for i in range(len(bots)) if who.admin or i in mine]
     return _page(request, "match.html.j2", who, m=m, record=record, hands=hands, logs=logs, mine=mine,
                  hands_json=script_json(hands), notices=notices)

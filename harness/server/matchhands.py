@@ -29,13 +29,15 @@ def viewer_hand(record: dict[str, Any], mine: set[int], admin: bool) -> dict[str
     return hide_cards(view, seen=seen, shown=True, fault_details=False)
 
 
-def match_hands(directory: Path, mine: set[int], admin: bool, limit: int = LIMIT) -> tuple[list[dict[str, Any]],
-                                                                                          list[str]]:
+def match_hands(directory: Path, mine: set[int], admin: bool, limit: int = LIMIT, *,
+                running: bool = False) -> tuple[list[dict[str, Any]], list[str]]:
     """The first ``limit`` hands of the match in ``directory`` as :func:`viewer_hand` gives them, and the notices.
 
-    A damaged line (:func:`harness.history.files.records_or_problems`) or a record the viewer cannot draw is a
-    notice, one line naming the file (by its name: the server's folders are not shown), the line and what is
-    wrong; the hands after it are shown when the file can be read on, else the notice says they cannot be.
+    ``running``: the match is still being played, so a last line not whole yet is the hand being written
+    (``HistoryError.at_end``), not a notice. Any other damaged line
+    (:func:`harness.history.files.records_or_problems`) or a record the viewer cannot draw is a notice, one line
+    naming the file (by its name: the server's folders are not shown), the line and what is wrong; the hands
+    after it are shown when the file can be read on, else the notice says they cannot be.
 
     Returns:
         ``(hands, notices)``; both empty when the match has no hand history.
@@ -48,6 +50,8 @@ def match_hands(directory: Path, mine: set[int], admin: bool, limit: int = LIMIT
     try:
         for line, item in records_or_problems(path):
             if isinstance(item, HistoryError):
+                if running and item.at_end:
+                    break
                 then = "the hands after it are shown" if item.can_go_on else "the hands after it cannot be read"
                 notices.append(f"{path.name} line {line}: {item.problem}; {then}")
                 continue
