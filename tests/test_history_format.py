@@ -404,6 +404,7 @@ def test_a_version_1_record_is_upgraded_with_its_chips_and_times(tmp_path: Path)
         (lambda r: r.update(stacks=[200, -1]), r"line 1: stacks\[1\]: -1 is out of range"),
         (lambda r: r.update(bots=["a", 7]), r"line 1: bots\[1\]: expected a bot name \(a string\), got a number"),
         (lambda r: r.update(match_seats=[0, -2]), r"line 1: match_seats\[1\]: -2 is out of range"),
+        (lambda r: r.update(match_seats=[3, 3]), r"line 1: match_seats: seat 3 is given twice"),
         (lambda r: r.update(match_id=3), r"line 1: match_id: expected a string, got a number"),
         (lambda r: r.update(faults=[{"seat": 0, "kind": "boom"}]), r'line 1: faults\[0\]\.kind: "boom" is not one of'),
         (lambda r: r.update(faults=[{"seat": 0, "kind": "timeout", "detail": 4}]),
@@ -415,7 +416,8 @@ def test_a_version_1_record_is_upgraded_with_its_chips_and_times(tmp_path: Path)
          "amount-string", "amount-missing", "amount-negative", "action-kind", "seat-negative", "discard-not-a-card",
          "received-not-a-list", "deck-not-cards", "seed-2**64", "seed-70-bits", "seed-negative", "stack-70-bits",
          "seed-fraction",
-         "hand-id-negative", "button-bool", "stack-negative", "bot-number", "match-seat-negative", "match-id-number",
+         "hand-id-negative", "button-bool", "stack-negative", "bot-number", "match-seat-negative", "match-seat-twice",
+         "match-id-number",
          "fault-kind", "fault-detail", "timing-negative", "config-list"],
 )
 def test_a_record_that_cannot_be_upgraded_is_named_by_line_and_field(change: Any, said: str, tmp_path: Path) -> None:

@@ -262,6 +262,10 @@ def _problem_v1(record: dict[str, Any]) -> str | None:
     for key in ("bots", "match_seats"):
         if key in record and len(record[key]) != len(record["stacks"]):
             return f"{key}: {len(record[key])} entries for {len(record['stacks'])} seats (stacks)"
+    seats = record.get("match_seats", [])
+    if len(set(seats)) != len(seats):
+        twice = next(s for s in seats if seats.count(s) > 1)
+        return f"match_seats: seat {twice} is given twice (a match seat is one player)"
     return None
 
 
