@@ -6,11 +6,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from sqlalchemy import create_engine, insert
 
 from harness.engine import GameConfig
 from tests.history_helpers import random_match
 from tests.server_helpers import Served, contest_file, free_port, links
+
+pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fast set (pytest -m "not slow")
 
 
 def test_a_match_page_names_a_damaged_line_of_its_history(tmp_path: Path) -> None:

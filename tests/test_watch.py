@@ -143,6 +143,7 @@ def test_damaged_compressed_data_is_said_and_the_hands_before_it_are_shown(tmp_p
     assert len(told) == 1 and f"{history} line 2:" in told[0] and told[0].endswith("cannot be read"), told
 
 
+@pytest.mark.slow  # a process and its server
 def test_harness_watch_says_a_damaged_line_on_stderr_in_one_line(tmp_path: Path) -> None:
     records = random_match(GameConfig(), seats=2, hands=3, seed=6)
     (tmp_path / "logs").mkdir()
