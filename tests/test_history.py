@@ -128,7 +128,7 @@ def _record(**changes: Any) -> dict[str, Any]:
         ({"bots": ["a"]}, "bots: 1 entries for 2 seats"),
         ({"config": ["x"]}, "config: expected an object of game settings, got a list"),
         ({"actions": ["fold"]}, "actions[0]: expected an object"),
-        ({"actions": [{"seat": "0", "action": "call"}]}, "actions[0].seat: expected a whole number, got a string"),
+        ({"actions": [{"seat": "0", "action": "call"}]}, "actions[0].seat: expected a whole number >= 0, got a string"),
         ({"stacks": "1000"}, "stacks: expected a list, got a string"),
         ({"match_id": 3}, "match_id: expected a string, got a number"),
     ],

@@ -372,12 +372,53 @@ def test_a_version_1_record_is_upgraded_with_its_chips_and_times(tmp_path: Path)
         (lambda r: r["actions"].__setitem__(0, {"seat": 0, "action": "bet", "amount": 10**6}),
          r"line 1: a version-1 record the engine cannot play again: record.actions\[0\]"),
         (lambda r: r.update(record_version=9), r"line 1: record_version: 9 is not a version this harness reads"),
-        (lambda r: r.update(timings_ms=[[0, "x"]]), r"line 1: timings_ms\[0\]: expected a \[seat, ms\] pair"),
+        (lambda r: r.update(timings_ms=[[0, "x"]]), r"line 1: timings_ms\[0\]\[1\] \(ms\): expected milliseconds"),
         (lambda r: r.update(timings_ms=[[0]]), r"line 1: timings_ms\[0\]: expected a \[seat, ms\] pair"),
-        (lambda r: r.update(timings_ms=[["0", 1]]), r"line 1: timings_ms\[0\]: expected a \[seat, ms\] pair"),
-        (lambda r: r.update(faults=[{"seat": "a", "kind": "timeout", "detail": ""}]), r"line 1: faults\[0\]: expected"),
+        (lambda r: r.update(timings_ms=[["0", 1]]), r"line 1: timings_ms\[0\]\[0\] \(seat\): expected a whole"),
+        (lambda r: r.update(faults=[{"seat": "a", "kind": "timeout", "detail": ""}]),
+         r"line 1: faults\[0\]\.seat: expected a whole number >= 0, got a string"),
+        # every field of the version-1 shape check refuses a value of the wrong kind or range
+        (lambda r: r["actions"].__setitem__(0, {"seat": 0, "action": "raise", "amount": "50"}),
+         r'line 1: actions\[0\]\.amount: expected a whole number >= 0, got a string \("50"\)'),
+        (lambda r: r["actions"].__setitem__(0, {"seat": 0, "action": "raise"}),
+         r"line 1: actions\[0\]\.amount: missing"),
+        (lambda r: r["actions"].__setitem__(0, {"seat": 0, "action": "call", "amount": -5}),
+         r"line 1: actions\[0\]\.amount: -5 is out of range"),
+        (lambda r: r["actions"].__setitem__(0, {"seat": 0, "action": "shove"}),
+         r'line 1: actions\[0\]\.action: "shove" is not one of fold, check, call, bet, raise, draw'),
+        (lambda r: r["actions"].__setitem__(0, {"seat": -1, "action": "call"}),
+         r"line 1: actions\[0\]\.seat: -1 is out"),
+        (lambda r: r["actions"].__setitem__(0, {"seat": 0, "action": "draw", "discards": ["As", "ZZ"]}),
+         r'line 1: actions\[0\]\.discards\[1\]: "ZZ" is not a card'),
+        (lambda r: r["actions"].__setitem__(0, {"seat": 0, "action": "draw", "received": "As"}),
+         r"line 1: actions\[0\]\.received: expected a list of cards"),
+        (lambda r: r.update(deck=["ZZ"] * 52), r'line 1: deck\[0\]: "ZZ" is not a card'),
+        (lambda r: r.update(seed=2**64), r"line 1: seed: 18446744073709551616 is out of range \(expected a whole "
+         r"number from 0 to 2\*\*64-1\)"),
+        (lambda r: r.update(seed=2**70), r"line 1: seed: 1180591620717411303424 is out of range"),
+        (lambda r: r.update(seed=-1), r"line 1: seed: -1 is out of range"),
+        (lambda r: r.update(stacks=[2**70, 200]), r"line 1: stacks\[0\]: 1\.18\d*e\+21 is out of range"),
+        (lambda r: r.update(seed=5.5), r"line 1: seed: expected a whole number from 0 to 2\*\*64-1, got a number"),
+        (lambda r: r.update(hand_id=-3), r"line 1: hand_id: -3 is out of range"),
+        (lambda r: r.update(button=True), r"line 1: button: expected a whole number >= 0, got true/false"),
+        (lambda r: r.update(stacks=[200, -1]), r"line 1: stacks\[1\]: -1 is out of range"),
+        (lambda r: r.update(bots=["a", 7]), r"line 1: bots\[1\]: expected a bot name \(a string\), got a number"),
+        (lambda r: r.update(match_seats=[0, -2]), r"line 1: match_seats\[1\]: -2 is out of range"),
+        (lambda r: r.update(match_seats=[3, 3]), r"line 1: match_seats: seat 3 is given twice"),
+        (lambda r: r.update(match_id=3), r"line 1: match_id: expected a string, got a number"),
+        (lambda r: r.update(faults=[{"seat": 0, "kind": "boom"}]), r'line 1: faults\[0\]\.kind: "boom" is not one of'),
+        (lambda r: r.update(faults=[{"seat": 0, "kind": "timeout", "detail": 4}]),
+         r"line 1: faults\[0\]\.detail: expected a string"),
+        (lambda r: r.update(timings_ms=[[0, -1.5]]), r"line 1: timings_ms\[0\]\[1\] \(ms\): expected milliseconds"),
+        (lambda r: r.update(config={"big_blind": [10]}), r"line 1: config\.big_blind: expected a number"),
     ],
-    ids=["shape", "refused", "unknown-version", "timing-value", "timing-short", "timing-seat", "fault-seat"],
+    ids=["shape", "refused", "unknown-version", "timing-value", "timing-short", "timing-seat", "fault-seat",
+         "amount-string", "amount-missing", "amount-negative", "action-kind", "seat-negative", "discard-not-a-card",
+         "received-not-a-list", "deck-not-cards", "seed-2**64", "seed-70-bits", "seed-negative", "stack-70-bits",
+         "seed-fraction",
+         "hand-id-negative", "button-bool", "stack-negative", "bot-number", "match-seat-negative", "match-seat-twice",
+         "match-id-number",
+         "fault-kind", "fault-detail", "timing-negative", "config-list"],
 )
 def test_a_record_that_cannot_be_upgraded_is_named_by_line_and_field(change: Any, said: str, tmp_path: Path) -> None:
     from harness.history.v1 import build_record
@@ -391,6 +432,9 @@ def test_a_record_that_cannot_be_upgraded_is_named_by_line_and_field(change: Any
     path.write_text(json.dumps(old) + "\n")
     with pytest.raises(HistoryError, match=said):
         list(read_history(path))
+    if "cannot play again" not in said:  # harness replay names the same line and field
+        with pytest.raises(HistoryError, match=said):
+            list(check_history(path))
 
 
 def test_a_record_of_an_unknown_version_is_named_not_replayed(tmp_path: Path) -> None:

@@ -174,3 +174,73 @@ def test_histories_of_earlier_releases_with_a_raise_nobody_could_answer_still_re
     v1["match_id"] = "m"
     (check,) = check_history(write_lines(tmp_path / "v1.jsonl", v1))
     assert check.ok and check.note
+
+
+def test_cli_a_tournament_with_damaged_histories_checks_every_match_and_names_each_problem(tmp_path: Path) -> None:
+    """`harness replay DIR` of a tournament: a damaged hand history does not stop the check; every match is
+    checked, each damaged one named (file, line, field), and the exit status is 1 at the end."""
+    from harness.tournament.results import hand_history_path, read_records
+    from harness.tournament.runner import run_tournament
+    from tests.runner_helpers import fake_config
+
+    out = tmp_path / "out"
+    assert run_tournament(fake_config(out, ["a", "b", "c"], hands=3), play=_dealt_play, quiet=True).complete
+    ids = [r.match_id for r in read_records(out)]
+    assert len(ids) >= 3
+    damaged = {}
+    for match_id, change in ((ids[0], lambda r: r.update(hand_id="x")), (ids[1], lambda r: r.update(button=-1))):
+        path = hand_history_path(out / "matches" / match_id)
+        assert path is not None
+        lines = _lines(path)
+        record = json.loads(lines[1])
+        change(record)
+        lines[1] = json.dumps(record) + "\n"
+        plain = path.with_name("hands.jsonl")
+        path.unlink()
+        plain.write_text("".join(lines), encoding="utf-8")
+        damaged[match_id] = plain
+    result = CliRunner().invoke(app, ["replay", str(out), "-v"])
+    assert result.exit_code == 1, result.output
+    assert f"match {ids[0]}: CANNOT BE CHECKED after 1 hands: not a hand history: {damaged[ids[0]]} line 2: " \
+           "hand_id: expected a whole number >= 0" in result.stdout
+    assert f"match {ids[1]}: CANNOT BE CHECKED after 1 hands: not a hand history: {damaged[ids[1]]} line 2: " \
+           "button: -1 is out of range" in result.stdout
+    assert all(f"match {m}: OK (3 hands)" in result.stdout for m in ids[2:])  # the others are still checked
+    assert f"{len(ids) - 2} of {len(ids)} matches" in result.stdout and "2 cannot be checked" in result.stdout
+    assert "Traceback" not in result.output
+
+
+def _dealt_play(bots: Any, spec: Any, limits: Any, out_dir: Path) -> Any:
+    """A match of real hands dealt from ``spec.seed`` (every decision the default action), as a referee writes
+    them: what ``harness replay DIR`` checks."""
+    from harness.deals import commitment
+    from harness.history.files import history_name
+    from harness.specs import MatchResult
+
+    names = [b.name for b in bots]
+    n = len(names)
+    match = handrecord.match_dict(bots=names, hands=spec.hands, stack_mode="reset", starting_stack=1000,
+                                  seed_sha256=commitment(spec.seed), decision_ms=100, time_bank_ms=0, max_faults=3)
+    nets = []
+    (out_dir / "logs").mkdir(parents=True, exist_ok=True)
+    with HistoryWriter(out_dir / history_name(spec.compress)) as writer:
+        for h in range(spec.hands):
+            state = HandState.start(GameConfig(), [1000] * n, h % n, hand_seed(spec.seed, h), h)
+            while state.to_act is not None:
+                state.apply(state.default_action())
+            record = handrecord.build(state, match_id=spec.match_id, match=match, seated=list(range(n)),
+                                      out=[False] * n, decisions=[(handrecord.BY_BOT, None, 0.5)] *
+                                      len(state.action_log()), faults=[])
+            writer.write(record)
+            nets.append([p["net"] for p in record["players"]])
+    return MatchResult(match_id=spec.match_id, seed=spec.seed, hands_played=spec.hands, bots=names,
+                       net=[sum(col) for col in zip(*nets, strict=True)], hand_nets=nets, faults=[{}] * n,
+                       status=["ok"] * n, duration_s=0.0)
+
+
+def _lines(path: Path) -> list[str]:
+    import gzip
+
+    data = path.read_bytes()
+    text = gzip.decompress(data).decode() if data[:2] == b"\x1f\x8b" else data.decode()
+    return text.splitlines(keepends=True)

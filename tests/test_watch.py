@@ -13,7 +13,9 @@ import re
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -83,6 +85,87 @@ def test_the_follower_reads_a_growing_history(tmp_path: Path) -> None:
     assert follower.poll() == 4
     assert sum(r["net"] for r in follower.standings()) == 0
     assert [h["hand_id"] for h in follower.hands] == [0, 1, 2, 3, 4]
+
+
+@pytest.mark.parametrize(
+    ("damage", "said"),
+    [(lambda line: line[:60] + "\n", r"line 2: not valid JSON"),  # a line cut short, then more lines
+     (lambda line: "[1, 2]\n", r"line 2: expected a JSON object"),
+     (lambda line: line.replace('"hand_id": 1', '"hand_id": "one"'), r"line 2: hand_id: expected a whole number"),
+     (lambda line: b"\xff\xfe".decode("latin-1") + "\n", r"line 2: not UTF-8 text")],
+    ids=["cut-short", "not-an-object", "wrong-field", "not-utf8"],
+)
+def test_a_damaged_line_followed_by_more_is_said_once_and_the_hands_after_it_are_shown(
+        damage: Any, said: str, tmp_path: Path) -> None:
+    """Only the last line, without its newline, can be a line still being written: a damaged line followed by
+    others is one notice naming the file, the line and the problem, and the watch goes on after it."""
+    records = random_match(GameConfig(), seats=2, hands=4, seed=2)
+    (tmp_path / "logs").mkdir()
+    history = tmp_path / "hands.jsonl"
+    lines = [json.dumps(r) + "\n" for r in records]
+    lines[1] = damage(lines[1])
+    history.write_bytes("".join(lines).encode("latin-1" if "not-utf8" in said or "UTF-8" in said else "utf-8"))
+    told: list[str] = []
+    follower = Follower(tmp_path, notify=told.append)
+    assert follower.poll() == 3
+    assert [h["hand_id"] for h in follower.hands] == [0, 2, 3]
+    assert len(told) == 1 and re.search(rf"{re.escape(str(history))} {said}", told[0]), told
+    assert told[0].endswith("the hands after it are shown") and follower.notices == told
+    with history.open("a", encoding="utf-8") as fh:  # the file grows: the notice is not said again
+        fh.write(json.dumps(records[0] | {"hand_id": 4}) + "\n")
+    assert follower.poll() == 1 and len(told) == 1
+
+
+def test_a_damaged_last_line_that_ends_in_a_newline_is_said_but_one_being_written_is_not(tmp_path: Path) -> None:
+    records = random_match(GameConfig(), seats=2, hands=2, seed=3)
+    (tmp_path / "logs").mkdir()
+    history = tmp_path / "hands.jsonl"
+    history.write_text(json.dumps(records[0]) + "\n" + json.dumps(records[1])[:80], encoding="utf-8")
+    told: list[str] = []
+    follower = Follower(tmp_path, notify=told.append)
+    assert follower.poll() == 1 and told == []  # the last line, no newline yet: still being written
+    history.write_text(json.dumps(records[0]) + "\n" + json.dumps(records[1])[:80] + "\n", encoding="utf-8")
+    assert follower.poll() == 0
+    assert len(told) == 1 and f"{history} line 2: not valid JSON" in told[0]
+
+
+def test_damaged_compressed_data_is_said_and_the_hands_before_it_are_shown(tmp_path: Path) -> None:
+    import gzip
+
+    records = random_match(GameConfig(), seats=2, hands=3, seed=5)
+    (tmp_path / "logs").mkdir()
+    history = tmp_path / "hands.jsonl.gz"
+    good = gzip.compress(json.dumps(records[0]).encode() + b"\n")
+    history.write_bytes(good + b"\x1f\x8b\x08\x00garbage that is not deflate data" * 4)
+    told: list[str] = []
+    follower = Follower(tmp_path, notify=told.append)
+    assert follower.poll() == 1
+    assert len(told) == 1 and f"{history} line 2:" in told[0] and told[0].endswith("cannot be read"), told
+
+
+@pytest.mark.slow  # a process and its server
+def test_harness_watch_says_a_damaged_line_on_stderr_in_one_line(tmp_path: Path) -> None:
+    records = random_match(GameConfig(), seats=2, hands=3, seed=6)
+    (tmp_path / "logs").mkdir()
+    history = tmp_path / "hands.jsonl"
+    history.write_text("".join([json.dumps(records[0]) + "\n", "{oops\n", json.dumps(records[2]) + "\n"]),
+                       encoding="utf-8")
+    exe = Path(sys.executable).with_name("harness")
+    proc = subprocess.Popen([str(exe), "watch", str(tmp_path)], stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        first = proc.stderr.readline()  # type: ignore[union-attr]
+        assert first.startswith("harness watch: notice: "), first  # said before the server's address
+        second = proc.stderr.readline()  # type: ignore[union-attr]
+        found = re.search(r"open (http://127\.0\.0\.1:\d+/)", second)
+        assert found, second
+        with urllib.request.urlopen(found.group(1) + "standings", timeout=10) as reply:  # what the page is sent
+            shown = json.loads(reply.read())
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    assert first.startswith(f"harness watch: notice: not a hand history: {history} line 2: not valid JSON"), first
+    assert "the hands after it are shown" in first and "Traceback" not in first
+    assert shown["hands"] == 2 and shown["notices"] == [first.removeprefix("harness watch: notice: ").rstrip("\n")]
 
 
 def test_a_tournament_is_followed_only_through_its_published_matches(tmp_path: Path) -> None:

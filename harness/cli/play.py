@@ -164,14 +164,16 @@ def watch(
     """Follow a running (or finished) match or tournament in the browser; any number of browsers may watch.
 
     Hands appear as they end (a tournament's once its table is revealed); hole cards are shown only at the
-    end of each hand. Serves until Ctrl-C. Exit status 0, 2 on a usage error.
+    end of each hand. A damaged line of a hand history (any but the last line, still being written) is said
+    once, on stderr and on the page, naming the file, the line and what is wrong; the hands after it are
+    shown when they can be read. Serves until Ctrl-C. Exit status 0, 2 on a usage error.
     """
     from harness.play.watch import Follower, WatchServer
 
     if not 0 <= port <= 65535:
         raise _usage("watch", f"--port must be from 0 to 65535, got {port}")
     try:
-        follower = Follower(directory)
+        follower = Follower(directory, notify=lambda notice: _say("watch", f"notice: {notice}"))
     except ValueError as exc:
         raise _usage("watch", str(exc)) from None
     try:

@@ -35,7 +35,9 @@ def replay(
     Prints each hand that differs (every hand with --verbose) and a summary. Exit status 0 when
     every hand replays identically, 1 if any hand differs, 2 if the file is not a hand history.
     Given a tournament directory, checks its revealed seed against the commitment made before
-    play and every match's deals against the seed. With --html FILE (a match's directory or
+    play and every match's deals against the seed: every match is checked, each one that differs
+    or whose hand history is damaged is named (file, line, field), and the exit status is 1 if any
+    failed (2 when the tournament's results or reveal are missing or damaged). With --html FILE (a match's directory or
     hand history), also writes the match's hands as one HTML page.
     """
     from harness.deals import parse_seed
@@ -119,28 +121,33 @@ def _write_replay_html(history: Path, target: Path) -> None:
 
 def _replay_tournament(directory: Path, verbose: bool) -> None:
     """``harness replay DIR``: verify a finished tournament's deals (exit 0 / 1 / 2)."""
-    from harness.history.files import HistoryError
     from harness.tournament.results import ResultsError
     from harness.tournament.seeds import verify_deals
 
-    bad = matches = hands = 0
+    bad = matches = hands = unreadable = failed = 0
     try:
         for verdict in verify_deals(directory):
             matches += 1
             hands += verdict.hands
-            if not verdict.ok:
+            failed += not verdict.ok
+            if verdict.problems:
                 bad += 1
                 _echo(f"match {verdict.match_id}: DIFFERS: " + "; ".join(verdict.problems[:5]))
-            elif verbose:
+            if verdict.unreadable:  # said, and the other matches are still checked
+                unreadable += 1
+                _echo(f"match {verdict.match_id}: CANNOT BE CHECKED after {verdict.hands} hands: "
+                      f"{verdict.unreadable}")
+            elif verbose and verdict.ok:
                 _echo(f"match {verdict.match_id}: OK ({verdict.hands} hands)")
-    except (ResultsError, HistoryError) as exc:
+    except ResultsError as exc:
         raise _usage("replay", str(exc)) from None
     except BrokenPipeError:
         raise
     except OSError as exc:
         raise _usage("replay", f"cannot read {directory}: {exc.strerror or exc}") from None
     _echo(
-        f"{matches - bad} of {matches} matches ({hands} hands) were dealt from the committed seed(s) and replay "
-        f"identically" + (f"; {bad} differ" if bad else "")
+        f"{matches - failed} of {matches} matches ({hands} hands) were dealt from the committed seed(s) "
+        f"and replay identically" + (f"; {bad} differ" if bad else "")
+        + (f"; {unreadable} cannot be checked (damaged hand history)" if unreadable else "")
     )
-    raise typer.Exit(1 if bad else 0)
+    raise typer.Exit(1 if failed else 0)

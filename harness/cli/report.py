@@ -80,7 +80,9 @@ def report(
     """Write DIR/report/ (an HTML report that opens offline) and DIR/reports/<bot>.md.
 
     A match's folder (its hands.jsonl, logs and result.json) gets the same report for its one match.
-    Exit status 0, or 2 when the directory or its files are missing or damaged.
+    Exit status 0; 1 when a match's hand history is damaged: the report is written all the same, with
+    what could be read, and each damaged history is one line on stderr naming the file, the line and
+    what is wrong; 2 when the directory or its results are missing or damaged (nothing written).
     """
     from harness.report.html import write_report
     from harness.tournament.results import ResultsError
@@ -99,3 +101,7 @@ def report(
         raise _usage("report", f"cannot write the report in {directory}: {exc.strerror or exc}") from None
     _echo(f"report: {summary.path} ({summary.files} files, {summary.bytes / 1e6:.1f} MB, "
                f"{summary.seconds:.1f} s); per-bot reports: {directory / 'reports'}/<bot>.md")
+    for problem in summary.damaged:  # written all the same; said, and the exit status says it too
+        _say("report", problem)
+    if summary.damaged:
+        raise typer.Exit(1)

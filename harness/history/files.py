@@ -35,7 +35,7 @@ import gzip
 import io
 import json
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, cast
@@ -44,11 +44,12 @@ import orjson
 
 from harness.engine.errors import ReplayError
 from harness.errors import HarnessError
+from harness.history.shape import READ_VERSIONS as READ_VERSIONS  # re-exported: the versions read
+from harness.history.shape import REQUIRED_KEYS as REQUIRED_KEYS
+from harness.history.shape import json_kind as json_kind
+from harness.history.shape import record_problem as record_problem
+from harness.history.shape import record_version as record_version
 from harness.history.v1 import upgrade
-from harness.specs import FaultKind
-
-#: Versions of the hand record this harness reads (it writes the last).
-READ_VERSIONS: tuple[int, ...] = (1, 2)
 
 _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
@@ -71,13 +72,23 @@ class HistoryError(HarnessError, ValueError):
         cut_off: True when the file is a hand history that ends early (a
             truncated ``.gz`` or a last line without its end), False when
             the content is not a hand history at all.
+        at_end: True when the problem is where the file stops, as in a file
+            still being written: its last line, without a final newline, is
+            not a whole record yet, or compressed data stops early. Any other
+            problem (a line followed by more, or ending in a newline) is damage.
+        can_go_on: True when the lines after this one can still be read (a
+            damaged line of plain or still-decodable text), False when reading
+            stops here (damaged compressed data, or the file's end).
     """
 
-    def __init__(self, path: Path | str, line: int | None, problem: str, *, cut_off: bool = False) -> None:
+    def __init__(self, path: Path | str, line: int | None, problem: str, *, cut_off: bool = False,
+                 at_end: bool = False, can_go_on: bool = True) -> None:
         self.path = str(path)
         self.line = line
         self.problem = problem
         self.cut_off = cut_off
+        self.at_end = at_end
+        self.can_go_on = can_go_on and not at_end
         where = f"{self.path} line {line}" if line is not None else self.path
         head = "damaged hand history" if cut_off else "not a hand history"
         super().__init__(f"{head}: {where}: {problem}")
@@ -206,21 +217,54 @@ def numbered_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             harness does not read, a version-1 record of the wrong shape, or one the
             engine cannot play again (its actions are refused).
     """
-    for lineno, record in numbered_lines(path):
-        version = record.get("record_version", 1)
-        if version == 2:
-            yield lineno, record
+    for lineno, item in _records(path, check_v2=False):
+        if isinstance(item, HistoryError):
+            raise item
+        yield lineno, item
+
+
+def records_or_problems(path: Path) -> Iterator[tuple[int, dict[str, Any] | HistoryError]]:
+    """Yield ``(line number, hand record or HistoryError)`` for every line of a hand history, going on past a
+    damaged line: the readers that show what they can (``harness watch``, the contest server).
+
+    Records are in the current shape, as :func:`numbered_records` gives them, and a version-2 record's shape
+    is checked too (:func:`record_problem`), so every record yielded can be shown. A damaged line is yielded
+    as its :class:`HistoryError` (naming the file, the line and what is wrong) and reading goes on with the
+    next line; after an error with ``can_go_on`` False (damaged compressed data, or ``at_end``: the last line
+    not whole yet) nothing more is yielded.
+
+    Raises:
+        OSError: the file cannot be opened or read.
+    """
+    return _records(path, check_v2=True)
+
+
+def _records(path: Path, *, check_v2: bool) -> Iterator[tuple[int, dict[str, Any] | HistoryError]]:
+    for lineno, item in _lines(Path(path)):
+        if isinstance(item, HistoryError):
+            yield lineno, item
             continue
-        problem = record_problem(record)
+        version = item.get("record_version", 1)
+        if version == 2 and not check_v2:
+            yield lineno, item
+            continue
+        problem = record_problem(item)
         if problem:
-            raise HistoryError(path, lineno, problem)
-        try:
-            upgraded = upgrade(record)
-        except ReplayError as exc:
-            raise HistoryError(path, lineno, f"a version-1 record the engine cannot play again: {exc}") from None
-        except (ValueError, TypeError, KeyError, IndexError) as exc:  # a value the shape check lets through
-            raise HistoryError(path, lineno, f"a version-1 record that cannot be upgraded ({exc})") from None
-        yield lineno, upgraded
+            yield lineno, HistoryError(path, lineno, problem)
+        elif version == 2:
+            yield lineno, item
+        else:
+            yield lineno, _upgraded(path, lineno, item)
+
+
+def _upgraded(path: Path, lineno: int, record: dict[str, Any]) -> dict[str, Any] | HistoryError:
+    """A version-1 record of the right shape in the current shape, or the HistoryError saying why it is not."""
+    try:
+        return upgrade(record)
+    except ReplayError as exc:
+        return HistoryError(path, lineno, f"a version-1 record the engine cannot play again: {exc}")
+    except (ValueError, TypeError, KeyError, IndexError) as exc:  # a value the shape check lets through
+        return HistoryError(path, lineno, f"a version-1 record that cannot be upgraded ({exc})")
 
 
 def numbered_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -240,322 +284,78 @@ def numbered_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             early (``cut_off``: truncated gzip data, a last line without its
             end). The message names the file and the line.
     """
-    path = Path(path)
+    for lineno, item in _lines(Path(path)):
+        if isinstance(item, HistoryError):
+            raise item
+        yield lineno, item
+
+
+def _lines(path: Path) -> Iterator[tuple[int, dict[str, Any] | HistoryError]]:
+    """Each line of ``path`` as a JSON object, or as the HistoryError of a damaged line (see :func:`numbered_lines`
+    for the problems); reading goes on after a damaged line and stops after an error with ``can_go_on`` False."""
     lineno = 0
     try:
         with _open_bytes(path) as f:
             while raw := f.readline(MAX_LINE_BYTES + 1):
                 lineno += 1
                 if len(raw) > MAX_LINE_BYTES:
-                    raise HistoryError(path, lineno, f"line longer than {MAX_LINE_BYTES // (1024 * 1024)} MB")
-                try:
-                    text = raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    raise HistoryError(
-                        path,
-                        lineno,
-                        f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at byte {exc.start + 1} of the line)",
-                    ) from None
-                if not text.strip():
+                    yield lineno, HistoryError(path, lineno, f"line longer than {MAX_LINE_BYTES // (1024 * 1024)} MB")
+                    while raw and not raw.endswith(b"\n"):  # the rest of that line, not read whole
+                        raw = f.readline(MAX_LINE_BYTES + 1)
                     continue
-                text = text.rstrip("\r\n")
-                try:
-                    # orjson is several times faster; what it refuses (NaN, ints beyond 64 bits, bad JSON)
-                    # goes through json, for the same result or the same message.
-                    record = orjson.loads(text)
-                except orjson.JSONDecodeError:
-                    record = None
-                try:
-                    if record is None:
-                        record = json.loads(text)
-                except json.JSONDecodeError as exc:
-                    if not raw.endswith(b"\n") and exc.pos >= len(text.rstrip()):
-                        raise HistoryError(
-                            path, lineno, "the last line is cut off (the match was stopped while writing it?)",
-                            cut_off=True,
-                        ) from None
-                    raise HistoryError(path, lineno, _json_problem(exc, text)) from None
-                if not isinstance(record, dict):
-                    raise HistoryError(
-                        path, lineno, f"expected a JSON object (one hand record), got {json_kind(record)}"
-                    )
-                yield lineno, record
+                item = _parse(path, lineno, raw)
+                if item is not None:
+                    yield lineno, item
     except (EOFError, zlib.error) as exc:  # gzip data that stops early or is corrupt
-        problem = "the compressed data ends early" if isinstance(exc, EOFError) else "the compressed data is corrupt"
-        raise HistoryError(path, lineno + 1, f"{problem} (a cut-off or damaged .gz file)", cut_off=True) from None
+        ends = isinstance(exc, EOFError)
+        problem = "the compressed data ends early" if ends else "the compressed data is corrupt"
+        yield lineno + 1, HistoryError(path, lineno + 1, f"{problem} (a cut-off or damaged .gz file)", cut_off=True,
+                                       at_end=ends, can_go_on=False)
     except gzip.BadGzipFile as exc:
-        raise HistoryError(path, lineno + 1, f"damaged gzip data ({exc})", cut_off=True) from None
+        yield lineno + 1, HistoryError(path, lineno + 1, f"damaged gzip data ({exc})", cut_off=True, can_go_on=False)
 
 
-def json_kind(value: Any) -> str:
-    """Name the JSON type of ``value`` in a user's words: "a string", "a number", "a list" ..."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true/false"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
-    return "an unknown value"
+def _breaks_off(exc: json.JSONDecodeError, text: str) -> bool:
+    """Whether JSON that fails so could be a whole line cut short: a string never closed, or an error in its last
+    few characters (``tru``, ``1.``, ``\\u00``: a token cut in two)."""
+    return exc.msg.startswith("Unterminated string") or exc.pos >= len(text.rstrip()) - 6
 
 
-#: Fields every hand record has (the engine's ``record()``); replay needs them.
-REQUIRED_KEYS: tuple[str, ...] = ("hand_id", "seed", "config", "stacks", "button", "actions")
-
-
-def _show(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _whole(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _list_problem(record: dict[str, Any], key: str, ok: Callable[[Any], bool], item: str) -> str | None:
-    value = record[key]
-    if not isinstance(value, list):
-        return f"{key}: expected a list, got {json_kind(value)} ({_show(value)})"
-    for i, element in enumerate(value):
-        if not ok(element):
-            return f"{key}[{i}]: expected {item}, got {json_kind(element)} ({_show(element)})"
-    return None
-
-
-def _problem_v1(record: dict[str, Any]) -> str | None:
-    """Version 1: say what makes ``record`` unfit to be a hand-history line, or None if its shape is right.
-
-    Checks the presence and JSON types of the fields replay needs
-    (:data:`REQUIRED_KEYS`, ``deck`` when present, each action's ``seat`` and
-    ``action``) and of the referee's keys when present (``bots``,
-    ``match_seats``, ``match_id``, ``faults``, ``timings_ms``). Values are
-    not judged against the rules: that is replay's job (a record of the right
-    shape whose values the engine refuses *differs*).
-
-    Returns:
-        e.g. ``"hand_id: expected a whole number >= 0, got a string (\"x\")"``, or None.
-    """
-    missing = [k for k in REQUIRED_KEYS if k not in record]
-    if missing:
-        return f"missing field(s) {', '.join(missing)} (a hand record has {', '.join(REQUIRED_KEYS)}, ...)"
-    for key in ("hand_id", "seed", "button"):
-        value = record[key]
-        if not _whole(value) or (key != "seed" and value < 0):
-            bound = "" if key == "seed" else " >= 0"
-            return f"{key}: expected a whole number{bound}, got {json_kind(value)} ({_show(value)})"
-    config = record["config"]
-    if not isinstance(config, dict):
-        return f"config: expected an object of game settings, got {json_kind(config)} ({_show(config)})"
-    for name, value in config.items():
-        if isinstance(value, (list, dict)):
-            return f"config.{name}: expected a number, string or true/false, got {json_kind(value)}"
-    problem = _list_problem(record, "stacks", _whole, "a whole number of chips")
-    if problem:
-        return problem
-    actions = record["actions"]
-    if not isinstance(actions, list):
-        return f"actions: expected a list of actions, got {json_kind(actions)} ({_show(actions)})"
-    for i, entry in enumerate(actions):
-        if not isinstance(entry, dict):
-            return (
-                f"actions[{i}]: expected an object like {{\"seat\": 0, \"action\": \"call\"}}, "
-                f"got {json_kind(entry)} ({_show(entry)})"
-            )
-        if not _whole(entry.get("seat")):
-            return f"actions[{i}].seat: expected a whole number, got {json_kind(entry.get('seat'))}"
-        if not isinstance(entry.get("action"), str):
-            return f"actions[{i}].action: expected a string such as \"call\", got {json_kind(entry.get('action'))}"
-        if "discards" in entry and not (
-            isinstance(entry["discards"], list) and all(isinstance(c, str) for c in entry["discards"])
-        ):
-            return f"actions[{i}].discards: expected a list of cards such as [\"As\", \"Td\"]"
-    checks: tuple[tuple[str, Callable[[Any], bool], str], ...] = (
-        ("deck", lambda c: isinstance(c, str), 'a card such as "As"'),
-        ("bots", lambda b: isinstance(b, str), "a bot name (a string)"),
-        ("match_seats", _whole, "a whole number (a seat)"),
-        ("faults", _is_v1_fault, 'an object {"seat": a whole number, "kind": a string, "detail": a string}'),
-        ("timings_ms", _is_v1_timing, "a [seat, ms] pair (a whole number, a number >= 0)"),
-    )
-    for key, ok, what in checks:
-        if key in record:
-            problem = _list_problem(record, key, ok, what)
-            if problem:
-                return problem
-    if "match_id" in record and not isinstance(record["match_id"], str):
-        return f"match_id: expected a string, got {json_kind(record['match_id'])}"
-    for key in ("bots", "match_seats"):
-        if key in record and len(record[key]) != len(record["stacks"]):
-            return f"{key}: {len(record[key])} entries for {len(record['stacks'])} seats (stacks)"
-    return None
-
-
-def _is_v1_fault(value: Any) -> bool:
-    return (isinstance(value, dict) and _whole(value.get("seat")) and isinstance(value.get("kind"), str)
-            and isinstance(value.get("detail", ""), str))
-
-
-def _is_v1_timing(value: Any) -> bool:
-    return (isinstance(value, list) and len(value) == 2 and _whole(value[0])
-            and isinstance(value[1], (int, float)) and not isinstance(value[1], bool) and value[1] >= 0)
-
-
-def record_version(record: dict[str, Any]) -> int | None:
-    """The record's ``record_version`` (1 when absent: the first records had none), or None if not a number."""
-    version = record.get("record_version", 1)
-    return version if _whole(version) else None
-
-
-def record_problem(record: dict[str, Any]) -> str | None:
-    """Say what makes ``record`` unfit to be a hand-history line, or None if its shape is right.
-
-    Dispatches on ``record_version`` (:data:`READ_VERSIONS`). Only the shape
-    is judged (fields present, JSON types, the referee's enumerations):
-    values against the rules are replay's job (a record of the right shape
-    whose values the engine refuses *differs*).
-
-    Returns:
-        e.g. ``"hand_id: expected a whole number >= 0, got a string (\"x\")"``, or None.
-    """
-    version = record_version(record)
-    if version == 2:
-        return _problem_v2(record)
-    if version == 1:
-        return _problem_v1(record)
-    shown = _show(record.get("record_version"))
-    return (
-        f"record_version: {shown} is not a version this harness reads "
-        f"({', '.join(map(str, READ_VERSIONS))}); a newer harness wrote it?"
-    )
-
-
-def _is_str(value: Any) -> bool:
-    return isinstance(value, str)
-
-
-def _is_bool(value: Any) -> bool:
-    return isinstance(value, bool)
-
-
-def _is_uint(value: Any) -> bool:
-    return _whole(value) and value >= 0
-
-
-def _is_index(value: Any) -> bool:
-    return value is None or _is_uint(value)
-
-
-def _is_ms(value: Any) -> bool:
-    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0)
-
-
-def _is_cards(value: Any) -> bool:
-    return isinstance(value, list) and all(isinstance(c, str) for c in value)
-
-
-def _is_names(value: Any) -> bool:
-    return isinstance(value, list) and all(isinstance(c, str) for c in value)
-
-
-def _is_seats(value: Any) -> bool:
-    return isinstance(value, list) and all(_is_uint(c) for c in value)
-
-
-def _is_chip_list(value: Any) -> bool:
-    return _is_seats(value)
-
-
-#: A check of one field's JSON value.
-_Check = Callable[[Any], bool]
-_WHAT: dict[_Check, str] = {
-    _is_str: "a string",
-    _is_bool: "true/false",
-    _is_uint: "a whole number >= 0",
-    _whole: "a whole number",
-    _is_index: "an index (a whole number >= 0) or null",
-    _is_ms: "milliseconds (a number >= 0) or null",
-    _is_cards: 'a list of cards such as ["As", "Td"]',
-    _is_names: "a list of bot names",
-    _is_seats: "a list of seats (whole numbers >= 0)",
-    _is_chip_list: "a list of chips (whole numbers >= 0)",
-}
-_V2_MATCH: dict[str, _Check] = {"bots": _is_names, "hands": _is_uint, "stack_mode": _is_str, "starting_stack": _is_uint,
-             "seed_sha256": _is_str, "decision_ms": _is_uint, "time_bank_ms": _is_uint, "max_faults": _is_uint}
-_V2_ITEMS: dict[str, dict[str, _Check]] = {
-    "players": {"seat": _is_uint, "bot": _is_str, "stack": _is_uint, "out": _is_bool, "dealt": _is_cards,
-                "final_cards": _is_cards, "final_stack": _is_uint, "net": _whole},
-    "posts": {"seat": _is_uint, "kind": _is_str, "chips": _is_uint, "all_in": _is_bool},
-    "actions": {"index": _is_uint, "seat": _is_uint, "phase": _is_str, "kind": _is_str, "by": _is_str,
-                "fault": _is_index, "ms": _is_ms},
-    "faults": {"seat": _is_uint, "kind": _is_str, "detail": _is_str, "action": _is_index, "put_out": _is_bool},
-    "shown": {"seat": _is_uint, "five": _is_cards, "category": _is_str},
-    "pots": {"chips": _is_uint, "eligible": _is_seats, "winners": _is_seats, "shares": _is_chip_list},
-    "returned": {"seat": _is_uint, "chips": _is_uint},
-}
-_V2_DRAW: dict[str, _Check] = {"discards": _is_cards, "received": _is_cards, "reshuffled": _is_cards}
-_V2_BET: dict[str, _Check] = {"owed": _is_uint, "added": _is_uint, "to": _is_uint, "all_in": _is_bool}
-_V2_TOP: dict[str, _Check] = {"format": _is_str, "match_id": _is_str, "hand_id": _is_uint, "seed": _whole,
-                              "button": _is_uint}
-_BY = ("bot", "fault", "out", "unsent")  # harness.history.record.DECIDERS
-_FAULT_KINDS = tuple(kind.value for kind in FaultKind)
-
-
-def _fields_problem(obj: Any, fields: dict[str, _Check], where: str) -> str | None:
-    if not isinstance(obj, dict):
-        return f"{where}: expected an object, got {json_kind(obj)} ({_show(obj)})"
-    for name, ok in fields.items():
-        if name not in obj:
-            return f"{where}{'.' if where else ''}{name}: missing"
-        if not ok(obj[name]):
-            value = obj[name]
-            return f"{where}{'.' if where else ''}{name}: expected {_WHAT[ok]}, got {json_kind(value)} ({_show(value)})"
-    return None
-
-
-def _problem_v2(record: dict[str, Any]) -> str | None:
-    """Version 2: the shape of the fields replay reads or copies (docs/hand-history.schema.json has all of it)."""
-    missing = [k for k in (*_V2_TOP, "match", "game", *_V2_ITEMS) if k not in record]
-    if missing:
-        return f"missing field(s) {', '.join(missing)} (a version-2 hand record has them all, docs/HISTORY.md)"
-    problem = _fields_problem(record, _V2_TOP, "")
-    if problem:
-        return problem
-    if record["format"] != "sevencard-hand-history":
-        return f"format: expected \"sevencard-hand-history\", got {_show(record['format'])}"
-    problem = _fields_problem(record["match"], _V2_MATCH, "match")
-    if problem:
-        return problem
-    game = record["game"]
-    if not isinstance(game, dict):
-        return f"game: expected an object of game settings, got {json_kind(game)} ({_show(game)})"
-    for name, value in game.items():
-        if isinstance(value, (list, dict)) or value is None:
-            return f"game.{name}: expected a number or a string, got {json_kind(value)}"
-    for key, fields in _V2_ITEMS.items():
-        items = record[key]
-        if not isinstance(items, list):
-            return f"{key}: expected a list, got {json_kind(items)} ({_show(items)})"
-        for i, item in enumerate(items):
-            problem = _fields_problem(item, fields, f"{key}[{i}]")
-            if problem:
-                return problem
-    for i, action in enumerate(record["actions"]):
-        extra = _V2_DRAW if action["kind"] == "draw" else _V2_BET
-        problem = _fields_problem(action, extra, f"actions[{i}]")
-        if problem:
-            return problem
-        if action["by"] not in _BY:
-            return f"actions[{i}].by: expected one of {', '.join(_BY)}, got {_show(action['by'])}"
-    for i, fault in enumerate(record["faults"]):
-        if fault["kind"] not in _FAULT_KINDS:
-            return f"faults[{i}].kind: expected one of {', '.join(_FAULT_KINDS)}, got {_show(fault['kind'])}"
-    if "deck" in record and not _is_cards(record["deck"]):
-        return f"deck: expected {_WHAT[_is_cards]}"
-    return None
+def _parse(path: Path, lineno: int, raw: bytes) -> dict[str, Any] | HistoryError | None:
+    """One line's JSON object, its HistoryError, or None for a blank line."""
+    last = not raw.endswith(b"\n")  # only the file's last line can lack its newline
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if last and exc.end == len(raw) and exc.reason == "unexpected end of data":  # a character half written
+            return HistoryError(path, lineno, "the last line is cut off (the match was stopped while writing it?)",
+                                cut_off=True, at_end=True)
+        return HistoryError(path, lineno,
+                            f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at byte {exc.start + 1} of the line)")
+    if not text.strip():
+        return None
+    text = text.rstrip("\r\n")
+    try:
+        # orjson is several times faster; what it refuses (NaN, bad JSON) goes through json, for
+        # the same result or the same message.
+        record = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        record = None
+    if isinstance(record, dict) and any(type(v) is float for v in record.values()):
+        # orjson reads a whole number beyond 64 bits as an inexact float: json reads it as written
+        # (a seed out of range is named as it is; no top-level field of a record is a fraction)
+        record = None
+    try:
+        if record is None:
+            record = json.loads(text)
+    except json.JSONDecodeError as exc:
+        if last and _breaks_off(exc, text):
+            return HistoryError(path, lineno, "the last line is cut off (the match was stopped while writing it?)",
+                                cut_off=True, at_end=True)
+        return HistoryError(path, lineno, _json_problem(exc, text))
+    if not isinstance(record, dict):
+        return HistoryError(path, lineno, f"expected a JSON object (one hand record), got {json_kind(record)}")
+    return record
 
 
 def decision_times(record: dict[str, Any]) -> list[tuple[int, float]]:

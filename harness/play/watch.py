@@ -26,6 +26,7 @@ import asyncio
 import json
 import socket
 import threading
+from collections.abc import Callable
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from harness.history.files import HistoryError, find_history, numbered_records
+from harness.history.files import HistoryError, find_history, records_or_problems
 from harness.report.hands import hand_view
 from harness.report.viewer import hide_cards, static_text, viewer_view
 from harness.tournament.stats import bb_per_100
@@ -100,43 +101,62 @@ def hand_script(record: dict[str, Any], index: int) -> dict[str, Any]:
 
 
 class _Source:
-    """One hand history being followed: read up to its last complete record, again when it grows."""
+    """One hand history being followed: read up to its last complete record, again when it grows.
+
+    Only the file's last line, without its final newline, can be a line still being written: reading waits
+    there. Any other damaged line is a notice (once, naming the file, the line and the problem), and the
+    hands after it are read when the file allows, or the notice says reading stops there.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.size = -1
         self.count = 0
+        self.told: set[str] = set()
 
-    def new_records(self) -> list[dict[str, Any]]:
+    def new_records(self) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
+        """The ``(line, record)`` added since the last call, and the notices not given yet (one line each)."""
         try:
             size = self.path.stat().st_size
         except OSError:
-            return []
+            return [], []
         if size == self.size:
-            return []
+            return [], []
         self.size = size
-        records = []
+        records: list[tuple[int, dict[str, Any]]] = []
+        notices: list[str] = []
         try:
-            for _, record in numbered_records(self.path):
-                records.append(record)
-        except (HistoryError, OSError, EOFError):  # a last line being written (or a gzip block): next time
-            pass
+            for line, item in records_or_problems(self.path):
+                if isinstance(item, HistoryError):
+                    if not item.at_end:  # a line still being written is read next time
+                        then = "the hands after it are shown" if item.can_go_on else "the hands after it cannot be read"
+                        notices.append(f"{item}; {then}")
+                    continue
+                records.append((line, item))
+        except OSError as exc:
+            notices.append(f"cannot read {self.path}: {exc.strerror or exc}; the hands read so far are shown")
         fresh = records[self.count:]
         self.count = len(records)
-        return fresh
+        new = [n for n in notices if n not in self.told]
+        self.told.update(new)
+        return fresh, new
 
 
 class Follower:
     """The hands of DIR in the order they were read, as public scripts, and the standings.
 
+    A damaged line of a history (not the last line still being written) is a notice, kept in ``notices``
+    and passed to ``notify`` once: one line naming the file, the line and what is wrong.
+
     Args:
         directory: a match folder (``harness match``/``harness play --out``) or a tournament's output.
+        notify: called with each new notice (from the thread that polls).
 
     Raises:
         ValueError: DIR holds neither a hand history nor a ``matches/`` folder (the message says which).
     """
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, notify: Callable[[str], None] | None = None) -> None:
         self.directory = Path(directory)
         if not self.directory.is_dir():
             raise ValueError(f"{directory} is not a directory")
@@ -148,6 +168,8 @@ class Follower:
         self.sources: dict[Path, _Source] = {}
         self.hands: list[dict[str, Any]] = []
         self.totals: dict[str, dict[str, Any]] = {}
+        self.notices: list[str] = []
+        self._notify = notify
         self._lock = threading.Lock()
 
     def poll(self) -> int:
@@ -164,9 +186,17 @@ class Follower:
         added = 0
         for path in paths:
             source = self.sources.setdefault(path, _Source(path))
-            for record in source.new_records():
+            records, notices = source.new_records()
+            for notice in notices:
+                self._tell(notice)
+            for line, record in records:
                 with self._lock:
-                    script = hand_script(record, len(self.hands))
+                    try:
+                        script = hand_script(record, len(self.hands))
+                    except (KeyError, TypeError, ValueError, IndexError) as exc:  # a record no viewer can draw
+                        self._tell(f"{path} line {line}: a hand record the viewer cannot show "
+                                   f"({type(exc).__name__}: {exc}); skipped", locked=True)
+                        continue
                     self.hands.append(script)
                     for name, net in script["nets"].items():
                         row = self.totals.setdefault(name, {"bot": name, "net": 0, "hands": 0, "bb": 0.0})
@@ -175,6 +205,20 @@ class Follower:
                         row["bb"] += net / script["big_blind"]  # in big blinds: bb/100 over every blind size
                 added += 1
         return added
+
+    def _tell(self, notice: str, locked: bool = False) -> None:
+        if locked:
+            self.notices.append(notice)
+        else:
+            with self._lock:
+                self.notices.append(notice)
+        if self._notify is not None:
+            self._notify(notice)
+
+    def notices_since(self, start: int) -> list[str]:
+        """The notices from the ``start``-th on."""
+        with self._lock:
+            return self.notices[start:]
 
     def standings(self) -> list[dict[str, Any]]:
         """Every bot seen: net chips, hands played, bb/100 (big blinds won per 100 hands), best first."""
@@ -264,7 +308,8 @@ class WatchServer:
         return Response((_STATIC / name).read_text(encoding="utf-8"), media_type=_TYPES[name])
 
     async def _standings(self, request: Request) -> Response:
-        return JSONResponse({"standings": self.follower.standings(), "hands": len(self.follower.hands)})
+        return JSONResponse({"standings": self.follower.standings(), "hands": len(self.follower.hands),
+                             "notices": self.follower.notices_since(0)})
 
     async def _events(self, request: Request) -> Response:
         follower = self.follower
@@ -273,13 +318,18 @@ class WatchServer:
             hands = follower.since(0)
             start = max(0, len(hands) - _BACKLOG)
             graph = follower.graph(hands[-1]["match_id"]) if hands else []
+            notices = follower.notices_since(0)
             yield {"event": "hello", "data": json.dumps({
                 "directory": str(follower.directory), "tournament": not follower.single,
                 "graph": graph[: max(0, len(graph) - _BACKLOG)],
-                "standings": follower.standings(), "present": self.present,
+                "standings": follower.standings(), "present": self.present, "notices": notices,
             })}
             sent = start
+            told = len(notices)
             while not self._stop.is_set():
+                for notice in follower.notices_since(told):
+                    told += 1
+                    yield {"event": "notice", "data": json.dumps(notice)}
                 fresh = follower.since(sent)
                 for hand in fresh:
                     yield {"event": "hand", "data": json.dumps(hand)}

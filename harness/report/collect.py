@@ -18,7 +18,7 @@ from typing import Any
 from harness.history.files import HistoryError
 from harness.host.tracebacks import find_traces
 from harness.report.chips import ChipsTally, HandLine, counterpart, hand_line
-from harness.report.hands import hand_view, read_hand_records
+from harness.report.hands import hand_view, numbered_hand_records, read_hand_records
 from harness.report.pokerstats import Counts, PokerStats
 from harness.specs import FaultKind
 from harness.tournament.results import (
@@ -193,8 +193,9 @@ def _read_match(rec: MatchRecord, match_dir: Path, bots: Mapping[str, BotReport]
     views: list[dict[str, Any]] = []
     info.table_complete = complete
     if history is not None:
+        line = 0
         try:
-            for record in read_hand_records(history):
+            for line, record in numbered_hand_records(history):  # noqa: B007 - the except names the line
                 view = hand_view(record)
                 view["match_id"] = res.match_id  # a record upgraded from version 1 may lack it
                 views.append(view)
@@ -205,8 +206,12 @@ def _read_match(rec: MatchRecord, match_dir: Path, bots: Mapping[str, BotReport]
         except HistoryError as exc:
             info.problem = str(exc)
             notices.append(str(exc))
-        except (KeyError, TypeError, ValueError) as exc:  # lines of JSON that are not hand records
-            info.problem = f"{history}: not a hand history of this harness ({type(exc).__name__}: {exc})"
+        except OSError as exc:
+            info.problem = f"cannot read {history}: {exc.strerror or exc}"
+            notices.append(info.problem)
+        except (KeyError, TypeError, ValueError, IndexError) as exc:  # lines of JSON that are not hand records
+            info.problem = (f"not a hand history: {history} line {line}: not a hand record of this harness "
+                            f"({type(exc).__name__}: {exc})")
             notices.append(info.problem)
     info.hand_count = len(views)
     if info.table_complete:

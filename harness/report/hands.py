@@ -41,7 +41,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from harness.history.files import read_history
+from harness.history.files import numbered_records, read_history
 
 
 def read_hand_records(path: Path) -> Iterator[dict[str, Any]]:
@@ -51,6 +51,15 @@ def read_hand_records(path: Path) -> Iterator[dict[str, Any]]:
         harness.history.files.HistoryError: the file is not a hand history.
     """
     return read_history(path)
+
+
+def numbered_hand_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, hand record)`` of a hand history file, as :func:`read_hand_records` gives the records.
+
+    Raises:
+        harness.history.files.HistoryError: the file is not a hand history.
+    """
+    return numbered_records(path)
 
 
 def read_hand_views(path: Path) -> Iterator[dict[str, Any]]:

@@ -69,12 +69,15 @@ class ReportSummary:
         files: files written under ``report/`` and ``reports/``.
         bytes: their total size.
         seconds: wall time taken.
+        damaged: one line per match whose hand history cannot be read to its end (naming the file, the
+            line and what is wrong); the report is written all the same, with what could be read.
     """
 
     path: Path
     files: int
     bytes: int
     seconds: float
+    damaged: tuple[str, ...] = ()
 
 
 def _env() -> Any:
@@ -508,4 +511,5 @@ def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
                                                         hand_index=script_json(hand_index))
     _write(report / "hand.html", hand_page, written)
     size = sum(p.stat().st_size for p in written)
-    return ReportSummary(report / "index.html", len(written), size, time.monotonic() - started)
+    return ReportSummary(report / "index.html", len(written), size, time.monotonic() - started,
+                         tuple(info.problem for info in data.matches if info.problem))

@@ -41,15 +41,15 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from harness.play.web import page_html, static_response
-from harness.report.hands import hand_view
 from harness.report.history import rating_points_history
 from harness.report.html import history_figure
-from harness.report.viewer import hide_cards, script_json, viewer_view
+from harness.report.viewer import script_json
 from harness.server import db, store
 from harness.server.board import Board
 from harness.server.contest import Contest
 from harness.server.games import Game, GameRefused, Games
 from harness.server.ladder import Ladder, match_dir
+from harness.server.matchhands import match_hands
 from harness.server.submission import prepare
 from harness.server.unpack import MAX_UPLOAD, UnpackError
 
@@ -481,38 +481,6 @@ def _seat_owners(server: Server, bots: list[str]) -> list[int | None]:
     return out
 
 
-def _viewer_hand(record: dict[str, Any], mine: set[int], admin: bool) -> dict[str, Any]:
-    """One hand as the table viewer is given it on this person's match page (the filtering is done here, never in
-    the page): the admin gets every card; a student the hole cards and draws of their own seats (``mine``: match
-    seats) and, of the other seats, only the five cards shown down (R5.7) and their draws as counts (R4.3).
-
-    Raises:
-        KeyError, ValueError: the record is not a hand record (docs/HISTORY.md).
-    """
-    view = viewer_view(hand_view(record))
-    if admin:
-        return view
-    seen = [k for k, seat in enumerate(view.get("seats") or range(len(view["bots"]))) if seat in mine]
-    return hide_cards(view, seen=seen, shown=True, fault_details=False)
-
-
-def _hands(directory: Path, limit: int = 200) -> list[dict[str, Any]]:
-    from harness.history.files import HistoryError, find_history, read_history
-
-    path = find_history(directory)
-    out: list[dict[str, Any]] = []
-    if path is None:
-        return out
-    try:
-        for rec in read_history(path):
-            out.append(rec)
-            if len(out) >= limit:
-                break
-    except (HistoryError, OSError):
-        pass
-    return out
-
-
 async def match_page(request: Request) -> Response:
     who = _who(request)
     if who is None:
@@ -526,13 +494,15 @@ async def match_page(request: Request) -> Response:
     owners = _seat_owners(server, bots)
     mine = {i for i, o in enumerate(owners) if o is not None and o == who.student_id}
     # a block's hands stay private until every rotation is stored (they share the deals)
-    hands = []
+    hands: list[dict[str, Any]] = []
+    notices: list[str] = []
     if m["block_state"] == store.DONE or who.admin:
         directory = match_dir(server.contest, m["block_id"], m["rotation"])
-        hands = [_viewer_hand(h, mine, who.admin) for h in await run_in_threadpool(_hands, directory)]
+        hands, notices = await run_in_threadpool(lambda: match_hands(directory, mine, who.admin,
+                                                                     running=m["state"] != store.DONE))
     logs = [i for i in range(len(bots)) if who.admin or i in mine]
     return _page(request, "match.html.j2", who, m=m, record=record, hands=hands, logs=logs, mine=mine,
-                 hands_json=script_json(hands))
+                 hands_json=script_json(hands), notices=notices)
 
 
 async def match_log(request: Request) -> Response:

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.deals import commitment, new_seed, parse_seed, seed_hex
+from harness.history.files import HistoryError
 from harness.history.replay import check_history
 from harness.tournament.results import (
     MANIFEST_FILE,
@@ -146,16 +147,19 @@ class MatchDeals:
         match_id: the match.
         hands: hands checked.
         problems: what is wrong (empty when every deal is the committed one and replays).
+        unreadable: why the match's hand history could not be checked to its end (one line naming the file,
+            the line and the field: a :class:`harness.history.files.HistoryError`'s message), or "".
     """
 
     match_id: str
     hands: int
     problems: tuple[str, ...]
+    unreadable: str = ""
 
     @property
     def ok(self) -> bool:
         """True when nothing is wrong."""
-        return not self.problems
+        return not self.problems and not self.unreadable
 
 
 def verify_deals(out_dir: Path) -> Iterator[MatchDeals]:
@@ -166,7 +170,9 @@ def verify_deals(out_dir: Path) -> Iterator[MatchDeals]:
     seed is the keyed function of the revealed seed, its bots and the table's
     copy number (:func:`harness.tournament.schedule.table_seed`),
     each hand's seed that of the match seed and hand number, and every hand
-    replays identically (:func:`harness.history.replay.check_history`).
+    replays identically (:func:`harness.history.replay.check_history`). A match whose
+    hand history is damaged or unreadable is a verdict too (``unreadable``), after the
+    hands before the damage; the matches after it are still checked.
 
     Raises:
         ResultsError: no reveal yet, a reveal that does not match the
@@ -207,12 +213,18 @@ def verify_deals(out_dir: Path) -> Iterator[MatchDeals]:
         if result.seed != expected:
             problems.append("match seed: not derived from the revealed seed")
         hands = 0
+        unreadable = ""
         history = hand_history_path(out_dir / MATCHES_DIR / result.match_id)
         if history is None:
             problems.append("no hand history")
         else:
-            for check in check_history(history, match_seed=expected):
-                hands += 1
-                if not check.ok:
-                    problems.append(f"hand {check.hand_id}: {check.detail}")
-        yield MatchDeals(result.match_id, hands, tuple(problems))
+            try:
+                for check in check_history(history, match_seed=expected):
+                    hands += 1
+                    if not check.ok:
+                        problems.append(f"hand {check.hand_id}: {check.detail}")
+            except HistoryError as exc:  # this match cannot be checked past it; the others still are
+                unreadable = str(exc)
+            except OSError as exc:
+                unreadable = f"cannot read {history}: {exc.strerror or exc}"
+        yield MatchDeals(result.match_id, hands, tuple(problems), unreadable)

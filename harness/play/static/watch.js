@@ -142,6 +142,13 @@ function setPresent(on) {
 }
 document.getElementById("present").addEventListener("click", () => setPresent(!present));
 
+// A damaged line of a history (file, line, what is wrong), said once by the server.
+function addNotice(text) {
+  const list = document.getElementById("notices");
+  list.hidden = false;
+  list.append(el("li", "notice", text));
+}
+
 const source = new EventSource("/events");
 source.addEventListener("hello", e => {
   const h = JSON.parse(e.data);
@@ -150,8 +157,13 @@ source.addEventListener("hello", e => {
   document.body.classList.toggle("present", present);
   drawStandings();
   if (h.graph.length) nets.__backlog = h.graph;
+  const notices = document.getElementById("notices");
+  notices.replaceChildren();
+  notices.hidden = true;
+  (h.notices || []).forEach(addNotice);
   status();
 });
+source.addEventListener("notice", e => addNotice(JSON.parse(e.data)));
 source.addEventListener("hand", e => {
   const hand = JSON.parse(e.data);
   if (nets.__backlog && !nets[hand.match_id]) { nets[hand.match_id] = nets.__backlog; delete nets.__backlog; }
