@@ -378,7 +378,7 @@ def test_migrations_upgrade_in_place(tmp_path: Path, database: str) -> None:
         conn.execute(insert(schema.matches).values(id=1, block_id=1, rotation=0, match_id="b1-r0", state="done",
                                                    record=json.dumps(record), error="", finished=1.0))
     upgrade(engine)  # the next start-up upgrades it in place
-    assert current_revision(engine) == "0002"
+    assert current_revision(engine) == "0003"
     with engine.connect() as conn:
         assert conn.execute(select(schema.students.c.name)).scalars().all() == ["alice"]
         assert sorted(conn.execute(select(schema.match_bots.c.bot)).scalars()) == ["alice.v1", "house"]
@@ -387,7 +387,7 @@ def test_migrations_upgrade_in_place(tmp_path: Path, database: str) -> None:
     assert [r["result"]["match_id"] for r in store.records_of(engine, {"alice.v1"})] == ["b1-r0"]
     assert store.records_of(engine, {"bob.v1"}) == []
     upgrade(engine)  # a second start-up keeps everything
-    assert current_revision(engine) == "0002"
+    assert current_revision(engine) == "0003"
     engine.dispose()
 
 
@@ -468,7 +468,7 @@ def test_a_new_blocks_first_match_starts_in_the_turn_that_opens_it(tmp_path: Pat
     store.sync_roster(engine, contest)
     with engine.connect() as conn:
         alice = conn.execute(select(schema.students.c.id).where(schema.students.c.name == "alice")).scalar_one()
-    vid, _ = store.add_version(engine, alice, "0" * 64, "python bot.py", "")
+    vid = store.add_version(engine, alice, "0" * 64, "python bot.py", "").id
     store.finish_check(engine, vid, True, "", {})
     board = Board(contest, engine, worker=False)
     slots = _Slots()

@@ -59,7 +59,9 @@ sessions = Table(
     Column("created", Float, nullable=False),
 )
 
-#: Every submission is a version: state checking -> admitted | refused.
+#: Every submission is a version: state checking -> admitted | refused. A version is its files, command and
+#: build together: ``bot_key`` (SHA-256 of the three) is unique per student; ``folder`` names its files under
+#: ``<data>/uploads/<student>/`` (shared by versions of the same files without a build).
 versions = Table(
     "versions", metadata,
     Column("id", Integer, primary_key=True),
@@ -74,8 +76,10 @@ versions = Table(
     Column("created", Float, nullable=False),
     Column("checked", Float, nullable=True),
     Column("active", Boolean, nullable=False, default=False),
+    Column("bot_key", String(64), nullable=False),
+    Column("folder", String(64), nullable=False),
     UniqueConstraint("student_id", "number"),
-    UniqueConstraint("student_id", "sha256"),
+    UniqueConstraint("student_id", "bot_key", name="uq_versions_student_bot_key"),
 )
 
 #: A block: one table played in every seat rotation on the same deals. ``seats``: JSON list of
