@@ -423,6 +423,18 @@ def test_serve_with_a_bad_contest_file_is_one_line(tmp_path: Path) -> None:
     assert done.returncode == 2 and "cannot reach" in done.stderr and done.stderr.strip().count("\n") == 0
 
 
+@pytest.mark.parametrize("links_only", [False, True], ids=["serve", "links"])
+def test_serve_with_an_unreachable_database_is_one_line(tmp_path: Path, links_only: bool) -> None:
+    """An unreachable PostgreSQL: one line naming the URL (not its password) and the cause, exit status 1."""
+    contest = contest_file(tmp_path, database="postgresql://u:secretpw@127.0.0.1:1/x")
+    argv = [*HARNESS, "serve", str(contest), "--port", str(free_port()), *(["--links"] if links_only else [])]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith("harness serve: cannot open the database postgresql://u@127.0.0.1:1/x: ")
+    assert done.stderr.strip().count("\n") == 0 and "Connection refused" in done.stderr
+    assert "secretpw" not in done.stderr and "Traceback" not in done.stderr
+
+
 class _Slots:
     """An executor that only records what the ladder submits (nothing runs)."""
 

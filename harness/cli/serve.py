@@ -26,6 +26,7 @@ def serve(
     """Run a contest server: submissions, admission checks, a ladder that never stops, live pages."""
     try:
         from harness.server.contest import load_contest
+        from harness.server.db import DatabaseError
         from harness.server.serve import base_url, print_links
         from harness.server.serve import serve as run_server
     except ImportError as exc:
@@ -43,6 +44,8 @@ def serve(
         run_server(contest, host, port)
     except ConfigError as exc:
         raise _usage("serve", str(exc)) from None
+    except DatabaseError as exc:
+        raise _usage("serve", str(exc), code=1) from None
     except OSError as exc:
         raise _usage("serve", f"cannot start: {exc.strerror or exc}", code=1) from None
 
