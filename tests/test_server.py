@@ -29,6 +29,7 @@ from tests.server_helpers import (  # noqa: E402
     BROKEN,
     HARNESS,
     RAISER,
+    ROOT,
     Served,
     contest_file,
     free_port,
@@ -421,6 +422,36 @@ def test_serve_with_a_bad_contest_file_is_one_line(tmp_path: Path) -> None:
     done = subprocess.run([*HARNESS, "submit", "--server", "http://127.0.0.1:9", "--token", "x", str(path)],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "cannot reach" in done.stderr and done.stderr.strip().count("\n") == 0
+
+
+@pytest.mark.parametrize(("contest", "more", "key", "where", "reason"), [
+    ('data = "/proc/nope"', "", "[contest] data", "/proc/nope", "No such file or directory"),
+    ('data = "afile/sub"', "", "[contest] data", "afile/sub", "Not a directory"),
+    ('data = "afile"', "", "[contest] data", "afile", "Not a directory"),
+    ('database = "/proc/nope/c.db"', "", "[contest] database", "/proc/nope", "No such file or directory"),
+    ('database = "afile/c.db"', "", "[contest] database", "afile", "Not a directory"),
+    ("", 'cwd = "nowhere"', "reference[0].cwd", "nowhere", "No such file or directory"),
+    ("", 'cwd = "afile"', "reference[0].cwd", "afile", "Not a directory"),
+    ("", 'files = ["afile/x"]', "reference[0].files", "afile/x", "Not a directory"),
+    ("", '[sandbox]\npaths = ["afile/x"]', "[sandbox] paths", "afile/x", "Not a directory"),
+], ids=["data-missing", "data-under-a-file", "data-a-file", "db-missing", "db-under-a-file", "cwd-missing",
+        "cwd-a-file", "files", "sandbox-paths"])
+@pytest.mark.parametrize("links_only", [False, True], ids=["serve", "links"])
+def test_an_unusable_path_of_the_contest_file_is_one_line(tmp_path: Path, contest: str, more: str, key: str,
+                                                          where: str, reason: str, links_only: bool) -> None:
+    """Every path key: one line naming the file, the key, the path and the OS's reason; exit status 2."""
+    (tmp_path / "afile").write_text("not a folder", encoding="utf-8")
+    path = tmp_path / "c.toml"
+    path.write_text(f'[contest]\nname = "x"\n{contest}\n\n[[reference]]\nname = "caller"\n'
+                    f'command = "python -m bots.caller"\n{more}\n\n[[students]]\nname = "alice"\n', encoding="utf-8")
+    if "cwd" not in more:
+        path.write_text(path.read_text().replace('[[reference]]\n', f'[[reference]]\ncwd = "{tmp_path}"\n'))
+    argv = [*HARNESS, "serve", str(path), "--port", str(free_port()), *(["--links"] if links_only else [])]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, cwd=ROOT)
+    shown = where if where.startswith("/") else f"{tmp_path.resolve()}/{where}"
+    assert done.returncode == 2 and done.stdout == "", done.stderr
+    assert done.stderr.startswith(f"harness serve: {path}: {key}: ") and done.stderr.strip().count("\n") == 0
+    assert shown in done.stderr and reason in done.stderr, done.stderr
 
 
 @pytest.mark.parametrize("links_only", [False, True], ids=["serve", "links"])
