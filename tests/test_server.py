@@ -87,6 +87,21 @@ def test_links_are_csv_tokens_stored_hashed_and_reissued(tmp_path: Path) -> None
     db.close()
 
 
+def test_links_for_an_unknown_student_say_so_and_issue_nothing(tmp_path: Path) -> None:
+    contest = contest_file(tmp_path)
+    links(contest, 8000)
+    for names in (["nobody"], ["alice", "nobody", "zed"]):
+        argv = [*HARNESS, "serve", str(contest), "--links"] + [a for n in names for a in ("--student", n)]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+        assert done.returncode == 2 and done.stdout == ""
+        unknown = ", ".join(n for n in names if n != "alice")
+        assert done.stderr == f"harness serve: --student {unknown}: no such student in {contest} (its [[students]]); " \
+                              "no link was issued\n"
+    db = sqlite3.connect(tmp_path / "contest-t" / "contest.db")
+    assert db.execute("select count(*) from tokens where revoked is null").fetchone()[0] == 4  # alice's kept
+    db.close()
+
+
 @pytest.fixture(scope="module")
 def pg_cluster():
     from tests.postgres_helpers import Cluster

@@ -28,6 +28,7 @@ def print_links(contest: Contest, url: str, out: TextIO = sys.stdout, only: tupl
     Raises:
         ConfigError: the data folder or the SQLite file cannot be used (:func:`prepare_places`).
         DatabaseError: the database cannot be opened.
+        harness.server.store.UnknownStudents: a name of ``only`` is no student (nothing is printed or revoked).
     """
     prepare_places(contest)
     engine = open_database(contest.database)

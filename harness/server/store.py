@@ -21,6 +21,7 @@ from typing import Any
 
 from sqlalchemy import CursorResult, Engine, func, insert, select, update
 
+from harness.errors import HarnessError
 from harness.server import db
 from harness.server.contest import Contest
 from harness.server.tokens import new_token, token_hash
@@ -58,11 +59,22 @@ def sync_roster(engine: Engine, contest: Contest) -> int:
     return len(new)
 
 
+class UnknownStudents(HarnessError, ValueError):
+    """Students named that the contest does not have (``names``, in the order given)."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.names = tuple(names)
+        super().__init__(f"no such student: {', '.join(self.names)}")
+
+
 def issue_links(engine: Engine, contest: Contest, base_url: str, *, only: Sequence[str] = ()) -> list[tuple[str, str]]:
     """Revoke the tokens of the students named (all, and the admin, when ``only`` is empty) and issue new ones.
 
     Returns:
         ``[(student, url)]``, the admin first as ``("admin", url)``; the tokens are stored hashed only.
+
+    Raises:
+        UnknownStudents: a name of ``only`` is no student of the contest (nothing is revoked or issued).
     """
     sync_roster(engine, contest)
     base = base_url.rstrip("/")
@@ -70,6 +82,9 @@ def issue_links(engine: Engine, contest: Contest, base_url: str, *, only: Sequen
     now = time.time()
     with engine.begin() as conn:
         people = conn.execute(select(db.students.c.id, db.students.c.name).order_by(db.students.c.id)).all()
+        unknown = [name for name in dict.fromkeys(only) if name not in {p.name for p in people}]
+        if unknown:
+            raise UnknownStudents(unknown)
         targets: list[tuple[str, int | None, str]] = []
         if not only:
             targets.append((ADMIN, None, ADMIN))
