@@ -761,15 +761,34 @@ async def play_start(request: Request) -> Response:
 
 
 def _game_of(request: Request, *, player: bool = False) -> Game | Response:
-    """The game of the URL if the session may see it (its player, or the admin unless ``player``)."""
+    """The game of the URL if the session may see it (its player, or the admin unless ``player``); else the
+    404 of :func:`_game_gone` (another student's game answers as an unknown one)."""
     who = _who(request)
     if who is None:
         return _forbidden()
     server: Server = request.app.state.server
     game = server.games.get(request.path_params["gid"])
     if game is None or not (who.name == game.student and not who.admin or who.admin and not player):
-        return _not_found()
+        return _game_gone(request, who)
     return game
+
+
+def _game_gone(request: Request, who: store.Who) -> Response:
+    """A game this server does not hold: it ended when the server restarted (games live in its memory), or
+    long ago, or the address is wrong. The table's page says so and links to a new game (the student's page)
+    and to the hands played, if any; its other routes answer the same words as JSON (the table shows them)."""
+    server: Server = request.app.state.server
+    gid = request.path_params["gid"]
+    text = ("This game is no longer on the server: it ended when the server restarted (or long ago, or the "
+            "address is wrong).")
+    start = f"/students/{who.name}#play" if not who.admin else "/"
+    if not request.url.path.endswith(f"/play/{gid}/"):
+        return JSONResponse({"error": f"{text} Start a new game from your page: {start}", "over": True},
+                            status_code=404)
+    hands = not who.admin and server.games.past_history(who.name, gid) is not None
+    page = _page(request, "game_gone.html.j2", who, text=text, start=start, hands=hands)
+    page.status_code = 404
+    return page
 
 
 async def play_static(request: Request) -> Response:
@@ -814,7 +833,11 @@ async def play_hands(request: Request) -> Response:
     """The game's hand history (JSON lines, gzip if so written), for its player or the admin."""
     game = _game_of(request)
     if not isinstance(game, Game):
-        return game
+        who = _who(request)
+        path = request.app.state.server.games.past_history(who.name, request.path_params["gid"]) if who else None
+        if who is None or who.admin or path is None:
+            return game
+        return FileResponse(path, filename=f"game-{request.path_params['gid']}-{path.name}")
     path = game.history()
     if path is None:
         return PlainTextResponse("No hand has been played yet.", status_code=404)
