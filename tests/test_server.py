@@ -29,6 +29,7 @@ from tests.server_helpers import (  # noqa: E402
     BROKEN,
     HARNESS,
     RAISER,
+    ROOT,
     Served,
     contest_file,
     free_port,
@@ -83,6 +84,21 @@ def test_links_are_csv_tokens_stored_hashed_and_reissued(tmp_path: Path) -> None
     assert not set(first.values()) & set(second.values())
     live = db.execute("select count(*) from tokens where revoked is null").fetchone()[0]
     assert live == 4
+    db.close()
+
+
+def test_links_for_an_unknown_student_say_so_and_issue_nothing(tmp_path: Path) -> None:
+    contest = contest_file(tmp_path)
+    links(contest, 8000)
+    for names in (["nobody"], ["alice", "nobody", "zed"]):
+        argv = [*HARNESS, "serve", str(contest), "--links"] + [a for n in names for a in ("--student", n)]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+        assert done.returncode == 2 and done.stdout == ""
+        unknown = ", ".join(n for n in names if n != "alice")
+        assert done.stderr == f"harness serve: --student {unknown}: no such student in {contest} (its [[students]]); " \
+                              "no link was issued\n"
+    db = sqlite3.connect(tmp_path / "contest-t" / "contest.db")
+    assert db.execute("select count(*) from tokens where revoked is null").fetchone()[0] == 4  # alice's kept
     db.close()
 
 
@@ -378,7 +394,7 @@ def test_migrations_upgrade_in_place(tmp_path: Path, database: str) -> None:
         conn.execute(insert(schema.matches).values(id=1, block_id=1, rotation=0, match_id="b1-r0", state="done",
                                                    record=json.dumps(record), error="", finished=1.0))
     upgrade(engine)  # the next start-up upgrades it in place
-    assert current_revision(engine) == "0002"
+    assert current_revision(engine) == "0003"
     with engine.connect() as conn:
         assert conn.execute(select(schema.students.c.name)).scalars().all() == ["alice"]
         assert sorted(conn.execute(select(schema.match_bots.c.bot)).scalars()) == ["alice.v1", "house"]
@@ -387,7 +403,7 @@ def test_migrations_upgrade_in_place(tmp_path: Path, database: str) -> None:
     assert [r["result"]["match_id"] for r in store.records_of(engine, {"alice.v1"})] == ["b1-r0"]
     assert store.records_of(engine, {"bob.v1"}) == []
     upgrade(engine)  # a second start-up keeps everything
-    assert current_revision(engine) == "0002"
+    assert current_revision(engine) == "0003"
     engine.dispose()
 
 
@@ -421,6 +437,48 @@ def test_serve_with_a_bad_contest_file_is_one_line(tmp_path: Path) -> None:
     done = subprocess.run([*HARNESS, "submit", "--server", "http://127.0.0.1:9", "--token", "x", str(path)],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "cannot reach" in done.stderr and done.stderr.strip().count("\n") == 0
+
+
+@pytest.mark.parametrize(("contest", "more", "key", "where", "reason"), [
+    ('data = "/proc/nope"', "", "[contest] data", "/proc/nope", "No such file or directory"),
+    ('data = "afile/sub"', "", "[contest] data", "afile/sub", "Not a directory"),
+    ('data = "afile"', "", "[contest] data", "afile", "Not a directory"),
+    ('database = "/proc/nope/c.db"', "", "[contest] database", "/proc/nope", "No such file or directory"),
+    ('database = "afile/c.db"', "", "[contest] database", "afile", "Not a directory"),
+    ("", 'cwd = "nowhere"', "reference[0].cwd", "nowhere", "No such file or directory"),
+    ("", 'cwd = "afile"', "reference[0].cwd", "afile", "Not a directory"),
+    ("", 'files = ["afile/x"]', "reference[0].files", "afile/x", "Not a directory"),
+    ("", '[sandbox]\npaths = ["afile/x"]', "[sandbox] paths", "afile/x", "Not a directory"),
+], ids=["data-missing", "data-under-a-file", "data-a-file", "db-missing", "db-under-a-file", "cwd-missing",
+        "cwd-a-file", "files", "sandbox-paths"])
+@pytest.mark.parametrize("links_only", [False, True], ids=["serve", "links"])
+def test_an_unusable_path_of_the_contest_file_is_one_line(tmp_path: Path, contest: str, more: str, key: str,
+                                                          where: str, reason: str, links_only: bool) -> None:
+    """Every path key: one line naming the file, the key, the path and the OS's reason; exit status 2."""
+    (tmp_path / "afile").write_text("not a folder", encoding="utf-8")
+    path = tmp_path / "c.toml"
+    path.write_text(f'[contest]\nname = "x"\n{contest}\n\n[[reference]]\nname = "caller"\n'
+                    f'command = "python -m bots.caller"\n{more}\n\n[[students]]\nname = "alice"\n', encoding="utf-8")
+    if "cwd" not in more:
+        path.write_text(path.read_text().replace('[[reference]]\n', f'[[reference]]\ncwd = "{tmp_path}"\n'))
+    argv = [*HARNESS, "serve", str(path), "--port", str(free_port()), *(["--links"] if links_only else [])]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, cwd=ROOT)
+    shown = where if where.startswith("/") else f"{tmp_path.resolve()}/{where}"
+    assert done.returncode == 2 and done.stdout == "", done.stderr
+    assert done.stderr.startswith(f"harness serve: {path}: {key}: ") and done.stderr.strip().count("\n") == 0
+    assert shown in done.stderr and reason in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("links_only", [False, True], ids=["serve", "links"])
+def test_serve_with_an_unreachable_database_is_one_line(tmp_path: Path, links_only: bool) -> None:
+    """An unreachable PostgreSQL: one line naming the URL (not its password) and the cause, exit status 1."""
+    contest = contest_file(tmp_path, database="postgresql://u:secretpw@127.0.0.1:1/x")
+    argv = [*HARNESS, "serve", str(contest), "--port", str(free_port()), *(["--links"] if links_only else [])]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith("harness serve: cannot open the database postgresql://u@127.0.0.1:1/x: ")
+    assert done.stderr.strip().count("\n") == 0 and "Connection refused" in done.stderr
+    assert "secretpw" not in done.stderr and "Traceback" not in done.stderr
 
 
 class _Slots:
@@ -468,7 +526,7 @@ def test_a_new_blocks_first_match_starts_in_the_turn_that_opens_it(tmp_path: Pat
     store.sync_roster(engine, contest)
     with engine.connect() as conn:
         alice = conn.execute(select(schema.students.c.id).where(schema.students.c.name == "alice")).scalar_one()
-    vid, _ = store.add_version(engine, alice, "0" * 64, "python bot.py", "")
+    vid = store.add_version(engine, alice, "0" * 64, "python bot.py", "").id
     store.finish_check(engine, vid, True, "", {})
     board = Board(contest, engine, worker=False)
     slots = _Slots()

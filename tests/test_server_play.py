@@ -108,6 +108,41 @@ def test_an_abandoned_game_ends_at_the_idle_limit_and_its_bot_is_gone(tmp_path: 
         server.stop()
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_a_game_open_when_the_server_restarts_says_it_ended_and_offers_a_new_one(tmp_path: Path) -> None:
+    contest = contest_file(tmp_path, extra=PLAY)
+    port = free_port()
+    urls = links(contest, port)
+    server = Served(contest, port)
+    try:
+        alice = server.client(urls["alice"])
+        base = alice.post("/play", data={"opponent": "caller"}).headers["location"]
+        wait_for(lambda: alice.get(base + "state").json()["seats"], timeout=60)
+    finally:
+        server.stop()
+    server = Served(contest, port)
+    try:
+        alice, bob = server.client(urls["alice"]), server.client(urls["bob"])
+        page = alice.get(base)
+        assert page.status_code == 404 and "text/html" in page.headers["content-type"]
+        assert "it ended when the server restarted" in page.text
+        assert 'href="/students/alice#play"' in page.text and "Start a new game" in page.text
+        played = alice.get(base + "hands").status_code == 200  # the hands played so far are kept
+        assert ('id="hands"' in page.text) == played
+        for answer in (alice.get(base + "state"), alice.post(base + "answer", json={"seq": 1, "action": "fold"})):
+            assert answer.status_code == 404 and "server restarted" in answer.json()["error"]  # the table says it
+        # an unknown id and another student's old game read the same (nothing is given away)
+        for client, path in ((alice, "/play/nosuchgame/"), (bob, base)):
+            other = client.get(path)
+            assert other.status_code == 404 and "server restarted" in other.text and 'id="hands"' not in other.text
+        assert bob.get(base + "hands").status_code == 404
+        assert 'id="play"' in alice.get("/students/alice").text  # where the link leads: a new game
+        assert alice.post("/play", data={"opponent": "caller"}).status_code == 303
+    finally:
+        server.stop()
+
+
 def _children(pid: int) -> list[str]:
     """Command lines of every process under ``pid`` (the server and what it started)."""
     import psutil

@@ -71,13 +71,15 @@ def _populate(contest_path: Path) -> None:
             folder = Path(tempfile.mkdtemp(dir=contest.data))
             (folder / "bot.py").write_text(body, encoding="utf-8")
             sha = content_hash(folder)
-            target = store.version_dir(contest, name, sha)
+            key, where = store.bot_identity(sha, "python bot.py", "")
+            target = store.version_dir(contest, name, where)
             target.parent.mkdir(parents=True, exist_ok=True)
             os.replace(folder, target)
             vid += 1
             active = number == VERSIONS // STUDENTS
             conn.execute(insert(db.versions).values(
                 id=vid, student_id=ids[name], number=number, sha256=sha, command="python bot.py", build="",
+                bot_key=key, folder=where,
                 state=store.ADMITTED, reason="", report="{}", created=now + n, checked=now + n, active=active))
             labels.append(store.label(name, number))
         for b in range(MATCHES // 2):

@@ -20,14 +20,17 @@ def serve(
     port: int = typer.Option(8000, "--port", help="TCP port."),
     links: bool = typer.Option(False, "--links", help="Print CSV student,url of new login links and exit "
                                "(earlier links stop working)."),
-    student: list[str] = typer.Option([], "--student", help="With --links: only these students' links."),
+    student: list[str] = typer.Option([], "--student", help="With --links: only these students' links (an unknown "
+                                      "name: nothing is issued, exit status 2)."),
     url: str = typer.Option("", "--url", help="With --links: the address students use (default http://HOST:PORT)."),
 ) -> None:
     """Run a contest server: submissions, admission checks, a ladder that never stops, live pages."""
     try:
         from harness.server.contest import load_contest
+        from harness.server.db import DatabaseError
         from harness.server.serve import base_url, print_links
         from harness.server.serve import serve as run_server
+        from harness.server.store import UnknownStudents
     except ImportError as exc:
         raise _usage("serve", f"the server needs its libraries: pip install 'sevencard-harness[server]' "
                      f"({exc})") from None
@@ -38,11 +41,17 @@ def serve(
     try:
         if links:
             cfg = load_contest(contest)
-            print_links(cfg, url or base_url(host, port), only=tuple(student))
+            try:
+                print_links(cfg, url or base_url(host, port), only=tuple(student))
+            except UnknownStudents as exc:
+                raise _usage("serve", f"--student {', '.join(exc.names)}: no such student in {contest} "
+                             "(its [[students]]); no link was issued") from None
             return
         run_server(contest, host, port)
     except ConfigError as exc:
         raise _usage("serve", str(exc)) from None
+    except DatabaseError as exc:
+        raise _usage("serve", str(exc), code=1) from None
     except OSError as exc:
         raise _usage("serve", f"cannot start: {exc.strerror or exc}", code=1) from None
 

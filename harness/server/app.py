@@ -316,7 +316,10 @@ async def version_page(request: Request) -> Response:
         return _not_found()
     report = json.loads(v["report"] or "{}")
     files = _files(request.app.state.server.contest, v)
-    return _page(request, "version.html.j2", who, v=_version_json(v), report=report, files=files)
+    notice = ""
+    if request.query_params.get("same") == "1":  # the upload that led here was this bot again
+        notice = repeat_notice(store.label(v["student"], v["number"]), v["state"], v["reason"])
+    return _page(request, "version.html.j2", who, v=_version_json(v), report=report, files=files, notice=notice)
 
 
 async def api_version(request: Request) -> Response:
@@ -329,7 +332,7 @@ async def api_version(request: Request) -> Response:
 
 
 def _files(contest: Contest, v: dict[str, Any]) -> list[str]:
-    folder = store.version_dir(contest, v["student"], v["sha256"])
+    folder = store.version_dir(contest, v["student"], v["folder"])
     if not folder.is_dir():
         return []
     return sorted(os.fspath(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())[:500]
@@ -342,7 +345,7 @@ async def version_code(request: Request) -> Response:
         return _forbidden()
     if v is None:
         return _not_found()
-    folder = store.version_dir(request.app.state.server.contest, v["student"], v["sha256"])
+    folder = store.version_dir(request.app.state.server.contest, v["student"], v["folder"])
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:gz") as tar:
         tar.add(folder, arcname=store.label(v["student"], v["number"]))
@@ -374,10 +377,10 @@ async def submit(request: Request) -> Response:
     server: Server = request.app.state.server
     wants_json = "application/json" in request.headers.get("accept", "")
 
-    def refuse(text: str, code: int = 400) -> Response:
+    def refuse(text: str, code: int = 400, link: str = "") -> Response:
         if wants_json:
             return JSONResponse({"error": text}, status_code=code)
-        page = _page(request, "refused.html.j2", who, reason=text)
+        page = _page(request, "refused.html.j2", who, reason=text, link=link)
         page.status_code = code
         return page
 
@@ -411,19 +414,35 @@ async def submit(request: Request) -> Response:
         unpacked = await run_in_threadpool(prepare, data, filename, staging, command, build)
     except UnpackError as exc:
         return refuse(str(exc))
-    target = store.version_dir(server.contest, name, unpacked.sha256)
-    if target.exists():
+    _, where = store.bot_identity(unpacked.sha256, unpacked.command, unpacked.build)
+    target = store.version_dir(server.contest, name, where)
+    if target.exists():  # the same files (and build) as an earlier version: its folder is theirs
         shutil.rmtree(unpacked.folder, ignore_errors=True)
     else:
         target.parent.mkdir(parents=True, exist_ok=True)
         os.replace(unpacked.folder, target)
-    vid, _ = await run_in_threadpool(store.add_version, server.engine, student_id, unpacked.sha256,
-                                     unpacked.command, unpacked.build)
+    added = await run_in_threadpool(store.add_version, server.engine, student_id, unpacked.sha256,
+                                    unpacked.command, unpacked.build)
+    v = await run_in_threadpool(_version, server.engine, added.id)
+    assert v is not None  # just stored or found
+    notice = repeat_notice(store.label(name, added.number), added.state, v["reason"]) if added.same else ""
+    if added.same and added.state == store.REFUSED:
+        return refuse(notice, 409, link=f"/versions/{added.id}")
     if wants_json:
-        v = await run_in_threadpool(_version, server.engine, vid)
-        assert v is not None  # just stored
-        return JSONResponse(_version_json(v), status_code=201)
-    return RedirectResponse(f"/versions/{vid}", status_code=303)
+        return JSONResponse(_version_json(v) | {"notice": notice}, status_code=200 if added.same else 201)
+    return RedirectResponse(f"/versions/{added.id}" + ("?same=1" if added.same else ""), status_code=303)
+
+
+def repeat_notice(bot: str, state: str, reason: str) -> str:
+    """What a student is told when an upload is a bot they submitted before (the same files, command and
+    build): no new version is made, and that version's state says what happens."""
+    same = f"the same bot as {bot} (the same files, command and build)"
+    if state == store.REFUSED:
+        return (f"refused: {same}, which was refused: {reason}. Change a file, the command or the build to "
+                "submit a new version.")
+    if state == store.ADMITTED:
+        return f"No new version: {same}; {bot} is your active version again."
+    return f"No new version: {same}, whose admission check is still running."
 
 
 def _bearer(request: Request) -> store.Who | None:
@@ -687,7 +706,7 @@ def play_opponents(server: Server, student_id: int, student: str) -> dict[str, A
     out: dict[str, Any] = {r.name: r for r in server.contest.references}
     for v in _versions(server.engine, student_id):
         if v["state"] == store.ADMITTED:
-            bot = store.bot_spec(server.contest, student, v["number"], v["sha256"], v["command"])
+            bot = store.bot_spec(server.contest, student, v["number"], v["folder"], v["command"])
             out[bot.name] = bot
     return out
 
@@ -712,15 +731,34 @@ async def play_start(request: Request) -> Response:
 
 
 def _game_of(request: Request, *, player: bool = False) -> Game | Response:
-    """The game of the URL if the session may see it (its player, or the admin unless ``player``)."""
+    """The game of the URL if the session may see it (its player, or the admin unless ``player``); else the
+    404 of :func:`_game_gone` (another student's game answers as an unknown one)."""
     who = _who(request)
     if who is None:
         return _forbidden()
     server: Server = request.app.state.server
     game = server.games.get(request.path_params["gid"])
     if game is None or not (who.name == game.student and not who.admin or who.admin and not player):
-        return _not_found()
+        return _game_gone(request, who)
     return game
+
+
+def _game_gone(request: Request, who: store.Who) -> Response:
+    """A game this server does not hold: it ended when the server restarted (games live in its memory), or
+    long ago, or the address is wrong. The table's page says so and links to a new game (the student's page)
+    and to the hands played, if any; its other routes answer the same words as JSON (the table shows them)."""
+    server: Server = request.app.state.server
+    gid = request.path_params["gid"]
+    text = ("This game is no longer on the server: it ended when the server restarted (or long ago, or the "
+            "address is wrong).")
+    start = f"/students/{who.name}#play" if not who.admin else "/"
+    if not request.url.path.endswith(f"/play/{gid}/"):
+        return JSONResponse({"error": f"{text} Start a new game from your page: {start}", "over": True},
+                            status_code=404)
+    hands = not who.admin and server.games.past_history(who.name, gid) is not None
+    page = _page(request, "game_gone.html.j2", who, text=text, start=start, hands=hands)
+    page.status_code = 404
+    return page
 
 
 async def play_static(request: Request) -> Response:
@@ -765,7 +803,11 @@ async def play_hands(request: Request) -> Response:
     """The game's hand history (JSON lines, gzip if so written), for its player or the admin."""
     game = _game_of(request)
     if not isinstance(game, Game):
-        return game
+        who = _who(request)
+        path = request.app.state.server.games.past_history(who.name, request.path_params["gid"]) if who else None
+        if who is None or who.admin or path is None:
+            return game
+        return FileResponse(path, filename=f"game-{request.path_params['gid']}-{path.name}")
     path = game.history()
     if path is None:
         return PlainTextResponse("No hand has been played yet.", status_code=404)

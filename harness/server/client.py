@@ -62,7 +62,10 @@ def submit(server: str, token: str, path: Path, command: str = "", build: str = 
                     say(body["error"])
                     return False
                 raise SubmitError(f"the server answered {answer.status_code}: {answer.text[:200]}")
-            say(f"submitted {body['bot']} ({name}, {len(data):,} bytes); waiting for the admission check...")
+            if body.get("notice"):  # this bot was submitted before: no new version
+                say(body["notice"])
+            else:
+                say(f"submitted {body['bot']} ({name}, {len(data):,} bytes); waiting for the admission check...")
             deadline = time.monotonic() + wait_s
             while body["state"] == "checking":
                 if time.monotonic() > deadline:

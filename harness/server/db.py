@@ -30,6 +30,8 @@ from sqlalchemy import (
     event,
 )
 
+from harness.errors import HarnessError
+
 metadata = MetaData()
 
 students = Table(
@@ -59,7 +61,9 @@ sessions = Table(
     Column("created", Float, nullable=False),
 )
 
-#: Every submission is a version: state checking -> admitted | refused.
+#: Every submission is a version: state checking -> admitted | refused. A version is its files, command and
+#: build together: ``bot_key`` (SHA-256 of the three) is unique per student; ``folder`` names its files under
+#: ``<data>/uploads/<student>/`` (shared by versions of the same files without a build).
 versions = Table(
     "versions", metadata,
     Column("id", Integer, primary_key=True),
@@ -74,8 +78,10 @@ versions = Table(
     Column("created", Float, nullable=False),
     Column("checked", Float, nullable=True),
     Column("active", Boolean, nullable=False, default=False),
+    Column("bot_key", String(64), nullable=False),
+    Column("folder", String(64), nullable=False),
     UniqueConstraint("student_id", "number"),
-    UniqueConstraint("student_id", "sha256"),
+    UniqueConstraint("student_id", "bot_key", name="uq_versions_student_bot_key"),
 )
 
 #: A block: one table played in every seat rotation on the same deals. ``seats``: JSON list of
@@ -166,8 +172,36 @@ def current_revision(engine: Engine) -> str | None:
         return MigrationContext.configure(conn).get_current_revision()
 
 
+class DatabaseError(HarnessError, RuntimeError):
+    """The contest's database cannot be opened (one line: its URL without the password, and the cause)."""
+
+
+def shown_url(url: str) -> str:
+    """``url`` as it may be printed: without its password (``postgresql://USER@HOST/DB``)."""
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    shown = parsed._replace(password=None).render_as_string(hide_password=False)  # set() keeps a None password
+    return shown.replace("postgresql+psycopg://", "postgresql://", 1)
+
+
 def open_database(url: str) -> Engine:
-    """The engine of ``url`` with its schema upgraded to the newest revision."""
+    """The engine of ``url`` with its schema upgraded to the newest revision.
+
+    Raises:
+        DatabaseError: the database cannot be reached or opened (refused connection, unknown host, user or
+            database, a wrong password, an unreadable SQLite file).
+    """
+    from sqlalchemy.exc import DBAPIError
+
     engine = make_engine(url)
-    upgrade(engine)
+    try:
+        upgrade(engine)
+    except DBAPIError as exc:
+        engine.dispose()
+        cause = " ".join(str(exc.orig or exc).split())  # the driver's words, on one line
+        password = str(engine.url.password or "")
+        if len(password) >= 4:  # a driver's words hold no password, unless it echoes a malformed address
+            cause = cause.replace(password, "***")
+        raise DatabaseError(f"cannot open the database {shown_url(url)}: {cause}") from None
     return engine

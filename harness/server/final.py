@@ -40,7 +40,7 @@ def final_toml(server: Any) -> str:
                     v = [str((c.path.resolve().parent / p).resolve()) for p in v]
                 lines.append(f"{key} = {_value(v)}")
             lines.append("")
-    bots = [store.bot_spec(c, a["student"], a["number"], a["sha256"], a["command"])
+    bots = [store.bot_spec(c, a["student"], a["number"], a["folder"], a["command"])
             for a in store.active_versions(server.engine)]
     for bot in [*bots, *c.references]:
         lines += ["[[bots]]", f"name = {_value(bot.name)}", f"command = {_value(list(bot.command))}",

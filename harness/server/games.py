@@ -14,6 +14,7 @@ bot's hands in its history, which another student's bot must not give away.
 
 from __future__ import annotations
 
+import re
 import secrets
 import threading
 import time
@@ -35,6 +36,8 @@ __all__ = ["Game", "GameRefused", "Games"]
 _WATCH_S = 1.0
 #: Finished games kept in memory (their pages still show the last table), per server.
 _KEEP_FINISHED = 200
+#: A game id (``secrets.token_urlsafe``).
+_GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 class GameRefused(HarnessError, ValueError):
@@ -124,6 +127,14 @@ class Games:
         """The game with this id, running or finished (None if unknown)."""
         with self._lock:
             return self._games.get(game_id)
+
+    def past_history(self, student: str, game_id: str) -> Path | None:
+        """The hand history a game of ``student`` left on disk (None: no such game, or no hand played): what is
+        left of a game this server no longer holds (it ended when the server restarted, or long ago)."""
+        if not _GAME_ID.fullmatch(game_id):  # an id names a folder: nothing else is looked up
+            return None
+        directory = self.contest.data / "games" / student / game_id
+        return find_history(directory) if directory.is_dir() else None
 
     def stop(self, timeout_s: float = 30.0) -> None:
         """Every player leaves: each referee stops its bot and ends the match; wait for them."""

@@ -222,7 +222,7 @@ class Ladder:
     # -- jobs
     def _check_job(self, v: dict[str, Any]) -> Job:
         c = self.contest
-        bot = store.bot_spec(c, v["student"], v["number"], v["sha256"], v["command"])
+        bot = store.bot_spec(c, v["student"], v["number"], v["folder"], v["command"])
         field = tuple(store.label(a["student"], a["number"]) for a in store.active_versions(self.engine))
         table = CheckTable(c.ladder.table_size, c.ladder.hands, c.stack_mode, field + tuple(r.name for r in
                                                                                               c.references))
@@ -257,9 +257,9 @@ class Ladder:
                 continue
             v, st = db.versions, db.students
             with self.engine.connect() as conn:
-                row = conn.execute(select(v.c.number, v.c.sha256, v.c.command, st.c.name)
+                row = conn.execute(select(v.c.number, v.c.folder, v.c.command, st.c.name)
                                    .join(st, v.c.student_id == st.c.id).where(v.c.id == int(s[1:]))).one()
-            out.append(store.bot_spec(self.contest, row.name, row.number, row.sha256, row.command))
+            out.append(store.bot_spec(self.contest, row.name, row.number, row.folder, row.command))
         return out
 
     def _new_table(self) -> list[str] | None:

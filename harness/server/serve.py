@@ -10,6 +10,7 @@ from typing import TextIO
 from harness.server import store
 from harness.server.contest import Contest, load_contest
 from harness.server.db import open_database
+from harness.server.places import prepare_places
 from harness.tournament.config import ConfigError
 
 
@@ -22,7 +23,14 @@ def base_url(host: str, port: int) -> str:
 
 
 def print_links(contest: Contest, url: str, out: TextIO = sys.stdout, only: tuple[str, ...] = ()) -> int:
-    """Issue new login links (every earlier one of those named is revoked) and print CSV ``student,url``."""
+    """Issue new login links (every earlier one of those named is revoked) and print CSV ``student,url``.
+
+    Raises:
+        ConfigError: the data folder or the SQLite file cannot be used (:func:`prepare_places`).
+        DatabaseError: the database cannot be opened.
+        harness.server.store.UnknownStudents: a name of ``only`` is no student (nothing is printed or revoked).
+    """
+    prepare_places(contest)
     engine = open_database(contest.database)
     try:
         rows = store.issue_links(engine, contest, url, only=only)
@@ -35,13 +43,20 @@ def print_links(contest: Contest, url: str, out: TextIO = sys.stdout, only: tupl
 
 
 def serve(path: Path, host: str, port: int, *, log_level: str = "warning") -> None:
-    """Run the server until Ctrl-C / SIGTERM (the ladder stops its matches; they are played again next time)."""
+    """Run the server until Ctrl-C / SIGTERM (the ladder stops its matches; they are played again next time).
+
+    Raises:
+        ConfigError: a mistake in the contest file, a path of it that cannot be used, or an unreachable
+            ``[ladder] cluster``.
+        DatabaseError: the database cannot be opened.
+        OSError: the address cannot be listened on.
+    """
     import uvicorn
 
     from harness.server.app import Server, create_app
 
     contest = load_contest(path)
-    contest.data.mkdir(parents=True, exist_ok=True)
+    prepare_places(contest)
     engine = open_database(contest.database)
     store.sync_roster(engine, contest)
     if store.setting(engine, "final") == "running":  # a final cut short by a stop

@@ -8,6 +8,7 @@ rotation is done (:func:`done_records`).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 import shlex
@@ -20,6 +21,7 @@ from typing import Any
 
 from sqlalchemy import CursorResult, Engine, func, insert, select, update
 
+from harness.errors import HarnessError
 from harness.server import db
 from harness.server.contest import Contest
 from harness.server.tokens import new_token, token_hash
@@ -57,11 +59,22 @@ def sync_roster(engine: Engine, contest: Contest) -> int:
     return len(new)
 
 
+class UnknownStudents(HarnessError, ValueError):
+    """Students named that the contest does not have (``names``, in the order given)."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.names = tuple(names)
+        super().__init__(f"no such student: {', '.join(self.names)}")
+
+
 def issue_links(engine: Engine, contest: Contest, base_url: str, *, only: Sequence[str] = ()) -> list[tuple[str, str]]:
     """Revoke the tokens of the students named (all, and the admin, when ``only`` is empty) and issue new ones.
 
     Returns:
         ``[(student, url)]``, the admin first as ``("admin", url)``; the tokens are stored hashed only.
+
+    Raises:
+        UnknownStudents: a name of ``only`` is no student of the contest (nothing is revoked or issued).
     """
     sync_roster(engine, contest)
     base = base_url.rstrip("/")
@@ -69,6 +82,9 @@ def issue_links(engine: Engine, contest: Contest, base_url: str, *, only: Sequen
     now = time.time()
     with engine.begin() as conn:
         people = conn.execute(select(db.students.c.id, db.students.c.name).order_by(db.students.c.id)).all()
+        unknown = [name for name in dict.fromkeys(only) if name not in {p.name for p in people}]
+        if unknown:
+            raise UnknownStudents(unknown)
         targets: list[tuple[str, int | None, str]] = []
         if not only:
             targets.append((ADMIN, None, ADMIN))
@@ -124,9 +140,20 @@ def set_setting(engine: Engine, key: str, value: str) -> None:
             conn.execute(update(db.settings).where(db.settings.c.key == key).values(value=value))
 
 
-def version_dir(contest: Contest, student: str, sha: str) -> Path:
-    """A version's unpacked files: ``<data>/uploads/<student>/<sha256[:16]>``."""
-    return contest.data / "uploads" / student / sha[:16]
+def version_dir(contest: Contest, student: str, folder: str) -> Path:
+    """A version's unpacked files: ``<data>/uploads/<student>/<folder>`` (``folder``: :func:`bot_identity`)."""
+    return contest.data / "uploads" / student / folder
+
+
+def bot_identity(sha: str, command: str, build: str) -> tuple[str, str]:
+    """A version's ``(bot_key, folder)``: the bot is its files, command and build together.
+
+    ``bot_key`` is the SHA-256 (hex) of the three; ``folder`` is the content hash's first 16 digits, shared by
+    the versions of the same files, but a version with a build gets a folder of its own (``<sha16>-<key8>``) so
+    no build ever writes into another version's files.
+    """
+    key = hashlib.sha256(json.dumps([sha, command, build]).encode()).hexdigest()
+    return key, sha[:16] if not build else f"{sha[:16]}-{key[:8]}"
 
 
 def label(student: str, number: int) -> str:
@@ -134,12 +161,12 @@ def label(student: str, number: int) -> str:
     return f"{student}.v{number}"
 
 
-def bot_spec(contest: Contest, student: str, number: int, sha: str, command: str) -> BotSpec:
+def bot_spec(contest: Contest, student: str, number: int, folder: str, command: str) -> BotSpec:
     """The version as a bot: its command (``python`` is the harness's interpreter), its folder as cwd."""
     argv = shlex.split(command)
     if argv and argv[0] in _PYTHON_NAMES:
         argv[0] = sys.executable
-    return BotSpec(name=label(student, number), command=tuple(argv), cwd=str(version_dir(contest, student, sha)))
+    return BotSpec(name=label(student, number), command=tuple(argv), cwd=str(version_dir(contest, student, folder)))
 
 
 def _new_id(result: CursorResult[Any]) -> int:
@@ -149,27 +176,55 @@ def _new_id(result: CursorResult[Any]) -> int:
     return int(key[0])
 
 
-def add_version(engine: Engine, student_id: int, sha: str, command: str, build: str) -> tuple[int, bool]:
-    """Record a submitted version (state checking); return (its id, new).
+@dataclass(frozen=True, slots=True)
+class Added:
+    """What an upload became: the version ``id`` and ``number``, its ``state`` and whether it is an earlier
+    version (``same``: the same files, command and build were submitted before)."""
 
-    The same content (hash) again is the same version: it is re-checked when
-    it was refused before and re-activated when it was admitted.
+    id: int
+    number: int
+    state: str
+    same: bool
+
+
+def add_version(engine: Engine, student_id: int, sha: str, command: str, build: str) -> Added:
+    """Record a submitted version (state checking), unless the student has submitted this bot before.
+
+    The bot is its files, command and build (:func:`bot_identity`): another command or build with the same
+    files is a new version. The same three again change nothing but this: an admitted version becomes the
+    active one again. A refused or still checking one is left as it is (its verdict is kept; the caller
+    says so).
+
+    Raises:
+        sqlalchemy.exc.IntegrityError: three uploads in a row lost a race for the same version number.
     """
+    from sqlalchemy.exc import IntegrityError
+
+    for attempt in range(3):  # two uploads at once may take the same number: the loser tries again
+        try:
+            with engine.begin() as conn:
+                return _add_version(conn, student_id, sha, command, build)
+        except IntegrityError:
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+def _add_version(conn: Any, student_id: int, sha: str, command: str, build: str) -> Added:
+    key, folder = bot_identity(sha, command, build)
     v = db.versions
-    with engine.begin() as conn:
-        row = conn.execute(select(v.c.id, v.c.state).where(v.c.student_id == student_id, v.c.sha256 == sha)).first()
-        if row is not None:
-            if row.state == ADMITTED:
-                conn.execute(update(v).where(v.c.student_id == student_id).values(active=False))
-                conn.execute(update(v).where(v.c.id == row.id).values(active=True))
-            elif row.state == REFUSED:
-                conn.execute(update(v).where(v.c.id == row.id).values(state=CHECKING, command=command, build=build))
-            return row.id, False
-        number = (conn.execute(select(func.max(v.c.number)).where(v.c.student_id == student_id)).scalar() or 0) + 1
-        vid = _new_id(conn.execute(insert(v).values(student_id=student_id, number=number, sha256=sha, command=command,
-                                                    build=build, state=CHECKING, reason="", report="{}",
-                                                    created=time.time(), active=False)))
-    return vid, True
+    row = conn.execute(select(v.c.id, v.c.number, v.c.state).where(v.c.student_id == student_id,
+                                                                     v.c.bot_key == key)).first()
+    if row is not None:
+        if row.state == ADMITTED:
+            conn.execute(update(v).where(v.c.student_id == student_id).values(active=False))
+            conn.execute(update(v).where(v.c.id == row.id).values(active=True))
+        return Added(row.id, row.number, row.state, True)
+    number = (conn.execute(select(func.max(v.c.number)).where(v.c.student_id == student_id)).scalar() or 0) + 1
+    vid = _new_id(conn.execute(insert(v).values(
+        student_id=student_id, number=number, sha256=sha, command=command, build=build, bot_key=key, folder=folder,
+        state=CHECKING, reason="", report="{}", created=time.time(), active=False)))
+    return Added(vid, number, CHECKING, False)
 
 
 def finish_check(engine: Engine, version_id: int, ok: bool, reason: str, report: dict[str, Any]) -> None:

@@ -9,10 +9,12 @@ key and its default, is documented in docs/organisers.md "Running a tournament".
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import os
 import re
 import shlex
+import stat
 import sys
 import tomllib
 from collections.abc import Mapping
@@ -574,6 +576,23 @@ def _limits(t: _Table) -> Limits:
     return Limits(**values)
 
 
+def os_reason(path: Path | str, *, directory: bool = False) -> str | None:
+    """Why ``path`` cannot be used, in the OS's words (``No such file or directory``, ``Permission denied``,
+    ``Not a directory``...), or None when it is there (and a directory, if ``directory``)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        return exc.strerror or type(exc).__name__
+    if directory and not stat.S_ISDIR(mode):
+        return os.strerror(errno.ENOTDIR)
+    return None
+
+
+def _missing(reason: str) -> str:
+    """:func:`os_reason`'s words after a path: ``does not exist`` or ``cannot be used (Permission denied)``."""
+    return "does not exist" if reason == os.strerror(errno.ENOENT) else f"cannot be used ({reason})"
+
+
 def _sandbox(t: _Table, base: Path) -> SandboxSettings:
     """``[sandbox]``: mode, cpu, scratch_mb, uid_range, paths, hidden (docs/security.md)."""
     defaults = SandboxSettings()
@@ -592,8 +611,10 @@ def _sandbox(t: _Table, base: Path) -> SandboxSettings:
             raise t.error(name, f"expected a list of paths (strings), got {toml_value(value)}")
         resolved = tuple(os.fspath((base / v).resolve()) for v in value)
         for text, path in zip(value, resolved, strict=True):
-            if name == "paths" and not os.path.exists(path):
-                raise t.error(name, f"{toml_value(text)}: {path} does not exist; expected paths to show the bots")
+            reason = os_reason(path) if name == "paths" else None
+            if reason:
+                raise t.error(name, f"{toml_value(text)}: {path} {_missing(reason)}; expected paths to show "
+                              "the bots")
         lists[name] = resolved
     t.finish()
     return SandboxSettings(mode=mode, cpu=cpu, scratch_mb=scratch_mb, uid_range=(uid_range[0], uid_range[1]),
@@ -626,8 +647,9 @@ def _bot(t: _Table, base: Path) -> BotSpec:
         argv[0] = sys.executable  # the harness's own (virtualenv) interpreter
     cwd_text = t.get("cwd", str, ".", "a directory path relative to the tournament file")
     cwd = (base / cwd_text).resolve()
-    if not cwd.is_dir():
-        raise t.error("cwd", f"{cwd} is not a directory; expected a path relative to {base}")
+    reason = os_reason(cwd, directory=True)
+    if reason:
+        raise t.error("cwd", f"{cwd} is not a directory ({reason}); expected a path relative to {base}")
     env = t.get("env", dict, {}, "a table of string values")
     if not all(isinstance(v, str) for v in env.values()):
         raise t.error("env", f"expected a table of string values, got {toml_value(env)}")
@@ -635,9 +657,10 @@ def _bot(t: _Table, base: Path) -> BotSpec:
     for i, item in enumerate(files):
         if not isinstance(item, str) or not item:
             raise t.error("files", f"expected a list of paths (strings), got {toml_value(files)}")
-        if not (cwd / item).exists():
-            raise t.error("files", f"item {i} {toml_value(item)}: {cwd / item} does not exist; paths are relative "
-                          f"to the bot's cwd {cwd}")
+        reason = os_reason(cwd / item)
+        if reason:
+            raise t.error("files", f"item {i} {toml_value(item)}: {cwd / item} {_missing(reason)}; paths "
+                          f"are relative to the bot's cwd {cwd}")
     t.finish()
     return BotSpec(name=name, command=tuple(argv), cwd=os.fspath(cwd), env=dict(env), files=tuple(files))
 
