@@ -18,6 +18,7 @@ from harness.tournament.sprt import (
     BLOCKS_FILE,
     MIN_BLOCKS,
     Block,
+    BlockFailed,
     SprtError,
     SprtSettings,
     block_seed,
@@ -28,6 +29,7 @@ from harness.tournament.sprt import (
     run_sprt,
     status,
 )
+from tests.fault_helpers import assert_nothing_left
 
 ROOT = Path(__file__).resolve().parents[1]
 HARNESS = [sys.executable, "-m", "harness.cli"]
@@ -123,11 +125,15 @@ def test_block_seeds_are_keyed_and_distinct() -> None:
 
 
 class FakePlay:
-    """A match function without processes: new wins a deterministic amount drawn from the deal seed."""
+    """A match function without processes: new wins a deterministic amount drawn from the deal seed.
 
-    def __init__(self, stop_after: int | None = None) -> None:
+    ``put_out``: from that call on (0-based), the old bot is put out of every match.
+    """
+
+    def __init__(self, stop_after: int | None = None, put_out: int | None = None) -> None:
         self.calls = 0
         self.stop_after = stop_after
+        self.put_out = put_out
 
     def __call__(self, bots: list[BotSpec], spec, limits, match_dir: Path) -> MatchResult:  # noqa: ANN001
         if self.stop_after is not None and self.calls == self.stop_after:
@@ -140,8 +146,11 @@ class FakePlay:
         net_new = edge + (luck if new_seat == 0 else -luck)  # duplicate: the deal's luck cancels over the block
         net = [0, 0]
         net[new_seat], net[1 - new_seat] = net_new, -net_new
+        states = ["ok", "ok"]
+        if self.put_out is not None and self.calls > self.put_out:
+            states[1 - new_seat] = "crash: exited with status 3"
         return MatchResult(spec.match_id, spec.seed, spec.hands, [b.name for b in bots], net,
-                           [], [{}, {}], ["ok", "ok"])
+                           [], [{}, {}], states)
 
 
 def _settings(**kw) -> SprtSettings:  # noqa: ANN003
@@ -172,6 +181,13 @@ def test_an_interrupted_test_resumes_to_the_same_result(tmp_path: Path) -> None:
     assert run_sprt(_settings(), cut, FakePlay(stop_after=0)) == whole
 
 
+def test_a_block_where_a_bot_was_put_out_is_not_counted(tmp_path: Path) -> None:
+    with pytest.raises(BlockFailed, match=r"block 3 \(rotation 1\) not counted: bot 'old' was put out: crash"):
+        run_sprt(_settings(), tmp_path, FakePlay(put_out=5))  # block 3's second rotation is the 6th match
+    assert len((tmp_path / BLOCKS_FILE).read_text().splitlines()) == 2  # the blocks before it are kept
+    assert run_sprt(_settings(), tmp_path, FakePlay()) == run_sprt(_settings(), tmp_path / "whole", FakePlay())
+
+
 def test_another_test_in_the_directory_is_refused(tmp_path: Path) -> None:
     run_sprt(_settings(max_hands=100), tmp_path, FakePlay())
     with pytest.raises(SprtError, match="different bb1"):
@@ -191,6 +207,12 @@ def test_another_test_in_the_directory_is_refused(tmp_path: Path) -> None:
 def _sprt(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*HARNESS, "sprt", "--sandbox", "off", *args], cwd=ROOT, capture_output=True, text=True,
                           timeout=timeout)
+
+
+def _errors(stderr: str) -> list[str]:
+    """stderr without the lines every run that starts bots prints (the test, the sandbox's notice)."""
+    return [line for line in stderr.splitlines()
+            if not line.startswith(("harness sprt: test in ", "harness sprt: notice: the sandbox is off"))]
 
 
 def test_usage_errors_are_one_line(tmp_path: Path) -> None:
@@ -221,6 +243,33 @@ def test_identical_real_bots_accept_h0_and_the_command_resumes(tmp_path: Path) -
     assert final["llr"] == "-inf" and final["lower"] == pytest.approx(math.log(0.05 / 0.95), abs=1e-4)
     assert set(final) == {"result", "llr", "lower", "upper", "blocks", "hands", "bb_per_100", "ci95"}
     assert done.stdout.splitlines()[0].startswith("block    1")  # the stored block is shown, then block 2
+
+
+ALWAYS_RAISES = ("from protocol.sdk import Bot\n\nclass Always(Bot):\n    def act(self, state):\n"
+                 "        raise KeyError('x')\n\n    def draw(self, state):\n        raise KeyError('y')\n\n"
+                 "raise SystemExit(Always().run())\n")
+
+
+@pytest.mark.parametrize(("old", "said"), [
+    ("python -m tests.fixtures.broken_bots.crash_mid_hand", "bot 'old' was put out: crash"),
+    ("python {always}", "bot 'old' raised an error in every one of its "),
+    ("python -m tests.fixtures.broken_bots.exit_at_start", "bot 'old' failed to start: "),
+], ids=["put-out", "raises-always", "failed-start"])
+def test_a_block_that_means_nothing_for_a_bot_stops_the_test(tmp_path: Path, old: str, said: str) -> None:
+    always = tmp_path / "always.py"
+    always.write_text(ALWAYS_RAISES)
+    out = tmp_path / "t"
+    done = _sprt("--bot", "new=python -m bots.caller", "--bot", f"old={old.format(always=always)}", "--hands", "2",
+                 "--min-blocks", "2", "--seed", "5eed" * 16, "--out", str(out), "--json")
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    errors = _errors(done.stderr)
+    assert len(errors) == 1 and errors[0].startswith("harness sprt: block 1 (rotation 0) not counted: " + said), \
+        done.stderr
+    assert "Traceback" not in done.stderr and "to play it again: harness sprt " in errors[0]
+    last = json.loads(done.stdout.splitlines()[-1])
+    assert last["result"] == "error" and last["blocks"] == 0 and said in last["error"]
+    assert (out / BLOCKS_FILE).read_text() == ""  # not an observation
+    assert_nothing_left()
 
 
 @pytest.mark.slow

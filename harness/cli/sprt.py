@@ -47,8 +47,9 @@ def sprt(
 
     After each block (both seatings on the same deals) prints the log-likelihood ratio, its bounds, the hands and
     bb/100 with its 95% interval. Exit status 0 when H1 or H0 is accepted, 3 when inconclusive at --max-hands,
-    1 when a bot failed to start, 2 on a usage error, 130 on Ctrl-C (the blocks played are kept: run the same
-    command again to continue).
+    1 when a block means nothing for a bot (it failed to start, was put out, or raised an error in every
+    decision: named in one line, the block not counted), 2 on a usage error, 130 on Ctrl-C (the blocks played
+    are kept: run the same command again to continue).
     """
     import json
     import shlex
@@ -58,7 +59,7 @@ def sprt(
     from harness.match.outdir import OutDirError, default_out_dir
     from harness.match.referee import play_match
     from harness.specs import Limits, SandboxMode, SandboxSettings
-    from harness.tournament.sprt import SprtError, SprtSettings, hidden_out, open_test, run_sprt
+    from harness.tournament.sprt import BlockFailed, SprtError, SprtSettings, hidden_out, open_test, run_sprt
     from harness.tournament.sprt import status as sprt_status
 
     def usage(message: str) -> typer.Exit:
@@ -107,21 +108,34 @@ def sprt(
     _sandbox_say(decided, "sprt")
     _say("sprt", f"test in {out_dir}/ (new = {specs[0].name}, old = {specs[1].name}; "
                  f"H0: <= {bb0:g} bb/100, H1: >= {bb1:g} bb/100, alpha {alpha:g}, beta {beta:g})")
+    last = [sprt_status([], 0, bb0, bb1, alpha, beta)]  # where the test stands, for the --json line of a stop
+
+    def report(st: Any) -> None:
+        last[0] = st
+        _echo(st.line())
+
+    def stop(message: str, code: int, result: str) -> typer.Exit:
+        """One line on stderr and, with --json, the last line on stdout: what stopped the test, where it stands."""
+        if json_out:
+            _echo(json.dumps({**last[0].to_dict(), "result": result, "error": message}, allow_nan=False))
+        return _usage("sprt", message, code)
+
     try:
-        final = run_sprt(settings, out_dir, play, limits, report=lambda st: _echo(st.line()),
-                          min_blocks=min_blocks)
+        final = run_sprt(settings, out_dir, play, limits, report=report, min_blocks=min_blocks)
+    except BlockFailed as exc:
+        raise stop(f"{exc}; the blocks before it are kept in {out_dir}/; to play it again: {again}", 1,
+                   "error") from None
     except SprtError as exc:
-        raise _usage("sprt", str(exc), 1) from None
+        raise stop(str(exc), 1, "error") from None
     except OSError as exc:
-        raise _usage("sprt", f"cannot write to {out_dir}: {exc.strerror or exc}", 1) from None
+        raise stop(f"cannot write to {out_dir}: {exc.strerror or exc}", 1, "error") from None
     except KeyboardInterrupt:
-        raise _usage("sprt", f"interrupted; bots stopped; to continue: {again}", 130) from None
+        raise stop(f"interrupted; bots stopped; to continue: {again}", 130, "interrupted") from None
     verdict = _verdict(final, specs[0].name, specs[1].name, bb0, bb1, again)
     _echo(verdict)
     if json_out:
-        _echo(json.dumps(final.to_dict()))
+        _echo(json.dumps(final.to_dict(), allow_nan=False))
     raise typer.Exit(3 if final.result == "inconclusive" else 0)
-
 
 def _test_seed(seed: str | None, out: Path | None, usage: Any) -> int:
     """The test's seed: ``--seed``, else the one a test in ``--out`` was started with, else a new one."""

@@ -41,7 +41,9 @@ from typing import Any
 from harness.deals import match_seed
 from harness.engine import GameConfig
 from harness.errors import HarnessError
-from harness.specs import BotSpec, FaultKind, Limits, MatchResult, MatchSpec, SandboxSettings
+from harness.history.files import history_name
+from harness.match.verdict import verdicts
+from harness.specs import BotSpec, Limits, MatchResult, MatchSpec, SandboxSettings
 from harness.tournament.schedule import rotate
 from harness.tournament.stats import bb_per_100
 
@@ -50,6 +52,7 @@ __all__ = [
     "SETTINGS_FILE",
     "BLOCKS_FILE",
     "Block",
+    "BlockFailed",
     "SprtError",
     "SprtSettings",
     "Status",
@@ -73,6 +76,14 @@ Z95 = 1.959963984540054
 
 class SprtError(HarnessError, ValueError):
     """A test that cannot be started or continued (bad settings, a different test in --out, a bot that failed)."""
+
+
+class BlockFailed(SprtError):
+    """A block whose match means nothing for a bot (failed start, put out, an error in every decision).
+
+    The block is not an observation of the test: it is not stored, and the same command plays it again.
+    The message names the block, the rotation and the bot, as ``harness match`` does (:mod:`harness.match.verdict`).
+    """
 
 
 def bounds(alpha: float, beta: float) -> tuple[float, float]:
@@ -342,7 +353,8 @@ def play_block(settings: SprtSettings, index: int, play: PlayMatch, limits: Limi
     """Play block ``index``: both rotations of (new, old) on the block's deals.
 
     Raises:
-        SprtError: a bot failed to start (the block would mean nothing).
+        BlockFailed: a rotation means nothing for a bot (:func:`harness.match.verdict.verdicts`: it failed to
+            start, was put out, or raised an error in every decision), so the block would mean nothing.
     """
     seed = block_seed(settings.seed, index)
     table = (settings.new, settings.old)
@@ -357,10 +369,9 @@ def play_block(settings: SprtSettings, index: int, play: PlayMatch, limits: Limi
                          match_id=f"block{index}-r{rotation}")
         result = play(list(seated), spec, limits, match_dir)
         seat = seated.index(settings.new)
-        for s, state in enumerate(result.status):
-            if result.faults[s].get(FaultKind.FAILED_START.value):
-                raise SprtError(f"bot {result.bots[s]} failed to start in block {index}: {state} "
-                                f"(see {match_dir}/logs)")
+        failed = [v for v in verdicts(result, match_dir, match_dir / history_name(spec.compress), limits) if v.failed]
+        if failed:
+            raise BlockFailed(f"block {index + 1} (rotation {rotation}) not counted: {failed[0].line}")
         nets.append(result.net[seat])
         hands.append(result.hands_played)
     return Block(index, (nets[0], nets[1]), (hands[0], hands[1]))
