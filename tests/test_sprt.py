@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import random
 import subprocess
 import sys
@@ -26,6 +27,7 @@ from harness.tournament.sprt import (
     decide,
     llr,
     llr_moments,
+    lock_test,
     run_sprt,
     status,
 )
@@ -186,6 +188,22 @@ def test_a_block_where_a_bot_was_put_out_is_not_counted(tmp_path: Path) -> None:
         run_sprt(_settings(), tmp_path, FakePlay(put_out=5))  # block 3's second rotation is the 6th match
     assert len((tmp_path / BLOCKS_FILE).read_text().splitlines()) == 2  # the blocks before it are kept
     assert run_sprt(_settings(), tmp_path, FakePlay()) == run_sprt(_settings(), tmp_path / "whole", FakePlay())
+
+
+def test_a_second_run_on_the_same_directory_is_refused(tmp_path: Path) -> None:
+    from harness.tournament.results import LOCK_FILE
+
+    with lock_test(tmp_path):  # what a first run holds for its life
+        with pytest.raises(SprtError, match=rf"is in use by another harness run \(pid {os.getpid()}\)"):
+            run_sprt(_settings(), tmp_path, FakePlay(stop_after=0))
+        # A real second run: one line naming the holder, before any bot starts; nothing of the first touched.
+        done = _sprt("--bot", "new=python -m bots.caller", "--bot", "old=python -m bots.caller", "--out",
+                     str(tmp_path))
+        assert done.returncode == 2 and done.stderr == (
+            f"harness sprt: {tmp_path} is in use by another harness run (pid {os.getpid()}); wait for it to end, "
+            "or use another --out\n"), done.stderr
+        assert sorted(p.name for p in tmp_path.iterdir()) == [LOCK_FILE]
+    assert run_sprt(_settings(), tmp_path, FakePlay()).result == "H1"  # the lock file is no other test's
 
 
 def test_another_test_in_the_directory_is_refused(tmp_path: Path) -> None:

@@ -51,7 +51,6 @@ def sprt(
     decision: named in one line, the block not counted), 2 on a usage error, 130 on Ctrl-C (the blocks played
     are kept: run the same command again to continue).
     """
-    import json
     import shlex
 
     from harness.engine import GameConfig, GameConfigError
@@ -59,7 +58,7 @@ def sprt(
     from harness.match.outdir import OutDirError, default_out_dir
     from harness.match.referee import play_match
     from harness.specs import Limits, SandboxMode, SandboxSettings
-    from harness.tournament.sprt import BlockFailed, SprtError, SprtSettings, hidden_out, open_test, run_sprt
+    from harness.tournament.sprt import SprtError, SprtSettings, hidden_out
     from harness.tournament.sprt import status as sprt_status
 
     def usage(message: str) -> typer.Exit:
@@ -99,43 +98,65 @@ def sprt(
     def play(bots, spec, limits_, match_dir):  # noqa: ANN001, ANN202 - play_match's arguments
         return play_match(bots, spec, limits_, match_dir, sandbox=box)
 
-    try:
-        open_test(out_dir, settings)  # another test in --out is a usage error before any bot starts
-    except SprtError as exc:
-        raise usage(str(exc)) from None
-    except OSError as exc:
-        raise usage(f"cannot write to {out_dir}: {exc.strerror or exc}") from None
-    _sandbox_say(decided, "sprt")
-    _say("sprt", f"test in {out_dir}/ (new = {specs[0].name}, old = {specs[1].name}; "
-                 f"H0: <= {bb0:g} bb/100, H1: >= {bb1:g} bb/100, alpha {alpha:g}, beta {beta:g})")
-    last = [sprt_status([], 0, bb0, bb1, alpha, beta)]  # where the test stands, for the --json line of a stop
+    _play_test(settings, out_dir, play, limits, min_blocks, decided, json_out, again)
 
-    def report(st: Any) -> None:
-        last[0] = st
-        _echo(st.line())
 
-    def stop(message: str, code: int, result: str) -> typer.Exit:
-        """One line on stderr and, with --json, the last line on stdout: what stopped the test, where it stands."""
+def _play_test(settings: Any, out_dir: Path, play: Any, limits: Any, min_blocks: int, decided: Any, json_out: bool,
+               again: str) -> None:
+    """Everything checked: lock ``out_dir``, open the test, play it and say how it ended (raises typer.Exit).
+
+    Args:
+        settings: the :class:`~harness.tournament.sprt.SprtSettings`.
+        play: the match function; ``limits``, ``min_blocks``: as :func:`~harness.tournament.sprt.run_sprt` takes.
+        decided: the sandbox's plan (its warning is printed once the test is open).
+        again: the command that continues the test.
+    """
+    import json
+    from contextlib import ExitStack
+
+    from harness.tournament.sprt import BlockFailed, SprtError, lock_test, open_test, run_sprt
+    from harness.tournament.sprt import status as sprt_status
+
+    new, old, bb0, bb1 = settings.new.name, settings.old.name, settings.bb0, settings.bb1
+    with ExitStack() as held:  # the directory's lock, for the run's life: one run of a test at a time
+        try:
+            held.enter_context(lock_test(out_dir))
+            open_test(out_dir, settings)  # another test in --out is a usage error before any bot starts
+        except SprtError as exc:
+            raise _usage("sprt", str(exc)) from None
+        except OSError as exc:
+            raise _usage("sprt", f"cannot write to {out_dir}: {exc.strerror or exc}") from None
+        _sandbox_say(decided, "sprt")
+        _say("sprt", f"test in {out_dir}/ (new = {new}, old = {old}; H0: <= {bb0:g} bb/100, H1: >= {bb1:g} "
+                     f"bb/100, alpha {settings.alpha:g}, beta {settings.beta:g})")
+        last = [sprt_status([], 0, bb0, bb1, settings.alpha, settings.beta)]  # for the --json line of a stop
+
+        def report(st: Any) -> None:
+            last[0] = st
+            _echo(st.line())
+
+        def stop(message: str, code: int, result: str) -> typer.Exit:
+            """One line on stderr and, with --json, the last line on stdout: what stopped the test, where it
+            stands."""
+            if json_out:
+                _echo(json.dumps({**last[0].to_dict(), "result": result, "error": message}, allow_nan=False))
+            return _usage("sprt", message, code)
+
+        try:
+            final = run_sprt(settings, out_dir, play, limits, report=report, min_blocks=min_blocks, locked=True)
+        except BlockFailed as exc:
+            raise stop(f"{exc}; the blocks before it are kept in {out_dir}/; to play it again: {again}", 1,
+                       "error") from None
+        except SprtError as exc:
+            raise stop(str(exc), 1, "error") from None
+        except OSError as exc:
+            raise stop(f"cannot write to {out_dir}: {exc.strerror or exc}", 1, "error") from None
+        except KeyboardInterrupt:
+            raise stop(f"interrupted; bots stopped; to continue: {again}", 130, "interrupted") from None
+        _echo(_verdict(final, new, old, bb0, bb1, again))
         if json_out:
-            _echo(json.dumps({**last[0].to_dict(), "result": result, "error": message}, allow_nan=False))
-        return _usage("sprt", message, code)
-
-    try:
-        final = run_sprt(settings, out_dir, play, limits, report=report, min_blocks=min_blocks)
-    except BlockFailed as exc:
-        raise stop(f"{exc}; the blocks before it are kept in {out_dir}/; to play it again: {again}", 1,
-                   "error") from None
-    except SprtError as exc:
-        raise stop(str(exc), 1, "error") from None
-    except OSError as exc:
-        raise stop(f"cannot write to {out_dir}: {exc.strerror or exc}", 1, "error") from None
-    except KeyboardInterrupt:
-        raise stop(f"interrupted; bots stopped; to continue: {again}", 130, "interrupted") from None
-    verdict = _verdict(final, specs[0].name, specs[1].name, bb0, bb1, again)
-    _echo(verdict)
-    if json_out:
-        _echo(json.dumps(final.to_dict(), allow_nan=False))
-    raise typer.Exit(3 if final.result == "inconclusive" else 0)
+            _echo(json.dumps(final.to_dict(), allow_nan=False))
+        raise typer.Exit(3 if final.result == "inconclusive" else 0)
 
 def _test_seed(seed: str | None, out: Path | None, usage: Any) -> int:
     """The test's seed: ``--seed``, else the one a test in ``--out`` was started with, else a new one."""

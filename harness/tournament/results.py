@@ -397,6 +397,42 @@ def _table_problem(record: MatchRecord, first: tuple[int, MatchRecord]) -> str |
     return None
 
 
+def lock_out_dir(out_dir: Path) -> int:
+    """Take ``<out_dir>/.lock`` (an exclusive, non-blocking ``flock``, holding this pid) for one run.
+
+    The one lock of a harness output directory (a tournament's, an ``harness sprt`` test's): held until the
+    returned descriptor is closed or the process ends (the kernel drops the lock of a killed process, so a stale
+    lock file never blocks a resume); forked workers share it.
+
+    Args:
+        out_dir: an existing directory.
+
+    Returns:
+        The descriptor that holds the lock: ``os.close`` it to release.
+
+    Raises:
+        ResultsError: another run holds it (names its pid), or the lock file cannot be made.
+    """
+    path = out_dir / LOCK_FILE
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise ResultsError(f"cannot create {path} ({exc.strerror}); is {out_dir} writable?") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        holder = os.read(fd, 32).decode("ascii", "replace").strip() or "unknown"
+        os.close(fd)
+        if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            raise ResultsError(f"cannot lock {path} ({exc.strerror})") from None
+        raise ResultsError(
+            f"{out_dir} is in use by another harness run (pid {holder}); wait for it to end, or use another --out"
+        ) from None
+    os.ftruncate(fd, 0)
+    os.write(fd, f"{os.getpid()}\n".encode("ascii"))
+    return fd
+
+
 class ResultsStore:
     """Append-only match records plus per-match directories under one output directory."""
 
@@ -444,25 +480,7 @@ class ResultsStore:
         Raises:
             ResultsError: another run holds it.
         """
-        path = self.out_dir / LOCK_FILE
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError as exc:
-            raise ResultsError(f"cannot create {path} ({exc.strerror}); is {self.out_dir} writable?") from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            holder = os.read(fd, 32).decode("ascii", "replace").strip() or "unknown"
-            os.close(fd)
-            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                raise ResultsError(f"cannot lock {path} ({exc.strerror})") from None
-            raise ResultsError(
-                f"{self.out_dir} is in use by another harness run (pid {holder}); wait for it to end, "
-                "or use another --out"
-            ) from None
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode("ascii"))
-        self._lock_fd = fd
+        self._lock_fd = lock_out_dir(self.out_dir)
 
     def lock(self) -> None:
         """Create the directory and take its lock for this run (idempotent; :meth:`open` calls it).

@@ -33,7 +33,8 @@ import json
 import math
 import os
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,7 @@ from harness.errors import HarnessError
 from harness.history.files import history_name
 from harness.match.verdict import verdicts
 from harness.specs import BotSpec, Limits, MatchResult, MatchSpec, SandboxSettings
+from harness.tournament.results import LOCK_FILE, ResultsError, lock_out_dir
 from harness.tournament.schedule import rotate
 from harness.tournament.stats import bb_per_100
 
@@ -61,6 +63,7 @@ __all__ = [
     "decide",
     "llr",
     "llr_moments",
+    "lock_test",
     "run_sprt",
     "status",
 ]
@@ -319,8 +322,30 @@ def _read_blocks(path: Path) -> list[Block]:
     return blocks
 
 
+@contextmanager
+def lock_test(out_dir: Path) -> Iterator[None]:
+    """Create ``out_dir`` and hold its lock while the block runs: one run of a test at a time.
+
+    The lock ``harness run`` takes of its output directory (:func:`harness.tournament.results.lock_out_dir`):
+    two runs on one directory would each append every block and delete the other's block directories.
+
+    Raises:
+        SprtError: another run holds it (names its pid), or the directory cannot be made.
+        OSError: ``out_dir`` cannot be created.
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = lock_out_dir(out_dir)
+    except ResultsError as exc:
+        raise SprtError(str(exc)) from None
+    try:
+        yield
+    finally:
+        os.close(fd)
+
+
 def open_test(out_dir: Path, settings: SprtSettings) -> list[Block]:
-    """Start a test in ``out_dir`` or read the blocks of the same test there.
+    """Start a test in ``out_dir`` or read the blocks of the same test there (hold :func:`lock_test` first).
 
     Raises:
         SprtError: ``out_dir`` holds another test (names what differs) or unreadable files.
@@ -337,7 +362,7 @@ def open_test(out_dir: Path, settings: SprtSettings) -> list[Block]:
             differ = sorted(k for k in set(stored) | set(wanted) if stored.get(k) != wanted.get(k))
             raise SprtError(f"{out_dir} holds another test (different {', '.join(differ)}); "
                             "give the same options to continue it, or another --out")
-    elif any(out_dir.iterdir()):
+    elif any(p.name != LOCK_FILE for p in out_dir.iterdir()):
         raise SprtError(f"{out_dir} is not empty and holds no test ({SETTINGS_FILE}); give an empty or new --out")
     else:
         path.write_text(json.dumps(wanted, indent=1) + "\n", encoding="utf-8")
@@ -385,7 +410,8 @@ def _append(path: Path, block: Block) -> None:
 
 
 def run_sprt(settings: SprtSettings, out_dir: Path, play: PlayMatch, limits: Limits | None = None,
-             report: Callable[[Status], None] | None = None, min_blocks: int = MIN_BLOCKS) -> Status:
+             report: Callable[[Status], None] | None = None, min_blocks: int = MIN_BLOCKS, *,
+             locked: bool = False) -> Status:
     """Play blocks until the test decides (or ``max_hands`` is reached), storing each block as it finishes.
 
     Args:
@@ -396,13 +422,18 @@ def run_sprt(settings: SprtSettings, out_dir: Path, play: PlayMatch, limits: Lim
         limits: the bots' limits (default ``Limits()``).
         report: called with the status after every block (and once for blocks read back on resume).
         min_blocks: see :func:`status`.
+        locked: the caller holds :func:`lock_test` of ``out_dir`` (else it is taken for the run).
 
     Returns:
         The final :class:`Status` (result "H0", "H1" or "inconclusive").
 
     Raises:
-        SprtError: see :func:`open_test` and :func:`play_block`; KeyboardInterrupt passes through (blocks stored).
+        SprtError: see :func:`lock_test`, :func:`open_test` and :func:`play_block`; KeyboardInterrupt passes
+            through (blocks stored).
     """
+    if not locked:
+        with lock_test(out_dir):
+            return run_sprt(settings, out_dir, play, limits, report, min_blocks, locked=True)
     limits = limits or Limits()
     blocks = open_test(out_dir, settings)
     unit = settings.game.unit
