@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
@@ -244,6 +245,33 @@ def test_usage_errors_are_one_line(tmp_path: Path) -> None:
         done = _sprt(*args, "--out", str(tmp_path / "x"))
         assert done.returncode == 2, done.stderr
         assert words in done.stderr and "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["--bb1", "inf"], "--bb1 must be a finite number of bb/100, got inf"),
+    (["--bb0", "-inf"], "--bb0 must be a finite number of bb/100, got -inf"),
+    (["--bb0", "nan"], "--bb0 must be a finite number of bb/100, got nan"),
+    (["--bb1", "1e400"], "--bb1 must be a finite number of bb/100, got inf"),
+    (["--bb0", "-1e308", "--bb1", "1e308"], "--bb0 must be between -10000 and 10000 bb/100, got -1e+308"),
+    (["--bb1", "20000"], "--bb1 must be between -10000 and 10000 bb/100, got 20000"),
+    (["--alpha", "5e-324"], "--alpha must be at least 1e-300 and below 1, got 5e-324"),
+    (["--beta", "5e-324"], "--beta must be at least 1e-300 and below 1, got 5e-324"),
+    (["--alpha", "nan"], "--alpha must be at least 1e-300 and below 1, got nan"),
+], ids=lambda x: " ".join(x) if isinstance(x, list) else None)
+def test_hypotheses_and_error_rates_must_give_finite_bounds(tmp_path: Path, args: list[str], said: str) -> None:
+    done = _sprt("--bot", "a=python -m bots.caller", "--bot", "b=python -m bots.caller", *args, "--out",
+                 str(tmp_path / "x"))
+    assert done.returncode == 2 and done.stderr.startswith(f"harness sprt: {said}"), done.stderr
+    assert len(done.stderr.splitlines()) == 1
+    assert not (tmp_path / "x").exists()  # nothing written
+
+
+def test_the_json_object_is_standard_json() -> None:
+    st = status([0.0] * 3, 30, 0.0, 5.0, 0.05, 0.05)
+    assert st.to_dict()["llr"] == "-inf" and st.to_dict()["ci95"] == [0.0, 0.0]
+    odd = dataclasses.replace(st, llr=math.nan, ci95=(-math.inf, math.nan))
+    assert odd.to_dict()["llr"] is None and odd.to_dict()["ci95"] == ["-inf", None]  # a NaN is never "-inf"
+    json.dumps(odd.to_dict(), allow_nan=False)
 
 
 def test_identical_real_bots_accept_h0_and_the_command_resumes(tmp_path: Path) -> None:

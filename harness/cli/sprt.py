@@ -59,7 +59,6 @@ def sprt(
     from harness.match.referee import play_match
     from harness.specs import Limits, SandboxMode, SandboxSettings
     from harness.tournament.sprt import SprtError, SprtSettings, hidden_out
-    from harness.tournament.sprt import status as sprt_status
 
     def usage(message: str) -> typer.Exit:
         return _usage("sprt", message)
@@ -82,8 +81,7 @@ def sprt(
     try:
         game = GameConfig.from_dict({"structure": structure})  # the text as given: GameConfigError names it
         settings = SprtSettings(new=specs[0], old=specs[1], bb0=bb0, bb1=bb1, alpha=alpha, beta=beta, hands=hands,
-                                seed=test_seed, starting_stack=stack, game=game, max_hands=max_hands)
-        sprt_status([], 0, bb0, bb1, alpha, beta)  # checks the hypotheses and error rates
+                                seed=test_seed, starting_stack=stack, game=game, max_hands=max_hands)  # checked
         limits = Limits(decision_ms=decision_ms)
         decided = _sandbox_plan(SandboxSettings(mode=SandboxMode(sandbox)))
     except (SprtError, GameConfigError, SandboxError, ValueError) as exc:

@@ -75,6 +75,9 @@ SETTINGS_FILE = "sprt.json"
 BLOCKS_FILE = "blocks.jsonl"
 #: The two-sided 95% normal quantile (the bb/100 interval).
 Z95 = 1.959963984540054
+#: The smallest --alpha / --beta: below about 1e-308 (a subnormal float) ``(1 - beta) / alpha`` overflows and
+#: Wald's upper bound is infinite, so the test could never accept H1; 1e-300 keeps a round number clear of it.
+MIN_ERROR_RATE = 1e-300
 
 
 class SprtError(HarnessError, ValueError):
@@ -97,11 +100,11 @@ def bounds(alpha: float, beta: float) -> tuple[float, float]:
         beta: the probability of accepting H0 when H1 holds (0 < beta < 1, alpha + beta < 1).
 
     Raises:
-        SprtError: alpha or beta outside (0, 1), or alpha + beta >= 1.
+        SprtError: alpha or beta outside [:data:`MIN_ERROR_RATE`, 1), or alpha + beta >= 1.
     """
     for name, value in (("alpha", alpha), ("beta", beta)):
-        if not 0.0 < value < 1.0:
-            raise SprtError(f"--{name} must be between 0 and 1 (exclusive), got {value}")
+        if not MIN_ERROR_RATE <= value < 1.0:
+            raise SprtError(f"--{name} must be at least {MIN_ERROR_RATE:g} and below 1, got {value}")
     if alpha + beta >= 1.0:
         raise SprtError(f"--alpha + --beta must be below 1, got {alpha} + {beta}")
     return math.log(beta / (1.0 - alpha)), math.log((1.0 - beta) / alpha)
@@ -210,8 +213,10 @@ class Status:
     ci95: tuple[float, float]
 
     def to_dict(self) -> dict[str, Any]:
-        """The ``--json`` object (infinities written as strings ``"inf"``/``"-inf"``, not valid JSON numbers)."""
-        def num(x: float) -> float | str:
+        """The ``--json`` object: standard JSON (an infinity is the string ``"inf"``/``"-inf"``, a NaN ``null``)."""
+        def num(x: float) -> float | str | None:
+            if math.isnan(x):  # never from checked settings; null rather than a number it is not
+                return None
             return x if math.isfinite(x) else ("inf" if x > 0 else "-inf")
 
         return {"result": self.result, "llr": num(round(self.llr, 4)), "lower": round(self.lower, 4),
@@ -239,8 +244,11 @@ def status(scores: Sequence[float], hands: int, mu0: float, mu1: float, alpha: f
         min_blocks: blocks before the test may accept either hypothesis (:data:`MIN_BLOCKS`).
 
     Raises:
-        SprtError: bad alpha/beta, or ``mu0 >= mu1``.
+        SprtError: bad alpha/beta, a hypothesis that is not a finite number, or ``mu0 >= mu1``.
     """
+    for name, value in (("--bb0", mu0), ("--bb1", mu1)):
+        if not math.isfinite(value):
+            raise SprtError(f"{name} must be a finite number of bb/100, got {value}")
     if not mu0 < mu1:
         raise SprtError(f"--bb0 must be below --bb1, got {mu0} and {mu1}")
     lower, upper = bounds(alpha, beta)
@@ -254,6 +262,11 @@ def status(scores: Sequence[float], hands: int, mu0: float, mu1: float, alpha: f
         ci = (-math.inf, math.inf)
     result = decide(value, n, hands, lower, upper, max_hands, min_blocks)
     return Status(result, value, lower, upper, n, hands, mean, ci)
+
+
+def max_score(starting_stack: int, big_blind: int) -> float:
+    """The largest block score in bb/100 (either sign): every hand won or lost by a whole stack (reset each hand)."""
+    return bb_per_100(starting_stack, 1, big_blind) if big_blind > 0 else math.inf
 
 
 def block_seed(seed: int, index: int) -> int:
@@ -287,6 +300,19 @@ class SprtSettings:
     starting_stack: int = 1000
     game: GameConfig = field(default_factory=GameConfig)
     max_hands: int | None = None
+
+    def __post_init__(self) -> None:
+        """Check the hypotheses and error rates against what a block can score.
+
+        Raises:
+            SprtError: as :func:`status` does, or a hypothesis beyond what any block can score.
+        """
+        status([], 0, self.bb0, self.bb1, self.alpha, self.beta)
+        most = max_score(self.starting_stack, self.game.unit)
+        for name, value in (("--bb0", self.bb0), ("--bb1", self.bb1)):
+            if abs(value) > most:
+                raise SprtError(f"{name} must be between {-most:g} and {most:g} bb/100, got {value:g}: a bot wins "
+                                f"at most the other's stack ({self.starting_stack} chips) a hand")
 
     def identity(self) -> dict[str, Any]:
         """The settings a resumed test must share (all but ``max_hands``), JSON-ready."""
@@ -365,7 +391,7 @@ def open_test(out_dir: Path, settings: SprtSettings) -> list[Block]:
     elif any(p.name != LOCK_FILE for p in out_dir.iterdir()):
         raise SprtError(f"{out_dir} is not empty and holds no test ({SETTINGS_FILE}); give an empty or new --out")
     else:
-        path.write_text(json.dumps(wanted, indent=1) + "\n", encoding="utf-8")
+        path.write_text(json.dumps(wanted, indent=1, allow_nan=False) + "\n", encoding="utf-8")
     blocks = _read_blocks(out_dir / BLOCKS_FILE)
     # Written back whole so that a line cut by an interruption is gone before the next block is appended.
     tmp = out_dir / (BLOCKS_FILE + ".tmp")
