@@ -318,6 +318,54 @@ def test_a_block_that_means_nothing_for_a_bot_stops_the_test(tmp_path: Path, old
     assert_nothing_left()
 
 
+def test_damaged_files_of_a_test_are_one_line_naming_file_and_line(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    common = ["--bot", "new=python -m bots.caller", "--bot", "old=python -m bots.caller", "--hands", "2",
+              "--min-blocks", "2", "--max-hands", "4", "--out", str(out)]
+    assert _sprt(*common).returncode == 3  # one block played, kept
+    settings, blocks = (out / "sprt.json").read_bytes(), (out / BLOCKS_FILE).read_bytes()
+    stored = json.loads(settings)
+    for text, said in [("[]", 'sprt.json: expected the test\'s settings (a JSON object), got []'),
+                       ('"x"', 'sprt.json: expected the test\'s settings (a JSON object), got "x"'),
+                       ("[1, 2]", "sprt.json: expected the test's settings (a JSON object), got [1, 2]"),
+                       ("null", "sprt.json: expected the test's settings (a JSON object), got null"),
+                       ('{"seed": 5}', 'sprt.json: "seed" must be the test\'s seed in hex digits, got 5'),
+                       ('{"seed": "abc"}', "sprt.json: not a whole test's settings (no alpha, bb0, bb1, "),
+                       (json.dumps(stored | {"seed": None}),
+                        'sprt.json: "seed" must be the test\'s seed in hex digits, got null'),
+                       ("{", "sprt.json: not a JSON file"),
+                       (b'{"seed": "\xff"}', "sprt.json:1: not UTF-8 text (byte 0xff)")]:
+        (out / "sprt.json").write_bytes(text if isinstance(text, bytes) else text.encode())
+        done = _sprt(*common)
+        assert done.returncode == 2 and done.stderr.startswith(f"harness sprt: {out}/{said}"), (text, done.stderr)
+        assert len(done.stderr.splitlines()) == 1 and "--seed" not in done.stderr, done.stderr  # not given
+    (out / "sprt.json").write_bytes(settings)
+    line = blocks.decode().strip()
+    bad = "blocks.jsonl:2: not a block result line"
+    for text, said in [(line + '\n{"block": 1, "net": [1e400, 35], "hands": [2, 2]}\n' + line,
+                        bad + ' ("net" must be two whole numbers, got [Infinity, 35])'),
+                       (line + '\n{"block": 1, "net": [1' + "0" * 400 + ', 35], "hands": [2, 2]}\n',
+                        "blocks.jsonl:2: block 1: 1" + "0" * 400 + " chips over 2 hands of 1000-chip stacks"),
+                       (line + '\n{"block": 1, "net": [0, 0], "hands": [2, 3]}\n',
+                        "blocks.jsonl:2: block 1: 3 hands in a rotation of 2"),
+                       (line + '\n{"block": 1, "net": [0, 0], "hands": [-2, 2]}\n',
+                        bad + ' ("hands" cannot be negative, got [-2, 2])'),
+                       (line + '\n[1, 2]\n', bad + " (expected an object, got [1, 2])"),
+                       (line + "\n\xff\n", "blocks.jsonl:2: not UTF-8 text (byte 0xff)"),
+                       (line + "\n" + line + "\n", "blocks.jsonl:2: block 0 where block 1 was expected")]:
+        (out / BLOCKS_FILE).write_bytes(text.encode("latin-1") if "\xff" in text else text.encode())
+        before = (out / BLOCKS_FILE).read_bytes()
+        done = _sprt(*common)
+        assert done.returncode == 2 and done.stderr.startswith(f"harness sprt: {out}/{said}"), (text, done.stderr)
+        assert len(done.stderr.splitlines()) == 1 and "Traceback" not in done.stderr
+        assert (out / BLOCKS_FILE).read_bytes() == before  # nothing recorded is lost
+    # A last line cut by an interruption (no newline) is the one thing left out: its block is played again.
+    (out / BLOCKS_FILE).write_bytes(blocks + b'{"block": 1, "net": [0, 0], "hands": [2, 2]}')
+    done = _sprt(*common)
+    assert done.returncode == 3 and done.stdout.startswith("block    1"), done.stderr
+    assert (out / BLOCKS_FILE).read_bytes() == blocks
+
+
 @pytest.mark.slow
 def test_solid_beats_random_in_a_real_run(tmp_path: Path) -> None:
     done = _sprt("--bot", "new=python -m bots.solid", "--bot", "old=python -m bots.random_bot", "--hands", "30",

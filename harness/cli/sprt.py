@@ -157,22 +157,22 @@ def _play_test(settings: Any, out_dir: Path, play: Any, limits: Any, min_blocks:
         raise typer.Exit(3 if final.result == "inconclusive" else 0)
 
 def _test_seed(seed: str | None, out: Path | None, usage: Any) -> int:
-    """The test's seed: ``--seed``, else the one a test in ``--out`` was started with, else a new one."""
-    import json
+    """The test's seed: ``--seed``, else the one a test in ``--out`` was started with, else a new one.
 
+    A damaged ``sprt.json`` is a usage error naming the file, whether or not ``--seed`` is given.
+    """
     from harness.deals import new_seed, parse_seed
-    from harness.tournament.sprt import SETTINGS_FILE
+    from harness.tournament.sprt import SprtError, read_settings
 
-    stored: dict[str, Any] = {}
-    if out is not None and (out / SETTINGS_FILE).is_file():
-        try:
-            stored = json.loads((out / SETTINGS_FILE).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise usage(f"{out / SETTINGS_FILE}: cannot read the test ({exc})") from None
     try:
-        return parse_seed(seed) if seed is not None else parse_seed("0x" + stored["seed"]) if "seed" in stored \
-            else new_seed()
-    except (ValueError, TypeError) as exc:
+        stored = read_settings(out) if out is not None and out.is_dir() else None
+    except SprtError as exc:
+        raise usage(str(exc)) from None
+    if seed is None:
+        return int(stored["seed"], 16) if stored is not None else new_seed()
+    try:
+        return parse_seed(seed)
+    except ValueError as exc:
         raise usage(f"--seed: {exc}") from None
 
 

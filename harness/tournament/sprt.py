@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.deals import match_seed
+from harness.deals import SEED_BITS, match_seed
 from harness.engine import GameConfig
 from harness.errors import HarnessError
 from harness.history.files import history_name
@@ -64,6 +64,7 @@ __all__ = [
     "llr",
     "llr_moments",
     "lock_test",
+    "read_settings",
     "run_sprt",
     "status",
 ]
@@ -182,10 +183,40 @@ class Block:
         return {"block": self.index, "net": list(self.net), "hands": list(self.hands)}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Block:
-        """Read a ``blocks.jsonl`` line. Raises KeyError/TypeError/ValueError on a bad one."""
-        net, hands = data["net"], data["hands"]
-        return cls(int(data["block"]), (int(net[0]), int(net[1])), (int(hands[0]), int(hands[1])))
+    def from_dict(cls, data: Any) -> Block:
+        """Read a ``blocks.jsonl`` line (parsed JSON).
+
+        Raises:
+            ValueError: not an object of whole numbers ``block`` (>= 0), ``net`` and ``hands`` (two each,
+                hands >= 0); the message says what is wrong.
+        """
+        if not isinstance(data, dict):
+            raise ValueError(f"expected an object, got {_kind(data)}")
+        for key in ("block", "net", "hands"):
+            if key not in data:
+                raise ValueError(f'no "{key}"')
+        index = data["block"]
+        if not _whole(index) or index < 0:
+            raise ValueError(f'"block" must be a whole number >= 0, got {_kind(index)}')
+        pairs = []
+        for key in ("net", "hands"):
+            pair = data[key]
+            if not isinstance(pair, list) or len(pair) != 2 or not all(_whole(x) for x in pair):
+                raise ValueError(f'"{key}" must be two whole numbers, got {_kind(pair)}')
+            pairs.append((pair[0], pair[1]))
+        if min(pairs[1]) < 0:
+            raise ValueError(f'"hands" cannot be negative, got {list(pairs[1])}')
+        return cls(index, pairs[0], pairs[1])
+
+
+def _whole(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _kind(x: Any) -> str:
+    """A JSON value as a message shows it: short, its type when long."""
+    text = json.dumps(x)
+    return text if len(text) <= 40 else f"a {type(x).__name__} of {len(text)} characters"
 
 
 @dataclass(frozen=True, slots=True)
@@ -328,24 +359,91 @@ class SprtSettings:
 PlayMatch = Callable[[list[BotSpec], MatchSpec, Limits, Path], MatchResult]
 
 
-def _read_blocks(path: Path) -> list[Block]:
+def _read_text(path: Path) -> str | None:
+    """The text of one of the test's files (None when it does not exist).
+
+    Raises:
+        SprtError: it cannot be read, or is not UTF-8 (names the file and, for bad bytes, the line).
+    """
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise SprtError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise SprtError(f"{path}:{line}: not UTF-8 text (byte {data[exc.start]:#04x})") from None
+
+
+def read_settings(out_dir: Path) -> dict[str, Any] | None:
+    """The settings stored in ``out_dir/sprt.json`` (None when there is none), checked for its form.
+
+    Returns:
+        The JSON object, with a ``seed`` of hex digits (what :meth:`SprtSettings.identity` writes).
+
+    Raises:
+        SprtError: one line naming the file and what is wrong (unreadable, not JSON, not an object, no seed).
+    """
+    path = out_dir / SETTINGS_FILE
+    text = _read_text(path)
+    if text is None:
+        return None
+    try:
+        stored = json.loads(text)
+    except ValueError:
+        raise SprtError(f"{path}: not a JSON file") from None
+    if not isinstance(stored, dict):
+        raise SprtError(f"{path}: expected the test's settings (a JSON object), got {_kind(stored)}")
+    seed = stored.get("seed")
+    if not (isinstance(seed, str) and 0 < len(seed) <= SEED_BITS // 4
+            and all(c in "0123456789abcdef" for c in seed)):
+        raise SprtError(f'{path}: "seed" must be the test\'s seed in hex digits, got {_kind(seed)}')
+    return stored
+
+
+def _read_blocks(path: Path, settings: SprtSettings) -> list[Block]:
+    """The blocks stored in ``blocks.jsonl``; a last line without its newline (cut by an interruption) is left out.
+
+    Raises:
+        SprtError: ``path:line:`` and what is wrong: unreadable, not UTF-8, not a block, a block out of order,
+            or hands or chips no block of these settings can have.
+    """
     blocks: list[Block] = []
-    if not path.exists():
+    text = _read_text(path)
+    if text is None:
         return blocks
-    lines = path.read_text(encoding="utf-8").splitlines()
-    for number, text in enumerate(lines, 1):
-        if not text.strip():
+    lines = text.split("\n")  # the last item is "" when the file ends with its newline, else a cut line
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
             continue
         try:
-            block = Block.from_dict(json.loads(text))
-        except (ValueError, KeyError, TypeError, IndexError):
+            block = Block.from_dict(json.loads(line))
+            problem = _block_problem(block, settings)
+        except ValueError as exc:
             if number == len(lines):
-                break  # a line cut by the interruption: that block is played again
-            raise SprtError(f"{path}:{number}: not a block result line") from None
+                break  # the line cut by an interruption: that block is played again
+            raise SprtError(f"{path}:{number}: not a block result line ({exc})") from None
+        if number == len(lines):
+            break  # whole JSON but no newline: still cut before its end
+        if problem:
+            raise SprtError(f"{path}:{number}: block {block.index}: {problem}")
         if block.index != len(blocks):
             raise SprtError(f"{path}:{number}: block {block.index} where block {len(blocks)} was expected")
         blocks.append(block)
     return blocks
+
+
+def _block_problem(block: Block, settings: SprtSettings) -> str | None:
+    """What no block of ``settings`` can hold (more hands than a rotation has, more chips than its stacks)."""
+    for hands, net in zip(block.hands, block.net, strict=True):
+        if hands > settings.hands:
+            return f"{hands} hands in a rotation of {settings.hands}"
+        if abs(net) > hands * settings.starting_stack:
+            return f"{net} chips over {hands} hands of {settings.starting_stack}-chip stacks"
+    return None
 
 
 @contextmanager
@@ -379,11 +477,11 @@ def open_test(out_dir: Path, settings: SprtSettings) -> list[Block]:
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / SETTINGS_FILE
     wanted = settings.identity()
-    if path.exists():
-        try:
-            stored = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError:
-            raise SprtError(f"{path}: not a JSON file") from None
+    stored = read_settings(out_dir)
+    if stored is not None:
+        missing = sorted(set(wanted) - set(stored))
+        if missing:
+            raise SprtError(f"{path}: not a whole test's settings (no {', '.join(missing)})")
         if stored != wanted:
             differ = sorted(k for k in set(stored) | set(wanted) if stored.get(k) != wanted.get(k))
             raise SprtError(f"{out_dir} holds another test (different {', '.join(differ)}); "
@@ -392,7 +490,7 @@ def open_test(out_dir: Path, settings: SprtSettings) -> list[Block]:
         raise SprtError(f"{out_dir} is not empty and holds no test ({SETTINGS_FILE}); give an empty or new --out")
     else:
         path.write_text(json.dumps(wanted, indent=1, allow_nan=False) + "\n", encoding="utf-8")
-    blocks = _read_blocks(out_dir / BLOCKS_FILE)
+    blocks = _read_blocks(out_dir / BLOCKS_FILE, settings)
     # Written back whole so that a line cut by an interruption is gone before the next block is appended.
     tmp = out_dir / (BLOCKS_FILE + ".tmp")
     tmp.write_text("".join(json.dumps(b.to_dict()) + "\n" for b in blocks), encoding="utf-8")
