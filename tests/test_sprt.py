@@ -366,6 +366,35 @@ def test_damaged_files_of_a_test_are_one_line_naming_file_and_line(tmp_path: Pat
     assert (out / BLOCKS_FILE).read_bytes() == blocks
 
 
+def _piped(args: list[str], lines: int) -> tuple[int, str]:
+    """``harness sprt ARGS | head -LINES``: the exit status and stderr once the reader has closed the pipe."""
+    proc = subprocess.Popen([*HARNESS, "sprt", "--sandbox", "off", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(lines):
+            proc.stdout.readline()
+        proc.stdout.close()
+        return proc.wait(timeout=300), proc.stderr.read()
+    finally:
+        proc.kill()
+        proc.wait()
+        proc.stderr.close()
+
+
+def test_output_piped_into_head_ends_quietly_and_stops_playing(tmp_path: Path) -> None:
+    common = ["--bot", "new=python -m bots.caller", "--bot", "old=python -m bots.random_bot", "--hands", "2",
+              "--min-blocks", "50", "--seed", "5eed" * 16, "--json"]
+    # The reader gone before the first block ends: no block is started after it, no "Broken pipe".
+    code, err = _piped([*common, "--out", str(tmp_path / "none")], 0)
+    assert code == 1 and _errors(err) == [], err
+    assert not list((tmp_path / "none").rglob("hands.jsonl")) and (tmp_path / "none" / BLOCKS_FILE).read_text() == ""
+    # `| head -1`: the first block's line read; at most the block then under way is finished, and kept.
+    code, err = _piped([*common, "--out", str(tmp_path / "one")], 1)
+    assert code == 1 and _errors(err) == [], err
+    assert len((tmp_path / "one" / BLOCKS_FILE).read_text().splitlines()) in (1, 2)
+    assert_nothing_left()
+
+
 @pytest.mark.slow
 def test_solid_beats_random_in_a_real_run(tmp_path: Path) -> None:
     done = _sprt("--bot", "new=python -m bots.solid", "--bot", "old=python -m bots.random_bot", "--hands", "30",

@@ -59,6 +59,23 @@ class _HarnessGroup(TyperGroup):
         sys.exit(code if isinstance(code, int) else 0)
 
 
+def _stdout_gone() -> bool:
+    """stdout is a pipe whose reader has closed it (``| head`` has read its lines): no one reads what follows.
+
+    Polled between a long command's steps (``harness sprt``'s matches) so that it stops before the next one
+    rather than at its next line; a pipe's write end reports POLLERR once its last reader is gone (Linux
+    ``pipe_poll``). False for a terminal, a file, or a stdout without a descriptor.
+    """
+    import select
+
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), 0)  # POLLERR is reported whatever the events asked for
+        return any(events & select.POLLERR for _fd, events in poller.poll(0))
+    except (AttributeError, OSError, ValueError):  # no poll, no descriptor (a test's captured stdout)
+        return False
+
+
 def _closed_pipe() -> int:
     """stdout's reader is gone (``harness replay FILE -v | head``): stop quietly, as ``cat`` does."""
     try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from harness.cli.common import (
     _sandbox_plan,
     _sandbox_say,
     _say,
+    _stdout_gone,
     _usage,
     app,
 )
@@ -94,6 +96,8 @@ def sprt(
     again = shlex.join(["harness", "sprt", *sys.argv[2:]] + ([] if out is not None else ["--out", str(out_dir)]))
 
     def play(bots, spec, limits_, match_dir):  # noqa: ANN001, ANN202 - play_match's arguments
+        if _stdout_gone():  # `| head` has its lines: stop before the next match, quietly (as a closed pipe does)
+            raise BrokenPipeError(errno.EPIPE, "stdout's reader is gone")
         return play_match(bots, spec, limits_, match_dir, sandbox=box)
 
     _play_test(settings, out_dir, play, limits, min_blocks, decided, json_out, again)
@@ -136,9 +140,10 @@ def _play_test(settings: Any, out_dir: Path, play: Any, limits: Any, min_blocks:
         def stop(message: str, code: int, result: str) -> typer.Exit:
             """One line on stderr and, with --json, the last line on stdout: what stopped the test, where it
             stands."""
+            stopped = _usage("sprt", message, code)  # said first: stdout may be a closed pipe
             if json_out:
                 _echo(json.dumps({**last[0].to_dict(), "result": result, "error": message}, allow_nan=False))
-            return _usage("sprt", message, code)
+            return stopped
 
         try:
             final = run_sprt(settings, out_dir, play, limits, report=report, min_blocks=min_blocks, locked=True)
@@ -147,6 +152,8 @@ def _play_test(settings: Any, out_dir: Path, play: Any, limits: Any, min_blocks:
                        "error") from None
         except SprtError as exc:
             raise stop(str(exc), 1, "error") from None
+        except BrokenPipeError:
+            raise  # stdout's reader is gone (`| head`): the blocks are stored; the CLI ends quietly
         except OSError as exc:
             raise stop(f"cannot write to {out_dir}: {exc.strerror or exc}", 1, "error") from None
         except KeyboardInterrupt:
