@@ -8,6 +8,7 @@ import json
 import math
 import os
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from harness.engine import GameConfig
-from harness.specs import BotSpec, MatchResult
+from harness.specs import BotSpec, Limits, MatchResult
 from harness.tournament.sprt import (
     BLOCKS_FILE,
     MIN_BLOCKS,
@@ -209,8 +210,14 @@ def test_a_second_run_on_the_same_directory_is_refused(tmp_path: Path) -> None:
 
 def test_another_test_in_the_directory_is_refused(tmp_path: Path) -> None:
     run_sprt(_settings(max_hands=100), tmp_path, FakePlay())
-    with pytest.raises(SprtError, match="different bb1"):
+    with pytest.raises(SprtError, match=r"different --bb1 \(5.0 there, 10.0 here\)"):
         run_sprt(_settings(bb1=10.0), tmp_path, FakePlay())
+    for changed, said in [(dict(min_blocks=20), "--min-blocks (16 there, 20 here)"),
+                          (dict(limits=Limits(decision_ms=50)), "--decision-ms (1000 there, 50 here)"),
+                          (dict(limits=Limits(max_faults=3)), "limits.max_faults (10 there, 3 here)"),
+                          (dict(sandbox="off"), '--sandbox ("auto" there, "off" here)')]:
+        with pytest.raises(SprtError, match=re.escape(f"holds another test (different {said})")):
+            run_sprt(_settings(**changed), tmp_path, FakePlay())
     # max_hands may change: the test plays on
     assert run_sprt(_settings(max_hands=None), tmp_path, FakePlay()).result == "H1"
     other = tmp_path / "other"
@@ -316,6 +323,22 @@ def test_a_block_that_means_nothing_for_a_bot_stops_the_test(tmp_path: Path, old
     assert last["result"] == "error" and last["blocks"] == 0 and said in last["error"]
     assert (out / BLOCKS_FILE).read_text() == ""  # not an observation
     assert_nothing_left()
+
+
+def test_resuming_with_settings_that_change_the_test_is_refused(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    common = ["--bot", "new=python -m bots.caller", "--bot", "old=python -m bots.caller", "--hands", "2",
+              "--min-blocks", "2", "--max-hands", "4", "--out", str(out)]
+    assert _sprt(*common).returncode == 3
+    for more, said in [(["--decision-ms", "500"], "--decision-ms (1000 there, 500 here)"),
+                       (["--min-blocks", "3"], "--min-blocks (2 there, 3 here)"),
+                       (["--sandbox", "required"], '--sandbox ("off" there, "required" here)')]:
+        done = _sprt(*common, *more)
+        assert done.returncode == 2 and done.stderr == (
+            f"harness sprt: {out} holds another test (different {said}); give the same options to continue it, "
+            "or another --out\n"), done.stderr
+    done = _sprt(*common[:-4], "--max-hands", "8", "--out", str(out))  # raising --max-hands plays on
+    assert done.returncode == 0 and "block    2" in done.stdout, done.stderr  # H0: identical bots
 
 
 def test_damaged_files_of_a_test_are_one_line_naming_file_and_line(tmp_path: Path) -> None:

@@ -83,8 +83,9 @@ def sprt(
     try:
         game = GameConfig.from_dict({"structure": structure})  # the text as given: GameConfigError names it
         settings = SprtSettings(new=specs[0], old=specs[1], bb0=bb0, bb1=bb1, alpha=alpha, beta=beta, hands=hands,
-                                seed=test_seed, starting_stack=stack, game=game, max_hands=max_hands)  # checked
-        limits = Limits(decision_ms=decision_ms)
+                                seed=test_seed, starting_stack=stack, game=game, max_hands=max_hands,
+                                limits=Limits(decision_ms=decision_ms), sandbox=sandbox,
+                                min_blocks=min_blocks)  # checks the hypotheses and error rates
         decided = _sandbox_plan(SandboxSettings(mode=SandboxMode(sandbox)))
     except (SprtError, GameConfigError, SandboxError, ValueError) as exc:
         raise usage(str(exc)) from None
@@ -100,16 +101,15 @@ def sprt(
             raise BrokenPipeError(errno.EPIPE, "stdout's reader is gone")
         return play_match(bots, spec, limits_, match_dir, sandbox=box)
 
-    _play_test(settings, out_dir, play, limits, min_blocks, decided, json_out, again)
+    _play_test(settings, out_dir, play, decided, json_out, again)
 
 
-def _play_test(settings: Any, out_dir: Path, play: Any, limits: Any, min_blocks: int, decided: Any, json_out: bool,
-               again: str) -> None:
+def _play_test(settings: Any, out_dir: Path, play: Any, decided: Any, json_out: bool, again: str) -> None:
     """Everything checked: lock ``out_dir``, open the test, play it and say how it ended (raises typer.Exit).
 
     Args:
         settings: the :class:`~harness.tournament.sprt.SprtSettings`.
-        play: the match function; ``limits``, ``min_blocks``: as :func:`~harness.tournament.sprt.run_sprt` takes.
+        play: the match function, as :func:`~harness.tournament.sprt.run_sprt` takes it.
         decided: the sandbox's plan (its warning is printed once the test is open).
         again: the command that continues the test.
     """
@@ -146,7 +146,7 @@ def _play_test(settings: Any, out_dir: Path, play: Any, limits: Any, min_blocks:
             return stopped
 
         try:
-            final = run_sprt(settings, out_dir, play, limits, report=report, min_blocks=min_blocks, locked=True)
+            final = run_sprt(settings, out_dir, play, report=report, locked=True)
         except BlockFailed as exc:
             raise stop(f"{exc}; the blocks before it are kept in {out_dir}/; to play it again: {again}", 1,
                        "error") from None

@@ -29,6 +29,7 @@ same command continues an interrupted test.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -317,7 +318,11 @@ class SprtSettings:
         seed: the test's seed (blocks' deals derive from it).
         starting_stack: chips per seat, reset every hand.
         game: the game settings.
-        max_hands: the hands after which the test stops as inconclusive (None: no limit); may change on resume.
+        max_hands: the hands after which the test stops as inconclusive (None: no limit); may change on resume:
+            it decides nothing, it only ends the test undecided.
+        limits: the bots' limits (time per decision, ...): they change how a bot plays and when it is put out.
+        sandbox: the ``--sandbox`` mode the bots run under (what a bot can reach changes how it plays).
+        min_blocks: blocks before the test may stop (:func:`status`): the stopping rule, so the error rates.
     """
 
     new: BotSpec
@@ -331,6 +336,9 @@ class SprtSettings:
     starting_stack: int = 1000
     game: GameConfig = field(default_factory=GameConfig)
     max_hands: int | None = None
+    limits: Limits = field(default_factory=Limits)
+    sandbox: str = "auto"
+    min_blocks: int = MIN_BLOCKS
 
     def __post_init__(self) -> None:
         """Check the hypotheses and error rates against what a block can score.
@@ -346,14 +354,40 @@ class SprtSettings:
                                 f"at most the other's stack ({self.starting_stack} chips) a hand")
 
     def identity(self) -> dict[str, Any]:
-        """The settings a resumed test must share (all but ``max_hands``), JSON-ready."""
+        """The settings a resumed test must share (every one that changes a block or the decision: all but
+        ``max_hands``), JSON-ready."""
         return {
             "new": {"name": self.new.name, "command": list(self.new.command)},
             "old": {"name": self.old.name, "command": list(self.old.command)},
             "bb0": self.bb0, "bb1": self.bb1, "alpha": self.alpha, "beta": self.beta,
             "hands_per_rotation": self.hands, "seed": f"{self.seed:x}",
             "starting_stack": self.starting_stack, "game": self.game.to_dict(),
+            "limits": dataclasses.asdict(self.limits), "sandbox": self.sandbox, "min_blocks": self.min_blocks,
         }
+
+
+#: The option that gives each setting of :meth:`SprtSettings.identity` (``limits`` by its field), for messages.
+OPTIONS = {"new": "--bot (new)", "old": "--bot (old)", "bb0": "--bb0", "bb1": "--bb1", "alpha": "--alpha",
+           "beta": "--beta", "hands_per_rotation": "--hands", "seed": "--seed", "starting_stack": "--stack",
+           "game": "--structure", "sandbox": "--sandbox", "min_blocks": "--min-blocks",
+           "limits.decision_ms": "--decision-ms"}
+
+
+def differences(stored: dict[str, Any], wanted: dict[str, Any]) -> list[str]:
+    """What differs between two :meth:`SprtSettings.identity` dicts, each as ``OPTION (A there, B here)``."""
+    def flat(d: dict[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in d.items():
+            if key == "limits" and isinstance(value, dict):
+                out |= {f"limits.{k}": v for k, v in value.items()}
+            else:
+                out[key] = value
+        return out
+
+    there, here = flat(stored), flat(wanted)
+    return [f"{OPTIONS.get(k, k)} ({json.dumps(there.get(k))} there, {json.dumps(here.get(k))} here)"
+            for k in sorted(set(there) | set(here), key=lambda k: (OPTIONS.get(k, k), k))
+            if there.get(k) != here.get(k)]
 
 
 PlayMatch = Callable[[list[BotSpec], MatchSpec, Limits, Path], MatchResult]
@@ -481,10 +515,10 @@ def open_test(out_dir: Path, settings: SprtSettings) -> list[Block]:
     if stored is not None:
         missing = sorted(set(wanted) - set(stored))
         if missing:
-            raise SprtError(f"{path}: not a whole test's settings (no {', '.join(missing)})")
+            raise SprtError(f"{path}: not a whole test's settings (no {', '.join(missing)}; a test started by an "
+                            "earlier harness cannot be continued: give another --out)")
         if stored != wanted:
-            differ = sorted(k for k in set(stored) | set(wanted) if stored.get(k) != wanted.get(k))
-            raise SprtError(f"{out_dir} holds another test (different {', '.join(differ)}); "
+            raise SprtError(f"{out_dir} holds another test (different {'; '.join(differences(stored, wanted))}); "
                             "give the same options to continue it, or another --out")
     elif any(p.name != LOCK_FILE for p in out_dir.iterdir()):
         raise SprtError(f"{out_dir} is not empty and holds no test ({SETTINGS_FILE}); give an empty or new --out")
@@ -533,9 +567,8 @@ def _append(path: Path, block: Block) -> None:
         os.fsync(f.fileno())
 
 
-def run_sprt(settings: SprtSettings, out_dir: Path, play: PlayMatch, limits: Limits | None = None,
-             report: Callable[[Status], None] | None = None, min_blocks: int = MIN_BLOCKS, *,
-             locked: bool = False) -> Status:
+def run_sprt(settings: SprtSettings, out_dir: Path, play: PlayMatch,
+             report: Callable[[Status], None] | None = None, *, locked: bool = False) -> Status:
     """Play blocks until the test decides (or ``max_hands`` is reached), storing each block as it finishes.
 
     Args:
@@ -543,9 +576,7 @@ def run_sprt(settings: SprtSettings, out_dir: Path, play: PlayMatch, limits: Lim
         out_dir: where ``sprt.json``, ``blocks.jsonl`` and each block's match directories go; the same directory
             continues an interrupted test (a block cut short is played again, from its first hand).
         play: the match function, ``play(bots, spec, limits, match_dir)`` (:func:`harness.match.referee.play_match`).
-        limits: the bots' limits (default ``Limits()``).
         report: called with the status after every block (and once for blocks read back on resume).
-        min_blocks: see :func:`status`.
         locked: the caller holds :func:`lock_test` of ``out_dir`` (else it is taken for the run).
 
     Returns:
@@ -557,20 +588,19 @@ def run_sprt(settings: SprtSettings, out_dir: Path, play: PlayMatch, limits: Lim
     """
     if not locked:
         with lock_test(out_dir):
-            return run_sprt(settings, out_dir, play, limits, report, min_blocks, locked=True)
-    limits = limits or Limits()
+            return run_sprt(settings, out_dir, play, report, locked=True)
     blocks = open_test(out_dir, settings)
     unit = settings.game.unit
 
     def now() -> Status:
         return status([b.score(unit) for b in blocks], sum(sum(b.hands) for b in blocks), settings.bb0,
-                      settings.bb1, settings.alpha, settings.beta, settings.max_hands, min_blocks)
+                      settings.bb1, settings.alpha, settings.beta, settings.max_hands, settings.min_blocks)
 
     current = now()
     if blocks and report:
         report(current)
     while current.result == "continue":
-        block = play_block(settings, len(blocks), play, limits, out_dir)
+        block = play_block(settings, len(blocks), play, settings.limits, out_dir)
         _append(out_dir / BLOCKS_FILE, block)
         blocks.append(block)
         current = now()
@@ -581,6 +611,4 @@ def run_sprt(settings: SprtSettings, out_dir: Path, play: PlayMatch, limits: Lim
 
 def hidden_out(box: SandboxSettings, out_dir: Path) -> SandboxSettings:
     """The sandbox settings with the test's directory hidden from the bots (its seed is in ``sprt.json``)."""
-    import dataclasses
-
     return dataclasses.replace(box, hidden=(*box.hidden, os.fspath(Path(out_dir).resolve())))
