@@ -86,7 +86,9 @@ def parse_seed(value: int | str) -> int:
         raise ValueError(
             f"expected a whole number (decimal, or hex as 0x... or 64 hex digits), got {value!r}"
         ) from None
-    if not 0 <= seed < 2**SEED_BITS:
+    if seed < 0:
+        raise ValueError(f"a seed is a whole number from 0 up, not negative, got {value!r}")
+    if seed >= 2**SEED_BITS:
         raise ValueError(f"a seed is at most {SEED_BITS} bits (64 hex digits), got {value!r}")
     return seed
 

@@ -254,6 +254,23 @@ def test_usage_errors_are_one_line(tmp_path: Path) -> None:
         assert words in done.stderr and "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1
 
 
+def test_a_seed_is_refused_for_what_it_is_and_a_short_one_is_warned_of(tmp_path: Path) -> None:
+    bots = ["--bot", "a=python -m bots.caller", "--bot", "b=python -m bots.caller", "--hands", "2", "--min-blocks",
+            "2"]
+    done = _sprt(*bots, "--seed", "-5", "--out", str(tmp_path / "x"))
+    assert done.returncode == 2 and done.stderr == \
+        "harness sprt: --seed: a seed is a whole number from 0 up, not negative, got '-5'\n", done.stderr
+    for more in (["--seed", "7"], []):  # given, then read back from the test on resume
+        done = _sprt(*bots, *more, "--out", str(tmp_path / "t"))
+        assert done.returncode == 0, done.stderr
+        warned = [line for line in done.stderr.splitlines() if "warning:" in line]
+        where = "--seed" if more else f"the seed in {tmp_path / 't' / 'sprt.json'}"
+        assert warned == [f"harness sprt: warning: {where} = 7 is short enough to guess: a bot that finds it can "
+                          "deal every hand in advance. Fine for repeatable research; for a contest leave the seed "
+                          "out (a secret 256-bit seed is drawn, committed before play and revealed after the last "
+                          "match)."], done.stderr
+
+
 @pytest.mark.parametrize(("args", "said"), [
     (["--bb1", "inf"], "--bb1 must be a finite number of bb/100, got inf"),
     (["--bb0", "-inf"], "--bb0 must be a finite number of bb/100, got -inf"),

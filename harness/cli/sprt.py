@@ -55,12 +55,13 @@ def sprt(
     """
     import shlex
 
+    from harness.deals import seed_warning
     from harness.engine import GameConfig, GameConfigError
     from harness.host.sandbox import SandboxError
     from harness.match.outdir import OutDirError, default_out_dir
     from harness.match.referee import play_match
     from harness.specs import Limits, SandboxMode, SandboxSettings
-    from harness.tournament.sprt import SprtError, SprtSettings, hidden_out
+    from harness.tournament.sprt import SETTINGS_FILE, SprtError, SprtSettings, hidden_out
 
     def usage(message: str) -> typer.Exit:
         return _usage("sprt", message)
@@ -101,16 +102,19 @@ def sprt(
             raise BrokenPipeError(errno.EPIPE, "stdout's reader is gone")
         return play_match(bots, spec, limits_, match_dir, sandbox=box)
 
-    _play_test(settings, out_dir, play, decided, json_out, again)
+    where = "--seed" if seed is not None else f"the seed in {out_dir / SETTINGS_FILE}"
+    _play_test(settings, out_dir, play, decided, seed_warning(test_seed, where), json_out, again)
 
 
-def _play_test(settings: Any, out_dir: Path, play: Any, decided: Any, json_out: bool, again: str) -> None:
+def _play_test(settings: Any, out_dir: Path, play: Any, decided: Any, warning: str | None, json_out: bool,
+               again: str) -> None:
     """Everything checked: lock ``out_dir``, open the test, play it and say how it ended (raises typer.Exit).
 
     Args:
         settings: the :class:`~harness.tournament.sprt.SprtSettings`.
         play: the match function, as :func:`~harness.tournament.sprt.run_sprt` takes it.
         decided: the sandbox's plan (its warning is printed once the test is open).
+        warning: a guessable seed's warning (:func:`harness.deals.seed_warning`), printed with the sandbox's.
         again: the command that continues the test.
     """
     import json
@@ -129,6 +133,8 @@ def _play_test(settings: Any, out_dir: Path, play: Any, decided: Any, json_out: 
         except OSError as exc:
             raise _usage("sprt", f"cannot write to {out_dir}: {exc.strerror or exc}") from None
         _sandbox_say(decided, "sprt")
+        if warning:
+            _say("sprt", f"warning: {warning}")
         _say("sprt", f"test in {out_dir}/ (new = {new}, old = {old}; H0: <= {bb0:g} bb/100, H1: >= {bb1:g} "
                      f"bb/100, alpha {settings.alpha:g}, beta {settings.beta:g})")
         last = [sprt_status([], 0, bb0, bb1, settings.alpha, settings.beta)]  # for the --json line of a stop
