@@ -84,6 +84,7 @@ def test_check_bot_says_which_file_the_sandbox_does_not_show(tmp_path: Path) -> 
     assert not report.ok
     text = report.render()
     assert f"the sandbox does not show {there / 'bot.py'} to the bot" in text and f"make {there} its cwd" in text
+    assert "(--cwd DIR or --bot NAME@DIR=..., [[bots]] cwd)" in text  # the options of check-bot, match, sprt
     fixed = check_bot(["python", str(there / "bot.py")], cwd=str(there), hands=1, startup_ms=5000, sandbox=on)
     assert fixed.ok, fixed.render()
     assert os.path.exists(there / "bot.py")

@@ -324,7 +324,9 @@ ALWAYS_RAISES = ("from protocol.sdk import Bot\n\nclass Always(Bot):\n    def ac
     ("python -m tests.fixtures.broken_bots.crash_mid_hand", "bot 'old' was put out: crash"),
     ("python {always}", "bot 'old' raised an error in every one of its "),
     ("python -m tests.fixtures.broken_bots.exit_at_start", "bot 'old' failed to start: "),
-], ids=["put-out", "raises-always", "failed-start"])
+    ("python -m bots.nosuch", "bot 'old' failed to start: exited before its hello (exit status 1); the cause: the "
+                              "Python module bots.nosuch is not installed"),
+], ids=["put-out", "raises-always", "failed-start", "failed-start-cause"])
 def test_a_block_that_means_nothing_for_a_bot_stops_the_test(tmp_path: Path, old: str, said: str) -> None:
     always = tmp_path / "always.py"
     always.write_text(ALWAYS_RAISES)
@@ -433,6 +435,31 @@ def test_output_piped_into_head_ends_quietly_and_stops_playing(tmp_path: Path) -
     assert code == 1 and _errors(err) == [], err
     assert len((tmp_path / "one" / BLOCKS_FILE).read_text().splitlines()) in (1, 2)
     assert_nothing_left()
+
+
+@pytest.mark.parametrize("form", ["--cwd", "@DIR"])
+def test_a_bot_runs_from_its_folder_and_the_folder_is_part_of_the_test(tmp_path: Path, form: str) -> None:
+    folder = tmp_path / "newbot"
+    folder.mkdir()
+    (folder / "impl.py").write_text("from bots.caller import Caller\nraise SystemExit(Caller().run())\n")
+    new = ["--cwd", str(folder), "--bot", "new=python impl.py"] if form == "--cwd" else \
+        ["--bot", f"new@{folder}=python impl.py"]
+    common = ["--bot", f"old@{ROOT}=python -m bots.caller", "--hands", "2", "--min-blocks", "2", "--max-hands", "4",
+              "--out", str(tmp_path / "t")]
+    done = _sprt(*new, *common)
+    assert done.returncode == 3 and "block    1" in done.stdout, done.stderr
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "impl.py").write_text((folder / "impl.py").read_text())
+    moved = ["--cwd", str(other), "--bot", "new=python impl.py"] if form == "--cwd" else \
+        ["--bot", f"new@{other}=python impl.py"]
+    done = _sprt(*moved, *common)  # the same command in another folder is another bot
+    assert done.returncode == 2 and "holds another test (different --bot (new) (" in done.stderr, done.stderr
+
+
+def test_help_names_the_bot_option_form() -> None:
+    done = subprocess.run([*HARNESS, "sprt", "--help"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert "--bot NAME=COMMAND" in done.stdout and "--cwd" in done.stdout and "list[str]" not in done.stdout
 
 
 @pytest.mark.slow

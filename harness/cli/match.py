@@ -30,7 +30,8 @@ from harness.cli.common import (
 @app.command()
 def match(
     bot: list[str] = typer.Option(
-        ..., "--bot", help="NAME=COMMAND, once per seat (2-6); COMMAND is split like a shell does. "
+        ..., "--bot", metavar="NAME=COMMAND",
+        help="NAME=COMMAND, once per seat (2-6); COMMAND is split like a shell does. "
         "NAME@DIR=COMMAND runs that bot in DIR."
     ),
     cwd: Path | None = typer.Option(

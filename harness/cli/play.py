@@ -29,7 +29,8 @@ from harness.cli.common import (
 @app.command()
 def play(
     bot: list[str] = typer.Option(
-        ..., "--bot", help="NAME=COMMAND, once per opponent (1-5); COMMAND is split like a shell does. "
+        ..., "--bot", metavar="NAME=COMMAND",
+        help="NAME=COMMAND, once per opponent (1-5); COMMAND is split like a shell does. "
         "NAME@DIR=COMMAND runs that bot in DIR."
     ),
     hands: int = typer.Option(20, "--hands", help="Hands to play (at least 1)."),

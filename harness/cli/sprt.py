@@ -26,7 +26,12 @@ from harness.cli.common import (
 @app.command()
 def sprt(
     bot: list[str] = typer.Option(
-        ..., "--bot", help="NAME=COMMAND, twice: the new version first, then the old one."
+        ..., "--bot", metavar="NAME=COMMAND", help="NAME=COMMAND, twice: the new version first, then the old one; "
+        "COMMAND is split like a shell does. NAME@DIR=COMMAND runs that bot in DIR."
+    ),
+    cwd: Path | None = typer.Option(
+        None, "--cwd", help="Working directory of every bot without its own @DIR (default: this one); "
+        "under the sandbox a bot sees only its directory."
     ),
     bb0: float = typer.Option(0.0, "--bb0", help="H0: new is at most this many bb/100 better than old."),
     bb1: float = typer.Option(10.0, "--bb1", help="H1: new is at least this many bb/100 better than old."),
@@ -66,7 +71,7 @@ def sprt(
     def usage(message: str) -> typer.Exit:
         return _usage("sprt", message)
 
-    specs = _bot_specs(bot, None, usage, allow_dir=False)
+    specs = _bot_specs(bot, cwd, usage)
     if len(specs) != 2:
         raise usage(f"sprt compares two bots: give --bot NEW=COMMAND --bot OLD=COMMAND, got {len(specs)}")
     problem = _out_of_bounds(("--hands", "hands", hands), ("--decision-ms", "decision_ms", decision_ms),

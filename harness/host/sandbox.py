@@ -809,7 +809,8 @@ class BotJail:
             folder = os.path.dirname(self.unseen[0])
             return (
                 f"; note: the sandbox does not show {self.unseen[0]} to the bot (only its cwd {self.cwd} and "
-                f"[sandbox] paths): make {folder} its cwd (check-bot --cwd, [[bots]] cwd) or add it to [sandbox] paths"
+                f"[sandbox] paths): make {folder} its cwd (--cwd DIR or --bot NAME@DIR=..., [[bots]] cwd) or add it "
+                "to [sandbox] paths"
             )
         if self.uid is None:
             return ""

@@ -357,13 +357,18 @@ class SprtSettings:
         """The settings a resumed test must share (every one that changes a block or the decision: all but
         ``max_hands``), JSON-ready."""
         return {
-            "new": {"name": self.new.name, "command": list(self.new.command)},
-            "old": {"name": self.old.name, "command": list(self.old.command)},
+            "new": _bot_identity(self.new), "old": _bot_identity(self.old),
             "bb0": self.bb0, "bb1": self.bb1, "alpha": self.alpha, "beta": self.beta,
             "hands_per_rotation": self.hands, "seed": f"{self.seed:x}",
             "starting_stack": self.starting_stack, "game": self.game.to_dict(),
             "limits": dataclasses.asdict(self.limits), "sandbox": self.sandbox, "min_blocks": self.min_blocks,
         }
+
+
+def _bot_identity(bot: BotSpec) -> dict[str, Any]:
+    """A bot as :meth:`SprtSettings.identity` stores it: its name, command and the directory it runs in (a
+    relative command means another program from another directory)."""
+    return {"name": bot.name, "command": list(bot.command), "cwd": bot.cwd or os.getcwd()}
 
 
 #: The option that gives each setting of :meth:`SprtSettings.identity` (``limits`` by its field), for messages.
