@@ -248,7 +248,9 @@ def test_usage_errors_are_one_line(tmp_path: Path) -> None:
                         (["--bot", "a=python -m bots.caller", "--bot", "b=python -m bots.caller", "--alpha", "0"],
                          "--alpha"),
                         (["--bot", "a=python -m bots.caller", "--bot", "b=python -m bots.caller", "--min-blocks",
-                          "1"], "--min-blocks")]:
+                          "1"], "--min-blocks"),
+                        (["--bot", "a=python -m bots.caller", "--bot", "b=python -m bots.caller", "--stack",
+                          "183251937962"], "--stack 183251937962 is too deep for the protocol's")]:
         done = _sprt(*args, "--out", str(tmp_path / "x"))
         assert done.returncode == 2, done.stderr
         assert words in done.stderr and "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1

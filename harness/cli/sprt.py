@@ -63,6 +63,7 @@ def sprt(
     from harness.deals import seed_warning
     from harness.engine import GameConfig, GameConfigError
     from harness.host.sandbox import SandboxError
+    from harness.match.msgsize import message_problem
     from harness.match.outdir import OutDirError, default_out_dir
     from harness.match.referee import play_match
     from harness.specs import Limits, SandboxMode, SandboxSettings
@@ -88,6 +89,9 @@ def sprt(
     test_seed = _test_seed(seed, out, usage)
     try:
         game = GameConfig.from_dict({"structure": structure})  # the text as given: GameConfigError names it
+        problem = message_problem(game, 2, stack, "--stack")  # else the referee refuses it at the first block
+        if problem:
+            raise SprtError(problem)
         settings = SprtSettings(new=specs[0], old=specs[1], bb0=bb0, bb1=bb1, alpha=alpha, beta=beta, hands=hands,
                                 seed=test_seed, starting_stack=stack, game=game, max_hands=max_hands,
                                 limits=Limits(decision_ms=decision_ms), sandbox=sandbox,
@@ -125,6 +129,7 @@ def _play_test(settings: Any, out_dir: Path, play: Any, decided: Any, warning: s
     import json
     from contextlib import ExitStack
 
+    from harness.engine import GameConfigError
     from harness.tournament.sprt import BlockFailed, SprtError, lock_test, open_test, run_sprt
     from harness.tournament.sprt import status as sprt_status
 
@@ -163,6 +168,8 @@ def _play_test(settings: Any, out_dir: Path, play: Any, decided: Any, warning: s
                        "error") from None
         except SprtError as exc:
             raise stop(str(exc), 1, "error") from None
+        except (ValueError, GameConfigError) as exc:  # a setting the referee refuses, as harness match says it
+            raise stop(str(exc), 2, "error") from None
         except BrokenPipeError:
             raise  # stdout's reader is gone (`| head`): the blocks are stored; the CLI ends quietly
         except OSError as exc:
