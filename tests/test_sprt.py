@@ -9,6 +9,7 @@ import math
 import os
 import random
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -436,6 +437,28 @@ def test_output_piped_into_head_ends_quietly_and_stops_playing(tmp_path: Path) -
     code, err = _piped([*common, "--out", str(tmp_path / "one")], 1)
     assert code == 1 and _errors(err) == [], err
     assert len((tmp_path / "one" / BLOCKS_FILE).read_text().splitlines()) in (1, 2)
+    assert_nothing_left()
+
+
+def test_ctrl_c_keeps_the_blocks_and_still_ends_with_the_json_object(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    proc = subprocess.Popen([*HARNESS, "sprt", "--sandbox", "off", "--bot", "new=python -m bots.caller", "--bot",
+                             "old=python -m bots.random_bot", "--hands", "2", "--min-blocks", "50", "--seed",
+                             "5eed" * 16, "--out", str(out), "--json"], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        first = proc.stdout.readline()  # block 1 is stored; block 2 is under way
+        proc.send_signal(signal.SIGINT)
+        rest, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert first.startswith("block    1") and proc.returncode == 130, (first, rest, err)
+    assert _errors(err)[-1].startswith("harness sprt: interrupted; bots stopped; to continue: harness sprt "), err
+    last = json.loads(rest.splitlines()[-1])
+    assert last["result"] == "interrupted" and last["blocks"] >= 1 and last["error"].startswith("interrupted")
+    # the blocks last reported (Ctrl-C may fall between a block's storing and its line)
+    assert len((out / BLOCKS_FILE).read_text().splitlines()) in (last["blocks"], last["blocks"] + 1)
     assert_nothing_left()
 
 
