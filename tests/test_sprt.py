@@ -390,7 +390,8 @@ def test_damaged_files_of_a_test_are_one_line_naming_file_and_line(tmp_path: Pat
     for text, said in [(line + '\n{"block": 1, "net": [1e400, 35], "hands": [2, 2]}\n' + line,
                         bad + ' ("net" must be two whole numbers, got [Infinity, 35])'),
                        (line + '\n{"block": 1, "net": [1' + "0" * 400 + ', 35], "hands": [2, 2]}\n',
-                        "blocks.jsonl:2: block 1: 1" + "0" * 400 + " chips over 2 hands of 1000-chip stacks"),
+                        "blocks.jsonl:2: block 1: 1" + "0" * 19 + "... (401 characters) chips over 2 hands of "
+                        "1000-chip stacks"),
                        (line + '\n{"block": 1, "net": [0, 0], "hands": [2, 3]}\n',
                         "blocks.jsonl:2: block 1: 3 hands in a rotation of 2"),
                        (line + '\n{"block": 1, "net": [0, 0], "hands": [-2, 2]}\n',

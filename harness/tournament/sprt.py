@@ -217,7 +217,7 @@ def _whole(x: Any) -> bool:
 def _kind(x: Any) -> str:
     """A JSON value as a message shows it: short, its type when long."""
     text = json.dumps(x)
-    return text if len(text) <= 40 else f"a {type(x).__name__} of {len(text)} characters"
+    return text if len(text) <= 40 else f"{text[:20]}... ({len(text)} characters)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -481,7 +481,7 @@ def _block_problem(block: Block, settings: SprtSettings) -> str | None:
         if hands > settings.hands:
             return f"{hands} hands in a rotation of {settings.hands}"
         if abs(net) > hands * settings.starting_stack:
-            return f"{net} chips over {hands} hands of {settings.starting_stack}-chip stacks"
+            return f"{_kind(net)} chips over {hands} hands of {settings.starting_stack}-chip stacks"
     return None
 
 
