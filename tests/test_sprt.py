@@ -379,6 +379,7 @@ def test_damaged_files_of_a_test_are_one_line_naming_file_and_line(tmp_path: Pat
                        (json.dumps(stored | {"seed": None}),
                         'sprt.json: "seed" must be the test\'s seed in hex digits, got null'),
                        ("{", "sprt.json: not a JSON file"),
+                       ("[" * 100_000, "sprt.json: not a JSON file"),
                        (b'{"seed": "\xff"}', "sprt.json:1: not UTF-8 text (byte 0xff)")]:
         (out / "sprt.json").write_bytes(text if isinstance(text, bytes) else text.encode())
         done = _sprt(*common)
@@ -398,7 +399,8 @@ def test_damaged_files_of_a_test_are_one_line_naming_file_and_line(tmp_path: Pat
                         bad + ' ("hands" cannot be negative, got [-2, 2])'),
                        (line + '\n[1, 2]\n', bad + " (expected an object, got [1, 2])"),
                        (line + "\n\xff\n", "blocks.jsonl:2: not UTF-8 text (byte 0xff)"),
-                       (line + "\n" + line + "\n", "blocks.jsonl:2: block 0 where block 1 was expected")]:
+                       (line + "\n" + line + "\n", "blocks.jsonl:2: block 0 where block 1 was expected"),
+                       (line + "\n" + "[" * 100_000 + "\n", bad)]:
         (out / BLOCKS_FILE).write_bytes(text.encode("latin-1") if "\xff" in text else text.encode())
         before = (out / BLOCKS_FILE).read_bytes()
         done = _sprt(*common)

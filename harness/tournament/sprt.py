@@ -432,7 +432,7 @@ def read_settings(out_dir: Path) -> dict[str, Any] | None:
         return None
     try:
         stored = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         raise SprtError(f"{path}: not a JSON file") from None
     if not isinstance(stored, dict):
         raise SprtError(f"{path}: expected the test's settings (a JSON object), got {_kind(stored)}")
@@ -461,7 +461,7 @@ def _read_blocks(path: Path, settings: SprtSettings) -> list[Block]:
         try:
             block = Block.from_dict(json.loads(line))
             problem = _block_problem(block, settings)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # RecursionError: JSON nested too deep to parse
             if number == len(lines):
                 break  # the line cut by an interruption: that block is played again
             raise SprtError(f"{path}:{number}: not a block result line ({exc})") from None
@@ -493,7 +493,7 @@ def lock_test(out_dir: Path) -> Iterator[None]:
     two runs on one directory would each append every block and delete the other's block directories.
 
     Raises:
-        SprtError: another run holds it (names its pid), or the directory cannot be made.
+        SprtError: another run holds it (names its pid), or the lock file cannot be made.
         OSError: ``out_dir`` cannot be created.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
