@@ -499,3 +499,25 @@ def test_solid_beats_random_in_a_real_run(tmp_path: Path) -> None:
     final = json.loads(done.stdout.splitlines()[-1])
     assert final["result"] == "H1" and final["bb_per_100"] > 200, done.stdout
     assert final["llr"] >= final["upper"] and final["ci95"][0] > 0
+
+
+def test_a_test_started_before_its_limits_were_recorded_continues(tmp_path: Path) -> None:
+    """An earlier harness kept neither the bots' limits, the sandbox, min_blocks nor the bots' folders: such a
+    test continues with this run's values for them, records them, and checks them from then on."""
+    from harness.tournament.sprt import SETTINGS_FILE
+
+    whole = run_sprt(_settings(), tmp_path / "whole", FakePlay())
+    cut = tmp_path / "cut"
+    with pytest.raises(KeyboardInterrupt):
+        run_sprt(_settings(), cut, FakePlay(stop_after=2 * 3))
+    earlier = json.loads((cut / SETTINGS_FILE).read_text())
+    for key in ("limits", "sandbox", "min_blocks"):
+        del earlier[key]
+    for bot in ("new", "old"):
+        del earlier[bot]["cwd"]
+    (cut / SETTINGS_FILE).write_text(json.dumps(earlier))
+    assert run_sprt(_settings(), cut, FakePlay()) == whole
+    recorded = json.loads((cut / SETTINGS_FILE).read_text())
+    assert recorded["min_blocks"] == _settings().min_blocks and "cwd" in recorded["new"]
+    with pytest.raises(SprtError, match="different --min-blocks"):
+        run_sprt(_settings(min_blocks=_settings().min_blocks + 1), cut, FakePlay())

@@ -507,6 +507,27 @@ def lock_test(out_dir: Path) -> Iterator[None]:
         os.close(fd)
 
 
+#: Settings a test started by an earlier harness did not record: the bots' limits, the sandbox, the blocks
+#: before a decision, and each bot's directory. Such a test continues with this run's values for them.
+UNRECORDED = ("limits", "sandbox", "min_blocks")
+
+
+def _adopt_unrecorded(stored: dict[str, Any], wanted: dict[str, Any]) -> bool:
+    """Fill ``stored`` (an earlier harness's settings, changed in place) with this run's values of what it did not
+    record (:data:`UNRECORDED`, a bot's ``cwd``); True when anything was filled in."""
+    adopted = False
+    for key in UNRECORDED:
+        if key not in stored:
+            stored[key] = wanted[key]
+            adopted = True
+    for bot in ("new", "old"):
+        held = stored.get(bot)
+        if isinstance(held, dict) and "cwd" not in held:
+            stored[bot] = {**held, "cwd": wanted[bot]["cwd"]}
+            adopted = True
+    return adopted
+
+
 def open_test(out_dir: Path, settings: SprtSettings) -> list[Block]:
     """Start a test in ``out_dir`` or read the blocks of the same test there (hold :func:`lock_test` first).
 
@@ -518,13 +539,15 @@ def open_test(out_dir: Path, settings: SprtSettings) -> list[Block]:
     wanted = settings.identity()
     stored = read_settings(out_dir)
     if stored is not None:
+        adopted = _adopt_unrecorded(stored, wanted)
         missing = sorted(set(wanted) - set(stored))
         if missing:
-            raise SprtError(f"{path}: not a whole test's settings (no {', '.join(missing)}; a test started by an "
-                            "earlier harness cannot be continued: give another --out)")
+            raise SprtError(f"{path}: not a whole test's settings (no {', '.join(missing)})")
         if stored != wanted:
             raise SprtError(f"{out_dir} holds another test (different {'; '.join(differences(stored, wanted))}); "
                             "give the same options to continue it, or another --out")
+        if adopted:  # recorded now, so that the next resume checks them
+            path.write_text(json.dumps(wanted, indent=1, allow_nan=False) + "\n", encoding="utf-8")
     elif any(p.name != LOCK_FILE for p in out_dir.iterdir()):
         raise SprtError(f"{out_dir} is not empty and holds no test ({SETTINGS_FILE}); give an empty or new --out")
     else:
