@@ -411,6 +411,8 @@ def test_a_version_1_record_is_upgraded_with_its_chips_and_times(tmp_path: Path)
          r"line 1: faults\[0\]\.detail: expected a string"),
         (lambda r: r.update(timings_ms=[[0, -1.5]]), r"line 1: timings_ms\[0\]\[1\] \(ms\): expected milliseconds"),
         (lambda r: r.update(config={"big_blind": [10]}), r"line 1: config\.big_blind: expected a number"),
+        (lambda r: r["hole_cards"][0].__setitem__(0, "ZZ"), r'line 1: hole_cards\[0\]\[0\]: "ZZ" is not a card'),
+        (lambda r: r["final_cards"].__setitem__(1, "x"), r"line 1: final_cards\[1\]: expected a list of cards"),
     ],
     ids=["shape", "refused", "unknown-version", "timing-value", "timing-short", "timing-seat", "fault-seat",
          "amount-string", "amount-missing", "amount-negative", "action-kind", "seat-negative", "discard-not-a-card",
@@ -418,7 +420,8 @@ def test_a_version_1_record_is_upgraded_with_its_chips_and_times(tmp_path: Path)
          "seed-fraction",
          "hand-id-negative", "button-bool", "stack-negative", "bot-number", "match-seat-negative", "match-seat-twice",
          "match-id-number",
-         "fault-kind", "fault-detail", "timing-negative", "config-list"],
+         "fault-kind", "fault-detail", "timing-negative", "config-list", "hole-card-not-a-card",
+         "final-cards-not-a-list"],
 )
 def test_a_record_that_cannot_be_upgraded_is_named_by_line_and_field(change: Any, said: str, tmp_path: Path) -> None:
     from harness.history.v1 import build_record

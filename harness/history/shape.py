@@ -225,13 +225,14 @@ _V1_ACTION: dict[str, _Check] = {"seat": _is_uint, "action": _is_action_kind, "a
 _V1_FAULT: dict[str, _Check] = {"seat": _is_uint, "kind": _is_fault_kind, "detail": _is_str}
 #: The referee's keys (each optional) whose elements are checked one by one.
 _V1_LISTS: tuple[tuple[str, _Check], ...] = (
-    ("deck", _is_card), ("bots", _is_bot), ("match_seats", _is_uint),
+    ("deck", _is_card), ("bots", _is_bot), ("match_seats", _is_uint), ("hole_cards", _is_cards),
+    ("final_cards", _is_cards),
 )
 
 
 def _problem_v1(record: dict[str, Any]) -> str | None:
-    """Version 1: the shape of the fields replay and the upgrade read (:data:`REQUIRED_KEYS`, ``deck`` when
-    present, each action's ``seat``, ``action``, ``amount``, ``discards`` and ``received``) and of the referee's
+    """Version 1: the shape of the fields replay and the upgrade read (:data:`REQUIRED_KEYS`, ``deck``,
+    ``hole_cards`` and ``final_cards`` when present, each action's ``seat``, ``action``, ``amount``, ``discards`` and ``received``) and of the referee's
     keys when present (``bots``, ``match_seats``, ``match_id``, ``faults``, ``timings_ms``): every value of the
     right JSON kind and range (``seed`` 0 to 2**64-1, seats and chips >= 0, cards, action and fault kinds of the
     format)."""
