@@ -102,6 +102,16 @@ def test_links_for_an_unknown_student_say_so_and_issue_nothing(tmp_path: Path) -
     db.close()
 
 
+@pytest.mark.parametrize("option", [["--student", "alice"], ["--url", "https://contest.example.org"]])
+def test_an_option_of_links_without_links_is_a_usage_line(tmp_path: Path, option: list[str]) -> None:
+    """Without --links the server would start and run, the option silently ignored."""
+    contest = contest_file(tmp_path)
+    done = subprocess.run([*HARNESS, "serve", str(contest), *option], capture_output=True, text=True, timeout=60,
+                          cwd=tmp_path)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == f"harness serve: {option[0]} goes with --links (it chooses which login links to print)\n"
+
+
 @pytest.fixture(scope="module")
 def pg_cluster():
     from tests.postgres_helpers import Cluster

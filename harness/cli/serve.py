@@ -38,6 +38,10 @@ def serve(
 
     if not 0 < port < 65536:
         raise _usage("serve", f"--port must be 1..65535, got {port}")
+    if not links:  # options of --links alone would be ignored by a server that then runs for weeks
+        for given, name in ((student, "--student"), (url, "--url")):
+            if given:
+                raise _usage("serve", f"{name} goes with --links (it chooses which login links to print)")
     try:
         if links:
             cfg = load_contest(contest)

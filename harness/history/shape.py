@@ -231,11 +231,11 @@ _V1_LISTS: tuple[tuple[str, _Check], ...] = (
 
 
 def _problem_v1(record: dict[str, Any]) -> str | None:
-    """Version 1: the shape of the fields replay and the upgrade read (:data:`REQUIRED_KEYS`, ``deck``,
-    ``hole_cards`` and ``final_cards`` when present, each action's ``seat``, ``action``, ``amount``, ``discards`` and ``received``) and of the referee's
-    keys when present (``bots``, ``match_seats``, ``match_id``, ``faults``, ``timings_ms``): every value of the
-    right JSON kind and range (``seed`` 0 to 2**64-1, seats and chips >= 0, cards, action and fault kinds of the
-    format)."""
+    """Version 1: the shape of the fields replay and the upgrade read (:data:`REQUIRED_KEYS`; ``deck``,
+    ``hole_cards`` and ``final_cards`` when present; each action's ``seat``, ``action``, ``amount``,
+    ``discards`` and ``received``) and of the referee's keys when present (``bots``, ``match_seats``,
+    ``match_id``, ``faults``, ``timings_ms``): every value of the right JSON kind and range (``seed`` 0 to
+    2**64-1, seats and chips >= 0, cards, action and fault kinds of the format)."""
     missing = [k for k in REQUIRED_KEYS if k not in record]
     if missing:
         return f"missing field(s) {', '.join(missing)} (a hand record has {', '.join(REQUIRED_KEYS)}, ...)"
