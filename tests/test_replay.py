@@ -244,3 +244,41 @@ def _lines(path: Path) -> list[str]:
     data = path.read_bytes()
     text = gzip.decompress(data).decode() if data[:2] == b"\x1f\x8b" else data.decode()
     return text.splitlines(keepends=True)
+
+
+@pytest.mark.parametrize(
+    ("order", "said"),
+    [([0, 1, 3, 4], "hand 3: DIFFERS: hand_id: hand 3 where hand 2 was due (hand 2 missing)"),
+     ([0, 4], "hand 4: DIFFERS: hand_id: hand 4 where hand 1 was due (hands 1-3 missing)"),
+     ([0, 1, 1, 2], "hand 1: DIFFERS: hand_id: hand 1 again, where hand 2 was due"),
+     ([0, 2, 1, 3], "hand 2: DIFFERS: hand_id: hand 2 where hand 1 was due (hand 1 missing)"),
+     ([1, 2], "hand 1: DIFFERS: hand_id: hand 1 where hand 0 was due (hand 0 missing)")],
+    ids=["lost", "lost-several", "repeated", "swapped", "first-lost"],
+)
+def test_a_hand_lost_repeated_or_moved_differs(tmp_path: Path, order: list[int], said: str) -> None:
+    """Each hand replays on its own; the match does not: hands are 0, 1, 2 ... in order, each once."""
+    path = write_lines(tmp_path / "h.jsonl", *(played_hand(h) for h in order))
+    code, out, _ = cli_replay(str(path))
+    assert code == 1 and said in out, out
+
+
+def test_a_tournament_match_whose_history_lost_its_last_hands_or_all_differs(tmp_path: Path) -> None:
+    """Hands cut from the end (or every hand) leave a history that replays: the count the match's result
+    records says what is missing."""
+    from harness.tournament.results import hand_history_path, read_records
+    from harness.tournament.runner import run_tournament
+    from tests.runner_helpers import fake_config
+
+    out = tmp_path / "out"
+    assert run_tournament(fake_config(out, ["a", "b"], hands=3), play=_dealt_play, quiet=True).complete
+    ids = [r.match_id for r in read_records(out)]
+    for match_id, keep in ((ids[0], 2), (ids[1], 0)):
+        path = hand_history_path(out / "matches" / match_id)
+        assert path is not None
+        lines = _lines(path)[:keep]
+        path.unlink()
+        path.with_name("hands.jsonl").write_text("".join(lines), encoding="utf-8")
+    result = CliRunner().invoke(app, ["replay", str(out)])
+    assert result.exit_code == 1, result.output
+    assert f"match {ids[0]}: DIFFERS: hands.jsonl holds 2 hands where the match's result records 3" in result.stdout
+    assert f"match {ids[1]}: DIFFERS: hands.jsonl holds 0 hands where the match's result records 3" in result.stdout

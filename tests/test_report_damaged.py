@@ -55,3 +55,18 @@ def test_a_sound_history_exits_0(tmp_path: Path) -> None:
     _match_folder(folder)
     result = CliRunner().invoke(app, ["report", str(folder)])
     assert result.exit_code == 0 and result.stderr == "", result.output
+
+
+def test_a_tournaments_match_folder_points_to_the_tournament(tmp_path: Path) -> None:
+    """A tournament's matches/<id> holds the runner's result.json (no match settings): one line saying where the
+    report is made, not a KeyError."""
+    from harness.tournament.results import MANIFEST_FILE
+
+    folder = tmp_path / "league" / "matches" / "m"
+    folder.parent.mkdir(parents=True)
+    _match_folder(folder)
+    (tmp_path / "league" / MANIFEST_FILE).write_text("{}", encoding="utf-8")
+    result = CliRunner().invoke(app, ["report", str(folder)])
+    assert result.exit_code == 2
+    assert result.stderr == (f"harness report: {folder} is one match of the tournament in {tmp_path / 'league'}: "
+                             f"run harness report {tmp_path / 'league'} (its report has a page for every match)\n")

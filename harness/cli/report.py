@@ -29,9 +29,13 @@ def _match_record(directory: Path) -> Any:
 
     from harness.match.verdict import RESULT_FILE
     from harness.specs import MatchResult
-    from harness.tournament.results import MatchRecord
+    from harness.tournament.results import MANIFEST_FILE, MatchRecord
 
     path = directory / RESULT_FILE
+    tournament = directory.parent.parent
+    if (tournament / MANIFEST_FILE).is_file():  # matches/<id> of a tournament: its result.json is the runner's
+        raise _usage("report", f"{directory} is one match of the tournament in {tournament}: run harness report "
+                     f"{tournament} (its report has a page for every match)")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         result = MatchResult.from_dict(data)

@@ -70,7 +70,10 @@ def check_history(path: Path, *, match_seed: int | None = None) -> Iterator[Hand
 
     Verdicts are yielded as hands are read; a line that is not a hand record
     stops the check with :class:`HistoryError` (the rest of the file cannot
-    be trusted), after the verdicts of the lines before it.
+    be trusted), after the verdicts of the lines before it. Hands must be
+    numbered 0, 1, 2 ... in order: a hand out of that sequence (one lost,
+    repeated or moved before it) is a verdict ``ok=False`` naming the
+    ``hand_id`` and what was due.
 
     Args:
         path: the hand history.
@@ -86,36 +89,52 @@ def check_history(path: Path, *, match_seed: int | None = None) -> Iterator[Hand
             history: FILE line N: FIELD: what is wrong``) or is cut off
             (``.cut_off``).
     """
+    expected = 0  # the next hand's number: a match's hands are 0, 1, 2 ... in order (docs/HISTORY.md)
     for lineno, record in numbered_lines(path):  # as written: the check is of what the file says
         problem = record_problem(record)
         if problem:
             raise HistoryError(path, lineno, problem)
-        hand_id = record["hand_id"]
-        v2 = record.get("record_version") == 2
-        if match_seed is not None:
-            if record["seed"] != hand_seed(match_seed, hand_id):
-                yield HandCheck(lineno, hand_id, False, "seed: not the hand seed derived from the match seed")
-                continue
-            if v2 and record["match"]["seed_sha256"] != commitment(match_seed):
-                yield HandCheck(lineno, hand_id, False, "match.seed_sha256: not the SHA-256 of the match seed")
-                continue
-        try:
-            if v2:
-                replay_v2(record)
-            else:
-                replay(record)
-        except ReplayError as exc:
-            if _replays_under_earlier_rule(record, v2):
-                yield HandCheck(lineno, hand_id, True, note=EARLIER_RAISE_RULE)
-            else:
-                yield HandCheck(lineno, hand_id, False, str(exc))
-        except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
-            # Right shape, values the engine cannot even start from (e.g. a
-            # setting of the wrong kind): the record differs from any real hand.
-            yield HandCheck(lineno, hand_id, False, f"the engine cannot replay this record: {exc}")
-        else:
-            yield HandCheck(lineno, hand_id, True)
+        verdict = _check_hand(lineno, record, match_seed)
+        hand_id = verdict.hand_id
+        if hand_id != expected:  # a hand lost, repeated or moved: each one may replay, the match does not
+            wrong = _out_of_sequence(hand_id, expected)
+            verdict = HandCheck(lineno, hand_id, False, f"{verdict.detail}; {wrong}" if not verdict.ok else wrong)
+        expected = max(expected, hand_id + 1)
+        yield verdict
 
+
+def _check_hand(lineno: int, record: dict[str, Any], match_seed: int | None) -> HandCheck:
+    """The verdict on one record of the right shape (see :func:`check_history`)."""
+    hand_id = record["hand_id"]
+    v2 = record.get("record_version") == 2
+    if match_seed is not None:
+        if record["seed"] != hand_seed(match_seed, hand_id):
+            return HandCheck(lineno, hand_id, False, "seed: not the hand seed derived from the match seed")
+        if v2 and record["match"]["seed_sha256"] != commitment(match_seed):
+            return HandCheck(lineno, hand_id, False, "match.seed_sha256: not the SHA-256 of the match seed")
+    try:
+        if v2:
+            replay_v2(record)
+        else:
+            replay(record)
+    except ReplayError as exc:
+        if _replays_under_earlier_rule(record, v2):
+            return HandCheck(lineno, hand_id, True, note=EARLIER_RAISE_RULE)
+        return HandCheck(lineno, hand_id, False, str(exc))
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+        # Right shape, values the engine cannot even start from (e.g. a
+        # setting of the wrong kind): the record differs from any real hand.
+        return HandCheck(lineno, hand_id, False, f"the engine cannot replay this record: {exc}")
+    return HandCheck(lineno, hand_id, True)
+
+
+def _out_of_sequence(hand_id: int, expected: int) -> str:
+    """What is wrong with a hand numbered ``hand_id`` where hand ``expected`` was due."""
+    if hand_id < expected:
+        return (f"hand_id: hand {hand_id} again, where hand {expected} was due (hands are numbered from 0, in "
+                "order, each once)")
+    lost = f"hand {expected}" if hand_id == expected + 1 else f"hands {expected}-{hand_id - 1}"
+    return f"hand_id: hand {hand_id} where hand {expected} was due ({lost} missing)"
 
 
 def _replays_under_earlier_rule(record: dict[str, Any], v2: bool) -> bool:

@@ -214,9 +214,10 @@ def verify_deals(out_dir: Path) -> Iterator[MatchDeals]:
             problems.append("match seed: not derived from the revealed seed")
         hands = 0
         unreadable = ""
-        history = hand_history_path(out_dir / MATCHES_DIR / result.match_id)
+        folder = out_dir / MATCHES_DIR / result.match_id
+        history = hand_history_path(folder)
         if history is None:
-            problems.append("no hand history")
+            problems.append(f"no hand history (no hands.jsonl or hands.jsonl.gz in {folder})")
         else:
             try:
                 for check in check_history(history, match_seed=expected):
@@ -227,4 +228,7 @@ def verify_deals(out_dir: Path) -> Iterator[MatchDeals]:
                 unreadable = str(exc)
             except OSError as exc:
                 unreadable = f"cannot read {history}: {exc.strerror or exc}"
+            if not unreadable and hands != result.hands_played:  # hands lost at the end, or added after it
+                problems.append(f"{history.name} holds {hands} hands where the match's result records "
+                                f"{result.hands_played}")
         yield MatchDeals(result.match_id, hands, tuple(problems), unreadable)
