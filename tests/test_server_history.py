@@ -41,12 +41,23 @@ def test_a_match_page_names_a_damaged_line_of_its_history(tmp_path: Path) -> Non
     (folder / "hands.jsonl").write_text(json.dumps(records[0]) + "\n{oops\n" + json.dumps(records[2]) + "\n",
                                         encoding="utf-8")
     server = Served(contest, port)
+
+    def notice_of(page: str) -> str:
+        return page.split('class="notice history-notice">', 1)[1].split("</p>", 1)[0]
+
     try:
-        page = server.client(urls["admin"]).get("/matches/b1-r0").text
+        admin = server.client(urls["admin"])
+        page = admin.get("/matches/b1-r0").text
+        hands = json.loads(page.split('id="hands-data">', 1)[1].split("</script>", 1)[0])
+        assert [h["hand_id"] for h in hands] == [0, 2]
+        assert notice_of(page).startswith("The hand history: hands.jsonl line 2: not valid JSON"), notice_of(page)
+        assert str(folder) not in page  # the server's folders are not shown
+        # A finished match whose history is emptied or gone says so (not "shown once the block is stored").
+        (folder / "hands.jsonl").write_text("", encoding="utf-8")
+        assert notice_of(admin.get("/matches/b1-r0").text) == \
+            "The hand history: hands.jsonl holds no hand, though the match is finished"
+        (folder / "hands.jsonl").unlink()
+        assert notice_of(admin.get("/matches/b1-r0").text) == "The hand history: no hand history: hands.jsonl " \
+            "(or hands.jsonl.gz) is missing from this finished match"
     finally:
         server.stop()
-    hands = json.loads(page.split('id="hands-data">', 1)[1].split("</script>", 1)[0])
-    assert [h["hand_id"] for h in hands] == [0, 2]
-    notice = page.split('class="notice history-notice">', 1)[1].split("</p>", 1)[0]
-    assert notice.startswith("The hand history has a damaged line: hands.jsonl line 2: not valid JSON"), notice
-    assert str(folder) not in page  # the server's folders are not shown

@@ -39,13 +39,18 @@ def match_hands(directory: Path, mine: set[int], admin: bool, limit: int = LIMIT
     naming the file (by its name: the server's folders are not shown), the line and what is wrong; the hands
     after it are shown when the file can be read on, else the notice says they cannot be.
 
+    A finished match (not ``running``) without a hand history, or with one that holds no hand, gets a notice
+    saying so.
+
     Returns:
-        ``(hands, notices)``; both empty when the match has no hand history.
+        ``(hands, notices)``; both empty when a running match has no hand history yet.
     """
     path = find_history(directory)
     hands: list[dict[str, Any]] = []
     notices: list[str] = []
     if path is None:
+        if not running:  # the referee writes hands.jsonl as the match starts: gone since
+            notices.append("no hand history: hands.jsonl (or hands.jsonl.gz) is missing from this finished match")
         return hands, notices
     try:
         for line, item in records_or_problems(path):
@@ -64,4 +69,6 @@ def match_hands(directory: Path, mine: set[int], admin: bool, limit: int = LIMIT
                 break
     except OSError as exc:
         notices.append(f"{path.name}: cannot be read ({exc.strerror or exc}); the hands read before are shown")
+    if not hands and not notices and not running:
+        notices.append(f"{path.name} holds no hand, though the match is finished")
     return hands, notices
