@@ -129,6 +129,20 @@ def test_a_damaged_last_line_that_ends_in_a_newline_is_said_but_one_being_writte
     assert len(told) == 1 and f"{history} line 2: not valid JSON" in told[0]
 
 
+def test_a_last_line_cut_off_in_a_finished_match_is_said(tmp_path: Path) -> None:
+    """Once result.json is written (after the last hand), a last line without its end will never be completed."""
+    records = random_match(GameConfig(), seats=2, hands=2, seed=3)
+    (tmp_path / "logs").mkdir()
+    history = tmp_path / "hands.jsonl"
+    history.write_text(json.dumps(records[0]) + "\n" + json.dumps(records[1])[:80], encoding="utf-8")
+    told: list[str] = []
+    follower = Follower(tmp_path, notify=told.append)
+    assert follower.poll() == 1 and told == []  # still being written, as far as anyone can tell
+    (tmp_path / "result.json").write_text("{}", encoding="utf-8")
+    assert follower.poll() == 0
+    assert len(told) == 1 and f"{history} line 2" in told[0] and "the match is finished" in told[0], told
+
+
 def test_damaged_compressed_data_is_said_and_the_hands_before_it_are_shown(tmp_path: Path) -> None:
     import gzip
 

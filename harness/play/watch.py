@@ -104,33 +104,43 @@ class _Source:
     """One hand history being followed: read up to its last complete record, again when it grows.
 
     Only the file's last line, without its final newline, can be a line still being written: reading waits
-    there. Any other damaged line is a notice (once, naming the file, the line and the problem), and the
-    hands after it are read when the file allows, or the notice says reading stops there.
+    there, until the match is finished. Any other damaged line is a notice (once, naming the file, the line
+    and the problem), and the hands after it are read when the file allows, or the notice says reading stops
+    there.
     """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.size = -1
+        self.finished = False
         self.count = 0
         self.told: set[str] = set()
 
     def new_records(self) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
-        """The ``(line, record)`` added since the last call, and the notices not given yet (one line each)."""
+        """The ``(line, record)`` added since the last call, and the notices not given yet (one line each).
+
+        Once the match is finished (its folder holds ``result.json``, written after the last hand), a last line
+        cut off will never be completed: it is a notice too.
+        """
         try:
             size = self.path.stat().st_size
         except OSError:
             return [], []
-        if size == self.size:
+        finished = (self.path.parent / "result.json").exists()
+        if size == self.size and finished == self.finished:
             return [], []
         self.size = size
+        self.finished = finished
         records: list[tuple[int, dict[str, Any]]] = []
         notices: list[str] = []
         try:
             for line, item in records_or_problems(self.path):
                 if isinstance(item, HistoryError):
-                    if not item.at_end:  # a line still being written is read next time
+                    if not item.at_end:
                         then = "the hands after it are shown" if item.can_go_on else "the hands after it cannot be read"
                         notices.append(f"{item}; {then}")
+                    elif finished:  # else a line still being written, read next time
+                        notices.append(f"{item}; the match is finished, so it will not be completed")
                     continue
                 records.append((line, item))
         except OSError as exc:
