@@ -116,14 +116,21 @@ def test_a_damaged_line_followed_by_more_is_said_once_and_the_hands_after_it_are
     assert follower.poll() == 1 and len(told) == 1
 
 
-def test_a_damaged_last_line_that_ends_in_a_newline_is_said_but_one_being_written_is_not(tmp_path: Path) -> None:
+def _cut_last_line(folder: Path) -> tuple[Path, list[dict], list[str], Follower]:
+    """A match folder whose history's second (last) line has no end yet, followed once: (history, records, the
+    notices told, the follower)."""
     records = random_match(GameConfig(), seats=2, hands=2, seed=3)
-    (tmp_path / "logs").mkdir()
-    history = tmp_path / "hands.jsonl"
+    (folder / "logs").mkdir()
+    history = folder / "hands.jsonl"
     history.write_text(json.dumps(records[0]) + "\n" + json.dumps(records[1])[:80], encoding="utf-8")
     told: list[str] = []
-    follower = Follower(tmp_path, notify=told.append)
+    follower = Follower(folder, notify=told.append)
     assert follower.poll() == 1 and told == []  # the last line, no newline yet: still being written
+    return history, records, told, follower
+
+
+def test_a_damaged_last_line_that_ends_in_a_newline_is_said_but_one_being_written_is_not(tmp_path: Path) -> None:
+    history, records, told, follower = _cut_last_line(tmp_path)
     history.write_text(json.dumps(records[0]) + "\n" + json.dumps(records[1])[:80] + "\n", encoding="utf-8")
     assert follower.poll() == 0
     assert len(told) == 1 and f"{history} line 2: not valid JSON" in told[0]
@@ -131,13 +138,7 @@ def test_a_damaged_last_line_that_ends_in_a_newline_is_said_but_one_being_writte
 
 def test_a_last_line_cut_off_in_a_finished_match_is_said(tmp_path: Path) -> None:
     """Once result.json is written (after the last hand), a last line without its end will never be completed."""
-    records = random_match(GameConfig(), seats=2, hands=2, seed=3)
-    (tmp_path / "logs").mkdir()
-    history = tmp_path / "hands.jsonl"
-    history.write_text(json.dumps(records[0]) + "\n" + json.dumps(records[1])[:80], encoding="utf-8")
-    told: list[str] = []
-    follower = Follower(tmp_path, notify=told.append)
-    assert follower.poll() == 1 and told == []  # still being written, as far as anyone can tell
+    history, _, told, follower = _cut_last_line(tmp_path)
     (tmp_path / "result.json").write_text("{}", encoding="utf-8")
     assert follower.poll() == 0
     assert len(told) == 1 and f"{history} line 2" in told[0] and "the match is finished" in told[0], told

@@ -159,6 +159,18 @@ def _value_problem(where: str, value: Any, ok: _Check) -> str | None:
     return f"{where}: expected {what}, got {json_kind(value)} ({_show(value)})"
 
 
+def _settings_problem(settings: Any, key: str, *, null_ok: bool) -> str | None:
+    """The game settings under ``key`` (version 1's ``config``, version 2's ``game``): an object of plain values
+    (``null_ok``: version 1 wrote some settings as null), or what is wrong with it."""
+    if not isinstance(settings, dict):
+        return f"{key}: expected an object of game settings, got {json_kind(settings)} ({_show(settings)})"
+    for name, value in settings.items():
+        if isinstance(value, (list, dict)) or (value is None and not null_ok):
+            plain = "a number, string or true/false" if null_ok else "a number or a string"
+            return f"{key}.{name}: expected {plain}, got {json_kind(value)}"
+    return None
+
+
 def _list_problem(record: dict[str, Any], key: str, ok: _Check) -> str | None:
     """The first element of the list ``record[key]`` that ``ok`` refuses, named ``key[i]``, or None."""
     value = record[key]
@@ -242,12 +254,9 @@ def _problem_v1(record: dict[str, Any]) -> str | None:
     problem = _fields_problem(record, _V1_TOP, "")
     if problem:
         return problem
-    config = record["config"]
-    if not isinstance(config, dict):
-        return f"config: expected an object of game settings, got {json_kind(config)} ({_show(config)})"
-    for name, value in config.items():
-        if isinstance(value, (list, dict)):
-            return f"config.{name}: expected a number, string or true/false, got {json_kind(value)}"
+    problem = _settings_problem(record["config"], "config", null_ok=True)
+    if problem:
+        return problem
     problem = _list_problem(record, "stacks", _is_uint) or _actions_problem_v1(record["actions"])
     if problem:
         return problem
@@ -342,12 +351,9 @@ def _problem_v2(record: dict[str, Any]) -> str | None:
     problem = _fields_problem(record["match"], _V2_MATCH, "match")
     if problem:
         return problem
-    game = record["game"]
-    if not isinstance(game, dict):
-        return f"game: expected an object of game settings, got {json_kind(game)} ({_show(game)})"
-    for name, value in game.items():
-        if isinstance(value, (list, dict)) or value is None:
-            return f"game.{name}: expected a number or a string, got {json_kind(value)}"
+    problem = _settings_problem(record["game"], "game", null_ok=False)
+    if problem:
+        return problem
     for key, fields in _V2_ITEMS.items():
         items = record[key]
         if not isinstance(items, list):
