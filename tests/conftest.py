@@ -1,5 +1,6 @@
-"""Fixtures shared by several test modules: ``node_bot`` (bots/node with its npm packages installed) and
-``arena`` (a folder for hostile entries; whatever a bot left running there is killed afterwards)."""
+"""Fixtures shared by several test modules: ``node_bot`` (bots/node with its npm packages installed),
+``arena`` (a folder for hostile entries; whatever a bot left running there is killed afterwards) and
+``pg_cluster`` (a real PostgreSQL in a temp folder, per module)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -40,3 +42,16 @@ def arena(tmp_path: Path) -> Iterator[Path]:
     yield tmp_path
     for proc in processes_with(str(tmp_path)):
         proc.kill()
+
+
+@pytest.fixture(scope="module")
+def pg_cluster() -> Iterator[Any]:
+    """A real PostgreSQL made in a temp folder for a module's tests (tests/postgres_helpers.py; skips loudly
+    where PostgreSQL cannot be run), stopped after them."""
+    from tests.postgres_helpers import Cluster
+
+    cluster = Cluster()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()

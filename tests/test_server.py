@@ -112,17 +112,6 @@ def test_an_option_of_links_without_links_is_a_usage_line(tmp_path: Path, option
     assert done.stderr == f"harness serve: {option[0]} goes with --links (it chooses which login links to print)\n"
 
 
-@pytest.fixture(scope="module")
-def pg_cluster():
-    from tests.postgres_helpers import Cluster
-
-    cluster = Cluster()
-    try:
-        yield cluster
-    finally:
-        cluster.stop()
-
-
 @pytest.fixture(params=["sqlite", "postgresql"])
 def database(request) -> str:
     """"" (the default SQLite file in the data folder) or a fresh PostgreSQL database's URL."""

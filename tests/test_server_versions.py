@@ -91,17 +91,6 @@ def test_a_version_with_a_build_has_a_folder_of_its_own() -> None:
     assert len(built) == 2 and folder not in built  # no build writes into another version's files
 
 
-@pytest.fixture(scope="module")
-def pg_cluster():
-    from tests.postgres_helpers import Cluster
-
-    cluster = Cluster()
-    try:
-        yield cluster
-    finally:
-        cluster.stop()
-
-
 @pytest.fixture(params=["sqlite", "postgresql"])
 def database(request, tmp_path: Path) -> str:
     if request.param == "sqlite":
