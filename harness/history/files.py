@@ -93,6 +93,11 @@ class HistoryError(HarnessError, ValueError):
         head = "damaged hand history" if cut_off else "not a hand history"
         super().__init__(f"{head}: {where}: {problem}")
 
+    def then(self) -> str:
+        """What a reader that goes on past damage (:func:`records_or_problems`) shows after this line, in words
+        for a notice: the hands after it, or none when the file cannot be read on."""
+        return "the hands after it are shown" if self.can_go_on else "the hands after it cannot be read"
+
 
 #: Longest line accepted (bytes); real hand records are a few kB, so a
 #: longer "line" is a file that is not a hand history (and is not read whole).

@@ -137,8 +137,7 @@ class _Source:
             for line, item in records_or_problems(self.path):
                 if isinstance(item, HistoryError):
                     if not item.at_end:
-                        then = "the hands after it are shown" if item.can_go_on else "the hands after it cannot be read"
-                        notices.append(f"{item}; {then}")
+                        notices.append(f"{item}; {item.then()}")
                     elif finished:  # else a line still being written, read next time
                         notices.append(f"{item}; the match is finished, so it will not be completed")
                     continue

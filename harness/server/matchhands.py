@@ -57,8 +57,7 @@ def match_hands(directory: Path, mine: set[int], admin: bool, limit: int = LIMIT
             if isinstance(item, HistoryError):
                 if running and item.at_end:
                     break
-                then = "the hands after it are shown" if item.can_go_on else "the hands after it cannot be read"
-                notices.append(f"{path.name} line {line}: {item.problem}; {then}")
+                notices.append(f"{path.name} line {line}: {item.problem}; {item.then()}")
                 continue
             try:
                 hands.append(viewer_hand(item, mine, admin))

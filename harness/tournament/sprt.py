@@ -454,19 +454,15 @@ def _read_blocks(path: Path, settings: SprtSettings) -> list[Block]:
     text = _read_text(path)
     if text is None:
         return blocks
-    lines = text.split("\n")  # the last item is "" when the file ends with its newline, else a cut line
-    for number, line in enumerate(lines, 1):
+    # Bytes after the last newline are a line cut by an interruption: that block is played again.
+    for number, line in enumerate(text[: text.rfind("\n") + 1].splitlines(), 1):
         if not line.strip():
             continue
         try:
             block = Block.from_dict(json.loads(line))
             problem = _block_problem(block, settings)
         except (ValueError, RecursionError) as exc:  # RecursionError: JSON nested too deep to parse
-            if number == len(lines):
-                break  # the line cut by an interruption: that block is played again
             raise SprtError(f"{path}:{number}: not a block result line ({exc})") from None
-        if number == len(lines):
-            break  # whole JSON but no newline: still cut before its end
         if problem:
             raise SprtError(f"{path}:{number}: block {block.index}: {problem}")
         if block.index != len(blocks):
