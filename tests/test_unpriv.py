@@ -341,7 +341,7 @@ def test_a_delegated_v2_group_gives_its_processes_a_leaf(tmp_path: Path) -> None
     try:
         # Not ours yet: the reason names the owner.
         child = subprocess.run([*_user_prefix(), sys.executable, "-c",
-                                "from harness.match import cgroups; import sys; "
+                                "from harness.host import cgroups; import sys; "
                                 "print(cgroups._delegation_problem(sys.argv[1]))", group],
                                cwd=REPO, capture_output=True, text=True, timeout=60, check=True)
         assert "not delegated to you" in child.stdout and "uid 0" in child.stdout, child.stdout
