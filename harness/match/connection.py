@@ -128,6 +128,7 @@ class Connection(Endpoint):
         deadline: Callable[[], int],
         is_dead: Callable[[], bool] | None = None,
         after_send: Callable[[], None] | None = None,
+        sent: Callable[[], object] | None = None,
     ) -> ActionReply | DiscardReply:
         """Send one request and wait for its reply until the decision's deadline.
 
@@ -149,6 +150,9 @@ class Connection(Endpoint):
                 right after the request is queued; the referee writes the
                 previous hand's record there). The bot is never charged for it:
                 a reply found waiting afterwards counts as on time.
+            sent: optional, called the moment the request is out (before ``after_send``): the referee starts
+                the decision's clock there again, so a stall of the referee before the send (descheduled,
+                stopped) is never the bot's time.
 
         Returns:
             The decoded reply echoing ``seq``.
@@ -170,7 +174,7 @@ class Connection(Endpoint):
             raise Disconnected(self.name)
         self._requesting = True
         try:
-            return self._request(bot, payload, seq, expect, deadline, is_dead, after_send)
+            return self._request(bot, payload, seq, expect, deadline, is_dead, after_send, sent)
         finally:
             self._requesting = False
 
@@ -235,6 +239,7 @@ class Connection(Endpoint):
         deadline: Callable[[], int],
         is_dead: Callable[[], bool] | None,
         after_send: Callable[[], None] | None,
+        sent: Callable[[], object] | None = None,
     ) -> ActionReply | DiscardReply:
         if self._late:
             self._late = []
@@ -242,6 +247,8 @@ class Connection(Endpoint):
         fd = bot.fd
         wait = hub.wait
         self._send_request(bot, payload, seq)
+        if sent is not None:
+            sent()
         # The last moment the bot is known to have sent no reply: the bot is charged from
         # here at least, never for the referee's own work (after_send, being descheduled).
         known_empty = _now()
