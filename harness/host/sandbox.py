@@ -75,6 +75,7 @@ from harness.specs import CpuPolicy, SandboxMode, SandboxSettings
 __all__ = [
     "DEFAULT_PIDS",
     "ENDPOINT_DIR",
+    "BUILD_TOOLS",
     "BotJail",
     "JailPlan",
     "SandboxError",
@@ -134,6 +135,10 @@ USR_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 #: (:meth:`BotJail._program_view`); ``python``/``python3`` are the harness's (first on the bot's PATH,
 #: :func:`harness.host.botproc.bot_path`).
 PATH_INTERPRETERS = ("python3", "python", "node", "java")
+#: What a build (:mod:`harness.host.build`) is shown besides, where the PATH finds them, with their install
+#: trees: compilers and build tools of the usual languages (those under ``/usr`` are there anyway).
+BUILD_TOOLS = ("cc", "gcc", "g++", "make", "cmake", "javac", "jar", "mvn", "gradle", "cargo", "rustc", "go",
+               "npm", "npx", "tsc", "dotnet")
 #: Where uid leases are kept (root only).
 LEASE_DIR = "/run/lock/harness-sandbox-uids"
 
@@ -708,11 +713,13 @@ def _path_stamp(path_env: str) -> tuple[object, ...]:
 
 
 @lru_cache(maxsize=16)
-def _interpreter_views(path_env: str, stamp: tuple[object, ...]) -> tuple[str, ...]:
-    """The :data:`PATH_INTERPRETERS` found on ``path_env`` with their trees, resolved; ``stamp`` is
-    :func:`_path_stamp` (``path_env``'s state), so that a lookup is redone only when it could differ."""
+def _interpreter_views(path_env: str, stamp: tuple[object, ...],
+                       names: tuple[str, ...] = PATH_INTERPRETERS) -> tuple[str, ...]:
+    """The programs ``names`` (default :data:`PATH_INTERPRETERS`) found on ``path_env`` with their trees,
+    resolved; ``stamp`` is :func:`_path_stamp` (``path_env``'s state), so that a lookup is redone only when it
+    could differ."""
     del stamp  # the cache key only
-    return tuple(os.path.realpath(f) for name in PATH_INTERPRETERS for f in _program_files(name, "/", path_env))
+    return tuple(os.path.realpath(f) for name in names for f in _program_files(name, "/", path_env))
 
 
 @lru_cache(maxsize=4)
@@ -757,6 +764,9 @@ class BotJail:
         uid: the seat's uid (root only), else None.
         memory_mb: the bot's memory limit (MiB), shown as the machine's memory in its /proc/meminfo
             (None: the host's).
+        writable: its directory is bound read-write (a build writes its program there), not read-only.
+        tools: programs shown where the PATH finds them, with their install trees, besides
+            :data:`PATH_INTERPRETERS` (a build's compilers: :data:`BUILD_TOOLS`).
 
     Raises:
         SandboxError: the directory is ``/``.
@@ -764,7 +774,7 @@ class BotJail:
 
     def __init__(
         self, *, seat_dir: str, cwd: str | None, settings: SandboxSettings, hidden: Sequence[str], uid: int | None,
-        memory_mb: int | None = None,
+        memory_mb: int | None = None, writable: bool = False, tools: Sequence[str] = (),
     ) -> None:
         self.seat_dir = seat_dir
         self.cwd = os.path.realpath(cwd or os.getcwd())
@@ -774,6 +784,8 @@ class BotJail:
         self.hidden = [os.path.realpath(h) for h in hidden]
         self.uid = uid
         self.memory_mb = memory_mb
+        self.writable = writable
+        self.tools = tuple(tools)
         self.endpoint = f"ipc://{ENDPOINT_DIR}/{ENDPOINT_NAME}"
         self.unseen: list[str] = []  # files the command names that the sandbox does not show (set by wrap)
         #: Descriptors the process started from :meth:`wrap`'s command line must inherit (the seccomp program,
@@ -1022,7 +1034,10 @@ class BotJail:
         shown = self._program_view(argv[0], env)
         # What a wrapper script runs by name finds what it finds outside (looked up again when PATH changes).
         path_env = env.get("PATH", os.defpath)
-        views = self._views(shown, _interpreter_views(path_env, _path_stamp(path_env)))
+        resolved = _interpreter_views(path_env, _path_stamp(path_env))
+        if self.tools:
+            resolved += _interpreter_views(path_env, _path_stamp(path_env), self.tools)
+        views = self._views(shown, resolved)
         self.unseen = _unseen_files(argv[1:], self.cwd, views, self.hidden)
         for view in views:
             # Parents made world-traversable: bwrap makes them 0700 as root, and the bot is not root.
@@ -1032,7 +1047,9 @@ class BotJail:
                 if parent not in made:
                     args += ["--perms", "0755", "--dir", parent]
                     made.add(parent)
-            args += ["--ro-bind", view, view]
+            args += ["--bind" if self.writable and view == self.cwd else "--ro-bind", view, view]
+        if self.writable and self.cwd not in views:  # inside another view (shown read-only): bound over it
+            args += ["--bind", self.cwd, self.cwd]
         for h in self.hidden:
             if any(_inside(h, v) for v in views) and not _inside(self.cwd, h):
                 if os.path.isdir(h):

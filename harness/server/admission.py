@@ -6,85 +6,64 @@ returns a JSON-ready dict the server stores with the version. The check is
 check-bot`` and every tournament's entry check, at the contest's table,
 game, limits and sandbox.
 
-A ``build`` runs once in the version's folder under bubblewrap with no
-network (``--unshare-all``), the data folder masked but for the version's
-own folder, and a time limit (``[ladder] build_timeout_s``); without
-bubblewrap a submission with a build is refused (the server does not run
-untrusted build steps unconfined).
+A ``build`` is the student's code: it runs once in the version's folder in
+the same sandbox as the bot (:func:`harness.host.build.run_build`: the
+contest's ``[sandbox]``, its folder writable, the data folder hidden, the
+``[ladder] build_*`` limits). Where that sandbox cannot run, no build runs
+and the version is refused with the reason.
+
+Everything in the result that a program wrote (the build's output, the
+bot's stderr and traceback, the reason) is shown to the student only after
+:func:`harness.server.hostpaths.for_student`: no host path, no frame outside
+the student's folder.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import signal
-import subprocess
 from pathlib import Path
 from typing import Any
 
 from harness.engine.config import GameConfig
+from harness.host.build import BuildLimits, run_build
+from harness.server.hostpaths import for_student
 from harness.specs import BotSpec, Limits, SandboxSettings
 from harness.tournament.entries import CheckTable, run_check
 
-#: Bytes of a build's output kept for the student.
+#: Characters of a build's output kept for the student (its end).
 BUILD_OUTPUT = 4000
+#: Characters of the check's stderr kept for the student (its end).
+STDERR_KEPT = 20000
 
 
-def build_argv(build: str, folder: Path, data: Path) -> list[str] | None:
-    """The bubblewrap command line of a build (None without bubblewrap)."""
-    bwrap = shutil.which("bwrap")
-    if bwrap is None:
-        return None
-    folder, data = folder.resolve(), data.resolve()
-    # later mounts win: a fresh /tmp first, then the data folder masked, then the version's own folder
-    argv = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/",
-            "--tmpfs", "/tmp", "--dev", "/dev", "--proc", "/proc", "--tmpfs", os.fspath(data),
-            "--bind", os.fspath(folder), os.fspath(folder), "--chdir", os.fspath(folder)]
-    if os.geteuid() == 0:
-        argv += ["--cap-drop", "ALL"]
-    return [*argv, "/bin/sh", "-c", build]
-
-
-def run_build(build: str, folder: Path, data: Path, timeout_s: float) -> tuple[bool, str]:
-    """Run a build; return (ok, one line of what happened + the tail of its output)."""
-    argv = build_argv(build, folder, data)
-    if argv is None:
-        return False, "the build was not run: this server has no bubblewrap to run build commands in a sandbox"
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        out, _ = proc.communicate(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, _ = proc.communicate()
-        return False, f"the build was stopped after {timeout_s:g} s (the time limit)\n" + _tail(out)
-    if proc.returncode != 0:
-        return False, f"the build failed with exit status {proc.returncode}\n" + _tail(out)
-    return True, _tail(out)
-
-
-def _tail(out: bytes) -> str:
-    return out[-BUILD_OUTPUT:].decode("utf-8", "replace")
-
-
-def admit(bot: BotSpec, build: str, data: Path, build_timeout_s: float, game: GameConfig, limits: Limits,
-          starting_stack: int, sandbox: SandboxSettings, table: CheckTable, directory: Path) -> dict[str, Any]:
+def admit(bot: BotSpec, build: str, data: Path, build_limits: BuildLimits, game: GameConfig, limits: Limits,
+          starting_stack: int, sandbox: SandboxSettings, table: CheckTable, directory: Path,
+          roots: tuple[tuple[str, str], ...] = ()) -> dict[str, Any]:
     """Build (if asked) and entry-check one version.
 
+    Args:
+        roots: the server's paths to hide from the student (:func:`harness.server.hostpaths.host_roots`).
+
     Returns:
-        ``{"ok", "reason", "stderr_tail", "build", "log", ...}`` (:func:`run_check`'s keys plus ``build``).
+        ``{"ok", "reason", "stderr_tail", "build", "stderr", ...}`` (:func:`run_check`'s keys but ``log``, plus
+        ``build`` and ``stderr``), every text as the student may see it.
     """
+    folder = Path(bot.cwd or ".")
     result: dict[str, Any] = {"build": ""}
     if build:
-        ok, text = run_build(build, Path(bot.cwd or "."), data, build_timeout_s)
-        result["build"] = text
-        if not ok:
-            first = text.splitlines()[0] if text else "the build failed"
-            return {**result, "ok": False, "reason": first, "stderr_tail": text, "log": ""}
+        hidden = (str(data), str(directory), *sandbox.hidden)
+        built = run_build(build, folder, settings=sandbox, limits=build_limits, hidden=hidden)
+        text = built.output[-BUILD_OUTPUT:]
+        result["build"] = for_student(f"{built.summary}\n{text}" if built.summary else text, roots, folder)
+        if not built.ok:
+            reason = for_student(built.summary, roots, folder)
+            return {**result, "ok": False, "reason": reason, "stderr_tail": result["build"], "stderr": ""}
     # The bot sees its own folder (its cwd), never the rest of the data folder (harness.host.sandbox).
     result.update(run_check(bot, game, limits, starting_stack, directory, sandbox=sandbox, table=table))
-    log = Path(result.get("log") or "")
+    log = Path(result.pop("log", "") or "")
     try:
-        result["stderr"] = log.read_text(encoding="utf-8", errors="replace")[-20000:] if log.is_file() else ""
+        result["stderr"] = log.read_text(encoding="utf-8", errors="replace")[-STDERR_KEPT:] if log.is_file() else ""
     except OSError:
         result["stderr"] = ""
+    for key in ("reason", "stderr_tail", "stderr"):
+        result[key] = for_student(str(result.get(key) or ""), roots, folder)
     return result

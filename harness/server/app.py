@@ -599,7 +599,12 @@ async def admin_page(request: Request) -> Response:
     with server.engine.connect() as conn:
         people = [dict(r) for r in conn.execute(select(db.students).order_by(db.students.c.name)).mappings()]
     active = {a["student_id"]: a for a in store.active_versions(server.engine)}
+    from harness.host.build import build_problem
+    from harness.server.serve import BUILDS_OFF
+
+    problem = build_problem(server.contest.sandbox)
     return _page(request, "admin.html.j2", who, people=people, active=active,
+                 builds=f"{BUILDS_OFF} ({problem})" if problem else "",
                  challenges=store.setting(server.engine, "challenges", "1") == "1",
                  final=store.setting(server.engine, "final", ""), ladder_error=server.ladder.error if server.ladder
                  else "", busy=_occupancy(server))

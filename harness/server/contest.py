@@ -17,7 +17,9 @@ Format (every key but ``[contest] name`` and ``[[reference]]`` optional)::
     jobs = 2                  # local worker processes (0: the CPUs), or
     cluster = "tcp://h:8786"  # a Dask scheduler
     challenges_per_hour = 5   # quota per student
-    build_timeout_s = 60      # a submission's build command
+    build_timeout_s = 60      # a submission's build command: its time, memory and folder size
+    build_memory_mb = 2048
+    build_disk_mb = 500
 
     [play]                    # a student plays a reference bot or their own version in the browser
     hands = 50                # hands per game
@@ -95,6 +97,8 @@ class LadderSettings:
         cluster: a Dask scheduler address (:func:`harness.tournament.config.parse_cluster`) or None.
         challenges_per_hour: challenges one student may ask for in any hour (0: none).
         build_timeout_s: seconds a submission's ``build`` command may take (seconds).
+        build_memory_mb: memory of all a build's processes together, its ``/tmp`` included (MiB).
+        build_disk_mb: the most a version's folder may hold after its build (MiB).
     """
 
     hands: int = 200
@@ -103,6 +107,8 @@ class LadderSettings:
     cluster: str | None = None
     challenges_per_hour: int = 5
     build_timeout_s: int = 60
+    build_memory_mb: int = 2048
+    build_disk_mb: int = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,9 +282,12 @@ def _ladder(t: _Table) -> LadderSettings:
             raise t.error("cluster", "give jobs (local workers) or cluster (a Dask scheduler), not both")
     quota = t.integer("challenges_per_hour", 5, 0, 1000)
     build = t.integer("build_timeout_s", 60, 1, 3600)
+    build_memory = t.integer("build_memory_mb", 2048, 64, 65536)
+    build_disk = t.integer("build_disk_mb", 500, 1, 100_000)
     t.finish()
     return LadderSettings(hands=hands, table_size=table_size, jobs=jobs, cluster=cluster,
-                          challenges_per_hour=quota, build_timeout_s=build)
+                          challenges_per_hour=quota, build_timeout_s=build, build_memory_mb=build_memory,
+                          build_disk_mb=build_disk)
 
 
 def _play(t: _Table) -> PlaySettings:

@@ -20,6 +20,7 @@ matches left running are played again from scratch (:func:`harness.server.store.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import math
@@ -33,10 +34,12 @@ from typing import Any
 
 from sqlalchemy import Engine
 
+from harness.host.build import BuildLimits
 from harness.server import store
 from harness.server.admission import admit
 from harness.server.board import Board
 from harness.server.contest import Contest
+from harness.server.hostpaths import for_student, host_roots
 from harness.specs import MatchResult, MatchSpec
 from harness.tournament.entries import CheckTable
 from harness.tournament.estimate import effective_jobs
@@ -123,6 +126,8 @@ class Ladder:
             play = functools.partial(play_match, sandbox=contest.sandbox)
         self.play = play
         self.rng = random.SystemRandom()
+        #: The server's paths no student is shown (:func:`harness.server.hostpaths.host_roots`).
+        self.roots = host_roots(contest.data, contest.path.resolve().parent)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.error = ""
@@ -227,9 +232,11 @@ class Ladder:
         table = CheckTable(c.ladder.table_size, c.ladder.hands, c.stack_mode, field + tuple(r.name for r in
                                                                                               c.references))
         directory = c.data / "checks" / f"v{v['id']}"
+        build = BuildLimits(timeout_s=float(c.ladder.build_timeout_s), memory_mb=c.ladder.build_memory_mb,
+                            disk_mb=c.ladder.build_disk_mb, max_processes=c.limits.max_processes)
         return Job(key=f"check:{v['id']}", func=admit,
-                   args=(bot, v["build"], c.data, float(c.ladder.build_timeout_s), c.game, c.limits,
-                         c.starting_stack, c.sandbox, table, directory),
+                   args=(bot, v["build"], c.data, build, c.game, c.limits, c.starting_stack, c.sandbox, table,
+                         directory, self.roots),
                    directory=directory, info=("check", v["id"]))
 
     def _match_job(self, m: dict[str, Any]) -> Job:
@@ -278,8 +285,10 @@ class Ladder:
         kind = done.job.info[0]
         if kind == "check":
             vid = done.job.info[1]
-            data = done.result or {"ok": False, "reason": f"the check itself failed: {done.error}",
-                                   "stderr_tail": _error_text(done.job.directory)}
+            # the worker's own error and traceback: the server's code, none of the student's (hostpaths)
+            data = done.result or {"ok": False,
+                                   "reason": for_student(f"the check itself failed: {done.error}", self.roots),
+                                   "stderr_tail": for_student(_error_text(done.job.directory), self.roots)}
             store.finish_check(self.engine, vid, bool(data.get("ok")), str(data.get("reason", "")), data)
             return
         _, block_id, match_pk, rotation, seats = done.job.info
@@ -288,6 +297,8 @@ class Ladder:
         if done.result is not None:
             try:
                 result = MatchResult.from_dict(done.result)
+                # every student sees a match's statuses: no host path in them
+                result = dataclasses.replace(result, status=[for_student(st, self.roots) for st in result.status])
                 record = MatchRecord(table=f"b{block_id}", rotation=rotation, big_blind=self.contest.game.unit,
                                      result=result, rotations=seats).to_dict()
             except (KeyError, TypeError, ValueError) as exc:

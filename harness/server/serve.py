@@ -7,11 +7,15 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from harness.host.build import build_problem
 from harness.server import store
 from harness.server.contest import Contest, load_contest
 from harness.server.db import open_database
 from harness.server.places import prepare_places
 from harness.tournament.config import ConfigError
+
+#: What the server says when the sandbox cannot run builds (at start and on the admin page).
+BUILDS_OFF = "no build command is run: the sandbox cannot run here, so a submission with a build is refused"
 
 
 def base_url(host: str, port: int) -> str:
@@ -71,5 +75,8 @@ def serve(path: Path, host: str, port: int, *, log_level: str = "warning") -> No
             raise
         raise ConfigError(contest.path, "[ladder] cluster", str(exc)) from None
     print(f"harness serve: {contest.name} at {base_url(host, port)} (data: {contest.data})", flush=True)
+    problem = build_problem(contest.sandbox)
+    if problem:
+        print(f"harness serve: warning: {BUILDS_OFF} ({problem})", file=sys.stderr, flush=True)
     uvicorn.run(create_app(server), host=host, port=port, log_level=log_level, timeout_graceful_shutdown=5,
                 lifespan="on")

@@ -1,0 +1,293 @@
+"""A submission's build is untrusted code: it runs in the bot's sandbox, and no host path reaches a student.
+
+A hostile student's build (``tests/fixtures/hostile/build_spy.sh``) reaches for
+``/etc/shadow``, the contest file, the teacher's links file, the data folder and
+another student's folder, prints and copies what it finds into its own folder
+and writes outside it: over HTTP nothing of theirs shows on the version's page,
+its JSON or its code download, and nothing it wrote outside its folder is left.
+A build the sandbox cannot run is not run, and the server says so. A refusal's
+traceback and the published final report show no path of the server.
+Against a real ``harness serve`` (uvicorn on 127.0.0.1); the build tests skip
+loudly without bubblewrap.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import shutil
+import subprocess
+import tarfile
+import tempfile
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from harness.host.build import BuildLimits, build_problem, run_build
+from harness.host.sandbox import support
+from harness.server.hostpaths import HIDDEN_FRAMES, for_student, host_roots
+from harness.specs import SandboxMode, SandboxSettings
+from tests.server_helpers import (
+    HARNESS,
+    RAISER,
+    ROOT,
+    Served,
+    contest_file,
+    free_port,
+    links,
+    upload,
+    version_state,
+    wait_for,
+)
+from tests.skip_helpers import skip_loudly
+
+pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fast set (pytest -m "not slow")
+
+SPY = ROOT / "tests" / "fixtures" / "hostile" / "build_spy.sh"
+BOX = SandboxSettings(mode=SandboxMode.AUTO, scratch_mb=16)
+
+
+def _need_sandbox() -> None:
+    problem = build_problem(BOX)
+    if problem:
+        skip_loudly(f"SERVER BUILD TEST NOT RUN: builds need the sandbox, which cannot run here ({problem}). "
+                    "Install Debian's bubblewrap (apt-get install -y bubblewrap).")
+
+
+@pytest.fixture
+def home() -> Iterator[Path]:
+    """The teacher's home: outside /tmp (which every sandbox replaces with its own), removed afterwards."""
+    base = "/var/tmp" if os.access("/var/tmp", os.W_OK) else None
+    path = Path(tempfile.mkdtemp(prefix="harness-teacher-", dir=base))
+    os.chmod(path, 0o755)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _tar_gz(files: dict[str, bytes | str]) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for name, body in files.items():
+            data = body.encode() if isinstance(body, str) else body
+            info = tarfile.TarInfo(name)
+            info.size, info.mode = len(data), 0o755 if name.endswith(".sh") else 0o644
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def _everything_fetchable(client: httpx.Client, vid: int) -> str:
+    """What the student can fetch of a version: its page, its JSON and every file (name and bytes) of its code."""
+    texts = [client.get(f"/versions/{vid}").text, client.get(f"/api/versions/{vid}").text]
+    code = client.get(f"/versions/{vid}/code")
+    assert code.status_code == 200
+    with tarfile.open(fileobj=io.BytesIO(code.content), mode="r:gz") as tar:
+        for member in tar.getmembers():
+            texts.append(member.name + " -> " + member.linkname)
+            if member.isfile():
+                handle = tar.extractfile(member)
+                assert handle is not None
+                texts.append(handle.read().decode("utf-8", "replace"))
+    return "\n".join(texts)
+
+
+def _shadow_lines() -> list[str]:
+    try:
+        return [line for line in Path("/etc/shadow").read_text().splitlines() if len(line) > 12]
+    except OSError:  # an ordinary user cannot read it: nor can a build of theirs
+        return []
+
+
+def test_a_hostile_build_reads_nothing_of_the_server_and_leaves_nothing_outside_its_folder(home: Path) -> None:
+    _need_sandbox()
+    marks = {what: f"MARK-{what}-{uuid.uuid4().hex}" for what in ("contest", "links", "data", "bob")}
+    contest = contest_file(home, sandbox="auto", build_timeout_s=60, extra=f"# {marks['contest']}\n")
+    port = free_port()
+    urls = links(contest, port)
+    links_file = home / "links.csv"
+    links_file.write_text("student,url\n" + "".join(f"{k},{v}\n" for k, v in urls.items())
+                          + f"# {marks['links']}\n", encoding="utf-8")
+    data = home / "contest-t"
+    server = Served(contest, port)
+    escapes = [Path(f"/tmp/harness-escape-{uuid.uuid4().hex}"), Path(f"/var/tmp/harness-escape-{uuid.uuid4().hex}"),
+               Path(f"/dev/shm/harness-escape-{uuid.uuid4().hex}"), data / "escaped.txt", home / "escaped.txt",
+               data / "uploads" / "bob" / "escaped.txt"]
+    try:
+        (data / "marker.txt").write_text(marks["data"], encoding="utf-8")
+        bob = server.client(urls["bob"])
+        bob_id = upload(bob, "bot.py", (RAISER + f"\n# {marks['bob']}\n").encode()).json()["id"]
+        wait_for(lambda: version_state(bob, bob_id)["state"] != "checking", timeout=180)
+        bob_folders = [p for p in (data / "uploads" / "bob").iterdir() if p.is_dir()]
+        assert bob_folders and marks["bob"] in (bob_folders[0] / "bot.py").read_text()
+        targets = ["/etc/shadow", str(contest), str(links_file), str(data), str(bob_folders[0])]
+        escape = " ".join(str(p) for p in escapes)
+        bot_toml = (f'command = "python bot.py"\n'
+                    f'build = "ESCAPE=\'{escape}\' sh build_spy.sh {" ".join(targets)}"\n')
+        alice = server.client(urls["alice"])
+        answer = upload(alice, "spy.tar.gz", _tar_gz({"bot.py": RAISER, "build_spy.sh": SPY.read_text(),
+                                                       "bot.toml": bot_toml}))
+        assert answer.status_code == 201, answer.text
+        vid = answer.json()["id"]
+        done = wait_for(lambda: (s := version_state(alice, vid))["state"] != "checking" and s, timeout=240)
+        assert "shadow: cat: /etc/shadow: No such file" in done["build_output"], done  # it ran; its output is shown
+        assert done["state"] == "admitted", done
+        seen = _everything_fetchable(alice, vid)
+        assert "built.txt" in seen  # what it wrote in its folder stays
+        for what, mark in marks.items():
+            assert mark not in seen, f"the student's build read the {what}"
+        for line in _shadow_lines():
+            assert line not in seen, "the student's build read /etc/shadow"
+        assert urls["admin"].rsplit("/", 1)[1] not in seen
+        for path in escapes:
+            assert not path.exists(), f"the build wrote {path} outside its folder"
+        # the admin link the student did not get keeps them out of the admin pages
+        assert alice.get("/admin").status_code == 404 and alice.get("/admin/export").status_code == 404
+    finally:
+        server.stop()
+        for path in escapes:
+            if path.is_file():
+                path.unlink()
+
+
+def test_a_build_the_sandbox_cannot_run_is_not_run_and_the_server_says_so(tmp_path: Path) -> None:
+    contest = contest_file(tmp_path, sandbox="off")
+    port = free_port()
+    urls = links(contest, port)
+    server = Served(contest, port)
+    try:
+        warning = wait_for(lambda: [line for line in server.log.read_text().splitlines()
+                                    if line.startswith("harness serve: warning:")], timeout=30)
+        assert len(warning) == 1 and "no build command is run" in warning[0], warning
+        alice = server.client(urls["alice"])
+        toml = 'command = "python bot.py"\nbuild = "echo ran$((6 * 7)) > ran.txt"\n'
+        vid = upload(alice, "b.tar.gz", _tar_gz({"bot.py": RAISER, "bot.toml": toml})).json()["id"]
+        done = wait_for(lambda: (s := version_state(alice, vid))["state"] != "checking" and s, timeout=120)
+        assert done["state"] == "refused" and "the build was not run" in done["reason"], done
+        assert "ran42" not in _everything_fetchable(alice, vid)  # what the build would have written
+        assert not list((tmp_path / "contest-t" / "uploads").rglob("ran.txt"))
+        admin = server.client(urls["admin"])
+        assert 'id="builds"' in admin.get("/admin").text and "no build command is run" in admin.get("/admin").text
+    finally:
+        server.stop()
+
+
+def test_a_refusal_and_the_final_report_show_no_path_of_the_server(home: Path) -> None:
+    """The refusal's traceback keeps the student's own frame (relative), and the final's pages name no host path."""
+    contest = contest_file(home)
+    data = home / "contest-t"
+    port = free_port()
+    urls = links(contest, port)
+    server = Served(contest, port)
+    hosts = [str(data), str(data.resolve()), str(ROOT), str(home)]
+    try:
+        alice, bob = server.client(urls["alice"]), server.client(urls["bob"])
+        broken = upload(alice, "bot.py", (b"import os\n\n\ndef main():\n    open(os.getcwd() + '/gone.txt')\n\n\n"
+                                          b"main()\n")).json()["id"]
+        refused = wait_for(lambda: (s := version_state(alice, broken))["state"] != "checking" and s, timeout=120)
+        assert refused["state"] == "refused", refused
+        page = alice.get(f"/versions/{broken}").text + alice.get(f"/api/versions/{broken}").text
+        assert 'File "./bot.py", line 5, in main' in page.replace("&#34;", '"').replace("&quot;", '"'), page
+        assert "./gone.txt" in page
+        for host in hosts:
+            assert host not in page, f"the refusal shows {host}"
+        good = upload(bob, "bot.py", RAISER.encode()).json()["id"]
+        wait_for(lambda: version_state(bob, good)["state"] == "admitted", timeout=120)
+        admin = server.client(urls["admin"])
+        assert admin.post("/admin/final", follow_redirects=False).status_code == 303
+        index = wait_for(lambda: (r := bob.get("/final/")).status_code == 200 and r.text, timeout=180)
+        pages = {"index.html": index}
+        for link in sorted(set(re.findall(r'href="([^"#:?]+\.(?:html|md|txt|json))"', index))):
+            answer = bob.get(f"/final/{link}")
+            if answer.status_code == 200:
+                pages[link] = answer.text
+        assert len(pages) > 1, pages.keys()
+        for name, text in pages.items():
+            for host in hosts:
+                assert host not in text, f"the final's {name} shows {host}"
+    finally:
+        server.stop()
+
+
+def test_a_traceback_keeps_only_the_students_frames() -> None:
+    roots = host_roots(Path("/srv/c/data"), Path("/srv/c"))
+    folder = "/srv/c/data/uploads/alice/abc"
+    text = ("Traceback (most recent call last):\n"
+            f'  File "{folder}/bot.py", line 9, in <module>\n    run(Bot())\n'
+            f'  File "{ROOT}/protocol/sdk.py", line 120, in run\n    bot.act(x)\n    ^^^^^^^^^^\n'
+            f'  File "{folder}/lib/think.py", line 3, in act\n    1 / 0\n'
+            "ZeroDivisionError: division by zero\n"
+            f"FileNotFoundError: '/srv/c/links.csv' and '/srv/c/data/contest.db'\n")
+    shown = for_student(text, roots, folder)
+    assert 'File "./bot.py", line 9' in shown and 'File "./lib/think.py", line 3' in shown and "1 / 0" in shown
+    assert "sdk.py" not in shown and "bot.act" not in shown and HIDDEN_FRAMES in shown
+    assert "/srv" not in shown and str(ROOT) not in shown
+    assert "'[contest]/links.csv' and '[data]/contest.db'" in shown
+
+
+def test_a_build_is_held_to_its_time_and_size_limits(tmp_path: Path) -> None:
+    _need_sandbox()
+    folder = tmp_path / "data" / "uploads" / "v"
+    folder.mkdir(parents=True)
+    looped = run_build("while true; do :; done", folder, settings=BOX, limits=BuildLimits(timeout_s=1.0))
+    assert not looped.ok and looped.summary == "the build was stopped after 1 s (the time limit)"
+    big = run_build("i=0; while true; do i=$((i+1)); head -c 1048576 /dev/zero > f$i || exit 9; done", folder,
+                    settings=BOX, limits=BuildLimits(timeout_s=120.0, disk_mb=8))
+    assert not big.ok and "the size limit" in big.summary, big
+    failed = run_build("echo no compiler here; exit 3", folder, settings=BOX, limits=BuildLimits(timeout_s=60.0))
+    assert not failed.ok and failed.summary == "the build failed with exit status 3"
+    assert "no compiler here" in failed.output
+
+
+def test_a_build_has_no_network_and_what_it_makes_is_the_servers(tmp_path: Path) -> None:
+    _need_sandbox()
+    folder = tmp_path / "data" / "uploads" / "alice" / "v"
+    folder.mkdir(parents=True)
+    (folder / "src.py").write_text("print('hi')\n")
+    script = ("python3 -c 'import socket; s=socket.socket(); s.settimeout(2); s.connect((\"1.1.1.1\", 80))' "
+              "&& exit 8; cp src.py built.py && chmod 600 built.py && mkfifo pipe && echo made")
+    result = run_build(script, folder, settings=BOX, limits=BuildLimits(timeout_s=60.0))
+    assert result.ok, result
+    assert "Network is unreachable" in result.output and result.output.endswith("made\n")
+    built = (folder / "built.py").stat()
+    assert built.st_uid == os.geteuid() and built.st_mode & 0o777 == 0o644  # every bot's uid may read it
+    assert not (folder / "pipe").exists()  # no FIFO, socket or device is left for the server to trip on
+    if support().root:  # the build ran as a uid of its own, which owns nothing of the folder afterwards
+        assert all(p.lstat().st_uid == 0 for p in folder.rglob("*"))
+
+
+def test_a_build_runs_in_the_admission_over_http(tmp_path: Path) -> None:
+    """Over HTTP: a version's build runs in its admission (what it makes is what the bot runs, its output is
+    on the version), and a failing build refuses the version with its exit status and output."""
+    _need_sandbox()
+    contest = contest_file(tmp_path, sandbox="auto", build_timeout_s=60)
+    port = free_port()
+    urls = links(contest, port)
+    server = Served(contest, port)
+    try:
+        folder = tmp_path / "alicebot"
+        folder.mkdir()
+        (folder / "source.py").write_text(RAISER, encoding="utf-8")
+        (folder / "bot.toml").write_text('command = "python built.py"\n'
+                                         'build = "cp source.py built.py && echo made built.py"\n', encoding="utf-8")
+        token = urls["alice"].rsplit("/", 1)[1]
+        done = subprocess.run([*HARNESS, "submit", "--server", server.url, "--token", token, str(folder)],
+                              capture_output=True, text=True, timeout=180)
+        assert done.returncode == 0 and "admitted: alice.v1" in done.stdout, done.stdout + done.stderr
+        alice = server.client(urls["alice"])
+        assert "made built.py" in alice.get("/api/versions/1").json()["build_output"]
+        # the same bot with a build that fails: refused, the build's words shown, v1 stays active
+        (folder / "bot.toml").write_text('command = "python built.py"\n'
+                                         'build = "echo no compiler here; exit 3"\n', encoding="utf-8")
+        done = subprocess.run([*HARNESS, "submit", "--server", server.url, "--token", token, str(folder)],
+                              capture_output=True, text=True, timeout=180)
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert "the build failed with exit status 3" in done.stdout and "no compiler here" in done.stdout
+        v2 = alice.get("/api/versions/2").json()
+        assert v2["state"] == "refused" and not v2["active"] and alice.get("/api/versions/1").json()["active"]
+    finally:
+        server.stop()
