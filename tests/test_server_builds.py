@@ -199,13 +199,14 @@ def test_a_refusal_and_the_final_report_show_no_path_of_the_server(home: Path) -
         wait_for(lambda: version_state(bob, good)["state"] == "admitted", timeout=120)
         admin = server.client(urls["admin"])
         assert admin.post("/admin/final", follow_redirects=False).status_code == 303
-        index = wait_for(lambda: (r := bob.get("/final/")).status_code == 200 and r.text, timeout=180)
+        wait_for(lambda: "Final: done" in admin.get("/admin").text, timeout=240)
+        index = bob.get("/final/").text
         pages = {"index.html": index}
         for link in sorted(set(re.findall(r'href="([^"#:?]+\.(?:html|md|txt|json))"', index))):
             answer = bob.get(f"/final/{link}")
             if answer.status_code == 200:
                 pages[link] = answer.text
-        assert len(pages) > 1, pages.keys()
+        assert len(pages) > 1, re.findall(r'href="([^"]+)"', index)
         for name, text in pages.items():
             for host in hosts:
                 assert host not in text, f"the final's {name} shows {host}"
@@ -229,7 +230,7 @@ def test_a_traceback_keeps_only_the_students_frames() -> None:
     assert "'[contest]/links.csv' and '[data]/contest.db'" in shown
 
 
-def test_a_build_is_held_to_its_time_and_size_limits(tmp_path: Path) -> None:
+def test_a_build_is_held_to_its_time_size_and_memory_limits(tmp_path: Path) -> None:
     _need_sandbox()
     folder = tmp_path / "data" / "uploads" / "v"
     folder.mkdir(parents=True)
@@ -238,6 +239,9 @@ def test_a_build_is_held_to_its_time_and_size_limits(tmp_path: Path) -> None:
     big = run_build("i=0; while true; do i=$((i+1)); head -c 1048576 /dev/zero > f$i || exit 9; done", folder,
                     settings=BOX, limits=BuildLimits(timeout_s=120.0, disk_mb=8))
     assert not big.ok and "the size limit" in big.summary, big
+    hungry = run_build("python3 -c 'x = bytearray(600 * 2**20); print(len(x))'", folder, settings=BOX,
+                       limits=BuildLimits(timeout_s=120.0, memory_mb=128))
+    assert not hungry.ok and "629145600" not in hungry.output, hungry
     failed = run_build("echo no compiler here; exit 3", folder, settings=BOX, limits=BuildLimits(timeout_s=60.0))
     assert not failed.ok and failed.summary == "the build failed with exit status 3"
     assert "no compiler here" in failed.output
@@ -249,10 +253,14 @@ def test_a_build_has_no_network_and_what_it_makes_is_the_servers(tmp_path: Path)
     folder.mkdir(parents=True)
     (folder / "src.py").write_text("print('hi')\n")
     script = ("python3 -c 'import socket; s=socket.socket(); s.settimeout(2); s.connect((\"1.1.1.1\", 80))' "
-              "&& exit 8; cp src.py built.py && chmod 600 built.py && mkfifo pipe && echo made")
+              "&& exit 8; cp src.py built.py && chmod 600 built.py && mkfifo pipe && ln -s /etc/passwd out "
+              "&& ln -s ../../alice up && ln -s built.py same && echo made")
     result = run_build(script, folder, settings=BOX, limits=BuildLimits(timeout_s=60.0))
     assert result.ok, result
-    assert "Network is unreachable" in result.output and result.output.endswith("made\n")
+    assert "Network is unreachable" in result.output and "made\n" in result.output
+    assert "removed pipe" in result.output and "removed out" in result.output and "removed up" in result.output
+    assert not (folder / "out").is_symlink() and not (folder / "up").is_symlink()  # links out of the folder
+    assert (folder / "same").is_symlink()  # a link inside it stays
     built = (folder / "built.py").stat()
     assert built.st_uid == os.geteuid() and built.st_mode & 0o777 == 0o644  # every bot's uid may read it
     assert not (folder / "pipe").exists()  # no FIFO, socket or device is left for the server to trip on

@@ -117,16 +117,26 @@ def _lend(folder: Path, uid: int) -> None:
         os.chown(path, uid, uid, follow_symlinks=False)
 
 
-def _take_back(folder: Path, owners: set[int]) -> None:
+def _take_back(folder: Path, owners: set[int]) -> list[str]:
     """Make what the build left the server's again: owned by this process's user, readable by every bot's
     uid and writable by none (folders 0755, files 0644 or 0755), links kept as links; a FIFO, socket or
-    device it made is removed. Only entries owned by ``owners`` (the build's uid, or ours) are touched."""
+    device it made is removed, and so is a link that leads out of the folder (the server, which may follow
+    it, sees the host's files). Only entries owned by ``owners`` (the build's uid, or ours) are touched.
+
+    Returns:
+        The removed entries, relative to the folder.
+    """
     me, group = os.geteuid(), os.getegid()
-    for path, st in [(os.fspath(folder), os.lstat(folder)), *_entries(folder)]:
+    top = os.fspath(folder)
+    removed = []
+    for path, st in [(top, os.lstat(folder)), *_entries(folder)]:
         if st.st_uid not in owners:
             continue
         try:
-            if stat.S_ISLNK(st.st_mode):
+            if stat.S_ISLNK(st.st_mode) and not _inside(os.path.realpath(path), top):
+                os.unlink(path)
+                removed.append(os.path.relpath(path, top))
+            elif stat.S_ISLNK(st.st_mode):
                 os.chown(path, me, group, follow_symlinks=False)
             elif stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode):
                 os.chown(path, me, group, follow_symlinks=False)
@@ -134,8 +144,14 @@ def _take_back(folder: Path, owners: set[int]) -> None:
                 os.chmod(path, 0o755 if exe else 0o644, follow_symlinks=False)
             else:
                 os.unlink(path)
+                removed.append(os.path.relpath(path, top))
         except OSError:
             continue
+    return removed
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
 def run_build(command: str, folder: Path, *, settings: SandboxSettings, limits: BuildLimits,
@@ -165,6 +181,8 @@ def run_build(command: str, folder: Path, *, settings: SandboxSettings, limits: 
     lease: UidLease | None = None
     proc: BotProcess | None = None
     uid: int | None = None
+    owners = {os.geteuid()}  # who may own what it leaves in the folder: it, or (as root) its uid
+    taken = False
     run_limits = Limits(memory_mb=limits.memory_mb, max_processes=limits.max_processes, open_files=1024,
                         log_bytes=limits.output_bytes)
     try:
@@ -185,6 +203,7 @@ def run_build(command: str, folder: Path, *, settings: SandboxSettings, limits: 
         if support().root:
             lease = UidLease(1, settings.uid_range)
             uid = lease.uids[0]
+            owners.add(uid)
             _lend(folder, uid)
         jail = BotJail(seat_dir=seat_dir, cwd=os.fspath(folder), settings=settings, hidden=hidden, uid=uid,
                        memory_mb=limits.memory_mb, writable=True, tools=BUILD_TOOLS)
@@ -203,7 +222,11 @@ def run_build(command: str, folder: Path, *, settings: SandboxSettings, limits: 
         except BotStartError as exc:
             return BuildResult(False, f"the build could not be started: {exc}", "")
         summary = _wait(proc, folder, limits)
-        output = _output(Path(scratch) / "logs")
+        proc.stop(grace_ms=0)  # what it left running
+        removed = _take_back(folder, owners)
+        taken = True
+        output = _output(Path(scratch) / "logs") + "".join(
+            f"[harness: removed {name}: not a file, folder or link inside the folder]\n" for name in removed)
         if summary:
             return BuildResult(False, summary, output)
         if proc.returncode != 0:
@@ -219,8 +242,8 @@ def run_build(command: str, folder: Path, *, settings: SandboxSettings, limits: 
             proc.stop(grace_ms=0)
         if groups is not None:
             groups.close()
-        if os.path.isdir(folder):
-            _take_back(folder, {os.geteuid()} | ({uid} if uid is not None else set()))
+        if not taken and os.path.isdir(folder):
+            _take_back(folder, owners)
         if lease is not None:
             lease.release()
         shutil.rmtree(scratch, ignore_errors=True)

@@ -48,6 +48,7 @@ from harness.server import db, store
 from harness.server.board import Board
 from harness.server.contest import Contest
 from harness.server.games import Game, GameRefused, Games
+from harness.server.hostpaths import for_student, hide_paths, host_roots
 from harness.server.ladder import Ladder, match_dir
 from harness.server.matchhands import match_hands
 from harness.server.submission import prepare
@@ -545,7 +546,8 @@ async def match_log(request: Request) -> Response:
         return _not_found()
     path = match_dir(server.contest, m["block_id"], m["rotation"]) / "logs" / f"{seat}-{bots[seat]}.err"
     text = path.read_text(encoding="utf-8", errors="replace")[-200_000:] if path.is_file() else ""
-    return PlainTextResponse(text)
+    own = server.contest.data / "uploads" / bots[seat].rsplit(".v", 1)[0]  # the student's versions' folders
+    return PlainTextResponse(for_student(text, _roots(server), own if owner is not None else None))
 
 
 # ---------------------------------------------------------------- challenges
@@ -699,7 +701,21 @@ async def final_page(request: Request) -> Response:
     if not path.is_relative_to(root) or not path.is_file() or path.name.endswith((".jsonl", ".gz", ".err", ".out")):
         state = store.setting(server.engine, "final", "")
         return PlainTextResponse(f"No final report yet{' (' + state + ')' if state else ''}.", status_code=404)
+    if path.suffix in _TEXT_TYPES:  # the report names the server's paths (its footer, logs, replay commands)
+        text = await run_in_threadpool(path.read_text, encoding="utf-8", errors="replace")
+        return Response(hide_paths(text, _roots(server)), media_type=_TEXT_TYPES[path.suffix])
     return FileResponse(path)
+
+
+#: Files of the final's report shown with the server's paths hidden (:func:`hide_paths`), and their types.
+_TEXT_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
+               ".md": "text/markdown; charset=utf-8", ".csv": "text/csv; charset=utf-8",
+               ".txt": "text/plain; charset=utf-8", ".json": "application/json", ".svg": "image/svg+xml"}
+
+
+def _roots(server: Server) -> tuple[tuple[str, str], ...]:
+    """The server's paths no student is shown (:func:`harness.server.hostpaths.host_roots`)."""
+    return host_roots(server.contest.data, server.contest.path.resolve().parent)
 
 
 # ---------------------------------------------------------------- play against a bot

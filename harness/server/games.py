@@ -28,6 +28,7 @@ from harness.match.human import HumanLink, HumanSpec
 from harness.play.channel import TableChannel
 from harness.play.session import play_with_human
 from harness.server.contest import Contest
+from harness.server.hostpaths import for_student, host_roots
 from harness.specs import BotSpec, MatchResult, MatchSpec
 
 __all__ = ["Game", "GameRefused", "Games"]
@@ -158,7 +159,8 @@ class Games:
             game.result = play_with_human([opponent], human, 0, spec, c.limits, game.directory, game.channel,
                                           sandbox=c.sandbox)
         except Exception as exc:  # noqa: BLE001 - the page says it; the server keeps serving
-            game.error = f"the game could not be played: {exc}"
+            roots = host_roots(c.data, c.path.resolve().parent)  # the page shows it: no path of the server
+            game.error = for_student(f"the game could not be played: {exc}", roots)
             game.link.leave()
 
     def _idle_watch(self) -> None:

@@ -23,7 +23,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-__all__ = ["HIDDEN_FRAMES", "for_student", "host_roots"]
+__all__ = ["HIDDEN_FRAMES", "for_student", "hide_paths", "host_roots"]
 
 #: The line that stands for frames not shown.
 HIDDEN_FRAMES = "(frames outside your folder not shown)"
@@ -98,7 +98,17 @@ def for_student(text: str, roots: Sequence[tuple[str, str]], folder: str | os.Pa
         out.append(line)
     shown = "\n".join(out)
     for f in own:
-        shown = re.sub(re.escape(f) + r"(?=/|\b|$)", ".", shown)
+        shown = re.sub(re.escape(f) + _END, ".", shown)
+    return hide_paths(shown, roots)
+
+
+#: The end of a path's last name: what follows is no character of a file name (``/root`` is not ``/rootfs``).
+_END = r"(?![\w.+@~-])"
+
+
+def hide_paths(text: str, roots: Sequence[tuple[str, str]]) -> str:
+    """``text`` with each of ``roots`` (:func:`host_roots`) replaced by its word, wherever it stands whole."""
     for root, word in roots:
-        shown = shown.replace(root, word)
-    return shown
+        if root in text:
+            text = re.sub(re.escape(root) + _END, lambda _: word, text)
+    return text
