@@ -43,7 +43,7 @@ def host_roots(data: Path, contest_dir: Path, extra: Iterable[str] = ()) -> tupl
     """
     import harness
 
-    named = [(data, "[data]"), (contest_dir, "[contest]"), (Path(harness.__file__).parents[1], "[harness]"),
+    named: list[tuple[str | Path, str]] = [(data, "[data]"), (contest_dir, "[contest]"), (Path(harness.__file__).parents[1], "[harness]"),
              (sys.prefix, "[python]"), (sys.base_prefix, "[python]"), (os.path.expanduser("~"), "~"),
              *((e, "[server]") for e in extra)]
     out: dict[str, str] = {}
@@ -110,5 +110,5 @@ def hide_paths(text: str, roots: Sequence[tuple[str, str]]) -> str:
     """``text`` with each of ``roots`` (:func:`host_roots`) replaced by its word, wherever it stands whole."""
     for root, word in roots:
         if root in text:
-            text = re.sub(re.escape(root) + _END, lambda _: word, text)
+            text = re.sub(re.escape(root) + _END, word.replace("\\", "\\\\"), text)
     return text
