@@ -40,6 +40,21 @@ SANDBOX_MARKS = [
 ]
 
 
+def path_without(bin_dir: Path, program: str) -> str:
+    """A ``PATH`` of one directory, ``bin_dir``, holding a link to every program of today's ``PATH`` but
+    ``program`` (``bwrap``: a machine without bubblewrap, as :func:`harness.host.sandbox.support` sees it)."""
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    for entry in os.environ.get("PATH", "").split(os.pathsep):
+        if not entry or not os.path.isdir(entry):
+            continue
+        for name in os.listdir(entry):
+            target = os.path.join(entry, name)
+            link = bin_dir / name
+            if name != program and not link.exists() and os.access(target, os.X_OK) and not os.path.isdir(target):
+                link.symlink_to(target)
+    return str(bin_dir)
+
+
 ON = SandboxSettings(mode=SandboxMode.REQUIRED, scratch_mb=8)
 
 

@@ -22,6 +22,7 @@ from typer.testing import CliRunner
 
 from harness.cli import app
 from harness.host import sandbox as sb
+from tests.sandbox_helpers import path_without
 
 REPO = Path(__file__).resolve().parents[1]
 CALLERS = ["--bot", "a=python -m bots.caller", "--bot", "b=python -m bots.caller"]
@@ -33,16 +34,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(90)]
 @pytest.fixture(scope="module")
 def hidden_path(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A ``PATH`` of one directory: every program of today's ``PATH`` but ``bwrap``."""
-    bin_dir = tmp_path_factory.mktemp("no-bwrap-bin")
-    for entry in os.environ.get("PATH", "").split(os.pathsep):
-        if not entry or not os.path.isdir(entry):
-            continue
-        for name in os.listdir(entry):
-            target = os.path.join(entry, name)
-            link = bin_dir / name
-            if name != "bwrap" and not link.exists() and os.access(target, os.X_OK) and not os.path.isdir(target):
-                link.symlink_to(target)
-    return str(bin_dir)
+    return path_without(tmp_path_factory.mktemp("no-bwrap-bin"), "bwrap")
 
 
 @pytest.fixture

@@ -31,6 +31,7 @@ from harness.host.build import BuildLimits, build_problem, run_build
 from harness.host.sandbox import support
 from harness.server.hostpaths import HIDDEN_FRAMES, for_student, host_roots
 from harness.specs import SandboxMode, SandboxSettings
+from tests.sandbox_helpers import path_without
 from tests.server_helpers import (
     HARNESS,
     RAISER,
@@ -154,8 +155,13 @@ def test_a_hostile_build_reads_nothing_of_the_server_and_leaves_nothing_outside_
                 path.unlink()
 
 
-def test_a_build_the_sandbox_cannot_run_is_not_run_and_the_server_says_so(tmp_path: Path) -> None:
-    contest = contest_file(tmp_path, sandbox="off")
+@pytest.mark.parametrize("why", ["mode-off", "no-bubblewrap"])
+def test_a_build_the_sandbox_cannot_run_is_not_run_and_the_server_says_so(tmp_path: Path, why: str,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under ``[sandbox] mode = "off"``, and on a machine without bubblewrap (the server's ``PATH`` has none)."""
+    if why == "no-bubblewrap":
+        monkeypatch.setenv("PATH", path_without(tmp_path / "bin", "bwrap"))  # the server inherits it
+    contest = contest_file(tmp_path, sandbox="off" if why == "mode-off" else "auto")
     port = free_port()
     urls = links(contest, port)
     server = Served(contest, port)
@@ -163,6 +169,7 @@ def test_a_build_the_sandbox_cannot_run_is_not_run_and_the_server_says_so(tmp_pa
         warning = wait_for(lambda: [line for line in server.log.read_text().splitlines()
                                     if line.startswith("harness serve: warning:")], timeout=30)
         assert len(warning) == 1 and "no build command is run" in warning[0], warning
+        assert ("bubblewrap is not installed" if why == "no-bubblewrap" else 'mode = "off"') in warning[0]
         alice = server.client(urls["alice"])
         toml = 'command = "python bot.py"\nbuild = "echo ran$((6 * 7)) > ran.txt"\n'
         vid = upload(alice, "b.tar.gz", _tar_gz({"bot.py": RAISER, "bot.toml": toml})).json()["id"]

@@ -43,9 +43,10 @@ def host_roots(data: Path, contest_dir: Path, extra: Iterable[str] = ()) -> tupl
     """
     import harness
 
-    named: list[tuple[str | Path, str]] = [(data, "[data]"), (contest_dir, "[contest]"), (Path(harness.__file__).parents[1], "[harness]"),
-             (sys.prefix, "[python]"), (sys.base_prefix, "[python]"), (os.path.expanduser("~"), "~"),
-             *((e, "[server]") for e in extra)]
+    source = Path(harness.__file__).parents[1]
+    named: list[tuple[str | Path, str]] = [
+        (data, "[data]"), (contest_dir, "[contest]"), (source, "[harness]"), (sys.prefix, "[python]"),
+        (sys.base_prefix, "[python]"), (os.path.expanduser("~"), "~"), *((e, "[server]") for e in extra)]
     out: dict[str, str] = {}
     for path, word in named:
         for form in (os.path.abspath(path), os.path.realpath(path)):
