@@ -709,7 +709,8 @@ class Endpoint:
     @staticmethod
     def _flood_words() -> str:
         return (f"a flood of ZMTP command frames (more than {COMMAND_BURST} at once or {COMMANDS_PER_S:.0f} a "
-                "second): a bot sends one reply per request and nothing else")
+                f"second, heartbeats included): a ZeroMQ heartbeat (ZMQ_HEARTBEAT_IVL) of "
+                f"{1000 / COMMANDS_PER_S:.0f} ms or more, or none, stays within it (PROTOCOL.md section 7)")
 
     def _violate(self, kind: FaultKind, detail: str) -> None:
         """The bot broke a bound: close its connection (its bytes are read no more), keep the fault to report."""
