@@ -114,7 +114,7 @@ def _properties(data: bytes) -> dict[str, bytes] | str:
     return props
 
 
-def _printable(raw: bytes) -> str:
+def _printable(raw: bytes | bytearray) -> str:
     text = raw.rstrip(b"\0").decode("ascii", "replace")
     return "".join(c if c.isprintable() else "?" for c in text)[:40]
 
@@ -246,7 +246,7 @@ class Parser:
         self._state = _TRAFFIC
         return (EV_READY, props, None)
 
-    def _greeting(self, buf: bytes, pos: int, have: int) -> Event | None:
+    def _greeting(self, buf: bytes | bytearray, pos: int, have: int) -> Event | None:
         """Check the greeting as far as it has come; the event once all 64 bytes are there."""
         g = buf[pos : pos + GREETING_BYTES]
         if g[:1] and g[0] != 0xFF:
@@ -264,7 +264,7 @@ class Parser:
         self._state = _HANDSHAKE
         return (EV_GREETING, self.version, None)
 
-    def _frame(self, flags: int, buf: bytes, pos: int, have: int) -> Event | None:
+    def _frame(self, flags: int, buf: bytes | bytearray, pos: int, have: int) -> Event | None:
         """Any frame but a short message frame with no flags (the hot path's)."""
         if flags & _RESERVED:
             return self._fail("malformed", f"a frame with flags 0x{flags:02x} (reserved bits set): not ZMTP")
