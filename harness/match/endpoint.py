@@ -367,6 +367,8 @@ class Endpoint:
         self._late: list[int] = []  # late replies discarded during the pending request
         #: perf_counter() time the last reply is charged up to (set by :meth:`request`).
         self.answered_at = 0.0
+        #: perf_counter() time taken right before the last request was written (set by :meth:`request`).
+        self.sent_at = 0.0
         #: Notifications not queued because the bot stopped reading.
         self.dropped = 0
         self.messages_in = 0

@@ -363,7 +363,7 @@ class Referee:
                 clock.remaining_ms,
                 seat.is_dead,
                 self._write_record if self._pending_record is not None else None,
-                clock.start,  # again once the request is out: the referee's stall before it is not the bot's
+                clock.start,  # again from just before the write: a stall of the referee before it is not the bot's
             )
         except ChannelFault as f:
             ms = clock.expire() if f.kind is FaultKind.TIMEOUT else clock.stop(conn.answered_at)
