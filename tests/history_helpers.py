@@ -164,3 +164,10 @@ def played_hand(h: int) -> dict[str, Any]:
     decisions = [(handrecord.BY_BOT, None, 0.5)] * len(state.action_log())
     return handrecord.build(state, match_id="m", match=MATCH, seated=[0, 1, 2], out=[False] * 3,
                             decisions=decisions, faults=[])
+
+
+def as_version_2(record: dict[str, Any]) -> dict[str, Any]:
+    """``record`` as the releases before ``raise_rule`` wrote it: version 2, naming no raise rule."""
+    old = {k: v for k, v in json.loads(json.dumps(record)).items() if k != "raise_rule"}
+    old["record_version"] = 2
+    return old

@@ -471,6 +471,9 @@ def test_ping_gets_pong_with_its_context_and_a_command_flood_is_fatal(conn: Conn
     with pytest.raises(ChannelFault) as err:
         conn.request(request(1), 1, ActionReply, clock.remaining_ms)
     assert err.value.kind == FaultKind.ILLEGAL and err.value.fatal and "command frames" in err.value.detail
+    # The hint names the limit and what a heartbeat may be, not only "one reply per request".
+    assert "100 a second, heartbeats included" in err.value.detail and "ZMQ_HEARTBEAT_IVL" in err.value.detail
+    assert "10 ms or more" in err.value.detail
     assert clock.remaining_ms() > 0
     s.close()
 

@@ -104,6 +104,27 @@ def check_offers(state: HandState, rng: random.Random) -> None:
         assert 0 < legal.call_amount <= state.stacks[seat]
     else:
         assert legal.call_amount == 0
+    check_capped(state, rng)
+
+
+def check_capped(state: HandState, rng: random.Random) -> None:
+    """R3.10: a shove (the player's all-in, or any amount above it) of the kind the round calls for is
+    always playable once capped, and a wager changed by ``capped`` is legal; any other is left as sent."""
+    seat = state.to_act
+    assert seat is not None
+    kind = ActionKind.RAISE if max(state.bets) else ActionKind.BET
+    allin = state.bets[seat] + state.stacks[seat]
+    for amount in (allin, allin + rng.randint(1, 10**6)):
+        sent = Action(kind, amount)
+        played = state.capped(sent)
+        if played != sent or state.can(sent):
+            assert state.can(played), (sent, played, state.legal())
+        elif state.config.structure != "fixed-limit":  # left as sent: refused by a rule, not for want of chips
+            assert state._acted[seat] or kind in state.legal().actions, (sent, state.legal())
+    for amount in (rng.randint(0, 2 * allin + 1), 0):
+        sent = Action(rng.choice([ActionKind.BET, ActionKind.RAISE]), amount)
+        played = state.capped(sent)
+        assert played == sent or state.can(played), (sent, played, state.legal())
 
 
 def check_a_decision_exists(state: HandState) -> None:

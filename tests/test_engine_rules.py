@@ -9,6 +9,7 @@ import random
 import pytest
 
 from harness.engine import (
+    Action,
     ActionKind,
     Category,
     GameConfig,
@@ -588,3 +589,75 @@ def test_the_seat_count_rule_has_one_wording() -> None:
     assert seat_count_problem(1) == "R1.2: a table seats 2 to 6 players, got 1"
     assert seat_count_problem(7).endswith("got 7; with 7 or more the stock can run dry in the draw (R4.4)")
     assert seat_count_problem("3") is not None and seat_count_problem(True) is not None
+
+
+def test_e15_a_raise_beyond_what_can_be_matched_is_the_all_in_capped() -> None:
+    """E15 (R3.10): heads-up 5/10, the button (210 chips) faces a raise to 75 from the big blind (190);
+    its shove to 210 is played as a raise to 190, the most the big blind can match."""
+    state = new_hand([210, 190], button=0)
+    state.call()
+    state.raise_to(75)
+    legal = state.legal()
+    assert state.to_act == 0 and (legal.min_to, legal.max_to) == (140, 190)
+    shove = Action(RAISE, 210)
+    with pytest.raises(IllegalActionError, match="R3.4: seat 0 cannot raise to 210"):
+        state.verify(shove)  # verify stays strict
+    assert state.capped(shove) == Action(RAISE, 190)
+    assert state.capped(Action(RAISE, 10**9)) == Action(RAISE, 190)  # above the stack too
+    assert state.capped(Action(RAISE, 150)) == Action(RAISE, 150)  # within the range: unchanged
+    assert state.capped(Action(RAISE, 100)) == Action(RAISE, 100)  # below the minimum: verify's to judge
+    state.apply(state.capped(shove))
+    assert state.bets == [190, 75] and state.stacks == [20, 115]
+    assert state.legal().actions == (FOLD, CALL) and state.legal().call_amount == 115
+
+
+def test_capped_plays_a_wager_refused_for_want_of_chips_as_a_call() -> None:
+    """R3.10: where no bet or raise is offered only because of chips (R3.4, R3.5), one beyond the call is
+    a call; where the rules refuse it (R3.5 kind, R3.7 cap, R3.8), it is left for verify to refuse."""
+    # E14's other branch: seat 1 all-in to 55, nobody could answer a raise of seat 0 (R3.4).
+    state = new_hand([1144, 55, 1], button=0)
+    for to in (20, 30, 40, 55):
+        state.raise_to(to)
+    assert state.legal().actions == (FOLD, CALL)
+    assert state.capped(Action(RAISE, 1144)) == Action(CALL)
+    assert state.capped(Action(RAISE, 55)) == Action(RAISE, 55)  # not above the call: R3.5 judges it
+    assert state.capped(Action(BET, 1144)) == Action(BET, 1144)  # a bet where a raise is due (R3.5)
+    # R3.5: a stack that does not exceed the call: a shove is an all-in call.
+    state = new_hand([1000, 1000, 50], button=0)
+    state.raise_to(100)
+    state.call()
+    assert state.to_act == 2 and state.legal().actions == (FOLD, CALL)
+    assert state.capped(Action(RAISE, 50)) == Action(CALL)
+    # R3.7: the cap reached is a rule, not a want of chips.
+    state = new_hand([1000] * 4, button=0, structure="fixed-limit", small_blind=5, big_blind=10)
+    for to in (20, 30, 40):
+        state.raise_to(to)
+    assert state.capped(Action(RAISE, 50)) == Action(RAISE, 50)
+    # Fixed-limit: a raise above the one size offered is played as that size.
+    state = new_hand([1000] * 3, button=0, structure="fixed-limit")
+    assert state.capped(Action(RAISE, 1000)) == Action(RAISE, state.legal().max_to)
+    # Folds, calls and draws pass through.
+    assert state.capped(Action(FOLD)) == Action(FOLD)
+
+
+def test_e16_a_short_all_in_raise_counts_toward_the_cap_only_when_it_is_a_full_raise() -> None:
+    """E16 (R3.7, R3.8): fixed-limit 5/10, cap 4, three-handed: 10 (the big blind), 20, 30; the big blind
+    (34 chips in all) goes all-in. To 34 (4 more, less than half a bet) it is not a raise: it does not
+    count, so the button may still make the fourth bet, to 44. To 35 (half a bet) it is a full raise
+    and the fourth bet: the cap is reached, the button may only call or fold."""
+    state = new_hand([1000, 1000, 34], button=0, structure="fixed-limit", cap=4)
+    state.raise_to(20)
+    state.raise_to(30)
+    state.raise_to(34)
+    assert state.all_in[2] and state.to_act == 0
+    legal = state.legal()
+    assert legal.actions == (FOLD, CALL, RAISE) and legal.min_to == legal.max_to == 44
+    state.raise_to(44)
+    assert state.to_act == 1 and state.legal().actions == (FOLD, CALL)  # now the cap is reached
+    state = new_hand([1000, 1000, 35], button=0, structure="fixed-limit", cap=4)
+    state.raise_to(20)
+    state.raise_to(30)
+    state.raise_to(35)
+    assert state.to_act == 0 and state.legal().actions == (FOLD, CALL)
+    with pytest.raises(IllegalActionError, match="R3.7: seat 0 cannot raise: the cap of 4 bets is reached"):
+        state.raise_to(45)

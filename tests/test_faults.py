@@ -74,7 +74,6 @@ IN_PLAY_CASES = [
     (("bad_amount", "float"), "malformed", True),
     (("bad_amount", "negative"), "malformed", True),
     (("bad_amount", "huge"), "malformed", True),
-    (("bad_amount", "over_stack"), "illegal", True),
     (("illegal_action",), "illegal", True),
     (("out_of_turn",), "illegal", True),
     (("pre_answer",), "illegal", True),  # a reply sent before its request never answers it
@@ -121,6 +120,16 @@ def test_fault_is_recorded_and_the_good_bot_is_unaffected(
         h = first_fault_hand(tmp_path, kind)
         assert result.hand_nets[:h] == passive[:h]
         assert result.hand_nets[h + 1 :] == folder[h + 1 :]
+
+
+def test_a_wager_above_max_to_is_the_all_in_it_means_never_a_fault(tmp_path: Path) -> None:
+    """R3.10: a bet or raise to 10**9 (above every stack) is played as one to max_to, the all-in capped
+    by R3.4: no fault, and each such wager in the history is an all-in (equal stacks: max_to is the all-in)."""
+    result = play([GOOD, fixture_bot("bad_amount", "over_stack", label="over-stack")], tmp_path)
+    assert faults_of(result, 0) == faults_of(result, 1) == {}, result.faults
+    assert_history_stands_alone(tmp_path, result)
+    wagers = [a for r in history(tmp_path) for a in r["actions"] if a["seat"] == 1 and a["kind"] in ("bet", "raise")]
+    assert wagers and all(a["by"] == "bot" and a["all_in"] for a in wagers), wagers[:3]
 
 
 def test_a_wrong_seq_is_one_illegal_fault_per_request_naming_the_seq_expected(tmp_path: Path) -> None:

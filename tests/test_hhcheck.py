@@ -15,7 +15,7 @@ import pytest
 from harness.deals import commitment
 from harness.engine import Action, ActionKind, GameConfig, HandState
 from harness.history import record as handrecord
-from tests.history_helpers import CHECKER_PATH, GAMES, ROOT, checker, random_match
+from tests.history_helpers import CHECKER_PATH, GAMES, ROOT, as_version_2, checker, random_match
 
 FIXTURES = ROOT / "tests" / "fixtures" / "history"
 
@@ -26,7 +26,7 @@ def run_checker(*paths: Path) -> subprocess.CompletedProcess[str]:
 
 
 def build(state: HandState, stack: int = 1000) -> dict[str, Any]:
-    """The version-2 record of an engine-played hand, every decision the bot's."""
+    """The record (current version) of an engine-played hand, every decision the bot's."""
     n = state.n
     match = handrecord.match_dict(bots=[f"b{i}" for i in range(n)], hands=10, stack_mode="reset",
                                   starting_stack=stack, seed_sha256=commitment(1), decision_ms=100,
@@ -60,18 +60,18 @@ def test_a_version_1_history_is_a_file_the_checker_cannot_read_not_failing_hands
     assert done.stdout == ""
     assert done.stderr.strip() == (
         f"{FIXTURES / 'v1-freezeout-faults.jsonl'}: cannot be read: line 1: record_version: 1 is not a version "
-        "this checker reads (2); version 1 is checked by `harness replay`"
+        "this checker reads (2, 3); version 1 is checked by `harness replay`"
     )
 
 
-def test_a_record_of_version_3_exits_2_naming_it(tmp_path: Path) -> None:
+def test_a_record_of_version_4_exits_2_naming_it(tmp_path: Path) -> None:
     records = random_match(GAMES["no-limit"], seats=2, hands=3)
-    records[1]["record_version"] = 3
+    records[1]["record_version"] = 4
     path = tmp_path / "h.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     done = run_checker(path)
     assert done.returncode == 2, done.stdout + done.stderr
-    assert "line 2: record_version: 3 is not a version this checker reads (2)" in done.stderr
+    assert "line 2: record_version: 4 is not a version this checker reads (2, 3)" in done.stderr
     assert "do not" not in done.stdout
 
 
@@ -194,7 +194,7 @@ def test_a_raise_nobody_could_answer_from_an_earlier_release_checks_with_a_note(
         state.raise_to(to)
     while not state.is_complete:
         state.apply(state.default_action())
-    record = build(state, stack=1144)
+    record = as_version_2(build(state, stack=1144))  # the earlier releases wrote version 2
     problems = checker().check_hand(record)
     assert problems == [] and problems.notes == [
         "actions[4] (seat 0 raise): a bet or raise beyond what any opponent could match (R3.4), as earlier "
@@ -202,6 +202,32 @@ def test_a_raise_nobody_could_answer_from_an_earlier_release_checks_with_a_note(
     ]
     record["actions"][4].update(to=1145)
     assert checker().check_hand(record) != []
+
+
+def test_a_record_is_held_to_the_raise_rule_it_names(tmp_path: Path) -> None:
+    """Version 3 names its raise rule: the same over-reaching raise (68 where 55 is the most seat 1 can
+    match) is refused in a "capped" record, naming the hand and the action, and checks in an "all-in" one."""
+    state = HandState.start(GameConfig(), [1144, 55, 1], 0, 16, raise_cap=False)
+    for to in (20, 30, 40, 54, 68):
+        state.raise_to(to)
+    while not state.is_complete:
+        state.apply(state.default_action())
+    record = build(state, stack=1144)
+    assert record["record_version"] == 3 and record["raise_rule"] == "all-in"
+    problems = checker().check_hand(record)
+    assert problems == [] and problems.notes == []
+    record["raise_rule"] = "capped"  # an over-reaching raise in a history written today
+    assert checker().check_hand(record) == [
+        "actions[4] (seat 0 raise): to 68 is above 55, the most an opponent still in the hand can match "
+        "(R3.4, E14: the referee plays a wager above it as one to it, R3.10)"
+    ]
+    path = tmp_path / "h.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    done = run_checker(path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"{path} line 1 hand 0: actions[4] (seat 0 raise): to 68 is above 55" in done.stdout
+    record["raise_rule"] = "fair"
+    assert checker().check_hand(record) == ["raise_rule: 'fair' is not one of capped, all-in"]
 
 
 def test_a_default_action_that_is_not_the_default_is_caught() -> None:

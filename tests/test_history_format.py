@@ -1,4 +1,4 @@
-"""The hand-history format, version 2 (docs/HISTORY.md).
+"""The hand-history format, version 3 (and 2) (docs/HISTORY.md).
 
 Records stand alone: the JSON Schema of docs/ holds for every game type and
 stack mode (jsonschema, a maintained validator); the standalone checker
@@ -317,7 +317,7 @@ def test_version_1_files_still_replay_and_read(name: str) -> None:
     written = [record for _, record in numbered_lines(path)]
     records = list(read_history(path))
     assert {r.get("record_version", 1) for r in written} == {1}
-    assert {(r["record_version"], r["upgraded_from"]) for r in records} == {(2, 1)}
+    assert {(r["record_version"], r["upgraded_from"], r["raise_rule"]) for r in records} == {(3, 1, "all-in")}
     for old, record in zip(written, records, strict=True):
         seats = old["match_seats"]
         view = hand_view(record)
@@ -442,10 +442,10 @@ def test_a_record_that_cannot_be_upgraded_is_named_by_line_and_field(change: Any
 
 def test_a_record_of_an_unknown_version_is_named_not_replayed(tmp_path: Path) -> None:
     record = random_match(GAMES["no-limit"], seats=2, hands=1)[0]
-    record["record_version"] = 3
+    record["record_version"] = 4
     path = tmp_path / "h.jsonl"
     path.write_text(json.dumps(record) + "\n")
-    with pytest.raises(HistoryError, match=r"record_version: 3 is not a version this harness reads \(1, 2\)"):
+    with pytest.raises(HistoryError, match=r"record_version: 4 is not a version this harness reads \(1, 2, 3\)"):
         list(check_history(path))
 
 
@@ -493,6 +493,7 @@ def test_every_example_of_the_documentation_checks() -> None:
     text = (ROOT / "docs" / "HISTORY.md").read_text(encoding="utf-8")
     examples = [json.loads(block) for block in re.findall(r"```json\n(.*?)\n```", text, re.S)]
     assert len(examples) == 5
+    assert {(r["record_version"], r["raise_rule"]) for r in examples} == {(handrecord.VERSION, "capped")}
     games = set()
     for record in examples:
         assert schema_errors(record) == []

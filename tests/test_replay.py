@@ -10,13 +10,13 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.cli import app
-from harness.engine import GameConfig, HandState
+from harness.engine import Action, ActionKind, GameConfig, HandState
 from harness.history import record as handrecord
 from harness.history.files import HistoryError, HistoryWriter
 from harness.history.replay import HandCheck, check_history
 from harness.history.v1 import build_record
 from harness.match.referee import hand_seed
-from tests.history_helpers import MATCH, played_hand
+from tests.history_helpers import MATCH, as_version_2, played_hand
 
 
 @pytest.mark.parametrize("name", ["hands.jsonl", "hands.jsonl.gz"])
@@ -99,7 +99,7 @@ def test_cli_a_file_that_is_not_a_hand_history_exits_2(tmp_path: Path, content: 
         ("players", [1, 2, 3], "line 2: players[0]: expected an object, got a number (1)"),
         ("actions", ["fold"], "line 2: actions[0]: expected an object"),
         ("game", ["no-limit"], "line 2: game: expected an object of game settings, got a list"),
-        ("record_version", 7, "line 2: record_version: 7 is not a version this harness reads (1, 2)"),
+        ("record_version", 7, "line 2: record_version: 7 is not a version this harness reads (1, 2, 3)"),
     ],
 )
 def test_cli_a_field_of_the_wrong_type_is_named_without_python_internals(
@@ -156,8 +156,8 @@ def test_histories_of_earlier_releases_with_a_raise_nobody_could_answer_still_re
     state = earlier_rule_hand()
     assert (0, 14) in state.result().uncalled
     decisions = [(handrecord.BY_BOT, None, 0.5)] * len(state.action_log())
-    record = handrecord.build(state, match_id="m", match=MATCH, seated=[0, 1, 2], out=[False] * 3,
-                              decisions=decisions, faults=[])
+    record = as_version_2(handrecord.build(state, match_id="m", match=MATCH, seated=[0, 1, 2], out=[False] * 3,
+                                           decisions=decisions, faults=[]))  # as the earlier releases wrote it
     with pytest.raises(Exception, match="R3.4: seat 0 cannot raise to 68"):
         handrecord.replay_v2(record)
     tampered = json.loads(json.dumps(record))
@@ -174,6 +174,35 @@ def test_histories_of_earlier_releases_with_a_raise_nobody_could_answer_still_re
     v1["match_id"] = "m"
     (check,) = check_history(write_lines(tmp_path / "v1.jsonl", v1))
     assert check.ok and check.note
+
+
+def test_a_history_written_today_is_held_to_the_raise_rule_it_names(tmp_path: Path) -> None:
+    """Version 3 names its raise rule: E14's over-reaching raise (68 where seat 1 can match 55) in a
+    "capped" record differs, naming the hand and the action, with no note; in an "all-in" record (what
+    the engine writes for a hand played under the earlier rule) it replays under that rule alone."""
+    state = earlier_rule_hand()
+    decisions = [(handrecord.BY_BOT, None, 0.5)] * len(state.action_log())
+    record = handrecord.build(state, match_id="m", match=MATCH, seated=[0, 1, 2], out=[False] * 3,
+                              decisions=decisions, faults=[])
+    assert record["record_version"] == 3 and record["raise_rule"] == "all-in"
+    planted = json.loads(json.dumps(record))
+    planted["raise_rule"] = "capped"
+    checks = list(check_history(write_lines(tmp_path / "h.jsonl", record, planted)))
+    assert [(c.ok, c.note) for c in checks] == [(True, ""), (False, "")]
+    assert checks[1].detail.startswith("actions[4] (raise) is refused: R3.4: seat 0 cannot raise to 68: no opponent")
+    code, out, _ = cli_replay(str(write_lines(tmp_path / "g.jsonl", planted)))
+    assert code == 1 and "hand 0" in out and "actions[4] (raise) is refused: R3.4" in out, out
+    # Played today, the same shove is capped at 55 (R3.10) and the "capped" record replays.
+    today = HandState.start(GameConfig(), [1144, 55, 1], 0, hand_seed(1, 0), 0)
+    for step in (20, 30, 40, 54):
+        today.raise_to(step)
+    today.apply(today.capped(Action(ActionKind.RAISE, 68)))
+    while today.to_act is not None:
+        today.apply(today.default_action())
+    fresh = handrecord.build(today, match_id="m", match=MATCH, seated=[0, 1, 2], out=[False] * 3,
+                             decisions=[(handrecord.BY_BOT, None, 0.5)] * len(today.action_log()), faults=[])
+    assert fresh["raise_rule"] == "capped" and fresh["actions"][4]["to"] == 55
+    assert [(c.ok, c.note) for c in check_history(write_lines(tmp_path / "f.jsonl", fresh))] == [(True, "")]
 
 
 def test_cli_a_tournament_with_damaged_histories_checks_every_match_and_names_each_problem(tmp_path: Path) -> None:

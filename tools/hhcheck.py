@@ -4,7 +4,7 @@
 A third party's checker, written from docs/HISTORY.md (the format) and
 docs/RULES.md (the rules) with the Python standard library only: it imports
 nothing of the harness, so a result it confirms does not rest on the
-harness's own code. For each hand record (``record_version`` 2) it
+harness's own code. For each hand record (``record_version`` 3, or 2) it
 
 - re-deals nothing (the deck's order is the harness's), but checks the cards:
   seven distinct cards per player, no card held twice, discards held,
@@ -38,8 +38,10 @@ seed deals (``harness replay`` re-deals them; here only that the cards are consi
 positions per-seat replacements take in the deck, the reshuffle's order, the times (``ms``
 against ``decision_ms`` and the bank), whether a fault's ``put_out`` follows from
 ``max_faults`` and the bot's earlier faults, or ``out`` from earlier hands. Version 1 records
-are not read (exit 2; ``harness replay`` checks them). A bet or raise beyond what any opponent
-could match, which releases before R3.4's cap offered (RULES.md E14), checks with a note.
+are not read (exit 2; ``harness replay`` checks them). A version-3 record is held to the raise
+rule it names (``raise_rule``): under ``"capped"`` a bet or raise beyond what any opponent could
+match (RULES.md R3.4, E14) does not check. A version-2 record names none: such a bet or raise,
+which releases before R3.4's cap offered, checks with a note.
 
 Usage::
 
@@ -189,8 +191,11 @@ class Problems(list):
 #: The note of a hand whose only departure is a bet or raise beyond what any opponent could match: releases
 #: before RULES.md's R3.4 cap (E14) offered those; the excess came back (R3.9), so the chips are the same.
 EARLIER_RAISE_RULE = "a bet or raise beyond what any opponent could match (R3.4), as earlier releases offered"
-#: The record versions this checker reads (docs/HISTORY.md "Versions").
-VERSIONS = (2,)
+#: The record versions this checker reads (docs/HISTORY.md "Versions"): 3 is 2 with ``raise_rule``.
+VERSIONS = (2, 3)
+#: ``raise_rule`` of a version-3 record: whether R3.4 bounds bets and raises by what the deepest opponent
+#: can match ("capped", RULES.md E14) or the player's all-in does (the earlier releases).
+RAISE_RULES = {"capped": True, "all-in": False}
 
 
 def version_problem(rec: Any) -> str | None:
@@ -198,14 +203,14 @@ def version_problem(rec: Any) -> str | None:
     if not isinstance(rec, dict) or rec.get("format", FORMAT) != FORMAT:
         return f"not a {FORMAT} record"
     version = rec.get("record_version", 1)  # a record without it is version 1 (docs/HISTORY.md "Versions")
-    if version in VERSIONS:
+    if version in VERSIONS and not isinstance(version, bool):
         return None
     hint = "; version 1 is checked by `harness replay`" if version == 1 else ""
-    return f"record_version: {version!r} is not a version this checker reads (2){hint}"
+    return f"record_version: {version!r} is not a version this checker reads (2, 3){hint}"
 
 
 def check_hand(rec: dict[str, Any]) -> Problems:
-    """Recompute one version-2 hand record; return what disagrees (empty: the hand checks).
+    """Recompute one hand record (version 2 or 3); return what disagrees (empty: the hand checks).
 
     The returned list's ``notes`` hold what checks but is worth saying (:data:`EARLIER_RAISE_RULE`).
     """
@@ -223,6 +228,12 @@ def check_hand(rec: dict[str, Any]) -> Problems:
 
 def _check_hand(rec: dict[str, Any], out: Problems) -> None:
     game, players = rec["game"], rec["players"]
+    if rec["record_version"] == 3 and rec["raise_rule"] not in RAISE_RULES:
+        out.append(f"raise_rule: {rec['raise_rule']!r} is not one of {', '.join(RAISE_RULES)}")
+        return
+    if rec["record_version"] == 2 and "raise_rule" in rec:
+        out.append("raise_rule: a version-2 record names no raise rule (version 3 does)")
+        return
     seats = [p["seat"] for p in players]
     if seats != sorted(set(seats)) or not 2 <= len(players) <= 6:
         out.append(f"players: seats {seats} are not 2-6 distinct seats in ascending order")
@@ -523,22 +534,31 @@ class _Hand:
             return
         if not self.in_order:
             return
+        named = RAISE_RULES.get(self.rec.get("raise_rule"))  # None: version 2 names no rule
         legal, earlier = self.wager_range(k, True), self.wager_range(k, False)
+        if named is False:  # played under the earlier rule: judged by it alone
+            legal = earlier
         if isinstance(legal, tuple) and legal[0] <= to <= legal[1]:
-            pass
-        elif isinstance(earlier, tuple) and earlier[0] <= to <= earlier[1]:
-            out.notes.append(f"{where}: {EARLIER_RAISE_RULE}")
-        elif isinstance(earlier, str):
-            out.append(f"{where}: no {kind} is legal here: {earlier}")
+            return
+        if named is None and isinstance(earlier, tuple) and earlier[0] <= to <= earlier[1]:
+            out.notes.append(f"{where}: {EARLIER_RAISE_RULE}")  # version 2: either rule may have written it
+            return
+        judged = earlier if named is None else legal  # the rule the record is held to
+        if isinstance(judged, str):
+            out.append(f"{where}: no {kind} is legal here: {judged}")
         elif self.fixed:
-            out.append(f"{where}: to {to}, but in fixed-limit a {kind} here is to exactly {earlier[0]} (R3.7)")
-        elif to > earlier[1]:
-            out.append(f"{where}: to {to} is above its all-in {earlier[1]}")
+            out.append(f"{where}: to {to}, but in fixed-limit a {kind} here is to exactly {judged[0]} (R3.7)")
+        elif to > judged[1]:
+            if judged[1] < self.bet[k] + self.stack[k]:
+                out.append(f"{where}: to {to} is above {judged[1]}, the most an opponent still in the hand can "
+                           "match (R3.4, E14: the referee plays a wager above it as one to it, R3.10)")
+            else:
+                out.append(f"{where}: to {to} is above its all-in {judged[1]}")
         else:
             first = ""
             if high == 0 and self.phase == "bet2":
                 first = " (round 2's first bet: at least twice round 1's final bet)"
-            out.append(f"{where}: to {to} is below the minimum {earlier[0]}{first} (R3.6)")
+            out.append(f"{where}: to {to} is below the minimum {judged[0]}{first} (R3.6)")
 
     def reopen(self, k: int, kind: str, wager: int | None) -> None:
         """After a decision: a full bet or raise reopens the betting for everyone (R3.4, R3.8); whose turn next."""

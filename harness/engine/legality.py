@@ -12,6 +12,7 @@ from typing import Any
 from harness.engine.actions import (
     BET,
     CALL,
+    CALL_ACTION,
     CHECK,
     CHECK_ACTION,
     DRAW,
@@ -42,7 +43,8 @@ from harness.engine.fields import HandFields
 
 
 class LegalMoves(HandFields):
-    """``legal()``, ``default_action()``, ``verify()``/``can()`` and the checks behind them (mixin of HandState)."""
+    """``legal()``, ``default_action()``, ``capped()``, ``verify()``/``can()`` and the checks behind them (mixin of
+    HandState)."""
 
     __slots__ = ()
 
@@ -164,6 +166,48 @@ class LegalMoves(HandFields):
                 rule id, e.g. "R3.6: raise to 45 is below the minimum 50".
         """
         self._check(action)
+
+    def capped(self, action: Action) -> Action:
+        """The bet or raise a player may make that is nearest to ``action``: what the referee plays (R3.10).
+
+        A bet or raise to more than ``legal().max_to`` (above the player's
+        all-in, or above what the deepest opponent can match, R3.4) is the
+        all-in the player meant, capped: a bet or raise to ``max_to``. Where
+        no bet or raise is offered only for want of chips (no opponent could
+        answer or match more than the call, R3.4; the player's stack does not
+        exceed the call, R3.5), one to the player's all-in or beyond, or to
+        more than the call total, is a call (or a check with nothing to call). ``verify`` stays strict; anything else,
+        a bet or raise below the minimum, of the wrong kind (R3.5), past the
+        cap (R3.7) or where the betting was not reopened (R3.8) included, is
+        returned unchanged for ``verify``/``apply`` to judge.
+
+        Returns:
+            ``action`` itself, or the capped action (an ``Action``).
+        """
+        if type(action) is not Action or (action.kind is not BET and action.kind is not RAISE):
+            return action
+        to = action.amount
+        if type(to) is not int or self.phase is DRAW_PHASE or self.phase is COMPLETE:
+            return action
+        lg = self._legal or self.legal()
+        if action.kind in lg.actions:
+            return Action(action.kind, lg.max_to) if to > lg.max_to else action
+        s: int = self.to_act  # type: ignore[assignment]
+        high = self._high
+        if (action.kind is BET) != (high == 0):  # a bet where a raise is due, or the reverse (R3.5)
+            return action
+        if BET in lg.actions or RAISE in lg.actions:  # offered, of the other kind: R3.5 judges it
+            return action
+        to_call = self._to_call(s)
+        bet = self.bets[s]
+        if to < bet + self.stacks[s] and to <= bet + (to_call if to_call > 0 else 0):
+            return action  # neither the all-in nor more than the call: meant as it is, judged as it is
+        short = self.stacks[s] <= to_call  # R3.5: its chips do not exceed the call
+        if not short and self._n_able >= 2 and not self._may_raise(s):  # R3.7 cap or R3.8: not for chips
+            return action
+        if not short and self._n_able >= 2 and self._reach(s) > high:  # not refused by R3.4
+            return action
+        return CHECK_ACTION if CHECK in lg.actions else CALL_ACTION
 
     def can(self, action: Action) -> bool:
         """True if ``verify(action)`` would pass."""

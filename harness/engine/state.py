@@ -259,6 +259,14 @@ class HandState(LegalMoves, Rounds):
         return self.phase is COMPLETE
 
     @property
+    def raise_cap(self) -> bool:
+        """Whether R3.4 bounds bets and raises by what the deepest opponent can match (``start(raise_cap=...)``).
+
+        False only for a hand of an earlier release's history, replayed under its rule (RULES.md E14).
+        """
+        return self._raise_cap
+
+    @property
     def pot(self) -> int:
         """All chips committed this hand (antes, blinds, bets), after R3.9 returns."""
         return sum(self.contrib)

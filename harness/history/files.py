@@ -16,7 +16,7 @@ Schema in docs/hand-history.schema.json. Every record carries
   "kind", "detail"}``).
 
 Readers see one shape: :func:`numbered_records` and :func:`read_history`
-upgrade a version-1 record to version 2 as they read it
+upgrade a version-1 record to the current version (3) as they read it
 (:func:`harness.history.v1.upgrade`); only :func:`numbered_lines` (for
 ``harness replay``, which checks each record as written) yields records as
 they are in the file.
@@ -196,7 +196,7 @@ def _json_problem(exc: json.JSONDecodeError, line: str) -> str:
 
 
 def read_history(path: Path) -> Iterator[dict[str, Any]]:
-    """Yield the hand records of a JSON Lines hand history, in file order, in the current shape (version 2).
+    """Yield the hand records of a JSON Lines hand history, in file order, in the current shape (version 3).
 
     The same as :func:`numbered_records` without the line numbers.
 
@@ -211,10 +211,11 @@ def read_history(path: Path) -> Iterator[dict[str, Any]]:
 def numbered_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line number, hand record)`` for each record of a hand history, in the current shape.
 
-    A version-2 record is yielded as read; a version-1 record is checked for shape
-    (:func:`record_problem`) and upgraded (:func:`harness.history.v1.upgrade`, which
-    marks it ``upgraded_from: 1``). Only the shape of a version-2 record is not judged
-    here (:func:`record_problem` does that, for ``harness replay``).
+    A record of version 3, or of version 2 (the same shape without ``raise_rule``), is yielded as
+    read; a version-1 record is checked for shape (:func:`record_problem`) and upgraded
+    (:func:`harness.history.v1.upgrade`, which marks it ``upgraded_from: 1``). Only the shape of
+    a version-2 or -3 record is not judged here (:func:`record_problem` does that, for
+    ``harness replay``).
 
     Raises:
         OSError: the file cannot be opened or read.
@@ -232,7 +233,7 @@ def records_or_problems(path: Path) -> Iterator[tuple[int, dict[str, Any] | Hist
     """Yield ``(line number, hand record or HistoryError)`` for every line of a hand history, going on past a
     damaged line: the readers that show what they can (``harness watch``, the contest server).
 
-    Records are in the current shape, as :func:`numbered_records` gives them, and a version-2 record's shape
+    Records are in the current shape, as :func:`numbered_records` gives them, and a version-2 or -3 record's shape
     is checked too (:func:`record_problem`), so every record yielded can be shown. A damaged line is yielded
     as its :class:`HistoryError` (naming the file, the line and what is wrong) and reading goes on with the
     next line; after an error with ``can_go_on`` False (damaged compressed data, or ``at_end``: the last line
@@ -250,13 +251,14 @@ def _records(path: Path, *, check_v2: bool) -> Iterator[tuple[int, dict[str, Any
             yield lineno, item
             continue
         version = item.get("record_version", 1)
-        if version == 2 and not check_v2:
+        current = version == 3 or version == 2  # one shape: version 3 adds raise_rule
+        if current and not check_v2:
             yield lineno, item
             continue
         problem = record_problem(item)
         if problem:
             yield lineno, HistoryError(path, lineno, problem)
-        elif version == 2:
+        elif current:
             yield lineno, item
         else:
             yield lineno, _upgraded(path, lineno, item)

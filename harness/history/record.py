@@ -1,4 +1,4 @@
-"""The hand record of a hand history, version 2 (docs/HISTORY.md): built from a hand, and replayed.
+"""The hand record of a hand history, versions 3 and 2 (docs/HISTORY.md): built from a hand, and replayed.
 
 One record per hand, standing alone: the match it belongs to (bots by match
 seat, stack mode, starting stack, limits, the SHA-256 commitment of the
@@ -30,8 +30,17 @@ from harness.engine.errors import IllegalActionError, InvalidActionError
 
 #: The ``format`` field of every record (a reader can tell our files from others').
 FORMAT = "sevencard-hand-history"
-#: The ``record_version`` this harness writes; 1 is the format of the first releases (docs/HISTORY.md).
-VERSION = 2
+#: The ``record_version`` this harness writes; 1 is the format of the first releases, 2 the format before
+#: records named their raise rule (docs/HISTORY.md "Versions").
+VERSION = 3
+
+#: ``raise_rule`` of a record played under R3.4's bound (bets and raises never above what the deepest
+#: opponent can match, E14) and R3.10 (a wager above it is capped): what this harness plays.
+RAISE_RULE_CAPPED = "capped"
+#: ``raise_rule`` of a hand of the earlier releases: bets and raises up to the player's all-in.
+RAISE_RULE_ALL_IN = "all-in"
+#: Each ``raise_rule`` and the engine's ``raise_cap`` it stands for (``HandState.start``).
+RAISE_RULES: dict[str, bool] = {RAISE_RULE_CAPPED: True, RAISE_RULE_ALL_IN: False}
 
 #: ``by`` of a decision: the bot's reply was applied.
 BY_BOT = "bot"
@@ -131,7 +140,7 @@ def build(
     decisions: Sequence[Decision],
     faults: Sequence[FaultRow],
 ) -> dict[str, Any]:
-    """The version-2 record of a complete hand.
+    """The record (version :data:`VERSION`) of a complete hand; its ``raise_rule`` is the state's (``raise_cap``).
 
     Args:
         state: the complete hand (its hand seats are 0..k-1).
@@ -179,6 +188,7 @@ def build(
     record = {
         "format": FORMAT,
         "record_version": VERSION,
+        "raise_rule": RAISE_RULE_CAPPED if state.raise_cap else RAISE_RULE_ALL_IN,
         "match_id": match_id,
         "hand_id": state.hand_id,
         "match": match,
@@ -289,8 +299,8 @@ def _annotation_problem(record: Mapping[str, Any]) -> str | None:
     return None
 
 
-def replay_v2(record: Mapping[str, Any], *, raise_cap: bool = True) -> HandState:
-    """Re-play a version-2 record through the engine and check every field.
+def replay_v2(record: Mapping[str, Any], *, raise_cap: bool | None = None) -> HandState:
+    """Re-play a record of version 2 or 3 through the engine and check every field.
 
     The deal comes from ``seed`` (or ``deck``), the decisions from
     ``actions``; everything else (posts, chips of each action, cards
@@ -300,9 +310,11 @@ def replay_v2(record: Mapping[str, Any], *, raise_cap: bool = True) -> HandState
 
     Args:
         record: a record whose shape :func:`harness.history.files.record_problem` accepts.
-        raise_cap: False replays under the rule of earlier releases, which
-            offered raises beyond what any opponent could match (RULES.md
-            R3.4, E14; ``HandState.start``).
+        raise_cap: the raise rule to replay under (``HandState.start``): None
+            takes the one the record names (``raise_rule``, version 3), or
+            today's for a version-2 record, which names none; False is the
+            rule of earlier releases, which offered raises beyond what any
+            opponent could match (RULES.md R3.4, E14).
 
     Returns:
         the replayed, complete state.
@@ -310,6 +322,9 @@ def replay_v2(record: Mapping[str, Any], *, raise_cap: bool = True) -> HandState
     Raises:
         ReplayError: naming the first field that differs, or the action refused and why.
     """
+    named = record.get("raise_rule")
+    if raise_cap is None:
+        raise_cap = RAISE_RULES.get(named, True) if isinstance(named, str) else True
     players = record["players"]
     seated = [p["seat"] for p in players]
     if sorted(set(seated)) != seated:
@@ -364,6 +379,9 @@ def replay_v2(record: Mapping[str, Any], *, raise_cap: bool = True) -> HandState
     )
     if "upgraded_from" in record:  # read from an earlier version (harness.history.v1.upgrade)
         mine["upgraded_from"] = record["upgraded_from"]
+    if record.get("record_version") == 2:  # written before records named their raise rule
+        mine["record_version"] = 2
+        del mine["raise_rule"]
     diff = None if mine == record else first_difference(dict(record), mine, "record")
     if diff:
         raise ReplayError(f"replay differs at {diff}")

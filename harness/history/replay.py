@@ -4,17 +4,20 @@ Each line of a history (harness.history.files) carries the hand's seed, settings
 stacks, button and every action; the engine plays the hand again from those
 and names the first field whose replayed value differs from the recorded one
 (cards dealt, draws, chips of each action, pots, winners, net ...). Every
-version ever written is read: each record as it is written (not upgraded): version 2 through
+version ever written is read: each record as it is written (not upgraded): versions 3 and 2 through
 :func:`harness.history.record.replay_v2`, version 1 through
 :func:`harness.history.v1.replay`.
 A tampered or corrupted history therefore fails here: any hand of a
 history can be replayed and checked.
 
-Histories of earlier releases may hold a bet or raise beyond what any
-opponent could match, which R3.4 no longer offers (RULES.md E14): such a
-hand, refused under today's rule, is replayed again under the earlier one
-and, if it then matches in every field, passes with a ``note`` saying so.
-The chips are the same either way (the excess came back, R3.9).
+A record of version 3 names the raise rule it was played under (``raise_rule``)
+and is replayed under that rule only: a bet or raise beyond what any
+opponent could match in a ``"capped"`` record is refused (RULES.md R3.4, E14).
+Records of versions 1 and 2 name none and may hold such a bet or raise, as
+the earlier releases offered: such a hand, refused under today's rule, is
+replayed again under the earlier one and, if it then matches in every
+field, passes with a ``note`` saying so. The chips are the same either way
+(the excess came back, R3.9).
 
 Two kinds of failure are kept apart:
 
@@ -106,7 +109,8 @@ def check_history(path: Path, *, match_seed: int | None = None) -> Iterator[Hand
 def _check_hand(lineno: int, record: dict[str, Any], match_seed: int | None) -> HandCheck:
     """The verdict on one record of the right shape (see :func:`check_history`)."""
     hand_id = record["hand_id"]
-    v2 = record.get("record_version") == 2
+    version = record.get("record_version")
+    v2 = version == 2 or version == 3  # the current shape; version 3 names its raise rule
     if match_seed is not None:
         if record["seed"] != hand_seed(match_seed, hand_id):
             return HandCheck(lineno, hand_id, False, "seed: not the hand seed derived from the match seed")
@@ -118,7 +122,9 @@ def _check_hand(lineno: int, record: dict[str, Any], match_seed: int | None) -> 
         else:
             replay(record)
     except ReplayError as exc:
-        if _replays_under_earlier_rule(record, v2):
+        # A record that names its raise rule (version 3) is judged by it alone: an over-reaching raise in
+        # a history written under R3.4's bound differs. Only the versions that name none get the benefit.
+        if version != 3 and _replays_under_earlier_rule(record, v2):
             return HandCheck(lineno, hand_id, True, note=EARLIER_RAISE_RULE)
         return HandCheck(lineno, hand_id, False, str(exc))
     except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:

@@ -3,7 +3,7 @@ record (a field missing, or a value of the wrong kind or range), naming the fiel
 
 Only the shape is judged (fields present, JSON types, ranges, the enumerations of the format: cards, action
 kinds, fault kinds, who decided); values against the rules are replay's job (a record of the right shape whose
-values the engine refuses *differs*). The format is docs/HISTORY.md (version 2 and "Version 1"), with a JSON
+values the engine refuses *differs*). The format is docs/HISTORY.md (versions 3 and 2, and "Version 1"), with a JSON
 Schema in docs/hand-history.schema.json.
 """
 
@@ -15,10 +15,11 @@ from typing import Any
 
 from harness.engine.actions import ActionKind
 from harness.engine.cards import CARD_STRS
+from harness.history.record import RAISE_RULES
 from harness.specs import FaultKind
 
 #: Versions of the hand record this harness reads (it writes the last).
-READ_VERSIONS: tuple[int, ...] = (1, 2)
+READ_VERSIONS: tuple[int, ...] = (1, 2, 3)
 #: Fields every version-1 hand record has (the engine's record); replay needs them.
 REQUIRED_KEYS: tuple[str, ...] = ("hand_id", "seed", "config", "stacks", "button", "actions")
 #: A hand's seed is 64 bits (docs/HISTORY.md, "seed": 0 to 2^64-1).
@@ -216,8 +217,8 @@ def record_problem(record: dict[str, Any]) -> str | None:
         2**64-1)"``; or None.
     """
     version = record_version(record)
-    if version == 2:
-        return _problem_v2(record)
+    if version == 3 or version == 2:
+        return _problem_v2(record, version)
     if version == 1:
         return _problem_v1(record)
     shown = _show(record.get("record_version"))
@@ -338,11 +339,19 @@ _V2_TOP: dict[str, _Check] = {"format": _is_str, "match_id": _is_str, "hand_id":
                               "button": _is_uint}
 
 
-def _problem_v2(record: dict[str, Any]) -> str | None:
-    """Version 2: the shape of the fields replay reads or copies (docs/hand-history.schema.json has all of it)."""
+def _problem_v2(record: dict[str, Any], version: int = 2) -> str | None:
+    """Versions 2 and 3 (version 2 and ``raise_rule``): the shape of the fields replay reads or copies
+    (docs/hand-history.schema.json has all of it)."""
     missing = [k for k in (*_V2_TOP, "match", "game", *_V2_ITEMS) if k not in record]
+    if version == 3 and "raise_rule" not in record:
+        missing.insert(0, "raise_rule")
     if missing:
-        return f"missing field(s) {', '.join(missing)} (a version-2 hand record has them all, docs/HISTORY.md)"
+        return (f"missing field(s) {', '.join(missing)} (a version-{version} hand record has them all, "
+                "docs/HISTORY.md)")
+    if version == 3 and record["raise_rule"] not in RAISE_RULES:
+        return f"raise_rule: expected one of {', '.join(RAISE_RULES)}, got {_show(record['raise_rule'])}"
+    if version == 2 and "raise_rule" in record:
+        return "raise_rule: a version-2 record names no raise rule (version 3 does)"
     problem = _fields_problem(record, _V2_TOP, "")
     if problem:
         return problem

@@ -184,11 +184,12 @@ UPGRADED_FROM = 1
 
 
 def upgrade(record: Mapping[str, Any]) -> dict[str, Any]:
-    """The current record (version 2) of a version-1 record, so that readers handle one shape.
+    """The current record (version 3) of a version-1 record, so that readers handle one shape.
 
     The hand is played again from its seed and actions (:func:`play`, under the earlier raise
-    rule if today's refuses it, E14), which gives what version 1 did not keep: the chips owed,
-    added and bet "to" per decision, the posts, and which replacements came from a reshuffle.
+    rule, E14, which its ``raise_rule`` then names: ``"all-in"``; under today's if that one
+    refuses it), which gives what version 1 did not keep: the chips owed, added and bet "to" per
+    decision, the posts, and which replacements came from a reshuffle.
     Seats become match seats (``match_seats``). From the referee's keys: ``bots``, ``match_id``,
     the faults (``action`` and ``put_out`` null: version 1 did not link a fault to a decision),
     and ``timings_ms``: a seat's first decisions take its timings in order (``by`` ``"bot"``),
@@ -204,10 +205,10 @@ def upgrade(record: Mapping[str, Any]) -> dict[str, Any]:
     Raises:
         ReplayError: the engine refuses its actions under either rule, or the hand is not complete.
     """
-    try:
-        state = play(record)
-    except ReplayError:
+    try:  # the first releases offered raises up to the all-in (E14): their rule, named in the record
         state = play(record, raise_cap=False)
+    except ReplayError:
+        state = play(record)
     if not state.is_complete:
         raise ReplayError(f"record.actions: the record ends before the hand does (seat {state.to_act} to act)")
     n = state.n

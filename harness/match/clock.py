@@ -2,9 +2,14 @@
 
 Only the bot's thinking time is charged: the referee starts the clock when it
 sends a request and stops it when the reply arrives, so the engine's work and
-the other bots' turns never cost a bot anything. Times are milliseconds on the
-wire and in records, seconds of ``time.perf_counter()`` (monotonic on Linux)
-inside. PROTOCOL.md "Limits".
+the other bots' turns never cost a bot anything. Two times come out of one
+decision: what is *charged* to the bank ends at the earliest moment the reply
+may have arrived (a referee that was not looking, descheduled or stopped,
+never costs the bot), and what is *recorded* runs from just before the
+request was written to when the referee holds the reply, so it is never less
+than the bot's own time, however loaded the machine (docs/HISTORY.md,
+``ms``). Times are milliseconds on the wire and in records, seconds of
+``time.perf_counter()`` (monotonic on Linux) inside. PROTOCOL.md "Limits".
 """
 
 from __future__ import annotations
@@ -43,33 +48,44 @@ class Clock:
         #: perf_counter() value after which the pending decision has timed out.
         self.deadline = 0.0
 
-    def start(self) -> float:
+    def start(self, at: float | None = None) -> float:
         """Start timing a decision (call right before sending the request).
+
+        Args:
+            at: when the request left, in ``time.perf_counter()`` seconds: a time taken
+                *before* the write that sent it (``Connection.request`` passes it to its
+                ``sent`` callback), so that the bot's time is never cut short by the
+                referee being descheduled after the write; None = now.
 
         Returns:
             The decision's deadline in ``time.perf_counter()`` seconds: one
             deadline per decision, never extended by anything the bot sends.
         """
-        self._started = now = _now()
+        self._started = now = _now() if at is None else at
         self.deadline = now + self._decision_s + self.bank_ms / 1000.0
         return self.deadline
 
     def stop(self, at: float | None = None) -> float:
-        """Stop timing the pending decision and charge it.
+        """Stop timing the pending decision (call once the reply is in hand): charge it, return its time.
 
         Args:
-            at: when the reply is known to have arrived, in ``time.perf_counter()``
+            at: the earliest moment the reply may have arrived, in ``time.perf_counter()``
                 seconds (the referee's connection knows it, see
-                ``Connection.answered_at``); None = now. Time the referee spent
-                after that (its own work, being descheduled) is not charged.
+                ``Connection.answered_at``); None = now. The bank is charged up to
+                there only: time the referee spent after that (its own work, being
+                descheduled) is not charged.
 
         Returns:
-            The decision's thinking time in ms (what was charged).
+            The decision's time for the record, in ms: from the start to now, when the
+            reply is held, so never less than the bot took, whatever the load. It may
+            exceed what was charged (by the referee's stall after ``at``).
         """
-        elapsed_ms = ((_now() if at is None else at) - self._started) * 1000.0
+        now = _now()
+        elapsed_ms = (now - self._started) * 1000.0
         if elapsed_ms < 0.0:
             return 0.0
-        over = elapsed_ms - self.decision_ms  # as charge(), inline: once per decision
+        charged_ms = elapsed_ms if at is None or at >= now else (at - self._started) * 1000.0
+        over = charged_ms - self.decision_ms  # as charge(), inline: once per decision
         if over > 0:
             self.bank_ms = max(0.0, self.bank_ms - over)
         return elapsed_ms

@@ -128,7 +128,7 @@ class Connection(Endpoint):
         deadline: Callable[[], int],
         is_dead: Callable[[], bool] | None = None,
         after_send: Callable[[], None] | None = None,
-        sent: Callable[[], object] | None = None,
+        sent: Callable[[float], object] | None = None,
     ) -> ActionReply | DiscardReply:
         """Send one request and wait for its reply until the decision's deadline.
 
@@ -150,9 +150,10 @@ class Connection(Endpoint):
                 right after the request is queued; the referee writes the
                 previous hand's record there). The bot is never charged for it:
                 a reply found waiting afterwards counts as on time.
-            sent: optional, called the moment the request is out (before ``after_send``): the referee starts
-                the decision's clock there again, so a stall of the referee before the send (descheduled,
-                stopped) is never the bot's time.
+            sent: optional, called once the request is out (before ``after_send``) with the time taken right
+                before the write that sent it (``time.perf_counter()`` seconds): the referee starts the
+                decision's clock there again, so a stall of the referee before the send (descheduled,
+                stopped) is never the bot's time, and one after the write never shortens it.
 
         Returns:
             The decoded reply echoing ``seq``.
@@ -221,6 +222,7 @@ class Connection(Endpoint):
             self._held.append(frame)
             frame = b"".join(self._held)
             self._held.clear()
+        self.sent_at = _now()  # before the write: the bot cannot have the request earlier
         sent = self._write(bot, frame)
         if sent <= 0:
             if sent < 0:
@@ -239,7 +241,7 @@ class Connection(Endpoint):
         deadline: Callable[[], int],
         is_dead: Callable[[], bool] | None,
         after_send: Callable[[], None] | None,
-        sent: Callable[[], object] | None = None,
+        sent: Callable[[float], object] | None = None,
     ) -> ActionReply | DiscardReply:
         if self._late:
             self._late = []
@@ -248,7 +250,7 @@ class Connection(Endpoint):
         wait = hub.wait
         self._send_request(bot, payload, seq)
         if sent is not None:
-            sent()
+            sent(self.sent_at)
         # The last moment the bot is known to have sent no reply: the bot is charged from
         # here at least, never for the referee's own work (after_send, being descheduled).
         known_empty = _now()

@@ -367,6 +367,8 @@ class Endpoint:
         self._late: list[int] = []  # late replies discarded during the pending request
         #: perf_counter() time the last reply is charged up to (set by :meth:`request`).
         self.answered_at = 0.0
+        #: perf_counter() time taken right before the last request was written (set by :meth:`request`).
+        self.sent_at = 0.0
         #: Notifications not queued because the bot stopped reading.
         self.dropped = 0
         self.messages_in = 0
@@ -709,7 +711,8 @@ class Endpoint:
     @staticmethod
     def _flood_words() -> str:
         return (f"a flood of ZMTP command frames (more than {COMMAND_BURST} at once or {COMMANDS_PER_S:.0f} a "
-                "second): a bot sends one reply per request and nothing else")
+                f"second, heartbeats included): a ZeroMQ heartbeat (ZMQ_HEARTBEAT_IVL) of "
+                f"{1000 / COMMANDS_PER_S:.0f} ms or more, or none, stays within it (PROTOCOL.md section 7)")
 
     def _violate(self, kind: FaultKind, detail: str) -> None:
         """The bot broke a bound: close its connection (its bytes are read no more), keep the fault to report."""

@@ -363,7 +363,7 @@ class Referee:
                 clock.remaining_ms,
                 seat.is_dead,
                 self._write_record if self._pending_record is not None else None,
-                clock.start,  # again once the request is out: the referee's stall before it is not the bot's
+                clock.start,  # again from just before the write: a stall of the referee before it is not the bot's
             )
         except ChannelFault as f:
             ms = clock.expire() if f.kind is FaultKind.TIMEOUT else clock.stop(conn.answered_at)
@@ -398,8 +398,8 @@ class Referee:
                 return BY_FAULT, ms
         else:
             plain = _PLAIN_ACTIONS.get(reply.action)
-            # bet or raise: the codec has checked the name
-            action = plain if plain is not None else Action(_ACTION_KINDS[reply.action], reply.amount)
+            # bet or raise: the codec has checked the name; one above max_to is the all-in meant, capped (R3.10)
+            action = plain if plain is not None else state.capped(Action(_ACTION_KINDS[reply.action], reply.amount))
         try:
             state.apply(action)  # checks first; a refused action leaves the state unchanged
         except (InvalidActionError, IllegalActionError) as exc:

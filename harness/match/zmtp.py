@@ -114,7 +114,7 @@ def _properties(data: bytes) -> dict[str, bytes] | str:
     return props
 
 
-def _printable(raw: bytes) -> str:
+def _printable(raw: bytes | bytearray) -> str:
     text = raw.rstrip(b"\0").decode("ascii", "replace")
     return "".join(c if c.isprintable() else "?" for c in text)[:40]
 
@@ -136,7 +136,7 @@ class Parser:
     def __init__(self, frame_limit: int, skip_limit: int | None = None) -> None:
         self.frame_limit = frame_limit
         self.skip_limit = max(frame_limit, skip_limit if skip_limit is not None else frame_limit)
-        self._buf = b""
+        self._buf: bytes | bytearray = b""
         self._pos = 0
         self._state = _GREET
         self._fault: tuple[int, str, str] | None = None
@@ -146,7 +146,7 @@ class Parser:
 
     @property
     def buffered(self) -> int:
-        """Bytes fed and not yet handed out as an event (the parser's memory, bar a constant)."""
+        """Bytes fed and not yet handed out as an event (the parser holds at most twice this, bar a constant)."""
         return len(self._buf) - self._pos
 
     @property
@@ -162,11 +162,21 @@ class Parser:
             data = self._skipping(data)
             if not data:
                 return
-        pos = self._pos
-        if pos == len(self._buf):
-            self._buf, self._pos = data, 0  # the common case: nothing left over, no copy
+        buf, pos = self._buf, self._pos
+        if pos == len(buf):
+            # The common case: nothing left over, no copy (a caller's mutable buffer is copied once).
+            self._buf, self._pos = (data if type(data) is bytes else bytes(data)), 0
+        elif type(buf) is bytearray:
+            # Bytes left over are kept in one growing buffer: each byte is copied in once (amortised),
+            # so a frame fed one byte at a time costs linear work, never a copy of the whole buffer
+            # per feed. The consumed head is dropped only once it is at least half the buffer.
+            if pos and pos * 2 >= len(buf):
+                del buf[:pos]
+                self._pos = 0
+            buf += data
         else:
-            self._buf = self._buf[pos:] + data
+            self._buf = bytearray(memoryview(buf)[pos:])  # what is left of one read: at most a frame
+            self._buf += data
             self._pos = 0
 
     def _skipping(self, data: bytes) -> bytes:
@@ -200,7 +210,8 @@ class Parser:
                 if end > len(buf):
                     return None
                 self._pos = end
-                return (EV_MESSAGE, buf[pos + 2 : end], None)
+                body = buf[pos + 2 : end]
+                return (EV_MESSAGE, body if type(body) is bytes else bytes(body), None)
             return self._frame(flags, buf, pos, have)
         if state == _DONE:
             return self._fault
@@ -235,7 +246,7 @@ class Parser:
         self._state = _TRAFFIC
         return (EV_READY, props, None)
 
-    def _greeting(self, buf: bytes, pos: int, have: int) -> Event | None:
+    def _greeting(self, buf: bytes | bytearray, pos: int, have: int) -> Event | None:
         """Check the greeting as far as it has come; the event once all 64 bytes are there."""
         g = buf[pos : pos + GREETING_BYTES]
         if g[:1] and g[0] != 0xFF:
@@ -253,7 +264,7 @@ class Parser:
         self._state = _HANDSHAKE
         return (EV_GREETING, self.version, None)
 
-    def _frame(self, flags: int, buf: bytes, pos: int, have: int) -> Event | None:
+    def _frame(self, flags: int, buf: bytes | bytearray, pos: int, have: int) -> Event | None:
         """Any frame but a short message frame with no flags (the hot path's)."""
         if flags & _RESERVED:
             return self._fail("malformed", f"a frame with flags 0x{flags:02x} (reserved bits set): not ZMTP")
@@ -291,10 +302,10 @@ class Parser:
         if end > len(buf):
             return None
         self._pos = end
+        body = bytes(buf[pos + head : end]) if type(buf) is bytearray else buf[pos + head : end]
         if flags & 4:
-            body = buf[pos + head : end]
             k = body[0] if body else 0
             if k == 0 or k + 1 > len(body):
                 return self._fail("malformed", "a command frame without a valid name")
             return (EV_COMMAND, body[1 : 1 + k], body[1 + k :])
-        return (EV_MESSAGE, buf[pos + head : end], None)
+        return (EV_MESSAGE, body, None)
