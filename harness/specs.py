@@ -226,7 +226,10 @@ class MatchSpec:
     Attributes:
         game: the game's settings (blinds, structure, ...).
         hands: hands to play.
-        seed: match seed; hand h's seed derives from (seed, h) only.
+        seed: match seed; a hand's seed derives from (seed, its deal) only.
+        rotation: the seat rotation of a duplicate set this match plays: its hands deal the
+            match's deals in that rotation's secret order (:func:`harness.deals.deal_of`);
+            None (a match outside a duplicate set): hand h deals deal h.
         starting_stack: chips each seat starts every hand (reset) or the match (freezeout).
         stack_mode: reset (default) or freezeout.
         match_id: name used in records and paths.
@@ -242,6 +245,7 @@ class MatchSpec:
     stack_mode: StackMode = StackMode.RESET
     match_id: str = "match"
     compress: bool = False
+    rotation: int | None = None
 
     def __post_init__(self) -> None:
         for name, value in (("hands", self.hands), ("starting_stack", self.starting_stack)):
@@ -264,6 +268,9 @@ class MatchResult:
         faults: per seat, fault counts keyed by :class:`FaultKind` value.
         status: per seat, "ok" or why the bot was put out.
         duration_s: wall-clock seconds the match took.
+        deals: per hand, the deal it dealt (:func:`harness.deals.deal_of`), when the match
+            played a rotation's secret order; None: hand h dealt deal h. Duplicate sets pair
+            the rotations' hands by deal (:mod:`harness.tournament.stats`).
     """
 
     match_id: str
@@ -275,10 +282,15 @@ class MatchResult:
     faults: list[dict[str, int]]
     status: list[str]
     duration_s: float = 0.0
+    deals: list[int] | None = None
+
+    def deal_numbers(self) -> list[int]:
+        """Per hand played, the deal it dealt (``range(hands_played)`` in the natural order)."""
+        return list(range(len(self.hand_nets))) if self.deals is None else list(self.deals)
 
     def to_dict(self) -> dict[str, Any]:
-        """Return a JSON-ready dict (the results-store line)."""
-        return {
+        """Return a JSON-ready dict (the results-store line; ``deals`` only when the order was secret)."""
+        out: dict[str, Any] = {
             "match_id": self.match_id,
             "seed": self.seed,
             "hands_played": self.hands_played,
@@ -289,6 +301,9 @@ class MatchResult:
             "status": list(self.status),
             "duration_s": self.duration_s,
         }
+        if self.deals is not None:
+            out["deals"] = list(self.deals)
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> MatchResult:
@@ -303,6 +318,7 @@ class MatchResult:
             faults=[{str(k): int(v) for k, v in f.items()} for f in data["faults"]],
             status=[str(s) for s in data["status"]],
             duration_s=float(data.get("duration_s", 0.0)),
+            deals=None if data.get("deals") is None else [int(d) for d in data["deals"]],
         )
 
 
