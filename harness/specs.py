@@ -206,6 +206,11 @@ class SandboxSettings:
         hidden: host paths never shown to a bot even inside a directory it
             sees (the tournament's output directory; the match's own output
             directory and the other bots' directories are always hidden).
+        resident: before each bot starts, every file its sandbox shows is made resident in the
+            page cache (:mod:`harness.host.residency`), so no bot can pass bits through which
+            pages are cached; costs the memory of those files and a walk of them per match.
+            Off here (a match run by hand); a tournament or contest file's ``[sandbox]`` turns
+            it on unless it says ``resident = false``.
     """
 
     mode: SandboxMode = SandboxMode.AUTO
@@ -214,6 +219,7 @@ class SandboxSettings:
     uid_range: tuple[int, int] = (60100, 61099)
     paths: tuple[str, ...] = ()
     hidden: tuple[str, ...] = ()
+    resident: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -571,6 +571,8 @@ class Referee:
             tmpdir = tempfile.mkdtemp(prefix=f"{PRIVATE_DIR_PREFIX}{os.getpid()}-", dir=private_parent())
             history = self._history = HistoryWriter(self.out_dir / history_name(spec.compress))
             self.host.launch(tmpdir, self._hub, self.transport)
+            if self.host.residency_summary():
+                self._log(self.host.residency_summary())
             self.host.handshake(self._hub)
             _send_match_start(self.seats, self.bots, self.spec, self.limits)
             self.host.all_waiting(True)  # from now on only the bot on move gets the CPU (or runs at all)
