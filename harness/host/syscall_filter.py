@@ -107,9 +107,10 @@ with ``EPERM``.
 What this does not close (docs/security.md): contention for shared
 hardware (CPU time under ``[sandbox] cpu = "weight"``, caches, memory
 bandwidth), global counters (``/proc/stat``, ``/proc/meminfo``, the load
-average) and the time a read takes (a page another bot read is cached);
-each carries a few bits per second at best, noisy, and the tournament never
-runs two matches with the same cards at once.
+average) and the time a read or a lookup takes (a page another bot read is
+cached; a name another bot looked up is in the directory-entry cache): the
+page cache is narrowed by :mod:`harness.host.residency`, and the tournament
+never runs two matches with the same cards at once.
 """
 
 from __future__ import annotations
