@@ -208,9 +208,9 @@ class SandboxSettings:
             directory and the other bots' directories are always hidden).
         resident: before each bot starts, every file its sandbox shows is made resident in the
             page cache (:mod:`harness.host.residency`), so no bot can pass bits through which
-            pages are cached; costs the memory of those files and a walk of them per match.
-            Off here (a match run by hand); a tournament or contest file's ``[sandbox]`` turns
-            it on unless it says ``resident = false``.
+            pages are cached; costs the memory of those files and a walk of them per match
+            (1-3 s where pages stay cached, 20-60 s where the kernel keeps paging them out), so
+            off unless asked for (``[sandbox] resident = true``).
     """
 
     mode: SandboxMode = SandboxMode.AUTO

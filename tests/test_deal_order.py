@@ -154,3 +154,55 @@ def test_two_permuted_rotations_replay_and_deal_each_deal_to_the_same_seats(tmp_
     good = tmp_path / "r0" / "hands.jsonl"
     assert all(not problems for _, _, problems in hhcheck.check_file(good, match_seed=seed))
     assert any("seed" in " ".join(p) for _, _, p in hhcheck.check_file(path, match_seed=seed))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("orders", [pytest.param((None, None), id="same-order"),
+                                    pytest.param((0, 1), id="secret-orders")])
+def test_a_perfect_channel_across_rotations_reads_cards_only_by_chance_under_secret_orders(
+        tmp_path: Path, orders: tuple[int | None, int | None]) -> None:
+    """The rotation oracle with a perfect channel (a file both bots write, sandbox off): a bot records its
+    seven cards of every hand in one rotation and reads them back in the next, seats swapped, as its
+    opponent's. In the same order that is every hand; under each rotation's secret order it is right only
+    where two random orders agree (about one hand per button seat, whatever the match's length), which a
+    guesser that picks one of the recorded hands of the same seat matches: Binomial(hands, 2 / hands),
+    bound at 1e-6."""
+    import math
+    import shutil
+
+    from harness.specs import SandboxMode, SandboxSettings
+
+    hands = 60
+    home = tmp_path / "oracle"
+    shutil.copytree(ROOT / "tests" / "fixtures" / "hostile", home,
+                    ignore=shutil.ignore_patterns("__pycache__", "__init__.py"))
+    channel = tmp_path / "channel.txt"
+    env = {"PAGECACHE_CHANNEL": "file", "PAGECACHE_FILE": str(channel), "PAGECACHE_HANDS": str(hands),
+           "HOSTILE_CALLS": "1"}
+    off = SandboxSettings(mode=SandboxMode.OFF)
+    seed = new_seed()
+    solid = bot("solid", "solid")
+    recorder = BotSpec(name="oracle", command=(sys.executable, "pagecache.py"), cwd=str(home),
+                       env={**env, "PAGECACHE_ROLE": "record"})
+    reader = dataclasses.replace(recorder, env={**env, "PAGECACHE_ROLE": "read"})
+    for rotation, seats in ((0, [recorder, solid]), (1, [solid, reader])):
+        spec = MatchSpec(GameConfig(), hands=hands, seed=seed, rotation=orders[rotation], match_id=f"r{rotation}")
+        result = play_match(seats, spec, Limits(decision_ms=2000, startup_ms=20_000), tmp_path / f"r{rotation}",
+                            sandbox=off)
+        assert result.status == ["ok", "ok"], result.status
+    truth = {r["hand_id"]: r["players"][0]["dealt"] for r in read_history(tmp_path / "r1" / "hands.jsonl")}
+    named = {}
+    for line in (tmp_path / "r1" / "logs" / "1-oracle.err").read_text().splitlines():
+        if line.startswith("ORACLE "):
+            _, hand, *cards = line.split()
+            named[int(hand)] = cards
+    exact = sum(named.get(h) == truth[h] for h in truth)
+    print(f"perfect channel across rotations, orders {orders}: {exact} of {hands} hands exact")
+    if orders == (None, None):
+        assert exact == hands  # the control: the channel is perfect
+    else:
+        p, bound, tail = 2 / hands, 0, 1.0
+        while tail > 1e-6:
+            tail -= math.comb(hands, bound) * p**bound * (1 - p) ** (hands - bound)
+            bound += 1
+        assert exact < bound, (exact, bound)

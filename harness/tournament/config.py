@@ -609,7 +609,7 @@ def _sandbox(t: _Table, base: Path) -> SandboxSettings:
     mode = SandboxMode(t.choice("mode", tuple(m.value for m in SandboxMode), defaults.mode.value))
     cpu = CpuPolicy(t.choice("cpu", tuple(c.value for c in CpuPolicy), defaults.cpu.value))
     scratch_mb = t.integer("scratch_mb", defaults.scratch_mb, 1)
-    resident = t.get("resident", bool, True, "true or false")  # on for tournaments and contests
+    resident = t.get("resident", bool, defaults.resident, "true or false")
     expected = "[first, last]: two uids with 0 < first <= last, e.g. [60100, 61099]"
     uid_range = t.get("uid_range", list, list(defaults.uid_range), expected)
     if (len(uid_range) != 2 or not all(isinstance(u, int) and not isinstance(u, bool) for u in uid_range)
