@@ -11,6 +11,8 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
+import math
+import shutil
 import sys
 from pathlib import Path
 
@@ -21,7 +23,7 @@ from harness.engine import GameConfig
 from harness.history.files import read_history
 from harness.history.replay import check_history
 from harness.match.referee import BotSpec, Limits, MatchSpec, play_match
-from harness.specs import MatchResult
+from harness.specs import MatchResult, SandboxMode, SandboxSettings
 from harness.tournament.ratings import head_to_head, table_sets
 from harness.tournament.results import MatchRecord, check_record
 from harness.tournament.schedule import rotate
@@ -167,11 +169,6 @@ def test_a_perfect_channel_across_rotations_reads_cards_only_by_chance_under_sec
     where two random orders agree (about one hand per button seat, whatever the match's length), which a
     guesser that picks one of the recorded hands of the same seat matches: Binomial(hands, 2 / hands),
     bound at 1e-6."""
-    import math
-    import shutil
-
-    from harness.specs import SandboxMode, SandboxSettings
-
     hands = 60
     home = tmp_path / "oracle"
     shutil.copytree(ROOT / "tests" / "fixtures" / "hostile", home,
