@@ -10,9 +10,17 @@ keyed at every step with HMAC-SHA256 (RFC 2104):
   the table's bot names, sorted)``, 256 bits; every seat rotation of a
   duplicate set uses it, and a table keeps it when bots are added to the
   field;
-- a *hand seed* per hand: the first 8 bytes of ``HMAC-SHA256(key=match
-  seed, "hand" + hand number)``, the engine's ``random.Random`` seed,
-  written in each hand record so any hand can be replayed.
+- a *hand seed* per deal: the first 8 bytes of ``HMAC-SHA256(key=match
+  seed, "hand" + deal number)``, the engine's ``random.Random`` seed,
+  written in each hand record so any hand can be replayed;
+- a *deal order* per seat rotation (:func:`deal_of`): the rotation's hand h
+  deals deal ``deal_of(match seed, rotation, hands, seats, h)``, a keyed
+  permutation of the match's deals that keeps ``deal % seats == h % seats``
+  (the button's seat, R2.1). Every rotation plays every deal once, with the
+  button where duplicate play needs it, in an order nobody can tell without
+  the match seed: what a bot stored in one rotation cannot be lined up with
+  the next by hand number. A match outside a duplicate set (``rotation``
+  None) deals deal h at hand h.
 
 Knowing some hand seeds (a finished match's history) tells nothing about
 the others: each is a keyed function of a 256-bit secret. The commitment
@@ -35,8 +43,11 @@ __all__ = [
     "GUESSABLE_BELOW",
     "SEED_BITS",
     "commitment",
+    "deal_of",
+    "deals_of",
     "guessable",
     "hand_seed",
+    "hand_seeds",
     "match_seed",
     "new_seed",
     "parse_seed",
@@ -158,3 +169,74 @@ def hand_seeds(match_seed: int, first: int, count: int) -> list[int]:
     key = _check(match_seed)
     digest = hmac.digest
     return [int.from_bytes(digest(key, b"hand\x00%d" % h, "sha256")[:8], "big") for h in range(first, first + count)]
+
+
+#: Feistel rounds of the deal order's permutation (four make a pseudorandom permutation from a
+#: pseudorandom function: Luby and Rackoff, 1988).
+_ORDER_ROUNDS = 4
+
+
+def _order_key(match_seed: int, rotation: int, residue: int) -> bytes:
+    """The key of one rotation's permutation of the deals ``residue, residue + seats, ...``."""
+    return hmac.digest(_check(match_seed), b"order\x00%d\x00%d" % (rotation, residue), "sha256")
+
+
+def _permute(key: bytes, size: int, j: int) -> int:
+    """``j`` (``0 <= j < size``) through a keyed permutation of ``range(size)``.
+
+    A balanced Feistel network of HMAC-SHA256 rounds on the smallest even number of bits that holds
+    ``size``, cycle-walking until the value falls inside ``range(size)`` (Black and Rogaway, "Ciphers
+    with arbitrary finite domains", 2002): at most 4 values per walk on average, no table, any ``size``.
+    """
+    bits = max(2, (size - 1).bit_length())
+    half = (bits + 1) // 2
+    mask = (1 << half) - 1
+    digest = hmac.digest
+    x = j
+    while True:
+        left, right = x >> half, x & mask
+        for r in range(_ORDER_ROUNDS):
+            f = int.from_bytes(digest(key, b"%d\x00%d" % (r, right), "sha256")[:8], "big") & mask
+            left, right = right, left ^ f
+        x = (left << half) | right
+        if x < size:
+            return x
+
+
+def deal_of(match_seed: int, rotation: int | None, hands: int, seats: int, hand: int) -> int:
+    """The deal that hand ``hand`` of a match deals: its hand seed is ``hand_seed(match_seed, deal)``.
+
+    Args:
+        match_seed: the match seed (secret until revealed).
+        rotation: the seat rotation of the duplicate set this match plays (0, 1, ...): each gets its own
+            keyed permutation of ``range(hands)``; None: the natural order (deal ``hand``).
+        hands: the match's hands (every rotation of a set plays the same number).
+        seats: the match's seats; the deal keeps the hand's residue (``deal % seats == hand % seats``),
+            so the button of a hand with stacks reset (seat ``hand % seats``) is where every rotation
+            puts it for that deal.
+        hand: the hand number, ``0 <= hand < hands``.
+
+    Raises:
+        ValueError: ``hand`` outside ``range(hands)``, ``seats`` below 1, a bad seed.
+    """
+    if not 0 <= hand < hands or seats < 1:
+        raise ValueError(f"hand {hand} of a match of {hands} hands at {seats} seats")
+    if rotation is None:
+        return hand
+    residue = hand % seats
+    size = (hands - residue + seats - 1) // seats
+    return residue + seats * _permute(_order_key(match_seed, rotation, residue), size, hand // seats)
+
+
+def deals_of(match_seed: int, rotation: int | None, hands: int, seats: int, first: int, count: int) -> list[int]:
+    """``[deal_of(match_seed, rotation, hands, seats, h) for h in range(first, first + count)]``, keys made once."""
+    if rotation is None:
+        return list(range(first, first + count))
+    keys = [_order_key(match_seed, rotation, c) for c in range(seats)]
+    out = []
+    for h in range(first, first + count):
+        if not 0 <= h < hands:
+            raise ValueError(f"hand {h} of a match of {hands} hands")
+        c = h % seats
+        out.append(c + seats * _permute(keys[c], (hands - c + seats - 1) // seats, h // seats))
+    return out

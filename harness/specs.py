@@ -206,6 +206,11 @@ class SandboxSettings:
         hidden: host paths never shown to a bot even inside a directory it
             sees (the tournament's output directory; the match's own output
             directory and the other bots' directories are always hidden).
+        resident: before each bot starts, every file its sandbox shows is made resident in the
+            page cache (:mod:`harness.host.residency`), so no bot can pass bits through which
+            pages are cached; costs the memory of those files and a walk of them per match
+            (1-3 s where pages stay cached, 20-60 s where the kernel keeps paging them out), so
+            off unless asked for (``[sandbox] resident = true``).
     """
 
     mode: SandboxMode = SandboxMode.AUTO
@@ -214,6 +219,7 @@ class SandboxSettings:
     uid_range: tuple[int, int] = (60100, 61099)
     paths: tuple[str, ...] = ()
     hidden: tuple[str, ...] = ()
+    resident: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,7 +232,10 @@ class MatchSpec:
     Attributes:
         game: the game's settings (blinds, structure, ...).
         hands: hands to play.
-        seed: match seed; hand h's seed derives from (seed, h) only.
+        seed: match seed; a hand's seed derives from (seed, its deal) only.
+        rotation: the seat rotation of a duplicate set this match plays: its hands deal the
+            match's deals in that rotation's secret order (:func:`harness.deals.deal_of`);
+            None (a match outside a duplicate set): hand h deals deal h.
         starting_stack: chips each seat starts every hand (reset) or the match (freezeout).
         stack_mode: reset (default) or freezeout.
         match_id: name used in records and paths.
@@ -242,6 +251,7 @@ class MatchSpec:
     stack_mode: StackMode = StackMode.RESET
     match_id: str = "match"
     compress: bool = False
+    rotation: int | None = None
 
     def __post_init__(self) -> None:
         for name, value in (("hands", self.hands), ("starting_stack", self.starting_stack)):
@@ -264,6 +274,9 @@ class MatchResult:
         faults: per seat, fault counts keyed by :class:`FaultKind` value.
         status: per seat, "ok" or why the bot was put out.
         duration_s: wall-clock seconds the match took.
+        deals: per hand, the deal it dealt (:func:`harness.deals.deal_of`), when the match
+            played a rotation's secret order; None: hand h dealt deal h. Duplicate sets pair
+            the rotations' hands by deal (:mod:`harness.tournament.stats`).
     """
 
     match_id: str
@@ -275,10 +288,15 @@ class MatchResult:
     faults: list[dict[str, int]]
     status: list[str]
     duration_s: float = 0.0
+    deals: list[int] | None = None
+
+    def deal_numbers(self) -> list[int]:
+        """Per hand played, the deal it dealt (``range(hands_played)`` in the natural order)."""
+        return list(range(len(self.hand_nets))) if self.deals is None else list(self.deals)
 
     def to_dict(self) -> dict[str, Any]:
-        """Return a JSON-ready dict (the results-store line)."""
-        return {
+        """Return a JSON-ready dict (the results-store line; ``deals`` only when the order was secret)."""
+        out: dict[str, Any] = {
             "match_id": self.match_id,
             "seed": self.seed,
             "hands_played": self.hands_played,
@@ -289,6 +307,9 @@ class MatchResult:
             "status": list(self.status),
             "duration_s": self.duration_s,
         }
+        if self.deals is not None:
+            out["deals"] = list(self.deals)
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> MatchResult:
@@ -303,6 +324,7 @@ class MatchResult:
             faults=[{str(k): int(v) for k, v in f.items()} for f in data["faults"]],
             status=[str(s) for s in data["status"]],
             duration_s=float(data.get("duration_s", 0.0)),
+            deals=None if data.get("deals") is None else [int(d) for d in data["deals"]],
         )
 
 

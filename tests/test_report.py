@@ -548,7 +548,8 @@ def test_counterpart_lines_are_what_the_duplicate_records_hold(contest: Path) ->
             twins = [m for m, r in records.items() if r.table == line.table and m != line.match_id]
             assert [c.match_id for c in line.counterparts] == twins  # heads-up duplicate: one other rotation
             for c in line.counterparts:
-                twin = raw[c.match_id][line.hand_id]
+                twin = raw[c.match_id][c.hand_id]  # the hand of that rotation's own (secret) order that dealt it
+                assert twin["seed"] == record["seed"]  # the same deal
                 held = next(p for p in twin["players"] if sorted(p["dealt"]) == sorted(line.dealt))
                 assert (c.bot, c.seat, c.net, c.rotation) == (held["bot"], held["seat"], held["net"],
                                                               records[c.match_id].rotation)

@@ -31,7 +31,8 @@ harness's own code. For each hand record (``record_version`` 3, or 2) it
   over with busted seats gone and the button moving on (freezeout, R2.1);
 - with ``--match-seed`` or ``--tournament-seed`` (revealed after the
   event): the match seed's SHA-256 is ``match.seed_sha256`` and every hand's
-  ``seed`` is derived from it (HMAC-SHA256, docs/HISTORY.md "Seeds").
+  ``seed`` is derived from it and the hand's deal (HMAC-SHA256, docs/HISTORY.md "Seeds"):
+  the hand number, or the deal one seat rotation's secret order puts there.
 
 It does not check what needs the harness's shuffle or the referee's clock: which cards the
 seed deals (``harness replay`` re-deals them; here only that the cards are consistent), the
@@ -160,6 +161,30 @@ def seed_bytes(seed: int) -> bytes:
 def hand_seed(match_seed: int, hand: int) -> int:
     """A hand's seed: the first 8 bytes of HMAC-SHA256 keyed by the match seed's 32 bytes over b"hand\\0<h>"."""
     return int.from_bytes(hmac.digest(seed_bytes(match_seed), b"hand\x00%d" % hand, "sha256")[:8], "big")
+
+
+def _permute(key: bytes, size: int, j: int) -> int:
+    """j through the keyed permutation of range(size): 4 Feistel rounds of HMAC-SHA256, cycle-walking."""
+    half = (max(2, (size - 1).bit_length()) + 1) // 2
+    mask = (1 << half) - 1
+    x = j
+    while True:
+        left, right = x >> half, x & mask
+        for r in range(4):
+            f = int.from_bytes(hmac.digest(key, b"%d\x00%d" % (r, right), "sha256")[:8], "big") & mask
+            left, right = right, left ^ f
+        x = (left << half) | right
+        if x < size:
+            return x
+
+
+def deal_of(match_seed: int, rotation: int | None, hands: int, seats: int, hand: int) -> int:
+    """The deal hand ``hand`` deals: itself (natural order) or a seat rotation's secret order (docs/HISTORY.md)."""
+    if rotation is None:
+        return hand
+    c = hand % seats
+    key = hmac.digest(seed_bytes(match_seed), b"order\x00%d\x00%d" % (rotation, c), "sha256")
+    return c + seats * _permute(key, (hands - c + seats - 1) // seats, hand // seats)
 
 
 def match_seeds(tournament_seed: int, bots: Sequence[str], copies: int = 64) -> Iterator[int]:
@@ -666,6 +691,7 @@ def check_file(path: Path, *, match_seed: int | None = None,
     """
     previous: dict[str, Any] | None = None
     seed = match_seed
+    orders: list[int | None] | None = None  # the deal orders still consistent with the file's hands
     for line, rec in read_records(path):
         unread = version_problem(rec)
         if unread:  # not a tampered hand: a file this checker cannot read (exit 2)
@@ -681,8 +707,16 @@ def check_file(path: Path, *, match_seed: int | None = None,
             if seed is not None:
                 if sha256_of(seed) != rec["match"]["seed_sha256"]:
                     problems.append("match.seed_sha256: not the SHA-256 of the match seed")
-                if rec["seed"] != hand_seed(seed, rec["hand_id"]):
-                    problems.append("seed: not derived from the match seed")
+                seats, hands, h = len(rec["match"]["bots"]), rec["match"].get("hands"), rec["hand_id"]
+                if not isinstance(hands, int):  # a first release's record: hand h dealt deal h
+                    orders, hands = [None], h + 1
+                fits = [order for order in (orders if orders is not None else [None, *range(seats)])
+                        if h < hands and rec["seed"] == hand_seed(seed, deal_of(seed, order, hands, seats, h))]
+                if fits:
+                    orders = fits
+                else:
+                    problems.append("seed: not derived from the match seed (the hand's deal in the natural order "
+                                    "or a seat rotation's)")
         yield line, rec.get("hand_id", -1), problems
         previous = rec
 

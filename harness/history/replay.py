@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.deals import commitment, hand_seed
+from harness.deals import commitment, deal_of, hand_seed
 from harness.engine import ReplayError
 from harness.history.files import HistoryError, numbered_lines, record_problem
 from harness.history.record import replay_v2
@@ -82,7 +82,9 @@ def check_history(path: Path, *, match_seed: int | None = None) -> Iterator[Hand
         path: the hand history.
         match_seed: when given (e.g. revealed after the event), each hand's
             ``seed`` must also be :func:`harness.deals.hand_seed` of it
-            and the hand number, and (version 2) the record's
+            and the hand's deal: the hand number, or (version 2) the deal
+            one seat rotation's order (:func:`harness.deals.deal_of`) puts at
+            that hand, the same order for every hand of the file; and the record's
             ``match.seed_sha256`` its commitment: the deals were the ones fixed
             in advance.
 
@@ -93,11 +95,12 @@ def check_history(path: Path, *, match_seed: int | None = None) -> Iterator[Hand
             (``.cut_off``).
     """
     expected = 0  # the next hand's number: a match's hands are 0, 1, 2 ... in order (docs/HISTORY.md)
+    orders = _DealOrders()
     for lineno, record in numbered_lines(path):  # as written: the check is of what the file says
         problem = record_problem(record)
         if problem:
             raise HistoryError(path, lineno, problem)
-        verdict = _check_hand(lineno, record, match_seed)
+        verdict = _check_hand(lineno, record, match_seed, orders)
         hand_id = verdict.hand_id
         if hand_id != expected:  # a hand lost, repeated or moved: each one may replay, the match does not
             wrong = _out_of_sequence(hand_id, expected)
@@ -106,14 +109,45 @@ def check_history(path: Path, *, match_seed: int | None = None) -> Iterator[Hand
         yield verdict
 
 
-def _check_hand(lineno: int, record: dict[str, Any], match_seed: int | None) -> HandCheck:
+class _DealOrders:
+    """The deal orders a file's hands are still consistent with: the natural one (None) and each seat rotation's."""
+
+    def __init__(self) -> None:
+        self.left: list[int | None] | None = None  # None: not narrowed yet
+
+    def problem(self, record: dict[str, Any], match_seed: int, v2: bool) -> str:
+        """'' when the record's seed is its hand's deal under an order still possible, else what is wrong."""
+        hand_id = record["hand_id"]
+        if not v2:  # the first releases dealt hand h from deal h
+            ok = record["seed"] == hand_seed(match_seed, hand_id)
+            return "" if ok else "seed: not the hand seed derived from the match seed"
+        seats, hands = len(record["match"]["bots"]), record["match"]["hands"]
+        left = self.left if self.left is not None else [None, *range(seats)]
+        fits = []
+        for order in left:
+            try:
+                deal = deal_of(match_seed, order, hands, seats, hand_id)
+            except ValueError:  # a hand beyond match.hands: no deal of the match
+                continue
+            if record["seed"] == hand_seed(match_seed, deal):
+                fits.append(order)
+        if not fits:
+            return ("seed: not the hand seed of a deal of the match seed at this hand (in the natural order or a "
+                    "seat rotation's, the same for the whole match)")
+        self.left = fits
+        return ""
+
+
+def _check_hand(lineno: int, record: dict[str, Any], match_seed: int | None,
+                orders: _DealOrders | None = None) -> HandCheck:
     """The verdict on one record of the right shape (see :func:`check_history`)."""
     hand_id = record["hand_id"]
     version = record.get("record_version")
     v2 = version == 2 or version == 3  # the current shape; version 3 names its raise rule
     if match_seed is not None:
-        if record["seed"] != hand_seed(match_seed, hand_id):
-            return HandCheck(lineno, hand_id, False, "seed: not the hand seed derived from the match seed")
+        wrong = (orders or _DealOrders()).problem(record, match_seed, v2)
+        if wrong:
+            return HandCheck(lineno, hand_id, False, wrong)
         if v2 and record["match"]["seed_sha256"] != commitment(match_seed):
             return HandCheck(lineno, hand_id, False, "match.seed_sha256: not the SHA-256 of the match seed")
     try:

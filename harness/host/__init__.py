@@ -5,7 +5,8 @@ group per bot), ``treelimits`` (limits per process tree where control groups can
 ``bpfcache`` (compiled seccomp programs, kept) and ``syscall_filter`` (the allow-list),
 ``sysinfo_supervisor`` (the referee answers a bot's sysinfo), ``marks`` (the marks in a bot's
 environment, and the search for what a dead referee left), ``guardian`` (a run's bots die with
-it, even after ``kill -9``), ``sandbox`` (bubblewrap, a uid per seat, what a bot sees), ``botproc``
+it, even after ``kill -9``), ``residency`` (every page a bot may read cached before it starts),
+``sandbox`` (bubblewrap, a uid per seat, what a bot sees), ``botproc``
 (one bot's subprocess: launch, limits, logs, stop), ``build`` (a submission's build: one command in a
 bot's sandbox with its folder writable), and
 ``startcause`` and ``tracebacks`` (why a bot did not start, its stderr read in any language).

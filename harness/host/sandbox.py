@@ -70,6 +70,7 @@ from pathlib import Path
 
 from harness.errors import HarnessError
 from harness.host import cgroups, syscall_filter, sysinfo_supervisor, treelimits
+from harness.host.residency import Residency
 from harness.specs import CpuPolicy, SandboxMode, SandboxSettings
 
 __all__ = [
@@ -799,6 +800,8 @@ class BotJail:
         self.cgroup_version = ""
         #: The referee answers the bot's sysinfo(2) (:mod:`harness.host.sysinfo_supervisor`; where it can).
         self.answer_sysinfo = not sysinfo_problem()
+        #: The match's page-cache pass (:mod:`harness.host.residency`), run on what :meth:`wrap` shows; None: none.
+        self.residency: Residency | None = None
 
     def memory_bytes(self) -> int:
         """The machine's memory as the bot is shown it (bytes; :func:`machine_memory_kb`)."""
@@ -1039,6 +1042,8 @@ class BotJail:
             resolved += _interpreter_views(path_env, _path_stamp(path_env), self.tools)
         views = self._views(shown, resolved)
         self.unseen = _unseen_files(argv[1:], self.cwd, views, self.hidden)
+        if self.residency is not None:  # every page it may read cached before it starts (harness.host.residency)
+            self.residency.settle(["/usr", "/etc", *views], self.hidden)
         for view in views:
             # Parents made world-traversable: bwrap makes them 0700 as root, and the bot is not root.
             parts = view.split("/")

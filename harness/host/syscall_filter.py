@@ -78,6 +78,13 @@ What the channel calls return, and why:
   error instead of waiting for events that never come.
 - ``posix_fadvise`` (``fadvise64``, ``fadvise64_64``): 0, doing nothing: it is
   advice, and ``DONTNEED`` would evict a shared file's pages.
+- ``madvise`` ``MADV_COLD`` and ``MADV_PAGEOUT`` (which deactivate or reclaim a
+  range's pages, a file's included): ``EINVAL``, as before Linux 5.4; every other
+  advice an ordinary program gives (``DONTNEED`` and ``FREE`` on its own memory, which
+  allocators use, ``WILLNEED``, huge pages ...) is allowed, compared on its low 32 bits.
+  With every page a bot may read cached before it starts
+  (:mod:`harness.host.residency`), a bot can neither take a shared page out of the
+  cache nor bring one in, so the time a read takes tells it nothing.
 - ``preadv2`` / ``pwritev2`` with ``RWF_NOWAIT``: ``EOPNOTSUPP``, what a file
   system without non-blocking reads says; callers retry without the flag.
 - ``cachestat`` (a file's page-cache state, Linux 6.5): ``ENOSYS``, as on an
@@ -100,9 +107,10 @@ with ``EPERM``.
 What this does not close (docs/security.md): contention for shared
 hardware (CPU time under ``[sandbox] cpu = "weight"``, caches, memory
 bandwidth), global counters (``/proc/stat``, ``/proc/meminfo``, the load
-average) and the time a read takes (a page another bot read is cached);
-each carries a few bits per second at best, noisy, and the tournament never
-runs two matches with the same cards at once.
+average) and the time a read or a lookup takes (a page another bot read is
+cached; a name another bot looked up is in the directory-entry cache): the
+page cache is narrowed by :mod:`harness.host.residency`, and the tournament
+never runs two matches with the same cards at once.
 """
 
 from __future__ import annotations
@@ -137,6 +145,13 @@ _FADVISE = ("fadvise64", "fadvise64_64", "arm_fadvise64_64")
 _IO_URING = ("io_uring_setup", "io_uring_enter", "io_uring_register")
 _AIO = ("io_setup", "io_destroy", "io_submit", "io_cancel", "io_getevents", "io_pgetevents",
         "io_pgetevents_time64")
+#: madvise(2) advice values allowed (asm-generic/mman-common.h): NORMAL .. KEEPONFORK, POPULATE_READ/WRITE,
+#: DONTNEED_LOCKED, COLLAPSE, GUARD_INSTALL/REMOVE. None of them takes a page of a file out of the page cache
+#: (DONTNEED and FREE drop the caller's own mappings or anonymous memory; REMOVE needs write access).
+_MADVISE_ALLOWED = (*range(0, 5), *range(8, 20), 22, 23, 24, 25, 102, 103)
+#: MADV_COLD and MADV_PAGEOUT: deactivate or reclaim the pages of a range, file pages included (a bot that
+#: may write a file, or owns it, could evict shared pages): EINVAL, what kernels before 5.4 say.
+MADV_COLD, MADV_PAGEOUT = 20, 21
 #: preadv2/pwritev2's flags argument (index 5 on every ABI: fd, iov, iovcnt, pos_l, pos_h, flags).
 _RW_FLAGS_ARG = 5
 #: clone(2) flags that create namespaces (CLONE_NEWNS ... CLONE_NEWNET): the mask the runtimes' profile tests.
@@ -152,7 +167,7 @@ _PERSONALITIES = (0x0, 0x8, 0x20000, 0x20008, 0xFFFFFFFF)
 #: module docstring says is refused or filtered.
 ALLOWED: dict[str, tuple[str, ...]] = {
     "memory": (
-        "brk", "mmap", "mmap2", "munmap", "mremap", "mprotect", "madvise", "mincore", "msync", "mlock", "mlock2",
+        "brk", "mmap", "mmap2", "munmap", "mremap", "mprotect", "mincore", "msync", "mlock", "mlock2",
         "mlockall", "munlock", "munlockall", "membarrier", "memfd_create", "memfd_secret", "remap_file_pages",
         "pkey_alloc", "pkey_free", "pkey_mprotect", "map_shadow_stack", "mseal",
     ),
@@ -274,6 +289,10 @@ def _rules(sc, flt, abi: str) -> None:  # noqa: ANN001 - pyseccomp is imported l
             rule(sc.ERRNO(errno.ENOLCK), call, sc.Arg(1, sc.MASKED_EQ, low32, cmd))
         # F_NOTIFY (dnotify) and every command not named: the default, EPERM.
     rule(sc.ERRNO(0), "flock")
+    for advice in _MADVISE_ALLOWED:  # madvise's advice is an int: the kernel reads the low 32 bits
+        rule(sc.ALLOW, "madvise", sc.Arg(2, sc.MASKED_EQ, low32, advice))
+    for advice in (MADV_COLD, MADV_PAGEOUT):
+        rule(sc.ERRNO(errno.EINVAL), "madvise", sc.Arg(2, sc.MASKED_EQ, low32, advice))
     for call in _FADVISE:
         rule(sc.ERRNO(0), call)
     for call in ("preadv2", "pwritev2"):

@@ -21,9 +21,12 @@ stacks carry over; a bot with no chips leaves the table, the engine is given
 only the seated bots (hand seats 0..k-1 in match-seat order) and the button
 moves to the next seat still in the match (R2.1; heads-up R2.3 then follows
 from the engine). Hand h is dealt from :func:`harness.deals.hand_seed`
-``(spec.seed, h)`` only (keyed: the match seed is a secret), so a duplicate
-set (the same spec with the bots rotated) deals the same cards to the same
-seats.
+``(spec.seed, d)`` only (keyed: the match seed is a secret), where d is the
+deal of hand h: h itself, or, for a rotation of a duplicate set
+(``spec.rotation``), :func:`harness.deals.deal_of`, that rotation's secret
+order of the same deals, each with the button on the same seat. So a
+duplicate set (the same spec with the bots rotated) deals the same cards to
+the same seats, in an order a bot cannot line up across rotations.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.deals import commitment, hand_seed, hand_seeds
+from harness.deals import commitment, deals_of, hand_seed, hand_seeds
 from harness.engine import (
     Action,
     ActionKind,
@@ -249,6 +252,9 @@ class Referee:
         #: The seeds of hands ``_seeds_from ..``, derived a block at a time.
         self._seeds: list[int] = []
         self._seeds_from = 0
+        #: The deal of every hand played, when the order is a rotation's (harness.deals.deal_of).
+        self._deals: list[int] = []
+        self._block_deals: list[int] = []
         #: The match's constant parts of every request (the game settings, the decision limit).
         self._wire = MatchWire(spec.game, limits.decision_ms)
         #: The finished hand whose record is not written yet: (state, match seats, out, decisions, faults).
@@ -462,7 +468,14 @@ class Referee:
         i = h - self._seeds_from
         if not 0 <= i < len(self._seeds):
             self._seeds_from, i = h, 0
-            self._seeds = hand_seeds(spec.seed, h, min(_SEED_BLOCK, max(1, spec.hands - h)))
+            count = min(_SEED_BLOCK, max(1, spec.hands - h))
+            if spec.rotation is None:
+                self._seeds = hand_seeds(spec.seed, h, count)
+            else:
+                self._block_deals = deals_of(spec.seed, spec.rotation, spec.hands, len(seats), h, count)
+                self._seeds = [hand_seed(spec.seed, d) for d in self._block_deals]
+        if spec.rotation is not None:
+            self._deals.append(self._block_deals[i])
         state = HandState.start(spec.game, stacks, button, self._seeds[i], h)
         faults: list[list[Any]] = []
         if self._pending_faults:
@@ -558,6 +571,8 @@ class Referee:
             tmpdir = tempfile.mkdtemp(prefix=f"{PRIVATE_DIR_PREFIX}{os.getpid()}-", dir=private_parent())
             history = self._history = HistoryWriter(self.out_dir / history_name(spec.compress))
             self.host.launch(tmpdir, self._hub, self.transport)
+            if self.host.residency_summary():
+                self._log(self.host.residency_summary())
             self.host.handshake(self._hub)
             _send_match_start(self.seats, self.bots, self.spec, self.limits)
             self.host.all_waiting(True)  # from now on only the bot on move gets the CPU (or runs at all)
@@ -611,6 +626,7 @@ class Referee:
             faults=[dict(s.faults) for s in self.seats],
             status=[s.status for s in self.seats],
             duration_s=round(time.monotonic() - t0, 3),
+            deals=None if spec.rotation is None else self._deals[:len(hand_nets)],
         )
 
     def _end_match(self, hands_played: int, net: list[int]) -> None:

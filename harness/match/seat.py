@@ -16,6 +16,7 @@ from typing import Any
 
 from harness.host import cgroups
 from harness.host.botproc import BotProcess, BotStartError, stop_all
+from harness.host.residency import Residency
 from harness.host.sandbox import DEFAULT_PIDS, BotJail, JailPlan, SandboxError, UidLease, support
 from harness.host.treelimits import TreeBot, TreeMatch
 from harness.match.clock import Clock
@@ -107,6 +108,7 @@ class SeatHost:
         self._log, self._fault = log, fault
         self._groups: cgroups.MatchGroup | TreeMatch | None = None
         self._lease: UidLease | None = None
+        self._residency: Residency | None = None
         #: The seat whose bot has the CPU (fair CPU policy).
         self.turn: MatchSeat | None = None
 
@@ -153,6 +155,7 @@ class SeatHost:
         uid = self._lease.uids[seat.index] if self._lease is not None else None
         jail = BotJail(seat_dir=seat_dir, cwd=seat.bot.cwd, settings=self.sandbox, hidden=hidden, uid=uid,
                        memory_mb=self.limits.memory_mb or None)
+        jail.residency = self._residency
         if in_jail:  # no control group: the process limit is RLIMIT_NPROC in the bot's user namespace
             jail.nproc = self.limits.max_processes or DEFAULT_PIDS
         elif seat.group is not None and not isinstance(seat.group, TreeBot):
@@ -164,6 +167,9 @@ class SeatHost:
         """Bind each seat's endpoint and start its bot; each seat has its own secret and directory."""
         log_dir = self.out_dir / "logs"
         self.setup()
+        # One walk of the shared views per match, before the first bot starts (harness.host.residency).
+        self._residency = (Residency(others_only=self._lease is not None)
+                           if self.sandbox.resident and self.plan.namespaces else None)
         for seat in self.seats:
             i, bot = seat.index, seat.bot
             # Per seat: a secret (a bot that learns another seat's cannot use its own) and a
@@ -200,6 +206,10 @@ class SeatHost:
             except BotStartError as exc:
                 seat.proc = None
                 self._fault(seat, FaultKind.FAILED_START, str(exc), None)
+
+    def residency_summary(self) -> str:
+        """What this match's page-cache pass did ('' when there was none)."""
+        return self._residency.report.summary() if self._residency is not None else ""
 
     def handshake(self, hub: Hub) -> None:
         """Wait for every launched bot's valid hello, up to ``startup_ms`` of its own time each.

@@ -43,7 +43,8 @@ class Counterpart:
     """The seat that held the same cards in another rotation of the table (duplicate play).
 
     Attributes:
-        match_id, rotation, hand_id: where (the same hand id: the same deal).
+        match_id, rotation, hand_id: where (the hand of that rotation that dealt the same deal:
+            each rotation has its own secret order, ``MatchResult.deals``).
         bot, seat: who held them (match seat).
         net: its net in chips in that hand.
         summary: what it did (:func:`actions_summary`), and how the hand ended.

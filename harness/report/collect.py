@@ -28,7 +28,7 @@ from harness.tournament.results import (
     read_manifest,
     read_results,
 )
-from harness.tournament.stats import FAULT_COLUMNS, Estimate, crosstable
+from harness.tournament.stats import FAULT_COLUMNS, Estimate, crosstable, hand_of_deal
 
 #: Lines of a bot's stderr shown from its first failing match.
 STDERR_TAIL_LINES = 20
@@ -372,12 +372,23 @@ def _list_hands(matches: list[MatchInfo], bots: Mapping[str, BotReport], match_d
     twins: dict[str, list[MatchInfo]] = {}
     for info in matches:
         twins.setdefault(info.record.table, []).append(info)
+    # A hand's deal, and where each rotation dealt it (each rotation has its own secret order: harness.deals).
+    deals = {info.match_id: info.record.result.deal_numbers() for info in matches}
+    hands_of = {info.match_id: hand_of_deal(info.record) for info in matches}
+
+    def same_deal(match_id: str, hand_id: int, twin: MatchInfo) -> int | None:
+        """The hand of ``twin`` that dealt what hand ``hand_id`` of ``match_id`` dealt (None: not played)."""
+        own = deals[match_id]
+        return hands_of[twin.match_id].get(own[hand_id]) if 0 <= hand_id < len(own) else None
+
     wanted: dict[str, set[int]] = {}
     for bot in bots.values():
         for which in ("costly", "best"):
             for match_id, hand_id, _ in bot.chips.extremes(which):
                 for twin in twins[by_id[match_id].record.table]:
-                    wanted.setdefault(twin.match_id, set()).add(hand_id)
+                    twin_hand = same_deal(match_id, hand_id, twin)
+                    if twin_hand is not None:
+                        wanted.setdefault(twin.match_id, set()).add(twin_hand)
     views: dict[tuple[str, int], dict[str, Any]] = {}
     for match_id, hand_ids in wanted.items():
         info = by_id[match_id]
@@ -405,7 +416,8 @@ def _list_hands(matches: list[MatchInfo], bots: Mapping[str, BotReport], match_d
                 info = by_id[match_id]
                 line = hand_line(extreme, pos, table=info.record.table, rotation=info.record.rotation)
                 for twin in sorted(twins[info.record.table], key=lambda t: t.record.rotation):
-                    other = views.get((twin.match_id, hand_id))
+                    twin_hand = same_deal(match_id, hand_id, twin)
+                    other = views.get((twin.match_id, twin_hand)) if twin_hand is not None else None
                     if twin is info or other is None:
                         continue
                     found = counterpart(other, line.dealt, rotation=twin.record.rotation)

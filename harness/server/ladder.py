@@ -245,7 +245,8 @@ class Ladder:
         seated = rotate([b.name for b in bots], m["rotation"])
         by_name = {b.name: b for b in bots}
         spec = MatchSpec(game=c.game, hands=c.ladder.hands, seed=int(m["seed"], 16), starting_stack=c.starting_stack,
-                         stack_mode=c.stack_mode, match_id=m["match_id"], compress=True)
+                         stack_mode=c.stack_mode, match_id=m["match_id"], compress=True,
+                         rotation=m["rotation"])
         directory = match_dir(c, m["block_id"], m["rotation"])
         return Job(key=m["match_id"], func=play_and_store,
                    args=(self.play, [by_name[n] for n in seated], spec, c.limits, directory),

@@ -487,6 +487,18 @@ def _pack(directory: Path) -> list[tuple[str, bytes, bool]]:
     return files
 
 
+def worker_host(address: str) -> str:
+    """The machine of a worker address: ``tcp://10.0.0.5:40123`` -> ``10.0.0.5`` (``[::1]`` for IPv6)."""
+    rest = address.split("://", 1)[-1]
+    return rest.rsplit(":", 1)[0] if ":" in rest else rest
+
+
+def apart_workers(workers: Iterable[str], used_hosts: Iterable[str]) -> list[str]:
+    """The workers on machines not in ``used_hosts`` (``[schedule] rotations_apart``), in the order given."""
+    used = set(used_hosts)
+    return [w for w in workers if worker_host(w) not in used]
+
+
 def run_task(func: Any, args: tuple[Any, ...], directory: Path, key: str, digest: str, pin: bool,
              expect: tuple[bool, bool] = (False, False), env: Mapping[str, str | None] | None = None) -> dict[str, Any]:
     """Body of one Dask task (on a worker): check, run the job in scratch space, return its result and files.
@@ -626,8 +638,12 @@ class DaskExecutor:
     """
 
     def __init__(self, client: Any, address: str, *, pin: bool = True, jobs: int = 0,
-                 local: subprocess.Popen[bytes] | None = None, local_address: str = "") -> None:
+                 local: subprocess.Popen[bytes] | None = None, local_address: str = "",
+                 rotations_apart: bool = False) -> None:
         self.client = client
+        self.rotations_apart = rotations_apart
+        #: Per job group (a table's rotations), the machines (worker hosts) that played one of its jobs.
+        self._hosts: dict[Any, set[str]] = {}
         self._local_address = local_address
         self.address = address
         self.pin = pin
@@ -671,7 +687,9 @@ class DaskExecutor:
             raise ConfigError(config.path, "[schedule] backend",
                               'backend = "dask" needs scheduler = "tcp://HOST:8786" (or "local:N") in [schedule], '
                               "or --cluster ADDRESS")
-        return cls.connect(sched.scheduler, pin=sched.pin, jobs=sched.jobs)
+        executor = cls.connect(sched.scheduler, pin=sched.pin, jobs=sched.jobs)
+        executor.rotations_apart = sched.rotations_apart
+        return executor
 
     @classmethod
     def connect(cls, address: str, *, pin: bool = True, jobs: int = 0,
@@ -826,6 +844,15 @@ class DaskExecutor:
             if not restrict:
                 return self._fail(task, "no worker can run this job:\n" + "\n".join(
                     f"- {r.reason}" for r in excluded.values()), _last_line(next(iter(excluded.values())).reason))
+        used = self._hosts.get(task.job.group, set()) if self.rotations_apart and task.job.group is not None else set()
+        if used:  # [schedule] rotations_apart: a machine none of the table's other rotations ran on
+            self._refresh(force=True)
+            restrict = apart_workers(restrict if restrict is not None else list(self._threads), used)
+            if not restrict:
+                return self._fail(task, (
+                    "[schedule] rotations_apart: every machine that can run this match already played a rotation "
+                    f"of its table ({', '.join(sorted(used))}); a table of k rotations needs k machines (worker "
+                    "hosts): add machines to the cluster, or set rotations_apart = false"), "no machine of its own")
         task.allowed = restrict
         task.key = f"harness-{task.job.key}-{uuid.uuid4().hex[:12]}"
         task.submitted = time.monotonic()
@@ -934,6 +961,8 @@ class DaskExecutor:
         wall = time.monotonic() - task.submitted
         if payload.get("aborted"):
             return None  # only ever asked for by stop(), whose jobs are not reported
+        if task.job.group is not None and payload.get("worker"):
+            self._hosts.setdefault(task.job.group, set()).add(worker_host(payload["worker"]))
         store_payload(task.job, payload)
         if payload.get("error"):
             return Done(task.job, None, _last_line(payload["error"]), wall)

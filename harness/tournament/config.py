@@ -166,6 +166,10 @@ class ScheduleSettings:
             :func:`harness.tournament.schedule.default_tables_per_bot`).
         tables: sampled only: the total number of tables instead.
         max_matches: a plan with more matches is refused before anything runs.
+        rotations_apart: dask only: the rotations of a table (the matches on the same deals) each
+            run on a machine none of the table's other rotations ran on (a machine: a worker host),
+            so nothing a bot leaves in one machine's kernel (its page cache, directory-entry cache)
+            reaches its next rotation (docs/security.md).
     """
 
     format: Format = Format.ROUND_ROBIN
@@ -180,6 +184,7 @@ class ScheduleSettings:
     max_matches: int = DEFAULT_MAX_MATCHES
     backend: Backend = Backend.LOCAL
     scheduler: str | None = None
+    rotations_apart: bool = False
 
     def strategy(self, seed: int = 0, previous: tuple[tuple[str, ...], ...] | None = None) -> PairingStrategy:
         """The pairing strategy object for :func:`harness.tournament.schedule.build_schedule`.
@@ -509,10 +514,15 @@ def _schedule(t: _Table) -> ScheduleSettings:
         if backend is Backend.LOCAL and "backend" in t.data:
             raise t.error("scheduler", 'only used with backend = "dask"')
         backend = Backend.DASK
+    rotations_apart = t.get("rotations_apart", bool, False, "true or false")
+    if rotations_apart and backend is not Backend.DASK:
+        raise t.error("rotations_apart", 'only used with backend = "dask" (a table\'s rotations on machines of '
+                      "their own)")
     t.finish()
     return ScheduleSettings(format=fmt, table_size=table_size, hands=hands, duplicate=duplicate, jobs=jobs,
                             pin=pin, challengers=tuple(challengers), tables_per_bot=tables_per_bot, tables=tables,
-                            max_matches=max_matches, backend=backend, scheduler=scheduler)
+                            max_matches=max_matches, backend=backend, scheduler=scheduler,
+                            rotations_apart=rotations_apart)
 
 
 def _game(t: _Table, schedule: ScheduleSettings) -> tuple[GameConfig, int, StackMode]:
@@ -594,11 +604,12 @@ def _missing(reason: str) -> str:
 
 
 def _sandbox(t: _Table, base: Path) -> SandboxSettings:
-    """``[sandbox]``: mode, cpu, scratch_mb, uid_range, paths, hidden (docs/security.md)."""
+    """``[sandbox]``: mode, cpu, scratch_mb, uid_range, paths, hidden, resident (docs/security.md)."""
     defaults = SandboxSettings()
     mode = SandboxMode(t.choice("mode", tuple(m.value for m in SandboxMode), defaults.mode.value))
     cpu = CpuPolicy(t.choice("cpu", tuple(c.value for c in CpuPolicy), defaults.cpu.value))
     scratch_mb = t.integer("scratch_mb", defaults.scratch_mb, 1)
+    resident = t.get("resident", bool, defaults.resident, "true or false")
     expected = "[first, last]: two uids with 0 < first <= last, e.g. [60100, 61099]"
     uid_range = t.get("uid_range", list, list(defaults.uid_range), expected)
     if (len(uid_range) != 2 or not all(isinstance(u, int) and not isinstance(u, bool) for u in uid_range)
@@ -618,7 +629,7 @@ def _sandbox(t: _Table, base: Path) -> SandboxSettings:
         lists[name] = resolved
     t.finish()
     return SandboxSettings(mode=mode, cpu=cpu, scratch_mb=scratch_mb, uid_range=(uid_range[0], uid_range[1]),
-                           paths=lists["paths"], hidden=lists["hidden"])
+                           paths=lists["paths"], hidden=lists["hidden"], resident=resident)
 
 
 def _bot(t: _Table, base: Path) -> BotSpec:

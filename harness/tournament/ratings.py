@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from harness.tournament.results import MatchRecord
-from harness.tournament.stats import MIN_SETS, bb_per_100, by_table, seated, set_deals
+from harness.tournament.stats import MIN_SETS, bb_per_100, by_table, hand_of_deal, seated, set_deal_numbers
 
 #: Resamples of :func:`bootstrap_ranks` by default (Hall and Miller use 1000-2000).
 DEFAULT_RESAMPLES = 1000
@@ -61,13 +61,13 @@ MIN_RESAMPLED_SETS = 6
 
 @dataclass(frozen=True, slots=True)
 class TableSets:
-    """One table's duplicate sets: deal h of the table played in every rotation (see ``stats.set_deals``).
+    """One table's duplicate sets: a deal of the table played in every rotation (see ``stats.set_deals``).
 
     Attributes:
         table: the table index of the schedule.
         bots: the table's bots (sorted names).
         big_blind: chips per big blind (the "bb" of bb/100).
-        nets: per set (hand index, ascending), each bot's net chips summed over the rotations.
+        nets: per set (deal number, ascending), each bot's net chips summed over the rotations.
         hands: per set, each bot's hands in it (its number of rotations).
     """
 
@@ -95,17 +95,20 @@ def table_sets(records: Iterable[MatchRecord]) -> list[TableSets]:
         if any(tuple(sorted(r.result.bots)) != bots or r.big_blind != recs[0].big_blind for r in recs):
             raise ValueError(f"table {table}: its matches have different bots or big blinds")
         column = {name: i for i, name in enumerate(bots)}
-        length = set_deals(recs)
-        nets = [[0] * len(bots) for _ in range(length)]
-        hands = [[0] * len(bots) for _ in range(length)]
+        deals = set_deal_numbers(recs)
+        nets = [[0] * len(bots) for _ in deals]
+        hands = [[0] * len(bots) for _ in deals]
         for rec in recs:
             cols = [column[name] for name in rec.result.bots]
             dealt = seated(rec)
-            for h, row in enumerate(rec.result.hand_nets[:length]):
+            where = hand_of_deal(rec)  # each rotation's hand of the deal (its secret order)
+            for j, d in enumerate(deals):
+                h = where[d]
+                row = rec.result.hand_nets[h]
                 for seat, col in enumerate(cols):
                     if dealt[h][seat]:  # a bot that left a freezeout (one rotation) plays no more hands
-                        nets[h][col] += row[seat]
-                        hands[h][col] += 1
+                        nets[j][col] += row[seat]
+                        hands[j][col] += 1
         out.append(TableSets(table, bots, recs[0].big_blind, tuple(map(tuple, nets)), tuple(map(tuple, hands))))
     return out
 
@@ -301,14 +304,16 @@ def head_to_head(records: Iterable[MatchRecord]) -> dict[tuple[str, str], Fracti
             if len(rec.result.bots) != 2:
                 raise ValueError(f"match {rec.result.match_id}: instant run-off is for heads-up matches, "
                                  f"it has {len(rec.result.bots)}")
-        deals = set_deals(recs)
+        deals = set_deal_numbers(recs)
         for rec in recs:
             res = rec.result
+            where = hand_of_deal(rec)
+            played = [where[d] for d in deals]
             for seat, name in enumerate(res.bots):
                 key = (name, res.bots[1 - seat])
-                won = sum(row[seat] for row in res.hand_nets[:deals])
+                won = sum(res.hand_nets[h][seat] for h in played)
                 chips[key] = chips.get(key, Fraction(0)) + Fraction(won, rec.big_blind)
-                hands[key] = hands.get(key, 0) + deals
+                hands[key] = hands.get(key, 0) + len(deals)
     return {key: chips[key] / hands[key] for key in chips if hands[key]}
 
 

@@ -313,8 +313,9 @@ def check_record(record: MatchRecord) -> None:
     Raises:
         ValueError: a per-seat list of the wrong length, a hand whose nets do
             not sum to zero, a ``net`` that is not the sum of ``hand_nets``,
-            ``hands_played`` different from the number of hands, or a
-            ``seed_sha256`` that is not its seed's.
+            ``hands_played`` different from the number of hands, ``deals`` that
+            are not one distinct deal per hand on its button's seat
+            (:func:`harness.deals.deal_of`), or a ``seed_sha256`` that is not its seed's.
     """
     res = record.result
     n = len(res.bots)
@@ -331,6 +332,14 @@ def check_record(record: MatchRecord) -> None:
     for h, row in enumerate(res.hand_nets):
         if len(row) != n or sum(row) != 0:
             raise ValueError(f"hand {h}: nets {row} do not sum to zero over {n} seats")
+    if res.deals is not None:
+        if len(res.deals) != res.hands_played or len(set(res.deals)) != len(res.deals):
+            raise ValueError(f"deals: {len(res.deals)} numbers ({len(set(res.deals))} distinct) for "
+                             f"{res.hands_played} hands; one distinct deal per hand")
+        wrong = next((h for h, d in enumerate(res.deals) if d < 0 or d % n != h % n), None)
+        if wrong is not None:
+            raise ValueError(f"deals: hand {wrong} dealt deal {res.deals[wrong]}, not a deal of its button's seat "
+                             f"(deal % {n} must be {wrong % n})")
     if sum(res.net) != 0:
         raise ValueError(f"net {res.net} does not sum to zero")
     totals = [sum(row[s] for row in res.hand_nets) for s in range(n)]

@@ -573,7 +573,7 @@ def play_block(settings: SprtSettings, index: int, play: PlayMatch, limits: Limi
             shutil.rmtree(match_dir)
         match_dir.mkdir(parents=True)
         spec = MatchSpec(game=settings.game, hands=settings.hands, seed=seed, starting_stack=settings.starting_stack,
-                         match_id=f"block{index}-r{rotation}")
+                         match_id=f"block{index}-r{rotation}", rotation=rotation)
         result = play(list(seated), spec, limits, match_dir)
         seat = seated.index(settings.new)
         failed = [v for v in verdicts(result, match_dir, match_dir / history_name(spec.compress), limits) if v.failed]

@@ -1,12 +1,13 @@
 """Statistics over match records: pure functions, no I/O.
 
 bb/100 and its 95% confidence interval are computed over *duplicate sets*,
-not single hands. A duplicate set is one deal (hand index h of a table)
+not single hands. A duplicate set is one deal of a table (deal d, dealt at
+whatever hand each rotation's secret order puts it, :func:`harness.deals.deal_of`)
 played in every seat rotation of that table with every bot of the table
 seated (:func:`set_deals`); the observation for a bot is its net over
 those k hands, in big blinds. Luck of the cards largely cancels inside a
 set, so the interval is much narrower than one over single hands, and the
-sets are independent of each other (each table and hand index has its own
+sets are independent of each other (each table and deal has its own
 seed). Without duplicate a set is a single hand. In a freezeout the
 rotations of a table end at different hands (a bust ends a heads-up
 match) and a bust reseats the others (the same deal then reaches other
@@ -152,39 +153,47 @@ def seated(rec: MatchRecord) -> list[list[bool]]:
     return out
 
 
-def set_deals(records: Sequence[MatchRecord]) -> int:
-    """How many deals of one table are duplicate sets: hands 0 .. n-1 of each of its records.
+def set_deal_numbers(records: Sequence[MatchRecord]) -> list[int]:
+    """The deals of one table that are duplicate sets, ascending (the deal numbers of :func:`harness.deals.deal_of`).
 
-    Deal h is a set when every rotation of the table (``rotations``, or as
-    many as are recorded if more) played hand h with every bot of the table
-    seated (:func:`seated`). Stacks reset every hand: every seat is dealt in
-    every hand, so that is the shortest record's hands. In a freezeout the
-    sets of a table of 2 rotations or more end at the first hand any
-    rotation played without one of its bots (or did not play at all): the
-    same deal then reaches other seats. Sets are a prefix: a rotation that
-    lost a bot or ended never gets it back. A table of one rotation (no
-    duplicate) has every hand it played: each is a set of one hand, for the
-    bots dealt in.
+    Deal d is a set when every rotation of the table (``rotations``, or as
+    many as are recorded if more) played it with every bot of the table
+    seated (:func:`seated`), at whatever hand its rotation's order put it
+    (``MatchResult.deals``; a record without them dealt deal h at hand h).
+    Stacks reset every hand: every seat is dealt in every hand, so that is
+    every deal all rotations played. In a freezeout a rotation's hands with
+    every bot seated are a prefix (a bot that left never comes back): a
+    deal that some rotation dealt after one of its bots left (or did not
+    deal at all) is no set: the same deal then reaches other seats. A table
+    of one rotation (no duplicate) has every hand it played: each is a set
+    of one hand, for the bots dealt in.
 
     Args:
         records: the matches of one table.
     """
     if not records:
-        return 0
+        return []
     rotations = max(max(rec.rotations for rec in records), len({rec.rotation for rec in records}))
     if len({rec.rotation for rec in records}) < rotations:
-        return 0
-    deals = min(rec.result.hands_played for rec in records)
-    if rotations < 2:
-        return deals
+        return []
+    common: set[int] | None = None
     for rec in records:
-        if rec.freezeout_stack is None:
-            continue
-        for h, dealt in enumerate(seated(rec)[:deals]):
-            if not all(dealt):  # someone had left before hand h
-                deals = h
-                break
-    return deals
+        numbers = rec.result.deal_numbers()
+        if rotations > 1 and rec.freezeout_stack is not None:
+            full = next((h for h, dealt in enumerate(seated(rec)) if not all(dealt)), len(numbers))
+            numbers = numbers[:full]  # someone had left before hand `full`
+        common = set(numbers) if common is None else common & set(numbers)
+    return sorted(common or ())
+
+
+def set_deals(records: Sequence[MatchRecord]) -> int:
+    """How many deals of one table are duplicate sets (:func:`set_deal_numbers`)."""
+    return len(set_deal_numbers(records))
+
+
+def hand_of_deal(rec: MatchRecord) -> dict[int, int]:
+    """``{deal: hand}`` of one record: where its order dealt each deal (``MatchResult.deals``)."""
+    return {d: h for h, d in enumerate(rec.result.deal_numbers())}
 
 
 def by_table(records: Iterable[MatchRecord]) -> dict[str, list[MatchRecord]]:
@@ -198,21 +207,24 @@ def by_table(records: Iterable[MatchRecord]) -> dict[str, list[MatchRecord]]:
 def sets_by_table(records: Iterable[MatchRecord]) -> dict[str, dict[str, list[tuple[float, int]]]]:
     """Every bot's duplicate sets (:func:`set_deals`) per table: ``{table: {bot: [(net in bb, hands), ...]}}``.
 
-    One pass over the records; the sets of a table are in hand order.
+    One pass over the records; the sets of a table are in deal order, each rotation's hand of
+    the deal found through its order (:func:`hand_of_deal`).
     """
     out: dict[str, dict[str, list[tuple[float, int]]]] = {}
     for table, recs in by_table(records).items():
-        deals = set_deals(recs)
+        deals = set_deal_numbers(recs)
         cells: dict[str, list[list[float]]] = {}
         for rec in recs:
             res = rec.result
             dealt = seated(rec)
+            where = hand_of_deal(rec)
+            hands = [where[d] for d in deals]  # the rotations' hands paired by deal
             for seat, name in enumerate(res.bots):
-                column = cells.setdefault(name, [[0.0, 0] for _ in range(deals)])
-                for h, nets in enumerate(res.hand_nets[:deals]):
+                column = cells.setdefault(name, [[0.0, 0] for _ in deals])
+                for j, h in enumerate(hands):
                     if dealt[h][seat]:  # a bot that left plays no more hands
-                        column[h][0] += nets[seat] / rec.big_blind
-                        column[h][1] += 1
+                        column[j][0] += res.hand_nets[h][seat] / rec.big_blind
+                        column[j][1] += 1
         out[table] = {name: [(x, int(k)) for x, k in column if k] for name, column in cells.items()}
     return out
 
@@ -225,7 +237,7 @@ def _collect(tables: Mapping[str, Mapping[str, list[tuple[float, int]]]], bot: s
 
 
 def duplicate_sets(records: Iterable[MatchRecord], bot: str, *, with_bot: str | None = None) -> list[tuple[float, int]]:
-    """Collect a bot's duplicate sets (:func:`set_deals`): (table, hand index) -> (net in bb, hands).
+    """Collect a bot's duplicate sets (:func:`set_deals`): (table, deal) -> (net in bb, hands).
 
     Args:
         records: match records of one tournament.
@@ -233,7 +245,7 @@ def duplicate_sets(records: Iterable[MatchRecord], bot: str, *, with_bot: str | 
         with_bot: if given, only tables where this bot also sat.
 
     Returns:
-        One ``(net_bb, hands)`` per set, in a stable order (table, then hand).
+        One ``(net_bb, hands)`` per set, in a stable order (table, then deal).
     """
     return _collect(sets_by_table(records), bot, with_bot)
 
