@@ -55,12 +55,13 @@ def bench_match(
 def bench_league(
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
     quick: bool = typer.Option(False, "--quick", help="Leave out the class contest (about 40 s)."),
+    hands: int = typer.Option(250, "--hands", min=1, help="Hands per match of the benchmark league."),
 ) -> None:
     """Tournament hands/s with 1 and 2 jobs, the cost of a match beyond its hands, a class contest."""
     from harness.bench import TARGETS
     from harness.bench.league import bench_league as run_bench
 
-    _print_figures(run_bench(quick=quick), json_out, TARGETS)
+    _print_figures(run_bench(quick=quick, hands=hands), json_out, TARGETS)
 
 
 @bench_app.command("plan")
