@@ -528,7 +528,7 @@ class Referee:
 
         Raises:
             KeyboardInterrupt: re-raised after cleanup.
-            OSError: ``out_dir`` cannot be written.
+            OSError: ``out_dir`` cannot be written (the hand history, or a bot's log: its ``filename``).
             harness.engine.GameConfigError: the game settings or stack are unusable.
         """
         t0 = time.monotonic()
@@ -601,6 +601,9 @@ class Referee:
             finally:
                 if dumpable is not None:
                     dumpable.__exit__(None, None, None)
+        lost = self.host.log_error()
+        if lost is not None:  # a bot's log did not fit on the disk: the match is not whole (raised as the history's)
+            raise lost
         return MatchResult(
             match_id=spec.match_id,
             seed=spec.seed,

@@ -340,6 +340,13 @@ class SeatHost:
             if s.group is not None:
                 self._log(f"seat {s.index} {s.bot.name}: {s.group.cpu_seconds():.2f} s of CPU in all")
 
+    def log_error(self) -> OSError | None:
+        """The first write to a bot's log files that failed (a full disk), once the bots are stopped; or None."""
+        for s in self.seats:
+            if isinstance(s.proc, BotProcess) and s.proc.log_error is not None:
+                return s.proc.log_error
+        return None
+
     def close(self) -> None:
         """Kill what is left in the bots' groups, remove the groups, give the uids back. Idempotent."""
         if self._groups is not None:  # whatever is left in a bot's group is killed, the groups removed
