@@ -264,6 +264,8 @@ class MatchResult:
         faults: per seat, fault counts keyed by :class:`FaultKind` value.
         status: per seat, "ok" or why the bot was put out.
         duration_s: wall-clock seconds the match took.
+        interrupted: the match was stopped (Ctrl-C) before its last hand; the other fields are
+            the hands played until then (in the JSON only when true).
     """
 
     match_id: str
@@ -275,10 +277,11 @@ class MatchResult:
     faults: list[dict[str, int]]
     status: list[str]
     duration_s: float = 0.0
+    interrupted: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-ready dict (the results-store line)."""
-        return {
+        return {**({"interrupted": True} if self.interrupted else {}),
             "match_id": self.match_id,
             "seed": self.seed,
             "hands_played": self.hands_played,
@@ -303,6 +306,7 @@ class MatchResult:
             faults=[{str(k): int(v) for k, v in f.items()} for f in data["faults"]],
             status=[str(s) for s in data["status"]],
             duration_s=float(data.get("duration_s", 0.0)),
+            interrupted=data.get("interrupted", False) is True,
         )
 
 

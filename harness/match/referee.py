@@ -166,6 +166,16 @@ def _send_match_start(seats: Sequence[MatchSeat], bots: Sequence[BotSpec | Human
             )
 
 
+class MatchInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a match: every bot is stopped, the hands played are in the history and in
+    :attr:`result` (a :class:`MatchResult` marked ``interrupted``). A KeyboardInterrupt, so callers that
+    only stop on one behave as before."""
+
+    def __init__(self, result: MatchResult) -> None:
+        super().__init__()
+        self.result = result
+
+
 class Referee:
     """Plays one match; use :func:`play_match` unless you need the timing figures.
 
@@ -527,7 +537,7 @@ class Referee:
         """Play the match and return its result; always stops every bot and cleans up.
 
         Raises:
-            KeyboardInterrupt: re-raised after cleanup.
+            MatchInterrupted: Ctrl-C (a KeyboardInterrupt), after cleanup, with the hands played.
             OSError: ``out_dir`` cannot be written (the hand history, or a bot's log: its ``filename``).
             harness.engine.GameConfigError: the game settings or stack are unusable.
         """
@@ -542,6 +552,7 @@ class Referee:
         history: HistoryWriter | None = None
         net = [0] * n
         hand_nets: list[list[int]] = []
+        interrupted = False
         try:
             self._log_file = open(self.out_dir / "logs" / "referee.log", "a", buffering=1, encoding="utf-8")
             self._log(f"sandbox: {self.plan.summary}")
@@ -595,6 +606,8 @@ class Referee:
             if self._pending_faults:  # faults of a match with no hand played
                 self._log(f"faults before any hand: {self._pending_faults}")
             self._end_match(len(hand_nets), net)
+        except KeyboardInterrupt:
+            interrupted = True  # raised with the hands played, once everything is stopped
         finally:
             try:
                 self._cleanup(tmpdir, history, before)
@@ -604,7 +617,7 @@ class Referee:
         lost = self.host.log_error()
         if lost is not None:  # a bot's log did not fit on the disk: the match is not whole (raised as the history's)
             raise lost
-        return MatchResult(
+        result = MatchResult(
             match_id=spec.match_id,
             seed=spec.seed,
             hands_played=len(hand_nets),
@@ -614,7 +627,11 @@ class Referee:
             faults=[dict(s.faults) for s in self.seats],
             status=[s.status for s in self.seats],
             duration_s=round(time.monotonic() - t0, 3),
+            interrupted=interrupted,
         )
+        if interrupted:
+            raise MatchInterrupted(result)
+        return result
 
     def _end_match(self, hands_played: int, net: list[int]) -> None:
         self._ended = True
@@ -697,7 +714,8 @@ def play_match(
     Raises:
         ValueError: fewer than 2 or more than 6 bots, a bad or repeated name,
             an empty command, a negative hand count.
-        KeyboardInterrupt: after every bot has been stopped.
+        MatchInterrupted: Ctrl-C (a KeyboardInterrupt), after every bot has been stopped; its ``result``
+            holds the hands played, marked ``interrupted``.
         harness.host.sandbox.SandboxError: the sandbox is required and cannot run here.
     """
     return Referee(bots, spec, limits, out_dir, cpus=cpus, transport=transport, sandbox=sandbox).run()
