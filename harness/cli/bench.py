@@ -83,7 +83,8 @@ def bench_env(
         from harness.rl.bench import TARGETS as RL_TARGETS  # the rl extra: imported here only
         from harness.rl.bench import run as run_bench
     except ImportError as exc:
-        raise _usage("bench env", f"needs the optional extra 'rl' ({exc.name} is missing): pip install -e '.[rl]'",
+        raise _usage("bench env", f"needs the optional extra 'rl' ({exc.name} is missing): make rl, "
+                     "or pip install --config-settings editable_mode=compat -e '.[rl]'",
                      1) from None
     if not 0 < seconds <= 600:
         raise _usage("bench env", f"--seconds must be above 0 and at most 600, got {seconds}")
