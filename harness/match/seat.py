@@ -154,7 +154,9 @@ class SeatHost:
         jail = BotJail(seat_dir=seat_dir, cwd=seat.bot.cwd, settings=self.sandbox, hidden=hidden, uid=uid,
                        memory_mb=self.limits.memory_mb or None)
         if in_jail:  # no control group: the process limit is RLIMIT_NPROC in the bot's user namespace
-            jail.nproc = self.limits.max_processes or DEFAULT_PIDS
+            # One above the watch's limit (harness.host.treelimits): a fork refused there leaves the tree
+            # at the watch's limit even if a task ends before its next look, so it is always seen.
+            jail.nproc = (self.limits.max_processes or DEFAULT_PIDS) + 1
         elif seat.group is not None and not isinstance(seat.group, TreeBot):
             jail.cgroup_dirs = dict(seat.group.dirs)  # shown at /sys/fs/cgroup: runtimes size themselves
             jail.cgroup_version = seat.group.version
