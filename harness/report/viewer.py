@@ -83,7 +83,7 @@ def script_json(value: Any) -> str:
 
 
 #: The id ``harness match`` gives its match (no id of its own).
-DEFAULT_MATCH_ID: str = MatchSpec.__dataclass_fields__["match_id"].default
+DEFAULT_MATCH_ID: str = str(MatchSpec.__dataclass_fields__["match_id"].default)
 
 
 def _sha256(text: str) -> str:
