@@ -277,6 +277,8 @@ class MatchResult:
         deals: per hand, the deal it dealt (:func:`harness.deals.deal_of`), when the match
             played a rotation's secret order; None: hand h dealt deal h. Duplicate sets pair
             the rotations' hands by deal (:mod:`harness.tournament.stats`).
+        interrupted: the match was stopped (Ctrl-C) before its last hand; the other fields are
+            the hands played until then (in the JSON only when true).
     """
 
     match_id: str
@@ -289,14 +291,16 @@ class MatchResult:
     status: list[str]
     duration_s: float = 0.0
     deals: list[int] | None = None
+    interrupted: bool = False
 
     def deal_numbers(self) -> list[int]:
         """Per hand played, the deal it dealt (``range(hands_played)`` in the natural order)."""
         return list(range(len(self.hand_nets))) if self.deals is None else list(self.deals)
 
     def to_dict(self) -> dict[str, Any]:
-        """Return a JSON-ready dict (the results-store line; ``deals`` only when the order was secret)."""
-        out: dict[str, Any] = {
+        """Return a JSON-ready dict (the results-store line; ``deals`` only when the order was secret,
+        ``interrupted`` only when true)."""
+        out: dict[str, Any] = {**({"interrupted": True} if self.interrupted else {}),
             "match_id": self.match_id,
             "seed": self.seed,
             "hands_played": self.hands_played,
@@ -325,6 +329,7 @@ class MatchResult:
             status=[str(s) for s in data["status"]],
             duration_s=float(data.get("duration_s", 0.0)),
             deals=None if data.get("deals") is None else [int(d) for d in data["deals"]],
+            interrupted=data.get("interrupted", False) is True,
         )
 
 

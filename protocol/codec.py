@@ -44,7 +44,8 @@ from protocol.messages import (
 )
 from protocol.version import MAX_AMOUNT, MAX_MESSAGE_BYTES, PROTOCOL_VERSION
 
-__all__ = ["encode", "decode", "decode_reply", "ProtocolError", "MAX_MESSAGE_BYTES"]
+__all__ = ["encode", "decode", "decode_reply", "encoding_fix", "ENCODING_FIXES", "ProtocolError",
+           "MAX_MESSAGE_BYTES"]
 
 # Longest string accepted anywhere (names, secrets, error texts, match ids).
 MAX_STRING_CHARS = 1024
@@ -380,6 +381,37 @@ def _tname(x: Any) -> str:
     return "nil" if x is None else type(x).__name__
 
 
+#: The ways a MessagePack library packs this protocol's values wrongly, each with its fix (PROTOCOL.md
+#: section 5): a struct packed as an array (Rust's ``rmp_serde::to_vec``), text packed as bin, whole
+#: numbers packed as floats. A decode error names one as ``(msgpack KIND; FIX)`` (:func:`encoding_fix`).
+ENCODING_FIXES: dict[str, str] = {
+    "array": "pack every message as a map keyed by field name, not as an array (Rust: rmp_serde::to_vec_named, "
+             "not rmp_serde::to_vec)",
+    "bin": "pack text as str, not bin (e.g. msgpack_pack_str in C, use_bin_type=True in Python, no serde_bytes on "
+           "text in Rust)",
+    "float": "send whole numbers as msgpack integers, not floats (30, not 30.0)",
+}
+
+
+def _got(x: Any) -> str:
+    """What a value is, naming a wrong encoding with its fix (array for a map, bin for a str, float for an int)."""
+    if type(x) is list:
+        return f"an array of {len(x)} items (msgpack array; {ENCODING_FIXES['array']})"
+    if isinstance(x, (bytes, bytearray)):
+        return f"binary of {len(x)} bytes (msgpack bin; {ENCODING_FIXES['bin']})"  # not shown: a secret?
+    if type(x) is float:
+        return f"a float {x!r} (msgpack float; {ENCODING_FIXES['float']})"
+    return _tname(x)
+
+
+def encoding_fix(detail: str) -> str:
+    """The fix of the wrong encoding a decode error's text names (:data:`ENCODING_FIXES`), or ``""``."""
+    for kind, fix in ENCODING_FIXES.items():
+        if f"(msgpack {kind}; " in detail:
+            return fix
+    return ""
+
+
 def _check_keys(d: dict[str, Any], allowed: frozenset[str], path: str) -> None:
     """Raise for the first key of ``d`` not in ``allowed`` (sorted, for stable messages)."""
     extra = sorted(k if type(k) is str and k.isidentifier() else repr(k) for k in d.keys() - allowed)
@@ -396,7 +428,7 @@ def _req(d: dict[str, Any], key: str, path: str) -> Any:
 
 def _int(x: Any, field: str, lo: int = 0, hi: int = MAX_AMOUNT) -> int:
     if type(x) is not int:
-        raise ProtocolError(field, f"must be an integer, got {_tname(x)}")
+        raise ProtocolError(field, f"must be an integer, got {_got(x)}")
     if x < lo or x > hi:
         raise ProtocolError(field, f"{x} is outside {lo}..{hi}")
     return x
@@ -408,7 +440,7 @@ def _signed(x: Any, field: str) -> int:
 
 def _str(x: Any, field: str, max_chars: int = MAX_STRING_CHARS) -> str:
     if type(x) is not str:
-        raise ProtocolError(field, f"must be a string, got {_tname(x)}")
+        raise ProtocolError(field, f"must be a string, got {_got(x)}")
     if len(x) > max_chars:
         raise ProtocolError(field, f"string of {len(x)} characters exceeds {max_chars}")
     return x
@@ -422,7 +454,7 @@ def _bool(x: Any, field: str) -> bool:
 
 def _map(x: Any, field: str) -> dict[str, Any]:
     if type(x) is not dict:
-        raise ProtocolError(field, f"must be a map, got {_tname(x)}")
+        raise ProtocolError(field, f"must be a map, got {_got(x)}")
     return x
 
 
@@ -438,6 +470,8 @@ def _cards(x: Any, field: str, max_len: int = _MAX_CARDS) -> tuple[str, ...]:
     lst = _list(x, field, max_len)
     for i, c in enumerate(lst):
         if type(c) is not str or c not in CARD_STRINGS:
+            if isinstance(c, (bytes, bytearray)):
+                _str(c, f"{field}[{i}]")  # a card packed as bin: says so
             raise ProtocolError(
                 f"{field}[{i}]",
                 f"{c!r} is not a card (rank 23456789TJQKA then suit cdhs, e.g. 'As')",
@@ -488,6 +522,8 @@ def _dec_action(d: dict[str, Any]) -> ActionReply:
     seq = _seq(d)
     action = _req(d, "action", "")
     if type(action) is not str or action not in _ACTION_NAMES:
+        if isinstance(action, (bytes, bytearray)):
+            _str(action, "action")  # packed as bin: says so
         raise ProtocolError("action", f"{action!r} is not one of fold, check, call, bet, raise")
     amount = d.get("amount", 0)
     if amount is None:  # "no amount", as nil: fine where the amount is ignored
@@ -857,25 +893,29 @@ def decode(data: bytes, max_bytes: int = MAX_MESSAGE_BYTES) -> Message:
     except Exception as exc:  # msgpack raises many kinds (ValueError, FormatError, ExtraData, ...)
         raise ProtocolError("<message>", f"not a single valid msgpack value ({type(exc).__name__})") from None
     if type(d) is not dict:
-        raise ProtocolError("<message>", f"must be a msgpack map, got {_tname(d)}")
+        raise ProtocolError("<message>", f"must be a msgpack map, got {_got(d)}")
     for key in d:
         if type(key) is not str:
             what = f"binary {bytes(key)!r}" if isinstance(key, (bytes, bytearray)) else f"{_tname(key)} {key!r}"
             raise ProtocolError(
                 "<message>",
-                f"map keys must be strings (msgpack str), got the {what[:60]} key: pack text as str, not bin "
-                "(e.g. msgpack_pack_str in C, use_bin_type=True in Python)",
+                f"map keys must be strings (msgpack str), got the {what[:60]} key"
+                + (f" (msgpack bin; {ENCODING_FIXES['bin']})" if isinstance(key, (bytes, bytearray)) else ""),
             )
     t = d.get("type", _MISSING)
     if t is _MISSING:
         raise ProtocolError("type", "missing field")
     dec = _DECODERS.get(t) if type(t) is str else None
+    if dec is None and isinstance(t, (bytes, bytearray)):
+        _str(t, "type")  # the type packed as bin: says so
     if dec is None:
         raise ProtocolError("type", f"unknown message type {t!r}")
     v = d.get("v", _MISSING)
     if v is _MISSING:
         raise ProtocolError("v", "missing field (the protocol version)")
     if type(v) is not int or v != PROTOCOL_VERSION:
+        if type(v) is float:
+            _int(v, "v", 0, MAX_AMOUNT)  # a whole number packed as a float: says so
         if t != "hello":
             raise ProtocolError("v", f"protocol version {v!r} is not {PROTOCOL_VERSION}")
         _int(v, "v", 0, MAX_AMOUNT)

@@ -24,9 +24,9 @@ pytestmark = [
     pytest.mark.timeout(60),
 ]
 
-# Short limits keep the broken bots' runs fast; good bots get the real
-# decision time (check-bot has no time bank) so a loaded machine cannot fail them.
-FAST = ["--hands", "3", "--decision-ms", "300", "--startup-ms", "2000", "--cwd", str(REPO)]
+# Short limits (no time bank) keep the broken bots' runs fast; good bots get the real
+# decision time and the tournaments' time bank (check-bot's default) so a loaded machine cannot fail them.
+FAST = ["--hands", "3", "--decision-ms", "300", "--time-bank-ms", "0", "--startup-ms", "2000", "--cwd", str(REPO)]
 REAL = ["--hands", "3", "--startup-ms", "5000", "--cwd", str(REPO)]
 
 
@@ -245,3 +245,62 @@ def test_a_req_socket_gets_the_dealer_hint() -> None:
     assert code == 1, out
     assert "failed to start (failed_start)" in out
     assert "as a REQ socket sends: connect a DEALER" in out, out
+
+
+# A start-up limit no check could wait for under this module's timeout: a failed start found by it would fail.
+NO_WAIT = ["--hands", "3", "--startup-ms", "300000", "--cwd", str(REPO)]
+
+
+@pytest.mark.parametrize(
+    ("mode", "words"),
+    [
+        ("hello-array", "got an array of 4 items (msgpack array; pack every message as a map keyed by field name"),
+        ("hello-bin", "got binary"),
+        ("hello-float", "v: must be an integer, got a float 1.0 (msgpack float; send whole numbers"),
+    ],
+)
+def test_a_hello_in_the_wrong_encoding_fails_at_once_naming_the_fix(mode: str, words: str) -> None:
+    code, out = check(*broken("wrong_encoding", mode), options=NO_WAIT)
+    assert code == 1, out
+    assert "failed to start (failed_start)" in out and "sent a hello the referee cannot read" in out, out
+    assert words in out, out
+    assert "failed_start: the encoding: " in out, out  # the fix, not the generic hint
+    assert "startup_ms" not in out.split("How to fix:")[1], out  # never "raise the start-up limit"
+    assert "environment: the bot gets only" not in out, out  # the shell's variables are not the cause
+
+
+def test_replies_in_the_wrong_encoding_are_named_with_the_fix() -> None:
+    code, out = check(*broken("wrong_encoding", "reply-array"))
+    assert code == 1, out
+    assert "bad message (malformed)" in out and "got an array of 5 items (msgpack array;" in out, out
+    assert "malformed: the encoding: pack every message as a map keyed by field name" in out, out
+    code, out = check(*broken("bad_amount", "float"))
+    assert code == 1 and "malformed: the encoding: send whole numbers as msgpack integers" in out, out
+
+
+def test_a_bot_that_does_not_exit_after_match_end_fails() -> None:
+    code, out = check(*broken("wrong_encoding", "linger"))
+    assert code == 1, out
+    assert "after match_end: did not exit within the exit grace (1000 ms)" in out, out
+    assert "exit: after match_end close the socket and exit with status 0" in out, out
+    assert "FAIL: 1 problem(s)" in out, out
+
+
+def test_the_environment_hint_only_where_it_can_be_the_cause(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CHECK_ME", "yes")  # a variable of this shell the bot does not get
+    code, out = check(*broken("illegal_action"))
+    assert code == 1 and "were not passed (" not in out, out  # an illegal action: not the environment
+    code, out = check(*broken("exit_at_start"))
+    assert code == 1 and "were not passed (" not in out, out  # its stderr says why: not the environment
+
+
+def test_the_default_time_bank_is_the_tournaments() -> None:
+    from harness.specs import Limits
+    from harness.tournament.config import parse_config
+
+    cfg = parse_config({"bots": [{"name": "a", "command": "python -m bots.caller"},
+                                 {"name": "b", "command": "python -m bots.caller"}]}, REPO / "t.toml")
+    assert cfg.limits.time_bank_ms == Limits().time_bank_ms > 0
+    code, out = check("python", "-m", "bots.caller", options=REAL)
+    assert code == 0, out
+    assert f"(time bank {cfg.limits.time_bank_ms} ms)" in out, out

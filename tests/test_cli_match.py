@@ -180,3 +180,40 @@ def test_harness_report_accepts_a_match_folder(in_tmp: Path) -> None:
     (in_tmp / "m" / "result.json").unlink()
     result = CliRunner().invoke(app, ["report", "m"])
     assert result.exit_code == 2 and "result.json: missing" in result.stderr
+
+
+@pytest.mark.slow
+def test_a_match_stopped_by_ctrl_c_keeps_its_result_and_seed_for_report_and_replay(in_tmp: Path) -> None:
+    import json
+    import signal
+    import subprocess
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "harness.cli", "match", *CALLERS, "--hands", "100000", "--out", "m",
+                             "--sandbox", "off"], cwd=in_tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    history = in_tmp / "m" / "hands.jsonl"
+    try:
+        end = time.monotonic() + 120
+        while proc.poll() is None and time.monotonic() < end:  # three hands recorded: the match is under way
+            if history.is_file() and history.read_text().count("\n") >= 3:
+                break
+            time.sleep(0.05)
+        assert proc.poll() is None, proc.communicate()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, (out, err)
+    assert find_marked(owner_pid=proc.pid) == []
+    played = history.read_text().count("\n")
+    result = json.loads((in_tmp / "m" / "result.json").read_text())
+    assert result["interrupted"] is True and result["hands_played"] == played >= 3, result
+    seed = re.search(r"^seed: ([0-9a-f]+) ", out, re.M)
+    assert seed is not None, out
+    report = CliRunner().invoke(app, ["report", "m"])
+    assert report.exit_code == 0, report.output
+    assert f"hands played: {played}" in (in_tmp / "m" / "reports" / "a.md").read_text()
+    replay = CliRunner().invoke(app, ["replay", str(history), "--seed", seed.group(1)])
+    assert replay.exit_code == 0, replay.output

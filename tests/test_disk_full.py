@@ -123,3 +123,57 @@ def test_a_full_disk_during_the_entry_check_blames_the_disk_not_the_bots(tmp_pat
         run_tournament(config, play=fake_play, check=full_check, quiet=True)
     assert err.value.errno == errno.EROFS and str(err.value).startswith(f"cannot write {tmp_path / 'out'}/entries/")
     assert not (tmp_path / "out" / "entries.json").exists()  # no bot is recorded as failing its check
+
+
+def _logs_full(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every write to a bot's log file (``logs/*.err``, ``*.out``) fails as on a full disk; other writes go on."""
+    real = os.write
+
+    def write(fd: int, data: Any) -> int:
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            target = ""
+        if "/logs/" in target and target.endswith((".err", ".out")):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(fd, data)
+
+    monkeypatch.setattr(os, "write", write)
+
+
+@pytest.mark.slow
+def test_a_bots_log_on_a_full_disk_is_one_prefixed_line_and_no_thread_traceback(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> None:
+    import threading
+
+    raised: list[str] = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: raised.append(f"{args.thread}: {args.exc_value!r}"))
+    _logs_full(monkeypatch)
+    talker = ("a=python -c \"import sys, runpy; sys.stderr.write('starting\\n'); sys.stderr.flush(); "
+              "sys.argv = ['caller']; runpy.run_module('bots.caller', run_name='__main__')\"")
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["match", "--bot", talker, "--bot", "b=python -m bots.caller", "--hands", "2",
+                                      "--seed", "5", "--out", str(out), "--sandbox", "off", "--cwd", str(root)])
+    err = result.stderr + capfd.readouterr().err
+    assert raised == [], "the log thread raised"
+    assert "Traceback" not in err and "Exception in thread" not in err, err
+    assert result.exit_code != 0, result.output
+    lines = [ln for ln in result.stderr.splitlines() if "No space left on device" in ln]
+    assert len(lines) == 1 and lines[0].startswith("harness match: "), result.stderr
+    assert len(list((out / "hands.jsonl").read_text().splitlines())) == 2  # the hands played are kept
+
+
+def test_a_running_report_on_a_full_disk_is_a_warning_with_the_commands_prefix(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import harness.report.html
+    from harness.cli.run import _running_report
+
+    def full(out_dir: Path, **_: Any) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(harness.report.html, "write_report", full)
+    _running_report(tmp_path)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == [f"harness run: warning: the running report of {tmp_path} could not be written: "
+                     "No space left on device"]

@@ -79,3 +79,13 @@ def test_every_command_the_readme_shows_exists() -> None:
     commands = set(get_command(app).commands)  # type: ignore[attr-defined]
     shown = set(re.findall(r"^harness ([a-z][\w-]*)", (ROOT / "README.md").read_text(encoding="utf-8"), re.M))
     assert shown and shown <= commands, sorted(shown - commands)
+
+
+def test_every_editable_install_the_docs_give_keeps_compat_mode() -> None:
+    """A bare `pip install -e '.[rl]'` after `make` swaps the fast path entry for setuptools' hook (~18 ms a bot
+    start): every editable install the docs or the harness's messages give keeps editable_mode=compat."""
+    texts = {p: p.read_text(encoding="utf-8") for p in [*DOCS, *sorted((ROOT / "harness").rglob("*.py"))]}
+    bare = [f"{p.relative_to(ROOT)}: {m.group(0)}" for p, text in texts.items()
+            for m in re.finditer(r"pip install (?:-q )?-e ['\"]?\.\[?[a-z,]*\]?", text)]
+    assert bare == [], "give `make rl` or `pip install --config-settings editable_mode=compat -e ...`"
+    assert "rl:" in (ROOT / "Makefile").read_text(encoding="utf-8")

@@ -449,6 +449,22 @@ def test_a_record_of_an_unknown_version_is_named_not_replayed(tmp_path: Path) ->
         list(check_history(path))
 
 
+@pytest.mark.parametrize("version", [..., 1], ids=["lost", "damaged-to-1"])
+def test_a_current_record_without_its_version_is_named_in_its_own_fields(version: Any, tmp_path: Path) -> None:
+    """Not judged as version 1 (whose config and stacks it never had): its record_version is named."""
+    record = random_match(GAMES["no-limit"], seats=2, hands=1)[0]
+    if version is ...:
+        del record["record_version"]
+    else:
+        record["record_version"] = version
+    path = tmp_path / "h.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    with pytest.raises(HistoryError, match=r"record_version: (missing|1), but the line has version 2's fields "
+                                           r"\(format, game, match, players, posts, pots\)") as info:
+        list(check_history(path))
+    assert "config" not in str(info.value).split("and not version 1's")[0]
+
+
 def test_replay_checks_the_match_seed_commitment(tmp_path: Path) -> None:
     records = random_match(GAMES["no-limit"], seats=2, hands=3, seed=8)
     import random

@@ -148,3 +148,32 @@ def test_a_page_that_connects_before_the_first_message_gets_a_whole_table() -> N
 
     state = TableChannel().state()
     assert set(TableView().snapshot()) <= set(state) and state["over"] is False and state["pots"] == []
+
+
+def test_the_logs_numbers_past_9_are_shown_whole(tmp_path: Path) -> None:
+    """The log is a numbered list that scrolls: every number ("10.", "120.") lies inside its box, none clipped."""
+    executable = require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    css = (ROOT / "harness" / "play" / "static" / "play.css").read_text(encoding="utf-8")
+    items = "".join(f"<li>line {i}</li>" for i in range(1, 131))
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page()
+            page.set_content(f"<!DOCTYPE html><html><head><style>{css}</style></head><body><main>"
+                             f"<aside><ol id=\"log\">{items}</ol></aside></main></body></html>")
+            # The widest number's width, in the list's font, against the room left of each item's text.
+            clipped = page.evaluate("""() => {
+                const ol = document.getElementById('log'), li = ol.lastElementChild;
+                const probe = document.createElement('span');
+                probe.textContent = '130. ';
+                li.appendChild(probe);
+                const number = probe.getBoundingClientRect().width;
+                probe.remove();
+                if (getComputedStyle(li).listStylePosition === 'inside') return 0;
+                return number - (li.getBoundingClientRect().left - ol.getBoundingClientRect().left);
+            }""")
+            assert clipped <= 0, f"the list's numbers are cut by {clipped:.1f} px"
+        finally:
+            browser.close()

@@ -287,10 +287,10 @@ def test_cli_match_prints_the_table_and_sigint_stops_everything(tmp_path: Path) 
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     try:
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and not (tmp_path / "int" / "hands.jsonl").exists():
+        # The bots themselves, not the history (made before they start; a sandbox takes a while to start them).
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None and not find_marked(owner_pid=proc.pid):
             time.sleep(0.05)
-        time.sleep(0.3)
         assert find_marked(owner_pid=proc.pid), "the bots were not running"
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=60)

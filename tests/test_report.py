@@ -494,6 +494,10 @@ def test_single_file_replay_opens_from_disk_and_requests_nothing_else(contest: P
     page.goto(target.as_uri())
     page.wait_for_selector("#viewer .tv-seat")
     assert page.eval_on_selector_all("#viewer .tv-item", "ls => ls.length") == 16
+    # One match's page: "hand N" (not "<match id> #N"), titled by its players and its id.
+    labels = page.eval_on_selector_all("#viewer .tv-item a", "ls => ls.map(l => l.textContent)")
+    assert labels == [f"hand {i}" for i in range(16)], labels
+    assert page.title().endswith(f", match {match_id}") and " vs " in page.title()
     page.click(f"#viewer .tv-item[data-hand='{record['hand_id']}'] a")
     page.select_option("#viewer .tv-speed", "10")
     page.click("#viewer .tv-play")
@@ -504,6 +508,14 @@ def test_single_file_replay_opens_from_disk_and_requests_nothing_else(contest: P
     watched.close()
     bad = CliRunner().invoke(app, ["replay", str(contest), "--html", str(tmp_path / "x.html")])
     assert bad.exit_code == 2 and "--html" in bad.output and not (tmp_path / "x.html").exists()
+
+
+def test_a_replay_page_of_harness_match_is_titled_by_its_players() -> None:
+    """``harness match`` names every match "match": its page is not "Match match"."""
+    from harness.report.viewer import replay_title
+
+    assert replay_title("match", ["caller", "raiser"]) == "caller vs raiser"
+    assert replay_title("r0-t1", ["caller", "raiser"]) == "caller vs raiser, match r0-t1"
 
 
 # ---------------------------------------------------------------- statistics and where the chips went

@@ -191,6 +191,32 @@ def test_single_agent_env_with_policies_and_an_sdk_bot() -> None:
         gym_env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
 
 
+def test_unseeded_random_opponents_follow_the_environments_seed() -> None:
+    """random_policy() without a seed draws from the environment's generator: reset(seed=) reproduces a run."""
+    def run(env: SingleAgentEnv, seed: int) -> list[tuple[int, float]]:
+        learner = random_policy(2)
+        obs, _ = env.reset(seed=seed)
+        seen = []
+        while len(seen) < 40:
+            action = learner(obs)
+            obs, reward, terminated, _, info = env.step(action)
+            seen.append((action, reward))
+            if terminated:
+                obs, _ = env.reset()
+        return seen
+
+    first = run(SingleAgentEnv([random_policy(), random_policy()], starting_stack=200), 5)
+    assert run(SingleAgentEnv([random_policy(), random_policy()], starting_stack=200), 5) == first
+    again = SingleAgentEnv([random_policy(), random_policy()], starting_stack=200)
+    run(again, 9)
+    assert run(again, 5) == first  # the same environment, seeded again
+    learner = random_policy(env=again)  # a learner can follow the environment too
+    again.reset(seed=5)
+    picks = [learner({"action_mask": np.ones(8, dtype=np.int8)}) for _ in range(5)]
+    again.reset(seed=5)
+    assert [learner({"action_mask": np.ones(8, dtype=np.int8)}) for _ in range(5)] == picks
+
+
 def test_bad_settings_are_refused() -> None:
     with pytest.raises(ValueError, match="num_players"):
         raw_env(num_players=7)

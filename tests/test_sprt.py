@@ -25,6 +25,7 @@ from harness.tournament.sprt import (
     BlockFailed,
     SprtError,
     SprtSettings,
+    Status,
     block_seed,
     bounds,
     decide,
@@ -104,6 +105,18 @@ def test_identical_bots_accept_h0() -> None:
     rng = random.Random(11)
     results = [_simulate(0.0, rng, True, MIN_BLOCKS) for _ in range(RUNS)]
     assert results.count("H0") / RUNS >= 1 - 0.05 - TOLERANCE
+
+
+def test_the_verdicts_words_are_true_of_what_was_accepted() -> None:
+    """H0 bounds nothing from below: a new bot 320 bb/100 worse is "not better by bb1", never "better by at most"."""
+    worse = Status("H0", -3.1, -2.9, 2.9, 40, 8000, -320.0, (-400.0, -240.0))
+    line = worse.verdict("new", "old", 0.0, 5.0)
+    assert "better than old by at most" not in line
+    assert line.startswith("H0 accepted: new is not better than old by 5 bb/100")
+    assert "its estimate -320.0 bb/100 [-400.0, -240.0]" in line
+    better = Status("H1", 3.0, -2.9, 2.9, 40, 8000, 9.5, (6.0, 13.0))
+    assert better.verdict("new", "old", 0.0, 5.0).startswith("H1 accepted: new is better than old by at least 5 bb/100")
+    assert Status("continue", 0.0, -2.9, 2.9, 3, 600, 1.0, (-5.0, 7.0)).verdict("new", "old", 0.0, 5.0) == ""
 
 
 def test_max_hands_makes_it_inconclusive() -> None:

@@ -188,6 +188,18 @@ def test_without_cgroups_bombs_are_stopped_at_the_limit_and_get_through_with_the
 
 @needs_user
 @needs_bwrap
+def test_without_cgroups_a_fork_refused_at_the_limit_is_the_process_limit_after_a_thread_ended(arena: Path) -> None:
+    """The kernel refused a fork with the tree at the limit, then one of its threads ended: the watch, which
+    looks every 50 ms, must still find the tree at the limit (RLIMIT_NPROC in the jail is one above it)."""
+    bomb = entry(arena, "bomb", "bomb.py", "pids", env={"BOMB_PIDS": "60", "BOMB_TRANSIENT": "1"})
+    on = play(arena, [bomb, caller(arena)], "on", limits={"max_processes": 24})
+    assert on["tree"] and not on["cgroups"], on
+    assert on["status"][0].startswith("crash") and "process limit (24" in on["status"][0], on
+    assert on["status"][1] == "ok" and on["faults"][1] == {}, on
+
+
+@needs_user
+@needs_bwrap
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", ["memory", "pids"])
 def test_without_cgroups_the_default_limits_stop_what_got_through_before(arena: Path, kind: str) -> None:

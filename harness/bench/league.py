@@ -65,13 +65,16 @@ def _cpu_seconds() -> float:
     return total
 
 
-def bench_league(quick: bool = False) -> dict[str, float]:
+def bench_league(quick: bool = False, hands: int = 250) -> dict[str, float]:
     """Every figure of ``harness bench league``: :func:`throughput`, :func:`match_overhead`, :func:`contest`.
 
     Args:
         quick: leave out the class contest (about 40 s).
+        hands: hands per match of the benchmark league (250; fewer only to try the command out: the
+            figures then weigh start-up more).
     """
-    return {**throughput(), **dask_throughput(), **match_overhead(), **({} if quick else contest())}
+    return {**throughput(hands), **dask_throughput(hands), **match_overhead(min(hands, 20)),
+            **({} if quick else contest())}
 
 
 def noop_job(directory: Path) -> dict[str, float]:
@@ -93,7 +96,8 @@ def _job_ms(executor: Any, count: int, root: Path) -> float:
     run_all(executor, jobs, done.append, poll_s=0.05)
     elapsed = time.perf_counter() - start
     assert all(d.result == {} for d in done) and len(done) == count
-    return round(1000 * elapsed * getattr(executor, "parallel", executor.capacity) / count, 2)
+    # ``parallel`` is None for local workers: as many run at once as their capacity (Executor.parallel).
+    return round(1000 * elapsed * (executor.parallel or executor.capacity) / count, 2)
 
 
 def dask_throughput(hands: int = 250, workers: int = 2, noop_jobs: int = 200, rounds: int = 3) -> dict[str, float]:

@@ -55,12 +55,13 @@ def bench_match(
 def bench_league(
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
     quick: bool = typer.Option(False, "--quick", help="Leave out the class contest (about 40 s)."),
+    hands: int = typer.Option(250, "--hands", min=1, help="Hands per match of the benchmark league."),
 ) -> None:
     """Tournament hands/s with 1 and 2 jobs, the cost of a match beyond its hands, a class contest."""
     from harness.bench import TARGETS
     from harness.bench.league import bench_league as run_bench
 
-    _print_figures(run_bench(quick=quick), json_out, TARGETS)
+    _print_figures(run_bench(quick=quick, hands=hands), json_out, TARGETS)
 
 
 @bench_app.command("plan")
@@ -82,7 +83,8 @@ def bench_env(
         from harness.rl.bench import TARGETS as RL_TARGETS  # the rl extra: imported here only
         from harness.rl.bench import run as run_bench
     except ImportError as exc:
-        raise _usage("bench env", f"needs the optional extra 'rl' ({exc.name} is missing): pip install -e '.[rl]'",
+        raise _usage("bench env", f"needs the optional extra 'rl' ({exc.name} is missing): make rl, "
+                     "or pip install --config-settings editable_mode=compat -e '.[rl]'",
                      1) from None
     if not 0 < seconds <= 600:
         raise _usage("bench env", f"--seconds must be above 0 and at most 600, got {seconds}")

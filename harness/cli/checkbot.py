@@ -24,7 +24,9 @@ def check_bot(
     ctx: typer.Context,
     hands: int = typer.Option(6, "--hands", help="Hands to play against the reference bots."),
     decision_ms: int = typer.Option(1000, "--decision-ms", help="Time per reply in ms."),
-    time_bank_ms: int = typer.Option(0, "--time-bank-ms", help="Time bank in ms (default 0: every reply in time)."),
+    time_bank_ms: int | None = typer.Option(
+        None, "--time-bank-ms", help="Time bank in ms (default: a tournament's, [limits] time_bank_ms; 0: none)."
+    ),
     startup_ms: int = typer.Option(10000, "--startup-ms", help="Time from launch to a valid hello in ms."),
     memory_mb: int = typer.Option(
         1024, "--memory-mb", help="Memory of all the bot's processes together in MiB (0 = no limit)."

@@ -319,10 +319,12 @@ def _stack_problem(players: int, stack: int) -> str | None:
     return message_problem(GameConfig(), players, stack, "--stack")
 
 
-def _play_one_match(command: str, out_dir: Path, history: Path, play: Callable[[], Any]) -> Any:
+def _play_one_match(command: str, out_dir: Path, history: Path, play: Callable[[], Any],
+                    on_interrupt: Callable[[Any], None] | None = None) -> Any:
     """Run ``play()`` (one match, its result returned) with its failures as the command's one-line errors:
     settings the referee refuses (exit status 2), an output directory it cannot write (1), Ctrl-C (130,
-    every bot stopped, the hands so far kept in ``history``)."""
+    every bot stopped, the hands so far kept in ``history``; ``on_interrupt`` gets their result, marked
+    interrupted: :class:`harness.match.referee.MatchInterrupted`)."""
     from harness.engine import GameConfigError
 
     try:
@@ -331,5 +333,8 @@ def _play_one_match(command: str, out_dir: Path, history: Path, play: Callable[[
         raise _usage(command, str(exc)) from None
     except OSError as exc:
         raise _usage(command, f"cannot write to {out_dir}: {exc.strerror or exc}", 1) from None
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
+        result = getattr(exc, "result", None)
+        if result is not None and on_interrupt is not None:
+            on_interrupt(result)
         raise _usage(command, f"interrupted; bots stopped; hands so far in {history}", 130) from None

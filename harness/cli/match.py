@@ -58,7 +58,8 @@ def match(
 
     Exit status 0 when the match was played, 1 if a bot failed to start, was put out or
     raised an error in every decision (its results mean nothing; one line says which),
-    2 on a usage error (nothing is started or written), 130 on Ctrl-C.
+    2 on a usage error (nothing is started or written), 130 on Ctrl-C (the hands played kept, with their
+    result.json marked interrupted and the seed).
     """
 
 
@@ -112,8 +113,19 @@ def match(
 
     history = out_dir / history_name(gzip)
     result = _play_one_match("match", out_dir, history, lambda: play_match(
-        specs, spec, limits, out_dir, cpus=None if pin is None else {pin}, sandbox=box))
+        specs, spec, limits, out_dir, cpus=None if pin is None else {pin}, sandbox=box),
+        on_interrupt=lambda partial: _keep_interrupted(partial, spec, out_dir, history, revealed=seed is None))
     _report_match(result, spec, limits, out_dir, history, revealed=seed is None)
+
+
+def _keep_interrupted(result: Any, spec: Any, out_dir: Path, history: Path, *, revealed: bool) -> None:
+    """A match stopped by Ctrl-C: its ``result.json`` (marked interrupted, the hands played) and its seed if it
+    was secret, so that ``harness report`` and ``harness replay --seed`` work on what was played."""
+    from harness.deals import seed_hex
+
+    _write_result("match", out_dir, result, spec.game.unit)
+    if revealed:
+        _echo(f"seed: {seed_hex(spec.seed)} (check the deals: harness replay {history} --seed {seed_hex(spec.seed)})")
 
 
 def _report_match(result: Any, spec: Any, limits: Any, out_dir: Path, history: Path, *, revealed: bool) -> None:

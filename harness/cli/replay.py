@@ -96,7 +96,7 @@ def _write_replay_html(history: Path, target: Path) -> None:
     """``harness replay --html``: every hand of ``history`` as one self-contained page (exit 2 on bad input)."""
     from harness.history.files import HistoryError
     from harness.report.hands import read_hand_views
-    from harness.report.viewer import replay_html
+    from harness.report.viewer import replay_html, replay_title
 
     try:
         hands = list(read_hand_views(history))
@@ -108,9 +108,9 @@ def _write_replay_html(history: Path, target: Path) -> None:
         raise _usage("replay", f"{history}: not a hand history of this harness ({type(exc).__name__}: {exc})") from None
     if not hands:
         raise _usage("replay", f"no hands in {history} (the file is empty)")
-    match_id = str(hands[0]["match_id"]) or history.parent.name
-    bots = " vs ".join(dict.fromkeys(b for h in hands for b in h["bots"]))
-    page = replay_html(hands, title=f"Match {match_id}",
+    players = list(dict.fromkeys(b for h in hands for b in h["bots"]))
+    bots = " vs ".join(players)
+    page = replay_html(hands, title=replay_title(str(hands[0]["match_id"]), players),
                        note=f"{bots}: {len(hands)} hands, from {history.name}. Written by harness replay --html.")
     try:
         target.write_text(page, encoding="utf-8")

@@ -154,10 +154,15 @@ def _storage_stop(why: str) -> str:
 
 
 def _running_report(out_dir: Path) -> None:
-    """The report written while `harness run` plays (in a child of the runner)."""
+    """The report written while `harness run` plays (in a child of the runner); a failure is one warning line
+    (the run goes on: the results are safe, the final report tries again)."""
     from harness.report.html import write_report
 
-    write_report(out_dir, running=True)
+    try:
+        write_report(out_dir, running=True)
+    except Exception as exc:  # noqa: BLE001 - e.g. a full disk: the run says so on its own, once
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        _say("run", f"warning: the running report of {out_dir} could not be written: {why}")
 
 
 def _final_report(out_dir: Path, *, stopped: bool, board: Board | None) -> None:

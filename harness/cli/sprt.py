@@ -203,7 +203,6 @@ def _test_seed(seed: str | None, out: Path | None, usage: Any) -> int:
 
 def _verdict(final: Any, new: str, old: str, bb0: float, bb1: float, again: str) -> str:
     """The test's last line: which hypothesis was accepted, or how to play on."""
-    return {"H1": f"H1 accepted: {new} is better than {old} by at least {bb1:g} bb/100",
-            "H0": f"H0 accepted: {new} is better than {old} by at most {bb0:g} bb/100",
-            "inconclusive": f"inconclusive after {final.hands:,} hands (--max-hands); to play on, raise it: "
-                            f"{again}"}[final.result]
+    if final.result == "inconclusive":
+        return f"inconclusive after {final.hands:,} hands (--max-hands); to play on, raise it: {again}"
+    return str(final.verdict(new, old, bb0, bb1))

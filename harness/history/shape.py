@@ -220,7 +220,7 @@ def record_problem(record: dict[str, Any]) -> str | None:
     if version == 3 or version == 2:
         return _problem_v2(record, version)
     if version == 1:
-        return _problem_v1(record)
+        return _version_2_said_1(record) or _problem_v1(record)
     shown = _show(record.get("record_version"))
     return (
         f"record_version: {shown} is not a version this harness reads "
@@ -229,6 +229,22 @@ def record_problem(record: dict[str, Any]) -> str | None:
 
 
 # ----------------------------------------------------------------------------- version 1
+
+#: Fields of a version-2 record that version 1 never had, and version 1's own that version 2 dropped.
+_V2_ONLY: tuple[str, ...] = ("format", "game", "match", "players", "posts", "pots")
+_V1_ONLY: tuple[str, ...] = ("config", "stacks")
+
+
+def _version_2_said_1(record: dict[str, Any]) -> str | None:
+    """A version-2 record whose ``record_version`` was lost or damaged into 1: say so in its own field names,
+    rather than judge it as version 1 (whose ``config`` and ``stacks`` it has not)."""
+    found = [k for k in _V2_ONLY if k in record]
+    if not found or any(k in record for k in _V1_ONLY):
+        return None
+    said = "missing" if "record_version" not in record else f"{_show(record['record_version'])}"
+    return (f"record_version: {said}, but the line has version 2's fields ({', '.join(found)}) and not version "
+            "1's config and stacks: a damaged version-2 record (docs/HISTORY.md)")
+
 
 _V1_TOP: dict[str, _Check] = {"hand_id": _is_uint, "seed": _is_seed, "button": _is_uint}
 #: Each entry of a version-1 ``actions`` list: ``amount`` is the "to" total of a bet or raise (required for

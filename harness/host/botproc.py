@@ -406,16 +406,23 @@ class _LogPump:
 
     The pipes are always read to the end so the bot never blocks on a full
     pipe; bytes past ``cap`` are counted and discarded and one note is written.
+    A write that fails (a full disk: ENOSPC, EDQUOT, EIO) is never a traceback
+    of this thread: the first error is kept in :attr:`error` (its ``filename``
+    the log file), that file gets nothing more, and the pipes are still drained.
     """
 
     def __init__(self, pipes: list[tuple[int, Path]], cap: int, name: str) -> None:
         self._cap = cap
         self._sel = selectors.DefaultSelector()
         self._files: dict[int, list[int]] = {}  # pipe fd -> [file fd, bytes written]
+        self._paths: dict[int, Path] = {}
+        #: The first write to a log file that failed, or None.
+        self.error: OSError | None = None
         for fd, path in pipes:
             os.set_blocking(fd, False)
             out = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
             self._files[fd] = [out, 0]
+            self._paths[fd] = path
             self._sel.register(fd, selectors.EVENT_READ)
         self._wake_r, self._wake_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
         self._sel.register(self._wake_r, selectors.EVENT_READ)
@@ -427,11 +434,16 @@ class _LogPump:
         room = self._cap - slot[1]
         if room > 0:
             chunk = data[:room]
-            os.write(slot[0], chunk)
-            slot[1] += len(chunk)
-            if len(data) > room:
-                os.write(slot[0], _TRUNCATED_NOTE % self._cap)
-                slot[1] = self._cap + 1  # note written once
+            try:
+                os.write(slot[0], chunk)
+                slot[1] += len(chunk)
+                if len(data) > room:
+                    os.write(slot[0], _TRUNCATED_NOTE % self._cap)
+                    slot[1] = self._cap + 1  # note written once
+            except OSError as exc:
+                slot[1] = self._cap + 1  # nothing more to this file; the pipe is still drained
+                if self.error is None:
+                    self.error = OSError(exc.errno, exc.strerror, str(self._paths[fd]))
 
     def _run(self) -> None:
         open_pipes = len(self._files)
@@ -680,6 +692,12 @@ class BotProcess:
             self._close_sysinfo()
             raise BotStartError(f"bot {self.spec.name!r}: cannot write logs in {self.log_dir}: {exc}") from None
 
+
+    @property
+    def log_error(self) -> OSError | None:
+        """The first write to the bot's log files that failed (``filename``: the file), or None: the
+        match that hosts it reports it once the bot is stopped."""
+        return None if self._pump is None else self._pump.error
 
     def poll(self) -> int | None:
         """Return the exit status (negative = killed by that signal), or None while running."""

@@ -53,7 +53,8 @@ def start_cause(stderr: str, status: str, limits: Limits) -> str:
         e.g. ``"the memory limit (memory_mb = 1024 MiB): its stderr says 'Could not reserve enough space'"``,
         ``"the jar javabot.jar cannot be opened (paths are relative to ...)"``.
     """
-    if "no valid hello within" in status and not stderr.strip():
+    # A connection the referee dropped (a wrong secret, a REQ socket, ...) is the cause, not the limit.
+    if "no valid hello within" in status and not stderr.strip() and "dropped:" not in status:
         return (f"the start-up limit (startup_ms = {limits.startup_ms} ms): it wrote nothing and sent no hello "
                 "in time; a runtime that starts slowly (a JVM) needs a larger startup_ms")
     for line in stderr.splitlines():

@@ -9,8 +9,12 @@ bubblewrap; without one, the bot's descendants by parentage).
 - **processes**: in a sandbox, ``RLIMIT_NPROC`` set inside the bot's own
   user namespace (``prlimit``, util-linux), which Linux 5.14+ counts per
   user namespace, so it is exact for the bot alone (set before bubblewrap
-  it would count every process of the user). Also checked by the watch:
-  a tree at the limit has reached it.
+  it would count every process of the user). The watch judges: a tree at
+  the limit has reached it. The kernel's limit is one above the watch's,
+  so a refused fork is always seen as the process limit: the tree was
+  then over the watch's limit, and still at it if one task (a runtime's
+  short-lived thread) ended before the watch's next look; with both at the
+  same number the bot just went on, its fork refused, and stayed "ok".
 - **memory**: ``RLIMIT_DATA`` per process (set by
   :mod:`harness.host.botproc`), and the sum of the tree's private resident
   memory checked every :data:`POLL_S` seconds (pages shared after a fork
@@ -149,7 +153,7 @@ class TreeBot:
         label: e.g. ``"0-solid"``.
         memory_bytes: all of the tree's private resident memory (0 = no limit).
         pids_max: processes and threads of the tree (0 = no limit).
-        nproc_in_jail: the sandbox sets ``RLIMIT_NPROC`` to ``pids_max`` inside
+        nproc_in_jail: the sandbox sets ``RLIMIT_NPROC`` to ``pids_max`` + 1 inside
             the bot's user namespace (set by the referee).
     """
 

@@ -5,16 +5,21 @@ against reference bots (``bots.caller`` and ``bots.raiser`` by default, so
 it meets checks, calls, bets, raises and multi-way pots and sits in every
 position as the button moves; any command can be an opponent). The match
 is a real one, through :func:`harness.match.referee.play_match`, with the
-real limits except the time bank, which is 0 by default: any reply slower
-than ``decision_ms`` is reported; a timeout says the limit it broke (decision
-time plus the bank left then) and the slowest reply so far. A tournament's
+real limits, the time bank included (by default the tournaments': ``Limits().time_bank_ms``,
+what a tournament file without ``[limits] time_bank_ms`` gives); a timeout says the limit it
+broke (decision time plus the bank left then) and the slowest reply so far. A tournament's
 entry check (:mod:`harness.tournament.entries`) gives :func:`check_spec` its
 own limits, seat, table, match id and announced hands. Faults come back from the hand history
 (``faults`` per hand) and the match result; each becomes a
 :class:`Violation` in words a bot author can act on. The bot's stderr is
 searched for tracebacks in any language (:mod:`harness.host.tracebacks`): an SDK bot whose
 ``act()`` raises still plays (the SDK sends the default action), so a
-traceback fails the check too.
+traceback fails the check too. So does a bot that does not exit within the exit grace
+after ``match_end`` (PROTOCOL.md section 4: the referee then stops it with SIGTERM or SIGKILL):
+in a tournament that costs every one of its matches the grace and a kill. A message the codec
+cannot read because of its MessagePack encoding (an array for a map, bin for a string, a float
+for an integer) is named with its fix (:data:`protocol.codec.ENCODING_FIXES`); a hello so
+encoded fails the start at once.
 
 :func:`check_spec` is the library core (a :class:`BotSpec`, opponents,
 game and limits in; a :class:`CheckReport` out), for callers such as a
@@ -41,6 +46,7 @@ from harness.host.startcause import start_cause
 from harness.host.tracebacks import Trace, describe_traces, find_traces
 from harness.match.msgsize import message_problem
 from harness.match.outdir import prepare_out_dir
+from harness.match.seat import QUIT_GRACE_MS
 from harness.match.untrusted import visible
 from harness.specs import (
     BotSpec,
@@ -53,6 +59,7 @@ from harness.specs import (
     bound_problem,
     parse_named_command,
 )
+from protocol.codec import encoding_fix
 
 #: What each fault kind means to a bot author, and what to fix.
 KIND_WORDS: dict[str, str] = {
@@ -144,6 +151,8 @@ class CheckReport:
         env_dropped: names of variables of the caller's environment the bot
             did not get (only harmless ones and ``--env`` are passed).
         sandbox: how the bots ran (:attr:`harness.host.sandbox.JailPlan.summary`).
+        lingered: how the referee stopped a bot that had not exited within the exit grace after
+            ``match_end`` (``"sigterm"`` or ``"sigkill"``), ``""`` when it exited (or was put out).
     """
 
     command: tuple[str, ...]
@@ -165,13 +174,35 @@ class CheckReport:
     game: GameConfig = field(default_factory=GameConfig)
     env_dropped: tuple[str, ...] = ()
     sandbox: str = ""
+    lingered: str = ""
 
     @property
     def ok(self) -> bool:
-        """True when the bot broke no rule of the protocol and wrote no traceback."""
+        """True when the bot broke no rule of the protocol, wrote no traceback and exited after ``match_end``."""
         return (
             not self.violations and not any(self.counts.values()) and self.status == "ok" and not self.tracebacks
+            and not self.lingered
         )
+
+    def _fix(self, kind: str) -> str:
+        """The fix of a wrong encoding that a violation of ``kind`` names (:func:`protocol.codec.encoding_fix`)."""
+        return next((fix for v in self.violations if v.kind == kind and (fix := encoding_fix(v.detail))), "")
+
+    def env_may_be_the_cause(self) -> bool:
+        """Whether a variable of this shell the bot did not get can explain its failed start or crash.
+
+        Only when it failed to start or crashed, no other cause is known (a limit or file its stderr names,
+        a wrong encoding, a connection the referee dropped), and its output names a variable it did not get,
+        or it wrote nothing at all.
+        """
+        if not self.env_dropped or not (self.counts.get(FaultKind.FAILED_START) or self.counts.get(FaultKind.CRASH)):
+            return False
+        known = self.start_cause or any(encoding_fix(v.detail) for v in self.violations) or any(
+            "dropped:" in v.detail or "referee: ignored" in v.detail for v in self.violations)
+        if known:
+            return False
+        said = "\n".join([self.stderr_tail, self.stdout_tail, *self.tracebacks])
+        return not said.strip() or any(re.search(rf"\b{re.escape(name)}\b", said) for name in self.env_dropped)
 
     def render(self) -> str:
         """The report printed by ``harness check-bot``."""
@@ -197,13 +228,17 @@ class CheckReport:
         else:
             listed = {v.kind for v in self.violations}
             extra = [(kind, n) for kind, n in sorted(self.counts.items()) if n and kind not in listed]
-            if self.violations or extra or self.status != "ok":
+            if self.violations or extra or self.status != "ok" or self.lingered:
                 lines.append("Violations:")
                 lines += ["  " + v.render() for v in self.violations]
                 for kind, n in extra:  # counted by the referee without a record
                     lines.append(f"  {KIND_WORDS.get(kind, kind)} ({kind}): {n} time(s)")
-                if self.status != "ok" and not any(v.detail in self.status for v in self.violations):
+                if self.status != "ok" and not any(v.detail in self.status or self.status in v.detail
+                                                   for v in self.violations):
                     lines.append(f"  the referee put the bot out: {self.status}")
+                if self.lingered:
+                    lines.append(f"  after match_end: did not exit within the exit grace ({QUIT_GRACE_MS} ms); "
+                                 f"the referee stopped it with {self.lingered.upper()}")
             if self.tracebacks:
                 n = len(self.tracebacks)
                 what = describe_traces(self.traces) or f"{n} traceback(s)"
@@ -219,7 +254,10 @@ class CheckReport:
             lines.append("How to fix:")
             for kind in sorted({v.kind for v in self.violations} | {k for k, n in self.counts.items() if n}):
                 hint = KIND_HINTS.get(kind, "")
-                if kind == FaultKind.FAILED_START and self.start_cause:
+                fix = self._fix(kind)
+                if fix:  # the codec named the encoding: its fix, not the generic hint
+                    hint = f"the encoding: {fix} (PROTOCOL.md section 5)"
+                elif kind == FaultKind.FAILED_START and self.start_cause:
                     hint = f"the cause: {self.start_cause}"  # told by its stderr: no generic hint
                 if kind == FaultKind.CRASH:
                     # Point at the stderr only when there is some to show.
@@ -228,7 +266,10 @@ class CheckReport:
                 lines.append(f"  {kind}: {hint}")
             if self.tracebacks:
                 lines.append("  traceback: fix the error shown above (run the bot's code on the request that raised)")
-            if self.env_dropped and (self.counts.get(FaultKind.FAILED_START) or self.counts.get(FaultKind.CRASH)):
+            if self.lingered:
+                lines.append(f"  exit: after match_end close the socket and exit with status 0 within {QUIT_GRACE_MS} "
+                             "ms (PROTOCOL.md section 4); a tournament otherwise waits and kills it every match")
+            if self.env_may_be_the_cause():
                 names = ", ".join(self.env_dropped[:8]) + (", ..." if len(self.env_dropped) > 8 else "")
                 lines.append(
                     f"  environment: the bot gets only harmless variables of this shell (PATH, HOME, LANG, LC_*, "
@@ -241,7 +282,7 @@ class CheckReport:
             if self.stdout_tail:
                 lines.append("Last lines of the bot's stdout:")
                 lines += ["  | " + line for line in self.stdout_tail.splitlines()]
-            total = (sum(self.counts.values()) or len(self.violations)) + len(self.tracebacks)
+            total = (sum(self.counts.values()) or len(self.violations)) + len(self.tracebacks) + bool(self.lingered)
             lines.append(f"FAIL: {total} problem(s); the bot does not pass.")
         if self.out_dir is not None:
             lines.append(f"  hand history and logs: {self.out_dir}")
@@ -369,6 +410,17 @@ def _referee_notes(out_dir: Path, seat: int) -> list[str]:
     return notes
 
 
+def _lingered(out_dir: Path, seat: int, name: str) -> str:
+    """How the referee stopped the bot when it did not exit by itself after ``match_end`` (``"sigterm"``,
+    ``"sigkill"``), from the referee's log (``seat N NAME: stopped by STEP``); ``""`` when it exited."""
+    try:
+        text = (out_dir / "logs" / "referee.log").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    found = re.search(rf" seat {seat} {re.escape(name)}: stopped by (sigterm|sigkill)$", text, re.M)
+    return found.group(1) if found else ""
+
+
 def _tail(path: Path, lines: int = STDERR_TAIL_LINES) -> str:
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -431,6 +483,8 @@ def _report(bot: BotSpec, opponents: Sequence[BotSpec], result: MatchResult, sea
         game=game,
         env_dropped=dropped_env(given=bot.env),
         sandbox=sandbox,
+        # A bot put out is stopped as it is: only one that played on to match_end must exit by itself.
+        lingered=_lingered(logs, seat, bot.name) if result.status[seat] == "ok" else "",
     )
 
 
@@ -460,8 +514,7 @@ def check_spec(
         bot: the bot under test (its ``name`` labels its logs: ``logs/0-<name>.err``).
         opponents: 1 to 5 bots for the other seats.
         game: the game (default: no-limit 5/10).
-        limits: the limits (default: ``Limits(time_bank_ms=0)``: every reply within
-            ``decision_ms``).
+        limits: the limits (default: ``Limits()``, a tournament's defaults, its time bank included).
         hands: hands to play (>= 1).
         seed: match seed (the deals).
         starting_stack: chips per seat every hand.
@@ -493,7 +546,7 @@ def check_spec(
     from harness.match.referee import Referee
 
     game = game or GameConfig()
-    limits = limits or Limits(time_bank_ms=0)
+    limits = limits or Limits()
     if not 0 <= seat <= len(opponents):
         raise ValueError(f"seat {seat} is not a seat of a table of {len(opponents) + 1}")
     bots = [*opponents[:seat], bot, *opponents[seat:]]
@@ -531,7 +584,7 @@ def check_bot(
     opponents: Sequence[str] = DEFAULT_OPPONENTS,
     decision_ms: int = 1000,
     startup_ms: int = 10000,
-    time_bank_ms: int = 0,
+    time_bank_ms: int | None = None,
     memory_mb: int = 1024,
     max_processes: int = 0,
     game: GameConfig | None = None,
@@ -552,7 +605,8 @@ def check_bot(
             ``"NAME=COMMAND"`` (:func:`reference_bot`).
         decision_ms: time per reply (ms).
         startup_ms: time from launch to a valid hello (ms).
-        time_bank_ms: the time bank (ms); 0 (default): every reply within decision_ms.
+        time_bank_ms: the time bank (ms); None (default): the tournaments' default (``Limits().time_bank_ms``,
+            what a tournament file without ``[limits] time_bank_ms`` gives); 0: every reply within decision_ms.
         memory_mb: memory of all the bot's processes together (MiB, 0 = none; ``[limits] memory_mb``).
         max_processes: processes and threads of the bot together (0 = the sandbox's default;
             ``[limits] max_processes``).
@@ -579,6 +633,8 @@ def check_bot(
     """
     if not command:
         raise ValueError("no bot command given; use: harness check-bot -- CMD ARGS...")
+    if time_bank_ms is None:
+        time_bank_ms = Limits().time_bank_ms  # one source: the default of every tournament
     for option, setting, value in (
         ("--hands", "hands", hands), ("--decision-ms", "decision_ms", decision_ms),
         ("--startup-ms", "startup_ms", startup_ms), ("--time-bank-ms", "time_bank_ms", time_bank_ms),

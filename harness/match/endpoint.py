@@ -153,7 +153,8 @@ class ChannelFault(HarnessError):
 
 @dataclass(frozen=True, slots=True)
 class HandshakeFailure:
-    """Why a peer that had the right secret still cannot play (version mismatch)."""
+    """Why a peer that had the right secret still cannot play: a version mismatch, or a hello that holds
+    the secret but that the codec cannot read (its error names a wrong encoding and the fix)."""
 
     detail: str
 
@@ -579,6 +580,13 @@ class Endpoint:
         try:
             msg = codec.decode(data, self._max_bytes)
         except ProtocolError as exc:
+            if self._secret in data:
+                # It holds the seat's secret: the bot itself, with a hello the codec cannot read (an array
+                # for the map, bin for its strings, a float for v...). Said at once, not after startup_ms.
+                self.failure = HandshakeFailure(f"sent a hello the referee cannot read: {exc}")
+                self._peers.pop(peer.fd, None)  # closed: the failure says why, the seat's fault records it
+                self._close(peer)
+                return
             self._drop(peer, f"an invalid message before hello ({exc})")
             return
         if not isinstance(msg, Hello):
@@ -625,7 +633,9 @@ class Endpoint:
         A valid ``hello`` with the right secret and version authenticates its
         connection (answered ``welcome``, then every other connection is
         closed: :meth:`_seal`); the right secret with another version is
-        answered with a fatal ``error`` and recorded in :attr:`failure`. Any
+        answered with a fatal ``error`` and recorded in :attr:`failure`; a
+        message the codec refuses that holds the secret (only the bot has it)
+        is recorded in :attr:`failure` too, unanswered. Any
         other message, or anything that is not ZMTP, closes the connection it
         came from, unanswered, and is logged. At most :data:`READ_BATCH`
         events are read per connection and call, so a peer flooding its

@@ -169,6 +169,16 @@ def _send_match_start(seats: Sequence[MatchSeat], bots: Sequence[BotSpec | Human
             )
 
 
+class MatchInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a match: every bot is stopped, the hands played are in the history and in
+    :attr:`result` (a :class:`MatchResult` marked ``interrupted``). A KeyboardInterrupt, so callers that
+    only stop on one behave as before."""
+
+    def __init__(self, result: MatchResult) -> None:
+        super().__init__()
+        self.result = result
+
+
 class Referee:
     """Plays one match; use :func:`play_match` unless you need the timing figures.
 
@@ -540,8 +550,8 @@ class Referee:
         """Play the match and return its result; always stops every bot and cleans up.
 
         Raises:
-            KeyboardInterrupt: re-raised after cleanup.
-            OSError: ``out_dir`` cannot be written.
+            MatchInterrupted: Ctrl-C (a KeyboardInterrupt), after cleanup, with the hands played.
+            OSError: ``out_dir`` cannot be written (the hand history, or a bot's log: its ``filename``).
             harness.engine.GameConfigError: the game settings or stack are unusable.
         """
         t0 = time.monotonic()
@@ -555,6 +565,7 @@ class Referee:
         history: HistoryWriter | None = None
         net = [0] * n
         hand_nets: list[list[int]] = []
+        interrupted = False
         try:
             self._log_file = open(self.out_dir / "logs" / "referee.log", "a", buffering=1, encoding="utf-8")
             self._log(f"sandbox: {self.plan.summary}")
@@ -610,13 +621,18 @@ class Referee:
             if self._pending_faults:  # faults of a match with no hand played
                 self._log(f"faults before any hand: {self._pending_faults}")
             self._end_match(len(hand_nets), net)
+        except KeyboardInterrupt:
+            interrupted = True  # raised with the hands played, once everything is stopped
         finally:
             try:
                 self._cleanup(tmpdir, history, before)
             finally:
                 if dumpable is not None:
                     dumpable.__exit__(None, None, None)
-        return MatchResult(
+        lost = self.host.log_error()
+        if lost is not None:  # a bot's log did not fit on the disk: the match is not whole (raised as the history's)
+            raise lost
+        result = MatchResult(
             match_id=spec.match_id,
             seed=spec.seed,
             hands_played=len(hand_nets),
@@ -627,7 +643,11 @@ class Referee:
             status=[s.status for s in self.seats],
             duration_s=round(time.monotonic() - t0, 3),
             deals=None if spec.rotation is None else self._deals[:len(hand_nets)],
+            interrupted=interrupted,
         )
+        if interrupted:
+            raise MatchInterrupted(result)
+        return result
 
     def _end_match(self, hands_played: int, net: list[int]) -> None:
         self._ended = True
@@ -710,7 +730,8 @@ def play_match(
     Raises:
         ValueError: fewer than 2 or more than 6 bots, a bad or repeated name,
             an empty command, a negative hand count.
-        KeyboardInterrupt: after every bot has been stopped.
+        MatchInterrupted: Ctrl-C (a KeyboardInterrupt), after every bot has been stopped; its ``result``
+            holds the hands played, marked ``interrupted``.
         harness.host.sandbox.SandboxError: the sandbox is required and cannot run here.
     """
     return Referee(bots, spec, limits, out_dir, cpus=cpus, transport=transport, sandbox=sandbox).run()

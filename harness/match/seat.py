@@ -157,7 +157,9 @@ class SeatHost:
                        memory_mb=self.limits.memory_mb or None)
         jail.residency = self._residency
         if in_jail:  # no control group: the process limit is RLIMIT_NPROC in the bot's user namespace
-            jail.nproc = self.limits.max_processes or DEFAULT_PIDS
+            # One above the watch's limit (harness.host.treelimits): a fork refused there leaves the tree
+            # at the watch's limit even if a task ends before its next look, so it is always seen.
+            jail.nproc = (self.limits.max_processes or DEFAULT_PIDS) + 1
         elif seat.group is not None and not isinstance(seat.group, TreeBot):
             jail.cgroup_dirs = dict(seat.group.dirs)  # shown at /sys/fs/cgroup: runtimes size themselves
             jail.cgroup_version = seat.group.version
@@ -349,6 +351,13 @@ class SeatHost:
         for s in self.seats:
             if s.group is not None:
                 self._log(f"seat {s.index} {s.bot.name}: {s.group.cpu_seconds():.2f} s of CPU in all")
+
+    def log_error(self) -> OSError | None:
+        """The first write to a bot's log files that failed (a full disk), once the bots are stopped; or None."""
+        for s in self.seats:
+            if isinstance(s.proc, BotProcess) and s.proc.log_error is not None:
+                return s.proc.log_error
+        return None
 
     def close(self) -> None:
         """Kill what is left in the bots' groups, remove the groups, give the uids back. Idempotent."""

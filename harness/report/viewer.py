@@ -18,12 +18,13 @@ import base64
 import hashlib
 import html
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from importlib import resources
 from typing import Any
 
 from harness.engine.cards import parse_cards
 from harness.engine.evaluator import best_hand
+from harness.specs import MatchSpec
 
 #: The component's files, in ``harness/report/static/``.
 STATIC_FILES = ("table-viewer.js", "table-viewer.css")
@@ -81,12 +82,24 @@ def script_json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":")).replace("</", "<\\/")
 
 
+#: The id ``harness match`` gives its match (no id of its own).
+DEFAULT_MATCH_ID: str = str(MatchSpec.__dataclass_fields__["match_id"].default)
+
+
 def _sha256(text: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
 
 
+def replay_title(match_id: str, bots: Sequence[str]) -> str:
+    """The title of one match's replay page: ``"caller vs raiser"``, then ``", match r0-t1"`` when the match has
+    an id of its own (``harness match`` gives every match the default id, ``"match"``: :class:`MatchSpec`)."""
+    players = " vs ".join(bots)
+    return players if match_id in ("", DEFAULT_MATCH_ID) else f"{players}, match {match_id}"
+
+
 def replay_html(hands: Iterable[Mapping[str, Any]], *, title: str, note: str = "") -> str:
-    """One self-contained HTML page with the viewer over ``hands`` (hand views): data, script and styles
+    """One self-contained HTML page with the viewer over ``hands`` (hand views of one match, listed as
+    "hand N"): data, script and styles
     inline, nothing fetched. Its Content-Security-Policy (W3C CSP Level 3) allows only its own two
     scripts (by SHA-256) and inline styles, and no connection of any kind.
 
@@ -98,7 +111,7 @@ def replay_html(hands: Iterable[Mapping[str, Any]], *, title: str, note: str = "
     data = script_json([viewer_view(h) for h in hands])
     component = static_text("table-viewer.js")
     boot = ('SevenDrawViewer.mount(document.getElementById("viewer"), '
-            '{hands: JSON.parse(document.getElementById("hands-data").textContent)});')
+            '{hands: JSON.parse(document.getElementById("hands-data").textContent), oneMatch: true});')
     csp = (f"default-src 'none'; script-src {_sha256(component)} {_sha256(boot)}; style-src 'unsafe-inline'; "
            "img-src data:; connect-src 'none'; base-uri 'none'; form-action 'none'")
     css = static_text("report.css") + static_text("table-viewer.css")

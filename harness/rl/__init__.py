@@ -1,4 +1,4 @@
-"""Reinforcement-learning environments of Seven Card Draw (the optional extra: ``pip install -e '.[rl]'``).
+"""Reinforcement-learning environments of Seven Card Draw (the optional extra: ``make rl``).
 
 - :func:`env` / :func:`raw_env`: the PettingZoo AEC environment (:mod:`harness.rl.aec`), 2-6 seats, every
   game setting, the referee's deals for a seed;
@@ -25,7 +25,8 @@ def __getattr__(name: str):  # noqa: ANN202 - PEP 562: a bot made by as_bot star
             from harness.rl import aec
         except ImportError as exc:  # pragma: no cover - depends on the installation
             raise ImportError(
-                f"harness.rl.{name} needs the optional extra 'rl' ({exc.name} is missing): pip install -e '.[rl]'"
+                f"harness.rl.{name} needs the optional extra 'rl' ({exc.name} is missing): make rl, or "
+                "pip install --config-settings editable_mode=compat -e '.[rl]'"
             ) from None
         return getattr(aec, name)
     raise AttributeError(f"module 'harness.rl' has no attribute {name!r}")

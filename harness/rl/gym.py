@@ -23,18 +23,47 @@ from harness.engine import Action, ActionKind, HandState
 from harness.engine.cards import parse_card
 from harness.rl.aec import SevenCardDrawEnv
 
-__all__ = ["SdkOpponent", "SingleAgentEnv", "random_policy"]
+__all__ = ["RandomPolicy", "SdkOpponent", "SingleAgentEnv", "random_policy"]
 
 Policy = Callable[[dict[str, np.ndarray]], int]
 
 
-def random_policy(seed: int | None = None) -> Policy:
-    """A policy choosing uniformly among the legal action indices (its own seeded generator)."""
-    rng = random.Random(seed)
+class RandomPolicy:
+    """A policy choosing uniformly among the legal action indices.
 
-    def policy(observation: dict[str, np.ndarray]) -> int:
-        return rng.choice(np.flatnonzero(observation["action_mask"]).tolist())
+    With a ``seed`` it draws from its own generator. Without one it draws from the generator of the
+    environment it follows (:meth:`follow`; a :class:`SingleAgentEnv` makes its unseeded random opponents
+    follow it), which ``reset(seed=S)`` seeds: runs from the same seed reproduce. Following nothing, it
+    draws from a fresh unseeded generator.
+    """
 
+    def __init__(self, seed: int | None = None) -> None:
+        self.seed = seed
+        self._rng = random.Random(seed) if seed is not None else None
+        self._env: Any = None
+
+    def follow(self, env: Any) -> None:
+        """Draw from ``env.np_random`` (a Gymnasium environment's generator, as it is after each reset) when
+        unseeded; a seeded policy keeps its own generator."""
+        if self.seed is None:
+            self._env = env
+
+    def __call__(self, observation: dict[str, np.ndarray]) -> int:
+        legal = np.flatnonzero(observation["action_mask"])
+        if self._env is not None:
+            return int(legal[self._env.np_random.integers(len(legal))])
+        if self._rng is None:
+            self._rng = random.Random()
+        return int(self._rng.choice(legal.tolist()))
+
+
+def random_policy(seed: int | None = None, env: Any = None) -> RandomPolicy:
+    """A :class:`RandomPolicy`: uniform among the legal action indices, from its own generator when ``seed``
+    is given, else from that of ``env`` (a Gymnasium environment, seeded by its ``reset(seed=)``); an
+    unseeded opponent of a :class:`SingleAgentEnv` follows that environment without being told."""
+    policy = RandomPolicy(seed)
+    if env is not None:
+        policy.follow(env)
     return policy
 
 
@@ -111,6 +140,9 @@ class SingleAgentEnv(gymnasium.Env):
         **kwargs: the table (``game``, ``starting_stack``, game-setting fields), as :class:`SevenCardDrawEnv`;
             the number of seats is ``len(opponents) + 1``.
 
+    Opponents made by ``random_policy()`` without a seed draw from this environment's generator
+    (``np_random``), which ``reset(seed=S)`` seeds: the same seed plays the same hands the same way.
+
     Rewards: the learner's net chips of the hand in big blinds, at the end. ``reset`` deals hands (the
     referee's sequence for the seed, :mod:`harness.rl.aec`) until the learner has a decision; the chips of
     hands it had none in (everyone folded to its big blind) are in ``info["skipped_reward"]``.
@@ -126,6 +158,9 @@ class SingleAgentEnv(gymnasium.Env):
         self.rotate = seat == "rotate"
         self.seat: int = seat if isinstance(seat, int) else 0
         self.opponents = list(opponents)
+        for who in self.opponents:  # unseeded random opponents draw from this environment's seeded generator
+            if isinstance(who, RandomPolicy):
+                who.follow(self)
         self.observation_space = self.aec.observation_space("player_0")
         self.action_space = self.aec.action_space("player_0")
         self._started = False

@@ -3,8 +3,8 @@
 ``[schedule] backend = "dask"`` (or ``harness run FILE --cluster ADDRESS``)
 runs every job of the runner (the entry checks, then the matches) as one task
 of a Dask cluster (the ``distributed`` package, an optional extra:
-``pip install -e '.[cluster]'``; this module imports it only inside the
-functions that need it, so the local backend never loads it).
+``pip install --config-settings editable_mode=compat -e '.[cluster]'``; this module imports it only
+inside the functions that need it, so the local backend never loads it).
 The runner does not change: it hands :class:`~harness.tournament.workers.Job`
 values to this executor exactly as to the local one and stores what comes
 back, so resume, fingerprints, the leaderboard and the report are the same
@@ -704,8 +704,8 @@ class DaskExecutor:
             from distributed import Client
         except ImportError:
             raise ClusterError(
-                "the dask backend needs the distributed package: pip install -e '.[cluster]' "
-                "(on the runner and on every worker)") from None
+                "the dask backend needs the distributed package: pip install --config-settings editable_mode=compat "
+                "-e '.[cluster]' (on the runner and on every worker)") from None
         # The harness reports cluster trouble in its own words; distributed's log lines would only repeat it.
         logging.getLogger("distributed").setLevel(logging.CRITICAL)
         import dask
@@ -1017,7 +1017,8 @@ def cluster_threads(address: str, *, jobs: int = 0, timeout_s: float = 5.0) -> i
         try:
             from distributed import Client
         except ImportError:
-            raise ClusterError("the dask backend needs the distributed package: pip install -e '.[cluster]'") from None
+            raise ClusterError("the dask backend needs the distributed package: pip install --config-settings "
+                               "editable_mode=compat -e '.[cluster]'") from None
         logging.getLogger("distributed").setLevel(logging.CRITICAL)
         try:
             with Client(address, timeout=timeout_s, set_as_default=False) as client:

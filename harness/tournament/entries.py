@@ -271,6 +271,8 @@ def _reason(report: Any) -> str:
     if report.tracebacks:
         last = _last_line(report.traces[0])
         problems.append(f"{describe_traces(report.traces)} on stderr (first: {last})")
+    if report.lingered:
+        problems.append(f"did not exit after match_end (stopped by {report.lingered.upper()})")
     return "; ".join(problems) or "failed"
 
 

@@ -385,7 +385,8 @@ def _report_child(hook: ReportHook, out_dir: Path, parent: int) -> None:
     try:
         hook(out_dir)
     except Exception as exc:  # noqa: BLE001 - the run goes on; the final report will say more
-        print(visible(f"warning: the running report of {out_dir} failed: {exc}"), file=sys.stderr)
+        # The caller's hook says its own failures with its command's name; this is the fallback.
+        print(visible(f"harness: warning: the running report of {out_dir} failed: {exc}"), file=sys.stderr)
         os._exit(1)
     os._exit(0)
 

@@ -225,7 +225,7 @@ class Status:
     """Where a test stands after some blocks.
 
     Attributes:
-        result: ``"H1"`` (accepted: new is at least bb1 better), ``"H0"`` (at most bb0), ``"inconclusive"`` (hands
+        result: ``"H1"`` (accepted: new is at least bb1 better), ``"H0"`` (not bb1 better), ``"inconclusive"`` (hands
             ran out) or ``"continue"`` (neither yet).
         llr: the log-likelihood ratio.
         lower, upper: Wald's bounds.
@@ -254,6 +254,21 @@ class Status:
         return {"result": self.result, "llr": num(round(self.llr, 4)), "lower": round(self.lower, 4),
                 "upper": round(self.upper, 4), "blocks": self.blocks, "hands": self.hands,
                 "bb_per_100": round(self.bb_per_100, 3), "ci95": [num(round(c, 3)) for c in self.ci95]}
+
+    def verdict(self, new: str, old: str, bb0: float, bb1: float) -> str:
+        """The accepted hypothesis in words that are true of it, with the estimate (``""`` before a decision).
+
+        Accepting H0 says the data favour bb0 over bb1: new is *not* bb1 better than old; it
+        bounds nothing from below (new may be far worse), so the estimate and its interval follow.
+        """
+        low, high = self.ci95
+        estimate = f"its estimate {self.bb_per_100:+.1f} bb/100 [{low:+.1f}, {high:+.1f}]"
+        if self.result == "H1":
+            return f"H1 accepted: {new} is better than {old} by at least {bb1:g} bb/100; {estimate}"
+        if self.result == "H0":
+            return (f"H0 accepted: {new} is not better than {old} by {bb1:g} bb/100 (the test favours {bb0:g} over "
+                    f"{bb1:g}); {estimate}")
+        return ""
 
     def line(self) -> str:
         """The progress line printed after each block."""

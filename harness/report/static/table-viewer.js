@@ -8,6 +8,7 @@
 //   viewer.showHand(i)       // show hands[i] (clearing a search that hides it)
 //   options.onRender(state)  // called after every drawing with viewer.state()
 //   options.everyoneLabel    // the "seen from" choice of every card the page was given ("everyone (all cards)")
+//   options.oneMatch         // every hand is of one match: the list says "hand 3", not "<match id> #3"
 //
 // A hand view is what harness/report/hands.py writes (its module docstring has every field), plus
 // "categories": the category of each player's best five after the draw. The component only renders
@@ -155,7 +156,9 @@
       count.textContent = shown.length + " of " + hands.length + " hands";
       shown.forEach(function (i, k) {
         var h = hands[i], li = el("li", "tv-item");
-        var a = el("a", "", (h.match_id ? h.match_id + " " : "") + "#" + h.hand_id);
+        // One match's page (oneMatch): "hand 3"; hands of many matches: "r0-t1 #3".
+        var a = el("a", "", options.oneMatch ? "hand " + h.hand_id
+                                             : (h.match_id ? h.match_id + " " : "") + "#" + h.hand_id);
         a.href = options.handHref ? options.handHref(h) : "#";
         a.addEventListener("click", function (e) { e.preventDefault(); show(k); });
         li.appendChild(a);
