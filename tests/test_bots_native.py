@@ -69,3 +69,15 @@ def test_the_example_bot_passes_the_shared_vectors(native: tuple[str, Path]) -> 
                               text=True, timeout=900, env={**os.environ, "PROTOCOL_VECTORS": str(VECTORS)})
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
 
+
+
+@pytest.mark.parametrize(("lang", "tool"), [("rust", "CARGO"), ("go", "GO")])
+def test_a_missing_toolchain_skips_loudly(lang: str, tool: str, tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests import native_helpers
+
+    monkeypatch.setattr(native_helpers, tool, None)
+    with pytest.warns(UserWarning, match=f"missing make or {tool.lower()}"), \
+            pytest.raises(pytest.skip.Exception, match=f"the {lang} example bot cannot be built here"):
+        build(tmp_path, lang)
+    assert not (tmp_path / lang).exists()
