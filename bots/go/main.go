@@ -18,6 +18,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"time"
 
 	"github.com/go-zeromq/zmq4"
@@ -99,13 +100,27 @@ func play() int {
 		case frame := <-frames:
 			lastSeen = time.Now()
 			// PROTOCOL.md section 8: a request with a message queued behind it has timed out; skip it.
-			if len(frames) > 0 {
-				if msg := unpack(frame); msg != nil && requestOf(msg) != nil {
+			// zmq4 hands frames over one at a time, so give the next one a moment to show up, and look
+			// again once the decision is made (a frame behind a request only ever means it timed out).
+			msg := unpack(frame)
+			request := msg != nil && requestOf(msg) != nil
+			if request {
+				if len(frames) == 0 {
+					settle := time.NewTimer(time.Millisecond)
+					for len(frames) == 0 && settleWait(settle) {
+					}
+					settle.Stop()
+				}
+				if len(frames) > 0 {
 					fmt.Fprintln(os.Stderr, "[go-bot] skipped a request: it timed out while this bot was busy")
 					continue
 				}
 			}
 			h := handle(frame, g)
+			if request && len(frames) > 0 {
+				fmt.Fprintln(os.Stderr, "[go-bot] dropped a reply: its request timed out while this bot decided")
+				continue
+			}
 			if h.reply != nil {
 				if err := sock.Send(zmq4.NewMsg(h.reply)); err != nil {
 					fmt.Fprintf(os.Stderr, "[go-bot] send failed: %v\n", err)
@@ -116,5 +131,16 @@ func play() int {
 				return 0
 			}
 		}
+	}
+}
+
+// settleWait: yield to the reader goroutines; false once the timer has fired.
+func settleWait(t *time.Timer) bool {
+	select {
+	case <-t.C:
+		return false
+	default:
+		runtime.Gosched()
+		return true
 	}
 }
