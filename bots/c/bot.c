@@ -253,22 +253,20 @@ int main(int argc, char **argv) {
             status = 1;
             break;
         }
+        /* PROTOCOL.md section 8: a request with a message queued behind it timed out; skip it */
+        msgpack_unpacked msg;
+        msgpack_unpacked_init(&msg);
+        size_t off = 0;
+        int request = msgpack_unpack_next(&msg, zmq_msg_data(&frame), zmq_msg_size(&frame), &off) ==
+                          MSGPACK_UNPACK_SUCCESS &&
+                      (is_str(get(&msg.data, "type"), "act") || is_str(get(&msg.data, "type"), "draw"));
+        msgpack_unpacked_destroy(&msg);
         int events = 0;
         size_t events_size = sizeof events;
-        if (zmq_getsockopt(sock, ZMQ_EVENTS, &events, &events_size) == 0 && (events & ZMQ_POLLIN)) {
-            /* PROTOCOL.md section 8: a request with a message queued behind it timed out; skip it */
-            msgpack_unpacked msg;
-            msgpack_unpacked_init(&msg);
-            size_t off = 0;
-            int request = msgpack_unpack_next(&msg, zmq_msg_data(&frame), zmq_msg_size(&frame), &off) ==
-                              MSGPACK_UNPACK_SUCCESS &&
-                          (is_str(get(&msg.data, "type"), "act") || is_str(get(&msg.data, "type"), "draw"));
-            msgpack_unpacked_destroy(&msg);
-            if (request) {
-                fprintf(stderr, "skipped a request: it timed out while this bot was busy\n");
-                zmq_msg_close(&frame);
-                continue;
-            }
+        if (request && zmq_getsockopt(sock, ZMQ_EVENTS, &events, &events_size) == 0 && (events & ZMQ_POLLIN)) {
+            fprintf(stderr, "skipped a request: it timed out while this bot was busy\n");
+            zmq_msg_close(&frame);
+            continue;
         }
         enum handled h = handle(zmq_msg_data(&frame), zmq_msg_size(&frame), &buf);
         zmq_msg_close(&frame);

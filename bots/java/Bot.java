@@ -165,14 +165,12 @@ public final class Bot {
                 status = 1;
                 break;
             }
-            if ((sock.getEvents() & ZMQ.Poller.POLLIN) != 0) {
+            Map<Value, Value> msg = unpack(data);
+            String type = msg == null ? "" : typeOf(msg);
+            if ((type.equals("act") || type.equals("draw")) && (sock.getEvents() & ZMQ.Poller.POLLIN) != 0) {
                 // PROTOCOL.md section 8: a request with a message queued behind it timed out; skip it
-                Map<Value, Value> msg = unpack(data);
-                String type = msg == null ? "" : typeOf(msg);
-                if (type.equals("act") || type.equals("draw")) {
-                    System.err.println("skipped request " + seqOf(msg) + ": it timed out while this bot was busy");
-                    continue;
-                }
+                System.err.println("skipped request " + seqOf(msg) + ": it timed out while this bot was busy");
+                continue;
             }
             Handled h = handle(data);
             if (h.reply() != null) sock.send(h.reply(), 0);
