@@ -40,10 +40,13 @@ system-deps:
 test: system-deps $(VENV)/.test
 	$(PY) -m pytest -q
 
-# The C and Java example bots (bots/c, bots/java; Debian: libzmq3-dev libmsgpack-dev, libzmq-java libmsgpack-java).
+# The example bots in C, Java, Rust and Go (Debian: libzmq3-dev libmsgpack-dev, libzmq-java libmsgpack-java;
+# cargo 1.85+ and go 1.22+, which fetch the crates and modules pinned by Cargo.lock and go.sum).
 bots:
 	$(MAKE) -C bots/c
 	$(MAKE) -C bots/java
+	$(MAKE) -C bots/rust
+	$(MAKE) -C bots/go
 
 clean:
 	rm -rf $(VENV) results .pytest_cache .hypothesis

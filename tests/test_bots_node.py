@@ -58,3 +58,17 @@ def test_node_bot_plays_a_match_over_the_referees_zmtp(tmp_path: Path, node_bot:
     result = play_match(bots, MatchSpec(GameConfig(), hands=10, seed=3), limits, tmp_path)
     assert result.status == ["ok", "ok"] and result.faults == [{}, {}], (result.status, result.faults)
     assert result.hands_played == 10
+
+
+def test_node_bot_passes_the_shared_vectors(node_bot: Path) -> None:
+    """bots/node/vectors.js: every request read and answered, every bad request ignored, every reply read by
+    the referee's codec as the vector's map."""
+    import subprocess
+
+    from tests.vectors_helpers import VECTORS, assert_runner_replies
+
+    done = subprocess.run([str(NODE), str(node_bot.with_name("vectors.js")), str(VECTORS)], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert_runner_replies(done.stdout, "node")
+    assert done.stdout.splitlines()[-1] == "ok messages"

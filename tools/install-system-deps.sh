@@ -21,7 +21,7 @@ chromium              chromium  the report browser test (tests/test_report.py)
 chromium-driver       -         the report browser test (tests/test_report.py)
 default-jre-headless  java      Java bots
 default-jdk-headless  javac     building the Java example bot (bots/java)
-libzmq3-dev           -         C and C++ bots (ZeroMQ)
+libzmq3-dev           -         C, C++ and Rust bots (ZeroMQ; bots/rust links the system libzmq)
 libmsgpack-dev        -         C and C++ bots (MessagePack)
 libzmq-java           -         Java bots (ZeroMQ)
 libmsgpack-java       -         Java bots (MessagePack)

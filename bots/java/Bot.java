@@ -7,6 +7,7 @@
 //   draw -> stands pat (throws nothing away).
 // It exits on match_end or a fatal error. Build: make -C bots/java; run: bots/java/run.sh.
 // Replace decideAction() and decideDiscards() with your own strategy.
+// `./run.sh --vectors DIR` runs protocol/vectors/ (DIR) through handle() (Vectors.java), without a referee.
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,7 +43,100 @@ public final class Bot {
         return new ArrayList<>();
     }
 
+    /** The replies (PROTOCOL.md section 5): amount is the "to" total of a bet or raise, 0 otherwise. */
+    static byte[] actionReply(long seq, String action, long amount) throws IOException {
+        MessageBufferPacker p = MessagePack.newDefaultBufferPacker();
+        p.packMapHeader(5)
+            .packString("type").packString("action")
+            .packString("v").packInt(PROTOCOL_VERSION)
+            .packString("seq").packLong(seq)
+            .packString("action").packString(action)
+            .packString("amount").packLong(amount);
+        return p.toByteArray();
+    }
+
+    /** An empty list stands pat: an empty array, never nil. */
+    static byte[] discardReply(long seq, List<String> cards) throws IOException {
+        MessageBufferPacker p = MessagePack.newDefaultBufferPacker();
+        p.packMapHeader(4)
+            .packString("type").packString("discard")
+            .packString("v").packInt(PROTOCOL_VERSION)
+            .packString("seq").packLong(seq)
+            .packString("cards").packArrayHeader(cards.size());
+        for (String c : cards) p.packString(c);
+        return p.toByteArray();
+    }
+
+    /** What to do with one frame: reply (non-null: send it), exit (match_end, a fatal error), or neither. */
+    record Handled(byte[] reply, boolean exit) {}
+
+    static final Handled NOTHING = new Handled(null, false);
+
+    static String typeOf(Map<Value, Value> msg) {
+        Value t = get(msg, "type");
+        return t != null && t.isStringValue() ? t.asStringValue().asString() : "";
+    }
+
+    /** The request's seq, or -1 when it has none usable (then the request is ignored). */
+    static long seqOf(Map<Value, Value> msg) {
+        Value seq = get(msg, "seq");
+        return seq != null && seq.isIntegerValue() && seq.asIntegerValue().isInLongRange()
+            && seq.asIntegerValue().toLong() >= 0 ? seq.asIntegerValue().toLong() : -1;
+    }
+
+    static Map<Value, Value> unpack(byte[] data) {
+        try {
+            org.msgpack.core.MessageUnpacker u = MessagePack.newDefaultUnpacker(data);
+            Map<Value, Value> msg = mapOf(u.unpackValue());
+            return u.hasNext() ? null : msg;
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    static Handled handle(byte[] data) throws IOException {
+        Map<Value, Value> msg = unpack(data);
+        if (msg == null) {
+            System.err.println("ignored a frame that is not one MessagePack map (" + data.length + " bytes)");
+            return NOTHING;
+        }
+        String type = typeOf(msg);
+        Map<Value, Value> legal = mapOf(get(msg, "legal"));
+        Map<Value, Value> state = mapOf(get(msg, "state"));
+        long seq = seqOf(msg);
+        if ((type.equals("act") || type.equals("draw")) && seq < 0) {
+            System.err.println("ignored a request without a usable seq");
+            return NOTHING;
+        }
+        switch (type) {
+            case "act":
+                return new Handled(actionReply(seq, decideAction(legal), 0), false);
+            case "draw": {
+                List<String> cards = new ArrayList<>();
+                Value held = get(state, "cards");
+                if (held != null && held.isArrayValue())
+                    for (Value c : held.asArrayValue()) if (c.isStringValue()) cards.add(c.asStringValue().asString());
+                Value max = get(legal, "max_discards");
+                int maxDiscards = max != null && max.isIntegerValue() ? max.asIntegerValue().toInt() : 0;
+                return new Handled(discardReply(seq, decideDiscards(cards, maxDiscards)), false);
+            }
+            case "match_end":
+                return new Handled(null, true);
+            case "error": {
+                Value text = get(msg, "message"), fatal = get(msg, "fatal");
+                if (text != null) System.err.println("referee: " + text);
+                return new Handled(null, fatal != null && fatal.isBooleanValue() && fatal.asBooleanValue().getBoolean());
+            }
+            case "welcome": case "match_start": case "hand_start": case "hand_end":
+                return NOTHING;
+            default:
+                System.err.println("ignored a message of unknown type " + type);
+                return NOTHING;
+        }
+    }
+
     public static void main(String[] args) throws IOException {
+        if (args.length == 2 && args[0].equals("--vectors")) System.exit(Vectors.run(args[1]));
         String endpoint = System.getenv("HARNESS_ENDPOINT");
         String secret = System.getenv("HARNESS_SECRET");
         String name = System.getenv().getOrDefault("HARNESS_BOT_NAME", "javabot");
@@ -71,55 +165,16 @@ public final class Bot {
                 status = 1;
                 break;
             }
-            Map<Value, Value> msg;
-            try {
-                msg = mapOf(MessagePack.newDefaultUnpacker(data).unpackValue());
-            } catch (IOException e) {
-                continue;
-            }
-            if (msg == null) continue;
-            Value typeValue = get(msg, "type");
-            String type = typeValue != null && typeValue.isStringValue() ? typeValue.asStringValue().asString() : "";
-            Map<Value, Value> legal = mapOf(get(msg, "legal"));
-            Map<Value, Value> state = mapOf(get(msg, "state"));
-            long seq = get(msg, "seq") != null && get(msg, "seq").isIntegerValue()
-                ? get(msg, "seq").asIntegerValue().toLong() : 0;
+            Map<Value, Value> msg = unpack(data);
+            String type = msg == null ? "" : typeOf(msg);
             if ((type.equals("act") || type.equals("draw")) && (sock.getEvents() & ZMQ.Poller.POLLIN) != 0) {
-                // PROTOCOL.md section 8: a message queued behind a request means it timed out; skip it
-                System.err.println("skipped request " + seq + ": it timed out while this bot was busy");
+                // PROTOCOL.md section 8: a request with a message queued behind it timed out; skip it
+                System.err.println("skipped request " + seqOf(msg) + ": it timed out while this bot was busy");
                 continue;
             }
-            if (type.equals("act")) {
-                MessageBufferPacker p = MessagePack.newDefaultBufferPacker();
-                p.packMapHeader(5)
-                    .packString("type").packString("action")
-                    .packString("v").packInt(PROTOCOL_VERSION)
-                    .packString("seq").packLong(seq)
-                    .packString("action").packString(decideAction(legal))
-                    .packString("amount").packInt(0);
-                sock.send(p.toByteArray(), 0);
-            } else if (type.equals("draw")) {
-                List<String> cards = new ArrayList<>();
-                Value held = get(state, "cards");
-                if (held != null && held.isArrayValue())
-                    for (Value c : held.asArrayValue()) cards.add(c.asStringValue().asString());
-                Value max = get(legal, "max_discards");
-                List<String> out = decideDiscards(cards, max != null && max.isIntegerValue() ? max.asIntegerValue().toInt() : 0);
-                MessageBufferPacker p = MessagePack.newDefaultBufferPacker();
-                p.packMapHeader(4)
-                    .packString("type").packString("discard")
-                    .packString("v").packInt(PROTOCOL_VERSION)
-                    .packString("seq").packLong(seq)
-                    .packString("cards").packArrayHeader(out.size());
-                for (String c : out) p.packString(c);
-                sock.send(p.toByteArray(), 0);
-            } else if (type.equals("match_end")) {
-                break;
-            } else if (type.equals("error")) {
-                Value text = get(msg, "message"), fatal = get(msg, "fatal");
-                if (text != null) System.err.println("referee: " + text);
-                if (fatal != null && fatal.isBooleanValue() && fatal.asBooleanValue().getBoolean()) break;
-            } // welcome, match_start, hand_start, hand_end: nothing to do
+            Handled h = handle(data);
+            if (h.reply() != null) sock.send(h.reply(), 0);
+            if (h.exit()) break;
         }
         sock.close();
         ctx.term();

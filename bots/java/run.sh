@@ -5,4 +5,4 @@ here=$(dirname "$0")
 exec java -Xmx128m -Xss512k -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=32m \
   -XX:CompressedClassSpaceSize=64m -Xshare:off \
   -Djava.library.path=/usr/lib/x86_64-linux-gnu/jni:/usr/lib/jni \
-  -cp "$here/build:/usr/share/java/zmq.jar:/usr/share/java/msgpack-core.jar" Bot
+  -cp "$here/build:/usr/share/java/zmq.jar:/usr/share/java/msgpack-core.jar" Bot "$@"

@@ -4,6 +4,7 @@
 // and throw the lowest unpaired cards (at most max_discards).
 // Install: npm install --ignore-scripts   (zeromq ships prebuilt binaries in its npm package)
 // Run:     harness check-bot -- node bots/node/bot.js
+// Vectors: node bots/node/vectors.js protocol/vectors (the shared test vectors through handle())
 "use strict";
 
 const zmq = require("zeromq");
@@ -30,6 +31,58 @@ function discards(cards, maxDiscards) {
     .filter((c) => count[c[0]] === 1)
     .sort((a, b) => RANKS.indexOf(a[0]) - RANKS.indexOf(b[0]))
     .slice(0, maxDiscards);
+}
+
+// The replies: amount is the "to" total of a bet or raise, 0 otherwise; [] stands pat.
+function actionReply(seq, action, amount) {
+  return encode({ type: "action", v: VERSION, seq, action, amount: amount || 0 });
+}
+
+function discardReply(seq, cards) {
+  return encode({ type: "discard", v: VERSION, seq, cards });
+}
+
+// One frame from the referee -> { reply: bytes to send or null, exit: true after match_end or a fatal error }.
+function handle(frame) {
+  let msg;
+  try {
+    msg = decode(frame);
+  } catch (err) {
+    log(`ignored an undecodable message: ${err}`);
+    return { reply: null, exit: false };
+  }
+  if (msg === null || typeof msg !== "object" || Array.isArray(msg)) {
+    log("ignored a message that is not a map");
+    return { reply: null, exit: false };
+  }
+  const isRequest = msg.type === "act" || msg.type === "draw";
+  if (isRequest && !(Number.isInteger(msg.seq) || typeof msg.seq === "bigint")) {
+    log("ignored a request without a usable seq");
+    return { reply: null, exit: false };
+  }
+  const legal = msg.legal || {};
+  const state = msg.state || {};
+  switch (msg.type) {
+    case "act": {
+      const { action, amount } = decide(legal);
+      return { reply: actionReply(msg.seq, action, amount), exit: false };
+    }
+    case "draw":
+      return { reply: discardReply(msg.seq, discards(state.cards || [], legal.max_discards || 0)), exit: false };
+    case "match_end":
+      return { reply: null, exit: true };
+    case "error":
+      log(`referee error ${msg.reason}: ${msg.message}`);
+      return { reply: null, exit: msg.fatal === true };
+    case "welcome":
+    case "match_start":
+    case "hand_start":
+    case "hand_end":
+      return { reply: null, exit: false };
+    default:
+      log(`ignored a message of unknown type ${JSON.stringify(msg.type)}`);
+      return { reply: null, exit: false };
+  }
 }
 
 async function main() {
@@ -81,35 +134,9 @@ async function main() {
         continue;
       }
       lastSeen = Date.now();
-      let msg;
-      try {
-        msg = decode(frames[0]);
-      } catch (err) {
-        log(`ignored an undecodable message: ${err}`);
-        continue;
-      }
-      switch (msg.type) {
-        case "act": {
-          const reply = decide(msg.legal);
-          await sock.send(encode({ type: "action", v: VERSION, seq: msg.seq, ...reply }));
-          break;
-        }
-        case "draw": {
-          const cards = discards(msg.state.cards, msg.legal.max_discards);
-          await sock.send(encode({ type: "discard", v: VERSION, seq: msg.seq, cards }));
-          break;
-        }
-        case "hand_end":
-          break;
-        case "match_end":
-          return 0;
-        case "error":
-          log(`referee error ${msg.reason}: ${msg.message}`);
-          if (msg.fatal) return 1;
-          break;
-        default:
-          break; // welcome, match_start, hand_start: nothing to do
-      }
+      const { reply, exit } = handle(frames[0]);
+      if (reply) await sock.send(reply);
+      if (exit) return 0;
     }
   } finally {
     sock.events.close();
@@ -117,10 +144,14 @@ async function main() {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err) => {
-    log(`crashed: ${err && err.stack ? err.stack : err}`);
-    process.exit(1);
-  },
-);
+module.exports = { handle, actionReply, discardReply, decode };
+
+if (require.main === module) {
+  main().then(
+    (code) => process.exit(code),
+    (err) => {
+      log(`crashed: ${err && err.stack ? err.stack : err}`);
+      process.exit(1);
+    },
+  );
+}
