@@ -273,16 +273,21 @@ def test_chunked_and_sized_uploads_over_the_limit_over_http(tmp_path: Path) -> N
         server.stop()
 
 
-def test_the_file_then_folder_zip_is_a_refusal_over_http_not_a_500(tmp_path: Path) -> None:
+def test_the_60000_folder_zip_and_the_file_folder_clash_are_refusals_over_http(tmp_path: Path) -> None:
     contest = contest_file(tmp_path)
     port = free_port()
     urls = links(contest, port)
     server = Served(contest, port)
     try:
-        answer = upload(server.client(urls["alice"]), "clash.zip", _zip_entries(["bot.py", "a", "a/"]),
-                        "python bot.py")
+        alice = server.client(urls["alice"])
+        answer = upload(alice, "clash.zip", _zip_entries(["bot.py", "a", "a/"]), "python bot.py")
         assert answer.status_code == 400, answer.text
         assert answer.json()["error"] == "refused: 'a' is both a file and a folder in the archive."
+        folders = _zip_entries([f"d{i}/" for i in range(60_000)] + ["bot.py"])
+        answer = upload(alice, "folders.zip", folders, "python bot.py")
+        assert answer.status_code == 400, answer.text
+        assert answer.json()["error"].startswith(f"refused: more than {MAX_ENTRIES:,} files and folders")
+        assert not any((tmp_path / "contest-t" / "staging").iterdir())  # nothing left behind
         log = server.log.read_text(encoding="utf-8", errors="replace")
         assert "Traceback" not in log and "FileExistsError" not in log, log
     finally:
