@@ -1,8 +1,9 @@
-"""Shared by browser test modules: ARTIFACTS, CHROMIUM_FLAGS, require_chromium, play_passively."""
+"""Shared by browser test modules: ARTIFACTS, CHROMIUM_FLAGS, LOCAL_URL, require_chromium, play_passively."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any, NoReturn
@@ -13,6 +14,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 ARTIFACTS = ROOT / "test-artifacts"
+
+
+#: The line ``harness play --web`` and ``harness watch`` print: group 1 is the page's URL, its secret included.
+LOCAL_URL = re.compile(r"open (http://127\.0\.0\.1:\d+/[A-Za-z0-9_-]{32}/)")
 
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from harness.history.files import read_history
-from tests.browser_helpers import CHROMIUM_FLAGS, play_passively, require_chromium
+from tests.browser_helpers import CHROMIUM_FLAGS, LOCAL_URL, play_passively, require_chromium
 from tests.history_helpers import schema_errors
 
 pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fast set (pytest -m "not slow")
@@ -45,11 +45,13 @@ def test_one_hand_played_by_clicking_with_a_raise_and_a_two_card_draw(tmp_path: 
         end = time.monotonic() + 30
         while url is None and time.monotonic() < end:
             line = proc.stderr.readline()  # type: ignore[union-attr]
-            found = re.search(r"open (http://127\.0\.0\.1:\d+/)", line)
+            found = LOCAL_URL.search(line)
             if found:
                 url = found.group(1)
             assert line or proc.poll() is None, "harness play --web ended before printing its URL"
         assert url, "no URL printed"
+        root = url.rsplit("/", 2)[0] + "/"
+        assert _get(root + "state") == 404 and _get(root) == 404  # the hole cards need the secret
         with sync_playwright() as pw:
             browser = pw.chromium.launch_persistent_context(
                 tmp_path / "profile", executable_path=executable, args=CHROMIUM_FLAGS,
@@ -129,14 +131,55 @@ def test_the_answer_route_takes_json_from_its_own_page_only() -> None:
     table = WebTable(port=0, pace_ms=0)
     try:
         answer = table.url + "answer"
+        own = f"http://127.0.0.1:{table.port}"
         body = b'{"seq": 1, "action": "fold"}'
         assert _post(answer, body, {"Content-Type": "text/plain"})[0] == 415  # what a foreign form can send
         code, text = _post(answer, body, {"Content-Type": "application/json", "Origin": "http://evil.example"})
         assert code == 403 and "evil.example" in text
         assert _post(answer, body, {"Content-Type": "application/json", "Host": "evil.example"})[0] == 400
-        code, text = _post(answer, body, {"Content-Type": "application/json", "Origin": table.url.rstrip("/")})
+        code, text = _post(answer, body, {"Content-Type": "application/json", "Origin": own})
         assert code == 409 and "nothing to answer" in text  # the right page, but no request is pending
         assert _post(answer, b'{"seq": "x"}', {"Content-Type": "application/json"})[0] == 400
+    finally:
+        table.close(0)
+
+
+def _get(url: str) -> int:
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return r.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+def test_every_route_of_the_table_needs_its_secret() -> None:
+    """Another user of this machine reaches 127.0.0.1 too: without the printed URL's secret (or with a wrong
+    one) the page, the table's state (the hole cards), the event stream, the script and the answer are 404;
+    with it, they answer, each with the page's CSP."""
+    import urllib.request
+
+    from harness.play.guard import PAGE_CSP
+    from harness.play.web import WebTable
+
+    table = WebTable(port=0, pace_ms=0)
+    try:
+        root = f"http://127.0.0.1:{table.port}/"
+        secret = table.url.removeprefix(root).strip("/")
+        assert len(secret) == 32 and LOCAL_URL.search(f"open {table.url} in your browser")
+        body = b'{"seq": 1, "action": "fold"}'
+        for base in (root, f"{root}{secret[:-1]}x/", f"{root}{secret.upper()}/", f"{root}static/"):
+            for route in ("", "state", "events", "static/play.js", "static/play.css"):
+                assert _get(base + route) == 404, base + route
+            assert _post(base + "answer", body, {"Content-Type": "application/json"})[0] == 404
+        for route in ("", "state", "static/play.js"):
+            with urllib.request.urlopen(table.url + route, timeout=10) as reply:
+                assert reply.status == 200 and reply.headers["Content-Security-Policy"] == PAGE_CSP
+        with urllib.request.urlopen(table.url, timeout=10) as reply:
+            page = reply.read().decode()
+        assert f'data-base="/{secret}/"' in page and f'src="/{secret}/static/play.js"' in page
     finally:
         table.close(0)
 

@@ -304,7 +304,7 @@ def test_every_route_by_who_asks(served) -> None:
     # (the filtering is done on the server, in the hands given to the page's table viewer)
     def viewer_hands(client) -> list[dict]:
         text = client.get(f"/matches/{mid}").text
-        assert "SevenDrawViewer.mount" in text and "/static/table-viewer.js" in text
+        assert "/assets/match.js" in text and "/static/table-viewer.js" in text
         return json.loads(text.split('id="hands-data">', 1)[1].split("</script>", 1)[0])
 
     hands_bob, hands_alice, hands_admin = (viewer_hands(people[w]) for w in ("other", "owner", "admin"))

@@ -44,7 +44,8 @@ def test_student_uploads_and_watches_the_leaderboard_live(tmp_path: Path) -> Non
                 page = browser.new_page()
                 page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
                 page.goto(urls["alice"])
-                assert page.url == server.url + "/"  # the token left the address bar
+                page.wait_for_url(server.url + "/")  # the token left the address bar
+                page.wait_for_selector("h1:text-is('Leaderboard')")
                 cookie = next(c for c in browser.cookies() if c["name"] == "harness_session")
                 assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
                 page.click("nav a:text-is('my bot')")
@@ -109,6 +110,7 @@ def test_student_uploads_and_watches_the_leaderboard_live(tmp_path: Path) -> Non
                 # the admin's page
                 admin: Any = browser.new_page()
                 admin.goto(urls["admin"])
+                admin.wait_for_url(server.url + "/")
                 admin.goto(server.url + "/admin")
                 admin.wait_for_selector("h1:text-is('Admin')")
                 admin.screenshot(path=str(ARTIFACTS / "server-admin.png"), full_page=True)

@@ -1,7 +1,8 @@
 """Hostile submissions: each refused (or stopped) with its one-sentence message, nothing written outside its folder.
 
 Path traversal, absolute paths, symlinks and hard links, devices, a zip bomb,
-100,000 files and a 2 GB file (slow). Builds: tests/test_server_builds.py.
+100,000 files, 60,000 empty folders, every shape of clashing or empty name,
+a 2 GB file (slow) and a chunked upload past the limit. Builds: tests/test_server_builds.py.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from harness.server.submission import prepare
-from harness.server.unpack import MAX_FILES, UnpackError, unpack
+from harness.server.unpack import MAX_ENTRIES, MAX_UPLOAD, UnpackError, unpack
+from tests.server_helpers import Served, contest_file, free_port, links, upload
 
 pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fast set (pytest -m "not slow")
 
@@ -65,7 +67,7 @@ CASES = [
     ("control character", "a.zip", lambda: _zip({"a\nb.py": b"x"}), "control character"),
     ("zip bomb", "bomb.zip", lambda: _zip({"zeros": bytes(60 * 2**20)}), "decompression bomb"),
     ("too many files", "many.tar.gz",
-     lambda: _tar([(_info(f"f{i}", size=0), b"") for i in range(100_000)], mode="w:gz"), f"more than {MAX_FILES:,}"),
+     lambda: _tar([(_info(f"f{i}", size=0), b"") for i in range(100_000)], mode="w:gz"), f"more than {MAX_ENTRIES:,}"),
     ("not a zip", "a.zip", lambda: b"PK\x03\x04garbage", "not a readable zip"),
     ("empty", "a.py", lambda: b"", "empty"),
 ]
@@ -82,6 +84,103 @@ def test_hostile_archives_are_refused_in_one_sentence(tmp_path: Path, name: str,
     assert _outside(tmp_path, dest) == []
     assert (tmp_path / "sentinel").read_text() == "untouched"
     assert not Path("/tmp/evil.py").exists()
+
+
+def _zip_entries(names: list[str]) -> bytes:
+    """A zip of these members, in this order (a name ending in / is a folder; a file holds b"x"), written by hand
+    (APPNOTE 4.3: stored members), as zipfile refuses to write an empty name."""
+    import struct
+    import zlib
+
+    local, central = bytearray(), bytearray()
+    for name in names:
+        raw = name.encode()
+        body = b"" if name.endswith("/") else b"x"
+        crc = zlib.crc32(body)
+        attr = ((0o40755 << 16) | 0x10) if name.endswith("/") else (0o100644 << 16)
+        offset = len(local)
+        local += struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, 0, 0, 0, crc, len(body), len(body), len(raw), 0)
+        local += raw + body
+        central += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 0x031E, 20, 0, 0, 0, 0, crc, len(body), len(body),
+                               len(raw), 0, 0, 0, 0, attr, offset)
+        central += raw
+    end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(names), len(names), len(central), len(local), 0)
+    return bytes(local + central + end)
+
+
+def _tar_entries(names: list[str]) -> bytes:
+    return _tar([(_info(n, tarfile.DIRTYPE), None) if n.endswith("/") else (_info(n, size=1), b"x")
+                 for n in names])
+
+
+SHAPES = [
+    ("file then folder", ["a", "a/"], "both a file and a folder"),
+    ("folder then file", ["a/", "a"], "both a file and a folder"),
+    ("file then a file inside it", ["a", "a/b.py"], "both a file and a folder"),
+    ("a file inside then the file", ["a/b.py", "a"], "both a file and a folder"),
+    ("duplicate file", ["bot.py", "bot.py"], "appears twice"),
+    ("duplicate through ./", ["bot.py", "./bot.py"], "appears twice"),
+    ("duplicate through //", ["d/bot.py", "d//bot.py"], "appears twice"),
+    ("names differing in case", ["Bot.py", "bot.py"], "differ only in case"),
+    ("folders differing in case", ["Lib/a.py", "lib/b.py"], "differ only in case"),
+    ("empty name", ["", "bot.py"], "no file name"),
+    ("a dot as a file", [".", "bot.py"], "no file name"),
+]
+
+
+# a tar cannot hold an empty name (it writes "./", a folder): the "." case is its empty name
+SHAPE_CASES = [(fmt, *shape) for shape in SHAPES for fmt in ("zip", "tar") if not (fmt == "tar" and "" in shape[1])]
+
+
+@pytest.mark.parametrize(("fmt", "shape", "names", "words"), SHAPE_CASES, ids=[f"{c[1]}-{c[0]}" for c in SHAPE_CASES])
+def test_every_archive_shape_gets_a_one_line_refusal(tmp_path: Path, fmt: str, shape: str, names: list[str],
+                                                     words: str) -> None:
+    data = _zip_entries(names) if fmt == "zip" else _tar_entries(names)
+    with pytest.raises(UnpackError) as info:
+        unpack(data, f"a.{'zip' if fmt == 'zip' else 'tar.gz'}", tmp_path / "v")
+    message = str(info.value)
+    assert words in message and "\n" not in message and message.startswith("refused"), message
+
+
+def test_dot_folders_and_repeated_folders_are_fine(tmp_path: Path) -> None:
+    files = unpack(_zip_entries(["./", "d/", "d/", "d/bot.py", "d/e/"]), "a.zip", tmp_path / "v")
+    assert files == ["d/bot.py"]
+
+
+@pytest.mark.parametrize("fmt", ["zip", "tar"])
+def test_60000_empty_folders_are_refused_after_counting_at_most_the_limit(tmp_path: Path, fmt: str,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Folders count as entries: the refusal comes before more than MAX_ENTRIES folders are made (the work is
+    counted in folders made, not timed)."""
+    names = [f"d{i}/" for i in range(60_000)] + ["bot.py"]
+    data = _zip_entries(names) if fmt == "zip" else _tar_entries(names)
+    made: list[str] = []
+    real_mkdir = os.mkdir
+
+    def counting_mkdir(path, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        made.append(os.fspath(path))
+        return real_mkdir(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "mkdir", counting_mkdir)
+    with pytest.raises(UnpackError) as info:
+        unpack(data, f"a.{'zip' if fmt == 'zip' else 'tar.gz'}", tmp_path / "v")
+    assert f"more than {MAX_ENTRIES:,} files and folders" in str(info.value)
+    assert len(made) <= MAX_ENTRIES + 1  # the version's own folder, then at most the limit
+
+
+def test_implied_folders_count_too(tmp_path: Path) -> None:
+    deep = "/".join(["d"] * (MAX_ENTRIES + 5)) + "/bot.py"  # one member, thousands of folders
+    with pytest.raises(UnpackError) as info:
+        unpack(_zip_entries([deep]), "a.zip", tmp_path / "v")
+    assert f"more than {MAX_ENTRIES:,} files and folders" in str(info.value)
+    assert not (tmp_path / "v" / "d").exists()  # refused from the listing, before anything was written
+
+
+def test_a_name_too_long_for_the_disk_is_a_refusal(tmp_path: Path) -> None:
+    with pytest.raises(UnpackError) as info:
+        unpack(_zip_entries(["x" * 300 + ".py"]), "a.zip", tmp_path / "v")
+    message = str(info.value)
+    assert message.startswith("refused") and "File name too long" in message and str(tmp_path) not in message
 
 
 def test_prepare_leaves_nothing_behind_on_refusal(tmp_path: Path) -> None:
@@ -128,3 +227,63 @@ def test_a_2_gb_file_is_refused_after_the_limit_without_writing_it(tmp_path: Pat
         unpack(raw.getvalue(), "huge.tar.gz", dest)
     assert "decompression bomb" in str(info.value) or "more than 100 MiB" in str(info.value)
     assert sum(p.stat().st_size for p in dest.rglob("*") if p.is_file()) <= 100 * 2**20 + 2**20
+
+
+def test_an_upload_over_the_limit_never_gets_a_false_size(tmp_path: Path) -> None:
+    """unpack is handed at most MAX_UPLOAD + 1 bytes by the server: its message gives the limit, no figure."""
+    with pytest.raises(UnpackError) as info:
+        unpack(bytes(MAX_UPLOAD + 1), "big.bin", tmp_path / "v")
+    assert str(info.value) == "refused: the upload is more than 20 MiB; at most 20 MiB are accepted."
+
+
+def test_chunked_and_sized_uploads_over_the_limit_over_http(tmp_path: Path) -> None:
+    """A chunked 64 MiB upload (no Content-Length) and a sized one are both refused with 413 and the true words;
+    the server stops reading the chunked one past the limit and stays up."""
+    contest = contest_file(tmp_path)
+    port = free_port()
+    urls = links(contest, port)
+    server = Served(contest, port)
+    try:
+        alice = server.client(urls["alice"])
+        boundary = "b0undary"
+        head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"big.bin\"\r\n"
+                "Content-Type: application/octet-stream\r\n\r\n").encode()
+
+        def chunks():  # noqa: ANN202
+            yield head
+            for _ in range(64):
+                yield bytes(2**20)
+            yield f"\r\n--{boundary}--\r\n".encode()
+
+        answer = alice.post("/submit", content=chunks(), headers={
+            "Content-Type": f"multipart/form-data; boundary={boundary}", "Accept": "application/json"})
+        assert answer.status_code == 413
+        assert answer.json()["error"] == "refused: the upload is more than 20 MiB; at most 20 MiB are accepted."
+        sized = upload(server.client(urls["alice"]), "big.bin", bytes(MAX_UPLOAD + 2**20))
+        assert sized.status_code == 413 and "more than 20 MiB" in sized.json()["error"]
+        assert server.client(urls["alice"]).get("/healthz").text == "ok"
+        log = server.log.read_text(encoding="utf-8", errors="replace")
+        assert "Traceback" not in log, log
+    finally:
+        server.stop()
+
+
+def test_the_60000_folder_zip_and_the_file_folder_clash_are_refusals_over_http(tmp_path: Path) -> None:
+    contest = contest_file(tmp_path)
+    port = free_port()
+    urls = links(contest, port)
+    server = Served(contest, port)
+    try:
+        alice = server.client(urls["alice"])
+        answer = upload(alice, "clash.zip", _zip_entries(["bot.py", "a", "a/"]), "python bot.py")
+        assert answer.status_code == 400, answer.text
+        assert answer.json()["error"] == "refused: 'a' is both a file and a folder in the archive."
+        folders = _zip_entries([f"d{i}/" for i in range(60_000)] + ["bot.py"])
+        answer = upload(alice, "folders.zip", folders, "python bot.py")
+        assert answer.status_code == 400, answer.text
+        assert answer.json()["error"].startswith(f"refused: more than {MAX_ENTRIES:,} files and folders")
+        assert not any((tmp_path / "contest-t" / "staging").iterdir())  # nothing left behind
+        log = server.log.read_text(encoding="utf-8", errors="replace")
+        assert "Traceback" not in log and "FileExistsError" not in log, log
+    finally:
+        server.stop()

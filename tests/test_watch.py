@@ -21,7 +21,7 @@ import pytest
 
 from harness.engine import GameConfig
 from harness.play.watch import Follower, hand_script
-from tests.browser_helpers import CHROMIUM_FLAGS, require_chromium
+from tests.browser_helpers import CHROMIUM_FLAGS, LOCAL_URL, require_chromium
 from tests.history_helpers import random_match
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -171,7 +171,7 @@ def test_harness_watch_says_a_damaged_line_on_stderr_in_one_line(tmp_path: Path)
         first = proc.stderr.readline()  # type: ignore[union-attr]
         assert first.startswith("harness watch: notice: "), first  # said before the server's address
         second = proc.stderr.readline()  # type: ignore[union-attr]
-        found = re.search(r"open (http://127\.0\.0\.1:\d+/)", second)
+        found = LOCAL_URL.search(second)
         assert found, second
         with urllib.request.urlopen(found.group(1) + "standings", timeout=10) as reply:  # what the page is sent
             shown = json.loads(reply.read())
@@ -181,6 +181,42 @@ def test_harness_watch_says_a_damaged_line_on_stderr_in_one_line(tmp_path: Path)
     assert first.startswith(f"harness watch: notice: not a hand history: {history} line 2: not valid JSON"), first
     assert "the hands after it are shown" in first and "Traceback" not in first
     assert shown["hands"] == 2 and shown["notices"] == [first.removeprefix("harness watch: notice: ").rstrip("\n")]
+
+
+def _status(url: str) -> int:
+    import urllib.error
+
+    try:
+        with urllib.request.urlopen(url, timeout=10) as reply:
+            return reply.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+@pytest.mark.slow  # a server
+def test_every_route_of_the_watch_page_needs_its_secret(tmp_path: Path) -> None:
+    """Another user of this machine reaches 127.0.0.1 too: without the printed URL's secret, the page, its files,
+    the standings and the event stream are all 404; with it, they answer, each with the page's CSP."""
+    from harness.play.guard import PAGE_CSP
+    from harness.play.watch import WatchServer
+
+    records = random_match(GameConfig(), seats=2, hands=2, seed=4)
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "hands.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    server = WatchServer(Follower(tmp_path))
+    try:
+        root = f"http://127.0.0.1:{server.port}/"
+        assert LOCAL_URL.search(f"open {server.url} in your browsers")
+        secret = server.url.removeprefix(root).strip("/")
+        routes = ["", "standings", "events", "static/watch.js", "static/table-viewer.js", "static/plotly.js"]
+        for route in routes:
+            for base in (root, f"{root}{secret[:-1]}x/", f"{root}{secret.upper()}/"):
+                assert _status(base + route) == 404, base + route
+        for route in ("", "standings", "static/watch.js"):
+            with urllib.request.urlopen(server.url + route, timeout=10) as reply:
+                assert reply.status == 200 and reply.headers["Content-Security-Policy"] == PAGE_CSP
+    finally:
+        server.close()
 
 
 def test_a_tournament_is_followed_only_through_its_published_matches(tmp_path: Path) -> None:
@@ -213,7 +249,7 @@ def test_two_browsers_follow_a_running_match_and_never_see_a_hole_card_early(tmp
     proc = subprocess.Popen([str(exe), "watch", str(match)], stderr=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         line = proc.stderr.readline()  # type: ignore[union-attr]
-        found = re.search(r"open (http://127\.0\.0\.1:\d+/)", line)
+        found = LOCAL_URL.search(line)
         assert found, line
         url = found.group(1)
         with sync_playwright() as pw:

@@ -17,7 +17,11 @@ served from the report's package as they are), adding each hand as it comes.
 
 :class:`WatchServer` serves the page (starlette + uvicorn on 127.0.0.1, a free
 port) and sends every new hand and the standings to each browser as
-server-sent events; any number of browsers can watch at once.
+server-sent events; any number of browsers can watch at once. Every route is
+under a secret (:func:`harness.play.guard.new_secret`) that the printed URL
+holds: another user of this machine can reach 127.0.0.1 but not the page, its
+files, its standings or its event stream (404), and every response carries
+:data:`harness.play.guard.PAGE_CSP`.
 """
 
 from __future__ import annotations
@@ -37,10 +41,11 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
-from starlette.routing import Route
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.routing import Mount, Route
 
 from harness.history.files import HistoryError, find_history, records_or_problems
+from harness.play.guard import PageGuard, new_secret
 from harness.report.hands import hand_view
 from harness.report.viewer import hide_cards, static_text, viewer_view
 from harness.tournament.stats import bb_per_100
@@ -268,15 +273,18 @@ class WatchServer:
         self._sock.bind(("127.0.0.1", port))
         self._sock.listen(64)
         self.port = self._sock.getsockname()[1]
-        self.url = f"http://127.0.0.1:{self.port}/" + ("?present=1" if present else "")
-        app = Starlette(middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=["127.0.0.1", "localhost"])],
-                        routes=[
-            Route("/", self._page),
-            Route("/static/plotly.js", self._plotly),
-            Route("/static/{name}", self._static),
-            Route("/standings", self._standings),
-            Route("/events", self._events),
-        ])
+        secret = new_secret()
+        #: The page's address, secret included (the page's own links are relative to it).
+        self.url = f"http://127.0.0.1:{self.port}/{secret}/" + ("?present=1" if present else "")
+        app = Starlette(middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=["127.0.0.1", "localhost"]),
+                                    Middleware(PageGuard)],
+                        routes=[Mount(f"/{secret}", routes=[
+                            Route("/", self._page),
+                            Route("/static/plotly.js", self._plotly),
+                            Route("/static/{name}", self._static),
+                            Route("/standings", self._standings),
+                            Route("/events", self._events),
+                        ])])
         self._server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False))
         self._poller = threading.Thread(target=self._poll, name="watch-poll", daemon=True)
         self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]},
@@ -313,7 +321,7 @@ class WatchServer:
         if name in _VIEWER:
             return Response(static_text(name), media_type=_VIEWER[name])
         if name not in _TYPES:
-            return Response("not found", status_code=404)
+            return PlainTextResponse("not found", status_code=404)
         return Response((_STATIC / name).read_text(encoding="utf-8"), media_type=_TYPES[name])
 
     async def _standings(self, request: Request) -> Response:

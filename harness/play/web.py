@@ -1,10 +1,17 @@
 """``harness play --web``: the same match, played by clicking in a local web page.
 
 A small ASGI app (starlette, served by uvicorn on 127.0.0.1 at a free port)
-with four routes: ``/`` the page, ``/state`` the table now (JSON,
-:meth:`harness.play.table.TableView.snapshot`), ``/events`` the table after
-every event as server-sent events, and ``POST /answer`` the person's
-decision. An answer is checked by the same :func:`harness.play.table.parse_command`
+whose every route is under a secret (:func:`harness.play.guard.new_secret`):
+the printed URL ``http://127.0.0.1:PORT/SECRET/`` is the page, and
+``SECRET/state`` the table now (JSON,
+:meth:`harness.play.table.TableView.snapshot`), ``SECRET/events`` the table
+after every event as server-sent events, ``SECRET/static/...`` its script
+and style, and ``POST SECRET/answer`` the person's decision. Any other
+path, ``/state`` without the secret say, is 404: another user of this
+machine, who can reach 127.0.0.1 too, can neither read the hole cards nor
+answer. Every response carries :data:`harness.play.guard.PAGE_CSP`, and an
+answer posted by another site's page is refused
+(:class:`harness.play.guard.PageGuard`). An answer is checked by the same :func:`harness.play.table.parse_command`
 as a typed command (a refused one is a 400 with the one-line reason), then
 validated again by the referee like any reply. The table itself is a
 :class:`harness.play.channel.TableChannel`, which the contest server serves too.
@@ -23,11 +30,12 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
-from starlette.routing import Route
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.routing import Mount, Route
 
 from harness.match.human import HumanLink
 from harness.play.channel import TableChannel
+from harness.play.guard import PageGuard, new_secret
 from harness.play.table import TableView
 
 __all__ = ["WebTable", "page_html", "static_response"]
@@ -40,7 +48,7 @@ class WebTable:
     """The person's interface in the browser (see the module docstring): a :class:`TableChannel` served
     by its own server on this machine.
 
-    Listens at once, so the URL can be printed before the match starts.
+    Listens at once, so the URL (:attr:`url`, holding the secret) can be printed before the match starts.
 
     Args:
         port: TCP port on 127.0.0.1 (0: a free one).
@@ -57,17 +65,21 @@ class WebTable:
         self._sock.bind(("127.0.0.1", port))
         self._sock.listen(16)
         self.port = self._sock.getsockname()[1]
-        self.url = f"http://127.0.0.1:{self.port}/"
-        # Only this machine's names reach the app (no DNS rebinding), and an answer must come from the page
-        # itself: JSON from this origin (another site's form cannot post one).
-        app = Starlette(middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=["127.0.0.1", "localhost"])],
-                        routes=[
-            Route("/", self._page),
-            Route("/static/{name}", self._static),
-            Route("/state", self._state),
-            Route("/events", self._events),
-            Route("/answer", self._answer, methods=["POST"]),
-        ])
+        self._secret = new_secret()
+        self.base = f"/{self._secret}/"
+        #: The page's address, secret included: whoever has it sees the cards and answers.
+        self.url = f"http://127.0.0.1:{self.port}{self.base}"
+        # Only this machine's names reach the app (no DNS rebinding), every route is under the secret, and an
+        # answer must come from the page itself: JSON (another site's form cannot send it) from this origin.
+        app = Starlette(middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=["127.0.0.1", "localhost"]),
+                                    Middleware(PageGuard)],
+                        routes=[Mount(f"/{self._secret}", routes=[
+                            Route("/", self._page),
+                            Route("/static/{name}", self._static),
+                            Route("/state", self._state),
+                            Route("/events", self._events),
+                            Route("/answer", self._answer, methods=["POST"]),
+                        ])])
         config = uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]},
@@ -94,7 +106,7 @@ class WebTable:
     # ---- routes (the server's thread)
 
     async def _page(self, request: Request) -> Response:
-        return HTMLResponse(page_html())
+        return HTMLResponse(page_html(base=self.base, static=f"{self.base}static/"))
 
     async def _static(self, request: Request) -> Response:
         return static_response(request.path_params["name"])
@@ -106,9 +118,6 @@ class WebTable:
         return EventSourceResponse(self.channel.events(request.is_disconnected), ping=15)
 
     async def _answer(self, request: Request) -> Response:
-        origin = request.headers.get("origin")
-        if origin is not None and origin.rstrip("/") not in (self.url.rstrip("/"), f"http://localhost:{self.port}"):
-            return JSONResponse({"error": f"answers come from the table's own page, not {origin}"}, 403)
         status, payload = self.channel.answer_json(request.headers.get("content-type", ""), await request.body())
         return JSONResponse(payload, status)
 
@@ -124,5 +133,5 @@ def page_html(base: str = "/", static: str = "/static/", footer: str = "") -> st
 def static_response(name: str) -> Response:
     """``play.js`` or ``play.css`` (404 for any other name)."""
     if name not in _TYPES:
-        return Response("not found", status_code=404)
+        return PlainTextResponse("not found", status_code=404)
     return Response((_STATIC / name).read_text(encoding="utf-8"), media_type=_TYPES[name])

@@ -100,7 +100,7 @@ def _figure_json(data: list[dict[str, Any]], layout: dict[str, Any]) -> str:
             return {k: clean(v) for k, v in value.items()}
         return value
 
-    return json.dumps({"data": clean(data), "layout": clean(layout)}, separators=(",", ":")).replace("</", "<\\/")
+    return script_json({"data": clean(data), "layout": clean(layout)})
 
 
 def _layout(**extra: Any) -> dict[str, Any]:

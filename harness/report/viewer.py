@@ -78,8 +78,10 @@ def static_text(name: str) -> str:
 
 
 def script_json(value: Any) -> str:
-    """JSON that is safe inside a ``<script>`` element (no ``</``)."""
-    return json.dumps(value, separators=(",", ":")).replace("</", "<\\/")
+    """JSON that is safe inside a ``<script>`` element: no ``<`` at all (written ``\\u003c``, the same string to
+    a JSON reader), so neither ``</script>`` nor ``<!--`` (which would make the element swallow the page) can
+    appear whatever the strings hold (HTML Living Standard, "restrictions for contents of script elements")."""
+    return json.dumps(value, separators=(",", ":")).replace("<", "\\u003c")
 
 
 #: The id ``harness match`` gives its match (no id of its own).

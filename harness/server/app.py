@@ -5,8 +5,12 @@ route; a student sees every public result (the leaderboard, each version's
 results, each match's chips and the cards shown down) and, of their own bot
 only, its code, admission report, stderr logs and hole cards; the admin sees
 everything. A private page of someone else answers 404 (its existence is not
-given away). Every page is rendered on the server (Jinja2); the leaderboard
-updates itself through server-sent events (``/events``).
+given away). Every page is rendered on the server (Jinja2, every template
+autoescaped whatever its file name); the leaderboard updates itself through
+server-sent events (``/events``). Every response carries the
+Content-Security-Policy of :mod:`harness.play.guard` (scripts are files of
+``static/``, never inline), and a request that changes state from another
+site's page is refused whatever the cookie's SameSite says.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from sqlalchemy import Engine, select
 from sse_starlette.sse import EventSourceResponse
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import (
     FileResponse,
@@ -36,10 +41,11 @@ from starlette.responses import (
     Response,
     StreamingResponse,
 )
-from starlette.routing import Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
+from harness.play.guard import PageGuard
 from harness.play.web import page_html, static_response
 from harness.report.history import rating_points_history
 from harness.report.html import history_figure
@@ -58,6 +64,8 @@ COOKIE = "harness_session"
 #: Seconds between two looks at the leaderboard by the event stream.
 EVENTS_POLL_S = 1.0
 TEMPLATES = Path(__file__).with_name("templates")
+#: The server's own scripts (served at /assets/).
+SERVER_STATIC = Path(__file__).with_name("static")
 REPORT_STATIC = Path(__file__).parents[1] / "report" / "static"
 
 
@@ -102,16 +110,26 @@ def _not_found() -> Response:
 # ---------------------------------------------------------------- login
 
 
+#: The login link's answer: a page of the server's own that moves on to the leaderboard. A redirect would not
+#: do: clicked in web mail, the whole redirect chain counts as another site's navigation, and Chromium then
+#: withholds the SameSite=Strict cookie it just stored, so the student would land signed out. A refresh is a
+#: navigation this page starts (same site: the cookie goes), and it replaces the link in the tab's history.
+LOGIN_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=/">
+<title>Signed in</title></head>
+<body><p>Signed in. <a href="/" id="continue">Continue to the contest</a>.</p></body></html>
+"""
+
+
 async def login(request: Request) -> Response:
     server: Server = request.app.state.server
     secret = await run_in_threadpool(store.login, server.engine, request.path_params["token"])
     if secret is None:
         return PlainTextResponse("This login link is not valid (it may have been replaced by a newer one); "
                                  "ask your teacher for a new link.", status_code=403)
-    response = RedirectResponse("/", status_code=303)  # the token leaves the address bar
+    response = HTMLResponse(LOGIN_PAGE, headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
     response.set_cookie(COOKIE, secret, httponly=True, samesite="strict", max_age=180 * 86400,
                         secure=request.url.scheme == "https")
-    response.headers["Referrer-Policy"] = "no-referrer"
     return response
 
 
@@ -347,6 +365,8 @@ async def version_code(request: Request) -> Response:
     if v is None:
         return _not_found()
     folder = store.version_dir(request.app.state.server.contest, v["student"], v["folder"])
+    if not folder.is_dir():
+        return PlainTextResponse("This version's files are no longer on the server.", status_code=404)
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:gz") as tar:
         tar.add(folder, arcname=store.label(v["student"], v["number"]))
@@ -387,19 +407,23 @@ async def submit(request: Request) -> Response:
 
     if store.setting(server.engine, "frozen") == "1" and not who.admin:
         return refuse("Submissions are closed: the teacher froze the contest.", 403)
+    too_big = (f"refused: the upload is more than {MAX_UPLOAD // 2**20} MiB; at most {MAX_UPLOAD // 2**20} MiB "
+               "are accepted.")
     length = request.headers.get("content-length")
-    if length and length.isdigit() and int(length) > MAX_UPLOAD + 64 * 1024:
-        return refuse(f"refused: the upload is {int(length) / 2**20:.1f} MiB; at most {MAX_UPLOAD // 2**20} MiB "
-                      "are accepted.", 413)
-    async with request.form(max_files=1, max_fields=10) as form:
-        upload = form.get("file")
-        command = str(form.get("command") or "")
-        build = str(form.get("build") or "")
-        student_name = str(form.get("student") or "")
-        if upload is None or isinstance(upload, str):
-            return refuse("refused: no file; choose a .zip, a .tar.gz or a single file.")
-        data = await upload.read(MAX_UPLOAD + 1)
-        filename = upload.filename or "bot"
+    if length and length.isdigit() and int(length) > MAX_REQUEST:
+        return refuse(too_big, 413)
+    try:  # a chunked body has no length: it is cut where it passes the limit, never spooled whole
+        async with _capped(request, MAX_REQUEST).form(max_files=1, max_fields=10) as form:
+            upload = form.get("file")
+            command = str(form.get("command") or "")
+            build = str(form.get("build") or "")
+            student_name = str(form.get("student") or "")
+            if upload is None or isinstance(upload, str):
+                return refuse("refused: no file; choose a .zip, a .tar.gz or a single file.")
+            data = await upload.read(MAX_UPLOAD + 1)
+            filename = upload.filename or "bot"
+    except _TooLarge:
+        return refuse(too_big, 413)
     student_id = who.student_id
     name = who.name
     if who.admin:
@@ -432,6 +456,30 @@ async def submit(request: Request) -> Response:
     if wants_json:
         return JSONResponse(_version_json(v) | {"notice": notice}, status_code=200 if added.same else 201)
     return RedirectResponse(f"/versions/{added.id}" + ("?same=1" if added.same else ""), status_code=303)
+
+
+#: Largest submission request (bytes): the upload and its form's other fields and boundaries.
+MAX_REQUEST = MAX_UPLOAD + 64 * 1024
+
+
+class _TooLarge(Exception):
+    """The request's body passed :data:`MAX_REQUEST` bytes."""
+
+
+def _capped(request: Request, limit: int) -> Request:
+    """``request`` whose body stops with :class:`_TooLarge` once more than ``limit`` bytes came."""
+    received = 0
+
+    async def receive() -> dict[str, Any]:
+        nonlocal received
+        message = await request.receive()
+        if message["type"] == "http.request":
+            received += len(message.get("body", b""))
+            if received > limit:
+                raise _TooLarge
+        return dict(message)
+
+    return Request(request.scope, receive)
 
 
 def repeat_notice(bot: str, state: str, reason: str) -> str:
@@ -471,7 +519,8 @@ async def api_version_bearer(request: Request) -> Response:
     if who is None:
         return _forbidden()
     server: Server = request.app.state.server
-    v = await run_in_threadpool(_version, server.engine, int(request.path_params["vid"]))
+    vid = request.path_params["vid"]
+    v = await run_in_threadpool(_version, server.engine, int(vid)) if vid.isdigit() else None
     if v is None or not _owns(who, v["student_id"]):
         return JSONResponse({"error": "no such version of yours"}, status_code=404)
     return JSONResponse(_version_json(v))
@@ -790,10 +839,13 @@ async def play_page(request: Request) -> Response:
     game = _game_of(request)
     if not isinstance(game, Game):
         return game
+    import html
+    from urllib.parse import quote
+
     link = 'style="color: #cfe3ff"'
     footer = (f'<p class="game-links" style="padding: 0 16px; color: #cfe3ff">'
               f'<a href="hands" download {link}>download the hand history</a> · '
-              f'<a href="/students/{game.student}" {link}>back to your page</a></p>')
+              f'<a href="/students/{html.escape(quote(game.student))}" {link}>back to your page</a></p>')
     return HTMLResponse(page_html(base=f"/play/{game.id}/", static="/play/static/", footer=footer))
 
 
@@ -812,7 +864,7 @@ async def play_events(request: Request) -> Response:
 
 
 async def play_answer(request: Request) -> Response:
-    """The player's decision (JSON; the session cookie is SameSite=Strict: another site cannot post one)."""
+    """The player's decision (JSON; :class:`harness.play.guard.PageGuard` refuses one posted by another site)."""
     game = _game_of(request, player=True)
     if not isinstance(game, Game):
         return game
@@ -839,31 +891,9 @@ async def health(request: Request) -> Response:
     return PlainTextResponse("ok")
 
 
-def create_app(server: Server) -> Starlette:
-    """The ASGI application of ``server``; its lifespan starts and stops the ladder."""
-    import contextlib
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        if server.ladder is not None:
-            server.ladder.start()
-        try:
-            yield
-        finally:
-            server.stopping = True
-            await run_in_threadpool(server.games.stop)
-            if server.ladder is not None:
-                await run_in_threadpool(server.ladder.stop)
-            await run_in_threadpool(server.board.close)
-            final = server.final_proc
-            if final is not None and final.poll() is None:  # the runner stops its matches on SIGTERM
-                final.terminate()
-                try:
-                    await run_in_threadpool(final.wait, 30)
-                except Exception:  # noqa: BLE001 - a stuck runner is killed
-                    final.kill()
-
-    routes = [
+def routes() -> list[BaseRoute]:
+    """Every route of the application (tests/test_server_hostile.py renders each one with hostile values)."""
+    return [
         Route("/", index),
         Route("/healthz", health),
         Route("/login/{token}", login),
@@ -893,10 +923,41 @@ def create_app(server: Server) -> Starlette:
         Route("/final/{path:path}", final_page),
         Route("/static/plotly.min.js", plotly_js),
         Mount("/static", StaticFiles(directory=REPORT_STATIC), name="static"),
+        Mount("/assets", StaticFiles(directory=SERVER_STATIC), name="assets"),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
+
+
+def create_app(server: Server) -> Starlette:
+    """The ASGI application of ``server``; its lifespan starts and stops the ladder."""
+    import contextlib
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if server.ladder is not None:
+            server.ladder.start()
+        try:
+            yield
+        finally:
+            server.stopping = True
+            await run_in_threadpool(server.games.stop)
+            if server.ladder is not None:
+                await run_in_threadpool(server.ladder.stop)
+            await run_in_threadpool(server.board.close)
+            final = server.final_proc
+            if final is not None and final.poll() is None:  # the runner stops its matches on SIGTERM
+                final.terminate()
+                try:
+                    await run_in_threadpool(final.wait, 30)
+                except Exception:  # noqa: BLE001 - a stuck runner is killed
+                    final.kill()
+
+    app = Starlette(routes=routes(), lifespan=lifespan, middleware=[Middleware(PageGuard)])
     app.state.server = server
-    templates = Jinja2Templates(directory=TEMPLATES)
+    # autoescape on every template, whatever its name: Jinja2Templates' default escapes .html/.htm/.xml only,
+    # and these are .html.j2
+    import jinja2
+
+    templates = Jinja2Templates(env=jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True))
     templates.env.filters["when"] = lambda t: time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t)) if t else ""
     app.state.templates = templates
     return app

@@ -1,12 +1,18 @@
 """Safe unpacking of a submission: a .zip, a .tar.gz (or .tgz, .tar) or a single file.
 
-Every refusal is one sentence (:class:`UnpackError`) and nothing is written
-outside the target folder. Refused: an absolute path, a ``..`` part, a
-symlink or hard link, a device, FIFO or other special file, a name with
-control characters, more than :data:`MAX_FILES` files, more than
+Every refusal is one sentence (:class:`UnpackError`), never a traceback, and
+nothing is written outside the target folder. Refused: an absolute path, a
+``..`` part, a symlink or hard link, a device, FIFO or other special file, a
+name with control characters, an empty name, a name given twice (twice a
+file, or a file and a folder, in either order), two names differing only in
+case (they would clash on the students' own case-insensitive disks), more
+than :data:`MAX_ENTRIES` entries (files and folders, those named and those a
+path implies, all counted before anything is written), more than
 :data:`MAX_BYTES` unpacked, or an archive that unpacks to more than
 :data:`MAX_RATIO` times its size (a decompression bomb). Sizes are counted on
-the bytes actually read, never on what the archive's headers claim.
+the bytes actually read, never on what the archive's headers claim. The work
+done is bounded by these counts: at most :data:`MAX_ENTRIES` folders or files
+are made, whatever the archive holds.
 """
 
 from __future__ import annotations
@@ -26,8 +32,8 @@ from harness.errors import HarnessError
 MAX_UPLOAD = 20 * 1024 * 1024
 #: Largest total unpacked size (bytes).
 MAX_BYTES = 100 * 1024 * 1024
-#: Most files in one submission.
-MAX_FILES = 2000
+#: Most entries in one submission: files and folders, named or implied by a path (``a/b/c`` is three).
+MAX_ENTRIES = 2000
 #: Unpacked / packed size above which an archive is a decompression bomb (once past 1 MiB unpacked).
 MAX_RATIO = 200
 _RATIO_FLOOR = 1024 * 1024
@@ -42,44 +48,89 @@ class UnpackError(HarnessError, ValueError):
 def _safe_parts(name: str) -> PurePosixPath:
     """The member's relative path, or UnpackError (absolute, ``..``, control characters)."""
     if _BAD_NAME.search(name):
-        raise UnpackError(f"refused: the file name {name!r} holds a control character or a backslash.")
+        raise UnpackError(f"refused: the file name {_shown(name)} holds a control character or a backslash.")
     if name.startswith("/") or re.match(r"^[A-Za-z]:", name):
-        raise UnpackError(f"refused: {name!r} is an absolute path; archives must hold relative paths only.")
+        raise UnpackError(f"refused: {_shown(name)} is an absolute path; archives must hold relative paths only.")
     path = PurePosixPath(name)
     if ".." in path.parts:
-        raise UnpackError(f"refused: {name!r} goes up a folder (..); archives must stay inside their own folder.")
+        raise UnpackError(f"refused: {_shown(name)} goes up a folder (..); archives must stay inside their own folder.")
     return path
 
 
+def _shown(name: str) -> str:
+    """A member's name as a refusal quotes it: its repr, cut to 200 characters (a name may be 64 KiB)."""
+    text = repr(name)
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
 class _Budget:
-    """Counts files and bytes written against the limits."""
+    """Counts entries and bytes against the limits, and knows every path already claimed (a file or a folder)."""
 
     def __init__(self, packed: int) -> None:
         self.packed = max(1, packed)
-        self.files = 0
+        self.entries = 0
         self.bytes = 0
+        self.kinds: dict[PurePosixPath, bool] = {}  # path -> is a folder
+        self.folded: dict[str, PurePosixPath] = {}  # casefolded path -> the path as named
+        self.current = ""  # the member's name as the archive gives it, for a refusal that comes later
 
-    def file(self, name: str) -> None:
-        self.files += 1
-        if self.files > MAX_FILES:
-            raise UnpackError(f"refused: more than {MAX_FILES:,} files; submit only what the bot needs.")
+    def claim(self, rel: PurePosixPath, folder: bool, name: str) -> None:
+        """Count one archive member (``rel``, a folder or a file) and each folder its path implies that was not
+        counted yet, before anything of it is written.
+
+        Raises:
+            UnpackError: more than :data:`MAX_ENTRIES` entries, an empty file name, a path claimed before as a
+                file (or a file claimed before as a folder), or two paths differing only in case.
+        """
+        self.current = name
+        self._count()
+        if not rel.parts:
+            if folder:  # "." or "./": the submission's own folder
+                return
+            raise UnpackError(f"refused: an entry of the archive has no file name ({_shown(name)}).")
+        for depth in range(1, len(rel.parts)):
+            parent = PurePosixPath(*rel.parts[:depth])
+            if self.kinds.get(parent) is None:
+                self._count()
+            self._mark(parent, True)
+        self._mark(rel, folder)
+
+    def _count(self) -> None:
+        self.entries += 1
+        if self.entries > MAX_ENTRIES:
+            raise UnpackError(f"refused: more than {MAX_ENTRIES:,} files and folders; submit only what the bot "
+                              "needs.")
+
+    def _mark(self, path: PurePosixPath, folder: bool) -> None:
+        seen = self.kinds.get(path)
+        if seen is not None:
+            if seen and folder:  # a folder named again (or implied again): the same folder
+                return
+            if seen == folder:
+                raise UnpackError(f"refused: {_shown(str(path))} appears twice in the archive.")
+            raise UnpackError(f"refused: {_shown(str(path))} is both a file and a folder in the archive.")
+        key = str(path).casefold()
+        other = self.folded.get(key)
+        if other is not None:
+            raise UnpackError(f"refused: {_shown(str(other))} and {_shown(str(path))} differ only in case; they "
+                              "would be one file on a case-insensitive disk.")
+        self.kinds[path] = folder
+        self.folded[key] = path
 
     def add(self, n: int, name: str) -> None:
         self.bytes += n
         if self.bytes > MAX_BYTES:
-            raise UnpackError(f"refused: unpacks to more than {MAX_BYTES // 2**20} MiB (at {name!r}); "
+            raise UnpackError(f"refused: unpacks to more than {MAX_BYTES // 2**20} MiB (at {_shown(name)}); "
                               "submit only what the bot needs.")
         if self.bytes > _RATIO_FLOOR and self.bytes > MAX_RATIO * self.packed:
-            raise UnpackError(f"refused: unpacks to more than {MAX_RATIO} times its size (at {name!r}), "
+            raise UnpackError(f"refused: unpacks to more than {MAX_RATIO} times its size (at {_shown(name)}), "
                               "as a decompression bomb does.")
 
 
 def _write(dest: Path, rel: PurePosixPath, source: IO[bytes], budget: _Budget, mode: int) -> None:
     target = dest.joinpath(*rel.parts)
     target.parent.mkdir(parents=True, exist_ok=True)
-    if target.is_symlink() or target.is_dir():
-        raise UnpackError(f"refused: {str(rel)!r} appears twice in the archive.")
-    with open(target, "xb") as out:
+    with open(target, "xb") as out:  # claimed once (_Budget.claim): "x" fails loudly if that ever breaks
         while chunk := source.read(_CHUNK):
             budget.add(len(chunk), str(rel))
             out.write(chunk)
@@ -90,49 +141,58 @@ def _unzip(data: bytes, dest: Path, budget: _Budget) -> None:
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         infos = archive.infolist()
-    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
         raise UnpackError(f"refused: not a readable zip file ({exc}).") from None
-    for info in infos:
+    if len(infos) > MAX_ENTRIES:  # each member is an entry: refused before any is looked at
+        raise UnpackError(f"refused: more than {MAX_ENTRIES:,} files and folders ({len(infos):,} entries); submit "
+                          "only what the bot needs.")
+    members = []
+    for info in infos:  # the whole listing is checked before anything is written
         rel = _safe_parts(info.filename)
         kind = stat.S_IFMT(info.external_attr >> 16)
+        folder = info.filename.endswith("/")  # ZipInfo.is_dir() fails on an empty name
         if kind == stat.S_IFLNK:
-            raise UnpackError(f"refused: {info.filename!r} is a symbolic link; submit the file itself.")
-        if info.is_dir():
+            raise UnpackError(f"refused: {_shown(info.filename)} is a symbolic link; submit the file itself.")
+        if not folder and kind not in (0, stat.S_IFREG):
+            raise UnpackError(f"refused: {_shown(info.filename)} is not a regular file (a device, FIFO or socket).")
+        budget.claim(rel, folder, info.filename)
+        members.append((info, rel, folder))
+    for info, rel, folder in members:
+        if folder:
             dest.joinpath(*rel.parts).mkdir(parents=True, exist_ok=True)
             continue
-        if kind not in (0, stat.S_IFREG):
-            raise UnpackError(f"refused: {info.filename!r} is not a regular file (a device, FIFO or socket).")
-        budget.file(info.filename)
         try:
             with archive.open(info) as source:
                 _write(dest, rel, source, budget, info.external_attr >> 16)
-        except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError) as exc:
-            if isinstance(exc, UnpackError):
+        except (zipfile.BadZipFile, EOFError, NotImplementedError, RuntimeError, ValueError, zlib_error(),
+                OSError) as exc:
+            if isinstance(exc, OSError) and exc.errno is not None:  # the disk's, not the data's
                 raise
-            raise UnpackError(f"refused: {info.filename!r} cannot be read from the zip ({exc}).") from None
+            raise UnpackError(f"refused: {_shown(info.filename)} cannot be read from the zip ({exc}).") from None
 
 
 def _untar(data: bytes, dest: Path, budget: _Budget) -> None:
     try:
         archive = tarfile.open(fileobj=io.BytesIO(data), mode="r:*")
-    except (tarfile.TarError, OSError, EOFError) as exc:
+    except (tarfile.TarError, OSError, EOFError, zlib_error()) as exc:
         raise UnpackError(f"refused: not a readable tar archive ({exc}).") from None
     try:
-        for member in archive:  # streamed: a header count is never trusted
+        for member in archive:  # streamed: a header count is never trusted; each member claimed as it comes
             rel = _safe_parts(member.name)
             if member.issym() or member.islnk():
-                raise UnpackError(f"refused: {member.name!r} is a link; submit the file itself.")
+                raise UnpackError(f"refused: {_shown(member.name)} is a link; submit the file itself.")
+            if not member.isdir() and not member.isreg():
+                raise UnpackError(f"refused: {_shown(member.name)} is not a regular file (a device, FIFO or "
+                                  "socket).")
+            budget.claim(rel, member.isdir(), member.name)
             if member.isdir():
                 dest.joinpath(*rel.parts).mkdir(parents=True, exist_ok=True)
                 continue
-            if not member.isreg():
-                raise UnpackError(f"refused: {member.name!r} is not a regular file (a device, FIFO or socket).")
-            budget.file(member.name)
             source = archive.extractfile(member)
             assert source is not None  # a regular member
             _write(dest, rel, source, budget, member.mode)
-    except (tarfile.TarError, OSError, EOFError, zlib_error()) as exc:
-        if isinstance(exc, UnpackError):
+    except (tarfile.TarError, EOFError, zlib_error(), OSError) as exc:
+        if isinstance(exc, OSError) and exc.errno is not None:  # the disk's (a name too long...), not the data's
             raise
         raise UnpackError(f"refused: the archive is damaged ({exc}).") from None
 
@@ -154,25 +214,29 @@ def unpack(data: bytes, filename: str, dest: Path) -> list[str]:
     Raises:
         UnpackError: a refusal, in one sentence; ``dest`` is then left for the caller to remove.
     """
-    if len(data) > MAX_UPLOAD:
-        raise UnpackError(f"refused: the upload is {len(data) / 2**20:.1f} MiB; at most "
+    if len(data) > MAX_UPLOAD:  # the caller may have read only MAX_UPLOAD + 1 bytes: no figure but the limit
+        raise UnpackError(f"refused: the upload is more than {MAX_UPLOAD // 2**20} MiB; at most "
                           f"{MAX_UPLOAD // 2**20} MiB are accepted.")
     if not data:
         raise UnpackError("refused: the upload is empty.")
     dest.mkdir(parents=True)
     budget = _Budget(len(data))
     lower = filename.lower()
-    if data[:4] == b"PK\x03\x04" or lower.endswith(".zip"):
-        _unzip(data, dest, budget)
-    elif lower.endswith((".tar.gz", ".tgz", ".tar")) or data[:2] == b"\x1f\x8b":
-        _untar(data, dest, budget)
-    else:
-        base = PurePosixPath(filename.replace("\\", "/")).name
-        if not base or base in (".", "..") or _BAD_NAME.search(base):
-            raise UnpackError(f"refused: {filename!r} is not a usable file name.")
-        budget.file(base)
-        _write(dest, PurePosixPath(base), io.BytesIO(data), budget, 0o644)
-    files = sorted(os.fspath(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file())
+    try:
+        if data[:4] == b"PK\x03\x04" or lower.endswith(".zip"):
+            _unzip(data, dest, budget)
+        elif lower.endswith((".tar.gz", ".tgz", ".tar")) or data[:2] == b"\x1f\x8b":
+            _untar(data, dest, budget)
+        else:
+            base = PurePosixPath(filename.replace("\\", "/")).name
+            if not base or base in (".", "..") or _BAD_NAME.search(base):
+                raise UnpackError(f"refused: {_shown(filename)} is not a usable file name.")
+            budget.claim(PurePosixPath(base), False, base)
+            _write(dest, PurePosixPath(base), io.BytesIO(data), budget, 0o644)
+    except OSError as exc:  # a name too long for the disk, say: the student's archive, one line, no host path
+        raise UnpackError(f"refused: {_shown(budget.current)} cannot be unpacked "
+                          f"({exc.strerror or type(exc).__name__}).") from None
+    files = sorted(str(path) for path, folder in budget.kinds.items() if not folder)
     if not files:
         raise UnpackError("refused: the archive holds no file.")
     return files

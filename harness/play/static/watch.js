@@ -149,7 +149,7 @@ function addNotice(text) {
   list.append(el("li", "notice", text));
 }
 
-const source = new EventSource("/events");
+const source = new EventSource("events");  // relative: the page is at /SECRET/
 source.addEventListener("hello", e => {
   const h = JSON.parse(e.data);
   standings = h.standings;
