@@ -287,3 +287,31 @@ def test_the_60000_folder_zip_and_the_file_folder_clash_are_refusals_over_http(t
         assert "Traceback" not in log and "FileExistsError" not in log, log
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize(("command", "files", "words"), [
+    ("/srv/contest/bot", {"bot.py": b"pass\n"}, "the command's program '/srv/contest/bot'"),
+    ("../other/bot", {"bot.py": b"pass\n"}, "the command's program '../other/bot'"),
+    ("~teacher/bin/python bot.py", {"bot.py": b"pass\n"}, "the command's program '~teacher/bin/python'"),
+    ("./bot", {"bot": b"#!/srv/contest/data/versions/7/bot\n"}, "bot: its #! line names '/srv/contest/data/versions/7/bot'"),
+    ("python bot.py", {"bot.py": b"pass\n", "run": b"#!/usr/../srv/x\n"}, "run: its #! line names '/usr/../srv/x'"),
+])
+def test_a_command_or_interpreter_outside_the_folder_and_the_system_is_refused(
+        tmp_path: Path, command: str, files: dict[str, bytes], words: str) -> None:
+    """The sandbox shows a bot its program and #! interpreter with their folder: a path of the server's there would
+    show the student that folder, so the submission is refused in one sentence and nothing is left."""
+    with pytest.raises(UnpackError) as info:
+        prepare(_zip(files), "bot.zip", tmp_path / "staging", command=command)
+    assert words in str(info.value) and "\n" not in str(info.value)
+    assert not any((tmp_path / "staging").iterdir())
+
+
+@pytest.mark.parametrize(("command", "files"), [
+    ("python bot.py", {"bot.py": b"#!/usr/bin/env python3\npass\n"}),
+    ("./bot", {"bot": b"#!/bin/sh\nexec python3 bot.py\n", "bot.py": b"pass\n"}),
+    ("./run.sh", {"run.sh": b"#!/usr/bin/python3\n", "lib/tool": b"#!./interp\n"}),
+    ("java -cp .:/usr/share/java/zmq.jar Bot", {"Bot.class": b"\xca\xfe"}),
+])
+def test_commands_and_interpreters_in_the_folder_or_the_system_are_accepted(
+        tmp_path: Path, command: str, files: dict[str, bytes]) -> None:
+    assert prepare(_zip(files), "bot.zip", tmp_path / "staging", command=command).command == command

@@ -8,6 +8,13 @@
 The form's (or ``harness submit --command``'s) command overrides the file's.
 A single uploaded file without a command is started as ``python FILE`` when
 it ends in ``.py``, else as ``./FILE``.
+
+The command's program is a name looked up on the server's PATH (``python``,
+``java``, ``node``) or a path inside the submission's folder; a ``#!`` line of
+a file there names an interpreter under ``/usr`` or ``/bin`` (``/usr/bin/env
+NAME`` included). The sandbox shows a bot the program it starts and that
+interpreter with its install folder, so any other path would show a student a
+folder of the server's (:func:`check_command`).
 """
 
 from __future__ import annotations
@@ -24,6 +31,8 @@ from harness.server.unpack import UnpackError, content_hash, unpack
 
 BOT_FILE = "bot.toml"
 MAX_COMMAND = 1000
+#: Where a ``#!`` line's interpreter may live (the system's programs; never the server's own folders).
+SYSTEM_ROOTS = ("/usr/", "/bin/")
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +100,40 @@ def prepare(data: bytes, filename: str, staging: Path, command: str = "", build:
                 raise ValueError("empty")
         except ValueError as exc:
             raise UnpackError(f"refused: the command {command!r} cannot be split into words ({exc}).") from None
+        check_command(command, folder)
         return Unpacked(folder, content_hash(folder), command, build, tuple(files))
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
+
+
+def check_command(command: str, folder: Path) -> None:
+    """Refuse a command whose program, or the ``#!`` interpreter of a file it names, lies outside ``folder``
+    and the system's programs.
+
+    ``command`` splits into words (checked before); ``folder`` is the unpacked submission.
+
+    Raises:
+        UnpackError: naming the word or the file and its ``#!`` line, and what is accepted.
+    """
+    program = shlex.split(command)[0]
+    if "/" in program:
+        inside = not os.path.isabs(program) and ".." not in Path(program).parts and not program.startswith("~")
+        if not inside:
+            raise UnpackError(f"refused: the command's program {program!r} must be a name on the server's PATH "
+                              "(python, java, node) or a path inside your folder (./bot).")
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()):
+        try:
+            with open(path, "rb") as fh:
+                head = fh.readline(256)
+        except OSError:
+            continue
+        if not head.startswith(b"#!"):
+            continue
+        words = head[2:].decode(errors="replace").split()
+        interpreter = words[0] if words else ""
+        allowed = interpreter.startswith(SYSTEM_ROOTS) or not os.path.isabs(interpreter)  # relative: in the folder
+        if interpreter and not (allowed and ".." not in Path(interpreter).parts):
+            name = os.fspath(path.relative_to(folder))
+            raise UnpackError(f"refused: {name}: its #! line names {interpreter[:80]!r}; name an interpreter "
+                              "under /usr or /bin, e.g. #!/usr/bin/env python3.")
