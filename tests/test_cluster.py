@@ -116,10 +116,20 @@ def comparable(out: Path) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def cluster():
-    """A LocalCluster of 2 single-threaded workers in its own session: (helper process, scheduler address)."""
-    proc, address = start_local_cluster(2, timeout_s=60)
+    """A LocalCluster of 2 single-threaded workers in its own session: (helper process, scheduler address).
+
+    It speaks TLS with its own certificate; the module's clients (and ``--cluster ADDRESS`` runs, as an organiser's
+    cluster would be reached) get it through Dask's configuration."""
+    import dask
+
+    proc, address, security = start_local_cluster(2, timeout_s=60)
+    tls = security.get_tls_config_for_role("client")
     try:
-        yield proc, address
+        with dask.config.set({"distributed.comm.tls.ca-file": tls["ca_file"],
+                              "distributed.comm.tls.client.cert": tls["cert"],
+                              "distributed.comm.tls.client.key": tls["key"],
+                              "distributed.comm.require-encryption": True}):
+            yield proc, address
     finally:
         stop_local_cluster(proc)
         deadline = time.monotonic() + 10
@@ -129,6 +139,32 @@ def cluster():
         for p in left:
             p.kill()
         assert not left, f"cluster processes left: {left}"
+
+
+def tls_environment() -> dict[str, str]:
+    """The cluster fixture's TLS settings as the environment of a ``harness run`` process (Dask reads them there)."""
+    import dask
+
+    keys = ["tls.ca-file", "tls.client.cert", "tls.client.key", "require-encryption"]
+    return {"DASK_DISTRIBUTED__COMM__" + key.upper().replace(".", "__").replace("-", "_"):
+            str(dask.config.get("distributed.comm." + key)) for key in keys}
+
+
+def test_the_local_cluster_refuses_a_client_without_its_certificate(cluster) -> None:
+    """Another local user reaching the scheduler's port (plain TCP, or TLS with a certificate of their own) cannot
+    connect, so cannot run code as the harness's user; the run's own certificate can."""
+    import dask
+    from distributed import Client, Security
+
+    _, address = cluster
+    assert address.startswith("tls://127.0.0.1:")
+    outsider = {"distributed.comm.require-encryption": False, "distributed.comm.tls.ca-file": None,
+                "distributed.comm.tls.client.cert": None, "distributed.comm.tls.client.key": None}
+    with dask.config.set(outsider):
+        for target, security in [(address.replace("tls://", "tcp://"), Security()), (address, Security.temporary())]:
+            with pytest.raises((OSError, TimeoutError)):
+                Client(target, security=security, set_as_default=False, timeout=10).close()
+    assert len(worker_pids(address)) == 2
 
 
 @pytest.fixture(scope="module")
@@ -368,7 +404,8 @@ def test_ctrl_c_cancels_the_tasks_and_a_rerun_resumes(tmp_path: Path, cluster) -
     config = league(tmp_path, mark, sandbox="off")
     command = [sys.executable, "-m", "harness.cli", "run", str(config), "--out", str(out), "--cluster", address,
                "--no-entry-check"]
-    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, **tls_environment()})
     try:
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline and proc.poll() is None:
@@ -423,7 +460,7 @@ def test_a_bot_missing_on_the_workers_fails_its_matches_clearly(tmp_path: Path, 
     assert len(summary.failed) == 4 and len(summary.records) == 2
     for match_id in summary.failed:
         error = (match_files(tmp_path / "out", match_id) / "error.txt").read_text()
-        assert "no worker can run this job" in error and error.count("on worker tcp://127.0.0.1:") == 2, error
+        assert "no worker can run this job" in error and error.count("on worker tls://127.0.0.1:") == 2, error
         assert f"bot 'ghost': command {str(script)!r} not found" in error and "shared file system" in error
     for record in summary.records:
         seat = record.result.bots.index("envbot")

@@ -293,7 +293,8 @@ def test_the_60000_folder_zip_and_the_file_folder_clash_are_refusals_over_http(t
     ("/srv/contest/bot", {"bot.py": b"pass\n"}, "the command's program '/srv/contest/bot'"),
     ("../other/bot", {"bot.py": b"pass\n"}, "the command's program '../other/bot'"),
     ("~teacher/bin/python bot.py", {"bot.py": b"pass\n"}, "the command's program '~teacher/bin/python'"),
-    ("./bot", {"bot": b"#!/srv/contest/data/versions/7/bot\n"}, "bot: its #! line names '/srv/contest/data/versions/7/bot'"),
+    ("./bot", {"bot": b"#!/srv/contest/data/versions/7/bot\n"},
+     "bot: its #! line names '/srv/contest/data/versions/7/bot'"),
     ("python bot.py", {"bot.py": b"pass\n", "run": b"#!/usr/../srv/x\n"}, "run: its #! line names '/usr/../srv/x'"),
 ])
 def test_a_command_or_interpreter_outside_the_folder_and_the_system_is_refused(

@@ -50,6 +50,9 @@ recorded and the same command resumes.
 ``local:N`` starts a ``distributed.LocalCluster`` of N single-threaded worker
 processes in a child process of its own session (so Ctrl-C at the terminal
 reaches only the runner, which stops the tasks first) that ends with the runner.
+It listens on 127.0.0.1 over TLS with a certificate made for this run alone
+(:func:`local_security`), handed to the child on its stdin: a scheduler that
+any local user could reach would run their code as the harness's user.
 """
 
 from __future__ import annotations
@@ -713,10 +716,11 @@ class DaskExecutor:
         dask.config.set({"distributed.admin.tick.interval": "1s"})  # the client's loop: fewer wake-ups here too
         local = None
         target = address
+        security = None  # a cluster of the organiser's: TLS, if any, from Dask's configuration
         if address.startswith("local:"):
-            local, target = start_local_cluster(int(address.split(":", 1)[1]))
+            local, target, security = start_local_cluster(int(address.split(":", 1)[1]))
         try:
-            client = Client(target, timeout=timeout_s, set_as_default=False)
+            client = Client(target, timeout=timeout_s, set_as_default=False, security=security)
         except (OSError, TimeoutError) as exc:
             if local is not None:
                 stop_local_cluster(local)
@@ -1032,27 +1036,64 @@ def cluster_threads(address: str, *, jobs: int = 0, timeout_s: float = 5.0) -> i
 # ---------------------------------------------------------------- local:N
 
 
-def start_local_cluster(workers: int, *, timeout_s: float = LOCAL_START_S) -> tuple[subprocess.Popen[bytes], str]:
+def local_security() -> Any:
+    """A ``distributed.Security`` for one ``local:N`` cluster: a self-signed certificate and key made now, held in
+    memory, required for every connection (scheduler, workers, the runner's client) and never written to disk.
+
+    Raises:
+        ClusterError: the ``cryptography`` package that makes the certificate is missing.
+    """
+    from distributed import Security
+
+    try:
+        return Security.temporary()
+    except ImportError:
+        raise ClusterError("the local Dask cluster needs the cryptography package: pip install --config-settings "
+                           "editable_mode=compat -e '.[cluster]'") from None
+
+
+def _security_of(pem: Mapping[str, str]) -> Any:
+    """The ``Security`` of a certificate and key in PEM (``{"cert", "key"}``), for every role, TLS required."""
+    from distributed import Security
+
+    cert, key = pem["cert"], pem["key"]
+    return Security(tls_ca_file=cert, tls_client_cert=cert, tls_client_key=key, tls_scheduler_cert=cert,
+                    tls_scheduler_key=key, tls_worker_cert=cert, tls_worker_key=key, require_encryption=True)
+
+
+def start_local_cluster(workers: int, *, timeout_s: float = LOCAL_START_S
+                        ) -> tuple[subprocess.Popen[bytes], str, Any]:
     """Start ``local:N``: a ``distributed.LocalCluster`` in a child process of its own session.
 
     Its own session: Ctrl-C at the terminal reaches the runner alone, which
     then stops the tasks itself. The child ends the cluster when its stdin
     closes (the runner closed it or died, even by ``kill -9``) or on SIGTERM.
+    The cluster speaks TLS only, with :func:`local_security`'s certificate (sent
+    on the child's stdin, so no other user can read it), so no other local user
+    can connect to it and run code as this one.
 
     Returns:
-        The child and the scheduler's address.
+        The child, the scheduler's address (``tls://127.0.0.1:PORT``) and the ``distributed.Security`` a client
+        needs to connect.
 
     Raises:
-        ClusterError: it did not start within ``timeout_s`` (with its last log line).
+        ClusterError: it did not start within ``timeout_s`` (with its last log line), or cryptography is missing.
     """
+    security = local_security()
+    tls = security.get_tls_config_for_role("client")
     log = tempfile.TemporaryFile()
     proc = subprocess.Popen(
         [sys.executable, "-m", "harness.tournament.cluster", "local", str(workers), str(os.getpid())],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, start_new_session=True,
     )
-    assert proc.stdout is not None
+    assert proc.stdout is not None and proc.stdin is not None
     import selectors
 
+    try:
+        proc.stdin.write(json.dumps({"cert": tls["cert"], "key": tls["key"]}).encode() + b"\n")
+        proc.stdin.flush()
+    except OSError:
+        pass  # it died at once: said below, with its log
     try:
         with selectors.DefaultSelector() as sel:
             sel.register(proc.stdout, selectors.EVENT_READ)
@@ -1062,7 +1103,7 @@ def start_local_cluster(workers: int, *, timeout_s: float = LOCAL_START_S) -> tu
         stop_local_cluster(proc, grace_s=2.0)
         log.close()
         raise
-    if not line.startswith(("tcp://", "tls://")):
+    if not line.startswith("tls://"):
         stop_local_cluster(proc)
         log.seek(0)
         tail = _last_line(log.read().decode("utf-8", "replace")) or "no error printed (a busy machine?)"
@@ -1070,7 +1111,7 @@ def start_local_cluster(workers: int, *, timeout_s: float = LOCAL_START_S) -> tu
         raise ClusterError(f"the local Dask cluster of {workers} workers did not start within {timeout_s:.0f} s: "
                            f"{tail}")
     log.close()
-    return proc, line
+    return proc, line, security
 
 
 def stop_local_cluster(proc: subprocess.Popen[bytes], grace_s: float = 20.0) -> None:
@@ -1114,11 +1155,14 @@ def _serve_local(workers: int, parent: int) -> None:
                      "distributed.admin.tick.interval": "1s",
                      # The runner keeps a match queued per worker thread: nothing to steal.
                      "distributed.scheduler.work-stealing": False})
+    # The certificate, one JSON line on stdin (never on the command line or on disk: other users see neither).
+    security = _security_of(json.loads(sys.stdin.buffer.readline() or b"{}"))
     stop = threading.Event()
     # SIGINT keeps its default: this session has no terminal, and an ignored signal would reach the bots.
     signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                           scheduler_port=0, dashboard_address=None, silence_logs=logging.CRITICAL,
+                           protocol="tls://", security=security, scheduler_port=0, dashboard_address=None,
+                           silence_logs=logging.CRITICAL,
                            memory_limit=0)  # the referee is small; bots have their own limits
     try:
         print(cluster.scheduler_address, flush=True)
