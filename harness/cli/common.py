@@ -160,16 +160,13 @@ def _bot_specs(items: list[str], cwd: Path | None, usage: Any, *, allow_dir: boo
 
 
 def _version(value: bool) -> None:
+    """``--version``: the version from :data:`harness.__version__` (the package's one home of it; no metadata
+    lookup, which costs a scan of every installed distribution)."""
     if value:
-        from importlib.metadata import PackageNotFoundError, version
-
+        from harness import __version__
         from protocol.version import PROTOCOL_VERSION
 
-        try:
-            number = version("sevencard-harness")
-        except PackageNotFoundError:  # run from a source tree that was never installed
-            number = "unknown"
-        _echo(f"harness {number} (bot protocol version {PROTOCOL_VERSION})")
+        _echo(f"harness {__version__} (bot protocol version {PROTOCOL_VERSION})")
         raise typer.Exit(0)
 
 

@@ -169,10 +169,12 @@ def watch(
     once, on stderr and on the page, naming the file, the line and what is wrong; the hands after it are
     shown when they can be read. Serves until Ctrl-C. Exit status 0, 2 on a usage error.
     """
-    from harness.play.watch import Follower, WatchServer
-
     if not 0 <= port <= 65535:
         raise _usage("watch", f"--port must be from 0 to 65535, got {port}")
+    if not directory.is_dir():  # before the web server's imports: a usage error stays fast
+        raise _usage("watch", f"{directory} is not a directory")
+    from harness.play.watch import Follower, WatchServer
+
     try:
         follower = Follower(directory, notify=lambda notice: _say("watch", f"notice: {notice}"))
     except ValueError as exc:
