@@ -36,7 +36,6 @@ SANDBOX_MARKS = [
         + "; ".join(p for p in (SUPPORT.namespaces_problem, SUPPORT.cgroups.reason) if p)
         + "); install bubblewrap (apt-get install bubblewrap; make test does) and run as root or in a delegated cgroup",
     ),
-    pytest.mark.timeout(90),
 ]
 
 

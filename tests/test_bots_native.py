@@ -19,7 +19,7 @@ from harness.specs import BotSpec, Limits, MatchSpec
 from tests.fault_helpers import assert_nothing_left
 from tests.native_helpers import COMMANDS, ROOT, build
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module", params=["c", "java"])

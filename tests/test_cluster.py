@@ -122,7 +122,7 @@ def cluster():
         yield proc, address
     finally:
         stop_local_cluster(proc)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 120
         while session_processes(proc.pid) and time.monotonic() < deadline:
             time.sleep(0.1)
         left = session_processes(proc.pid)
@@ -365,26 +365,30 @@ def test_ctrl_c_cancels_the_tasks_and_a_rerun_resumes(tmp_path: Path, cluster) -
     _, address = cluster
     mark = uuid.uuid4().hex
     out = tmp_path / "out"
-    config = league(tmp_path, mark, sandbox="off")
+    # Matches long enough that, with 1 or 2 of the 6 recorded, at least two more must be played whole before the
+    # run could end: Ctrl-C always lands in the middle of it, however slow the machine (with 60 hands, the last
+    # match's bots still stopping after the last record let Ctrl-C come after the end).
+    config = league(tmp_path, mark, hands=600, sandbox="off")
     command = [sys.executable, "-m", "harness.cli", "run", str(config), "--out", str(out), "--cluster", address,
                "--no-entry-check"]
     proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + 900  # an outer limit only: the wait is for the first record
         while time.monotonic() < deadline and proc.poll() is None:
-            if (out / "results.jsonl").exists() and read_records(out, pending=True) and bots_of_mark(mark):
+            if (out / "results.jsonl").exists() and 1 <= len(read_records(out, pending=True)) <= 2:
                 break
             time.sleep(0.02)
-        assert proc.poll() is None, "the run ended before Ctrl-C; raise hands"
+        assert proc.poll() is None, "the run ended before Ctrl-C"
+        assert 1 <= len(read_records(out, pending=True)) <= 2, "the first records were never seen"
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
+        _, err = proc.communicate(timeout=600)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
     assert proc.returncode == 130, err
     assert "interrupted: run the same command again to resume" in err
-    assert wait_no_bots(mark, timeout=2.0) == [], "the running matches' bots were not stopped"
+    assert wait_no_bots(mark) == [], "the running matches' bots were not stopped"
     from distributed import Client
 
     with Client(address, set_as_default=False, timeout=30) as client:

@@ -37,7 +37,7 @@ from tests.sandbox_helpers import (
     succeeded,
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
+pytestmark = pytest.mark.slow
 needs_bwrap = pytest.mark.skipif(
     not SUPPORT.namespaces,
     reason=f"SANDBOX TEST SKIPPED: bubblewrap cannot run here ({SUPPORT.namespaces_problem}); install "

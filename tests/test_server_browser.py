@@ -23,7 +23,6 @@ pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fas
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(400)
 def test_student_uploads_and_watches_the_leaderboard_live(tmp_path: Path) -> None:
     executable = require_chromium()
     from playwright.sync_api import sync_playwright

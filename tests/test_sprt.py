@@ -452,7 +452,7 @@ def test_ctrl_c_keeps_the_blocks_and_still_ends_with_the_json_object(tmp_path: P
     try:
         first = proc.stdout.readline()  # block 1 is stored; block 2 is under way
         proc.send_signal(signal.SIGINT)
-        rest, err = proc.communicate(timeout=120)
+        rest, err = proc.communicate(timeout=900)  # an outer limit only
     finally:
         proc.kill()
         proc.wait()

@@ -54,7 +54,7 @@ STALLER = textwrap.dedent(
     """
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
+pytestmark = pytest.mark.slow
 
 
 def test_one_stall_costs_one_timeout(tmp_path: Path) -> None:

@@ -25,7 +25,6 @@ from tests.sandbox_helpers import SUPPORT as SANDBOX
 from tests.sandbox_helpers import counter_colluders
 
 SUPPORT = ss.support()
-pytestmark = pytest.mark.timeout(60)
 needs_notif = pytest.mark.skipif(not SUPPORT.ok, reason=f"SYSINFO SUPERVISOR TEST SKIPPED: {SUPPORT.problem}")
 
 #: The child: calls sysinfo as told (argv[1]: "abis", "threads", "after-close") and prints JSON.

@@ -44,7 +44,7 @@ ROOT = os.geteuid() == 0
 USER_UID = 65534
 SETPRIV = shutil.which("setpriv")
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
+pytestmark = pytest.mark.slow
 
 #: The child: plays one match as told (JSON on argv[1]) and prints what happened as JSON.
 DRIVER = textwrap.dedent("""
