@@ -64,7 +64,7 @@ class Served:
         deadline = time.monotonic() + 300  # an outer limit: the wait is for /healthz
         while True:
             try:
-                if httpx.get(self.url + "/healthz", timeout=2).status_code == 200:
+                if httpx.get(self.url + "/healthz", timeout=30).status_code == 200:
                     break
             except httpx.HTTPError:
                 pass
@@ -75,7 +75,7 @@ class Served:
 
     def client(self, login: str | None = None) -> httpx.Client:
         """An HTTP client; with a login url, signed in by following it."""
-        client = httpx.Client(base_url=self.url, timeout=30)
+        client = httpx.Client(base_url=self.url, timeout=300)  # outer limits only
         if login:
             answer = client.get(login, follow_redirects=True)
             assert answer.status_code == 200, answer.text

@@ -117,7 +117,7 @@ def comparable(out: Path) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def cluster():
     """A LocalCluster of 2 single-threaded workers in its own session: (helper process, scheduler address)."""
-    proc, address = start_local_cluster(2, timeout_s=60)
+    proc, address = start_local_cluster(2, timeout_s=600)  # an outer limit only
     try:
         yield proc, address
     finally:
@@ -144,7 +144,7 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def worker_pids(address: str) -> dict[str, int]:
     from distributed import Client
 
-    with Client(address, set_as_default=False, timeout=30) as client:
+    with Client(address, set_as_default=False, timeout=300) as client:
         return client.run(os.getpid)
 
 
@@ -391,7 +391,7 @@ def test_ctrl_c_cancels_the_tasks_and_a_rerun_resumes(tmp_path: Path, cluster) -
     assert wait_no_bots(mark) == [], "the running matches' bots were not stopped"
     from distributed import Client
 
-    with Client(address, set_as_default=False, timeout=30) as client:
+    with Client(address, set_as_default=False, timeout=300) as client:
         assert not any(client.processing().values()), "tasks of the interrupted run still run"
     recorded = {r.match_id: (match_files(out, r.match_id) / "result.json").stat().st_mtime_ns
                 for r in read_records(out, pending=True)}  # those of unfinished tables too (private)

@@ -278,7 +278,7 @@ def test_proc_and_dev_are_masked_as_container_runtimes_mask_them(tmp_path: Path)
     argv, env = jail.wrap([sysconfig.get_config_var("BINDIR") + "/python3", "probe.py", ",".join(MASKED_FILES),
                            ",".join(MASKED_DIRS)], {"PATH": os.defpath})
     try:
-        done = subprocess.run(argv, env=env, pass_fds=jail.pass_fds, capture_output=True, text=True, timeout=30)
+        done = subprocess.run(argv, env=env, pass_fds=jail.pass_fds, capture_output=True, text=True, timeout=300)
     finally:
         jail.close_fds()
     assert done.returncode == 0, done.stderr

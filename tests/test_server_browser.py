@@ -93,7 +93,7 @@ def test_student_uploads_and_watches_the_leaderboard_live(tmp_path: Path) -> Non
                 assert page.locator("#hand .card").count() == 7
                 page.wait_for_selector("#controls button", timeout=30_000)
                 page.screenshot(path=str(ARTIFACTS / "server-play.png"), full_page=True)
-                play_passively(page, 200, 100, 60_000)  # check, call or stand pat until the game is over
+                play_passively(page)  # check, call or stand pat until the game is over
                 with page.expect_download() as download:
                     page.click("a[href='hands']")
                 assert download.value.suggested_filename.startswith("game-")
