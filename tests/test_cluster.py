@@ -336,8 +336,8 @@ def test_a_worker_killed_mid_match_changes_nothing(tmp_path: Path, reference: Pa
     killed: list[int] = []
 
     def kill_a_worker_running_a_match() -> None:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not killed:
+        deadline = time.monotonic() + 600  # an outer limit: the wait is for a bot under a worker
+        while time.monotonic() < deadline and not killed and not run_over.is_set():
             for bot in bots_of_mark(mark):
                 try:
                     parent = bot.ppid()
@@ -349,11 +349,15 @@ def test_a_worker_killed_mid_match_changes_nothing(tmp_path: Path, reference: Pa
                     return
             time.sleep(0.05)
 
+    run_over = threading.Event()
     killer = threading.Thread(target=kill_a_worker_running_a_match)
     killer.start()
     config = with_overrides(load_config(league(tmp_path, mark)), out=tmp_path / "out", cluster=address)
-    summary = run_on_cluster(config, quiet=True, entry_check=False)
-    killer.join()
+    try:
+        summary = run_on_cluster(config, quiet=True, entry_check=False)
+    finally:
+        run_over.set()
+        killer.join()
     assert killed, "no worker was caught running a match"
     assert summary.complete and not summary.failed and summary.matches_run == 6
     assert comparable(tmp_path / "out") == comparable(reference)
@@ -445,7 +449,7 @@ def test_local_1_losing_its_scheduler_stops_the_run_clearly_and_it_resumes(tmp_p
     sessions: list[int] = []
 
     def lose_the_scheduler() -> None:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 600  # an outer limit: the wait is for the bots
         while time.monotonic() < deadline and not bots_of_mark(mark):
             time.sleep(0.05)
         for child in psutil.Process().children():

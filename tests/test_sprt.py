@@ -231,7 +231,7 @@ def test_another_test_in_the_directory_is_refused(tmp_path: Path) -> None:
 # --- the command, with real bots ---------------------------------------------------------------------------------
 
 
-def _sprt(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+def _sprt(*args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:  # an outer limit only
     return subprocess.run([*HARNESS, "sprt", "--sandbox", "off", *args], cwd=ROOT, capture_output=True, text=True,
                           timeout=timeout)
 
