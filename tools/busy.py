@@ -18,7 +18,11 @@ import sys
 BURN = "while True: pass"
 
 
+_stopped_by: list[int] = []
+
+
 def _interrupt(signum: int, frame: object) -> None:
+    _stopped_by.append(signum)
     raise KeyboardInterrupt
 
 
@@ -41,7 +45,7 @@ def main(argv: list[str]) -> int:
         print(f"busy.py: {count} CPU burners beside: {' '.join(command)}", file=sys.stderr, flush=True)
         return subprocess.call(command)
     except KeyboardInterrupt:
-        return 128 + signal.SIGINT
+        return 128 + (_stopped_by[0] if _stopped_by else signal.SIGINT)  # 130 for Ctrl-C, 143 for SIGTERM
     finally:
         for proc in burners:
             try:
