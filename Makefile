@@ -2,6 +2,7 @@
 #   make league  -- create .venv, install the project, run the default league
 #   make test    -- install the system packages the tests need where it can (root, apt-get:
 #                   tools/install-system-deps.sh), create .venv with the test extras, run the test suite
+#   make test-busy -- the same suite beside 2 CPU burners per core (tools/busy.py), as on a busy machine
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -9,7 +10,7 @@ PY := $(VENV)/bin/python
 # Python process (each bot of each match) about 20 ms at start-up.
 EDITABLE := --config-settings editable_mode=compat
 
-.PHONY: league test install install-test rl system-deps clean bots
+.PHONY: league test test-busy install install-test rl system-deps clean bots
 
 $(VENV)/.base: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +40,11 @@ system-deps:
 
 test: system-deps $(VENV)/.test
 	$(PY) -m pytest -q
+
+# No test may rely on something happening within a wall-clock time: this proves it. The burners are
+# killed when the suite ends, whatever its outcome. PYTEST_ARGS: e.g. PYTEST_ARGS=tests/test_sprt.py
+test-busy: system-deps $(VENV)/.test
+	$(PY) tools/busy.py -- $(PY) -m pytest -q $(PYTEST_ARGS)
 
 # The example bots in C, Java, Rust and Go (Debian: libzmq3-dev libmsgpack-dev, libzmq-java libmsgpack-java;
 # cargo 1.85+ and go 1.22+, which fetch the crates and modules pinned by Cargo.lock and go.sum).

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import time
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -50,14 +51,19 @@ def require_chromium() -> str:
     return executable
 
 
-def play_passively(page: Any, steps: int, pause_ms: int, over_ms: int) -> None:
+def play_passively(page: Any, pause_ms: int = 100, over_ms: int = 600_000) -> None:
     """At the table of ``harness play --web`` (or a server game): check, call or stand pat until the
-    match is over (``#over``), looking ``steps`` times ``pause_ms`` apart, then waiting ``over_ms`` for it."""
-    for _ in range(steps):
-        if page.locator("#over").count():
-            break
+    match is over (``#over``), looking every ``pause_ms``; ``over_ms`` is an outer limit only (a loaded
+    machine plays the bots' turns slowly: the wait is for the end itself, never for a number of steps)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    deadline = time.monotonic() + over_ms / 1000
+    while not page.locator("#over").count():
+        assert time.monotonic() < deadline, f"the match was not over within {over_ms} ms"
         passive = page.locator("#controls button.passive")
         if passive.count():
-            passive.first.click()
+            try:
+                passive.first.click(timeout=10_000)
+            except PlaywrightTimeout:  # the button went away (the bots' turn, the hand's end): look again
+                pass
         page.wait_for_timeout(pause_ms)
-    page.wait_for_selector("#over", timeout=over_ms)

@@ -162,8 +162,9 @@ class MiniReferee:
                 list(command), cwd=ROOT, env=launch_env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err
             )
 
-    def recv(self, timeout_ms: int = 15000) -> Message:
-        """The next message from the bot (decoded strictly); fails the test after the timeout."""
+    def recv(self, timeout_ms: int = 300_000) -> Message:
+        """The next message from the bot (decoded strictly); fails the test after the timeout (an outer limit:
+        a JVM starting on a loaded machine takes many seconds)."""
         if not self.sock.poll(timeout_ms):
             raise AssertionError(f"no message from the bot within {timeout_ms} ms; stderr:\n{self.stderr()}")
         ident, data = self.sock.recv_multipart()
@@ -201,7 +202,7 @@ class MiniReferee:
                 replies.append(reply)
         return replies
 
-    def wait_exit(self, timeout_s: float = 15.0) -> int:
+    def wait_exit(self, timeout_s: float = 300.0) -> int:
         try:
             return self.proc.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
@@ -217,7 +218,7 @@ class MiniReferee:
     def close(self) -> None:
         if self.proc.poll() is None:
             self.proc.kill()
-            self.proc.wait(timeout=10)
+            self.proc.wait(timeout=300)
         self.close_socket()
         self.ctx.term()
 

@@ -174,7 +174,9 @@ def marked_processes(mark: str) -> list[psutil.Process]:
     return found
 
 
-def wait_no_bots(mark: str, timeout: float = 10.0) -> list[psutil.Process]:
+def wait_no_bots(mark: str, timeout: float = 120.0) -> list[psutil.Process]:
+    """Wait for the bots carrying ``mark`` to be gone (an outer limit only: a loaded machine stops them slowly);
+    the ones left then, killed."""
     deadline = time.monotonic() + timeout
     while (left := marked_processes(mark)) and time.monotonic() < deadline:
         time.sleep(0.1)

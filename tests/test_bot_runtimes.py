@@ -30,7 +30,6 @@ MODES = [
     pytest.param(OFF, id="sandbox-off"),
 ]
 
-pytestmark = pytest.mark.timeout(120)
 
 
 def folder(tmp_path: Path, files: dict[str, str]) -> Path:

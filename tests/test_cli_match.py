@@ -17,7 +17,6 @@ from harness.host.botproc import find_marked
 REPO = Path(__file__).resolve().parent.parent
 CALLERS = ["--bot", "a=python -m bots.caller", "--bot", "b=python -m bots.caller"]
 
-pytestmark = pytest.mark.timeout(60)
 
 
 @pytest.fixture(autouse=True)

@@ -122,7 +122,7 @@ def cluster():
     cluster would be reached) get it through Dask's configuration."""
     import dask
 
-    proc, address, security = start_local_cluster(2, timeout_s=60)
+    proc, address, security = start_local_cluster(2, timeout_s=600)  # an outer limit only
     tls = security.get_tls_config_for_role("client")
     try:
         with dask.config.set({"distributed.comm.tls.ca-file": tls["ca_file"],
@@ -132,7 +132,7 @@ def cluster():
             yield proc, address
     finally:
         stop_local_cluster(proc)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 120
         while session_processes(proc.pid) and time.monotonic() < deadline:
             time.sleep(0.1)
         left = session_processes(proc.pid)
@@ -180,7 +180,7 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def worker_pids(address: str) -> dict[str, int]:
     from distributed import Client
 
-    with Client(address, set_as_default=False, timeout=30) as client:
+    with Client(address, set_as_default=False, timeout=300) as client:
         return client.run(os.getpid)
 
 
@@ -372,8 +372,8 @@ def test_a_worker_killed_mid_match_changes_nothing(tmp_path: Path, reference: Pa
     killed: list[int] = []
 
     def kill_a_worker_running_a_match() -> None:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not killed:
+        deadline = time.monotonic() + 600  # an outer limit: the wait is for a bot under a worker
+        while time.monotonic() < deadline and not killed and not run_over.is_set():
             for bot in bots_of_mark(mark):
                 try:
                     parent = bot.ppid()
@@ -385,11 +385,15 @@ def test_a_worker_killed_mid_match_changes_nothing(tmp_path: Path, reference: Pa
                     return
             time.sleep(0.05)
 
+    run_over = threading.Event()
     killer = threading.Thread(target=kill_a_worker_running_a_match)
     killer.start()
     config = with_overrides(load_config(league(tmp_path, mark)), out=tmp_path / "out", cluster=address)
-    summary = run_on_cluster(config, quiet=True, entry_check=False)
-    killer.join()
+    try:
+        summary = run_on_cluster(config, quiet=True, entry_check=False)
+    finally:
+        run_over.set()
+        killer.join()
     assert killed, "no worker was caught running a match"
     assert summary.complete and not summary.failed and summary.matches_run == 6
     assert comparable(tmp_path / "out") == comparable(reference)
@@ -401,30 +405,34 @@ def test_ctrl_c_cancels_the_tasks_and_a_rerun_resumes(tmp_path: Path, cluster) -
     _, address = cluster
     mark = uuid.uuid4().hex
     out = tmp_path / "out"
-    config = league(tmp_path, mark, sandbox="off")
+    # Matches long enough that, with 1 or 2 of the 6 recorded, at least two more must be played whole before the
+    # run could end: Ctrl-C always lands in the middle of it, however slow the machine (with 60 hands, the last
+    # match's bots still stopping after the last record let Ctrl-C come after the end).
+    config = league(tmp_path, mark, hands=600, sandbox="off")
     command = [sys.executable, "-m", "harness.cli", "run", str(config), "--out", str(out), "--cluster", address,
                "--no-entry-check"]
     proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, **tls_environment()})
     try:
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + 900  # an outer limit only: the wait is for the first record
         while time.monotonic() < deadline and proc.poll() is None:
-            if (out / "results.jsonl").exists() and read_records(out, pending=True) and bots_of_mark(mark):
+            if (out / "results.jsonl").exists() and 1 <= len(read_records(out, pending=True)) <= 2:
                 break
             time.sleep(0.02)
-        assert proc.poll() is None, "the run ended before Ctrl-C; raise hands"
+        assert proc.poll() is None, "the run ended before Ctrl-C"
+        assert 1 <= len(read_records(out, pending=True)) <= 2, "the first records were never seen"
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
+        _, err = proc.communicate(timeout=600)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
     assert proc.returncode == 130, err
     assert "interrupted: run the same command again to resume" in err
-    assert wait_no_bots(mark, timeout=2.0) == [], "the running matches' bots were not stopped"
+    assert wait_no_bots(mark) == [], "the running matches' bots were not stopped"
     from distributed import Client
 
-    with Client(address, set_as_default=False, timeout=30) as client:
+    with Client(address, set_as_default=False, timeout=300) as client:
         assert not any(client.processing().values()), "tasks of the interrupted run still run"
     recorded = {r.match_id: (match_files(out, r.match_id) / "result.json").stat().st_mtime_ns
                 for r in read_records(out, pending=True)}  # those of unfinished tables too (private)
@@ -478,7 +486,7 @@ def test_local_1_losing_its_scheduler_stops_the_run_clearly_and_it_resumes(tmp_p
     sessions: list[int] = []
 
     def lose_the_scheduler() -> None:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 600  # an outer limit: the wait is for the bots
         while time.monotonic() < deadline and not bots_of_mark(mark):
             time.sleep(0.05)
         for child in psutil.Process().children():

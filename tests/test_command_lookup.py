@@ -70,7 +70,6 @@ def test_unseen_files_are_those_named_outside_the_view(tmp_path: Path) -> None:
 @pytest.mark.skipif(not (sb.support().namespaces and sb.support().cgroups.available),
                     reason="SANDBOX TEST SKIPPED: the sandbox cannot run here; install bubblewrap (apt-get install "
                            "bubblewrap; make test does) and run as root or in a delegated cgroup")
-@pytest.mark.timeout(60)
 def test_check_bot_says_which_file_the_sandbox_does_not_show(tmp_path: Path) -> None:
     here, there = tmp_path / "here", tmp_path / "there"
     for folder in (here, there):

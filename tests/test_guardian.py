@@ -24,11 +24,12 @@ RUN = textwrap.dedent("""
     from harness.host import botproc, guardian, marks
     env = dict(os.environ, **{botproc.MARK_ENV: sys.argv[1], botproc.OWNER_ENV: str(os.getpid()),
                               guardian.GUARD_ENV: guardian.token()})
-    bot = subprocess.Popen(["sleep", "60"], env=env, start_new_session=True)
-    print(bot.pid, flush=True)
+    bot = subprocess.Popen(["sleep", "600"], env=env, start_new_session=True)
     if os.fork() == 0:  # a match worker: holds the guardian's pipe too
-        time.sleep(60)
-    time.sleep(60)
+        time.sleep(600)
+        os._exit(0)
+    print(bot.pid, flush=True)  # once the worker exists: the test waits for this line, not for a time
+    time.sleep(600)
 """)
 
 
@@ -49,11 +50,10 @@ def test_a_bot_that_escaped_the_death_signals_dies_when_the_run_is_killed() -> N
     try:
         assert run.stdout is not None
         bot = int(run.stdout.readline())
-        time.sleep(0.3)
         assert marks._alive(bot), "the bot died before the run was killed"
         os.killpg(run.pid, signal.SIGKILL)  # the run and its worker, as a Ctrl-\\ or an OOM kill would
         run.wait()
-        assert _gone(bot, 10), "the bot outlived its run: no guardian killed it"
+        assert _gone(bot, 300), "the bot outlived its run: no guardian killed it"  # an outer limit only
     finally:
         if run.poll() is None:
             os.killpg(run.pid, signal.SIGKILL)
@@ -71,7 +71,6 @@ def test_the_guardian_waits_for_every_process_holding_its_pipe() -> None:
     try:
         assert run.stdout is not None
         bot = int(run.stdout.readline())
-        time.sleep(0.3)
         import psutil
 
         worker = next(p.pid for p in psutil.Process(run.pid).children() if p.name() != "sleep")
@@ -80,7 +79,7 @@ def test_the_guardian_waits_for_every_process_holding_its_pipe() -> None:
         time.sleep(0.5)
         assert marks._alive(bot), "the guardian acted while a worker of the run was alive"
         os.kill(worker, signal.SIGKILL)
-        assert _gone(bot, 10), "the bot outlived the run and its worker"
+        assert _gone(bot, 300), "the bot outlived the run and its worker"
     finally:
         for pid in [*botproc.find_marked(mark=mark), *([worker] if worker else [])]:
             try:
@@ -98,7 +97,7 @@ def test_a_zombie_referee_is_not_alive() -> None:
     if pid == 0:
         os._exit(0)
     try:
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 300
         while time.monotonic() < deadline and Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
             time.sleep(0.01)
         assert not marks._alive(pid)

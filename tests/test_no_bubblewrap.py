@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parents[1]
 CALLERS = ["--bot", "a=python -m bots.caller", "--bot", "b=python -m bots.caller"]
 WARNING = "WARNING: bots are NOT fully isolated: bubblewrap is not installed"
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(90)]
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")

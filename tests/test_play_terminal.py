@@ -46,7 +46,7 @@ class Driver:
         self.buf = b""
         self.transcript = ""
 
-    def until_prompt(self, timeout_s: float = 60.0) -> str | None:
+    def until_prompt(self, timeout_s: float = 300.0) -> str | None:
         """The text since the last prompt, once the next prompt ``> `` is printed; None at the end of output."""
         end = time.monotonic() + timeout_s
         fd = self.proc.stdout.fileno()  # type: ignore[union-attr]
@@ -142,7 +142,7 @@ def test_a_piped_game_of_20_hands_uses_every_command(tmp_path: Path) -> None:
                 used.append(pick)
             last_sent = pick
             drive.send(line)
-        assert proc.wait(30) == 0, proc.stderr.read().decode()  # type: ignore[union-attr]
+        assert proc.wait(300) == 0, proc.stderr.read().decode()  # type: ignore[union-attr]
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -225,7 +225,7 @@ def test_play_in_a_real_terminal_under_tmux(tmp_path: Path) -> None:
         return subprocess.run([*base, "capture-pane", "-p", "-t", "play"], capture_output=True, text=True,
                               check=True).stdout
 
-    def wait_for(pattern: str, timeout_s: float = 60.0) -> str:
+    def wait_for(pattern: str, timeout_s: float = 300.0) -> str:
         end = time.monotonic() + timeout_s
         while True:
             text = screen()

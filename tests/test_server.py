@@ -183,7 +183,7 @@ def test_two_students_submit_broken_is_refused_blocks_played(served, tmp_path: P
         rows = {r["bot"]: r for r in bob.get("/api/leaderboard").json()}
         return rows if all(rows.get(b, {}).get("hands", 0) > 0 for b in ("alice.v1", "bob.v1")) else None
 
-    rows = wait_for(both_played, timeout=150)
+    rows = wait_for(both_played, timeout=600)
     for bot, student in (("alice.v1", "alice"), ("bob.v1", "bob")):
         row = rows[bot]
         assert row["student"] == student and row["version"] == 1 and row["status"] == "active"
@@ -265,7 +265,7 @@ def test_every_route_by_who_asks(served) -> None:
                 return True
         return False
 
-    wait_for(alice_match, timeout=120)
+    wait_for(alice_match, timeout=600)
     page = alice.get("/students/alice").text
     mid = page.split('href="/matches/', 1)[1].split('"', 1)[0]
     record = json.loads(query(server.contest, "select record from matches where match_id = ?", mid)[0][0])
@@ -345,7 +345,7 @@ def test_kill9_mid_block_resumes_without_counting_twice(tmp_path: Path, database
         def running():
             return query(contest, "select id from matches where state = 'running'")
 
-        wait_for(running, timeout=60, every=0.05)
+        wait_for(running, timeout=600, every=0.05)
         server.kill9()
     finally:
         server.stop()
@@ -358,7 +358,7 @@ def test_kill9_mid_block_resumes_without_counting_twice(tmp_path: Path, database
             states = dict(query(contest, "select match_id, state from matches"))
             return all(states[m] == "done" for (m,) in interrupted)
 
-        wait_for(redone, timeout=120)
+        wait_for(redone, timeout=600)
     finally:
         server.stop()
     rows = query(contest, "select m.match_id, m.record, b.state from matches m join blocks b on b.id = m.block_id"
@@ -420,7 +420,7 @@ def test_the_final_publishes_the_usual_report(tmp_path: Path) -> None:
         assert admin.get("/final/").status_code == 404
         assert admin.post("/admin/final", follow_redirects=False).status_code == 303
         alice = server.client(urls["alice"])
-        page = wait_for(lambda: (r := alice.get("/final/")).status_code == 200 and r.text, timeout=150)
+        page = wait_for(lambda: (r := alice.get("/final/")).status_code == 200 and r.text, timeout=600)
         assert "alice.v1" in page and "bob.v1" in page and "caller" in page
         assert alice.get("/final/../seed.secret").status_code == 404
     finally:
@@ -555,10 +555,10 @@ def test_the_ladder_plays_on_a_dask_cluster(tmp_path: Path) -> None:
         alice = server.client(urls["alice"])
         vid = alice.post("/submit", files={"file": ("bot.py", RAISER.encode())},
                          headers={"Accept": "application/json"}).json()["id"]
-        assert wait_for(lambda: version_state(alice, vid)["state"] != "checking", timeout=150)
+        assert wait_for(lambda: version_state(alice, vid)["state"] != "checking", timeout=600)
         assert version_state(alice, vid)["state"] == "admitted"
         rows = wait_for(lambda: {r["bot"]: r for r in alice.get("/api/leaderboard").json()
-                                 if r["hands"] > 0 and r["bot"] == "alice.v1"}, timeout=150)
+                                 if r["hands"] > 0 and r["bot"] == "alice.v1"}, timeout=600)
         assert rows["alice.v1"]["blocks"] >= 1
         admin = server.client(urls["admin"]).get("/admin").text
         assert "the ladder stopped" not in admin
@@ -567,7 +567,7 @@ def test_the_ladder_plays_on_a_dask_cluster(tmp_path: Path) -> None:
         assert any("harness.tournament.cluster" in _command(p) for p in family)  # the local:1 cluster
     finally:
         server.stop()
-    assert wait_for(lambda: not [p for p in started if _running(p)], timeout=30)
+    assert wait_for(lambda: not [p for p in started if _running(p)], timeout=600)
 
 
 def _command(proc: Any) -> str:

@@ -23,7 +23,6 @@ pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fas
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(400)
 def test_student_uploads_and_watches_the_leaderboard_live(tmp_path: Path) -> None:
     executable = require_chromium()
     from playwright.sync_api import sync_playwright
@@ -53,7 +52,7 @@ def test_student_uploads_and_watches_the_leaderboard_live(tmp_path: Path) -> Non
                 # a broken bot: refused, with the reason and the traceback
                 page.set_input_files("#upload input[type=file]", str(tmp_path / "broken.py"))
                 page.click("#upload button[type=submit]")
-                page.wait_for_selector("#state:text-is('refused')", timeout=90_000)
+                page.wait_for_selector("#state:text-is('refused')", timeout=600_000)
                 assert "ModuleNotFoundError" in page.inner_text("#reason")
                 assert "nosuchmodule_for_the_test" in page.inner_text("#stderr")
                 page.screenshot(path=str(ARTIFACTS / "server-refused.png"), full_page=True)
@@ -61,7 +60,7 @@ def test_student_uploads_and_watches_the_leaderboard_live(tmp_path: Path) -> Non
                 page.goto(server.url + "/students/alice")
                 page.set_input_files("#upload input[type=file]", str(tmp_path / "bot.py"))
                 page.click("#upload button[type=submit]")
-                page.wait_for_selector("#state:text-is('admitted')", timeout=90_000)
+                page.wait_for_selector("#state:text-is('admitted')", timeout=600_000)
                 page.screenshot(path=str(ARTIFACTS / "server-admitted.png"), full_page=True)
                 # the leaderboard updates itself (the refused upload was version 1): the page is never reloaded
                 page.goto(server.url + "/")
@@ -74,28 +73,28 @@ def test_student_uploads_and_watches_the_leaderboard_live(tmp_path: Path) -> Non
                 start = hands()
                 page.wait_for_function(
                     "(start) => { const c = document.querySelector(\"#board tr[data-bot='alice.v2'] td.hands\");"
-                    " return c && Number(c.textContent) > Math.max(start, 0); }", arg=start, timeout=120_000)
+                    " return c && Number(c.textContent) > Math.max(start, 0); }", arg=start, timeout=600_000)
                 assert page.evaluate("window.__same_page") == "yes"
                 assert hands() > max(start, 0)
                 page.screenshot(path=str(ARTIFACTS / "server-leaderboard.png"), full_page=True)
                 # the student page: the rating chart is the report's plotly chart, plotly.js served locally
-                deadline = time.monotonic() + 120
+                deadline = time.monotonic() + 600  # an outer limit: the wait is for the chart
                 while True:
                     page.goto(server.url + "/students/alice")
                     if page.query_selector("#rating[data-figure]") or time.monotonic() > deadline:
                         break
                     page.wait_for_timeout(2000)
-                page.wait_for_selector("#rating .main-svg", timeout=30_000)
+                page.wait_for_selector("#rating .main-svg", timeout=600_000)
                 assert "alice.v2" in page.inner_text("#rating")  # the legend names the version
                 page.screenshot(path=str(ARTIFACTS / "server-student.png"), full_page=True)
                 # play against a bot: the same table as harness play --web, served under /play/<id>/
                 page.select_option("#play select", "caller")
                 page.click("#play button")
-                page.wait_for_selector("#hand .card", timeout=60_000)
+                page.wait_for_selector("#hand .card", timeout=600_000)
                 assert page.locator("#hand .card").count() == 7
-                page.wait_for_selector("#controls button", timeout=30_000)
+                page.wait_for_selector("#controls button", timeout=600_000)
                 page.screenshot(path=str(ARTIFACTS / "server-play.png"), full_page=True)
-                play_passively(page, 200, 100, 60_000)  # check, call or stand pat until the game is over
+                play_passively(page)  # check, call or stand pat until the game is over
                 with page.expect_download() as download:
                     page.click("a[href='hands']")
                 assert download.value.suggested_filename.startswith("game-")

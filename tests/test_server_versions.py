@@ -28,7 +28,7 @@ pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fas
 
 
 def _checked(client, vid: int) -> dict:  # noqa: ANN001 - an httpx client
-    return wait_for(lambda: (v := version_state(client, vid))["state"] != "checking" and v, timeout=150)
+    return wait_for(lambda: (v := version_state(client, vid))["state"] != "checking" and v, timeout=600)
 
 
 def test_the_same_bot_again_is_said_and_another_command_is_a_new_version(tmp_path: Path) -> None:

@@ -27,7 +27,8 @@ from tests.native_helpers import COMMANDS, LANGS, build
 from tests.protocol_helpers import MiniReferee, _spec_example
 
 ROOT = Path(__file__).resolve().parent.parent
-DECISION_MS = 300
+# 2 s: no decision of a fast bot comes near it, even on a loaded machine (300 ms did: a second timeout).
+DECISION_MS = 2000
 STALL_S = 3 * DECISION_MS / 1000  # the student's 3 s stall under 1 s per decision, scaled
 
 STALLER = textwrap.dedent(
@@ -54,7 +55,7 @@ STALLER = textwrap.dedent(
     """
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
+pytestmark = pytest.mark.slow
 
 
 def test_one_stall_costs_one_timeout(tmp_path: Path) -> None:
@@ -62,7 +63,7 @@ def test_one_stall_costs_one_timeout(tmp_path: Path) -> None:
     (tmp_path / "staller.py").write_text(STALLER)
     bots = [BotSpec("staller", ("python", str(tmp_path / "staller.py")), cwd=str(ROOT)),
             BotSpec("caller", ("python", "-m", "bots.caller"), cwd=str(ROOT))]
-    limits = Limits(decision_ms=DECISION_MS, time_bank_ms=0, startup_ms=20000, max_faults=100)
+    limits = Limits(decision_ms=DECISION_MS, time_bank_ms=0, startup_ms=60000, max_faults=100)
     spec = MatchSpec(game=GameConfig(), hands=6, seed=3, match_id="stall")
     result = play_match(bots, spec, limits, tmp_path / "out", sandbox=SandboxSettings(mode=SandboxMode.OFF))
     assert result.hands_played == 6

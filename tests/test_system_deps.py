@@ -39,9 +39,13 @@ def test_the_list_holds_what_the_tests_need_and_both_entry_points_use_it() -> No
     assert re.search(r"^test: system-deps\b", makefile, re.M) and "\t@tools/install-system-deps.sh" in makefile
 
 
+LOCK_ERROR = "E: Could not get lock /var/lib/dpkg/lock-frontend. It is held by process 4242 (apt-get)"
+LOCK_ERROR_2 = "E: Unable to acquire the dpkg frontend lock (/var/lib/dpkg/lock-frontend), is another process using it?"
+
+
 def fake_bin(where: Path, uid: int, installed: set[str], update_ok: bool = False) -> str:
-    """A PATH: ``id -u`` says ``uid``, ``dpkg-query`` knows ``installed``, ``apt-get`` logs and fails (but its
-    ``update`` with ``update_ok``)."""
+    """A PATH: ``id -u`` says ``uid``, ``dpkg-query`` knows ``installed``, ``apt-get`` logs and fails as apt
+    does when another process holds the dpkg lock (but its ``update`` succeeds with ``update_ok``)."""
     bin_dir = where / "bin"
     bin_dir.mkdir()
     scripts = {
@@ -49,7 +53,9 @@ def fake_bin(where: Path, uid: int, installed: set[str], update_ok: bool = False
         "dpkg-query": "#!/bin/sh\nfor p; do :; done\ncase \" " + " ".join(sorted(installed)) + " \" in\n"
                       "  *\" $p \"*) printf 'install ok installed' ;;\n  *) exit 1 ;;\nesac\n",
         "apt-get": f"#!/bin/sh\necho \"$@\" >> {where / 'apt.log'}\n"
-                   + ('case "$*" in *update*) exit 0 ;; esac\n' if update_ok else "") + "exit 1\n",
+                   + ('case "$*" in *update*) exit 0 ;; esac\n' if update_ok else "")
+                   + f"echo 'W: some warning first' >&2\necho '{LOCK_ERROR}' >&2\n"
+                   f"echo '{LOCK_ERROR_2}' >&2\nexit 100\n",
     }
     for name, body in scripts.items():
         (bin_dir / name).write_text(body)
@@ -98,10 +104,13 @@ def test_as_root_apt_is_asked_and_each_failure_is_one_line(tmp_path: Path, updat
     assert "missing-one" in lines[0] and "missing-two" in lines[1]
     calls = (tmp_path / "apt.log").read_text().splitlines()
     assert "update" in calls[0]
+    # apt waits for a dpkg lock held by another process, and its own error lines are shown
+    assert all(re.search(r"-o DPkg::Lock::Timeout=[1-9]\d{2,}", call) for call in calls), calls
+    assert all(LOCK_ERROR in ln and LOCK_ERROR_2 in ln and "some warning" not in ln for ln in lines), lines
     if update_ok:  # all at once, then one by one: one unknown package does not keep the others out
         assert [c.split()[-2:] if c.count("missing") == 2 else c.split()[-1:] for c in calls[1:]] == [
             ["missing-one", "missing-two"], ["missing-one"], ["missing-two"]]
-        assert "could not install missing-one (apt-get install missing-one failed)" in lines[0]
+        assert "could not install missing-one (apt-get install missing-one failed: E: Could not get lock" in lines[0]
     else:
         assert calls[1:] == [] and "apt-get update failed" in lines[0]
 

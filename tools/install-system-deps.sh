@@ -64,16 +64,34 @@ cannot() {  # WHY-NOT: one line per missing package
 command -v apt-get >/dev/null 2>&1 || cannot "no apt-get here; install it with this system's package manager"
 
 export DEBIAN_FRONTEND=noninteractive
-apt=(apt-get -qq -o Acquire::Retries=1 -o Acquire::http::Timeout=30 -o Dpkg::Use-Pty=0)
-if ! "${apt[@]}" update >/dev/null 2>&1; then
-  cannot "apt-get update failed: no network or no package source"
+# DPkg::Lock::Timeout: wait (up to 10 min) for another apt/dpkg (unattended upgrades, a second
+# `make test`) to let go of the lock, instead of failing at once.
+apt=(apt-get -qq -o Acquire::Retries=1 -o Acquire::http::Timeout=30 -o Dpkg::Use-Pty=0
+     -o "DPkg::Lock::Timeout=${APT_LOCK_TIMEOUT:-600}")
+apt_said=''
+apt_run() {  # ARGS: apt-get quietly; on failure apt_said holds apt's own last error lines, on one line
+  local out line errors=() all=()
+  out=$("${apt[@]}" "$@" 2>&1) && return 0
+  while IFS= read -r line; do
+    [ -n "$line" ] || continue
+    all+=("$line")
+    case $line in E:*) errors+=("$line") ;; esac
+  done <<<"$out"
+  [ ${#errors[@]} = 0 ] && errors=("${all[@]}")
+  [ ${#errors[@]} -gt 2 ] && errors=("${errors[@]: -2}")
+  apt_said="${errors[*]}"
+  [ -n "$apt_said" ] || apt_said="apt-get said nothing"
+  return 1
+}
+if ! apt_run update; then
+  cannot "apt-get update failed: no network or no package source; apt-get said: $apt_said"
 fi
 # All at once (one dependency resolution); if that fails, one by one, so one
 # unknown package does not keep the others out.
-if ! "${apt[@]}" install -y "${missing[@]}" >/dev/null 2>&1; then
+if ! apt_run install -y "${missing[@]}"; then
   for package in "${missing[@]}"; do
-    "${apt[@]}" install -y "$package" >/dev/null 2>&1 \
-      || warn "could not install $package (apt-get install $package failed); needed for ${why[$package]}: those tests will be SKIPPED"
+    apt_run install -y "$package" \
+      || warn "could not install $package (apt-get install $package failed: $apt_said); needed for ${why[$package]}: those tests will be SKIPPED"
   done
 fi
 exit 0

@@ -1,12 +1,17 @@
 """Command-line interface (``harness``): parses arguments, calls the library, prints.
 
-Every command is a thin wrapper; the work lives in the modules it imports (lazily, inside the
-command, so that ``harness --help`` stays fast). One module per command or group: ``run`` (run,
-plan), ``report`` (leaderboard, report), ``match``, ``replay``, ``checkbot`` (check-bot), ``play``
-(play, watch), ``sprt``, ``serve`` (serve, submit) and ``bench``; ``common`` holds the app, the
-one style of stderr (:func:`harness.cli.common._say`) and the checks the commands share. Nothing
-else in ``harness`` imports this package: the CLI is the top floor. ``__main__`` runs it as
-``python -m harness.cli``.
+Every command is a thin wrapper; the work lives in the modules it imports. Imports are deferred for
+speed (a busy machine pays seconds per heavy library): this package and ``common`` import only typer at
+the top; each command imports what it runs inside its body, after its usage checks where those need
+nothing else (``watch`` checks its folder before the web server's imports); ``--version`` reads
+:data:`harness.__version__` rather than package metadata; and :mod:`harness.tournament.ratings` imports
+numpy inside the bootstrap. So ``--version``, ``-h``, ``COMMAND -h`` and usage errors import none of
+numpy, starlette, uvicorn, sqlalchemy, dask, rich, jinja2... (``tests/test_cli_imports.py``). One module
+per command or group: ``run`` (run, plan), ``report`` (leaderboard, report), ``match``, ``replay``,
+``checkbot`` (check-bot), ``play`` (play, watch), ``sprt``, ``serve`` (serve, submit) and ``bench``;
+``common`` holds the app, the one style of stderr (:func:`harness.cli.common._say`) and the checks the
+commands share. Nothing else in ``harness`` imports this package: the CLI is the top floor. ``__main__``
+runs it as ``python -m harness.cli``.
 """
 
 import importlib

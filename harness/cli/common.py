@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import errno
 import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import typer
@@ -25,13 +27,15 @@ except ImportError:  # pragma: no cover - typer on the real click
 
 
 class _HarnessGroup(TyperGroup):
-    """The root command: one-line usage errors, and a quiet end when stdout's reader goes away."""
+    """The root command: one-line usage errors, SIGTERM handled as Ctrl-C (:func:`_on_stop_signal`; exit
+    status 143, 130 for Ctrl-C), and a quiet end when stdout's reader goes away."""
 
     def main(self, args: Sequence[str] | None = None, prog_name: str | None = None, complete_var: str | None = None,
              standalone_mode: bool = True, windows_expand_args: bool = True, **extra: Any) -> Any:
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False,
                                 windows_expand_args=windows_expand_args, **extra)
+        old_handlers = _catch_stop_signals()
         try:
             code = super().main(args, "harness", complete_var, standalone_mode=False,
                                 windows_expand_args=windows_expand_args, **extra)
@@ -52,11 +56,45 @@ class _HarnessGroup(TyperGroup):
             if exc.errno != errno.EPIPE:
                 raise
             code = _closed_pipe()
+        finally:
+            for signum, handler in old_handlers.items():
+                signal.signal(signum, handler)
         try:
             sys.stdout.flush()
         except OSError:  # the reader went away after the last line
             code = _closed_pipe()
-        sys.exit(code if isinstance(code, int) else 0)
+        code = code if isinstance(code, int) else 0
+        if _stopped_by and code in (0, 130):  # stopped, as asked: 130 for Ctrl-C, 143 for SIGTERM
+            code = 128 + _stopped_by[0]
+        sys.exit(code)
+
+
+#: The stop signals received (SIGINT, SIGTERM), in order: the first one gives the exit status, 128 + its number.
+_stopped_by: list[int] = []
+
+
+def _on_stop_signal(signum: int, frame: FrameType | None) -> None:
+    """SIGINT and SIGTERM: recorded, then raised as Ctrl-C's KeyboardInterrupt, so that every command stops
+    on SIGTERM as on Ctrl-C (bots stopped, what is recorded kept) and exits 143 instead of 130.
+
+    A second SIGTERM while the first one's cleanup runs is only recorded (a service manager's repeated
+    stop request must not cut the cleanup short); a second Ctrl-C still interrupts, as Python's default does.
+    """
+    again = signum in _stopped_by
+    _stopped_by.append(signum)
+    if not (again and signum == signal.SIGTERM):
+        raise KeyboardInterrupt
+
+
+def _catch_stop_signals() -> dict[int, Any]:
+    """Install :func:`_on_stop_signal` for SIGINT and SIGTERM (from the main thread only: an embedding
+    caller's thread cannot); return the handlers it replaced, to be put back."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    _stopped_by.clear()
+    return {signum: signal.signal(signum, _on_stop_signal) for signum in (signal.SIGINT, signal.SIGTERM)}
 
 
 def _stdout_gone() -> bool:
@@ -160,16 +198,13 @@ def _bot_specs(items: list[str], cwd: Path | None, usage: Any, *, allow_dir: boo
 
 
 def _version(value: bool) -> None:
+    """``--version``: the version from :data:`harness.__version__` (the package's one home of it; no metadata
+    lookup, which costs a scan of every installed distribution)."""
     if value:
-        from importlib.metadata import PackageNotFoundError, version
-
+        from harness import __version__
         from protocol.version import PROTOCOL_VERSION
 
-        try:
-            number = version("sevencard-harness")
-        except PackageNotFoundError:  # run from a source tree that was never installed
-            number = "unknown"
-        _echo(f"harness {number} (bot protocol version {PROTOCOL_VERSION})")
+        _echo(f"harness {__version__} (bot protocol version {PROTOCOL_VERSION})")
         raise typer.Exit(0)
 
 

@@ -64,7 +64,7 @@ def play(
 
     Commands: f fold, c check/call, b N bet to N, r N raise to N, a all-in; in the draw d 2 5 7 (positions)
     or d 7h Kc (cards); an empty line checks if free, else calls, and stands pat in the draw; ? help.
-    Works with stdin piped (plain text). Exit status 0, 2 on a usage error, 130 on Ctrl-C.
+    Works with stdin piped (plain text). Exit status 0, 2 on a usage error, 130 on Ctrl-C, 143 on SIGTERM.
     """
 
 
@@ -167,12 +167,14 @@ def watch(
     Hands appear as they end (a tournament's once its table is revealed); hole cards are shown only at the
     end of each hand. A damaged line of a hand history (any but the last line, still being written) is said
     once, on stderr and on the page, naming the file, the line and what is wrong; the hands after it are
-    shown when they can be read. Serves until Ctrl-C. Exit status 0, 2 on a usage error.
+    shown when they can be read. Serves until Ctrl-C (exit status 130) or SIGTERM (143); 2 on a usage error.
     """
-    from harness.play.watch import Follower, WatchServer
-
     if not 0 <= port <= 65535:
         raise _usage("watch", f"--port must be from 0 to 65535, got {port}")
+    if not directory.is_dir():  # before the web server's imports: a usage error stays fast
+        raise _usage("watch", f"{directory} is not a directory")
+    from harness.play.watch import Follower, WatchServer
+
     try:
         follower = Follower(directory, notify=lambda notice: _say("watch", f"notice: {notice}"))
     except ValueError as exc:

@@ -51,7 +51,7 @@ def run(
     options or an output directory that is not the harness's (nothing is run),
     or when fewer than two bots pass the entry check; 3 if a bot failed to start
     in every match it played (results kept, but meaningless for it), 1 if
-    matches failed (run again to retry them), 130 when interrupted (run again
+    matches failed (run again to retry them), 130 when interrupted (143 by SIGTERM; run again
     to resume); 1 also when the Dask cluster cannot be reached or is lost (run
     again to resume); 4 when the output's disk is full, over quota, read-only or
     failing (the run stops at once, every record so far is kept: free space and

@@ -24,7 +24,10 @@ def serve(
                                       "name: nothing is issued, exit status 2)."),
     url: str = typer.Option("", "--url", help="With --links: the address students use (default http://HOST:PORT)."),
 ) -> None:
-    """Run a contest server: submissions, admission checks, a ladder that never stops, live pages."""
+    """Run a contest server: submissions, admission checks, a ladder that never stops, live pages.
+
+    Runs until Ctrl-C (exit status 130) or SIGTERM (143); the ladder's running matches are played again next time.
+    """
     try:
         from harness.server.contest import load_contest
         from harness.server.db import DatabaseError

@@ -55,8 +55,8 @@ def sprt(
     After each block (both seatings on the same deals) prints the log-likelihood ratio, its bounds, the hands and
     bb/100 with its 95% interval. Exit status 0 when H1 or H0 is accepted, 3 when inconclusive at --max-hands,
     1 when a block means nothing for a bot (it failed to start, was put out, or raised an error in every
-    decision: named in one line, the block not counted), 2 on a usage error, 130 on Ctrl-C (the blocks played
-    are kept: run the same command again to continue).
+    decision: named in one line, the block not counted), 2 on a usage error, 130 on Ctrl-C, 143 on SIGTERM (the
+    blocks played are kept: run the same command again to continue).
     """
     import shlex
 

@@ -42,12 +42,13 @@ import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from harness.tournament.results import MatchRecord
 from harness.tournament.stats import MIN_SETS, bb_per_100, by_table, hand_of_deal, seated, set_deal_numbers
+
+if TYPE_CHECKING:  # numpy is imported where the bootstrap runs: `harness run`'s usage errors stay fast
+    import numpy as np
 
 #: Resamples of :func:`bootstrap_ranks` by default (Hall and Miller use 1000-2000).
 DEFAULT_RESAMPLES = 1000
@@ -169,6 +170,8 @@ def bootstrap_ranks(records: Sequence[MatchRecord], bots: Sequence[str] | None =
     """
     if resamples < 1:
         raise ValueError(f"resamples must be >= 1, got {resamples}")
+    import numpy as np
+
     tables = table_sets(records)
     seen = {name for t in tables for name in t.bots}
     names = [b for b in (bots if bots is not None else sorted(seen)) if b in seen]

@@ -140,10 +140,6 @@ class Executor(Protocol):
         ...  # pragma: no cover
 
 
-def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
-
-
 def pick_cpu(allowed: list[int], busy: list[int | None]) -> int:
     """The allowed CPU with the fewest running jobs (lowest number on ties)."""
     return min(allowed, key=lambda cpu: (busy.count(cpu), cpu))
@@ -367,7 +363,14 @@ def run_all(executor: Executor, jobs: Sequence[Job], on_done: Callable[[Done], N
             (as it does when ``on_done`` cannot write: OSError, StorageError).
     """
     todo = list(reversed(jobs))
-    old_term = signal.signal(signal.SIGTERM, _raise_interrupt)
+    old_term = signal.getsignal(signal.SIGTERM)
+
+    def on_term(signum: int, frame: FrameType | None) -> None:
+        if callable(old_term):  # the CLI's own handler: it records SIGTERM, for the exit status (143)
+            old_term(signum, frame)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_term)
     try:
         while todo or executor.running():
             while todo and len(executor.running()) < executor.capacity:
