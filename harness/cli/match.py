@@ -58,8 +58,8 @@ def match(
 
     Exit status 0 when the match was played, 1 if a bot failed to start, was put out or
     raised an error in every decision (its results mean nothing; one line says which),
-    2 on a usage error (nothing is started or written), 130 on Ctrl-C and 143 on SIGTERM (the hands played kept, with their
-    result.json marked interrupted and the seed).
+    2 on a usage error (nothing is started or written), 130 on Ctrl-C and 143 on SIGTERM (the hands
+    played kept, with their result.json marked interrupted and the seed).
     """
 
 
