@@ -45,6 +45,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
+from harness.errors import HarnessError
 from harness.play.guard import PageGuard
 from harness.play.web import page_html, static_response
 from harness.report.history import rating_points_history
@@ -462,7 +463,7 @@ async def submit(request: Request) -> Response:
 MAX_REQUEST = MAX_UPLOAD + 64 * 1024
 
 
-class _TooLarge(Exception):
+class _TooLarge(HarnessError):
     """The request's body passed :data:`MAX_REQUEST` bytes."""
 
 
