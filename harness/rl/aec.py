@@ -84,7 +84,8 @@ class SevenCardDrawEnv(AECEnv):
         self._layout = encoding.layout(num_players)
         size = self._size = encoding.obs_size(num_players)
         self._obs_space = spaces.Dict({
-            "observation": spaces.Box(low=-1.0, high=np.inf, shape=(size,), dtype=np.float32),
+            "observation": spaces.Box(*encoding.bounds(num_players, num_players * starting_stack, self.game.unit),
+                                      shape=(size,), dtype=np.float32),
             "action_mask": spaces.Box(low=0, high=1, shape=(encoding.N_ACTIONS,), dtype=np.int8),
         })
         self._act_space = spaces.Discrete(encoding.N_ACTIONS)

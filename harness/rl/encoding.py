@@ -75,6 +75,7 @@ __all__ = [
     "observe",
     "observe_into",
     "obs_size",
+    "bounds",
 ]
 
 SIZES = ("min", "half_pot", "pot", "two_pots", "all_in")
@@ -277,6 +278,26 @@ def layout(n: int) -> dict[str, slice]:
 def obs_size(n: int) -> int:
     """Length of the observation vector at ``n`` seats."""
     return layout(n)["shown"].stop
+
+
+def bounds(n: int, chips: int, unit: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(low, high)`` float32 vectors of the observation at ``n`` seats whose stacks add up to ``chips``
+    (chips, every seat's starting stack together) in a game of big blind ``unit`` (chips): finite, so a
+    ``Box`` of them is what Gymnasium's checkers accept.
+
+    Chip fields are at most ``chips / unit`` bb (nobody holds or bets more than the table's chips);
+    ``draws`` is -1..4 (R4.1); an ``actions`` count at most ``chips + 1`` (every bet or raise lifts the
+    round's bet by a chip at least, R3.6, a seat calls at most once per bet plus the blind, checks once);
+    one-hot and 0/1 fields 0..1.
+    """
+    lay = layout(n)
+    size = lay["shown"].stop
+    low, high = np.zeros(size, dtype=np.float32), np.ones(size, dtype=np.float32)
+    for name in ("stacks", "bets", "contrib", "pot", "legal"):
+        high[lay[name]] = chips / unit
+    low[lay["draws"]], high[lay["draws"]] = -1.0, 4.0
+    high[lay["actions"]] = chips + 1
+    return low, high
 
 
 _PHASE_INDEX = {"bet1": 0, "draw": 1, "bet2": 2, "complete": 3}  # Phase members hash and compare as these
