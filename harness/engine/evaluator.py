@@ -302,3 +302,64 @@ def best_hand(cards: Sequence[int]) -> HandRank:
 def category_of(value: int) -> Category:
     """The category of a value returned by ``evaluate``."""
     return _CATEGORIES[value >> 20]
+
+
+def flush_draw(cards: Sequence[int]) -> list[int] | None:
+    """Four (or more) cards of one suit among ``cards``: the four highest of that suit, highest first, else None."""
+    counts = [0, 0, 0, 0]
+    for c in cards:
+        counts[c & 3] += 1
+    suit = max(range(4), key=counts.__getitem__)
+    if counts[suit] >= 4:
+        return sorted((c for c in cards if c & 3 == suit), reverse=True)[:4]
+    return None
+
+
+def straight_draw(cards: Sequence[int]) -> list[int] | None:
+    """Four cards of consecutive ranks open at both ends (8 outs, R5.4), highest first (the higher suit of a
+    rank), else None; runs T-K down to 2-5 (2-5 is open at the ace and the six)."""
+    ranks = {c >> 2 for c in cards}
+    for low in range(8, -1, -1):
+        run = range(low, low + 4)
+        if all(r in ranks for r in run):
+            return [max(c for c in cards if c >> 2 == r) for r in reversed(run)]
+    return None
+
+
+def best_keep(cards: Sequence[int]) -> list[int]:
+    """Which cards to keep before the draw (at most 4 discards, R4.1), as a strong player keeps them; the one
+    home of this rule (the example bots and :mod:`harness.rl` use it).
+
+    Made straights or better keep their five; quads, trips and two pair keep only the made part to draw at
+    a full house; a four-card flush or open-ended straight draw beats a pair below tens; a pair keeps its
+    best kicker; otherwise the three highest.
+
+    Args:
+        cards: 5 to 7 distinct cards (ints 0..51).
+
+    Returns:
+        The cards to keep (3 to 5 of them), a subset of ``cards``.
+
+    Raises:
+        CardError: as :func:`best_hand`.
+    """
+    hand = best_hand(cards)
+    cat = hand.category
+    five = hand.five
+    if cat >= Category.STRAIGHT or cat == Category.FOUR_OF_A_KIND:
+        return list(five)
+    if cat == Category.THREE_OF_A_KIND:
+        return list(five[:3])
+    if cat == Category.TWO_PAIR:
+        return list(five[:4])
+    flush = flush_draw(cards)
+    if flush is not None:
+        return flush
+    straight = straight_draw(cards)
+    if cat == Category.ONE_PAIR:
+        if straight is not None and (five[0] >> 2) < 8:
+            return straight
+        return list(five[:3])
+    if straight is not None:
+        return straight
+    return list(five[:3])

@@ -38,6 +38,9 @@ See :func:`layout` for the offsets; field by field:
 - ``actions`` (2 * n * 3): the public betting actions, per round (bet1, bet2) and relative seat: checks,
   calls, bets+raises (counts).
 - ``shown`` (52 * (n - 1)): the cards each other seat showed down (R5.7), one-hot, after the hand.
+
+With ``features=True`` (the environments, :func:`harness.rl.as_bot`) the hand-strength fields of
+:mod:`harness.rl.features` follow ``shown``; the fields above keep their offsets.
 """
 
 from __future__ import annotations
@@ -438,6 +441,17 @@ def observe_into(v: Any, at: int, state: HandState, seat: int) -> None:
     shown = {s: state.cards[s] for s in state.result().shown} if phase is Phase.COMPLETE else None
     fill(v, at, state.n, float(state.config.unit), seat, state.cards[seat], phase, state.button, to_act, state.stacks,
          state.bets, state.contrib, legal, state.folded, state.all_in, state.draws, state.history, shown)
+
+
+def observe_features_into(v: Any, at: int, state: HandState, seat: int) -> None:
+    """The ``features=True`` fields (:mod:`harness.rl.features`) of ``seat`` in ``state``, written from ``at`` on
+    (``at``: :func:`obs_size` ``(n)`` into an observation row)."""
+    from harness.rl import features
+
+    to_act = state.to_act
+    call = state.legal().call_amount if to_act == seat and state.phase in ("bet1", "bet2") else 0
+    features.fill(v, at, state.n, seat, state.cards[seat], state.draws[seat] is not None, state.button,
+                  sum(state.contrib), call)
 
 
 def encode(n: int, unit: float, seat: int, cards: Any, phase: str, button: int, to_act: int | None, stacks: Any,

@@ -51,7 +51,9 @@ class VectorEnv(_GymVectorEnv):
         self.tables = [SevenCardDrawEnv(**kwargs) for _ in range(num_envs)]
         self.num_envs = num_envs
         self.num_players = self.tables[0].num_players
-        self._size = encoding.obs_size(self.num_players)
+        self._features = self.tables[0].features
+        self._base = encoding.obs_size(self.num_players)
+        self._size = self.tables[0]._size
         self._unit = float(self.tables[0].game.unit)
         self.single_observation_space = self.tables[0].observation_space("player_0")
         self.single_action_space = spaces.Discrete(encoding.N_ACTIONS)
@@ -60,8 +62,10 @@ class VectorEnv(_GymVectorEnv):
         self.render_mode = None
 
     def _rows(self) -> tuple[dict[str, np.ndarray], np.ndarray]:
-        obs, flat = encoding.new_rows(self.num_envs, self.num_players)
         size = self._size
+        obs = np.zeros((self.num_envs, size), dtype=np.float32)
+        flat = obs.reshape(-1).data
+        base, features = self._base, self._features
         keys, seats = [], []
         for i, t in enumerate(self.tables):
             state = t.state
@@ -70,6 +74,8 @@ class VectorEnv(_GymVectorEnv):
             keys.append(t._decision()[0])
             seats.append(s)
             encoding.observe_into(flat, i * size, state, s)
+            if features:
+                encoding.observe_features_into(obs[i], base, state, s)
         return {"observation": obs, "action_mask": encoding.MASKS[keys]}, np.array(seats, dtype=np.int64)
 
     def _deal(self, t: SevenCardDrawEnv, seed: int | None) -> None:
@@ -140,25 +146,34 @@ class VectorEnv(_GymVectorEnv):
         infos: dict[str, Any] = {}
         every = np.zeros((self.num_envs, n), dtype=np.float32)
         final_obs: np.ndarray | None = None
+        ended: list[int] = []
+        acted: list[int] = []
+        nets: list[tuple[int, ...]] = []
         for i, (t, action) in enumerate(zip(self.tables, chosen, strict=True)):
             state = t.state
             seat = state.to_act
             state.apply(action)
             if state.phase is _COMPLETE:
                 assert seat is not None  # a hand in play had a seat to act
-                net = np.array(state.result().net, dtype=np.float32) / np.float32(self._unit)  # float32 as before
-                every[i] = net
-                rewards[i] = net[seat]
-                terminated[i] = True
-                views = np.stack([encoding.observe(state, s) for s in range(n)])
+                ended.append(i)
+                acted.append(seat)
+                nets.append(state.result().net)
                 if final_obs is None:
                     final_obs = np.full(self.num_envs, None, dtype=object)
-                    infos["final_info"] = {"observations": np.zeros((self.num_envs, n, self._size), np.float32),
-                                           "seat": np.zeros(self.num_envs, np.int64)}
-                final_obs[i] = {"observation": views[seat], "action_mask": encoding.mask_row(encoding.NONE_KEY)}
-                infos["final_info"]["observations"][i] = views
+                    views = np.zeros((self.num_envs, n, self._size), np.float32)
+                    flat = views.reshape(-1).data
+                    infos["final_info"] = {"observations": views, "seat": np.zeros(self.num_envs, np.int64)}
+                for s in range(n):  # every seat's last view, written in place (the shown cards included)
+                    encoding.observe_into(flat, (i * n + s) * self._size, state, s)
+                    if self._features:
+                        encoding.observe_features_into(views[i, s], self._base, state, s)
+                final_obs[i] = {"observation": views[i, seat], "action_mask": encoding.mask_row(encoding.NONE_KEY)}
                 infos["final_info"]["seat"][i] = seat
                 self._next_hand(t)
+        if ended:
+            every[ended] = np.array(nets, dtype=np.float32) / np.float32(self._unit)  # float32 as before
+            rewards[ended] = every[ended, acted]
+            terminated[ended] = True
         if final_obs is not None:
             infos["final_obs"], infos["_final_obs"] = final_obs, terminated.copy()
             infos["_final_info"] = terminated.copy()
