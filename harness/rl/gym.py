@@ -261,6 +261,23 @@ class SingleAgentEnv(gymnasium.Env):
             return self._obs(), reward, True, False, info
         return self._obs(), 0.0, False, False, info
 
+    def play_hand(self, policy: Policy, hand: int, seed: int | str) -> float:
+        """Play hand ``hand`` of match ``seed`` (the referee's deal, :mod:`harness.rl.aec`) with ``policy`` in the
+        learner's seat; the learner's net big blinds of that hand (a hand it had no decision in counts too).
+        With ``seat="rotate"`` the seat is ``hand % n``, as in :meth:`reset`.
+
+        Raises:
+            ValueError: a bad seed or hand; an action the mask forbids (as :meth:`step`).
+        """
+        root = parse_seed(seed)
+        super().reset(seed=root)
+        self._deal(root, {"hand": hand})
+        state = self.aec.state
+        while not state.is_complete:
+            self.step(policy(self._obs()))
+            state = self.aec.state
+        return state.result().net[self.seat] / self.aec.game.unit
+
     def render(self) -> str | None:
         return self.aec.render()
 
