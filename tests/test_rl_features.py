@@ -128,3 +128,15 @@ def test_as_bot_with_features_sees_what_the_environment_shows() -> None:
                 assert np.array_equal(seen[0], expected["observation"]), (game, hand)
             for b in bots.values():
                 b.end_hand()
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # PettingZoo's advice to flatten Dict observations
+@pytest.mark.parametrize("n", [2, 3])
+def test_pettingzoo_tests_pass_with_features_and_render(n: int) -> None:
+    from pettingzoo.test import api_test, render_test, seed_test
+
+    from harness.rl import env
+
+    api_test(env(num_players=n, starting_stack=300, features=True), num_cycles=200, verbose_progress=False)
+    seed_test(lambda: env(num_players=n, starting_stack=300, features=True), num_cycles=60)
+    render_test(lambda render_mode=None: env(num_players=n, render_mode=render_mode))
