@@ -140,3 +140,17 @@ def test_pettingzoo_tests_pass_with_features_and_render(n: int) -> None:
     api_test(env(num_players=n, starting_stack=300, features=True), num_cycles=200, verbose_progress=False)
     seed_test(lambda: env(num_players=n, starting_stack=300, features=True), num_cycles=60)
     render_test(lambda render_mode=None: env(num_players=n, render_mode=render_mode))
+
+
+def test_improving_cards_counts_as_evaluate_does() -> None:
+    from harness.engine.errors import CardError
+    from harness.engine.evaluator import evaluate, improving_cards
+
+    rng = np.random.default_rng(9)
+    for _ in range(2000):
+        hand = [int(c) for c in rng.choice(52, 7, replace=False)]
+        rest, now = hand[:6], evaluate(hand) >> 20
+        slow = sum(1 for c in range(52) if c not in hand[:6] and evaluate([*rest, c]) >> 20 > now)
+        assert improving_cards(rest, now) == slow, hand
+    with pytest.raises(CardError):
+        improving_cards([1, 1, 2, 3], 0)

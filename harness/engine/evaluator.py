@@ -363,3 +363,35 @@ def best_keep(cards: Sequence[int]) -> list[int]:
     if straight is not None:
         return straight
     return list(five[:3])
+
+
+def improving_cards(rest: Sequence[int], above: int) -> int:
+    """How many cards not in ``rest`` make, with the 4..6 distinct cards of ``rest``, a best five of a category
+    above ``above`` (a :class:`Category` value): the outs of a one-card draw (R5.2). The evaluator's sum of
+    per-card codes, updated by one card per candidate (about 10x cheaper than 46 calls of :func:`evaluate`).
+
+    Raises:
+        CardError: ``rest`` is not 4..6 distinct cards.
+    """
+    if not 4 <= len(rest) <= 6 or len(set(rest)) != len(rest) or not all(type(c) is int and 0 <= c < 52 for c in rest):
+        raise _bad(rest)
+    base = sum(_CODE[c] for c in rest)
+    held = set(rest)
+    bar = (above + 1) << 20
+    count = 0
+    for c in range(52):
+        if c in held:
+            continue
+        total = base + _CODE[c]
+        suit = _FLUSH_SUIT[total & 4095]
+        if suit < 0:
+            value = _NONFLUSH[total >> 12][0]
+        else:
+            mask = _BIT[c] if c & 3 == suit else 0
+            for d in rest:
+                if d & 3 == suit:
+                    mask |= _BIT[d]
+            value = _FLUSH[mask][0]  # type: ignore[index]
+        if value >= bar:
+            count += 1
+    return count

@@ -31,7 +31,15 @@ from typing import Any
 
 import numpy as np
 
-from harness.engine.evaluator import Category, best_hand, best_keep, evaluate, flush_draw, straight_draw
+from harness.engine.evaluator import (
+    Category,
+    best_hand,
+    best_keep,
+    evaluate,
+    flush_draw,
+    improving_cards,
+    straight_draw,
+)
 
 __all__ = ["EQUITY_SAMPLES", "SIZE", "bounds", "draw_choices", "equity", "fill", "layout", "outs"]
 
@@ -78,21 +86,18 @@ def outs(cards: Sequence[int]) -> int:
     replace the lowest card outside ``best_keep``."""
     kept = set(best_keep(cards))
     worst = min((c for c in cards if c not in kept), key=lambda c: (c >> 2, c & 3))
-    rest = [c for c in cards if c != worst]
-    now = evaluate(cards) >> 20
-    held = set(cards)
-    return sum(1 for c in range(52) if c not in held and evaluate([*rest, c]) >> 20 > now)
+    return improving_cards([c for c in cards if c != worst], evaluate(cards) >> 20)
 
-
-def _of(cards: Sequence[int]) -> tuple[int, float, int, tuple[int, ...]]:
-    """(category, one-opponent p, outs, kept cards) of a hand, memoised (a hand's cards change once, at its draw)."""
-    key = tuple(sorted(cards))
+def _of(cards: Sequence[int], drawn: bool) -> tuple[int, float, int, tuple[int, ...]]:
+    """(category, one-opponent p, outs (0 once ``drawn``), kept cards) of a hand, memoised (a hand's cards change
+    once, at its draw)."""
+    key = (*sorted(cards), drawn)
     found = _CACHE.get(key)
     if found is None:
         if len(_CACHE) >= 65536:
             _CACHE.clear()
-        found = _CACHE[key] = (evaluate(cards) >> 20, equity(cards), outs(cards) if len(cards) == 7 else 0,
-                               tuple(best_keep(cards)))
+        found = _CACHE[key] = (evaluate(cards) >> 20, equity(cards),
+                               outs(cards) if len(cards) == 7 and not drawn else 0, tuple(best_keep(cards)))
     return found
 
 
@@ -105,11 +110,11 @@ def fill(v: Any, at: int, n: int, seat: int, cards: Sequence[int], drawn: bool, 
         cards: the observer's current cards (ints). drawn: whether the observer has drawn.
         pot: all chips committed (chips). call: the observer's ``call_amount`` now (0 when not its decision).
     """
-    category, p, out, kept = _of(cards)
+    category, p, out, kept = _of(cards, drawn)
     lay = layout(at)
     v[lay["category"].start + category] = 1.0
     v[lay["equity"].start] = p ** (n - 1)
-    if not drawn and out:
+    if out:
         v[lay["outs"].start] = float(out)
     if call:
         v[lay["pot_odds"].start] = call / (pot + call)
