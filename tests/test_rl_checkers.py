@@ -104,6 +104,7 @@ def test_vector_env_is_a_gymnasium_vector_env() -> None:
         assert venv.observation_space.contains(views)
         assert reward.shape == term.shape == trunc.shape == (3,)
         assert views["action_mask"].shape == (3, encoding.N_ACTIONS) and info["seat"].shape == (3,)
+        assert np.array_equal(info["action_mask"], views["action_mask"])  # masks in info too
     venv.close()
     venv.close()  # closing twice is allowed
 

@@ -101,13 +101,15 @@ class VectorEnv(_GymVectorEnv):
 
         Returns:
             ``(observations, infos)``: ``observations["observation"]`` (N, obs_size) float32,
-            ``observations["action_mask"]`` (N, N_ACTIONS) int8; ``infos["seat"]`` (N,) the seat to act per table.
+            ``observations["action_mask"]`` (N, N_ACTIONS) int8; ``infos["seat"]`` (N,) the seat to act per table,
+            ``infos["action_mask"]`` the masks again (the same array), where wrappers that flatten observations
+            leave them.
         """
         root = new_seed() if seed is None else parse_seed(seed)
         for i, t in enumerate(self.tables):
             self._deal(t, match_seed(root, ["vector", str(i)]))
         obs, seats = self._rows()
-        return obs, {"seat": seats}
+        return obs, {"seat": seats, "action_mask": obs["action_mask"]}
 
     def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Apply ``actions[i]`` at table i (every action is checked before any table moves: all or none);
@@ -178,7 +180,7 @@ class VectorEnv(_GymVectorEnv):
             infos["final_obs"], infos["_final_obs"] = final_obs, terminated.copy()
             infos["_final_info"] = terminated.copy()
         obs, seats = self._rows()
-        infos["seat"], infos["rewards"] = seats, every
+        infos["seat"], infos["rewards"], infos["action_mask"] = seats, every, obs["action_mask"]
         return obs, rewards, terminated, np.zeros(self.num_envs, dtype=bool), infos
 
     def close_extras(self, **kwargs: Any) -> None:
