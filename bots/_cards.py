@@ -8,8 +8,6 @@ costs a bot about 60 ms of CPU at start, and the caller's draw does not need it.
 
 from __future__ import annotations
 
-from collections import Counter
-
 TYPE_CHECKING = False  # typing stays out of a bot's start-up; mypy treats the name as true
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -115,63 +113,20 @@ def _best_five(desc: list[int]) -> list[int]:
     return made + [c for c in desc if c not in made][: 5 - len(made)]
 
 
-def _flush_draw(cards: Sequence[int]) -> list[int] | None:
-    """Four (or more) cards of one suit, highest first, else None."""
-    by_suit = Counter(c & 3 for c in cards)
-    suit, n = by_suit.most_common(1)[0]
-    if n >= 4:
-        return sorted((c for c in cards if c & 3 == suit), reverse=True)[:4]
-    return None
-
-
-def _straight_draw(cards: Sequence[int]) -> list[int] | None:
-    """Four cards of consecutive ranks open at both ends (8 outs), highest first, else None."""
-    ranks = {c >> 2 for c in cards}
-    for low in range(8, -1, -1):  # runs T-K down to 2-5 (2-5 is open at the ace and the six)
-        run = range(low, low + 4)
-        if all(r in ranks for r in run):
-            keep: list[int] = []
-            for r in reversed(run):
-                keep.append(max(c for c in cards if c >> 2 == r))
-            return keep
-    return None
-
-
 def smart_keep(cards: Sequence[int]) -> list[int]:
-    """Which cards to keep before the draw (at most 4 discards, R4.1), for a strong player.
-
-    Made straights or better keep their five; quads, trips and two pair keep only the
-    made part to draw at a full house; a four-card flush or open-ended straight draw
-    beats a pair below tens; a pair keeps its best kicker; otherwise the three highest.
+    """Which cards to keep before the draw (at most 4 discards, R4.1), for a strong player: the
+    evaluator's ``best_keep`` (the rule's one home; made hands keep the made part, four-card flush
+    and open-ended straight draws, a pair with its best kicker, else the three highest).
 
     Args:
         cards: Seven ints.
 
     Returns:
-        The cards to keep (3 to 7 of them).
+        The cards to keep (3 to 5 of them).
     """
-    from harness.engine.evaluator import Category, best_hand  # see the module docstring
+    from harness.engine.evaluator import best_keep  # see the module docstring
 
-    hand = best_hand(cards)
-    cat = hand.category
-    five = hand.five
-    if cat >= Category.STRAIGHT or cat == Category.FOUR_OF_A_KIND:
-        return list(five)
-    if cat == Category.THREE_OF_A_KIND:
-        return list(five[:3])
-    if cat == Category.TWO_PAIR:
-        return list(five[:4])
-    flush = _flush_draw(cards)
-    if flush is not None:
-        return flush
-    straight = _straight_draw(cards)
-    if cat == Category.ONE_PAIR:
-        if straight is not None and (five[0] >> 2) < 8:
-            return straight
-        return list(five[:3])
-    if straight is not None:
-        return straight
-    return list(five[:3])
+    return best_keep(cards)
 
 
 def smart_discards(cards: Sequence[int]) -> list[int]:

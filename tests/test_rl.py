@@ -292,7 +292,8 @@ def test_vector_env_steps_many_tables_like_single_ones() -> None:
     from harness.rl.vector import VectorEnv
 
     venv = VectorEnv(4, num_players=3, starting_stack=200)
-    obs, masks, seats = venv.reset(seed=21)
+    views, _ = venv.reset(seed=21)
+    obs, masks = views["observation"], views["action_mask"]
     assert obs.shape == (4, encoding.obs_size(3)) and masks.shape == (4, encoding.N_ACTIONS)
     singles = [raw_env(num_players=3, starting_stack=200) for _ in range(4)]
     from harness.deals import match_seed
@@ -307,14 +308,25 @@ def test_vector_env_steps_many_tables_like_single_ones() -> None:
             assert np.array_equal(obs[i], t.observe(t.agent_selection)["observation"])
             assert np.array_equal(masks[i], t.observe(t.agent_selection)["action_mask"])
             assert masks[i][actions[i]] == 1
-        obs, masks, seats, rewards, done = venv.step(actions)
+        acting = [t.agent_selection for t in singles]
+        views, reward, done, truncated, info = venv.step(actions)
+        obs, masks = views["observation"], views["action_mask"]
+        assert not truncated.any()
         for i, t in enumerate(singles):
             t.step(int(actions[i]))
             if done[i]:
                 ended += 1
                 assert all(t.terminations.values())
-                assert rewards[i].tolist() == pytest.approx([t.rewards[a] for a in t.possible_agents])
+                assert info["rewards"][i].tolist() == pytest.approx([t.rewards[a] for a in t.possible_agents])
+                assert reward[i] == pytest.approx(t.rewards[acting[i]])
+                # the finished hand's last observation (shown cards included) is returned, not lost
+                assert info["_final_obs"][i]
+                assert np.array_equal(info["final_obs"][i]["observation"], t.observe(acting[i])["observation"])
+                for s, agent in enumerate(t.possible_agents):
+                    assert np.array_equal(info["final_info"]["observations"][i][s], t.observe(agent)["observation"])
                 t.reset()
+            else:
+                assert reward[i] == 0 and not info.get("_final_obs", np.zeros(4, bool))[i]
     assert ended > 20
 
 
@@ -368,7 +380,7 @@ def test_seeds_are_read_alike_by_every_environment() -> None:
     ga, gb = SingleAgentEnv([random_policy(1)]), SingleAgentEnv([random_policy(1)])
     assert np.array_equal(ga.reset(seed=16)[0]["observation"], gb.reset(seed="0x10")[0]["observation"])
     va, vb = VectorEnv(2), VectorEnv(2)
-    assert np.array_equal(va.reset(seed=16)[0], vb.reset(seed="0x10")[0])
+    assert np.array_equal(va.reset(seed=16)[0]["observation"], vb.reset(seed="0x10")[0]["observation"])
     with pytest.raises(ValueError, match="seed"):
         vb.reset(seed=-1)
 

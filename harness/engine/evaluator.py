@@ -302,3 +302,96 @@ def best_hand(cards: Sequence[int]) -> HandRank:
 def category_of(value: int) -> Category:
     """The category of a value returned by ``evaluate``."""
     return _CATEGORIES[value >> 20]
+
+
+def flush_draw(cards: Sequence[int]) -> list[int] | None:
+    """Four (or more) cards of one suit among ``cards``: the four highest of that suit, highest first, else None."""
+    counts = [0, 0, 0, 0]
+    for c in cards:
+        counts[c & 3] += 1
+    suit = max(range(4), key=counts.__getitem__)
+    if counts[suit] >= 4:
+        return sorted((c for c in cards if c & 3 == suit), reverse=True)[:4]
+    return None
+
+
+def straight_draw(cards: Sequence[int]) -> list[int] | None:
+    """Four cards of consecutive ranks open at both ends (8 outs, R5.4), highest first (the higher suit of a
+    rank), else None; runs T-K down to 2-5 (2-5 is open at the ace and the six)."""
+    ranks = {c >> 2 for c in cards}
+    for low in range(8, -1, -1):
+        run = range(low, low + 4)
+        if all(r in ranks for r in run):
+            return [max(c for c in cards if c >> 2 == r) for r in reversed(run)]
+    return None
+
+
+def best_keep(cards: Sequence[int]) -> list[int]:
+    """Which cards to keep before the draw (at most 4 discards, R4.1), as a strong player keeps them; the one
+    home of this rule (the example bots and :mod:`harness.rl` use it).
+
+    Made straights or better keep their five; quads, trips and two pair keep only the made part to draw at
+    a full house; a four-card flush or open-ended straight draw beats a pair below tens; a pair keeps its
+    best kicker; otherwise the three highest.
+
+    Args:
+        cards: 5 to 7 distinct cards (ints 0..51).
+
+    Returns:
+        The cards to keep (3 to 5 of them), a subset of ``cards``.
+
+    Raises:
+        CardError: as :func:`best_hand`.
+    """
+    hand = best_hand(cards)
+    cat = hand.category
+    five = hand.five
+    if cat >= Category.STRAIGHT or cat == Category.FOUR_OF_A_KIND:
+        return list(five)
+    if cat == Category.THREE_OF_A_KIND:
+        return list(five[:3])
+    if cat == Category.TWO_PAIR:
+        return list(five[:4])
+    flush = flush_draw(cards)
+    if flush is not None:
+        return flush
+    straight = straight_draw(cards)
+    if cat == Category.ONE_PAIR:
+        if straight is not None and (five[0] >> 2) < 8:
+            return straight
+        return list(five[:3])
+    if straight is not None:
+        return straight
+    return list(five[:3])
+
+
+def improving_cards(rest: Sequence[int], above: int) -> int:
+    """How many cards not in ``rest`` make, with the 4..6 distinct cards of ``rest``, a best five of a category
+    above ``above`` (a :class:`Category` value): the outs of a one-card draw (R5.2). The evaluator's sum of
+    per-card codes, updated by one card per candidate (about 10x cheaper than 46 calls of :func:`evaluate`).
+
+    Raises:
+        CardError: ``rest`` is not 4..6 distinct cards.
+    """
+    if not 4 <= len(rest) <= 6 or len(set(rest)) != len(rest) or not all(type(c) is int and 0 <= c < 52 for c in rest):
+        raise _bad(rest)
+    base = sum(_CODE[c] for c in rest)
+    held = set(rest)
+    bar = (above + 1) << 20
+    count = 0
+    for c in range(52):
+        if c in held:
+            continue
+        total = base + _CODE[c]
+        suit = _FLUSH_SUIT[total & 4095]
+        if suit < 0:
+            value = _NONFLUSH[total >> 12][0]
+        else:
+            mask = _BIT[c] if c & 3 == suit else 0
+            for d in rest:
+                if d & 3 == suit:
+                    mask |= _BIT[d]
+            value = _FLUSH[mask][0]  # type: ignore[index]
+        if value >= bar:
+            count += 1
+    return count

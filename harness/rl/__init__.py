@@ -5,14 +5,17 @@
 - :mod:`harness.rl.encoding`: the action and observation encodings, field by field;
 - :func:`as_bot`: a policy as a bot over the real protocol (:mod:`harness.rl.bot`);
 - :class:`harness.rl.gym.SingleAgentEnv`: a Gymnasium environment for one seat whose opponents are in-process policies,
-  any Python SDK bot among them (:mod:`harness.rl.gym`).
+  any Python SDK bot among them (:mod:`harness.rl.gym`);
+- :func:`evaluate`: a policy's bb/100 with a 95% interval on duplicate deals, beside the check/fold and
+  always-call baselines (:mod:`harness.rl.strength`);
+- :mod:`harness.rl.features`: the ``features=True`` observation fields and the draw abstraction.
 
 Nothing else in ``harness`` imports this package: the harness runs without PettingZoo and Gymnasium.
 """
 
 from __future__ import annotations
 
-__all__ = ["SevenCardDrawEnv", "as_bot", "env", "raw_env"]
+__all__ = ["SevenCardDrawEnv", "as_bot", "env", "evaluate", "raw_env"]
 
 
 def __getattr__(name: str):  # noqa: ANN202 - PEP 562: a bot made by as_bot starts without PettingZoo/Gymnasium
@@ -20,7 +23,7 @@ def __getattr__(name: str):  # noqa: ANN202 - PEP 562: a bot made by as_bot star
         from harness.rl.bot import as_bot
 
         return as_bot
-    if name in ("SevenCardDrawEnv", "env", "raw_env"):
+    if name in ("SevenCardDrawEnv", "env", "raw_env", "evaluate"):
         try:
             from harness.rl import aec
         except ImportError as exc:  # pragma: no cover - depends on the installation
@@ -28,5 +31,9 @@ def __getattr__(name: str):  # noqa: ANN202 - PEP 562: a bot made by as_bot star
                 f"harness.rl.{name} needs the optional extra 'rl' ({exc.name} is missing): make rl, or "
                 "pip install --config-settings editable_mode=compat -e '.[rl]'"
             ) from None
+        if name == "evaluate":
+            from harness.rl.strength import evaluate
+
+            return evaluate
         return getattr(aec, name)
     raise AttributeError(f"module 'harness.rl' has no attribute {name!r}")

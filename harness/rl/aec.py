@@ -45,6 +45,9 @@ class SevenCardDrawEnv(AECEnv):
             keyword fields override them.
         starting_stack: chips of every seat at the start of every hand.
         render_mode: None, ``"ansi"`` (``render()`` returns text) or ``"human"`` (prints it).
+        features: append the hand-strength features (:mod:`harness.rl.features`: category, equity, outs, pot
+            odds, position, the cards ``best_keep`` keeps) after the base observation; off by default, so the
+            default observation's layout is unchanged.
 
     Raises:
         ValueError: a table size outside 2..6, a stack below 1; ``ConfigError`` for bad game settings.
@@ -55,7 +58,7 @@ class SevenCardDrawEnv(AECEnv):
 
     def __init__(self, num_players: int = 2, game: GameConfig | Mapping[str, Any] | None = None,
                  starting_stack: int = 1000,
-                 render_mode: str | None = None, **settings: Any) -> None:
+                 render_mode: str | None = None, features: bool = False, **settings: Any) -> None:
         super().__init__()
         problem = seat_count_problem(num_players)
         if problem:
@@ -82,9 +85,19 @@ class SevenCardDrawEnv(AECEnv):
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
         self._layout = encoding.layout(num_players)
-        size = self._size = encoding.obs_size(num_players)
+        if type(features) is not bool:
+            raise ValueError(f"features must be True or False, got {features!r}")
+        self.features = features
+        self._base = encoding.obs_size(num_players)
+        low, high = encoding.bounds(num_players, num_players * starting_stack, self.game.unit)
+        if features:
+            from harness.rl import features as feature_fields
+
+            flow, fhigh = feature_fields.bounds(num_players)
+            low, high = np.concatenate([low, flow]), np.concatenate([high, fhigh])
+        size = self._size = len(low)
         self._obs_space = spaces.Dict({
-            "observation": spaces.Box(low=-1.0, high=np.inf, shape=(size,), dtype=np.float32),
+            "observation": spaces.Box(low, high, shape=(size,), dtype=np.float32),
             "action_mask": spaces.Box(low=0, high=1, shape=(encoding.N_ACTIONS,), dtype=np.int8),
         })
         self._act_space = spaces.Discrete(encoding.N_ACTIONS)
@@ -229,6 +242,8 @@ class SevenCardDrawEnv(AECEnv):
         key = self._decision()[0] if state.to_act == seat else encoding.NONE_KEY
         v = np.zeros(self._size, dtype=np.float32)
         encoding.observe_into(v.data, 0, state, seat)
+        if self.features:
+            encoding.observe_features_into(v, self._base, state, seat)
         return {"observation": v, "action_mask": encoding.mask_row(key)}
 
     # --- search and display ------------------------------------------------------------------------

@@ -52,14 +52,14 @@ def _vector_steps(seconds: float, tables: int = 64) -> tuple[float, float]:
     """(table steps per CPU second, per wall second) of ``tables`` tables stepped together."""
     venv = VectorEnv(tables, num_players=2)
     rng = np.random.default_rng(1)
-    _, masks, _ = venv.reset(seed=1)
+    masks = venv.reset(seed=1)[0]["action_mask"]
     steps = 0
     cpu, wall = time.thread_time(), time.perf_counter()
     end = cpu + seconds
     while True:
         # a random legal index per row: argmax of random scores where the mask allows
         actions = np.argmax(rng.random(masks.shape) * masks, axis=1)
-        _, masks, _, _, _ = venv.step(actions)
+        masks = venv.step(actions)[0]["action_mask"]
         steps += tables
         now = time.thread_time()
         if now >= end:

@@ -41,8 +41,10 @@ class PolicyBot(Bot):
             prints it and answers the default action) instead of whatever the policy would raise.
     """
 
-    def __init__(self, policy: Callable[[dict[str, np.ndarray]], int], seats: int | None = None) -> None:
+    def __init__(self, policy: Callable[[dict[str, np.ndarray]], int], seats: int | None = None,
+                 features: bool = False) -> None:
         super().__init__()
+        self.features = features
         if seats is not None and (type(seats) is not int or seats not in TABLE_SIZES):
             raise ValueError(f"seats must be a table size 2..6 or None, got {seats!r}")
         self.policy = policy
@@ -74,6 +76,13 @@ class PolicyBot(Bot):
         obs = encoding.encode(n, float(self._unit), seat, cards, phase, raw["button"], raw["to_act"], stacks,
                               raw["bets"], contrib, legal if phase != "draw" else None, raw["folded"],
                               raw["all_in"], raw["draws"], raw["history"], {})
+        if self.features:
+            from harness.rl import features
+
+            call = legal.call_amount if phase in ("bet1", "bet2") and raw["to_act"] == seat else 0
+            obs = np.concatenate([obs, np.zeros(features.SIZE, np.float32)])
+            features.fill(obs, len(obs) - features.SIZE, n, seat, cards, raw["draws"][seat] is not None,
+                          raw["button"], sum(contrib), call)
         m = encoding.mask_of(phase, legal, bet, pot)
         return {"observation": obs, "action_mask": m}, cards, bet, pot
 
@@ -88,12 +97,14 @@ class PolicyBot(Bot):
         return [CARD_STRS[c] for c in discards]
 
 
-def as_bot(policy: Callable[[dict[str, np.ndarray]], int], seats: int | None = None) -> PolicyBot:
+def as_bot(policy: Callable[[dict[str, np.ndarray]], int], seats: int | None = None,
+           features: bool = False) -> PolicyBot:
     """A bot playing ``policy`` (the environments' observation in, an action index out); call ``.run()``.
 
-    ``seats``: the table size the policy was made for (:class:`PolicyBot`).
+    ``seats``: the table size the policy was made for; ``features``: the policy reads the ``features=True``
+    observation (:class:`PolicyBot`).
 
     Raises:
         ValueError: ``seats`` is not a table size 2..6.
     """
-    return PolicyBot(policy, seats)
+    return PolicyBot(policy, seats, features)

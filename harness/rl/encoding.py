@@ -38,6 +38,9 @@ See :func:`layout` for the offsets; field by field:
 - ``actions`` (2 * n * 3): the public betting actions, per round (bet1, bet2) and relative seat: checks,
   calls, bets+raises (counts).
 - ``shown`` (52 * (n - 1)): the cards each other seat showed down (R5.7), one-hot, after the hand.
+
+With ``features=True`` (the environments, :func:`harness.rl.as_bot`) the hand-strength fields of
+:mod:`harness.rl.features` follow ``shown``; the fields above keep their offsets.
 """
 
 from __future__ import annotations
@@ -75,6 +78,7 @@ __all__ = [
     "observe",
     "observe_into",
     "obs_size",
+    "bounds",
 ]
 
 SIZES = ("min", "half_pot", "pot", "two_pots", "all_in")
@@ -279,6 +283,26 @@ def obs_size(n: int) -> int:
     return layout(n)["shown"].stop
 
 
+def bounds(n: int, chips: int, unit: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(low, high)`` float32 vectors of the observation at ``n`` seats whose stacks add up to ``chips``
+    (chips, every seat's starting stack together) in a game of big blind ``unit`` (chips): finite, so a
+    ``Box`` of them is what Gymnasium's checkers accept.
+
+    Chip fields are at most ``chips / unit`` bb (nobody holds or bets more than the table's chips);
+    ``draws`` is -1..4 (R4.1); an ``actions`` count at most ``chips + 1`` (every bet or raise lifts the
+    round's bet by a chip at least, R3.6, a seat calls at most once per bet plus the blind, checks once);
+    one-hot and 0/1 fields 0..1.
+    """
+    lay = layout(n)
+    size = lay["shown"].stop
+    low, high = np.zeros(size, dtype=np.float32), np.ones(size, dtype=np.float32)
+    for name in ("stacks", "bets", "contrib", "pot", "legal"):
+        high[lay[name]] = chips / unit
+    low[lay["draws"]], high[lay["draws"]] = -1.0, 4.0
+    high[lay["actions"]] = chips + 1
+    return low, high
+
+
 _PHASE_INDEX = {"bet1": 0, "draw": 1, "bet2": 2, "complete": 3}  # Phase members hash and compare as these
 _KIND_COLUMN = {"check": 0, "call": 1, "bet": 2, "raise": 2}
 
@@ -417,6 +441,17 @@ def observe_into(v: Any, at: int, state: HandState, seat: int) -> None:
     shown = {s: state.cards[s] for s in state.result().shown} if phase is Phase.COMPLETE else None
     fill(v, at, state.n, float(state.config.unit), seat, state.cards[seat], phase, state.button, to_act, state.stacks,
          state.bets, state.contrib, legal, state.folded, state.all_in, state.draws, state.history, shown)
+
+
+def observe_features_into(v: Any, at: int, state: HandState, seat: int) -> None:
+    """The ``features=True`` fields (:mod:`harness.rl.features`) of ``seat`` in ``state``, written from ``at`` on
+    (``at``: :func:`obs_size` ``(n)`` into an observation row)."""
+    from harness.rl import features
+
+    to_act = state.to_act
+    call = state.legal().call_amount if to_act == seat and state.phase in ("bet1", "bet2") else 0
+    features.fill(v, at, state.n, seat, state.cards[seat], state.draws[seat] is not None, state.button,
+                  sum(state.contrib), call)
 
 
 def encode(n: int, unit: float, seat: int, cards: Any, phase: str, button: int, to_act: int | None, stacks: Any,

@@ -21,6 +21,7 @@ import numpy as np
 from harness.deals import parse_seed
 from harness.engine import Action, ActionKind, HandState
 from harness.engine.cards import parse_card
+from harness.rl import encoding
 from harness.rl.aec import SevenCardDrawEnv
 
 __all__ = ["RandomPolicy", "SdkOpponent", "SingleAgentEnv", "random_policy"]
@@ -137,6 +138,11 @@ class SingleAgentEnv(gymnasium.Env):
         opponents: one per other seat, in seat order after skipping ``seat``: a policy or an :class:`SdkOpponent`.
         seat: the learner's seat, or ``"rotate"`` (the seat moves one to the left every hand, so the learner
             plays every position).
+        illegal: what :meth:`step` does with an action index the mask forbids: ``"raise"`` (the default: a
+            ``ValueError``, so a learner's mistake is never hidden) or ``"default"`` (the referee's default
+            action instead, check if free else fold, stand pat at the draw, R6.2; the step's
+            ``info["illegal_action"]`` is True). ``"default"`` lets tools that step unmasked samples, such as
+            Gymnasium's ``check_env``, run the environment.
         **kwargs: the table (``game``, ``starting_stack``, game-setting fields), as :class:`SevenCardDrawEnv`;
             the number of seats is ``len(opponents) + 1``.
 
@@ -150,7 +156,11 @@ class SingleAgentEnv(gymnasium.Env):
 
     metadata = {"render_modes": ["ansi"]}
 
-    def __init__(self, opponents: Sequence[Policy | SdkOpponent], seat: int | str = 0, **kwargs: Any) -> None:
+    def __init__(self, opponents: Sequence[Policy | SdkOpponent], seat: int | str = 0, illegal: str = "raise",
+                 **kwargs: Any) -> None:
+        if illegal not in ("raise", "default"):
+            raise ValueError(f"illegal must be 'raise' or 'default', got {illegal!r}")
+        self.illegal = illegal
         n = len(opponents) + 1
         self.aec = SevenCardDrawEnv(num_players=n, **kwargs)
         if seat != "rotate" and (type(seat) is not int or not 0 <= seat < n):
@@ -226,17 +236,47 @@ class SingleAgentEnv(gymnasium.Env):
     def step(self, action: int) -> tuple[dict, float, bool, bool, dict]:
         """Apply the learner's action index; run the opponents to its next decision or the hand's end.
 
+        ``info``: ``hand`` (its number in the match), ``illegal_action`` (True when ``illegal="default"``
+        replaced a forbidden index by the default action).
+
         Raises:
-            ValueError: not an action index, an action the mask forbids; an opponent policy's illegal action
-                (its seat named).
+            ValueError: not an action index; an action the mask forbids (unless ``illegal="default"``); an
+                opponent policy's illegal action (its seat named).
         """
-        self.aec._apply(action)
+        info: dict[str, Any] = {"hand": self.aec.hand, "illegal_action": False}
+        if self.illegal == "default":
+            aec = self.aec
+            index = encoding.action_index(action)  # a float or text is a mistake in any mode
+            if not (0 <= index < encoding.N_ACTIONS and encoding.mask_row(aec._decision()[0])[index]):
+                aec.state.apply(aec.state.default_action())
+                info["illegal_action"] = True
+            else:
+                aec._apply(index)
+        else:
+            self.aec._apply(action)
         self._play_others()
         state = self.aec.state
         if state.is_complete:
             reward = state.result().net[self.seat] / self.aec.game.unit
-            return self._obs(), reward, True, False, {"hand": self.aec.hand}
-        return self._obs(), 0.0, False, False, {"hand": self.aec.hand}
+            return self._obs(), reward, True, False, info
+        return self._obs(), 0.0, False, False, info
+
+    def play_hand(self, policy: Policy, hand: int, seed: int | str) -> float:
+        """Play hand ``hand`` of match ``seed`` (the referee's deal, :mod:`harness.rl.aec`) with ``policy`` in the
+        learner's seat; the learner's net big blinds of that hand (a hand it had no decision in counts too).
+        With ``seat="rotate"`` the seat is ``hand % n``, as in :meth:`reset`.
+
+        Raises:
+            ValueError: a bad seed or hand; an action the mask forbids (as :meth:`step`).
+        """
+        root = parse_seed(seed)
+        super().reset(seed=root)
+        self._deal(root, {"hand": hand})
+        state = self.aec.state
+        while not state.is_complete:
+            self.step(policy(self._obs()))
+            state = self.aec.state
+        return state.result().net[self.seat] / self.aec.game.unit
 
     def render(self) -> str | None:
         return self.aec.render()

@@ -1,0 +1,152 @@
+"""Hand-strength features of an observation and a draw abstraction (the ``features=True`` option of the
+environments and of :func:`harness.rl.as_bot`). Numpy and the engine's evaluator only.
+
+Appended after the base observation (:func:`harness.rl.encoding.layout`), :data:`SIZE` values, in order:
+
+- ``category`` (9): one-hot category of the best five of the seat's current cards (R5.2, high card .. straight
+  flush).
+- ``equity`` (1): the estimated chance that these cards win at showdown against ``n - 1`` random seven-card
+  hands, 0..1: ``p ** (n - 1)``, where ``p`` is the share of :data:`EQUITY_SAMPLES` random seven-card hands
+  (a fixed table, drawn once from a fixed seed: deterministic, the same for the environment and the bot)
+  whose best five these cards beat, ties counting half. Card removal and the opponents' draws are ignored.
+- ``outs`` (1): before the seat's draw, how many unseen cards (of the 45 it cannot see) raise its category
+  when they replace its lowest card outside :func:`harness.engine.evaluator.best_keep`; 0 after its draw.
+- ``pot_odds`` (1): ``call / (pot + call)`` of the seat's decision (0 when it has nothing to call).
+- ``position`` (1): ``((seat - button - 1) mod n) / (n - 1)``: 1 on the button (last to act after the draw,
+  R2.3/R3.1), 0 just left of it.
+- ``keep`` (52): one-hot by card int of the cards :func:`~harness.engine.evaluator.best_keep` keeps.
+
+The draw abstraction: :func:`draw_choices` names three draws as action indices, ``"best"`` (``best_keep``),
+``"made"`` (keep the made part of the best five, topped up to three cards by the highest others) and
+``"draw"`` (keep a four-card flush or open-ended straight draw; ``best`` when there is none): a policy may
+choose among three instead of 99.
+"""
+
+from __future__ import annotations
+
+import random
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from harness.engine.evaluator import (
+    Category,
+    best_hand,
+    best_keep,
+    evaluate,
+    flush_draw,
+    improving_cards,
+    straight_draw,
+)
+
+__all__ = ["EQUITY_SAMPLES", "SIZE", "bounds", "draw_choices", "equity", "fill", "layout", "outs"]
+
+EQUITY_SAMPLES = 20000
+_FIELDS = (("category", 9), ("equity", 1), ("outs", 1), ("pot_odds", 1), ("position", 1), ("keep", 52))
+SIZE = sum(size for _, size in _FIELDS)
+_TABLE: list[int] = []
+_CACHE: dict[tuple[int, ...], tuple[int, float, int, tuple[int, ...]]] = {}
+
+
+def layout(at: int = 0) -> dict[str, slice]:
+    """Offsets of the feature fields, starting at ``at`` (the base observation's size)."""
+    out = {}
+    for name, size in _FIELDS:
+        out[name] = slice(at, at + size)
+        at += size
+    return out
+
+
+def bounds(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(low, high)`` float32 vectors of the features: 0..1 except ``outs`` (0..45)."""
+    low, high = np.zeros(SIZE, np.float32), np.ones(SIZE, np.float32)
+    high[layout()["outs"]] = 45.0
+    return low, high
+
+
+def _table() -> list[int]:
+    if not _TABLE:
+        rng = random.Random(20261206)  # fixed: the same table everywhere
+        _TABLE.extend(sorted(evaluate(rng.sample(range(52), 7)) for _ in range(EQUITY_SAMPLES)))
+    return _TABLE
+
+
+def equity(cards: Sequence[int], opponents: int = 1) -> float:
+    """The ``equity`` feature (module doc) of 5-7 cards against ``opponents`` random hands, 0..1."""
+    table = _table()
+    value = evaluate(cards)
+    p = (bisect_left(table, value) + bisect_right(table, value)) / (2 * len(table))
+    return float(p ** opponents)
+
+
+def outs(cards: Sequence[int]) -> int:
+    """The ``outs`` feature (module doc) of seven cards: unseen cards that raise the category when they
+    replace the lowest card outside ``best_keep``."""
+    kept = set(best_keep(cards))
+    worst = min((c for c in cards if c not in kept), key=lambda c: (c >> 2, c & 3))
+    return improving_cards([c for c in cards if c != worst], evaluate(cards) >> 20)
+
+def _of(cards: Sequence[int], drawn: bool) -> tuple[int, float, int, tuple[int, ...]]:
+    """(category, one-opponent p, outs (0 once ``drawn``), kept cards) of a hand, memoised (a hand's cards change
+    once, at its draw)."""
+    key = (*sorted(cards), drawn)
+    found = _CACHE.get(key)
+    if found is None:
+        if len(_CACHE) >= 65536:
+            _CACHE.clear()
+        found = _CACHE[key] = (evaluate(cards) >> 20, equity(cards),
+                               outs(cards) if len(cards) == 7 and not drawn else 0, tuple(best_keep(cards)))
+    return found
+
+
+def fill(v: Any, at: int, n: int, seat: int, cards: Sequence[int], drawn: bool, button: int, pot: int,
+         call: int) -> None:
+    """Write the features into ``v[at : at + SIZE]`` (zeros before; ``v`` as :func:`harness.rl.encoding.fill`).
+
+    Args:
+        n, seat, button: the table size, the observer's seat, the button's seat.
+        cards: the observer's current cards (ints). drawn: whether the observer has drawn.
+        pot: all chips committed (chips). call: the observer's ``call_amount`` now (0 when not its decision).
+    """
+    category, p, out, kept = _of(cards, drawn)
+    lay = layout(at)
+    v[lay["category"].start + category] = 1.0
+    v[lay["equity"].start] = p ** (n - 1)
+    if out:
+        v[lay["outs"].start] = float(out)
+    if call:
+        v[lay["pot_odds"].start] = call / (pot + call)
+    v[lay["position"].start] = ((seat - button - 1) % n) / (n - 1)
+    k = lay["keep"].start
+    for c in kept:
+        v[k + c] = 1.0
+
+
+def _keep_index(cards: Sequence[int], keep: Sequence[int]) -> int:
+    from harness.rl.encoding import DISCARDS, DRAW_BASE
+
+    kept = set(keep)
+    return DRAW_BASE + DISCARDS.index(tuple(p for p, c in enumerate(cards) if c not in kept))
+
+
+def draw_choices(cards: Sequence[int]) -> dict[str, int]:
+    """The draw abstraction (module doc): ``{"best": index, "made": index, "draw": index}``, draw action
+    indices of :mod:`harness.rl.encoding` for ``cards`` in the observation's order (the engine's
+    ``state.cards[seat]``, the request's ``cards``).
+
+    Raises:
+        CardError: not 5-7 distinct cards.
+    """
+    best = best_keep(cards)
+    hand = best_hand(cards)
+    size = {Category.HIGH_CARD: 0, Category.ONE_PAIR: 2, Category.TWO_PAIR: 4, Category.THREE_OF_A_KIND: 3,
+            Category.FOUR_OF_A_KIND: 4}.get(hand.category, 5)
+    made = list(hand.five[:size])
+    others = sorted((c for c in cards if c not in made), reverse=True)
+    made += others[: max(0, 3 - len(made))]  # at most four discards (R4.1)
+    draw = flush_draw(cards) or straight_draw(cards) or best
+    if len(cards) - len(draw) > 4:
+        draw = best
+    return {"best": _keep_index(cards, best), "made": _keep_index(cards, made), "draw": _keep_index(cards, draw)}
