@@ -10,7 +10,7 @@ PY := $(VENV)/bin/python
 # Python process (each bot of each match) about 20 ms at start-up.
 EDITABLE := --config-settings editable_mode=compat
 
-.PHONY: league test test-busy install install-test rl system-deps clean bots
+.PHONY: league test test-busy install install-test rl server system-deps clean bots
 
 $(VENV)/.base: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,11 +25,17 @@ $(VENV)/.rl: $(VENV)/.base
 	$(PY) -m pip install -q $(EDITABLE) -e '.[rl]'
 	touch $@
 
+$(VENV)/.server: $(VENV)/.base
+	$(PY) -m pip install -q $(EDITABLE) -e '.[server]'
+	touch $@
+
 install: $(VENV)/.base
 install-test: $(VENV)/.test
 # The RL extra (PettingZoo, Gymnasium), keeping the compat editable install: a plain
 # `pip install -e '.[rl]'` would replace it with setuptools' import hook (about 18 ms per bot start).
 rl: $(VENV)/.rl
+# The contest server's extra (Starlette, SQLAlchemy, Alembic...): `harness serve`, `harness submit`.
+server: $(VENV)/.server
 
 league: $(VENV)/.base
 	$(VENV)/bin/harness run tournaments/league.toml

@@ -322,6 +322,7 @@ def test_identical_real_bots_accept_h0_and_the_command_resumes(tmp_path: Path) -
     assert first.returncode == 3, first.stderr
     assert json.loads(first.stdout.splitlines()[-1])["result"] == "inconclusive"
     assert "to play on" in first.stdout
+    assert "--max-hands 20" in first.stdout.split("raise it:")[1]  # the hint plays on: twice the hands, not the same
     done = _sprt(*common)
     assert done.returncode == 0, done.stderr
     final = json.loads(done.stdout.splitlines()[-1])

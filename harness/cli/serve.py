@@ -35,7 +35,8 @@ def serve(
         from harness.server.serve import serve as run_server
         from harness.server.store import UnknownStudents
     except ImportError as exc:
-        raise _usage("serve", f"the server needs its libraries: pip install 'sevencard-harness[server]' "
+        raise _usage("serve", f"the server needs its libraries: make server, or pip install --config-settings "
+                     f"editable_mode=compat -e '.[server]' in the harness's folder "
                      f"({exc})") from None
     from harness.tournament.config import ConfigError
 

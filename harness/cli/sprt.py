@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -58,8 +59,6 @@ def sprt(
     decision: named in one line, the block not counted), 2 on a usage error, 130 on Ctrl-C, 143 on SIGTERM (the
     blocks played are kept: run the same command again to continue).
     """
-    import shlex
-
     from harness.deals import seed_warning
     from harness.engine import GameConfig, GameConfigError
     from harness.host.sandbox import SandboxError
@@ -204,5 +203,19 @@ def _test_seed(seed: str | None, out: Path | None, usage: Any) -> int:
 def _verdict(final: Any, new: str, old: str, bb0: float, bb1: float, again: str) -> str:
     """The test's last line: which hypothesis was accepted, or how to play on."""
     if final.result == "inconclusive":
-        return f"inconclusive after {final.hands:,} hands (--max-hands); to play on, raise it: {again}"
+        more = _with_max_hands(again, 2 * max(final.hands, 1))
+        return f"inconclusive after {final.hands:,} hands (--max-hands); to play on, raise it: {more}"
     return str(final.verdict(new, old, bb0, bb1))
+
+
+def _with_max_hands(command: str, hands: int) -> str:
+    """``command`` (a shell line) with its ``--max-hands`` set to ``hands`` (given, replaced or added)."""
+    words = shlex.split(command)
+    for i, word in enumerate(words):
+        if word == "--max-hands" and i + 1 < len(words):
+            words[i + 1] = str(hands)
+            return shlex.join(words)
+        if word.startswith("--max-hands="):
+            words[i] = f"--max-hands={hands}"
+            return shlex.join(words)
+    return shlex.join([*words, "--max-hands", str(hands)])
