@@ -25,6 +25,7 @@ from harness.engine import Action, ActionKind, GameConfig, HandState  # noqa: E4
 from harness.engine.cards import parse_cards  # noqa: E402
 from harness.rl import encoding, env, raw_env  # noqa: E402
 from harness.rl.gym import SdkOpponent, SingleAgentEnv, random_policy  # noqa: E402
+from tests.rl_helpers import assert_as_bot_sees_the_environments_view  # noqa: E402
 
 GAMES = {
     "no-limit": GameConfig(),
@@ -229,37 +230,7 @@ def test_bad_settings_are_refused() -> None:
 
 
 def test_as_bot_sees_what_the_environment_shows() -> None:
-    from harness.rl import as_bot
-
-    seen: list[tuple[np.ndarray, np.ndarray]] = []
-    chooser = random_policy(4)
-
-    def policy(view: dict[str, np.ndarray]) -> int:
-        seen.append((view["observation"], view["action_mask"]))
-        return chooser(view)
-
-    for game in ("no-limit", "fixed-limit", "ante-only"):
-        e = raw_env(num_players=3, game=GAMES[game], starting_stack=150)
-        bots = {s: SdkOpponent(as_bot(policy)) for s in range(3)}
-        e.reset(seed=77)
-        names = ["a", "b", "c"]
-        for s, b in bots.items():
-            b.start_match(e, s, names)
-        for hand in range(8):
-            if hand:
-                e.reset()
-            for s, b in bots.items():
-                b.start_hand(e.state, s, names)
-            while not e.state.is_complete:
-                s = e.state.to_act
-                expected = e.observe(f"player_{s}")
-                seen.clear()
-                e.state.apply(bots[s].decide(e.state, s))
-                assert len(seen) == 1 and bots[s].faults == 0
-                assert np.array_equal(seen[0][0], expected["observation"]), (game, hand)
-                assert np.array_equal(seen[0][1], expected["action_mask"])
-            for b in bots.values():
-                b.end_hand()
+    assert_as_bot_sees_the_environments_view([GAMES[game] for game in ("no-limit", "fixed-limit", "ante-only")], 77)
 
 
 def test_a_policy_runs_through_as_bot_in_a_real_match(tmp_path: Path) -> None:

@@ -17,9 +17,10 @@ from gymnasium.utils.env_checker import check_env  # noqa: E402
 from harness.engine import GameConfig  # noqa: E402
 from harness.engine.cards import parse_cards  # noqa: E402
 from harness.engine.evaluator import best_keep  # noqa: E402
-from harness.rl import as_bot, encoding, features, raw_env  # noqa: E402
-from harness.rl.gym import SdkOpponent, SingleAgentEnv, random_policy  # noqa: E402
+from harness.rl import encoding, features, raw_env  # noqa: E402
+from harness.rl.gym import SingleAgentEnv, random_policy  # noqa: E402
 from harness.rl.vector import VectorEnv  # noqa: E402
+from tests.rl_helpers import assert_as_bot_sees_the_environments_view  # noqa: E402
 
 
 def test_the_default_layout_is_unchanged_and_features_are_appended() -> None:
@@ -100,34 +101,8 @@ def test_vector_rows_carry_the_features() -> None:
 
 
 def test_as_bot_with_features_sees_what_the_environment_shows() -> None:
-    seen: list[np.ndarray] = []
-    chooser = random_policy(4)
-
-    def policy(view: dict[str, np.ndarray]) -> int:
-        seen.append(view["observation"])
-        return chooser(view)
-
-    for game in (GameConfig(), GameConfig(structure="fixed-limit", cap=4)):
-        e = raw_env(num_players=3, game=game, starting_stack=150, features=True)
-        bots = {s: SdkOpponent(as_bot(policy, features=True)) for s in range(3)}
-        e.reset(seed=78)
-        names = ["a", "b", "c"]
-        for s, b in bots.items():
-            b.start_match(e, s, names)
-        for hand in range(8):
-            if hand:
-                e.reset()
-            for s, b in bots.items():
-                b.start_hand(e.state, s, names)
-            while not e.state.is_complete:
-                s = e.state.to_act
-                expected = e.observe(f"player_{s}")
-                seen.clear()
-                e.state.apply(bots[s].decide(e.state, s))
-                assert len(seen) == 1 and bots[s].faults == 0
-                assert np.array_equal(seen[0], expected["observation"]), (game, hand)
-            for b in bots.values():
-                b.end_hand()
+    assert_as_bot_sees_the_environments_view([GameConfig(), GameConfig(structure="fixed-limit", cap=4)], 78,
+                                             features=True)
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")  # PettingZoo's advice to flatten Dict observations
