@@ -173,8 +173,9 @@ def remove_tree(top: Path | str) -> None:
 
 def add_tree(tar: tarfile.TarFile, folder: Path, arcname: str, *, max_entries: int, max_depth: int = MAX_DEPTH,
              skip: Callable[[str], bool] = lambda rel: False) -> str:
-    """Add ``folder``'s folders and regular files to ``tar`` under ``arcname`` (links and other kinds are
-    left out), bounded like :func:`walk`; ``skip(relative path)`` leaves a file out.
+    """Add ``folder``'s folders, regular files and links (as links, never followed) to ``tar`` under
+    ``arcname`` (FIFOs, sockets and devices are left out), bounded like :func:`walk`; ``skip(relative path)``
+    leaves an entry out.
 
     Returns:
         One line naming what was left out past the limits ('' when nothing was).
@@ -183,7 +184,7 @@ def add_tree(tar: tarfile.TarFile, folder: Path, arcname: str, *, max_entries: i
     top = tar.gettarinfo(os.fspath(folder), arcname=arcname)
     tar.addfile(top)
     for rel, st in sorted(tree.entries):
-        if skip(rel) or not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
+        if skip(rel) or not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)):
             continue
         path = os.path.join(folder, rel)
         try:
@@ -192,7 +193,7 @@ def add_tree(tar: tarfile.TarFile, folder: Path, arcname: str, *, max_entries: i
                 with open(path, "rb") as body:
                     info.size = os.fstat(body.fileno()).st_size
                     tar.addfile(info, body)
-            elif info.isdir():
+            elif info.isdir() or info.issym():
                 tar.addfile(info)
         except OSError:
             continue
