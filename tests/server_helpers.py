@@ -138,3 +138,41 @@ def upload(client: httpx.Client, name: str, body: bytes, command: str = "", **fo
 
 def version_state(client: httpx.Client, vid: int) -> dict:
     return client.get(f"/api/versions/{vid}").json()
+
+
+def deep_tree(top: Path, levels: int, name: str = "a", link: str = "/etc/shadow") -> None:
+    """``top/name/name/...`` ``levels`` folders deep with a symbolic link ``sh`` to ``link`` at the bottom, made
+    through folder descriptors (so deeper than PATH_MAX works): what ``mkdir -p`` and ``ln -s`` in a build
+    leave. Remove it with :func:`harness.host.trees.remove_tree`: ``shutil.rmtree`` (and pytest's clean-up of
+    old temp folders) recurses and fails on it."""
+    fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for _ in range(levels):
+            os.mkdir(name, dir_fd=fd)
+            sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = sub
+        os.symlink(link, "sh", dir_fd=fd)
+    finally:
+        os.close(fd)
+
+
+def group_fds(pgid: int) -> list[str]:
+    """Where the open file descriptors of every process of the process group ``pgid`` lead (readable ones)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                data = f.read()
+            if int(data[data.rfind(b")") + 2:].split()[2]) != pgid:
+                continue
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                try:
+                    found.append(os.readlink(f"/proc/{pid}/fd/{fd}"))
+                except OSError:
+                    continue
+        except (OSError, ValueError, IndexError):
+            continue
+    return found

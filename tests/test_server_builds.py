@@ -28,7 +28,8 @@ import httpx
 import pytest
 
 from harness.host.build import BuildLimits, build_problem, run_build
-from harness.host.sandbox import support
+from harness.host.sandbox import LEASE_DIR, support
+from harness.host.trees import MAX_DEPTH, remove_tree, walk
 from harness.server.hostpaths import HIDDEN_FRAMES, for_student, host_roots
 from harness.specs import SandboxMode, SandboxSettings
 from tests.sandbox_helpers import path_without
@@ -38,7 +39,9 @@ from tests.server_helpers import (
     ROOT,
     Served,
     contest_file,
+    deep_tree,
     free_port,
+    group_fds,
     links,
     upload,
     version_state,
@@ -306,3 +309,88 @@ def test_a_build_runs_in_the_admission_over_http(tmp_path: Path) -> None:
         assert v2["state"] == "refused" and not v2["active"] and alice.get("/api/versions/1").json()["active"]
     finally:
         server.stop()
+
+
+def _pages_answer(server: Served, urls: dict[str, str], vid: int) -> tuple[str, list[str]]:
+    """GET the version's page, its code and the admin export: each must answer 200. Returns the page's text and the
+    code's member names."""
+    alice = server.client(urls["alice"])
+    page = alice.get(f"/versions/{vid}")
+    assert page.status_code == 200, page.text
+    code = alice.get(f"/versions/{vid}/code")
+    assert code.status_code == 200, code.text
+    with tarfile.open(fileobj=io.BytesIO(code.content), mode="r:gz") as tar:
+        names = tar.getnames()
+    export = server.client(urls["admin"]).get("/admin/export")
+    assert export.status_code == 200, export.text
+    with tarfile.open(fileobj=io.BytesIO(export.content), mode="r:gz") as tar:
+        assert "t/database.json" in tar.getnames()
+    return page.text, names
+
+
+def test_a_version_folder_1100_folders_deep_still_has_its_pages(tmp_path: Path) -> None:
+    """A version's folder holding a tree 1,100 folders deep with a link to /etc/shadow at its bottom (what a build
+    past the limits could leave before it was cleaned up): its page, its code and the admin export answer 200,
+    show what lies within 32 folders and say what they left out; no traceback in the server's log."""
+    contest = contest_file(tmp_path)
+    port = free_port()
+    urls = links(contest, port)
+    server = Served(contest, port)
+    folder = None
+    try:
+        alice = server.client(urls["alice"])
+        vid = upload(alice, "bot.py", RAISER.encode()).json()["id"]
+        wait_for(lambda: version_state(alice, vid)["state"] != "checking", timeout=180)
+        (folder,) = [p for p in (tmp_path / "contest-t" / "uploads" / "alice").iterdir() if p.is_dir()]
+        deep_tree(folder, 1100)
+        page, names = _pages_answer(server, urls, vid)
+        assert "bot.py" in page and f"deeper than {MAX_DEPTH} folders" in page
+        assert "alice.v1/bot.py" in names and "alice.v1/LEFT-OUT.txt" in names
+        log = server.log.read_text(encoding="utf-8", errors="replace")
+        assert "Traceback" not in log and "RecursionError" not in log, log
+    finally:
+        server.stop()
+        if folder is not None:
+            remove_tree(folder)
+
+
+def test_a_build_that_leaves_a_tree_1100_folders_deep_is_refused_and_cleaned_up(home: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A build that makes ``x/a/a/...`` 1,100 deep with a link to /etc/shadow at its bottom: the version is
+    refused in one line naming the size limit, its folder is emptied (no link out of it, nothing owned by the
+    build's uid), its scratch folder and uid lease are gone, and its page, code and the admin export answer 200."""
+    _need_sandbox()
+    scratch = home / "tmp"  # the server's TMPDIR: its builds' scratch folders are looked for there alone
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    contest = contest_file(home, sandbox="auto", build_timeout_s=120)
+    port = free_port()
+    urls = links(contest, port)
+    server = Served(contest, port)
+    data = home / "contest-t"
+    try:
+        alice = server.client(urls["alice"])
+        build = "p=x; i=0; while [ $i -lt 1100 ]; do p=$p/a; i=$((i+1)); done; mkdir -p $p; ln -s /etc/shadow $p/sh"
+        answer = upload(alice, "deep.tar.gz", _tar_gz({"bot.py": RAISER, "bot.toml": f"command = \"python bot.py\"\n"
+                                                                                       f"build = '{build}'\n"}))
+        assert answer.status_code == 201, answer.text
+        vid = answer.json()["id"]
+        done = wait_for(lambda: (s := version_state(alice, vid))["state"] != "checking" and s, timeout=300)
+        assert done["state"] == "refused" and "the size limit" in done["reason"], done
+        assert "\n" not in done["reason"]
+        tree = walk(data, max_entries=100_000)
+        assert tree.complete, tree.left_out()
+        for rel, st in tree.entries:
+            path = data / rel
+            if path.is_symlink():
+                assert os.path.realpath(path).startswith(str(data) + "/"), f"{rel} leads out of the data folder"
+            assert st.st_uid == os.geteuid(), f"{rel} is owned by uid {st.st_uid}"
+        assert not list(scratch.glob("harness-build-*")), list(scratch.iterdir())
+        assert not [fd for fd in group_fds(server.proc.pid) if fd.startswith(LEASE_DIR)]
+        page, names = _pages_answer(server, urls, vid)
+        assert "the size limit" in page
+        log = server.log.read_text(encoding="utf-8", errors="replace")
+        assert "Traceback" not in log and "RecursionError" not in log, log
+    finally:
+        server.stop()
+        remove_tree(data)

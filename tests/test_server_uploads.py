@@ -10,11 +10,13 @@ from __future__ import annotations
 import io
 import os
 import tarfile
+import tracemalloc
 import zipfile
 from pathlib import Path
 
 import pytest
 
+from harness.host.trees import MAX_DEPTH
 from harness.server.submission import prepare
 from harness.server.unpack import MAX_ENTRIES, MAX_UPLOAD, UnpackError, unpack
 from tests.server_helpers import Served, contest_file, free_port, links, upload
@@ -169,11 +171,11 @@ def test_60000_empty_folders_are_refused_after_counting_at_most_the_limit(tmp_pa
 
 
 def test_implied_folders_count_too(tmp_path: Path) -> None:
-    deep = "/".join(["d"] * (MAX_ENTRIES + 5)) + "/bot.py"  # one member, thousands of folders
+    names = [f"d{i}/bot.py" for i in range(MAX_ENTRIES // 2 + 5)]  # fewer members than the limit, twice the entries
     with pytest.raises(UnpackError) as info:
-        unpack(_zip_entries([deep]), "a.zip", tmp_path / "v")
+        unpack(_zip_entries(names), "a.zip", tmp_path / "v")
     assert f"more than {MAX_ENTRIES:,} files and folders" in str(info.value)
-    assert not (tmp_path / "v" / "d").exists()  # refused from the listing, before anything was written
+    assert not (tmp_path / "v" / "d0").exists()  # refused from the listing, before anything was written
 
 
 def test_a_name_too_long_for_the_disk_is_a_refusal(tmp_path: Path) -> None:
@@ -316,3 +318,130 @@ def test_a_command_or_interpreter_outside_the_folder_and_the_system_is_refused(
 def test_commands_and_interpreters_in_the_folder_or_the_system_are_accepted(
         tmp_path: Path, command: str, files: dict[str, bytes]) -> None:
     assert prepare(_zip(files), "bot.zip", tmp_path / "staging", command=command).command == command
+
+
+def _peak_bytes(call) -> tuple[int, BaseException | None]:  # noqa: ANN001
+    """The most memory Python allocated while ``call()`` ran (tracemalloc), and what it raised."""
+    tracemalloc.start()
+    try:
+        call()
+        raised = None
+    except BaseException as exc:  # noqa: BLE001
+        raised = exc
+    finally:
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    return peak, raised
+
+
+def _long_header_tar(fmt: int, *, link: bool = False) -> bytes:
+    """A .tar.gz of one member whose name (or link name) is 32 MiB of 'a': a GNU ``L``/``K`` header or a pax one."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz", format=fmt) as tar:
+        long = "a" * (32 * 2**20)
+        info = tarfile.TarInfo("link" if link else long)
+        if link:
+            info.type, info.linkname = tarfile.SYMTYPE, long
+            tar.addfile(info)
+        else:
+            info.size = 2
+            tar.addfile(info, io.BytesIO(b"hi"))
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize(("fmt", "link"), [(tarfile.GNU_FORMAT, False), (tarfile.GNU_FORMAT, True),
+                                           (tarfile.PAX_FORMAT, False), (tarfile.PAX_FORMAT, True)],
+                         ids=["gnu-long-name", "gnu-long-link", "pax-path", "pax-linkpath"])
+def test_a_huge_long_name_or_pax_header_is_refused_unread(tmp_path: Path, fmt: int, link: bool) -> None:
+    """A 32 KiB upload whose header announces a 32 MiB name: refused from the header's size field, with a few
+    hundred KiB allocated (tarfile would read the whole name into memory)."""
+    data = _long_header_tar(fmt, link=link)
+    assert len(data) < 64 * 1024
+    peak, raised = _peak_bytes(lambda: unpack(data, "a.tar.gz", tmp_path / "v"))
+    assert isinstance(raised, UnpackError), raised
+    assert "header of 33,554,4" in str(raised) and "\n" not in str(raised)
+    assert peak < 4 * 2**20, peak
+
+
+def test_a_chain_of_extended_headers_is_refused_not_recursed(tmp_path: Path) -> None:
+    """3,000 GNU long-name headers in a row (each one a level of tarfile's recursion): a one-line refusal."""
+    info = tarfile.TarInfo("n" * 200 + "/bot.py")
+    info.size = 0
+    whole = info.tobuf(tarfile.GNU_FORMAT, "utf-8", "surrogateescape")
+    extended = whole[:-tarfile.BLOCKSIZE]  # the L header and its name blocks, without the member's own header
+    raw = extended * 3000 + whole + bytes(2 * tarfile.BLOCKSIZE)
+    with pytest.raises(UnpackError) as info_:
+        unpack(raw, "a.tar", tmp_path / "v")
+    assert "extended headers in a row" in str(info_.value)
+
+
+def test_a_sparse_member_is_refused(tmp_path: Path) -> None:
+    info = _info("bot.py", tarfile.GNUTYPE_SPARSE)
+    with pytest.raises(UnpackError) as info_:
+        unpack(_tar([(info, b"")], mode="w"), "a.tar", tmp_path / "v")
+    assert "sparse" in str(info_.value)
+
+
+def test_a_zip_of_100000_entries_is_refused_from_its_raw_directory(tmp_path: Path) -> None:
+    """The central directory is counted from its bytes: no ZipInfo is made for 100,000 entries (each costs
+    hundreds of bytes), so the refusal allocates a few MiB at most."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+        for i in range(100_000):
+            z.writestr(f"{i}", b"")
+    data = buf.getvalue()
+    assert len(data) < MAX_UPLOAD
+    peak, raised = _peak_bytes(lambda: unpack(data, "a.zip", tmp_path / "v"))
+    assert isinstance(raised, UnpackError) and f"more than {MAX_ENTRIES:,} files" in str(raised), raised
+    assert peak < 8 * 2**20, peak
+
+
+@pytest.mark.parametrize("field", ["extra", "comment"])
+def test_a_zip_entry_with_a_huge_extra_field_or_comment_is_refused(tmp_path: Path, field: str) -> None:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        info = zipfile.ZipInfo("bot.py")
+        if field == "extra":
+            info.extra = (0xCAFE).to_bytes(2, "little") + (60_000).to_bytes(2, "little") + bytes(60_000)
+        else:
+            info.comment = b"c" * 60_000
+        z.writestr(info, b"pass\n")
+    with pytest.raises(UnpackError) as info_:
+        unpack(buf.getvalue(), "a.zip", tmp_path / "v")
+    assert "extra field or comment longer than" in str(info_.value)
+
+
+@pytest.mark.parametrize("fmt", ["zip", "tar"])
+def test_a_tree_deeper_than_the_limit_is_refused_before_anything_is_written(tmp_path: Path, fmt: str) -> None:
+    names = ["a/" * 1100 + "bot.py"]
+    data = _zip_entries(names) if fmt == "zip" else _tar_entries(names)
+    with pytest.raises(UnpackError) as info:
+        unpack(data, f"a.{'zip' if fmt == 'zip' else 'tar.gz'}", tmp_path / "v")
+    message = str(info.value)
+    assert f"at most {MAX_DEPTH} levels" in message and "\n" not in message
+    assert not (tmp_path / "v" / "a").exists()
+    files = unpack(_tar_entries(["a/" * (MAX_DEPTH - 1) + "bot.py"]), "a.tar.gz", tmp_path / "ok")
+    assert files == ["a/" * (MAX_DEPTH - 1) + "bot.py"]
+
+
+def test_deep_and_long_header_uploads_are_one_line_400s_over_http(tmp_path: Path) -> None:
+    """POST /submit with 1,100 nested folders, and with a 32 MiB GNU long name: 400 with one line each, no
+    traceback in the server's log, nothing left in staging."""
+    contest = contest_file(tmp_path)
+    port = free_port()
+    urls = links(contest, port)
+    server = Served(contest, port)
+    try:
+        alice = server.client(urls["alice"])
+        answer = upload(alice, "deep.tar.gz", _tar_entries(["a/" * 1100 + "bot.py"]), "python bot.py")
+        assert answer.status_code == 400, answer.text
+        error = answer.json()["error"]
+        assert error.startswith("refused:") and f"at most {MAX_DEPTH} levels" in error and "\n" not in error
+        answer = upload(alice, "long.tar.gz", _long_header_tar(tarfile.GNU_FORMAT), "python bot.py")
+        assert answer.status_code == 400, answer.text
+        assert "long-name or pax header" in answer.json()["error"]
+        assert not any((tmp_path / "contest-t" / "staging").iterdir())
+        log = server.log.read_text(encoding="utf-8", errors="replace")
+        assert "Traceback" not in log and "RecursionError" not in log, log
+    finally:
+        server.stop()

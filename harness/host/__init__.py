@@ -8,7 +8,8 @@ environment, and the search for what a dead referee left), ``guardian`` (a run's
 it, even after ``kill -9``), ``residency`` (every page a bot may read cached before it starts),
 ``sandbox`` (bubblewrap, a uid per seat, what a bot sees), ``botproc``
 (one bot's subprocess: launch, limits, logs, stop), ``build`` (a submission's build: one command in a
-bot's sandbox with its folder writable), and
+bot's sandbox with its folder writable), ``trees`` (iterative, bounded walks and removal of a
+student's folder, any depth), and
 ``startcause`` and ``tracebacks`` (why a bot did not start, its stderr read in any language).
 
 :mod:`harness.match` uses this package; nothing here imports :mod:`harness.match`.

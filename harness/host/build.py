@@ -13,15 +13,19 @@ there stays, what it writes anywhere else is gone when it ends.
 
 Its limits (:class:`BuildLimits`): wall time, memory and processes of all its
 processes together, 64 MiB per file (``RLIMIT_FSIZE``), the size of its folder
-(checked every :data:`DISK_CHECK_S` seconds and at the end) and the output
-kept. Where bubblewrap cannot run (or ``[sandbox] mode = "off"``) no build
+(bytes, :data:`MAX_ENTRIES` entries and :data:`harness.host.trees.MAX_DEPTH`
+levels, checked every :data:`DISK_CHECK_S` seconds and at the end) and the
+output kept. Every walk of the folder is iterative and bounded; a folder left
+past the entry or depth limit, or one that cannot be read whole, is emptied
+and the build fails in one line. The clean-up (the uid lease, the scratch
+folder) runs whatever happened before it. Where bubblewrap cannot run (or ``[sandbox] mode = "off"``) no build
 runs: :func:`build_problem` says why.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-import shutil
 import stat
 import tempfile
 import time
@@ -32,6 +36,7 @@ from harness.host import cgroups
 from harness.host.botproc import BotProcess, BotStartError, stop_all
 from harness.host.sandbox import BUILD_TOOLS, DEFAULT_PIDS, BotJail, SandboxError, UidLease, plan, support
 from harness.host.treelimits import TreeBot, TreeMatch
+from harness.host.trees import MAX_DEPTH, remove_tree, walk
 from harness.specs import BotSpec, Limits, SandboxMode, SandboxSettings
 
 __all__ = ["BuildLimits", "BuildResult", "build_problem", "run_build"]
@@ -89,65 +94,98 @@ def build_problem(settings: SandboxSettings) -> str:
     return ""
 
 
-def _entries(folder: Path) -> list[tuple[str, os.stat_result]]:
-    """Every entry below ``folder`` with its ``lstat`` (links not followed; gone ones skipped)."""
-    out: list[tuple[str, os.stat_result]] = []
-    for top, dirs, files in os.walk(folder, followlinks=False):
-        for name in (*dirs, *files):
-            path = os.path.join(top, name)
-            try:
-                out.append((path, os.lstat(path)))
-            except OSError:
-                continue
-            if len(out) > MAX_ENTRIES:
-                return out
-    return out
-
-
-def _size(folder: Path) -> tuple[int, int]:
-    """(bytes on disk, entries) of ``folder``."""
-    found = _entries(folder)
-    return sum(st.st_blocks * 512 for _, st in found), len(found)
+def _size(folder: Path) -> tuple[int, int, bool]:
+    """(bytes on disk, entries, within the limits) of ``folder``: walked iteratively, links not followed, at
+    most :data:`MAX_ENTRIES` + 1 entries and :data:`harness.host.trees.MAX_DEPTH` levels."""
+    tree = walk(folder, max_entries=MAX_ENTRIES + 1)
+    within = not tree.too_deep and not tree.too_many and len(tree.entries) <= MAX_ENTRIES
+    return sum(st.st_blocks * 512 for _, st in tree.entries), len(tree.entries), within
 
 
 def _lend(folder: Path, uid: int) -> None:
     """Give ``folder`` and everything in it to ``uid`` (the build's), links not followed."""
     os.chown(folder, uid, uid)
-    for path, _ in _entries(folder):
-        os.chown(path, uid, uid, follow_symlinks=False)
+    for rel, _ in walk(folder, max_entries=MAX_ENTRIES).entries:  # an unpacked upload: within the limits
+        with contextlib.suppress(OSError):
+            os.chown(folder / rel, uid, uid, follow_symlinks=False)
 
 
-def _take_back(folder: Path, owners: set[int]) -> list[str]:
+def _take_back(folder: Path, owners: set[int]) -> tuple[list[str], str]:
     """Make what the build left the server's again: owned by this process's user, readable by every bot's
     uid and writable by none (folders 0755, files 0644 or 0755), links kept as links; a FIFO, socket or
     device it made is removed, and so is a link that leads out of the folder (the server, which may follow
     it, sees the host's files). Only entries owned by ``owners`` (the build's uid, or ours) are touched.
 
+    The walk is iterative and bounded (:data:`MAX_ENTRIES` entries, :data:`harness.host.trees.MAX_DEPTH`
+    levels; each folder is made readable before it is listed): a tree past them, or one that cannot be read
+    whole, is not the server's to keep, so everything in the folder is removed (:func:`remove_tree`).
+
     Returns:
-        The removed entries, relative to the folder.
+        The removed entries (relative to the folder), and why the folder was emptied ('' when it was not).
     """
     me, group = os.geteuid(), os.getegid()
     top = os.fspath(folder)
-    removed = []
-    for path, st in [(top, os.lstat(folder)), *_entries(folder)]:
-        if st.st_uid not in owners:
+    removed: list[str] = []
+    problem = ""
+    stack: list[tuple[str, int]] = [("", 0)]
+    seen = 0
+    while stack and not problem:
+        rel, depth = stack.pop()
+        path = os.path.join(top, rel) if rel else top
+        try:
+            st = os.lstat(path)
+        except OSError as exc:
+            if rel:  # a name too long for the system, say: the tree cannot be taken back whole
+                problem = f"an entry it left cannot be read ({exc.strerror or type(exc).__name__})"
+            continue
+        if st.st_uid in owners:
+            try:
+                if stat.S_ISLNK(st.st_mode) and not _inside(os.path.realpath(path), top):
+                    os.unlink(path)
+                    removed.append(rel)
+                elif stat.S_ISLNK(st.st_mode):
+                    os.chown(path, me, group, follow_symlinks=False)
+                elif stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode):
+                    os.chown(path, me, group, follow_symlinks=False)
+                    exe = stat.S_ISDIR(st.st_mode) or st.st_mode & 0o100
+                    os.chmod(path, 0o755 if exe else 0o644, follow_symlinks=False)
+                else:
+                    os.unlink(path)
+                    removed.append(rel)
+            except OSError:
+                pass
+        if not stat.S_ISDIR(st.st_mode):
             continue
         try:
-            if stat.S_ISLNK(st.st_mode) and not _inside(os.path.realpath(path), top):
-                os.unlink(path)
-                removed.append(os.path.relpath(path, top))
-            elif stat.S_ISLNK(st.st_mode):
-                os.chown(path, me, group, follow_symlinks=False)
-            elif stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode):
-                os.chown(path, me, group, follow_symlinks=False)
-                exe = stat.S_ISDIR(st.st_mode) or st.st_mode & 0o100
-                os.chmod(path, 0o755 if exe else 0o644, follow_symlinks=False)
-            else:
-                os.unlink(path)
-                removed.append(os.path.relpath(path, top))
-        except OSError:
-            continue
-    return removed
+            with os.scandir(path) as it:
+                for entry in it:
+                    seen += 1
+                    if depth + 1 > MAX_DEPTH:
+                        problem = f"it left folders more than {MAX_DEPTH} deep"
+                        break
+                    if seen > MAX_ENTRIES:
+                        problem = f"it left more than {MAX_ENTRIES:,} entries"
+                        break
+                    stack.append((os.path.join(rel, entry.name) if rel else entry.name, depth + 1))
+        except OSError as exc:
+            problem = f"a folder it left cannot be read ({exc.strerror or type(exc).__name__})"
+    if problem:
+        _empty(folder)
+    return removed, problem
+
+
+def _empty(folder: Path) -> None:
+    """Remove everything in ``folder`` (however deep, links not followed) and give the folder back."""
+    try:
+        with os.scandir(folder) as it:
+            names = [entry.name for entry in it]
+    except OSError:
+        names = []
+    for name in names:
+        remove_tree(folder / name)
+    with contextlib.suppress(OSError):
+        os.chown(folder, os.geteuid(), os.getegid(), follow_symlinks=False)
+        os.chmod(folder, 0o755)
 
 
 def _inside(path: str, folder: str) -> bool:
@@ -223,35 +261,44 @@ def run_build(command: str, folder: Path, *, settings: SandboxSettings, limits: 
             return BuildResult(False, f"the build could not be started: {exc}", "")
         summary = _wait(proc, folder, limits)
         proc.stop(grace_ms=0)  # what it left running
-        removed = _take_back(folder, owners)
+        removed, emptied = _take_back(folder, owners)
         taken = True
         output = _output(Path(scratch) / "logs") + "".join(
             f"[harness: removed {name}: not a file, folder or link inside the folder]\n" for name in removed)
+        if emptied:
+            output += f"[harness: removed everything in the folder: {emptied}]\n"
+            return BuildResult(False, summary or f"the build was refused: {emptied} (the size limit); its folder "
+                                                  "was emptied", output)
         if summary:
             return BuildResult(False, summary, output)
         if proc.returncode != 0:
             return BuildResult(False, f"the build failed with {proc.describe_exit()}", output)
-        size, count = _size(folder)
-        if size > limits.disk_mb * 1024 * 1024 or count > MAX_ENTRIES:
+        size, _, within = _size(folder)
+        if size > limits.disk_mb * 1024 * 1024 or not within:
             return BuildResult(False, _too_big(limits), output)
         return BuildResult(True, "", output)
     except (SandboxError, cgroups.CgroupError) as exc:
         return BuildResult(False, f"the build was not run: its sandbox could not be set up ({exc})", "")
-    finally:
+    finally:  # each step runs whatever the one before did: the uid lease and the scratch folder always go
         if proc is not None:
-            proc.stop(grace_ms=0)
+            with contextlib.suppress(Exception):
+                proc.stop(grace_ms=0)
         if groups is not None:
-            groups.close()
-        if not taken and os.path.isdir(folder):
-            _take_back(folder, owners)
+            with contextlib.suppress(Exception):
+                groups.close()
+        if not taken:
+            with contextlib.suppress(Exception):
+                if os.path.isdir(folder):
+                    _take_back(folder, owners)
         if lease is not None:
-            lease.release()
-        shutil.rmtree(scratch, ignore_errors=True)
+            with contextlib.suppress(Exception):
+                lease.release()
+        remove_tree(scratch)
 
 
 def _too_big(limits: BuildLimits) -> str:
-    return (f"the build was stopped: its folder grew over {limits.disk_mb} MiB or {MAX_ENTRIES} entries "
-            "(the size limit)")
+    return (f"the build was stopped: its folder grew over {limits.disk_mb} MiB, {MAX_ENTRIES} entries or "
+            f"{MAX_DEPTH} folders deep (the size limit)")
 
 
 def _wait(proc: BotProcess, folder: Path, limits: BuildLimits) -> str:
@@ -265,8 +312,8 @@ def _wait(proc: BotProcess, folder: Path, limits: BuildLimits) -> str:
             return f"the build was stopped after {limits.timeout_s:g} s (the time limit)"
         if now - measured >= DISK_CHECK_S:
             measured = now
-            size, count = _size(folder)
-            if size > limits.disk_mb * 1024 * 1024 or count > MAX_ENTRIES:
+            size, _, within = _size(folder)
+            if size > limits.disk_mb * 1024 * 1024 or not within:
                 stop_all([proc], 0)
                 return _too_big(limits)
         time.sleep(_POLL_S)

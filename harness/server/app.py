@@ -54,6 +54,7 @@ from harness.report.viewer import script_json
 from harness.server import db, store
 from harness.server.board import Board
 from harness.server.contest import Contest
+from harness.server.folders import code_archive, export_tree, version_files
 from harness.server.games import Game, GameRefused, Games
 from harness.server.hostpaths import for_student, hide_paths, host_roots
 from harness.server.ladder import Ladder, match_dir
@@ -352,10 +353,7 @@ async def api_version(request: Request) -> Response:
 
 
 def _files(contest: Contest, v: dict[str, Any]) -> list[str]:
-    folder = store.version_dir(contest, v["student"], v["folder"])
-    if not folder.is_dir():
-        return []
-    return sorted(os.fspath(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())[:500]
+    return version_files(store.version_dir(contest, v["student"], v["folder"]))
 
 
 async def version_code(request: Request) -> Response:
@@ -368,11 +366,9 @@ async def version_code(request: Request) -> Response:
     folder = store.version_dir(request.app.state.server.contest, v["student"], v["folder"])
     if not folder.is_dir():
         return PlainTextResponse("This version's files are no longer on the server.", status_code=404)
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
-        tar.add(folder, arcname=store.label(v["student"], v["number"]))
+    body = code_archive(folder, store.label(v["student"], v["number"]))
     name = store.label(v["student"], v["number"]) + ".tar.gz"
-    return Response(buf.getvalue(), media_type="application/gzip",
+    return Response(body, media_type="application/gzip",
                     headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
@@ -720,8 +716,7 @@ def _export(server: Server) -> Path:
         tar.addfile(info, io.BytesIO(body))
         for part in ("uploads", "matches", "checks", "final"):
             if (data / part).exists():
-                tar.add(data / part, arcname=f"{server.contest.name}/{part}",
-                        filter=lambda t: None if t.name.endswith("seed.secret") else t)
+                export_tree(tar, data / part, f"{server.contest.name}/{part}", skip_suffix="seed.secret")
     return Path(name)
 
 

@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
 import tomllib
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.server.unpack import UnpackError, content_hash, unpack
+from harness.host.trees import remove_tree, walk
+from harness.server.unpack import MAX_ENTRIES, UnpackError, content_hash, unpack
 
 BOT_FILE = "bot.toml"
 MAX_COMMAND = 1000
@@ -83,7 +83,7 @@ def prepare(data: bytes, filename: str, staging: Path, command: str = "", build:
                     raise UnpackError(f"refused: {BOT_FILE}: {key} must be a string, e.g. command = \"python bot.py\".")
         command = command.strip() or str(meta.get("command", "")).strip()
         build = build.strip() or str(meta.get("build", "")).strip()
-        files = sorted(os.fspath(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
+        files = walk(folder, max_entries=MAX_ENTRIES).files()  # unpacked: within MAX_ENTRIES and MAX_DEPTH
         if not command:
             if len(files) == 1:
                 only = files[0]
@@ -103,7 +103,7 @@ def prepare(data: bytes, filename: str, staging: Path, command: str = "", build:
         check_command(command, folder)
         return Unpacked(folder, content_hash(folder), command, build, tuple(files))
     except BaseException:
-        shutil.rmtree(folder, ignore_errors=True)
+        remove_tree(folder)
         raise
 
 
@@ -122,7 +122,8 @@ def check_command(command: str, folder: Path) -> None:
         if not inside:
             raise UnpackError(f"refused: the command's program {program!r} must be a name on the server's PATH "
                               "(python, java, node) or a path inside your folder (./bot).")
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()):
+    for name in walk(folder, max_entries=MAX_ENTRIES).files():  # regular files only: links are not followed
+        path = folder / name
         try:
             with open(path, "rb") as fh:
                 head = fh.readline(256)

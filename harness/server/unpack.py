@@ -13,6 +13,16 @@ path implies, all counted before anything is written), more than
 the bytes actually read, never on what the archive's headers claim. The work
 done is bounded by these counts: at most :data:`MAX_ENTRIES` folders or files
 are made, whatever the archive holds.
+
+Headers are bounded before they are read: a path deeper than
+:data:`harness.host.trees.MAX_DEPTH` folders, a name past :data:`MAX_NAME`
+bytes, a tar long-name (GNU ``L``/``K``) or pax (``x``/``g``) header past
+:data:`MAX_NAME` / :data:`MAX_PAX` bytes (tarfile reads one whole into
+memory), more than :data:`MAX_CHAIN` of them in a row, a sparse member, or a
+zip whose raw central directory holds more than :data:`MAX_ENTRIES` entries
+or an extra field or comment past :data:`MAX_ZIP_FIELD` bytes is refused
+from the header's own size fields. No recursion: folders are made level by
+level and trees are walked with :mod:`harness.host.trees`.
 """
 
 from __future__ import annotations
@@ -21,12 +31,14 @@ import io
 import os
 import re
 import stat
+import struct
 import tarfile
 import zipfile
 from pathlib import Path, PurePosixPath
-from typing import IO
+from typing import IO, Any
 
 from harness.errors import HarnessError
+from harness.host.trees import MAX_DEPTH, walk
 
 #: Largest upload (bytes, as sent).
 MAX_UPLOAD = 20 * 1024 * 1024
@@ -38,6 +50,16 @@ MAX_ENTRIES = 2000
 MAX_RATIO = 200
 _RATIO_FLOOR = 1024 * 1024
 _CHUNK = 1024 * 1024
+#: Longest member name or link name (bytes): a GNU long-name header (``L``/``K``) past it is refused unread.
+MAX_NAME = 4096
+#: Largest pax extended header (``x``/``g``) (bytes), refused unread past it.
+MAX_PAX = 64 * 1024
+#: Most bytes of long-name and pax headers in one archive.
+MAX_EXTENDED = 4 * 1024 * 1024
+#: Most extended headers (long name, long link, pax) in a row before one member.
+MAX_CHAIN = 4
+#: Largest extra field or comment of a zip entry (bytes).
+MAX_ZIP_FIELD = 16 * 1024
 _BAD_NAME = re.compile(r"[\x00-\x1f\x7f\\]")
 
 
@@ -84,6 +106,11 @@ class _Budget:
         """
         self.current = name
         self._count()
+        if len(rel.parts) > MAX_DEPTH:
+            raise UnpackError(f"refused: {_shown(name)} lies {len(rel.parts)} folders deep; at most {MAX_DEPTH} "
+                              "levels are accepted.")
+        if len(name.encode(errors="replace")) > MAX_NAME:
+            raise UnpackError(f"refused: the name {_shown(name)} is longer than {MAX_NAME} bytes.")
         if not rel.parts:
             if folder:  # "." or "./": the submission's own folder
                 return
@@ -127,9 +154,20 @@ class _Budget:
                               "as a decompression bomb does.")
 
 
+def _mkdirs(dest: Path, parts: tuple[str, ...]) -> None:
+    """Make ``dest/parts...`` level by level (no recursion; the depth is bounded by :meth:`_Budget.claim`)."""
+    path = dest
+    for part in parts:
+        path = path / part
+        try:
+            os.mkdir(path)
+        except FileExistsError:
+            continue
+
+
 def _write(dest: Path, rel: PurePosixPath, source: IO[bytes], budget: _Budget, mode: int) -> None:
     target = dest.joinpath(*rel.parts)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    _mkdirs(dest, rel.parts[:-1])
     with open(target, "xb") as out:  # claimed once (_Budget.claim): "x" fails loudly if that ever breaks
         while chunk := source.read(_CHUNK):
             budget.add(len(chunk), str(rel))
@@ -137,7 +175,41 @@ def _write(dest: Path, rel: PurePosixPath, source: IO[bytes], budget: _Budget, m
     os.chmod(target, 0o755 if mode & 0o111 else 0o644)
 
 
+def _check_zip_directory(data: bytes) -> None:
+    """Walk the zip's central directory from its raw bytes before :mod:`zipfile` parses it: more than
+    :data:`MAX_ENTRIES` entries, a name longer than :data:`MAX_NAME` or an extra field or comment longer than
+    :data:`MAX_ZIP_FIELD` is refused before one :class:`zipfile.ZipInfo` is made (each costs memory)."""
+    try:
+        end = zipfile._EndRecData(io.BytesIO(data))  # type: ignore[attr-defined]
+    except OSError:
+        end = None
+    if not end:
+        return  # zipfile says why
+    size_cd, offset_cd = end[zipfile._ECD_SIZE], end[zipfile._ECD_OFFSET]  # type: ignore[attr-defined]
+    start = end[zipfile._ECD_LOCATION] - size_cd  # type: ignore[attr-defined]
+    if end[zipfile._ECD_SIGNATURE] == zipfile.stringEndArchive64:  # type: ignore[attr-defined]
+        start -= zipfile.sizeEndCentDir64 + zipfile.sizeEndCentDir64Locator  # type: ignore[attr-defined]
+    if start < 0 or size_cd < 0 or offset_cd < 0:
+        return
+    pos, stop, count = start, min(len(data), start + size_cd), 0
+    header = struct.Struct(zipfile.structCentralDir)  # type: ignore[attr-defined]
+    while pos + header.size <= stop and data[pos:pos + 4] == zipfile.stringCentralDir:  # type: ignore[attr-defined]
+        fields: Any = header.unpack_from(data, pos)
+        name_len, extra_len, comment_len = fields[12], fields[13], fields[14]
+        count += 1
+        if count > MAX_ENTRIES:
+            raise UnpackError(f"refused: more than {MAX_ENTRIES:,} files and folders; submit only what the bot "
+                              "needs.")
+        if name_len > MAX_NAME:
+            raise UnpackError(f"refused: entry {count} of the zip has a name longer than {MAX_NAME} bytes.")
+        if extra_len > MAX_ZIP_FIELD or comment_len > MAX_ZIP_FIELD:
+            raise UnpackError(f"refused: entry {count} of the zip has an extra field or comment longer than "
+                              f"{MAX_ZIP_FIELD // 1024} KiB.")
+        pos += header.size + name_len + extra_len + comment_len
+
+
 def _unzip(data: bytes, dest: Path, budget: _Budget) -> None:
+    _check_zip_directory(data)
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         infos = archive.infolist()
@@ -159,7 +231,7 @@ def _unzip(data: bytes, dest: Path, budget: _Budget) -> None:
         members.append((info, rel, folder))
     for info, rel, folder in members:
         if folder:
-            dest.joinpath(*rel.parts).mkdir(parents=True, exist_ok=True)
+            _mkdirs(dest, rel.parts)
             continue
         try:
             with archive.open(info) as source:
@@ -171,9 +243,69 @@ def _unzip(data: bytes, dest: Path, budget: _Budget) -> None:
             raise UnpackError(f"refused: {_shown(info.filename)} cannot be read from the zip ({exc}).") from None
 
 
+_EXTENDED = {tarfile.GNUTYPE_LONGNAME: MAX_NAME, tarfile.GNUTYPE_LONGLINK: MAX_NAME,
+             tarfile.XHDTYPE: MAX_PAX, tarfile.XGLTYPE: MAX_PAX, tarfile.SOLARIS_XHDTYPE: MAX_PAX}
+
+
+class _BoundedInfo(tarfile.TarInfo):
+    """A tar header checked from its raw fields before :mod:`tarfile` reads what it announces: a long-name or
+    pax header is read whole into memory, so one past :data:`MAX_NAME` / :data:`MAX_PAX`, more than
+    :data:`MAX_CHAIN` of them in a row (each one a level of recursion), a GNU sparse member or a pax header
+    about sparse data (whose maps are read whole too) is refused unread."""
+
+    def _proc_member(self, archive: Any) -> Any:  # tarfile's hook for every header it reads
+        bound = _EXTENDED.get(self.type)
+        if bound is None:
+            archive.harness_chain = 0
+            if self.type == tarfile.GNUTYPE_SPARSE:
+                raise UnpackError(f"refused: {_shown(self.name)} is a sparse file; submit an ordinary archive.")
+            return super()._proc_member(archive)  # type: ignore[misc]
+        archive.harness_chain = getattr(archive, "harness_chain", 0) + 1
+        archive.harness_extended = getattr(archive, "harness_extended", 0) + self.size
+        if archive.harness_chain > MAX_CHAIN:
+            raise UnpackError(f"refused: more than {MAX_CHAIN} extended headers in a row in the archive.")
+        if self.size > bound:
+            raise UnpackError(f"refused: the archive has a long-name or pax header of {self.size:,} bytes; at most "
+                              f"{bound:,} are accepted.")
+        if archive.harness_extended > MAX_EXTENDED:
+            raise UnpackError(f"refused: the archive's long-name and pax headers pass {MAX_EXTENDED // 2**20} MiB.")
+        if self.type in (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE):
+            raw = archive.fileobj.read(self._block(self.size))  # type: ignore[attr-defined]
+            if b"GNU.sparse" in raw:
+                raise UnpackError("refused: the archive holds a sparse file; submit an ordinary archive.")
+            real = archive.fileobj
+            archive.fileobj = _Replay(real, raw)  # tarfile reads the header again: it gets these bytes
+            try:
+                return super()._proc_member(archive)  # type: ignore[misc]
+            finally:
+                archive.fileobj = real
+        return super()._proc_member(archive)  # type: ignore[misc]
+
+
+class _Replay:
+    """A file object whose first read returns bytes already read from ``real`` (then reads ``real``)."""
+
+    def __init__(self, real: Any, first: bytes) -> None:
+        self._real = real
+        self._first: bytes | None = first
+
+    def read(self, size: int = -1) -> bytes:
+        if self._first is not None:
+            first, self._first = self._first, None
+            return first
+        return self._real.read(size)  # type: ignore[no-any-return]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+
+class _BoundedTar(tarfile.TarFile):
+    tarinfo = _BoundedInfo
+
+
 def _untar(data: bytes, dest: Path, budget: _Budget) -> None:
     try:
-        archive = tarfile.open(fileobj=io.BytesIO(data), mode="r:*")
+        archive = _BoundedTar.open(fileobj=io.BytesIO(data), mode="r:*")
     except (tarfile.TarError, OSError, EOFError, zlib_error()) as exc:
         raise UnpackError(f"refused: not a readable tar archive ({exc}).") from None
     try:
@@ -186,7 +318,7 @@ def _untar(data: bytes, dest: Path, budget: _Budget) -> None:
                                   "socket).")
             budget.claim(rel, member.isdir(), member.name)
             if member.isdir():
-                dest.joinpath(*rel.parts).mkdir(parents=True, exist_ok=True)
+                _mkdirs(dest, rel.parts)
                 continue
             source = archive.extractfile(member)
             assert source is not None  # a regular member
@@ -247,9 +379,9 @@ def content_hash(folder: Path) -> str:
     import hashlib
 
     h = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        rel = os.fspath(path.relative_to(folder)).encode()
+    for name in walk(folder, max_entries=MAX_ENTRIES + 1).files():  # an unpacked upload: within its limits
+        rel = name.encode()
         h.update(len(rel).to_bytes(4, "big") + rel)
-        body = path.read_bytes()
+        body = (folder / name).read_bytes()
         h.update(len(body).to_bytes(8, "big") + body)
     return h.hexdigest()
