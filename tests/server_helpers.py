@@ -14,6 +14,8 @@ from pathlib import Path
 
 import httpx
 
+from harness.tournament.config import toml_value
+
 ROOT = Path(__file__).resolve().parents[1]
 HARNESS = [sys.executable, "-c", "from harness.cli import app; app()"]
 RAISER = (ROOT / "bots" / "raiser.py").read_text(encoding="utf-8")
@@ -36,7 +38,7 @@ def contest_file(folder: Path, *, students: tuple[str, ...] = ("alice", "bob", "
     slots = f'cluster = "{cluster}"' if cluster else f"jobs = {jobs}"
     text = (f'[contest]\nname = "t"\n{db_line}\n[ladder]\nhands = {hands}\ntable_size = 2\n{slots}\n'
             f"challenges_per_hour = {quota}\nbuild_timeout_s = {build_timeout_s}\n\n[sandbox]\nmode = \"{sandbox}\"\n\n"
-            f'[[reference]]\nname = "caller"\ncommand = "python -m bots.caller"\ncwd = "{ROOT}"\n\n'
+            f'[[reference]]\nname = "caller"\ncommand = "python -m bots.caller"\ncwd = {toml_value(str(ROOT))}\n\n'
             + "".join(f'[[students]]\nname = "{s}"\n\n' for s in students) + extra)
     path = folder / "contest.toml"
     path.write_text(text, encoding="utf-8")

@@ -588,3 +588,26 @@ def _running(pid: int) -> bool:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
     except psutil.Error:
         return False
+
+
+def test_the_final_file_is_valid_toml_for_any_command_and_name(tmp_path: Path) -> None:
+    """A command with an astral character, quotes, a backslash and DEL once made ``final.toml`` unreadable."""
+    import tomllib
+    from types import SimpleNamespace
+
+    from harness.server import db
+    from harness.server.final import final_toml
+    from harness.tournament.config import toml_value
+
+    command = 'python -m bots.caller \U0001F600 "a\\\\b" \x7f'
+    path = contest_file(tmp_path, extra=f'[[reference]]\nname = "odd"\ncommand = {toml_value(command)}\n'
+                                        f"cwd = {toml_value(str(ROOT))}\n")
+    contest = load_contest(path)
+    engine = db.open_database(contest.database)
+    try:
+        final = tomllib.loads(final_toml(SimpleNamespace(contest=contest, engine=engine)))
+    finally:
+        engine.dispose()
+    odd = next(b for b in final["bots"] if b["name"] == "odd")
+    assert odd["command"] == list(next(r for r in contest.references if r.name == "odd").command)
+    assert "\U0001F600" in odd["command"]
