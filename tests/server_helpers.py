@@ -77,11 +77,16 @@ class Served:
             time.sleep(0.2)
 
     def client(self, login: str | None = None) -> httpx.Client:
-        """An HTTP client; with a login url, signed in by following it (the link answers a page of the server's
-        own that sets the session cookie and moves on; a browser's address bar then holds ``/``)."""
+        """An HTTP client; with a login url, signed in as a person clicking it in web mail: the link (a client
+        that does not say where it comes from) answers a page naming whose link it is and signs in nobody; its
+        button posts to the link, which sets the session cookie and moves on (a browser's address bar then
+        holds ``/``)."""
         client = httpx.Client(base_url=self.url, timeout=300)  # outer limits only
         if login:
             answer = client.get(login)
+            assert answer.status_code == 200, answer.text
+            assert 'id="sign-in"' in answer.text and "harness_session" not in client.cookies
+            answer = client.post(login)
             assert answer.status_code == 200, answer.text
             assert 'http-equiv="refresh" content="0; url=/"' in answer.text
             assert "harness_session" in client.cookies

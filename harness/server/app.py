@@ -122,9 +122,56 @@ LOGIN_PAGE = """<!DOCTYPE html>
 """
 
 
+#: The login link's answer when it must not sign in at once: a page of the server's own naming whose link it is
+#: (and who is signed in now), with a button that posts to the link from this origin. Without it, a page of
+#: another site could navigate a student's tab to another student's link and swap the session silently (login
+#: CSRF): the victim's next upload would land in the other account. The policy's frame-ancestors 'none' keeps
+#: the page out of frames, so the button cannot be clicked through a disguise.
+CONFIRM_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Sign in as {whom}?</title></head>
+<body><h1>Sign in as {whom}?</h1>{now}
+<p>This is the login link of <strong>{whom}</strong>. Sign in only if it is yours.</p>
+<form method="post" action="{action}"><button type="submit" id="sign-in">Sign in as {whom}</button></form>
+<p><a href="/">No, go to the contest</a></p></body></html>
+"""
+
+
+def _whom(who: store.Who) -> str:
+    return "the admin" if who.admin else who.name
+
+
+def _same_person(a: store.Who, b: store.Who) -> bool:
+    return a.role == b.role and a.student_id == b.student_id
+
+
+def _login_check(server: Server, token: str, cookie: str | None) -> tuple[store.Who | None, store.Who | None]:
+    return store.token_owner(server.engine, token), store.session_of(server.engine, cookie)
+
+
 async def login(request: Request) -> Response:
+    """The login link. Opened from this server's own pages or typed (``Sec-Fetch-Site`` ``same-origin`` or
+    ``none``) with no other session signed in, it signs in at once; opened from another site (web mail), by a
+    client that does not say, or over another session, it answers :data:`CONFIRM_PAGE`, whose button POSTs
+    here (the page guard refuses a POST from another origin). Source: W3C Fetch Metadata Request Headers."""
     server: Server = request.app.state.server
-    secret = await run_in_threadpool(store.login, server.engine, request.path_params["token"])
+    token = request.path_params["token"]
+    owner, current = await run_in_threadpool(_login_check, server, token, request.cookies.get(COOKIE))
+    if owner is None:
+        return PlainTextResponse("This login link is not valid (it may have been replaced by a newer one); "
+                                 "ask your teacher for a new link.", status_code=403)
+    site = request.headers.get("sec-fetch-site")
+    at_once = site in ("same-origin", "none") and (current is None or _same_person(current, owner))
+    if request.method == "GET" and not at_once:
+        import html
+        from urllib.parse import quote
+
+        now = (f"<p id=\"signed-in-now\">You are signed in as <strong>{html.escape(_whom(current))}</strong>; "
+               "signing in replaces that session in this browser.</p>" if current and not _same_person(current, owner)
+               else "")
+        page = CONFIRM_PAGE.format(whom=html.escape(_whom(owner)), now=now,
+                                   action=html.escape("/login/" + quote(token, safe="")))
+        return HTMLResponse(page, headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
+    secret = await run_in_threadpool(store.login, server.engine, token)
     if secret is None:
         return PlainTextResponse("This login link is not valid (it may have been replaced by a newer one); "
                                  "ask your teacher for a new link.", status_code=403)
@@ -430,6 +477,10 @@ async def submit(request: Request) -> Response:
         student_id, name = st["id"], st["name"]
     if student_id is None:  # a session that is neither the admin nor a student's
         return _forbidden()
+    if not who.admin:
+        limit = await run_in_threadpool(_over_limit, server, student_id, name)
+        if limit:
+            return await refuse(limit, 429)
     try:
         unpacked = await run_in_threadpool(_unpack_into_place, server.contest, name, data, filename, command, build)
     except UnpackError as exc:
@@ -440,6 +491,7 @@ async def submit(request: Request) -> Response:
     assert v is not None  # just stored or found
     notice = repeat_notice(store.label(name, added.number), added.state, v["reason"]) if added.same else ""
     if added.same and added.state == store.REFUSED:
+        await run_in_threadpool(store.drop_refused_files, server.contest, name, v["folder"])
         return await refuse(notice, 409, link=f"/versions/{added.id}")
     if wants_json:
         return JSONResponse(_version_json(v) | {"notice": notice}, status_code=200 if added.same else 201)
@@ -460,6 +512,22 @@ def _unpack_into_place(contest: Contest, name: str, data: bytes, filename: str, 
         target.parent.mkdir(parents=True, exist_ok=True)
         os.replace(unpacked.folder, target)
     return unpacked
+
+
+def _over_limit(server: Server, student_id: int, name: str) -> str:
+    """Why a student may not submit now (``[submissions]``: new versions per hour, disk of the kept versions), or
+    ``""``. (The ladder checks one version of a student at a time: :meth:`Ladder.fill`.)"""
+    contest = server.contest
+    limits = contest.submissions
+    recent = store.submission_counts(server.engine, student_id, time.time() - 3600)
+    if recent >= limits.per_hour:
+        return (f"refused: at most {limits.per_hour} new versions an hour; you have submitted {recent} in the "
+                "last hour, try again later.")
+    used = store.folder_bytes(contest.data / "uploads" / name)
+    if used >= limits.disk_mb * 2**20:
+        return (f"refused: your kept versions hold {used / 2**20:,.0f} MiB on the server, at most "
+                f"{limits.disk_mb:,} MiB are allowed; ask your teacher.")
+    return ""
 
 
 #: Largest submission request (bytes): the upload and its form's other fields and boundaries.
@@ -905,7 +973,7 @@ def routes() -> list[BaseRoute]:
     return [
         Route("/", index),
         Route("/healthz", health),
-        Route("/login/{token}", login),
+        Route("/login/{token}", login, methods=["GET", "POST"]),
         Route("/logout", logout, methods=["POST"]),
         Route("/api/leaderboard", api_leaderboard),
         Route("/events", events),

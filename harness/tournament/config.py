@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import errno
-import json
 import os
 import re
 import shlex
@@ -259,7 +258,8 @@ def toml_value(value: Any) -> str:
     strings (TOML 1.0 section "String") with ``"``, ``\\`` and the control characters U+0000-U+001F
     and U+007F escaped and everything else (astral characters too) written as itself, so
     ``tomllib.loads(f"k = {toml_value(s)}")["k"] == s`` for any text ``s``. Other values are
-    written as ``str(value)`` (TOML dates and times come back as themselves). Raises ValueError for a lone surrogate, which TOML cannot hold.
+    written as ``str(value)`` (TOML dates and times come back as themselves). Raises ValueError for a lone
+    surrogate, which TOML cannot hold.
     """
     if isinstance(value, bool):
         return "true" if value else "false"
