@@ -694,3 +694,26 @@ def test_a_students_submissions_are_limited_per_hour_and_on_disk(tmp_path: Path)
         assert answer.status_code == 429 and "at most 1 MiB" in answer.json()["error"]
     finally:
         server.stop()
+
+
+def test_a_refused_versions_files_are_removed_and_its_report_kept(tmp_path: Path) -> None:
+    """A refused version keeps its report (reason, stderr tail) but not its files; the same bot again (refused
+    at once) leaves none either."""
+    contest = contest_file(tmp_path, students=("alice",))
+    port = free_port()
+    urls = links(contest, port)
+    server = Served(contest, port)
+    uploads = load_contest(contest).data / "uploads"
+    try:
+        alice = server.client(urls["alice"])
+        vid = upload(alice, "bot.py", BROKEN.encode()).json()["id"]
+        done = wait_for(lambda: (s := version_state(alice, vid))["state"] != "checking" and s)
+        assert done["state"] == "refused"
+        assert not [p for p in uploads.rglob("*") if p.is_file()]
+        page = alice.get(f"/versions/{vid}").text
+        assert "nosuchmodule_for_the_test" in page  # the stderr tail of the report
+        assert alice.get(f"/versions/{vid}/code").status_code == 404
+        assert upload(alice, "bot.py", BROKEN.encode()).status_code == 409
+        assert not [p for p in uploads.rglob("*") if p.is_file()]
+    finally:
+        server.stop()
