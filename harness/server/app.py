@@ -250,9 +250,9 @@ def _versions(engine: Engine, student_id: int) -> list[dict[str, Any]]:
         return [dict(r) for r in rows]
 
 
-def plotly_js(request: Request) -> Response:
+async def plotly_js(request: Request) -> Response:
     """plotly.js from the installed ``plotly`` package (as the report bundles it): no CDN, the server may be
-    offline; cached by browsers for a day."""
+    offline; cached by browsers for a day. (Async: FileResponse reads the file in a worker thread.)"""
     import plotly
 
     path = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
