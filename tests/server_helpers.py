@@ -14,6 +14,8 @@ from pathlib import Path
 
 import httpx
 
+from harness.tournament.config import toml_value
+
 ROOT = Path(__file__).resolve().parents[1]
 HARNESS = [sys.executable, "-c", "from harness.cli import app; app()"]
 RAISER = (ROOT / "bots" / "raiser.py").read_text(encoding="utf-8")
@@ -36,7 +38,7 @@ def contest_file(folder: Path, *, students: tuple[str, ...] = ("alice", "bob", "
     slots = f'cluster = "{cluster}"' if cluster else f"jobs = {jobs}"
     text = (f'[contest]\nname = "t"\n{db_line}\n[ladder]\nhands = {hands}\ntable_size = 2\n{slots}\n'
             f"challenges_per_hour = {quota}\nbuild_timeout_s = {build_timeout_s}\n\n[sandbox]\nmode = \"{sandbox}\"\n\n"
-            f'[[reference]]\nname = "caller"\ncommand = "python -m bots.caller"\ncwd = "{ROOT}"\n\n'
+            f'[[reference]]\nname = "caller"\ncommand = "python -m bots.caller"\ncwd = {toml_value(str(ROOT))}\n\n'
             + "".join(f'[[students]]\nname = "{s}"\n\n' for s in students) + extra)
     path = folder / "contest.toml"
     path.write_text(text, encoding="utf-8")
@@ -75,11 +77,16 @@ class Served:
             time.sleep(0.2)
 
     def client(self, login: str | None = None) -> httpx.Client:
-        """An HTTP client; with a login url, signed in by following it (the link answers a page of the server's
-        own that sets the session cookie and moves on; a browser's address bar then holds ``/``)."""
+        """An HTTP client; with a login url, signed in as a person clicking it in web mail: the link (a client
+        that does not say where it comes from) answers a page naming whose link it is and signs in nobody; its
+        button posts to the link, which sets the session cookie and moves on (a browser's address bar then
+        holds ``/``)."""
         client = httpx.Client(base_url=self.url, timeout=300)  # outer limits only
         if login:
             answer = client.get(login)
+            assert answer.status_code == 200, answer.text
+            assert 'id="sign-in"' in answer.text and "harness_session" not in client.cookies
+            answer = client.post(login)
             assert answer.status_code == 200, answer.text
             assert 'http-equiv="refresh" content="0; url=/"' in answer.text
             assert "harness_session" in client.cookies

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from harness.engine.config import Replacements, Structure
 from harness.specs import Limits, StackMode
-from harness.tournament.config import ConfigError, load_config, with_overrides
+from harness.tournament.config import ConfigError, load_config, toml_value, with_overrides
 from harness.tournament.schedule import Format, Gauntlet, RoundRobin
 from tests.config_helpers import BOTS, write
 
@@ -319,3 +322,26 @@ def test_pin_is_read_checked_and_overridden(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="pin") as info:
         load_config(write(tmp_path, "[schedule]\npin = 1\n" + BOTS))
     assert "true or false" in str(info.value)
+
+
+_SCALARS = st.one_of(st.text(), st.booleans(), st.integers(min_value=-(2**63), max_value=2**63 - 1),
+                     st.floats(allow_nan=False))
+
+
+@given(st.text())
+def test_any_text_written_as_toml_reads_back_the_same(text: str) -> None:
+    """The one TOML writer: astral characters, control characters, quotes, backslashes, newlines, DEL."""
+    assert tomllib.loads(f"k = {toml_value(text)}")["k"] == text
+
+
+@given(st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=4)
+                    | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=12))
+def test_any_value_written_as_toml_reads_back_the_same(value: object) -> None:
+    assert tomllib.loads(f"k = {toml_value(value)}")["k"] == value
+
+
+def test_the_toml_writer_covers_the_hard_cases() -> None:
+    for text in ("python bot.py \U0001F600", 'a"b', "a\\b", "x\ny\r\tz", "\x00\x1f\x7f", "\u2028\ufeff"):
+        assert tomllib.loads(f"k = {toml_value(text)}")["k"] == text
+    with pytest.raises(ValueError, match="surrogate"):
+        toml_value("\ud83d")

@@ -588,3 +588,132 @@ def _running(pid: int) -> bool:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
     except psutil.Error:
         return False
+
+
+def test_the_final_file_is_valid_toml_for_any_command_and_name(tmp_path: Path) -> None:
+    """A command with an astral character, quotes, a backslash and DEL once made ``final.toml`` unreadable."""
+    import tomllib
+    from types import SimpleNamespace
+
+    from harness.server import db
+    from harness.server.final import final_toml
+    from harness.tournament.config import toml_value
+
+    command = 'python -m bots.caller \U0001F600 "a\\\\b" \x7f'
+    path = contest_file(tmp_path, extra=f'[[reference]]\nname = "odd"\ncommand = {toml_value(command)}\n'
+                                        f"cwd = {toml_value(str(ROOT))}\n")
+    contest = load_contest(path)
+    engine = db.open_database(contest.database)
+    try:
+        final = tomllib.loads(final_toml(SimpleNamespace(contest=contest, engine=engine)))
+    finally:
+        engine.dispose()
+    odd = next(b for b in final["bots"] if b["name"] == "odd")
+    assert odd["command"] == list(next(r for r in contest.references if r.name == "odd").command)
+    assert "\U0001F600" in odd["command"]
+
+
+def test_the_ladder_checks_one_version_of_a_student_at_a_time(tmp_path: Path) -> None:
+    """A stream of one student's submissions holds one slot at most: bob's version is checked beside alice's
+    first, her others wait; a refused check removes the version's files and keeps its report."""
+    from sqlalchemy import select
+
+    from harness.server import db as schema
+    from harness.server import store
+    from harness.server.board import Board
+    from harness.server.ladder import Ladder
+    from harness.tournament.workers import Done
+
+    contest = load_contest(contest_file(tmp_path, jobs=4))
+    engine = schema.open_database(contest.database)
+    store.sync_roster(engine, contest)
+    with engine.connect() as conn:
+        ids = dict(conn.execute(select(schema.students.c.name, schema.students.c.id)).all())
+    alice = [store.add_version(engine, ids["alice"], f"{i:064x}", "python bot.py", "").id for i in range(3)]
+    bob = store.add_version(engine, ids["bob"], "f" * 64, "python bot.py", "").id
+    board = Board(contest, engine, worker=False)
+    slots = _Slots()
+    slots.capacity = 4
+    ladder = Ladder(contest, engine, board, executor=slots)
+    try:
+        ladder.fill()
+        assert sorted(job.key for job in slots.jobs if job.key.startswith("check:")) == [f"check:{alice[0]}",
+                                                                                        f"check:{bob}"]
+        job = next(j for j in slots.jobs if j.key == f"check:{alice[0]}")
+        v = next(v for v in store.versions_to_check(engine) if v["id"] == alice[0])
+        folder = store.version_dir(contest, "alice", v["folder"])
+        (folder / "build").mkdir(parents=True)
+        (folder / "build" / "junk.bin").write_bytes(b"x" * 100_000)
+        report = {"ok": False, "reason": "refused: the build exited with status 1", "build_tail": "make: error"}
+        slots.jobs.remove(job)
+        ladder.finished(Done(job=job, result=report, error="", wall_s=1.0))
+        assert not folder.exists()
+        with engine.connect() as conn:
+            row = conn.execute(select(schema.versions).where(schema.versions.c.id == alice[0])).mappings().one()
+        assert row["state"] == store.REFUSED and json.loads(row["report"])["build_tail"] == "make: error"
+        ladder.fill()  # alice's next version now takes the slot hers freed
+        assert f"check:{alice[1]}" in {j.key for j in slots.jobs} and f"check:{alice[2]}" not in {
+            j.key for j in slots.jobs}
+    finally:
+        board.close()
+        engine.dispose()
+
+
+def test_a_students_submissions_are_limited_per_hour_and_on_disk(tmp_path: Path) -> None:
+    """``[submissions] per_hour`` and ``disk_mb``: the next upload is refused with a one-line page and a way
+    back (429 and one line of JSON for ``harness submit``); another student is not held up, nor the admin."""
+    import os as _os
+
+    contest = contest_file(tmp_path, extra="[submissions]\nper_hour = 2\ndisk_mb = 1\n")
+    port = free_port()
+    urls = links(contest, port)
+    server = Served(contest, port)
+    try:
+        alice = server.client(urls["alice"])
+        for i in range(2):
+            assert upload(alice, "bot.py", (RAISER + f"\n# {i}\n").encode()).status_code == 201
+        answer = upload(alice, "bot.py", (RAISER + "\n# 3\n").encode())
+        assert answer.status_code == 429 and "at most 2 new versions an hour" in answer.json()["error"]
+        page = alice.post("/submit", files={"file": ("bot.py", RAISER.encode())}, data={"command": ""})
+        assert page.status_code == 429 and 'id="reason"' in page.text and '<a href="/">Back</a>' in page.text
+        reason = re.search(r'id="reason">([^<]*)<', page.text)
+        assert reason and "\n" not in reason.group(1)
+        admin = server.client(urls["admin"])
+        assert upload(admin, "bot.py", (RAISER + "\n# admin\n").encode(), student="alice").status_code == 201
+        # bob: one version of more than the 1 MiB his kept versions may hold; the next is refused
+        bob = server.client(urls["bob"])
+        buf = io.BytesIO()
+        import zipfile
+
+        with zipfile.ZipFile(buf, "w") as z:
+            z.writestr("bot.py", RAISER)
+            z.writestr("weights.bin", _os.urandom(1_200_000))
+        vid = upload(bob, "bot.zip", buf.getvalue(), command="python bot.py").json()["id"]
+        wait_for(lambda: version_state(bob, vid)["state"] != "checking")
+        answer = upload(bob, "bot.py", RAISER.encode())
+        assert answer.status_code == 429 and "at most 1 MiB" in answer.json()["error"]
+    finally:
+        server.stop()
+
+
+def test_a_refused_versions_files_are_removed_and_its_report_kept(tmp_path: Path) -> None:
+    """A refused version keeps its report (reason, stderr tail) but not its files; the same bot again (refused
+    at once) leaves none either."""
+    contest = contest_file(tmp_path, students=("alice",))
+    port = free_port()
+    urls = links(contest, port)
+    server = Served(contest, port)
+    uploads = load_contest(contest).data / "uploads"
+    try:
+        alice = server.client(urls["alice"])
+        vid = upload(alice, "bot.py", BROKEN.encode()).json()["id"]
+        done = wait_for(lambda: (s := version_state(alice, vid))["state"] != "checking" and s)
+        assert done["state"] == "refused"
+        assert not [p for p in uploads.rglob("*") if p.is_file()]
+        page = alice.get(f"/versions/{vid}").text
+        assert "nosuchmodule_for_the_test" in page  # the stderr tail of the report
+        assert alice.get(f"/versions/{vid}/code").status_code == 404
+        assert upload(alice, "bot.py", BROKEN.encode()).status_code == 409
+        assert not [p for p in uploads.rglob("*") if p.is_file()]
+    finally:
+        server.stop()

@@ -86,9 +86,13 @@ def _tar_gz(files: dict[str, bytes | str]) -> bytes:
 
 
 def _everything_fetchable(client: httpx.Client, vid: int) -> str:
-    """What the student can fetch of a version: its page, its JSON and every file (name and bytes) of its code."""
+    """What the student can fetch of a version: its page, its JSON and every file (name and bytes) of its code
+    (none of a refused version: its files are removed)."""
     texts = [client.get(f"/versions/{vid}").text, client.get(f"/api/versions/{vid}").text]
     code = client.get(f"/versions/{vid}/code")
+    if client.get(f"/api/versions/{vid}").json()["state"] == "refused":  # a refused version's files are removed
+        assert code.status_code == 404
+        return "\n".join(texts)
     assert code.status_code == 200
     with tarfile.open(fileobj=io.BytesIO(code.content), mode="r:gz") as tar:
         for member in tar.getmembers():

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+import httpx
 import pytest
 
 pytest.importorskip("starlette")
@@ -283,7 +284,8 @@ def _browser(pw: Any, executable: str, profile: Path, extra: list[str] | None = 
 
 def test_the_login_link_clicked_in_another_sites_page_signs_in(hostile: dict[str, Any], tmp_path: Path) -> None:
     """As in web mail: the link is on a page of another site (evil.test, mapped to 127.0.0.1), clicked; the
-    student lands on the leaderboard signed in, the token gone from the address bar. A form of a same-site page
+    server's page asks "Sign in as ...?", one click of its button and the student lands on the leaderboard
+    signed in, the token gone from the address bar. A form of a same-site page
     of another origin (127.0.0.1 on another port: the SameSite cookie goes with it) posting to the admin's
     freeze changes nothing."""
     executable = require_chromium()
@@ -298,6 +300,11 @@ def test_the_login_link_clicked_in_another_sites_page_signs_in(hostile: dict[str
                 page = browser.new_page()
                 page.goto(f"http://evil.test:{mail.port}/")
                 page.click("#go")
+                # another site's link signs in nobody at once: the server's own page names whose link it is
+                page.wait_for_selector("#sign-in")
+                assert "Sign in as the admin?" in page.inner_text("h1")
+                assert not [c for c in browser.cookies() if c["name"] == "harness_session"]
+                page.click("#sign-in")
                 page.wait_for_url(server.url + "/")
                 page.wait_for_selector("h1:text-is('Leaderboard')")
                 assert "signed in as the admin" in page.inner_text("header")
@@ -315,6 +322,70 @@ def test_the_login_link_clicked_in_another_sites_page_signs_in(hostile: dict[str
                 browser.close()
     finally:
         mail.close()
+
+
+def test_another_students_link_from_another_site_does_not_swap_the_session(hostile: dict[str, Any],
+                                                                          tmp_path: Path) -> None:
+    """Login CSRF: alice is signed in; a page of another site sends her tab to bob's link. She sees the server's
+    page naming bob (Chromium withholds her SameSite cookie from that navigation, so the page cannot name her);
+    her session is untouched until she clicks. Opened over her session, the page names her too."""
+    executable = require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    server, urls = hostile["server"], hostile["urls"]
+    mail = _LinkPage(urls["bob"], server.url + "/admin/freeze", {"value": "1"})
+    try:
+        with sync_playwright() as pw:
+            browser = _browser(pw, executable, tmp_path / "profile", ["--host-resolver-rules=MAP evil.test 127.0.0.1"])
+            try:
+                page = browser.new_page()
+                page.goto(urls["alice"])  # typed into the address bar: signs in at once
+                page.wait_for_url(server.url + "/")
+                assert "alice" in page.inner_text("header")
+                before = next(c["value"] for c in browser.cookies() if c["name"] == "harness_session")
+                page.goto(f"http://evil.test:{mail.port}/")
+                page.click("#go")
+                page.wait_for_selector("#sign-in")
+                assert "Sign in as bob?" in page.inner_text("h1")
+                assert next(c["value"] for c in browser.cookies() if c["name"] == "harness_session") == before
+                page.goto(server.url + "/")
+                assert "alice" in page.inner_text("header") and "bob" not in page.inner_text("header")
+                # typed over alice's session (her SameSite cookie goes now): the page says who is signed in
+                page.goto(urls["bob"])
+                assert "You are signed in as alice" in page.inner_text("#signed-in-now")
+                assert next(c["value"] for c in browser.cookies() if c["name"] == "harness_session") == before
+            finally:
+                browser.close()
+    finally:
+        mail.close()
+
+
+def test_a_login_link_over_http_signs_in_only_by_a_same_origin_post(hostile: dict[str, Any]) -> None:
+    """The same over plain HTTP: a cross-site GET of bob's link, or a GET over alice's session, sets no cookie
+    and names both; the page cannot be framed; a POST from another origin is refused; a same-origin POST
+    signs in."""
+    server, urls = hostile["server"], hostile["urls"]
+    alice = server.client(urls["alice"])
+    mine = alice.cookies["harness_session"]
+    for headers in ({"Sec-Fetch-Site": "cross-site"}, {"Sec-Fetch-Site": "same-origin"}, {}):
+        answer = alice.get(urls["bob"], headers=headers)
+        assert answer.status_code == 200 and "set-cookie" not in answer.headers
+        assert "Sign in as bob?" in answer.text and "You are signed in as <strong>alice</strong>" in answer.text
+        assert "frame-ancestors 'none'" in answer.headers["content-security-policy"]
+        assert alice.cookies["harness_session"] == mine
+    answer = alice.post(urls["bob"], headers={"Origin": "http://evil.test", "Sec-Fetch-Site": "cross-site"})
+    assert answer.status_code == 403 and alice.cookies["harness_session"] == mine
+    assert "alice" in alice.get("/").text.split("</header>")[0]
+    fresh = httpx.Client(base_url=server.url, timeout=300)
+    try:  # typed into the address bar, no session yet: signs in at once
+        answer = fresh.get(urls["bob"], headers={"Sec-Fetch-Site": "none"})
+        assert 'http-equiv="refresh"' in answer.text and "harness_session" in fresh.cookies
+    finally:
+        fresh.close()
+    answer = alice.post(urls["bob"], headers={"Origin": server.url, "Sec-Fetch-Site": "same-origin"})
+    assert answer.status_code == 200 and alice.cookies["harness_session"] != mine
+    assert "bob" in alice.get("/").text.split("</header>")[0]
+    alice.close()
 
 
 def _pages(hostile: dict[str, Any], who: str) -> list[str]:
@@ -360,6 +431,9 @@ def test_hostile_strings_show_as_text_and_run_nothing_in_chromium(hostile: dict[
                 page.on("request", request)
                 wanted.add("GET " + urlsplit(urls[who]).path)
                 page.goto(urls[who])
+                if who == "alice":  # over the admin's session the link asks first; its button posts to the link
+                    wanted.add("POST " + urlsplit(urls[who]).path)
+                    page.click("#sign-in")
                 wanted.add("GET /")
                 page.wait_for_url(server.url + "/")
                 for path in _pages(hostile, who):

@@ -36,8 +36,10 @@ _ROOT = Path(__file__).resolve().parents[2]
 
 
 def _contest(folder: Path) -> Path:
+    from harness.tournament.config import toml_value
+
     text = ('[contest]\nname = "bench"\n[ladder]\nhands = 50\ntable_size = 2\njobs = 2\n[sandbox]\nmode = "off"\n'
-            f'[[reference]]\nname = "caller"\ncommand = "python -m bots.caller"\ncwd = "{_ROOT}"\n'
+            f'[[reference]]\nname = "caller"\ncommand = "python -m bots.caller"\ncwd = {toml_value(str(_ROOT))}\n'
             + "".join(f'[[students]]\nname = "s{i:03d}"\n' for i in range(STUDENTS)))
     path = folder / "contest.toml"
     path.write_text(text, encoding="utf-8")

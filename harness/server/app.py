@@ -54,7 +54,7 @@ from harness.report.viewer import script_json
 from harness.server import db, store
 from harness.server.board import Board
 from harness.server.contest import Contest
-from harness.server.folders import code_archive, export_tree, version_files
+from harness.server.folders import Listing, export_tree, list_files, tar_stream
 from harness.server.games import Game, GameRefused, Games
 from harness.server.hostpaths import for_student, hide_paths, host_roots
 from harness.server.ladder import Ladder, match_dir
@@ -123,9 +123,56 @@ LOGIN_PAGE = """<!DOCTYPE html>
 """
 
 
+#: The login link's answer when it must not sign in at once: a page of the server's own naming whose link it is
+#: (and who is signed in now), with a button that posts to the link from this origin. Without it, a page of
+#: another site could navigate a student's tab to another student's link and swap the session silently (login
+#: CSRF): the victim's next upload would land in the other account. The policy's frame-ancestors 'none' keeps
+#: the page out of frames, so the button cannot be clicked through a disguise.
+CONFIRM_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Sign in as {whom}?</title></head>
+<body><h1>Sign in as {whom}?</h1>{now}
+<p>This is the login link of <strong>{whom}</strong>. Sign in only if it is yours.</p>
+<form method="post" action="{action}"><button type="submit" id="sign-in">Sign in as {whom}</button></form>
+<p><a href="/">No, go to the contest</a></p></body></html>
+"""
+
+
+def _whom(who: store.Who) -> str:
+    return "the admin" if who.admin else who.name
+
+
+def _same_person(a: store.Who, b: store.Who) -> bool:
+    return a.role == b.role and a.student_id == b.student_id
+
+
+def _login_check(server: Server, token: str, cookie: str | None) -> tuple[store.Who | None, store.Who | None]:
+    return store.token_owner(server.engine, token), store.session_of(server.engine, cookie)
+
+
 async def login(request: Request) -> Response:
+    """The login link. Opened from this server's own pages or typed (``Sec-Fetch-Site`` ``same-origin`` or
+    ``none``) with no other session signed in, it signs in at once; opened from another site (web mail), by a
+    client that does not say, or over another session, it answers :data:`CONFIRM_PAGE`, whose button POSTs
+    here (the page guard refuses a POST from another origin). Source: W3C Fetch Metadata Request Headers."""
     server: Server = request.app.state.server
-    secret = await run_in_threadpool(store.login, server.engine, request.path_params["token"])
+    token = request.path_params["token"]
+    owner, current = await run_in_threadpool(_login_check, server, token, request.cookies.get(COOKIE))
+    if owner is None:
+        return PlainTextResponse("This login link is not valid (it may have been replaced by a newer one); "
+                                 "ask your teacher for a new link.", status_code=403)
+    site = request.headers.get("sec-fetch-site")
+    at_once = site in ("same-origin", "none") and (current is None or _same_person(current, owner))
+    if request.method == "GET" and not at_once:
+        import html
+        from urllib.parse import quote
+
+        now = (f"<p id=\"signed-in-now\">You are signed in as <strong>{html.escape(_whom(current))}</strong>; "
+               "signing in replaces that session in this browser.</p>" if current and not _same_person(current, owner)
+               else "")
+        page = CONFIRM_PAGE.format(whom=html.escape(_whom(owner)), now=now,
+                                   action=html.escape("/login/" + quote(token, safe="")))
+        return HTMLResponse(page, headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
+    secret = await run_in_threadpool(store.login, server.engine, token)
     if secret is None:
         return PlainTextResponse("This login link is not valid (it may have been replaced by a newer one); "
                                  "ask your teacher for a new link.", status_code=403)
@@ -148,27 +195,27 @@ def _board_rows(server: Server) -> list[dict[str, Any]]:
     return [r.to_dict() for r in server.board.rows()]
 
 
-async def index(request: Request) -> Response:
+def index(request: Request) -> Response:
     who = _who(request)
     if who is None:
         return _forbidden()
     server: Server = request.app.state.server
-    rows = await run_in_threadpool(_board_rows, server)
+    rows = _board_rows(server)
     return _page(request, "leaderboard.html.j2", who, rows=rows)
 
 
-async def api_leaderboard(request: Request) -> Response:
+def api_leaderboard(request: Request) -> Response:
     if _who(request) is None:
         return _forbidden()
     server: Server = request.app.state.server
-    rows = await run_in_threadpool(_board_rows, server)
+    rows = _board_rows(server)
     keep = ("bot", "student", "version", "hands", "bb_per_100", "ci95_low", "ci95_high", "rating", "status")
     return JSONResponse([{k: r[k] for k in keep} | {"blocks": r["blocks"]} for r in rows])
 
 
 async def events(request: Request) -> Response:
     """Server-sent events: one ``leaderboard`` event (the rows as JSON) whenever a block completes."""
-    if _who(request) is None:
+    if await run_in_threadpool(_who, request) is None:
         return _forbidden()
     server: Server = request.app.state.server
 
@@ -206,7 +253,7 @@ def _versions(engine: Engine, student_id: int) -> list[dict[str, Any]]:
 
 async def plotly_js(request: Request) -> Response:
     """plotly.js from the installed ``plotly`` package (as the report bundles it): no CDN, the server may be
-    offline; cached by browsers for a day."""
+    offline; cached by browsers for a day. (Async: FileResponse reads the file in a worker thread.)"""
     import plotly
 
     path = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
@@ -269,27 +316,27 @@ def rating_chart(points: list[dict[str, Any]], uploads: list[tuple[float, str]])
                           y_title="rating mu (band: +- 1.96 sigma)", marks=marks)
 
 
-async def student_page(request: Request) -> Response:
+def student_page(request: Request) -> Response:
     who = _who(request)
     if who is None:
         return _forbidden()
     server: Server = request.app.state.server
-    st = await run_in_threadpool(_student, server.engine, request.path_params["name"])
+    st = _student(server.engine, request.path_params["name"])
     if st is None:
         return _not_found()
     own = _owns(who, st["id"])
-    vers = await run_in_threadpool(_versions, server.engine, st["id"])
+    vers = _versions(server.engine, st["id"])
     if not own:  # others' refused versions, reasons and commands are theirs
         vers = [v for v in vers if v["state"] == store.ADMITTED]
     labels = {store.label(st["name"], v["number"]) for v in vers if v["state"] == store.ADMITTED}
-    results = await run_in_threadpool(_results_of, server, labels)
-    history = await run_in_threadpool(server.board.history, labels)
+    results = _results_of(server, labels)
+    history = server.board.history(labels)
     uploads = [(v["created"], store.label(st["name"], v["number"])) for v in vers]
     quota = server.contest.ladder.challenges_per_hour
     targets = [r.bot for r in server.board.rows() if r.status != "inactive" and r.student != st["name"]]
     play_bots: list[str] = []
     if own and not who.admin and server.contest.play.max_games:
-        play_bots = list(await run_in_threadpool(play_opponents, server, st["id"], st["name"]))
+        play_bots = list(play_opponents(server, st["id"], st["name"]))
     return _page(request, "student.html.j2", who, student=st, own=own, versions=vers, results=results,
                  chart=rating_chart(history, uploads),
                  quota=quota, targets=targets, play_bots=play_bots, play_hands=server.contest.play.hands,
@@ -314,7 +361,7 @@ def _version_json(v: dict[str, Any]) -> dict[str, Any]:
             "build_output": report.get("build", ""), "url": f"/versions/{v['id']}"}
 
 
-async def _own_version(request: Request) -> tuple[store.Who | None, dict[str, Any] | None]:
+def _own_version(request: Request) -> tuple[store.Who | None, dict[str, Any] | None]:
     who = _who(request)
     if who is None:
         return None, None
@@ -323,14 +370,14 @@ async def _own_version(request: Request) -> tuple[store.Who | None, dict[str, An
         vid = int(request.path_params["vid"])
     except ValueError:
         return who, None
-    v = await run_in_threadpool(_version, server.engine, vid)
+    v = _version(server.engine, vid)
     if v is None or not _owns(who, v["student_id"]):
         return who, None
     return who, v
 
 
-async def version_page(request: Request) -> Response:
-    who, v = await _own_version(request)
+def version_page(request: Request) -> Response:
+    who, v = _own_version(request)
     if who is None:
         return _forbidden()
     if v is None:
@@ -343,8 +390,8 @@ async def version_page(request: Request) -> Response:
     return _page(request, "version.html.j2", who, v=_version_json(v), report=report, files=files, notice=notice)
 
 
-async def api_version(request: Request) -> Response:
-    who, v = await _own_version(request)
+def api_version(request: Request) -> Response:
+    who, v = _own_version(request)
     if who is None:
         return _forbidden()
     if v is None:
@@ -352,13 +399,13 @@ async def api_version(request: Request) -> Response:
     return JSONResponse(_version_json(v))
 
 
-def _files(contest: Contest, v: dict[str, Any]) -> list[str]:
-    return version_files(store.version_dir(contest, v["student"], v["folder"]))
+def _files(contest: Contest, v: dict[str, Any]) -> Listing:
+    return list_files(store.version_dir(contest, v["student"], v["folder"]))
 
 
-async def version_code(request: Request) -> Response:
+def version_code(request: Request) -> Response:
     """The version's files as a .tar.gz (the owner and the admin only)."""
-    who, v = await _own_version(request)
+    who, v = _own_version(request)
     if who is None:
         return _forbidden()
     if v is None:
@@ -366,20 +413,21 @@ async def version_code(request: Request) -> Response:
     folder = store.version_dir(request.app.state.server.contest, v["student"], v["folder"])
     if not folder.is_dir():
         return PlainTextResponse("This version's files are no longer on the server.", status_code=404)
-    body = code_archive(folder, store.label(v["student"], v["number"]))
     name = store.label(v["student"], v["number"]) + ".tar.gz"
-    return Response(body, media_type="application/gzip",
-                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
+    # a sync iterator: Starlette reads it in its thread pool, and the archive is written as it is sent
+    return StreamingResponse(tar_stream(folder, store.label(v["student"], v["number"])),
+                             media_type="application/gzip",
+                             headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
-async def activate(request: Request) -> Response:
-    who, v = await _own_version(request)
+def activate(request: Request) -> Response:
+    who, v = _own_version(request)
     if who is None:
         return _forbidden()
     if v is None:
         return _not_found()
     server: Server = request.app.state.server
-    if not await run_in_threadpool(store.activate, server.engine, v["student_id"], v["id"]):
+    if not store.activate(server.engine, v["student_id"], v["id"]):
         return PlainTextResponse("Only an admitted version can be made active.", status_code=409)
     return RedirectResponse(f"/students/{v['student']}", status_code=303)
 
@@ -389,26 +437,26 @@ async def submit(request: Request) -> Response:
 
     Answers JSON (``Accept: application/json``, as ``harness submit`` sends) or redirects to the version page.
     """
-    who = _who(request) or _bearer(request)
+    who = await run_in_threadpool(_auth, request)
     if who is None:
         return _forbidden()
     server: Server = request.app.state.server
     wants_json = "application/json" in request.headers.get("accept", "")
 
-    def refuse(text: str, code: int = 400, link: str = "") -> Response:
+    async def refuse(text: str, code: int = 400, link: str = "") -> Response:
         if wants_json:
             return JSONResponse({"error": text}, status_code=code)
-        page = _page(request, "refused.html.j2", who, reason=text, link=link)
+        page = await run_in_threadpool(_page, request, "refused.html.j2", who, reason=text, link=link)
         page.status_code = code
         return page
 
-    if store.setting(server.engine, "frozen") == "1" and not who.admin:
-        return refuse("Submissions are closed: the teacher froze the contest.", 403)
+    if await run_in_threadpool(store.setting, server.engine, "frozen") == "1" and not who.admin:
+        return await refuse("Submissions are closed: the teacher froze the contest.", 403)
     too_big = (f"refused: the upload is more than {MAX_UPLOAD // 2**20} MiB; at most {MAX_UPLOAD // 2**20} MiB "
                "are accepted.")
     length = request.headers.get("content-length")
     if length and length.isdigit() and int(length) > MAX_REQUEST:
-        return refuse(too_big, 413)
+        return await refuse(too_big, 413)
     try:  # a chunked body has no length: it is cut where it passes the limit, never spooled whole
         async with _capped(request, MAX_REQUEST).form(max_files=1, max_fields=10) as form:
             upload = form.get("file")
@@ -416,43 +464,71 @@ async def submit(request: Request) -> Response:
             build = str(form.get("build") or "")
             student_name = str(form.get("student") or "")
             if upload is None or isinstance(upload, str):
-                return refuse("refused: no file; choose a .zip, a .tar.gz or a single file.")
+                return await refuse("refused: no file; choose a .zip, a .tar.gz or a single file.")
             data = await upload.read(MAX_UPLOAD + 1)
             filename = upload.filename or "bot"
     except _TooLarge:
-        return refuse(too_big, 413)
+        return await refuse(too_big, 413)
     student_id = who.student_id
     name = who.name
     if who.admin:
         st = await run_in_threadpool(_student, server.engine, student_name)
         if st is None:
-            return refuse("The admin submits for a student: give the student's name.")
+            return await refuse("The admin submits for a student: give the student's name.")
         student_id, name = st["id"], st["name"]
     if student_id is None:  # a session that is neither the admin nor a student's
         return _forbidden()
-    staging = server.contest.data / "staging"
-    staging.mkdir(parents=True, exist_ok=True)
+    if not who.admin:
+        limit = await run_in_threadpool(_over_limit, server, student_id, name)
+        if limit:
+            return await refuse(limit, 429)
     try:
-        unpacked = await run_in_threadpool(prepare, data, filename, staging, command, build)
+        unpacked = await run_in_threadpool(_unpack_into_place, server.contest, name, data, filename, command, build)
     except UnpackError as exc:
-        return refuse(str(exc))
-    _, where = store.bot_identity(unpacked.sha256, unpacked.command, unpacked.build)
-    target = store.version_dir(server.contest, name, where)
-    if target.exists():  # the same files (and build) as an earlier version: its folder is theirs
-        shutil.rmtree(unpacked.folder, ignore_errors=True)
-    else:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(unpacked.folder, target)
+        return await refuse(str(exc))
     added = await run_in_threadpool(store.add_version, server.engine, student_id, unpacked.sha256,
                                     unpacked.command, unpacked.build)
     v = await run_in_threadpool(_version, server.engine, added.id)
     assert v is not None  # just stored or found
     notice = repeat_notice(store.label(name, added.number), added.state, v["reason"]) if added.same else ""
     if added.same and added.state == store.REFUSED:
-        return refuse(notice, 409, link=f"/versions/{added.id}")
+        await run_in_threadpool(store.drop_refused_files, server.contest, name, v["folder"])
+        return await refuse(notice, 409, link=f"/versions/{added.id}")
     if wants_json:
         return JSONResponse(_version_json(v) | {"notice": notice}, status_code=200 if added.same else 201)
     return RedirectResponse(f"/versions/{added.id}" + ("?same=1" if added.same else ""), status_code=303)
+
+
+def _unpack_into_place(contest: Contest, name: str, data: bytes, filename: str, command: str,
+                       build: str) -> Any:
+    """Unpack an upload (:func:`prepare`) and move its folder to the version's place (blocking file work)."""
+    staging = contest.data / "staging"
+    staging.mkdir(parents=True, exist_ok=True)
+    unpacked = prepare(data, filename, staging, command, build)
+    _, where = store.bot_identity(unpacked.sha256, unpacked.command, unpacked.build)
+    target = store.version_dir(contest, name, where)
+    if target.exists():  # the same files (and build) as an earlier version: its folder is theirs
+        shutil.rmtree(unpacked.folder, ignore_errors=True)
+    else:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(unpacked.folder, target)
+    return unpacked
+
+
+def _over_limit(server: Server, student_id: int, name: str) -> str:
+    """Why a student may not submit now (``[submissions]``: new versions per hour, disk of the kept versions), or
+    ``""``. (The ladder checks one version of a student at a time: :meth:`Ladder.fill`.)"""
+    contest = server.contest
+    limits = contest.submissions
+    recent = store.submission_counts(server.engine, student_id, time.time() - 3600)
+    if recent >= limits.per_hour:
+        return (f"refused: at most {limits.per_hour} new versions an hour; you have submitted {recent} in the "
+                "last hour, try again later.")
+    used = store.folder_bytes(contest.data / "uploads" / name)
+    if used >= limits.disk_mb * 2**20:
+        return (f"refused: your kept versions hold {used / 2**20:,.0f} MiB on the server, at most "
+                f"{limits.disk_mb:,} MiB are allowed; ask your teacher.")
+    return ""
 
 
 #: Largest submission request (bytes): the upload and its form's other fields and boundaries.
@@ -511,13 +587,13 @@ def _auth(request: Request) -> store.Who | None:
     return _who(request) or _bearer(request)
 
 
-async def api_version_bearer(request: Request) -> Response:
+def api_version_bearer(request: Request) -> Response:
     who = _auth(request)
     if who is None:
         return _forbidden()
     server: Server = request.app.state.server
     vid = request.path_params["vid"]
-    v = await run_in_threadpool(_version, server.engine, int(vid)) if vid.isdigit() else None
+    v = _version(server.engine, int(vid)) if vid.isdigit() else None
     if v is None or not _owns(who, v["student_id"]):
         return JSONResponse({"error": "no such version of yours"}, status_code=404)
     return JSONResponse(_version_json(v))
@@ -547,12 +623,12 @@ def _seat_owners(server: Server, bots: list[str]) -> list[int | None]:
     return out
 
 
-async def match_page(request: Request) -> Response:
+def match_page(request: Request) -> Response:
     who = _who(request)
     if who is None:
         return _forbidden()
     server: Server = request.app.state.server
-    m = await run_in_threadpool(_match_row, server.engine, request.path_params["match_id"])
+    m = _match_row(server.engine, request.path_params["match_id"])
     if m is None or (m["state"] != store.DONE and not who.admin):
         return _not_found()
     record = json.loads(m["record"]) if m["record"] else None
@@ -564,20 +640,19 @@ async def match_page(request: Request) -> Response:
     notices: list[str] = []
     if m["block_state"] == store.DONE or who.admin:
         directory = match_dir(server.contest, m["block_id"], m["rotation"])
-        hands, notices = await run_in_threadpool(lambda: match_hands(directory, mine, who.admin,
-                                                                     running=m["state"] != store.DONE))
+        hands, notices = match_hands(directory, mine, who.admin, running=m["state"] != store.DONE)
     logs = [i for i in range(len(bots)) if who.admin or i in mine]
     return _page(request, "match.html.j2", who, m=m, record=record, hands=hands, logs=logs, mine=mine,
                  hands_json=script_json(hands), notices=notices)
 
 
-async def match_log(request: Request) -> Response:
+def match_log(request: Request) -> Response:
     """A seat's stderr in a match: its owner's and the admin's only."""
     who = _who(request)
     if who is None:
         return _forbidden()
     server: Server = request.app.state.server
-    m = await run_in_threadpool(_match_row, server.engine, request.path_params["match_id"])
+    m = _match_row(server.engine, request.path_params["match_id"])
     if m is None or not m["record"]:
         return _not_found()
     bots = json.loads(m["record"])["result"]["bots"]
@@ -601,19 +676,20 @@ async def match_log(request: Request) -> Response:
 
 async def challenge(request: Request) -> Response:
     """A student asks for a block of their active version against a named bot (quota per hour)."""
-    who = _who(request)
+    who = await run_in_threadpool(_who, request)
     if who is None or who.admin or who.student_id is None:
         return _forbidden("Challenges are asked for by students.")
     server: Server = request.app.state.server
     async with request.form() as form:
         target = str(form.get("opponent") or "")
-    if store.setting(server.engine, "challenges", "1") != "1":
+    if await run_in_threadpool(store.setting, server.engine, "challenges", "1") != "1":
         return PlainTextResponse("Challenges are switched off by the teacher.", status_code=403)
     quota = server.contest.ladder.challenges_per_hour
     used = await run_in_threadpool(store.challenges_since, server.engine, who.student_id, time.time() - 3600)
     if used >= quota:
         return PlainTextResponse(f"Quota reached: {quota} challenges per hour; try again later.", status_code=429)
-    active = {store.label(a["student"], a["number"]): a for a in store.active_versions(server.engine)}
+    active = {store.label(a["student"], a["number"]): a
+              for a in await run_in_threadpool(store.active_versions, server.engine)}
     me = next((a for a in active.values() if a["student_id"] == who.student_id), None)
     if me is None:
         return PlainTextResponse("You have no admitted active version yet.", status_code=409)
@@ -639,7 +715,7 @@ async def challenge(request: Request) -> Response:
 # ---------------------------------------------------------------- admin
 
 
-async def admin_page(request: Request) -> Response:
+def admin_page(request: Request) -> Response:
     who = _who(request)
     if who is None or not who.admin:
         return _not_found() if who else _forbidden()
@@ -664,13 +740,18 @@ def _occupancy(server: Server) -> tuple[float, float]:
 
 
 async def admin_action(request: Request) -> Response:
-    who = _who(request)
+    who = await run_in_threadpool(_who, request)
     if who is None or not who.admin:
         return _not_found() if who else _forbidden()
     server: Server = request.app.state.server
     action = request.path_params["action"]
     async with request.form() as form:
         value = str(form.get("value") or "")
+    return await run_in_threadpool(_admin_act, server, action, value)
+
+
+def _admin_act(server: Server, action: str, value: str) -> Response:
+    """Do an admin's action (blocking: the database, the contest file, the final's start)."""
     if action == "freeze":
         store.set_setting(server.engine, "frozen", "1" if value == "1" else "0")
     elif action == "challenges":
@@ -720,20 +801,20 @@ def _export(server: Server) -> Path:
     return Path(name)
 
 
-async def admin_export(request: Request) -> Response:
+def admin_export(request: Request) -> Response:
     """Everything, for the admin: ``<name>/database.json`` and the uploads, matches, checks and final folders."""
     who = _who(request)
     if who is None or not who.admin:
         return _not_found() if who else _forbidden()
     server: Server = request.app.state.server
-    path = await run_in_threadpool(_export, server)
+    path = _export(server)
     from starlette.background import BackgroundTask
 
     return FileResponse(path, media_type="application/gzip", filename=f"{server.contest.name}-export.tar.gz",
                         background=BackgroundTask(path.unlink))
 
 
-async def final_page(request: Request) -> Response:
+def final_page(request: Request) -> Response:
     who = _who(request)
     if who is None:
         return _forbidden()
@@ -747,7 +828,7 @@ async def final_page(request: Request) -> Response:
         state = store.setting(server.engine, "final", "")
         return PlainTextResponse(f"No final report yet{' (' + state + ')' if state else ''}.", status_code=404)
     if path.suffix in _TEXT_TYPES:  # the report names the server's paths (its footer, logs, replay commands)
-        text = await run_in_threadpool(path.read_text, encoding="utf-8", errors="replace")
+        text = path.read_text(encoding="utf-8", errors="replace")
         return Response(hide_paths(text, _roots(server)), media_type=_TEXT_TYPES[path.suffix])
     return FileResponse(path)
 
@@ -779,7 +860,7 @@ def play_opponents(server: Server, student_id: int, student: str) -> dict[str, A
 
 async def play_start(request: Request) -> Response:
     """A student starts a game against a bot they may play (form field ``opponent``)."""
-    who = _who(request)
+    who = await run_in_threadpool(_who, request)
     if who is None or who.admin or who.student_id is None:
         return _forbidden("Games are played by students.")
     server: Server = request.app.state.server
@@ -827,11 +908,11 @@ def _game_gone(request: Request, who: store.Who) -> Response:
     return page
 
 
-async def play_static(request: Request) -> Response:
+def play_static(request: Request) -> Response:
     return static_response(request.path_params["name"])
 
 
-async def play_page(request: Request) -> Response:
+def play_page(request: Request) -> Response:
     game = _game_of(request)
     if not isinstance(game, Game):
         return game
@@ -845,7 +926,7 @@ async def play_page(request: Request) -> Response:
     return HTMLResponse(page_html(base=f"/play/{game.id}/", static="/play/static/", footer=footer))
 
 
-async def play_state(request: Request) -> Response:
+def play_state(request: Request) -> Response:
     game = _game_of(request)
     if not isinstance(game, Game):
         return game
@@ -853,7 +934,7 @@ async def play_state(request: Request) -> Response:
 
 
 async def play_events(request: Request) -> Response:
-    game = _game_of(request)
+    game = await run_in_threadpool(_game_of, request)
     if not isinstance(game, Game):
         return game
     return EventSourceResponse(game.channel.events(request.is_disconnected), ping=15)
@@ -861,14 +942,14 @@ async def play_events(request: Request) -> Response:
 
 async def play_answer(request: Request) -> Response:
     """The player's decision (JSON; :class:`harness.play.guard.PageGuard` refuses one posted by another site)."""
-    game = _game_of(request, player=True)
+    game = await run_in_threadpool(lambda: _game_of(request, player=True))
     if not isinstance(game, Game):
         return game
     status, payload = game.channel.answer_json(request.headers.get("content-type", ""), await request.body())
     return JSONResponse(payload, status)
 
 
-async def play_hands(request: Request) -> Response:
+def play_hands(request: Request) -> Response:
     """The game's hand history (JSON lines, gzip if so written), for its player or the admin."""
     game = _game_of(request)
     if not isinstance(game, Game):
@@ -892,7 +973,7 @@ def routes() -> list[BaseRoute]:
     return [
         Route("/", index),
         Route("/healthz", health),
-        Route("/login/{token}", login),
+        Route("/login/{token}", login, methods=["GET", "POST"]),
         Route("/logout", logout, methods=["POST"]),
         Route("/api/leaderboard", api_leaderboard),
         Route("/events", events),

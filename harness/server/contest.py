@@ -127,6 +127,23 @@ class PlaySettings:
 
 
 @dataclass(frozen=True, slots=True)
+class SubmissionSettings:
+    """``[submissions]``: what one student may submit (the admin, submitting for a student, is not limited).
+
+    Attributes:
+        per_hour: new versions one student may submit in any hour (a repeat of an earlier version makes none);
+            once reached, every submission is refused until the oldest of them is an hour old.
+        disk_mb: the most one student's kept versions may hold on the server together (MiB); a refused
+            version's files are removed, so only admitted and waiting versions count.
+    The ladder checks one version of a student at a time (the others wait), so one student's submissions
+    never hold more than one of the ladder's slots.
+    """
+
+    per_hour: int = 6
+    disk_mb: int = 1000
+
+
+@dataclass(frozen=True, slots=True)
 class Contest:
     """A validated contest file.
 
@@ -141,6 +158,7 @@ class Contest:
         references: ``[[reference]]`` in file order.
         students: ``[[students]]`` in file order.
         play: ``[play]``.
+        submissions: ``[submissions]``.
     """
 
     path: Path
@@ -152,6 +170,7 @@ class Contest:
     references: tuple[BotSpec, ...]
     students: tuple[Student, ...]
     play: PlaySettings = PlaySettings()
+    submissions: SubmissionSettings = SubmissionSettings()
     raw: dict[str, Any] = dataclasses.field(default_factory=dict, compare=False)
 
     @property
@@ -193,7 +212,7 @@ def parse_contest(data: dict[str, Any], file: Path) -> Contest:
         ConfigError: any invalid value.
     """
     root = _Table(file, "top level", dict(data))
-    for name in ("contest", "game", "ladder", "limits", "sandbox", "play"):
+    for name in ("contest", "game", "ladder", "limits", "sandbox", "play", "submissions"):
         root.get(name, dict, {}, f"a [{name}] table")
     refs_data = root.get("reference", list, [], "an array of [[reference]] tables")
     students_data = root.get("students", list, [], "an array of [[students]] tables")
@@ -220,6 +239,7 @@ def parse_contest(data: dict[str, Any], file: Path) -> Contest:
 
     ladder = _ladder(_Table(file, "[ladder]", data.get("ladder", {})))
     play = _play(_Table(file, "[play]", data.get("play", {})))
+    submissions = _submissions(_Table(file, "[submissions]", data.get("submissions", {})))
     schedule = _schedule(_Table(file, "[schedule]", {"hands": ladder.hands, "table_size": ladder.table_size,
                                                      "jobs": ladder.jobs}))
     game, stack, mode = _game(_Table(file, "[game]", data.get("game", {})), schedule)
@@ -265,7 +285,8 @@ def parse_contest(data: dict[str, Any], file: Path) -> Contest:
         path=file, tournament=TournamentSettings(name=name, output=data_dir / "final"), game=game,
         starting_stack=stack, stack_mode=mode, schedule=schedule, limits=limits, bots=tuple(refs), sandbox=sandbox)
     return Contest(path=file, name=name, data=data_dir, database=database, tournament=tournament, ladder=ladder,
-                   references=tuple(refs), students=tuple(students), play=play, raw=dict(data))
+                   references=tuple(refs), students=tuple(students), play=play, submissions=submissions,
+                   raw=dict(data))
 
 
 def _ladder(t: _Table) -> LadderSettings:
@@ -296,6 +317,13 @@ def _play(t: _Table) -> PlaySettings:
     idle_s = t.integer("idle_s", 300, 5, 86_400)
     t.finish()
     return PlaySettings(hands=hands, max_games=max_games, idle_s=idle_s)
+
+
+def _submissions(t: _Table) -> SubmissionSettings:
+    per_hour = t.integer("per_hour", 6, 1, 10_000)
+    disk_mb = t.integer("disk_mb", 1000, 1, 10_000_000)
+    t.finish()
+    return SubmissionSettings(per_hour=per_hour, disk_mb=disk_mb)
 
 
 def schedule_of(contest: Contest) -> ScheduleSettings:

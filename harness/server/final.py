@@ -9,7 +9,6 @@ paused meanwhile; the usual report (``<data>/final/report``) is served at ``/fin
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import threading
@@ -17,12 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from harness.server import store
+from harness.tournament.config import toml_value
 
 FINAL_TOML = "final.toml"
 
 
 def _value(v: Any) -> str:
-    return json.dumps(v) if isinstance(v, (str, bool, int, float, list)) else json.dumps(str(v))
+    return toml_value(v if isinstance(v, (str, bool, int, float, list, tuple, dict)) else str(v))
 
 
 def final_toml(server: Any) -> str:

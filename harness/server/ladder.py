@@ -195,11 +195,14 @@ class Ladder:
     def _fill_pending(self) -> bool:
         """Submit checks and pending matches to free slots; True when a slot is still free and a block may open."""
         running = {j.key for j in self.executor.running()}
+        # one check per student at a time: a stream of one student's submissions never takes more than a slot
+        checking = {j.info[2] for j in self.executor.running() if j.info and j.info[0] == "check"}
         for v in store.versions_to_check(self.engine):
             if self._free() <= 0:
                 return False
             key = f"check:{v['id']}"
-            if key not in running:
+            if key not in running and v["student"] not in checking:
+                checking.add(v["student"])
                 self._submit(self._check_job(v))
         busy_blocks = {j.info[1] for j in self.executor.running() if j.info and j.info[0] == "match"}
         for m in store.pending_matches(self.engine):
@@ -237,7 +240,7 @@ class Ladder:
         return Job(key=f"check:{v['id']}", func=admit,
                    args=(bot, v["build"], c.data, build, c.game, c.limits, c.starting_stack, c.sandbox, table,
                          directory, self.roots),
-                   directory=directory, info=("check", v["id"]))
+                   directory=directory, info=("check", v["id"], v["student"], v["folder"]))
 
     def _match_job(self, m: dict[str, Any]) -> Job:
         c = self.contest
@@ -291,6 +294,8 @@ class Ladder:
                                    "reason": for_student(f"the check itself failed: {done.error}", self.roots),
                                    "stderr_tail": for_student(_error_text(done.job.directory), self.roots)}
             store.finish_check(self.engine, vid, bool(data.get("ok")), str(data.get("reason", "")), data)
+            if not data.get("ok"):
+                store.drop_refused_files(self.contest, done.job.info[2], done.job.info[3])
             return
         _, block_id, match_pk, rotation, seats = done.job.info
         record = None

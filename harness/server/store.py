@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import secrets
 import shlex
+import shutil
 import sys
 import time
 from collections.abc import Iterable, Sequence
@@ -109,6 +111,16 @@ def login(engine: Engine, token: str) -> str | None:
         secret = secrets.token_urlsafe(32)
         conn.execute(insert(db.sessions).values(session_hash=token_hash(secret), token_id=row.id, created=time.time()))
     return secret
+
+
+def token_owner(engine: Engine, token: str) -> Who | None:
+    """Whose a valid, unrevoked login token is (None: no such token); opens no session."""
+    t, st = db.tokens, db.students
+    with engine.connect() as conn:
+        row = conn.execute(select(t.c.role, t.c.student_id, st.c.name).select_from(
+            t.outerjoin(st, t.c.student_id == st.c.id))
+            .where(t.c.token_hash == token_hash(token), t.c.revoked.is_(None))).first()
+    return None if row is None else Who(row.role, row.student_id, row.name or "")
 
 
 def session_of(engine: Engine, secret: str | None) -> Who | None:
@@ -251,6 +263,40 @@ def activate(engine: Engine, student_id: int, version_id: int) -> bool:
         conn.execute(update(v).where(v.c.student_id == student_id).values(active=False))
         conn.execute(update(v).where(v.c.id == version_id).values(active=True))
     return True
+
+
+def submission_counts(engine: Engine, student_id: int, since: float) -> int:
+    """New versions one student submitted since the time ``since`` (seconds since the epoch)."""
+    v = db.versions
+    with engine.connect() as conn:
+        return int(conn.execute(select(func.count()).select_from(v).where(v.c.student_id == student_id,
+                                                                          v.c.created >= since)).scalar() or 0)
+
+
+def folder_bytes(folder: Path) -> int:
+    """Bytes of the files under ``folder`` (symbolic links not followed; a missing folder holds 0)."""
+    total = 0
+    stack = [folder]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as it:
+                for entry in it:
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            stack.append(Path(entry.path))
+                        else:
+                            total += entry.stat(follow_symlinks=False).st_size
+                    except OSError:
+                        continue
+        except OSError:
+            continue
+    return total
+
+
+def drop_refused_files(contest: Contest, student: str, folder: str) -> None:
+    """Remove a refused version's files (its report, with the reason and the output tails, stays in the database):
+    a refused build must not keep the disk it filled."""
+    shutil.rmtree(version_dir(contest, student, folder), ignore_errors=True)
 
 
 def versions_to_check(engine: Engine) -> list[dict[str, Any]]:

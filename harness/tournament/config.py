@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import errno
-import json
 import os
 import re
 import shlex
@@ -239,17 +238,49 @@ class TournamentConfig:
         return tuple(b.name for b in self.bots)
 
 
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+_TOML_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+
+
+def _toml_char(ch: str) -> str:
+    if ch in _TOML_ESCAPES:
+        return _TOML_ESCAPES[ch]
+    code = ord(ch)
+    if 0xD800 <= code <= 0xDFFF:
+        raise ValueError(f"a lone surrogate (U+{code:04X}) cannot be written to TOML")
+    return f"\\u{code:04X}" if code < 0x20 or code == 0x7F else ch
+
+
 def toml_value(value: Any) -> str:
-    """Show a value as it is written in TOML (``true``, ``"text"``, ``[1, 2]``), for error messages."""
+    """The TOML text of a value (``true``, ``"text"``, ``[1, 2]``, ``{ a = 1 }``): the one TOML writer of the harness.
+
+    Used for error messages and for every TOML file the harness writes. Strings become basic
+    strings (TOML 1.0 section "String") with ``"``, ``\\`` and the control characters U+0000-U+001F
+    and U+007F escaped and everything else (astral characters too) written as itself, so
+    ``tomllib.loads(f"k = {toml_value(s)}")["k"] == s`` for any text ``s``. Other values are
+    written as ``str(value)`` (TOML dates and times come back as themselves). Raises ValueError for a lone
+    surrogate, which TOML cannot hold.
+    """
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if value != value:
+            return "nan"
+        return ("inf" if value > 0 else "-inf") if value in (float("inf"), float("-inf")) else repr(value)
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(toml_value(v) for v in value) + "]"
     if isinstance(value, dict):
-        return "{ " + ", ".join(f"{k} = {toml_value(v)}" for k, v in value.items()) + " }" if value else "{}"
+        return ("{ " + ", ".join(f"{_toml_key(str(k))} = {toml_value(v)}" for k, v in value.items()) + " }"
+                if value else "{}")
+    if isinstance(value, (str, os.PathLike)):
+        return '"' + "".join(_toml_char(ch) for ch in str(value)) + '"'
     return str(value)
+
+
+def _toml_key(key: str) -> str:
+    return key if _BARE_KEY.fullmatch(key) else toml_value(key)
 
 
 class _Table:
