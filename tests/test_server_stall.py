@@ -14,8 +14,8 @@ import pytest
 
 pytest.importorskip("starlette")
 
-from harness.server.folders import FILES_SHOWN as LIST_LIMIT  # noqa: E402
 from harness.server.contest import load_contest  # noqa: E402
+from harness.server.folders import FILES_SHOWN as LIST_LIMIT  # noqa: E402
 from tests.server_helpers import (  # noqa: E402
     RAISER,
     Served,
