@@ -315,16 +315,20 @@ def test_a_build_runs_in_the_admission_over_http(tmp_path: Path) -> None:
         server.stop()
 
 
-def _pages_answer(server: Served, urls: dict[str, str], vid: int) -> tuple[str, list[str]]:
-    """GET the version's page, its code and the admin export: each must answer 200. Returns the page's text and the
-    code's member names."""
+def _pages_answer(server: Served, urls: dict[str, str], vid: int, *, refused: bool = False) -> tuple[str, list[str]]:
+    """GET the version's page, its code and the admin export: each must answer 200 (the code of a ``refused``
+    version: 404, its files removed, in one line). Returns the page's text and the code's member names."""
     alice = server.client(urls["alice"])
     page = alice.get(f"/versions/{vid}")
     assert page.status_code == 200, page.text
     code = alice.get(f"/versions/{vid}/code")
-    assert code.status_code == 200, code.text
-    with tarfile.open(fileobj=io.BytesIO(code.content), mode="r:gz") as tar:
-        names = tar.getnames()
+    names: list[str] = []
+    if refused:
+        assert code.status_code == 404 and code.text == "This version's files are no longer on the server.", code.text
+    else:
+        assert code.status_code == 200, code.text
+        with tarfile.open(fileobj=io.BytesIO(code.content), mode="r:gz") as tar:
+            names = tar.getnames()
     export = server.client(urls["admin"]).get("/admin/export")
     assert export.status_code == 200, export.text
     with tarfile.open(fileobj=io.BytesIO(export.content), mode="r:gz") as tar:
@@ -362,7 +366,8 @@ def test_a_build_that_leaves_a_tree_1100_folders_deep_is_refused_and_cleaned_up(
                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """A build that makes ``x/a/a/...`` 1,100 deep with a link to /etc/shadow at its bottom: the version is
     refused in one line naming the size limit, its folder is emptied (no link out of it, nothing owned by the
-    build's uid), its scratch folder and uid lease are gone, and its page, code and the admin export answer 200."""
+    build's uid), its scratch folder and uid lease are gone, its page and the admin export answer 200 and its code
+    404 (a refused version's files are removed)."""
     _need_sandbox()
     scratch = home / "tmp"  # the server's TMPDIR: its builds' scratch folders are looked for there alone
     scratch.mkdir()
@@ -391,7 +396,7 @@ def test_a_build_that_leaves_a_tree_1100_folders_deep_is_refused_and_cleaned_up(
             assert st.st_uid == os.geteuid(), f"{rel} is owned by uid {st.st_uid}"
         assert not list(scratch.glob("harness-build-*")), list(scratch.iterdir())
         assert not [fd for fd in group_fds(server.proc.pid) if fd.startswith(LEASE_DIR)]
-        page, names = _pages_answer(server, urls, vid)
+        page, _ = _pages_answer(server, urls, vid, refused=True)
         assert "the size limit" in page
         log = server.log.read_text(encoding="utf-8", errors="replace")
         assert "Traceback" not in log and "RecursionError" not in log, log
