@@ -31,6 +31,7 @@ from harness.tournament.cluster import (
     DaskExecutor,
     _Task,
     abort_tasks,
+    client_config,
     code_digest,
     expected_sandbox,
     hide,
@@ -123,12 +124,8 @@ def cluster():
     import dask
 
     proc, address, security = start_local_cluster(2, timeout_s=600)  # an outer limit only
-    tls = security.get_tls_config_for_role("client")
     try:
-        with dask.config.set({"distributed.comm.tls.ca-file": tls["ca_file"],
-                              "distributed.comm.tls.client.cert": tls["cert"],
-                              "distributed.comm.tls.client.key": tls["key"],
-                              "distributed.comm.require-encryption": True}):
+        with dask.config.set(client_config(security)):
             yield proc, address
     finally:
         stop_local_cluster(proc)

@@ -27,7 +27,10 @@ def test_the_example_trains_evaluates_and_writes_a_bot_that_plays(tmp_path: Path
     done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stderr
-    assert "duplicate result against solid:" in done.stdout
+    # the policy and both baselines on the same duplicate deals, each with its interval, and the verdicts
+    for name in ("policy", "check_fold", "always_call"):
+        assert re.search(rf"^{name} +[-+]?[0-9.]+ bb/100 \(95% ", done.stdout, re.M), done.stdout
+    assert re.search(r"^the policy (beats|LOSES to|does not clearly beat) check_fold", done.stdout, re.M), done.stdout
     match = subprocess.run(
         [sys.executable, "-m", "harness.cli", "match", "--sandbox", "off", "--hands", "10", "--seed", "3",
          "--bot", f"mine={sys.executable} policy_bot.py", "--bot", f"solid={sys.executable} -m bots.solid",

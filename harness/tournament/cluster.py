@@ -1052,6 +1052,14 @@ def local_security() -> Any:
                            "editable_mode=compat -e '.[cluster]'") from None
 
 
+def client_config(security: Any) -> dict[str, Any]:
+    """Dask configuration that lets every client of this process reach a cluster made with ``security`` (a
+    ``distributed.Security``), as an organiser's TLS cluster is reached: use with ``dask.config.set``."""
+    tls = security.get_tls_config_for_role("client")
+    return {"distributed.comm.tls.ca-file": tls["ca_file"], "distributed.comm.tls.client.cert": tls["cert"],
+            "distributed.comm.tls.client.key": tls["key"], "distributed.comm.require-encryption": True}
+
+
 def _security_of(pem: Mapping[str, str]) -> Any:
     """The ``Security`` of a certificate and key in PEM (``{"cert", "key"}``), for every role, TLS required."""
     from distributed import Security
