@@ -499,3 +499,24 @@ def test_a_zmtp_30_peer_and_a_second_frame(conn: Connection) -> None:
     assert err.value.kind == FaultKind.MALFORMED and err.value.fatal
     assert "more than one frame" in err.value.detail
     s.close()
+
+
+def test_a_deadline_already_past_never_waits_for_ever() -> None:
+    """The start-up loop asks for ``deadline - now`` ms, which can come out negative when the referee was
+    descheduled: epoll takes a negative timeout as "wait for ever", so the hub must take it as "now". Before,
+    a bot sleeping past its start-up limit was accepted when it finally connected (the loop was stuck in epoll)."""
+    from harness.match.endpoint import Hub
+
+    hub = Hub()
+    done = threading.Event()
+
+    def wait() -> None:
+        hub.serve(-5)  # nothing registered: only a timeout ends it
+        done.set()
+
+    waiter = threading.Thread(target=wait, daemon=True)
+    waiter.start()
+    try:
+        assert done.wait(120), "Hub.serve(-5) waited for an event that never comes"  # an outer limit only
+    finally:
+        hub.close()

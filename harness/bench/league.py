@@ -112,15 +112,13 @@ def dask_throughput(hands: int = 250, workers: int = 2, noop_jobs: int = 200, ro
 
     if importlib.util.find_spec("distributed") is None:
         return {}
-    import dask
-
-    from harness.tournament.cluster import DaskExecutor, client_config
+    from harness.tournament.cluster import DaskExecutor, reached_as_configured
     from harness.tournament.workers import LocalExecutor
 
     figures: dict[str, float] = {}
     start = time.perf_counter()
     with DaskExecutor.connect(f"local:{workers}") as executor, \
-            dask.config.set(client_config(executor.client.security)), \
+            reached_as_configured(executor.client.security), \
             tempfile.TemporaryDirectory(prefix="bench-dask-") as tmp:  # each run reaches it as an organiser's
         figures["dask_cluster_start_s"] = round(time.perf_counter() - start, 2)
         address = executor._local_address

@@ -219,8 +219,9 @@ class Hub:
                 self._poll.unregister(fd)
 
     def poll(self, timeout_ms: int) -> list[tuple[int, int]]:
-        """The sockets ready within ``timeout_ms`` (ms; 0: now, no wait)."""
-        return self._poll.poll(timeout_ms / 1000.0 if timeout_ms else 0)  # PEP 475: EINTR is retried
+        """The sockets ready within ``timeout_ms`` (ms; 0 or less: now, no wait: a deadline already past never
+        becomes epoll's negative "wait for ever")."""
+        return self._poll.poll(timeout_ms / 1000.0 if timeout_ms > 0 else 0)  # PEP 475: EINTR is retried
 
     @property
     def wait(self) -> Callable[[float], list[tuple[int, int]]]:

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.errors import HarnessError
 from harness.host.build import MAX_ENTRIES as BUILD_ENTRIES
 from harness.host.trees import MAX_DEPTH, add_tree, walk
 
@@ -124,7 +125,7 @@ class _QueueWriter:
         raise _Stopped
 
 
-class _Stopped(Exception):
+class _Stopped(HarnessError):
     """The reader went away (the client disconnected): the writer stops."""
 
 

@@ -1054,10 +1054,19 @@ def local_security() -> Any:
 
 def client_config(security: Any) -> dict[str, Any]:
     """Dask configuration that lets every client of this process reach a cluster made with ``security`` (a
-    ``distributed.Security``), as an organiser's TLS cluster is reached: use with ``dask.config.set``."""
+    ``distributed.Security``), as an organiser's TLS cluster is reached: use with ``dask.config.set``
+    (:func:`reached_as_configured` does)."""
     tls = security.get_tls_config_for_role("client")
     return {"distributed.comm.tls.ca-file": tls["ca_file"], "distributed.comm.tls.client.cert": tls["cert"],
             "distributed.comm.tls.client.key": tls["key"], "distributed.comm.require-encryption": True}
+
+
+def reached_as_configured(security: Any) -> Any:
+    """A context in which every client of this process reaches a cluster of ``security`` through Dask's
+    configuration (:func:`client_config`), as ``--cluster tls://...`` reaches an organiser's."""
+    import dask
+
+    return dask.config.set(client_config(security))
 
 
 def _security_of(pem: Mapping[str, str]) -> Any:
