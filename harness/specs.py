@@ -13,6 +13,13 @@ from enum import StrEnum
 from typing import Any
 
 from harness.engine.config import MAX_CAP, MAX_CHIPS, GameConfig
+from harness.errors import HarnessError
+
+
+class SettingsError(HarnessError, ValueError):
+    """A setting refused before anything starts (a bound, a seat, a name, an option of the entry check): the
+    message names the setting and what it may be. The CLI says it as a usage error (exit status 2)."""
+
 
 #: A bot's name: 1-32 letters, digits, ``_``, ``.`` or ``-``, starting with a letter or digit (file names,
 #: table and match ids, hand histories and leaderboards carry it as it is).
@@ -133,7 +140,7 @@ class Limits:
     """Limits applied to every bot of a match (PROTOCOL.md "Limits").
 
     Raises:
-        ValueError: a value above its :data:`BOUNDS` (the lower bounds are the callers').
+        SettingsError: a value above its :data:`BOUNDS` (the lower bounds are the callers').
 
     Attributes:
         decision_ms: time allowed per decision before the time bank is used (ms).
@@ -172,7 +179,7 @@ class Limits:
         for name in self.__dataclass_fields__:  # beyond BOUNDS a value would break the wire or a kernel limit
             value = getattr(self, name)
             if type(value) is int and value > BOUNDS[name][1]:
-                raise ValueError(bound_problem(name, value))
+                raise SettingsError(bound_problem(name, value))
 
 
 class SandboxMode(StrEnum):
@@ -227,7 +234,7 @@ class MatchSpec:
     """One match: ``hands`` hands at one table, deals derived from ``seed``.
 
     Raises:
-        ValueError: ``hands`` or ``starting_stack`` outside :data:`BOUNDS`.
+        SettingsError: ``hands`` or ``starting_stack`` outside :data:`BOUNDS`.
 
     Attributes:
         game: the game's settings (blinds, structure, ...).
@@ -257,7 +264,7 @@ class MatchSpec:
         for name, value in (("hands", self.hands), ("starting_stack", self.starting_stack)):
             problem = bound_problem(name, value)
             if problem:
-                raise ValueError(problem)
+                raise SettingsError(problem)
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,7 +349,7 @@ def parse_named_command(text: str, option: str = "--bot", *, allow_dir: bool = T
         ``(name, dir or None, argv)``.
 
     Raises:
-        ValueError: one line naming ``option`` and what is wrong (no ``=``, an empty part, a name that breaks
+        SettingsError: one line naming ``option`` and what is wrong (no ``=``, an empty part, a name that breaks
             :data:`BOT_NAME_RULE`, a command a shell could not split).
     """
     import shlex
@@ -351,12 +358,12 @@ def parse_named_command(text: str, option: str = "--bot", *, allow_dir: bool = T
     name, at, folder = name.strip().partition("@") if allow_dir else (name.strip(), "", "")
     if not sep or not name or not command.strip() or (at and not folder):
         form = "NAME=COMMAND or NAME@DIR=COMMAND" if allow_dir else "NAME=COMMAND"
-        raise ValueError(f"{option} {text!r} must be {form}, e.g. {option} caller='python -m bots.caller'"
+        raise SettingsError(f"{option} {text!r} must be {form}, e.g. {option} caller='python -m bots.caller'"
                          + (" or --bot java@bots/java='./run.sh'" if allow_dir and option == "--bot" else ""))
     if not BOT_NAME.match(name):
-        raise ValueError(f"{option} {name!r}: a name is {BOT_NAME_RULE}")
+        raise SettingsError(f"{option} {name!r}: a name is {BOT_NAME_RULE}")
     try:
         argv = tuple(shlex.split(command))
     except ValueError as exc:
-        raise ValueError(f"cannot split the command of {option} {name}: {exc}") from None
+        raise SettingsError(f"cannot split the command of {option} {name}: {exc}") from None
     return name, folder or None, argv

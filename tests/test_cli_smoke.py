@@ -63,7 +63,7 @@ def test_errors_are_one_line_in_one_style(argv: list[str], start: str) -> None:
 
 
 def test_stderr_is_written_only_through_the_one_style() -> None:
-    """Every message on stderr goes through harness.cli.common._say (``harness COMMAND: ...``)."""
+    """Every message on stderr goes through harness.cli.voice.say (``harness COMMAND: ...``)."""
     writers = []
     for path in sorted(Path(cli.__file__).parent.glob("*.py")):
         tree = ast.parse(path.read_text())
@@ -71,7 +71,7 @@ def test_stderr_is_written_only_through_the_one_style() -> None:
             f"{path.stem}.{node.name}" for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)
             and any(isinstance(k, ast.keyword) and k.arg == "err" for k in ast.walk(node) if isinstance(k, ast.keyword))
         ]
-    assert writers == ["common._say"]
+    assert writers == ["voice.say"]
 
 
 def _history(path: Path, hands: int) -> None:

@@ -167,13 +167,13 @@ def test_a_bots_log_on_a_full_disk_is_one_prefixed_line_and_no_thread_traceback(
 def test_a_running_report_on_a_full_disk_is_a_warning_with_the_commands_prefix(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     import harness.report.html
-    from harness.cli.run import _running_report
+    from harness.cli.run import running_report
 
     def full(out_dir: Path, **_: Any) -> None:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
     monkeypatch.setattr(harness.report.html, "write_report", full)
-    _running_report(tmp_path)
+    running_report(tmp_path)
     lines = capsys.readouterr().err.splitlines()
     assert lines == [f"harness run: warning: the running report of {tmp_path} could not be written: "
                      "No space left on device"]

@@ -391,7 +391,7 @@ def test_the_end_of_a_run_reads_its_results_once_and_ranks_once(tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """`harness run`'s tail: the score stage reads results.jsonl once and the leaderboard's rankings
     (the 1,000-resample bootstrap) serve the report too, which reads and resamples nothing again."""
-    from harness.cli.run import _final_report
+    from harness.cli.run import final_report
     from harness.tournament import leaderboard, ratings, results, runner
 
     reads: list[bool] = []
@@ -412,7 +412,7 @@ def test_the_end_of_a_run_reads_its_results_once_and_ranks_once(tmp_path: Path,
     summary = run_tournament(fake_config(tmp_path / "out", ["a", "b", "c"]), play=fake_play, quiet=True)
     assert summary.complete and summary.board is not None and summary.board.ranks is not None
     reads_in_run = len(reads)
-    _final_report(summary.out_dir, stopped=False, board=summary.board)
+    final_report(summary.out_dir, stopped=False, board=summary.board)
     assert (tmp_path / "out" / "report" / "index.html").is_file()
     assert len(reads) == reads_in_run, "the report read results.jsonl again"
     assert reads[-1] is True and reads.count(True) == 1, reads  # the score stage's one reading

@@ -110,10 +110,10 @@ def test_check_bot_report_and_referee_log_lines_are_inert() -> None:
 
 
 def test_cli_lines_are_inert_and_a_one_line_message_stays_one_line(capsys) -> None:  # noqa: ANN001
-    from harness.cli.common import _echo, _say
+    from harness.cli.voice import echo, say
 
-    _say("run", "warning: bot 'x' failed: " + REASON + "\nharness run: all 12 bots pass")
-    _echo(STDERR)
+    say("run", "warning: bot 'x' failed: " + REASON + "\nharness run: all 12 bots pass")
+    echo(STDERR)
     captured = capsys.readouterr()
     err, out = captured.err, captured.out
     assert err.count("\n") == 1 and not RAW.search(err.rstrip("\n"))

@@ -8,10 +8,12 @@ nothing else (``watch`` checks its folder before the web server's imports); ``--
 numpy inside the bootstrap. So ``--version``, ``-h``, ``COMMAND -h`` and usage errors import none of
 numpy, starlette, uvicorn, sqlalchemy, dask, rich, jinja2... (``tests/test_cli_imports.py``). One module
 per command or group: ``run`` (run, plan), ``report`` (leaderboard, report), ``match``, ``replay``,
-``checkbot`` (check-bot), ``play`` (play, watch), ``sprt``, ``serve`` (serve, submit) and ``bench``;
-``common`` holds the app, the one style of stderr (:func:`harness.cli.common._say`) and the checks the
-commands share. Nothing else in ``harness`` imports this package: the CLI is the top floor. ``__main__``
-runs it as ``python -m harness.cli``.
+``checkbot`` (check-bot), ``play`` (play, watch), ``sprt``, ``serve`` (serve, submit) and ``bench``.
+What they share has its own modules: ``common`` (the app, the steps of a match's commands), ``voice`` (stdout
+and the one style of stderr, :func:`harness.cli.voice.say`), ``boundary`` (the one error boundary: error
+classes to exit statuses) and ``options`` (the shared options, declared once, and their conversion).
+Nothing else in ``harness`` imports this package: the CLI is the top floor. ``__main__`` runs it as
+``python -m harness.cli``.
 """
 
 import importlib

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import typer
 
-from harness.cli.common import (
-    _out_of_bounds,
-    _print_figures,
-    _usage,
-    bench_app,
-)
+from harness.cli.boundary import EXIT_FAILED, UsageError
+from harness.cli.common import bench_app, print_figures
+from harness.cli.options import out_of_bounds
+from harness.cli.voice import usage
 
 
 @bench_app.command("serve")
@@ -18,7 +16,7 @@ def bench_serve(json_out: bool = typer.Option(False, "--json", help="Print one J
     from harness.bench import TARGETS
     from harness.bench.serve import run as run_bench
 
-    _print_figures(run_bench(), json_out, {**TARGETS, "p95_ms_worst": "< 200", "slots_busy_pct": ">= 90",
+    print_figures(run_bench(), json_out, {**TARGETS, "p95_ms_worst": "< 200", "slots_busy_pct": ">= 90",
                                            "first_block_s": "<= 60"})
 
 
@@ -29,7 +27,7 @@ def bench_engine(json_out: bool = typer.Option(False, "--json", help="Print one 
     from harness.bench.engine import run as run_engine_bench
 
     figures = run_engine_bench()
-    _print_figures(figures, json_out, {**TARGETS, "hands_per_s_heads_up": ">= 20,000"})
+    print_figures(figures, json_out, {**TARGETS, "hands_per_s_heads_up": ">= 20,000"})
 
 
 @bench_app.command("match")
@@ -44,11 +42,11 @@ def bench_match(
     from harness.bench.acpc import problem as acpc_problem
     from harness.bench.match import run as run_bench
 
-    problem = _out_of_bounds(("--hands", "hands", hands)) or (acpc and acpc_problem(acpc))
+    problem = out_of_bounds(("--hands", "hands", hands)) or (acpc and acpc_problem(acpc))
     if problem:
-        raise _usage("bench match", problem)
+        raise UsageError(problem)
     figures = run_bench(hands_heads_up=hands, hands_four=max(1, hands // 2), acpc_dir=acpc or None)
-    _print_figures(figures, json_out, TARGETS)
+    print_figures(figures, json_out, TARGETS)
 
 
 @bench_app.command("league")
@@ -61,7 +59,7 @@ def bench_league(
     from harness.bench import TARGETS
     from harness.bench.league import bench_league as run_bench
 
-    _print_figures(run_bench(quick=quick, hands=hands), json_out, TARGETS)
+    print_figures(run_bench(quick=quick, hands=hands), json_out, TARGETS)
 
 
 @bench_app.command("plan")
@@ -70,7 +68,7 @@ def bench_plan(json_out: bool = typer.Option(False, "--json", help="Print one JS
     from harness.bench import TARGETS
     from harness.bench.plan import bench_plan as run_bench
 
-    _print_figures(run_bench(), json_out, TARGETS)
+    print_figures(run_bench(), json_out, TARGETS)
 
 
 @bench_app.command("env")
@@ -83,9 +81,9 @@ def bench_env(
         from harness.rl.bench import TARGETS as RL_TARGETS  # the rl extra: imported here only
         from harness.rl.bench import run as run_bench
     except ImportError as exc:
-        raise _usage("bench env", f"needs the optional extra 'rl' ({exc.name} is missing): make rl, "
-                     "or pip install --config-settings editable_mode=compat -e '.[rl]'",
-                     1) from None
+        raise usage("bench env", f"needs the optional extra 'rl' ({exc.name} is missing): make rl, "
+                    "or pip install --config-settings editable_mode=compat -e '.[rl]'",
+                    EXIT_FAILED) from None
     if not 0 < seconds <= 600:
-        raise _usage("bench env", f"--seconds must be above 0 and at most 600, got {seconds}")
-    _print_figures(run_bench(seconds), json_out, RL_TARGETS)
+        raise UsageError(f"--seconds must be above 0 and at most 600, got {seconds}")
+    print_figures(run_bench(seconds), json_out, RL_TARGETS)

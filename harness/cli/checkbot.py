@@ -6,14 +6,10 @@ from pathlib import Path
 
 import typer
 
-from harness.cli.common import (
-    _echo,
-    _out_of_bounds,
-    _sandbox_plan,
-    _sandbox_say,
-    _usage,
-    app,
-)
+from harness.cli.boundary import UsageError
+from harness.cli.common import app, sandbox_plan, sandbox_say
+from harness.cli.options import game_of, match_seed, out_of_bounds, sandbox_option, sandbox_settings, structure_option
+from harness.cli.voice import echo
 
 
 @app.command(
@@ -42,7 +38,7 @@ def check_bot(
         ["caller", "raiser"], "--opponent",
         help="Opponent: a module of bots/ (caller, raiser, solid, random_bot) or NAME=COMMAND (repeatable).",
     ),
-    structure: str = typer.Option("no-limit", "--structure", help="no-limit or fixed-limit (R3.6, R3.7)."),
+    structure: str = structure_option(),
     big_blind: int = typer.Option(10, "--big-blind", help="Big blind in chips (the small blind is half)."),
     ante: int = typer.Option(0, "--ante", help="Ante in chips (R2.4)."),
     min_bet: int | None = typer.Option(
@@ -50,69 +46,56 @@ def check_bot(
     ),
     cap: int = typer.Option(4, "--cap", help="Fixed-limit bets per round, 0 = no cap (R3.7)."),
     stack: int = typer.Option(1000, "--stack", help="Starting stack in chips, every hand."),
-    seed: int = typer.Option(1, "--seed", help="Match seed (deals)."),
+    seed: str = typer.Option(
+        "1", "--seed", help="Match seed (deals), decimal or hex; default 1, so that the check is the same every time."
+    ),
     out: Path | None = typer.Option(None, "--out", help="Keep the hand history and logs in this new directory."),
-    sandbox: str = typer.Option("auto", "--sandbox", help="Run the bots sandboxed: auto, required or off."),
+    sandbox: str = sandbox_option(help_text="Run the bots sandboxed: auto, required or off."),
 ) -> None:
     """Start a bot (harness check-bot [OPTIONS] -- CMD ARGS...), play a few hands, report what is wrong.
 
     Reports every protocol violation with its hand and a hint, and every traceback in the bot's
     stderr. Exit status 0 when the bot passes, 1 on any violation or traceback, 2 on a usage error.
     """
-    from harness.deals import parse_seed
-    from harness.engine import GameConfig, GameConfigError
-    from harness.host.botproc import BotStartError
-    from harness.host.sandbox import SandboxError
+    from harness.engine import GameConfigError
     from harness.match.checkbot import check_bot as run_check
-    from harness.specs import SandboxMode, SandboxSettings
 
     extra = list(ctx.args)
     command = extra[1:] if extra[:1] == ["--"] else extra
     if not command:
-        raise _usage("check-bot", "give the bot's command after --, e.g. harness check-bot -- python mybot.py")
-    problem = _out_of_bounds(  # the game's options; check_bot checks the rest
+        raise UsageError("give the bot's command after --, e.g. harness check-bot -- python mybot.py")
+    problem = out_of_bounds(  # the game's options; check_bot checks the rest
         ("--big-blind", "big_blind", big_blind), ("--ante", "ante", ante), ("--min-bet", "min_bet", min_bet),
         ("--cap", "cap", cap),
     )
     if problem:
-        raise _usage("check-bot", problem)
-    try:
-        parse_seed(seed)
-    except ValueError as exc:
-        raise _usage("check-bot", f"--seed: {exc}") from None
+        raise UsageError(problem)
+    deal_seed = match_seed(seed)
     if command[0].startswith("-") and extra[:1] != ["--"]:
-        raise _usage("check-bot", f"no such option: {command[0]} (the bot's command goes after --)")
+        raise UsageError(f"no such option: {command[0]} (the bot's command goes after --)")
     variables = {}
     for item in env:
         name, sep, value = item.partition("=")
         if not sep or not name:
-            raise _usage("check-bot", f"--env {item!r} must be NAME=VALUE, e.g. --env SEED=3")
+            raise UsageError(f"--env {item!r} must be NAME=VALUE, e.g. --env SEED=3")
         variables[name] = value
-    if sandbox not in tuple(m.value for m in SandboxMode):
-        raise _usage("check-bot", f"--sandbox must be auto, required or off, got {sandbox!r}")
-    box = SandboxSettings(mode=SandboxMode(sandbox))
-    try:
-        decided = _sandbox_plan(box)
-        # From the options' text and numbers as given: GameConfigError names what is wrong.
+    box = sandbox_settings(sandbox)
+    decided = sandbox_plan(box)
+    try:  # from the options' text and numbers as given: GameConfigError names what is wrong
         if min_bet is None:
-            game = GameConfig.from_dict({"structure": structure, "small_blind": big_blind // 2,
-                                         "big_blind": big_blind, "ante": ante, "cap": cap})
+            game = game_of(structure, small_blind=big_blind // 2, big_blind=big_blind, ante=ante, cap=cap)
         else:
-            game = GameConfig.from_dict({"structure": structure, "ante": ante, "blinds": False, "min_bet": min_bet,
-                                         "cap": cap})
+            game = game_of(structure, ante=ante, blinds=False, min_bet=min_bet, cap=cap)
+    except GameConfigError as exc:
+        raise UsageError(f"game options: {exc}") from None
+    try:
         report = run_check(
             command, cwd=cwd, env=variables, hands=hands, opponents=opponent, decision_ms=decision_ms,
             time_bank_ms=time_bank_ms, startup_ms=startup_ms, memory_mb=memory_mb, max_processes=max_processes,
-            game=game, starting_stack=stack, seed=seed, out_dir=out, sandbox=box,
-            on_start=lambda: _sandbox_say(decided, "check-bot"),
+            game=game, starting_stack=stack, seed=deal_seed, out_dir=out, sandbox=box,
+            on_start=lambda: sandbox_say(decided, "check-bot"),
         )
-    except SandboxError as exc:
-        raise _usage("check-bot", str(exc)) from None
-    except GameConfigError as exc:
-        raise _usage("check-bot", f"game options: {exc}") from None
-    except (BotStartError, ValueError) as exc:
-        raise _usage("check-bot", str(exc)) from None
     except OSError as exc:  # e.g. the disk is full: the check could not run, the bot is not judged
-        raise _usage("check-bot", f"cannot write the hand history or logs: {exc.strerror or exc}") from None
-    _echo(report.render())
+        raise UsageError(f"cannot write the hand history or logs: {exc.strerror or exc}") from None
+    echo(report.render())
     raise typer.Exit(0 if report.ok else 1)

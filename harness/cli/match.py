@@ -7,24 +7,23 @@ from typing import Any
 
 import typer
 
-from harness.cli.common import (
-    _bot_specs,
-    _bots_and_sandbox_problem,
-    _echo,
-    _out_dir,
-    _out_of_bounds,
-    _parse_seed,
-    _pin_problem,
-    _play_one_match,
-    _print_result,
-    _sandbox_plan,
-    _sandbox_say,
-    _say,
-    _stack_problem,
-    _usage,
-    _write_result,
-    app,
+from harness.cli.boundary import UsageError
+from harness.cli.common import app, play_one_match, print_result, sandbox_plan, sandbox_say, write_result
+from harness.cli.options import (
+    bot_specs,
+    bots_problem,
+    game_of,
+    match_seed,
+    out_dir,
+    out_of_bounds,
+    pin_problem,
+    sandbox_option,
+    sandbox_settings,
+    secret_seed_option,
+    stack_problem,
+    structure_option,
 )
+from harness.cli.voice import echo, say
 
 
 @app.command()
@@ -39,9 +38,7 @@ def match(
         "under the sandbox a bot sees only its directory."
     ),
     hands: int = typer.Option(100, "--hands", help="Hands to play (at least 1)."),
-    seed: str | None = typer.Option(
-        None, "--seed", help="Match seed (deals), decimal or hex; default: a secret one, printed after the match."
-    ),
+    seed: str | None = secret_seed_option(),
     out: Path | None = typer.Option(
         None, "--out", help="New directory for hand history and bot logs (default: results/match-DATE-TIME)."
     ),
@@ -51,7 +48,8 @@ def match(
     stack: int = typer.Option(1000, "--stack", help="Starting stack in chips (at least 1)."),
     freezeout: bool = typer.Option(False, "--freezeout", help="Keep stacks across hands; busted bots leave."),
     pin: int | None = typer.Option(None, "--pin", help="Pin the referee and bots to this CPU (often faster on VMs)."),
-    sandbox: str = typer.Option("auto", "--sandbox", help="Isolate each bot: auto, required or off."),
+    sandbox: str = sandbox_option(),
+    structure: str = structure_option(),
     gzip: bool = typer.Option(False, "--gzip", help="Write hands.jsonl.gz, compressed as hands are played."),
 ) -> None:
     """Play one match between bot commands and print the result table.
@@ -64,58 +62,49 @@ def match(
 
 
     from harness.deals import seed_warning
-    from harness.engine import GameConfig, GameConfigError
     from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS
     from harness.history.files import history_name
-    from harness.host.sandbox import SandboxError
     from harness.match.referee import Limits, MatchSpec, StackMode, play_match
-    from harness.specs import SandboxMode, SandboxSettings
 
-    def usage(message: str) -> typer.Exit:
-        return _usage("match", message)
-
-    # Every argument is checked before anything is started or written.
-    specs = _bot_specs(bot, cwd, usage)
+    # Every argument is checked before anything is started or written; the boundary says what is refused.
+    specs = bot_specs(bot, cwd)
     if not MIN_PLAYERS <= len(specs) <= MAX_PLAYERS:
-        raise usage(f"a match needs {MIN_PLAYERS} to {MAX_PLAYERS} bots (R1.2), got {len(specs)}; "
-                    "give --bot NAME=COMMAND once per seat")
-    problem = _out_of_bounds(
+        raise UsageError(f"a match needs {MIN_PLAYERS} to {MAX_PLAYERS} bots (R1.2), got {len(specs)}; "
+                         "give --bot NAME=COMMAND once per seat")
+    game = game_of(structure)
+    problem = out_of_bounds(
         ("--hands", "hands", hands), ("--decision-ms", "decision_ms", decision_ms),
         ("--time-bank-ms", "time_bank_ms", time_bank_ms), ("--max-faults", "max_faults", max_faults),
         ("--stack", "starting_stack", stack),
     )
-    problem = problem or _stack_problem(len(specs), stack)
+    problem = problem or stack_problem(len(specs), stack, game)
     if problem:
-        raise usage(problem)
-    match_seed = _parse_seed(seed, usage)
-    problem = _pin_problem(pin) or _bots_and_sandbox_problem(specs, sandbox)
+        raise UsageError(problem)
+    seed_of_match = match_seed(seed)
+    problem = pin_problem(pin) or bots_problem(specs, sandbox)
     if problem:
-        raise usage(problem)
-    box = SandboxSettings(mode=SandboxMode(sandbox))
-    game = GameConfig()
-    try:
-        decided = _sandbox_plan(box)
-        spec = MatchSpec(
-            game=game, hands=hands, seed=match_seed, starting_stack=stack,
-            stack_mode=StackMode.FREEZEOUT if freezeout else StackMode.RESET, compress=gzip,
-        )
-        limits = Limits(decision_ms=decision_ms, time_bank_ms=time_bank_ms, max_faults=max_faults)
-    except (SandboxError, ValueError, GameConfigError) as exc:
-        raise usage(str(exc)) from None
-    out_dir = _out_dir(out, "match", usage)
+        raise UsageError(problem)
+    box = sandbox_settings(sandbox)
+    decided = sandbox_plan(box)
+    spec = MatchSpec(
+        game=game, hands=hands, seed=seed_of_match, starting_stack=stack,
+        stack_mode=StackMode.FREEZEOUT if freezeout else StackMode.RESET, compress=gzip,
+    )
+    limits = Limits(decision_ms=decision_ms, time_bank_ms=time_bank_ms, max_faults=max_faults)
+    folder = out_dir(out, "match")
     # Everything checked: what is said from here on comes with a match that is played.
-    _sandbox_say(decided, "match")
+    sandbox_say(decided, "match")
     if out is None:
-        _say("match", f"hand history and logs go to {out_dir}/")
-    warning = seed_warning(match_seed, "--seed") if seed is not None else None
+        say("match", f"hand history and logs go to {folder}/")
+    warning = seed_warning(seed_of_match, "--seed") if seed is not None else None
     if warning:
-        _say("match", f"warning: {warning}")
+        say("match", f"warning: {warning}")
 
-    history = out_dir / history_name(gzip)
-    result = _play_one_match("match", out_dir, history, lambda: play_match(
-        specs, spec, limits, out_dir, cpus=None if pin is None else {pin}, sandbox=box),
-        on_interrupt=lambda partial: _keep_interrupted(partial, spec, out_dir, history, revealed=seed is None))
-    _report_match(result, spec, limits, out_dir, history, revealed=seed is None)
+    history = folder / history_name(gzip)
+    result = play_one_match("match", folder, history, lambda: play_match(
+        specs, spec, limits, folder, cpus=None if pin is None else {pin}, sandbox=box),
+        on_interrupt=lambda partial: _keep_interrupted(partial, spec, folder, history, revealed=seed is None))
+    _report_match(result, spec, limits, folder, history, revealed=seed is None)
 
 
 def _keep_interrupted(result: Any, spec: Any, out_dir: Path, history: Path, *, revealed: bool) -> None:
@@ -123,9 +112,9 @@ def _keep_interrupted(result: Any, spec: Any, out_dir: Path, history: Path, *, r
     was secret, so that ``harness report`` and ``harness replay --seed`` work on what was played."""
     from harness.deals import seed_hex
 
-    _write_result("match", out_dir, result, spec.game.unit)
+    write_result("match", out_dir, result, spec.game.unit)
     if revealed:
-        _echo(f"seed: {seed_hex(spec.seed)} (check the deals: harness replay {history} --seed {seed_hex(spec.seed)})")
+        echo(f"seed: {seed_hex(spec.seed)} (check the deals: harness replay {history} --seed {seed_hex(spec.seed)})")
 
 
 def _report_match(result: Any, spec: Any, limits: Any, out_dir: Path, history: Path, *, revealed: bool) -> None:
@@ -135,15 +124,15 @@ def _report_match(result: Any, spec: Any, limits: Any, out_dir: Path, history: P
     from harness.match.verdict import verdicts
 
     unit = spec.game.unit
-    _print_result(result, unit)
-    _echo(f"{result.hands_played} hands in {result.duration_s:.1f} s; hand history: {history}")
+    print_result(result, unit)
+    echo(f"{result.hands_played} hands in {result.duration_s:.1f} s; hand history: {history}")
     if revealed:  # the secret seed, revealed now that the match is over
-        _echo(f"seed: {seed_hex(spec.seed)} (check the deals: harness replay {history} "
+        echo(f"seed: {seed_hex(spec.seed)} (check the deals: harness replay {history} "
               f"--seed {seed_hex(spec.seed)})")
-    _write_result("match", out_dir, result, unit)
+    write_result("match", out_dir, result, unit)
     said = verdicts(result, out_dir, history, limits)
     for verdict in said:
         if verdict.line:
-            _say("match", verdict.line)
+            say("match", verdict.line)
     if any(v.failed for v in said):
         raise typer.Exit(1)

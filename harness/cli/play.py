@@ -7,23 +7,22 @@ from typing import Any
 
 import typer
 
-from harness.cli.common import (
-    _bot_specs,
-    _bots_and_sandbox_problem,
-    _echo,
-    _out_dir,
-    _out_of_bounds,
-    _parse_seed,
-    _play_one_match,
-    _print_result,
-    _sandbox_plan,
-    _sandbox_say,
-    _say,
-    _stack_problem,
-    _usage,
-    _write_result,
-    app,
+from harness.cli.boundary import UsageError
+from harness.cli.common import app, play_one_match, print_result, sandbox_plan, sandbox_say, write_result
+from harness.cli.options import (
+    bot_specs,
+    bots_problem,
+    game_of,
+    match_seed,
+    out_dir,
+    out_of_bounds,
+    sandbox_option,
+    sandbox_settings,
+    secret_seed_option,
+    stack_problem,
+    structure_option,
 )
+from harness.cli.voice import echo, say, usage
 
 
 @app.command()
@@ -36,9 +35,7 @@ def play(
     hands: int = typer.Option(20, "--hands", help="Hands to play (at least 1)."),
     seat: int = typer.Option(0, "--seat", help="Your seat, 0 to the number of bots (hand h has the button at seat "
                              "h mod players)."),
-    seed: str | None = typer.Option(
-        None, "--seed", help="Match seed (deals), decimal or hex; default: a secret one, printed after the match."
-    ),
+    seed: str | None = secret_seed_option(),
     out: Path | None = typer.Option(
         None, "--out", help="New directory for the hand history and logs (default: results/play-DATE-TIME)."
     ),
@@ -53,7 +50,8 @@ def play(
     stack: int = typer.Option(1000, "--stack", help="Starting stack in chips (at least 1)."),
     freezeout: bool = typer.Option(False, "--freezeout", help="Keep stacks across hands; busted players leave."),
     cwd: Path | None = typer.Option(None, "--cwd", help="Working directory of every bot without its own @DIR."),
-    sandbox: str = typer.Option("auto", "--sandbox", help="Isolate each bot: auto, required or off."),
+    sandbox: str = sandbox_option(),
+    structure: str = structure_option(),
     web: bool = typer.Option(False, "--web", help="Play in the browser: serve the table on 127.0.0.1 (URL printed)."),
     port: int = typer.Option(0, "--port", help="With --web: the port (default: a free one)."),
     pace_ms: int | None = typer.Option(
@@ -69,19 +67,14 @@ def play(
 
 
     from harness.deals import seed_hex
-    from harness.engine import GameConfig, GameConfigError
     from harness.history.files import history_name
-    from harness.host.sandbox import SandboxError
     from harness.match.human import HumanLink, HumanSpec
     from harness.match.referee import Limits, MatchSpec, StackMode
     from harness.play.session import play_with_human
-    from harness.specs import SandboxMode, SandboxSettings
 
-    def usage(message: str) -> typer.Exit:
-        return _usage("play", message)
-
-    specs = _bot_specs(bot, cwd, usage)
-    problem = _seat_problem(specs, name, seat) or _out_of_bounds(
+    specs = bot_specs(bot, cwd)
+    game = game_of(structure)
+    problem = _seat_problem(specs, name, seat) or out_of_bounds(
         ("--hands", "hands", hands), ("--decision-ms", "decision_ms", decision_ms),
         ("--stack", "starting_stack", stack),
         ("--idle-ms", "decision_ms", idle_ms), ("--think-ms", "decision_ms", think_ms),
@@ -90,37 +83,33 @@ def play(
         problem = f"--port must be from 0 to 65535, got {port}"
     if problem is None and pace_ms is not None and not 0 <= pace_ms <= 10_000:
         problem = f"--pace-ms must be from 0 to 10000, got {pace_ms}"
-    problem = problem or _stack_problem(len(specs) + 1, stack) or _bots_and_sandbox_problem(specs, sandbox)
+    problem = problem or stack_problem(len(specs) + 1, stack, game) or bots_problem(specs, sandbox)
     if problem:
-        raise usage(problem)
-    match_seed = _parse_seed(seed, usage)
-    box = SandboxSettings(mode=SandboxMode(sandbox))
-    game = GameConfig()
+        raise UsageError(problem)
+    seed_of_match = match_seed(seed)
+    box = sandbox_settings(sandbox)
+    decided = sandbox_plan(box)
+    spec = MatchSpec(game=game, hands=hands, seed=seed_of_match, starting_stack=stack, match_id="play",
+                     stack_mode=StackMode.FREEZEOUT if freezeout else StackMode.RESET)
+    limits = Limits(decision_ms=decision_ms)
+    human = HumanSpec(name, HumanLink(), decision_ms=think_ms, idle_ms=idle_ms)
+    folder = out_dir(out, "play")
+    interface = _interface(web, port, pace_ms)
+    sandbox_say(decided, "play")
+    history = folder / history_name(False)
     try:
-        decided = _sandbox_plan(box)
-        spec = MatchSpec(game=game, hands=hands, seed=match_seed, starting_stack=stack, match_id="play",
-                         stack_mode=StackMode.FREEZEOUT if freezeout else StackMode.RESET)
-        limits = Limits(decision_ms=decision_ms)
-        human = HumanSpec(name, HumanLink(), decision_ms=think_ms, idle_ms=idle_ms)
-    except (SandboxError, ValueError, GameConfigError) as exc:
-        raise usage(str(exc)) from None
-    out_dir = _out_dir(out, "play", usage)
-    interface = _interface(web, port, pace_ms, usage)
-    _sandbox_say(decided, "play")
-    history = out_dir / history_name(False)
-    try:
-        result = _play_one_match("play", out_dir, history, lambda: play_with_human(
-            specs, human, seat, spec, limits, out_dir, interface, sandbox=box))
+        result = play_one_match("play", folder, history, lambda: play_with_human(
+            specs, human, seat, spec, limits, folder, interface, sandbox=box))
     finally:
         close = getattr(interface, "close", None)
         if close is not None:
             close()
-    _print_result(result, game.unit, first="player", you=seat)
-    _echo(f"{result.hands_played} hands in {result.duration_s:.1f} s; hand history: {history} "
-          f"(see it in the report's hand viewer: harness report {out_dir})")
+    print_result(result, game.unit, first="player", you=seat)
+    echo(f"{result.hands_played} hands in {result.duration_s:.1f} s; hand history: {history} "
+         f"(see it in the report's hand viewer: harness report {folder})")
     if seed is None:
-        _echo(f"seed: {seed_hex(match_seed)}")
-    _write_result("play", out_dir, result, game.unit)
+        echo(f"seed: {seed_hex(seed_of_match)}")
+    write_result("play", folder, result, game.unit)
 
 
 def _seat_problem(specs: list[Any], name: str, seat: int) -> str | None:
@@ -139,7 +128,7 @@ def _seat_problem(specs: list[Any], name: str, seat: int) -> str | None:
     return None
 
 
-def _interface(web: bool, port: int, pace_ms: int | None, usage: Any) -> Any:
+def _interface(web: bool, port: int, pace_ms: int | None) -> Any:
     """The person's side of the table: the browser page (``--web``, its URL said) or the terminal."""
     if web:
         from harness.play.web import WebTable
@@ -147,8 +136,8 @@ def _interface(web: bool, port: int, pace_ms: int | None, usage: Any) -> Any:
         try:
             table = WebTable(port=port)
         except OSError as exc:
-            raise usage(f"--port {port}: cannot listen on 127.0.0.1: {exc.strerror or exc}") from None
-        _say("play", f"open {table.url} in your browser to play (Ctrl-C stops the match)")
+            raise UsageError(f"--port {port}: cannot listen on 127.0.0.1: {exc.strerror or exc}") from None
+        say("play", f"open {table.url} in your browser to play (Ctrl-C stops the match)")
         return table
     from harness.play.terminal import TerminalTable
 
@@ -170,20 +159,17 @@ def watch(
     shown when they can be read. Serves until Ctrl-C (exit status 130) or SIGTERM (143); 2 on a usage error.
     """
     if not 0 <= port <= 65535:
-        raise _usage("watch", f"--port must be from 0 to 65535, got {port}")
+        raise usage("watch", f"--port must be from 0 to 65535, got {port}")
     if not directory.is_dir():  # before the web server's imports: a usage error stays fast
-        raise _usage("watch", f"{directory} is not a directory")
+        raise usage("watch", f"{directory} is not a directory")
     from harness.play.watch import Follower, WatchServer
 
-    try:
-        follower = Follower(directory, notify=lambda notice: _say("watch", f"notice: {notice}"))
-    except ValueError as exc:
-        raise _usage("watch", str(exc)) from None
+    follower = Follower(directory, notify=lambda notice: say("watch", f"notice: {notice}"))
     try:
         server = WatchServer(follower, port=port, present=present)
     except OSError as exc:
-        raise _usage("watch", f"--port {port}: cannot listen on 127.0.0.1: {exc.strerror or exc}") from None
-    _say("watch", f"open {server.url} in your browsers to watch {directory} (Ctrl-C stops)")
+        raise usage("watch", f"--port {port}: cannot listen on 127.0.0.1: {exc.strerror or exc}") from None
+    say("watch", f"open {server.url} in your browsers to watch {directory} (Ctrl-C stops)")
     try:
         server.wait()
     except KeyboardInterrupt:

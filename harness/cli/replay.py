@@ -6,11 +6,11 @@ from pathlib import Path
 
 import typer
 
-from harness.cli.common import (
-    _echo,
-    _usage,
-    app,
-)
+from harness.cli.boundary import UsageError
+from harness.cli.common import app
+from harness.cli.options import match_seed
+from harness.cli.voice import echo, usage
+from harness.errors import HarnessError
 
 
 @app.command()
@@ -40,7 +40,6 @@ def replay(
     failed (2 when the tournament's results or reveal are missing or damaged). With --html FILE (a match's directory or
     hand history), also writes the match's hands as one HTML page.
     """
-    from harness.deals import parse_seed
     from harness.history.files import HistoryError
     from harness.history.replay import check_history
 
@@ -48,17 +47,14 @@ def replay(
         histories = [file / name for name in ("hands.jsonl", "hands.jsonl.gz") if (file / name).is_file()]
         if not histories:  # a tournament's directory: its deals against the revealed seed
             if html_file is not None:
-                raise _usage("replay", f"--html: {file} holds no hands.jsonl or hands.jsonl.gz: give a match's "
-                             "directory (a tournament's are under matches/) or a hand history")
+                raise UsageError(f"--html: {file} holds no hands.jsonl or hands.jsonl.gz: give a match's "
+                                 "directory (a tournament's are under matches/) or a hand history")
             _replay_tournament(file, verbose)
             return
         file = histories[0]  # a match's directory (harness match --out DIR)
     if html_file is not None:
         _write_replay_html(file, html_file)
-    try:
-        match_seed = None if seed is None else parse_seed(seed)
-    except ValueError as exc:
-        raise _usage("replay", f"--seed: {exc}") from None
+    deal_seed = None if seed is None else match_seed(seed)
     bad = total = earlier = 0
 
     def summary(where: str = "") -> str:
@@ -67,47 +63,46 @@ def replay(
         return f"{total - bad} of {total} hands{where} replay identically{rule}{differ}"
 
     try:
-        for check in check_history(file, match_seed=match_seed):
+        for check in check_history(file, match_seed=deal_seed):
             total += 1
             if not check.ok:
                 bad += 1
-                _echo(f"hand {check.hand_id}: DIFFERS: {check.detail}")
+                echo(f"hand {check.hand_id}: DIFFERS: {check.detail}")
             elif check.note:
                 earlier += 1
-                _echo(f"hand {check.hand_id}: OK with {check.note}")
+                echo(f"hand {check.hand_id}: OK with {check.note}")
             elif verbose:
-                _echo(f"hand {check.hand_id}: OK")
+                echo(f"hand {check.hand_id}: OK")
     except BrokenPipeError:
         raise  # stdout's reader is gone: not a problem with the file
     except OSError as exc:
-        raise _usage("replay", f"cannot read {file}: {exc.strerror or exc}") from None
-    except HistoryError as exc:
+        raise usage("replay", f"cannot read {file}: {exc.strerror or exc}") from None
+    except HistoryError as exc:  # said by the boundary, after what was checked before it
         if total:
             where = f" before line {exc.line}" if exc.line is not None else ""
-            _echo(summary(where))
-        raise _usage("replay", str(exc)) from None
+            echo(summary(where))
+        raise
     if not total:
-        raise _usage("replay", f"no hands in {file} (the file is empty)")
-    _echo(summary())
+        raise UsageError(f"no hands in {file} (the file is empty)")
+    echo(summary())
     raise typer.Exit(1 if bad else 0)
 
 
 def _write_replay_html(history: Path, target: Path) -> None:
     """``harness replay --html``: every hand of ``history`` as one self-contained page (exit 2 on bad input)."""
-    from harness.history.files import HistoryError
     from harness.report.hands import read_hand_views
     from harness.report.viewer import replay_html, replay_title
 
     try:
         hands = list(read_hand_views(history))
-    except HistoryError as exc:
-        raise _usage("replay", str(exc)) from None
     except OSError as exc:
-        raise _usage("replay", f"cannot read {history}: {exc.strerror or exc}") from None
-    except (KeyError, TypeError, ValueError) as exc:
-        raise _usage("replay", f"{history}: not a hand history of this harness ({type(exc).__name__}: {exc})") from None
+        raise usage("replay", f"cannot read {history}: {exc.strerror or exc}") from None
+    except (KeyError, TypeError, ValueError) as exc:  # HistoryError is the boundary's; these are the file's
+        if isinstance(exc, HarnessError):
+            raise
+        raise UsageError(f"{history}: not a hand history of this harness ({type(exc).__name__}: {exc})") from None
     if not hands:
-        raise _usage("replay", f"no hands in {history} (the file is empty)")
+        raise UsageError(f"no hands in {history} (the file is empty)")
     players = list(dict.fromkeys(b for h in hands for b in h["bots"]))
     bots = " vs ".join(players)
     page = replay_html(hands, title=replay_title(str(hands[0]["match_id"]), players),
@@ -115,13 +110,12 @@ def _write_replay_html(history: Path, target: Path) -> None:
     try:
         target.write_text(page, encoding="utf-8")
     except OSError as exc:
-        raise _usage("replay", f"--html: cannot write {target}: {exc.strerror or exc}") from None
-    _echo(f"replay page: {target} ({len(hands)} hands, {len(page.encode()) / 1e6:.1f} MB)")
+        raise usage("replay", f"--html: cannot write {target}: {exc.strerror or exc}") from None
+    echo(f"replay page: {target} ({len(hands)} hands, {len(page.encode()) / 1e6:.1f} MB)")
 
 
 def _replay_tournament(directory: Path, verbose: bool) -> None:
     """``harness replay DIR``: verify a finished tournament's deals (exit 0 / 1 / 2)."""
-    from harness.tournament.results import ResultsError
     from harness.tournament.seeds import verify_deals
 
     bad = matches = hands = unreadable = failed = 0
@@ -132,20 +126,18 @@ def _replay_tournament(directory: Path, verbose: bool) -> None:
             failed += not verdict.ok
             if verdict.problems:
                 bad += 1
-                _echo(f"match {verdict.match_id}: DIFFERS: " + "; ".join(verdict.problems[:5]))
+                echo(f"match {verdict.match_id}: DIFFERS: " + "; ".join(verdict.problems[:5]))
             if verdict.unreadable:  # said, and the other matches are still checked
                 unreadable += 1
-                _echo(f"match {verdict.match_id}: CANNOT BE CHECKED after {verdict.hands} hands: "
+                echo(f"match {verdict.match_id}: CANNOT BE CHECKED after {verdict.hands} hands: "
                       f"{verdict.unreadable}")
             elif verbose and verdict.ok:
-                _echo(f"match {verdict.match_id}: OK ({verdict.hands} hands)")
-    except ResultsError as exc:
-        raise _usage("replay", str(exc)) from None
+                echo(f"match {verdict.match_id}: OK ({verdict.hands} hands)")
     except BrokenPipeError:
         raise
     except OSError as exc:
-        raise _usage("replay", f"cannot read {directory}: {exc.strerror or exc}") from None
-    _echo(
+        raise usage("replay", f"cannot read {directory}: {exc.strerror or exc}") from None
+    echo(
         f"{matches - failed} of {matches} matches ({hands} hands) were dealt from the committed seed(s) "
         f"and replay identically" + (f"; {bad} differ" if bad else "")
         + (f"; {unreadable} cannot be checked (damaged hand history)" if unreadable else "")

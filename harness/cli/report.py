@@ -7,12 +7,9 @@ from typing import Any
 
 import typer
 
-from harness.cli.common import (
-    _echo,
-    _say,
-    _usage,
-    app,
-)
+from harness.cli.boundary import UsageError
+from harness.cli.common import app
+from harness.cli.voice import echo, say, usage
 
 
 def _is_match_folder(directory: Path) -> bool:
@@ -34,17 +31,17 @@ def _match_record(directory: Path) -> Any:
     path = directory / RESULT_FILE
     tournament = directory.parent.parent
     if (tournament / MANIFEST_FILE).is_file():  # matches/<id> of a tournament: its result.json is the runner's
-        raise _usage("report", f"{directory} is one match of the tournament in {tournament}: run harness report "
-                     f"{tournament} (its report has a page for every match)")
+        raise UsageError(f"{directory} is one match of the tournament in {tournament}: run harness report "
+                         f"{tournament} (its report has a page for every match)")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         result = MatchResult.from_dict(data)
         big_blind = int(data["big_blind"])
     except FileNotFoundError:
-        raise _usage("report", f"{path}: missing; a match folder gets it from harness match (this version) when "
-                     "the match ends") from None
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise _usage("report", f"{path}: not a match result ({type(exc).__name__}: {exc})") from None
+        raise UsageError(f"{path}: missing; a match folder gets it from harness match (this version) when "
+                         "the match ends") from None
+    except (OSError, ValueError, KeyError, TypeError) as exc:  # the file's text, not our code: bad input
+        raise UsageError(f"{path}: not a match result ({type(exc).__name__}: {exc})") from None
     return MatchRecord(table=result.match_id, rotation=0, big_blind=big_blind, result=result)
 
 
@@ -58,21 +55,19 @@ def leaderboard(directory: Path = typer.Argument(..., help="A tournament output 
     from harness.tournament.leaderboard import write_leaderboard
     from harness.tournament.results import MARKER_FILE, ResultsError, is_ours
 
+    if directory.is_dir() and not is_ours(directory):
+        raise ResultsError(
+            f"{directory}: not a tournament output directory of this harness (no {MARKER_FILE}); "
+            "give the directory `harness run` wrote, e.g. results/league"
+        )
     try:
-        if directory.is_dir() and not is_ours(directory):
-            raise ResultsError(
-                f"{directory}: not a tournament output directory of this harness (no {MARKER_FILE}); "
-                "give the directory `harness run` wrote, e.g. results/league"
-            )
         board, text = write_leaderboard(directory)
-    except ResultsError as exc:
-        raise _usage("leaderboard", str(exc)) from None
     except OSError as exc:
         why = exc.strerror or exc
-        raise _usage("leaderboard", f"cannot write the leaderboard files in {directory}: {why}") from None
+        raise usage("leaderboard", f"cannot write the leaderboard files in {directory}: {why}") from None
     for notice in board.notices:
-        _say("leaderboard", f"notice: {notice}")
-    _echo(text)
+        say("leaderboard", f"notice: {notice}")
+    echo(text)
 
 
 @app.command()
@@ -89,23 +84,20 @@ def report(
     what is wrong; 2 when the directory or its results are missing or damaged (nothing written).
     """
     from harness.report.html import write_report
-    from harness.tournament.results import ResultsError
 
     if viewer_hands < 0:
-        raise _usage("report", f"--viewer-hands must be at least 0, got {viewer_hands}")
+        raise UsageError(f"--viewer-hands must be at least 0, got {viewer_hands}")
     extra: dict[str, Any] = {}
     if _is_match_folder(directory):
         record = _match_record(directory)
         extra = {"records": [record], "bots": record.result.bots, "match_dirs": {record.match_id: directory}}
     try:
         summary = write_report(directory, viewer_hands=None if all_hands else viewer_hands, **extra)
-    except ResultsError as exc:
-        raise _usage("report", str(exc)) from None
     except OSError as exc:
-        raise _usage("report", f"cannot write the report in {directory}: {exc.strerror or exc}") from None
-    _echo(f"report: {summary.path} ({summary.files} files, {summary.bytes / 1e6:.1f} MB, "
-               f"{summary.seconds:.1f} s); per-bot reports: {directory / 'reports'}/<bot>.md")
+        raise usage("report", f"cannot write the report in {directory}: {exc.strerror or exc}") from None
+    echo(f"report: {summary.path} ({summary.files} files, {summary.bytes / 1e6:.1f} MB, "
+         f"{summary.seconds:.1f} s); per-bot reports: {directory / 'reports'}/<bot>.md")
     for problem in summary.damaged:  # written all the same; said, and the exit status says it too
-        _say("report", problem)
+        say("report", problem)
     if summary.damaged:
         raise typer.Exit(1)

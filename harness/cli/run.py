@@ -7,15 +7,10 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from harness.cli.common import (
-    _CLUSTER_HELP,
-    _echo,
-    _overrides,
-    _sandbox_plan,
-    _say,
-    _usage,
-    app,
-)
+from harness.cli.boundary import EXIT_DISK
+from harness.cli.common import app, sandbox_plan, tournament_config
+from harness.cli.options import CLUSTER_HELP, sandbox_option, secret_seed_option
+from harness.cli.voice import CommandVoice, echo, say, usage
 
 if TYPE_CHECKING:  # commands load their modules lazily: `harness --help` stays fast
     from collections.abc import Callable
@@ -34,16 +29,14 @@ def run(
         None, "--pin/--no-pin", help="Each match on one CPU of its own (default: [schedule] pin, true)."
     ),
     hands: int | None = typer.Option(None, "--hands", help="Hands per match (overrides [schedule] hands)."),
-    seed: str | None = typer.Option(
-        None, "--seed", help="Tournament seed, decimal or hex (overrides [tournament] seed; default: a secret one)."
+    seed: str | None = secret_seed_option(
+        "Tournament seed, decimal or hex (overrides [tournament] seed; default: a secret one)."
     ),
     no_entry_check: bool = typer.Option(
         False, "--no-entry-check", help="Skip the entry check (every bot plays a few hands before the first match)."
     ),
-    sandbox: str | None = typer.Option(
-        None, "--sandbox", help="auto, required or off (overrides [sandbox] mode; docs/security.md)."
-    ),
-    cluster: str | None = typer.Option(None, "--cluster", metavar="ADDRESS", help=_CLUSTER_HELP),
+    sandbox: str | None = sandbox_option(None, "auto, required or off (overrides [sandbox] mode; docs/security.md)."),
+    cluster: str | None = typer.Option(None, "--cluster", metavar="ADDRESS", help=CLUSTER_HELP),
 ) -> None:
     """Run (or resume) a tournament and print its leaderboard.
 
@@ -58,65 +51,57 @@ def run(
     run again to resume).
     """
     from harness.deals import seed_warning
-    from harness.host.sandbox import SandboxError
     from harness.match.outdir import StorageError
-    from harness.tournament.cluster import ClusterError
-    from harness.tournament.config import ConfigError
     from harness.tournament.leaderboard import plural
-    from harness.tournament.results import ResultsError
     from harness.tournament.runner import RunOutcome
     from harness.tournament.seeds import REVEAL_FILE
 
     try:
-        cfg = _overrides(config, out, jobs, hands, seed, pin, sandbox, cluster=cluster)
+        cfg = tournament_config(config, out, jobs, hands, seed, pin, sandbox, cluster=cluster)
         if not (cfg.schedule.scheduler and cfg.sandbox.mode == "required"):  # then each worker checks its own
-            _sandbox_plan(cfg.sandbox)  # the runner prints its summary and warning when bots start
+            sandbox_plan(cfg.sandbox)  # the runner prints its summary and warning when bots start
         warning = None
         if cfg.tournament.seed is not None:
             warning = seed_warning(cfg.tournament.seed, "--seed" if seed is not None else "[tournament] seed")
 
         def before_bots() -> None:  # every option and file checked: no usage error follows
             if warning:
-                _say("run", f"warning: {warning}")
+                say("run", f"warning: {warning}")
 
         summary = _play(cfg, no_entry_check, before_bots)
-    except (ConfigError, ResultsError, SandboxError) as exc:
-        raise _usage("run", str(exc)) from None
-    except ClusterError as exc:
-        raise _usage("run", str(exc), 1) from None
-    except StorageError as exc:
-        raise _usage("run", _storage_stop(str(exc)), DISK_EXIT) from None
+    except StorageError as exc:  # what to do next: only `harness run` knows (exit status 4, as the boundary's)
+        raise usage("run", _storage_stop(str(exc)), DISK_EXIT) from None
     except KeyboardInterrupt:  # during the entry check
-        raise _usage("run", "interrupted before the first match: run the same command again", 130) from None
+        raise usage("run", "interrupted before the first match: run the same command again", 130) from None
     if summary.records and not summary.storage:
-        _final_report(summary.out_dir, stopped=summary.interrupted, board=summary.board)
+        final_report(summary.out_dir, stopped=summary.interrupted, board=summary.board)
     if summary.board_text is not None:
-        _echo(summary.board_text)
+        echo(summary.board_text)
     for notice in summary.notices:
-        _say("run", f"notice: {notice}")
-    _echo(
+        say("run", f"notice: {notice}")
+    echo(
         f"{len(summary.records)}/{plural(summary.matches_total, 'match')} recorded in {summary.out_dir} "
         f"(this run: {plural(summary.matches_run, 'match')}, {plural(summary.hands_run, 'hand')}, "
         f"{summary.seconds:.1f} s, {summary.hands_per_s:.0f} hands/s)"
     )
     if summary.complete:
-        _echo(f"deals: the seed is revealed in {summary.out_dir / REVEAL_FILE}; check every deal with "
-                   f"`harness replay {summary.out_dir}`")
+        echo(f"deals: the seed is revealed in {summary.out_dir / REVEAL_FILE}; check every deal with "
+             f"`harness replay {summary.out_dir}`")
     for name, why in summary.never_started.items():
-        _say(
+        say(
             "run",
             f"warning: bot {name!r} failed to start in every match it played, so its results mean nothing. "
             f"First failure: {why}. Fix its command, cwd, env or [limits] (e.g. memory_mb), check it with "
             f"`harness check-bot -- COMMAND`, then run again: only its matches are played again.",
         )
     if summary.outcome is RunOutcome.INTERRUPTED:
-        raise _usage("run", "interrupted: run the same command again to resume", 130)
+        raise usage("run", "interrupted: run the same command again to resume", 130)
     if summary.outcome is RunOutcome.STORAGE:
-        raise _usage("run", _storage_stop(summary.stopped), DISK_EXIT)
+        raise usage("run", _storage_stop(summary.stopped), DISK_EXIT)
     if summary.outcome is RunOutcome.STOPPED:
-        raise _usage("run", summary.stopped, 1)
+        raise usage("run", summary.stopped, 1)
     if summary.failed:
-        raise _usage(
+        raise usage(
             "run", f"{plural(len(summary.failed), 'match')} failed (see error.txt in their directories); "
             "run again to retry them", 1,
         )
@@ -136,15 +121,15 @@ def _play(cfg: TournamentConfig, no_entry_check: bool, before_bots: Callable[[],
 
     executor = DaskExecutor.for_config(cfg) if cfg.schedule.backend is Backend.DASK else None
     try:
-        return run_tournament(cfg, entry_check=False if no_entry_check else None, report=_running_report,
-                              before_bots=before_bots, executor=executor)
+        return run_tournament(cfg, entry_check=False if no_entry_check else None, report=running_report,
+                              before_bots=before_bots, executor=executor, voice=CommandVoice("run"))
     finally:
         if executor is not None:
             executor.close()
 
 
 #: Exit status of `harness run` stopped by its output's disk (full, over quota, read-only, failing).
-DISK_EXIT = 4
+DISK_EXIT = EXIT_DISK
 
 
 def _storage_stop(why: str) -> str:
@@ -153,7 +138,7 @@ def _storage_stop(why: str) -> str:
             "writable, then run the same command again to resume")
 
 
-def _running_report(out_dir: Path) -> None:
+def running_report(out_dir: Path) -> None:
     """The report written while `harness run` plays (in a child of the runner); a failure is one warning line
     (the run goes on: the results are safe, the final report tries again)."""
     from harness.report.html import write_report
@@ -162,10 +147,10 @@ def _running_report(out_dir: Path) -> None:
         write_report(out_dir, running=True)
     except Exception as exc:  # noqa: BLE001 - e.g. a full disk: the run says so on its own, once
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        _say("run", f"warning: the running report of {out_dir} could not be written: {why}")
+        say("run", f"warning: the running report of {out_dir} could not be written: {why}")
 
 
-def _final_report(out_dir: Path, *, stopped: bool, board: Board | None) -> None:
+def final_report(out_dir: Path, *, stopped: bool, board: Board | None) -> None:
     """Write the report at the end of `harness run` over the run's own scoring (``board``; None: read the
     directory); a failure is a warning (the results are safe)."""
     from harness.report.html import write_report
@@ -173,9 +158,9 @@ def _final_report(out_dir: Path, *, stopped: bool, board: Board | None) -> None:
     try:
         summary = write_report(out_dir, stopped=stopped, board=board)
     except Exception as exc:  # noqa: BLE001 - the results are on disk; `harness report DIR` can retry
-        _say("run", f"warning: the report of {out_dir} could not be written: {exc}")
+        say("run", f"warning: the report of {out_dir} could not be written: {exc}")
         return
-    _say("run", f"report: {summary.path} (per-bot reports in {out_dir / 'reports'}/)")
+    say("run", f"report: {summary.path} (per-bot reports in {out_dir / 'reports'}/)")
 
 
 @app.command()
@@ -184,13 +169,13 @@ def plan(
     out: Path | None = typer.Option(None, "--out", help="Output directory (overrides [tournament] output)."),
     jobs: int | None = typer.Option(None, "--jobs", help="Parallel matches (default: the CPUs this process may use)."),
     hands: int | None = typer.Option(None, "--hands", help="Hands per match (overrides [schedule] hands)."),
-    seed: str | None = typer.Option(
-        None, "--seed", help="Tournament seed, decimal or hex (overrides [tournament] seed; default: a secret one)."
+    seed: str | None = secret_seed_option(
+        "Tournament seed, decimal or hex (overrides [tournament] seed; default: a secret one)."
     ),
     measure: bool = typer.Option(
         True, "--measure/--no-measure", help="Measure this machine's rate first (about a second) for the estimate."
     ),
-    cluster: str | None = typer.Option(None, "--cluster", metavar="ADDRESS", help=_CLUSTER_HELP),
+    cluster: str | None = typer.Option(None, "--cluster", metavar="ADDRESS", help=CLUSTER_HELP),
 ) -> None:
     """Print a tournament's plan without playing: tables, matches, hands, estimated time and disk use.
 
@@ -200,39 +185,35 @@ def plan(
     On the dask backend the estimate counts the cluster's worker threads (asked
     of its scheduler; local:N has N).
     """
-    from harness.tournament.config import ConfigError
     from harness.tournament.estimate import DEFAULT_RATES, calibrate, disk_warning
-    from harness.tournament.results import ResultsError, check_out_dir
+    from harness.tournament.results import check_out_dir
     from harness.tournament.runner import describe_plan, preview
 
     unreachable = None  # said after the checks: a usage error stays one line
-    try:
-        cfg = _overrides(config, out, jobs, hands, seed, None, cluster=cluster)
-        check_out_dir(cfg.tournament.output)  # before the second of measuring
-        rates = calibrate(cfg.schedule.table_size) if measure else DEFAULT_RATES
-        parallel = None
-        if cfg.schedule.scheduler is not None:
-            from harness.tournament.cluster import ClusterError, cluster_threads
+    cfg = tournament_config(config, out, jobs, hands, seed, None, cluster=cluster)
+    check_out_dir(cfg.tournament.output)  # before the second of measuring
+    rates = calibrate(cfg.schedule.table_size) if measure else DEFAULT_RATES
+    parallel = None
+    if cfg.schedule.scheduler is not None:
+        from harness.tournament.cluster import ClusterError, cluster_threads
 
-            try:
-                parallel = cluster_threads(cfg.schedule.scheduler, jobs=cfg.schedule.jobs)
-            except ClusterError as exc:
-                unreachable = f"warning: {exc}; the estimate assumes 1 worker"
-                parallel = 1
-        view = preview(cfg, rates, parallel=parallel)
-    except (ConfigError, ResultsError) as exc:
-        raise _usage("plan", str(exc)) from None
+        try:
+            parallel = cluster_threads(cfg.schedule.scheduler, jobs=cfg.schedule.jobs)
+        except ClusterError as exc:
+            unreachable = f"warning: {exc}; the estimate assumes 1 worker"
+            parallel = 1
+    view = preview(cfg, rates, parallel=parallel)
     if unreachable:
-        _say("plan", unreachable)
-    _echo(describe_plan(cfg, view.plan))
+        say("plan", unreachable)
+    echo(describe_plan(cfg, view.plan))
     where = cfg.tournament.output
-    _echo(f"output: {where} ({view.reuse.describe()})" if view.existing else f"output: {where} (new)")
-    _echo(f"estimate: {view.estimate.matches:,} matches to play, {view.estimate.describe()}")
+    echo(f"output: {where} ({view.reuse.describe()})" if view.existing else f"output: {where} (new)")
+    echo(f"estimate: {view.estimate.matches:,} matches to play, {view.estimate.describe()}")
     short = disk_warning(view.estimate, where) if view.estimate.matches else None
     if short:
-        _say("plan", f"warning: {short}")
+        say("plan", f"warning: {short}")
     if view.left_out:
-        _echo(f"entry check: left out of this plan, as they failed their entry check in {where} and are unchanged "
-              f"since: {', '.join(view.left_out)} (a run checks them again)")
+        echo(f"entry check: left out of this plan, as they failed their entry check in {where} and are unchanged "
+             f"since: {', '.join(view.left_out)} (a run checks them again)")
     if cfg.tournament.entry_check:
-        _echo("entry check: every bot plays a few hands first; bots that fail are left out of the plan")
+        echo("entry check: every bot plays a few hands first; bots that fail are left out of the plan")

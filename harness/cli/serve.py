@@ -6,11 +6,9 @@ from pathlib import Path
 
 import typer
 
-from harness.cli.common import (
-    _echo,
-    _usage,
-    app,
-)
+from harness.cli.boundary import EXIT_FAILED, UsageError
+from harness.cli.common import app
+from harness.cli.voice import echo, usage
 
 
 @app.command()
@@ -30,38 +28,31 @@ def serve(
     """
     try:
         from harness.server.contest import load_contest
-        from harness.server.db import DatabaseError
         from harness.server.serve import base_url, print_links
         from harness.server.serve import serve as run_server
         from harness.server.store import UnknownStudents
     except ImportError as exc:
-        raise _usage("serve", f"the server needs its libraries: make server, or pip install --config-settings "
+        raise usage("serve", f"the server needs its libraries: make server, or pip install --config-settings "
                      f"editable_mode=compat -e '.[server]' in the harness's folder "
                      f"({exc})") from None
-    from harness.tournament.config import ConfigError
-
     if not 0 < port < 65536:
-        raise _usage("serve", f"--port must be 1..65535, got {port}")
+        raise UsageError(f"--port must be 1..65535, got {port}")
     if not links:  # options of --links alone would be ignored by a server that then runs for weeks
         for given, name in ((student, "--student"), (url, "--url")):
             if given:
-                raise _usage("serve", f"{name} goes with --links (it chooses which login links to print)")
-    try:
+                raise UsageError(f"{name} goes with --links (it chooses which login links to print)")
+    try:  # a bad contest file (2) and an unreachable database (1) are the boundary's
         if links:
             cfg = load_contest(contest)
             try:
                 print_links(cfg, url or base_url(host, port), only=tuple(student))
             except UnknownStudents as exc:
-                raise _usage("serve", f"--student {', '.join(exc.names)}: no such student in {contest} "
-                             "(its [[students]]); no link was issued") from None
+                raise UsageError(f"--student {', '.join(exc.names)}: no such student in {contest} "
+                                 "(its [[students]]); no link was issued") from None
             return
         run_server(contest, host, port)
-    except ConfigError as exc:
-        raise _usage("serve", str(exc)) from None
-    except DatabaseError as exc:
-        raise _usage("serve", str(exc), code=1) from None
     except OSError as exc:
-        raise _usage("serve", f"cannot start: {exc.strerror or exc}", code=1) from None
+        raise usage("serve", f"cannot start: {exc.strerror or exc}", code=EXIT_FAILED) from None
 
 
 @app.command()
@@ -73,14 +64,10 @@ def submit(
     build: str = typer.Option("", "--build", help="A build command run once in the sandbox (default: bot.toml)."),
 ) -> None:
     """Submit a version to a contest server and wait for its admission check (exit 0 admitted, 1 refused)."""
-    from harness.server.client import SubmitError
     from harness.server.client import submit as send
 
     if not path.exists():
-        raise _usage("submit", f"{path} does not exist")
+        raise UsageError(f"{path} does not exist")
     token = token.rsplit("/login/", 1)[-1]  # the whole login link works too
-    try:
-        ok = send(server, token, path, command, build, say=_echo)
-    except SubmitError as exc:
-        raise _usage("submit", str(exc)) from None
+    ok = send(server, token, path, command, build, say=echo)  # its SubmitError: the boundary's (exit status 2)
     raise typer.Exit(0 if ok else 1)

@@ -10,18 +10,21 @@ from typing import Any
 
 import typer
 
-from harness.cli.common import (
-    _bot_specs,
-    _bots_and_sandbox_problem,
-    _echo,
-    _out_of_bounds,
-    _sandbox_plan,
-    _sandbox_say,
-    _say,
-    _stdout_gone,
-    _usage,
-    app,
+from harness.cli.boundary import EXIT_FAILED, UsageError, exit_code
+from harness.cli.common import app, sandbox_plan, sandbox_say
+from harness.cli.options import (
+    bot_specs,
+    bots_problem,
+    game_of,
+    match_seed,
+    out_of_bounds,
+    sandbox_option,
+    sandbox_settings,
+    secret_seed_option,
+    structure_option,
 )
+from harness.cli.voice import echo, say, stdout_gone, usage
+from harness.errors import HarnessError
 
 
 @app.command()
@@ -41,14 +44,14 @@ def sprt(
     max_hands: int | None = typer.Option(None, "--max-hands", help="Stop as inconclusive after this many hands."),
     hands: int = typer.Option(100, "--hands", help="Hands per seat rotation; a block is twice this."),
     min_blocks: int = typer.Option(16, "--min-blocks", help="Blocks before the test may stop (at least 2)."),
-    seed: str | None = typer.Option(None, "--seed", help="Seed of the deals (default: a secret one, kept in --out)."),
+    seed: str | None = secret_seed_option("Seed of the deals, decimal or hex (default: a secret one, kept in --out)."),
     out: Path | None = typer.Option(
         None, "--out", help="Directory of the test; the same command with the same --out continues it."
     ),
-    structure: str = typer.Option("no-limit", "--structure", help="no-limit or fixed-limit."),
+    structure: str = structure_option(),
     stack: int = typer.Option(1000, "--stack", help="Starting stack in chips, reset every hand."),
     decision_ms: int = typer.Option(1000, "--decision-ms", help="Time per decision in ms (at least 1)."),
-    sandbox: str = typer.Option("auto", "--sandbox", help="Isolate each bot: auto, required or off."),
+    sandbox: str = sandbox_option(),
     json_out: bool = typer.Option(False, "--json", help="End with one JSON object line (result, llr, ...)."),
 ) -> None:
     """Is the new bot better? Play duplicate blocks until a sequential probability ratio test decides.
@@ -60,53 +63,42 @@ def sprt(
     blocks played are kept: run the same command again to continue).
     """
     from harness.deals import seed_warning
-    from harness.engine import GameConfig, GameConfigError
-    from harness.host.sandbox import SandboxError
     from harness.match.msgsize import message_problem
-    from harness.match.outdir import OutDirError, default_out_dir
+    from harness.match.outdir import default_out_dir
     from harness.match.referee import play_match
-    from harness.specs import Limits, SandboxMode, SandboxSettings
+    from harness.specs import Limits
     from harness.tournament.sprt import SETTINGS_FILE, SprtError, SprtSettings, hidden_out
 
-    def usage(message: str) -> typer.Exit:
-        return _usage("sprt", message)
-
-    specs = _bot_specs(bot, cwd, usage)
+    specs = bot_specs(bot, cwd)
     if len(specs) != 2:
-        raise usage(f"sprt compares two bots: give --bot NEW=COMMAND --bot OLD=COMMAND, got {len(specs)}")
-    problem = _out_of_bounds(("--hands", "hands", hands), ("--decision-ms", "decision_ms", decision_ms),
-                             ("--stack", "starting_stack", stack))
+        raise UsageError(f"sprt compares two bots: give --bot NEW=COMMAND --bot OLD=COMMAND, got {len(specs)}")
+    problem = out_of_bounds(("--hands", "hands", hands), ("--decision-ms", "decision_ms", decision_ms),
+                            ("--stack", "starting_stack", stack))
     if problem:
-        raise usage(problem)
+        raise UsageError(problem)
     if min_blocks < 2:
-        raise usage(f"--min-blocks must be at least 2 (the variance needs two blocks), got {min_blocks}")
+        raise UsageError(f"--min-blocks must be at least 2 (the variance needs two blocks), got {min_blocks}")
     if max_hands is not None and max_hands < 1:
-        raise usage(f"--max-hands must be at least 1, got {max_hands}")
-    problem = _bots_and_sandbox_problem(specs, sandbox)
+        raise UsageError(f"--max-hands must be at least 1, got {max_hands}")
+    problem = bots_problem(specs, sandbox)
     if problem:
-        raise usage(problem)
-    test_seed = _test_seed(seed, out, usage)
-    try:
-        game = GameConfig.from_dict({"structure": structure})  # the text as given: GameConfigError names it
-        problem = message_problem(game, 2, stack, "--stack")  # else the referee refuses it at the first block
-        if problem:
-            raise SprtError(problem)
-        settings = SprtSettings(new=specs[0], old=specs[1], bb0=bb0, bb1=bb1, alpha=alpha, beta=beta, hands=hands,
-                                seed=test_seed, starting_stack=stack, game=game, max_hands=max_hands,
-                                limits=Limits(decision_ms=decision_ms), sandbox=sandbox,
-                                min_blocks=min_blocks)  # checks the hypotheses and error rates
-        decided = _sandbox_plan(SandboxSettings(mode=SandboxMode(sandbox)))
-    except (SprtError, GameConfigError, SandboxError, ValueError) as exc:
-        raise usage(str(exc)) from None
-    try:
-        out_dir = out if out is not None else default_out_dir("sprt")
-    except OutDirError as exc:
-        raise usage(str(exc)) from None
-    box = hidden_out(SandboxSettings(mode=SandboxMode(sandbox)), out_dir)
+        raise UsageError(problem)
+    test_seed = _test_seed(seed, out)
+    game = game_of(structure)  # the text as given: GameConfigError names it
+    problem = message_problem(game, 2, stack, "--stack")  # else the referee refuses it at the first block
+    if problem:
+        raise SprtError(problem)
+    settings = SprtSettings(new=specs[0], old=specs[1], bb0=bb0, bb1=bb1, alpha=alpha, beta=beta, hands=hands,
+                            seed=test_seed, starting_stack=stack, game=game, max_hands=max_hands,
+                            limits=Limits(decision_ms=decision_ms), sandbox=sandbox,
+                            min_blocks=min_blocks)  # checks the hypotheses and error rates
+    decided = sandbox_plan(sandbox_settings(sandbox))
+    out_dir = out if out is not None else default_out_dir("sprt")
+    box = hidden_out(sandbox_settings(sandbox), out_dir)
     again = shlex.join(["harness", "sprt", *sys.argv[2:]] + ([] if out is not None else ["--out", str(out_dir)]))
 
     def play(bots, spec, limits_, match_dir):  # noqa: ANN001, ANN202 - play_match's arguments
-        if _stdout_gone():  # `| head` has its lines: stop before the next match, quietly (as a closed pipe does)
+        if stdout_gone():  # `| head` has its lines: stop before the next match, quietly (as a closed pipe does)
             raise BrokenPipeError(errno.EPIPE, "stdout's reader is gone")
         return play_match(bots, spec, limits_, match_dir, sandbox=box)
 
@@ -128,7 +120,6 @@ def _play_test(settings: Any, out_dir: Path, play: Any, decided: Any, warning: s
     import json
     from contextlib import ExitStack
 
-    from harness.engine import GameConfigError
     from harness.tournament.sprt import BlockFailed, SprtError, lock_test, open_test, run_sprt
     from harness.tournament.sprt import status as sprt_status
 
@@ -137,27 +128,25 @@ def _play_test(settings: Any, out_dir: Path, play: Any, decided: Any, warning: s
         try:
             held.enter_context(lock_test(out_dir))
             open_test(out_dir, settings)  # another test in --out is a usage error before any bot starts
-        except SprtError as exc:
-            raise _usage("sprt", str(exc)) from None
         except OSError as exc:
-            raise _usage("sprt", f"cannot write to {out_dir}: {exc.strerror or exc}") from None
-        _sandbox_say(decided, "sprt")
+            raise usage("sprt", f"cannot write to {out_dir}: {exc.strerror or exc}") from None
+        sandbox_say(decided, "sprt")
         if warning:
-            _say("sprt", f"warning: {warning}")
-        _say("sprt", f"test in {out_dir}/ (new = {new}, old = {old}; H0: <= {bb0:g} bb/100, H1: >= {bb1:g} "
+            say("sprt", f"warning: {warning}")
+        say("sprt", f"test in {out_dir}/ (new = {new}, old = {old}; H0: <= {bb0:g} bb/100, H1: >= {bb1:g} "
                      f"bb/100, alpha {settings.alpha:g}, beta {settings.beta:g})")
         last = [sprt_status([], 0, bb0, bb1, settings.alpha, settings.beta)]  # for the --json line of a stop
 
         def report(st: Any) -> None:
             last[0] = st
-            _echo(st.line())
+            echo(st.line())
 
         def stop(message: str, code: int, result: str) -> typer.Exit:
             """One line on stderr and, with --json, the last line on stdout: what stopped the test, where it
             stands."""
-            stopped = _usage("sprt", message, code)  # said first: stdout may be a closed pipe
+            stopped = usage("sprt", message, code)  # said first: stdout may be a closed pipe
             if json_out:
-                _echo(json.dumps({**last[0].to_dict(), "result": result, "error": message}, allow_nan=False))
+                echo(json.dumps({**last[0].to_dict(), "result": result, "error": message}, allow_nan=False))
             return stopped
 
         try:
@@ -165,39 +154,32 @@ def _play_test(settings: Any, out_dir: Path, play: Any, decided: Any, warning: s
         except BlockFailed as exc:
             raise stop(f"{exc}; the blocks before it are kept in {out_dir}/; to play it again: {again}", 1,
                        "error") from None
-        except SprtError as exc:
-            raise stop(str(exc), 1, "error") from None
-        except (ValueError, GameConfigError) as exc:  # a setting the referee refuses, as harness match says it
-            raise stop(str(exc), 2, "error") from None
+        except SprtError as exc:  # the test's own files, while it runs
+            raise stop(str(exc), EXIT_FAILED, "error") from None
+        except HarnessError as exc:  # e.g. a setting the referee refuses: the boundary's status, with the --json line
+            raise stop(str(exc), exit_code(exc), "error") from None
         except BrokenPipeError:
             raise  # stdout's reader is gone (`| head`): the blocks are stored; the CLI ends quietly
         except OSError as exc:
             raise stop(f"cannot write to {out_dir}: {exc.strerror or exc}", 1, "error") from None
         except KeyboardInterrupt:
             raise stop(f"interrupted; bots stopped; to continue: {again}", 130, "interrupted") from None
-        _echo(_verdict(final, new, old, bb0, bb1, again))
+        echo(_verdict(final, new, old, bb0, bb1, again))
         if json_out:
-            _echo(json.dumps(final.to_dict(), allow_nan=False))
+            echo(json.dumps(final.to_dict(), allow_nan=False))
         raise typer.Exit(3 if final.result == "inconclusive" else 0)
 
-def _test_seed(seed: str | None, out: Path | None, usage: Any) -> int:
+def _test_seed(seed: str | None, out: Path | None) -> int:
     """The test's seed: ``--seed``, else the one a test in ``--out`` was started with, else a new one.
 
     A damaged ``sprt.json`` is a usage error naming the file, whether or not ``--seed`` is given.
     """
-    from harness.deals import new_seed, parse_seed
-    from harness.tournament.sprt import SprtError, read_settings
+    from harness.tournament.sprt import read_settings
 
-    try:
-        stored = read_settings(out) if out is not None and out.is_dir() else None
-    except SprtError as exc:
-        raise usage(str(exc)) from None
-    if seed is None:
-        return int(stored["seed"], 16) if stored is not None else new_seed()
-    try:
-        return parse_seed(seed)
-    except ValueError as exc:
-        raise usage(f"--seed: {exc}") from None
+    stored = read_settings(out) if out is not None and out.is_dir() else None  # SprtError: damaged (exit 2)
+    if seed is None and stored is not None:
+        return int(stored["seed"], 16)
+    return match_seed(seed)
 
 
 def _verdict(final: Any, new: str, old: str, bb0: float, bb1: float, again: str) -> str:

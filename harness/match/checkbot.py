@@ -55,6 +55,7 @@ from harness.specs import (
     MatchResult,
     MatchSpec,
     SandboxSettings,
+    SettingsError,
     StackMode,
     bound_problem,
     parse_named_command,
@@ -322,16 +323,16 @@ def reference_bot(text: str) -> BotSpec:
     (``c=./cbot``, ``node=node bots/node/bot.js``).
 
     Raises:
-        ValueError: an unknown module, a malformed ``NAME=COMMAND``.
+        harness.specs.SettingsError: an unknown module, a malformed ``NAME=COMMAND``.
     """
     if "=" in text:
         name, _, argv = parse_named_command(text, "--opponent", allow_dir=False)
         if name == CANDIDATE:
-            raise ValueError(f"--opponent {text!r}: the name {CANDIDATE!r} is the bot under test's; pick another")
+            raise SettingsError(f"--opponent {text!r}: the name {CANDIDATE!r} is the bot under test's; pick another")
         return BotSpec(name=name, command=argv)
     name = text.strip()
     if not name.isidentifier() or importlib.util.find_spec(f"bots.{name}") is None:
-        raise ValueError(
+        raise SettingsError(
             f"--opponent {name!r}: no such reference bot; give a module of bots/ (caller, raiser, solid, "
             "random_bot) or NAME=COMMAND for any other bot"
         )
@@ -548,7 +549,7 @@ def check_spec(
     game = game or GameConfig()
     limits = limits or Limits()
     if not 0 <= seat <= len(opponents):
-        raise ValueError(f"seat {seat} is not a seat of a table of {len(opponents) + 1}")
+        raise SettingsError(f"seat {seat} is not a seat of a table of {len(opponents) + 1}")
     bots = [*opponents[:seat], bot, *opponents[seat:]]
     for spec in bots:
         resolve_command(spec)  # a command that cannot start at all is a usage error
@@ -624,7 +625,7 @@ def check_bot(
     Raises:
         harness.host.botproc.BotStartError: the command cannot be launched at all
             (not found, not executable, no ``#!`` line, cwd missing).
-        ValueError: bad arguments (no command, hands, decision_ms, startup_ms,
+        harness.specs.SettingsError: bad arguments (no command, hands, decision_ms, startup_ms,
             time_bank_ms, memory_mb, max_processes or starting_stack outside :data:`harness.specs.BOUNDS`,
             0 or > 5 opponents, unknown opponent, a stack that cannot pay the forced bets or too deep for the
             protocol's messages (:func:`harness.match.msgsize.message_problem`), a bad env name); ``out_dir``
@@ -632,7 +633,7 @@ def check_bot(
             (:class:`harness.match.outdir.OutDirError`).
     """
     if not command:
-        raise ValueError("no bot command given; use: harness check-bot -- CMD ARGS...")
+        raise SettingsError("no bot command given; use: harness check-bot -- CMD ARGS...")
     if time_bank_ms is None:
         time_bank_ms = Limits().time_bank_ms  # one source: the default of every tournament
     for option, setting, value in (
@@ -643,27 +644,27 @@ def check_bot(
     ):
         problem = bound_problem(setting, value, option)
         if problem:
-            raise ValueError(problem)
+            raise SettingsError(problem)
     if not MIN_PLAYERS - 1 <= len(opponents) <= MAX_PLAYERS - 1:
-        raise ValueError(f"{MIN_PLAYERS - 1} to {MAX_PLAYERS - 1} opponents are needed, got {len(opponents)}")
+        raise SettingsError(f"{MIN_PLAYERS - 1} to {MAX_PLAYERS - 1} opponents are needed, got {len(opponents)}")
     game = game or GameConfig()
     forced = game.ante + (game.big_blind if game.blinds else 0)
     if starting_stack < max(1, forced):
-        raise ValueError(f"--stack must cover the ante and big blind ({forced} chips), got {starting_stack}")
+        raise SettingsError(f"--stack must cover the ante and big blind ({forced} chips), got {starting_stack}")
     problem = message_problem(game, 1 + len(opponents), starting_stack, "--stack")
     if problem:  # PROTOCOL.md section 7: every message of the longest legal hand fits
-        raise ValueError(problem)
+        raise SettingsError(problem)
     env = dict(env or {})
     for name in env:
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-            raise ValueError(f"--env {name!r}: a variable name is letters, digits and '_', e.g. --env SEED=3")
+            raise SettingsError(f"--env {name!r}: a variable name is letters, digits and '_', e.g. --env SEED=3")
     others = [reference_bot(o) for o in opponents]
     names = [o.name for o in others]
     for i, name in enumerate(names):  # the same reference bot twice gets a numbered name
         if names.count(name) > 1:
             others[i] = replace(others[i], name=f"{name}{names[:i].count(name) + 1}")
     if len({o.name for o in others}) != len(others):
-        raise ValueError(f"--opponent names must differ, got {', '.join(o.name for o in others)}")
+        raise SettingsError(f"--opponent names must differ, got {', '.join(o.name for o in others)}")
     limits = Limits(decision_ms=decision_ms, time_bank_ms=time_bank_ms, startup_ms=startup_ms, memory_mb=memory_mb,
                     max_processes=max_processes)
     bot = BotSpec(name=CANDIDATE, command=tuple(command), cwd=cwd, env=env)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from harness.match.human import HumanLink, HumanSpec
 from harness.match.referee import play_match
-from harness.specs import BotSpec, Limits, MatchResult, MatchSpec, SandboxSettings
+from harness.specs import BotSpec, Limits, MatchResult, MatchSpec, SandboxSettings, SettingsError
 
 __all__ = ["play_with_human"]
 
@@ -47,11 +47,11 @@ def play_with_human(
         The match result (match seats, the human's included).
 
     Raises:
-        ValueError: ``seat`` out of range, or what :func:`play_match` raises.
+        harness.specs.SettingsError: ``seat`` out of range, or what :func:`play_match` raises.
         KeyboardInterrupt: after every bot has been stopped.
     """
     if not 0 <= seat <= len(bots):
-        raise ValueError(f"--seat {seat}: the seats are 0 to {len(bots)} with {len(bots)} bot(s)")
+        raise SettingsError(f"--seat {seat}: the seats are 0 to {len(bots)} with {len(bots)} bot(s)")
     seats: list[BotSpec | HumanSpec] = list(bots)
     seats.insert(seat, human)
     ui = threading.Thread(target=interface, args=(human.link,), name="human-interface", daemon=True)

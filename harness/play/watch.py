@@ -48,6 +48,7 @@ from harness.history.files import HistoryError, find_history, records_or_problem
 from harness.play.guard import PageGuard, new_secret
 from harness.report.hands import hand_view
 from harness.report.viewer import hide_cards, static_text, viewer_view
+from harness.specs import SettingsError
 from harness.tournament.stats import bb_per_100
 
 __all__ = ["Follower", "WatchServer", "hand_script", "public_view"]
@@ -167,17 +168,17 @@ class Follower:
         notify: called with each new notice (from the thread that polls).
 
     Raises:
-        ValueError: DIR holds neither a hand history nor a ``matches/`` folder (the message says which).
+        SettingsError: DIR holds neither a hand history nor a ``matches/`` folder (the message says which).
     """
 
     def __init__(self, directory: Path, notify: Callable[[str], None] | None = None) -> None:
         self.directory = Path(directory)
         if not self.directory.is_dir():
-            raise ValueError(f"{directory} is not a directory")
+            raise SettingsError(f"{directory} is not a directory")
         d = self.directory
         self.single = find_history(d) is not None or (d / "logs").is_dir()
         if not self.single and not (d / "matches").is_dir() and not (d / "tournament.json").exists():
-            raise ValueError(f"{directory} holds no hand history (hands.jsonl) and no matches/ folder: "
+            raise SettingsError(f"{directory} holds no hand history (hands.jsonl) and no matches/ folder: "
                              "give a match's folder or a tournament's output directory")
         self.sources: dict[Path, _Source] = {}
         self.hands: list[dict[str, Any]] = []

@@ -2,7 +2,7 @@
 
 On a terminal a rich progress bar stays at the bottom and these lines scroll
 above it; in a log file (stderr not a terminal) there is one line per
-finished match. Either way:
+finished match, said through the run's :class:`harness.tournament.voice.Voice`. Either way:
 
 - each match line flags the faults, the bots put out and the failed starts of
   that match (``faults: b timeout 2 | out: c (max_faults ...)``);
@@ -24,6 +24,7 @@ from harness.match.untrusted import visible
 from harness.specs import FaultKind
 from harness.tournament.results import MatchRecord, match_files
 from harness.tournament.stats import bb_per_100
+from harness.tournament.voice import StderrVoice, Voice
 
 
 def totals_every(total: int) -> int:
@@ -69,14 +70,17 @@ class Display:
         big_blind: chips per big blind.
         out_dir: the output directory (log paths in messages).
         enabled: live bar on/off (None: when stderr is a terminal).
-        quiet: print nothing.
+        voice: where the lines go without the live bar (default: stderr); its ``quiet``, if it has one, is
+            honoured by the bar too.
     """
 
     def __init__(self, name: str, bots: Sequence[str], total: int, total_hands: int, done: int, done_hands: int,
-                 big_blind: int, out_dir: Path, enabled: bool | None, quiet: bool = False) -> None:
+                 big_blind: int, out_dir: Path, enabled: bool | None, voice: Voice | None = None) -> None:
         from rich.console import Console
 
-        self.console = Console(stderr=True, quiet=quiet)
+        self.voice: Voice = voice if voice is not None else StderrVoice()
+        quiet = bool(getattr(self.voice, "quiet", False))
+        self.console = Console(stderr=True, quiet=quiet)  # the live bar's terminal
         self.name = name
         self.bots = list(bots)
         self.total = total
@@ -175,8 +179,11 @@ class Display:
         return sorted(values, key=lambda item: (-item[1], item[0]))
 
     def message(self, text: str) -> None:
-        """One line (never wrapped: a log file keeps one line per event)."""
-        self.console.print(visible(text), highlight=False, markup=False, soft_wrap=True)
+        """One line (never wrapped: a log file keeps one line per event); above the live bar when there is one."""
+        if self.live:
+            self.console.print(visible(text), highlight=False, markup=False, soft_wrap=True)
+        else:
+            self.voice.say(visible(text))
 
     def stop(self) -> None:
         """Leave the bar (live mode) in its final state."""

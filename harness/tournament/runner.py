@@ -41,7 +41,6 @@ import dataclasses
 import functools
 import os
 import signal
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -54,7 +53,6 @@ from harness.history.files import HistoryTail
 from harness.host.sandbox import SandboxError
 from harness.host.sandbox import plan as plan_sandbox
 from harness.match.outdir import StorageError, storage_errno
-from harness.match.untrusted import visible
 from harness.specs import FaultKind, MatchResult, MatchSpec, SandboxSettings
 from harness.tournament.cluster import ClusterError
 from harness.tournament.config import Backend, ConfigError, TournamentConfig
@@ -88,6 +86,7 @@ from harness.tournament.results import (
 )
 from harness.tournament.schedule import Format, Pairing
 from harness.tournament.seeds import REVEAL_FILE, add_deal_seed, reveal, tournament_seeds
+from harness.tournament.voice import StderrVoice, Voice
 from harness.tournament.workers import (
     ERROR_FILE,
     STOP_SIGNALS,
@@ -332,7 +331,8 @@ class _Reporter:
     (like the match workers) and given the death signal, so it never outlives the run.
     """
 
-    def __init__(self, hook: ReportHook | None, out_dir: Path, every_s: float) -> None:
+    def __init__(self, hook: ReportHook | None, out_dir: Path, every_s: float, voice: Voice) -> None:
+        self.voice = voice
         import multiprocessing
 
         self.hook, self.out_dir, self.every_s = hook, out_dir, every_s
@@ -355,7 +355,7 @@ class _Reporter:
         self.last = now
         signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
         try:
-            self.child = self.ctx.Process(target=_report_child, args=(self.hook, self.out_dir, os.getpid()),
+            self.child = self.ctx.Process(target=_report_child, args=(self.hook, self.out_dir, os.getpid(), self.voice),
                                           name="report")
             self.child.start()
         finally:
@@ -371,8 +371,8 @@ class _Reporter:
             self.child = None
 
 
-def _report_child(hook: ReportHook, out_dir: Path, parent: int) -> None:
-    """Body of the report child: write one report; a failure is printed, never fatal to the run."""
+def _report_child(hook: ReportHook, out_dir: Path, parent: int, voice: Voice) -> None:
+    """Body of the report child: write one report; a failure is a warning, never fatal to the run."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     try:
@@ -386,7 +386,7 @@ def _report_child(hook: ReportHook, out_dir: Path, parent: int) -> None:
         hook(out_dir)
     except Exception as exc:  # noqa: BLE001 - the run goes on; the final report will say more
         # The caller's hook says its own failures with its command's name; this is the fallback.
-        print(visible(f"harness: warning: the running report of {out_dir} failed: {exc}"), file=sys.stderr)
+        voice.warn(f"the running report of {out_dir} failed: {exc}")
         os._exit(1)
     os._exit(0)
 
@@ -404,6 +404,7 @@ def run_tournament(
     report: ReportHook | None = None,
     report_every_s: float = REPORT_EVERY_S,
     before_bots: Callable[[], None] | None = None,
+    voice: Voice | None = None,
 ) -> RunSummary:
     """Run or resume a tournament; write its leaderboard.
 
@@ -413,7 +414,7 @@ def run_tournament(
             tests pass a fake with the same signature.
         progress: live progress bar on/off (default: on when stderr is a terminal;
             otherwise one line per finished match).
-        quiet: print nothing (benchmarks).
+        quiet: say nothing (benchmarks); only without ``voice``.
         entry_check: check the entries first (default: ``[tournament] entry_check``).
         check: the entry check's worker function (default:
             :func:`harness.tournament.entries.run_check`); tests pass a fake.
@@ -431,8 +432,10 @@ def run_tournament(
             settings are checked, just before the first bot starts (entry
             check or first match; not at all when none starts): the caller's
             warnings go there, so that a mistake found first stays one line.
-            The sandbox's summary and warning (:func:`sandbox_lines`) are
-            printed at the same moment.
+            The sandbox's summary and warning (:func:`say_sandbox`) are
+            said at the same moment.
+        voice: where every line of the run goes (:class:`harness.tournament.voice.Voice`; default: a
+            :class:`~harness.tournament.voice.StderrVoice`, silent with ``quiet``).
 
     Returns:
         A summary; ``interrupted`` is set when Ctrl-C / SIGTERM stopped it.
@@ -457,8 +460,9 @@ def run_tournament(
     try:
         try:
             seeds = tournament_seeds(store.out_dir, config.tournament.seed)
-            summary = _run(config, store, stored, seeds, play, progress, quiet, entry_check, check, executor,
-                           rates, _Reporter(report, store.out_dir, report_every_s), before_bots)
+            said = voice if voice is not None else StderrVoice(quiet=quiet)
+            summary = _run(config, store, stored, seeds, play, progress, said, entry_check, check, executor,
+                           rates, _Reporter(report, store.out_dir, report_every_s, said), before_bots)
             if summary.complete:
                 reveal(store.out_dir, seeds)  # commit (tournament.json), play, then reveal
         except OSError as exc:  # files written outside the matches (entry check, plan, reveal)
@@ -472,7 +476,7 @@ def run_tournament(
 
 
 def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchRecord], seeds: list[int],
-         play: PlayMatch | None, progress: bool | None, quiet: bool, entry_check: bool | None,
+         play: PlayMatch | None, progress: bool | None, voice: Voice, entry_check: bool | None,
          check: Callable[..., dict[str, Any]] | None, executor: Executor | None, rates: Rates | None,
          reporter: _Reporter, before_bots: Callable[[], None] | None = None) -> RunSummary:
     """The body of :func:`run_tournament`, with the output directory open and locked: check the entries,
@@ -481,7 +485,7 @@ def _run(config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchR
     ``seeds`` (the tournament seed, then later deal seeds) gains a new deal seed
     when a revealed contest has matches to play (:func:`add_deal_seed`).
     """
-    run = _Run(config, store, stored, play, quiet, executor, before_bots)
+    run = _Run(config, store, stored, play, voice, executor, before_bots)
     report = run.check_entries(entry_check, check)
     summary, todo = run.plan(report, seeds, rates, progress)
     run.play(summary, todo, reporter)
@@ -492,12 +496,10 @@ class _Run:
     """One run of a tournament, stage by stage (see :func:`_run`); holds what the stages share."""
 
     def __init__(self, config: TournamentConfig, store: ResultsStore, stored: dict[str, MatchRecord],
-                 play: PlayMatch | None, quiet: bool, executor: Executor | None,
+                 play: PlayMatch | None, voice: Voice, executor: Executor | None,
                  before_bots: Callable[[], None] | None) -> None:
-        from rich.console import Console
-
         self.config, self.store, self.stored = config, store, stored
-        self.console = Console(stderr=True, quiet=quiet)
+        self.voice = voice
         self.fake = play is not None
         self.box: SandboxSettings | None = None
         if play is None:
@@ -524,8 +526,8 @@ class _Run:
         self.planned: dict[str, Pairing] = {}
 
     def say(self, text: str) -> None:
-        """One line on stderr (entry-check lines carry bots' stderr: control characters shown as escapes)."""
-        self.console.print(visible(text, multiline=True), highlight=False, markup=False, soft_wrap=True)
+        """A line of the run's commentary (entry-check lines carry bots' stderr: the voice escapes it)."""
+        self.voice.say(text)
 
     def bots_start(self) -> None:
         """Once, just before the first bot starts: how the bots are isolated, then the caller's warnings."""
@@ -533,8 +535,7 @@ class _Run:
             return
         self.bots_started = True
         if self.box is not None:
-            for line in sandbox_lines(self.box, cluster=self.remote):
-                self.say(line)
+            say_sandbox(self.voice, self.box, cluster=self.remote)
         if self.before_bots is not None:
             self.before_bots()
 
@@ -604,11 +605,11 @@ class _Run:
         say(f"estimate: {len(todo):,} matches to play, {est.describe()}")
         short = disk_warning(est, store.out_dir) if todo else None
         if short:
-            say(f"WARNING: {short}")
+            self.voice.warn(short)
         if todo and revealed.exists():
             self._said_reveal(revealed, len(todo), fresh_deals)
         store.write_manifest(manifest(config, plan))
-        self.display = progress_display(config, plan, records, store.out_dir, progress, self.console.quiet)
+        self.display = progress_display(config, plan, records, store.out_dir, progress, self.voice)
         self.refiner = Refiner(rates, {p.match_id: MatchCost(len(p.bots), plan.hands, p.bots) for p in todo},
                                report.costs() if report.reference else {}, sched.jobs, parallel)
         summary = RunSummary(
@@ -625,7 +626,7 @@ class _Run:
                      "the last match)")
         else:
             # A seed the organiser gave is theirs to keep secret; the reveal describes a finished contest.
-            self.say(f"WARNING: the seed given in the file was revealed in {revealed} when the earlier run finished; "
+            self.voice.warn(f"the seed given in the file was revealed in {revealed} when the earlier run finished; "
                      f"the {todo} new matches are dealt from it, so if that file was shared an entrant could know "
                      "its cards. Leave [tournament] seed out to have new matches dealt from a fresh secret seed. "
                      "(It is written again after the last match.)")
@@ -751,11 +752,11 @@ class _Run:
         return summary
 
 
-def sandbox_lines(box: SandboxSettings, *, cluster: bool = False) -> list[str]:
-    """What a run says about the bots' isolation before the first starts (docs/security.md).
+def say_sandbox(voice: Voice, box: SandboxSettings, *, cluster: bool = False) -> None:
+    """Say what a run knows about the bots' isolation before the first starts (docs/security.md).
 
     ``sandbox: on (...)`` (this machine's :attr:`harness.host.sandbox.JailPlan.summary`;
-    not for a cluster, whose workers check their own), then ``WARNING: bots are
+    not for a cluster, whose workers check their own), then the alert ``WARNING: bots are
     NOT fully isolated: ...`` when something is missing, or a notice when
     ``[sandbox] mode = "off"``. Nothing for mode "required" that cannot run
     here (refused before the run) or on a cluster (each worker refuses).
@@ -763,13 +764,13 @@ def sandbox_lines(box: SandboxSettings, *, cluster: bool = False) -> list[str]:
     try:
         decided = plan_sandbox(box)
     except SandboxError:
-        return []
-    lines = [] if cluster else [f"sandbox: {decided.summary}"]
+        return
+    if not cluster:
+        voice.say(f"sandbox: {decided.summary}")
     if decided.warning:
-        lines.append(f"WARNING: {decided.warning}")
+        voice.warn(decided.warning, alert=True)
     elif not decided.active:  # mode "off": chosen, so one quiet line
-        lines.append("notice: the sandbox is off ([sandbox] mode / --sandbox): bots run unisolated, as your user")
-    return lines
+        voice.notice("the sandbox is off ([sandbox] mode / --sandbox): bots run unisolated, as your user")
 
 
 def _default_rates(fake: bool, seats: int) -> Rates:
@@ -784,12 +785,12 @@ def _default_rates(fake: bool, seats: int) -> Rates:
 
 
 def progress_display(config: TournamentConfig, plan: Plan, records: Sequence[MatchRecord], out_dir: Path,
-                     progress: bool | None, quiet: bool) -> Any:
+                     progress: bool | None, voice: Voice) -> Any:
     """The :class:`harness.tournament.progress.Display` of a run, its totals seeded with the stored records."""
     from harness.tournament.progress import Display
 
     display = Display(config.tournament.name, plan.bots, len(plan.matches), plan.total_hands, len(records),
-                      sum(r.result.hands_played for r in records), config.game.unit, out_dir, progress, quiet)
+                      sum(r.result.hands_played for r in records), config.game.unit, out_dir, progress, voice)
     display.seed_totals(records)
     return display
 
