@@ -128,8 +128,3 @@ def smart_keep(cards: Sequence[int]) -> list[int]:
 
     return best_keep(cards)
 
-
-def smart_discards(cards: Sequence[int]) -> list[int]:
-    """The complement of :func:`smart_keep` (at most four cards)."""
-    keep = set(smart_keep(cards))
-    return [c for c in cards if c not in keep][:4]

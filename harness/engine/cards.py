@@ -20,16 +20,6 @@ _PARSE: dict[str, int] = {text: card for card, text in enumerate(CARD_STRS)}
 DECK_SIZE = 52
 
 
-def rank_of(card: int) -> int:
-    """Rank 0..12 (2..A) of a card."""
-    return card >> 2
-
-
-def suit_of(card: int) -> int:
-    """Suit 0..3 (c d h s) of a card."""
-    return card & 3
-
-
 def card_str(card: int) -> str:
     """Two-character text of a card, e.g. ``card_str(51) == "As"``.
 

@@ -50,7 +50,6 @@ BY_FAULT = "fault"
 BY_OUT = "out"
 #: ``by``: the request would have been over the message limit: default action, not asked, no fault.
 BY_UNSENT = "unsent"
-DECIDERS = (BY_BOT, BY_FAULT, BY_OUT, BY_UNSENT)
 
 #: One decision's annotation from the referee: ``(by, fault index or None, ms or None)``.
 Decision = tuple[str, int | None, float | None]

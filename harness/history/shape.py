@@ -27,7 +27,7 @@ SEED_MAX = 2**64 - 1
 _CARDS = frozenset(CARD_STRS)
 _ACTION_KINDS = tuple(kind.value for kind in ActionKind)
 _FAULT_KINDS = tuple(kind.value for kind in FaultKind)
-_BY = ("bot", "fault", "out", "unsent")  # harness.history.record.DECIDERS
+_BY = ("bot", "fault", "out", "unsent")  # harness.history.record's BY_BOT, BY_FAULT, BY_OUT, BY_UNSENT
 
 
 def json_kind(value: Any) -> str:

@@ -1,7 +1,7 @@
 """The web application (Starlette): login links, submissions, the leaderboard, student, version and match pages.
 
-Who may see what (:func:`allowed`): without a session nothing but the login
-route; a student sees every public result (the leaderboard, each version's
+Who may see what (:func:`_who`: the session; :func:`_owns`: the owner or the admin): without a
+session nothing but the login route; a student sees every public result (the leaderboard, each version's
 results, each match's chips and the cards shown down) and, of their own bot
 only, its code, admission report, stderr logs and hole cards; the admin sees
 everything. A private page of someone else answers 404 (its existence is not
@@ -388,15 +388,6 @@ def version_page(request: Request) -> Response:
     if request.query_params.get("same") == "1":  # the upload that led here was this bot again
         notice = repeat_notice(store.label(v["student"], v["number"]), v["state"], v["reason"])
     return _page(request, "version.html.j2", who, v=_version_json(v), report=report, files=files, notice=notice)
-
-
-def api_version(request: Request) -> Response:
-    who, v = _own_version(request)
-    if who is None:
-        return _forbidden()
-    if v is None:
-        return JSONResponse({"error": "no such version of yours"}, status_code=404)
-    return JSONResponse(_version_json(v))
 
 
 def _files(contest: Contest, v: dict[str, Any]) -> Listing:

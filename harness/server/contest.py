@@ -50,17 +50,16 @@ from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS, GameConfig
 from harness.specs import BOT_NAME, BOT_NAME_RULE, BotSpec, Limits, SandboxSettings, StackMode
 from harness.tournament.config import (
     ConfigError,
-    ScheduleSettings,
+    Table,
     TournamentConfig,
     TournamentSettings,
-    _bot,
-    _check_command,
-    _game,
-    _limits,
-    _sandbox,
-    _schedule,
-    _Table,
+    check_command,
     parse_cluster,
+    read_bot,
+    read_game,
+    read_limits,
+    read_sandbox,
+    read_schedule,
     read_toml,
     toml_value,
 )
@@ -71,7 +70,7 @@ MAX_NAME = 24
 MAX_STUDENTS = 1000
 
 
-class _Entry(_Table):
+class _Entry(Table):
     """A table of an array (``reference[0]``, ``students[3]``): keys shown as ``reference[0].name``."""
 
     def key(self, name: str) -> str:
@@ -211,7 +210,7 @@ def parse_contest(data: dict[str, Any], file: Path) -> Contest:
     Raises:
         ConfigError: any invalid value.
     """
-    root = _Table(file, "top level", dict(data))
+    root = Table(file, "top level", dict(data))
     for name in ("contest", "game", "ladder", "limits", "sandbox", "play", "submissions"):
         root.get(name, dict, {}, f"a [{name}] table")
     refs_data = root.get("reference", list, [], "an array of [[reference]] tables")
@@ -219,7 +218,7 @@ def parse_contest(data: dict[str, Any], file: Path) -> Contest:
     root.finish()
     base = file.resolve().parent
 
-    c = _Table(file, "[contest]", data.get("contest", {}))
+    c = Table(file, "[contest]", data.get("contest", {}))
     name = c.get("name", str, None, "a contest name (letters, digits, -_.)")
     if name is None:
         raise c.error("name", 'missing; expected e.g. name = "cs101"')
@@ -237,20 +236,20 @@ def parse_contest(data: dict[str, Any], file: Path) -> Contest:
         database = "postgresql+psycopg://" + database.removeprefix("postgresql://")
     c.finish()
 
-    ladder = _ladder(_Table(file, "[ladder]", data.get("ladder", {})))
-    play = _play(_Table(file, "[play]", data.get("play", {})))
-    submissions = _submissions(_Table(file, "[submissions]", data.get("submissions", {})))
-    schedule = _schedule(_Table(file, "[schedule]", {"hands": ladder.hands, "table_size": ladder.table_size,
+    ladder = _ladder(Table(file, "[ladder]", data.get("ladder", {})))
+    play = _play(Table(file, "[play]", data.get("play", {})))
+    submissions = _submissions(Table(file, "[submissions]", data.get("submissions", {})))
+    schedule = read_schedule(Table(file, "[schedule]", {"hands": ladder.hands, "table_size": ladder.table_size,
                                                      "jobs": ladder.jobs}))
-    game, stack, mode = _game(_Table(file, "[game]", data.get("game", {})), schedule)
-    limits = _limits(_Table(file, "[limits]", data.get("limits", {})))
-    sandbox = _sandbox(_Table(file, "[sandbox]", data.get("sandbox", {})), base)
+    game, stack, mode = read_game(Table(file, "[game]", data.get("game", {})), schedule)
+    limits = read_limits(Table(file, "[limits]", data.get("limits", {})))
+    sandbox = read_sandbox(Table(file, "[sandbox]", data.get("sandbox", {})), base)
 
     refs = []
     for i, entry in enumerate(refs_data):
-        bot = _bot(_Entry(file, f"reference[{i}]", entry), base)
+        bot = read_bot(_Entry(file, f"reference[{i}]", entry), base)
         try:
-            _check_command(file, i, bot)
+            check_command(file, i, bot)
         except ConfigError as exc:
             raise ConfigError(file, f"reference[{i}].command", exc.problem) from None
         refs.append(bot)
@@ -289,7 +288,7 @@ def parse_contest(data: dict[str, Any], file: Path) -> Contest:
                    raw=dict(data))
 
 
-def _ladder(t: _Table) -> LadderSettings:
+def _ladder(t: Table) -> LadderSettings:
     hands = t.integer("hands", 200, 1)
     table_size = t.integer("table_size", 2, MIN_PLAYERS, MAX_PLAYERS)
     jobs = t.integer("jobs", 0, 0, 256)
@@ -311,7 +310,7 @@ def _ladder(t: _Table) -> LadderSettings:
                           build_disk_mb=build_disk)
 
 
-def _play(t: _Table) -> PlaySettings:
+def _play(t: Table) -> PlaySettings:
     hands = t.integer("hands", 50, 1, 10_000)
     max_games = t.integer("max_games", 4, 0, 64)
     idle_s = t.integer("idle_s", 300, 5, 86_400)
@@ -319,13 +318,9 @@ def _play(t: _Table) -> PlaySettings:
     return PlaySettings(hands=hands, max_games=max_games, idle_s=idle_s)
 
 
-def _submissions(t: _Table) -> SubmissionSettings:
+def _submissions(t: Table) -> SubmissionSettings:
     per_hour = t.integer("per_hour", 6, 1, 10_000)
     disk_mb = t.integer("disk_mb", 1000, 1, 10_000_000)
     t.finish()
     return SubmissionSettings(per_hour=per_hour, disk_mb=disk_mb)
 
-
-def schedule_of(contest: Contest) -> ScheduleSettings:
-    """The contest's ``[ladder]`` as tournament schedule settings (for the final)."""
-    return contest.tournament.schedule

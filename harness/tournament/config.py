@@ -283,7 +283,7 @@ def _toml_key(key: str) -> str:
     return key if _BARE_KEY.fullmatch(key) else toml_value(key)
 
 
-class _Table:
+class Table:
     """Reads typed keys out of one TOML table and rejects unknown ones."""
 
     def __init__(self, file: Path, label: str, data: Any) -> None:
@@ -384,22 +384,22 @@ def parse_config(data: Mapping[str, Any], file: Path) -> TournamentConfig:
     Raises:
         ConfigError: any invalid value.
     """
-    root = _Table(file, "top level", dict(data))
+    root = Table(file, "top level", dict(data))
     for name in ("tournament", "game", "schedule", "limits", "sandbox"):
         root.get(name, dict, {}, f"a [{name}] table")
     bots_data = root.get("bots", list, None, "an array of [[bots]] tables")
     root.finish()
     base = file.resolve().parent
 
-    tournament = _tournament(_Table(file, "[tournament]", data.get("tournament", {})), file)
-    schedule = _schedule(_Table(file, "[schedule]", data.get("schedule", {})))
-    game, starting_stack, stack_mode = _game(_Table(file, "[game]", data.get("game", {})), schedule)
-    limits = _limits(_Table(file, "[limits]", data.get("limits", {})))
-    sandbox = _sandbox(_Table(file, "[sandbox]", data.get("sandbox", {})), base)
+    tournament = _tournament(Table(file, "[tournament]", data.get("tournament", {})), file)
+    schedule = read_schedule(Table(file, "[schedule]", data.get("schedule", {})))
+    game, starting_stack, stack_mode = read_game(Table(file, "[game]", data.get("game", {})), schedule)
+    limits = read_limits(Table(file, "[limits]", data.get("limits", {})))
+    sandbox = read_sandbox(Table(file, "[sandbox]", data.get("sandbox", {})), base)
 
     if not bots_data:
         raise ConfigError(file, "[[bots]]", "no bots; add at least two [[bots]] tables with name and command")
-    bots = tuple(_bot(_Table(file, f"bots[{i}]", entry), base) for i, entry in enumerate(bots_data))
+    bots = tuple(read_bot(Table(file, f"bots[{i}]", entry), base) for i, entry in enumerate(bots_data))
     seen: set[str] = set()
     for i, bot in enumerate(bots):
         if bot.name in seen:
@@ -435,7 +435,7 @@ def parse_config(data: Mapping[str, Any], file: Path) -> TournamentConfig:
     elif schedule.challengers:
         raise ConfigError(file, "[schedule] challengers", 'only used with format = "gauntlet"')
     for i, bot in enumerate(bots):
-        _check_command(file, i, bot)
+        check_command(file, i, bot)
     config = TournamentConfig(
         path=file, tournament=tournament, game=game, starting_stack=starting_stack,
         stack_mode=stack_mode, schedule=schedule, limits=limits, bots=bots, sandbox=sandbox,
@@ -495,7 +495,7 @@ def plan_size(config: TournamentConfig, bots: int) -> tuple[int, int]:
     return tables, matches
 
 
-def _tournament(t: _Table, file: Path) -> TournamentSettings:
+def _tournament(t: Table, file: Path) -> TournamentSettings:
     name = t.get("name", str, file.stem, "a string")
     if not name.strip():
         raise t.error("name", "expected a non-empty string")
@@ -514,7 +514,12 @@ def _tournament(t: _Table, file: Path) -> TournamentSettings:
     return TournamentSettings(name=name, seed=seed, output=Path(output), compress=compress, entry_check=entry_check)
 
 
-def _schedule(t: _Table) -> ScheduleSettings:
+def read_schedule(t: Table) -> ScheduleSettings:
+    """``[schedule]`` (format, table size, hands, jobs, backend...); the contest server reads its own through it.
+
+    Raises:
+        ConfigError: a key unknown, of the wrong type or out of range (the file and key named).
+    """
     fmt = Format(t.choice("format", tuple(f.value for f in Format), Format.ROUND_ROBIN.value))
     table_size = t.get("table_size", int, 2, f"an integer from {MIN_PLAYERS} to {MAX_PLAYERS}")
     problem = seat_count_problem(table_size)
@@ -556,7 +561,12 @@ def _schedule(t: _Table) -> ScheduleSettings:
                             rotations_apart=rotations_apart)
 
 
-def _game(t: _Table, schedule: ScheduleSettings) -> tuple[GameConfig, int, StackMode]:
+def read_game(t: Table, schedule: ScheduleSettings) -> tuple[GameConfig, int, StackMode]:
+    """``[game]``: the game (R2, R3), the starting stack in chips and the stack mode.
+
+    Raises:
+        ConfigError: a key unknown, of the wrong type or out of range (the file and key named).
+    """
     defaults = GameConfig()
     structure = t.choice("structure", tuple(s.value for s in Structure), defaults.structure.value)
     # Only one blind given: the other follows from small = big / 2 (R2.2), so
@@ -607,7 +617,12 @@ def _game(t: _Table, schedule: ScheduleSettings) -> tuple[GameConfig, int, Stack
     return game, starting_stack, stack_mode
 
 
-def _limits(t: _Table) -> Limits:
+def read_limits(t: Table) -> Limits:
+    """``[limits]``: every bot's limits (ms, MiB, processes) within :data:`harness.specs.BOUNDS`.
+
+    Raises:
+        ConfigError: a key unknown, of the wrong type or out of bounds (the file and key named).
+    """
     values = {}
     for f in dataclasses.fields(Limits):
         if f.name in t.data:
@@ -634,7 +649,7 @@ def _missing(reason: str) -> str:
     return "does not exist" if reason == os.strerror(errno.ENOENT) else f"cannot be used ({reason})"
 
 
-def _sandbox(t: _Table, base: Path) -> SandboxSettings:
+def read_sandbox(t: Table, base: Path) -> SandboxSettings:
     """``[sandbox]``: mode, cpu, scratch_mb, uid_range, paths, hidden, resident (docs/security.md)."""
     defaults = SandboxSettings()
     mode = SandboxMode(t.choice("mode", tuple(m.value for m in SandboxMode), defaults.mode.value))
@@ -663,7 +678,12 @@ def _sandbox(t: _Table, base: Path) -> SandboxSettings:
                            paths=lists["paths"], hidden=lists["hidden"], resident=resident)
 
 
-def _bot(t: _Table, base: Path) -> BotSpec:
+def read_bot(t: Table, base: Path) -> BotSpec:
+    """One ``[[bots]]`` entry (name, command, cwd, env) as a BotSpec; paths relative to ``base``.
+
+    Raises:
+        ConfigError: a key unknown, missing or of the wrong type (the file and entry named).
+    """
     name = t.get("name", str, None, "a bot name (letters, digits, -_.)")
     if name is None:
         raise t.error("name", "missing; every [[bots]] entry needs a name")
@@ -707,7 +727,7 @@ def _bot(t: _Table, base: Path) -> BotSpec:
     return BotSpec(name=name, command=tuple(argv), cwd=os.fspath(cwd), env=dict(env), files=tuple(files))
 
 
-def _check_command(file: Path, index: int, bot: BotSpec) -> None:
+def check_command(file: Path, index: int, bot: BotSpec) -> None:
     """Fail at load time, not after a whole tournament of failed starts, if a bot cannot be launched.
 
     Uses the referee's own pre-flight check (:func:`harness.host.botproc.resolve_command`):

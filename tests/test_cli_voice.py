@@ -1,0 +1,185 @@
+"""One voice at the CLI's boundary: every command's failure paths, run as the installed command would be,
+say every stderr line as ``harness COMMAND: ...`` with the exit status of harness/cli/boundary.py's table;
+a bug is a traceback and exit status 70, never a usage error; a run's lines go through the voice it is
+handed, and nothing else of the library prints."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from harness.cli import app
+from harness.cli.boundary import EXIT_BUG, EXIT_CODES, exit_code
+from harness.errors import HarnessError
+from harness.tournament.runner import run_tournament
+from tests.runner_helpers import fake_config, fake_play
+
+ROOT = Path(__file__).resolve().parents[1]
+BOT = ["--bot", "a=python -m bots.caller"]
+MISSING_BOT = ["--bot", "a=/no/such/bot", "--bot", "b=python -m bots.caller"]
+
+#: (argv, the exit statuses it may end with, the command its lines name). Usage mistakes, missing files,
+#: a damaged TOML file and hand history, bad option values, a bot that cannot start: every command.
+CASES: list[tuple[list[str], set[int], str]] = [
+    (["nosuch"], {2}, ""),
+    (["run"], {2}, "run"),
+    (["run", "/no/such/file.toml"], {2}, "run"),
+    (["run", "bad.toml"], {2}, "run"),
+    (["run", "good.toml", "--sandbox", "maybe"], {2}, "run"),
+    (["run", "good.toml", "--seed", "zz"], {2}, "run"),
+    (["plan", "/no/such/file.toml"], {2}, "plan"),
+    (["plan", "bad.toml"], {2}, "plan"),
+    (["plan", "good.toml", "--jobs", "x"], {2}, "plan"),
+    (["leaderboard", "/no/such/dir"], {2}, "leaderboard"),
+    (["leaderboard", "empty"], {2}, "leaderboard"),
+    (["report", "/no/such/dir"], {2}, "report"),
+    (["report", "empty", "--viewer-hands", "-1"], {2}, "report"),
+    (["match", "--foo"], {2}, "match"),
+    (["match", *BOT], {2}, "match"),
+    (["match", *MISSING_BOT], {2}, "match"),
+    (["match", *BOT, "--bot", "b=python -m bots.caller", "--seed", "zz"], {2}, "match"),
+    (["match", *BOT, "--bot", "b=python -m bots.caller", "--structure", "pot-limit"], {2}, "match"),
+    (["match", *BOT, "--bot", "b=python -m bots.caller", "--sandbox", "maybe"], {2}, "match"),
+    (["match", *BOT, "--bot", "b=python -m bots.caller", "--out", "garbage.jsonl"], {2}, "match"),
+    (["replay"], {2}, "replay"),
+    (["replay", "/no/such/file.jsonl"], {2}, "replay"),
+    (["replay", "garbage.jsonl"], {2}, "replay"),
+    (["replay", "empty"], {2}, "replay"),
+    (["check-bot"], {2}, "check-bot"),
+    (["check-bot", "--seed", "zz", "--", "python", "-m", "bots.caller"], {2}, "check-bot"),
+    (["check-bot", "--structure", "pot-limit", "--", "python", "-m", "bots.caller"], {2}, "check-bot"),
+    (["check-bot", "--opponent", "nosuchbot", "--", "python", "-m", "bots.caller"], {2}, "check-bot"),
+    (["check-bot", "--", "/no/such/bot"], {2}, "check-bot"),
+    (["play", *MISSING_BOT[:2]], {2}, "play"),
+    (["play", *BOT, "--seat", "5"], {2}, "play"),
+    (["play", *BOT, "--structure", "pot-limit"], {2}, "play"),
+    (["watch", "/no/such/dir"], {2}, "watch"),
+    (["watch", "empty"], {2}, "watch"),
+    (["sprt", *BOT], {2}, "sprt"),
+    (["sprt", *MISSING_BOT], {2}, "sprt"),
+    (["sprt", *BOT, "--bot", "b=python -m bots.caller", "--alpha", "2"], {2}, "sprt"),
+    (["sprt", *BOT, "--bot", "b=python -m bots.caller", "--structure", "pot-limit"], {2}, "sprt"),
+    (["serve"], {2}, "serve"),
+    (["serve", "/no/such/contest.toml"], {2}, "serve"),
+    (["serve", "bad.toml"], {2}, "serve"),
+    (["submit", "/no/such/bot", "--server", "http://127.0.0.1:9", "--token", "t"], {2}, "submit"),
+    (["submit", "garbage.jsonl", "--server", "http://127.0.0.1:9", "--token", "t"], {2}, "submit"),
+    (["bench", "nosuch"], {2}, "bench"),
+    (["bench", "match", "--hands", "0"], {2}, "bench match"),
+    (["bench", "env", "--seconds", "0"], {1, 2}, "bench env"),  # 1 without the rl extra
+]
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder with a good and a damaged tournament file, a file that is no hand history, an empty folder."""
+    where = tmp_path_factory.mktemp("voice")
+    (where / "good.toml").write_text('[[bots]]\nname = "a"\ncommand = "true"\n[[bots]]\nname = "b"\ncommand = "true"\n')
+    (where / "bad.toml").write_text("[[bots]\nname = \n")
+    (where / "garbage.jsonl").write_text("this is not a hand history\n")
+    (where / "empty").mkdir()
+    return where
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("argv", "codes", "command"), CASES, ids=[" ".join(c[0]) for c in CASES])
+def test_every_stderr_line_of_a_failure_names_its_command(workspace: Path, argv: list[str], codes: set[int],
+                                                          command: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "harness.cli", *argv], cwd=workspace, capture_output=True,
+                          text=True, timeout=300, stdin=subprocess.DEVNULL, env=_env())
+    prefix = f"harness {command}: " if command else "harness: "
+    lines = done.stderr.splitlines()
+    assert done.returncode in codes, (done.returncode, done.stderr)
+    assert lines and all(line.startswith(prefix) for line in lines), done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+
+
+def _env() -> dict[str, str]:
+    import os
+
+    return {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+def test_every_class_of_the_exit_status_table_is_a_harness_error() -> None:
+    for name, code in EXIT_CODES.items():
+        module, _, cls = name.rpartition(".")
+        try:
+            found = getattr(importlib.import_module(module), cls)
+        except ImportError:  # an optional extra (the server's libraries)
+            continue
+        assert issubclass(found, HarnessError) and exit_code(found.__new__(found)) == code, name
+
+
+def test_the_rule_of_the_table_bad_input_2_a_failed_operation_1() -> None:
+    from harness.engine import GameConfigError
+    from harness.match.outdir import StorageError
+    from harness.tournament.cluster import ClusterError
+
+    assert exit_code(GameConfigError("x")) == 2
+    assert exit_code(ClusterError("x")) == 1
+    assert exit_code(StorageError.__new__(StorageError)) == 4
+
+
+@pytest.mark.parametrize("error", [ValueError("a bug's ValueError"), KeyError("a bug"), RuntimeError("a bug")])
+def test_a_bug_is_a_traceback_and_exit_status_70_not_a_usage_error(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, error: Exception) -> None:
+    """An exception that is no HarnessError, out of the referee, is a bug, whatever its class."""
+    import harness.match.referee
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise error
+
+    monkeypatch.setattr(harness.match.referee, "play_match", broken)
+    result = CliRunner().invoke(app, ["match", *BOT, "--bot", "b=python -m bots.caller", "--sandbox", "off",
+                                      "--out", str(tmp_path / "out")])
+    assert result.exit_code == EXIT_BUG, result.output
+    assert "Traceback" in result.stderr and type(error).__name__ in result.stderr
+    assert result.stderr.splitlines()[-1].startswith("harness match: internal error"), result.stderr
+
+
+def test_a_harness_error_out_of_a_command_is_said_once_by_the_boundary(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import harness.match.referee
+    from harness.specs import SettingsError
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise SettingsError("a setting the referee refuses")
+
+    monkeypatch.setattr(harness.match.referee, "play_match", refused)
+    result = CliRunner().invoke(app, ["match", *BOT, "--bot", "b=python -m bots.caller", "--sandbox", "off",
+                                      "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.splitlines()[-1] == "harness match: a setting the referee refuses", result.stderr
+
+
+class _Recorder:
+    """A voice that keeps what it is told."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def say(self, text: str) -> None:
+        self.lines.append(text)
+
+    def warn(self, text: str, *, alert: bool = False) -> None:
+        self.lines.append(f"warn: {text}")
+
+    def notice(self, text: str) -> None:
+        self.lines.append(f"notice: {text}")
+
+
+def test_a_run_speaks_only_through_the_voice_it_is_handed(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    voice = _Recorder()
+    summary = run_tournament(fake_config(tmp_path / "out", ["a", "b", "c"], hands=3), play=fake_play,
+                             progress=False, voice=voice)
+    assert summary.complete
+    assert any(line.startswith("plan: 3 bots") for line in voice.lines), voice.lines
+    assert any(line.startswith("estimate: ") for line in voice.lines), voice.lines
+    assert any(line.startswith("[1/") for line in voice.lines), voice.lines  # the progress lines too
+    captured = capfd.readouterr()
+    assert captured.err == "" and captured.out == ""
