@@ -183,3 +183,35 @@ def test_a_run_speaks_only_through_the_voice_it_is_handed(tmp_path: Path, capfd:
     assert any(line.startswith("[1/") for line in voice.lines), voice.lines  # the progress lines too
     captured = capfd.readouterr()
     assert captured.err == "" and captured.out == ""
+
+
+@pytest.mark.slow
+def test_structure_is_offered_by_match_and_play_as_by_the_others(tmp_path: Path) -> None:
+    import json
+
+    for command in ("match", "play", "sprt", "check-bot"):
+        result = CliRunner().invoke(app, [command, "-h"])
+        assert "--structure" in result.output, (command, result.output)
+    out = tmp_path / "fl"
+    done = subprocess.run([sys.executable, "-m", "harness.cli", "match", *BOT, "--bot", "b=python -m bots.caller",
+                           "--structure", "fixed-limit", "--hands", "2", "--sandbox", "off", "--out", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr
+    first = json.loads((out / "hands.jsonl").read_text().splitlines()[0])
+    assert first["game"]["structure"] == "fixed-limit"
+
+
+@pytest.mark.slow
+def test_seed_means_the_same_everywhere_check_bot_keeps_its_default_of_1(tmp_path: Path) -> None:
+    """check-bot takes --seed as the others do (decimal or hex) and deals the same cards from 1 and 0x1."""
+    hands = []
+    for seed in ("1", "0x1", None):
+        out = tmp_path / f"check-{seed}"
+        argv = ["check-bot", "--hands", "2", "--sandbox", "off", "--out", str(out)]
+        argv += [] if seed is None else ["--seed", seed]
+        done = subprocess.run([sys.executable, "-m", "harness.cli", *argv, "--", "python", "-m", "bots.caller"],
+                              cwd=ROOT, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+        assert done.returncode == 0, done.stderr
+        history = next(out.rglob("hands.jsonl"))
+        hands.append([line.split('"seed":')[1].split(",")[0] for line in history.read_text().splitlines()])
+    assert hands[0] == hands[1] == hands[2]
