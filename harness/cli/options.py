@@ -117,16 +117,14 @@ def bot_specs(items: list[str], cwd: Path | None, *, allow_dir: bool = True) -> 
     :func:`harness.specs.parse_named_command`).
 
     Raises:
-        UsageError: a malformed option, a folder that is not one, a name given twice.
+        harness.specs.SettingsError: a malformed option (no ``=``, a bad name, a command that cannot be split).
+        UsageError: a folder that is not one, a name given twice.
     """
     from harness.specs import BotSpec, parse_named_command
 
     specs: list[Any] = []
     for item in items:
-        try:
-            name, folder, argv = parse_named_command(item, allow_dir=allow_dir)
-        except ValueError as exc:  # its answer on the text given
-            raise UsageError(str(exc)) from None
+        name, folder, argv = parse_named_command(item, allow_dir=allow_dir)  # SettingsError: the boundary's
         bot_dir = Path(folder).expanduser() if folder else cwd
         if bot_dir is not None and not bot_dir.is_dir():
             where = f"--bot {name}@{folder}" if folder else "--cwd"
