@@ -50,6 +50,7 @@ CASES: list[tuple[list[str], set[int], str]] = [
     (["replay", "/no/such/file.jsonl"], {2}, "replay"),
     (["replay", "garbage.jsonl"], {2}, "replay"),
     (["replay", "empty"], {2}, "replay"),
+    (["replay", "odd.jsonl", "--html", "odd.html"], {2}, "replay"),
     (["check-bot"], {2}, "check-bot"),
     (["check-bot", "--seed", "zz", "--", "python", "-m", "bots.caller"], {2}, "check-bot"),
     (["check-bot", "--structure", "pot-limit", "--", "python", "-m", "bots.caller"], {2}, "check-bot"),
@@ -77,11 +78,13 @@ CASES: list[tuple[list[str], set[int], str]] = [
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A folder with a good and a damaged tournament file, a file that is no hand history, an empty folder."""
+    """A folder with a good and a damaged tournament file, a file that is no hand history, one whose record
+    lacks most fields, an empty folder."""
     where = tmp_path_factory.mktemp("voice")
     (where / "good.toml").write_text('[[bots]]\nname = "a"\ncommand = "true"\n[[bots]]\nname = "b"\ncommand = "true"\n')
     (where / "bad.toml").write_text("[[bots]\nname = \n")
     (where / "garbage.jsonl").write_text("this is not a hand history\n")
+    (where / "odd.jsonl").write_text('{"format": "sevencard-hand-history", "record_version": 3, "hand_id": 0}\n')
     (where / "empty").mkdir()
     return where
 

@@ -41,7 +41,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from harness.history.files import numbered_records, read_history
+from harness.history.files import HistoryError, numbered_records, read_history
+from harness.history.shape import record_problem
 
 
 def read_hand_records(path: Path) -> Iterator[dict[str, Any]]:
@@ -66,9 +67,14 @@ def read_hand_views(path: Path) -> Iterator[dict[str, Any]]:
     """Every hand of a hand history file as a view (:func:`hand_view`), in file order.
 
     Raises:
-        harness.history.files.HistoryError: the file is not a hand history.
+        OSError: the file cannot be opened or read.
+        harness.history.files.HistoryError: the file is not a hand history, or a record of it is not of a hand
+            history's shape (:func:`harness.history.shape.record_problem`; its line named).
     """
-    for record in read_history(path):
+    for line, record in numbered_records(path):
+        problem = record_problem(record)
+        if problem:
+            raise HistoryError(path, line, problem)
         yield hand_view(record)
 
 
