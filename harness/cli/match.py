@@ -53,6 +53,10 @@ def match(
     pin: int | None = typer.Option(None, "--pin", help="Pin the referee and bots to this CPU (often faster on VMs)."),
     sandbox: str = typer.Option("auto", "--sandbox", help="Isolate each bot: auto, required or off."),
     gzip: bool = typer.Option(False, "--gzip", help="Write hands.jsonl.gz, compressed as hands are played."),
+    trace: Path | None = typer.Option(
+        None, "--trace", metavar="FILE", help="Write every message to and from every bot to FILE (JSON Lines, "
+        "escaped; docs/bot-authors.md)."
+    ),
 ) -> None:
     """Play one match between bot commands and print the result table.
 
@@ -69,6 +73,7 @@ def match(
     from harness.history.files import history_name
     from harness.host.sandbox import SandboxError
     from harness.match.referee import Limits, MatchSpec, StackMode, play_match
+    from harness.match.trace import WireTrace
     from harness.specs import SandboxMode, SandboxSettings
 
     def usage(message: str) -> typer.Exit:
@@ -103,6 +108,10 @@ def match(
     except (SandboxError, ValueError, GameConfigError) as exc:
         raise usage(str(exc)) from None
     out_dir = _out_dir(out, "match", usage)
+    try:
+        wire = WireTrace.open(trace) if trace is not None else None
+    except OSError as exc:
+        raise usage(f"--trace {trace}: cannot write it: {exc.strerror or exc}") from None
     # Everything checked: what is said from here on comes with a match that is played.
     _sandbox_say(decided, "match")
     if out is None:
@@ -112,9 +121,15 @@ def match(
         _say("match", f"warning: {warning}")
 
     history = out_dir / history_name(gzip)
-    result = _play_one_match("match", out_dir, history, lambda: play_match(
-        specs, spec, limits, out_dir, cpus=None if pin is None else {pin}, sandbox=box),
-        on_interrupt=lambda partial: _keep_interrupted(partial, spec, out_dir, history, revealed=seed is None))
+    try:
+        result = _play_one_match("match", out_dir, history, lambda: play_match(
+            specs, spec, limits, out_dir, cpus=None if pin is None else {pin}, sandbox=box, trace=wire),
+            on_interrupt=lambda partial: _keep_interrupted(partial, spec, out_dir, history, revealed=seed is None))
+    finally:
+        if wire is not None:
+            wire.close()
+    if wire is not None and wire.error is not None:
+        _say("match", f"warning: the wire trace {trace} stopped early: {wire.error}")
     _report_match(result, spec, limits, out_dir, history, revealed=seed is None)
 
 

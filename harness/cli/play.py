@@ -59,6 +59,9 @@ def play(
     pace_ms: int | None = typer.Option(
         None, "--pace-ms", help="Pause after each bot event so it can be followed (ms; default 250 on a terminal)."
     ),
+    trace: Path | None = typer.Option(
+        None, "--trace", metavar="FILE", help="Write every message to and from every seat to FILE (JSON Lines)."
+    ),
 ) -> None:
     """Play a match yourself against bots, in the terminal (or the browser with --web).
 
@@ -74,6 +77,7 @@ def play(
     from harness.host.sandbox import SandboxError
     from harness.match.human import HumanLink, HumanSpec
     from harness.match.referee import Limits, MatchSpec, StackMode
+    from harness.match.trace import WireTrace
     from harness.play.session import play_with_human
     from harness.specs import SandboxMode, SandboxSettings
 
@@ -105,16 +109,24 @@ def play(
     except (SandboxError, ValueError, GameConfigError) as exc:
         raise usage(str(exc)) from None
     out_dir = _out_dir(out, "play", usage)
+    try:
+        wire = WireTrace.open(trace) if trace is not None else None
+    except OSError as exc:
+        raise usage(f"--trace {trace}: cannot write it: {exc.strerror or exc}") from None
     interface = _interface(web, port, pace_ms, usage)
     _sandbox_say(decided, "play")
     history = out_dir / history_name(False)
     try:
         result = _play_one_match("play", out_dir, history, lambda: play_with_human(
-            specs, human, seat, spec, limits, out_dir, interface, sandbox=box))
+            specs, human, seat, spec, limits, out_dir, interface, sandbox=box, trace=wire))
     finally:
         close = getattr(interface, "close", None)
         if close is not None:
             close()
+        if wire is not None:
+            wire.close()
+    if wire is not None and wire.error is not None:
+        _say("play", f"warning: the wire trace {trace} stopped early: {wire.error}")
     _print_result(result, game.unit, first="player", you=seat)
     _echo(f"{result.hands_played} hands in {result.duration_s:.1f} s; hand history: {history} "
           f"(see it in the report's hand viewer: harness report {out_dir})")
