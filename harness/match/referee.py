@@ -63,6 +63,7 @@ from harness.match.endpoint import ChannelFault, Disconnected, Hub
 from harness.match.human import HumanSpec
 from harness.match.msgsize import message_problem
 from harness.match.privatedir import PRIVATE_DIR_PREFIX, private_parent, remove_stale_private_dirs
+from harness.match.seat import Seat
 from harness.match.seathost import MatchSeat, SeatHost, seat_for
 from harness.match.trace import WireTrace
 from harness.match.untrusted import visible
@@ -125,7 +126,7 @@ def _with_strays(detail: str, conn: Connection) -> str:
     return detail if stray is None else f"{detail}; {stray.detail}"
 
 
-def _check_bots(bots: Sequence[BotSpec | HumanSpec], spec: MatchSpec, limits: Limits) -> list[MatchSeat]:
+def _check_bots(bots: Sequence[BotSpec | HumanSpec | Seat], spec: MatchSpec, limits: Limits) -> list[MatchSeat]:
     """The match's seats, each answered by the :class:`~harness.match.seat.Seat` its spec gets.
 
     Raises:
@@ -152,7 +153,7 @@ def _check_bots(bots: Sequence[BotSpec | HumanSpec], spec: MatchSpec, limits: Li
     return seats
 
 
-def _send_match_start(seats: Sequence[MatchSeat], bots: Sequence[BotSpec | HumanSpec], spec: MatchSpec,
+def _send_match_start(seats: Sequence[MatchSeat], bots: Sequence[BotSpec | HumanSpec | Seat], spec: MatchSpec,
                       lim: Limits) -> None:
     """``match_start`` to every seat still in (PROTOCOL.md section 4): its seat, the names, the game, the limits."""
     names = tuple(b.name for b in bots)
@@ -191,7 +192,8 @@ class Referee:
 
     Args:
         bots: bot launch specs, by match seat (2..6); a :class:`~harness.match.human.HumanSpec`
-            is a seat a person answers (no process, no sandbox, its own clock).
+            is a seat a person answers (no process, no sandbox, its own clock); a
+            :class:`~harness.match.seat.Seat` is used as it is (a seat of another kind).
         spec: hands, seed, game, stack mode.
         limits: time, fault and resource limits for every bot.
         out_dir: receives ``hands.jsonl`` (or ``hands.jsonl.gz``) and ``logs/`` (created).
@@ -223,7 +225,7 @@ class Referee:
 
     def __init__(
         self,
-        bots: Sequence[BotSpec | HumanSpec],
+        bots: Sequence[BotSpec | HumanSpec | Seat],
         spec: MatchSpec,
         limits: Limits,
         out_dir: Path,
@@ -709,7 +711,7 @@ class Referee:
 
 
 def play_match(
-    bots: Sequence[BotSpec | HumanSpec],
+    bots: Sequence[BotSpec | HumanSpec | Seat],
     spec: MatchSpec,
     limits: Limits,
     out_dir: Path,

@@ -39,16 +39,19 @@ __all__ = ["STARTUP_WALL_FACTOR", "MatchSeat", "SeatHost", "seat_for"]
 STARTUP_WALL_FACTOR = 5
 
 
-def seat_for(spec: BotSpec | HumanSpec) -> Seat:
+def seat_for(spec: BotSpec | HumanSpec | Seat) -> Seat:
     """The :class:`~harness.match.seat.Seat` that answers a launch spec: the one place that tells seat kinds
-    apart (a remote bot's spec would get its own branch here).
+    apart. A :class:`~harness.match.seat.Seat` given as it is (a third kind, docs/INTERNALS.md "Seats") is
+    used as it is.
 
     Raises:
         ValueError: a bot with an empty command.
     """
     if isinstance(spec, HumanSpec):
         return HumanSeat(spec)
-    return BotSeat(spec)
+    if isinstance(spec, BotSpec):
+        return BotSeat(spec)
+    return spec
 
 
 class MatchSeat:
@@ -126,7 +129,7 @@ class SeatHost:
         fault: the referee's fault counter (seat, kind, detail, the hand's faults or None).
     """
 
-    def __init__(self, seats: list[MatchSeat], bots: Sequence[BotSpec | HumanSpec], limits: Limits,
+    def __init__(self, seats: list[MatchSeat], bots: Sequence[BotSpec | HumanSpec | Seat], limits: Limits,
                  sandbox: SandboxSettings, plan: JailPlan, out_dir: Path, log: Callable[[str], None],
                  fault: Callable[..., None]) -> None:
         self.seats, self.bots, self.limits, self.sandbox, self.plan = seats, list(bots), limits, sandbox, plan
@@ -182,11 +185,11 @@ class SeatHost:
             seat.group.nproc_in_jail = in_jail
         if not self.plan.namespaces or seat_dir is None:
             return None
-        cwd = self.bots[seat.index].cwd
+        cwd = getattr(self.bots[seat.index], "cwd", None)  # a seat of a third kind may have no directory here
         own = os.path.realpath(cwd or os.getcwd())
         others = []  # the other bots' directories, unless this bot's lies inside one (then it sees its own)
         for i, b in enumerate(self.bots):
-            theirs = os.path.realpath(b.cwd or os.getcwd())
+            theirs = os.path.realpath(getattr(b, "cwd", None) or os.getcwd())
             if i != seat.index and theirs != own and not own.startswith(theirs.rstrip("/") + "/"):
                 others.append(theirs)
         hidden = [str(self.out_dir), tmpdir, *self.sandbox.hidden, *others]
