@@ -117,3 +117,14 @@ def test_a_trace_that_cannot_be_written_stops_without_stopping_anything() -> Non
     trace.seat(0, "a").sent(b"\x81\xa4type\xa7welcome")
     trace.seat(0, "a").sent(b"\x81\xa4type\xa7welcome")
     assert trace.error is not None and trace.error.errno == 28 and trace.lines == 0
+
+
+def test_a_trace_file_that_cannot_be_written_is_a_usage_error_before_any_bot_starts(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, [
+        "match", "--bot", f"a@{REPO}=python -m bots.caller", "--bot", f"b@{REPO}=python -m bots.caller",
+        "--out", str(tmp_path / "m"), "--trace", str(tmp_path / "no" / "such" / "t.jsonl"),
+    ])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1].startswith("harness match: --trace ")
+    assert "cannot write it: No such file or directory" in result.stderr
+    assert not (tmp_path / "m" / "hands.jsonl").exists() and find_marked(owner_pid=os.getpid()) == []

@@ -40,12 +40,19 @@ class BotSeat:
         self.proc: BotProcess | None = None
 
     def clock(self, limits: Limits) -> Clock:
+        """The match's clock: ``decision_ms`` per decision and ``time_bank_ms`` for the match."""
         return Clock(limits.decision_ms, limits.time_bank_ms)
 
     def own_clock(self, seat: int) -> dict[str, Any] | None:
+        """None: a bot plays under the match's limits."""
         return None
 
     def launch(self, how: SeatLaunch) -> None:
+        """Make its sandbox (``how.confine``) and start the bot in it (:meth:`BotProcess.start`).
+
+        Raises:
+            SeatStartError: the sandbox cannot be made, or the bot cannot start (not found, not executable).
+        """
         try:
             jail, group = how.confine()
         except (SandboxError, cgroups.CgroupError) as exc:
@@ -59,29 +66,37 @@ class BotSeat:
 
     @property
     def has_process(self) -> bool:
+        """True once the bot's process started."""
         return self.proc is not None
 
     def poll(self) -> int | None:
+        """The bot's exit status (negative: the signal that killed it), None while it runs."""
         return None if self.proc is None else self.proc.poll()
 
     def describe_exit(self) -> str:
+        """How the bot's process ended, in words (:meth:`BotProcess.describe_exit`)."""
         return "it never started" if self.proc is None else self.proc.describe_exit()
 
     def cpu_wait_s(self) -> float:
+        """Seconds the bot's most-delayed thread waited for a CPU others held (:meth:`BotProcess.run_queue_wait_s`)."""
         return 0.0 if self.proc is None else self.proc.run_queue_wait_s()
 
     def startup_hint(self, code: int | None = None) -> str:
+        """Its jail's words on a directory closed to the bot's uid, or on exit status 127 ('' without a jail)."""
         if self.proc is None or self.proc.jail is None:
             return ""
         return self.proc.jail.access_hint(code)
 
     def catch_up_ms(self, decision_ms: int) -> int:
+        """:data:`CATCH_UP_DECISIONS` decision times: a slow decision costs one timeout, not several."""
         return CATCH_UP_DECISIONS * decision_ms
 
     def timeout_detail(self, detail: str) -> str:
+        """The channel's words, as they are."""
         return detail
 
     def stop(self, grace_ms: int) -> str:
+        """``grace_ms`` to exit after ``match_end``, then SIGTERM, ``grace_ms`` again, then SIGKILL of it all."""
         return self.stop_all([self], grace_ms)[0]
 
     @classmethod
@@ -93,4 +108,5 @@ class BotSeat:
 
     @property
     def log_error(self) -> OSError | None:
+        """The first write to its ``logs/<label>.out|.err`` that failed, or None."""
         return None if self.proc is None else self.proc.log_error

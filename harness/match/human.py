@@ -296,6 +296,7 @@ class HumanSeat:
         return Clock(self.spec.deadline_ms, 0)
 
     def own_clock(self, seat: int) -> dict[str, Any] | None:
+        """Its entry in ``match.humans`` (:meth:`HumanSpec.clock_record`)."""
         return self.spec.clock_record(seat)
 
     def launch(self, how: SeatLaunch) -> None:
@@ -305,18 +306,23 @@ class HumanSeat:
 
     @property
     def has_process(self) -> bool:
+        """True once the seat's thread started."""
         return self.proc is not None
 
     def poll(self) -> int | None:
+        """None while the seat plays; 0 once its thread ended (:meth:`HumanProcess.poll`)."""
         return None if self.proc is None else self.proc.poll()
 
     def describe_exit(self) -> str:
+        """Why the seat ended, in words."""
         return "the human seat never started" if self.proc is None else self.proc.describe_exit()
 
     def cpu_wait_s(self) -> float:
+        """0.0: a thread of the referee's process waits for no CPU on its own account."""
         return 0.0
 
     def startup_hint(self, code: int | None = None) -> str:
+        """'': nothing of a sandbox to explain."""
         return ""
 
     def catch_up_ms(self, decision_ms: int) -> int:
@@ -328,6 +334,7 @@ class HumanSeat:
         return self.spec.timeout_detail()
 
     def stop(self, grace_ms: int) -> str:
+        """``grace_ms`` for the thread to end by itself, then it is told to stop (:meth:`HumanProcess.stop`)."""
         return "exited" if self.proc is None else self.proc.stop(grace_ms)
 
     @classmethod

@@ -126,7 +126,7 @@ def _with_strays(detail: str, conn: Connection) -> str:
     return detail if stray is None else f"{detail}; {stray.detail}"
 
 
-def _check_bots(bots: Sequence[BotSpec | HumanSpec | Seat], spec: MatchSpec, limits: Limits) -> list[MatchSeat]:
+def _seat_bots(bots: Sequence[BotSpec | HumanSpec | Seat], spec: MatchSpec, limits: Limits) -> list[MatchSeat]:
     """The match's seats, each answered by the :class:`~harness.match.seat.Seat` its spec gets.
 
     Raises:
@@ -236,7 +236,7 @@ class Referee:
         stop_after: int | None = None,
         trace: WireTrace | None = None,
     ) -> None:
-        self.seats = _check_bots(bots, spec, limits)
+        self.seats = _seat_bots(bots, spec, limits)
         self.stop_after = spec.hands if stop_after is None else max(0, min(spec.hands, stop_after))
         if transport not in ("ipc", "tcp"):
             raise ValueError(f"transport must be 'ipc' or 'tcp', got {transport!r}")
