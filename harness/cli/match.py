@@ -51,6 +51,10 @@ def match(
     sandbox: str = sandbox_option(),
     structure: str = structure_option(),
     gzip: bool = typer.Option(False, "--gzip", help="Write hands.jsonl.gz, compressed as hands are played."),
+    trace: Path | None = typer.Option(
+        None, "--trace", metavar="FILE", help="Write every message to and from every bot to FILE (JSON Lines, "
+        "escaped; docs/bot-authors.md)."
+    ),
 ) -> None:
     """Play one match between bot commands and print the result table.
 
@@ -65,6 +69,7 @@ def match(
     from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS
     from harness.history.files import history_name
     from harness.match.referee import Limits, MatchSpec, StackMode, play_match
+    from harness.match.trace import WireTrace
 
     # Every argument is checked before anything is started or written; the boundary says what is refused.
     specs = bot_specs(bot, cwd)
@@ -92,6 +97,10 @@ def match(
     )
     limits = Limits(decision_ms=decision_ms, time_bank_ms=time_bank_ms, max_faults=max_faults)
     folder = out_dir(out, "match")
+    try:
+        wire = WireTrace.open(trace) if trace is not None else None
+    except OSError as exc:
+        raise UsageError(f"--trace {trace}: cannot write it: {exc.strerror or exc}") from None
     # Everything checked: what is said from here on comes with a match that is played.
     sandbox_say(decided, "match")
     if out is None:
@@ -101,9 +110,15 @@ def match(
         say("match", f"warning: {warning}")
 
     history = folder / history_name(gzip)
-    result = play_one_match("match", folder, history, lambda: play_match(
-        specs, spec, limits, folder, cpus=None if pin is None else {pin}, sandbox=box),
-        on_interrupt=lambda partial: _keep_interrupted(partial, spec, folder, history, revealed=seed is None))
+    try:
+        result = play_one_match("match", folder, history, lambda: play_match(
+            specs, spec, limits, folder, cpus=None if pin is None else {pin}, sandbox=box, trace=wire),
+            on_interrupt=lambda partial: _keep_interrupted(partial, spec, folder, history, revealed=seed is None))
+    finally:
+        if wire is not None:
+            wire.close()
+    if wire is not None and wire.error is not None:
+        say("match", f"warning: the wire trace {trace} stopped early: {wire.error}")
     _report_match(result, spec, limits, folder, history, revealed=seed is None)
 
 

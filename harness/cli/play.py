@@ -57,6 +57,9 @@ def play(
     pace_ms: int | None = typer.Option(
         None, "--pace-ms", help="Pause after each bot event so it can be followed (ms; default 250 on a terminal)."
     ),
+    trace: Path | None = typer.Option(
+        None, "--trace", metavar="FILE", help="Write every message to and from every seat to FILE (JSON Lines)."
+    ),
 ) -> None:
     """Play a match yourself against bots, in the terminal (or the browser with --web).
 
@@ -70,6 +73,7 @@ def play(
     from harness.history.files import history_name
     from harness.match.human import HumanLink, HumanSpec
     from harness.match.referee import Limits, MatchSpec, StackMode
+    from harness.match.trace import WireTrace
     from harness.play.session import play_with_human
 
     specs = bot_specs(bot, cwd)
@@ -94,16 +98,24 @@ def play(
     limits = Limits(decision_ms=decision_ms)
     human = HumanSpec(name, HumanLink(), decision_ms=think_ms, idle_ms=idle_ms)
     folder = out_dir(out, "play")
+    try:
+        wire = WireTrace.open(trace) if trace is not None else None
+    except OSError as exc:
+        raise UsageError(f"--trace {trace}: cannot write it: {exc.strerror or exc}") from None
     interface = _interface(web, port, pace_ms)
     sandbox_say(decided, "play")
     history = folder / history_name(False)
     try:
         result = play_one_match("play", folder, history, lambda: play_with_human(
-            specs, human, seat, spec, limits, folder, interface, sandbox=box))
+            specs, human, seat, spec, limits, folder, interface, sandbox=box, trace=wire))
     finally:
         close = getattr(interface, "close", None)
         if close is not None:
             close()
+        if wire is not None:
+            wire.close()
+    if wire is not None and wire.error is not None:
+        say("play", f"warning: the wire trace {trace} stopped early: {wire.error}")
     print_result(result, game.unit, first="player", you=seat)
     echo(f"{result.hands_played} hands in {result.duration_s:.1f} s; hand history: {history} "
          f"(see it in the report's hand viewer: harness report {folder})")

@@ -10,13 +10,15 @@ Modules, in the direction of their imports:
 - bot hosting lives one floor down, in :mod:`harness.host` (processes, sandbox,
   control groups, limits);
 - the wire: ``zmtp`` (the ZMTP parser), ``wire`` (per-hand messages),
-  ``endpoint`` (one bot's socket, handshake and bounds) and ``connection``
-  (its request/reply exchange);
-- the match: ``referee`` (the hand loop), ``seat`` (the seats and the host that
-  launches, jails, times and stops what runs behind them), ``privatedir`` (where
-  each match's endpoints live, and what killed referees left there), ``human``
-  (a seat a person answers, ``harness play``), ``verdict`` (what ``harness
-  match`` says), ``outdir`` and ``checkbot`` (``harness check-bot``).
+  ``trace`` (the opt-in wire trace of every message), ``endpoint`` (one bot's
+  socket, handshake and bounds) and ``connection`` (its request/reply exchange);
+- the seats: ``seat`` (the ``Seat`` protocol: what the referee needs of whatever
+  answers a seat), ``botseat`` (a bot process in its sandbox), ``human`` (a seat
+  a person answers, ``harness play``), ``seathost`` (the match's seats and the
+  host that binds, launches, times and stops them);
+- the match: ``referee`` (the hand loop), ``privatedir`` (where each match's
+  endpoints live, and what killed referees left there), ``verdict`` (what
+  ``harness match`` says), ``outdir`` and ``checkbot`` (``harness check-bot``).
 
 Nothing here imports :mod:`harness.tournament`.
 """

@@ -59,6 +59,8 @@ class Connection(Endpoint):
         notifications right before the bot's next request).
         """
         if self._bot is not None and not self.gone:
+            if self.trace is not None:
+                self.trace.sent(payload)
             self._held.append(zmtp.frame(payload))
 
     def _with_held(self, frame: bytes) -> bytes:
@@ -77,6 +79,8 @@ class Connection(Endpoint):
         bot = self._bot
         if bot is None or self.gone:
             return False
+        if self.trace is not None:
+            self.trace.sent(payload)
         frame = zmtp.frame(payload)
         r = self._write(bot, self._with_held(frame) if self._held else frame)
         if r > 0:
@@ -179,8 +183,10 @@ class Connection(Endpoint):
         finally:
             self._requesting = False
 
-    def _send_request(self, bot: _Peer, payload: bytes, seq: int) -> None:
+    def _send_request(self, bot: _Peer, payload: bytes, seq: int, deadline: Callable[[], int]) -> None:
         """Judge what the bot sent before the request, then send it (with any held notifications).
+
+        ``deadline``: the request's (:meth:`request`), read only for the wire trace.
 
         Raises:
             ChannelFault: a violation found first, a flood of messages out of turn, or a request the bot does
@@ -216,6 +222,8 @@ class Connection(Endpoint):
                 f"{seq} was not sent (a bot sends one reply per request and nothing else)",
             )
         self._unsolicited = 0
+        if self.trace is not None:
+            self.trace.sent(payload, deadline())
         n = len(payload)  # the frame (zmtp.frame), built here: one concatenation
         frame = (_SHORT_HEADS[n] if n < 256 else b"\x02" + n.to_bytes(8, "big")) + payload
         if self._held:
@@ -248,7 +256,7 @@ class Connection(Endpoint):
         hub = self.hub
         fd = bot.fd
         wait = hub.wait
-        self._send_request(bot, payload, seq)
+        self._send_request(bot, payload, seq, deadline)
         if sent is not None:
             sent(self.sent_at)
         # The last moment the bot is known to have sent no reply: the bot is charged from
@@ -356,6 +364,8 @@ class Connection(Endpoint):
                 except ProtocolError:
                     msg = None
                 if type(msg) is expect and msg.seq == seq:  # type: ignore[union-attr]
+                    if self.trace is not None:
+                        self.trace.received(data, (arrived - self.sent_at) * 1000.0)
                     self.messages_in += 1
                     self.bytes_in += len(data)
                     self._answered = seq
@@ -373,6 +383,8 @@ class Connection(Endpoint):
             elif kind == zmtp.EV_SKIPPED:
                 self.messages_in += 1
                 self.bytes_in += ev[1]
+                if self.trace is not None:
+                    self.trace.skipped(ev[1], self._max_bytes)
                 self.answered_at = arrived
                 self._give_up(seq)
                 raise ChannelFault(FaultKind.OVERSIZED, f"{ev[1]} bytes exceeds the limit {self._max_bytes}")
@@ -510,6 +522,8 @@ class Connection(Endpoint):
         the pending request: malformed, oversized, or a ``seq`` that answers no
         request (a message that fails nothing when no request is pending).
         """
+        if self.trace is not None:
+            self.trace.received(data, (_now() - self.sent_at) * 1000.0 if seq is not None else None)
         self.messages_in += 1
         self.bytes_in += len(data)
         if len(data) > self._max_bytes:

@@ -84,6 +84,7 @@ from typing import Any
 
 from harness.errors import HarnessError
 from harness.match import zmtp
+from harness.match.trace import SeatTrace
 from harness.specs import FaultKind
 from protocol import codec
 from protocol.errors import ProtocolError
@@ -338,6 +339,8 @@ class Endpoint:
         self._tcp = self.endpoint.startswith("tcp://")
         self._listener_fd = self._listener.fileno()
         self.hub.add(self._listener_fd, self._on_event)
+        #: The seat's part of the match's wire trace (:mod:`harness.match.trace`); None: off (the default).
+        self.trace: SeatTrace | None = None
         #: Connections that have not said hello, by descriptor, oldest first.
         self._peers: dict[int, _Peer] = {}
         self._bot: _Peer | None = None
@@ -578,6 +581,9 @@ class Endpoint:
 
     def _hello(self, peer: _Peer, data: bytes) -> None:
         """The first message of a connection: a hello with the secret authenticates it, anything else drops it."""
+        trace = self.trace
+        if trace is not None:
+            trace.received(data)
         try:
             msg = codec.decode(data, self._max_bytes)
         except ProtocolError as exc:
@@ -598,7 +604,10 @@ class Endpoint:
             return
         if msg.v != PROTOCOL_VERSION:
             self.failure = HandshakeFailure(f"speaks protocol version {msg.v}, the referee speaks {PROTOCOL_VERSION}")
-            self._write(peer, zmtp.frame(codec.encode(Error(reason="version_mismatch", message=self.failure.detail))))
+            refusal = codec.encode(Error(reason="version_mismatch", message=self.failure.detail))
+            if trace is not None:
+                trace.sent(refusal)
+            self._write(peer, zmtp.frame(refusal))
             return
         del self._peers[peer.fd]
         self._bot = peer
@@ -606,7 +615,10 @@ class Endpoint:
         peer.tokens = float(COMMAND_BURST)
         peer.parser.frame_limit = self._max_bytes
         peer.parser.skip_limit = self.transport_limit
-        self._write(peer, zmtp.frame(codec.encode(Welcome())))
+        welcome = codec.encode(Welcome())
+        if trace is not None:
+            trace.sent(welcome)
+        self._write(peer, zmtp.frame(welcome))
         self._seal()
 
     def _seal(self) -> None:
@@ -702,6 +714,8 @@ class Endpoint:
             if kind == zmtp.EV_SKIPPED:
                 self.messages_in += 1
                 self.bytes_in += ev[1]
+                if self.trace is not None:
+                    self.trace.skipped(ev[1], self._max_bytes)
                 words = f"oversized message ({ev[1]} bytes exceeds the limit {self._max_bytes})"
                 self._stray(FaultKind.OVERSIZED, words)
                 return True

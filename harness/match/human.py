@@ -1,8 +1,8 @@
 """A human seat: a person answers the referee's requests instead of a bot process.
 
-The seat keeps the bot seat's interface, so the referee has one seam for any seat: the
-referee binds the seat's channel, checks its ``hello``, sends it the same
-``match_start``, ``hand_start``, requests, ``hand_end`` and ``match_end``
+:class:`HumanSeat` implements the :class:`~harness.match.seat.Seat` protocol, so the
+referee drives it as it drives a bot's seat: the referee binds the seat's channel,
+checks its ``hello``, sends it the same ``match_start``, ``hand_start``, requests, ``hand_end`` and ``match_end``
 over the same ZeroMQ connection, times it with a :class:`~harness.match.clock.Clock`
 and validates every reply as a bot's (PROTOCOL.md). What differs is the
 other end: :class:`HumanProcess` stands where a :class:`~harness.host.botproc.BotProcess`
@@ -21,15 +21,18 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.match.clock import Clock
+from harness.match.seat import SeatLaunch
+from harness.specs import Limits
 from protocol import codec
 from protocol.errors import ProtocolError
 from protocol.messages import ActionReply, ActRequest, DiscardReply, DrawRequest, Error, Hello, MatchEnd, Message
 
-__all__ = ["DEFAULT_IDLE_MS", "HumanLink", "HumanProcess", "HumanSpec", "LEFT"]
+__all__ = ["DEFAULT_IDLE_MS", "HumanLink", "HumanProcess", "HumanSeat", "HumanSpec", "LEFT"]
 
 #: Default idle limit of a human seat (ms): ten minutes, after which the default action is played.
 DEFAULT_IDLE_MS = 600_000
@@ -268,3 +271,78 @@ class HumanProcess:
             ctx.term()
             self.returncode = 0
             link.post(LEFT)
+
+
+class HumanSeat:
+    """A seat a person answers: the :class:`~harness.match.seat.Seat` of a :class:`HumanSpec`.
+
+    What differs from a bot's seat: its own clock (:attr:`HumanSpec.deadline_ms`, no time bank; recorded
+    in the hand records' ``match.humans``); it starts a :class:`HumanProcess` (a thread: no jail, no control
+    group, never kept from a CPU); no catch-up wait after a timeout (the seat drops the request it was idle
+    on); a timeout's detail names its idle or decision limit (:meth:`HumanSpec.timeout_detail`).
+
+    Args:
+        spec: the seat.
+    """
+
+    def __init__(self, spec: HumanSpec) -> None:
+        self.spec = spec
+        self.name = spec.name
+        #: The seat's thread once launched.
+        self.proc: HumanProcess | None = None
+
+    def clock(self, limits: Limits) -> Clock:
+        """The seat's own clock: its deadline per decision, no time bank (``limits`` bind the bots)."""
+        return Clock(self.spec.deadline_ms, 0)
+
+    def own_clock(self, seat: int) -> dict[str, Any] | None:
+        """Its entry in ``match.humans`` (:meth:`HumanSpec.clock_record`)."""
+        return self.spec.clock_record(seat)
+
+    def launch(self, how: SeatLaunch) -> None:
+        """Start the seat's thread (it connects and says hello); no sandbox (``how.confine`` is not called)."""
+        self.proc = HumanProcess(self.spec, how.env)
+        self.proc.start()
+
+    @property
+    def has_process(self) -> bool:
+        """True once the seat's thread started."""
+        return self.proc is not None
+
+    def poll(self) -> int | None:
+        """None while the seat plays; 0 once its thread ended (:meth:`HumanProcess.poll`)."""
+        return None if self.proc is None else self.proc.poll()
+
+    def describe_exit(self) -> str:
+        """Why the seat ended, in words."""
+        return "the human seat never started" if self.proc is None else self.proc.describe_exit()
+
+    def cpu_wait_s(self) -> float:
+        """0.0: a thread of the referee's process waits for no CPU on its own account."""
+        return 0.0
+
+    def startup_hint(self, code: int | None = None) -> str:
+        """'': nothing of a sandbox to explain."""
+        return ""
+
+    def catch_up_ms(self, decision_ms: int) -> int:
+        """No wait: the seat drops the request it was idle on, there is no late reply to wait for."""
+        return 0
+
+    def timeout_detail(self, detail: str) -> str:
+        """The seat's own words (its idle or decision limit), whatever the channel said."""
+        return self.spec.timeout_detail()
+
+    def stop(self, grace_ms: int) -> str:
+        """``grace_ms`` for the thread to end by itself, then it is told to stop (:meth:`HumanProcess.stop`)."""
+        return "exited" if self.proc is None else self.proc.stop(grace_ms)
+
+    @classmethod
+    def stop_all(cls, seats: Sequence[Any], grace_ms: int) -> list[str]:
+        """Each seat's thread in turn: it ends by itself once it has read ``match_end`` (a thread is not signalled)."""
+        return [s.stop(grace_ms) for s in seats]
+
+    @property
+    def log_error(self) -> OSError | None:
+        """None: a human seat writes no log of its own."""
+        return None

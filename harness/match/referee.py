@@ -59,11 +59,13 @@ from harness.history.record import BY_BOT, BY_FAULT, BY_OUT, BY_UNSENT, Decision
 from harness.host.placement import Placement, pin, restore
 from harness.host.sandbox import non_dumpable, plan
 from harness.match.connection import Connection
-from harness.match.endpoint import CATCH_UP_DECISIONS, ChannelFault, Disconnected, Hub
+from harness.match.endpoint import ChannelFault, Disconnected, Hub
 from harness.match.human import HumanSpec
 from harness.match.msgsize import message_problem
 from harness.match.privatedir import PRIVATE_DIR_PREFIX, private_parent, remove_stale_private_dirs
-from harness.match.seat import MatchSeat, SeatHost
+from harness.match.seat import Seat
+from harness.match.seathost import MatchSeat, SeatHost, seat_for
+from harness.match.trace import WireTrace
 from harness.match.untrusted import visible
 from harness.match.wire import HandWire, MatchWire
 from harness.specs import (
@@ -124,7 +126,13 @@ def _with_strays(detail: str, conn: Connection) -> str:
     return detail if stray is None else f"{detail}; {stray.detail}"
 
 
-def _check_bots(bots: Sequence[BotSpec | HumanSpec], spec: MatchSpec) -> None:
+def _seat_bots(bots: Sequence[BotSpec | HumanSpec | Seat], spec: MatchSpec, limits: Limits) -> list[MatchSeat]:
+    """The match's seats, each answered by the :class:`~harness.match.seat.Seat` its spec gets.
+
+    Raises:
+        ValueError: a seat count, name, command, hand count, stack or game the match cannot have.
+    """
+    seats: list[MatchSeat] = []
     if not MIN_PLAYERS <= len(bots) <= MAX_PLAYERS:
         raise ValueError(f"a match needs {MIN_PLAYERS} to {MAX_PLAYERS} bots (R1.2), got {len(bots)}")
     seen: set[str] = set()
@@ -134,8 +142,7 @@ def _check_bots(bots: Sequence[BotSpec | HumanSpec], spec: MatchSpec) -> None:
         if b.name in seen:
             raise ValueError(f"bot name {b.name!r} appears twice; give every seat its own name")
         seen.add(b.name)
-        if not b.command and not isinstance(b, HumanSpec):
-            raise ValueError(f"bot {b.name!r} has an empty command")
+        seats.append(MatchSeat(len(seats), seat_for(b), limits))  # ValueError: an empty command
     if spec.hands < 0:
         raise ValueError(f"hands must be >= 0, got {spec.hands}")
     if spec.starting_stack < 1:
@@ -143,9 +150,10 @@ def _check_bots(bots: Sequence[BotSpec | HumanSpec], spec: MatchSpec) -> None:
     problem = message_problem(spec.game, len(bots), spec.starting_stack)
     if problem:  # PROTOCOL.md section 7: no legal hand may need a message over the limit
         raise ValueError(problem)
+    return seats
 
 
-def _send_match_start(seats: Sequence[MatchSeat], bots: Sequence[BotSpec | HumanSpec], spec: MatchSpec,
+def _send_match_start(seats: Sequence[MatchSeat], bots: Sequence[BotSpec | HumanSpec | Seat], spec: MatchSpec,
                       lim: Limits) -> None:
     """``match_start`` to every seat still in (PROTOCOL.md section 4): its seat, the names, the game, the limits."""
     names = tuple(b.name for b in bots)
@@ -184,7 +192,8 @@ class Referee:
 
     Args:
         bots: bot launch specs, by match seat (2..6); a :class:`~harness.match.human.HumanSpec`
-            is a seat a person answers (no process, no sandbox, its own clock).
+            is a seat a person answers (no process, no sandbox, its own clock); a
+            :class:`~harness.match.seat.Seat` is used as it is (a seat of another kind).
         spec: hands, seed, game, stack mode.
         limits: time, fault and resource limits for every bot.
         out_dir: receives ``hands.jsonl`` (or ``hands.jsonl.gz``) and ``logs/`` (created).
@@ -200,6 +209,8 @@ class Referee:
             freezeout ends early (``match_end`` with the hands played), while
             ``match_start`` announces ``spec.hands``: a tournament's entry check
             looks like one of its matches (None: play ``spec.hands``).
+        trace: write every message to and from every seat there (:mod:`harness.match.trace`); None
+            (the default): no trace, at no cost.
 
     Raises:
         harness.host.sandbox.SandboxError: ``mode = "required"`` and the sandbox
@@ -214,7 +225,7 @@ class Referee:
 
     def __init__(
         self,
-        bots: Sequence[BotSpec | HumanSpec],
+        bots: Sequence[BotSpec | HumanSpec | Seat],
         spec: MatchSpec,
         limits: Limits,
         out_dir: Path,
@@ -223,8 +234,9 @@ class Referee:
         transport: str = "ipc",
         sandbox: SandboxSettings | None = None,
         stop_after: int | None = None,
+        trace: WireTrace | None = None,
     ) -> None:
-        _check_bots(bots, spec)
+        self.seats = _seat_bots(bots, spec, limits)
         self.stop_after = spec.hands if stop_after is None else max(0, min(spec.hands, stop_after))
         if transport not in ("ipc", "tcp"):
             raise ValueError(f"transport must be 'ipc' or 'tcp', got {transport!r}")
@@ -236,8 +248,8 @@ class Referee:
         self.out_dir = Path(out_dir)
         self.cpus = None if cpus is None else set(cpus)
         self.transport = transport
-        self.seats = [MatchSeat(i, b, limits) for i, b in enumerate(self.bots)]
-        #: The bots' processes, jails, control groups and fair CPU (:class:`harness.match.seat.SeatHost`).
+        self.trace = trace
+        #: The seats' launches, jails, control groups, fair CPU and stops (:class:`harness.match.seathost.SeatHost`).
         self.host = SeatHost(self.seats, self.bots, limits, self.sandbox, self.plan, self.out_dir, self._log,
                              self._fault)
         self.hands_seconds = 0.0
@@ -257,7 +269,7 @@ class Referee:
             bots=[b.name for b in self.bots], hands=spec.hands, stack_mode=str(spec.stack_mode),
             starting_stack=spec.starting_stack, seed_sha256=commitment(spec.seed), decision_ms=limits.decision_ms,
             time_bank_ms=limits.time_bank_ms, max_faults=limits.max_faults,
-            humans=[b.clock_record(i) for i, b in enumerate(self.bots) if isinstance(b, HumanSpec)],
+            humans=[c for s in self.seats if (c := s.occupant.own_clock(s.index)) is not None],
         )
         #: The seeds of hands ``_seeds_from ..``, derived a block at a time.
         self._seeds: list[int] = []
@@ -302,7 +314,7 @@ class Referee:
             detail = detail[: MAX_DETAIL_CHARS - 3] + "..."
         seat.faults[kind.value] = seat.faults.get(kind.value, 0) + 1
         seat.total_faults += 1
-        self._log(f"seat {seat.index} {seat.bot.name}: {kind.value}: {detail}")
+        self._log(f"seat {seat.index} {seat.name}: {kind.value}: {detail}")
         row: list[Any] = [seat.index, kind.value, detail, None, False]
         (hand_faults if hand_faults is not None else self._pending_faults).append(row)
         if seat.out:
@@ -328,7 +340,7 @@ class Referee:
     def _put_out(self, seat: MatchSeat, why: str) -> None:
         seat.out = True
         seat.status = why
-        self._log(f"seat {seat.index} {seat.bot.name} is out: {why}")
+        self._log(f"seat {seat.index} {seat.name} is out: {why}")
         if seat.conn is not None and not seat.conn.gone:
             seat.conn.send(codec.encode(Error(reason="out", message=why, fatal=True)))
 
@@ -360,15 +372,13 @@ class Referee:
         if len(payload) > MAX_MESSAGE_BYTES:
             # PROTOCOL.md section 7: no referee message is larger. A hand whose history grew that
             # long (thousands of raises) is played on with the default action, no fault.
-            self._log(f"seat {seat.index} {seat.bot.name}: request {seq} of {len(payload)} bytes not sent "
+            self._log(f"seat {seat.index} {seat.name}: request {seq} of {len(payload)} bytes not sent "
                       f"(over {MAX_MESSAGE_BYTES}); default action, no fault")
             state.apply(state.default_action())
             return BY_UNSENT, None
         if conn.behind is not None:  # its last request timed out: let it catch up first (PROTOCOL.md section 8)
-            # A human seat drops the request it was idle on (harness.match.human): nothing to wait for.
-            wait_ms = 0 if isinstance(seat.bot, HumanSpec) else CATCH_UP_DECISIONS * self.limits.decision_ms
-            caught = conn.catch_up(wait_ms, seat.is_dead)
-            self._log(f"seat {seat.index} {seat.bot.name}: {'caught up' if caught else 'did not catch up'} "
+            caught = conn.catch_up(seat.occupant.catch_up_ms(self.limits.decision_ms), seat.is_dead)
+            self._log(f"seat {seat.index} {seat.name}: {'caught up' if caught else 'did not catch up'} "
                       f"before request {seq}")
         clock.start()
         try:
@@ -383,9 +393,7 @@ class Referee:
             )
         except ChannelFault as f:
             ms = clock.expire() if f.kind is FaultKind.TIMEOUT else clock.stop(conn.answered_at)
-            detail = f.detail
-            if f.kind is FaultKind.TIMEOUT and isinstance(seat.bot, HumanSpec):
-                detail = seat.bot.timeout_detail()
+            detail = seat.occupant.timeout_detail(f.detail) if f.kind is FaultKind.TIMEOUT else f.detail
             self._fault(seat, f.kind, _with_strays(detail, conn), faults, fatal=f.fatal)
             state.apply(state.default_action())
             if self._hub.pending:
@@ -428,15 +436,16 @@ class Referee:
         """Classify a lost connection: the process ended (``crash``) or it runs on (``disconnected``)."""
         conn.gone = True
         end = time.monotonic() + _EXIT_WAIT_S
-        code = seat.proc.poll() if seat.proc is not None else None
-        while code is None and seat.proc is not None and time.monotonic() < end:
+        runner = seat.occupant
+        code = runner.poll()
+        while code is None and runner.has_process and time.monotonic() < end:
             time.sleep(0.005)
-            code = seat.proc.poll()
+            code = runner.poll()
         if code is None and seat.group is not None and seat.group.limit_hits() != seat.hits:
             self.host.limit_hit(seat, faults)  # killed at a limit: its sandbox may take a moment to end
             return
         if code is not None:
-            detail = seat.proc.describe_exit()  # type: ignore[union-attr]
+            detail = runner.describe_exit()
             kind = FaultKind.CRASH
         else:
             detail = (
@@ -495,11 +504,11 @@ class Referee:
             self._violations(faults)
         # A bot that died between hands is a crash now, before it is dealt in.
         for p in players:
-            if not p.out and p.proc is not None and p.proc.poll() is not None:
-                self._fault(p, FaultKind.CRASH, p.proc.describe_exit(), faults)
+            if not p.out and p.occupant.has_process and p.occupant.poll() is not None:
+                self._fault(p, FaultKind.CRASH, p.occupant.describe_exit(), faults)
             elif not p.out and p.group is not None and p.group.limit_hits() != p.hits:
                 self.host.limit_hit(p, faults)
-        names = [p.bot.name for p in players]
+        names = [p.name for p in players]
         out = [p.out for p in players]
         wire = HandWire(self._wire, state)
         for k, p in enumerate(players):
@@ -581,7 +590,7 @@ class Referee:
             # match remove the directory if this process is killed before its cleanup.
             tmpdir = tempfile.mkdtemp(prefix=f"{PRIVATE_DIR_PREFIX}{os.getpid()}-", dir=private_parent())
             history = self._history = HistoryWriter(self.out_dir / history_name(spec.compress))
-            self.host.launch(tmpdir, self._hub, self.transport)
+            self.host.launch(tmpdir, self._hub, self.transport, self.trace)
             if self.host.residency_summary():
                 self._log(self.host.residency_summary())
             self.host.handshake(self._hub)
@@ -692,13 +701,17 @@ class Referee:
                 history.close()
             if before is not None:
                 restore(before)
+            if self.trace is not None:
+                self.trace.flush()
+                if self.trace.error is not None:  # the match went on without it
+                    self._log(f"WARNING: the wire trace stopped: {self.trace.error}")
             if self._log_file is not None:
                 self._log_file.close()
                 self._log_file = None
 
 
 def play_match(
-    bots: Sequence[BotSpec | HumanSpec],
+    bots: Sequence[BotSpec | HumanSpec | Seat],
     spec: MatchSpec,
     limits: Limits,
     out_dir: Path,
@@ -706,6 +719,7 @@ def play_match(
     cpus: Iterable[int] | None = None,
     transport: str = "ipc",
     sandbox: SandboxSettings | None = None,
+    trace: WireTrace | None = None,
 ) -> MatchResult:
     """Play one match between bot subprocesses and return its result.
 
@@ -722,6 +736,8 @@ def play_match(
         transport: ``"ipc"`` (default) or ``"tcp"`` (loopback; not with the sandbox).
         sandbox: how the bots are isolated (:mod:`harness.host.sandbox`);
             default: mode auto, fair CPU by weight.
+        trace: the wire trace to write every message to and from every seat to (:mod:`harness.match.trace`);
+            None: none.
 
     Returns:
         The :class:`MatchResult`: net chips and per-hand nets by match seat,
@@ -734,4 +750,4 @@ def play_match(
             holds the hands played, marked ``interrupted``.
         harness.host.sandbox.SandboxError: the sandbox is required and cannot run here.
     """
-    return Referee(bots, spec, limits, out_dir, cpus=cpus, transport=transport, sandbox=sandbox).run()
+    return Referee(bots, spec, limits, out_dir, cpus=cpus, transport=transport, sandbox=sandbox, trace=trace).run()

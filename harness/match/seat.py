@@ -1,369 +1,181 @@
-"""The seats of one match and what hosts them (:class:`SeatHost`): the referee keeps the hand loop.
+"""The :class:`Seat` protocol: what the referee needs of whatever answers one seat of a match.
 
-A :class:`MatchSeat` is what the referee knows of one seat; a :class:`SeatHost` launches, jails,
-times and stops the bots behind the seats (a bot process in its sandbox, or a person's relay,
-:mod:`harness.match.human`).
+Modelled on jupyter_client's kernel provisioner (a small interface of lifecycle
+methods that a kernel manager drives, with one implementation per way of running a
+kernel): the referee drives every seat through the same few calls, and each kind
+of seat implements them its own way. Two implementations exist:
+
+- :class:`harness.match.botseat.BotSeat`: a bot process in its sandbox
+  (:class:`harness.host.botproc.BotProcess`);
+- :class:`harness.match.human.HumanSeat`: a person, through a thread of the
+  referee's process that relays the protocol to an interface.
+
+Which one a launch spec gets is decided in one place,
+:func:`harness.match.seathost.seat_for`; nothing else in a match asks what kind a
+seat is.
+
+What a seat does *not* implement is its messages: every seat, whatever runs behind
+it, speaks the bot protocol (PROTOCOL.md) to the one channel the referee binds for it
+(:class:`harness.match.connection.Connection`: a ZMTP endpoint, its handshake, its
+bounds, every request and reply, the wire trace). A seat gets that endpoint and the
+seat's secret in :attr:`SeatLaunch.env` and must see to it that something connects
+there and says ``hello``: the bot process does it itself, the human seat's thread
+does it for the person, and a remote bot would do it through a relay (or by being
+handed the endpoint on a reachable transport). So the hand loop's I/O is the same
+for every seat: a referee loop written natively (framing, MessagePack, the clock and
+the hand loop in Rust) drives the same sockets and calls back into the seats only at
+the lifecycle points below: start, a liveness check between slices of a wait and
+between hands, the words of a fault, and the stop.
+
+The order of calls in one match (:class:`harness.match.seathost.SeatHost`):
+:meth:`Seat.clock` and :meth:`Seat.own_clock` when the match is set up;
+:meth:`Seat.launch` once; :attr:`Seat.has_process`, :meth:`Seat.poll`,
+:meth:`Seat.describe_exit`, :meth:`Seat.cpu_wait_s` and :meth:`Seat.startup_hint`
+while waiting for the hello and during play; :meth:`Seat.catch_up_ms` and
+:meth:`Seat.timeout_detail` around a decision that timed out; :meth:`Seat.stop_all`
+(every seat of one class in one call, so the waits overlap) or :meth:`Seat.stop`
+at the end, then :attr:`Seat.log_error`.
 """
 
 from __future__ import annotations
 
-import os
-import secrets
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from harness.host import cgroups
-from harness.host.botproc import BotProcess, BotStartError, stop_all
-from harness.host.residency import Residency
-from harness.host.sandbox import DEFAULT_PIDS, BotJail, JailPlan, SandboxError, UidLease, support
-from harness.host.treelimits import TreeBot, TreeMatch
+from harness.errors import HarnessError
 from harness.match.clock import Clock
-from harness.match.connection import Connection
-from harness.match.endpoint import Hub
-from harness.match.human import HumanProcess, HumanSpec
-from harness.specs import BotSpec, CpuPolicy, FaultKind, Limits, SandboxMode, SandboxSettings
-from protocol.version import PROTOCOL_VERSION
+from harness.specs import Limits
+
+if TYPE_CHECKING:  # annotations only: the host's types of a confinement
+    from harness.host.cgroups import BotGroup
+    from harness.host.sandbox import BotJail
+    from harness.host.treelimits import TreeBot
+
+__all__ = ["QUIT_GRACE_MS", "Seat", "SeatLaunch", "SeatStartError", "stop_seats"]
 
 #: The exit grace (PROTOCOL.md section 4): time a bot gets to exit by itself after ``match_end`` or a
 #: fatal ``error`` before SIGTERM, and again before SIGKILL (ms); a JVM logs and shuts down well within it.
 QUIT_GRACE_MS = 1000
-#: Wall-time cap of the start-up wait, in multiples of ``startup_ms``, when the machine keeps
-#: a bot from a CPU (its own time is what ``startup_ms`` limits: :meth:`SeatHost.handshake`).
-STARTUP_WALL_FACTOR = 5
 
 
-class MatchSeat:
-    """Everything the referee keeps about one match seat: its bot (or person), process, connection, clock,
-    faults and status, and the notifications not sent yet."""
+class SeatStartError(HarnessError):
+    """A seat could not be started; ``detail`` is its ``failed_start`` fault's detail (the hand history's)."""
 
-    __slots__ = (
-        "index", "bot", "proc", "conn", "clock", "faults", "total_faults", "out", "status", "seq", "notes", "group",
-        "hits",
-    )
-
-    def __init__(self, index: int, bot: BotSpec | HumanSpec, limits: Limits) -> None:
-        self.index = index
-        self.bot = bot
-        self.proc: BotProcess | HumanProcess | None = None
-        self.conn: Connection | None = None
-        # A human seat has its own clock: its decision or idle limit, no bank (harness.match.human).
-        self.clock = (Clock(bot.deadline_ms, 0) if isinstance(bot, HumanSpec)
-                      else Clock(limits.decision_ms, limits.time_bank_ms))
-        self.faults: dict[str, int] = {}
-        self.total_faults = 0
-        self.out = False
-        self.status = "ok"
-        self.seq = 0
-        #: Encoded notifications (hand_start, hand_end) not sent yet: they go out, in order,
-        #: right before this bot's next request, so the bot wakes once for all of them.
-        self.notes: list[bytes] = []
-        #: The bot's control group, or its limits per process tree without cgroups (None with the sandbox
-        #: off), and its limit counters seen so far.
-        self.group: cgroups.BotGroup | TreeBot | None = None
-        self.hits = (0, 0)
-
-    def flush_notes(self, with_request: bool = False) -> None:
-        """Send the queued notifications (dropped for a bot that is out).
-
-        ``with_request``: they leave in one write with the request that follows (one wake-up of the bot).
-        """
-        notes = self.notes
-        if notes:
-            if not self.out and self.conn is not None:
-                send = self.conn.hold if with_request else self.conn.send
-                for payload in notes:
-                    send(payload)
-            notes.clear()
-
-    def is_dead(self) -> bool:
-        return self.proc is None or self.proc.poll() is not None
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
 
 
-class SeatHost:
-    """Hosts the bots of one match: the seam between the referee's hand loop and whatever runs a seat.
+@dataclass(frozen=True, slots=True)
+class SeatLaunch:
+    """What :meth:`Seat.launch` gets from the match's host.
 
-    Owns the match's control groups (or per-tree limits), the seats' uid lease and jails, launches each
-    seat (a bot process in its sandbox, or the thread that relays to a person), waits for every hello,
-    gives the CPU to the bot on move (fair CPU, PROTOCOL.md section 7), stops a bot at its group's limit,
-    and stops and cleans up everything at the end. A remote seat would plug in here.
-
-    Args:
-        seats: the match's seats (the referee's, shared).
-        bots: the launch specs by match seat.
-        limits: the limits every bot runs under.
-        sandbox: how bots are isolated; ``plan`` what this machine can do of it
-            (:func:`harness.host.sandbox.plan`).
-        out_dir: the match's output directory (hidden from the bots; ``logs/`` receives their stderr).
-        log: appends one line to the referee's log.
-        fault: the referee's fault counter (seat, kind, detail, the hand's faults or None).
+    Attributes:
+        env: the launch environment (PROTOCOL.md section 1): ``HARNESS_ENDPOINT`` (the seat's channel),
+            ``HARNESS_SECRET`` (the seat's own secret), ``HARNESS_BOT_NAME``, ``HARNESS_PROTOCOL_VERSION``.
+        label: ``"<seat>-<name>"``, names the seat's logs (``logs/<label>.out|.err``) and its control group.
+        log_dir: the match's ``logs/`` directory.
+        limits: the match's limits (memory, processes, CPU, log bytes).
+        confine: makes the seat's sandbox on demand: its jail (None: none) and its control group or
+            per-tree limits (None: none). A seat that runs no process of its own never calls it, and gets
+            neither. Raises :class:`harness.host.sandbox.SandboxError` or
+            :class:`harness.host.cgroups.CgroupError`.
     """
 
-    def __init__(self, seats: list[MatchSeat], bots: Sequence[BotSpec | HumanSpec], limits: Limits,
-                 sandbox: SandboxSettings, plan: JailPlan, out_dir: Path, log: Callable[[str], None],
-                 fault: Callable[..., None]) -> None:
-        self.seats, self.bots, self.limits, self.sandbox, self.plan = seats, list(bots), limits, sandbox, plan
-        self.out_dir = out_dir
-        self._log, self._fault = log, fault
-        self._groups: cgroups.MatchGroup | TreeMatch | None = None
-        self._lease: UidLease | None = None
-        self._residency: Residency | None = None
-        #: The seat whose bot has the CPU (fair CPU policy).
-        self.turn: MatchSeat | None = None
+    env: Mapping[str, str]
+    label: str
+    log_dir: Path
+    limits: Limits
+    confine: Callable[[], tuple[BotJail | None, BotGroup | TreeBot | None]]
 
-    def setup(self) -> None:
-        """The match's control groups and the seats' uids, as the plan says (before any bot starts).
+
+@runtime_checkable
+class Seat(Protocol):
+    """Whatever answers one seat: the lifecycle the referee drives (module docstring for the order).
+
+    Times are in milliseconds unless a name says seconds (``_s``). No method may block for longer than it
+    is told (``grace_ms``); none is called from another thread than the referee's.
+    """
+
+    #: The seat's name in the match (a bot's name rules: letters, digits, ``-_.``).
+    name: str
+
+    def clock(self, limits: Limits) -> Clock:
+        """The seat's clock: the match's decision time and time bank, or a clock of its own."""
+        ...
+
+    def own_clock(self, seat: int) -> dict[str, Any] | None:
+        """The seat's entry in a hand record's ``match.humans`` (docs/HISTORY.md) when it has a clock of its
+        own; None when it plays under the match's limits."""
+        ...
+
+    def launch(self, how: SeatLaunch) -> None:
+        """Start what answers the seat; it connects to ``HARNESS_ENDPOINT`` and says hello (not waited for).
 
         Raises:
-            SandboxError: the uids cannot be leased, or (mode required) the groups cannot be made.
+            SeatStartError: it cannot start (recorded as the seat's ``failed_start`` fault; it is out).
         """
-        if self.plan.cgroups:
-            try:
-                self._groups = cgroups.MatchGroup(support().cgroups)
-            except cgroups.CgroupError as exc:
-                if self.sandbox.mode is SandboxMode.REQUIRED:
-                    raise SandboxError(f"control groups: {exc}") from None
-                self._log(f"WARNING: no control groups for this match ({exc}): limits are per process tree")
-                self._groups = TreeMatch()
-        elif self.plan.tree:
-            self._groups = TreeMatch()
-        if self.plan.namespaces and support().root:
-            self._lease = UidLease(len(self.seats), self.sandbox.uid_range)
+        ...
 
-    def jail(self, seat: MatchSeat, seat_dir: str | None, tmpdir: str) -> BotJail | None:
-        """The seat's sandbox: its control group (into ``seat.group``) and bubblewrap jail."""
-        label = f"{seat.index}-{seat.bot.name}"
-        if self._groups is not None:
-            pids = self.limits.max_processes or DEFAULT_PIDS
-            seat.group = self._groups.add_bot(
-                label, memory_bytes=self.limits.memory_mb * 1024 * 1024, pids_max=pids,
-                cpus=os.sched_getaffinity(0),
-            )
-        in_jail = isinstance(seat.group, TreeBot) and self.plan.nproc_in_jail
-        if isinstance(seat.group, TreeBot):
-            seat.group.nproc_in_jail = in_jail
-        if not self.plan.namespaces or seat_dir is None:
-            return None
-        own = os.path.realpath(seat.bot.cwd or os.getcwd())
-        others = []  # the other bots' directories, unless this bot's lies inside one (then it sees its own)
-        for b in self.bots:
-            theirs = os.path.realpath(b.cwd or os.getcwd())
-            if b is not seat.bot and theirs != own and not own.startswith(theirs.rstrip("/") + "/"):
-                others.append(theirs)
-        hidden = [str(self.out_dir), tmpdir, *self.sandbox.hidden, *others]
-        uid = self._lease.uids[seat.index] if self._lease is not None else None
-        jail = BotJail(seat_dir=seat_dir, cwd=seat.bot.cwd, settings=self.sandbox, hidden=hidden, uid=uid,
-                       memory_mb=self.limits.memory_mb or None)
-        jail.residency = self._residency
-        if in_jail:  # no control group: the process limit is RLIMIT_NPROC in the bot's user namespace
-            # One above the watch's limit (harness.host.treelimits): a fork refused there leaves the tree
-            # at the watch's limit even if a task ends before its next look, so it is always seen.
-            jail.nproc = (self.limits.max_processes or DEFAULT_PIDS) + 1
-        elif seat.group is not None and not isinstance(seat.group, TreeBot):
-            jail.cgroup_dirs = dict(seat.group.dirs)  # shown at /sys/fs/cgroup: runtimes size themselves
-            jail.cgroup_version = seat.group.version
-        return jail
+    @property
+    def has_process(self) -> bool:
+        """True once :meth:`launch` started something (False before, or after a failed start)."""
+        ...
 
-    def launch(self, tmpdir: str, hub: Hub, transport: str) -> None:
-        """Bind each seat's endpoint and start its bot; each seat has its own secret and directory."""
-        log_dir = self.out_dir / "logs"
-        self.setup()
-        # One walk of the shared views per match, before the first bot starts (harness.host.residency).
-        self._residency = (Residency(others_only=self._lease is not None)
-                           if self.sandbox.resident and self.plan.namespaces else None)
-        for seat in self.seats:
-            i, bot = seat.index, seat.bot
-            # Per seat: a secret (a bot that learns another seat's cannot use its own) and a
-            # directory holding only that seat's socket (what a sandbox shows the bot).
-            secret = secrets.token_hex(16)
-            seat_dir = None
-            if transport == "ipc":
-                seat_dir = os.path.join(tmpdir, f"seat{i}")
-                os.mkdir(seat_dir, 0o700)
-                endpoint = f"ipc://{seat_dir}/bot.sock"
-            else:
-                endpoint = "tcp://127.0.0.1:0"
-            seat.conn = Connection(
-                endpoint, secret, f"seat {i} {bot.name}", self.limits.max_message_bytes, self._log, hub
-            )
-            env = {
-                "HARNESS_ENDPOINT": seat.conn.endpoint,
-                "HARNESS_SECRET": secret,
-                "HARNESS_BOT_NAME": bot.name,
-                "HARNESS_PROTOCOL_VERSION": str(PROTOCOL_VERSION),
-            }
-            if isinstance(bot, HumanSpec):  # a thread of ours that relays to a person: no jail, no group
-                seat.proc = HumanProcess(bot, env)
-                seat.proc.start()
-                continue
-            try:
-                jail = self.jail(seat, seat_dir, tmpdir)
-            except (SandboxError, cgroups.CgroupError) as exc:
-                self._fault(seat, FaultKind.FAILED_START, f"its sandbox could not be set up: {exc}", None)
-                continue
-            seat.proc = BotProcess(bot, env, log_dir, self.limits, f"{i}-{bot.name}", jail=jail, group=seat.group)
-            try:
-                seat.proc.start()
-            except BotStartError as exc:
-                seat.proc = None
-                self._fault(seat, FaultKind.FAILED_START, str(exc), None)
+    def poll(self) -> int | None:
+        """None while the seat runs; its exit status once it ended (``Popen.poll``'s meaning)."""
+        ...
 
-    def residency_summary(self) -> str:
-        """What this match's page-cache pass did ('' when there was none)."""
-        return self._residency.report.summary() if self._residency is not None else ""
+    def describe_exit(self) -> str:
+        """How the seat ended, in words (a ``crash`` fault's detail)."""
+        ...
 
-    def handshake(self, hub: Hub) -> None:
-        """Wait for every launched bot's valid hello, up to ``startup_ms`` of its own time each.
+    def cpu_wait_s(self) -> float:
+        """Seconds the seat waited for a CPU that others held (not counted against its start-up time)."""
+        ...
 
-        Time a bot's processes spent waiting for a CPU that others held (an
-        overloaded machine, not the bot) is not counted, up to
-        :data:`STARTUP_WALL_FACTOR` x ``startup_ms`` of wall time (PROTOCOL.md
-        section 7): a sleeping or blocked bot is judged at ``startup_ms`` as before.
+    def startup_hint(self, code: int | None = None) -> str:
+        """Words appended to a ``failed_start`` detail: why it may not have started ('' if nothing is known).
+        ``code``: its exit status, when it exited before its hello."""
+        ...
+
+    def catch_up_ms(self, decision_ms: int) -> int:
+        """After a timeout, how long its next request waits for the late reply (PROTOCOL.md section 8)."""
+        ...
+
+    def timeout_detail(self, detail: str) -> str:
+        """A ``timeout`` fault's detail for this seat, given the channel's (``detail``)."""
+        ...
+
+    def stop(self, grace_ms: int) -> str:
+        """End the seat: ``grace_ms`` to exit by itself, then by force; idempotent.
+
+        Returns:
+            ``"exited"``, ``"sigterm"`` or ``"sigkill"``: the step that ended it.
         """
-        started = time.monotonic()
-        limit_s = self.limits.startup_ms / 1000.0
-        cap = started + STARTUP_WALL_FACTOR * limit_s
-        deadline = started + limit_s
-        extended = False
-        waiting = [s for s in self.seats if not s.out]
-        while waiting:
-            for s in list(waiting):
-                conn = s.conn
-                assert conn is not None and s.proc is not None
-                if conn.poll_handshake():
-                    waiting.remove(s)
-                    self._log(f"seat {s.index} {s.bot.name}: hello accepted")
-                elif conn.failure is not None:
-                    waiting.remove(s)
-                    self._fault(s, FaultKind.FAILED_START, conn.failure.detail, None)
-                elif s.proc.poll() is not None:
-                    waiting.remove(s)
-                    hint = s.proc.jail.access_hint(s.proc.returncode) if s.proc.jail is not None else ""
-                    self._fault(
-                        s, FaultKind.FAILED_START, f"exited before its hello ({s.proc.describe_exit()}){hint}", None
-                    )
-            if not waiting:
-                break
-            now = time.monotonic()
-            if now >= deadline:
-                # Judge each bot on its own time: wall time less what it waited for a CPU.
-                starved = {s.index: s.proc.run_queue_wait_s() for s in waiting}  # type: ignore[union-attr]
-                late = [s for s in waiting if now >= cap or now - started - starved[s.index] >= limit_s]
-                for s in late:
-                    waiting.remove(s)
-                    self._fault(s, FaultKind.FAILED_START, self._no_hello(s, starved[s.index], now - started), None)
-                if not waiting:
-                    break
-                own = max(now - started - starved[s.index] for s in waiting)
-                deadline = min(cap, now + max(0.01, limit_s - own))
-                if not extended:
-                    extended = True
-                    names = ", ".join(f"seat {s.index} {s.bot.name}" for s in waiting)
-                    self._log(f"start-up: {names} kept from a CPU by others; waiting on, counting only their own time")
-            # Every ready socket is served (a welcomed bot's PINGs too), so the poll never spins.
-            hub.serve(min(50, int((deadline - time.monotonic()) * 1000) + 1))
-        failed = [s for s in self.seats if s.out and s.status.startswith(FaultKind.FAILED_START.value)]
-        # A bot told why (a fatal error: version_mismatch) gets the exit grace to log and exit, as promised;
-        # the others will never play: their CPU is freed now.
-        told = [s.proc for s in failed
-                if isinstance(s.proc, BotProcess) and s.conn is not None and s.conn.failure is not None]
-        stop_all(told, QUIT_GRACE_MS)
-        for s in failed:
-            if s.proc is not None:
-                s.proc.stop(0)
-            if s.conn is not None and s.conn.identity is None:
-                s.conn.close()  # nobody is listened to on its endpoint any more
+        ...
 
-    def _no_hello(self, s: MatchSeat, starved_s: float, wall_s: float) -> str:
-        """The detail of a ``failed_start`` for want of a hello: what was ignored, and any starvation."""
-        assert s.conn is not None
-        detail = f"no valid hello within {self.limits.startup_ms} ms"
-        if starved_s >= 0.1:
-            detail += (
-                f" of its own time ({wall_s:.1f} s on the clock, {starved_s:.1f} s of it waiting for a CPU that"
-                " others held: the machine is overloaded)"
-            )
-        if s.conn.ignored:
-            detail += f"; {s.conn.ignored} message(s) ignored (wrong secret or not a hello)"
-            if s.conn.last_drop:
-                detail += f"; the last connection dropped: {s.conn.last_drop}"
-        if s.proc is not None and s.proc.jail is not None:
-            detail += s.proc.jail.access_hint()
-        return detail
+    @classmethod
+    def stop_all(cls, seats: Sequence[Any], grace_ms: int) -> list[str]:
+        """:meth:`stop` for several seats of this class at once, each step's wait shared; per seat, in order."""
+        ...
 
-    def give_turn(self, seat: MatchSeat | None) -> None:
-        """Fair CPU (PROTOCOL.md section 7): the bot on move runs at full weight (or thawed), the others do not.
-
-        One write per bot whose state changes (``cgroup`` files opened once), made
-        only when the seat on move changes. ``seat`` None: nobody is on move.
-        """
-        policy = self.plan.cpu
-        if policy is CpuPolicy.NONE:
-            self.turn = seat
-            return
-        old = self.turn
-        self.turn = seat
-        for s, on_move in ((old, False), (seat, True)):
-            if s is not None and s.group is not None:
-                if policy is CpuPolicy.WEIGHT:
-                    s.group.set_turn(on_move)
-                else:
-                    s.group.freeze(not on_move)
-
-    def all_waiting(self, waiting: bool) -> None:
-        """Every bot at the waiting weight (or frozen) once play starts; all back on at the end."""
-        if self.plan.cpu is CpuPolicy.NONE:
-            return
-        self.turn = None
-        for s in self.seats:
-            if s.group is not None:
-                try:
-                    if self.plan.cpu is CpuPolicy.WEIGHT:
-                        s.group.set_turn(not waiting)
-                    else:
-                        s.group.freeze(waiting)
-                except OSError:  # a group being torn down
-                    pass
-
-    def limit_hit(self, seat: MatchSeat, faults: list[list[Any]]) -> None:
-        """The bot's processes hit the memory or process limit of its group: stop them all, put the bot out."""
-        assert seat.group is not None
-        oom, forks = seat.hits = seat.group.limit_hits()
-        what = (
-            f"its processes reached the memory limit ({self.limits.memory_mb} MiB for all of them together)"
-            if oom else f"its processes reached the process limit ({seat.group.pids_max} processes and threads)"
-        )
-        seat.group.kill()
-        self._fault(seat, FaultKind.CRASH, f"{what}: all of them were killed", faults)
-
-    def stop(self) -> None:
-        """Stop every bot (quit, SIGTERM, SIGKILL: one shared wait per step) and every human seat."""
-        for s in self.seats:
-            if isinstance(s.proc, HumanProcess):
-                s.proc.stop(QUIT_GRACE_MS)
-        seated = [(s, s.proc) for s in self.seats if isinstance(s.proc, BotProcess)]
-        # One shared wait per step for all bots: quit, then SIGTERM, then SIGKILL.
-        steps = stop_all([proc for _, proc in seated], QUIT_GRACE_MS)
-        for (s, _), step in zip(seated, steps, strict=True):
-            if step != "exited":
-                self._log(f"seat {s.index} {s.bot.name}: stopped by {step}")
-        for s in self.seats:
-            if s.group is not None:
-                self._log(f"seat {s.index} {s.bot.name}: {s.group.cpu_seconds():.2f} s of CPU in all")
-
+    @property
     def log_error(self) -> OSError | None:
-        """The first write to a bot's log files that failed (a full disk), once the bots are stopped; or None."""
-        for s in self.seats:
-            if isinstance(s.proc, BotProcess) and s.proc.log_error is not None:
-                return s.proc.log_error
-        return None
+        """The first write to the seat's logs that failed (a full disk), once stopped; None if none."""
+        ...
 
-    def close(self) -> None:
-        """Kill what is left in the bots' groups, remove the groups, give the uids back. Idempotent."""
-        if self._groups is not None:  # whatever is left in a bot's group is killed, the groups removed
-            self._groups.close()
-            self._groups = None
-        if self._lease is not None:
-            self._lease.release()
-            self._lease = None
+
+def stop_seats(seats: Sequence[Seat], grace_ms: int) -> list[str]:
+    """Stop several seats, those of one class together (:meth:`Seat.stop_all`); per seat, in order, the step
+    that ended it (``"exited"``, ``"sigterm"``, ``"sigkill"``)."""
+    by_class: dict[type[Seat], list[int]] = {}
+    for i, s in enumerate(seats):
+        by_class.setdefault(type(s), []).append(i)
+    steps = [""] * len(seats)
+    for cls, indices in by_class.items():
+        for i, step in zip(indices, cls.stop_all([seats[i] for i in indices], grace_ms), strict=True):
+            steps[i] = step
+    return steps

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from harness.match.human import HumanLink, HumanSpec
 from harness.match.referee import play_match
+from harness.match.trace import WireTrace
 from harness.specs import BotSpec, Limits, MatchResult, MatchSpec, SandboxSettings, SettingsError
 
 __all__ = ["play_with_human"]
@@ -32,6 +33,7 @@ def play_with_human(
     interface: Callable[[HumanLink], None],
     *,
     sandbox: SandboxSettings | None = None,
+    trace: WireTrace | None = None,
 ) -> MatchResult:
     """Play one match in which ``human`` sits at match seat ``seat`` among ``bots``.
 
@@ -39,7 +41,8 @@ def play_with_human(
         bots: the bots, in seat order around the human (1-5 of them).
         human: the person's seat (its clock, its link).
         seat: the human's match seat, 0..len(bots).
-        spec, limits, out_dir, sandbox: as :func:`harness.match.referee.play_match` (limits bind the bots).
+        spec, limits, out_dir, sandbox, trace: as :func:`harness.match.referee.play_match` (limits bind the
+            bots).
         interface: called in its own thread with the seat's link; it returns once the link says
             :data:`~harness.match.human.LEFT` (the match is over or the person left).
 
@@ -56,6 +59,6 @@ def play_with_human(
     seats.insert(seat, human)
     ui = threading.Thread(target=interface, args=(human.link,), name="human-interface", daemon=True)
     ui.start()
-    result = play_match(seats, spec, limits, out_dir, sandbox=sandbox)
+    result = play_match(seats, spec, limits, out_dir, sandbox=sandbox, trace=trace)
     ui.join(_UI_GRACE_S)
     return result
