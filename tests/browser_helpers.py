@@ -67,3 +67,12 @@ def play_passively(page: Any, pause_ms: int = 100, over_ms: int = 600_000) -> No
             except PlaywrightTimeout:  # the button went away (the bots' turn, the hand's end): look again
                 pass
         page.wait_for_timeout(pause_ms)
+
+
+def wrong_secrets(root: str, secret: str) -> list[str]:
+    """Bases that must not open a secret URL: one character changed (never to itself: a secret may end in
+    "x") and the case swapped; ``root`` ends in "/", each base too."""
+    other = "y" if secret.endswith("x") else "x"
+    wrong = [f"{root}{secret[:-1]}{other}/", f"{root}{secret.swapcase()}/"]
+    assert all(w != f"{root}{secret}/" for w in wrong), wrong
+    return wrong

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from harness.history.files import read_history
-from tests.browser_helpers import CHROMIUM_FLAGS, LOCAL_URL, play_passively, require_chromium
+from tests.browser_helpers import CHROMIUM_FLAGS, LOCAL_URL, play_passively, require_chromium, wrong_secrets
 from tests.history_helpers import schema_errors
 
 pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fast set (pytest -m "not slow")
@@ -170,7 +170,7 @@ def test_every_route_of_the_table_needs_its_secret() -> None:
         secret = table.url.removeprefix(root).strip("/")
         assert len(secret) == 32 and LOCAL_URL.search(f"open {table.url} in your browser")
         body = b'{"seq": 1, "action": "fold"}'
-        for base in (root, f"{root}{secret[:-1]}x/", f"{root}{secret.upper()}/", f"{root}static/"):
+        for base in (root, *wrong_secrets(root, secret), f"{root}static/"):
             for route in ("", "state", "events", "static/play.js", "static/play.css"):
                 assert _get(base + route) == 404, base + route
             assert _post(base + "answer", body, {"Content-Type": "application/json"})[0] == 404
