@@ -69,9 +69,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from harness.errors import HarnessError
-from harness.host import cgroups, syscall_filter, sysinfo_supervisor, treelimits
+from harness.host import cgroups, privateview, syscall_filter, sysinfo_supervisor, treelimits
 from harness.host.residency import Residency
-from harness.specs import CpuPolicy, SandboxMode, SandboxSettings
+from harness.specs import CpuPolicy, FileView, SandboxMode, SandboxSettings
 
 __all__ = [
     "DEFAULT_PIDS",
@@ -178,14 +178,16 @@ class SandboxSupport:
         return not self.namespaces_problem
 
 
-def _usr_args() -> list[str]:
-    args = ["--ro-bind", "/usr", "/usr"]
+def _usr_args(copies: str = "") -> list[str]:
+    """``/usr`` and the top-level links or directories of a merged-/usr system, bound from the host or,
+    with ``copies`` (a private view's root, :mod:`harness.host.privateview`), from the copies under it."""
+    args = ["--ro-bind", copies + "/usr", "/usr"]
     for name in USR_LINKS:
         path = "/" + name
         if os.path.islink(path):
             args += ["--symlink", os.readlink(path), path]
-        elif os.path.isdir(path):
-            args += ["--ro-bind", path, path]
+        elif os.path.isdir(copies + path):
+            args += ["--ro-bind", copies + path, path]
     return args
 
 
@@ -802,6 +804,9 @@ class BotJail:
         self.answer_sysinfo = not sysinfo_problem()
         #: The match's page-cache pass (:mod:`harness.host.residency`), run on what :meth:`wrap` shows; None: none.
         self.residency: Residency | None = None
+        #: The bot's private copies (``[sandbox] view = "private"``, not for a build), made by :meth:`wrap`,
+        #: removed by :meth:`release`.
+        self.private: privateview.PrivateView | None = None
 
     def memory_bytes(self) -> int:
         """The machine's memory as the bot is shown it (bytes; :func:`machine_memory_kb`)."""
@@ -889,7 +894,7 @@ class BotJail:
         except OSError:
             stamp = 0
         for path in _etc_dirs(stamp):
-            args += ["--ro-bind", path, path]
+            args += self._bound(path)
         uid, gid = (self.uid, self.uid) if self.uid is not None else (os.getuid(), os.getgid())
         for name, text in etc_files(uid, gid).items():  # files of the bot's own root: no mount needed
             args += self._data(f"/etc/{name}", text, "--file")
@@ -905,7 +910,19 @@ class BotJail:
         except OSError:
             return []
         made = self._etc_copy(path, st, [ETC_TREE_MAX])
-        return made if made is not None else ["--ro-bind-try", path, path]
+        if made is not None:
+            return made
+        return self._bound(path)
+
+    def _bound(self, path: str) -> list[str]:
+        """bwrap arguments that show host ``path`` read-only at its place: its private copy where the bot has
+        a private view (:attr:`private`), else the host's."""
+        if self.private is not None:
+            self.private.add(path)
+            if not os.path.lexists(self.private.copy_of(path)):
+                return []
+            return ["--ro-bind", self.private.copy_of(path), path]
+        return ["--ro-bind-try", path, path]
 
     def _etc_copy(self, path: str, st: os.stat_result, budget: list[int]) -> list[str] | None:
         """:meth:`_etc_entry`'s copy of ``path`` (read and write bits as the host's, never writable), or None
@@ -1017,8 +1034,23 @@ class BotJail:
         sup = support()
         assert sup.bwrap is not None
         scratch = str(self.settings.scratch_mb * 1024 * 1024)
-        args = [sup.bwrap, *_namespace_args(self.uid is not None), *_usr_args()]
         self.close_fds()
+        self.release()
+        shown = self._program_view(argv[0], env)
+        # What a wrapper script runs by name finds what it finds outside (looked up again when PATH changes).
+        path_env = env.get("PATH", os.defpath)
+        resolved = _interpreter_views(path_env, _path_stamp(path_env))
+        if self.tools:
+            resolved += _interpreter_views(path_env, _path_stamp(path_env), self.tools)
+        shared: list[str] = []
+        if self.settings.view is FileView.PRIVATE and not self.writable:
+            views, shared = self._private_views(argv, shown, path_env)
+            assert self.private is not None
+            usr = _usr_args(self.private.root)
+        else:
+            views = self._views(shown, resolved)
+            usr = _usr_args()
+        args = [sup.bwrap, *_namespace_args(self.uid is not None), *usr]
         code = syscall_filter.program()
         if code is not None:  # without it plan() said so (or refused, mode "required")
             try:
@@ -1034,29 +1066,28 @@ class BotJail:
         made = {"/", "/usr", "/etc", "/tmp", "/proc", "/dev"}
         args += self._cgroup_args()
         made.update(("/sys", "/sys/fs", "/sys/fs/cgroup") if self.cgroup_dirs else ())
-        shown = self._program_view(argv[0], env)
-        # What a wrapper script runs by name finds what it finds outside (looked up again when PATH changes).
-        path_env = env.get("PATH", os.defpath)
-        resolved = _interpreter_views(path_env, _path_stamp(path_env))
-        if self.tools:
-            resolved += _interpreter_views(path_env, _path_stamp(path_env), self.tools)
-        views = self._views(shown, resolved)
         self.unseen = _unseen_files(argv[1:], self.cwd, views, self.hidden)
         if self.residency is not None:  # every page it may read cached before it starts (harness.host.residency)
-            self.residency.settle(["/usr", "/etc", *views], self.hidden)
+            self.residency.settle(shared if self.private is not None else ["/usr", "/etc", *views], self.hidden)
+        copies = set(views) - set(shared) if self.private is not None else set()
+        bound: list[str] = []
         for view in views:
-            # Parents made world-traversable: bwrap makes them 0700 as root, and the bot is not root.
+            # Parents made world-traversable: bwrap makes them 0700 as root, and the bot is not root. (Those
+            # inside a view bound already exist there, read-only: a private view binds its copies inside a
+            # directory bound from the host.)
             parts = view.split("/")
             for depth in range(1, len(parts) - 1):
                 parent = "/".join(parts[: depth + 1])
-                if parent not in made:
+                if parent not in made and not any(_inside(parent, b) for b in bound):
                     args += ["--perms", "0755", "--dir", parent]
                     made.add(parent)
-            args += ["--bind" if self.writable and view == self.cwd else "--ro-bind", view, view]
+            source = self.private.copy_of(view) if self.private is not None and view in copies else view
+            args += ["--bind" if self.writable and view == self.cwd else "--ro-bind", source, view]
+            bound.append(view)
         if self.writable and self.cwd not in views:  # inside another view (shown read-only): bound over it
             args += ["--bind", self.cwd, self.cwd]
-        for h in self.hidden:
-            if any(_inside(h, v) for v in views) and not _inside(self.cwd, h):
+        for h in self.hidden:  # (a private view's copies leave hidden paths out)
+            if any(_inside(h, v) for v in views if v not in copies) and not _inside(self.cwd, h):
                 if os.path.isdir(h):
                     args += ["--tmpfs", h]  # an empty directory over it
                 elif os.path.exists(h):
@@ -1085,6 +1116,77 @@ class BotJail:
         inner = dict(env)
         inner.update(HOME="/tmp", TMPDIR="/tmp", USER=BOT_USER, LOGNAME=BOT_USER, HARNESS_ENDPOINT=self.endpoint)
         return args, inner
+
+    def _private_views(self, argv: Sequence[str], shown: Sequence[str], path_env: str) -> tuple[list[str], list[str]]:
+        """Make the bot's private view (:attr:`private`, :mod:`harness.host.privateview`) and say what to bind:
+        (every view, the ones among them bound from the host as before). Copied: the fixed files
+        (:data:`harness.host.privateview.FIXED_FILES`, the time zone), the harness's Python and SDK, the
+        bot's program with its install tree and its ``#!`` interpreter's, the interpreters of
+        :data:`PATH_INTERPRETERS` its command names, and its own directory up to
+        :data:`harness.host.privateview.OWN_MAX_BYTES`; bound: ``[sandbox] paths`` and a larger directory.
+
+        Raises:
+            SandboxError: the view's directory cannot be made.
+        """
+        try:
+            view = privateview.PrivateView(others_only=self.uid is not None, hidden=self.hidden)
+        except OSError as exc:
+            raise SandboxError(f"cannot make the bot's private view of its files: {exc.strerror}") from None
+        self.private = view
+        os.makedirs(view.copy_of("/usr"), 0o755, exist_ok=True)
+        sup = support()
+        for path in (*privateview.FIXED_FILES, sup.setpriv, sup.prlimit):  # what runs in the sandbox before the bot
+            if path:
+                view.add_program(path)
+        with contextlib.suppress(OSError):
+            view.add(os.path.realpath("/etc/localtime"))
+        base = os.path.realpath(sys.base_prefix)
+        venv = os.path.realpath(sys.prefix)
+        if venv != base:
+            site = next((os.path.join(s, "site-packages") for s in privateview._stdlib(venv)), venv)
+            modules = privateview.wanted_modules(privateview.imported_names(self.cwd, argv), site)
+            view.add_venv(venv, privateview.python_packages(sys.executable, site, modules))
+        else:
+            view.add_python_prefix(base)
+        for path in _sdk_paths():
+            view.add(os.path.realpath(path))
+        words = {os.path.basename(w) for w in argv}
+        with contextlib.suppress(OSError), open(shown[0] if shown else argv[0], "rb") as fh:
+            if fh.read(2) == b"#!":  # a wrapper script: the interpreters it names
+                fh.seek(0)
+                words.update(fh.read(1 << 16).decode(errors="replace").replace("/", " ").split())
+        programs = list(shown)
+        for name in PATH_INTERPRETERS:
+            if name in words:
+                programs += _program_files(name, "/", path_env)
+        for program in programs:
+            real = os.path.realpath(program)
+            if os.path.isdir(real):
+                if _is_venv(real):
+                    if real != venv:
+                        view.add_venv(real)
+                elif real not in ("/", "/usr", "/usr/local") and not _inside(self.cwd, real):
+                    view.add_runtime_tree(real)
+            elif not _inside(real, self.cwd):
+                view.add_program(program)
+        shared = [os.path.realpath(p) for p in self.settings.paths if os.path.exists(p)]
+        if view.add_tree(self.cwd, max_bytes=privateview.OWN_MAX_BYTES, max_files=privateview.OWN_MAX_FILES):
+            view.anchors = [a for a in view.anchors if not _inside(a, self.cwd)] + [self.cwd]
+        else:
+            shared.append(self.cwd)
+        view.report.shared = tuple(shared)
+        views: list[str] = []
+        for v in sorted({*view.anchors, *shared}, key=lambda p: (p.count("/"), p)):
+            if v == "/" or _inside(v, "/usr") or any(_inside(v, o) for o in views if o not in shared):
+                continue
+            views.append(v)
+        return views, [v for v in views if v in shared]
+
+    def release(self) -> None:
+        """Remove the bot's private view (after its processes are gone; idempotent)."""
+        if self.private is not None:
+            self.private.remove()
+            self.private = None
 
     def close_fds(self) -> None:
         """Close :attr:`pass_fds` (after the process has started; idempotent)."""
