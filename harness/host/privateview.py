@@ -73,9 +73,16 @@ OWN_MAX_FILES = 10_000
 #: Parts of a Python standard library a bot does not need (its test suite alone is 123 MiB).
 STDLIB_SKIPPED = ("test", "idlelib", "tkinter", "turtledemo", "lib2to3", "ensurepip", "site-packages",
                   "dist-packages", "config-*")
-#: Files every bot gets besides its programs' closure: a shell for wrapper scripts, ``env`` for ``#!``
-#: lines, the C locale, the time zone ``/etc/localtime`` points to.
-FIXED_FILES = ("/bin/sh", "/usr/bin/env", "/usr/lib/locale/C.utf8", "/usr/lib/locale/C.UTF-8")
+#: Files every bot gets besides its programs' closure: shells and the basic commands wrapper scripts run
+#: (coreutils, sed, grep), ``env`` for ``#!`` lines, the C locale (the time zone ``/etc/localtime`` points
+#: to is added too). About 4 MiB.
+FIXED_FILES = (
+    "/bin/sh", "/bin/bash", "/usr/bin/env", "/usr/lib/locale/C.utf8", "/usr/lib/locale/C.UTF-8",
+    *(f"/usr/bin/{name}" for name in (
+        "true", "false", "cat", "echo", "ls", "sleep", "head", "tail", "dirname", "basename", "readlink",
+        "realpath", "uname", "id", "mkdir", "rm", "cp", "mv", "ln", "printf", "test", "[", "expr", "tr", "wc",
+        "cut", "sort", "uniq", "date", "touch", "chmod", "nproc", "timeout", "tee", "seq", "sed", "grep")),
+)
 #: Modules of the harness's SDK that every Python bot may import (what the default bots and the starters
 #: import, and what the SDK imports late: pyzmq where installed, traceback); :func:`python_packages` imports
 #: them to see what they load. Others (``harness.rl``, NumPy) are added where a bot's own files import them
@@ -404,8 +411,11 @@ class PrivateView:
 
     # -- adding
 
-    def _hidden(self, path: str) -> bool:
-        return any(_inside(path, h) for h in self.hidden)
+    def _hidden(self, path: str, top: str | None = None) -> bool:
+        """``path`` lies in a hidden path inside the tree ``top`` being copied (as the shared view masks
+        them only inside what it shows: a view inside a hidden directory is shown, as the SDK inside another
+        bot's directory)."""
+        return top is not None and any(_inside(path, h) and h != top and _inside(h, top) for h in self.hidden)
 
     def _anchor(self, path: str) -> None:
         if any(_inside(path, a) for a in self.anchors):
@@ -418,7 +428,7 @@ class PrivateView:
             self._made.add(folder)
 
     def _copy_file(self, path: str, st: os.stat_result) -> None:
-        if path in self._done or self._hidden(path):
+        if path in self._done:
             return
         self._done.add(path)
         if self.others_only and not st.st_mode & stat.S_IROTH:
@@ -436,7 +446,7 @@ class PrivateView:
         self.report.bytes += st.st_size
 
     def _copy_link(self, path: str, target: str) -> None:
-        if path in self._done or self._hidden(path):
+        if path in self._done:
             return
         self._done.add(path)
         self._mkdirs(os.path.dirname(path))
@@ -448,7 +458,7 @@ class PrivateView:
         follow them: a link is made again and its target added too. Never raises: what cannot be read is
         left out (the bot could not read it either)."""
         path = os.path.normpath(path)
-        if depth > _LINK_DEPTH or not os.path.isabs(path) or self._hidden(path):
+        if depth > _LINK_DEPTH or not os.path.isabs(path):
             return
         parts = path.strip("/").split("/")
         current = ""
@@ -490,8 +500,6 @@ class PrivateView:
         entries at its top. With ``max_bytes``/``max_files``: nothing is copied and False is returned when the
         tree is larger (walked first)."""
         top = os.path.normpath(top)
-        if self._hidden(top):
-            return True
         keep_set = None if keep is None else {os.path.basename(k) for k in keep}
 
         def wanted(name: str) -> bool:
@@ -516,7 +524,7 @@ class PrivateView:
             if folder == top:
                 dirs[:] = [d for d in dirs if wanted(d)]
                 names = [n for n in names if wanted(n)]
-            for d in [d for d in dirs if self._hidden(os.path.join(folder, d))]:
+            for d in [d for d in dirs if self._hidden(os.path.join(folder, d), top)]:
                 dirs.remove(d)  # an empty directory in its place, as the shared view masks it
                 self._mkdirs(os.path.join(folder, d))
             for d in list(dirs):
@@ -531,7 +539,7 @@ class PrivateView:
                 if name.endswith((".opt-1.pyc", ".opt-2.pyc")):  # bytecode for python -O, -OO only
                     continue
                 path = os.path.join(folder, name)
-                if self._hidden(path):  # an empty file in its place
+                if self._hidden(path, top):  # an empty file in its place
                     with contextlib.suppress(OSError):
                         os.close(os.open(self.copy_of(path), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444))
                     continue

@@ -1177,7 +1177,9 @@ class BotJail:
         view.report.shared = tuple(shared)
         views: list[str] = []
         for v in sorted({*view.anchors, *shared}, key=lambda p: (p.count("/"), p)):
-            if v == "/" or _inside(v, "/usr") or any(_inside(v, o) for o in views if o not in shared):
+            # (/usr is bound whole, /etc made by _etc_args: both from the same copies)
+            if v == "/" or _inside(v, "/usr") or _inside(v, "/etc") or any(
+                    _inside(v, o) for o in views if o not in shared):
                 continue
             views.append(v)
         return views, [v for v in views if v in shared]
