@@ -19,6 +19,7 @@ prints its bits per hand (docs/security.md quotes them).
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import math
 import os
@@ -43,7 +44,9 @@ from tests.sandbox_helpers import (
     SUITS,
     SUPPORT,
     attacks,
+    bits_interval,
     entry,
+    exact_interval,
     mutual_information,
 )
 
@@ -179,8 +182,10 @@ def colluders(tmp_path: Path, box: SandboxSettings, hands: int, channel: str = "
     order = sorted(sent)
     bits = mutual_information([sent[h] for h in order], [got[h] for h in order], 6)
     right = sum(sent[h] == got[h] for h in order)
+    low, high = exact_interval(right, hands)
+    blow, bhigh = bits_interval([sent[h] for h in order], [got[h] for h in order], 6)
     print(f"{channel} colluders, {box.view} view, {'with' if box.resident else 'without'} the pass: {right} of "
-          f"{hands} hands exact, {bits:.2f} bits per hand (of 6)")
+          f"{hands} hands exact ({low:.2f}-{high:.2f}), {bits:.2f} bits per hand of 6 ({blow:.2f}-{bhigh:.2f})")
     return right, bits
 
 
@@ -263,7 +268,8 @@ def test_the_rotation_oracle_reads_no_cards_of_the_next_rotation(tmp_path: Path,
     got = [(index(c) if c != "??" else 63) >> b & 1 for h in sorted(truth) for c in named[h] for b in range(6)]
     bits = 42 * mutual_information(sent, got, 1)  # per card bit, pooled over the 42 bits of a hand
     print(f"rotation oracle, {box.view} view, {'with' if box.resident else 'without'} the pass, orders "
-          f"{rotations}: {exact} of {hands} hands exact, {right} of {7 * hands} cards right, {bits:.2f} bits per hand (of 42)")
+          f"{rotations}: {exact} of {hands} hands exact, {right} of {7 * hands} cards right, {bits:.2f} bits per "
+          "hand (of 42)")
     bound = tail_bound(7 * hands, 7 / 45)
     if box.resident or box.view is FileView.PRIVATE:
         assert right < bound and exact == 0, (right, bound, exact)
@@ -338,3 +344,84 @@ def test_madvise_cannot_take_a_shared_page_out_of_the_cache(tmp_path: Path) -> N
     outside = json.loads(subprocess.run([python, str(home / "probe.py"), target], capture_output=True, text=True,
                                         timeout=60, check=True).stdout)
     assert outside["cold"] == outside["pageout"] == 0, outside
+
+
+PRIMITIVES = r"""
+import ctypes, errno, json, mmap, os, platform, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+NR = {"x86_64": {"mincore": 27, "readahead": 187, "preadv2": 327, "io_uring_setup": 425, "cachestat": 451},
+      "aarch64": {"mincore": 232, "readahead": 213, "preadv2": 286, "io_uring_setup": 425, "cachestat": 451}}
+nr = NR[platform.machine()]
+def call(name, *args):
+    ctypes.set_errno(0)
+    got = libc.syscall(ctypes.c_long(nr[name]), *args)
+    return 0 if got >= 0 else errno.errorcode[ctypes.get_errno()]
+fd = os.open(sys.argv[1], os.O_RDONLY)
+page = mmap.PAGESIZE
+mapped = mmap.mmap(fd, page, prot=mmap.PROT_READ)
+vec = (ctypes.c_ubyte * 1)()
+anon = mmap.mmap(-1, page)
+anon_addr = ctypes.addressof(ctypes.c_char.from_buffer(anon))
+out = {"mincore": call("mincore", ctypes.c_void_p(anon_addr), ctypes.c_size_t(page), vec),
+       "readahead": call("readahead", fd, ctypes.c_long(0), ctypes.c_size_t(page))}
+iov = (ctypes.c_char * 1)()
+class Iovec(ctypes.Structure):
+    _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+one = Iovec(ctypes.cast(iov, ctypes.c_void_p), 1)
+out["preadv2-nowait"] = call("preadv2", fd, ctypes.byref(one), 1, ctypes.c_long(0), ctypes.c_long(0), 8)
+params = (ctypes.c_ubyte * 120)()
+out["io_uring_setup"] = call("io_uring_setup", 1, params)  # outside: a ring, closed with the process
+class Range(ctypes.Structure):
+    _fields_ = [("off", ctypes.c_uint64), ("len", ctypes.c_uint64)]
+stat = (ctypes.c_uint64 * 5)()
+out["cachestat"] = call("cachestat", fd, ctypes.byref(Range(0, 0)), stat, 0)
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.skipif(syscall_filter.support().problem != "", reason="SECCOMP TEST SKIPPED: "
+                    + syscall_filter.support().problem)
+@pytest.mark.skipif(os.uname().machine not in ("x86_64", "aarch64"), reason="PRIMITIVES TEST SKIPPED: "
+                    "syscall numbers known for x86_64 and aarch64 only")
+def test_every_primitive_that_reports_or_changes_the_page_cache_is_refused(tmp_path: Path) -> None:
+    """In a real sandbox: mincore (which pages are cached), readahead (bring pages in), cachestat and
+    io_uring_setup fail with ENOSYS; preadv2 with RWF_NOWAIT (a read that fails rather than wait for the
+    disk) with EOPNOTSUPP; posix_fadvise DONTNEED does nothing (the page stays cached). Outside the sandbox
+    the kernel takes them (so the test can fail; io_uring only where the kernel allows it)."""
+    home = tmp_path / "bot"
+    home.mkdir()
+    (home / "probe.py").write_text(PRIMITIVES)
+    for path in (tmp_path, home):
+        path.chmod(0o755)
+    (home / "probe.py").chmod(0o644)
+    seat = tmp_path / "seat"
+    seat.mkdir(mode=0o700)
+    target = shared_files(1)[0]
+    python = os.path.realpath(sys.executable)
+    for box in (BEFORE, PRIVATE):  # the filter is the same in either view
+        jail = sb.BotJail(seat_dir=str(seat), cwd=str(home), settings=box, hidden=(),
+                          uid=60997 if os.geteuid() == 0 else None)
+        argv, env = jail.wrap([python, "probe.py", target if box is BEFORE else python],
+                              {"PATH": os.defpath})
+        try:
+            done = subprocess.run(argv, env=env, pass_fds=jail.pass_fds, capture_output=True, text=True,
+                                  timeout=120)
+        finally:
+            jail.close_fds()
+            jail.release()
+        assert done.returncode == 0, done.stderr
+        inside = json.loads(done.stdout)
+        assert inside == {"mincore": "ENOSYS", "readahead": "ENOSYS",
+                          "preadv2-nowait": errno.errorcode[errno.EOPNOTSUPP],  # (ENOTSUP: the same number)
+                          "io_uring_setup": "ENOSYS", "cachestat": "ENOSYS"}, (box.view, inside)
+    fd = os.open(target, os.O_RDONLY)
+    try:
+        assert cached_pages(fd) != 0  # the sandboxed fadvise did nothing: its page is still cached
+    finally:
+        os.close(fd)
+    outside = json.loads(subprocess.run([python, str(home / "probe.py"), target], capture_output=True, text=True,
+                                        timeout=60, check=True).stdout)
+    assert outside["mincore"] == outside["readahead"] == outside["cachestat"] == 0, outside
+    assert outside["preadv2-nowait"] in (0, "EAGAIN"), outside

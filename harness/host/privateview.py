@@ -47,7 +47,6 @@ import shutil
 import stat
 import struct
 import subprocess
-import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -73,6 +72,12 @@ OWN_MAX_FILES = 10_000
 #: Parts of a Python standard library a bot does not need (its test suite alone is 123 MiB).
 STDLIB_SKIPPED = ("test", "idlelib", "tkinter", "turtledemo", "lib2to3", "ensurepip", "site-packages",
                   "dist-packages", "config-*")
+#: Parts of a runtime's tree a program does not run with (a JDK's jmods are 75 MiB of its 260).
+RUNTIME_SKIPPED = ("jmods", "src.zip", "lib/src.zip", "include", "man", "demo", "sample", "legal")
+#: Extension modules of a standard library left out, with the libraries they load: a GUI (Tk, X11, fonts),
+#: a terminal's (curses, readline), NIS and the test modules (7 MiB with their libraries).
+DYNLOAD_SKIPPED = ("_tkinter.*", "_test*", "_ctypes_test.*", "_xxtestfuzz.*", "xxlimited*", "nis.*", "_curses*",
+                   "readline.*")
 #: Files every bot gets besides its programs' closure: shells and the basic commands wrapper scripts run
 #: (coreutils, sed, grep), ``env`` for ``#!`` lines, the C locale (the time zone ``/etc/localtime`` points
 #: to is added too). About 4 MiB.
@@ -567,6 +572,12 @@ class PrivateView:
         for std in _stdlib(prefix):
             self.add_tree(std, skip=STDLIB_SKIPPED)
             for ext in sorted(glob.glob(os.path.join(std, "lib-dynload", "*.so"))):
+                if any(fnmatch.fnmatch(os.path.basename(ext), skip) for skip in DYNLOAD_SKIPPED):
+                    with contextlib.suppress(OSError):
+                        os.unlink(self.copy_of(ext))
+                        self.report.files -= 1
+                        self.report.bytes -= os.path.getsize(ext)
+                    continue
                 for lib in elf_closure(ext):
                     self.add(lib)
         self._anchor(prefix)
@@ -595,9 +606,11 @@ class PrivateView:
             self.add_python_prefix(home)
 
     def add_runtime_tree(self, tree: str) -> None:
-        """A runtime's own install tree (a JDK, Node, Go), whole, with the ELF closure of its programs and
-        libraries."""
-        self.add(tree)
+        """A runtime's own install tree (a JDK, Node, Go), less what only building needs
+        (:data:`RUNTIME_SKIPPED`: a JDK's ``jmods`` and sources, headers, manuals), with the ELF closure of
+        its programs and libraries."""
+        self._anchor(tree)
+        self.add_tree(tree, skip=RUNTIME_SKIPPED)
         for folder, _, names in os.walk(tree):
             for name in names:
                 path = os.path.join(folder, name)

@@ -56,9 +56,11 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import fcntl
+import glob
 import importlib.util
 import os
 import random
+import re
 import shutil
 import stat
 import subprocess
@@ -140,6 +142,8 @@ PATH_INTERPRETERS = ("python3", "python", "node", "java")
 #: trees: compilers and build tools of the usual languages (those under ``/usr`` are there anyway).
 BUILD_TOOLS = ("cc", "gcc", "g++", "make", "cmake", "javac", "jar", "mvn", "gradle", "cargo", "rustc", "go",
                "npm", "npx", "tsc", "dotnet")
+#: The most paths of /usr a bot's command line and wrapper script name that its private view copies.
+NAMED_MAX = 64
 #: Where uid leases are kept (root only).
 LEASE_DIR = "/run/lock/harness-sandbox-uids"
 
@@ -1142,23 +1146,36 @@ class BotJail:
             view.add(os.path.realpath("/etc/localtime"))
         base = os.path.realpath(sys.base_prefix)
         venv = os.path.realpath(sys.prefix)
-        if venv != base:
-            site = next((os.path.join(s, "site-packages") for s in privateview._stdlib(venv)), venv)
-            modules = privateview.wanted_modules(privateview.imported_names(self.cwd, argv), site)
-            view.add_venv(venv, privateview.python_packages(sys.executable, site, modules))
-        else:
-            view.add_python_prefix(base)
-        for path in _sdk_paths():
-            view.add(os.path.realpath(path))
-        words = {os.path.basename(w) for w in argv}
+        text = " ".join(argv)
         with contextlib.suppress(OSError), open(shown[0] if shown else argv[0], "rb") as fh:
-            if fh.read(2) == b"#!":  # a wrapper script: the interpreters it names
+            if fh.read(2) == b"#!":  # a wrapper script: the interpreters and files of /usr it names
                 fh.seek(0)
-                words.update(fh.read(1 << 16).decode(errors="replace").replace("/", " ").split())
+                text += " " + fh.read(1 << 16).decode(errors="replace")
+        words = set(re.split(r"[\s:=,;\"'()]+", text))
+        # The harness's Python and SDK where the bot runs Python (its program, or a word of its command or
+        # script: python, python3, python3.11 ...); a Java, Node or native bot is spared their copies.
+        if any(re.fullmatch(r"python[0-9.]*", os.path.basename(w)) for w in words) or any(
+                _inside(os.path.realpath(p), root) for p in shown for root in (venv, base)):
+            if venv != base:
+                site = next((os.path.join(s, "site-packages") for s in privateview._stdlib(venv)), venv)
+                modules = privateview.wanted_modules(privateview.imported_names(self.cwd, argv), site)
+                view.add_venv(venv, privateview.python_packages(sys.executable, site, modules))
+            else:
+                view.add_python_prefix(base)
+            for path in _sdk_paths():
+                view.add(os.path.realpath(path))
         programs = list(shown)
         for name in PATH_INTERPRETERS:
-            if name in words:
+            if name in words or any(w.endswith("/" + name) for w in words):
                 programs += _program_files(name, "/", path_env)
+        named = sorted(w for w in words if _inside(os.path.normpath(w), "/usr") and os.path.exists(w))
+        for path in named[:NAMED_MAX]:  # a class path's jars, a JNI library directory (what /usr would show)
+            if os.path.isdir(path):
+                view.add_tree(os.path.normpath(path), max_bytes=privateview.OWN_MAX_BYTES // 4, max_files=2000)
+                for lib in glob.glob(os.path.join(path, "*.so*")):
+                    view.add_program(lib)
+            else:
+                view.add_program(path)
         for program in programs:
             real = os.path.realpath(program)
             if os.path.isdir(real):
