@@ -260,11 +260,11 @@ import importlib, json, os, sys
 for name in sys.argv[1:]:
     try:
         importlib.import_module(name)
-        if name == "bots":
-            import pkgutil, bots
-            for info in pkgutil.iter_modules(bots.__path__):
+        if name in ("bots", "harness.rl"):  # every module of the package (harness.rl imports them late)
+            import pkgutil
+            for info in pkgutil.iter_modules(sys.modules[name].__path__):
                 try:
-                    importlib.import_module("bots." + info.name)
+                    importlib.import_module(name + "." + info.name)
                 except Exception:
                     pass
     except Exception:

@@ -10,6 +10,10 @@ bubblewrap (``bwrap``, the sandbox Flatpak uses; Debian package
   sees and signals only its own processes, reaches no network, and its one
   way out is its own referee socket: the seat's directory (holding nothing
   but the socket) bind-mounted alone at ``/run/harness``;
+- by default its own copies of the files it needs, on a tmpfs of its own
+  (:mod:`harness.host.privateview`: no two sandboxes share a cached page, a
+  directory entry or an access time of what they read), bound where the host
+  has them; with ``[sandbox] view = "shared"`` the host's files themselves:
 - a read-only view of what it needs (``/usr`` and the usual links, a few
   files of ``/etc``, the harness's interpreter and venv, the SDK packages
   ``protocol``, ``bots`` and ``harness.engine``, its own directory, the
