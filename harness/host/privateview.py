@@ -79,14 +79,15 @@ RUNTIME_SKIPPED = ("jmods", "src.zip", "lib/src.zip", "include", "man", "demo", 
 DYNLOAD_SKIPPED = ("_tkinter.*", "_test*", "_ctypes_test.*", "_xxtestfuzz.*", "xxlimited*", "nis.*", "_curses*",
                    "readline.*")
 #: Files every bot gets besides its programs' closure: shells and the basic commands wrapper scripts run
-#: (coreutils, sed, grep), ``env`` for ``#!`` lines, the C locale (the time zone ``/etc/localtime`` points
+#: (coreutils, sed, grep, awk, find), ``env`` for ``#!`` lines, the C locale (the time zone ``/etc/localtime`` points
 #: to is added too). About 4 MiB.
 FIXED_FILES = (
     "/bin/sh", "/bin/bash", "/usr/bin/env", "/usr/lib/locale/C.utf8", "/usr/lib/locale/C.UTF-8",
     *(f"/usr/bin/{name}" for name in (
         "true", "false", "cat", "echo", "ls", "sleep", "head", "tail", "dirname", "basename", "readlink",
         "realpath", "uname", "id", "mkdir", "rm", "cp", "mv", "ln", "printf", "test", "[", "expr", "tr", "wc",
-        "cut", "sort", "uniq", "date", "touch", "chmod", "nproc", "timeout", "tee", "seq", "sed", "grep")),
+        "cut", "sort", "uniq", "date", "touch", "chmod", "nproc", "timeout", "tee", "seq", "sed", "grep", "whoami",
+        "pwd", "stat", "du", "which", "xargs", "find", "awk", "getent", "hostname")),
 )
 #: Modules of the harness's SDK that every Python bot may import (what the default bots and the starters
 #: import, and what the SDK imports late: pyzmq where installed, traceback); :func:`python_packages` imports
