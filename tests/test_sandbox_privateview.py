@@ -8,6 +8,7 @@ shows (hidden paths empty, nothing outside /usr that the bot's script names).
 
 from __future__ import annotations
 
+import errno
 import os
 import subprocess
 import sys
@@ -121,3 +122,21 @@ def test_the_copies_show_what_the_shared_view_shows(tmp_path: Path) -> None:
     argv, _ = shared.wrap(["./run.sh"], {"PATH": os.defpath})
     shared.close_fds()
     assert shared.private is None and "/usr" in argv[argv.index("--ro-bind") + 1:][:2]
+
+
+def test_a_full_view_is_a_clear_sandbox_error_and_leaves_nothing(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the view's file system is full (/dev/shm of a small machine), the bot's start fails with a
+    one-line reason naming the way out, and the partial copies are removed (the referee charges the bot a
+    failed start and plays on)."""
+    def full(*_: object) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(privateview, "_copy", full)
+    jail, _ = jail_for(tmp_path, "bot")
+    with pytest.raises(sb.SandboxError, match=r"no room for the bot's private view.*view = \"shared\""):
+        jail.wrap([sys.executable, "-c", "pass"], {"PATH": os.defpath})
+    root = jail.private.root if jail.private is not None else None
+    jail.close_fds()
+    jail.release()
+    assert root is None or not os.path.exists(root)

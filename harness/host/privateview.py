@@ -37,6 +37,7 @@ time to copy them before each bot starts.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fnmatch
 import glob
 import json
@@ -407,6 +408,9 @@ class ViewReport:
 class PrivateView:
     """One bot's private copies of the files it may read, under :attr:`root` (the host's layout below it).
 
+    The ``add`` methods raise :class:`OSError` (``ENOSPC``, ``ENOMEM``) only when the view's file system is
+    full; a file that cannot be read is left out (the bot could not read it either).
+
     Args:
         others_only: the bot runs as a uid of its own (root): files not readable by others are not copied
             (it could not read them in the shared view either).
@@ -465,10 +469,12 @@ class PrivateView:
         dest = self.copy_of(path)
         try:
             _copy(path, dest, 0o444 | (st.st_mode & 0o111), st.st_size)
-        except OSError:
+        except OSError as exc:
             with contextlib.suppress(OSError):
                 os.unlink(dest)
-            return
+            if exc.errno in (errno.ENOSPC, errno.ENOMEM, errno.EDQUOT):  # the view's file system is full
+                raise
+            return  # a file the bot could not read either
         self.report.files += 1
         self.report.bytes += st.st_size
 

@@ -926,7 +926,10 @@ class BotJail:
         """bwrap arguments that show host ``path`` read-only at its place: its private copy where the bot has
         a private view (:attr:`private`), else the host's."""
         if self.private is not None:
-            self.private.add(path)
+            try:
+                self.private.add(path)
+            except OSError as exc:
+                raise SandboxError(f"no room for the bot's private view of its files ({exc.strerror})") from None
             if not os.path.lexists(self.private.copy_of(path)):
                 return []
             return ["--ro-bind", self.private.copy_of(path), path]
@@ -1134,13 +1137,23 @@ class BotJail:
         :data:`harness.host.privateview.OWN_MAX_BYTES`; bound: ``[sandbox] paths`` and a larger directory.
 
         Raises:
-            SandboxError: the view's directory cannot be made.
+            SandboxError: the view's directory cannot be made, or its file system is full.
         """
         try:
             view = privateview.PrivateView(others_only=self.uid is not None, hidden=self.hidden)
         except OSError as exc:
             raise SandboxError(f"cannot make the bot's private view of its files: {exc.strerror}") from None
         self.private = view
+        try:
+            return self._fill_private_view(view, argv, shown, path_env)
+        except OSError as exc:
+            raise SandboxError(
+                f"no room for the bot's private view of its files in {os.path.dirname(view.root)} ({exc.strerror}): "
+                "free memory there, or set [sandbox] view = \"shared\"") from None
+
+    def _fill_private_view(self, view: privateview.PrivateView, argv: Sequence[str], shown: Sequence[str],
+                           path_env: str) -> tuple[list[str], list[str]]:
+        """:meth:`_private_views`' copies and binds (raises OSError when the view's file system is full)."""
         os.makedirs(view.copy_of("/usr"), 0o755, exist_ok=True)
         sup = support()
         for path in (*privateview.FIXED_FILES, sup.setpriv, sup.prlimit):  # what runs in the sandbox before the bot
