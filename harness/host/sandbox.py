@@ -112,11 +112,11 @@ BOT_USER = "bot"
 #: (the process's own files, CPU model, kernel version, file systems, uptime). Every other one is masked,
 #: as container runtimes mask /proc (Docker's default masked and read-only paths: keys, kcore, kmsg,
 #: timer_list, sched_debug, sysrq-trigger, acpi, scsi, bus, fs, irq ...), and so is any the kernel adds.
-PROC_SHOWN = frozenset({"self", "thread-self", "mounts", "net", "cpuinfo", "version", "filesystems", "uptime"})
+PROC_SHOWN = frozenset({"self", "thread-self", "mounts", "net", "version", "filesystems", "uptime"})
 #: Entries of /proc replaced by a file generated per bot: runtimes read the machine's size there (glibc
 #: counts CPUs in /proc/stat when there is no /sys; Node and the JVM read /proc/meminfo), but the kernel's
 #: are counters every sandbox shares (free memory, forks, tasks running), so channels between bots.
-PROC_GENERATED = ("meminfo", "stat", "loadavg", "cgroups")
+PROC_GENERATED = ("meminfo", "stat", "loadavg", "cgroups", "cpuinfo")
 #: Files of /proc/sys shown read-only: fixed settings that libraries and runtimes read. The rest of
 #: /proc/sys is masked: it holds counters shared by every sandbox (kernel/pty/nr, fs/file-nr, fs/aio-nr,
 #: fs/dentry-state, kernel/random/entropy_avail ...) and the host's settings.
@@ -294,7 +294,8 @@ def proc_files(memory_mb: int | None) -> dict[str, str]:
 
     ``meminfo`` shows ``memory_mb`` (MiB; None: the host's total) as total, free and available, no
     swap; ``stat`` the host's online CPUs with zero times, its boot time, no forks; ``loadavg`` an
-    idle machine. The same layout as the kernel's (proc(5)), so parsers that read them work.
+    idle machine; ``cpuinfo`` the host's as this process first read it (:func:`_cpuinfo_file`). The same
+    layout as the kernel's (proc(5)), so parsers that read them work.
     """
     kb = machine_memory_kb(memory_mb)
     huge = _host_field("/proc/meminfo", "Hugepagesize:", 2048)
@@ -306,7 +307,18 @@ def proc_files(memory_mb: int | None) -> dict[str, str]:
     stat = "".join(f"{name:<4}{zeros}\n" for name in ("cpu", *_host_cpus()))
     stat += (f"intr 0\nctxt 0\nbtime {_host_field('/proc/stat', 'btime', 0)}\nprocesses 0\nprocs_running 1\n"
              f"procs_blocked 0\nsoftirq{zeros} 0\n")
-    return {"meminfo": meminfo, "stat": stat, "loadavg": "0.00 0.00 0.00 1/1 1\n", "cgroups": _cgroups_file()}
+    return {"meminfo": meminfo, "stat": stat, "loadavg": "0.00 0.00 0.00 1/1 1\n", "cgroups": _cgroups_file(),
+            "cpuinfo": _cpuinfo_file()}
+
+
+@lru_cache(maxsize=1)
+def _cpuinfo_file() -> str:
+    """``/proc/cpuinfo`` as a bot sees it: the host's, read once, so its ``cpu MHz`` lines are fixed. The
+    kernel's show each CPU's clock as it is now, which one bot's load moves for every bot (a channel where
+    the frequency scales; this project's virtual machine shows a constant)."""
+    with contextlib.suppress(OSError), open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+        return fh.read()
+    return ""
 
 
 @lru_cache(maxsize=1)
