@@ -29,9 +29,13 @@ What is still shared: ``[sandbox] paths`` (the organiser's choice) and a bot's
 own directory over :data:`OWN_MAX_BYTES` (seen only by that bot's copies in
 other matches), bound as before; builds (:mod:`harness.host.build`), which need
 the compilers of ``/usr``. Cost (measured on the project's machine,
-docs/security.md): the memory of the copies (about 40 MiB for a Python bot,
-more with NumPy or a JDK), charged to the referee's control group, and the
-time to copy them before each bot starts.
+docs/security.md): the memory of the copies (85 MiB for a Python bot, 0.1-0.2
+GiB with NumPy, a JDK or Node), charged to the referee's control group, and
+the time to copy them before each bot starts (0.4-1.1 s on a busy 2-core
+machine). What a bot loses: files of ``/usr`` that neither its programs'
+ELF headers nor its command and wrapper script name (a library it opens with
+``dlopen`` by a name of its own making); ``[sandbox] paths`` or ``view =
+"shared"`` bring them back.
 """
 
 from __future__ import annotations
@@ -90,6 +94,10 @@ FIXED_FILES = (
         "cut", "sort", "uniq", "date", "touch", "chmod", "nproc", "timeout", "tee", "seq", "sed", "grep", "whoami",
         "pwd", "stat", "du", "which", "xargs", "find", "awk", "getent", "hostname")),
 )
+#: The locales a program of the organiser's ``LANG`` loads, copied where it is at most
+#: :data:`LOCALE_ARCHIVE_MAX` bytes (a few locales generated; without it a shell warns and uses C).
+LOCALE_ARCHIVE = "/usr/lib/locale/locale-archive"
+LOCALE_ARCHIVE_MAX = 16 << 20
 #: Modules of the harness's SDK that every Python bot may import (what the default bots and the starters
 #: import, and what the SDK imports late: pyzmq where installed, traceback); :func:`python_packages` imports
 #: them to see what they load. Others (``harness.rl``, NumPy) are added where a bot's own files import them

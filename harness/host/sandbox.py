@@ -1171,6 +1171,9 @@ class BotJail:
         for path in (*privateview.FIXED_FILES, sup.setpriv, sup.prlimit):  # what runs in the sandbox before the bot
             if path:
                 view.add_program(path)
+        with contextlib.suppress(OSError):  # the organiser's locales, unless a large archive (locales-all)
+            if os.path.getsize(privateview.LOCALE_ARCHIVE) <= privateview.LOCALE_ARCHIVE_MAX:
+                view.add(privateview.LOCALE_ARCHIVE)
         with contextlib.suppress(OSError):
             view.add(os.path.realpath("/etc/localtime"))
         base = os.path.realpath(sys.base_prefix)
