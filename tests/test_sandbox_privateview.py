@@ -97,7 +97,13 @@ def test_a_view_left_by_a_killed_referee_is_removed_by_the_next(tmp_path: Path) 
 def test_the_copies_show_what_the_shared_view_shows(tmp_path: Path) -> None:
     """Hidden paths inside the bot's directory are empty, as the shared view masks them; a file outside /usr
     that the bot's script names (a secret of the organiser's) is not copied; a file of /usr it names (a jar,
-    a library) is. The shared view (view = "shared") copies nothing."""
+    a library) is; as root, a folder closed to others is not copied (the bot's uid could not enter it). The
+    shared view (view = "shared") copies nothing."""
+    if UID is not None:  # as root: a folder of the bot's closed to others is closed to its uid, copied or not
+        closed = tmp_path / "bot" / "closed"
+        closed.mkdir(parents=True)
+        (closed / "inside.txt").write_text("readable file in a closed folder")
+        closed.chmod(0o700)
     secret = tmp_path / "organiser-secret.txt"
     secret.write_text("not for bots")
     jail, home = jail_for(tmp_path, "bot")
@@ -114,6 +120,7 @@ def test_the_copies_show_what_the_shared_view_shows(tmp_path: Path) -> None:
         copy = Path(jail.private.copy_of(str(home)))
         assert (copy / "run.sh").is_file() and (copy / "out").is_dir() and not any((copy / "out").iterdir())
         assert not Path(jail.private.copy_of(str(secret))).exists()
+        assert UID is None or not (copy / "closed").exists()
         assert Path(jail.private.copy_of(os.path.realpath(named))).exists()
     finally:
         jail.release()

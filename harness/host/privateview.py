@@ -376,6 +376,14 @@ def _stdlib(prefix: str) -> list[str]:
 # ---------------------------------------------------------------------- the view
 
 
+def _open_dir(path: str) -> bool:
+    """A directory others may list and enter (a bot running as a uid of its own could in the shared view)."""
+    try:
+        return os.stat(path, follow_symlinks=False).st_mode & 0o005 == 0o005
+    except OSError:
+        return False
+
+
 def _copy(src: str, dest: str, mode: int, size: int) -> None:
     """Copy a regular file's bytes into a new file of ``mode`` (in the kernel: sendfile, no chmod after).
 
@@ -574,6 +582,8 @@ class PrivateView:
                     dirs.remove(d)
                     with contextlib.suppress(OSError):
                         self._copy_link(path, os.readlink(path))
+                elif self.others_only and not _open_dir(path):  # closed to the bot's uid: left out, as it was
+                    dirs.remove(d)
                 else:
                     self._mkdirs(path)
             for name in names:
