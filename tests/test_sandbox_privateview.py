@@ -147,3 +147,23 @@ def test_a_full_view_is_a_clear_sandbox_error_and_leaves_nothing(tmp_path: Path,
     jail.close_fds()
     jail.release()
     assert root is None or not os.path.exists(root)
+
+
+def test_a_native_bot_gets_the_libraries_it_links(tmp_path: Path) -> None:
+    """A program of the bot's own folder (a C or Rust starter linked to the system's libzmq) finds every
+    library its ELF headers name in the copies; here a system program that links libraries no default copy
+    holds (bubblewrap's libcap, libselinux), copied into the folder as the bot's program."""
+    program = os.path.realpath(SUPPORT.bwrap or "")
+    jail, home = jail_for(tmp_path, "native")
+    (home / "bot").write_bytes(Path(program).read_bytes())
+    (home / "bot").chmod(0o755)
+    needed = list(privateview.elf_closure(str(home / "bot")))
+    assert needed, "the program links libraries"
+    try:
+        jail.wrap(["./bot"], {"PATH": os.defpath})
+        jail.close_fds()
+        assert jail.private is not None
+        missing = [lib for lib in needed if not os.path.exists(jail.private.copy_of(os.path.realpath(lib)))]
+        assert missing == []
+    finally:
+        jail.release()

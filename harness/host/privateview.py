@@ -610,6 +610,26 @@ class PrivateView:
         for lib in elf_closure(os.path.realpath(path)):
             self.add(lib)
 
+    def add_libraries_of(self, folder: str, max_files: int) -> None:
+        """The libraries the ELF programs and libraries of ``folder`` (a bot's own: executable files and
+        ``*.so*``, the first ``max_files``) load, not those files themselves (:func:`elf_closure`)."""
+        seen = 0
+        for base, dirs, names in os.walk(folder):
+            dirs.sort()
+            for name in sorted(names):
+                seen += 1
+                if seen > max_files:
+                    return
+                path = os.path.join(base, name)
+                try:
+                    st = os.lstat(path)
+                except OSError:
+                    continue
+                if stat.S_ISREG(st.st_mode) and (st.st_mode & 0o111 or ".so" in name):
+                    for lib in elf_closure(path):
+                        if not _inside(lib, folder):
+                            self.add(lib)
+
     def add_python_prefix(self, prefix: str) -> None:
         """A Python installation (``sys.base_prefix``): its ``bin`` programs of Python, its ``lib`` shared
         libraries and its standard library less :data:`STDLIB_SKIPPED`, with the programs' ELF closure."""

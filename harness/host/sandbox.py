@@ -1219,6 +1219,7 @@ class BotJail:
             elif not _inside(real, self.cwd):
                 view.add_program(program)
         shared = [os.path.realpath(p) for p in self.settings.paths if os.path.exists(p)]
+        view.add_libraries_of(self.cwd, privateview.OWN_MAX_FILES)  # a native bot's libzmq, its JNI library's
         if view.add_tree(self.cwd, max_bytes=privateview.OWN_MAX_BYTES, max_files=privateview.OWN_MAX_FILES):
             view.anchors = [a for a in view.anchors if not _inside(a, self.cwd)] + [self.cwd]
         else:
