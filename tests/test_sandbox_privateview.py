@@ -167,3 +167,26 @@ def test_a_native_bot_gets_the_libraries_it_links(tmp_path: Path) -> None:
         assert missing == []
     finally:
         jail.release()
+
+
+def test_sandbox_paths_are_shown_as_they_are_over_the_copies(tmp_path: Path) -> None:
+    """``[sandbox] paths`` are the organiser's choice: shown from the host, also under /usr (over the copies
+    of /usr, a mount point made in them) and inside the bot's own copied folder."""
+    extra = next(p for p in ("/usr/share/common-licenses", "/usr/share/zoneinfo", "/usr/include")
+                 if os.path.isdir(p))
+    jail, home = jail_for(tmp_path, "paths")
+    (home / "models").mkdir()
+    (home / "models" / "weights.bin").write_text("w")
+    (home / "models" / "weights.bin").chmod(0o644)
+    jail.settings = SandboxSettings(paths=(extra, str(home / "models")))
+    probe = f"import os; print(len(os.listdir({extra!r})), os.listdir({str(home / 'models')!r}))"
+    try:
+        argv, env = jail.wrap([sys.executable, "-c", probe], {"PATH": os.defpath})
+        for path in (extra, str(home / "models")):
+            assert argv[argv.index(path) - 1:argv.index(path) + 2] == ["--ro-bind", path, path], path
+        done = subprocess.run(argv, env=env, pass_fds=jail.pass_fds, capture_output=True, text=True, timeout=120)
+    finally:
+        jail.close_fds()
+        jail.release()
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split(None, 1) == [str(len(os.listdir(extra))), "['weights.bin']\n"]

@@ -757,6 +757,16 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
+def _mount_point(path: str, folder: bool) -> None:
+    """Make an empty directory or file at ``path`` (in a private view's copies) for a bind over it."""
+    with contextlib.suppress(OSError):
+        if folder:
+            os.makedirs(path, 0o755, exist_ok=True)
+        elif not os.path.lexists(path):
+            os.makedirs(os.path.dirname(path), 0o755, exist_ok=True)
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o444))
+
+
 def _unseen_files(args: Sequence[str], cwd: str, views: Sequence[str], hidden: Sequence[str]) -> list[str]:
     """Existing files named in ``args`` (a script, a model file) that the bot's view does not show.
 
@@ -1093,7 +1103,7 @@ class BotJail:
         if self.residency is not None:  # every page it may read cached before it starts (harness.host.residency)
             self.residency.settle(shared if self.private is not None else ["/usr", "/etc", *views], self.hidden)
         copies = set(views) - set(shared) if self.private is not None else set()
-        bound: list[str] = []
+        bound: list[str] = ["/usr"] if self.private is not None else []  # (bound by _usr_args, from the copies)
         for view in views:
             # Parents made world-traversable: bwrap makes them 0700 as root, and the bot is not root. (Those
             # inside a view bound already exist there, read-only: a private view binds its copies inside a
@@ -1227,6 +1237,12 @@ class BotJail:
         view.report.shared = tuple(shared)
         views: list[str] = []
         for v in sorted({*view.anchors, *shared}, key=lambda p: (p.count("/"), p)):
+            if v in shared:  # shown as it is, over the copies: its mount point made in them (read-only inside)
+                if v != "/" and not _inside(v, "/etc"):
+                    if _inside(v, "/usr") or any(_inside(v, o) for o in views if o not in shared):
+                        _mount_point(view.copy_of(v), os.path.isdir(v))
+                    views.append(v)
+                continue
             # (/usr is bound whole, /etc made by _etc_args: both from the same copies)
             if v == "/" or _inside(v, "/usr") or _inside(v, "/etc") or any(
                     _inside(v, o) for o in views if o not in shared):
