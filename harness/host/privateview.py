@@ -58,6 +58,7 @@ from functools import lru_cache
 
 __all__ = [
     "OWN_MAX_BYTES",
+    "USR_LINKS",
     "PrivateView",
     "ViewReport",
     "elf_closure",
@@ -66,6 +67,8 @@ __all__ = [
     "view_parent",
 ]
 
+#: Top-level links or directories of a merged-/usr system (:mod:`harness.host.sandbox` makes the links).
+USR_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 #: Name prefix of a view's directory: ``harness-view-<referee pid>-<random>``.
 VIEW_PREFIX = "harness-view-"
 #: Where views go: a tmpfs (pages kept in memory, charged to the referee), else the temporary directory.
@@ -522,7 +525,7 @@ class PrivateView:
                     target = os.readlink(nxt)
                 except OSError:
                     return
-                if not (i == 0 and name in _TOP_LINKS):  # /lib, /bin ...: bwrap makes them (sandbox._usr_args)
+                if not (i == 0 and name in USR_LINKS):  # /lib, /bin ...: bwrap makes them (sandbox._usr_args)
                     self._copy_link(nxt, target)
                     if not _inside(nxt, "/usr"):
                         self._anchor(nxt)
@@ -683,8 +686,3 @@ class PrivateView:
                 if (os.path.basename(folder) == "bin" or ".so" in name) and not os.path.islink(path):
                     for lib in elf_closure(path):
                         self.add(lib)
-
-
-#: Top-level links of a merged-/usr system (as :data:`harness.host.sandbox.USR_LINKS`), made by bwrap.
-_TOP_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
-

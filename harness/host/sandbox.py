@@ -136,7 +136,7 @@ ETC_COPY_MAX = 1 << 20
 #: ca-certificates); a larger one (ssl, alternatives) is bound: a bind costs less than that many files.
 ETC_TREE_MAX = 8
 #: Top-level links or directories of a merged-/usr system.
-USR_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+USR_LINKS = privateview.USR_LINKS
 #: Interpreters a bot's own scripts may run by name (``exec python impl.py`` in a ``run.sh``): where the
 #: bot's PATH finds them, they are shown read-only at the same place, with their install trees
 #: (:meth:`BotJail._program_view`); ``python``/``python3`` are the harness's (first on the bot's PATH,
