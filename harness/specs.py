@@ -190,6 +190,13 @@ class SandboxMode(StrEnum):
     OFF = "off"  # bots run as the harness's user, with rlimits only
 
 
+class FileView(StrEnum):
+    """``[sandbox] view``: what a bot's sandbox shows of the host's files (docs/security.md)."""
+
+    PRIVATE = "private"  # its own copies of the files it needs, on a tmpfs of its own (harness.host.privateview)
+    SHARED = "shared"  # the host's /usr, venv and SDK bound read-only: their caches are shared between bots
+
+
 class CpuPolicy(StrEnum):
     """``[sandbox] cpu``: how a bot's background work is kept off another bot's decision (PROTOCOL.md 7)."""
 
@@ -218,6 +225,10 @@ class SandboxSettings:
             pages are cached; costs the memory of those files and a walk of them per match
             (1-3 s where pages stay cached, 20-60 s where the kernel keeps paging them out), so
             off unless asked for (``[sandbox] resident = true``).
+        view: ``private`` (default): each bot sees its own copies of the files it needs, so no two
+            sandboxes share a cached page, a directory entry or an access time of what they can read
+            (:mod:`harness.host.privateview`); ``shared``: the host's files bound read-only, as before
+            (cheaper; bots at one table can pass bits through the kernel's caches of them).
     """
 
     mode: SandboxMode = SandboxMode.AUTO
@@ -227,6 +238,7 @@ class SandboxSettings:
     paths: tuple[str, ...] = ()
     hidden: tuple[str, ...] = ()
     resident: bool = False
+    view: FileView = FileView.PRIVATE
 
 
 @dataclass(frozen=True, slots=True)

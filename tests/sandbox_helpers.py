@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import random
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -136,6 +137,40 @@ def mutual_information(sent: list[int], got: list[int], bits: int) -> float:
             pb = sum(c for (_, y), c in pairs.items() if y == b) / n
             total += count / n * math.log2(count / n / (pa * pb))
     return total
+
+
+def exact_interval(right: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    """The Clopper-Pearson interval of a rate from ``right`` successes in ``n`` trials (bisection on the
+    binomial tails), as docs/security.md quotes hands or cards right."""
+    def tail(p: float, k: int) -> float:  # P(Binomial(n, p) >= k)
+        return sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k, n + 1))
+
+    def solve(f: object, target: float) -> float:
+        lo, hi = 0.0, 1.0
+        for _ in range(60):
+            mid = (lo + hi) / 2
+            if f(mid) < target:  # type: ignore[operator]
+                lo = mid
+            else:
+                hi = mid
+        return (lo + hi) / 2
+
+    alpha = (1 - level) / 2
+    low = 0.0 if right == 0 else solve(lambda p: tail(p, right), alpha)
+    high = 1.0 if right == n else solve(lambda p: tail(p, right + 1), 1 - alpha)
+    return low, high
+
+
+def bits_interval(sent: list[int], got: list[int], bits: int, rounds: int = 400) -> tuple[float, float]:
+    """A 95% percentile-bootstrap interval (resampling hands; a fixed seed) of :func:`mutual_information`."""
+    rng = random.Random(7)
+    n = len(sent)
+    draws = []
+    for _ in range(rounds):
+        pick = [rng.randrange(n) for _ in range(n)]
+        draws.append(mutual_information([sent[i] for i in pick], [got[i] for i in pick], bits))
+    draws.sort()
+    return draws[int(0.025 * rounds)], draws[int(0.975 * rounds) - 1]
 
 
 def counter_colluders(arena: Path, channel: str, box: SandboxSettings, hands: int) -> tuple[float, dict, dict]:

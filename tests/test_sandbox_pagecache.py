@@ -9,13 +9,17 @@ pages (the state a rarely read file is in). Without the page-cache pass
 (``resident = false``) the channel carries the cards; with it every page is
 cached before the bots start and the reader's cards are right no more often
 than guessing: the bounds are binomial tails at 1e-6 (the chance that a bot
-with no channel passes them by luck). Each test prints its bits per hand
-(docs/security.md quotes them).
+with no channel passes them by luck). All of that is in the shared view
+(``[sandbox] view = "shared"``); with the default private view
+(harness.host.privateview) each bot reads its own copies, so the same bots
+(on the largest files they see) learn nothing, pass or no pass. Each test
+prints its bits per hand (docs/security.md quotes them).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import math
 import os
@@ -33,14 +37,16 @@ from harness.host import sandbox as sb
 from harness.host import syscall_filter
 from harness.host.residency import cached_pages, proactive_reclaim
 from harness.match.referee import play_match
-from harness.specs import BotSpec, MatchResult, MatchSpec, SandboxMode, SandboxSettings
+from harness.specs import BotSpec, FileView, MatchResult, MatchSpec, SandboxMode, SandboxSettings
 from tests.sandbox_helpers import (
     LIMITS,
     RANKS,
     SUITS,
     SUPPORT,
     attacks,
+    bits_interval,
     entry,
+    exact_interval,
     mutual_information,
 )
 
@@ -53,9 +59,12 @@ pytestmark = [
 
 ROOT = Path(__file__).resolve().parents[1]
 MODE = SandboxMode.REQUIRED if SUPPORT.cgroups.available else SandboxMode.AUTO
-#: The sandbox as the attack found it (no page-cache pass), and with the pass.
-BEFORE = SandboxSettings(mode=MODE, scratch_mb=8, resident=False)
+#: The sandbox as the attack found it (the shared view, no page-cache pass), with the pass, and as it is by
+#: default: a private view (harness.host.privateview), where the bots read their own copies.
+BEFORE = SandboxSettings(mode=MODE, scratch_mb=8, resident=False, view=FileView.SHARED)
 AFTER = dataclasses.replace(BEFORE, resident=True)
+PRIVATE = SandboxSettings(mode=MODE, scratch_mb=8)
+PRIVATE_STRIDE = 16  # pages (a tmpfs reads no neighbour ahead); the copies hold a few tens of MiB
 STRIDE = 512  # pagecache.py's
 PAGE = os.sysconf("SC_PAGE_SIZE")
 FALSE_ALARM = 1e-6
@@ -122,9 +131,20 @@ def index(card: str) -> int:
     return RANKS.index(card[0]) * 4 + SUITS.index(card[1])
 
 
-def page_env(role: str, files: list[str], base: int, hands: int) -> dict[str, str]:
+def page_env(role: str, files: list[str], base: int, hands: int, stride: int = STRIDE) -> dict[str, str]:
     return {"PAGECACHE_ROLE": role, "PAGECACHE_FILES": ":".join(files), "PAGECACHE_BASE": str(base),
-            "PAGECACHE_HANDS": str(hands), "HOSTILE_CALLS": "1"}
+            "PAGECACHE_HANDS": str(hands), "HOSTILE_CALLS": "1", "PAGECACHE_STRIDE": str(stride)}
+
+
+def attack_files(box: SandboxSettings, pages: int) -> tuple[list[str], int]:
+    """The files the bots write pages of, and the stride: in the shared view large files of /usr that
+    nobody maps, taken out of the cache first (:func:`shared_files`); in a private view those a bot cannot
+    see, so the largest it can (``auto``, the same list for every bot of one runtime)."""
+    if box.view is FileView.PRIVATE:
+        return ["auto"], PRIVATE_STRIDE
+    files = shared_files(pages)
+    evict(files)
+    return files, STRIDE
 
 
 def play(bots: list[BotSpec], out: Path, box: SandboxSettings, hands: int, seed: int,
@@ -139,15 +159,15 @@ def play(bots: list[BotSpec], out: Path, box: SandboxSettings, hands: int, seed:
 
 def colluders(tmp_path: Path, box: SandboxSettings, hands: int, channel: str = "pages") -> tuple[int, float]:
     """One match of a sender and a receiver: (hands whose symbol the receiver read exactly, bits per hand)."""
+    stride = STRIDE
     if channel == "pages":
-        files = shared_files((hands + 1) * 6 * STRIDE)
+        files, stride = attack_files(box, (hands + 1) * 6 * STRIDE)
         base = random.randrange(0, 64)  # fresh pages every run
-        evict(files)
     else:  # fresh names every run
         files, base = [], random.getrandbits(40)
     env = {"PAGECACHE_CHANNEL": channel}
-    bots = [entry(tmp_path, "send", "pagecache.py", env={**env, **page_env("send", files, base, hands)}),
-            entry(tmp_path, "recv", "pagecache.py", env={**env, **page_env("recv", files, base, hands)})]
+    bots = [entry(tmp_path, "send", "pagecache.py", env={**env, **page_env("send", files, base, hands, stride)}),
+            entry(tmp_path, "recv", "pagecache.py", env={**env, **page_env("recv", files, base, hands, stride)})]
     out = tmp_path / "out"
     play(bots, out, box, hands, seed=random.getrandbits(64) | 1 << 70)
     history = find_history(out)
@@ -162,8 +182,10 @@ def colluders(tmp_path: Path, box: SandboxSettings, hands: int, channel: str = "
     order = sorted(sent)
     bits = mutual_information([sent[h] for h in order], [got[h] for h in order], 6)
     right = sum(sent[h] == got[h] for h in order)
-    print(f"{channel} colluders, {'with' if box.resident else 'without'} the pass: {right} of {hands} hands "
-          f"exact, {bits:.2f} bits per hand (of 6)")
+    low, high = exact_interval(right, hands)
+    blow, bhigh = bits_interval([sent[h] for h in order], [got[h] for h in order], 6)
+    print(f"{channel} colluders, {box.view} view, {'with' if box.resident else 'without'} the pass: {right} of "
+          f"{hands} hands exact ({low:.2f}-{high:.2f}), {bits:.2f} bits per hand of 6 ({blow:.2f}-{bhigh:.2f})")
     return right, bits
 
 
@@ -185,20 +207,33 @@ def test_colluders_pass_no_cards_through_the_page_cache(tmp_path: Path, box: San
                     "this run (this machine's other load evicted or read the pages)")
 
 
-def test_the_directory_entry_cache_still_carries_bits_between_colluders(tmp_path: Path) -> None:
-    """Open, as docs/security.md says: a name that does not exist, looked up by the sender, is found faster by
-    the receiver (a negative directory entry), whatever the page-cache pass does. If this stops carrying
-    more than guessing, the docs must say what closed it."""
+def test_the_directory_entry_cache_still_carries_bits_in_the_shared_view(tmp_path: Path) -> None:
+    """Open in the shared view, as docs/security.md says: a name that does not exist, looked up by the
+    sender, is found faster by the receiver (a negative directory entry), whatever the page-cache pass does.
+    If this stops carrying more than guessing, the docs must say what closed it."""
     hands = 20
     right, bits = colluders(tmp_path, AFTER, hands, channel="dentry")
     if right < tail_bound(hands, 1 / 64):
         pytest.skip(f"DENTRY CHANNEL INCONCLUSIVE: {right} of {hands} hands exact, {bits:.2f} bits this run")
 
 
+@pytest.mark.parametrize("channel", ["pages", "dentry"])
+def test_colluders_pass_no_cards_through_a_private_view(tmp_path: Path, channel: str) -> None:
+    """With the default private view each bot reads its own copies on a tmpfs of its own: the sender's reads
+    and lookups change nothing the receiver can time, whatever the kernel evicts (no pass needed). The
+    sender writes the largest pages it sees, 6 bits a hand (the shared view carried 5.2-5.8 bits without the
+    pass, 3.4 with it), or names that do not exist in the directory of its libraries (3.7 bits). Bound: the
+    symbol is uniform on 64 values, so a receiver without a channel reaches it with chance at most 1e-6."""
+    hands = 20
+    right, bits = colluders(tmp_path, PRIVATE, hands, channel=channel)
+    assert right < tail_bound(hands, 1 / 64), (right, bits)
+
+
 @pytest.mark.parametrize(("box", "rotations"), [
     pytest.param(BEFORE, (None, None), id="no-pass-same-order"),
     pytest.param(AFTER, (None, None), id="resident-same-order"),
     pytest.param(AFTER, (0, 1), id="resident-secret-orders"),
+    pytest.param(PRIVATE, (None, None), id="private-same-order"),
 ])
 def test_the_rotation_oracle_reads_no_cards_of_the_next_rotation(tmp_path: Path, box: SandboxSettings,
                                                                  rotations: tuple[int | None, int | None]) -> None:
@@ -210,14 +245,13 @@ def test_the_rotation_oracle_reads_no_cards_of_the_next_rotation(tmp_path: Path,
     reader does not hold). (The order alone is tested in test_deal_order.py: two orders agree at about one
     hand per button seat of a match, by chance, which this few hands could not tell from a channel.)"""
     hands = 8
-    files = shared_files((hands + 1) * 42 * STRIDE)
+    files, stride = attack_files(box, (hands + 1) * 42 * STRIDE)
     base = random.randrange(0, 64)
-    evict(files)
     seed = random.getrandbits(64) | 1 << 70
     solid = BotSpec(name="solid", command=("python", "-m", "bots.solid"), cwd=str(ROOT))
-    recorder = entry(tmp_path, "oracle", "pagecache.py", env=page_env("record", files, base, hands))
+    recorder = entry(tmp_path, "oracle", "pagecache.py", env=page_env("record", files, base, hands, stride))
     play([recorder, solid], tmp_path / "r0", box, hands, seed, rotations[0])
-    reader = dataclasses.replace(recorder, env=page_env("read", files, base, hands))
+    reader = dataclasses.replace(recorder, env=page_env("read", files, base, hands, stride))
     play([solid, reader], tmp_path / "r1", box, hands, seed, rotations[1])
     history = find_history(tmp_path / "r1")
     assert history is not None
@@ -233,10 +267,11 @@ def test_the_rotation_oracle_reads_no_cards_of_the_next_rotation(tmp_path: Path,
     sent = [index(c) >> b & 1 for h in sorted(truth) for c in truth[h] for b in range(6)]
     got = [(index(c) if c != "??" else 63) >> b & 1 for h in sorted(truth) for c in named[h] for b in range(6)]
     bits = 42 * mutual_information(sent, got, 1)  # per card bit, pooled over the 42 bits of a hand
-    print(f"rotation oracle {'with' if box.resident else 'without'} the pass, orders {rotations}: {exact} of "
-          f"{hands} hands exact, {right} of {7 * hands} cards right, {bits:.2f} bits per hand (of 42)")
+    print(f"rotation oracle, {box.view} view, {'with' if box.resident else 'without'} the pass, orders "
+          f"{rotations}: {exact} of {hands} hands exact, {right} of {7 * hands} cards right, {bits:.2f} bits per "
+          "hand (of 42)")
     bound = tail_bound(7 * hands, 7 / 45)
-    if box.resident:
+    if box.resident or box.view is FileView.PRIVATE:
         assert right < bound and exact == 0, (right, bound, exact)
     elif right < bound:
         pytest.skip(f"CONTROL INCONCLUSIVE: without the pass the oracle read only {right} of {7 * hands} cards")
@@ -309,3 +344,78 @@ def test_madvise_cannot_take_a_shared_page_out_of_the_cache(tmp_path: Path) -> N
     outside = json.loads(subprocess.run([python, str(home / "probe.py"), target], capture_output=True, text=True,
                                         timeout=60, check=True).stdout)
     assert outside["cold"] == outside["pageout"] == 0, outside
+
+
+PRIMITIVES = r"""
+import ctypes, errno, json, mmap, os, platform, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+NR = {"x86_64": {"mincore": 27, "readahead": 187, "preadv2": 327, "io_uring_setup": 425, "cachestat": 451},
+      "aarch64": {"mincore": 232, "readahead": 213, "preadv2": 286, "io_uring_setup": 425, "cachestat": 451}}
+nr = NR[platform.machine()]
+def call(name, *args):
+    ctypes.set_errno(0)
+    got = libc.syscall(ctypes.c_long(nr[name]), *args)
+    return 0 if got >= 0 else errno.errorcode[ctypes.get_errno()]
+fd = os.open(sys.argv[1], os.O_RDONLY)
+page = mmap.PAGESIZE
+mapped = mmap.mmap(fd, page, prot=mmap.PROT_READ)
+vec = (ctypes.c_ubyte * 1)()
+anon = mmap.mmap(-1, page)
+anon_addr = ctypes.addressof(ctypes.c_char.from_buffer(anon))
+out = {"mincore": call("mincore", ctypes.c_void_p(anon_addr), ctypes.c_size_t(page), vec),
+       "readahead": call("readahead", fd, ctypes.c_long(0), ctypes.c_size_t(page))}
+iov = (ctypes.c_char * 1)()
+class Iovec(ctypes.Structure):
+    _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+one = Iovec(ctypes.cast(iov, ctypes.c_void_p), 1)
+out["preadv2-nowait"] = call("preadv2", fd, ctypes.byref(one), 1, ctypes.c_long(0), ctypes.c_long(0), 8)
+params = (ctypes.c_ubyte * 120)()
+out["io_uring_setup"] = call("io_uring_setup", 1, params)  # outside: a ring, closed with the process
+class Range(ctypes.Structure):
+    _fields_ = [("off", ctypes.c_uint64), ("len", ctypes.c_uint64)]
+stat = (ctypes.c_uint64 * 5)()
+out["cachestat"] = call("cachestat", fd, ctypes.byref(Range(0, 0)), stat, 0)
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.skipif(syscall_filter.support().problem != "", reason="SECCOMP TEST SKIPPED: "
+                    + syscall_filter.support().problem)
+@pytest.mark.skipif(os.uname().machine not in ("x86_64", "aarch64"), reason="PRIMITIVES TEST SKIPPED: "
+                    "syscall numbers known for x86_64 and aarch64 only")
+def test_every_primitive_that_reports_or_changes_the_page_cache_is_refused(tmp_path: Path) -> None:
+    """In a real sandbox: mincore (which pages are cached), readahead (bring pages in), cachestat and
+    io_uring_setup fail with ENOSYS; preadv2 with RWF_NOWAIT (a read that fails rather than wait for the
+    disk) with EOPNOTSUPP (posix_fadvise DONTNEED, which does nothing: the madvise test above). Outside the
+    sandbox the kernel takes them (so the test can fail; io_uring only where the kernel allows it)."""
+    home = tmp_path / "bot"
+    home.mkdir()
+    (home / "probe.py").write_text(PRIMITIVES)
+    for path in (tmp_path, home):
+        path.chmod(0o755)
+    (home / "probe.py").chmod(0o644)
+    seat = tmp_path / "seat"
+    seat.mkdir(mode=0o700)
+    target = shared_files(1)[0]
+    python = os.path.realpath(sys.executable)
+    for box in (BEFORE, PRIVATE):  # the filter is the same in either view
+        jail = sb.BotJail(seat_dir=str(seat), cwd=str(home), settings=box, hidden=(),
+                          uid=60997 if os.geteuid() == 0 else None)
+        argv, env = jail.wrap([python, "probe.py", target if box is BEFORE else python],
+                              {"PATH": os.defpath})
+        try:
+            done = subprocess.run(argv, env=env, pass_fds=jail.pass_fds, capture_output=True, text=True,
+                                  timeout=120)
+        finally:
+            jail.close_fds()
+            jail.release()
+        assert done.returncode == 0, done.stderr
+        inside = json.loads(done.stdout)
+        assert inside == {"mincore": "ENOSYS", "readahead": "ENOSYS",
+                          "preadv2-nowait": errno.errorcode[errno.EOPNOTSUPP],  # (ENOTSUP: the same number)
+                          "io_uring_setup": "ENOSYS", "cachestat": "ENOSYS"}, (box.view, inside)
+    outside = json.loads(subprocess.run([python, str(home / "probe.py"), target], capture_output=True, text=True,
+                                        timeout=60, check=True).stdout)
+    assert outside["mincore"] == outside["readahead"] == outside["cachestat"] == 0, outside
+    assert outside["preadv2-nowait"] in (0, "EAGAIN"), outside

@@ -352,3 +352,30 @@ def test_a_jvm_finds_its_user_name_and_home(tmp_path: Path) -> None:
         jail.close_fds()
     assert done.returncode == 0, done.stderr
     assert f"user.name = {sb.BOT_USER}" in done.stderr and "user.home = /tmp" in done.stderr, done.stderr
+
+
+def test_the_cpu_clock_in_cpuinfo_is_fixed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """/proc/cpuinfo is generated once per referee: its ``cpu MHz`` lines, which the kernel's show as each
+    CPU's clock now (moved by any bot's load where the frequency scales: a channel), do not move. Shown here
+    by generating a clock no CPU has and reading it inside (the kernel's would show the real one)."""
+    fixed = "processor\t: 0\ncpu MHz\t\t: 1234.567\n\n"
+    sb.proc_files.cache_clear()
+    monkeypatch.setattr(sb, "_cpuinfo_file", lambda: fixed)
+    home = tmp_path / "bot"
+    home.mkdir()
+    seat = tmp_path / "seat"
+    seat.mkdir(mode=0o700)
+    for path in (tmp_path, home):
+        path.chmod(0o755)
+    jail = sb.BotJail(seat_dir=str(seat), cwd=str(home), settings=ON, hidden=(), uid=60999 if ROOT else None)
+    argv, env = jail.wrap([sysconfig.get_config_var("BINDIR") + "/python3", "-c",
+                           "print(open('/proc/cpuinfo').read(), end='')"], {"PATH": os.defpath})
+    try:
+        done = subprocess.run(argv, env=env, pass_fds=jail.pass_fds, capture_output=True, text=True, timeout=300)
+    finally:
+        jail.close_fds()
+        jail.release()
+        sb.proc_files.cache_clear()
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == fixed
+    assert "1234.567" not in Path("/proc/cpuinfo").read_text()

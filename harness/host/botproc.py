@@ -613,6 +613,7 @@ class BotProcess:
                 argv, env = jail.wrap(argv, env)
             except RuntimeError as exc:  # SandboxError
                 jail.close_fds()
+                jail.release()
                 raise BotStartError(f"bot {self.spec.name!r}: {exc}") from None
             cwd = None  # bwrap --chdir
         # The bot's sysinfo answered by the referee (no shared task count): a filter loaded before exec.
@@ -635,6 +636,8 @@ class BotProcess:
                 ),
             )
         except (OSError, subprocess.SubprocessError) as exc:
+            if jail is not None:
+                jail.release()
             raise self._start_error(exc, argv) from None
         finally:
             if jail is not None:
@@ -742,6 +745,8 @@ class BotProcess:
         self._kill_all(tree)
         self._stop_step = step
         self._close_sysinfo()
+        if self.jail is not None:
+            self.jail.release()  # its private view's copies, once nothing of it runs
         if self._pidfd is not None:
             os.close(self._pidfd)
             self._pidfd = None

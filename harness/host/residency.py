@@ -1,5 +1,9 @@
 """Every page a bot may read is in the page cache before it starts, so a read carries nothing.
 
+For the shared view (``[sandbox] view = "shared"``): the default private view
+(:mod:`harness.host.privateview`) gives each bot copies of its own, which no
+other bot reads, and needs no pass.
+
 The channel: every sandbox sees the same read-only files (``/usr``, the
 harness's venv, the SDK, and a bot's own directory, which its copy in the
 next rotation sees too), and the kernel keeps one page cache for them. A bot

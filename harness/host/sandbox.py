@@ -10,6 +10,10 @@ bubblewrap (``bwrap``, the sandbox Flatpak uses; Debian package
   sees and signals only its own processes, reaches no network, and its one
   way out is its own referee socket: the seat's directory (holding nothing
   but the socket) bind-mounted alone at ``/run/harness``;
+- by default its own copies of the files it needs, on a tmpfs of its own
+  (:mod:`harness.host.privateview`: no two sandboxes share a cached page, a
+  directory entry or an access time of what they read), bound where the host
+  has them; with ``[sandbox] view = "shared"`` the host's files themselves:
 - a read-only view of what it needs (``/usr`` and the usual links, a few
   files of ``/etc``, the harness's interpreter and venv, the SDK packages
   ``protocol``, ``bots`` and ``harness.engine``, its own directory, the
@@ -56,9 +60,11 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import fcntl
+import glob
 import importlib.util
 import os
 import random
+import re
 import shutil
 import stat
 import subprocess
@@ -69,9 +75,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from harness.errors import HarnessError
-from harness.host import cgroups, syscall_filter, sysinfo_supervisor, treelimits
+from harness.host import cgroups, privateview, syscall_filter, sysinfo_supervisor, treelimits
 from harness.host.residency import Residency
-from harness.specs import CpuPolicy, SandboxMode, SandboxSettings
+from harness.specs import CpuPolicy, FileView, SandboxMode, SandboxSettings
 
 __all__ = [
     "DEFAULT_PIDS",
@@ -106,11 +112,11 @@ BOT_USER = "bot"
 #: (the process's own files, CPU model, kernel version, file systems, uptime). Every other one is masked,
 #: as container runtimes mask /proc (Docker's default masked and read-only paths: keys, kcore, kmsg,
 #: timer_list, sched_debug, sysrq-trigger, acpi, scsi, bus, fs, irq ...), and so is any the kernel adds.
-PROC_SHOWN = frozenset({"self", "thread-self", "mounts", "net", "cpuinfo", "version", "filesystems", "uptime"})
+PROC_SHOWN = frozenset({"self", "thread-self", "mounts", "net", "version", "filesystems", "uptime"})
 #: Entries of /proc replaced by a file generated per bot: runtimes read the machine's size there (glibc
 #: counts CPUs in /proc/stat when there is no /sys; Node and the JVM read /proc/meminfo), but the kernel's
 #: are counters every sandbox shares (free memory, forks, tasks running), so channels between bots.
-PROC_GENERATED = ("meminfo", "stat", "loadavg", "cgroups")
+PROC_GENERATED = ("meminfo", "stat", "loadavg", "cgroups", "cpuinfo")
 #: Files of /proc/sys shown read-only: fixed settings that libraries and runtimes read. The rest of
 #: /proc/sys is masked: it holds counters shared by every sandbox (kernel/pty/nr, fs/file-nr, fs/aio-nr,
 #: fs/dentry-state, kernel/random/entropy_avail ...) and the host's settings.
@@ -130,7 +136,7 @@ ETC_COPY_MAX = 1 << 20
 #: ca-certificates); a larger one (ssl, alternatives) is bound: a bind costs less than that many files.
 ETC_TREE_MAX = 8
 #: Top-level links or directories of a merged-/usr system.
-USR_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+USR_LINKS = privateview.USR_LINKS
 #: Interpreters a bot's own scripts may run by name (``exec python impl.py`` in a ``run.sh``): where the
 #: bot's PATH finds them, they are shown read-only at the same place, with their install trees
 #: (:meth:`BotJail._program_view`); ``python``/``python3`` are the harness's (first on the bot's PATH,
@@ -140,6 +146,8 @@ PATH_INTERPRETERS = ("python3", "python", "node", "java")
 #: trees: compilers and build tools of the usual languages (those under ``/usr`` are there anyway).
 BUILD_TOOLS = ("cc", "gcc", "g++", "make", "cmake", "javac", "jar", "mvn", "gradle", "cargo", "rustc", "go",
                "npm", "npx", "tsc", "dotnet")
+#: The most paths of /usr a bot's command line and wrapper script name that its private view copies.
+NAMED_MAX = 64
 #: Where uid leases are kept (root only).
 LEASE_DIR = "/run/lock/harness-sandbox-uids"
 
@@ -178,14 +186,16 @@ class SandboxSupport:
         return not self.namespaces_problem
 
 
-def _usr_args() -> list[str]:
-    args = ["--ro-bind", "/usr", "/usr"]
+def _usr_args(copies: str = "") -> list[str]:
+    """``/usr`` and the top-level links or directories of a merged-/usr system, bound from the host or,
+    with ``copies`` (a private view's root, :mod:`harness.host.privateview`), from the copies under it."""
+    args = ["--ro-bind", copies + "/usr", "/usr"]
     for name in USR_LINKS:
         path = "/" + name
         if os.path.islink(path):
             args += ["--symlink", os.readlink(path), path]
-        elif os.path.isdir(path):
-            args += ["--ro-bind", path, path]
+        elif os.path.isdir(copies + path):
+            args += ["--ro-bind", copies + path, path]
     return args
 
 
@@ -284,7 +294,8 @@ def proc_files(memory_mb: int | None) -> dict[str, str]:
 
     ``meminfo`` shows ``memory_mb`` (MiB; None: the host's total) as total, free and available, no
     swap; ``stat`` the host's online CPUs with zero times, its boot time, no forks; ``loadavg`` an
-    idle machine. The same layout as the kernel's (proc(5)), so parsers that read them work.
+    idle machine; ``cpuinfo`` the host's as this process first read it (:func:`_cpuinfo_file`). The same
+    layout as the kernel's (proc(5)), so parsers that read them work.
     """
     kb = machine_memory_kb(memory_mb)
     huge = _host_field("/proc/meminfo", "Hugepagesize:", 2048)
@@ -296,7 +307,18 @@ def proc_files(memory_mb: int | None) -> dict[str, str]:
     stat = "".join(f"{name:<4}{zeros}\n" for name in ("cpu", *_host_cpus()))
     stat += (f"intr 0\nctxt 0\nbtime {_host_field('/proc/stat', 'btime', 0)}\nprocesses 0\nprocs_running 1\n"
              f"procs_blocked 0\nsoftirq{zeros} 0\n")
-    return {"meminfo": meminfo, "stat": stat, "loadavg": "0.00 0.00 0.00 1/1 1\n", "cgroups": _cgroups_file()}
+    return {"meminfo": meminfo, "stat": stat, "loadavg": "0.00 0.00 0.00 1/1 1\n", "cgroups": _cgroups_file(),
+            "cpuinfo": _cpuinfo_file()}
+
+
+@lru_cache(maxsize=1)
+def _cpuinfo_file() -> str:
+    """``/proc/cpuinfo`` as a bot sees it: the host's, read once, so its ``cpu MHz`` lines are fixed. The
+    kernel's show each CPU's clock as it is now, which one bot's load moves for every bot (a channel where
+    the frequency scales; this project's virtual machine shows a constant)."""
+    with contextlib.suppress(OSError), open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+        return fh.read()
+    return ""
 
 
 @lru_cache(maxsize=1)
@@ -735,6 +757,16 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
+def _mount_point(path: str, folder: bool) -> None:
+    """Make an empty directory or file at ``path`` (in a private view's copies) for a bind over it."""
+    with contextlib.suppress(OSError):
+        if folder:
+            os.makedirs(path, 0o755, exist_ok=True)
+        elif not os.path.lexists(path):
+            os.makedirs(os.path.dirname(path), 0o755, exist_ok=True)
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o444))
+
+
 def _unseen_files(args: Sequence[str], cwd: str, views: Sequence[str], hidden: Sequence[str]) -> list[str]:
     """Existing files named in ``args`` (a script, a model file) that the bot's view does not show.
 
@@ -802,6 +834,9 @@ class BotJail:
         self.answer_sysinfo = not sysinfo_problem()
         #: The match's page-cache pass (:mod:`harness.host.residency`), run on what :meth:`wrap` shows; None: none.
         self.residency: Residency | None = None
+        #: The bot's private copies (``[sandbox] view = "private"``, not for a build), made by :meth:`wrap`,
+        #: removed by :meth:`release`.
+        self.private: privateview.PrivateView | None = None
 
     def memory_bytes(self) -> int:
         """The machine's memory as the bot is shown it (bytes; :func:`machine_memory_kb`)."""
@@ -889,7 +924,7 @@ class BotJail:
         except OSError:
             stamp = 0
         for path in _etc_dirs(stamp):
-            args += ["--ro-bind", path, path]
+            args += self._bound(path)
         uid, gid = (self.uid, self.uid) if self.uid is not None else (os.getuid(), os.getgid())
         for name, text in etc_files(uid, gid).items():  # files of the bot's own root: no mount needed
             args += self._data(f"/etc/{name}", text, "--file")
@@ -905,7 +940,22 @@ class BotJail:
         except OSError:
             return []
         made = self._etc_copy(path, st, [ETC_TREE_MAX])
-        return made if made is not None else ["--ro-bind-try", path, path]
+        if made is not None:
+            return made
+        return self._bound(path)
+
+    def _bound(self, path: str) -> list[str]:
+        """bwrap arguments that show host ``path`` read-only at its place: its private copy where the bot has
+        a private view (:attr:`private`), else the host's."""
+        if self.private is not None:
+            try:
+                self.private.add(path)
+            except OSError as exc:
+                raise SandboxError(f"no room for the bot's private view of its files ({exc.strerror})") from None
+            if not os.path.lexists(self.private.copy_of(path)):
+                return []
+            return ["--ro-bind", self.private.copy_of(path), path]
+        return ["--ro-bind-try", path, path]
 
     def _etc_copy(self, path: str, st: os.stat_result, budget: list[int]) -> list[str] | None:
         """:meth:`_etc_entry`'s copy of ``path`` (read and write bits as the host's, never writable), or None
@@ -1017,8 +1067,23 @@ class BotJail:
         sup = support()
         assert sup.bwrap is not None
         scratch = str(self.settings.scratch_mb * 1024 * 1024)
-        args = [sup.bwrap, *_namespace_args(self.uid is not None), *_usr_args()]
         self.close_fds()
+        self.release()
+        shown = self._program_view(argv[0], env)
+        # What a wrapper script runs by name finds what it finds outside (looked up again when PATH changes).
+        path_env = env.get("PATH", os.defpath)
+        resolved = _interpreter_views(path_env, _path_stamp(path_env))
+        if self.tools:
+            resolved += _interpreter_views(path_env, _path_stamp(path_env), self.tools)
+        shared: list[str] = []
+        if self.settings.view is FileView.PRIVATE and not self.writable:
+            views, shared = self._private_views(argv, shown, path_env)
+            assert self.private is not None
+            usr = _usr_args(self.private.root)
+        else:
+            views = self._views(shown, resolved)
+            usr = _usr_args()
+        args = [sup.bwrap, *_namespace_args(self.uid is not None), *usr]
         code = syscall_filter.program()
         if code is not None:  # without it plan() said so (or refused, mode "required")
             try:
@@ -1034,29 +1099,28 @@ class BotJail:
         made = {"/", "/usr", "/etc", "/tmp", "/proc", "/dev"}
         args += self._cgroup_args()
         made.update(("/sys", "/sys/fs", "/sys/fs/cgroup") if self.cgroup_dirs else ())
-        shown = self._program_view(argv[0], env)
-        # What a wrapper script runs by name finds what it finds outside (looked up again when PATH changes).
-        path_env = env.get("PATH", os.defpath)
-        resolved = _interpreter_views(path_env, _path_stamp(path_env))
-        if self.tools:
-            resolved += _interpreter_views(path_env, _path_stamp(path_env), self.tools)
-        views = self._views(shown, resolved)
         self.unseen = _unseen_files(argv[1:], self.cwd, views, self.hidden)
         if self.residency is not None:  # every page it may read cached before it starts (harness.host.residency)
-            self.residency.settle(["/usr", "/etc", *views], self.hidden)
+            self.residency.settle(shared if self.private is not None else ["/usr", "/etc", *views], self.hidden)
+        copies = set(views) - set(shared) if self.private is not None else set()
+        bound: list[str] = ["/usr"] if self.private is not None else []  # (bound by _usr_args, from the copies)
         for view in views:
-            # Parents made world-traversable: bwrap makes them 0700 as root, and the bot is not root.
+            # Parents made world-traversable: bwrap makes them 0700 as root, and the bot is not root. (Those
+            # inside a view bound already exist there, read-only: a private view binds its copies inside a
+            # directory bound from the host.)
             parts = view.split("/")
             for depth in range(1, len(parts) - 1):
                 parent = "/".join(parts[: depth + 1])
-                if parent not in made:
+                if parent not in made and not any(_inside(parent, b) for b in bound):
                     args += ["--perms", "0755", "--dir", parent]
                     made.add(parent)
-            args += ["--bind" if self.writable and view == self.cwd else "--ro-bind", view, view]
+            source = self.private.copy_of(view) if self.private is not None and view in copies else view
+            args += ["--bind" if self.writable and view == self.cwd else "--ro-bind", source, view]
+            bound.append(view)
         if self.writable and self.cwd not in views:  # inside another view (shown read-only): bound over it
             args += ["--bind", self.cwd, self.cwd]
-        for h in self.hidden:
-            if any(_inside(h, v) for v in views) and not _inside(self.cwd, h):
+        for h in self.hidden:  # (a private view's copies leave hidden paths out)
+            if any(_inside(h, v) for v in views if v not in copies) and not _inside(self.cwd, h):
                 if os.path.isdir(h):
                     args += ["--tmpfs", h]  # an empty directory over it
                 elif os.path.exists(h):
@@ -1085,6 +1149,112 @@ class BotJail:
         inner = dict(env)
         inner.update(HOME="/tmp", TMPDIR="/tmp", USER=BOT_USER, LOGNAME=BOT_USER, HARNESS_ENDPOINT=self.endpoint)
         return args, inner
+
+    def _private_views(self, argv: Sequence[str], shown: Sequence[str], path_env: str) -> tuple[list[str], list[str]]:
+        """Make the bot's private view (:attr:`private`, :mod:`harness.host.privateview`) and say what to bind:
+        (every view, the ones among them bound from the host as before). Copied: the fixed files
+        (:data:`harness.host.privateview.FIXED_FILES`, the time zone), the harness's Python and SDK, the
+        bot's program with its install tree and its ``#!`` interpreter's, the interpreters of
+        :data:`PATH_INTERPRETERS` its command names, and its own directory up to
+        :data:`harness.host.privateview.OWN_MAX_BYTES`; bound: ``[sandbox] paths`` and a larger directory.
+
+        Raises:
+            SandboxError: the view's directory cannot be made, or its file system is full.
+        """
+        try:
+            view = privateview.PrivateView(others_only=self.uid is not None, hidden=self.hidden)
+        except OSError as exc:
+            raise SandboxError(f"cannot make the bot's private view of its files: {exc.strerror}") from None
+        self.private = view
+        try:
+            return self._fill_private_view(view, argv, shown, path_env)
+        except OSError as exc:
+            raise SandboxError(
+                f"no room for the bot's private view of its files in {os.path.dirname(view.root)} ({exc.strerror}): "
+                "free memory there, or set [sandbox] view = \"shared\"") from None
+
+    def _fill_private_view(self, view: privateview.PrivateView, argv: Sequence[str], shown: Sequence[str],
+                           path_env: str) -> tuple[list[str], list[str]]:
+        """:meth:`_private_views`' copies and binds (raises OSError when the view's file system is full)."""
+        os.makedirs(view.copy_of("/usr"), 0o755, exist_ok=True)
+        sup = support()
+        for path in (*privateview.FIXED_FILES, sup.setpriv, sup.prlimit):  # what runs in the sandbox before the bot
+            if path:
+                view.add_program(path)
+        with contextlib.suppress(OSError):  # the organiser's locales, unless a large archive (locales-all)
+            if os.path.getsize(privateview.LOCALE_ARCHIVE) <= privateview.LOCALE_ARCHIVE_MAX:
+                view.add(privateview.LOCALE_ARCHIVE)
+        with contextlib.suppress(OSError):
+            view.add(os.path.realpath("/etc/localtime"))
+        base = os.path.realpath(sys.base_prefix)
+        venv = os.path.realpath(sys.prefix)
+        text = " ".join(argv)
+        with contextlib.suppress(OSError), open(shown[0] if shown else argv[0], "rb") as fh:
+            if fh.read(2) == b"#!":  # a wrapper script: the interpreters and files of /usr it names
+                fh.seek(0)
+                text += " " + fh.read(1 << 16).decode(errors="replace")
+        words = set(re.split(r"[\s:=,;\"'()]+", text))
+        # The harness's Python and SDK where the bot runs Python (its program, or a word of its command or
+        # script: python, python3, python3.11 ...); a Java, Node or native bot is spared their copies.
+        if any(re.fullmatch(r"python[0-9.]*", os.path.basename(w)) for w in words) or any(
+                _inside(os.path.realpath(p), root) for p in shown for root in (venv, base)):
+            if venv != base:
+                site = next((os.path.join(s, "site-packages") for s in privateview._stdlib(venv)), venv)
+                modules = privateview.wanted_modules(privateview.imported_names(self.cwd, argv), site)
+                view.add_venv(venv, privateview.python_packages(sys.executable, site, modules))
+            else:
+                view.add_python_prefix(base)
+            for path in _sdk_paths():
+                view.add(os.path.realpath(path))
+        programs = list(shown)
+        for name in PATH_INTERPRETERS:
+            if name in words or any(w.endswith("/" + name) for w in words):
+                programs += _program_files(name, "/", path_env)
+        named = sorted(w for w in words if _inside(os.path.normpath(w), "/usr") and os.path.exists(w))
+        for path in named[:NAMED_MAX]:  # a class path's jars, a JNI library directory (what /usr would show)
+            if os.path.isdir(path):
+                view.add_tree(os.path.normpath(path), max_bytes=privateview.OWN_MAX_BYTES // 4, max_files=2000)
+                for lib in glob.glob(os.path.join(path, "*.so*")):
+                    view.add_program(lib)
+            else:
+                view.add_program(path)
+        for program in programs:
+            real = os.path.realpath(program)
+            if os.path.isdir(real):
+                if _is_venv(real):
+                    if real != venv:
+                        view.add_venv(real)
+                elif real not in ("/", "/usr", "/usr/local") and not _inside(self.cwd, real):
+                    view.add_runtime_tree(real)
+            elif not _inside(real, self.cwd):
+                view.add_program(program)
+        shared = [os.path.realpath(p) for p in self.settings.paths if os.path.exists(p)]
+        view.add_libraries_of(self.cwd, privateview.OWN_MAX_FILES)  # a native bot's libzmq, its JNI library's
+        if view.add_tree(self.cwd, max_bytes=privateview.OWN_MAX_BYTES, max_files=privateview.OWN_MAX_FILES):
+            view.anchors = [a for a in view.anchors if not _inside(a, self.cwd)] + [self.cwd]
+        else:
+            shared.append(self.cwd)
+        view.report.shared = tuple(shared)
+        views: list[str] = []
+        for v in sorted({*view.anchors, *shared}, key=lambda p: (p.count("/"), p)):
+            if v in shared:  # shown as it is, over the copies: its mount point made in them (read-only inside)
+                if v != "/" and not _inside(v, "/etc"):
+                    if _inside(v, "/usr") or any(_inside(v, o) for o in views if o not in shared):
+                        _mount_point(view.copy_of(v), os.path.isdir(v))
+                    views.append(v)
+                continue
+            # (/usr is bound whole, /etc made by _etc_args: both from the same copies)
+            if v == "/" or _inside(v, "/usr") or _inside(v, "/etc") or any(
+                    _inside(v, o) for o in views if o not in shared):
+                continue
+            views.append(v)
+        return views, [v for v in views if v in shared]
+
+    def release(self) -> None:
+        """Remove the bot's private view (after its processes are gone; idempotent)."""
+        if self.private is not None:
+            self.private.remove()
+            self.private = None
 
     def close_fds(self) -> None:
         """Close :attr:`pass_fds` (after the process has started; idempotent)."""

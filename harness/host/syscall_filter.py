@@ -92,6 +92,9 @@ What the channel calls return, and why:
   ``io_uring_register``, whose reads take ``RWF_NOWAIT`` past any filter)
   and Linux AIO: ``ENOSYS``; libuv and others fall back to threads, as on
   kernels without them.
+- ``mincore`` (which pages of a mapping are cached) and ``readahead`` (bring a
+  file's pages in): ``ENOSYS``, as on a kernel without them; libunwind and a
+  JVM's memory tracking, which use ``mincore``, fall back.
 
 Arguments are compared as the kernel reads them: ``fcntl``'s command is an
 ``unsigned int``, so only its low 32 bits are compared (a command with high
@@ -108,9 +111,11 @@ What this does not close (docs/security.md): contention for shared
 hardware (CPU time under ``[sandbox] cpu = "weight"``, caches, memory
 bandwidth), global counters (``/proc/stat``, ``/proc/meminfo``, the load
 average) and the time a read or a lookup takes (a page another bot read is
-cached; a name another bot looked up is in the directory-entry cache): the
-page cache is narrowed by :mod:`harness.host.residency`, and the tournament
-never runs two matches with the same cards at once.
+cached; a name another bot looked up is in the directory-entry cache): a
+private view (:mod:`harness.host.privateview`, the default) gives each bot
+copies of its own, so there is no page or name another bot reads; with the
+shared view the page cache is narrowed by :mod:`harness.host.residency`; and
+the tournament never runs two matches with the same cards at once.
 """
 
 from __future__ import annotations
@@ -143,6 +148,10 @@ _FCNTL_ALLOWED = (0, 1, 2, 3, 4, 8, 9, 10, 11, 15, 16, 17, 1027, 1028, *range(10
 _WATCH = ("inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_init", "fanotify_mark")
 _FADVISE = ("fadvise64", "fadvise64_64", "arm_fadvise64_64")
 _IO_URING = ("io_uring_setup", "io_uring_enter", "io_uring_register")
+#: mincore reports which pages of a mapping are cached (of a file the caller may write or owns: one a bot
+#: built itself, or its copy of a shared one) and readahead brings a file's pages in without a read to time:
+#: ENOSYS, what a kernel without them says; callers (libunwind, a JVM's memory tracking) fall back.
+_CACHE_PROBES = ("mincore", "readahead")
 _AIO = ("io_setup", "io_destroy", "io_submit", "io_cancel", "io_getevents", "io_pgetevents",
         "io_pgetevents_time64")
 #: madvise(2) advice values allowed (asm-generic/mman-common.h): NORMAL .. KEEPONFORK, POPULATE_READ/WRITE,
@@ -167,7 +176,7 @@ _PERSONALITIES = (0x0, 0x8, 0x20000, 0x20008, 0xFFFFFFFF)
 #: module docstring says is refused or filtered.
 ALLOWED: dict[str, tuple[str, ...]] = {
     "memory": (
-        "brk", "mmap", "mmap2", "munmap", "mremap", "mprotect", "mincore", "msync", "mlock", "mlock2",
+        "brk", "mmap", "mmap2", "munmap", "mremap", "mprotect", "msync", "mlock", "mlock2",
         "mlockall", "munlock", "munlockall", "membarrier", "memfd_create", "memfd_secret", "remap_file_pages",
         "pkey_alloc", "pkey_free", "pkey_mprotect", "map_shadow_stack", "mseal",
     ),
@@ -212,7 +221,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "renameat2", "link", "linkat", "symlink", "symlinkat", "mknod", "mknodat", "chmod", "fchmod", "fchmodat",
         "fchmodat2", "chown", "chown32", "fchown", "fchown32", "fchownat", "lchown", "lchown32", "umask",
         "truncate", "truncate64", "ftruncate", "ftruncate64", "fallocate", "fsync", "fdatasync", "sync", "syncfs",
-        "sync_file_range", "sync_file_range2", "arm_sync_file_range", "readahead", "copy_file_range", "sendfile",
+        "sync_file_range", "sync_file_range2", "arm_sync_file_range", "copy_file_range", "sendfile",
         "sendfile64", "splice", "tee", "vmsplice", "utime", "utimes", "utimensat", "utimensat_time64", "futimesat",
         "getxattr", "lgetxattr", "fgetxattr", "setxattr", "lsetxattr", "fsetxattr", "listxattr", "llistxattr",
         "flistxattr", "removexattr", "lremovexattr", "fremovexattr", "name_to_handle_at", "ioctl", "pipe", "pipe2",
@@ -298,7 +307,7 @@ def _rules(sc, flt, abi: str) -> None:  # noqa: ANN001 - pyseccomp is imported l
     for call in ("preadv2", "pwritev2"):
         rule(sc.ALLOW, call, sc.Arg(_RW_FLAGS_ARG, sc.MASKED_EQ, RWF_NOWAIT, 0))
         rule(sc.ERRNO(errno.EOPNOTSUPP), call, sc.Arg(_RW_FLAGS_ARG, sc.MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT))
-    for call in ("cachestat", "clone3", *_IO_URING, *_AIO):
+    for call in ("cachestat", "clone3", *_CACHE_PROBES, *_IO_URING, *_AIO):
         rule(sc.ERRNO(errno.ENOSYS), call)
     rule(sc.ALLOW, "clone", sc.Arg(0, sc.MASKED_EQ, CLONE_NEW_MASK, 0))
     for value in _PERSONALITIES:

@@ -32,6 +32,7 @@ from harness.specs import (
     BOUNDS,
     BotSpec,
     CpuPolicy,
+    FileView,
     Limits,
     SandboxMode,
     SandboxSettings,
@@ -650,12 +651,13 @@ def _missing(reason: str) -> str:
 
 
 def read_sandbox(t: Table, base: Path) -> SandboxSettings:
-    """``[sandbox]``: mode, cpu, scratch_mb, uid_range, paths, hidden, resident (docs/security.md)."""
+    """``[sandbox]``: mode, cpu, scratch_mb, uid_range, paths, hidden, resident, view (docs/security.md)."""
     defaults = SandboxSettings()
     mode = SandboxMode(t.choice("mode", tuple(m.value for m in SandboxMode), defaults.mode.value))
     cpu = CpuPolicy(t.choice("cpu", tuple(c.value for c in CpuPolicy), defaults.cpu.value))
     scratch_mb = t.integer("scratch_mb", defaults.scratch_mb, 1)
     resident = t.get("resident", bool, defaults.resident, "true or false")
+    view = FileView(t.choice("view", tuple(v.value for v in FileView), defaults.view.value))
     expected = "[first, last]: two uids with 0 < first <= last, e.g. [60100, 61099]"
     uid_range = t.get("uid_range", list, list(defaults.uid_range), expected)
     if (len(uid_range) != 2 or not all(isinstance(u, int) and not isinstance(u, bool) for u in uid_range)
@@ -675,7 +677,7 @@ def read_sandbox(t: Table, base: Path) -> SandboxSettings:
         lists[name] = resolved
     t.finish()
     return SandboxSettings(mode=mode, cpu=cpu, scratch_mb=scratch_mb, uid_range=(uid_range[0], uid_range[1]),
-                           paths=lists["paths"], hidden=lists["hidden"], resident=resident)
+                           paths=lists["paths"], hidden=lists["hidden"], resident=resident, view=view)
 
 
 def read_bot(t: Table, base: Path) -> BotSpec:
