@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -183,3 +184,34 @@ def group_fds(pgid: int) -> list[str]:
         except (OSError, ValueError, IndexError):
             continue
     return found
+
+
+class Slots:
+    """An executor that only records what the ladder submits (nothing runs)."""
+
+    capacity = 2
+    parallel = None
+
+    def __init__(self) -> None:
+        self.jobs: list[Any] = []
+
+    def submit(self, job: Any) -> None:
+        self.jobs.append(job)
+
+    def running(self) -> list[Any]:
+        return list(self.jobs)
+
+    def wait(self, timeout: float) -> list[Any]:
+        return []
+
+    def stop(self) -> None:
+        pass
+
+    def describe(self) -> None:
+        return None
+
+    def live_hands(self, job: Any) -> None:
+        return None
+
+    def close(self) -> None:
+        pass

@@ -20,6 +20,7 @@ Format (every key but ``[contest] name`` and ``[[reference]]`` optional)::
     build_timeout_s = 60      # a submission's build command: its time, memory and folder size
     build_memory_mb = 2048
     build_disk_mb = 500
+    pause_after_faulty_blocks = 3   # a version with a fault in each of its last 3 blocks is paused (0: never)
 
     [play]                    # a student plays a reference bot or their own version in the browser
     hands = 50                # hands per game
@@ -99,6 +100,9 @@ class LadderSettings:
         build_timeout_s: seconds a submission's ``build`` command may take (seconds).
         build_memory_mb: memory of all a build's processes together, its ``/tmp`` included (MiB).
         build_disk_mb: the most a version's folder may hold after its build (MiB).
+        pause_after_faulty_blocks: a version with a fault (timeout, malformed, illegal, oversized, crash,
+            disconnected, failed_start) in each of its last this many blocks gets no more blocks until a new
+            version comes or the admin resumes it (0: never paused).
     """
 
     hands: int = 200
@@ -109,6 +113,7 @@ class LadderSettings:
     build_timeout_s: int = 60
     build_memory_mb: int = 2048
     build_disk_mb: int = 500
+    pause_after_faulty_blocks: int = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,10 +310,11 @@ def _ladder(t: _Table) -> LadderSettings:
     build = t.integer("build_timeout_s", 60, 1, 3600)
     build_memory = t.integer("build_memory_mb", 2048, 64, 65536)
     build_disk = t.integer("build_disk_mb", 500, 1, 100_000)
+    pause_after = t.integer("pause_after_faulty_blocks", 3, 0, 1000)
     t.finish()
     return LadderSettings(hands=hands, table_size=table_size, jobs=jobs, cluster=cluster,
                           challenges_per_hour=quota, build_timeout_s=build, build_memory_mb=build_memory,
-                          build_disk_mb=build_disk)
+                          build_disk_mb=build_disk, pause_after_faulty_blocks=pause_after)
 
 
 def _play(t: _Table) -> PlaySettings:
