@@ -32,13 +32,14 @@ def free_port() -> int:
 
 def contest_file(folder: Path, *, students: tuple[str, ...] = ("alice", "bob", "carol"), hands: int = 10,
                  jobs: int = 2, database: str = "", quota: int = 2, extra: str = "", cluster: str = "",
-                 sandbox: str = "off", build_timeout_s: int = 3) -> Path:
+                 sandbox: str = "off", build_timeout_s: int = 3, ladder: str = "") -> Path:
     """A small, fast contest: heads-up, ``hands`` hands per match, the caller as house bot (``cluster``: the
-    ladder plays on that Dask scheduler instead of ``jobs`` local workers; ``sandbox``: its ``[sandbox] mode``)."""
+    ladder plays on that Dask scheduler instead of ``jobs`` local workers; ``sandbox``: its ``[sandbox] mode``;
+    ``ladder``: more ``[ladder]`` lines; ``extra``: more tables at the end)."""
     db_line = f'database = "{database}"\n' if database else ""
     slots = f'cluster = "{cluster}"' if cluster else f"jobs = {jobs}"
     text = (f'[contest]\nname = "t"\n{db_line}\n[ladder]\nhands = {hands}\ntable_size = 2\n{slots}\n'
-            f"challenges_per_hour = {quota}\nbuild_timeout_s = {build_timeout_s}\n\n[sandbox]\nmode = \"{sandbox}\"\n\n"
+            f"challenges_per_hour = {quota}\nbuild_timeout_s = {build_timeout_s}\n{ladder}\n[sandbox]\nmode = \"{sandbox}\"\n\n"
             f'[[reference]]\nname = "caller"\ncommand = "python -m bots.caller"\ncwd = {toml_value(str(ROOT))}\n\n'
             + "".join(f'[[students]]\nname = "{s}"\n\n' for s in students) + extra)
     path = folder / "contest.toml"

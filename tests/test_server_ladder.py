@@ -41,8 +41,8 @@ def _result(job: Any, faults: dict[str, dict[str, int]] | None = None,
 class _Run:
     """A ladder over a fresh SQLite contest (``jobs`` slots) with the students of :data:`CLASS`."""
 
-    def __init__(self, tmp_path: Path, jobs: int = 2, extra: str = "") -> None:
-        self.contest = load_contest(contest_file(tmp_path, students=CLASS, jobs=jobs, extra=extra))
+    def __init__(self, tmp_path: Path, jobs: int = 2, ladder: str = "") -> None:
+        self.contest = load_contest(contest_file(tmp_path, students=CLASS, jobs=jobs, ladder=ladder))
         self.engine = schema.open_database(self.contest.database)
         store.sync_roster(self.engine, self.contest)
         with self.engine.connect() as conn:
@@ -141,3 +141,50 @@ def test_the_schedule_counts_blocks_from_the_database_not_the_leaderboard(run: _
             blocks.append(bid)
     seated = [s for bid, _, seats in run.started if bid in blocks[:4] for s in seats if s.startswith("v")]
     assert sorted(set(seated)) == sorted(f"v{v}" for v in versions)  # four blocks: four versions, one each
+
+
+def test_a_version_with_a_fault_in_each_of_its_last_blocks_is_paused(tmp_path: Path) -> None:
+    """``[ladder] pause_after_faulty_blocks = 2``: a fault in two blocks apart does not pause; two in a row do;
+    slow decisions alone are no fault. A paused version gets no new block; the others play on; resumed, it
+    plays again."""
+    run = _Run(tmp_path, jobs=1, ladder="pause_after_faulty_blocks = 2\n")
+    try:
+        flaky = run.admit("n1", 100.0)
+        run.admit("n2", 101.0)
+
+        def blocks_of(vid: int) -> int:
+            return store.tally(run.engine).given.get(f"v{vid}", 0)
+
+        def play_block_of(vid: int, faults: dict[str, int]) -> None:
+            """Step until ``vid``'s next block is complete, its matches with ``faults`` for n1.v1."""
+            before = store.tally(run.engine).complete.get(f"v{vid}", 0)
+            for _ in range(20):
+                run.step(faults={"n1.v1": faults}, status={"n1.v1": "put out: 10 timeouts"} if faults.get("out")
+                         else None)
+                if store.tally(run.engine).complete.get(f"v{vid}", 0) > before:
+                    return
+            raise AssertionError("no block of the version completed")
+
+        play_block_of(flaky, {"timeout": 2})
+        play_block_of(flaky, {"slow": 9})  # slow decisions only: no fault
+        play_block_of(flaky, {"timeout": 1})
+        assert store.paused_versions(run.engine) == []
+        play_block_of(flaky, {"malformed": 1, "out": 1})
+        paused = store.paused_versions(run.engine)
+        assert [p["id"] for p in paused] == [flaky] and "last 2 blocks" in paused[0]["paused"]
+        totals = store.fault_totals(run.engine)["n1.v1"]
+        assert totals["timeout"] >= 3 and totals["malformed"] >= 1 and totals["out"] >= 1 and totals["slow"] >= 9
+        given = blocks_of(flaky)
+        for _ in range(12):
+            run.step()
+        assert blocks_of(flaky) <= given + 1  # at most the block it was in when paused finishes
+        settled = blocks_of(flaky)
+        for _ in range(8):
+            run.step()
+        assert blocks_of(flaky) == settled
+        assert store.resume(run.engine, flaky)
+        for _ in range(12):
+            run.step()
+        assert blocks_of(flaky) > settled
+    finally:
+        run.close()

@@ -210,7 +210,9 @@ def api_leaderboard(request: Request) -> Response:
     server: Server = request.app.state.server
     rows = _board_rows(server)
     keep = ("bot", "student", "version", "hands", "bb_per_100", "ci95_low", "ci95_high", "rating", "status")
-    return JSONResponse([{k: r[k] for k in keep} | {"blocks": r["blocks"]} for r in rows])
+    return JSONResponse([{k: r[k] for k in keep} | {"blocks": r["blocks"], "rating_sigma": r["rating_sigma"],
+                                                    "faults": r["faults"], "paused": bool(r["paused"])}
+                         for r in rows])
 
 
 async def events(request: Request) -> Response:
@@ -294,6 +296,19 @@ def _results_of(server: Server, bots: set[str]) -> dict[str, Any]:
             "standings": board}
 
 
+#: The kinds of :func:`fault_text` in the order shown: put out first, then the protocol's faults, slow last.
+_FAULT_ORDER = ("out", "timeout", "crash", "failed_start", "disconnected", "malformed", "illegal", "oversized",
+                "slow")
+
+
+def fault_text(faults: dict[str, int]) -> str:
+    """A version's faults in a cell: ``"out 2 · timeout 12 · slow 30"`` (``"–"``: none); ``out`` counts the matches
+    it was put out of, ``slow`` its decisions paid from the time bank."""
+    order = {k: i for i, k in enumerate(_FAULT_ORDER)}
+    shown = [f"{k} {n}" for k, n in sorted(faults.items(), key=lambda kv: (order.get(kv[0], 50), kv[0])) if n]
+    return " · ".join(shown) or "–"
+
+
 def _utc(t: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(t))
 
@@ -330,6 +345,9 @@ def student_page(request: Request) -> Response:
         vers = [v for v in vers if v["state"] == store.ADMITTED]
     labels = {store.label(st["name"], v["number"]) for v in vers if v["state"] == store.ADMITTED}
     results = _results_of(server, labels)
+    faults = store.fault_totals(server.engine, labels)
+    for v in vers:
+        v["faults"] = faults.get(store.label(st["name"], v["number"]), {})
     history = server.board.history(labels)
     uploads = [(v["created"], store.label(st["name"], v["number"])) for v in vers]
     quota = server.contest.ladder.challenges_per_hour
@@ -642,12 +660,40 @@ def match_page(request: Request) -> Response:
         directory = match_dir(server.contest, m["block_id"], m["rotation"])
         hands, notices = match_hands(directory, mine, who.admin, running=m["state"] != store.DONE)
     logs = [i for i in range(len(bots)) if who.admin or i in mine]
+    faults = store.match_faults(server.engine, m["id"])
+    tails = {i: {stream: _log_text(server, m, bots, i, owners[i], stream, LOG_TAIL) for stream in LOG_STREAMS}
+             for i in logs}
     return _page(request, "match.html.j2", who, m=m, record=record, hands=hands, logs=logs, mine=mine,
-                 hands_json=script_json(hands), notices=notices)
+                 hands_json=script_json(hands), notices=notices, faults=[faults.get(b, {}) for b in bots],
+                 tails=tails, log_tail=LOG_TAIL)
+
+
+#: A bot's output streams in a match (``logs/<seat>-<bot>.<suffix>``) and their names on the pages.
+LOG_STREAMS = {"out": "stdout", "err": "stderr"}
+#: Characters of each stream a match page shows (the end); the log's own route gives up to :data:`LOG_MAX`.
+LOG_TAIL = 4000
+LOG_MAX = 200_000
+
+
+def _log_text(server: Server, m: dict[str, Any], bots: list[str], seat: int, owner: int | None, stream: str,
+              limit: int) -> str:
+    """The last ``limit`` characters of a seat's stdout (``stream`` "out") or stderr ("err") in a match, without
+    the server's paths (:func:`for_student`); "" when it wrote nothing. The caller checks who may read it."""
+    path = match_dir(server.contest, m["block_id"], m["rotation"]) / "logs" / f"{seat}-{bots[seat]}.{stream}"
+    try:
+        with open(path, "rb") as f:
+            size = f.seek(0, os.SEEK_END)
+            f.seek(max(0, size - 4 * limit))  # UTF-8: at most 4 bytes a character
+            text = f.read().decode("utf-8", errors="replace")[-limit:]
+    except OSError:
+        return ""
+    own = server.contest.data / "uploads" / bots[seat].rsplit(".v", 1)[0]  # the student's versions' folders
+    return for_student(text, _roots(server), own if owner is not None else None)
 
 
 def match_log(request: Request) -> Response:
-    """A seat's stderr in a match: its owner's and the admin's only."""
+    """A seat's stderr in a match (``?stream=out``: its stdout), the last :data:`LOG_MAX` characters, as plain
+    text: its owner's and the admin's only."""
     who = _who(request)
     if who is None:
         return _forbidden()
@@ -665,10 +711,10 @@ def match_log(request: Request) -> Response:
     owner = _seat_owners(server, bots)[seat]
     if not (who.admin or (owner is not None and owner == who.student_id)):
         return _not_found()
-    path = match_dir(server.contest, m["block_id"], m["rotation"]) / "logs" / f"{seat}-{bots[seat]}.err"
-    text = path.read_text(encoding="utf-8", errors="replace")[-200_000:] if path.is_file() else ""
-    own = server.contest.data / "uploads" / bots[seat].rsplit(".v", 1)[0]  # the student's versions' folders
-    return PlainTextResponse(for_student(text, _roots(server), own if owner is not None else None))
+    stream = request.query_params.get("stream", "err")
+    if stream not in LOG_STREAMS:
+        return _not_found()
+    return PlainTextResponse(_log_text(server, m, bots, seat, owner, stream, LOG_MAX))
 
 
 # ---------------------------------------------------------------- challenges
@@ -727,7 +773,11 @@ def admin_page(request: Request) -> Response:
     from harness.server.serve import BUILDS_OFF
 
     problem = build_problem(server.contest.sandbox)
+    faults = store.fault_totals(server.engine, [store.label(a["student"], a["number"]) for a in active.values()])
+    for a in active.values():
+        a["faults"] = faults.get(store.label(a["student"], a["number"]), {})
     return _page(request, "admin.html.j2", who, people=people, active=active,
+                 paused=store.paused_versions(server.engine),
                  builds=f"{BUILDS_OFF} ({problem})" if problem else "",
                  challenges=store.setting(server.engine, "challenges", "1") == "1",
                  final=store.setting(server.engine, "final", ""), ladder_error=server.ladder.error if server.ladder
@@ -764,6 +814,9 @@ def _admin_act(server: Server, action: str, value: str) -> Response:
         except ValueError as exc:
             return PlainTextResponse(str(exc), status_code=400)
         store.sync_roster(server.engine, fresh)
+    elif action == "resume":
+        if not value.isdigit() or not store.resume(server.engine, int(value)):
+            return _not_found()
     elif action == "final":
         from harness.server.final import start_final
 
@@ -1035,6 +1088,7 @@ def create_app(server: Server) -> Starlette:
     import jinja2
 
     templates = Jinja2Templates(env=jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True))
+    templates.env.filters["faults"] = fault_text
     templates.env.filters["when"] = lambda t: time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t)) if t else ""
     app.state.templates = templates
     return app

@@ -18,7 +18,7 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from sqlalchemy import Engine, select
@@ -43,6 +43,9 @@ class Row:
         rating: the rating's mean (rating points); rating_sigma its standard deviation.
         status: ``active``, ``inactive`` (a student's older version) or ``reference``.
         blocks: complete blocks played.
+        faults: its faults over every stored match, by kind (:func:`harness.server.store.seat_faults`:
+            the protocol's kinds, ``out``: matches it was put out of, ``slow``: decisions paid from the time bank).
+        paused: why the ladder gives it no more blocks ("": it plays; :attr:`LadderSettings.pause_after_faulty_blocks`).
     """
 
     bot: str
@@ -56,6 +59,8 @@ class Row:
     rating_sigma: float
     status: str
     blocks: int
+    faults: dict[str, int] = field(default_factory=dict)
+    paused: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -199,18 +204,21 @@ def compute(url: str, references: Sequence[str], engine: Engine | None = None
     engine = engine if engine is not None else db.make_engine(url)
     try:
         stored = store.done_records(engine)
+        faults = store.fault_totals(engine)
         v, st = db.versions, db.students
         with engine.connect() as conn:
-            vers = conn.execute(select(v.c.number, v.c.active, v.c.state, st.c.name)
+            vers = conn.execute(select(v.c.number, v.c.active, v.c.state, st.c.name, v.c.paused)
                                 .join(st, v.c.student_id == st.c.id)).all()
     finally:
         if own:
             engine.dispose()
     records = [MatchRecord.from_dict(r) for _, _, r in stored]
     who: dict[str, tuple[str, int, str]] = {}
-    for number, active, state, name in vers:
+    paused: dict[str, str] = {}
+    for number, active, state, name, why in vers:
         if state == store.ADMITTED:
             who[store.label(name, number)] = (name, number, "active" if active else "inactive")
+            paused[store.label(name, number)] = why
     for ref in references:
         who[ref] = ("", 0, "reference")
     played: dict[str, int] = {}
@@ -230,6 +238,6 @@ def compute(url: str, references: Sequence[str], engine: Engine | None = None
                         ci95_low=None if s.estimate.low is None else round(s.estimate.low, 3),
                         ci95_high=None if s.estimate.high is None else round(s.estimate.high, 3),
                         rating=round(r.mu, 3), rating_sigma=round(r.sigma, 3), status=status,
-                        blocks=played.get(name, 0)))
+                        blocks=played.get(name, 0), faults=faults.get(name, {}), paused=paused.get(name, "")))
     rows.sort(key=lambda row: (row.status == "inactive", -row.rating, row.bot))
     return rows, _rating_history(stored)

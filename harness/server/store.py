@@ -562,3 +562,11 @@ def block_seats(engine: Engine, block_id: int) -> list[str]:
     with engine.connect() as conn:
         seats = conn.execute(select(db.blocks.c.seats).where(db.blocks.c.id == block_id)).scalar()
     return json.loads(seats) if seats else []
+
+
+def match_faults(engine: Engine, match_pk: int) -> dict[str, dict[str, int]]:
+    """``{bot: faults}`` of one stored match (:func:`seat_faults`; {} before its result is stored)."""
+    mb = db.match_bots
+    with engine.connect() as conn:
+        rows = conn.execute(select(mb.c.bot, mb.c.faults).where(mb.c.match_pk == match_pk)).all()
+    return {bot: json.loads(faults) for bot, faults in rows}

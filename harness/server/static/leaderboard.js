@@ -3,6 +3,15 @@
 (function () {
   const body = document.querySelector("#board tbody");
   const fmt = (x) => (x === null || x === undefined) ? "–" : x.toFixed(2);
+  // the order of app.fault_text: put out first, the protocol's faults, slow last
+  const ORDER = ["out", "timeout", "crash", "failed_start", "disconnected", "malformed", "illegal", "oversized", "slow"];
+  function faults(f) {
+    const rank = (k) => { const i = ORDER.indexOf(k); return i < 0 ? 50 : i; };
+    const shown = Object.entries(f || {}).filter(([, n]) => n)
+      .sort((a, b) => rank(a[0]) - rank(b[0]) || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+      .map(([k, n]) => k + " " + n);
+    return shown.length ? shown.join(" · ") : "–";
+  }
   function cell(text, cls) { const td = document.createElement("td"); td.textContent = text; if (cls) td.className = cls; return td; }
   const source = new EventSource("/events");
   source.addEventListener("leaderboard", (event) => {
@@ -14,7 +23,8 @@
       if (r.student) { const a = document.createElement("a"); a.href = "/students/" + encodeURIComponent(r.student); a.textContent = r.student; st.append(a); }
       tr.append(st, cell(String(r.hands), "hands"), cell(String(r.blocks)), cell(fmt(r.bb_per_100)),
                 cell(r.ci95_low === null ? "–" : fmt(r.ci95_low) + " .. " + fmt(r.ci95_high)),
-                cell(fmt(r.rating) + " ± " + fmt(r.rating_sigma)), cell(r.status, "left"));
+                cell(fmt(r.rating) + " ± " + fmt(r.rating_sigma)), cell(r.status + (r.paused ? " (paused)" : ""), "left"),
+                cell(faults(r.faults), "left faults"));
       return tr;
     }));
     document.getElementById("updated").textContent = "updated " + new Date().toLocaleTimeString();
