@@ -39,7 +39,8 @@ def contest_file(folder: Path, *, students: tuple[str, ...] = ("alice", "bob", "
     db_line = f'database = "{database}"\n' if database else ""
     slots = f'cluster = "{cluster}"' if cluster else f"jobs = {jobs}"
     text = (f'[contest]\nname = "t"\n{db_line}\n[ladder]\nhands = {hands}\ntable_size = 2\n{slots}\n'
-            f"challenges_per_hour = {quota}\nbuild_timeout_s = {build_timeout_s}\n{ladder}\n[sandbox]\nmode = \"{sandbox}\"\n\n"
+            f"challenges_per_hour = {quota}\nbuild_timeout_s = {build_timeout_s}\n{ladder}\n"
+            f"[sandbox]\nmode = \"{sandbox}\"\n\n"
             f'[[reference]]\nname = "caller"\ncommand = "python -m bots.caller"\ncwd = {toml_value(str(ROOT))}\n\n'
             + "".join(f'[[students]]\nname = "{s}"\n\n' for s in students) + extra)
     path = folder / "contest.toml"

@@ -101,6 +101,15 @@ def _page(request: Request, name: str, who: store.Who | None, **context: Any) ->
                                                       **context})
 
 
+def refusal(request: Request, who: store.Who | None, reason: str, status: int, *, title: str = "Refused",
+            back: str = "", back_label: str = "") -> Response:
+    """A refusal as a page (``status``: its HTTP status): ``title``, the one-line ``reason`` and a way back
+    (``back``: a link, labelled ``back_label``; default the leaderboard and the student's own page)."""
+    page = _page(request, "refused.html.j2", who, reason=reason, title=title, back=back, back_label=back_label)
+    page.status_code = status
+    return page
+
+
 def _forbidden(text: str = "Follow your login link first (it was mailed to you).") -> Response:
     return PlainTextResponse(text, status_code=401)
 
@@ -205,14 +214,16 @@ def index(request: Request) -> Response:
 
 
 def api_leaderboard(request: Request) -> Response:
+    """The board as JSON, in its order (:func:`harness.server.board.ranked`): one object per bot with ``rank`` (by
+    rating; null: not ranked yet, or an older version), ``bb_rank`` (by bb/100), ``rating`` and ``rating_sigma``
+    (its standard deviation), ``bb_per_100`` with ``ci95_low``/``ci95_high``, ``faults`` by kind and ``paused``."""
     if _who(request) is None:
         return _forbidden()
     server: Server = request.app.state.server
     rows = _board_rows(server)
     keep = ("bot", "student", "version", "hands", "bb_per_100", "ci95_low", "ci95_high", "rating", "status")
-    return JSONResponse([{k: r[k] for k in keep} | {"blocks": r["blocks"], "rating_sigma": r["rating_sigma"],
-                                                    "faults": r["faults"], "paused": bool(r["paused"])}
-                         for r in rows])
+    more = ("blocks", "rating_sigma", "rank", "bb_rank", "faults")
+    return JSONResponse([{k: r[k] for k in (*keep, *more)} | {"paused": bool(r["paused"])} for r in rows])
 
 
 async def events(request: Request) -> Response:
@@ -267,33 +278,43 @@ def _owns(who: store.Who, student_id: int) -> bool:
 
 
 def _results_of(server: Server, bots: set[str]) -> dict[str, Any]:
-    """Per-opponent results, faults by kind and the rating over time of some bots (public figures)."""
+    """Per-opponent results and the latest matches of some bots (public figures), from their complete blocks.
+
+    ``opponents``: one row per (bot of ``bots``, opponent): chips and hands of the matches they shared, and bb/100
+    with its 95% interval over the duplicate sets they shared (:func:`harness.tournament.stats.estimate`; no
+    interval below two sets). ``matches``: the last 50, newest first, each with its block's ``kind``.
+    """
     from harness.tournament.results import MatchRecord
-    from harness.tournament.stats import bb_per_100, standings
+    from harness.tournament.stats import bb_per_100, duplicate_sets, estimate
 
     mine = [MatchRecord.from_dict(r) for r in store.records_of(server.engine, bots)]
-    per_opp: dict[str, list[int]] = {}
-    faults: dict[str, int] = {}
-    matches = []
+    pairs: dict[tuple[str, str], list[int]] = {}
+    matches: list[dict[str, Any]] = []
     for rec in mine:
         res = rec.result
         seats = [i for i, b in enumerate(res.bots) if b in bots]
         for i in seats:
-            for kind, n in res.faults[i].items():
-                faults[kind] = faults.get(kind, 0) + n
             for j, other in enumerate(res.bots):
                 if j not in seats:
-                    per_opp.setdefault(other, [0, 0])
-                    per_opp[other][0] += res.net[i]
-                    per_opp[other][1] += res.hands_played
+                    pair = pairs.setdefault((res.bots[i], other), [0, 0])
+                    pair[0] += res.net[i]
+                    pair[1] += res.hands_played
         matches.append({"match_id": res.match_id, "bots": list(res.bots), "net": list(res.net),
-                        "hands": res.hands_played, "url": "/matches/" + res.match_id})
+                        "hands": res.hands_played, "url": "/matches/" + res.match_id, "block": rec.table})
+    matches = matches[-50:][::-1]
+    blocks = [str(m["block"])[1:] for m in matches]  # the record's table: "b<block id>"
+    kinds = store.block_kinds(server.engine, [int(b) for b in blocks if b.isdigit()])
+    for m, b in zip(matches, blocks, strict=True):
+        m["kind"] = kinds.get(int(b), "") if b.isdigit() else ""
     unit = server.contest.game.unit
-    opponents = [{"bot": o, "chips": c, "hands": h, "bb_per_100": round(bb_per_100(c, h, unit), 2)}
-                 for o, (c, h) in sorted(per_opp.items())]
-    board = {s.bot: s for s in standings(mine)} if mine else {}
-    return {"opponents": opponents, "faults": {k: v for k, v in faults.items() if v}, "matches": matches[-50:][::-1],
-            "standings": board}
+    opponents = []
+    for (me, other), (chips, hands) in sorted(pairs.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+        est = estimate(duplicate_sets(mine, me, with_bot=other))
+        opponents.append({"bot": other, "version": me, "chips": chips, "hands": hands, "sets": est.sets,
+                          "bb_per_100": round(est.bb_per_100 if est.hands else bb_per_100(chips, hands, unit), 2),
+                          "low": None if est.low is None else round(est.low, 2),
+                          "high": None if est.high is None else round(est.high, 2)})
+    return {"opponents": opponents, "matches": matches}
 
 
 #: The kinds of :func:`fault_text` in the order shown: put out first, then the protocol's faults, slow last.
@@ -327,8 +348,12 @@ def rating_chart(points: list[dict[str, Any]], uploads: list[tuple[float, str]])
     times = sorted({p["t"] for p in points})
     # an upload between the blocks finished at steps k and k+1 (counted from 1) is drawn at k + 0.5
     marks = [(sum(t < u for t in times) + 0.5, label) for u, label in uploads if times[0] <= u <= times[-1]]
-    return history_figure(steps, lines, x_title="blocks finished (oldest first)",
-                          y_title="rating mu (band: +- 1.96 sigma)", marks=marks)
+    figure = json.loads(history_figure(steps, lines, x_title="blocks finished (oldest first)",
+                                       y_title="rating mu (band: +- 1.96 sigma)", marks=marks))
+    # whole block numbers on the axis (plotly's own ticks fall on halves for a few blocks), at most about 10
+    figure["layout"].setdefault("xaxis", {}).update(tickmode="linear", tick0=1, dtick=max(1, -(-len(steps) // 10)),
+                                                    tickformat="d")
+    return script_json(figure)  # safe inside a <script> element, as history_figure made it
 
 
 def student_page(request: Request) -> Response:
@@ -351,13 +376,24 @@ def student_page(request: Request) -> Response:
     history = server.board.history(labels)
     uploads = [(v["created"], store.label(st["name"], v["number"])) for v in vers]
     quota = server.contest.ladder.challenges_per_hour
-    targets = [r.bot for r in server.board.rows() if r.status != "inactive" and r.student != st["name"]]
+    board = server.board.rows()
+    targets = [r.bot for r in board if r.status != "inactive" and r.student != st["name"]]
+    standing = next((r for r in board if r.student == st["name"] and r.status == "active"), None)
+    placed = sum(r.rank is not None for r in board)
+    pending: list[dict[str, Any]] = []
+    if own:
+        pending = store.pending_challenges(server.engine, st["id"])
+        names = store.seat_names(server.engine, [r.name for r in server.contest.references],
+                                 [c for p in pending for c in p["seats"]])
+        for p in pending:
+            p["bots"] = [names.get(c, c) for c in p["seats"]]
     play_bots: list[str] = []
     if own and not who.admin and server.contest.play.max_games:
         play_bots = list(play_opponents(server, st["id"], st["name"]))
     return _page(request, "student.html.j2", who, student=st, own=own, versions=vers, results=results,
                  chart=rating_chart(history, uploads),
                  quota=quota, targets=targets, play_bots=play_bots, play_hands=server.contest.play.hands,
+                 standing=standing, placed=placed, pending=pending,
                  play_idle_s=server.contest.play.idle_s,
                  challenges=store.setting(server.engine, "challenges", "1") == "1")
 
@@ -446,7 +482,8 @@ def activate(request: Request) -> Response:
         return _not_found()
     server: Server = request.app.state.server
     if not store.activate(server.engine, v["student_id"], v["id"]):
-        return PlainTextResponse("Only an admitted version can be made active.", status_code=409)
+        return refusal(request, who, "Only an admitted version can be made active.", 409,
+                       title="Not made active", back=f"/students/{v['student']}", back_label="Back to the versions")
     return RedirectResponse(f"/students/{v['student']}", status_code=303)
 
 
@@ -721,24 +758,35 @@ def match_log(request: Request) -> Response:
 
 
 async def challenge(request: Request) -> Response:
-    """A student asks for a block of their active version against a named bot (quota per hour)."""
+    """A student asks for a block of their active version against a named bot (quota per hour); every refusal
+    is a page with a way back to their page."""
     who = await run_in_threadpool(_who, request)
     if who is None or who.admin or who.student_id is None:
         return _forbidden("Challenges are asked for by students.")
     server: Server = request.app.state.server
     async with request.form() as form:
         target = str(form.get("opponent") or "")
-    if await run_in_threadpool(store.setting, server.engine, "challenges", "1") != "1":
-        return PlainTextResponse("Challenges are switched off by the teacher.", status_code=403)
+    result = await run_in_threadpool(_challenge, server, who, target)
+    if isinstance(result, tuple):
+        reason, status = result
+        return await run_in_threadpool(lambda: refusal(request, who, reason, status, title="Challenge refused",
+                                                       back=f"/students/{who.name}", back_label="Back to your page"))
+    return RedirectResponse(f"/students/{who.name}", status_code=303)
+
+
+def _challenge(server: Server, who: store.Who, target: str) -> int | tuple[str, int]:
+    """Open the challenge block (its id), or why not and the HTTP status."""
+    assert who.student_id is not None
+    if store.setting(server.engine, "challenges", "1") != "1":
+        return "Challenges are switched off by the teacher.", 403
     quota = server.contest.ladder.challenges_per_hour
-    used = await run_in_threadpool(store.challenges_since, server.engine, who.student_id, time.time() - 3600)
+    used = store.challenges_since(server.engine, who.student_id, time.time() - 3600)
     if used >= quota:
-        return PlainTextResponse(f"Quota reached: {quota} challenges per hour; try again later.", status_code=429)
-    active = {store.label(a["student"], a["number"]): a
-              for a in await run_in_threadpool(store.active_versions, server.engine)}
+        return f"Quota reached: {quota} challenges per hour; try again later.", 429
+    active = {store.label(a["student"], a["number"]): a for a in store.active_versions(server.engine)}
     me = next((a for a in active.values() if a["student_id"] == who.student_id), None)
     if me is None:
-        return PlainTextResponse("You have no admitted active version yet.", status_code=409)
+        return "You have no admitted active version yet.", 409
     refs = {r.name for r in server.contest.references}
     seats = server.contest.ladder.table_size
     if target in refs:
@@ -746,16 +794,13 @@ async def challenge(request: Request) -> Response:
     elif target in active and active[target]["student_id"] != who.student_id:
         opp = f"v{active[target]['id']}"
     else:
-        return PlainTextResponse(f"No opponent {target!r}: name a reference bot or another student's active "
-                                 "version.", status_code=400)
+        return f"No opponent {target!r}: name a reference bot or another student's active version.", 400
     table = [f"v{me['id']}", opp]
     fill = [f"r{r}" for r in sorted(refs) if f"r{r}" not in table]
     table += fill[: seats - 2]
     if len(table) < seats:
-        return PlainTextResponse("Not enough bots for a table of this contest.", status_code=409)
-    await run_in_threadpool(store.new_block, server.engine, "challenge", table, seats, server.contest.name,
-                            who.student_id)
-    return RedirectResponse(f"/students/{who.name}", status_code=303)
+        return "Not enough bots for a table of this contest.", 409
+    return store.new_block(server.engine, "challenge", table, seats, server.contest.name, who.student_id)
 
 
 # ---------------------------------------------------------------- admin
@@ -797,11 +842,17 @@ async def admin_action(request: Request) -> Response:
     action = request.path_params["action"]
     async with request.form() as form:
         value = str(form.get("value") or "")
-    return await run_in_threadpool(_admin_act, server, action, value)
+    answer = await run_in_threadpool(_admin_act, server, action, value)
+    if isinstance(answer, tuple):
+        reason, status = answer
+        return await run_in_threadpool(lambda: refusal(request, who, reason, status, title="Not done",
+                                                       back="/admin", back_label="Back to the admin page"))
+    return answer
 
 
-def _admin_act(server: Server, action: str, value: str) -> Response:
-    """Do an admin's action (blocking: the database, the contest file, the final's start)."""
+def _admin_act(server: Server, action: str, value: str) -> Response | tuple[str, int]:
+    """Do an admin's action (blocking: the database, the contest file, the final's start); a refusal is its
+    reason and HTTP status."""
     if action == "freeze":
         store.set_setting(server.engine, "frozen", "1" if value == "1" else "0")
     elif action == "challenges":
@@ -812,7 +863,7 @@ def _admin_act(server: Server, action: str, value: str) -> Response:
         try:
             fresh = load_contest(server.contest.path)
         except ValueError as exc:
-            return PlainTextResponse(str(exc), status_code=400)
+            return str(exc), 400
         store.sync_roster(server.engine, fresh)
     elif action == "resume":
         if not value.isdigit() or not store.resume(server.engine, int(value)):
@@ -822,7 +873,7 @@ def _admin_act(server: Server, action: str, value: str) -> Response:
 
         started = start_final(server)
         if not started:
-            return PlainTextResponse("The final is already running.", status_code=409)
+            return "The final is already running.", 409
     else:
         return _not_found()
     return RedirectResponse("/admin", status_code=303)
@@ -920,13 +971,15 @@ async def play_start(request: Request) -> Response:
     async with request.form() as form:
         target = str(form.get("opponent") or "")
     bots = await run_in_threadpool(play_opponents, server, who.student_id, who.name)
+    back = {"title": "Game refused", "back": f"/students/{who.name}#play", "back_label": "Back to your page"}
     if target not in bots:
-        return PlainTextResponse(f"No opponent {target!r}: pick a reference bot or one of your admitted versions.",
-                                 status_code=400)
+        reason = f"No opponent {target!r}: pick a reference bot or one of your admitted versions."
+        return await run_in_threadpool(lambda: refusal(request, who, reason, 400, **back))
     try:
         game = await run_in_threadpool(server.games.start, who.name, bots[target])
     except GameRefused as exc:
-        return PlainTextResponse(str(exc), status_code=409)
+        refused = str(exc)
+        return await run_in_threadpool(lambda: refusal(request, who, refused, 409, **back))
     return RedirectResponse(f"/play/{game.id}/", status_code=303)
 
 

@@ -11,6 +11,7 @@ interpreter.
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import os
 import threading
@@ -46,6 +47,9 @@ class Row:
         faults: its faults over every stored match, by kind (:func:`harness.server.store.seat_faults`:
             the protocol's kinds, ``out``: matches it was put out of, ``slow``: decisions paid from the time bank).
         paused: why the ladder gives it no more blocks ("": it plays; :attr:`LadderSettings.pause_after_faulty_blocks`).
+        rank: its place by rating among the active versions and reference bots with a complete block (1: best);
+            None: not ranked (no complete block yet, or an older version).
+        bb_rank: its place by bb/100 among the same bots (the final's report ranks by bb/100); None likewise.
     """
 
     bot: str
@@ -61,6 +65,8 @@ class Row:
     blocks: int
     faults: dict[str, int] = field(default_factory=dict)
     paused: str = ""
+    rank: int | None = None
+    bb_rank: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -124,7 +130,8 @@ class Board:
             self._refreshing = False
 
     def rows(self) -> list[Row]:
-        """Active versions and reference bots, best rating first; inactive versions that played below."""
+        """Active versions and reference bots with a complete block, best rating first; then those without one;
+        then inactive versions that played (:func:`ranked`)."""
         key = self.key()
         if self.computed is None:
             rows, history = self._compute()
@@ -239,5 +246,18 @@ def compute(url: str, references: Sequence[str], engine: Engine | None = None
                         ci95_high=None if s.estimate.high is None else round(s.estimate.high, 3),
                         rating=round(r.mu, 3), rating_sigma=round(r.sigma, 3), status=status,
                         blocks=played.get(name, 0), faults=faults.get(name, {}), paused=paused.get(name, "")))
-    rows.sort(key=lambda row: (row.status == "inactive", -row.rating, row.bot))
-    return rows, _rating_history(stored)
+    return ranked(rows), _rating_history(stored)
+
+
+def ranked(rows: list[Row]) -> list[Row]:
+    """The board's order and ranks: the active versions and reference bots with a complete block by rating
+    (ranks 1..n, and their ranks by bb/100 beside), then those without one (unranked: never placed at the prior
+    rating), then older versions that played (unranked)."""
+    def group(row: Row) -> int:
+        return 2 if row.status == "inactive" else 0 if row.blocks else 1
+
+    rows = sorted(rows, key=lambda row: (group(row), -row.rating, row.bot))
+    placed = [row for row in rows if group(row) == 0]
+    by_bb = {row.bot: k for k, row in enumerate(sorted(placed, key=lambda r: (-r.bb_per_100, r.bot)), 1)}
+    rank = {row.bot: k for k, row in enumerate(placed, 1)}
+    return [dataclasses.replace(row, rank=rank.get(row.bot), bb_rank=by_bb.get(row.bot)) for row in rows]

@@ -246,17 +246,20 @@ class Ladder:
             return None
         tally = store.tally(self.engine)
         busy_blocks = {j.info[1] for j in self.executor.running() if j.info and j.info[0] == "match"}
+        paused = self.frozen_ladder()  # the final runs: blocks under way finish, none starts (challenges wait)
         for m in store.pending_matches(self.engine, tally.first):
             if self._free() <= 0:
                 return None
-            if m["block_id"] in busy_blocks or (first_only and m["block_id"] not in tally.first):
+            if m["block_id"] in busy_blocks or (first_only and m["block_id"] not in tally.first) or (
+                    paused and m["block_state"] == store.PENDING):
                 continue
             busy_blocks.add(m["block_id"])
             self._submit(self._match_job(m))
         return tally if self._free() > 0 else None
 
     def frozen_ladder(self) -> bool:
-        """The admin paused the ladder (the final runs on its own)."""
+        """The ladder is paused while the final runs (the final has the machine): the blocks under way finish,
+        no block starts, challenges included."""
         return store.setting(self.engine, "ladder_paused", "") == "1"
 
     def _submit(self, job: Job) -> None:

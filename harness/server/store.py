@@ -344,7 +344,8 @@ def pending_matches(engine: Engine, first: frozenset[int] = frozenset()) -> list
     challenges, then oldest block, then rotation."""
     m, b = db.matches, db.blocks
     with engine.connect() as conn:
-        rows = conn.execute(select(m.c.id, m.c.block_id, m.c.rotation, m.c.match_id, b.c.seats, b.c.seed, b.c.kind)
+        rows = conn.execute(select(m.c.id, m.c.block_id, m.c.rotation, m.c.match_id, b.c.seats, b.c.seed, b.c.kind,
+                                   b.c.state.label("block_state"))
                             .join(b, m.c.block_id == b.c.id).where(m.c.state == PENDING)
                             .order_by((b.c.kind != "challenge"), b.c.id, m.c.rotation)).mappings().all()
     return sorted((dict(r) for r in rows), key=lambda r: r["block_id"] not in first)  # stable: the rest keep order
@@ -570,3 +571,37 @@ def match_faults(engine: Engine, match_pk: int) -> dict[str, dict[str, int]]:
     with engine.connect() as conn:
         rows = conn.execute(select(mb.c.bot, mb.c.faults).where(mb.c.match_pk == match_pk)).all()
     return {bot: json.loads(faults) for bot, faults in rows}
+
+
+def block_kinds(engine: Engine, block_ids: Iterable[int]) -> dict[int, str]:
+    """``{block id: kind}`` (ladder, challenge) of the blocks named."""
+    ids = list(set(block_ids))
+    if not ids:
+        return {}
+    with engine.connect() as conn:
+        return dict(conn.execute(select(db.blocks.c.id, db.blocks.c.kind).where(db.blocks.c.id.in_(ids))).all())
+
+
+def pending_challenges(engine: Engine, student_id: int) -> list[dict[str, Any]]:
+    """The student's challenges not finished yet (``id``, ``seats``, ``state`` pending or running, ``created``),
+    oldest first."""
+    b = db.blocks
+    with engine.connect() as conn:
+        rows = conn.execute(select(b.c.id, b.c.seats, b.c.state, b.c.created)
+                            .where(b.c.kind == "challenge", b.c.requested_by == student_id,
+                                   b.c.state.in_((PENDING, RUNNING))).order_by(b.c.id)).mappings().all()
+    return [dict(r) | {"seats": json.loads(r["seats"])} for r in rows]
+
+
+def seat_names(engine: Engine, references: Iterable[str], codes: Iterable[str]) -> dict[str, str]:
+    """``{seat code: bot name}``: ``v<id>`` as ``<student>.v<N>``, ``r<name>`` as the reference's name."""
+    wanted = list(codes)
+    ids = [int(c[1:]) for c in wanted if c.startswith("v") and c[1:].isdigit()]
+    v, st = db.versions, db.students
+    with engine.connect() as conn:
+        rows = conn.execute(select(v.c.id, v.c.number, st.c.name).join(st, v.c.student_id == st.c.id)
+                            .where(v.c.id.in_(ids))).all() if ids else []
+    names = {f"v{vid}": label(name, number) for vid, number, name in rows}
+    refs = set(references)
+    names.update({c: c[1:] for c in wanted if c.startswith("r") and c[1:] in refs})
+    return names
