@@ -54,6 +54,8 @@ from harness.report.viewer import script_json
 from harness.server import db, store
 from harness.server.board import Board
 from harness.server.contest import Contest
+from harness.server.final import plan as final_plan
+from harness.server.final import progress as final_progress
 from harness.server.folders import Listing, export_tree, list_files, tar_stream
 from harness.server.games import Game, GameRefused, Games
 from harness.server.hostpaths import for_student, hide_paths, host_roots
@@ -210,7 +212,7 @@ def index(request: Request) -> Response:
         return _forbidden()
     server: Server = request.app.state.server
     rows = _board_rows(server)
-    return _page(request, "leaderboard.html.j2", who, rows=rows)
+    return _page(request, "leaderboard.html.j2", who, rows=rows, final_progress=final_progress(server))
 
 
 def api_leaderboard(request: Request) -> Response:
@@ -825,6 +827,7 @@ def admin_page(request: Request) -> Response:
                  paused=store.paused_versions(server.engine),
                  builds=f"{BUILDS_OFF} ({problem})" if problem else "",
                  challenges=store.setting(server.engine, "challenges", "1") == "1",
+                 final_plan=final_plan(server).describe(), final_progress=final_progress(server),
                  final=store.setting(server.engine, "final", ""), ladder_error=server.ladder.error if server.ladder
                  else "", busy=_occupancy(server))
 
@@ -930,6 +933,9 @@ def final_page(request: Request) -> Response:
     path = (root / rel).resolve()
     if not path.is_relative_to(root) or not path.is_file() or path.name.endswith((".jsonl", ".gz", ".err", ".out")):
         state = store.setting(server.engine, "final", "")
+        running = final_progress(server)
+        if running is not None:
+            state = f"running: {running.describe()}"
         return PlainTextResponse(f"No final report yet{' (' + state + ')' if state else ''}.", status_code=404)
     if path.suffix in _TEXT_TYPES:  # the report names the server's paths (its footer, logs, replay commands)
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -1117,6 +1123,9 @@ def create_app(server: Server) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         if server.ladder is not None:
+            from harness.server.final import resume_final
+
+            await run_in_threadpool(resume_final, server)  # a final a stop or a kill cut short goes on
             server.ladder.start()
         try:
             yield

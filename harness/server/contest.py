@@ -27,6 +27,13 @@ Format (every key but ``[contest] name`` and ``[[reference]]`` optional)::
     max_games = 4             # games at once (each holds a bot process); 0: no games
     idle_s = 300              # a game with no answer for this long ends and its bot is stopped
 
+    [final]                   # the final: its own format, hands and time budget
+    format = "round-robin"    # or "sampled" (each bot at tables_per_bot tables)
+    hands = 200               # hands per match (default: [ladder] hands)
+    table_size = 2            # default: [ladder] table_size
+    tables_per_bot = 8        # sampled only (default: each pair meets about twice)
+    budget_min = 60           # plan to this many minutes: fewer hands per match if needed (0: no budget)
+
     [[reference]]             # house bots every student plays
     name = "caller"
     command = "python -m bots.caller"
@@ -117,6 +124,28 @@ class LadderSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class FinalSettings:
+    """``[final]``: the final's own plan (:mod:`harness.server.final`).
+
+    Attributes:
+        format: ``round-robin`` (every table of ``table_size`` bots) or ``sampled`` (each bot at
+            ``tables_per_bot`` tables drawn so that pairs meet about equally often:
+            :class:`harness.tournament.schedule.Sampled`).
+        hands: hands per match (None: ``[ladder] hands``).
+        table_size: seats per table (None: ``[ladder] table_size``).
+        tables_per_bot: sampled only (None: :func:`harness.tournament.schedule.default_tables_per_bot`).
+        budget_min: minutes the final should take at most (0: no budget); the plan then cuts the hands per match
+            to fit, down to :data:`harness.server.final.MIN_HANDS`, from the ladder's own match times.
+    """
+
+    format: str = "round-robin"
+    hands: int | None = None
+    table_size: int | None = None
+    tables_per_bot: int | None = None
+    budget_min: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class PlaySettings:
     """``[play]``: games a logged-in student plays in the browser against a reference bot or their own version.
 
@@ -164,6 +193,7 @@ class Contest:
         students: ``[[students]]`` in file order.
         play: ``[play]``.
         submissions: ``[submissions]``.
+        final: ``[final]``.
     """
 
     path: Path
@@ -176,6 +206,7 @@ class Contest:
     students: tuple[Student, ...]
     play: PlaySettings = PlaySettings()
     submissions: SubmissionSettings = SubmissionSettings()
+    final: FinalSettings = FinalSettings()
     raw: dict[str, Any] = dataclasses.field(default_factory=dict, compare=False)
 
     @property
@@ -217,7 +248,7 @@ def parse_contest(data: dict[str, Any], file: Path) -> Contest:
         ConfigError: any invalid value.
     """
     root = _Table(file, "top level", dict(data))
-    for name in ("contest", "game", "ladder", "limits", "sandbox", "play", "submissions"):
+    for name in ("contest", "game", "ladder", "limits", "sandbox", "play", "submissions", "final"):
         root.get(name, dict, {}, f"a [{name}] table")
     refs_data = root.get("reference", list, [], "an array of [[reference]] tables")
     students_data = root.get("students", list, [], "an array of [[students]] tables")
@@ -245,6 +276,7 @@ def parse_contest(data: dict[str, Any], file: Path) -> Contest:
     ladder = _ladder(_Table(file, "[ladder]", data.get("ladder", {})))
     play = _play(_Table(file, "[play]", data.get("play", {})))
     submissions = _submissions(_Table(file, "[submissions]", data.get("submissions", {})))
+    final = _final(_Table(file, "[final]", data.get("final", {})))
     schedule = _schedule(_Table(file, "[schedule]", {"hands": ladder.hands, "table_size": ladder.table_size,
                                                      "jobs": ladder.jobs}))
     game, stack, mode = _game(_Table(file, "[game]", data.get("game", {})), schedule)
@@ -291,7 +323,7 @@ def parse_contest(data: dict[str, Any], file: Path) -> Contest:
         starting_stack=stack, stack_mode=mode, schedule=schedule, limits=limits, bots=tuple(refs), sandbox=sandbox)
     return Contest(path=file, name=name, data=data_dir, database=database, tournament=tournament, ladder=ladder,
                    references=tuple(refs), students=tuple(students), play=play, submissions=submissions,
-                   raw=dict(data))
+                   final=final, raw=dict(data))
 
 
 def _ladder(t: _Table) -> LadderSettings:
@@ -330,6 +362,19 @@ def _submissions(t: _Table) -> SubmissionSettings:
     disk_mb = t.integer("disk_mb", 1000, 1, 10_000_000)
     t.finish()
     return SubmissionSettings(per_hour=per_hour, disk_mb=disk_mb)
+
+
+def _final(t: _Table) -> FinalSettings:
+    fmt = t.choice("format", ("round-robin", "sampled"), "round-robin")
+    hands = t.integer("hands", 0, 1) if "hands" in t.data else None
+    table_size = t.integer("table_size", 2, MIN_PLAYERS, MAX_PLAYERS) if "table_size" in t.data else None
+    tables_per_bot = t.integer("tables_per_bot", 1, 1, 10_000) if "tables_per_bot" in t.data else None
+    if tables_per_bot is not None and fmt != "sampled":
+        raise t.error("tables_per_bot", 'goes with format = "sampled"')
+    budget = t.integer("budget_min", 0, 0, 100_000)
+    t.finish()
+    return FinalSettings(format=fmt, hands=hands, table_size=table_size, tables_per_bot=tables_per_bot,
+                         budget_min=budget)
 
 
 def schedule_of(contest: Contest) -> ScheduleSettings:
