@@ -40,7 +40,7 @@ FINAL_TOML = "final.toml"
 #: The fewest hands per match a time budget may cut the final to (fewer say little about a bot).
 MIN_HANDS = 20
 #: Ladder matches whose durations the estimate reads (the latest).
-TIMED_MATCHES = 200
+TIMED_MATCHES = 50
 
 
 def _value(v: Any) -> str:

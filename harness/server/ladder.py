@@ -111,7 +111,7 @@ class Ladder:
     Args:
         contest: the contest.
         engine: its database.
-        board: the leaderboard (for ratings and block counts).
+        board: the leaderboard (its ratings pair opponents; block counts come from the database).
         executor: where jobs run (default: local workers, ``[ladder] jobs``).
         play: the match function (default: the referee's ``play_match`` in the contest's sandbox).
     """
@@ -149,6 +149,7 @@ class Ladder:
         self.busy_s = 0.0
         self.started = time.monotonic()
         self._since: dict[str, float] = {}
+        self._tallied: tuple[tuple[int, int, int], store.Tally] | None = None
 
     # -- the loop
     def start(self) -> None:
@@ -244,7 +245,7 @@ class Ladder:
                 self._submit(self._check_job(v))
         if self._free() <= 0:
             return None
-        tally = store.tally(self.engine)
+        tally = self._tally()
         busy_blocks = {j.info[1] for j in self.executor.running() if j.info and j.info[0] == "match"}
         paused = self.frozen_ladder()  # the final runs: blocks under way finish, none starts (challenges wait)
         for m in store.pending_matches(self.engine, tally.first):
@@ -256,6 +257,14 @@ class Ladder:
             busy_blocks.add(m["block_id"])
             self._submit(self._match_job(m))
         return tally if self._free() > 0 else None
+
+    def _tally(self) -> store.Tally:
+        """:func:`harness.server.store.tally`, read again only when a block was made or finished since (one
+        aggregate query a turn instead of every block's seats: the loop turns five times a second)."""
+        key = store.blocks_key(self.engine)
+        if self._tallied is None or self._tallied[0] != key:
+            self._tallied = (key, store.tally(self.engine))
+        return self._tallied[1]
 
     def frozen_ladder(self) -> bool:
         """The ladder is paused while the final runs (the final has the machine): the blocks under way finish,
@@ -366,10 +375,10 @@ class Ladder:
         n = self.contest.ladder.pause_after_faulty_blocks
         if n <= 0:
             return
+        seats = store.block_seats(self.engine, block_id)
         for a in store.active_versions(self.engine):
             bot = store.label(a["student"], a["number"])
-            if f"v{a['id']}" in store.block_seats(self.engine, block_id) and not a["paused"] \
-                    and store.faulty_streak(self.engine, bot, n):
+            if f"v{a['id']}" in seats and not a["paused"] and store.faulty_streak(self.engine, bot, n):
                 faults = store.fault_totals(self.engine, [bot]).get(bot, {})
                 shown = ", ".join(f"{k} {v}" for k, v in sorted(faults.items()))
                 store.pause(self.engine, a["id"], f"a fault in each of its last {n} blocks ({shown})")
