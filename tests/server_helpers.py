@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -31,13 +32,15 @@ def free_port() -> int:
 
 def contest_file(folder: Path, *, students: tuple[str, ...] = ("alice", "bob", "carol"), hands: int = 10,
                  jobs: int = 2, database: str = "", quota: int = 2, extra: str = "", cluster: str = "",
-                 sandbox: str = "off", build_timeout_s: int = 3) -> Path:
+                 sandbox: str = "off", build_timeout_s: int = 3, ladder: str = "") -> Path:
     """A small, fast contest: heads-up, ``hands`` hands per match, the caller as house bot (``cluster``: the
-    ladder plays on that Dask scheduler instead of ``jobs`` local workers; ``sandbox``: its ``[sandbox] mode``)."""
+    ladder plays on that Dask scheduler instead of ``jobs`` local workers; ``sandbox``: its ``[sandbox] mode``;
+    ``ladder``: more ``[ladder]`` lines; ``extra``: more tables at the end)."""
     db_line = f'database = "{database}"\n' if database else ""
     slots = f'cluster = "{cluster}"' if cluster else f"jobs = {jobs}"
     text = (f'[contest]\nname = "t"\n{db_line}\n[ladder]\nhands = {hands}\ntable_size = 2\n{slots}\n'
-            f"challenges_per_hour = {quota}\nbuild_timeout_s = {build_timeout_s}\n\n[sandbox]\nmode = \"{sandbox}\"\n\n"
+            f"challenges_per_hour = {quota}\nbuild_timeout_s = {build_timeout_s}\n{ladder}\n"
+            f"[sandbox]\nmode = \"{sandbox}\"\n\n"
             f'[[reference]]\nname = "caller"\ncommand = "python -m bots.caller"\ncwd = {toml_value(str(ROOT))}\n\n'
             + "".join(f'[[students]]\nname = "{s}"\n\n' for s in students) + extra)
     path = folder / "contest.toml"
@@ -183,3 +186,34 @@ def group_fds(pgid: int) -> list[str]:
         except (OSError, ValueError, IndexError):
             continue
     return found
+
+
+class Slots:
+    """An executor that only records what the ladder submits (nothing runs)."""
+
+    capacity = 2
+    parallel = None
+
+    def __init__(self) -> None:
+        self.jobs: list[Any] = []
+
+    def submit(self, job: Any) -> None:
+        self.jobs.append(job)
+
+    def running(self) -> list[Any]:
+        return list(self.jobs)
+
+    def wait(self, timeout: float) -> list[Any]:
+        return []
+
+    def stop(self) -> None:
+        pass
+
+    def describe(self) -> None:
+        return None
+
+    def live_hands(self, job: Any) -> None:
+        return None
+
+    def close(self) -> None:
+        pass

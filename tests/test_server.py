@@ -31,6 +31,7 @@ from tests.server_helpers import (  # noqa: E402
     RAISER,
     ROOT,
     Served,
+    Slots,
     contest_file,
     free_port,
     links,
@@ -385,7 +386,8 @@ def test_migrations_upgrade_in_place(tmp_path: Path, database: str) -> None:
                                                       "matches", "settings", "alembic_version"}
     record = {"table": "b1", "rotation": 0, "big_blind": 2, "rotations": 1,
               "result": {"match_id": "b1-r0", "seed": 1, "hands_played": 10, "bots": ["alice.v1", "house"],
-                         "net": [5, -5], "hand_nets": [], "faults": [{}, {}], "status": ["ok", "ok"]}}
+                         "net": [5, -5], "hand_nets": [], "faults": [{}, {"timeout": 3}],
+                         "status": ["ok", "put out: 3 timeouts"]}}
     with engine.begin() as conn:
         conn.execute(insert(schema.students).values(name="alice", email="", created=0.0))
         conn.execute(insert(schema.blocks).values(id=1, kind="ladder", seats="[]", seed="0" * 64, state="done",
@@ -393,7 +395,7 @@ def test_migrations_upgrade_in_place(tmp_path: Path, database: str) -> None:
         conn.execute(insert(schema.matches).values(id=1, block_id=1, rotation=0, match_id="b1-r0", state="done",
                                                    record=json.dumps(record), error="", finished=1.0))
     upgrade(engine)  # the next start-up upgrades it in place
-    assert current_revision(engine) == "0003"
+    assert current_revision(engine) == "0004"
     with engine.connect() as conn:
         assert conn.execute(select(schema.students.c.name)).scalars().all() == ["alice"]
         assert sorted(conn.execute(select(schema.match_bots.c.bot)).scalars()) == ["alice.v1", "house"]
@@ -401,8 +403,9 @@ def test_migrations_upgrade_in_place(tmp_path: Path, database: str) -> None:
             assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
     assert [r["result"]["match_id"] for r in store.records_of(engine, {"alice.v1"})] == ["b1-r0"]
     assert store.records_of(engine, {"bob.v1"}) == []
+    assert store.fault_totals(engine) == {"house": {"timeout": 3, "out": 1}}  # 0004: faults from the records
     upgrade(engine)  # a second start-up keeps everything
-    assert current_revision(engine) == "0003"
+    assert current_revision(engine) == "0004"
     engine.dispose()
 
 
@@ -480,37 +483,6 @@ def test_serve_with_an_unreachable_database_is_one_line(tmp_path: Path, links_on
     assert "secretpw" not in done.stderr and "Traceback" not in done.stderr
 
 
-class _Slots:
-    """An executor that only records what the ladder submits (nothing runs)."""
-
-    capacity = 2
-    parallel = None
-
-    def __init__(self) -> None:
-        self.jobs: list[Any] = []
-
-    def submit(self, job: Any) -> None:
-        self.jobs.append(job)
-
-    def running(self) -> list[Any]:
-        return list(self.jobs)
-
-    def wait(self, timeout: float) -> list[Any]:
-        return []
-
-    def stop(self) -> None:
-        pass
-
-    def describe(self) -> None:
-        return None
-
-    def live_hands(self, job: Any) -> None:
-        return None
-
-    def close(self) -> None:
-        pass
-
-
 def test_a_new_blocks_first_match_starts_in_the_turn_that_opens_it(tmp_path: Path) -> None:
     """No slot waits a poll for a block the ladder has just opened; the slots' busy time counts running jobs."""
     from sqlalchemy import select
@@ -528,7 +500,7 @@ def test_a_new_blocks_first_match_starts_in_the_turn_that_opens_it(tmp_path: Pat
     vid = store.add_version(engine, alice, "0" * 64, "python bot.py", "").id
     store.finish_check(engine, vid, True, "", {})
     board = Board(contest, engine, worker=False)
-    slots = _Slots()
+    slots = Slots()
     ladder = Ladder(contest, engine, board, executor=slots)
     try:
         ladder.fill()
@@ -632,7 +604,7 @@ def test_the_ladder_checks_one_version_of_a_student_at_a_time(tmp_path: Path) ->
     alice = [store.add_version(engine, ids["alice"], f"{i:064x}", "python bot.py", "").id for i in range(3)]
     bob = store.add_version(engine, ids["bob"], "f" * 64, "python bot.py", "").id
     board = Board(contest, engine, worker=False)
-    slots = _Slots()
+    slots = Slots()
     slots.capacity = 4
     ladder = Ladder(contest, engine, board, executor=slots)
     try:

@@ -41,3 +41,14 @@ def test_plotly_js_comes_from_the_installed_package() -> None:
     assert response.media_type == "text/javascript"
     with open(response.path, "rb") as f:
         assert b"plotly" in f.read(4096).lower()
+
+
+def test_the_charts_x_axis_shows_whole_block_numbers() -> None:
+    """Three blocks once showed ticks at 1, 1.5, 2, 2.5, 3: the axis now steps by whole blocks (about ten ticks at
+    most), and the figure stays safe inside a <script> element."""
+    layout = json.loads(rating_chart(POINTS, []) or "")["layout"]
+    assert layout["xaxis"]["tickmode"] == "linear" and layout["xaxis"]["dtick"] == 1
+    assert layout["xaxis"]["tick0"] == 1 and layout["xaxis"]["tickformat"] == "d"
+    many = [{"bot": "alice.v1", "t": float(t), "mu": 25.0, "sigma": 8.0} for t in range(35)]
+    assert json.loads(rating_chart(many, []) or "")["layout"]["xaxis"]["dtick"] == 4
+    assert "</" not in (rating_chart([{"bot": "</script>.v1", "t": 1.0, "mu": 1.0, "sigma": 1.0}], []) or "")

@@ -120,7 +120,7 @@ def test_migration_0003_keys_versions_by_bot_and_keeps_them(database: str) -> No
                          old | {"number": 2, "sha256": "d" * 64, "build": "make", "state": "refused",
                                 "reason": "no", "active": False})
         upgrade(engine)
-        assert current_revision(engine) == "0003"
+        assert current_revision(engine) == "0004"
         with engine.connect() as conn:
             rows = {r.id: r for r in conn.execute(select(schema.versions))}
         assert rows[1].bot_key == store.bot_identity("c" * 64, "python bot.py", "")[0]
@@ -140,6 +140,6 @@ def test_migration_0003_keys_versions_by_bot_and_keeps_them(database: str) -> No
             conn.execute(insert(schema.versions).values(old | {"student_id": 1, "number": 10, "bot_key": key,
                                                                "folder": folder, "sha256": "e" * 64}))
         upgrade(engine)  # a second start-up keeps everything
-        assert current_revision(engine) == "0003"
+        assert current_revision(engine) == "0004"
     finally:
         engine.dispose()

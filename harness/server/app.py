@@ -54,6 +54,8 @@ from harness.report.viewer import script_json
 from harness.server import db, store
 from harness.server.board import Board
 from harness.server.contest import Contest
+from harness.server.final import plan as final_plan
+from harness.server.final import progress as final_progress
 from harness.server.folders import Listing, export_tree, list_files, tar_stream
 from harness.server.games import Game, GameRefused, Games
 from harness.server.hostpaths import for_student, hide_paths, host_roots
@@ -99,6 +101,15 @@ def _page(request: Request, name: str, who: store.Who | None, **context: Any) ->
     frozen = store.setting(server.engine, "frozen") == "1"
     return templates.TemplateResponse(request, name, {"contest": server.contest.name, "who": who, "frozen": frozen,
                                                       **context})
+
+
+def refusal(request: Request, who: store.Who | None, reason: str, status: int, *, title: str = "Refused",
+            back: str = "", back_label: str = "") -> Response:
+    """A refusal as a page (``status``: its HTTP status): ``title``, the one-line ``reason`` and a way back
+    (``back``: a link, labelled ``back_label``; default the leaderboard and the student's own page)."""
+    page = _page(request, "refused.html.j2", who, reason=reason, title=title, back=back, back_label=back_label)
+    page.status_code = status
+    return page
 
 
 def _forbidden(text: str = "Follow your login link first (it was mailed to you).") -> Response:
@@ -201,16 +212,20 @@ def index(request: Request) -> Response:
         return _forbidden()
     server: Server = request.app.state.server
     rows = _board_rows(server)
-    return _page(request, "leaderboard.html.j2", who, rows=rows)
+    return _page(request, "leaderboard.html.j2", who, rows=rows, final_progress=final_progress(server))
 
 
 def api_leaderboard(request: Request) -> Response:
+    """The board as JSON, in its order (:func:`harness.server.board.ranked`): one object per bot with ``rank`` (by
+    rating; null: not ranked yet, or an older version), ``bb_rank`` (by bb/100), ``rating`` and ``rating_sigma``
+    (its standard deviation), ``bb_per_100`` with ``ci95_low``/``ci95_high``, ``faults`` by kind and ``paused``."""
     if _who(request) is None:
         return _forbidden()
     server: Server = request.app.state.server
     rows = _board_rows(server)
     keep = ("bot", "student", "version", "hands", "bb_per_100", "ci95_low", "ci95_high", "rating", "status")
-    return JSONResponse([{k: r[k] for k in keep} | {"blocks": r["blocks"]} for r in rows])
+    more = ("blocks", "rating_sigma", "rank", "bb_rank", "faults")
+    return JSONResponse([{k: r[k] for k in (*keep, *more)} | {"paused": bool(r["paused"])} for r in rows])
 
 
 async def events(request: Request) -> Response:
@@ -265,33 +280,56 @@ def _owns(who: store.Who, student_id: int) -> bool:
 
 
 def _results_of(server: Server, bots: set[str]) -> dict[str, Any]:
-    """Per-opponent results, faults by kind and the rating over time of some bots (public figures)."""
+    """Per-opponent results and the latest matches of some bots (public figures), from their complete blocks.
+
+    ``opponents``: one row per (bot of ``bots``, opponent): chips and hands of the matches they shared, and bb/100
+    with its 95% interval over the duplicate sets they shared (:func:`harness.tournament.stats.estimate`; no
+    interval below two sets). ``matches``: the last 50, newest first, each with its block's ``kind``.
+    """
     from harness.tournament.results import MatchRecord
-    from harness.tournament.stats import bb_per_100, standings
+    from harness.tournament.stats import bb_per_100, duplicate_sets, estimate
 
     mine = [MatchRecord.from_dict(r) for r in store.records_of(server.engine, bots)]
-    per_opp: dict[str, list[int]] = {}
-    faults: dict[str, int] = {}
-    matches = []
+    pairs: dict[tuple[str, str], list[int]] = {}
+    matches: list[dict[str, Any]] = []
     for rec in mine:
         res = rec.result
         seats = [i for i, b in enumerate(res.bots) if b in bots]
         for i in seats:
-            for kind, n in res.faults[i].items():
-                faults[kind] = faults.get(kind, 0) + n
             for j, other in enumerate(res.bots):
                 if j not in seats:
-                    per_opp.setdefault(other, [0, 0])
-                    per_opp[other][0] += res.net[i]
-                    per_opp[other][1] += res.hands_played
+                    pair = pairs.setdefault((res.bots[i], other), [0, 0])
+                    pair[0] += res.net[i]
+                    pair[1] += res.hands_played
         matches.append({"match_id": res.match_id, "bots": list(res.bots), "net": list(res.net),
-                        "hands": res.hands_played, "url": "/matches/" + res.match_id})
+                        "hands": res.hands_played, "url": "/matches/" + res.match_id, "block": rec.table})
+    matches = matches[-50:][::-1]
+    blocks = [str(m["block"])[1:] for m in matches]  # the record's table: "b<block id>"
+    kinds = store.block_kinds(server.engine, [int(b) for b in blocks if b.isdigit()])
+    for m, b in zip(matches, blocks, strict=True):
+        m["kind"] = kinds.get(int(b), "") if b.isdigit() else ""
     unit = server.contest.game.unit
-    opponents = [{"bot": o, "chips": c, "hands": h, "bb_per_100": round(bb_per_100(c, h, unit), 2)}
-                 for o, (c, h) in sorted(per_opp.items())]
-    board = {s.bot: s for s in standings(mine)} if mine else {}
-    return {"opponents": opponents, "faults": {k: v for k, v in faults.items() if v}, "matches": matches[-50:][::-1],
-            "standings": board}
+    opponents = []
+    for (me, other), (chips, hands) in sorted(pairs.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+        est = estimate(duplicate_sets(mine, me, with_bot=other))
+        opponents.append({"bot": other, "version": me, "chips": chips, "hands": hands, "sets": est.sets,
+                          "bb_per_100": round(est.bb_per_100 if est.hands else bb_per_100(chips, hands, unit), 2),
+                          "low": None if est.low is None else round(est.low, 2),
+                          "high": None if est.high is None else round(est.high, 2)})
+    return {"opponents": opponents, "matches": matches}
+
+
+#: The kinds of :func:`fault_text` in the order shown: put out first, then the protocol's faults, slow last.
+_FAULT_ORDER = ("out", "timeout", "crash", "failed_start", "disconnected", "malformed", "illegal", "oversized",
+                "slow")
+
+
+def fault_text(faults: dict[str, int]) -> str:
+    """A version's faults in a cell: ``"out 2 · timeout 12 · slow 30"`` (``"–"``: none); ``out`` counts the matches
+    it was put out of, ``slow`` its decisions paid from the time bank."""
+    order = {k: i for i, k in enumerate(_FAULT_ORDER)}
+    shown = [f"{k} {n}" for k, n in sorted(faults.items(), key=lambda kv: (order.get(kv[0], 50), kv[0])) if n]
+    return " · ".join(shown) or "–"
 
 
 def _utc(t: float) -> str:
@@ -312,8 +350,12 @@ def rating_chart(points: list[dict[str, Any]], uploads: list[tuple[float, str]])
     times = sorted({p["t"] for p in points})
     # an upload between the blocks finished at steps k and k+1 (counted from 1) is drawn at k + 0.5
     marks = [(sum(t < u for t in times) + 0.5, label) for u, label in uploads if times[0] <= u <= times[-1]]
-    return history_figure(steps, lines, x_title="blocks finished (oldest first)",
-                          y_title="rating mu (band: +- 1.96 sigma)", marks=marks)
+    figure = json.loads(history_figure(steps, lines, x_title="blocks finished (oldest first)",
+                                       y_title="rating mu (band: +- 1.96 sigma)", marks=marks))
+    # whole block numbers on the axis (plotly's own ticks fall on halves for a few blocks), at most about 10
+    figure["layout"].setdefault("xaxis", {}).update(tickmode="linear", tick0=1, dtick=max(1, -(-len(steps) // 10)),
+                                                    tickformat="d")
+    return script_json(figure)  # safe inside a <script> element, as history_figure made it
 
 
 def student_page(request: Request) -> Response:
@@ -330,16 +372,30 @@ def student_page(request: Request) -> Response:
         vers = [v for v in vers if v["state"] == store.ADMITTED]
     labels = {store.label(st["name"], v["number"]) for v in vers if v["state"] == store.ADMITTED}
     results = _results_of(server, labels)
+    faults = store.fault_totals(server.engine, labels)
+    for v in vers:
+        v["faults"] = faults.get(store.label(st["name"], v["number"]), {})
     history = server.board.history(labels)
     uploads = [(v["created"], store.label(st["name"], v["number"])) for v in vers]
     quota = server.contest.ladder.challenges_per_hour
-    targets = [r.bot for r in server.board.rows() if r.status != "inactive" and r.student != st["name"]]
+    board = server.board.rows()
+    targets = [r.bot for r in board if r.status != "inactive" and r.student != st["name"]]
+    standing = next((r for r in board if r.student == st["name"] and r.status == "active"), None)
+    placed = sum(r.rank is not None for r in board)
+    pending: list[dict[str, Any]] = []
+    if own:
+        pending = store.pending_challenges(server.engine, st["id"])
+        names = store.seat_names(server.engine, [r.name for r in server.contest.references],
+                                 [c for p in pending for c in p["seats"]])
+        for p in pending:
+            p["bots"] = [names.get(c, c) for c in p["seats"]]
     play_bots: list[str] = []
     if own and not who.admin and server.contest.play.max_games:
         play_bots = list(play_opponents(server, st["id"], st["name"]))
     return _page(request, "student.html.j2", who, student=st, own=own, versions=vers, results=results,
                  chart=rating_chart(history, uploads),
                  quota=quota, targets=targets, play_bots=play_bots, play_hands=server.contest.play.hands,
+                 standing=standing, placed=placed, pending=pending,
                  play_idle_s=server.contest.play.idle_s,
                  challenges=store.setting(server.engine, "challenges", "1") == "1")
 
@@ -419,7 +475,8 @@ def activate(request: Request) -> Response:
         return _not_found()
     server: Server = request.app.state.server
     if not store.activate(server.engine, v["student_id"], v["id"]):
-        return PlainTextResponse("Only an admitted version can be made active.", status_code=409)
+        return refusal(request, who, "Only an admitted version can be made active.", 409,
+                       title="Not made active", back=f"/students/{v['student']}", back_label="Back to the versions")
     return RedirectResponse(f"/students/{v['student']}", status_code=303)
 
 
@@ -633,12 +690,40 @@ def match_page(request: Request) -> Response:
         directory = match_dir(server.contest, m["block_id"], m["rotation"])
         hands, notices = match_hands(directory, mine, who.admin, running=m["state"] != store.DONE)
     logs = [i for i in range(len(bots)) if who.admin or i in mine]
+    faults = store.match_faults(server.engine, m["id"])
+    tails = {i: {stream: _log_text(server, m, bots, i, owners[i], stream, LOG_TAIL) for stream in LOG_STREAMS}
+             for i in logs}
     return _page(request, "match.html.j2", who, m=m, record=record, hands=hands, logs=logs, mine=mine,
-                 hands_json=script_json(hands), notices=notices)
+                 hands_json=script_json(hands), notices=notices, faults=[faults.get(b, {}) for b in bots],
+                 tails=tails, log_tail=LOG_TAIL)
+
+
+#: A bot's output streams in a match (``logs/<seat>-<bot>.<suffix>``) and their names on the pages.
+LOG_STREAMS = {"out": "stdout", "err": "stderr"}
+#: Characters of each stream a match page shows (the end); the log's own route gives up to :data:`LOG_MAX`.
+LOG_TAIL = 4000
+LOG_MAX = 200_000
+
+
+def _log_text(server: Server, m: dict[str, Any], bots: list[str], seat: int, owner: int | None, stream: str,
+              limit: int) -> str:
+    """The last ``limit`` characters of a seat's stdout (``stream`` "out") or stderr ("err") in a match, without
+    the server's paths (:func:`for_student`); "" when it wrote nothing. The caller checks who may read it."""
+    path = match_dir(server.contest, m["block_id"], m["rotation"]) / "logs" / f"{seat}-{bots[seat]}.{stream}"
+    try:
+        with open(path, "rb") as f:
+            size = f.seek(0, os.SEEK_END)
+            f.seek(max(0, size - 4 * limit))  # UTF-8: at most 4 bytes a character
+            text = f.read().decode("utf-8", errors="replace")[-limit:]
+    except OSError:
+        return ""
+    own = server.contest.data / "uploads" / bots[seat].rsplit(".v", 1)[0]  # the student's versions' folders
+    return for_student(text, _roots(server), own if owner is not None else None)
 
 
 def match_log(request: Request) -> Response:
-    """A seat's stderr in a match: its owner's and the admin's only."""
+    """A seat's stderr in a match (``?stream=out``: its stdout), the last :data:`LOG_MAX` characters, as plain
+    text: its owner's and the admin's only."""
     who = _who(request)
     if who is None:
         return _forbidden()
@@ -656,34 +741,45 @@ def match_log(request: Request) -> Response:
     owner = _seat_owners(server, bots)[seat]
     if not (who.admin or (owner is not None and owner == who.student_id)):
         return _not_found()
-    path = match_dir(server.contest, m["block_id"], m["rotation"]) / "logs" / f"{seat}-{bots[seat]}.err"
-    text = path.read_text(encoding="utf-8", errors="replace")[-200_000:] if path.is_file() else ""
-    own = server.contest.data / "uploads" / bots[seat].rsplit(".v", 1)[0]  # the student's versions' folders
-    return PlainTextResponse(for_student(text, _roots(server), own if owner is not None else None))
+    stream = request.query_params.get("stream", "err")
+    if stream not in LOG_STREAMS:
+        return _not_found()
+    return PlainTextResponse(_log_text(server, m, bots, seat, owner, stream, LOG_MAX))
 
 
 # ---------------------------------------------------------------- challenges
 
 
 async def challenge(request: Request) -> Response:
-    """A student asks for a block of their active version against a named bot (quota per hour)."""
+    """A student asks for a block of their active version against a named bot (quota per hour); every refusal
+    is a page with a way back to their page."""
     who = await run_in_threadpool(_who, request)
     if who is None or who.admin or who.student_id is None:
         return _forbidden("Challenges are asked for by students.")
     server: Server = request.app.state.server
     async with request.form() as form:
         target = str(form.get("opponent") or "")
-    if await run_in_threadpool(store.setting, server.engine, "challenges", "1") != "1":
-        return PlainTextResponse("Challenges are switched off by the teacher.", status_code=403)
+    result = await run_in_threadpool(_challenge, server, who, target)
+    if isinstance(result, tuple):
+        reason, status = result
+        return await run_in_threadpool(lambda: refusal(request, who, reason, status, title="Challenge refused",
+                                                       back=f"/students/{who.name}", back_label="Back to your page"))
+    return RedirectResponse(f"/students/{who.name}", status_code=303)
+
+
+def _challenge(server: Server, who: store.Who, target: str) -> int | tuple[str, int]:
+    """Open the challenge block (its id), or why not and the HTTP status."""
+    assert who.student_id is not None
+    if store.setting(server.engine, "challenges", "1") != "1":
+        return "Challenges are switched off by the teacher.", 403
     quota = server.contest.ladder.challenges_per_hour
-    used = await run_in_threadpool(store.challenges_since, server.engine, who.student_id, time.time() - 3600)
+    used = store.challenges_since(server.engine, who.student_id, time.time() - 3600)
     if used >= quota:
-        return PlainTextResponse(f"Quota reached: {quota} challenges per hour; try again later.", status_code=429)
-    active = {store.label(a["student"], a["number"]): a
-              for a in await run_in_threadpool(store.active_versions, server.engine)}
+        return f"Quota reached: {quota} challenges per hour; try again later.", 429
+    active = {store.label(a["student"], a["number"]): a for a in store.active_versions(server.engine)}
     me = next((a for a in active.values() if a["student_id"] == who.student_id), None)
     if me is None:
-        return PlainTextResponse("You have no admitted active version yet.", status_code=409)
+        return "You have no admitted active version yet.", 409
     refs = {r.name for r in server.contest.references}
     seats = server.contest.ladder.table_size
     if target in refs:
@@ -691,16 +787,13 @@ async def challenge(request: Request) -> Response:
     elif target in active and active[target]["student_id"] != who.student_id:
         opp = f"v{active[target]['id']}"
     else:
-        return PlainTextResponse(f"No opponent {target!r}: name a reference bot or another student's active "
-                                 "version.", status_code=400)
+        return f"No opponent {target!r}: name a reference bot or another student's active version.", 400
     table = [f"v{me['id']}", opp]
     fill = [f"r{r}" for r in sorted(refs) if f"r{r}" not in table]
     table += fill[: seats - 2]
     if len(table) < seats:
-        return PlainTextResponse("Not enough bots for a table of this contest.", status_code=409)
-    await run_in_threadpool(store.new_block, server.engine, "challenge", table, seats, server.contest.name,
-                            who.student_id)
-    return RedirectResponse(f"/students/{who.name}", status_code=303)
+        return "Not enough bots for a table of this contest.", 409
+    return store.new_block(server.engine, "challenge", table, seats, server.contest.name, who.student_id)
 
 
 # ---------------------------------------------------------------- admin
@@ -718,9 +811,14 @@ def admin_page(request: Request) -> Response:
     from harness.server.serve import BUILDS_OFF
 
     problem = build_problem(server.contest.sandbox)
+    faults = store.fault_totals(server.engine, [store.label(a["student"], a["number"]) for a in active.values()])
+    for a in active.values():
+        a["faults"] = faults.get(store.label(a["student"], a["number"]), {})
     return _page(request, "admin.html.j2", who, people=people, active=active,
+                 paused=store.paused_versions(server.engine),
                  builds=f"{BUILDS_OFF} ({problem})" if problem else "",
                  challenges=store.setting(server.engine, "challenges", "1") == "1",
+                 final_plan=final_plan(server).describe(), final_progress=final_progress(server),
                  final=store.setting(server.engine, "final", ""), ladder_error=server.ladder.error if server.ladder
                  else "", busy=_occupancy(server))
 
@@ -738,11 +836,17 @@ async def admin_action(request: Request) -> Response:
     action = request.path_params["action"]
     async with request.form() as form:
         value = str(form.get("value") or "")
-    return await run_in_threadpool(_admin_act, server, action, value)
+    answer = await run_in_threadpool(_admin_act, server, action, value)
+    if isinstance(answer, tuple):
+        reason, status = answer
+        return await run_in_threadpool(lambda: refusal(request, who, reason, status, title="Not done",
+                                                       back="/admin", back_label="Back to the admin page"))
+    return answer
 
 
-def _admin_act(server: Server, action: str, value: str) -> Response:
-    """Do an admin's action (blocking: the database, the contest file, the final's start)."""
+def _admin_act(server: Server, action: str, value: str) -> Response | tuple[str, int]:
+    """Do an admin's action (blocking: the database, the contest file, the final's start); a refusal is its
+    reason and HTTP status."""
     if action == "freeze":
         store.set_setting(server.engine, "frozen", "1" if value == "1" else "0")
     elif action == "challenges":
@@ -753,14 +857,17 @@ def _admin_act(server: Server, action: str, value: str) -> Response:
         try:
             fresh = load_contest(server.contest.path)
         except ValueError as exc:
-            return PlainTextResponse(str(exc), status_code=400)
+            return str(exc), 400
         store.sync_roster(server.engine, fresh)
+    elif action == "resume":
+        if not value.isdigit() or not store.resume(server.engine, int(value)):
+            return _not_found()
     elif action == "final":
         from harness.server.final import start_final
 
         started = start_final(server)
         if not started:
-            return PlainTextResponse("The final is already running.", status_code=409)
+            return "The final is already running.", 409
     else:
         return _not_found()
     return RedirectResponse("/admin", status_code=303)
@@ -817,6 +924,9 @@ def final_page(request: Request) -> Response:
     path = (root / rel).resolve()
     if not path.is_relative_to(root) or not path.is_file() or path.name.endswith((".jsonl", ".gz", ".err", ".out")):
         state = store.setting(server.engine, "final", "")
+        running = final_progress(server)
+        if running is not None:
+            state = f"running: {running.describe()}"
         return PlainTextResponse(f"No final report yet{' (' + state + ')' if state else ''}.", status_code=404)
     if path.suffix in _TEXT_TYPES:  # the report names the server's paths (its footer, logs, replay commands)
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -858,13 +968,15 @@ async def play_start(request: Request) -> Response:
     async with request.form() as form:
         target = str(form.get("opponent") or "")
     bots = await run_in_threadpool(play_opponents, server, who.student_id, who.name)
+    back = {"title": "Game refused", "back": f"/students/{who.name}#play", "back_label": "Back to your page"}
     if target not in bots:
-        return PlainTextResponse(f"No opponent {target!r}: pick a reference bot or one of your admitted versions.",
-                                 status_code=400)
+        reason = f"No opponent {target!r}: pick a reference bot or one of your admitted versions."
+        return await run_in_threadpool(lambda: refusal(request, who, reason, 400, **back))
     try:
         game = await run_in_threadpool(server.games.start, who.name, bots[target])
     except GameRefused as exc:
-        return PlainTextResponse(str(exc), status_code=409)
+        refused = str(exc)
+        return await run_in_threadpool(lambda: refusal(request, who, refused, 409, **back))
     return RedirectResponse(f"/play/{game.id}/", status_code=303)
 
 
@@ -1002,6 +1114,9 @@ def create_app(server: Server) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         if server.ladder is not None:
+            from harness.server.final import resume_final
+
+            await run_in_threadpool(resume_final, server)  # a final a stop or a kill cut short goes on
             server.ladder.start()
         try:
             yield
@@ -1026,6 +1141,7 @@ def create_app(server: Server) -> Starlette:
     import jinja2
 
     templates = Jinja2Templates(env=jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True))
+    templates.env.filters["faults"] = fault_text
     templates.env.filters["when"] = lambda t: time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t)) if t else ""
     app.state.templates = templates
     return app

@@ -11,6 +11,7 @@ interpreter.
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import os
 import threading
@@ -18,7 +19,7 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from sqlalchemy import Engine, select
@@ -43,6 +44,12 @@ class Row:
         rating: the rating's mean (rating points); rating_sigma its standard deviation.
         status: ``active``, ``inactive`` (a student's older version) or ``reference``.
         blocks: complete blocks played.
+        faults: its faults over every stored match, by kind (:func:`harness.server.store.seat_faults`:
+            the protocol's kinds, ``out``: matches it was put out of, ``slow``: decisions paid from the time bank).
+        paused: why the ladder gives it no more blocks ("": it plays; :attr:`LadderSettings.pause_after_faulty_blocks`).
+        rank: its place by rating among the active versions and reference bots with a complete block (1: best);
+            None: not ranked (no complete block yet, or an older version).
+        bb_rank: its place by bb/100 among the same bots (the final's report ranks by bb/100); None likewise.
     """
 
     bot: str
@@ -56,6 +63,10 @@ class Row:
     rating_sigma: float
     status: str
     blocks: int
+    faults: dict[str, int] = field(default_factory=dict)
+    paused: str = ""
+    rank: int | None = None
+    bb_rank: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -119,7 +130,8 @@ class Board:
             self._refreshing = False
 
     def rows(self) -> list[Row]:
-        """Active versions and reference bots, best rating first; inactive versions that played below."""
+        """Active versions and reference bots with a complete block, best rating first; then those without one;
+        then inactive versions that played (:func:`ranked`)."""
         key = self.key()
         if self.computed is None:
             rows, history = self._compute()
@@ -199,18 +211,21 @@ def compute(url: str, references: Sequence[str], engine: Engine | None = None
     engine = engine if engine is not None else db.make_engine(url)
     try:
         stored = store.done_records(engine)
+        faults = store.fault_totals(engine)
         v, st = db.versions, db.students
         with engine.connect() as conn:
-            vers = conn.execute(select(v.c.number, v.c.active, v.c.state, st.c.name)
+            vers = conn.execute(select(v.c.number, v.c.active, v.c.state, st.c.name, v.c.paused)
                                 .join(st, v.c.student_id == st.c.id)).all()
     finally:
         if own:
             engine.dispose()
     records = [MatchRecord.from_dict(r) for _, _, r in stored]
     who: dict[str, tuple[str, int, str]] = {}
-    for number, active, state, name in vers:
+    paused: dict[str, str] = {}
+    for number, active, state, name, why in vers:
         if state == store.ADMITTED:
             who[store.label(name, number)] = (name, number, "active" if active else "inactive")
+            paused[store.label(name, number)] = why
     for ref in references:
         who[ref] = ("", 0, "reference")
     played: dict[str, int] = {}
@@ -230,6 +245,19 @@ def compute(url: str, references: Sequence[str], engine: Engine | None = None
                         ci95_low=None if s.estimate.low is None else round(s.estimate.low, 3),
                         ci95_high=None if s.estimate.high is None else round(s.estimate.high, 3),
                         rating=round(r.mu, 3), rating_sigma=round(r.sigma, 3), status=status,
-                        blocks=played.get(name, 0)))
-    rows.sort(key=lambda row: (row.status == "inactive", -row.rating, row.bot))
-    return rows, _rating_history(stored)
+                        blocks=played.get(name, 0), faults=faults.get(name, {}), paused=paused.get(name, "")))
+    return ranked(rows), _rating_history(stored)
+
+
+def ranked(rows: list[Row]) -> list[Row]:
+    """The board's order and ranks: the active versions and reference bots with a complete block by rating
+    (ranks 1..n, and their ranks by bb/100 beside), then those without one (unranked: never placed at the prior
+    rating), then older versions that played (unranked)."""
+    def group(row: Row) -> int:
+        return 2 if row.status == "inactive" else 0 if row.blocks else 1
+
+    rows = sorted(rows, key=lambda row: (group(row), -row.rating, row.bot))
+    placed = [row for row in rows if group(row) == 0]
+    by_bb = {row.bot: k for k, row in enumerate(sorted(placed, key=lambda r: (-r.bb_per_100, r.bot)), 1)}
+    rank = {row.bot: k for k, row in enumerate(placed, 1)}
+    return [dataclasses.replace(row, rank=rank.get(row.bot), bb_rank=by_bb.get(row.bot)) for row in rows]

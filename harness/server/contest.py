@@ -20,11 +20,19 @@ Format (every key but ``[contest] name`` and ``[[reference]]`` optional)::
     build_timeout_s = 60      # a submission's build command: its time, memory and folder size
     build_memory_mb = 2048
     build_disk_mb = 500
+    pause_after_faulty_blocks = 3   # a version with a fault in each of its last 3 blocks is paused (0: never)
 
     [play]                    # a student plays a reference bot or their own version in the browser
     hands = 50                # hands per game
     max_games = 4             # games at once (each holds a bot process); 0: no games
     idle_s = 300              # a game with no answer for this long ends and its bot is stopped
+
+    [final]                   # the final: its own format, hands and time budget
+    format = "round-robin"    # or "sampled" (each bot at tables_per_bot tables)
+    hands = 200               # hands per match (default: [ladder] hands)
+    table_size = 2            # default: [ladder] table_size
+    tables_per_bot = 8        # sampled only (default: each pair meets about twice)
+    budget_min = 60           # plan to this many minutes: fewer hands per match if needed (0: no budget)
 
     [[reference]]             # house bots every student plays
     name = "caller"
@@ -98,6 +106,9 @@ class LadderSettings:
         build_timeout_s: seconds a submission's ``build`` command may take (seconds).
         build_memory_mb: memory of all a build's processes together, its ``/tmp`` included (MiB).
         build_disk_mb: the most a version's folder may hold after its build (MiB).
+        pause_after_faulty_blocks: a version with a fault (timeout, malformed, illegal, oversized, crash,
+            disconnected, failed_start) in each of its last this many blocks gets no more blocks until a new
+            version comes or the admin resumes it (0: never paused).
     """
 
     hands: int = 200
@@ -108,6 +119,29 @@ class LadderSettings:
     build_timeout_s: int = 60
     build_memory_mb: int = 2048
     build_disk_mb: int = 500
+    pause_after_faulty_blocks: int = 3
+
+
+@dataclass(frozen=True, slots=True)
+class FinalSettings:
+    """``[final]``: the final's own plan (:mod:`harness.server.final`).
+
+    Attributes:
+        format: ``round-robin`` (every table of ``table_size`` bots) or ``sampled`` (each bot at
+            ``tables_per_bot`` tables drawn so that pairs meet about equally often:
+            :class:`harness.tournament.schedule.Sampled`).
+        hands: hands per match (None: ``[ladder] hands``).
+        table_size: seats per table (None: ``[ladder] table_size``).
+        tables_per_bot: sampled only (None: :func:`harness.tournament.schedule.default_tables_per_bot`).
+        budget_min: minutes the final should take at most (0: no budget); the plan then cuts the hands per match
+            to fit, down to :data:`harness.server.final.MIN_HANDS`, from the ladder's own match times.
+    """
+
+    format: str = "round-robin"
+    hands: int | None = None
+    table_size: int | None = None
+    tables_per_bot: int | None = None
+    budget_min: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +192,7 @@ class Contest:
         students: ``[[students]]`` in file order.
         play: ``[play]``.
         submissions: ``[submissions]``.
+        final: ``[final]``.
     """
 
     path: Path
@@ -170,6 +205,7 @@ class Contest:
     students: tuple[Student, ...]
     play: PlaySettings = PlaySettings()
     submissions: SubmissionSettings = SubmissionSettings()
+    final: FinalSettings = FinalSettings()
     raw: dict[str, Any] = dataclasses.field(default_factory=dict, compare=False)
 
     @property
@@ -211,7 +247,7 @@ def parse_contest(data: dict[str, Any], file: Path) -> Contest:
         ConfigError: any invalid value.
     """
     root = Table(file, "top level", dict(data))
-    for name in ("contest", "game", "ladder", "limits", "sandbox", "play", "submissions"):
+    for name in ("contest", "game", "ladder", "limits", "sandbox", "play", "submissions", "final"):
         root.get(name, dict, {}, f"a [{name}] table")
     refs_data = root.get("reference", list, [], "an array of [[reference]] tables")
     students_data = root.get("students", list, [], "an array of [[students]] tables")
@@ -239,6 +275,7 @@ def parse_contest(data: dict[str, Any], file: Path) -> Contest:
     ladder = _ladder(Table(file, "[ladder]", data.get("ladder", {})))
     play = _play(Table(file, "[play]", data.get("play", {})))
     submissions = _submissions(Table(file, "[submissions]", data.get("submissions", {})))
+    final = _final(Table(file, "[final]", data.get("final", {})))
     schedule = read_schedule(Table(file, "[schedule]", {"hands": ladder.hands, "table_size": ladder.table_size,
                                                      "jobs": ladder.jobs}))
     game, stack, mode = read_game(Table(file, "[game]", data.get("game", {})), schedule)
@@ -285,7 +322,7 @@ def parse_contest(data: dict[str, Any], file: Path) -> Contest:
         starting_stack=stack, stack_mode=mode, schedule=schedule, limits=limits, bots=tuple(refs), sandbox=sandbox)
     return Contest(path=file, name=name, data=data_dir, database=database, tournament=tournament, ladder=ladder,
                    references=tuple(refs), students=tuple(students), play=play, submissions=submissions,
-                   raw=dict(data))
+                   final=final, raw=dict(data))
 
 
 def _ladder(t: Table) -> LadderSettings:
@@ -304,10 +341,11 @@ def _ladder(t: Table) -> LadderSettings:
     build = t.integer("build_timeout_s", 60, 1, 3600)
     build_memory = t.integer("build_memory_mb", 2048, 64, 65536)
     build_disk = t.integer("build_disk_mb", 500, 1, 100_000)
+    pause_after = t.integer("pause_after_faulty_blocks", 3, 0, 1000)
     t.finish()
     return LadderSettings(hands=hands, table_size=table_size, jobs=jobs, cluster=cluster,
                           challenges_per_hour=quota, build_timeout_s=build, build_memory_mb=build_memory,
-                          build_disk_mb=build_disk)
+                          build_disk_mb=build_disk, pause_after_faulty_blocks=pause_after)
 
 
 def _play(t: Table) -> PlaySettings:
@@ -324,3 +362,15 @@ def _submissions(t: Table) -> SubmissionSettings:
     t.finish()
     return SubmissionSettings(per_hour=per_hour, disk_mb=disk_mb)
 
+
+def _final(t: Table) -> FinalSettings:
+    fmt = t.choice("format", ("round-robin", "sampled"), "round-robin")
+    hands = t.integer("hands", 0, 1) if "hands" in t.data else None
+    table_size = t.integer("table_size", 2, MIN_PLAYERS, MAX_PLAYERS) if "table_size" in t.data else None
+    tables_per_bot = t.integer("tables_per_bot", 1, 1, 10_000) if "tables_per_bot" in t.data else None
+    if tables_per_bot is not None and fmt != "sampled":
+        raise t.error("tables_per_bot", 'goes with format = "sampled"')
+    budget = t.integer("budget_min", 0, 0, 100_000)
+    t.finish()
+    return FinalSettings(format=fmt, hands=hands, table_size=table_size, tables_per_bot=tables_per_bot,
+                         budget_min=budget)

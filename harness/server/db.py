@@ -61,7 +61,8 @@ sessions = Table(
     Column("created", Float, nullable=False),
 )
 
-#: Every submission is a version: state checking -> admitted | refused. A version is its files, command and
+#: Every submission is a version: state checking -> admitted | refused; ``paused``: why the ladder gives an
+#: admitted version no more blocks ("": it plays). A version is its files, command and
 #: build together: ``bot_key`` (SHA-256 of the three) is unique per student; ``folder`` names its files under
 #: ``<data>/uploads/<student>/`` (shared by versions of the same files without a build).
 versions = Table(
@@ -80,6 +81,7 @@ versions = Table(
     Column("active", Boolean, nullable=False, default=False),
     Column("bot_key", String(64), nullable=False),
     Column("folder", String(64), nullable=False),
+    Column("paused", Text, nullable=False, default="", server_default=""),
     UniqueConstraint("student_id", "number"),
     UniqueConstraint("student_id", "bot_key", name="uq_versions_student_bot_key"),
 )
@@ -113,10 +115,12 @@ matches = Table(
 )
 
 #: The bots of each stored match result, a row per bot: a version's results are read without the others'.
+#: ``faults``: JSON ``{kind: count}`` of the bot in that match (:func:`harness.server.store.seat_faults`).
 match_bots = Table(
     "match_bots", metadata,
     Column("match_pk", Integer, ForeignKey("matches.id"), nullable=False),
     Column("bot", String(200), nullable=False, index=True),
+    Column("faults", Text, nullable=False, default="{}", server_default="{}"),
     UniqueConstraint("match_pk", "bot"),
 )
 

@@ -9,8 +9,11 @@ Dask cluster, :class:`~harness.tournament.cluster.DaskExecutor`). Each turn it:
 2. sends pending matches of open blocks (challenges first), never two
    rotations of one block at once (they deal the same cards);
 3. when slots stay free, makes a new block (:func:`choose_table`): the
-   version with the fewest blocks (a new one: none) against opponents drawn
-   by rating closeness and uncertainty, so every version keeps playing.
+   version with the fewest blocks, then the oldest upload (a new one: none),
+   against opponents drawn by rating closeness and uncertainty, so every
+   version keeps playing. Block counts come from the database
+   (:func:`harness.server.store.tally`); versions' first blocks play before
+   challenges and before anyone's second block.
 
 A block is a table played in every seat rotation on the same deals (a
 duplicate set, as in tournaments); its results count once all its rotations
@@ -40,6 +43,7 @@ from harness.server.admission import admit
 from harness.server.board import Board
 from harness.server.contest import Contest
 from harness.server.hostpaths import for_student, host_roots
+from harness.server.matchhands import slow_decisions
 from harness.specs import MatchResult, MatchSpec
 from harness.tournament.entries import CheckTable
 from harness.tournament.estimate import effective_jobs
@@ -52,33 +56,43 @@ _POLL_S = 0.2
 
 
 def choose_table(entrants: Sequence[str], blocks: dict[str, int], ratings: dict[str, tuple[float, float]],
-                 references: Sequence[str], seats: int, rng: random.Random) -> list[str] | None:
+                 references: Sequence[str], seats: int, rng: random.Random,
+                 uploaded: dict[str, float] | None = None) -> list[str] | None:
     """The next ladder table, or None when there are too few entrants.
 
-    The focus is the student version with the fewest blocks (ties at random);
-    each other seat is drawn among the rest with weight
+    The focus is the student version with the fewest blocks, then the oldest upload (ties at random). A focus
+    with no block yet meets a house bot first, and its other seats go to house bots and versions without a
+    block either (while there are enough): no version plays its second block before every version has had
+    its first. Every other seat is drawn among the rest with weight
     ``exp(-d^2 / (2 (s1^2 + s2^2))) * (1 + s2 / 25 * 3)``: close ratings first,
     uncertain ones more often (``d`` the difference of rating means, ``s`` the sigmas).
 
     Args:
         entrants: bot names of active versions and reference bots.
-        blocks: complete blocks played per bot.
+        blocks: blocks given per bot (complete, failed or under way: :class:`harness.server.store.Tally`).
         ratings: ``{bot: (mu, sigma)}``.
         references: which entrants are reference bots (never the focus).
         seats: the table size.
+        uploaded: when each student version was uploaded (Unix seconds; missing: now).
     """
     students = [e for e in entrants if e not in references]
     if not students or len(entrants) < seats:
         return None
-    least = min(blocks.get(s, 0) for s in students)
-    focus = rng.choice([s for s in students if blocks.get(s, 0) == least])
+    when = uploaded or {}
+    least = min((blocks.get(s, 0), when.get(s, math.inf)) for s in students)
+    focus = rng.choice([s for s in students if (blocks.get(s, 0), when.get(s, math.inf)) == least])
     mu, sigma = ratings.get(focus, (25.0, 25 / 3))
     table = [focus]
     others = [e for e in entrants if e != focus]
-    if blocks.get(focus, 0) == 0 and references:  # a new version meets a house bot first
+    new = blocks.get(focus, 0) == 0
+    if new and references:  # a new version meets a house bot first
         first = rng.choice(list(references))
         table.append(first)
         others.remove(first)
+    if new:  # no second block for anyone while a version waits for its first
+        fresh = [e for e in others if e in references or blocks.get(e, 0) == 0]
+        if len(fresh) >= seats - len(table):
+            others = fresh
     while len(table) < seats:
         weights = []
         for o in others:
@@ -97,7 +111,7 @@ class Ladder:
     Args:
         contest: the contest.
         engine: its database.
-        board: the leaderboard (for ratings and block counts).
+        board: the leaderboard (its ratings pair opponents; block counts come from the database).
         executor: where jobs run (default: local workers, ``[ladder] jobs``).
         play: the match function (default: the referee's ``play_match`` in the contest's sandbox).
     """
@@ -135,6 +149,7 @@ class Ladder:
         self.busy_s = 0.0
         self.started = time.monotonic()
         self._since: dict[str, float] = {}
+        self._tallied: tuple[tuple[int, int, int], store.Tally] | None = None
 
     # -- the loop
     def start(self) -> None:
@@ -185,37 +200,75 @@ class Ladder:
         return self.capacity - len(self.executor.running())
 
     def fill(self) -> None:
-        """Give every free slot a job: version checks first, then pending matches, then a new block's."""
-        if self._fill_pending() and not self.frozen_ladder():
-            table = self._new_table()
+        """Give every free slot a job, in this order: version checks; the pending matches of versions' first
+        blocks; new first blocks of active versions that have none yet (oldest upload first); the other pending
+        matches (challenges first); a new ladder block (one a turn) while fewer than ``capacity`` blocks are open.
+
+        So a class uploading at once gets every admitted version's first block before anyone's second and
+        before challenges. Every count comes from the database (:func:`harness.server.store.tally`), never from
+        the leaderboard, which lags behind.
+        """
+        tally = self._fill_pending(first_only=True)
+        opened = False
+        while tally is not None and not self.frozen_ladder():
+            active = store.active_versions(self.engine)
+            if all(tally.given.get(f"v{a['id']}", 0) or a["paused"] for a in active):
+                break
+            table = self._new_table(active, tally)  # its focus: the oldest newcomer
+            if table is None:
+                break
+            store.new_block(self.engine, "ladder", table, len(table), self.contest.name)
+            opened = True
+            tally = self._fill_pending(first_only=True)  # its matches start now, not a poll later
+        if tally is None:
+            return
+        tally = self._fill_pending()
+        if (tally is not None and not opened and not self.frozen_ladder()
+                and store.open_blocks(self.engine) < self.capacity):
+            table = self._new_table(store.active_versions(self.engine), tally)
             if table is not None:
                 store.new_block(self.engine, "ladder", table, len(table), self.contest.name)
-                self._fill_pending()  # its matches start now, not a poll later
+                self._fill_pending()
 
-    def _fill_pending(self) -> bool:
-        """Submit checks and pending matches to free slots; True when a slot is still free and a block may open."""
+    def _fill_pending(self, *, first_only: bool = False) -> store.Tally | None:
+        """Submit checks and pending matches (``first_only``: of versions' first blocks only) to free slots; the
+        blocks' tally when a slot is still free (a block may open), else None."""
         running = {j.key for j in self.executor.running()}
         # one check per student at a time: a stream of one student's submissions never takes more than a slot
         checking = {j.info[2] for j in self.executor.running() if j.info and j.info[0] == "check"}
         for v in store.versions_to_check(self.engine):
             if self._free() <= 0:
-                return False
+                return None
             key = f"check:{v['id']}"
             if key not in running and v["student"] not in checking:
                 checking.add(v["student"])
                 self._submit(self._check_job(v))
+        if self._free() <= 0:
+            return None
+        tally = self._tally()
         busy_blocks = {j.info[1] for j in self.executor.running() if j.info and j.info[0] == "match"}
-        for m in store.pending_matches(self.engine):
+        paused = self.frozen_ladder()  # the final runs: blocks under way finish, none starts (challenges wait)
+        for m in store.pending_matches(self.engine, tally.first):
             if self._free() <= 0:
-                return False
-            if m["block_id"] in busy_blocks:
+                return None
+            if m["block_id"] in busy_blocks or (first_only and m["block_id"] not in tally.first) or (
+                    paused and m["block_state"] == store.PENDING):
                 continue
             busy_blocks.add(m["block_id"])
             self._submit(self._match_job(m))
-        return self._free() > 0 and store.open_blocks(self.engine) < self.capacity
+        return tally if self._free() > 0 else None
+
+    def _tally(self) -> store.Tally:
+        """:func:`harness.server.store.tally`, read again only when a block was made or finished since (one
+        aggregate query a turn instead of every block's seats: the loop turns five times a second)."""
+        key = store.blocks_key(self.engine)
+        if self._tallied is None or self._tallied[0] != key:
+            self._tallied = (key, store.tally(self.engine))
+        return self._tallied[1]
 
     def frozen_ladder(self) -> bool:
-        """The admin paused the ladder (the final runs on its own)."""
+        """The ladder is paused while the final runs (the final has the machine): the blocks under way finish,
+        no block starts, challenges included."""
         return store.setting(self.engine, "ladder_paused", "") == "1"
 
     def _submit(self, job: Job) -> None:
@@ -273,15 +326,17 @@ class Ladder:
             out.append(store.bot_spec(self.contest, row.name, row.number, row.folder, row.command))
         return out
 
-    def _new_table(self) -> list[str] | None:
-        active = store.active_versions(self.engine)
+    def _new_table(self, active: list[dict[str, Any]], tally: store.Tally) -> list[str] | None:
+        """A new ladder table (seat codes) over the active versions and reference bots (:func:`choose_table`):
+        block counts from ``tally``, ratings from the board (pairing only: a board a block behind does no harm)."""
+        active = [a for a in active if not a["paused"]]  # a paused version gets no new block
         ids = {store.label(a["student"], a["number"]): f"v{a['id']}" for a in active}
         ids.update({r.name: f"r{r.name}" for r in self.contest.references})
-        rows = self.board.rows()
-        blocks = {r.bot: r.blocks for r in rows}
-        ratings = {r.bot: (r.rating, r.rating_sigma) for r in rows}
+        blocks = {name: tally.given.get(code, 0) for name, code in ids.items()}
+        uploaded = {store.label(a["student"], a["number"]): float(a["created"]) for a in active}
+        ratings = {r.bot: (r.rating, r.rating_sigma) for r in self.board.rows()}
         table = choose_table(list(ids), blocks, ratings, [r.name for r in self.contest.references],
-                             self.contest.ladder.table_size, self.rng)
+                             self.contest.ladder.table_size, self.rng, uploaded)
         return None if table is None else [ids[n] for n in table]
 
     # -- results
@@ -309,7 +364,24 @@ class Ladder:
                                      result=result, rotations=seats).to_dict()
             except (KeyError, TypeError, ValueError) as exc:
                 error = f"unreadable result: {exc}"
-        store.finish_match(self.engine, match_pk, record, error)
+        slow = slow_decisions(done.job.directory, self.contest.limits.decision_ms) if record else {}
+        store.finish_match(self.engine, match_pk, record, error, slow)
+        if store.block_state(self.engine, block_id) in (store.DONE, store.FAILED):
+            self._pause_faulty(block_id)
+
+    def _pause_faulty(self, block_id: int) -> None:
+        """Pause each version of a finished block whose last ``[ladder] pause_after_faulty_blocks`` blocks all
+        had a fault of its (:func:`harness.server.store.faulty_streak`); the admin page lists it."""
+        n = self.contest.ladder.pause_after_faulty_blocks
+        if n <= 0:
+            return
+        seats = store.block_seats(self.engine, block_id)
+        for a in store.active_versions(self.engine):
+            bot = store.label(a["student"], a["number"])
+            if f"v{a['id']}" in seats and not a["paused"] and store.faulty_streak(self.engine, bot, n):
+                faults = store.fault_totals(self.engine, [bot]).get(bot, {})
+                shown = ", ".join(f"{k} {v}" for k, v in sorted(faults.items()))
+                store.pause(self.engine, a["id"], f"a fault in each of its last {n} blocks ({shown})")
 
 
 def match_dir(contest: Contest, block_id: int, rotation: int) -> Path:

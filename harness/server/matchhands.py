@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from harness.history.files import HistoryError, find_history, records_or_problems
+from harness.history.files import HistoryError, decision_times, find_history, records_or_problems
 from harness.report.hands import hand_view
 from harness.report.viewer import hide_cards, viewer_view
 
@@ -71,3 +71,27 @@ def match_hands(directory: Path, mine: set[int], admin: bool, limit: int = LIMIT
     if not hands and not notices and not running:
         notices.append(f"{path.name} holds no hand, though the match is finished")
     return hands, notices
+
+
+def slow_decisions(directory: Path, decision_ms: int) -> dict[str, int]:
+    """``{bot: decisions}`` of the match in ``directory`` that took longer than ``decision_ms`` (paid from the
+    time bank, PROTOCOL.md section 7), read from its hand history; damaged lines are skipped (the match page
+    names them), and no history gives ``{}``."""
+    path = find_history(directory)
+    if path is None:
+        return {}
+    slow: dict[str, int] = {}
+    try:
+        for _, record in records_or_problems(path):
+            if isinstance(record, HistoryError):
+                continue
+            try:
+                bots = record["match"]["bots"]
+                for seat, ms in decision_times(record):
+                    if ms > decision_ms and 0 <= seat < len(bots):
+                        slow[bots[seat]] = slow.get(bots[seat], 0) + 1
+            except (KeyError, TypeError, ValueError):
+                continue
+    except OSError:
+        return slow
+    return slow

@@ -63,9 +63,6 @@ def serve(path: Path, host: str, port: int, *, log_level: str = "warning") -> No
     prepare_places(contest)
     engine = open_database(contest.database)
     store.sync_roster(engine, contest)
-    if store.setting(engine, "final") == "running":  # a final cut short by a stop
-        store.set_setting(engine, "final", "interrupted (run it again)")
-        store.set_setting(engine, "ladder_paused", "0")
     try:
         server = Server(contest, engine)
     except Exception as exc:  # the Dask cluster of [ladder] cluster cannot be reached

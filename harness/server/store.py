@@ -339,14 +339,16 @@ def recover(engine: Engine) -> int:
     return int(n or 0)
 
 
-def pending_matches(engine: Engine) -> list[dict[str, Any]]:
-    """Pending matches of unfinished blocks: challenges first, then oldest block, then rotation."""
+def pending_matches(engine: Engine, first: frozenset[int] = frozenset()) -> list[dict[str, Any]]:
+    """Pending matches of unfinished blocks: versions' first blocks (``first``: their ids, :func:`tally`), then
+    challenges, then oldest block, then rotation."""
     m, b = db.matches, db.blocks
     with engine.connect() as conn:
-        rows = conn.execute(select(m.c.id, m.c.block_id, m.c.rotation, m.c.match_id, b.c.seats, b.c.seed, b.c.kind)
+        rows = conn.execute(select(m.c.id, m.c.block_id, m.c.rotation, m.c.match_id, b.c.seats, b.c.seed, b.c.kind,
+                                   b.c.state.label("block_state"))
                             .join(b, m.c.block_id == b.c.id).where(m.c.state == PENDING)
                             .order_by((b.c.kind != "challenge"), b.c.id, m.c.rotation)).mappings().all()
-    return [dict(r) for r in rows]
+    return sorted((dict(r) for r in rows), key=lambda r: r["block_id"] not in first)  # stable: the rest keep order
 
 
 def start_match(engine: Engine, match_pk: int) -> None:
@@ -357,8 +359,40 @@ def start_match(engine: Engine, match_pk: int) -> None:
                      .values(state=RUNNING))
 
 
-def finish_match(engine: Engine, match_pk: int, record: dict[str, Any] | None, error: str = "") -> bool:
+#: Kinds of :func:`seat_faults` that are no fault of the protocol: a decision paid from the time bank.
+SLOW = "slow"
+#: The kind counting matches a bot was put out of.
+OUT = "out"
+
+
+def seat_faults(result: dict[str, Any], bot: str, slow: int = 0) -> dict[str, int]:
+    """A bot's faults in one match result (a ``MatchResult`` dict): its fault counts by kind (timeout,
+    malformed, illegal, oversized, crash, disconnected, failed_start: PROTOCOL.md section 7), ``out`` 1 when a
+    fault put it out of the match, and ``slow``: its decisions over ``decision_ms`` (given). Kinds at 0 are
+    left out."""
+    out: dict[str, int] = {}
+    for seat, name in enumerate(result["bots"]):
+        if name != bot:
+            continue
+        for kind, n in result["faults"][seat].items():
+            out[kind] = out.get(kind, 0) + int(n)
+        if result["status"][seat] != "ok":
+            out[OUT] = out.get(OUT, 0) + 1
+    if slow:
+        out[SLOW] = slow
+    return {k: v for k, v in out.items() if v}
+
+
+def is_faulty(faults: dict[str, int]) -> bool:
+    """Whether a match's :func:`seat_faults` hold a fault (slow decisions alone are none)."""
+    return any(n for kind, n in faults.items() if kind != SLOW)
+
+
+def finish_match(engine: Engine, match_pk: int, record: dict[str, Any] | None, error: str = "",
+                 slow: dict[str, int] | None = None) -> bool:
     """Store a finished match (record, or the error: the block then fails) and close its block when complete.
+
+    ``slow``: per bot, its decisions over ``decision_ms`` (from the hand history), kept with its faults.
 
     Returns:
         True when the block is now done (its results count from now on).
@@ -373,8 +407,11 @@ def finish_match(engine: Engine, match_pk: int, record: dict[str, Any] | None, e
             state=DONE if record is not None else FAILED, record=json.dumps(record) if record else None,
             error=error, finished=now))
         if record:
-            conn.execute(insert(db.match_bots), [{"match_pk": match_pk, "bot": bot}
-                                                 for bot in dict.fromkeys(record["result"]["bots"])])
+            result = record["result"]
+            conn.execute(insert(db.match_bots), [
+                {"match_pk": match_pk, "bot": bot,
+                 "faults": json.dumps(seat_faults(result, bot, (slow or {}).get(bot, 0)))}
+                for bot in dict.fromkeys(result["bots"])])
         states = set(conn.execute(select(m.c.state).where(m.c.block_id == row.block_id)).scalars())
         if states == {DONE}:
             conn.execute(update(b).where(b.c.id == row.block_id).values(state=DONE, finished=now))
@@ -415,6 +452,48 @@ def done_count(engine: Engine) -> int:
                    .scalar() or 0)
 
 
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """Blocks per entrant as the database has them now (the ladder's schedule reads nothing else).
+
+    Attributes:
+        complete: per seat code (``v<version id>`` or ``r<reference>``), its complete blocks.
+        given: per seat code, every block it was seated in: complete, failed or still under way.
+        first: ids of the blocks that are some student version's first block (its lowest block id).
+    """
+
+    complete: dict[str, int]
+    given: dict[str, int]
+    first: frozenset[int]
+
+
+def tally(engine: Engine) -> Tally:
+    """Count the blocks of every entrant (ladder and challenge blocks alike), from the blocks table."""
+    b = db.blocks
+    complete: dict[str, int] = {}
+    given: dict[str, int] = {}
+    first: set[int] = set()
+    with engine.connect() as conn:
+        rows = conn.execute(select(b.c.id, b.c.seats, b.c.state).order_by(b.c.id)).all()
+    for bid, seats, state in rows:
+        for code in set(json.loads(seats)):
+            if code.startswith("v") and code not in given:
+                first.add(bid)
+            given[code] = given.get(code, 0) + 1
+            if state == DONE:
+                complete[code] = complete.get(code, 0) + 1
+    return Tally(complete, given, frozenset(first))
+
+
+def blocks_key(engine: Engine) -> tuple[int, int, int]:
+    """``(newest block id, complete blocks, failed blocks)``: changes whenever :func:`tally` would."""
+    b = db.blocks
+    with engine.connect() as conn:
+        row = conn.execute(select(func.max(b.c.id), func.count().filter(b.c.state == DONE),
+                                  func.count().filter(b.c.state == FAILED))).one()
+    return int(row[0] or 0), int(row[1] or 0), int(row[2] or 0)
+
+
 def open_blocks(engine: Engine) -> int:
     with engine.connect() as conn:
         return int(conn.execute(select(func.count()).select_from(db.blocks)
@@ -426,3 +505,112 @@ def challenges_since(engine: Engine, student_id: int, since: float) -> int:
         return int(conn.execute(select(func.count()).select_from(db.blocks).where(
             db.blocks.c.kind == "challenge", db.blocks.c.requested_by == student_id,
             db.blocks.c.created >= since)).scalar() or 0)
+
+
+def fault_totals(engine: Engine, bots: Iterable[str] | None = None) -> dict[str, dict[str, int]]:
+    """``{bot: {kind: count}}`` over every stored match result (:func:`seat_faults`), of ``bots`` or all."""
+    mb = db.match_bots
+    query = select(mb.c.bot, mb.c.faults).where(mb.c.faults != "{}")
+    if bots is not None:
+        query = query.where(mb.c.bot.in_(list(bots)))
+    totals: dict[str, dict[str, int]] = {}
+    with engine.connect() as conn:
+        for bot, faults in conn.execute(query).all():
+            mine = totals.setdefault(bot, {})
+            for kind, n in json.loads(faults).items():
+                mine[kind] = mine.get(kind, 0) + int(n)
+    return totals
+
+
+def faulty_streak(engine: Engine, bot: str, blocks: int) -> bool:
+    """Whether each of the last ``blocks`` finished blocks (complete or failed) ``bot`` played had a fault of
+    its (:func:`is_faulty`) in one of its matches; False with fewer blocks than that."""
+    m, b, mb = db.matches, db.blocks, db.match_bots
+    with engine.connect() as conn:
+        last = conn.execute(select(b.c.id).join(m, m.c.block_id == b.c.id).join(mb, mb.c.match_pk == m.c.id)
+                            .where(mb.c.bot == bot, b.c.state.in_((DONE, FAILED)))
+                            .group_by(b.c.id).order_by(b.c.id.desc()).limit(blocks)).scalars().all()
+        if len(last) < blocks:
+            return False
+        rows = conn.execute(select(m.c.block_id, mb.c.faults).join(mb, mb.c.match_pk == m.c.id)
+                            .where(mb.c.bot == bot, m.c.block_id.in_(last))).all()
+    faulty = {bid for bid, faults in rows if is_faulty(json.loads(faults))}
+    return faulty >= set(last)
+
+
+def pause(engine: Engine, version_id: int, reason: str) -> None:
+    """Pause a version (the ladder gives it no more blocks; its open ones finish): ``reason`` says why."""
+    with engine.begin() as conn:
+        conn.execute(update(db.versions).where(db.versions.c.id == version_id).values(paused=reason))
+
+
+def resume(engine: Engine, version_id: int) -> bool:
+    """Let a paused version play again; False if there is no such version."""
+    with engine.begin() as conn:
+        n = conn.execute(update(db.versions).where(db.versions.c.id == version_id).values(paused="")).rowcount
+    return bool(n)
+
+
+def paused_versions(engine: Engine) -> list[dict[str, Any]]:
+    """Every paused admitted version (``id``, ``student``, ``number``, ``paused``, ``active``), oldest first."""
+    v, st = db.versions, db.students
+    with engine.connect() as conn:
+        rows = conn.execute(select(v.c.id, v.c.number, v.c.paused, v.c.active, st.c.name.label("student"))
+                            .join(st, v.c.student_id == st.c.id).where(v.c.paused != "").order_by(v.c.id)
+                            ).mappings().all()
+    return [dict(r) for r in rows]
+
+
+def block_state(engine: Engine, block_id: int) -> str | None:
+    """A block's state (None: no such block)."""
+    with engine.connect() as conn:
+        return conn.execute(select(db.blocks.c.state).where(db.blocks.c.id == block_id)).scalar()
+
+
+def block_seats(engine: Engine, block_id: int) -> list[str]:
+    """A block's seat codes (``v<version id>``, ``r<reference>``; [] for no such block)."""
+    with engine.connect() as conn:
+        seats = conn.execute(select(db.blocks.c.seats).where(db.blocks.c.id == block_id)).scalar()
+    return json.loads(seats) if seats else []
+
+
+def match_faults(engine: Engine, match_pk: int) -> dict[str, dict[str, int]]:
+    """``{bot: faults}`` of one stored match (:func:`seat_faults`; {} before its result is stored)."""
+    mb = db.match_bots
+    with engine.connect() as conn:
+        rows = conn.execute(select(mb.c.bot, mb.c.faults).where(mb.c.match_pk == match_pk)).all()
+    return {bot: json.loads(faults) for bot, faults in rows}
+
+
+def block_kinds(engine: Engine, block_ids: Iterable[int]) -> dict[int, str]:
+    """``{block id: kind}`` (ladder, challenge) of the blocks named."""
+    ids = list(set(block_ids))
+    if not ids:
+        return {}
+    with engine.connect() as conn:
+        return dict(conn.execute(select(db.blocks.c.id, db.blocks.c.kind).where(db.blocks.c.id.in_(ids))).all())
+
+
+def pending_challenges(engine: Engine, student_id: int) -> list[dict[str, Any]]:
+    """The student's challenges not finished yet (``id``, ``seats``, ``state`` pending or running, ``created``),
+    oldest first."""
+    b = db.blocks
+    with engine.connect() as conn:
+        rows = conn.execute(select(b.c.id, b.c.seats, b.c.state, b.c.created)
+                            .where(b.c.kind == "challenge", b.c.requested_by == student_id,
+                                   b.c.state.in_((PENDING, RUNNING))).order_by(b.c.id)).mappings().all()
+    return [dict(r) | {"seats": json.loads(r["seats"])} for r in rows]
+
+
+def seat_names(engine: Engine, references: Iterable[str], codes: Iterable[str]) -> dict[str, str]:
+    """``{seat code: bot name}``: ``v<id>`` as ``<student>.v<N>``, ``r<name>`` as the reference's name."""
+    wanted = list(codes)
+    ids = [int(c[1:]) for c in wanted if c.startswith("v") and c[1:].isdigit()]
+    v, st = db.versions, db.students
+    with engine.connect() as conn:
+        rows = conn.execute(select(v.c.id, v.c.number, st.c.name).join(st, v.c.student_id == st.c.id)
+                            .where(v.c.id.in_(ids))).all() if ids else []
+    names = {f"v{vid}": label(name, number) for vid, number, name in rows}
+    refs = set(references)
+    names.update({c: c[1:] for c in wanted if c.startswith("r") and c[1:] in refs})
+    return names

@@ -1,0 +1,152 @@
+"""The final: its own ``[final]`` plan (size and time before it starts), its progress, and a restart mid-way.
+
+The plan is checked on a real database (SQLite) without a server; the restart on a real ``harness serve``
+stopped with SIGTERM while the final runs, then started again.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+pytest.importorskip("starlette")
+
+from sqlalchemy import select  # noqa: E402
+
+from harness.server import db as schema  # noqa: E402
+from harness.server import store  # noqa: E402
+from harness.server.contest import load_contest  # noqa: E402
+from harness.server.final import MIN_HANDS, final_toml, plan  # noqa: E402
+from harness.tournament.config import ConfigError  # noqa: E402
+from tests.server_helpers import RAISER, Served, contest_file, free_port, links, upload, version_state, wait_for  # noqa: E402
+
+CLASS = tuple(f"s{i:02d}" for i in range(30))
+
+
+def _server(tmp_path: Path, final: str, students: tuple[str, ...] = CLASS) -> SimpleNamespace:
+    """A contest whose students each have an admitted active version, and ladder matches of 200 hands that took
+    2 s each (what the plan's time per hand is read from)."""
+    tmp_path.mkdir(exist_ok=True)
+    contest = load_contest(contest_file(tmp_path, students=students, extra=final))
+    engine = schema.open_database(contest.database)
+    store.sync_roster(engine, contest)
+    with engine.connect() as conn:
+        ids = dict(conn.execute(select(schema.students.c.name, schema.students.c.id)).all())
+    for i, name in enumerate(students):
+        vid = store.add_version(engine, ids[name], f"{i:064x}", "python bot.py", "").id
+        store.finish_check(engine, vid, True, "", {})
+    bid = store.new_block(engine, "ladder", ["v1", "rcaller"], 2, "t")
+    with engine.connect() as conn:
+        pks = conn.execute(select(schema.matches.c.id).where(schema.matches.c.block_id == bid)).scalars().all()
+    for pk in pks:
+        result = {"match_id": f"b{bid}", "seed": 1, "hands_played": 200, "bots": ["s00.v1", "caller"], "net": [0, 0],
+                  "hand_nets": [], "faults": [{}, {}], "status": ["ok", "ok"], "duration_s": 2.0}
+        store.finish_match(engine, pk, {"table": f"b{bid}", "rotation": 0, "big_blind": 2, "rotations": 2,
+                                        "result": result})
+    return SimpleNamespace(contest=contest, engine=engine)
+
+
+def test_the_plan_of_a_class_of_30_gives_its_size_and_time(tmp_path: Path) -> None:
+    """30 versions and the house bot, round robin heads-up: 31 * 30 matches of [final] hands; the time per hand
+    is the ladder's own (2 s per 200 hands), divided among the ladder's jobs."""
+    server = _server(tmp_path, "[final]\nhands = 500\n")
+    try:
+        p = plan(server)
+        assert (p.bots, p.matches, p.hands, p.jobs) == (31, 31 * 30, 500, 2)
+        assert p.seconds == pytest.approx(31 * 30 * 500 * 0.01 / 2)
+        assert "930 matches of 500 hands" in p.describe() and "the ladder's last 2 matches" in p.describe()
+        schedule = tomllib.loads(final_toml(server))["schedule"]
+        assert (schedule["hands"], schedule["format"], schedule["table_size"]) == (500, "round-robin", 2)
+    finally:
+        server.engine.dispose()
+
+
+def test_a_time_budget_cuts_the_hands_and_says_so(tmp_path: Path) -> None:
+    server = _server(tmp_path, "[final]\nhands = 1000\nbudget_min = 60\n")
+    try:
+        p = plan(server)
+        assert p.hands == int(3600 * 2 / (930 * 0.01)) and p.seconds <= 3600
+        assert "cut from 1,000" in p.describe() and "budget of 60 min" in p.describe()
+        assert tomllib.loads(final_toml(server, p))["schedule"]["hands"] == p.hands
+    finally:
+        server.engine.dispose()
+    tight = _server(tmp_path / "tight", "[final]\nbudget_min = 1\n")
+    try:
+        p = plan(tight)
+        assert p.hands == MIN_HANDS and "even at 20 hands" in p.describe()
+    finally:
+        tight.engine.dispose()
+
+
+def test_sampled_tables_make_a_smaller_final(tmp_path: Path) -> None:
+    server = _server(tmp_path, '[final]\nformat = "sampled"\ntables_per_bot = 4\ntable_size = 3\n')
+    try:
+        p = plan(server)
+        assert p.format == "sampled" and p.table_size == 3 and p.matches < 31 * 30
+        schedule = tomllib.loads(final_toml(server))["schedule"]
+        assert (schedule["format"], schedule["tables_per_bot"], schedule["table_size"]) == ("sampled", 4, 3)
+    finally:
+        server.engine.dispose()
+
+
+@pytest.mark.parametrize(("text", "key"), [
+    ('[final]\nformat = "swiss"\n', "[final] format"),
+    ("[final]\ntables_per_bot = 3\n", "[final] tables_per_bot"),
+    ("[final]\nbudget_min = -1\n", "[final] budget_min"),
+    ("[final]\nhandz = 3\n", "[final] handz"),
+])
+def test_final_settings_errors_name_the_key(tmp_path: Path, text: str, key: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_contest(contest_file(tmp_path, extra=text))
+    assert f": {key}: " in str(info.value) and "\n" not in str(info.value)
+
+
+def _results(contest: Path) -> list[str]:
+    path = load_contest(contest).data / "final" / "results.jsonl"
+    return [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()] if path.exists() else []
+
+
+@pytest.mark.slow
+def test_a_final_shows_its_progress_and_resumes_by_itself_after_a_restart(tmp_path: Path) -> None:
+    """Four bots, 12 matches of 600 hands: the admin page shows the plan, then "k of 12 matches played"; the
+    server is stopped mid-way (SIGTERM) and started again: the final goes on by itself, ends "done" with 12
+    records (none lost or doubled) and never reads "failed"."""
+    contest = contest_file(tmp_path, hands=10, extra="[final]\nhands = 600\n")
+    port = free_port()
+    urls = links(contest, port)
+    server = Served(contest, port)
+    try:
+        for name in ("alice", "bob", "carol"):
+            client = server.client(urls[name])
+            vid = upload(client, "bot.py", (RAISER + f"\n# {name}\n").encode()).json()["id"]
+            assert wait_for(lambda c=client, v=vid: version_state(c, v)["state"] == "admitted", timeout=600)
+        admin = server.client(urls["admin"])
+        planned = re.search(r'<p id="final-plan">(.*?)</p>', admin.get("/admin").text, re.S)
+        assert planned and "round robin of 4 bots" in planned.group(1) and "12 matches of 600 hands" in planned.group(1)
+        assert admin.post("/admin/final", follow_redirects=False).status_code == 303
+        line = wait_for(lambda: (m := re.search(r'id="final-progress">([^<]*)<', admin.get("/admin").text))
+                        and not m.group(1).startswith("0 of") and m.group(1), timeout=600)
+        assert re.match(r"\d+ of 12 matches played", line)
+        shown = re.search(r'id="final-running">([^<]*)<', server.client(urls["alice"]).get("/").text)
+        assert shown and re.search(r"\d+ of 12 matches played", shown.group(1))  # the students' progress line
+    finally:
+        server.stop()
+    before = _results(contest)
+    assert 1 <= len(before) < 12, len(before)  # stopped mid-way
+    server = Served(contest, port)
+    try:
+        admin = server.client(urls["admin"])
+        state = wait_for(lambda: (m := re.search(r'id="final-state">Final: (\w+)', admin.get("/admin").text))
+                         and m.group(1) != "running" and m.group(1), timeout=900)
+        assert state == "done"
+        assert server.client(urls["alice"]).get("/final/").status_code == 200
+    finally:
+        server.stop()
+    after = _results(contest)
+    assert len(after) == 12 and after[:len(before)] == before
+    assert len({json.loads(r)["result"]["match_id"] for r in after}) == 12
