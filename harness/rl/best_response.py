@@ -46,7 +46,10 @@ Duplicate deals: each deal ``h`` of match seed ``S`` (the deals of ``harness mat
 twice, LBR in each seat, by two fresh copies of the bot (one per seating, each playing the deals in order
 as in a match); LBR's net per deal over both seats is one duplicate set, and bb/100 and its 95% interval
 are the tournament's statistics over the sets (:func:`harness.tournament.stats.estimate`). LBR's own
-samples come from a generator seeded by ``(S, h, seat)``: the same arguments give the same figures.
+samples come from a generator seeded by ``(S, h, seat)``, and the bot's own ``random.Random`` generators (found
+as above) and Python's global one are seeded from ``S`` when the seating starts (a bot seeding itself from
+entropy, as ``random_bot`` does without ``RANDOM_BOT_SEED``, plays the same every run): the same arguments give
+the same figures.
 """
 
 from __future__ import annotations
@@ -93,14 +96,14 @@ class BotSpecError(ValueError):
 # ----------------------------------------------------------------------------------------------- the bot
 
 
-def _bot_class(module: Any, where: str) -> type[Bot]:
-    """The one ``protocol.sdk.Bot`` subclass defined in ``module``."""
+def _bot_class(module: Any, where: str, text: str) -> type[Bot]:
+    """The one ``protocol.sdk.Bot`` subclass defined in ``module`` (``text``: the module as given)."""
     found = [v for v in vars(module).values()
              if isinstance(v, type) and issubclass(v, Bot) and v is not Bot and v.__module__ == module.__name__]
     if len(found) != 1:
         names = ", ".join(sorted(c.__name__ for c in found)) or "none"
         raise BotSpecError(f"{where} must define exactly one protocol.sdk.Bot subclass (found {names}); "
-                           f"name it: {where}:CLASS")
+                           f"name it: --bot {text}:CLASS")
     return found[0]
 
 
@@ -113,9 +116,9 @@ def _import(name: str, where: str) -> Any:
         raise BotSpecError(f"{where}: importing it failed: {exc}") from None
 
 
-def _from_file(path: Path, where: str) -> Any:
+def _from_file(path: Path, where: str, text: str) -> Any:
     if not path.is_file():
-        raise BotSpecError(f"{where}: no such file {str(path)!r}")
+        raise BotSpecError(f"{where}: no such file {text!r}")
     name = f"_lbr_bot_{abs(hash(str(path.resolve())))}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
@@ -190,7 +193,7 @@ def load_bot(spec: str) -> Callable[[], Bot]:
 
         return _factory_of(getattr(strength, _POLICIES[text]), where)
     if text.endswith(".py"):
-        return _factory_of(_bot_class(_from_file(Path(text), where), where), where)
+        return _factory_of(_bot_class(_from_file(Path(text), where, text), where, text), where)
     name, _, attr = text.partition(":")
     if not name.replace(".", "").replace("_", "").isalnum():
         raise BotSpecError(f"{where} is not a module name, MODULE:NAME or a .py file")
@@ -198,7 +201,7 @@ def load_bot(spec: str) -> Callable[[], Bot]:
         name = f"bots.{name}"
     module = _import(name, where)
     if not attr:
-        return _bot_class(module, where)
+        return _bot_class(module, where, text)
     if not hasattr(module, attr):
         raise BotSpecError(f"{where}: module {name!r} has no {attr!r}")
     return _factory_of(getattr(module, attr), where)
@@ -568,12 +571,18 @@ class LbrResult:
 class _Seating:
     """One fresh bot playing the deals in order against LBR in one seat (a match of reset stacks)."""
 
-    def __init__(self, factory: Callable[[], Bot], seat: int, game: GameConfig, stack: int, particles: int,
+    def __init__(self, factory: Callable[[], Bot], root: int, seat: int, game: GameConfig, stack: int, particles: int,
                  rollouts: int, observer: Callable[[HandState, int, Sequence[Particle]], None] | None) -> None:
         from protocol import codec
         from protocol.messages import GameSettings, MatchLimits, MatchStart
 
-        self.bot = factory()
+        try:
+            self.bot = factory()
+        except Exception as exc:  # noqa: BLE001 - the bot's own code: say what failed in one line
+            raise BotSpecError(f"creating the bot failed: {type(exc).__name__}: {exc}") from None
+        for i, (gen, _) in enumerate(_generators(self.bot)):  # reproducible even if it seeded from entropy
+            if isinstance(gen, random.Random):
+                gen.seed(f"lbr-bot:{root}:{seat}:{i}")
         if not isinstance(self.bot, Bot):
             raise BotSpecError(f"the bot factory returned {type(self.bot).__name__}, not a protocol.sdk.Bot")
         self.seat, self.game, self.stack = seat, game, stack
@@ -618,7 +627,8 @@ class _Seating:
 
 def lbr(bot: str | type[Bot] | Bot | Callable[[], Bot], hands: int = 200, seed: int | str = 1,
         particles: int = 200, rollouts: int = 2, game: GameConfig | None = None, starting_stack: int = 1000,
-        observer: Callable[[HandState, int, Sequence[Particle]], None] | None = None) -> LbrResult:
+        observer: Callable[[HandState, int, Sequence[Particle]], None] | None = None,
+        name: str | None = None) -> LbrResult:
     """Local best response against ``bot`` on ``hands`` duplicate deals (module doc): a lower bound on its
     exploitability, in bb/100 with a 95% interval.
 
@@ -631,12 +641,13 @@ def lbr(bot: str | type[Bot] | Bot | Callable[[], Bot], hands: int = 200, seed: 
             the draw.
         game, starting_stack: the table (heads-up; stacks reset every hand), chips.
         observer: called after every action with the state, LBR's seat and the range (for tests).
+        name: the bot's name in the result (default: the text given, or the class's or function's name).
 
     Returns:
         an :class:`LbrResult`.
 
     Raises:
-        BotSpecError: as :func:`load_bot`.
+        BotSpecError: as :func:`load_bot`; creating the bot raised (named in one line).
         ValueError: ``hands`` below 2, ``particles`` below 2, ``rollouts`` below 1, a bad seed or stack.
     """
     if type(hands) is not int or hands < 2:
@@ -649,12 +660,13 @@ def lbr(bot: str | type[Bot] | Bot | Callable[[], Bot], hands: int = 200, seed: 
         raise ValueError(f"starting_stack must be a whole number of chips >= 1, got {starting_stack!r}")
     root = parse_seed(seed)
     game = game if game is not None else GameConfig()
-    name = bot if isinstance(bot, str) else getattr(bot, "__name__", type(bot).__name__)
+    if name is None:
+        name = bot if isinstance(bot, str) else getattr(bot, "__name__", type(bot).__name__)
     factory = load_bot(bot) if isinstance(bot, str) else _factory_of(bot, "the bot")
     saved = random.getstate()
     random.seed(f"lbr:{root}")  # a bot drawing from the global generator plays the same each run
     try:
-        seatings = [_Seating(factory, s, game, starting_stack, particles, rollouts, observer) for s in (0, 1)]
+        seatings = [_Seating(factory, root, s, game, starting_stack, particles, rollouts, observer) for s in (0, 1)]
         nets = [sum(seating.play(root, h) for seating in seatings) for h in range(hands)]
     finally:
         random.setstate(saved)

@@ -1,0 +1,72 @@
+"""``harness lbr``: how exploitable is a bot? Local best response against it, heads-up (needs '.[rl]')."""
+
+from __future__ import annotations
+
+import typer
+
+from harness.cli.common import _echo, _out_of_bounds, _usage, app
+
+
+@app.command()
+def lbr(
+    bot: str = typer.Option(
+        ..., "--bot", metavar="MODULE_OR_CMD", help="The bot, in this process (it must answer what it would do with "
+        "other cards): a house bot (solid, caller, raiser, random_bot), check_fold or always_call, a module "
+        "defining one protocol.sdk.Bot subclass (bots.solid), MODULE:NAME (a Bot class or a policy), a .py file, "
+        "or 'python -m MODULE'. A bot over the protocol in its own process is refused."
+    ),
+    hands: int = typer.Option(200, "--hands", help="Deals, each played in both seats (twice as many hands)."),
+    seed: str = typer.Option("1", "--seed", help="Match seed of the deals, as harness match --seed reads it."),
+    particles: int = typer.Option(200, "--particles", help="Holdings in the bot's range (more: slower, sharper)."),
+    rollouts: int = typer.Option(2, "--rollouts", help="Showdown samples per holding before the draw."),
+    structure: str = typer.Option("no-limit", "--structure", help="no-limit or fixed-limit."),
+    stack: int = typer.Option(1000, "--stack", help="Starting stack in chips, reset every hand."),
+    json_out: bool = typer.Option(False, "--json", help="Print one JSON object (bb_per_100, low, high, hands, ...)."),
+) -> None:
+    """A lower bound on a bot's exploitability: local best response (Lisy and Bowling 2017) plays it heads-up on
+    duplicate deals and prints what it wins in bb/100 with a 95% interval (docs/researchers.md).
+
+    The bot's code runs in this process, unsandboxed: run it on code you trust. Exit status 0, 2 on a usage
+    error (a bot that cannot be loaded or asked, a bad option), 1 without the optional extra 'rl'.
+    """
+    def usage(message: str) -> typer.Exit:
+        return _usage("lbr", message)
+
+    problem = _out_of_bounds(("--hands", "hands", hands), ("--stack", "starting_stack", stack))
+    if problem:
+        raise usage(problem)
+    if hands < 2:
+        raise usage(f"--hands must be at least 2 (an interval needs two duplicate deals), got {hands}")
+    if not 2 <= particles <= 100_000:
+        raise usage(f"--particles must be 2..100000, got {particles}")
+    if not 1 <= rollouts <= 1000:
+        raise usage(f"--rollouts must be 1..1000, got {rollouts}")
+    import json
+
+    from harness.deals import parse_seed
+    from harness.engine import GameConfig, GameConfigError
+
+    try:
+        parse_seed(seed)
+    except ValueError as exc:
+        raise usage(f"--seed: {exc}") from None
+    try:
+        game = GameConfig.from_dict({"structure": structure})
+    except GameConfigError as exc:
+        raise usage(str(exc)) from None
+    try:
+        from harness.rl.best_response import BotSpecError, load_bot
+        from harness.rl.best_response import lbr as run_lbr
+    except ImportError as exc:
+        raise _usage("lbr", f"needs the optional extra 'rl' ({exc.name} is missing): make rl, "
+                     "or pip install --config-settings editable_mode=compat -e '.[rl]'", 1) from None
+    try:
+        factory = load_bot(bot)
+    except BotSpecError as exc:
+        raise usage(str(exc)) from None
+    try:
+        result = run_lbr(factory, hands=hands, seed=seed, particles=particles, rollouts=rollouts, game=game,
+                         starting_stack=stack, name=bot)
+    except BotSpecError as exc:
+        raise usage(str(exc)) from None
+    _echo(json.dumps(result.as_dict()) if json_out else result.summary())
