@@ -12,7 +12,7 @@ Adapted to Seven Card Draw heads-up (docs/researchers.md, "How exploitable is a 
 
 - **The range is a particle set.** A hidden holding is 7 of 45 unseen cards (45 million), so the range is
   ``particles`` holdings sampled uniformly from the cards LBR has not seen (its dealt and drawn cards are
-  never the bot's). After each real decision of the bot, every particle is asked (below) what the bot
+  never the bot's; a holding with a card LBR draws later is dropped then). After each real decision of the bot, every particle is asked (below) what the bot
   would have done holding it, and kept only if the answer is the action taken: the Bayes update with
   likelihood 1 or 0, exact for a bot that is deterministic given its memory and its generators. The
   draw count is public (R4.3): a particle is kept only if the bot would have drawn as many cards, and
@@ -181,7 +181,7 @@ def load_bot(spec: str) -> Callable[[], Bot]:
             words = [words[2]]
         elif len(words) == 2 and words[1].endswith(".py"):
             words = [words[1]]
-    if len(words) != 1:
+    if len(words) != 1 or ("/" in words[0] and not words[0].endswith(".py")):
         raise BotSpecError(
             f"{where} is a command: LBR asks the bot what it would do with every holding its opponent might "
             "have, which a bot over the protocol in its own process cannot answer (each question would change "
@@ -399,6 +399,15 @@ class _Range:
             self._refill()
         random.setstate(saved)
 
+    def see_own_draw(self) -> None:
+        """LBR's replacements are not the bot's: drop the holdings that contain one; refill below half."""
+        seen = self.seen()
+        self.particles = [p for p in self.particles if not seen.intersection(p.hole)]
+        if len(self.particles) < self.size // 2:
+            saved = random.getstate()
+            self._refill()
+            random.setstate(saved)
+
     def _refill(self) -> None:
         self.refills += 1
         pool = [c for c in _DECK if c not in self.seen()]
@@ -609,6 +618,8 @@ class _Seating:
                 action = player.decide(state, seat, bot, rng_range)
                 self.decisions += state.phase is not _DRAW
                 state.apply(action)
+                if action.kind is ActionKind.DRAW:
+                    rng_range.see_own_draw()
             else:
                 seq += 1
                 request = _request(wire, state, other, seq)
