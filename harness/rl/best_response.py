@@ -12,14 +12,14 @@ Adapted to Seven Card Draw heads-up (docs/researchers.md, "How exploitable is a 
 
 - **The range is a particle set.** A hidden holding is 7 of 45 unseen cards (45 million), so the range is
   ``particles`` holdings sampled uniformly from the cards LBR has not seen (its dealt and drawn cards are
-  never the bot's; a holding with a card LBR draws later is dropped then). After each real decision of the bot, every particle is asked (below) what the bot
-  would have done holding it, and kept only if the answer is the action taken: the Bayes update with
-  likelihood 1 or 0, exact for a bot that is deterministic given its memory and its generators. The
-  draw count is public (R4.3): a particle is kept only if the bot would have drawn as many cards, and
-  then holds what the bot would have kept plus replacements sampled from the cards LBR cannot see.
-  When fewer than half the particles are left, new holdings are sampled and kept if they replay every
-  decision of the hand so far (rejection sampling, at most ``20 * particles`` tries); if none at all is
-  consistent (a bot whose randomness LBR cannot restore), the range restarts from the prior and
+  never the bot's; a holding with a card LBR draws later is dropped then). After each real decision of the
+  bot, every particle is asked (below) what the bot would have done holding it, and kept only if the answer is
+  the action taken: the Bayes update with likelihood 1 or 0, exact for a bot that is deterministic given its
+  memory and its generators. The draw count is public (R4.3): a particle is kept only if the bot would have
+  drawn as many cards, and then holds what the bot would have kept plus replacements sampled from the cards
+  LBR cannot see. When fewer than half the particles are left, new holdings are sampled and kept if they
+  replay every decision of the hand so far (rejection sampling, at most ``20 * particles`` tries); if none at
+  all is consistent (a bot whose randomness LBR cannot restore), the range restarts from the prior and
   ``range_lost`` counts it.
 - **Asking the bot.** The bot is a Python SDK bot (``protocol.sdk.Bot``) in this process. At each
   decision LBR copies it (``copy.deepcopy``, its memory as it is) and asks the copy ``act``/``draw`` on the
@@ -270,7 +270,7 @@ class _Probe:
 
 def _answer(bot: Bot, state: HandState, request: dict[str, Any], cards: Sequence[int]) -> Action:
     """Ask ``bot`` (act or draw) at ``request`` with ``cards`` as its own; the action the referee would play."""
-    raw = dict(request["state"])
+    raw: Any = dict(request["state"])  # the request's state map (protocol.sdk's _StateMap)
     raw["cards"] = [CARD_STRS[c] for c in cards]
     draw = request["type"] == "draw"
     decision = DecisionState(request["seq"], request["type"], raw, request["legal"], request["time"])
