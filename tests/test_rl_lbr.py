@@ -159,6 +159,7 @@ def test_cli_json_and_usage_errors() -> None:
     assert done.exit_code == 0, done.output
     figures = json.loads(done.stdout.strip().splitlines()[-1])
     assert figures["bb_per_100"] == 75.0 and figures["hands"] == 8 and figures["deals"] == 4
+    assert "harness lbr: 3/4 deals, +75.0 bb/100 so far" in done.stderr  # progress, on stderr
     done = runner.invoke(app, ["lbr", "--bot", "java -jar bot.jar"])
     assert done.exit_code == 2
     assert done.stderr.startswith("harness lbr: --bot 'java -jar bot.jar' is a command")

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import typer
 
-from harness.cli.common import _echo, _out_of_bounds, _usage, app
+from harness.cli.common import _echo, _out_of_bounds, _say, _usage, app
 
 
 @app.command()
@@ -26,7 +28,8 @@ def lbr(
     """A lower bound on a bot's exploitability: local best response (Lisy and Bowling 2017) plays it heads-up on
     duplicate deals and prints what it wins in bb/100 with a 95% interval (docs/researchers.md).
 
-    The bot's code runs in this process, unsandboxed: run it on code you trust. Exit status 0, 2 on a usage
+    Prints its progress on stderr every tenth of the deals. The bot's code runs in this process, unsandboxed:
+    run it on code you trust. Exit status 0, 2 on a usage
     error (a bot that cannot be loaded or asked, a bad option), 1 without the optional extra 'rl'.
     """
     def usage(message: str) -> typer.Exit:
@@ -64,9 +67,15 @@ def lbr(
         factory = load_bot(bot)
     except BotSpecError as exc:
         raise usage(str(exc)) from None
+    step = max(1, hands // 10)
+
+    def progress(done: int, nets: Sequence[float]) -> None:
+        if done % step == 0 and done < hands:
+            _say("lbr", f"{done}/{hands} deals, {100 * sum(nets) / (2 * done):+.1f} bb/100 so far")
+
     try:
         result = run_lbr(factory, hands=hands, seed=seed, particles=particles, rollouts=rollouts, game=game,
-                         starting_stack=stack, name=bot)
+                         starting_stack=stack, name=bot, progress=progress)
     except BotSpecError as exc:
         raise usage(str(exc)) from None
     _echo(json.dumps(result.as_dict()) if json_out else result.summary())

@@ -639,7 +639,7 @@ class _Seating:
 def lbr(bot: str | type[Bot] | Bot | Callable[[], Bot], hands: int = 200, seed: int | str = 1,
         particles: int = 200, rollouts: int = 2, game: GameConfig | None = None, starting_stack: int = 1000,
         observer: Callable[[HandState, int, Sequence[Particle]], None] | None = None,
-        name: str | None = None) -> LbrResult:
+        name: str | None = None, progress: Callable[[int, Sequence[float]], None] | None = None) -> LbrResult:
     """Local best response against ``bot`` on ``hands`` duplicate deals (module doc): a lower bound on its
     exploitability, in bb/100 with a 95% interval.
 
@@ -653,6 +653,7 @@ def lbr(bot: str | type[Bot] | Bot | Callable[[], Bot], hands: int = 200, seed: 
         game, starting_stack: the table (heads-up; stacks reset every hand), chips.
         observer: called after every action with the state, LBR's seat and the range (for tests).
         name: the bot's name in the result (default: the text given, or the class's or function's name).
+        progress: called after each deal with the deals done and LBR's net big blinds per deal so far.
 
     Returns:
         an :class:`LbrResult`.
@@ -678,7 +679,11 @@ def lbr(bot: str | type[Bot] | Bot | Callable[[], Bot], hands: int = 200, seed: 
     random.seed(f"lbr:{root}")  # a bot drawing from the global generator plays the same each run
     try:
         seatings = [_Seating(factory, root, s, game, starting_stack, particles, rollouts, observer) for s in (0, 1)]
-        nets = [sum(seating.play(root, h) for seating in seatings) for h in range(hands)]
+        nets: list[float] = []
+        for h in range(hands):
+            nets.append(sum(seating.play(root, h) for seating in seatings))
+            if progress is not None:
+                progress(h + 1, nets)
     finally:
         random.setstate(saved)
     return LbrResult(bot=str(name), estimate=estimate([(x, 2) for x in nets]), seed=str(seed), particles=particles,
