@@ -59,6 +59,18 @@ def test_lbr_beats_calling_and_raising_stations_clearly(bot: str) -> None:
     assert result.range_lost == 0
 
 
+def test_a_policy_a_bot_instance_and_a_factory_are_the_same_bot() -> None:
+    """A policy given as text, as_bot(policy), and the factory load_bot returns all play the policy (a factory
+    is not taken for a policy)."""
+    from harness.rl import as_bot
+    from harness.rl.strength import always_call
+
+    first = lbr("always_call", hands=3, particles=5).as_dict()
+    for bot in (as_bot(always_call, seats=2), load_bot("always_call"), lambda: as_bot(always_call, seats=2)):
+        assert lbr(bot, hands=3, particles=5, name="always_call").as_dict() == first
+    assert first["bb_per_100"] != 75.0  # not check/fold's blinds: it calls
+
+
 def test_the_same_arguments_give_the_same_figures() -> None:
     """Seeded: LBR's samples and the bot's own generators (random_bot seeds itself from entropy) follow the seed."""
     first = lbr("random_bot", hands=4, seed=11, particles=10).as_dict()
@@ -160,6 +172,9 @@ def test_cli_json_and_usage_errors() -> None:
     figures = json.loads(done.stdout.strip().splitlines()[-1])
     assert figures["bb_per_100"] == 75.0 and figures["hands"] == 8 and figures["deals"] == 4
     assert "harness lbr: 3/4 deals, +75.0 bb/100 so far" in done.stderr  # progress, on stderr
+    done = runner.invoke(app, ["lbr", "--bot", "always_call", "--hands", "4", "--particles", "5", "--json"])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == lbr("always_call", hands=4, particles=5).as_dict()
     done = runner.invoke(app, ["lbr", "--bot", "java -jar bot.jar"])
     assert done.exit_code == 2
     assert done.stderr.startswith("harness lbr: --bot 'java -jar bot.jar' is a command")

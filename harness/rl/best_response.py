@@ -141,17 +141,21 @@ def _house_bot(name: str) -> bool:
         return False
 
 
-def _factory_of(obj: Any, where: str) -> Callable[[], Bot]:
-    """A function returning a fresh bot, from a Bot subclass, a policy (``view -> action index``) or a factory."""
+def _factory_of(obj: Any, where: str, callable_is: str) -> Callable[[], Bot]:
+    """A function returning a fresh bot, from a Bot subclass or instance, or a function: a policy (``view ->
+    action index``, played through :func:`~harness.rl.bot.as_bot`) when ``callable_is`` is ``"policy"``, else a
+    factory (called with no argument)."""
     if isinstance(obj, type) and issubclass(obj, Bot):
         return obj
     if isinstance(obj, Bot):
         return lambda: copy.deepcopy(obj)
-    if callable(obj):
+    if callable(obj) and callable_is == "policy":
         from harness.rl.bot import as_bot
 
         return lambda: as_bot(obj, seats=2)
-    raise BotSpecError(f"{where} is neither a protocol.sdk.Bot subclass nor a policy (a function)")
+    if callable(obj):
+        return obj  # type: ignore[no-any-return]
+    raise BotSpecError(f"{where} is neither a protocol.sdk.Bot subclass nor a {callable_is} (a function)")
 
 
 def load_bot(spec: str) -> Callable[[], Bot]:
@@ -191,9 +195,9 @@ def load_bot(spec: str) -> Callable[[], Bot]:
     if text in _POLICIES:
         from harness.rl import strength
 
-        return _factory_of(getattr(strength, _POLICIES[text]), where)
+        return _factory_of(getattr(strength, _POLICIES[text]), where, "policy")
     if text.endswith(".py"):
-        return _factory_of(_bot_class(_from_file(Path(text), where, text), where, text), where)
+        return _bot_class(_from_file(Path(text), where, text), where, text)
     name, _, attr = text.partition(":")
     if not name.replace(".", "").replace("_", "").isalnum():
         raise BotSpecError(f"{where} is not a module name, MODULE:NAME or a .py file")
@@ -204,7 +208,7 @@ def load_bot(spec: str) -> Callable[[], Bot]:
         return _bot_class(module, where, text)
     if not hasattr(module, attr):
         raise BotSpecError(f"{where}: module {name!r} has no {attr!r}")
-    return _factory_of(getattr(module, attr), where)
+    return _factory_of(getattr(module, attr), where, "policy")
 
 
 def _generators(obj: Any) -> list[tuple[Any, Any]]:
@@ -645,7 +649,7 @@ def lbr(bot: str | type[Bot] | Bot | Callable[[], Bot], hands: int = 200, seed: 
 
     Args:
         bot: a ``--bot`` text (:func:`load_bot`), a ``protocol.sdk.Bot`` subclass or instance (copied per
-            seating), or a function returning a fresh bot.
+            seating), or a function returning a fresh bot (a policy: ``as_bot(policy, seats=2)``, or its text).
         hands: deals; each is played in both seats (``2 * hands`` hands).
         seed: the match seed of the deals (``harness match --seed``).
         particles: the size of the bot's range (holdings); rollouts: showdown samples per holding before
@@ -674,7 +678,7 @@ def lbr(bot: str | type[Bot] | Bot | Callable[[], Bot], hands: int = 200, seed: 
     game = game if game is not None else GameConfig()
     if name is None:
         name = bot if isinstance(bot, str) else getattr(bot, "__name__", type(bot).__name__)
-    factory = load_bot(bot) if isinstance(bot, str) else _factory_of(bot, "the bot")
+    factory = load_bot(bot) if isinstance(bot, str) else _factory_of(bot, "the bot", "factory")
     saved = random.getstate()
     random.seed(f"lbr:{root}")  # a bot drawing from the global generator plays the same each run
     try:
