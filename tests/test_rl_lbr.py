@@ -4,6 +4,7 @@ construction, its range update checked against the public cards and the bot's ow
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -129,11 +130,23 @@ def test_the_range_follows_what_the_bot_did() -> None:
     assert result.range_lost == 0 and result.refills > 0  # a pair is 4 in 5 of seven-card hands: no pair is rare
 
 
+class Unseeded(Bot):
+    """Calls or folds at random from the operating system's entropy: no generator LBR can put back."""
+
+    def act(self, state: DecisionState) -> Action:
+        if state.can("check"):
+            return Action("check")
+        return Action("call") if random.SystemRandom().random() < 0.5 else Action("fold")
+
+
 def test_solid_is_asked_with_its_memory_and_generator_restored() -> None:
-    """The house bot that draws on a generator at every decision: every real decision of it is one some holding
-    of the range reproduces (the range is never lost), a few deals."""
-    result = lbr("solid", hands=2, seed=1, particles=10)
-    assert result.range_lost == 0
+    """The house bot that draws on a generator at every decision: a copy asked with its own cards answers what
+    it did, every time (unfaithful 0), and the range is never lost. A bot drawing on entropy is caught."""
+    result = lbr("solid", hands=3, seed=1, particles=10)
+    assert result.unfaithful == 0 and result.range_lost == 0
+    assert lbr("random_bot", hands=3, seed=1, particles=10).unfaithful == 0
+    unseeded = lbr(Unseeded, hands=12, seed=1, particles=10)
+    assert unseeded.unfaithful > 0 and "not what a copy of it answered" in unseeded.summary()
 
 
 @pytest.mark.parametrize("spec", ["java -jar bot.jar", "./mybot", "node bot.js", "python -m bots.solid --fast"])

@@ -355,6 +355,7 @@ class _Range:
         self.decisions: list[_Decision] = []
         self.lost = 0
         self.refills = 0
+        self.unfaithful = 0
         self.particles = self._prior(size)
 
     def seen(self) -> set[int]:
@@ -394,9 +395,16 @@ class _Range:
             self._sample_new(p)
         return _matches(decision.probe.ask(decision.state, decision.request, p.cards()), decision.action)
 
-    def update(self, decision: _Decision) -> None:
-        """Keep the particles that would have done what the bot did; refill below half (module doc)."""
+    def update(self, decision: _Decision, truth: Sequence[int]) -> None:
+        """Keep the particles that would have done what the bot did; refill below half (module doc).
+
+        ``truth``: the bot's real cards, for a diagnostic only (never for play): when the copy asked with them
+        does not do what the bot did, the bot is not deterministic given its memory and generators, and
+        ``unfaithful`` counts it.
+        """
         saved = random.getstate()
+        if decision.probe.ask(decision.state, decision.request, truth) != decision.action:
+            self.unfaithful += 1
         self.decisions.append(decision)
         self.particles = [p for p in self.particles if self._consistent(p, decision)]
         if len(self.particles) < self.size // 2:
@@ -545,6 +553,8 @@ class LbrResult:
         particles, rollouts: LBR's settings.
         decisions: LBR's betting decisions; refills, range_lost: refills of the range and ranges lost
             (nothing consistent found: LBR then played against the prior), over all hands.
+        unfaithful: the bot's decisions that a copy of it, asked with the bot's own cards, did not reproduce
+            (a diagnostic: the range update assumes 0).
     """
 
     bot: str
@@ -555,6 +565,7 @@ class LbrResult:
     decisions: int
     refills: int
     range_lost: int
+    unfaithful: int = 0
 
     def summary(self) -> str:
         """Two lines: LBR's result, and the lower bound it gives (its interval's low end)."""
@@ -566,6 +577,9 @@ class LbrResult:
             lines.append(f"exploitability of {self.bot}: at least {e.low:.1f} bb/100 (the interval's low end)")
         else:
             lines.append(f"exploitability of {self.bot}: not shown above 0 bb/100 by LBR on these hands")
+        if self.unfaithful:
+            lines.append(f"note: {self.unfaithful} of the bot's decisions were not what a copy of it answered with "
+                         "the same cards (randomness LBR cannot put back): its range is approximate")
         if self.range_lost:
             lines.append(f"note: the range was lost {self.range_lost} times (a bot whose randomness LBR could "
                          "not restore); LBR then played against every holding")
@@ -578,7 +592,8 @@ class LbrResult:
                 "low": None if e.low is None else round(e.low, 3),
                 "high": None if e.high is None else round(e.high, 3), "hands": e.hands, "deals": e.sets,
                 "seed": self.seed, "particles": self.particles, "rollouts": self.rollouts,
-                "decisions": self.decisions, "refills": self.refills, "range_lost": self.range_lost}
+                "decisions": self.decisions, "refills": self.refills, "range_lost": self.range_lost,
+                "unfaithful": self.unfaithful}
 
 
 class _Seating:
@@ -602,7 +617,7 @@ class _Seating:
         self.particles, self.rollouts, self.observer = particles, rollouts, observer
         self.match = MatchWire(game, _DECISION_MS)
         self.names = ["lbr", "bot"] if seat == 0 else ["bot", "lbr"]
-        self.decisions = self.refills = self.lost = 0
+        self.decisions = self.refills = self.lost = self.unfaithful = 0
         self.bot.handle_frame(codec.encode(MatchStart(
             match_id="lbr", seat=1 - seat, names=tuple(self.names), game=GameSettings.of(game), hands=10_000_000,
             starting_stack=stack, stack_mode="reset", limits=MatchLimits(_DECISION_MS, _BANK_MS, 10000, 10, 65536))))
@@ -629,7 +644,7 @@ class _Seating:
                 request = _request(wire, state, other, seq)
                 probe = _Probe(bot)
                 action = _answer(bot, state, request, state.cards[other])
-                rng_range.update(_Decision(probe, state.clone(), request, action))
+                rng_range.update(_Decision(probe, state.clone(), request, action), state.cards[other])
                 state.apply(action)
             rng_range.settle()
             if self.observer is not None:
@@ -637,6 +652,7 @@ class _Seating:
         bot.handle_frame(wire.hand_end())
         self.refills += rng_range.refills
         self.lost += rng_range.lost
+        self.unfaithful += rng_range.unfaithful
         return state.result().net[seat] / self.game.unit
 
 
@@ -692,4 +708,5 @@ def lbr(bot: str | type[Bot] | Bot | Callable[[], Bot], hands: int = 200, seed: 
         random.setstate(saved)
     return LbrResult(bot=str(name), estimate=estimate([(x, 2) for x in nets]), seed=str(seed), particles=particles,
                      rollouts=rollouts, decisions=sum(s.decisions for s in seatings),
-                     refills=sum(s.refills for s in seatings), range_lost=sum(s.lost for s in seatings))
+                     refills=sum(s.refills for s in seatings), range_lost=sum(s.lost for s in seatings),
+                     unfaithful=sum(s.unfaithful for s in seatings))
