@@ -8,7 +8,7 @@ nothing else (``watch`` checks its folder before the web server's imports); ``--
 numpy inside the bootstrap. So ``--version``, ``-h``, ``COMMAND -h`` and usage errors import none of
 numpy, starlette, uvicorn, sqlalchemy, dask, rich, jinja2... (``tests/test_cli_imports.py``). One module
 per command or group: ``run`` (run, plan), ``report`` (leaderboard, report), ``match``, ``replay``,
-``checkbot`` (check-bot), ``play`` (play, watch), ``sprt``, ``serve`` (serve, submit) and ``bench``.
+``checkbot`` (check-bot), ``play`` (play, watch), ``sprt``, ``lbr``, ``serve`` (serve, submit) and ``bench``.
 What they share has its own modules: ``common`` (the app, the steps of a match's commands), ``voice`` (stdout
 and the one style of stderr, :func:`harness.cli.voice.say`), ``boundary`` (the one error boundary: error
 classes to exit statuses) and ``options`` (the shared options, declared once, and their conversion).
@@ -23,6 +23,6 @@ from harness.cli.common import app
 __all__ = ["app"]
 
 #: The command modules, in the order ``harness --help`` lists their commands (importing one registers them).
-COMMAND_MODULES = ("run", "report", "match", "replay", "checkbot", "play", "sprt", "serve", "bench")
+COMMAND_MODULES = ("run", "report", "match", "replay", "checkbot", "play", "sprt", "lbr", "serve", "bench")
 for _module in COMMAND_MODULES:
     importlib.import_module(f"harness.cli.{_module}")

@@ -8,14 +8,16 @@
   any Python SDK bot among them (:mod:`harness.rl.gym`);
 - :func:`evaluate`: a policy's bb/100 with a 95% interval on duplicate deals, beside the check/fold and
   always-call baselines (:mod:`harness.rl.strength`);
-- :mod:`harness.rl.features`: the ``features=True`` observation fields and the draw abstraction.
+- :mod:`harness.rl.features`: the ``features=True`` observation fields and the draw abstraction;
+- :func:`lbr`: local best response against an in-process bot, heads-up: a lower bound on its exploitability in
+  bb/100 (:mod:`harness.rl.best_response`; ``harness lbr``).
 
 Nothing else in ``harness`` imports this package: the harness runs without PettingZoo and Gymnasium.
 """
 
 from __future__ import annotations
 
-__all__ = ["SevenCardDrawEnv", "as_bot", "env", "evaluate", "raw_env"]
+__all__ = ["SevenCardDrawEnv", "as_bot", "env", "evaluate", "lbr", "raw_env"]
 
 
 def __getattr__(name: str):  # noqa: ANN202 - PEP 562: a bot made by as_bot starts without PettingZoo/Gymnasium
@@ -23,6 +25,10 @@ def __getattr__(name: str):  # noqa: ANN202 - PEP 562: a bot made by as_bot star
         from harness.rl.bot import as_bot
 
         return as_bot
+    if name == "lbr":  # needs numpy only when the bot is a policy (as_bot)
+        from harness.rl.best_response import lbr
+
+        return lbr
     if name in ("SevenCardDrawEnv", "env", "raw_env", "evaluate"):
         try:
             from harness.rl import aec
