@@ -1,0 +1,3 @@
+"""Types of the native core (native/src): the Seven Card Draw rules of docs/RULES.md in Rust."""
+
+__version__: str
