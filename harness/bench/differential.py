@@ -20,7 +20,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from harness.engine import Action, ActionKind, GameConfig, HandState
+from harness.engine import Action, ActionKind, GameConfig, HandState, Replacements, Structure
 from harness.engine.actions import BET, DRAW, RAISE
 from harness.engine.errors import IllegalActionError, InvalidActionError
 from harness.engine.native import NativeHand, start_native
@@ -36,9 +36,9 @@ class Mismatch(AssertionError):
 
 def random_config(rnd: random.Random, n: int) -> GameConfig:
     """Settings for a table of ``n``: any structure, blinds and/or antes or ante-only, caps, replacements."""
-    structure = rnd.choice(("no-limit", "fixed-limit"))
+    structure = rnd.choice((Structure.NO_LIMIT, Structure.FIXED_LIMIT))
     unit = rnd.choice((2, 4, 10, 20, 100))
-    replacements = "per-seat" if n <= 4 and rnd.random() < 0.3 else "stock"
+    replacements = Replacements.PER_SEAT if n <= 4 and rnd.random() < 0.3 else Replacements.STOCK
     cap = rnd.choice((0, 1, 2, 3, 4, 4, 4))
     if rnd.random() < 0.2:  # ante-only (R2.5)
         return GameConfig(structure=structure, blinds=False, ante=rnd.randint(1, unit), min_bet=unit, cap=cap,
@@ -195,7 +195,8 @@ def play_differential(config: GameConfig, stacks: list[int], button: int, seed: 
     action = None
     try:
         compare_state(state, native, "")
-        for step in range(max_actions):
+        while step + 1 < max_actions:
+            step += 1
             if state.is_complete:
                 return applied
             action = _choose(state, rnd)

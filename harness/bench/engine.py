@@ -86,14 +86,14 @@ def native_hands_per_second(players: int, seconds: float = 1.0, seed: int = 1) -
     Raises:
         ImportError: the native core is not built (``make install``).
     """
-    import harness_core
+    from harness.engine.native import play_random_hands
 
     batch = 2000
     done = 0
     t0 = time.process_time()
     elapsed = 0.0
     while elapsed < seconds:
-        harness_core.play_random_hands(players, batch, seed + done)
+        play_random_hands(players, batch, seed + done)
         done += batch
         elapsed = time.process_time() - t0
         batch = min(batch * 2, 200_000)
@@ -102,10 +102,10 @@ def native_hands_per_second(players: int, seconds: float = 1.0, seed: int = 1) -
 
 def native_evals_per_second(count: int = 2_000_000, seed: int = 1) -> float:
     """Seven-card evaluations (value and the five) per CPU second in the native core alone."""
-    import harness_core
+    from harness.engine.native import evaluate_random
 
     t0 = time.process_time()
-    harness_core.evaluate_random(count, seed)
+    evaluate_random(count, seed)
     return count / (time.process_time() - t0)
 
 

@@ -13,12 +13,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import harness_core
+
 from harness.engine.cards import check_deck
 from harness.engine.config import GameConfig
 
-__all__ = ["NativeHand", "start_native"]
+__all__ = ["NativeHand", "evaluate_random", "play_random_hands", "start_native"]
 
 NativeHand = harness_core.NativeHand
+#: Random legal hands in Rust alone (``harness bench engine``): ``play_random_hands(players, hands, seed,
+#: **settings)`` returns the actions played; ``evaluate_random(count, seed)`` evaluates random seven-card hands.
+play_random_hands = harness_core.play_random_hands
+evaluate_random = harness_core.evaluate_random
 
 
 def start_native(config: GameConfig, stacks: Sequence[int], button: int, seed: int, *,
