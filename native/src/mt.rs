@@ -10,59 +10,70 @@ const MATRIX_A: u32 = 0x9908_b0df;
 const UPPER: u32 = 0x8000_0000;
 const LOWER: u32 = 0x7fff_ffff;
 
-/// The Mersenne Twister state, as CPython keeps it.
+/// Words the state is twisted by at a time: a hand uses a few dozen numbers of the 624 of a generation.
+const TWIST_CHUNK: usize = 32;
+
+/// The Mersenne Twister state, as CPython keeps it; the twist of each generation is done lazily, in
+/// order, `TWIST_CHUNK` words at a time (the same words as twisting all 624 at once).
 #[derive(Clone)]
 pub struct Mt {
     state: [u32; N],
     index: usize,
+    twisted: usize,
+}
+
+/// `init_genrand(19650218)`, where every int seed starts: computed once, at compile time.
+static INIT_19650218: [u32; N] = init_genrand(19_650_218);
+
+const fn init_genrand(s: u32) -> [u32; N] {
+    let mut state = [0u32; N];
+    state[0] = s;
+    let mut i = 1;
+    while i < N {
+        let prev = state[i - 1];
+        state[i] = 1_812_433_253u32.wrapping_mul(prev ^ (prev >> 30)).wrapping_add(i as u32);
+        i += 1;
+    }
+    state
 }
 
 impl Mt {
-    fn init_genrand(s: u32) -> Mt {
-        let mut state = [0u32; N];
-        state[0] = s;
-        for i in 1..N {
-            let prev = state[i - 1];
-            state[i] = 1_812_433_253u32.wrapping_mul(prev ^ (prev >> 30)).wrapping_add(i as u32);
-        }
-        Mt { state, index: N }
-    }
 
     /// `random.Random(seed)` for an int seed given as the 32-bit words of `abs(seed)`, least
     /// significant first (`[0]` for 0).
     pub fn from_key(key: &[u32]) -> Mt {
         let zero = [0u32];
         let key = if key.is_empty() { &zero[..] } else { key };
-        let mut mt = Mt::init_genrand(19_650_218);
+        let mut mt = Mt { state: INIT_19650218, index: N, twisted: N };
         let st = &mut mt.state;
+        // `prev` is st[i - 1], kept in a register: each step depends on the one before.
         let (mut i, mut j) = (1usize, 0usize);
-        let mut k = N.max(key.len());
-        while k > 0 {
-            let prev = st[i - 1];
-            st[i] = (st[i] ^ (prev ^ (prev >> 30)).wrapping_mul(1_664_525))
+        let mut prev = st[0];
+        for _ in 0..N.max(key.len()) {
+            let v = (st[i] ^ (prev ^ (prev >> 30)).wrapping_mul(1_664_525))
                 .wrapping_add(key[j])
                 .wrapping_add(j as u32);
+            st[i] = v;
+            prev = v;
             i += 1;
             j += 1;
             if i >= N {
-                st[0] = st[N - 1];
+                st[0] = v; // st[N - 1]
                 i = 1;
             }
             if j >= key.len() {
                 j = 0;
             }
-            k -= 1;
         }
-        k = N - 1;
-        while k > 0 {
-            let prev = st[i - 1];
-            st[i] = (st[i] ^ (prev ^ (prev >> 30)).wrapping_mul(1_566_083_941)).wrapping_sub(i as u32);
+        for _ in 0..N - 1 {
+            let v = (st[i] ^ (prev ^ (prev >> 30)).wrapping_mul(1_566_083_941)).wrapping_sub(i as u32);
+            st[i] = v;
+            prev = v;
             i += 1;
             if i >= N {
-                st[0] = st[N - 1];
+                st[0] = v;
                 i = 1;
             }
-            k -= 1;
         }
         st[0] = 0x8000_0000;
         mt
@@ -79,26 +90,27 @@ impl Mt {
         Mt::from_key(&key)
     }
 
-    fn generate(&mut self) {
+    /// Twist words `twisted..end` of the next generation (CPython's `genrand_uint32` refill, in order).
+    fn twist(&mut self, end: usize) {
         let st = &mut self.state;
         let mag = |y: u32| if y & 1 == 1 { MATRIX_A } else { 0 };
-        for kk in 0..N - M {
-            let y = (st[kk] & UPPER) | (st[kk + 1] & LOWER);
-            st[kk] = st[kk + M] ^ (y >> 1) ^ mag(y);
+        for kk in self.twisted..end {
+            let next = if kk + 1 < N { st[kk + 1] } else { st[0] };
+            let y = (st[kk] & UPPER) | (next & LOWER);
+            let far = if kk < N - M { st[kk + M] } else { st[kk + M - N] };
+            st[kk] = far ^ (y >> 1) ^ mag(y);
         }
-        for kk in N - M..N - 1 {
-            let y = (st[kk] & UPPER) | (st[kk + 1] & LOWER);
-            st[kk] = st[kk + M - N] ^ (y >> 1) ^ mag(y);
-        }
-        let y = (st[N - 1] & UPPER) | (st[0] & LOWER);
-        st[N - 1] = st[M - 1] ^ (y >> 1) ^ mag(y);
-        self.index = 0;
+        self.twisted = end;
     }
 
     /// The next 32 random bits (`genrand_uint32`).
     pub fn next_u32(&mut self) -> u32 {
-        if self.index >= N {
-            self.generate();
+        if self.index >= self.twisted {
+            if self.index >= N {
+                self.index = 0;
+                self.twisted = 0;
+            }
+            self.twist((self.twisted + TWIST_CHUNK).min(N));
         }
         let mut y = self.state[self.index];
         self.index += 1;
