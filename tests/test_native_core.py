@@ -62,11 +62,11 @@ def test_the_evaluator_refuses_what_is_not_five_to_seven_cards(cards: list[int])
 
 
 @settings(max_examples=300, deadline=None)
-@given(table=st.integers(0, 2**64))
-def test_random_hands_are_the_same_hand_in_both_engines(table: int) -> None:
+@given(table=st.integers(0, 2**64), raise_cap=st.booleans())
+def test_random_hands_are_the_same_hand_in_both_engines(table: int, raise_cap: bool) -> None:
     rnd = random.Random(table)
     config, stacks, button, seed = random_table(rnd)
-    assert play_differential(config, stacks, button, seed, rnd) > 0
+    assert play_differential(config, stacks, button, seed, rnd, raise_cap=raise_cap) > 0
 
 
 @settings(max_examples=200, deadline=None)
@@ -131,3 +131,29 @@ def test_bench_engine_runs_the_differential_test() -> None:
     assert result.exit_code == 0, result.output
     figures = json.loads(result.output)
     assert figures["differential_hands"] == 40 and figures["mismatches"] == 0 and figures["differential_actions"] > 0
+
+
+def test_bench_engine_says_when_the_engines_differ(monkeypatch: pytest.MonkeyPatch) -> None:
+    import harness.bench.differential as differential
+
+    def differ(hands: int, seed: int) -> dict[str, int]:
+        raise Mismatch("config {}: stacks differ: python [1], native [2]")
+
+    monkeypatch.setattr(differential, "run", differ)
+    result = CliRunner().invoke(app, ["bench", "engine", "--differential", "5"])
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        "harness bench engine: the engines differ: config {}: stacks differ: python [1], native [2]"]
+
+
+def test_the_engine_bench_says_when_the_native_core_is_not_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    import harness.bench.engine as engine_bench
+
+    monkeypatch.setitem(sys.modules, "harness_core", None)  # import harness_core raises ImportError
+    monkeypatch.delitem(sys.modules, "harness.engine.native")
+    monkeypatch.setattr(engine_bench, "evals_per_second", lambda: 1.0)
+    figures = engine_bench.run(seconds=0.01)
+    assert figures["hands_per_s_heads_up"] > 0 and figures["native"].startswith("not built")
+    assert not any(key.startswith("native_") for key in figures)

@@ -2,7 +2,8 @@
 
 The pure-Python engine (:class:`harness.engine.HandState`) is the oracle. Each hand draws its settings
 (2-6 seats, no-limit and fixed-limit with caps, blinds and/or antes or ante-only, per-seat replacements,
-short and deep stacks, any button, any int seed) and then actions from a seeded chooser: mostly legal ones
+short and deep stacks, any button, any int seed; one in ten under the earlier releases' raise rule, E14)
+and then actions from a seeded chooser: mostly legal ones
 (amounts anywhere in ``min_to..max_to``, draws of 0..4 held cards), and one in five malformed or against
 the rules (an over-reaching raise, a raise below the minimum, the wrong kind, a card not held, a
 discard twice, five discards) that both engines must refuse with the same error class and message, and
@@ -179,8 +180,10 @@ def apply_both(state: HandState, native: NativeHand, action: Action, where: str)
 
 
 def play_differential(config: GameConfig, stacks: list[int], button: int, seed: int, rnd: random.Random,
-                      *, max_actions: int = 400) -> int:
+                      *, raise_cap: bool = True, max_actions: int = 400) -> int:
     """One hand through both engines with actions from ``rnd``, compared after every one.
+
+    ``raise_cap`` False plays the earlier releases' rule (raises up to the all-in, RULES.md E14).
 
     Returns:
         the number of actions applied.
@@ -188,8 +191,8 @@ def play_differential(config: GameConfig, stacks: list[int], button: int, seed: 
     Raises:
         Mismatch: the first difference, with how to replay the hand.
     """
-    state = HandState.start(config, stacks, button, seed)
-    native = start_native(config, stacks, button, seed)
+    state = HandState.start(config, stacks, button, seed, raise_cap=raise_cap)
+    native = start_native(config, stacks, button, seed, raise_cap=raise_cap)
     applied = 0
     step = -1
     action = None
@@ -211,7 +214,7 @@ def play_differential(config: GameConfig, stacks: list[int], button: int, seed: 
             compare_state(state, native, "")
         raise Mismatch(f"not complete after {max_actions} actions")
     except Mismatch as exc:  # the place is written only when needed: formatting it costs more than the check
-        where = f"config {config.to_dict()} stacks {stacks} button {button} seed {seed}"
+        where = f"config {config.to_dict()} stacks {stacks} button {button} seed {seed} raise_cap {raise_cap}"
         at = " at the start" if step < 0 else f", action {step} ({action}) after {state.history}"
         raise Mismatch(f"{where}{at}{exc}") from None
 
@@ -236,7 +239,7 @@ def run(hands: int, seed: int = 1, progress: Callable[[int], None] | None = None
     actions = 0
     for h in range(hands):
         config, stacks, button, hand_seed = random_table(rnd)
-        actions += play_differential(config, stacks, button, hand_seed, rnd)
+        actions += play_differential(config, stacks, button, hand_seed, rnd, raise_cap=rnd.random() >= 0.1)
         if progress is not None and (h + 1) % 10_000 == 0:
             progress(h + 1)
     return {"hands": hands, "actions": actions, "seed": seed}
