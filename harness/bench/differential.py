@@ -9,7 +9,8 @@ the rules (an over-reaching raise, a raise below the minimum, the wrong kind, a 
 discard twice, five discards) that both engines must refuse with the same error class and message, and
 whose :meth:`HandState.capped` both must agree on. After every action both show the same phase, seat to
 act, legal set, pot, stacks, bets, contributions, folds, all-ins, cards, draw counts and default action;
-at the end the same history and result (pots, winners, shares, shown hands, returned chips, net).
+at the end the same history, action log (chips owed and added, cards received, R4.4 reshuffles) and result
+(pots, winners, shares, shown hands, returned chips, net).
 
 ``tests/test_native_core.py`` runs it under hypothesis and for some thousands of seeded hands;
 ``harness bench engine --differential N`` runs N hands and prints the count.
@@ -140,10 +141,16 @@ def _history(state: HandState) -> list[tuple[int, str, int, bool]]:
             for e in state.history]
 
 
+def _log(state: HandState) -> list[tuple[Any, ...]]:
+    return [(e[0], str(e[1]), *e[2:]) for e in state.action_log()]
+
+
 def compare_result(state: HandState, native: NativeHand, where: str) -> None:
-    """Raise :class:`Mismatch` unless the complete hands have the same history and result."""
+    """Raise :class:`Mismatch` unless the complete hands have the same history, action log and result."""
     if _history(state) != native.events():
         raise _fail("history", _history(state), native.events(), where)
+    if _log(state) != native.action_log():
+        raise _fail("action log", _log(state), native.action_log(), where)
     r = state.result()
     net, pots, shown, uncalled, final = native.result()
     py_pots = [(p.amount, list(p.eligible), list(p.winners), list(p.shares)) for p in r.pots]

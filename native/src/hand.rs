@@ -112,6 +112,14 @@ pub struct Event {
     pub all_in: bool,
 }
 
+/// One decision of `HandState.action_log()`: a betting one `(seat, kind, amount, owed, added, to,
+/// all_in)`, or a draw `(seat, discards, received, reshuffled)` (`count` cards each).
+#[derive(Clone, Copy, Debug)]
+pub enum LogEntry {
+    Betting { seat: u8, kind: u8, amount: i64, owed: i64, added: i64, to: i64, all_in: bool },
+    Draw { seat: u8, count: u8, discards: [u8; MAX_DISCARDS], received: [u8; MAX_DISCARDS], reshuffled: u8 },
+}
+
 /// One pot (R5.5): amount, eligible seats ascending, winners in odd-chip order and their shares.
 #[derive(Clone, Debug)]
 pub struct Pot {
@@ -180,6 +188,7 @@ pub struct Hand {
     pub hole_cards: [[u8; HOLE]; MAX_SEATS],
     pub draws: [Option<u8>; MAX_SEATS],
     pub events: Vec<Event>,
+    pub log: Vec<LogEntry>,
     rng: Mt,
     deck: Deck,
     pos: usize,
@@ -255,6 +264,7 @@ impl Hand {
             hole_cards: [[0; HOLE]; MAX_SEATS],
             draws: [None; MAX_SEATS],
             events: Vec::with_capacity(24),
+            log: Vec::with_capacity(16),
             rng,
             deck: Deck { order: deck.unwrap_or(FULL_DECK), fixed: if stacked { DECK } else { 0 } },
             pos: HOLE * n,
@@ -614,6 +624,8 @@ impl Hand {
                 self.acted[s] = true;
                 self.acted_high[s] = self.high;
                 self.events.push(Event { seat: s as u8, what: CHECK, amount: 0, all_in: false });
+                let to = self.bets[s];
+                self.log.push(LogEntry::Betting { seat: s as u8, kind: CHECK, amount: 0, owed: 0, added: 0, to, all_in: false });
                 self.next(s);
             }
             FOLD => self.do_fold(s),
@@ -623,7 +635,8 @@ impl Hand {
     }
 
     fn do_call(&mut self, s: usize) {
-        let mut add = if self.n_able >= 2 { self.high - self.bets[s] } else { self.to_call(s) };
+        let owed = if self.n_able >= 2 { self.high - self.bets[s] } else { self.to_call(s) };
+        let mut add = owed;
         let stack = self.stacks[s];
         let all_in = add >= stack;
         if all_in {
@@ -637,10 +650,13 @@ impl Hand {
         self.contrib[s] += add;
         self.acted[s] = true;
         self.acted_high[s] = self.high;
+        let to = self.bets[s];
+        self.log.push(LogEntry::Betting { seat: s as u8, kind: CALL, amount: add, owed, added: add, to, all_in });
         self.next(s);
     }
 
     fn do_raise(&mut self, s: usize, kind: u8, to: i64) {
+        let owed = (self.high - self.bets[s]).max(0); // a raise is never asked of the only player able to act
         let add = to - self.bets[s];
         let stack = self.stacks[s] - add;
         self.stacks[s] = stack;
@@ -675,10 +691,13 @@ impl Hand {
         if self.phase == Phase::Bet2 {
             self.aggressor = Some(s);
         }
+        self.log.push(LogEntry::Betting { seat: s as u8, kind, amount: to, owed, added: add, to, all_in: stack == 0 });
         self.next(s);
     }
 
     fn do_fold(&mut self, s: usize) {
+        let (owed, to) = (self.to_call(s).max(0), self.bets[s]);
+        self.log.push(LogEntry::Betting { seat: s as u8, kind: FOLD, amount: 0, owed, added: 0, to, all_in: false });
         self.folded[s] = true;
         self.n_live -= 1;
         self.n_able -= 1;
@@ -792,13 +811,16 @@ impl Hand {
 
     fn do_draw(&mut self, s: usize, discards: &[i64]) {
         let k = discards.len();
+        let mut new = [0u8; MAX_DISCARDS];
+        let mut reshuffled = 0;
         if k > 0 {
-            let mut new = [0u8; MAX_DISCARDS];
             if self.config.per_seat {
                 let start = HOLE * self.n + MAX_DISCARDS * ((s + self.n - self.button - 1) % self.n);
                 self.deck.upto(&mut self.rng, start + k);
                 new[..k].copy_from_slice(&self.deck.order[start..start + k]);
             } else {
+                // R4.4: what the first stock could not give came from a reshuffled muck (the last cards)
+                reshuffled = k.saturating_sub(DECK - self.pos) as u8;
                 self.take_stock(&mut new[..k]);
             }
             let mut hand = [0u8; HOLE];
@@ -816,6 +838,11 @@ impl Hand {
         }
         self.draws[s] = Some(k as u8);
         self.events.push(Event { seat: s as u8, what: DRAW, amount: k as i64, all_in: false });
+        let mut thrown = [0u8; MAX_DISCARDS];
+        for (t, &c) in thrown.iter_mut().zip(discards) {
+            *t = c as u8;
+        }
+        self.log.push(LogEntry::Draw { seat: s as u8, count: k as u8, discards: thrown, received: new, reshuffled });
         self.draw_index += 1;
         if self.draw_index < self.draw_len {
             self.to_act = Some(self.draw_order[self.draw_index] as usize);

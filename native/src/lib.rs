@@ -11,12 +11,12 @@ mod eval;
 mod hand;
 mod mt;
 
-use hand::{Config, Hand, Refusal, DECK, KIND_NAMES, MAX_STACK};
+use hand::{Config, Hand, LogEntry, Refusal, DECK, KIND_NAMES, MAX_STACK};
 use mt::Mt;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyTuple};
 
 create_exception!(harness_core, InvalidActionError, PyValueError, "A malformed action (a card not held, a duplicate discard, an unknown kind).");
 create_exception!(harness_core, IllegalActionError, PyValueError, "A well-formed action the rules forbid now; the message names the rule id.");
@@ -248,6 +248,26 @@ impl NativeHand {
     /// The public events so far: `(seat, action, amount, all_in)`, `amount` a draw's count.
     fn events(&self) -> Vec<(u8, &'static str, i64, bool)> {
         self.h.events.iter().map(|e| (e.seat, KIND_NAMES[e.what as usize], e.amount, e.all_in)).collect()
+    }
+
+    /// `HandState.action_log()`: every decision so far, betting ones `(seat, kind, amount, owed, added,
+    /// to, all_in)`, draws `(seat, "draw", discards, received, reshuffled)` (card ints in tuples).
+    fn action_log<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyTuple>>> {
+        self.h
+            .log
+            .iter()
+            .map(|e| match *e {
+                LogEntry::Betting { seat, kind, amount, owed, added, to, all_in } => {
+                    (seat, KIND_NAMES[kind as usize], amount, owed, added, to, all_in).into_pyobject(py)
+                }
+                LogEntry::Draw { seat, count, discards, received, reshuffled } => {
+                    let k = count as usize;
+                    let thrown = PyTuple::new(py, ints(&discards[..k]))?;
+                    let got = PyTuple::new(py, ints(&received[..k]))?;
+                    (seat, "draw", thrown, got, reshuffled).into_pyobject(py)
+                }
+            })
+            .collect()
     }
 
     /// `(net, pots, shown, uncalled, final_stacks)` with pots `(amount, eligible, winners, shares)`
