@@ -12,18 +12,24 @@ from __future__ import annotations
 import json
 import random
 
-import harness_core
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from harness.bench.differential import Mismatch, compare_state, play_differential, random_table, run
 from harness.cli import app
 from harness.engine import GameConfig, HandState, best_hand, evaluate
-from harness.engine.native import start_native
 from tests.engine_helpers import CONFIGS, new_hand
-from tests.native_core_helpers import mirror_native
+from tests.skip_helpers import NATIVE_CORE_MISSING, native_core_missing, skip_loudly
+
+if native_core_missing():  # make install and make test always build it: only a bare pip install lacks it
+    skip_loudly(NATIVE_CORE_MISSING, module=True)
+
+import harness_core  # noqa: E402
+
+from harness.bench.differential import Mismatch, compare_state, play_differential, random_table, run  # noqa: E402
+from harness.engine.native import start_native  # noqa: E402
+from tests.native_core_helpers import mirror_native  # noqa: E402
 
 SEEDS = st.one_of(st.integers(-(2**40), 2**64), st.integers(2**64, 2**200),
                   st.sampled_from([0, 1, -1, 2**32, 2**32 - 1]))
