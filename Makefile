@@ -1,5 +1,5 @@
 # Two entry points for a fresh machine (Python 3.11 + pip):
-#   make league  -- create .venv, install the project, run the default league
+#   make league  -- create .venv, install the project and its native core (cargo), run the default league
 #   make test    -- install the system packages the tests need where it can (root, apt-get:
 #                   tools/install-system-deps.sh), create .venv with the test extras, run the test suite
 #   make test-busy -- the same suite beside 2 CPU burners per core (tools/busy.py), as on a busy machine
@@ -9,12 +9,18 @@ PY := $(VENV)/bin/python
 # A plain path entry for the editable install: setuptools' default import hook costs every
 # Python process (each bot of each match) about 20 ms at start-up.
 EDITABLE := --config-settings editable_mode=compat
+# The native core (native/, the rules in Rust bound with PyO3): pip builds it with maturin (from PyPI,
+# the build backend) and cargo, a release build, into .venv. cargo is looked up on PATH, then in ~/.cargo/bin.
+NATIVE_SRC := native/pyproject.toml native/Cargo.toml native/Cargo.lock native/harness_core.pyi $(wildcard native/src/*.rs)
+CARGO_PATH := $(PATH):$(HOME)/.cargo/bin
 
 .PHONY: league test test-busy install install-test rl server system-deps clean bots
 
-$(VENV)/.base: pyproject.toml
+$(VENV)/.base: pyproject.toml $(NATIVE_SRC)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q $(EDITABLE) -e .
+	@PATH="$(CARGO_PATH)" command -v cargo >/dev/null || { echo "make: the native core (native/) needs cargo (Rust 1.85+, rustup): not on PATH nor in ~/.cargo/bin" >&2; exit 1; }
+	PATH="$(CARGO_PATH)" $(PY) -m pip install -q ./native
 	touch $@
 
 $(VENV)/.test: $(VENV)/.base
@@ -61,4 +67,4 @@ bots:
 	$(MAKE) -C bots/go
 
 clean:
-	rm -rf $(VENV) results .pytest_cache .hypothesis
+	rm -rf $(VENV) results .pytest_cache .hypothesis native/target

@@ -55,3 +55,18 @@ def pg_cluster() -> Iterator[Any]:
         yield cluster
     finally:
         cluster.stop()
+
+
+@pytest.fixture(params=["python", "native"])
+def both_engines(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run a test on the Python engine, then again with every hand mirrored in the native core
+    (tests/native_core_helpers.py: same state after every action, same refusals, same result)."""
+    if request.param == "native":
+        from tests.skip_helpers import NATIVE_CORE_MISSING, native_core_missing, skip_loudly
+
+        if native_core_missing():
+            skip_loudly(NATIVE_CORE_MISSING)
+        from tests.native_core_helpers import mirror_native  # needs harness_core: only where a test asks
+
+        mirror_native(monkeypatch)
+    return str(request.param)

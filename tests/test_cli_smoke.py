@@ -120,3 +120,11 @@ def test_bench_commands_print_one_format(
     assert "overhead_ratio" in table.output and "<= 1.3 on an idle machine" in table.output
     as_json = CliRunner().invoke(app, ["bench", command, "--json"])
     assert json.loads(as_json.output) == figures
+
+
+def test_bench_tables_keep_the_values_as_written() -> None:
+    """A column of large counts and small ratios stays as written (tabulate would print 5.56034e+06)."""
+    from harness.bench import render
+
+    table = render({"native_evals_per_s": 5_560_340, "native_over_python_heads_up": 13.4}, {})
+    assert "5,560,340" in table and "13.4" in table and "e+06" not in table

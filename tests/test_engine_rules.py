@@ -23,6 +23,9 @@ from harness.engine.pots import build_pots, split_pot
 from harness.history.v1 import build_record
 from tests.engine_helpers import check_down, new_hand, snapshot, stand_pat_all
 
+# Every hand of these tests is played again mirrored in the native core (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("both_engines")
+
 FOLD, CHECK, CALL, BET, RAISE, DRAW = (
     ActionKind.FOLD, ActionKind.CHECK, ActionKind.CALL, ActionKind.BET, ActionKind.RAISE, ActionKind.DRAW,
 )

@@ -21,6 +21,9 @@ from harness.engine import (
 from harness.history.v1 import build_record, replay
 from tests.engine_helpers import check_down, new_hand, snapshot, stand_pat_all
 
+# Every hand of these tests is played again mirrored in the native core (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("both_engines")
+
 
 @pytest.mark.parametrize(
     ("settings", "match"),

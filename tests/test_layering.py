@@ -19,6 +19,10 @@
   contest server (its games in the browser) import it.
 - ``dask`` / ``distributed`` (an optional extra) are imported by the dask
   backend alone (``harness/tournament/cluster.py``).
+- ``harness_core`` (the native core, the crate in ``native/``) is imported by ``harness/engine/native.py``
+  alone: the rest of the harness reaches it through the engine, bots never (they have the evaluator), nor
+  ``protocol``; the engine's package imports it only on request (the engine works without it). Its Rust
+  has no ``unsafe``.
 """
 
 from __future__ import annotations
@@ -168,3 +172,29 @@ def test_hosting_a_bot_knows_nothing_of_the_match(path: Path) -> None:
     for line, module in imported_modules(path):
         assert not module.startswith(("harness.match", "harness.tournament", "harness.history")), \
             f"{path.relative_to(ROOT)}:{line} imports {module}"
+
+
+NATIVE_CORE = "harness_core"
+NATIVE_DOOR = ("harness/engine/native.py",)
+
+
+@pytest.mark.parametrize("path", files("harness") + files("protocol") + files("bots"),
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_only_the_engine_opens_the_native_core(path: Path) -> None:
+    if path.relative_to(ROOT).as_posix() in NATIVE_DOOR:
+        return
+    for line, module in imported_modules(path):
+        where = f"{path.relative_to(ROOT)}:{line} imports {module}"
+        assert _top(module) != NATIVE_CORE, where
+        if path.relative_to(ROOT).parts[0] in ("bots", "protocol") or path.name == "__init__.py":
+            assert module != "harness.engine.native", where
+
+
+def test_the_native_core_has_no_unsafe_code() -> None:
+    sources = sorted((ROOT / "native" / "src").glob("*.rs"))
+    assert sources, "no Rust sources under native/src"
+    assert "#![forbid(unsafe_code)]" in (ROOT / "native" / "src" / "lib.rs").read_text(encoding="utf-8")
+    for path in sources:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            code = line.split("//")[0]
+            assert not re.search(r"\bunsafe\b", code), f"{path.relative_to(ROOT)}:{number}: {line.strip()}"

@@ -8,6 +8,10 @@ the hand is complete, then read its result.
 Rates are per CPU second of this process (``time.process_time``): the
 engine is single-threaded, and on a shared 2-core machine wall-clock time
 would mostly measure the other processes.
+
+The native core (``native/``, :mod:`harness.engine.native`) is measured in the same run with the same
+chooser written in Rust (``harness_core.play_random_hands``: no Python per action), and its
+seven-card evaluations in Rust alone; the ``native_over_python`` ratios compare the two.
 """
 
 from __future__ import annotations
@@ -76,10 +80,56 @@ def evals_per_second(count: int = 200_000, seed: int = 1) -> float:
     return count / (time.process_time() - t0)
 
 
+def native_hands_per_second(players: int, seconds: float = 1.0, seed: int = 1) -> float:
+    """Random legal hands per CPU second of the native core alone at a table of ``players``.
+
+    Raises:
+        ImportError: the native core is not built (``make install``).
+    """
+    from harness.engine.native import play_random_hands
+
+    batch = 2000
+    done = 0
+    t0 = time.process_time()
+    elapsed = 0.0
+    while elapsed < seconds:
+        play_random_hands(players, batch, seed + done)
+        done += batch
+        elapsed = time.process_time() - t0
+        batch = min(batch * 2, 200_000)
+    return done / elapsed
+
+
+def native_evals_per_second(count: int = 2_000_000, seed: int = 1) -> float:
+    """Seven-card evaluations (value and the five) per CPU second in the native core alone."""
+    from harness.engine.native import evaluate_random
+
+    t0 = time.process_time()
+    evaluate_random(count, seed)
+    return count / (time.process_time() - t0)
+
+
 def run(seconds: float = 1.0) -> dict[str, Any]:
-    """All engine figures: ``hands_per_s_heads_up``, ``hands_per_s_six_handed``, ``evals_per_s``."""
-    return {
+    """All engine figures: the Python engine's ``hands_per_s_heads_up``, ``hands_per_s_six_handed``,
+    ``evals_per_s``, then the native core's (``native_...``) and the ratios, measured in the same run;
+    ``native`` says ``not built`` when ``harness_core`` cannot be imported."""
+    figures: dict[str, Any] = {
         "hands_per_s_heads_up": round(hands_per_second(2, seconds)),
         "hands_per_s_six_handed": round(hands_per_second(6, seconds)),
         "evals_per_s": round(evals_per_second()),
     }
+    try:
+        heads_up = native_hands_per_second(2, seconds)
+        six = native_hands_per_second(6, seconds)
+        evals = native_evals_per_second()
+    except ImportError:
+        figures["native"] = "not built (make install builds native/ with cargo)"
+        return figures
+    figures.update({
+        "native_hands_per_s_heads_up": round(heads_up),
+        "native_hands_per_s_six_handed": round(six),
+        "native_evals_per_s": round(evals),
+        "native_over_python_heads_up": round(heads_up / figures["hands_per_s_heads_up"], 1),
+        "native_over_python_six_handed": round(six / figures["hands_per_s_six_handed"], 1),
+    })
+    return figures

@@ -21,13 +21,36 @@ def bench_serve(json_out: bool = typer.Option(False, "--json", help="Print one J
 
 
 @bench_app.command("engine")
-def bench_engine(json_out: bool = typer.Option(False, "--json", help="Print one JSON object.")) -> None:
-    """Engine-only hands/s (heads-up, 6-handed) and seven-card evaluations/s."""
+def bench_engine(
+    json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    differential: int = typer.Option(0, "--differential", metavar="N", min=0,
+                                     help="Instead: play N random hands through the Python engine and the native "
+                                          "core, compared after every action; print the count."),
+    seed: int = typer.Option(1, "--seed", help="The differential run's seed (its hands and actions)."),
+) -> None:
+    """Engine-only hands/s (heads-up, 6-handed) and seven-card evaluations/s, the Python engine's and the native
+    core's; or the differential test of the two (--differential N)."""
     from harness.bench import TARGETS
+
+    if differential:
+        try:
+            from harness.bench.differential import Mismatch
+            from harness.bench.differential import run as run_differential
+        except ImportError as exc:
+            raise usage("bench engine", f"--differential needs the native core ({exc.name} is missing): "
+                        "make install builds native/ with cargo", 1) from None
+        try:
+            figures = run_differential(differential, seed)
+        except Mismatch as exc:
+            raise usage("bench engine", f"the engines differ: {exc}", 1) from None
+        print_figures({"differential_hands": figures["hands"], "differential_actions": figures["actions"],
+                       "seed": seed, "mismatches": 0}, json_out, TARGETS)
+        return
     from harness.bench.engine import run as run_engine_bench
 
     figures = run_engine_bench()
-    print_figures(figures, json_out, {**TARGETS, "hands_per_s_heads_up": ">= 20,000"})
+    print_figures(figures, json_out, {**TARGETS, "hands_per_s_heads_up": ">= 20,000",
+                                      "native_over_python_heads_up": ">= 10"})
 
 
 @bench_app.command("match")

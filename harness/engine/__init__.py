@@ -5,7 +5,8 @@ state machine). Modules: ``cards``, ``evaluator``, ``config`` (game settings), `
 ``actions`` (actions, phases, legal sets), ``pots``; the hand state machine is ``state``
 (:class:`HandState`: dealing, forced bets, the public API) built from ``legality`` (what may be
 done now, and why not) and ``rounds`` (what an action changes), with ``fields`` (the hand's fields
-and their types) and ``constants`` they share.
+and their types) and ``constants`` they share. ``native`` opens the native core (the same rules in Rust,
+``harness_core``, built from ``native/``): imported only on request, never by this package.
 """
 
 from harness.engine.actions import Action, ActionKind, Legal, Phase
