@@ -59,11 +59,11 @@ pytestmark = [
 
 ROOT = Path(__file__).resolve().parents[1]
 MODE = SandboxMode.REQUIRED if SUPPORT.cgroups.available else SandboxMode.AUTO
-#: The sandbox as the attack found it (the shared view, no page-cache pass), with the pass, and as it is by
-#: default: a private view (harness.host.privateview), where the bots read their own copies.
+#: The sandbox as the attack found it (the shared view, no page-cache pass: the default), with the pass, and
+#: with a private view (harness.host.privateview), where the bots read their own copies.
 BEFORE = SandboxSettings(mode=MODE, scratch_mb=8, resident=False, view=FileView.SHARED)
 AFTER = dataclasses.replace(BEFORE, resident=True)
-PRIVATE = SandboxSettings(mode=MODE, scratch_mb=8)
+PRIVATE = SandboxSettings(mode=MODE, scratch_mb=8, view=FileView.PRIVATE)
 PRIVATE_STRIDE = 16  # pages (a tmpfs reads no neighbour ahead); the copies hold a few tens of MiB
 STRIDE = 512  # pagecache.py's
 PAGE = os.sysconf("SC_PAGE_SIZE")

@@ -37,7 +37,7 @@ def jail_for(tmp_path: Path, name: str, hidden: tuple[str, ...] = ()) -> tuple[s
     seat.mkdir(mode=0o700, exist_ok=True)
     for path in (tmp_path, home):
         path.chmod(0o755)
-    return sb.BotJail(seat_dir=str(seat), cwd=str(home), settings=SandboxSettings(), hidden=hidden, uid=UID), home
+    return sb.BotJail(seat_dir=str(seat), cwd=str(home), settings=SandboxSettings(view=FileView.PRIVATE), hidden=hidden, uid=UID), home
 
 
 def test_two_bots_read_copies_of_their_own_and_nothing_is_left(tmp_path: Path) -> None:
@@ -178,7 +178,7 @@ def test_sandbox_paths_are_shown_as_they_are_over_the_copies(tmp_path: Path) -> 
     (home / "models").mkdir()
     (home / "models" / "weights.bin").write_text("w")
     (home / "models" / "weights.bin").chmod(0o644)
-    jail.settings = SandboxSettings(paths=(extra, str(home / "models")))
+    jail.settings = SandboxSettings(paths=(extra, str(home / "models")), view=FileView.PRIVATE)
     probe = f"import os; print(len(os.listdir({extra!r})), os.listdir({str(home / 'models')!r}))"
     try:
         argv, env = jail.wrap([sys.executable, "-c", probe], {"PATH": os.defpath})
