@@ -145,11 +145,11 @@ def test_without_cgroups_a_failed_start_names_the_process_limit_too(
     import dataclasses
 
     from harness.host import cgroups
-    from harness.match import seat
+    from harness.match import seathost
 
     bare = dataclasses.replace(SUPPORT, cgroups=cgroups.CgroupSupport(None, reason="none for this test"))
     monkeypatch.setattr(sb, "support", lambda: bare)
-    monkeypatch.setattr(seat, "support", lambda: bare)
+    monkeypatch.setattr(seathost, "support", lambda: bare)
     home = folder(tmp_path, {"threads.py": THREADS})
     auto = SandboxSettings(mode=SandboxMode.AUTO, scratch_mb=8)
     report = check_bot(["python", "threads.py"], cwd=str(home), hands=1, sandbox=auto, max_processes=40)
