@@ -37,7 +37,8 @@ def jail_for(tmp_path: Path, name: str, hidden: tuple[str, ...] = ()) -> tuple[s
     seat.mkdir(mode=0o700, exist_ok=True)
     for path in (tmp_path, home):
         path.chmod(0o755)
-    return sb.BotJail(seat_dir=str(seat), cwd=str(home), settings=SandboxSettings(view=FileView.PRIVATE), hidden=hidden, uid=UID), home
+    private = SandboxSettings(view=FileView.PRIVATE)
+    return sb.BotJail(seat_dir=str(seat), cwd=str(home), settings=private, hidden=hidden, uid=UID), home
 
 
 def test_two_bots_read_copies_of_their_own_and_nothing_is_left(tmp_path: Path) -> None:

@@ -26,13 +26,14 @@ from harness.engine import Action, ActionKind, GameConfig, HandState, Replacemen
 from harness.engine.actions import BET, DRAW, RAISE
 from harness.engine.errors import IllegalActionError, InvalidActionError
 from harness.engine.native import NativeHand, start_native
+from harness.errors import HarnessError
 
 __all__ = ["Mismatch", "compare_state", "compare_result", "random_config", "play_differential", "run"]
 
 _NATIVE_ERRORS = {"InvalidActionError": InvalidActionError, "IllegalActionError": IllegalActionError}
 
 
-class Mismatch(AssertionError):
+class Mismatch(HarnessError, AssertionError):
     """The two engines disagree; the message names the field, both values and how to replay the hand."""
 
 

@@ -71,6 +71,7 @@ from harness.deals import hand_seed, parse_seed
 from harness.engine import Action, ActionKind, GameConfig, HandState, Phase
 from harness.engine.cards import CARD_STRS
 from harness.engine.evaluator import best_keep, evaluate
+from harness.errors import HarnessError
 from harness.match.wire import HandWire, MatchWire
 from harness.tournament.stats import Estimate, estimate
 from protocol.sdk import Bot, DecisionState
@@ -89,7 +90,7 @@ _POLICIES = {"check_fold": "check_fold", "check-fold": "check_fold", "always_cal
              "always-call": "always_call"}
 
 
-class BotSpecError(ValueError):
+class BotSpecError(HarnessError, ValueError):
     """A ``--bot`` that LBR cannot ask counterfactual questions: not found, not a Python SDK bot, or a command."""
 
 
