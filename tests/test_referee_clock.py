@@ -35,6 +35,11 @@ PAUSES = 5
 WRITE_S = 4.0  # a history write slowed to twice the decision time
 
 
+def _records_in(history: Path) -> int:
+    """Hands recorded so far (complete lines of the hand history)."""
+    return history.read_bytes().count(b"\n")
+
+
 def test_a_stopped_referee_never_times_out_a_fast_bot(tmp_path: Path) -> None:
     out = tmp_path / "m"
     cmd = [
@@ -54,6 +59,10 @@ def test_a_stopped_referee_never_times_out_a_fast_bot(tmp_path: Path) -> None:
             os.kill(proc.pid, signal.SIGSTOP)
             time.sleep(PAUSE_S)
             os.kill(proc.pid, signal.SIGCONT)
+        # Enough hands after the pauses (a busy machine plays fewer of them meanwhile): wait for them, not a time.
+        while _records_in(history) <= 10:
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.05)
     finally:
         os.kill(proc.pid, signal.SIGCONT)
         proc.send_signal(signal.SIGINT)  # harness match stops its bots and keeps the hands played
