@@ -76,3 +76,12 @@ def wrong_secrets(root: str, secret: str) -> list[str]:
     wrong = [f"{root}{secret[:-1]}{other}/", f"{root}{secret.swapcase()}/"]
     assert all(w != f"{root}{secret}/" for w in wrong), wrong
     return wrong
+
+
+def launch_browser(pw: Any, executable: str, profile: Path, *, extra: list[str] | None = None,
+                   size: tuple[int, int] = (1100, 800)) -> Any:
+    """A headless Chromium (Playwright's persistent context) with the project's flags (:data:`CHROMIUM_FLAGS`
+    and ``extra``), its profile in ``profile`` and a ``size`` viewport (width, height in pixels)."""
+    return pw.chromium.launch_persistent_context(profile, executable_path=executable,
+                                                 args=CHROMIUM_FLAGS + (extra or []),
+                                                 viewport={"width": size[0], "height": size[1]})

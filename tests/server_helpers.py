@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import os
@@ -10,6 +11,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -217,3 +219,17 @@ class Slots:
 
     def close(self) -> None:
         pass
+
+
+@contextlib.contextmanager
+def served_contest(folder: Path, **contest: Any) -> Iterator[tuple[Served, dict[str, str]]]:
+    """A contest server (:func:`contest_file` in ``folder`` with ``contest``'s settings) on a free port of
+    127.0.0.1, with its login links by student name; stopped afterwards, whatever happened."""
+    path = contest_file(folder, **contest)
+    port = free_port()
+    urls = links(path, port)
+    server = Served(path, port)
+    try:
+        yield server, urls
+    finally:
+        server.stop()

@@ -16,7 +16,14 @@ from pathlib import Path
 import pytest
 
 from harness.history.files import read_history
-from tests.browser_helpers import CHROMIUM_FLAGS, LOCAL_URL, play_passively, require_chromium, wrong_secrets
+from tests.browser_helpers import (
+    CHROMIUM_FLAGS,
+    LOCAL_URL,
+    launch_browser,
+    play_passively,
+    require_chromium,
+    wrong_secrets,
+)
 from tests.history_helpers import schema_errors
 
 pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fast set (pytest -m "not slow")
@@ -53,10 +60,7 @@ def test_one_hand_played_by_clicking_with_a_raise_and_a_two_card_draw(tmp_path: 
         root = url.rsplit("/", 2)[0] + "/"
         assert _get(root + "state") == 404 and _get(root) == 404  # the hole cards need the secret
         with sync_playwright() as pw:
-            browser = pw.chromium.launch_persistent_context(
-                tmp_path / "profile", executable_path=executable, args=CHROMIUM_FLAGS,
-                viewport={"width": 1200, "height": 800},
-            )
+            browser = launch_browser(pw, executable, tmp_path / "profile", size=(1200, 800))
             try:
                 page = browser.new_page()
                 errors: list[str] = []

@@ -21,7 +21,7 @@ from harness.match.untrusted import md_cell
 from harness.report.hands import hand_view
 from harness.tournament.results import hand_history_path, read_hands, read_records
 from harness.tournament.runner import run_tournament
-from tests.browser_helpers import ARTIFACTS, CHROMIUM_FLAGS, ROOT, require_chromium
+from tests.browser_helpers import ARTIFACTS, ROOT, launch_browser, require_chromium
 from tests.runner_helpers import fake_config, fake_play
 
 pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fast set (pytest -m "not slow")
@@ -239,8 +239,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Any:
     executable = require_chromium()
     from playwright.sync_api import sync_playwright
     with sync_playwright() as pw:
-        context = pw.chromium.launch_persistent_context(tmp_path_factory.mktemp("profile"), executable_path=executable,
-                                                        args=CHROMIUM_FLAGS, viewport={"width": 1300, "height": 900})
+        context = launch_browser(pw, executable, tmp_path_factory.mktemp("profile"), size=(1300, 900))
         try:
             yield context
         finally:

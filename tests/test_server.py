@@ -35,6 +35,7 @@ from tests.server_helpers import (  # noqa: E402
     contest_file,
     free_port,
     links,
+    served_contest,
     upload,
     version_state,
     wait_for,
@@ -138,14 +139,8 @@ def query(contest: Path, sql: str, *args: object) -> list[tuple]:
 
 @pytest.fixture
 def served(tmp_path: Path, database: str):
-    contest = contest_file(tmp_path, database=database)
-    port = free_port()
-    urls = links(contest, port)
-    server = Served(contest, port)
-    try:
-        yield server, urls
-    finally:
-        server.stop()
+    with served_contest(tmp_path, database=database) as both:
+        yield both
 
 
 def test_two_students_submit_broken_is_refused_blocks_played(served, tmp_path: Path) -> None:

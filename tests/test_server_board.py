@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("starlette")
 
 from harness.server.board import Row, ranked  # noqa: E402
-from tests.browser_helpers import ARTIFACTS, CHROMIUM_FLAGS, require_chromium  # noqa: E402
+from tests.browser_helpers import ARTIFACTS, launch_browser, require_chromium  # noqa: E402
 from tests.server_helpers import (  # noqa: E402
     RAISER,
     Served,
@@ -88,9 +88,7 @@ def test_the_board_and_a_students_page_read_right_in_chromium(tmp_path: Path) ->
         assert sorted(r["rank"] for r in rows.values() if r["rank"] is not None) == [1, 2, 3]
         assert all(isinstance(r["rating_sigma"], float) and r["rating_sigma"] > 0 for r in rows.values())
         with sync_playwright() as pw:
-            browser = pw.chromium.launch_persistent_context(tmp_path / "profile", executable_path=executable,
-                                                            args=CHROMIUM_FLAGS,
-                                                            viewport={"width": 1100, "height": 800})
+            browser = launch_browser(pw, executable, tmp_path / "profile")
             try:
                 page = browser.new_page()
                 page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))

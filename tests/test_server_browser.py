@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("starlette")
 
-from tests.browser_helpers import ARTIFACTS, CHROMIUM_FLAGS, play_passively, require_chromium  # noqa: E402
+from tests.browser_helpers import ARTIFACTS, launch_browser, play_passively, require_chromium  # noqa: E402
 from tests.server_helpers import BROKEN, RAISER, Served, contest_file, free_port, links  # noqa: E402
 
 pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fast set (pytest -m "not slow")
@@ -36,9 +36,7 @@ def test_student_uploads_and_watches_the_leaderboard_live(tmp_path: Path) -> Non
     ARTIFACTS.mkdir(exist_ok=True)
     try:
         with sync_playwright() as pw:
-            browser = pw.chromium.launch_persistent_context(tmp_path / "profile", executable_path=executable,
-                                                            args=CHROMIUM_FLAGS,
-                                                            viewport={"width": 1100, "height": 800})
+            browser = launch_browser(pw, executable, tmp_path / "profile")
             try:
                 page = browser.new_page()
                 page.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))

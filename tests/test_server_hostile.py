@@ -33,7 +33,7 @@ pytest.importorskip("starlette")
 
 from harness.engine import GameConfig  # noqa: E402
 from harness.play.guard import PAGE_CSP  # noqa: E402
-from tests.browser_helpers import CHROMIUM_FLAGS, require_chromium  # noqa: E402
+from tests.browser_helpers import launch_browser, require_chromium  # noqa: E402
 from tests.history_helpers import random_match  # noqa: E402
 from tests.server_helpers import Served, contest_file, free_port, links  # noqa: E402
 
@@ -277,9 +277,7 @@ class _LinkPage:
 
 
 def _browser(pw: Any, executable: str, profile: Path, extra: list[str] | None = None) -> Any:
-    return pw.chromium.launch_persistent_context(profile, executable_path=executable,
-                                                 args=CHROMIUM_FLAGS + (extra or []),
-                                                 viewport={"width": 1100, "height": 800})
+    return launch_browser(pw, executable, profile, extra=extra)
 
 
 def test_the_login_link_clicked_in_another_sites_page_signs_in(hostile: dict[str, Any], tmp_path: Path) -> None:

@@ -7,13 +7,11 @@ a 2 GB file (slow) and a chunked upload past the limit. Builds: tests/test_serve
 
 from __future__ import annotations
 
-import contextlib
 import io
 import os
 import tarfile
 import tracemalloc
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,22 +19,9 @@ import pytest
 from harness.host.trees import MAX_DEPTH
 from harness.server.submission import prepare
 from harness.server.unpack import MAX_ENTRIES, MAX_UPLOAD, UnpackError, unpack
-from tests.server_helpers import Served, contest_file, free_port, links, upload
+from tests.server_helpers import served_contest, upload
 
 pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fast set (pytest -m "not slow")
-
-
-@contextlib.contextmanager
-def _served(tmp_path: Path) -> Iterator[tuple[Served, dict[str, str]]]:
-    """A contest server on a free port of 127.0.0.1 (its login links by name), stopped afterwards."""
-    contest = contest_file(tmp_path)
-    port = free_port()
-    urls = links(contest, port)
-    server = Served(contest, port)
-    try:
-        yield server, urls
-    finally:
-        server.stop()
 
 
 def _tar(members: list[tuple[tarfile.TarInfo, bytes | None]], mode: str = "w:gz") -> bytes:
@@ -256,7 +241,7 @@ def test_an_upload_over_the_limit_never_gets_a_false_size(tmp_path: Path) -> Non
 def test_chunked_and_sized_uploads_over_the_limit_over_http(tmp_path: Path) -> None:
     """A chunked 64 MiB upload (no Content-Length) and a sized one are both refused with 413 and the true words;
     the server stops reading the chunked one past the limit and stays up."""
-    with _served(tmp_path) as (server, urls):
+    with served_contest(tmp_path) as (server, urls):
         alice = server.client(urls["alice"])
         boundary = "b0undary"
         head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"big.bin\"\r\n"
@@ -280,7 +265,7 @@ def test_chunked_and_sized_uploads_over_the_limit_over_http(tmp_path: Path) -> N
 
 
 def test_the_60000_folder_zip_and_the_file_folder_clash_are_refusals_over_http(tmp_path: Path) -> None:
-    with _served(tmp_path) as (server, urls):
+    with served_contest(tmp_path) as (server, urls):
         alice = server.client(urls["alice"])
         answer = upload(alice, "clash.zip", _zip_entries(["bot.py", "a", "a/"]), "python bot.py")
         assert answer.status_code == 400, answer.text
@@ -430,7 +415,7 @@ def test_a_tree_deeper_than_the_limit_is_refused_before_anything_is_written(tmp_
 def test_deep_and_long_header_uploads_are_one_line_400s_over_http(tmp_path: Path) -> None:
     """POST /submit with 1,100 nested folders, and with a 32 MiB GNU long name: 400 with one line each, no
     traceback in the server's log, nothing left in staging."""
-    with _served(tmp_path) as (server, urls):
+    with served_contest(tmp_path) as (server, urls):
         alice = server.client(urls["alice"])
         answer = upload(alice, "deep.tar.gz", _tar_entries(["a/" * 1100 + "bot.py"]), "python bot.py")
         assert answer.status_code == 400, answer.text
