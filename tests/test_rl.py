@@ -424,3 +424,25 @@ def test_a_policy_bot_outside_the_repository_passes_its_heads_up_entry_check(tmp
     three = check()  # the default entry check seats three
     assert three.returncode == 1
     assert "this policy plays 2 seats (observations of 140 values); this table has 3" in three.stdout
+
+
+def test_an_in_process_bot_that_raises_past_max_to_goes_all_in_as_at_the_referee() -> None:
+    """R3.10: a raise above ``max_to`` is the all-in the bot meant, capped (E15), never a fault; the in-process
+    opponent answers as the referee does."""
+    from protocol.sdk import Action as SdkAction
+    from protocol.sdk import Bot
+
+    class Shover(Bot):
+        def act(self, state):  # type: ignore[no-untyped-def]
+            kind = "raise" if state.can("raise") else "bet" if state.can("bet") else None
+            return SdkAction(kind, 10**6) if kind else super().act(state)
+
+    e = raw_env(num_players=2)
+    e.reset(seed=3)
+    s, names = e.state.to_act, ["a", "b"]
+    bot = SdkOpponent(Shover())
+    bot.start_match(e, s, names)
+    bot.start_hand(e.state, s, names)
+    action = bot.decide(e.state, s)
+    assert bot.faults == 0 and action == e.state.capped(Action(action.kind, 10**6))
+    assert action.kind in (ActionKind.BET, ActionKind.RAISE) and action.amount == e.state.legal().max_to

@@ -120,8 +120,8 @@ class SdkOpponent:
             if draw:
                 hand = state.cards[seat]
                 action = Action(ActionKind.DRAW, 0, tuple(hand[hand.index(parse_card(c))] for c in d["cards"]))
-            elif d["action"] in ("bet", "raise"):
-                action = Action(ActionKind(d["action"]), int(d["amount"]))
+            elif d["action"] in ("bet", "raise"):  # one above max_to is the all-in meant, capped (R3.10)
+                action = state.capped(Action(ActionKind(d["action"]), int(d["amount"])))
             else:
                 action = Action(ActionKind(d["action"]))
             state.verify(action)
