@@ -55,7 +55,10 @@ def path_without(bin_dir: Path, program: str) -> str:
     return str(bin_dir)
 
 
-ON = SandboxSettings(mode=SandboxMode.REQUIRED, scratch_mb=8)
+#: The mode of a sandboxed test match: "required" where control groups can be made (root, a delegated
+#: cgroup), else "auto", which runs bubblewrap with per-tree limits (an ordinary user without delegation).
+JAIL_MODE = SandboxMode.REQUIRED if sb.support().cgroups.available else SandboxMode.AUTO
+ON = SandboxSettings(mode=JAIL_MODE, scratch_mb=8)
 
 
 OFF = SandboxSettings(mode=SandboxMode.OFF)

@@ -20,9 +20,10 @@ import pytest
 from harness.host import sandbox as sb
 from harness.match.checkbot import CANDIDATE, check_bot
 from harness.specs import SandboxMode, SandboxSettings
+from tests.sandbox_helpers import JAIL_MODE
 
 SUPPORT = sb.support()
-ON = SandboxSettings(mode=SandboxMode.REQUIRED, scratch_mb=8)
+ON = SandboxSettings(mode=JAIL_MODE, scratch_mb=8)
 OFF = SandboxSettings(mode=SandboxMode.OFF)
 NO_SANDBOX = "SANDBOX TEST SKIPPED: bubblewrap cannot run here (" + (SUPPORT.namespaces_problem or "") + ")"
 MODES = [

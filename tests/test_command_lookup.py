@@ -18,8 +18,9 @@ import pytest
 from harness.host import sandbox as sb
 from harness.host.botproc import BotStartError, resolve_command
 from harness.match.checkbot import check_bot
-from harness.specs import BotSpec, SandboxMode, SandboxSettings
+from harness.specs import BotSpec, SandboxSettings
 from harness.tournament.config import ConfigError, load_config
+from tests.sandbox_helpers import JAIL_MODE
 
 BOT = "from protocol.sdk import Bot, check, call\n" \
       "class A(Bot):\n" \
@@ -78,7 +79,7 @@ def test_check_bot_says_which_file_the_sandbox_does_not_show(tmp_path: Path) -> 
     tmp_path.chmod(0o755)
     (there / "bot.py").write_text(BOT)
     (there / "bot.py").chmod(0o644)
-    on = SandboxSettings(mode=SandboxMode.REQUIRED, scratch_mb=8)
+    on = SandboxSettings(mode=JAIL_MODE, scratch_mb=8)
     report = check_bot(["python", str(there / "bot.py")], cwd=str(here), hands=1, startup_ms=5000, sandbox=on)
     assert not report.ok
     text = report.render()
