@@ -64,6 +64,12 @@ ON = SandboxSettings(mode=JAIL_MODE, scratch_mb=8)
 OFF = SandboxSettings(mode=SandboxMode.OFF)
 
 
+def without_isolation_warning(lines: list[str]) -> list[str]:
+    """``lines`` of a command's stderr less the one that says bots are not fully isolated (an ordinary user
+    without control groups reads it before anything else of a sandboxed command)."""
+    return [line for line in lines if sb.NOT_ISOLATED not in line]
+
+
 MODES = [pytest.param(ON, id="sandbox-on"), pytest.param(OFF, id="sandbox-off")]
 
 

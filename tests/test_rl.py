@@ -25,6 +25,8 @@ from harness.engine import Action, ActionKind, GameConfig, HandState  # noqa: E4
 from harness.engine.cards import parse_cards  # noqa: E402
 from harness.rl import encoding, env, raw_env  # noqa: E402
 from harness.rl.gym import SdkOpponent, SingleAgentEnv, random_policy  # noqa: E402
+from protocol.sdk import Action as SdkAction  # noqa: E402
+from protocol.sdk import Bot, DecisionState  # noqa: E402
 from tests.rl_helpers import assert_as_bot_sees_the_environments_view  # noqa: E402
 
 GAMES = {
@@ -429,11 +431,8 @@ def test_a_policy_bot_outside_the_repository_passes_its_heads_up_entry_check(tmp
 def test_an_in_process_bot_that_raises_past_max_to_goes_all_in_as_at_the_referee() -> None:
     """R3.10: a raise above ``max_to`` is the all-in the bot meant, capped (E15), never a fault; the in-process
     opponent answers as the referee does."""
-    from protocol.sdk import Action as SdkAction
-    from protocol.sdk import Bot
-
     class Shover(Bot):
-        def act(self, state):  # type: ignore[no-untyped-def]
+        def act(self, state: DecisionState) -> SdkAction:
             kind = "raise" if state.can("raise") else "bet" if state.can("bet") else None
             return SdkAction(kind, 10**6) if kind else super().act(state)
 

@@ -36,7 +36,7 @@ from harness.tournament.sprt import (
     status,
 )
 from tests.fault_helpers import assert_nothing_left
-from tests.sandbox_helpers import JAIL_MODE
+from tests.sandbox_helpers import JAIL_MODE, without_isolation_warning
 
 ROOT = Path(__file__).resolve().parents[1]
 HARNESS = [sys.executable, "-m", "harness.cli"]
@@ -250,12 +250,6 @@ def _sprt(*args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
                           timeout=timeout)
 
 
-def _without_isolation_warning(stderr: str) -> str:
-    """``stderr`` less the line that says bots are not fully isolated (an ordinary user without control groups
-    reads it before anything else of a sandboxed command)."""
-    return "".join(ln for ln in stderr.splitlines(keepends=True) if "bots are NOT fully isolated" not in ln)
-
-
 def _errors(stderr: str) -> list[str]:
     """stderr without the lines every run that starts bots prints (the test, the sandbox's notice)."""
     return [line for line in stderr.splitlines()
@@ -377,7 +371,7 @@ def test_resuming_with_settings_that_change_the_test_is_refused(tmp_path: Path) 
                        (["--min-blocks", "3"], "--min-blocks (2 there, 3 here)"),
                        (["--sandbox", JAIL_MODE.value], f'--sandbox ("off" there, "{JAIL_MODE.value}" here)')]:
         done = _sprt(*common, *more)
-        assert done.returncode == 2 and _without_isolation_warning(done.stderr) == (
+        assert done.returncode == 2 and "".join(without_isolation_warning(done.stderr.splitlines(keepends=True))) == (
             f"harness sprt: {out} holds another test (different {said}); give the same options to continue it, "
             "or another --out\n"), done.stderr
     done = _sprt(*common[:-4], "--max-hands", "8", "--out", str(out))  # raising --max-hands plays on

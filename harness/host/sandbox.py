@@ -98,6 +98,8 @@ DEFAULT_PIDS = 256
 #: Where a sandboxed bot finds its socket.
 ENDPOINT_DIR = "/run/harness"
 ENDPOINT_NAME = "bot.sock"
+#: How the plan's warning begins when a bot runs with less isolation than the full sandbox.
+NOT_ISOLATED = "bots are NOT fully isolated"
 #: Files of /etc a bot may need: the dynamic linker, time zone, TLS roots, alternatives. Its users and
 #: hosts are generated instead (:meth:`BotJail._etc_args`): the organiser's users are none of its business.
 #: A world-readable file is copied in (no mount: each bind costs bwrap a read of the whole mount table), a
@@ -588,7 +590,7 @@ def plan(settings: SandboxSettings, *, transport: str = "ipc") -> JailPlan:
             lost.append("two colluding bots can pass a few bits per hand through the task count of sysinfo(2)")
         if missing:
             lost.append("missing: " + "; ".join(missing))
-        warning = ("bots are NOT fully isolated: " + "; ".join(problems) + ". So " + "; ".join(lost)
+        warning = (NOT_ISOLATED + ": " + "; ".join(problems) + ". So " + "; ".join(lost)
                    + ". Set [sandbox] mode = \"required\" to refuse such runs (contests), \"off\" to silence this.")
     summary = ("on (" + ", ".join(parts) + ")") if not problems else (
         ("partly on (" + ", ".join(parts) + ")" if parts else "OFF") + ": " + "; ".join(problems))
