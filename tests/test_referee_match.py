@@ -27,7 +27,16 @@ from harness.engine import GameConfig
 from harness.history.files import HistoryWriter, read_history, without_volatile
 from harness.history.replay import check_history
 from harness.host.botproc import find_marked
-from harness.match.referee import BotSpec, Limits, MatchSpec, StackMode, hand_seed, play_match
+from harness.match.referee import (
+    MAX_DETAIL_CHARS,
+    BotSpec,
+    Limits,
+    MatchSpec,
+    StackMode,
+    clip_detail,
+    hand_seed,
+    play_match,
+)
 from tests.history_helpers import check_records, schema_errors
 
 PY = sys.executable
@@ -340,3 +349,13 @@ def test_a_tmpdir_too_deep_for_a_socket_path_still_plays(tmp_path: Path, monkeyp
     assert list(deep.iterdir()) == []
     assert not [n for n in os.listdir("/tmp") if n.startswith(f"{PRIVATE_DIR_PREFIX}{os.getpid()}-")]
 
+
+
+def test_a_long_fault_detail_keeps_what_happened_and_what_to_do() -> None:
+    """A detail past the cap keeps its start and its end (the harness's note after paths of any length)."""
+    detail = "exited before its hello (exit status 2); note: the sandbox does not show /" + "d" * 900 + \
+        "/bot.py: make it its cwd (--cwd DIR) or add it to [sandbox] paths"
+    clipped = clip_detail(detail)
+    assert len(clipped) == MAX_DETAIL_CHARS and " ... " in clipped
+    assert clipped.startswith("exited before its hello") and clipped.endswith("or add it to [sandbox] paths")
+    assert clip_detail("short") == "short"

@@ -120,6 +120,15 @@ _ACTION_KINDS = {k.value: k for k in ActionKind if k is not ActionKind.DRAW}
 _PLAIN_ACTIONS = {"fold": FOLD_ACTION, "check": CHECK_ACTION, "call": CALL_ACTION}
 
 
+def clip_detail(detail: str) -> str:
+    """``detail`` in at most :data:`MAX_DETAIL_CHARS` characters: its start (what happened) and its end (the
+    harness's note on what to do, after paths of any length) kept, `` ... `` between them."""
+    if len(detail) <= MAX_DETAIL_CHARS:
+        return detail
+    head = (MAX_DETAIL_CHARS - 5) // 2
+    return detail[:head] + " ... " + detail[len(detail) - (MAX_DETAIL_CHARS - 5 - head):]
+
+
 def _with_strays(detail: str, conn: Connection) -> str:
     """A failed request's detail, with the messages sent out of turn meanwhile (one record per request)."""
     stray = conn.take_strays()
@@ -310,8 +319,7 @@ class Referee:
         The fault is recorded as ``[match seat, kind, detail, None, put_out]``; the caller sets the
         action index (the decision it happened in) once the decision is applied.
         """
-        if len(detail) > MAX_DETAIL_CHARS:
-            detail = detail[: MAX_DETAIL_CHARS - 3] + "..."
+        detail = clip_detail(detail)
         seat.faults[kind.value] = seat.faults.get(kind.value, 0) + 1
         seat.total_faults += 1
         self._log(f"seat {seat.index} {seat.name}: {kind.value}: {detail}")
