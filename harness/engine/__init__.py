@@ -1,5 +1,8 @@
 """Pure Seven Card Draw rules (RULES.md): cards, evaluation, hand state machine, pots. No I/O.
 
+Other draw games (R6-R8) are described by ``games`` (:class:`GameDefinition`), with the
+deuce-to-seven evaluator ``lowball`` and the jackpot openers check ``openers``.
+
 Public names follow docs/INTERNALS.md (Cards, Evaluator, Game settings, Hand
 state machine). Modules: ``cards``, ``evaluator``, ``config`` (game settings), ``errors``,
 ``actions`` (actions, phases, legal sets), ``pots``; the hand state machine is ``state``
@@ -20,6 +23,8 @@ from harness.engine.errors import (
     ReplayError,
 )
 from harness.engine.evaluator import Category, HandRank, best_hand, evaluate
+from harness.engine.games import GAMES, GameDefinition
+from harness.engine.lowball import evaluate_27
 from harness.engine.pots import HandResult, Pot
 from harness.engine.state import HandState
 
@@ -28,6 +33,8 @@ __all__ = [
     "ActionKind",
     "CardError",
     "Category",
+    "GAMES",
+    "GameDefinition",
     "GameConfigError",
     "GameConfig",
     "HandRank",
@@ -45,6 +52,7 @@ __all__ = [
     "card_str",
     "cards_str",
     "evaluate",
+    "evaluate_27",
     "parse_card",
     "parse_cards",
 ]

@@ -8,9 +8,10 @@ from functools import lru_cache
 from typing import Any
 
 from harness.engine.errors import GameConfigError
+from harness.engine.games import SEVEN_CARD_DRAW
 
-MIN_PLAYERS = 2
-MAX_PLAYERS = 6  # R1.2: with 7 the stock can run dry during the draw
+MIN_PLAYERS = SEVEN_CARD_DRAW.min_seats  # 2
+MAX_PLAYERS = SEVEN_CARD_DRAW.max_seats  # 6, R1.2: with 7 the stock can run dry during the draw
 #: Every table size the rules allow (R1.2), for loops and choices.
 TABLE_SIZES = range(MIN_PLAYERS, MAX_PLAYERS + 1)
 MAX_PER_SEAT_PLAYERS = 4  # per-seat replacements need 7n + 4n <= 52 cards

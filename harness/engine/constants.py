@@ -14,9 +14,10 @@ from harness.engine.actions import (
     Legal,
     Phase,
 )
+from harness.engine.games import SEVEN_CARD_DRAW
 
-HOLE_CARDS = 7  # R2.7
-MAX_DISCARDS = 4  # R4.1
+HOLE_CARDS = SEVEN_CARD_DRAW.hole_cards  # 7, R2.7
+MAX_DISCARDS = SEVEN_CARD_DRAW.max_discards  # 4, R4.1
 
 BET1, DRAW_PHASE, BET2, COMPLETE = Phase.BET1, Phase.DRAW, Phase.BET2, Phase.COMPLETE
 _K_FOLD_CALL = (FOLD, CALL)
