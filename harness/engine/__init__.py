@@ -1,7 +1,8 @@
 """Pure Seven Card Draw rules (RULES.md): cards, evaluation, hand state machine, pots. No I/O.
 
 Other draw games (R6-R8) are described by ``games`` (:class:`GameDefinition`), with the
-deuce-to-seven evaluator ``lowball`` and the jackpot openers check ``openers``.
+deuce-to-seven evaluator ``lowball``, the jackpot openers check ``openers`` and one deal of
+Five Card Draw with openers, ``jackpots`` (engine only for now).
 
 Public names follow docs/INTERNALS.md (Cards, Evaluator, Game settings, Hand
 state machine). Modules: ``cards``, ``evaluator``, ``config`` (game settings), ``errors``,
