@@ -166,3 +166,24 @@ def test_chips_are_conserved_and_passed_out_deals_carry_their_antes(
         button = (button + 1) % max(1, len(chips))
         if len(chips) < 2:
             break
+
+
+def test_r7_4_a_deal_where_one_player_can_act_is_not_passed_out() -> None:
+    """Seats 1 and 2 are all-in on their antes: nobody is asked to open, the deal goes to the draw (R3.4)."""
+    hand = JackpotHand.start(FIXED, [100, 1, 1], button=0, seed=4, deck=deck(NOTHING[:3], 0))
+    assert hand.phase == "draw" and hand.to_act == 1
+    for _ in range(3):
+        hand.act(Action(DRAW))
+    r = hand.result()
+    assert not r.passed_out and r.carried_out == 0 and [p.amount for p in r.pots] == [3] and len(r.shown) == 3
+
+
+def test_no_limit_raises_are_at_least_the_last_raise() -> None:
+    hands = NOTHING[:3]
+    hands[1] = "Ac Ad 4c 6c 9h"
+    hand = JackpotHand.start(NO_LIMIT, [500] * 3, button=0, seed=6, deck=deck(hands, 0))
+    assert hand.legal().min_to == 10 and hand.legal().max_to == 499  # the least bet is min_bet (R6.6)
+    play(hand, (1, BET, 30), (2, RAISE, 80))
+    assert (hand.legal().min_to, hand.legal().max_to) == (130, 499)
+    with pytest.raises(IllegalActionError, match=r"may raise to 130\.\.499, got 120"):
+        hand.act(Action(RAISE, 120))

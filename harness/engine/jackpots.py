@@ -320,9 +320,9 @@ class JackpotHand:
         if self._draw_order:
             self.to_act = self._draw_order[0]
             return
-        first = self.opener if self.opener is not None else self.button
-        if self.folded[first]:  # R7.6: the first still in left of the opener
-            first = next(o for o in self._clockwise(first) if not self.folded[o])
+        # R7.6: the opener, else the first still in left of it (the round skips folded seats);
+        # nobody opened only when at most one player could act (R3.4): left of the button then.
+        first = self.opener if self.opener is not None else (self.button + 1) % self.n
         self._begin_round(BET2, first)
 
     def _take(self, k: int) -> list[int]:
