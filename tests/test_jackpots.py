@@ -135,8 +135,8 @@ def random_deal(hand: JackpotHand, rng: random.Random) -> None:
         else:
             action = Action(kind, rng.randint(legal.min_to, legal.max_to) if kind in (BET, RAISE) else 0)
         hand.act(action)
-        live = [c for s in range(hand.n) if not hand.folded[s] for c in hand.cards[s]]
-        assert sorted(live + hand._stock + hand._muck) == list(range(52))
+        held = [c for s in range(hand.n) for c in hand.cards[s]]  # a folded seat holds nothing (in the muck)
+        assert sorted(held + hand._stock + hand._muck) == list(range(52))
         if not hand.is_complete:
             assert sum(hand.stacks) + sum(hand.contrib) == sum(hand.initial)
 

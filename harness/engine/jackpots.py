@@ -33,6 +33,7 @@ from harness.engine.config import GameConfig, Structure
 from harness.engine.errors import GameConfigError, IllegalActionError, InvalidActionError
 from harness.engine.evaluator import evaluate
 from harness.engine.games import FIVE_CARD_DRAW, Openers
+from harness.engine.legality import deepest_reach, full_raise, owed_call, reopened, wager_bounds
 from harness.engine.openers import openers
 from harness.engine.pots import Pot, build_pots, split_pot
 
@@ -196,6 +197,10 @@ class JackpotHand:
         if len(self._live()) == 1:
             self._finish()
             return
+        if self.pending and self._alone():
+            # R3.4: the only player able to act, with nothing it could be matched on, has no decision.
+            self.pending = [o for o in self.pending
+                            if owed_call(self.high, self.bets, self.folded, o, True) > 0]
         if self.pending:
             self.to_act = self.pending[0]
             return
@@ -213,40 +218,46 @@ class JackpotHand:
 
     def _max_to(self, s: int) -> int:
         """The most ``s`` may bet to: its all-in, or what the deepest opponent can match (R3.4)."""
-        reach = max((self.bets[o] + self.stacks[o] for o in self._live() if o != s and self.stacks[o] > 0),
-                    default=0)
-        return min(self.bets[s] + self.stacks[s], reach)
+        return min(self.bets[s] + self.stacks[s], deepest_reach(self.bets, self.stacks, self.folded, s))
+
+    @property
+    def _fixed(self) -> bool:
+        return self.config.structure == Structure.FIXED_LIMIT
+
+    def _alone(self) -> bool:
+        """At most one player can still act (R3.4)."""
+        return sum(map(self._can_act, range(self.n))) < 2
 
     def _may_raise(self, s: int) -> bool:
+        if self._alone():  # nobody left who could answer a raise (R3.4)
+            return False
         if s not in self._acted_level:
             return True
         return (self.full_bets > self._acted_full[s]  # a full raise since it acted (R3.8)
-                or (self.config.structure == Structure.NO_LIMIT
-                    and self.high - self._acted_level[s] >= self.full_raise))
+                or reopened(self.high, self._acted_level[s], self._fixed, self.bet_size, self.full_raise))
 
     def legal(self) -> Legal:
-        """What the seat to act may do now, with exact amounts (R3.5, R7.2, R7.3); empty when complete."""
+        """What the seat to act may do now, with exact amounts (R3.4-R3.8, R7.2, R7.3); empty when complete.
+
+        The betting rules are Seven Card Draw's own functions (:mod:`harness.engine.legality`).
+        """
         s = self.to_act
         if s is None:
             return Legal(())
         if self.phase == DRAW_PHASE:
             return Legal((DRAW,), max_discards=GAME.max_discards)
-        call = min(self.high - self.bets[s], self.stacks[s])
+        owed = owed_call(self.high, self.bets, self.folded, s, self._alone())
+        call = min(owed, self.stacks[s]) if owed > 0 else 0
         kinds = [FOLD, CALL if call else CHECK]
-        top = self._max_to(s)
-        cap = self.config.cap if self.config.structure == Structure.FIXED_LIMIT else 0
+        cap = self.config.cap if self._fixed else 0
         opening = self.phase == BET1 and self.opener is None
         if opening and openers(self.cards[s], self.rule) is None:
             return Legal(tuple(kinds), call)  # R7.3: no openers, no bet
-        if top > self.high and self._may_raise(s) and not (cap and self.full_bets >= cap):
-            least = self.high + (self.bet_size if self.high == 0 else self.full_raise)
-            if self.config.structure == Structure.FIXED_LIMIT:
-                least = self.high + self.bet_size
-                hi = min(least, top)
-            else:
-                hi = top
-            kinds.append(BET if self.high == 0 else RAISE)
-            return Legal(tuple(kinds), call, min(least, top), hi)
+        if self.stacks[s] > call and self._may_raise(s) and not (cap and self.full_bets >= cap):
+            bounds = wager_bounds(self.high, self._max_to(s), self._fixed, self.bet_size, self.full_raise)
+            if bounds is not None:
+                kinds.append(BET if self.high == 0 else RAISE)
+                return Legal(tuple(kinds), call, *bounds)
         return Legal(tuple(kinds), call)
 
     def act(self, action: Action) -> None:
@@ -270,22 +281,19 @@ class JackpotHand:
         self.pending.remove(s)
         if action.kind == FOLD:
             self.folded[s] = True
-            self._muck.extend(self.cards[s])  # R6.9: folded hands join the muck
+            self._muck.extend(self.cards[s])  # R6.9: folded hands join the muck, and leave the seat
+            self.cards[s] = []
         elif action.kind == CALL:
             self._put(s, legal.call_amount)
         elif action.kind in (BET, RAISE):
             by = action.amount - self.high
-            if self.config.structure == Structure.FIXED_LIMIT:
-                full = 2 * by >= self.bet_size  # R3.8: half a bet or more is a full raise
-            else:
-                full = by >= (self.bet_size if self.high == 0 else self.full_raise)
             if self.phase == BET1 and self.opener is None:
                 self.opener, self.proof = s, openers(self.cards[s], self.rule) or ()
             self._put(s, action.amount - self.bets[s])
-            if full:
+            if full_raise(by, self.stacks[s] == 0, self._fixed, self.bet_size, self.full_raise):  # R3.8
                 self.full_bets += 1
-                if self.config.structure == Structure.NO_LIMIT:
-                    self.full_raise = max(self.full_raise, by)
+                if not self._fixed:
+                    self.full_raise = by
             self.high = max(self.high, action.amount)
             after = self._clockwise((s + 1) % self.n)
             self.pending = [o for o in after if o != s and self._can_act(o)]

@@ -7,6 +7,7 @@ A mixin: it holds no state of its own (``__slots__ = ()``) and reads the hand's 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from harness.engine.actions import (
@@ -42,11 +43,91 @@ from harness.engine.errors import IllegalActionError, InvalidActionError
 from harness.engine.fields import HandFields
 
 
+def full_raise(size: int, all_in: bool, fixed_limit: bool, unit: int, inc: int) -> bool:
+    """Whether a bet or raise by ``size`` chips is a full one, that reopens the betting and counts toward
+    the cap (R3.7, R3.8). The one test of it for every draw game.
+
+    Args:
+        size: chips above the round's highest bet before it.
+        all_in: the wager leaves the player all-in.
+        fixed_limit: the structure is fixed-limit.
+        unit: the round's fixed-limit bet (chips).
+        inc: no-limit: the least full raise now (chips, R3.6).
+    """
+    if fixed_limit:
+        return size >= unit or (all_in and 2 * size >= unit)  # R3.8: half a bet or more is a full raise
+    return size >= inc
+
+
+def reopened(high: int, acted_high: int, fixed_limit: bool, unit: int, inc: int) -> bool:
+    """Whether a player who acted when the highest bet was ``acted_high`` may raise again now that it is
+    ``high``: only a full raise in total since it acted reopens the betting (R3.8)."""
+    return high - acted_high >= (unit if fixed_limit else inc)
+
+
+def deepest_reach(bets: Sequence[int], stacks: Sequence[int], folded: Sequence[bool], s: int) -> int:
+    """The most chips any opponent of seat ``s`` still in the hand can have in this round (R3.4).
+
+    Its bet this round plus its stack: an all-in or folded player adds nothing more, so a bet or raise
+    above the deepest opponent's reach could only come back (R3.9).
+    """
+    reach = 0
+    for o in range(len(bets)):
+        if o != s and not folded[o]:
+            r = bets[o] + stacks[o]
+            if r > reach:
+                reach = r
+    return reach
+
+
+def owed_call(high: int, bets: Sequence[int], folded: Sequence[bool], s: int, alone: bool) -> int:
+    """Chips seat ``s`` must add to call (<= 0: nothing to call), R3.4 and R3.9.
+
+    Up to the round's highest bet (a short all-in big blind still sets the full big blind, R2.6); but
+    when ``alone`` (nobody else can still act), never beyond what the other players still in the hand
+    have put in this round: chips nobody could match would only come back (R3.9).
+    """
+    if alone:
+        matched = 0
+        for o in range(len(bets)):
+            if o != s and not folded[o] and bets[o] > matched:
+                matched = bets[o]
+        if matched < high:
+            high = matched
+    return high - bets[s]
+
+
+def wager_bounds(high: int, top: int, fixed_limit: bool, unit: int, inc: int) -> tuple[int, int] | None:
+    """``(min_to, max_to)`` of the bet or raise a player may make, or None (R3.4, R3.6, R3.7).
+
+    Args:
+        high: the round's highest bet (chips).
+        top: the most the player may bet to: its all-in, or less when R3.4 bounds it by the deepest
+            opponent's reach.
+        fixed_limit, unit, inc: as :func:`full_raise`.
+
+    Returns:
+        None when ``top`` does not exceed ``high``; else the range, where an all-in (or R3.4's bound)
+        below the minimum is the only amount offered.
+    """
+    if top <= high:
+        return None
+    lo = high + (unit if fixed_limit else inc)
+    if fixed_limit:
+        hi = lo if lo < top else top
+        return hi, hi
+    return (lo if lo < top else top), top
+
+
 class LegalMoves(HandFields):
     """``legal()``, ``default_action()``, ``capped()``, ``verify()``/``can()`` and the checks behind them (mixin of
     HandState)."""
 
     __slots__ = ()
+
+    #: The most cards one player may discard in one draw (R4.1; a game's own, R6.4).
+    _max_discards = MAX_DISCARDS
+    _draw_legal = DRAW_LEGAL
 
     def legal(self) -> Legal:
         """What the seat to act (``to_act``) may do now, with exact amounts.
@@ -58,7 +139,7 @@ class LegalMoves(HandFields):
         if lg is None:
             phase = self.phase
             if phase is DRAW_PHASE:
-                lg = DRAW_LEGAL
+                lg = self._draw_legal
             elif phase is COMPLETE:
                 lg = NO_LEGAL
             else:
@@ -73,7 +154,7 @@ class LegalMoves(HandFields):
         if self._fl and self.config.cap and self._nbets >= self.config.cap:
             return False
         if self._acted[s]:  # only a full raise in total since it acted reopens (R3.8)
-            return self._high - self._acted_high[s] >= (self._unit if self._fl else self._inc)
+            return reopened(self._high, self._acted_high[s], self._fl, self._unit, self._inc)
         return True
 
     def _to_call(self, s: int) -> int:
@@ -84,17 +165,9 @@ class LegalMoves(HandFields):
         what the other players have put in this round: chips nobody could match
         would only come back (R3.9), so they are not asked for.
         """
-        high = self._high
-        bets = self.bets
-        if self._n_able < 2:
-            folded = self.folded
-            matched = 0
-            for o in range(self.n):
-                if o != s and not folded[o] and bets[o] > matched:
-                    matched = bets[o]
-            if matched < high:
-                high = matched
-        return high - bets[s]
+        if self._n_able >= 2:
+            return self._high - self.bets[s]
+        return owed_call(self._high, self.bets, self.folded, s, True)
 
     def _reach(self, s: int) -> int:
         """The most chips any opponent of seat s still in the hand can have in this round (R3.4).
@@ -103,14 +176,7 @@ class LegalMoves(HandFields):
         nothing more, so a bet or raise above the deepest opponent's reach
         could only come back (R3.9).
         """
-        bets, stacks, folded = self.bets, self.stacks, self.folded
-        reach = 0
-        for o in range(self.n):
-            if o != s and not folded[o]:
-                r = bets[o] + stacks[o]
-                if r > reach:
-                    reach = r
-        return reach
+        return deepest_reach(self.bets, self.stacks, self.folded, s)
 
     def _betting_legal(self, s: int) -> Legal:
         stack = self.stacks[s]
@@ -125,15 +191,9 @@ class LegalMoves(HandFields):
                 reach = self._reach(s)
                 if reach < top:
                     top = reach
-            if top > high:
-                lo = high + (self._unit if self._fl else self._inc)
-                if self._fl:
-                    hi = lo if lo < top else top
-                    lo = hi
-                else:
-                    hi = top
-                    if lo > hi:
-                        lo = hi  # R3.6: all-in for less, or up to the deepest reach (R3.4)
+            bounds = wager_bounds(high, top, self._fl, self._unit, self._inc)
+            if bounds is not None:
+                lo, hi = bounds
                 if to_call > 0:
                     return _legal(_K_FOLD_CALL_RAISE, to_call, lo, hi)
                 return _legal(_K_FOLD_CHECK_BET if high == 0 else _K_FOLD_CHECK_RAISE, 0, lo, hi)
@@ -259,9 +319,9 @@ class LegalMoves(HandFields):
                 discards = tuple(discards)
             except TypeError:
                 raise InvalidActionError(f"discards must be a sequence of cards, got {discards!r}") from None
-        if len(discards) > MAX_DISCARDS:
+        if len(discards) > self._max_discards:
             raise IllegalActionError(
-                f"R4.1: seat {s} may discard at most {MAX_DISCARDS} cards, got {len(discards)}"
+                f"R4.1: seat {s} may discard at most {self._max_discards} cards, got {len(discards)}"
             )
         hand = self.cards[s]
         for c in discards:

@@ -31,6 +31,7 @@ from harness.engine.constants import (
 )
 from harness.engine.evaluator import HandRank, best_hand
 from harness.engine.fields import HandFields
+from harness.engine.legality import full_raise
 from harness.engine.pots import HandResult, Pot, build_pots, split_pot
 
 
@@ -38,6 +39,9 @@ class Rounds(HandFields):
     """The transitions of the hand (mixin of HandState)."""
 
     __slots__ = ()
+
+    #: A player's best five at the showdown, higher ``value`` better (R5.2-R5.4; a game's own, R6.7).
+    _rank_hand = staticmethod(best_hand)
 
     def _do_call(self, s: int) -> None:
         stacks = self.stacks
@@ -68,15 +72,11 @@ class Rounds(HandFields):
         self.bets[s] = to
         self.contrib[s] += add
         size = to - self._high
-        if self._fl:
-            unit = self._unit
-            # R3.8: in fixed-limit an all-in of at least half a bet is a full raise
-            full = size >= unit or (stack == 0 and 2 * size >= unit)
-            if full:
+        full = full_raise(size, stack == 0, self._fl, self._unit, self._inc)  # R3.8
+        if full:
+            if self._fl:
                 self._nbets += 1
-        else:
-            full = size >= self._inc
-            if full:
+            else:
                 self._inc = size
         if full:  # a full bet/raise reopens the betting for everyone else (R3.4)
             acted = self._acted
@@ -131,10 +131,7 @@ class Rounds(HandFields):
                     return
                 break
         self._end_round()
-        if self.phase is BET1:
-            self._begin_draw()
-        else:
-            self._showdown()
+        self._after_round()
 
     def _begin_round(self, after: int) -> None:
         """Give the turn to the first seat after ``after`` able to act, or skip (R3.3, R3.4)."""
@@ -154,12 +151,16 @@ class Rounds(HandFields):
         # call, there is no betting in this round.
         if first is None or (self._n_able < 2 and self._to_call(first) <= 0):
             self._end_round()
-            if self.phase is BET1:
-                self._begin_draw()
-            else:
-                self._showdown()
+            self._after_round()
             return
         self.to_act = first
+
+    def _after_round(self) -> None:
+        """After a betting round: the draw, or the showdown after the last round (R3.1, R6.5)."""
+        if self.phase is BET1:
+            self._begin_draw()
+        else:
+            self._showdown()
 
     def _end_round(self) -> None:
         """Return uncalled chips (R3.9) and close the round's bets."""
@@ -300,7 +301,8 @@ class Rounds(HandFields):
         n = self.n
         folded = self.folded
         live = [not f for f in folded]
-        ranks: dict[int, HandRank] = {s: best_hand(self.cards[s]) for s in range(n) if live[s]}
+        rank = self._rank_hand
+        ranks: dict[int, HandRank] = {s: rank(self.cards[s]) for s in range(n) if live[s]}
         self._return_unmatched()
         contrib = self.contrib
         live_levels = {contrib[s] for s in ranks}
