@@ -1,8 +1,10 @@
 """Pure Seven Card Draw rules (RULES.md): cards, evaluation, hand state machine, pots. No I/O.
 
 Other draw games (R6-R8) are described by ``games`` (:class:`GameDefinition`), with the
-deuce-to-seven evaluator ``lowball``, the jackpot openers check ``openers`` and one deal of
-Five Card Draw with openers, ``jackpots`` (engine only for now).
+deuce-to-seven evaluator ``lowball``, the jackpot openers check ``openers``, one deal of
+Five Card Draw with openers, ``jackpots``, and one hand of Deuce-to-Seven Triple Draw,
+``tripledraw`` (HandState with the game's definition), engine only for now. Both bet by the
+same rule functions as Seven Card Draw (``legality``).
 
 Public names follow docs/INTERNALS.md (Cards, Evaluator, Game settings, Hand
 state machine). Modules: ``cards``, ``evaluator``, ``config`` (game settings), ``errors``,

@@ -152,9 +152,15 @@ class HandState(LegalMoves, Rounds):
                 a whole number >= 1, a button outside the table, per-seat
                 replacements with more than 4 players (R4.4).
         """
-        n = len(stacks)
         deck = _checked_start(config, stacks, button, seed, deck)
         self = object.__new__(cls)
+        self._setup(config, stacks, button, seed, hand_id, deck, raise_cap, HOLE_CARDS)
+        return self
+
+    def _setup(self, config: GameConfig, stacks: Sequence[int], button: int, seed: int, hand_id: int,
+               deck: list[int] | None, raise_cap: bool, hole: int) -> None:
+        """Shuffle, post, deal ``hole`` cards each (R2): ``start``'s work once its arguments are checked."""
+        n = len(stacks)
         self.config = config
         self.n = n
         self.button = button
@@ -175,11 +181,11 @@ class HandState(LegalMoves, Rounds):
         self._raise_cap = raise_cap is not False
         # R2.7: one card at a time clockwise from left of the button, so the
         # k-th seat after the button holds positions k, k+n, k+2n, ...
-        order = self._deck.upto(HOLE_CARDS * n)
-        cards = [order[(s - button - 1) % n : HOLE_CARDS * n : n] for s in range(n)]
+        order = self._deck.upto(hole * n)
+        cards = [order[(s - button - 1) % n : hole * n : n] for s in range(n)]
         self.cards = cards
         self.hole_cards = tuple(map(tuple, cards))
-        self._pos = HOLE_CARDS * n  # next stock position of the deck
+        self._pos = hole * n  # next stock position of the deck
         self._stock = []  # the stock after an R4.4 reshuffle
         self._muck = []
         self._fl = config.structure is Structure.FIXED_LIMIT
@@ -204,7 +210,6 @@ class HandState(LegalMoves, Rounds):
         self._inc = unit  # R3.6: a raise is at least the big blind (or min_bet)
         self._r1_high = 0
         self._begin_round(first_after)
-        return self
 
     def _post_forced(self, config: GameConfig, button: int) -> int:
         """Post the antes and blinds (R2.3-R2.5); returns the seat the first round starts after."""
