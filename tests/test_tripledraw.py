@@ -175,3 +175,14 @@ def test_hands_play_out_as_in_pokerkit() -> None:
     assert differ == []
     assert sum(1 for o in outcomes if not o.mismatch) >= 270  # most hands use no rule played otherwise
     assert {o.structure for o in outcomes} == {"fixed-limit", "no-limit"}
+
+
+def test_no_limit_later_rounds_open_at_the_big_blind() -> None:
+    """R6.6: the doubled first bet after the draw is Seven Card Draw's only; here every round opens at the big blind."""
+    hand = TripleDrawHand.start(GameConfig(), [1000, 1000], button=0, seed=2)
+    play(hand, (0, RAISE, 30), (1, CALL, 0))
+    stand_pat_all(hand)
+    legal = hand.legal()
+    assert (legal.min_to, legal.max_to) == (10, 970)
+    play(hand, (1, BET, 10), (0, RAISE, 20))
+    assert hand.legal().min_to == 30  # a raise of at least the last full raise (R3.6)

@@ -6,8 +6,8 @@ first, the evaluation, seats allowed, the reshuffle rule and passed-out
 deals. :data:`SEVEN_CARD_DRAW` (R1-R5) is the game the hand state machine
 plays; its numbers are the engine's constants (``constants.HOLE_CARDS``,
 ``config.MAX_PLAYERS`` ... read them from here). :data:`FIVE_CARD_DRAW` (R7)
-and :data:`DEUCE_TO_SEVEN_TRIPLE_DRAW` (R8) are defined for the engine's
-evaluators and the openers check; no hand state machine deals them yet.
+is dealt by :mod:`harness.engine.jackpots` and :data:`DEUCE_TO_SEVEN_TRIPLE_DRAW` (R8) by
+:mod:`harness.engine.tripledraw` (the engine only: nothing above it plays them yet).
 
 >>> GAMES["five-card-draw"].betting_rounds, GAMES["five-card-draw"].max_seats
 (2, 8)
