@@ -146,4 +146,5 @@ class PpoPolicy:
 if __name__ == "__main__":
     from harness.rl import as_bot
 
+    features.equity(range(7))  # builds the equity table now, at start-up, not within the first decision's time
     raise SystemExit(as_bot(PpoPolicy(), seats=SEATS, features=True).run())

@@ -2,7 +2,7 @@
 
 Run from the repository's top directory (needs the ``rl`` extra: ``make rl``)::
 
-    python -m examples.train_ppo --updates 11 --steps 2048 --lr 1e-3 --seed 1
+    python -m examples.train_ppo --updates 30 --steps 4096 --lr 1e-3 --seed 1
 
 The learner plays :class:`harness.rl.gym.SingleAgentEnv` with ``features=True`` and ``seat="rotate"`` (both
 seats in turn) against the ``solid`` example bot driven in-process (:class:`~harness.rl.gym.SdkOpponent`); the
@@ -145,7 +145,11 @@ def _rollout(env: Any, view: dict, policy: dict[str, np.ndarray], value: dict[st
         logp = _log_softmax(pp.forward(policy, x[None, :])[0], legal[None, :])[0]
         a = int(rng.choice(len(legal), p=np.exp(logp)))
         view, reward, done, _, _ = env.step(pp.index_of(a, obs))
-        xs.append(x), legals.append(legal), actions.append(a), logps.append(logp[a]), hands.append(hand)
+        xs.append(x)
+        legals.append(legal)
+        actions.append(a)
+        logps.append(logp[a])
+        hands.append(hand)
         rewards.append(reward / REWARD_SCALE)
         if done:
             nets.append(reward)
@@ -202,8 +206,8 @@ def train(updates: int, steps: int, lr: float, seed: int, log: Any = print) -> d
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m examples.train_ppo", description=__doc__.split("\n")[0])
-    parser.add_argument("--updates", type=int, default=11, help="PPO updates (default 11)")
-    parser.add_argument("--steps", type=int, default=2048, help="decisions per update, at least (default 2048)")
+    parser.add_argument("--updates", type=int, default=30, help="PPO updates (default 30)")
+    parser.add_argument("--steps", type=int, default=4096, help="decisions per update, at least (default 4096)")
     parser.add_argument("--lr", type=float, default=1e-3, help="Adam's learning rate (default 1e-3)")
     parser.add_argument("--seed", type=int, default=1, help="match seed of the deals and seed of every draw")
     parser.add_argument("--out", type=Path, default=pp.WEIGHTS, help="where the weights go (.npz)")
@@ -218,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.lr > 0:
         parser.error("--lr must be above 0")
     params = train(args.updates, args.steps, args.lr, args.seed)
-    np.savez(args.out, **params)
+    np.savez(args.out, **params)  # type: ignore[arg-type]  # numpy's stub types the keywords as allow_pickle
     print(f"weights written to {args.out}")
     if args.eval_hands:
         from bots.solid import Solid
