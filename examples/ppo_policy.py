@@ -1,7 +1,7 @@
 """The policy trained by ``examples/train_ppo.py`` (masked PPO), and the bot that plays it.
 
-Run as a bot: ``python -m examples.ppo_policy`` (from the repository's top directory; heads-up tables only),
-e.g. ``harness match --bot ppo='python -m examples.ppo_policy' --bot solid='python -m bots.solid'``.
+Run as a bot (:class:`PpoBot`): ``python -m examples.ppo_policy`` (from the repository's top directory; heads-up
+tables only), e.g. ``harness match --bot ppo='python -m examples.ppo_policy' --bot solid='python -m bots.solid'``.
 
 The policy reads the ``features=True`` observation of the environments (:mod:`harness.rl.encoding`,
 :mod:`harness.rl.features`) at two seats, so the environment, ``harness.rl.evaluate`` and the bot
@@ -44,8 +44,9 @@ from pathlib import Path
 import numpy as np
 
 from harness.rl import encoding, features
+from harness.rl.bot import PolicyBot
 
-__all__ = ["ACTIONS", "N_INPUTS", "WEIGHTS", "PpoPolicy", "abstract_mask", "forward", "index_of", "inputs",
+__all__ = ["ACTIONS", "N_INPUTS", "WEIGHTS", "PpoBot", "PpoPolicy", "abstract_mask", "forward", "index_of", "inputs",
            "load"]
 
 SEATS = 2
@@ -143,8 +144,14 @@ class PpoPolicy:
         return index_of(int(np.argmax(logits)), obs)
 
 
-if __name__ == "__main__":
-    from harness.rl import as_bot
+class PpoBot(PolicyBot):
+    """The bot of the shipped weights: :class:`PpoPolicy` through :func:`harness.rl.as_bot` (heads-up,
+    ``features=True``), a ``protocol.sdk.Bot`` (so ``harness lbr --bot examples.ppo_policy`` finds it too)."""
 
-    features.equity(range(7))  # builds the equity table now, at start-up, not within the first decision's time
-    raise SystemExit(as_bot(PpoPolicy(), seats=SEATS, features=True).run())
+    def __init__(self) -> None:
+        super().__init__(PpoPolicy(), seats=SEATS, features=True)
+        features.equity(range(7))  # builds the equity table now, at start-up, not within the first decision's time
+
+
+if __name__ == "__main__":
+    raise SystemExit(PpoBot().run())

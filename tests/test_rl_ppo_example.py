@@ -102,3 +102,10 @@ def test_the_shipped_weights_beat_the_baselines_and_solid() -> None:
     result = evaluate(pp.PpoPolicy(), lambda: [SdkOpponent(Solid(seed=1))], hands=100, seed=2027, features=True)
     assert result.beats("check_fold") and result.beats("always_call"), result.summary()
     assert result.policy.low is not None and result.policy.low > 0, result.summary()
+
+
+def test_harness_lbr_finds_the_bot_in_the_example_file() -> None:
+    from harness.rl.best_response import load_bot
+
+    bot = load_bot(str(pp.__file__))()
+    assert type(bot).__name__ == "PpoBot" and bot.features and bot.seats == 2
