@@ -25,6 +25,7 @@ bot plays) and, unless ``--eval-hands 0``, prints :func:`harness.rl.evaluate` ag
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -223,7 +224,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--lr must be above 0")
     params = train(args.updates, args.steps, args.lr, args.seed)
     np.savez(args.out, **params)  # type: ignore[arg-type]  # numpy's stub types the keywords as allow_pickle
-    print(f"weights written to {args.out}")
+    shown = os.path.relpath(args.out)  # examples/ppo_weights.npz when run from the top directory
+    print(f"weights written to {args.out if shown.startswith('..') else shown}")
     if args.eval_hands:
         from bots.solid import Solid
         from harness.rl import evaluate
