@@ -17,6 +17,9 @@
   ``harness`` imports it, nor ``pettingzoo``/``gymnasium``, but the CLI's ``bench env`` (lazily).
 - ``harness/play`` (the human seat's interfaces, ``harness play``/``watch``) sits on top: only the CLI and the
   contest server (its games in the browser) import it.
+- ``examples`` (runnable examples: the masked-PPO training script and the bot playing its weights) sit above
+  everything: they may import ``harness`` (its ``rl`` extra included), ``bots`` and ``protocol``; nothing in
+  ``harness``, ``protocol``, ``bots`` or ``tools`` imports them.
 - ``dask`` / ``distributed`` (an optional extra) are imported by the dask
   backend alone (``harness/tournament/cluster.py``).
 - ``harness_core`` (the native core, the crate in ``native/``) is imported by ``harness/engine/native.py``
@@ -116,6 +119,13 @@ def test_reports_sit_on_top(path: Path) -> None:
     for line, module in imported_modules(path):
         where = f"{path.relative_to(ROOT)}:{line} imports {module}"
         assert not module.startswith(("harness.report", "harness.cli")), where
+
+
+@pytest.mark.parametrize("path", files("harness") + files("protocol") + files("bots") + files("tools"),
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_examples_sit_on_top(path: Path) -> None:
+    for line, module in imported_modules(path):
+        assert _top(module) != "examples", f"{path.relative_to(ROOT)}:{line} imports {module}"
 
 
 DASK_MODULES = ("harness/tournament/cluster.py",)

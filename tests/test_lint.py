@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PATHS = ("harness", "protocol", "bots", "tests", "tools")
+PATHS = ("harness", "protocol", "bots", "tests", "tools", "examples")
 
 
 @pytest.mark.skipif(

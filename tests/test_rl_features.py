@@ -52,9 +52,13 @@ def test_feature_values_on_a_known_hand() -> None:
     assert v[lay["outs"]][0] == 22 and v[lay["pot_odds"]][0] == pytest.approx(0.25)
     assert v[lay["position"]][0] == 1.0
     assert np.flatnonzero(v[lay["keep"]]).tolist() == sorted(parse_cards("As Ks 7s 2s"))
+    offsets = [encoding.DRAW_BASE + int(i) for i in v[lay["choices"]]]  # the draw abstraction's actions, in order
+    assert offsets == [features.draw_choices(cards)[k] for k in ("best", "made", "draw")]
+    assert [cards[p] for p in encoding.DISCARDS[offsets[1] - encoding.DRAW_BASE]] == parse_cards("Ks 7s 2s 3h")
     drawn = np.zeros(features.SIZE, np.float32)
     features.fill(drawn, 0, 2, 0, cards, True, 1, 30, 0)
     assert drawn[lay["outs"]][0] == 0 and drawn[lay["position"]][0] == 0.0 and drawn[lay["pot_odds"]][0] == 0
+    assert not drawn[lay["choices"]].any()  # no draw to choose once drawn
     strong = features.equity(parse_cards("As Ah Ad Ac Ks 2d 3c"))
     weak = features.equity(parse_cards("7s 5h 4d 3c 9s 2d Jc"))
     assert strong > 0.99 and weak < 0.1

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CHECKS = {
     "strict: harness/engine": ("--strict", "harness/engine"),
     "strict: protocol": ("--strict", "protocol"),
-    "default: harness, protocol, bots": ("harness", "protocol", "bots"),
+    "default: harness, protocol, bots, examples": ("harness", "protocol", "bots", "examples"),
 }
 
 

@@ -15,11 +15,15 @@ Appended after the base observation (:func:`harness.rl.encoding.layout`), :data:
 - ``position`` (1): ``((seat - button - 1) mod n) / (n - 1)``: 1 on the button (last to act after the draw,
   R2.3/R3.1), 0 just left of it.
 - ``keep`` (52): one-hot by card int of the cards :func:`~harness.engine.evaluator.best_keep` keeps.
+- ``choices`` (3): before the seat's draw (seven cards), the draw actions of :func:`draw_choices` ``"best"``,
+  ``"made"``, ``"draw"`` as offsets ``i`` of the action index ``DRAW_BASE + i`` (0..98, :mod:`harness.rl.encoding`);
+  0 (stand pat) after its draw. The one-hot ``cards`` field has no order, and a draw action names positions:
+  this field lets a policy that sees only the observation (``evaluate``, ``as_bot``) play the draw abstraction.
 
 The draw abstraction: :func:`draw_choices` names three draws as action indices, ``"best"`` (``best_keep``),
 ``"made"`` (keep the made part of the best five, topped up to three cards by the highest others) and
 ``"draw"`` (keep a four-card flush or open-ended straight draw; ``best`` when there is none): a policy may
-choose among three instead of 99.
+choose among three instead of 99, from the observation alone (the ``choices`` field).
 """
 
 from __future__ import annotations
@@ -44,10 +48,11 @@ from harness.engine.evaluator import (
 __all__ = ["EQUITY_SAMPLES", "SIZE", "bounds", "draw_choices", "equity", "fill", "layout", "outs"]
 
 EQUITY_SAMPLES = 20000
-_FIELDS = (("category", 9), ("equity", 1), ("outs", 1), ("pot_odds", 1), ("position", 1), ("keep", 52))
+_FIELDS = (("category", 9), ("equity", 1), ("outs", 1), ("pot_odds", 1), ("position", 1), ("keep", 52), ("choices", 3))
 SIZE = sum(size for _, size in _FIELDS)
 _TABLE: list[int] = []
 _CACHE: dict[tuple[int, ...], tuple[int, float, int, tuple[int, ...]]] = {}
+_CHOICES: dict[tuple[int, ...], tuple[int, int, int]] = {}
 
 
 def layout(at: int = 0) -> dict[str, slice]:
@@ -60,9 +65,10 @@ def layout(at: int = 0) -> dict[str, slice]:
 
 
 def bounds(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(low, high)`` float32 vectors of the features: 0..1 except ``outs`` (0..45)."""
+    """``(low, high)`` float32 vectors of the features: 0..1 except ``outs`` (0..45) and ``choices`` (0..98)."""
     low, high = np.zeros(SIZE, np.float32), np.ones(SIZE, np.float32)
     high[layout()["outs"]] = 45.0
+    high[layout()["choices"]] = 98.0
     return low, high
 
 
@@ -107,7 +113,8 @@ def fill(v: Any, at: int, n: int, seat: int, cards: Sequence[int], drawn: bool, 
 
     Args:
         n, seat, button: the table size, the observer's seat, the button's seat.
-        cards: the observer's current cards (ints). drawn: whether the observer has drawn.
+        cards: the observer's current cards (ints, in the engine's order: ``choices`` names positions).
+        drawn: whether the observer has drawn.
         pot: all chips committed (chips). call: the observer's ``call_amount`` now (0 when not its decision).
     """
     category, p, out, kept = _of(cards, drawn)
@@ -122,6 +129,25 @@ def fill(v: Any, at: int, n: int, seat: int, cards: Sequence[int], drawn: bool, 
     k = lay["keep"].start
     for c in kept:
         v[k + c] = 1.0
+    if len(cards) == 7 and not drawn:
+        k = lay["choices"].start
+        for j, i in enumerate(_choices(cards)):
+            if i:
+                v[k + j] = float(i)
+
+
+def _choices(cards: Sequence[int]) -> tuple[int, int, int]:
+    """The ``choices`` field's offsets of seven cards in their order, memoised (bounded)."""
+    key = tuple(cards)
+    found = _CHOICES.get(key)
+    if found is None:
+        if len(_CHOICES) >= 65536:
+            _CHOICES.clear()
+        from harness.rl.encoding import DRAW_BASE
+
+        d = draw_choices(cards)
+        found = _CHOICES[key] = (d["best"] - DRAW_BASE, d["made"] - DRAW_BASE, d["draw"] - DRAW_BASE)
+    return found
 
 
 def _keep_index(cards: Sequence[int], keep: Sequence[int]) -> int:
