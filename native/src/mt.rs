@@ -90,6 +90,16 @@ impl Mt {
         Mt::from_key(&key)
     }
 
+    /// `random.Random(seed)` for a seed of 64 bits (a hand seed), without allocating.
+    pub fn from_u64(seed: u64) -> Mt {
+        let (lo, hi) = (seed as u32, (seed >> 32) as u32);
+        if hi != 0 {
+            Mt::from_key(&[lo, hi])
+        } else {
+            Mt::from_key(&[lo])
+        }
+    }
+
     /// Twist words `twisted..end` of the next generation (CPython's `genrand_uint32` refill, in order).
     fn twist(&mut self, end: usize) {
         let st = &mut self.state;
