@@ -8,7 +8,7 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
 use crate::hand::{Config, Hand, Phase, BET, CALL, CHECK, DRAW, FOLD, MAX_DISCARDS, MAX_SEATS, RAISE};
-use crate::mt::Mt;
+use crate::mt::{Mt, LANES};
 use crate::rng::Rng;
 
 type HmacSha256 = Hmac<Sha256>;
@@ -367,6 +367,7 @@ pub struct Tables {
     unit: f64,
     tables: Vec<Table>,
     chosen: Vec<Chosen>,
+    ended: Vec<usize>,
     rng: Rng,
 }
 
@@ -382,7 +383,8 @@ impl Tables {
             tables.push(Table { hand, mac, number, decision });
         }
         let chosen = vec![Chosen::default(); tables.len()];
-        Ok(Tables { set, lay, unit: set.config.unit() as f64, tables, chosen, rng: Rng::new(chooser_seed) })
+        let ended = Vec::with_capacity(tables.len());
+        Ok(Tables { set, lay, unit: set.config.unit() as f64, tables, chosen, ended, rng: Rng::new(chooser_seed) })
     }
 
     pub fn len(&self) -> usize {
@@ -427,7 +429,7 @@ impl Tables {
         }
         let (n, size) = (self.set.n, self.lay.size);
         let unit32 = self.set.config.unit() as f32;
-        let mut ended = 0;
+        self.ended.clear();
         for (i, t) in self.tables.iter_mut().enumerate() {
             let c = &self.chosen[i];
             let seat = t.hand.to_act.unwrap_or(0);
@@ -435,7 +437,7 @@ impl Tables {
             let every = &mut out.every[i * n..(i + 1) * n];
             let views = &mut out.views[i * n * size..(i + 1) * n * size];
             if let Some(r) = t.hand.result() {
-                ended += 1;
+                self.ended.push(i);
                 for (e, &net) in every.iter_mut().zip(&r.net) {
                     *e = net as f32 / unit32; // float32 as VectorEnv divides
                 }
@@ -445,20 +447,54 @@ impl Tables {
                 for s in 0..n {
                     observe(&mut views[s * size..(s + 1) * size], &self.lay, self.unit, &t.hand, s);
                 }
-                let (hand, number) = deal(&self.set, &t.mac, t.number + 1).map_err(|e| (i, e))?;
-                t.hand = hand;
-                t.number = number;
             } else {
                 every.fill(0.0);
                 views.fill(0.0);
                 out.rewards[i] = 0.0;
                 out.terminated[i] = false;
                 out.acted[i] = 0;
+                t.decision = decide(&t.hand);
             }
-            t.decision = decide(&t.hand);
         }
+        self.deal_next()?;
         self.rows(out.obs, out.masks, out.seats);
-        Ok(ended)
+        Ok(self.ended.len())
+    }
+
+    /// The next hand at the tables whose hand ended (`ended`), their generators seeded `LANES` at
+    /// a time (`Mt::from_u64_lanes`: seeding is most of a hand's cost).
+    fn deal_next(&mut self) -> Result<(), (usize, String)> {
+        let set = self.set;
+        let stacks = [set.stack; MAX_SEATS];
+        for chunk in self.ended.chunks(LANES) {
+            let mut seeds = [0u64; LANES];
+            for (seed, &i) in seeds.iter_mut().zip(chunk) {
+                let t = &self.tables[i];
+                *seed = hand_seed(&t.mac, t.number + 1);
+            }
+            let rngs = if chunk.len() == 1 { None } else { Some(Mt::from_u64_lanes(&seeds)) };
+            for (l, &i) in chunk.iter().enumerate() {
+                let t = &mut self.tables[i];
+                let number = t.number + 1;
+                let rng = match &rngs {
+                    Some(r) => r[l].clone(),
+                    None => Mt::from_u64(seeds[0]),
+                };
+                let button = (number % set.n as u64) as usize;
+                let hand = Hand::start(set.config, &stacks[..set.n], button, rng, None, true).map_err(|e| (i, e.0))?;
+                if hand.is_complete() {
+                    // over before anyone acts (every stack all-in on its forced bets): the next one
+                    let (hand, number) = deal(&set, &t.mac, number + 1).map_err(|e| (i, e))?;
+                    t.hand = hand;
+                    t.number = number;
+                } else {
+                    t.hand = hand;
+                    t.number = number;
+                }
+                t.decision = decide(&t.hand);
+            }
+        }
+        Ok(())
     }
 
     /// A uniformly random legal index per table (the chooser's own numbers, `rng`).
