@@ -13,7 +13,7 @@ const LOWER: u32 = 0x7fff_ffff;
 /// Words the state is twisted by at a time: a hand uses a few dozen numbers of the 624 of a generation.
 const TWIST_CHUNK: usize = 32;
 
-/// Generators seeded side by side by `from_u64_lanes`.
+/// Most generators seeded side by side by `from_u64_lanes` (fewer when fewer are needed).
 pub const LANES: usize = 8;
 
 /// The Mersenne Twister state, as CPython keeps it; the twist of each generation is done lazily, in
@@ -106,7 +106,7 @@ impl Mt {
     /// `from_u64` of `LANES` seeds at once. Seeding is a chain of 1,247 dependent steps (most of a
     /// hand's cost); the lanes' chains are independent, so stepping them side by side lets the CPU
     /// overlap them (and the compiler use vector instructions). The same generators as `from_u64`.
-    pub fn from_u64_lanes(seeds: &[u64; LANES]) -> [Mt; LANES] {
+    pub fn from_u64_lanes<const LANES: usize>(seeds: &[u64; LANES]) -> [Mt; LANES] {
         let mut st = [[0u32; LANES]; N];
         for (row, &init) in st.iter_mut().zip(INIT_19650218.iter()) {
             *row = [init; LANES];
@@ -223,7 +223,7 @@ mod tests {
     #[test]
     fn lanes_seed_as_one_at_a_time() {
         let seeds = [0, 1, 7, u32::MAX as u64, 1 << 32, u64::MAX, 0x1234_5678_9abc_def0, 42 << 40];
-        let mut many = Mt::from_u64_lanes(&seeds);
+        let mut many = Mt::from_u64_lanes::<8>(&seeds);
         for (l, &seed) in seeds.iter().enumerate() {
             let mut one = Mt::from_u64(seed);
             for _ in 0..1000 {

@@ -348,6 +348,22 @@ fn deal(set: &Settings, mac: &HmacSha256, mut number: u64) -> Result<(Hand, u64)
     }
 }
 
+/// The generators of `seeds` (at most `LANES`) into `out`, seeded side by side in a batch no
+/// wider than needed (every lane costs the same, used or not).
+fn seed_batch(seeds: &[u64], out: &mut Vec<Mt>) {
+    fn lanes<const L: usize>(seeds: &[u64], out: &mut Vec<Mt>) {
+        let mut padded = [0u64; L];
+        padded[..seeds.len()].copy_from_slice(seeds);
+        out.extend(Mt::from_u64_lanes(&padded).into_iter().take(seeds.len()));
+    }
+    match seeds.len() {
+        0 => {}
+        1 => out.push(Mt::from_u64(seeds[0])),
+        2..=4 => lanes::<4>(seeds, out),
+        _ => lanes::<LANES>(seeds, out),
+    }
+}
+
 /// Views of the output rows of one step (every element is written).
 pub struct Outputs<'a> {
     pub obs: &'a mut [f32],
@@ -368,6 +384,7 @@ pub struct Tables {
     tables: Vec<Table>,
     chosen: Vec<Chosen>,
     ended: Vec<usize>,
+    rngs: Vec<Mt>,
     rng: Rng,
 }
 
@@ -384,7 +401,7 @@ impl Tables {
         }
         let chosen = vec![Chosen::default(); tables.len()];
         let ended = Vec::with_capacity(tables.len());
-        Ok(Tables { set, lay, unit: set.config.unit() as f64, tables, chosen, ended, rng: Rng::new(chooser_seed) })
+        Ok(Tables { set, lay, unit: set.config.unit() as f64, tables, chosen, ended, rngs: Vec::with_capacity(LANES), rng: Rng::new(chooser_seed) })
     }
 
     pub fn len(&self) -> usize {
@@ -472,14 +489,10 @@ impl Tables {
                 let t = &self.tables[i];
                 *seed = hand_seed(&t.mac, t.number + 1);
             }
-            let rngs = if chunk.len() == 1 { None } else { Some(Mt::from_u64_lanes(&seeds)) };
-            for (l, &i) in chunk.iter().enumerate() {
+            seed_batch(&seeds[..chunk.len()], &mut self.rngs);
+            for (&i, rng) in chunk.iter().zip(self.rngs.drain(..)) {
                 let t = &mut self.tables[i];
                 let number = t.number + 1;
-                let rng = match &rngs {
-                    Some(r) => r[l].clone(),
-                    None => Mt::from_u64(seeds[0]),
-                };
                 let button = (number % set.n as u64) as usize;
                 let hand = Hand::start(set.config, &stacks[..set.n], button, rng, None, true).map_err(|e| (i, e.0))?;
                 if hand.is_complete() {
