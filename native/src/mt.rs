@@ -45,10 +45,19 @@ impl Mt {
     /// `random.Random(seed)` for an int seed given as the 32-bit words of `abs(seed)`, least
     /// significant first (`[0]` for 0).
     pub fn from_key(key: &[u32]) -> Mt {
+        let mut mt = Mt { state: INIT_19650218, index: N, twisted: N };
+        mt.reseed_key(key);
+        mt
+    }
+
+    /// `from_key` in place (no 2.5 KB state moved).
+    pub fn reseed_key(&mut self, key: &[u32]) {
         let zero = [0u32];
         let key = if key.is_empty() { &zero[..] } else { key };
-        let mut mt = Mt { state: INIT_19650218, index: N, twisted: N };
-        let st = &mut mt.state;
+        self.state = INIT_19650218;
+        self.index = N;
+        self.twisted = N;
+        let st = &mut self.state;
         // `prev` is st[i - 1], kept in a register: each step depends on the one before.
         let (mut i, mut j) = (1usize, 0usize);
         let mut prev = st[0];
@@ -79,7 +88,6 @@ impl Mt {
             }
         }
         st[0] = 0x8000_0000;
-        mt
     }
 
     /// `random.Random(seed)` for a seed that fits 64 bits (its absolute value's words).
@@ -95,11 +103,18 @@ impl Mt {
 
     /// `random.Random(seed)` for a seed of 64 bits (a hand seed), without allocating.
     pub fn from_u64(seed: u64) -> Mt {
+        let mut mt = Mt { state: INIT_19650218, index: N, twisted: N };
+        mt.reseed_u64(seed);
+        mt
+    }
+
+    /// `from_u64` in place.
+    pub fn reseed_u64(&mut self, seed: u64) {
         let (lo, hi) = (seed as u32, (seed >> 32) as u32);
         if hi != 0 {
-            Mt::from_key(&[lo, hi])
+            self.reseed_key(&[lo, hi])
         } else {
-            Mt::from_key(&[lo])
+            self.reseed_key(&[lo])
         }
     }
 
@@ -107,6 +122,23 @@ impl Mt {
     /// hand's cost); the lanes' chains are independent, so stepping them side by side lets the CPU
     /// overlap them (and the compiler use vector instructions). The same generators as `from_u64`.
     pub fn from_u64_lanes<const LANES: usize>(seeds: &[u64; LANES]) -> [Mt; LANES] {
+        let lanes = Lanes::seed(seeds);
+        std::array::from_fn(|l| {
+            let mut mt = Mt { state: [0; N], index: N, twisted: N };
+            lanes.write(l, &mut mt);
+            mt
+        })
+    }
+}
+
+/// `LANES` generators' states seeded side by side, word-interleaved (`Mt::from_u64_lanes`).
+pub struct Lanes<const LANES: usize> {
+    st: [[u32; LANES]; N],
+}
+
+impl<const LANES: usize> Lanes<LANES> {
+    /// Seed the lanes (`Mt::from_u64` of each seed).
+    pub fn seed(seeds: &[u64; LANES]) -> Self {
         let mut st = [[0u32; LANES]; N];
         for (row, &init) in st.iter_mut().zip(INIT_19650218.iter()) {
             *row = [init; LANES];
@@ -152,14 +184,20 @@ impl Mt {
             }
         }
         st[0] = [0x8000_0000; LANES];
-        std::array::from_fn(|l| {
-            let mut state = [0u32; N];
-            for (w, row) in state.iter_mut().zip(st.iter()) {
-                *w = row[l];
-            }
-            Mt { state, index: N, twisted: N }
-        })
+        Lanes { st }
     }
+
+    /// Lane `l`'s generator, written over `mt`.
+    pub fn write(&self, l: usize, mt: &mut Mt) {
+        for (w, row) in mt.state.iter_mut().zip(self.st.iter()) {
+            *w = row[l];
+        }
+        mt.index = N;
+        mt.twisted = N;
+    }
+}
+
+impl Mt {
 
     /// Twist words `twisted..end` of the next generation (CPython's `genrand_uint32` refill, in order).
     fn twist(&mut self, end: usize) {

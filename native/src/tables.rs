@@ -8,7 +8,7 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
 use crate::hand::{Config, Hand, Phase, BET, CALL, CHECK, DRAW, FOLD, MAX_DISCARDS, MAX_SEATS, RAISE};
-use crate::mt::{Mt, LANES};
+use crate::mt::{Lanes, Mt, LANES};
 use crate::rng::Rng;
 
 type HmacSha256 = Hmac<Sha256>;
@@ -348,19 +348,13 @@ fn deal(set: &Settings, mac: &HmacSha256, mut number: u64) -> Result<(Hand, u64)
     }
 }
 
-/// The generators of `seeds` (at most `LANES`) into `out`, seeded side by side in a batch no
-/// wider than needed (every lane costs the same, used or not).
-fn seed_batch(seeds: &[u64], out: &mut Vec<Mt>) {
-    fn lanes<const L: usize>(seeds: &[u64], out: &mut Vec<Mt>) {
-        let mut padded = [0u64; L];
-        padded[..seeds.len()].copy_from_slice(seeds);
-        out.extend(Mt::from_u64_lanes(&padded).into_iter().take(seeds.len()));
-    }
-    match seeds.len() {
-        0 => {}
-        1 => out.push(Mt::from_u64(seeds[0])),
-        2..=4 => lanes::<4>(seeds, out),
-        _ => lanes::<LANES>(seeds, out),
+/// Reseed the generators of the tables `chunk` from `seeds` (in order), `L` lanes side by side.
+fn reseed<const L: usize>(seeds: &[u64], chunk: &[usize], tables: &mut [Table]) {
+    let mut lanes = [0u64; L];
+    lanes.copy_from_slice(&seeds[..L]);
+    let seeded = Lanes::seed(&lanes);
+    for (l, &i) in chunk.iter().enumerate() {
+        seeded.write(l, tables[i].hand.rng_mut());
     }
 }
 
@@ -384,7 +378,6 @@ pub struct Tables {
     tables: Vec<Table>,
     chosen: Vec<Chosen>,
     ended: Vec<usize>,
-    rngs: Vec<Mt>,
     rng: Rng,
 }
 
@@ -401,7 +394,7 @@ impl Tables {
         }
         let chosen = vec![Chosen::default(); tables.len()];
         let ended = Vec::with_capacity(tables.len());
-        Ok(Tables { set, lay, unit: set.config.unit() as f64, tables, chosen, ended, rngs: Vec::with_capacity(LANES), rng: Rng::new(chooser_seed) })
+        Ok(Tables { set, lay, unit: set.config.unit() as f64, tables, chosen, ended, rng: Rng::new(chooser_seed) })
     }
 
     pub fn len(&self) -> usize {
@@ -478,31 +471,36 @@ impl Tables {
         Ok(self.ended.len())
     }
 
-    /// The next hand at the tables whose hand ended (`ended`), their generators seeded `LANES` at
-    /// a time (`Mt::from_u64_lanes`: seeding is most of a hand's cost).
+    /// The next hand at the tables whose hand ended (`ended`), in place (`Hand::restart`), their
+    /// generators seeded `LANES` at a time (`mt::Lanes`: seeding is most of a hand's cost).
     fn deal_next(&mut self) -> Result<(), (usize, String)> {
         let set = self.set;
         let stacks = [set.stack; MAX_SEATS];
         for chunk in self.ended.chunks(LANES) {
             let mut seeds = [0u64; LANES];
             for (seed, &i) in seeds.iter_mut().zip(chunk) {
-                let t = &self.tables[i];
-                *seed = hand_seed(&t.mac, t.number + 1);
-            }
-            seed_batch(&seeds[..chunk.len()], &mut self.rngs);
-            for (&i, rng) in chunk.iter().zip(self.rngs.drain(..)) {
                 let t = &mut self.tables[i];
-                let number = t.number + 1;
-                let button = (number % set.n as u64) as usize;
-                let hand = Hand::start(set.config, &stacks[..set.n], button, rng, None, true).map_err(|e| (i, e.0))?;
-                if hand.is_complete() {
+                t.number += 1;
+                *seed = hand_seed(&t.mac, t.number);
+            }
+            // a batch no wider than needed: every lane costs the same, used or not
+            match chunk.len() {
+                1 => self.tables[chunk[0]].hand.rng_mut().reseed_u64(seeds[0]),
+                2..=4 => reseed::<4>(&seeds, chunk, &mut self.tables),
+                _ => reseed::<LANES>(&seeds, chunk, &mut self.tables),
+            }
+            for &i in chunk {
+                let t = &mut self.tables[i];
+                loop {
+                    let button = (t.number % set.n as u64) as usize;
+                    t.hand.restart(&stacks[..set.n], button).map_err(|e| (i, e.0))?;
+                    if !t.hand.is_complete() {
+                        break;
+                    }
                     // over before anyone acts (every stack all-in on its forced bets): the next one
-                    let (hand, number) = deal(&set, &t.mac, number + 1).map_err(|e| (i, e))?;
-                    t.hand = hand;
-                    t.number = number;
-                } else {
-                    t.hand = hand;
-                    t.number = number;
+                    t.number += 1;
+                    let seed = hand_seed(&t.mac, t.number);
+                    t.hand.rng_mut().reseed_u64(seed);
                 }
                 t.decision = decide(&t.hand);
             }
