@@ -63,7 +63,7 @@ class NativeVectorEnv(_GymVectorEnv):
             raise ValueError(f"chooser_seed must be a whole number in 0..2**64-1, got {chooser_seed!r}")
         table = SevenCardDrawEnv(**kwargs)  # checks the settings and gives the spaces
         game = table.game
-        self._settings = {
+        self._settings: dict[str, Any] = {
             "structure": str(game.structure), "small_blind": game.small_blind, "big_blind": game.big_blind,
             "ante": game.ante, "blinds": game.blinds, "min_bet": game.min_bet, "cap": game.cap,
             "replacements": str(game.replacements), "chooser_seed": chooser_seed,
