@@ -13,7 +13,7 @@ const LOWER: u32 = 0x7fff_ffff;
 /// Words the state is twisted by at a time: a hand uses a few dozen numbers of the 624 of a generation.
 const TWIST_CHUNK: usize = 32;
 
-/// Most generators seeded side by side by `from_u64_lanes` (fewer when fewer are needed).
+/// Most generators seeded side by side (`Lanes`; fewer when fewer are needed).
 pub const LANES: usize = 8;
 
 /// The Mersenne Twister state, as CPython keeps it; the twist of each generation is done lazily, in
@@ -118,20 +118,66 @@ impl Mt {
         }
     }
 
-    /// `from_u64` of `LANES` seeds at once. Seeding is a chain of 1,247 dependent steps (most of a
-    /// hand's cost); the lanes' chains are independent, so stepping them side by side lets the CPU
-    /// overlap them (and the compiler use vector instructions). The same generators as `from_u64`.
-    pub fn from_u64_lanes<const LANES: usize>(seeds: &[u64; LANES]) -> [Mt; LANES] {
-        let lanes = Lanes::seed(seeds);
-        std::array::from_fn(|l| {
-            let mut mt = Mt { state: [0; N], index: N, twisted: N };
-            lanes.write(l, &mut mt);
-            mt
-        })
+
+    /// Twist words `twisted..end` of the next generation (CPython's `genrand_uint32` refill, in order).
+    fn twist(&mut self, end: usize) {
+        let st = &mut self.state;
+        let mag = |y: u32| if y & 1 == 1 { MATRIX_A } else { 0 };
+        for kk in self.twisted..end {
+            let next = if kk + 1 < N { st[kk + 1] } else { st[0] };
+            let y = (st[kk] & UPPER) | (next & LOWER);
+            let far = if kk < N - M { st[kk + M] } else { st[kk + M - N] };
+            st[kk] = far ^ (y >> 1) ^ mag(y);
+        }
+        self.twisted = end;
+    }
+
+    /// The next 32 random bits (`genrand_uint32`).
+    pub fn next_u32(&mut self) -> u32 {
+        if self.index >= self.twisted {
+            if self.index >= N {
+                self.index = 0;
+                self.twisted = 0;
+            }
+            self.twist((self.twisted + TWIST_CHUNK).min(N));
+        }
+        let mut y = self.state[self.index];
+        self.index += 1;
+        y ^= y >> 11;
+        y ^= (y << 7) & 0x9d2c_5680;
+        y ^= (y << 15) & 0xefc6_0000;
+        y ^ (y >> 18)
+    }
+
+    /// `getrandbits(k)` for 1 <= k <= 32.
+    pub fn getrandbits(&mut self, k: u32) -> u32 {
+        self.next_u32() >> (32 - k)
+    }
+
+    /// `_randbelow(n)` for 1 <= n < 2**32: `getrandbits(n.bit_length())` until below n.
+    pub fn randbelow(&mut self, n: u32) -> u32 {
+        let k = 32 - n.leading_zeros();
+        loop {
+            let r = self.getrandbits(k);
+            if r < n {
+                return r;
+            }
+        }
+    }
+
+    /// `random.shuffle(x)`: Fisher-Yates from the end.
+    pub fn shuffle(&mut self, x: &mut [u8]) {
+        for i in (1..x.len()).rev() {
+            let j = self.randbelow(i as u32 + 1) as usize;
+            x.swap(i, j);
+        }
     }
 }
 
-/// `LANES` generators' states seeded side by side, word-interleaved (`Mt::from_u64_lanes`).
+/// `LANES` generators seeded side by side, their states word-interleaved. Seeding is a chain of
+/// 1,247 dependent steps (most of a hand's cost); the lanes' chains are independent, so stepping
+/// them together lets the CPU overlap them (and the compiler use vector instructions). Each lane
+/// gives the generator `Mt::from_u64` gives.
 pub struct Lanes<const LANES: usize> {
     st: [[u32; LANES]; N],
 }
@@ -197,63 +243,6 @@ impl<const LANES: usize> Lanes<LANES> {
     }
 }
 
-impl Mt {
-
-    /// Twist words `twisted..end` of the next generation (CPython's `genrand_uint32` refill, in order).
-    fn twist(&mut self, end: usize) {
-        let st = &mut self.state;
-        let mag = |y: u32| if y & 1 == 1 { MATRIX_A } else { 0 };
-        for kk in self.twisted..end {
-            let next = if kk + 1 < N { st[kk + 1] } else { st[0] };
-            let y = (st[kk] & UPPER) | (next & LOWER);
-            let far = if kk < N - M { st[kk + M] } else { st[kk + M - N] };
-            st[kk] = far ^ (y >> 1) ^ mag(y);
-        }
-        self.twisted = end;
-    }
-
-    /// The next 32 random bits (`genrand_uint32`).
-    pub fn next_u32(&mut self) -> u32 {
-        if self.index >= self.twisted {
-            if self.index >= N {
-                self.index = 0;
-                self.twisted = 0;
-            }
-            self.twist((self.twisted + TWIST_CHUNK).min(N));
-        }
-        let mut y = self.state[self.index];
-        self.index += 1;
-        y ^= y >> 11;
-        y ^= (y << 7) & 0x9d2c_5680;
-        y ^= (y << 15) & 0xefc6_0000;
-        y ^ (y >> 18)
-    }
-
-    /// `getrandbits(k)` for 1 <= k <= 32.
-    pub fn getrandbits(&mut self, k: u32) -> u32 {
-        self.next_u32() >> (32 - k)
-    }
-
-    /// `_randbelow(n)` for 1 <= n < 2**32: `getrandbits(n.bit_length())` until below n.
-    pub fn randbelow(&mut self, n: u32) -> u32 {
-        let k = 32 - n.leading_zeros();
-        loop {
-            let r = self.getrandbits(k);
-            if r < n {
-                return r;
-            }
-        }
-    }
-
-    /// `random.shuffle(x)`: Fisher-Yates from the end.
-    pub fn shuffle(&mut self, x: &mut [u8]) {
-        for i in (1..x.len()).rev() {
-            let j = self.randbelow(i as u32 + 1) as usize;
-            x.swap(i, j);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -261,11 +250,13 @@ mod tests {
     #[test]
     fn lanes_seed_as_one_at_a_time() {
         let seeds = [0, 1, 7, u32::MAX as u64, 1 << 32, u64::MAX, 0x1234_5678_9abc_def0, 42 << 40];
-        let mut many = Mt::from_u64_lanes::<8>(&seeds);
+        let lanes = Lanes::seed(&seeds);
         for (l, &seed) in seeds.iter().enumerate() {
             let mut one = Mt::from_u64(seed);
+            let mut lane = Mt::from_u64(12345);
+            lanes.write(l, &mut lane);
             for _ in 0..1000 {
-                assert_eq!(one.next_u32(), many[l].next_u32(), "seed {seed}");
+                assert_eq!(one.next_u32(), lane.next_u32(), "seed {seed}");
             }
         }
     }
