@@ -144,7 +144,10 @@ def test_usage_mistakes_are_named() -> None:
     obs, info = env.reset()  # a fresh secret seed
     assert obs["observation"].shape == (2, encoding.obs_size(2)) and info["seat"].shape == (2,)
     assert env.observation_space.contains(obs)
-    with pytest.raises(ValueError, match="table 5"):
-        env.hand(5)
+    for bad in (5, -1):
+        with pytest.raises(ValueError, match=f"table {bad}"):
+            env.hand(bad)
+        with pytest.raises(ValueError, match=f"table {bad}"):
+            env.hand_number(bad)
     env.close()
     env.close()

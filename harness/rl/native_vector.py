@@ -179,11 +179,21 @@ class NativeVectorEnv(_GymVectorEnv):
         Raises:
             ValueError: ``i`` is not a table. RuntimeError: before the first :meth:`reset`.
         """
-        return self._tables().hand(_as_index(i))
+        return self._tables().hand(self._table(i))
 
     def hand_number(self, i: int) -> int:
-        """Table ``i``'s hand number in its match (the deal of ``hand_seed(match seed, number)``)."""
-        return int(self._tables().hand_number(_as_index(i)))
+        """Table ``i``'s hand number in its match (the deal of ``hand_seed(match seed, number)``).
+
+        Raises:
+            ValueError: ``i`` is not a table. RuntimeError: before the first :meth:`reset`.
+        """
+        return int(self._tables().hand_number(self._table(i)))
+
+    def _table(self, i: Any) -> int:
+        i = _as_index(i)
+        if not 0 <= i < self.num_envs:
+            raise ValueError(f"table {i}: the tables are 0..{self.num_envs - 1}")
+        return i
 
     def close_extras(self, **kwargs: Any) -> None:
         """Nothing to release (the tables hold no processes or files); closing twice is allowed."""
