@@ -23,9 +23,9 @@
 - ``dask`` / ``distributed`` (an optional extra) are imported by the dask
   backend alone (``harness/tournament/cluster.py``).
 - ``harness_core`` (the native core, the crate in ``native/``) is imported by ``harness/engine/native.py``
-  alone: the rest of the harness reaches it through the engine, bots never (they have the evaluator), nor
-  ``protocol``; the engine's package imports it only on request (the engine works without it). Its Rust
-  has no ``unsafe``.
+  alone: the rest of the harness reaches it through the engine (``harness/rl/native_vector.py`` takes its
+  ``NativeTables`` there), bots never (they have the evaluator), nor ``protocol``; the engine's package
+  imports it only on request (the engine works without it). Its Rust has no ``unsafe``.
 """
 
 from __future__ import annotations

@@ -99,7 +99,7 @@ def bench_env(
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
     seconds: float = typer.Option(3.0, "--seconds", help="CPU seconds per figure."),
 ) -> None:
-    """Steps/s of the PettingZoo environment and of 64 tables vectorised, and the cost of clone() (needs '.[rl]')."""
+    """Steps/s of the PettingZoo environment and of 64 tables at once (native, Python); clone()'s cost (needs .[rl])."""
     try:
         from harness.rl.bench import TARGETS as RL_TARGETS  # the rl extra: imported here only
         from harness.rl.bench import run as run_bench

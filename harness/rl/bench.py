@@ -20,10 +20,12 @@ from harness.engine import Phase
 from harness.engine.evaluator import build_tables
 from harness.rl import encoding
 from harness.rl.aec import SevenCardDrawEnv
+from harness.rl.native_vector import NativeVectorEnv
 from harness.rl.vector import VectorEnv
 
 #: What the figures should reach (docs/speed.md).
-TARGETS = {"steps_per_s": ">= 30,000", "steps_per_s_vector": ">= 1.5x steps_per_s"}
+TARGETS = {"steps_per_s": ">= 30,000", "steps_per_s_vector": ">= 1,000,000",
+           "steps_per_s_vector_python": ">= 1.5x steps_per_s"}
 
 
 def _aec_steps(seconds: float) -> tuple[float, float]:
@@ -48,8 +50,27 @@ def _aec_steps(seconds: float) -> tuple[float, float]:
             return steps / (now - cpu), steps / (time.perf_counter() - wall)
 
 
+def _native_vector_steps(seconds: float, tables: int = 64) -> tuple[float, float]:
+    """(table steps per CPU second, per wall second) of ``tables`` native tables (:class:`NativeVectorEnv`) stepped
+    together, a random legal index per table drawn in Rust (``random_actions``)."""
+    venv = NativeVectorEnv(tables, num_players=2)
+    venv.reset(seed=1)
+    step, choose = venv.step, venv.random_actions
+    steps = 0
+    cpu, wall = time.thread_time(), time.perf_counter()
+    end = cpu + seconds
+    while True:
+        for _ in range(20):
+            step(choose())
+        steps += 20 * tables
+        now = time.thread_time()
+        if now >= end:
+            return steps / (now - cpu), steps / (time.perf_counter() - wall)
+
+
 def _vector_steps(seconds: float, tables: int = 64) -> tuple[float, float]:
-    """(table steps per CPU second, per wall second) of ``tables`` tables stepped together."""
+    """(table steps per CPU second, per wall second) of ``tables`` Python tables (:class:`VectorEnv`) stepped
+    together."""
     venv = VectorEnv(tables, num_players=2)
     rng = np.random.default_rng(1)
     masks = venv.reset(seed=1)[0]["action_mask"]
@@ -107,22 +128,28 @@ def _clone_us(count: int = 20000) -> float:
 
 def run(seconds: float = 3.0) -> dict[str, Any]:
     """``steps_per_s`` (random legal actions, heads-up, one core, the AEC environment with its observation and
-    mask every step), ``steps_per_s_vector`` (64 tables stepped together), ``clone_us`` (microseconds of CPU),
-    ``rules_us_per_step`` (:func:`_rules_us_per_step`) and ``vector_over_single_ceiling``, the ratio a vector
-    form would reach if its observations, masks, rewards and the policy's choice cost nothing, the same rates
-    per wall second and the load average (module doc)."""
+    mask every step), ``steps_per_s_vector`` (64 native tables stepped together, :class:`NativeVectorEnv`),
+    ``steps_per_s_vector_python`` (64 Python tables, :class:`VectorEnv`), ``clone_us`` (microseconds of CPU),
+    ``rules_us_per_step`` (:func:`_rules_us_per_step`) and ``vector_over_single_ceiling``, the ratio the Python
+    vector form would reach if its observations, masks, rewards and the policy's choice cost nothing, the same
+    rates per wall second and the load average (module doc)."""
     build_tables()
     aec, aec_wall = _aec_steps(seconds)
+    native, native_wall = _native_vector_steps(seconds)
     vector, vector_wall = _vector_steps(seconds)
     rules_us = _rules_us_per_step(seconds)
     return {
         "steps_per_s": round(aec),
-        "steps_per_s_vector": round(vector),
-        "vector_over_single": round(vector / aec, 2),
+        "steps_per_s_vector": round(native),
+        "steps_per_s_vector_python": round(vector),
+        "vector_over_single": round(native / aec, 2),
+        "vector_python_over_single": round(vector / aec, 2),
+        "native_over_python_vector": round(native / vector, 2),
         "rules_us_per_step": round(rules_us, 2),
         "vector_over_single_ceiling": round(1e6 / rules_us / aec, 2),
         "clone_us": round(_clone_us(), 2),
         "steps_per_s_wall": round(aec_wall),
-        "steps_per_s_vector_wall": round(vector_wall),
+        "steps_per_s_vector_wall": round(native_wall),
+        "steps_per_s_vector_python_wall": round(vector_wall),
         "load_average": round(os.getloadavg()[0], 2),
     }

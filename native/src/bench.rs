@@ -3,28 +3,12 @@
 use crate::eval;
 use crate::hand::{Config, Hand, BET, DRAW, HOLE, RAISE};
 use crate::mt::Mt;
-
-/// xorshift64*: the chooser's own numbers (not the deal's).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+use crate::rng::Rng;
 
 /// Play `hands` hands of uniformly random legal actions (kinds uniform, amounts uniform in
 /// min..max, draws of 0..4 consecutive cards); returns the number of actions.
 pub fn play_random_hands(config: Config, players: usize, hands: u64, seed: u64) -> Result<u64, String> {
-    let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let mut rng = Rng::new(seed);
     let stacks = vec![1000i64; players];
     let mut actions = 0u64;
     let mut discards: Vec<i64> = Vec::with_capacity(4);
@@ -57,7 +41,7 @@ pub fn play_random_hands(config: Config, players: usize, hands: u64, seed: u64) 
 
 /// `count` seven-card evaluations of random hands; returns the sum of the values (kept live).
 pub fn evaluate_random(count: u64, seed: u64) -> u64 {
-    let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let mut rng = Rng::new(seed);
     let mut sum = 0u64;
     let mut cards = [0u8; 7];
     for _ in 0..count {

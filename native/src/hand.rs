@@ -288,21 +288,81 @@ impl Hand {
             bb_seat: button,
             raise_cap,
         };
+        h.deal_and_post();
+        Ok(h)
+    }
+
+    /// The generator the next `restart` deals from (reseed it first: `Mt::reseed_u64`, `Lanes::write`).
+    pub fn rng_mut(&mut self) -> &mut Mt {
+        &mut self.rng
+    }
+
+    /// `start` again on this hand's memory, with the same settings and its generator as reseeded by
+    /// the caller (`rng_mut`): the next hand of a table without moving or allocating its state
+    /// (the vectors keep their capacity). Stacks must be `start`'s checked ones for the same seats.
+    pub fn restart(&mut self, stacks: &[i64], button: usize) -> Result<(), StartError> {
+        let n = self.n;
+        if stacks.len() != n || button >= n || stacks.iter().any(|c| !(1..=MAX_STACK).contains(c)) {
+            return Err(StartError(format!("restart: {} stacks (each 1..{MAX_STACK}) and a button below {n}", n)));
+        }
+        let mut st = [0i64; MAX_SEATS];
+        st[..n].copy_from_slice(stacks);
+        let unit = self.config.unit();
+        self.button = button;
+        self.phase = Phase::Bet1;
+        self.to_act = None;
+        self.starting_stacks = st;
+        self.stacks = st;
+        self.bets = [0; MAX_SEATS];
+        self.contrib = [0; MAX_SEATS];
+        self.folded = [false; MAX_SEATS];
+        self.all_in = [false; MAX_SEATS];
+        self.cards = [[0; HOLE]; MAX_SEATS];
+        self.hole_cards = [[0; HOLE]; MAX_SEATS];
+        self.draws = [None; MAX_SEATS];
+        self.events.clear();
+        self.log.clear();
+        self.deck = Deck { order: FULL_DECK, fixed: 0 };
+        self.pos = HOLE * n;
+        self.stock.clear();
+        self.muck.clear();
+        self.unit = unit;
+        self.high = 0;
+        self.inc = unit;
+        self.nbets = 0;
+        self.acted = [false; MAX_SEATS];
+        self.acted_high = [0; MAX_SEATS];
+        self.n_live = n;
+        self.n_able = n;
+        self.r1_high = 0;
+        self.aggressor = None;
+        self.draw_order = [0; MAX_SEATS];
+        self.draw_len = 0;
+        self.draw_index = 0;
+        self.uncalled.clear();
+        self.result = None;
+        self.bb_seat = button;
+        self.deal_and_post();
+        Ok(())
+    }
+
+    /// R2: deal seven cards each, post, and open the first round (the end of `start`).
+    fn deal_and_post(&mut self) {
+        let (n, button) = (self.n, self.button);
         // R2.7: one card at a time clockwise from left of the button, so the k-th seat after the
         // button holds positions k, k+n, k+2n, ...
-        h.deck.upto(&mut h.rng, HOLE * n);
+        self.deck.upto(&mut self.rng, HOLE * n);
         for s in 0..n {
             let k = (s + n - button - 1) % n;
             for i in 0..HOLE {
-                h.cards[s][i] = h.deck.order[k + i * n];
+                self.cards[s][i] = self.deck.order[k + i * n];
             }
         }
-        h.hole_cards = h.cards;
-        let first_after = h.post_forced();
-        h.inc = h.unit; // R3.6: a raise is at least the big blind (or min_bet)
-        h.r1_high = 0;
-        h.begin_round(first_after);
-        Ok(h)
+        self.hole_cards = self.cards;
+        let first_after = self.post_forced();
+        self.inc = self.unit; // R3.6: a raise is at least the big blind (or min_bet)
+        self.r1_high = 0;
+        self.begin_round(first_after);
     }
 
     fn post_forced(&mut self) -> usize {

@@ -1,7 +1,8 @@
 //! harness_core: the Seven Card Draw rules of docs/RULES.md in Rust, bound to Python with PyO3.
 //!
 //! `mt` (CPython's Mersenne Twister, so the same seed deals the same cards), `eval` (the best five,
-//! R5), `hand` (the hand state machine, R2-R5), `bench` (random legal hands without Python). The
+//! R5), `hand` (the hand state machine, R2-R5), `bench` (random legal hands without Python), `rng`
+//! (the random chooser's numbers), `tables` (many self-play tables stepped at once into NumPy rows). The
 //! Python engine `harness.engine` is the reference: the differential test plays random hands
 //! through both (tests/test_native_core.py).
 #![forbid(unsafe_code)]
@@ -10,12 +11,15 @@ mod bench;
 mod eval;
 mod hand;
 mod mt;
+mod rng;
+mod tables;
 
 use hand::{Config, Hand, LogEntry, Refusal, DECK, KIND_NAMES, MAX_STACK};
 use mt::Mt;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use numpy::{PyUntypedArrayMethods, PyReadonlyArray1, PyReadwriteArray1, PyReadwriteArray2, PyReadwriteArray3};
 use pyo3::types::{PyBytes, PyTuple};
 
 create_exception!(harness_core, InvalidActionError, PyValueError, "A malformed action (a card not held, a duplicate discard, an unknown kind).");
@@ -352,10 +356,163 @@ fn evaluate_random(py: Python<'_>, count: u64, seed: u64) -> u64 {
     py.detach(|| bench::evaluate_random(count, seed))
 }
 
+
+/// A contiguous, writable view of an output array with `len` elements, or a ValueError naming it.
+fn rows_of<'a, T>(name: &str, view: Option<&'a mut [T]>, shape: &[usize], want: &[usize]) -> PyResult<&'a mut [T]> {
+    if shape != want {
+        return Err(PyValueError::new_err(format!("{name}: expected shape {want:?}, got {shape:?}")));
+    }
+    view.ok_or_else(|| PyValueError::new_err(format!("{name}: expected a C-contiguous array")))
+}
+
+/// N self-play tables of Seven Card Draw stepped in one call (`harness.rl.native_vector`'s core).
+///
+/// `NativeTables(match_seeds, players, starting_stack, *, <GameConfig's fields>, chooser_seed=1)`:
+/// table i deals hand h from `harness.deals.hand_seed(match_seeds[i], h)` (each seed given as its
+/// 32 bytes, big-endian), the button at seat `h % players`, every stack at `starting_stack` chips.
+/// The step writes into caller-provided arrays (float32 observations, int8 masks, ...): the
+/// layouts of `harness.rl.encoding`.
+#[pyclass(module = "harness_core")]
+struct NativeTables {
+    t: tables::Tables,
+}
+
+#[pymethods]
+impl NativeTables {
+    #[new]
+    #[pyo3(signature = (match_seeds, players, starting_stack, *, structure="no-limit", small_blind=5, big_blind=10,
+                        ante=0, blinds=true, min_bet=None, cap=4, replacements="stock", chooser_seed=1))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        match_seeds: Vec<Vec<u8>>,
+        players: usize,
+        starting_stack: i64,
+        structure: &str,
+        small_blind: i64,
+        big_blind: i64,
+        ante: i64,
+        blinds: bool,
+        min_bet: Option<i64>,
+        cap: u32,
+        replacements: &str,
+        chooser_seed: u64,
+    ) -> PyResult<Self> {
+        let config = make_config(structure, small_blind, big_blind, ante, blinds, min_bet, cap, replacements)?;
+        if !(2..=hand::MAX_SEATS).contains(&players) {
+            return Err(PyValueError::new_err(format!("R1.2: a table seats 2 to 6 players, got {players}")));
+        }
+        if !(1..=MAX_STACK).contains(&starting_stack) {
+            return Err(PyValueError::new_err(format!("starting_stack must be 1..{MAX_STACK} chips, got {starting_stack}")));
+        }
+        if match_seeds.is_empty() {
+            return Err(PyValueError::new_err("match_seeds: at least one table"));
+        }
+        let mut keys = Vec::with_capacity(match_seeds.len());
+        for (i, m) in match_seeds.iter().enumerate() {
+            let key: [u8; 32] = m.as_slice().try_into().map_err(|_| {
+                PyValueError::new_err(format!("match_seeds[{i}]: expected the seed's 32 bytes, got {}", m.len()))
+            })?;
+            keys.push(key);
+        }
+        let set = tables::Settings { config, n: players, stack: starting_stack };
+        let t = tables::Tables::new(set, &keys, chooser_seed).map_err(PyValueError::new_err)?;
+        Ok(NativeTables { t })
+    }
+
+    /// The number of tables.
+    fn __len__(&self) -> usize {
+        self.t.len()
+    }
+
+    /// Floats per observation row (`harness.rl.encoding.obs_size(players)`).
+    #[getter]
+    fn obs_size(&self) -> usize {
+        self.t.obs_size()
+    }
+
+    /// Table i's hand number (its hand seed's deal number).
+    fn hand_number(&self, i: usize) -> PyResult<u64> {
+        if i >= self.t.len() {
+            return Err(PyValueError::new_err(format!("table {i}: there are {} tables", self.t.len())));
+        }
+        Ok(self.t.hand_number(i))
+    }
+
+    /// Table i's hand as a `NativeHand` copy (for tests and debugging).
+    fn hand(&self, i: usize) -> PyResult<NativeHand> {
+        if i >= self.t.len() {
+            return Err(PyValueError::new_err(format!("table {i}: there are {} tables", self.t.len())));
+        }
+        Ok(NativeHand { h: self.t.hand(i).clone() })
+    }
+
+    /// Write the decisions now: `obs` (N, obs_size) float32, `masks` (N, 106) int8, `seats` (N,) int64.
+    ///
+    /// Raises:
+    ///     ValueError: an array of the wrong shape, or not C-contiguous.
+    fn rows(&self, mut obs: PyReadwriteArray2<'_, f32>, mut masks: PyReadwriteArray2<'_, i8>,
+            mut seats: PyReadwriteArray1<'_, i64>) -> PyResult<()> {
+        let (n, size) = (self.t.len(), self.t.obs_size());
+        let (so, sm, ss) = (obs.shape().to_vec(), masks.shape().to_vec(), seats.shape().to_vec());
+        let obs = rows_of("obs", obs.as_slice_mut().ok(), &so, &[n, size])?;
+        let masks = rows_of("masks", masks.as_slice_mut().ok(), &sm, &[n, tables::N_ACTIONS])?;
+        let seats = rows_of("seats", seats.as_slice_mut().ok(), &ss, &[n])?;
+        self.t.rows(obs, masks, seats);
+        Ok(())
+    }
+
+    /// Apply `actions[i]` (an action index of `harness.rl.encoding`) at table i, every one checked
+    /// before any table moves; deal the next hand where one ended; write every element of the
+    /// outputs: the new decisions (`obs`, `masks`, `seats`), `rewards` (N,) float32 the acting
+    /// seat's net big blinds where its hand ended, `terminated` (N,) bool, `every` (N, players)
+    /// float32 every seat's, `views` (N, players, obs_size) float32 every seat's last view of
+    /// the finished hand, `acted` (N,) int64 the seat that acted (0 in rows that did not end).
+    /// Returns the number of hands that ended.
+    ///
+    /// Raises:
+    ///     ValueError: "table i: action a is not legal now (phase p) (no table moved)"; a wrong shape.
+    #[allow(clippy::too_many_arguments)]
+    fn step(&mut self, actions: PyReadonlyArray1<'_, i64>, mut obs: PyReadwriteArray2<'_, f32>,
+            mut masks: PyReadwriteArray2<'_, i8>, mut seats: PyReadwriteArray1<'_, i64>,
+            mut rewards: PyReadwriteArray1<'_, f32>, mut terminated: PyReadwriteArray1<'_, bool>,
+            mut every: PyReadwriteArray2<'_, f32>, mut views: PyReadwriteArray3<'_, f32>,
+            mut acted: PyReadwriteArray1<'_, i64>) -> PyResult<usize> {
+        let (n, size, players) = (self.t.len(), self.t.obs_size(), self.t.players());
+        let actions = actions.as_slice().map_err(|_| PyValueError::new_err("actions: expected a C-contiguous array"))?;
+        if actions.len() != n {
+            return Err(PyValueError::new_err(format!("actions: expected one per table, {n}, got {}", actions.len())));
+        }
+        let shapes = [obs.shape().to_vec(), masks.shape().to_vec(), seats.shape().to_vec(), rewards.shape().to_vec(),
+                      terminated.shape().to_vec(), every.shape().to_vec(), views.shape().to_vec(), acted.shape().to_vec()];
+        let out = tables::Outputs {
+            obs: rows_of("obs", obs.as_slice_mut().ok(), &shapes[0], &[n, size])?,
+            masks: rows_of("masks", masks.as_slice_mut().ok(), &shapes[1], &[n, tables::N_ACTIONS])?,
+            seats: rows_of("seats", seats.as_slice_mut().ok(), &shapes[2], &[n])?,
+            rewards: rows_of("rewards", rewards.as_slice_mut().ok(), &shapes[3], &[n])?,
+            terminated: rows_of("terminated", terminated.as_slice_mut().ok(), &shapes[4], &[n])?,
+            every: rows_of("every", every.as_slice_mut().ok(), &shapes[5], &[n, players])?,
+            views: rows_of("views", views.as_slice_mut().ok(), &shapes[6], &[n, players, size])?,
+            acted: rows_of("acted", acted.as_slice_mut().ok(), &shapes[7], &[n])?,
+        };
+        self.t.step(actions, out).map_err(|(i, m)| PyValueError::new_err(format!("table {i}: {m} (no table moved)")))
+    }
+
+    /// A uniformly random legal action index per table into `out` (N,) int64 (the chooser's own
+    /// numbers, from `chooser_seed`; never the deal's).
+    fn sample(&mut self, mut out: PyReadwriteArray1<'_, i64>) -> PyResult<()> {
+        let n = self.t.len();
+        let shape = out.shape().to_vec();
+        let out = rows_of("out", out.as_slice_mut().ok(), &shape, &[n])?;
+        self.t.sample(out);
+        Ok(())
+    }
+}
+
 #[pymodule]
 fn harness_core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<NativeHand>()?;
+    m.add_class::<NativeTables>()?;
     m.add_function(wrap_pyfunction!(evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(best_hand, m)?)?;
     m.add_function(wrap_pyfunction!(random_words, m)?)?;

@@ -13,6 +13,9 @@ const LOWER: u32 = 0x7fff_ffff;
 /// Words the state is twisted by at a time: a hand uses a few dozen numbers of the 624 of a generation.
 const TWIST_CHUNK: usize = 32;
 
+/// Most generators seeded side by side (`Lanes`; fewer when fewer are needed).
+pub const LANES: usize = 8;
+
 /// The Mersenne Twister state, as CPython keeps it; the twist of each generation is done lazily, in
 /// order, `TWIST_CHUNK` words at a time (the same words as twisting all 624 at once).
 #[derive(Clone)]
@@ -42,10 +45,19 @@ impl Mt {
     /// `random.Random(seed)` for an int seed given as the 32-bit words of `abs(seed)`, least
     /// significant first (`[0]` for 0).
     pub fn from_key(key: &[u32]) -> Mt {
+        let mut mt = Mt { state: INIT_19650218, index: N, twisted: N };
+        mt.reseed_key(key);
+        mt
+    }
+
+    /// `from_key` in place (no 2.5 KB state moved).
+    pub fn reseed_key(&mut self, key: &[u32]) {
         let zero = [0u32];
         let key = if key.is_empty() { &zero[..] } else { key };
-        let mut mt = Mt { state: INIT_19650218, index: N, twisted: N };
-        let st = &mut mt.state;
+        self.state = INIT_19650218;
+        self.index = N;
+        self.twisted = N;
+        let st = &mut self.state;
         // `prev` is st[i - 1], kept in a register: each step depends on the one before.
         let (mut i, mut j) = (1usize, 0usize);
         let mut prev = st[0];
@@ -76,7 +88,6 @@ impl Mt {
             }
         }
         st[0] = 0x8000_0000;
-        mt
     }
 
     /// `random.Random(seed)` for a seed that fits 64 bits (its absolute value's words).
@@ -89,6 +100,24 @@ impl Mt {
         }
         Mt::from_key(&key)
     }
+
+    /// `random.Random(seed)` for a seed of 64 bits (a hand seed), without allocating.
+    pub fn from_u64(seed: u64) -> Mt {
+        let mut mt = Mt { state: INIT_19650218, index: N, twisted: N };
+        mt.reseed_u64(seed);
+        mt
+    }
+
+    /// `from_u64` in place.
+    pub fn reseed_u64(&mut self, seed: u64) {
+        let (lo, hi) = (seed as u32, (seed >> 32) as u32);
+        if hi != 0 {
+            self.reseed_key(&[lo, hi])
+        } else {
+            self.reseed_key(&[lo])
+        }
+    }
+
 
     /// Twist words `twisted..end` of the next generation (CPython's `genrand_uint32` refill, in order).
     fn twist(&mut self, end: usize) {
@@ -141,6 +170,94 @@ impl Mt {
         for i in (1..x.len()).rev() {
             let j = self.randbelow(i as u32 + 1) as usize;
             x.swap(i, j);
+        }
+    }
+}
+
+/// `LANES` generators seeded side by side, their states word-interleaved. Seeding is a chain of
+/// 1,247 dependent steps (most of a hand's cost); the lanes' chains are independent, so stepping
+/// them together lets the CPU overlap them (and the compiler use vector instructions). Each lane
+/// gives the generator `Mt::from_u64` gives.
+pub struct Lanes<const LANES: usize> {
+    st: [[u32; LANES]; N],
+}
+
+impl<const LANES: usize> Lanes<LANES> {
+    /// Seed the lanes (`Mt::from_u64` of each seed).
+    pub fn seed(seeds: &[u64; LANES]) -> Self {
+        let mut st = [[0u32; LANES]; N];
+        for (row, &init) in st.iter_mut().zip(INIT_19650218.iter()) {
+            *row = [init; LANES];
+        }
+        // init_by_array's key[j] + j: j alternates 0, 1 for a two-word key, stays 0 for a one-word key
+        let mut even = [0u32; LANES];
+        let mut odd = [0u32; LANES];
+        for l in 0..LANES {
+            let (lo, hi) = (seeds[l] as u32, (seeds[l] >> 32) as u32);
+            even[l] = lo;
+            odd[l] = if hi != 0 { hi.wrapping_add(1) } else { lo };
+        }
+        let mut i = 1usize;
+        let mut prev = st[0];
+        for t in 0..N {
+            let add = if t & 1 == 0 { &even } else { &odd };
+            let cur = &mut st[i];
+            for l in 0..LANES {
+                let p = prev[l];
+                let v = (cur[l] ^ (p ^ (p >> 30)).wrapping_mul(1_664_525)).wrapping_add(add[l]);
+                cur[l] = v;
+                prev[l] = v;
+            }
+            i += 1;
+            if i >= N {
+                st[0] = prev;
+                i = 1;
+            }
+        }
+        for _ in 0..N - 1 {
+            let cur = &mut st[i];
+            let sub = i as u32;
+            for l in 0..LANES {
+                let p = prev[l];
+                let v = (cur[l] ^ (p ^ (p >> 30)).wrapping_mul(1_566_083_941)).wrapping_sub(sub);
+                cur[l] = v;
+                prev[l] = v;
+            }
+            i += 1;
+            if i >= N {
+                st[0] = prev;
+                i = 1;
+            }
+        }
+        st[0] = [0x8000_0000; LANES];
+        Lanes { st }
+    }
+
+    /// Lane `l`'s generator, written over `mt`.
+    pub fn write(&self, l: usize, mt: &mut Mt) {
+        for (w, row) in mt.state.iter_mut().zip(self.st.iter()) {
+            *w = row[l];
+        }
+        mt.index = N;
+        mt.twisted = N;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lanes_seed_as_one_at_a_time() {
+        let seeds = [0, 1, 7, u32::MAX as u64, 1 << 32, u64::MAX, 0x1234_5678_9abc_def0, 42 << 40];
+        let lanes = Lanes::seed(&seeds);
+        for (l, &seed) in seeds.iter().enumerate() {
+            let mut one = Mt::from_u64(seed);
+            let mut lane = Mt::from_u64(12345);
+            lanes.write(l, &mut lane);
+            for _ in 0..1000 {
+                assert_eq!(one.next_u32(), lane.next_u32(), "seed {seed}");
+            }
         }
     }
 }
