@@ -95,8 +95,10 @@ def stripped(path: str, st: os.stat_result) -> str | None:
     """A kept copy of the organiser's ELF file ``path`` (``st``: its ``lstat``) without its debugging
     sections, made now if need be; None when it is to be copied as it is (no tool, no cache directory,
     debugging sections under :data:`MIN_DEBUG_BYTES`, or the tool failed). Never raises."""
+    if st.st_size < MIN_DEBUG_BYTES or not stat.S_ISREG(st.st_mode):  # most files: nothing else looked at
+        return None
     command, folder = tool(), cache_dir()
-    if command is None or folder is None or not stat.S_ISREG(st.st_mode) or st.st_size < MIN_DEBUG_BYTES:
+    if command is None or folder is None:
         return None
     key = hashlib.sha256(f"{path}:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}:{st.st_dev}".encode()).hexdigest()
     folder = os.path.join(folder, "stripped")

@@ -28,14 +28,20 @@ referee left by the next view made (:func:`sweep`).
 What is still shared: ``[sandbox] paths`` (the organiser's choice) and a bot's
 own directory over :data:`OWN_MAX_BYTES` (seen only by that bot's copies in
 other matches), bound as before; builds (:mod:`harness.host.build`), which need
-the compilers of ``/usr``. Cost (measured on the project's machine,
-docs/security.md): the memory of the copies (85 MiB for a Python bot, 0.1-0.2
-GiB with NumPy, a JDK or Node), charged to the referee's control group, and
-the time to copy them before each bot starts (0.4-1.1 s on a busy 2-core
-machine). What a bot loses: files of ``/usr`` that neither its programs'
-ELF headers nor its command and wrapper script name (a library it opens with
-``dlopen`` by a name of its own making); ``[sandbox] paths`` or ``view =
-"shared"`` bring them back.
+the compilers of ``/usr``. A bot's directory is copied less what
+:func:`left_out` leaves out (``.git``, virtual environments, Cargo's
+``target``, folders tagged ``CACHEDIR.TAG``), and of the venv only the
+packages its entry point's imports reach (:func:`imported_names`), found by a
+probe whose answer is kept between processes (:mod:`harness.host.probecache`);
+the organiser's ELF files are copied without their debugging sections where
+binutils can strip them (:mod:`harness.host.elfstrip`). Cost (measured on the
+project's machine, docs/security.md): the memory of the copies (66-72 MiB for a
+Python bot, from its own folder or the repository's root; 17 MiB for a C bot),
+charged to the referee's control group, and the time to copy them before each
+bot starts (0.2-1.4 s on a busy 2-core machine). What a bot loses: files of
+``/usr`` that neither its programs' ELF headers nor its command and wrapper
+script name (a library it opens with ``dlopen`` by a name of its own making);
+``[sandbox] paths`` or ``view = "shared"`` bring them back.
 """
 
 from __future__ import annotations
