@@ -144,20 +144,30 @@ def test_version_control_venvs_and_caches_are_left_out_of_a_bots_copy(tmp_path: 
 
 
 def test_a_bots_imports_are_followed_from_its_entry_point(tmp_path: Path) -> None:
-    """``python bot.py``: what bot.py imports, statement by statement through its own modules (absolute
-    and relative imports), not a module nobody imports nor a venv's; without an entry point (a wrapper
-    script) every file of the folder but the left-out ones. From the repository's root ``python -m
-    bots.solid`` had every package the harness and its tests import probed and copied (322 MiB)."""
+    """``python -m bots.solid`` from a larger folder (the repository's root): the files of its package
+    ``bots`` and what they import, statement by statement through the folder's own modules (absolute and
+    relative imports), not a module of the folder nobody imports nor a venv's; a script at the folder's top
+    or a wrapper script: every file of the folder but the left-out ones, as before. From the repository's
+    root ``python -m bots.solid`` had every package the harness and its tests import probed and copied
+    (322 MiB)."""
     home = bot_folder(tmp_path)
-    followed = privateview.imported_names(str(home), ["python", "bot.py"])
-    assert {"helper", "numpy", "lib", "lib.tools", "scipy.stats"} <= followed, followed
-    assert "pandas" not in followed and "torch" not in followed
-    everything = privateview.imported_names(str(home), ["./run.sh"])
-    assert {"numpy", "scipy.stats", "pandas"} <= everything and "torch" not in everything, everything
-    (home / "pkg").mkdir()
-    (home / "pkg" / "__init__.py").write_text("from . import run\n")
-    (home / "pkg" / "run.py").write_text("import yaml\n")
-    assert "yaml" in privateview.imported_names(str(home), ["python", "-m", "pkg"])
+    (home / "bots").mkdir()
+    (home / "bots" / "__init__.py").write_text("")
+    (home / "bots" / "solid.py").write_text("from bots import _cards\nimport lib.tools\n")
+    (home / "bots" / "_cards.py").write_text("import msgpack\n")
+    (home / "bots" / "plugin.py").write_text("import sklearn\n")  # imported by a string: beside the entry
+    followed = privateview.imported_names(str(home), ["python", "-m", "bots.solid"])
+    assert {"bots.solid", "bots._cards", "msgpack", "sklearn", "lib.tools", "scipy.stats"} <= followed, followed
+    assert not {"pandas", "numpy", "torch"} & followed, followed
+    for argv in (["python", "bot.py"], ["./run.sh"]):
+        everything = privateview.imported_names(str(home), argv)
+        assert {"numpy", "scipy.stats", "pandas", "sklearn"} <= everything, everything
+        assert "torch" not in everything
+    (home / "app").mkdir()
+    (home / "app" / "main.py").write_text("import strategy\n")  # python app/main.py: app/ is on its path
+    (home / "app" / "strategy.py").write_text("from . import x\nimport yaml\n")
+    found = privateview.imported_names(str(home), ["python", "app/main.py"])
+    assert "yaml" in found and "pandas" not in found, found
 
 
 @pytest.fixture()

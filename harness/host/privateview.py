@@ -366,9 +366,10 @@ _RELATIVE = re.compile(r"^\s*from\s+(\.+)([\w.]*)\s+import\s+\(?\s*([\w\s,]+)", 
 def imported_names(folder: str, argv: Sequence[str] = ()) -> set[str]:
     """Module names a bot's own Python files import (``import x.y``, ``from x.y import``) and the one its
     command runs (``-m NAME``). Where the command names its entry (``-m NAME``, a ``*.py`` file in
-    ``folder``): the files that entry imports, statement by statement (absolute and relative imports
-    resolved in ``folder``), so that a bot run from a larger directory (the repository's root) is not
-    given every package the rest of it imports; otherwise every file under ``folder``. At most
+    ``folder``): every file of the entry's top folder in ``folder`` (the whole of ``folder`` for a script
+    at its top) and what they import, statement by statement (absolute and relative imports resolved in
+    ``folder``), so that a bot run from a larger directory (``python -m bots.solid`` from the repository's
+    root) is not given every package the rest of it imports; otherwise every file under ``folder``. At most
     :data:`SCAN_FILES` files and :data:`SCAN_BYTES` bytes, less what :func:`left_out` leaves out. Read as
     text: nothing of the bot is run."""
     names: set[str] = set()
@@ -376,14 +377,18 @@ def imported_names(folder: str, argv: Sequence[str] = ()) -> set[str]:
         if word == "-m":
             names.add(argv[i + 1])
     entries = _entry_files(folder, argv)
-    if entries is None:
-        todo = []
-        for base, dirs, found in os.walk(folder):
+    # Every file under the entry's own folder (its package's, for -m; the whole folder for a script at
+    # its top, as a plugin imported by a string name lives beside it), then what they import, followed.
+    tops = {folder} if entries is None else {
+        os.path.join(folder, os.path.relpath(e, folder).split(os.sep, 1)[0]) if os.path.dirname(e) != folder
+        else folder for e in entries}
+    todo = list(entries or [])
+    for top in sorted(tops):
+        for base, dirs, found in os.walk(top):
             dirs[:] = sorted(d for d in dirs if not left_out(base, d))
             todo += [os.path.join(base, n) for n in sorted(found) if n.endswith(".py")]
-        follow = False
-    else:
-        todo, follow = entries, True
+    follow = entries is not None
+    script_dirs = sorted({os.path.dirname(e) for e in entries or [] if e.endswith(".py")} - {folder})
     seen: set[str] = set()
     files, left = 0, SCAN_BYTES
     while todo and files < SCAN_FILES and left > 0:
@@ -422,7 +427,8 @@ def imported_names(folder: str, argv: Sequence[str] = ()) -> set[str]:
             for sub in subs:
                 todo += _module_files(base, sub.split(" ")[0])
         for name in found_here:
-            todo += _module_files(folder, name)
+            for root in (folder, *script_dirs):  # python app/bot.py: app/ is first on its path
+                todo += _module_files(root, name)
     return names
 
 
@@ -524,8 +530,10 @@ def _open_dir(path: str) -> bool:
         return False
 
 
-def _copy(src: str, dest: str, mode: int, size: int) -> None:
-    """Copy a regular file's bytes into a new file of ``mode`` (in the kernel: sendfile, no chmod after).
+def _copy(src: str, dest: str, mode: int, size: int, mtime_ns: int | None = None) -> None:
+    """Copy a regular file's bytes into a new file of ``mode`` (in the kernel: sendfile, no chmod after),
+    with the modification time ``mtime_ns`` (ns) where given: Python checks a ``.pyc`` against its source's
+    time, so a copy of a newer time would have every bot compile each module it imports again.
 
     Raises:
         OSError: it cannot be read, or ``dest`` cannot be made.
@@ -540,6 +548,8 @@ def _copy(src: str, dest: str, mode: int, size: int) -> None:
                 if sent == 0:  # the file shrank meanwhile
                     break
                 done += sent
+            if mtime_ns is not None:
+                os.utime(fout, ns=(mtime_ns, mtime_ns))
         finally:
             os.close(fout)
     finally:
@@ -634,7 +644,7 @@ class PrivateView:
                 if kept is not None:
                     source, size = kept, os.path.getsize(kept)
         try:
-            _copy(source, dest, 0o444 | (st.st_mode & 0o111), size)
+            _copy(source, dest, 0o444 | (st.st_mode & 0o111), size, st.st_mtime_ns)
         except OSError as exc:
             with contextlib.suppress(OSError):
                 os.unlink(dest)
