@@ -35,10 +35,10 @@ packages its entry point's imports reach (:func:`imported_names`), found by a
 probe whose answer is kept between processes (:mod:`harness.host.probecache`);
 the organiser's ELF files are copied without their debugging sections where
 binutils can strip them (:mod:`harness.host.elfstrip`). Cost (measured on the
-project's machine, docs/security.md): the memory of the copies (66-72 MiB for a
+project's machine, docs/security.md): the memory of the copies (63-69 MiB for a
 Python bot, from its own folder or the repository's root; 17 MiB for a C bot),
 charged to the referee's control group, and the time to copy them before each
-bot starts (0.2-1.4 s on a busy 2-core machine). What a bot loses: files of
+bot starts (0.1-0.2 s of CPU; 0.3-3.8 s on a busy 2-core machine). What a bot loses: files of
 ``/usr`` that neither its programs' ELF headers nor its command and wrapper
 script name (a library it opens with ``dlopen`` by a name of its own making);
 ``[sandbox] paths`` or ``view = "shared"`` bring them back.
