@@ -238,7 +238,7 @@ class SandboxSettings:
     paths: tuple[str, ...] = ()
     hidden: tuple[str, ...] = ()
     resident: bool = False
-    view: FileView = FileView.SHARED
+    view: FileView = FileView.PRIVATE
 
 
 @dataclass(frozen=True, slots=True)

@@ -64,7 +64,7 @@ MODE = SandboxMode.REQUIRED if SUPPORT.cgroups.available else SandboxMode.AUTO
 BEFORE = SandboxSettings(mode=MODE, scratch_mb=8, resident=False, view=FileView.SHARED)
 AFTER = dataclasses.replace(BEFORE, resident=True)
 PRIVATE = SandboxSettings(mode=MODE, scratch_mb=8, view=FileView.PRIVATE)
-PRIVATE_STRIDE = 16  # pages (a tmpfs reads no neighbour ahead); the copies hold a few tens of MiB
+PRIVATE_STRIDE = 4  # pages (a tmpfs reads no neighbour ahead); the copies of files over 1 MiB hold about 15 MiB
 STRIDE = 512  # pagecache.py's
 PAGE = os.sysconf("SC_PAGE_SIZE")
 FALSE_ALARM = 1e-6

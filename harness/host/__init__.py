@@ -6,7 +6,8 @@ group per bot), ``treelimits`` (limits per process tree where control groups can
 ``sysinfo_supervisor`` (the referee answers a bot's sysinfo), ``marks`` (the marks in a bot's
 environment, and the search for what a dead referee left), ``guardian`` (a run's bots die with
 it, even after ``kill -9``), ``residency`` (every page a bot may read cached before it starts),
-``privateview`` (a bot's own copies of the files it needs),
+``probecache`` (the answers of its package probe, kept) and ``elfstrip`` (libraries without
+debugging sections, kept) for ``privateview`` (a bot's own copies of the files it needs),
 ``sandbox`` (bubblewrap, a uid per seat, what a bot sees), ``botproc``
 (one bot's subprocess: launch, limits, logs, stop), ``build`` (a submission's build: one command in a
 bot's sandbox with its folder writable), ``trees`` (iterative, bounded walks and removal of a

@@ -28,14 +28,20 @@ referee left by the next view made (:func:`sweep`).
 What is still shared: ``[sandbox] paths`` (the organiser's choice) and a bot's
 own directory over :data:`OWN_MAX_BYTES` (seen only by that bot's copies in
 other matches), bound as before; builds (:mod:`harness.host.build`), which need
-the compilers of ``/usr``. Cost (measured on the project's machine,
-docs/security.md): the memory of the copies (85 MiB for a Python bot, 0.1-0.2
-GiB with NumPy, a JDK or Node), charged to the referee's control group, and
-the time to copy them before each bot starts (0.4-1.1 s on a busy 2-core
-machine). What a bot loses: files of ``/usr`` that neither its programs'
-ELF headers nor its command and wrapper script name (a library it opens with
-``dlopen`` by a name of its own making); ``[sandbox] paths`` or ``view =
-"shared"`` bring them back.
+the compilers of ``/usr``. A bot's directory is copied less what
+:func:`left_out` leaves out (``.git``, virtual environments, Cargo's
+``target``, folders tagged ``CACHEDIR.TAG``), and of the venv only the
+packages its entry point's imports reach (:func:`imported_names`), found by a
+probe whose answer is kept between processes (:mod:`harness.host.probecache`);
+the organiser's ELF files are copied without their debugging sections where
+binutils can strip them (:mod:`harness.host.elfstrip`). Cost (measured on the
+project's machine, docs/security.md): the memory of the copies (63-69 MiB for a
+Python bot, from its own folder or the repository's root; 17 MiB for a C bot),
+charged to the referee's control group, and the time to copy them before each
+bot starts (0.1-0.2 s of CPU; 0.3-3.8 s on a busy 2-core machine). What a bot loses: files of
+``/usr`` that neither its programs' ELF headers nor its command and wrapper
+script name (a library it opens with ``dlopen`` by a name of its own making);
+``[sandbox] paths`` or ``view = "shared"`` bring them back.
 """
 
 from __future__ import annotations
@@ -52,9 +58,12 @@ import shutil
 import stat
 import struct
 import subprocess
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+
+from harness.host import elfstrip, probecache
 
 __all__ = [
     "OWN_MAX_BYTES",
@@ -62,6 +71,7 @@ __all__ = [
     "PrivateView",
     "ViewReport",
     "elf_closure",
+    "left_out",
     "python_packages",
     "sweep",
     "view_parent",
@@ -77,9 +87,10 @@ PARENTS = ("/dev/shm",)
 #: (model files) is bound as before, which only its own copies in other matches see.
 OWN_MAX_BYTES = 128 << 20
 OWN_MAX_FILES = 10_000
-#: Parts of a Python standard library a bot does not need (its test suite alone is 123 MiB).
-STDLIB_SKIPPED = ("test", "idlelib", "tkinter", "turtledemo", "lib2to3", "ensurepip", "site-packages",
-                  "dist-packages", "config-*")
+#: Parts of a Python standard library a bot does not need (its test suite alone is 123 MiB; ``distutils``
+#: builds packages, ``pydoc_data`` is ``help()``'s text).
+STDLIB_SKIPPED = ("test", "idlelib", "tkinter", "turtledemo", "lib2to3", "ensurepip", "distutils", "pydoc_data",
+                  "site-packages", "dist-packages", "config-*")
 #: Parts of a runtime's tree a program does not run with (a JDK's jmods are 75 MiB of its 260).
 RUNTIME_SKIPPED = ("jmods", "src.zip", "lib/src.zip", "include", "man", "demo", "sample", "legal")
 #: Extension modules of a standard library left out, with the libraries they load: a GUI (Tk, X11, fonts),
@@ -287,26 +298,137 @@ print(json.dumps(sorted({os.path.realpath(f) for f in files if f})))
 """
 
 
+#: Folders of a bot's directory left out of its copy and of the scan of its imports: version control,
+#: and (:func:`left_out`) virtual environments and caches (``CACHEDIR.TAG``: Cargo's ``target``, pytest's,
+#: mypy's and ruff's caches). From the repository's root they were 10,000 of 11,000 files.
+LEFT_OUT_NAMES = (".git", ".hg", ".svn")
+#: The first bytes of a cache directory's tag (the Cache Directory Tagging Specification).
+CACHEDIR_SIGNATURE = b"Signature: 8a477f597d28d172789f06886806bc55"
+
+
+def left_out(folder: str, name: str) -> bool:
+    """The entry ``name`` of ``folder`` (in a bot's own directory) is not copied: :data:`LEFT_OUT_NAMES`,
+    a virtual environment (a ``pyvenv.cfg`` in it; the harness's own venv is copied as the packages the
+    bot imports, another one a bot runs is copied as its program's), a folder tagged ``CACHEDIR.TAG``, or
+    Cargo's ``target`` beside a ``Cargo.toml``."""
+    if name in LEFT_OUT_NAMES:
+        return True
+    path = os.path.join(folder, name)
+    if os.path.islink(path) or not os.path.isdir(path):
+        return False
+    if os.path.isfile(os.path.join(path, "pyvenv.cfg")):
+        return True
+    if name == "target" and os.path.isfile(os.path.join(folder, "Cargo.toml")):
+        return True
+    with contextlib.suppress(OSError), open(os.path.join(path, "CACHEDIR.TAG"), "rb") as fh:
+        return fh.read(len(CACHEDIR_SIGNATURE)) == CACHEDIR_SIGNATURE
+    return False
+
+
+def _entry_files(folder: str, argv: Sequence[str]) -> list[str] | None:
+    """The Python files a command starts from inside ``folder``: ``-m NAME``'s module (and its packages'
+    ``__init__.py``) and any ``*.py`` word; None when it names none there (a wrapper script, a native
+    program)."""
+    found: list[str] = []
+    for i, word in enumerate(argv):
+        if i and argv[i - 1] == "-m":
+            found += _module_files(folder, word)
+        elif word.endswith(".py"):
+            path = os.path.normpath(os.path.join(folder, word))
+            if _inside(path, folder) and os.path.isfile(path):
+                found.append(path)
+    return found or None
+
+
+def _module_files(folder: str, name: str) -> list[str]:
+    """The files of ``folder`` that importing the absolute module ``name`` runs: each package's
+    ``__init__.py`` on the way and the module itself (a file, or a package's ``__init__.py``)."""
+    parts = [p for p in name.split(".") if p.isidentifier()]
+    out: list[str] = []
+    base = folder
+    for i, part in enumerate(parts):
+        package = os.path.join(base, part, "__init__.py")
+        module = os.path.join(base, part + ".py")
+        if os.path.isfile(package):
+            out.append(package)
+            base = os.path.join(base, part)
+        elif os.path.isfile(module) and i == len(parts) - 1:
+            out.append(module)
+            break
+        else:
+            break
+    return out
+
+
+_RELATIVE = re.compile(r"^\s*from\s+(\.+)([\w.]*)\s+import\s+\(?\s*([\w\s,]+)", re.MULTILINE)
+
+
 def imported_names(folder: str, argv: Sequence[str] = ()) -> set[str]:
-    """Module names a bot's own Python files import (``import x.y``, ``from x.y import``; the first
-    :data:`SCAN_FILES` files and :data:`SCAN_BYTES` bytes under ``folder``) and the one its command runs
-    (``-m NAME``). Read as text: nothing of the bot is run."""
+    """Module names a bot's own Python files import (``import x.y``, ``from x.y import``) and the one its
+    command runs (``-m NAME``). Where the command names its entry (``-m NAME``, a ``*.py`` file in
+    ``folder``): every file of the entry's top folder in ``folder`` (the whole of ``folder`` for a script
+    at its top) and what they import, statement by statement (absolute and relative imports resolved in
+    ``folder``), so that a bot run from a larger directory (``python -m bots.solid`` from the repository's
+    root) is not given every package the rest of it imports; otherwise every file under ``folder``. At most
+    :data:`SCAN_FILES` files and :data:`SCAN_BYTES` bytes, less what :func:`left_out` leaves out. Read as
+    text: nothing of the bot is run."""
     names: set[str] = set()
     for i, word in enumerate(argv[:-1]):
         if word == "-m":
             names.add(argv[i + 1])
+    entries = _entry_files(folder, argv)
+    # Every file under the entry's own folder (its package's, for -m; the whole folder for a script at
+    # its top, as a plugin imported by a string name lives beside it), then what they import, followed.
+    tops = {folder} if entries is None else {
+        os.path.join(folder, os.path.relpath(e, folder).split(os.sep, 1)[0]) if os.path.dirname(e) != folder
+        else folder for e in entries}
+    todo = list(entries or [])
+    for top in sorted(tops):
+        for base, dirs, found in os.walk(top):
+            dirs[:] = sorted(d for d in dirs if not left_out(base, d))
+            todo += [os.path.join(base, n) for n in sorted(found) if n.endswith(".py")]
+    follow = entries is not None
+    script_dirs = sorted({os.path.dirname(e) for e in entries or [] if e.endswith(".py")} - {folder})
+    seen: set[str] = set()
     files, left = 0, SCAN_BYTES
-    for base, dirs, found in os.walk(folder):
-        dirs.sort()
-        for name in sorted(found):
-            if not name.endswith(".py") or files >= SCAN_FILES or left <= 0:
-                continue
-            files += 1
-            with contextlib.suppress(OSError), open(os.path.join(base, name), "rb") as fh:
+    while todo and files < SCAN_FILES and left > 0:
+        path = todo.pop(0)
+        if path in seen:
+            continue
+        seen.add(path)
+        files += 1
+        try:
+            with open(path, "rb") as fh:
                 text = fh.read(min(left, 1 << 20)).decode(errors="replace")
-                left -= len(text)
-                for m in _IMPORT.finditer(text):
-                    names.update(n.strip() for n in (m.group(1) or m.group(2)).split(","))
+        except OSError:
+            continue
+        left -= len(text)
+        found_here: list[str] = []
+        for m in _IMPORT.finditer(text):
+            if m.group(1):
+                found_here.append(m.group(1))
+                rest = text[m.end():].split("\n", 1)[0].replace("(", " ").split(",")
+                found_here += [f"{m.group(1)}.{w[0]}" for w in (n.split() for n in rest) if w and w[0].isidentifier()]
+            else:
+                found_here += [n.strip() for n in m.group(2).split(",")]
+        names.update(n for n in found_here if n.split(".", 1)[0].isidentifier())
+        if not follow:
+            continue
+        package = os.path.dirname(path)
+        for m in _RELATIVE.finditer(text):
+            base = package
+            for _ in range(len(m.group(1)) - 1):
+                base = os.path.dirname(base)
+            if not _inside(base, folder):
+                continue
+            stem = m.group(2).strip(".")
+            subs = [stem] if stem else []
+            subs += [f"{stem}.{n.strip()}" if stem else n.strip() for n in m.group(3).split(",") if n.strip()]
+            for sub in subs:
+                todo += _module_files(base, sub.split(" ")[0])
+        for name in found_here:
+            for root in (folder, *script_dirs):  # python app/bot.py: app/ is first on its path
+                todo += _module_files(root, name)
     return names
 
 
@@ -328,18 +450,39 @@ def wanted_modules(names: Iterable[str], site: str) -> tuple[str, ...]:
     return tuple(sorted(out))
 
 
-@lru_cache(maxsize=16)
-def python_packages(executable: str, site: str, modules: tuple[str, ...] = SDK_MODULES) -> tuple[str, ...]:
-    """The entries of the site-packages directory ``site`` that ``modules`` (default :data:`SDK_MODULES`;
-    those that import) load when ``executable`` imports them, with the libraries beside them
-    (``numpy.libs``) and the ``.pth`` files: what a bot of the harness's Python is shown of its venv. One
-    trusted probe process per set of modules (they are the organiser's: :func:`wanted_modules`)."""
+_PROBED: dict[str, list[str] | None] = {}
+
+
+def _run_probe(executable: str, modules: tuple[str, ...]) -> list[str] | None:
+    """The files the probe process loads, or None when it fails (does not start, exits non-zero, times
+    out or prints no list)."""
     try:
         done = subprocess.run([executable, "-c", _PROBE, *modules], capture_output=True, text=True,
                               timeout=120, check=False, cwd="/")
-        files = json.loads(done.stdout) if done.returncode == 0 else []
+        files = json.loads(done.stdout) if done.returncode == 0 else None
     except (OSError, subprocess.SubprocessError, ValueError):
-        files = []
+        return None
+    return files if isinstance(files, list) and all(isinstance(f, str) for f in files) else None
+
+
+def python_packages(executable: str, site: str, modules: tuple[str, ...] = SDK_MODULES,
+                    sdk: tuple[str, ...] = ()) -> tuple[str, ...] | None:
+    """The entries of the site-packages directory ``site`` that ``modules`` (default :data:`SDK_MODULES`;
+    those that import) load when ``executable`` imports them, with the libraries beside them
+    (``numpy.libs``) and the ``.pth`` files: what a bot of the harness's Python is shown of its venv. One
+    trusted probe process per set of modules (they are the organiser's: :func:`wanted_modules`), its
+    answer kept between processes under a key of the interpreter, its standard library, ``site`` and the
+    SDK's trees ``sdk`` (:mod:`harness.host.probecache`). None when the probe fails: the caller copies the
+    whole site-packages (a bot that cannot import its packages would fail for the harness's sake)."""
+    key = probecache.probe_key(executable, _stdlib(os.path.realpath(sys.base_prefix)), site, sdk, modules)
+    if key is not None and key in _PROBED:
+        files = _PROBED[key]
+    else:
+        files = probecache.kept_probe(key, lambda: _run_probe(executable, modules))
+        if key is not None and files is not None:
+            _PROBED[key] = files
+    if files is None:
+        return None
     real = os.path.realpath(site)
     tops = set()
     with contextlib.suppress(OSError):  # the .pth files (an editable install's path) and what they import
@@ -387,8 +530,10 @@ def _open_dir(path: str) -> bool:
         return False
 
 
-def _copy(src: str, dest: str, mode: int, size: int) -> None:
-    """Copy a regular file's bytes into a new file of ``mode`` (in the kernel: sendfile, no chmod after).
+def _copy(src: str, dest: str, mode: int, size: int, mtime_ns: int | None = None) -> None:
+    """Copy a regular file's bytes into a new file of ``mode`` (in the kernel: sendfile, no chmod after),
+    with the modification time ``mtime_ns`` (ns) where given: Python checks a ``.pyc`` against its source's
+    time, so a copy of a newer time would have every bot compile each module it imports again.
 
     Raises:
         OSError: it cannot be read, or ``dest`` cannot be made.
@@ -403,6 +548,8 @@ def _copy(src: str, dest: str, mode: int, size: int) -> None:
                 if sent == 0:  # the file shrank meanwhile
                     break
                 done += sent
+            if mtime_ns is not None:
+                os.utime(fout, ns=(mtime_ns, mtime_ns))
         finally:
             os.close(fout)
     finally:
@@ -434,18 +581,22 @@ class PrivateView:
         others_only: the bot runs as a uid of its own (root): files not readable by others are not copied
             (it could not read them in the shared view either).
         hidden: host paths never copied (the match's output, the other bots' directories).
+        own: the bot's own directories: copied byte for byte; the organiser's ELF files elsewhere are copied
+            without their debugging sections where a tool can strip them (:mod:`harness.host.elfstrip`).
 
     Raises:
         OSError: the view's directory cannot be made.
     """
 
-    def __init__(self, *, others_only: bool, hidden: Sequence[str] = (), parent: str | None = None) -> None:
+    def __init__(self, *, others_only: bool, hidden: Sequence[str] = (), parent: str | None = None,
+                 own: Sequence[str] = ()) -> None:
         parent = parent or view_parent()
         sweep(parent)
         self.root = os.path.join(parent, f"{VIEW_PREFIX}{os.getpid()}-{secrets.token_hex(6)}")
         os.mkdir(self.root, 0o700)
         self.others_only = others_only
         self.hidden = [os.path.realpath(h) for h in hidden]
+        self.own = [os.path.realpath(o) for o in own]
         #: Host paths copied whole or as the top of what was copied below them: bound at their place.
         self.anchors: list[str] = []
         self.report = ViewReport()
@@ -486,8 +637,14 @@ class PrivateView:
             return
         self._mkdirs(os.path.dirname(path))
         dest = self.copy_of(path)
+        source, size = path, st.st_size
+        if not any(_inside(path, o) for o in self.own):  # the organiser's files: debugging sections left out
+            kept = elfstrip.stripped(path, st)
+            with contextlib.suppress(OSError):
+                if kept is not None:
+                    source, size = kept, os.path.getsize(kept)
         try:
-            _copy(path, dest, 0o444 | (st.st_mode & 0o111), st.st_size)
+            _copy(source, dest, 0o444 | (st.st_mode & 0o111), size, st.st_mtime_ns)
         except OSError as exc:
             with contextlib.suppress(OSError):
                 os.unlink(dest)
@@ -495,7 +652,7 @@ class PrivateView:
                 raise
             return  # a file the bot could not read either
         self.report.files += 1
-        self.report.bytes += st.st_size
+        self.report.bytes += size
 
     def _copy_link(self, path: str, target: str) -> None:
         if path in self._done:
@@ -546,11 +703,12 @@ class PrivateView:
             self._copy_file(current, st)
 
     def add_tree(self, top: str, skip: Sequence[str] = (), keep: Iterable[str] | None = None,
-                 max_bytes: int | None = None, max_files: int | None = None) -> bool:
+                 max_bytes: int | None = None, max_files: int | None = None, prune: bool = False) -> bool:
         """Copy the tree ``top`` (a real directory): its files and links (links made again, not followed),
         less the names matching ``skip`` (glob patterns) at its top and, when ``keep`` is given, only those
-        entries at its top. With ``max_bytes``/``max_files``: nothing is copied and False is returned when the
-        tree is larger (walked first)."""
+        entries at its top; with ``prune`` (a bot's own directory), less what :func:`left_out` leaves out at
+        any depth. With ``max_bytes``/``max_files``: nothing is copied and False is returned when the
+        tree is larger (walked first, as pruned)."""
         top = os.path.normpath(top)
         keep_set = None if keep is None else {os.path.basename(k) for k in keep}
 
@@ -565,6 +723,9 @@ class PrivateView:
                 if folder == top:
                     dirs[:] = [d for d in dirs if wanted(d)]
                     names = [n for n in names if wanted(n)]
+                if prune:
+                    dirs[:] = [d for d in dirs if not left_out(folder, d)]
+                    names = [n for n in names if n not in LEFT_OUT_NAMES]
                 count += len(names)
                 for name in names:
                     with contextlib.suppress(OSError):
@@ -576,6 +737,9 @@ class PrivateView:
             if folder == top:
                 dirs[:] = [d for d in dirs if wanted(d)]
                 names = [n for n in names if wanted(n)]
+            if prune:
+                dirs[:] = [d for d in dirs if not left_out(folder, d)]
+                names = [n for n in names if n not in LEFT_OUT_NAMES]
             for d in [d for d in dirs if self._hidden(os.path.join(folder, d), top)]:
                 dirs.remove(d)  # an empty directory in its place, as the shared view masks it
                 self._mkdirs(os.path.join(folder, d))
@@ -615,10 +779,11 @@ class PrivateView:
 
     def add_libraries_of(self, folder: str, max_files: int) -> None:
         """The libraries the ELF programs and libraries of ``folder`` (a bot's own: executable files and
-        ``*.so*``, the first ``max_files``) load, not those files themselves (:func:`elf_closure`)."""
+        ``*.so*``, the first ``max_files``, less what :func:`left_out` leaves out) load, not those files
+        themselves (:func:`elf_closure`)."""
         seen = 0
         for base, dirs, names in os.walk(folder):
-            dirs.sort()
+            dirs[:] = sorted(d for d in dirs if not left_out(base, d))
             for name in sorted(names):
                 seen += 1
                 if seen > max_files:
@@ -643,9 +808,10 @@ class PrivateView:
             for ext in sorted(glob.glob(os.path.join(std, "lib-dynload", "*.so"))):
                 if any(fnmatch.fnmatch(os.path.basename(ext), skip) for skip in DYNLOAD_SKIPPED):
                     with contextlib.suppress(OSError):
+                        size = os.path.getsize(self.copy_of(ext))
                         os.unlink(self.copy_of(ext))
                         self.report.files -= 1
-                        self.report.bytes -= os.path.getsize(ext)
+                        self.report.bytes -= size
                     continue
                 for lib in elf_closure(ext):
                     self.add(lib)

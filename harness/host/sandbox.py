@@ -1164,7 +1164,7 @@ class BotJail:
             SandboxError: the view's directory cannot be made, or its file system is full.
         """
         try:
-            view = privateview.PrivateView(others_only=self.uid is not None, hidden=self.hidden)
+            view = privateview.PrivateView(others_only=self.uid is not None, hidden=self.hidden, own=[self.cwd])
         except OSError as exc:
             raise SandboxError(f"cannot make the bot's private view of its files: {exc.strerror}") from None
         self.private = view
@@ -1203,7 +1203,7 @@ class BotJail:
             if venv != base:
                 site = next((os.path.join(s, "site-packages") for s in privateview._stdlib(venv)), venv)
                 modules = privateview.wanted_modules(privateview.imported_names(self.cwd, argv), site)
-                view.add_venv(venv, privateview.python_packages(sys.executable, site, modules))
+                view.add_venv(venv, privateview.python_packages(sys.executable, site, modules, _sdk_paths()))
             else:
                 view.add_python_prefix(base)
             for path in _sdk_paths():
@@ -1232,7 +1232,8 @@ class BotJail:
                 view.add_program(program)
         shared = [os.path.realpath(p) for p in self.settings.paths if os.path.exists(p)]
         view.add_libraries_of(self.cwd, privateview.OWN_MAX_FILES)  # a native bot's libzmq, its JNI library's
-        if view.add_tree(self.cwd, max_bytes=privateview.OWN_MAX_BYTES, max_files=privateview.OWN_MAX_FILES):
+        if view.add_tree(self.cwd, max_bytes=privateview.OWN_MAX_BYTES, max_files=privateview.OWN_MAX_FILES,
+                         prune=True):
             view.anchors = [a for a in view.anchors if not _inside(a, self.cwd)] + [self.cwd]
         else:
             shared.append(self.cwd)
