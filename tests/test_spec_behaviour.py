@@ -42,9 +42,10 @@ def conn(tmp_path: Path) -> Iterator[Connection]:
     c.close()
 
 
-def greeted(conn: Connection, first: bytes) -> bytes:
-    """Connect a raw ZMTP DEALER, send ``first``, serve the referee until it closes the connection (both callers
-    expect it to; 120 s is an outer limit only); what came back until EOF."""
+def greeted(conn: Connection, first: bytes, until_message: bool = False) -> bytes:
+    """Connect a raw ZMTP DEALER, send ``first``, serve the referee until it closes the connection, or with
+    ``until_message`` until its first message (a refused version is answered and the connection left to the seat's
+    end); 120 s is an outer limit only. What came back."""
     import socket as so
 
     from harness.match import zmtp
@@ -71,6 +72,8 @@ def greeted(conn: Connection, first: bytes) -> bytes:
         parser.feed(data)
         while (ev := parser.next()) is not None:
             got.append(ev)
+        if until_message and any(ev[0] == zmtp.EV_MESSAGE for ev in got):
+            break
     s.close()
     messages = [ev for ev in got if ev[0] == zmtp.EV_MESSAGE]
     return b"closed" if closed and not messages else b"".join(m[1] for m in messages)  # type: ignore[misc]
@@ -81,7 +84,7 @@ def test_a_wrong_secret_gets_no_answer_and_its_connection_is_closed(conn: Connec
 
 
 def test_the_right_secret_with_another_version_gets_a_fatal_version_mismatch(conn: Connection) -> None:
-    reply = codec.decode(greeted(conn, codec.encode(Hello(secret=SECRET, name="bot", v=2))))
+    reply = codec.decode(greeted(conn, codec.encode(Hello(secret=SECRET, name="bot", v=2)), until_message=True))
     assert reply.TYPE == "error" and reply.reason == "version_mismatch" and reply.fatal
 
 
