@@ -54,5 +54,6 @@ def render(figures: Mapping[str, Any], targets: Mapping[str, str] | None = None)
     targets = TARGETS if targets is None else targets
     rows = [[name, _text(value), targets.get(name, "")] for name, value in figures.items()]
     # disable_numparse: tabulate would read "5,560,340" back as a number and print a mixed column as 5.56034e+06
-    return tabulate(rows, headers=["figure", "value", "target"], colalign=("left", "right", "left"),
-                    disable_numparse=True)
+    table: str = tabulate(rows, headers=["figure", "value", "target"], colalign=("left", "right", "left"),
+                          disable_numparse=True)
+    return table

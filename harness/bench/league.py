@@ -37,6 +37,7 @@ from typing import Any
 from harness.tournament.config import TournamentConfig, parse_config, with_overrides
 from harness.tournament.estimate import DEFAULT_RATES, calibrate
 from harness.tournament.runner import run_tournament
+from harness.tournament.workers import Executor
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -82,7 +83,7 @@ def noop_job(directory: Path) -> dict[str, float]:
     return {}
 
 
-def _job_ms(executor: Any, count: int, root: Path) -> float:
+def _job_ms(executor: Executor, count: int, root: Path) -> float:
     """Milliseconds of worker time per do-nothing job: wall x parallel jobs / jobs, through run_all."""
     from harness.tournament.workers import Job, run_all
 

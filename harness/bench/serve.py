@@ -108,7 +108,8 @@ def _populate(contest_path: Path) -> None:
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        port: int = s.getsockname()[1]
+        return port
 
 
 def run() -> dict[str, Any]:

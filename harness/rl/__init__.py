@@ -20,7 +20,7 @@ from __future__ import annotations
 __all__ = ["SevenCardDrawEnv", "as_bot", "env", "evaluate", "lbr", "raw_env"]
 
 
-def __getattr__(name: str):  # noqa: ANN202 - PEP 562: a bot made by as_bot starts without PettingZoo/Gymnasium
+def __getattr__(name: str) -> object:  # PEP 562: a bot made by as_bot starts without PettingZoo/Gymnasium
     if name == "as_bot":
         from harness.rl.bot import as_bot
 

@@ -36,7 +36,7 @@ _SEED_BLOCK = 64
 _COMPLETE = Phase.COMPLETE
 
 
-class SevenCardDrawEnv(AECEnv):
+class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no types: its AECEnv is Any
     """Seven Card Draw for 2-6 seats as a PettingZoo AEC environment (module doc).
 
     Args:
@@ -121,10 +121,10 @@ class SevenCardDrawEnv(AECEnv):
             raise RuntimeError("no hand yet: call reset() first")
         return state
 
-    def observation_space(self, agent: str) -> spaces.Space:
+    def observation_space(self, agent: str) -> spaces.Dict[Any]:  # gymnasium's Dict of two Boxes
         return self._obs_space
 
-    def action_space(self, agent: str) -> spaces.Space:
+    def action_space(self, agent: str) -> spaces.Discrete[np.int64]:
         return self._act_space
 
     # --- episodes ----------------------------------------------------------------------------------

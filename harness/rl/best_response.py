@@ -536,7 +536,9 @@ class _Player:
 
 def _request(wire: HandWire, state: HandState, seat: int, seq: int) -> dict[str, Any]:
     """The request the referee sends ``seat`` now, decoded (as the bot's SDK sees it)."""
-    return msgpack.unpackb(wire.request(state.phase is _DRAW, seq, seat, state.legal(), _BANK_MS), raw=False)
+    request: dict[str, Any] = msgpack.unpackb(wire.request(state.phase is _DRAW, seq, seat, state.legal(), _BANK_MS),
+                                              raw=False)
+    return request
 
 
 # ----------------------------------------------------------------------------------------------- the match

@@ -280,7 +280,8 @@ def layout(n: int) -> dict[str, slice]:
 
 def obs_size(n: int) -> int:
     """Length of the observation vector at ``n`` seats."""
-    return layout(n)["shown"].stop
+    stop: int = layout(n)["shown"].stop
+    return stop
 
 
 def bounds(n: int, chips: int, unit: int) -> tuple[np.ndarray, np.ndarray]:

@@ -216,7 +216,8 @@ class SingleAgentEnv(gymnasium.Env):
     def _obs(self) -> dict[str, np.ndarray]:
         return self.aec.observe(f"player_{self.seat}")
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """Deal (``seed``: the match seed, ``options={"hand": h}``; see :mod:`harness.rl.aec`).
 
         Raises:
@@ -233,7 +234,7 @@ class SingleAgentEnv(gymnasium.Env):
             self._deal(None, None)
         return self._obs(), {"skipped_reward": skipped, "hand": self.aec.hand, "seat": self.seat}
 
-    def step(self, action: int) -> tuple[dict, float, bool, bool, dict]:
+    def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         """Apply the learner's action index; run the opponents to its next decision or the hand's end.
 
         ``info``: ``hand`` (its number in the match), ``illegal_action`` (True when ``illegal="default"``

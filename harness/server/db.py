@@ -29,6 +29,8 @@ from sqlalchemy import (
     create_engine,
     event,
 )
+from sqlalchemy.engine.interfaces import DBAPIConnection
+from sqlalchemy.pool import ConnectionPoolEntry
 
 from harness.errors import HarnessError
 
@@ -145,7 +147,7 @@ def make_engine(url: str) -> Engine:
         engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
 
         @event.listens_for(engine, "connect")
-        def _pragmas(conn, record):  # noqa: ANN001 - DB-API connection
+        def _pragmas(conn: DBAPIConnection, record: ConnectionPoolEntry) -> None:
             cur = conn.cursor()
             cur.execute("PRAGMA journal_mode=WAL")  # readers never block the ladder's writes
             cur.execute("PRAGMA synchronous=NORMAL")
