@@ -52,6 +52,7 @@ import shutil
 import stat
 import struct
 import subprocess
+import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -125,7 +126,6 @@ def view_parent() -> str:
     for parent in PARENTS:
         if os.path.isdir(parent) and os.access(parent, os.W_OK | os.X_OK):
             return parent
-    import tempfile
 
     return tempfile.gettempdir()
 

@@ -74,6 +74,8 @@ from harness.engine.evaluator import best_keep, evaluate
 from harness.errors import HarnessError
 from harness.match.wire import HandWire, MatchWire
 from harness.tournament.stats import Estimate, estimate
+from protocol import codec
+from protocol.messages import GameSettings, MatchLimits, MatchStart
 from protocol.sdk import Bot, DecisionState
 
 __all__ = ["BotSpecError", "LbrResult", "Particle", "lbr", "load_bot"]
@@ -604,9 +606,6 @@ class _Seating:
 
     def __init__(self, factory: Callable[[], Bot], root: int, seat: int, game: GameConfig, stack: int, particles: int,
                  rollouts: int, observer: Callable[[HandState, int, Sequence[Particle]], None] | None) -> None:
-        from protocol import codec
-        from protocol.messages import GameSettings, MatchLimits, MatchStart
-
         try:
             self.bot = factory()
         except Exception as exc:  # noqa: BLE001 - the bot's own code: say what failed in one line

@@ -21,8 +21,11 @@ import numpy as np
 from harness.deals import parse_seed
 from harness.engine import Action, ActionKind, HandState
 from harness.engine.cards import parse_card
+from harness.match.wire import HandWire, MatchWire
 from harness.rl import encoding
 from harness.rl.aec import SevenCardDrawEnv
+from protocol import codec
+from protocol.messages import GameSettings, MatchLimits, MatchStart
 
 __all__ = ["RandomPolicy", "SdkOpponent", "SingleAgentEnv", "random_policy"]
 
@@ -89,10 +92,6 @@ class SdkOpponent:
 
     def start_match(self, env: SevenCardDrawEnv, seat: int, names: Sequence[str]) -> None:
         """Send ``match_start`` (once per environment)."""
-        from harness.match.wire import MatchWire
-        from protocol import codec
-        from protocol.messages import GameSettings, MatchLimits, MatchStart
-
         self._match = MatchWire(env.game, self.decision_ms)
         self.bot.handle_frame(codec.encode(MatchStart(
             match_id="rl", seat=seat, names=tuple(names), game=GameSettings.of(env.game), hands=10_000_000,
@@ -101,8 +100,6 @@ class SdkOpponent:
 
     def start_hand(self, state: HandState, seat: int, names: Sequence[str]) -> None:
         """Send ``hand_start``."""
-        from harness.match.wire import HandWire
-
         self._hand = HandWire(self._match, state)
         self.bot.handle_frame(self._hand.hand_start(seat, names, list(state.starting_stacks)))
 
