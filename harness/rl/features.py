@@ -40,6 +40,7 @@ from harness.engine.evaluator import (
     improving_cards,
     straight_draw,
 )
+from harness.rl.actions import DISCARDS, DRAW_BASE
 
 __all__ = ["EQUITY_SAMPLES", "SIZE", "bounds", "draw_choices", "equity", "fill", "layout", "outs"]
 
@@ -125,8 +126,6 @@ def fill(v: Any, at: int, n: int, seat: int, cards: Sequence[int], drawn: bool, 
 
 
 def _keep_index(cards: Sequence[int], keep: Sequence[int]) -> int:
-    from harness.rl.encoding import DISCARDS, DRAW_BASE
-
     kept = set(keep)
     return DRAW_BASE + DISCARDS.index(tuple(p for p, c in enumerate(cards) if c not in kept))
 
