@@ -49,7 +49,8 @@ HIDDEN = 32
 def init(rng: np.random.Generator) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """Initial ``(policy, value)`` parameters: scaled normal weights, zero biases, a near-uniform first policy."""
     def layer(n_in: int, n_out: int, gain: float) -> np.ndarray:
-        return rng.standard_normal((n_in, n_out)) * gain / np.sqrt(n_in)
+        weights: np.ndarray = rng.standard_normal((n_in, n_out)) * gain / np.sqrt(n_in)
+        return weights
 
     n, h, a = pp.N_INPUTS, HIDDEN, len(pp.ACTIONS)
     policy = {"w1": layer(n, h, 1.0), "b1": np.zeros(h), "w2": layer(h, h, 1.0), "b2": np.zeros(h),
@@ -61,7 +62,8 @@ def init(rng: np.random.Generator) -> tuple[dict[str, np.ndarray], dict[str, np.
 def _log_softmax(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
     z = np.where(legal, logits, -np.inf)
     z = z - z.max(axis=1, keepdims=True)
-    return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+    log_p: np.ndarray = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+    return log_p
 
 
 def policy_loss(params: dict[str, np.ndarray], x: np.ndarray, legal: np.ndarray, actions: np.ndarray,
@@ -133,8 +135,8 @@ class Adam:
             self.params[k] -= self.lr * m_hat / (np.sqrt(v_hat) + 1e-8)
 
 
-def _rollout(env: Any, view: dict, policy: dict[str, np.ndarray], value: dict[str, np.ndarray], steps: int,
-             rng: np.random.Generator) -> tuple[dict[str, np.ndarray], dict, list[float]]:
+def _rollout(env: Any, view: dict[str, Any], policy: dict[str, np.ndarray], value: dict[str, np.ndarray], steps: int,
+             rng: np.random.Generator) -> tuple[dict[str, np.ndarray], dict[str, Any], list[float]]:
     """Whole hands until ``steps`` decisions or more: inputs, masks, actions, log-probabilities, advantages,
     returns; the view after the last hand; the learner's net big blinds of each hand."""
     xs, legals, actions, logps, hands, rewards = [], [], [], [], [], []
@@ -228,8 +230,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"weights written to {args.out if shown.startswith('..') else shown}")
     if args.eval_hands:
         from bots.solid import Solid
-        from harness.rl import evaluate
         from harness.rl.gym import SdkOpponent
+        from harness.rl.strength import evaluate
 
         result = evaluate(pp.PpoPolicy(params), lambda: [SdkOpponent(Solid(seed=1))], hands=args.eval_hands,
                           seed=2026, features=True)

@@ -7,6 +7,7 @@ tournament code can all import them without importing each other.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -364,8 +365,6 @@ def parse_named_command(text: str, option: str = "--bot", *, allow_dir: bool = T
         SettingsError: one line naming ``option`` and what is wrong (no ``=``, an empty part, a name that breaks
             :data:`BOT_NAME_RULE`, a command a shell could not split).
     """
-    import shlex
-
     name, sep, command = text.partition("=")
     name, at, folder = name.strip().partition("@") if allow_dir else (name.strip(), "", "")
     if not sep or not name or not command.strip() or (at and not folder):

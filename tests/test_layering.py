@@ -26,6 +26,10 @@
   alone: the rest of the harness reaches it through the engine (``harness/rl/native_vector.py`` takes its
   ``NativeTables`` there), bots never (they have the evaluator), nor ``protocol``; the engine's package
   imports it only on request (the engine works without it). Its Rust has no ``unsafe``.
+- Outside the CLI, an import inside a function is listed with its reason in docs/developers.md
+  ("Imports inside functions"); the rest sit at the top of their module.
+- Only the CLI and the contest server print or write to stdout/stderr (and the few modules of
+  :data:`MAY_PRINT`, each with its reason): library code reports through what it is handed.
 """
 
 from __future__ import annotations
@@ -208,3 +212,114 @@ def test_the_native_core_has_no_unsafe_code() -> None:
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             code = line.split("//")[0]
             assert not re.search(r"\bunsafe\b", code), f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+
+
+def imports_inside_functions(path: Path) -> list[tuple[int, str]]:
+    """The modules a file imports inside its functions, with their lines (``from harness.rl import features``
+    names ``harness.rl.features``, the module it brings)."""
+    found = []
+    for func in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for node in ast.walk(func):
+            if isinstance(node, ast.Import):
+                found += [(node.lineno, alias.name) for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                for alias in node.names:
+                    sub = f"{node.module}.{alias.name}"
+                    where = ROOT / sub.replace(".", "/")
+                    is_module = where.with_suffix(".py").exists() or where.is_dir()
+                    found.append((node.lineno, sub if is_module else node.module))
+    return sorted(set(found))
+
+
+def inner_import_table() -> dict[str, set[str]]:
+    """docs/developers.md's table "Imports inside functions": file -> the modules it may import inside a function."""
+    text = (ROOT / "docs" / "developers.md").read_text(encoding="utf-8")
+    section = text.split("## Imports inside functions", 1)[1].split("\n## ", 1)[0]
+    table: dict[str, set[str]] = {}
+    for row in re.findall(r"^\|(.+)\|$", section, flags=re.M):
+        cells = row.split("|")
+        if len(cells) < 3 or not cells[0].strip().startswith("`"):
+            continue
+        for path in re.findall(r"`([^`]+)`", cells[0]):
+            table.setdefault(path, set()).update(re.findall(r"`([^`]+)`", cells[1]))
+    assert table, "docs/developers.md has no table under 'Imports inside functions'"
+    return table
+
+
+INNER_SCOPE = [p for p in files("harness") + files("protocol") + files("bots")
+               if p.relative_to(ROOT).parts[:2] != ("harness", "cli")]
+
+
+@pytest.mark.parametrize("path", INNER_SCOPE, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_import_inside_a_function_has_its_reason(path: Path) -> None:
+    """Outside the CLI (which imports inside commands to keep ``harness --help`` fast), an import inside a
+    function hides what a module needs: each one is listed, with its reason, in docs/developers.md."""
+    allowed = inner_import_table().get(path.relative_to(ROOT).as_posix(), set())
+    for line, module in imports_inside_functions(path):
+        assert module in allowed, (f"{path.relative_to(ROOT)}:{line} imports {module} inside a function: move it "
+                                   "to the top, or add it with its reason to docs/developers.md "
+                                   "('Imports inside functions')")
+
+
+def test_the_table_of_imports_inside_functions_lists_only_real_ones() -> None:
+    for path, modules in inner_import_table().items():
+        assert (ROOT / path).is_file(), f"docs/developers.md lists {path}, which does not exist"
+        real = {module for _, module in imports_inside_functions(ROOT / path)}
+        assert modules <= real, f"docs/developers.md lists {sorted(modules - real)} for {path}: not imported there"
+
+
+def test_the_inner_import_checker_names_the_module_brought(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text("import os\n\ndef f():\n    import zmq\n    from harness.rl import features\n"
+                      "    from harness.engine.cards import cards_str\n")
+    assert imports_inside_functions(sample) == [(4, "zmq"), (5, "harness.rl.features"), (6, "harness.engine.cards")]
+
+
+#: The modules outside the CLI and the server that print or touch stdout/stderr, each with its reason. Everything
+#: else reports through what it is handed (a :class:`harness.tournament.voice.Voice`, a callback, ``logging``).
+MAY_PRINT = {
+    "harness/tournament/voice.py": "StderrVoice, the default channel when the caller hands none",
+    "harness/tournament/cluster.py": "the local:N cluster's child tells its parent the scheduler's address on stdout",
+    "harness/rl/aec.py": "PettingZoo's render_mode='human' prints the table (its API)",
+    "harness/play/terminal.py": "the terminal table is a person's interface: it asks whether stdout is a terminal",
+}
+_STREAMS = ("stdout", "stderr", "__stdout__", "__stderr__")
+
+
+def output_uses(path: Path) -> list[tuple[int, str]]:
+    """Every ``print(...)`` call and every use of ``sys.stdout``/``sys.stderr`` in a file, with its line."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
+            found.append((node.lineno, "print()"))
+        elif (isinstance(node, ast.Attribute) and node.attr in _STREAMS and isinstance(node.value, ast.Name)
+              and node.value.id == "sys"):
+            found.append((node.lineno, f"sys.{node.attr}"))
+        elif isinstance(node, ast.ImportFrom) and node.module == "sys" and any(a.name in _STREAMS for a in node.names):
+            found.append((node.lineno, "from sys import stdout/stderr"))
+    return sorted(found)
+
+
+@pytest.mark.parametrize("path", [p for p in files("harness") if p.relative_to(ROOT).parts[1] not in ("cli", "server")],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_only_the_cli_and_the_server_print(path: Path) -> None:
+    """Library code does not write to the terminal: the CLI (and the contest server, a program of its own) says
+    what happened, so every stderr line has one style (``harness COMMAND: ...``)."""
+    if path.relative_to(ROOT).as_posix() in MAY_PRINT:
+        return
+    for line, what in output_uses(path):
+        raise AssertionError(f"{path.relative_to(ROOT)}:{line} uses {what}: report through a Voice, a callback or "
+                             "logging handed in by the CLI (or add the module to MAY_PRINT with its reason)")
+
+
+def test_the_print_allow_list_is_needed() -> None:
+    for name in MAY_PRINT:
+        assert output_uses(ROOT / name), f"{name} no longer prints: take it off MAY_PRINT"
+
+
+def test_the_output_checker_sees_prints_and_streams(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text("import sys\nprint('x')\nsys.stderr.write('y')\nconsole.print('z')\nw = sys.stdout\n")
+    assert output_uses(sample) == [(2, "print()"), (3, "sys.stderr"), (5, "sys.stdout")]

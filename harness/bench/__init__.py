@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from tabulate import tabulate
+
 #: docs/speed.md targets, by figure. ``overhead_ratio`` is the one the 1.3 target means:
 #: wall time per heads-up hand at the headline placement / (decisions per hand x the
 #: raw ZeroMQ round trip, free placement), on an otherwise idle machine.
@@ -49,10 +51,9 @@ def render(figures: Mapping[str, Any], targets: Mapping[str, str] | None = None)
         targets: target per figure (default :data:`TARGETS`); for engine-only
             figures pass the engine's own.
     """
-    from tabulate import tabulate
-
     targets = TARGETS if targets is None else targets
     rows = [[name, _text(value), targets.get(name, "")] for name, value in figures.items()]
     # disable_numparse: tabulate would read "5,560,340" back as a number and print a mixed column as 5.56034e+06
-    return tabulate(rows, headers=["figure", "value", "target"], colalign=("left", "right", "left"),
-                    disable_numparse=True)
+    table: str = tabulate(rows, headers=["figure", "value", "target"], colalign=("left", "right", "left"),
+                          disable_numparse=True)
+    return table

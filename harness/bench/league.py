@@ -26,6 +26,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import resource
 import statistics
 import tempfile
@@ -34,9 +35,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import psutil
+
+from harness.tournament.cluster import DaskExecutor, reached_as_configured
 from harness.tournament.config import TournamentConfig, parse_config, with_overrides
 from harness.tournament.estimate import DEFAULT_RATES, calibrate
 from harness.tournament.runner import run_tournament
+from harness.tournament.workers import Executor, Job, LocalExecutor, run_all
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -82,10 +87,8 @@ def noop_job(directory: Path) -> dict[str, float]:
     return {}
 
 
-def _job_ms(executor: Any, count: int, root: Path) -> float:
+def _job_ms(executor: Executor, count: int, root: Path) -> float:
     """Milliseconds of worker time per do-nothing job: wall x parallel jobs / jobs, through run_all."""
-    from harness.tournament.workers import Job, run_all
-
     jobs = []
     for i in range(count):
         directory = root / f"job{i}"
@@ -108,12 +111,8 @@ def dask_throughput(hands: int = 250, workers: int = 2, noop_jobs: int = 200, ro
     hits both alike); the best of each gives ``hands_per_s_dask_local_<n>`` and
     ``dask_over_jobs_<n>`` (target >= 0.9).
     """
-    import importlib.util
-
     if importlib.util.find_spec("distributed") is None:
         return {}
-    from harness.tournament.cluster import DaskExecutor, reached_as_configured
-    from harness.tournament.workers import LocalExecutor
 
     figures: dict[str, float] = {}
     start = time.perf_counter()
@@ -179,8 +178,6 @@ def match_overhead(hands: int = 20, bots: int = 4) -> dict[str, float]:
         per hand), ``match_wall_ms_median``, ``hand_ms_heads_up`` and
         ``processes_left`` (bot processes alive after the run: 0 expected).
     """
-    import psutil
-
     rates = calibrate(2, hands=500)
     per_hand = rates.hand_s[2]
     data = {

@@ -69,9 +69,13 @@ from typing import Any
 
 import zmq
 
+from harness.bench.acpc import dealer_speed
 from harness.engine import Action, ActionKind, GameConfig, HandState
 from harness.engine.cards import CARD_STRS
+from harness.host import cgroups, sysinfo_supervisor
 from harness.host.placement import pin, restore
+from harness.match.connection import Connection
+from harness.match.endpoint import Hub
 from harness.match.referee import BotSpec, Limits, MatchSpec, Referee
 from harness.match.wire import encode_hand_end_of
 from harness.specs import CpuPolicy, SandboxMode, SandboxSettings
@@ -174,9 +178,6 @@ def transport_floor(hands: int = 3000) -> dict[str, float]:
         process's CPU (user + system) per request over the loop, the least any
         referee written over this transport pays per decision before any rule.
     """
-    from harness.match.connection import Connection
-    from harness.match.endpoint import Hub
-
     root = Path(__file__).resolve().parents[2]
     steps, final = _sample_hand()
     before = pin({_pin_cpu()})  # as a pinned match: the bots inherit it
@@ -314,15 +315,12 @@ def sandbox_start(n: int = 20) -> dict[str, float]:
     Raises:
         harness.host.sandbox.SandboxError: the sandbox cannot run here.
     """
-    import shutil as sh
-
-    from harness.host import cgroups, sysinfo_supervisor
     from harness.host.sandbox import BotJail, SandboxError, UidLease, support
 
     sup = support()
     if not (sup.namespaces and sup.cgroups.available):
         raise SandboxError(f"the sandbox cannot run here: {sup.namespaces_problem or sup.cgroups.reason}")
-    true = sh.which("true") or "/bin/true"
+    true = shutil.which("true") or "/bin/true"
     tmp = tempfile.mkdtemp(prefix="harness-bench-")
     seat = os.path.join(tmp, "seat0")
     os.mkdir(seat, 0o700)
@@ -369,7 +367,7 @@ def sandbox_start(n: int = 20) -> dict[str, float]:
         match.close()
         if lease is not None:
             lease.release()
-        sh.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(tmp, ignore_errors=True)
     return {"start_ms": (boxed - plain) / n * 1000, "turn_switch_us": turn, "freeze_switch_us": frozen}
 
 
@@ -476,8 +474,6 @@ def run(hands_heads_up: int = 4000, hands_four: int = 2000, acpc_dir: str | None
 
 def _acpc(directory: str | None, hands: int, c_hu: dict[str, float] | None) -> dict[str, Any]:
     """The ACPC dealer's figures beside the C bots' (None where it cannot be measured)."""
-    from harness.bench.acpc import dealer_speed
-
     if not directory:
         return {"acpc_decisions_per_s": "not measured: no --acpc DIR (a built project_acpc_server, docs/speed.md)"}
     try:

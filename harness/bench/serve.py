@@ -28,6 +28,16 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
+from sqlalchemy import insert
+
+from harness.server import db, store
+from harness.server.contest import load_contest
+from harness.server.unpack import content_hash
+from harness.specs import MatchResult
+from harness.tournament.config import toml_value
+from harness.tournament.results import MatchRecord
+
 STUDENTS, VERSIONS, MATCHES = 100, 300, 10_000
 REQUESTS = 20
 #: Seconds of requests at least, from the new version's upload: the slots' occupancy is measured over them.
@@ -36,8 +46,6 @@ _ROOT = Path(__file__).resolve().parents[2]
 
 
 def _contest(folder: Path) -> Path:
-    from harness.tournament.config import toml_value
-
     text = ('[contest]\nname = "bench"\n[ladder]\nhands = 50\ntable_size = 2\njobs = 2\n[sandbox]\nmode = "off"\n'
             f'[[reference]]\nname = "caller"\ncommand = "python -m bots.caller"\ncwd = {toml_value(str(_ROOT))}\n'
             + "".join(f'[[students]]\nname = "s{i:03d}"\n' for i in range(STUDENTS)))
@@ -48,14 +56,6 @@ def _contest(folder: Path) -> Path:
 
 def _populate(contest_path: Path) -> None:
     """Store the versions (with their files) and the matches directly in the database."""
-    from sqlalchemy import insert
-
-    from harness.server import db, store
-    from harness.server.contest import load_contest
-    from harness.server.unpack import content_hash
-    from harness.specs import MatchResult
-    from harness.tournament.results import MatchRecord
-
     contest = load_contest(contest_path)
     engine = db.open_database(contest.database)
     store.sync_roster(engine, contest)
@@ -108,13 +108,12 @@ def _populate(contest_path: Path) -> None:
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        port: int = s.getsockname()[1]
+        return port
 
 
 def run() -> dict[str, Any]:
     """The figures (see the module docstring)."""
-    import httpx
-
     harness = [sys.executable, "-c", "from harness.cli import app; app()"]
     with tempfile.TemporaryDirectory(prefix="bench-serve-") as tmp:
         folder = Path(tmp)

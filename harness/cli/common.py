@@ -10,12 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from harness.cli.boundary import HarnessGroup
 from harness.cli.voice import echo, say, usage
+
+if TYPE_CHECKING:  # for the annotations only: the commands import these lazily, to keep `harness --help` fast
+    from harness.host.sandbox import JailPlan
+    from harness.specs import SandboxSettings
+    from harness.tournament.config import TournamentConfig
 
 __all__ = ["app", "bench_app", "play_one_match", "print_figures", "print_result", "sandbox_plan", "sandbox_say",
            "tournament_config", "write_result"]
@@ -65,7 +70,7 @@ app.add_typer(bench_app, name="bench")
 
 def tournament_config(config: Path, out: Path | None, jobs: int | None, hands: int | None, seed: str | None,
                       pin: bool | None, sandbox: str | None = None,
-                      cluster: str | None = None):  # noqa: ANN202 - a TournamentConfig, imported lazily
+                      cluster: str | None = None) -> TournamentConfig:
     """The tournament file with the command's options over it (``harness run``, ``harness plan``).
 
     Raises:
@@ -77,7 +82,7 @@ def tournament_config(config: Path, out: Path | None, jobs: int | None, hands: i
                           cluster=cluster)
 
 
-def sandbox_plan(settings):  # noqa: ANN001, ANN202 - SandboxSettings -> Plan, imported lazily
+def sandbox_plan(settings: SandboxSettings) -> JailPlan:
     """Decide the sandbox of a command's bots, printing nothing (see :func:`sandbox_say`).
 
     Called while the options are checked, so that mode "required" on a machine
@@ -91,7 +96,7 @@ def sandbox_plan(settings):  # noqa: ANN001, ANN202 - SandboxSettings -> Plan, i
     return plan(settings)
 
 
-def sandbox_say(decided, command: str) -> None:  # noqa: ANN001 - a harness.host.sandbox.JailPlan
+def sandbox_say(decided: JailPlan, command: str) -> None:
     """Print the sandbox's WARNING when bots are not isolated (a notice when it is off), on stderr.
 
     Called once every option and file has been checked, just before the bots

@@ -66,7 +66,7 @@ def sprt(
     from harness.match.msgsize import message_problem
     from harness.match.outdir import default_out_dir
     from harness.match.referee import play_match
-    from harness.specs import Limits
+    from harness.specs import BotSpec, Limits, MatchResult, MatchSpec
     from harness.tournament.sprt import SETTINGS_FILE, SprtError, SprtSettings, hidden_out
 
     specs = bot_specs(bot, cwd)
@@ -97,7 +97,7 @@ def sprt(
     box = hidden_out(sandbox_settings(sandbox), out_dir)
     again = shlex.join(["harness", "sprt", *sys.argv[2:]] + ([] if out is not None else ["--out", str(out_dir)]))
 
-    def play(bots, spec, limits_, match_dir):  # noqa: ANN001, ANN202 - play_match's arguments
+    def play(bots: list[BotSpec], spec: MatchSpec, limits_: Limits, match_dir: Path) -> MatchResult:
         if stdout_gone():  # `| head` has its lines: stop before the next match, quietly (as a closed pipe does)
             raise BrokenPipeError(errno.EPIPE, "stdout's reader is gone")
         return play_match(bots, spec, limits_, match_dir, sandbox=box)

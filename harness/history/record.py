@@ -25,8 +25,8 @@ from typing import Any
 
 from harness.engine import Action, ActionKind, GameConfig, GameConfigError, HandState, ReplayError, Structure
 from harness.engine.actions import POSTS
-from harness.engine.cards import CARD_STRS, CardError, parse_cards
-from harness.engine.errors import IllegalActionError, InvalidActionError
+from harness.engine.cards import CARD_STRS, parse_cards
+from harness.engine.errors import CardError, IllegalActionError, InvalidActionError
 
 #: The ``format`` field of every record (a reader can tell our files from others').
 FORMAT = "sevencard-hand-history"

@@ -285,7 +285,7 @@ def _prctl() -> Callable[..., int]:
     prctl = ctypes.CDLL(None, use_errno=True).prctl
     prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
     prctl.restype = ctypes.c_int
-    return prctl  # type: ignore[no-any-return]
+    return prctl
 
 
 #: keyctl(2)'s number per machine (asm/unistd.h) and its KEYCTL_JOIN_SESSION_KEYRING operation (linux/keyctl.h).

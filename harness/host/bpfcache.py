@@ -83,7 +83,7 @@ def _owned_safely(st: os.stat_result) -> bool:
     return st.st_uid == os.geteuid() and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
 
 
-def _read(path: str) -> dict | None:
+def _read(path: str) -> dict[str, Any] | None:
     """A kept entry, or None when there is none that may be trusted (see the module docstring)."""
     try:
         folder = os.stat(os.path.dirname(path))
@@ -95,7 +95,7 @@ def _read(path: str) -> dict | None:
         if not (stat.S_ISREG(st.st_mode) and _owned_safely(st) and _owned_safely(folder)):
             return None
         try:
-            entry = json.loads(fh.read(4 * _MAX_BYTES))
+            entry: dict[str, Any] = json.loads(fh.read(4 * _MAX_BYTES))
             code = base64.b64decode(entry["program"], validate=True)
         except (ValueError, KeyError, TypeError):
             return None
@@ -105,7 +105,7 @@ def _read(path: str) -> dict | None:
     return entry
 
 
-def _write(path: str, entry: dict) -> None:
+def _write(path: str, entry: dict[str, Any]) -> None:
     """Keep an entry (atomically; silently not where the directory cannot be made or written)."""
     folder = os.path.dirname(path)
     with contextlib.suppress(OSError):
@@ -125,7 +125,7 @@ def _write(path: str, entry: dict) -> None:
             os.unlink(tmp)
 
 
-def kept(name: str, source_file: str, build: Callable[[], dict | None]) -> dict | None:
+def kept(name: str, source_file: str, build: Callable[[], dict[str, Any] | None]) -> dict[str, Any] | None:
     """The entry ``build`` makes (``{"program": bytes, ...}`` with JSON-ready other values, or None when it
     cannot), kept between runs under ``name`` and a key of ``source_file``'s content (the module holding the
     rules), the machine and the compilers (:func:`_compilers`); None entries are not kept.

@@ -310,7 +310,7 @@ def _into_leaf(group: str) -> str:
 def _alive(pid: int) -> bool:
     """True while ``pid`` runs (a killed referee may linger as a zombie until reaped: that counts as gone)."""
     try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+        return bool(psutil.Process(pid).status() != psutil.STATUS_ZOMBIE)  # psutil is untyped
     except psutil.NoSuchProcess:
         return False
     except psutil.Error:  # no access: assume alive, leave its groups alone

@@ -59,6 +59,7 @@ import stat
 import struct
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -136,7 +137,6 @@ def view_parent() -> str:
     for parent in PARENTS:
         if os.path.isdir(parent) and os.access(parent, os.W_OK | os.X_OK):
             return parent
-    import tempfile
 
     return tempfile.gettempdir()
 

@@ -1006,7 +1006,9 @@ class BotJail:
         """
         # As root the tmpfs mounts below are root's (0555, 0755) and the seat's uid, without capabilities,
         # cannot write them: made read-only only for an ordinary user's bot, which owns its user namespace's.
-        ro = (lambda path: ["--remount-ro", path]) if self.uid is None else (lambda path: [])
+        def ro(path: str) -> list[str]:
+            return ["--remount-ro", path] if self.uid is None else []
+
         args = ["--proc", "/proc"]
         late: list[str] = []
         for name, is_dir in _proc_layout():

@@ -126,6 +126,8 @@ import os
 import platform
 from dataclasses import dataclass
 from functools import lru_cache
+from types import ModuleType
+from typing import Any
 
 from harness.host import bpfcache
 
@@ -274,7 +276,7 @@ def _compat_arches(sc: object) -> list[tuple[str, int]]:
     return []
 
 
-def _rules(sc, flt, abi: str) -> None:  # noqa: ANN001 - pyseccomp is imported lazily
+def _rules(sc: ModuleType, flt: Any, abi: str) -> None:  # flt: a pyseccomp SyscallFilter (pyseccomp has no types)
     """Add the allow-list and the channel rules to ``flt``, a filter of the one ABI ``abi``."""
     low32 = 0xFFFFFFFF
 
@@ -318,7 +320,7 @@ def _rules(sc, flt, abi: str) -> None:  # noqa: ANN001 - pyseccomp is imported l
     # File watching (inotify, fanotify), the keyring, namespaces, mounts, ptrace ...: the default, EPERM.
 
 
-def _new_filter(sc, arch: int | None):  # noqa: ANN001, ANN202 - pyseccomp is imported lazily
+def _new_filter(sc: ModuleType, arch: int | None) -> Any:  # a pyseccomp SyscallFilter (pyseccomp has no types)
     """An empty filter (default EPERM, another ABI ENOSYS, a binary tree) for the native ABI or ``arch`` alone."""
     flt = sc.SyscallFilter(sc.ERRNO(errno.EPERM))
     flt.set_attr(sc.Attr.ACT_BADARCH, sc.ERRNO(errno.ENOSYS))
@@ -363,7 +365,7 @@ def support() -> FilterSupport:
     process."""
     problems: list[str] = []
 
-    def build() -> dict | None:
+    def build() -> dict[str, Any] | None:
         built = _build()
         if built.program is None:
             problems.append(built.problem)

@@ -191,7 +191,7 @@ def _build() -> SysinfoSupport:
         return SysinfoSupport(None, problem)
     problems: list[str] = []
 
-    def build() -> dict | None:
+    def build() -> dict[str, object] | None:
         built = _compile()
         if built.program is None:
             problems.append(built.problem)

@@ -46,6 +46,7 @@ from harness.host.startcause import start_cause
 from harness.host.tracebacks import Trace, describe_traces, find_traces
 from harness.match.msgsize import message_problem
 from harness.match.outdir import prepare_out_dir
+from harness.match.referee import Referee
 from harness.match.seat import QUIT_GRACE_MS
 from harness.match.untrusted import visible
 from harness.specs import (
@@ -544,8 +545,6 @@ def check_spec(
         harness.engine.GameConfigError: a stack below what the game needs.
         harness.host.sandbox.SandboxError: the sandbox is required and cannot run here.
     """
-    from harness.match.referee import Referee
-
     game = game or GameConfig()
     limits = limits or Limits()
     if not 0 <= seat <= len(opponents):

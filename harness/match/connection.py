@@ -111,7 +111,8 @@ class Connection(Endpoint):
             ev = parser.next()
             if ev is not None:
                 if ev[0] == _EV_MESSAGE:
-                    return ev[1]
+                    message: bytes = ev[1]
+                    return message
                 if ev[0] == zmtp.EV_FAULT:
                     raise Disconnected(self.name)
                 continue
@@ -404,7 +405,7 @@ class Connection(Endpoint):
             ChannelFault: the message fails the request (charged up to ``arrived``).
         """
         try:
-            reply = self._take(data, seq, expect)
+            reply: ActionReply | DiscardReply | None = self._take(data, seq, expect)
         except ChannelFault:
             self.answered_at = arrived
             self._give_up(seq)  # a correct second try would answer nothing

@@ -18,7 +18,7 @@ random hands with the codec's.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgpack
@@ -34,7 +34,7 @@ from protocol.version import MAX_MESSAGE_BYTES, PROTOCOL_VERSION
 __all__ = ["HandWire", "MatchWire", "encode_hand_end_of"]
 
 # One packer for every piece (msgpack.packb makes a new packer, with its buffer, per call).
-_pack = msgpack.Packer().pack
+_pack: Callable[[Any], bytes] = msgpack.Packer().pack  # msgpack has no types
 
 
 def _map_header(n: int) -> bytes:

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.engine.actions import POSTS
-from harness.engine.cards import CardError, card_str, parse_card
+from harness.engine.cards import card_str, parse_card
+from harness.engine.errors import CardError
 from harness.engine.evaluator import best_hand
 from harness.engine.pots import build_pots
 from harness.errors import HarnessError

@@ -44,7 +44,7 @@ from harness.report.viewer import STATIC_FILES, script_json, static_text, viewer
 from harness.tournament.leaderboard import EXPLANATION, Board, load_board, make_board, ranked, to_csv
 from harness.tournament.ratings import MIN_RESAMPLED_SETS, Rankings
 from harness.tournament.results import MatchRecord
-from harness.tournament.stats import crosstable
+from harness.tournament.stats import FAULT_COLUMNS, crosstable
 
 REPORT_DIR = "report"
 #: Poker statistics per bot (harness.report.pokerstats), beside leaderboard.csv.
@@ -149,8 +149,6 @@ def readable_board(rows: Sequence[Mapping[str, str]]) -> tuple[list[tuple[str, s
     bb/100 to 2 decimals, the interval as one ``"low..high"`` cell to 1 decimal, LOS to 2, a rating as
     mu +- 1.96 sigma (3-6 seats: the column is headed "rating"), faults summed.
     """
-    from harness.tournament.stats import FAULT_COLUMNS
-
     rated = any(row.get("rating_mu") for row in rows)
     headers = [(k, h, t) for k, h, t in LEADERBOARD_COLUMNS]
     if rated:

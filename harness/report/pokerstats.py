@@ -24,6 +24,8 @@ All fractions are in [0, 1] (None when the bot never had the chance: an empty de
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -267,9 +269,6 @@ class PokerStats:
 
 def stats_csv(rows: Sequence[Mapping[str, Any]]) -> str:
     """``stats.csv``: a header of :data:`COLUMNS`, fractions to 4 decimals, blank where not measured."""
-    import csv
-    import io
-
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(COLUMNS)

@@ -2,7 +2,8 @@
 
 - :func:`env` / :func:`raw_env`: the PettingZoo AEC environment (:mod:`harness.rl.aec`), 2-6 seats, every
   game setting, the referee's deals for a seed;
-- :mod:`harness.rl.encoding`: the action and observation encodings, field by field;
+- :mod:`harness.rl.encoding`: the action and observation encodings, field by field (the action space's layout
+  has its home in :mod:`harness.rl.actions`, which the features use too);
 - :func:`as_bot`: a policy as a bot over the real protocol (:mod:`harness.rl.bot`);
 - :class:`harness.rl.gym.SingleAgentEnv`: a Gymnasium environment for one seat whose opponents are in-process policies,
   any Python SDK bot among them (:mod:`harness.rl.gym`);
@@ -20,7 +21,7 @@ from __future__ import annotations
 __all__ = ["SevenCardDrawEnv", "as_bot", "env", "evaluate", "lbr", "raw_env"]
 
 
-def __getattr__(name: str):  # noqa: ANN202 - PEP 562: a bot made by as_bot starts without PettingZoo/Gymnasium
+def __getattr__(name: str) -> object:  # PEP 562: a bot made by as_bot starts without PettingZoo/Gymnasium
     if name == "as_bot":
         from harness.rl.bot import as_bot
 

@@ -24,11 +24,14 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
 
 from harness.deals import hand_seed, hand_seeds, new_seed, parse_seed
 from harness.engine import GameConfig, HandState, Phase
+from harness.engine.cards import cards_str
 from harness.engine.config import seat_count_problem
 from harness.rl import encoding
+from harness.rl import features as feature_fields
 
 __all__ = ["SevenCardDrawEnv", "env", "raw_env"]
 
@@ -36,7 +39,7 @@ _SEED_BLOCK = 64
 _COMPLETE = Phase.COMPLETE
 
 
-class SevenCardDrawEnv(AECEnv):
+class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no types: its AECEnv is Any
     """Seven Card Draw for 2-6 seats as a PettingZoo AEC environment (module doc).
 
     Args:
@@ -91,8 +94,6 @@ class SevenCardDrawEnv(AECEnv):
         self._base = encoding.obs_size(num_players)
         low, high = encoding.bounds(num_players, num_players * starting_stack, self.game.unit)
         if features:
-            from harness.rl import features as feature_fields
-
             flow, fhigh = feature_fields.bounds(num_players)
             low, high = np.concatenate([low, flow]), np.concatenate([high, fhigh])
         size = self._size = len(low)
@@ -121,10 +122,10 @@ class SevenCardDrawEnv(AECEnv):
             raise RuntimeError("no hand yet: call reset() first")
         return state
 
-    def observation_space(self, agent: str) -> spaces.Space:
+    def observation_space(self, agent: str) -> spaces.Dict[Any]:  # gymnasium's Dict of two Boxes
         return self._obs_space
 
-    def action_space(self, agent: str) -> spaces.Space:
+    def action_space(self, agent: str) -> spaces.Discrete[np.int64]:
         return self._act_space
 
     # --- episodes ----------------------------------------------------------------------------------
@@ -273,7 +274,6 @@ class SevenCardDrawEnv(AECEnv):
         st = self._state
         if st is None:
             return None
-        from harness.engine.cards import cards_str
 
         lines = [f"hand {st.hand_id} {st.phase} pot {st.pot} to_act {st.to_act}"]
         for s in range(st.n):
@@ -298,6 +298,4 @@ def raw_env(**kwargs: Any) -> SevenCardDrawEnv:
 def env(**kwargs: Any) -> AECEnv:
     """The environment with PettingZoo's order-enforcing wrapper (module doc; keyword arguments as
     :class:`SevenCardDrawEnv`)."""
-    from pettingzoo.utils import wrappers
-
     return wrappers.OrderEnforcingWrapper(SevenCardDrawEnv(**kwargs))

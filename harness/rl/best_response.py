@@ -74,6 +74,8 @@ from harness.engine.evaluator import best_keep, evaluate
 from harness.errors import HarnessError
 from harness.match.wire import HandWire, MatchWire
 from harness.tournament.stats import Estimate, estimate
+from protocol import codec
+from protocol.messages import GameSettings, MatchLimits, MatchStart
 from protocol.sdk import Bot, DecisionState
 
 __all__ = ["BotSpecError", "LbrResult", "Particle", "lbr", "load_bot"]
@@ -536,7 +538,9 @@ class _Player:
 
 def _request(wire: HandWire, state: HandState, seat: int, seq: int) -> dict[str, Any]:
     """The request the referee sends ``seat`` now, decoded (as the bot's SDK sees it)."""
-    return msgpack.unpackb(wire.request(state.phase is _DRAW, seq, seat, state.legal(), _BANK_MS), raw=False)
+    request: dict[str, Any] = msgpack.unpackb(wire.request(state.phase is _DRAW, seq, seat, state.legal(), _BANK_MS),
+                                              raw=False)
+    return request
 
 
 # ----------------------------------------------------------------------------------------------- the match
@@ -602,9 +606,6 @@ class _Seating:
 
     def __init__(self, factory: Callable[[], Bot], root: int, seat: int, game: GameConfig, stack: int, particles: int,
                  rollouts: int, observer: Callable[[HandState, int, Sequence[Particle]], None] | None) -> None:
-        from protocol import codec
-        from protocol.messages import GameSettings, MatchLimits, MatchStart
-
         try:
             self.bot = factory()
         except Exception as exc:  # noqa: BLE001 - the bot's own code: say what failed in one line

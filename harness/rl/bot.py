@@ -25,7 +25,7 @@ import numpy as np
 
 from harness.engine.cards import CARD_STRS, parse_card
 from harness.engine.config import TABLE_SIZES
-from harness.rl import encoding
+from harness.rl import encoding, features
 from protocol.sdk import Action, Bot
 
 __all__ = ["PolicyBot", "as_bot"]
@@ -77,8 +77,6 @@ class PolicyBot(Bot):
                               raw["bets"], contrib, legal if phase != "draw" else None, raw["folded"],
                               raw["all_in"], raw["draws"], raw["history"], {})
         if self.features:
-            from harness.rl import features
-
             call = legal.call_amount if phase in ("bet1", "bet2") and raw["to_act"] == seat else 0
             obs = np.concatenate([obs, np.zeros(features.SIZE, np.float32)])
             features.fill(obs, len(obs) - features.SIZE, n, seat, cards, raw["draws"][seat] is not None,

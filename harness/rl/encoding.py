@@ -45,7 +45,6 @@ With ``features=True`` (the environments, :func:`harness.rl.as_bot`) the hand-st
 
 from __future__ import annotations
 
-from itertools import combinations
 from operator import index as _as_index
 from typing import Any
 
@@ -54,11 +53,16 @@ import numpy as np
 from harness.engine import Action, ActionKind, Phase
 from harness.engine.config import TABLE_SIZES
 from harness.engine.state import HandState
+from harness.rl import features
+from harness.rl.actions import BET_BASE, CALL, DISCARDS, DRAW_BASE, FOLD, N_ACTIONS, SIZES
 
 __all__ = [
+    "BET_BASE",
+    "CALL",
     "DISCARDS",
     "DRAW_BASE",
     "DRAW_KEY",
+    "FOLD",
     "MASKS",
     "NONE_KEY",
     "N_ACTIONS",
@@ -80,14 +84,6 @@ __all__ = [
     "obs_size",
     "bounds",
 ]
-
-SIZES = ("min", "half_pot", "pot", "two_pots", "all_in")
-FOLD, CALL = 0, 1
-BET_BASE = 2
-DISCARDS: tuple[tuple[int, ...], ...] = tuple(c for k in range(5) for c in combinations(range(7), k))
-DRAW_BASE = BET_BASE + len(SIZES)
-N_ACTIONS = DRAW_BASE + len(DISCARDS)
-assert len(DISCARDS) == 99
 
 # --- masks: every mask is a row of one table, picked by a small key -------------------------------------------
 #: Key of the draw's mask (every discard set) and of a decision-less mask (the hand is over, not this seat's turn).
@@ -280,7 +276,8 @@ def layout(n: int) -> dict[str, slice]:
 
 def obs_size(n: int) -> int:
     """Length of the observation vector at ``n`` seats."""
-    return layout(n)["shown"].stop
+    stop: int = layout(n)["shown"].stop
+    return stop
 
 
 def bounds(n: int, chips: int, unit: int) -> tuple[np.ndarray, np.ndarray]:
@@ -446,8 +443,6 @@ def observe_into(v: Any, at: int, state: HandState, seat: int) -> None:
 def observe_features_into(v: Any, at: int, state: HandState, seat: int) -> None:
     """The ``features=True`` fields (:mod:`harness.rl.features`) of ``seat`` in ``state``, written from ``at`` on
     (``at``: :func:`obs_size` ``(n)`` into an observation row)."""
-    from harness.rl import features
-
     to_act = state.to_act
     call = state.legal().call_amount if to_act == seat and state.phase in ("bet1", "bet2") else 0
     features.fill(v, at, state.n, seat, state.cards[seat], state.draws[seat] is not None, state.button,

@@ -44,6 +44,7 @@ from harness.engine.evaluator import (
     improving_cards,
     straight_draw,
 )
+from harness.rl.actions import DISCARDS, DRAW_BASE
 
 __all__ = ["EQUITY_SAMPLES", "SIZE", "bounds", "draw_choices", "equity", "fill", "layout", "outs"]
 
@@ -143,16 +144,12 @@ def _choices(cards: Sequence[int]) -> tuple[int, int, int]:
     if found is None:
         if len(_CHOICES) >= 65536:
             _CHOICES.clear()
-        from harness.rl.encoding import DRAW_BASE
-
         d = draw_choices(cards)
         found = _CHOICES[key] = (d["best"] - DRAW_BASE, d["made"] - DRAW_BASE, d["draw"] - DRAW_BASE)
     return found
 
 
 def _keep_index(cards: Sequence[int], keep: Sequence[int]) -> int:
-    from harness.rl.encoding import DISCARDS, DRAW_BASE
-
     kept = set(keep)
     return DRAW_BASE + DISCARDS.index(tuple(p for p, c in enumerate(cards) if c not in kept))
 

@@ -21,8 +21,11 @@ import numpy as np
 from harness.deals import parse_seed
 from harness.engine import Action, ActionKind, HandState
 from harness.engine.cards import parse_card
+from harness.match.wire import HandWire, MatchWire
 from harness.rl import encoding
 from harness.rl.aec import SevenCardDrawEnv
+from protocol import codec
+from protocol.messages import GameSettings, MatchLimits, MatchStart
 
 __all__ = ["RandomPolicy", "SdkOpponent", "SingleAgentEnv", "random_policy"]
 
@@ -89,10 +92,6 @@ class SdkOpponent:
 
     def start_match(self, env: SevenCardDrawEnv, seat: int, names: Sequence[str]) -> None:
         """Send ``match_start`` (once per environment)."""
-        from harness.match.wire import MatchWire
-        from protocol import codec
-        from protocol.messages import GameSettings, MatchLimits, MatchStart
-
         self._match = MatchWire(env.game, self.decision_ms)
         self.bot.handle_frame(codec.encode(MatchStart(
             match_id="rl", seat=seat, names=tuple(names), game=GameSettings.of(env.game), hands=10_000_000,
@@ -101,8 +100,6 @@ class SdkOpponent:
 
     def start_hand(self, state: HandState, seat: int, names: Sequence[str]) -> None:
         """Send ``hand_start``."""
-        from harness.match.wire import HandWire
-
         self._hand = HandWire(self._match, state)
         self.bot.handle_frame(self._hand.hand_start(seat, names, list(state.starting_stacks)))
 
@@ -216,7 +213,8 @@ class SingleAgentEnv(gymnasium.Env):
     def _obs(self) -> dict[str, np.ndarray]:
         return self.aec.observe(f"player_{self.seat}")
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """Deal (``seed``: the match seed, ``options={"hand": h}``; see :mod:`harness.rl.aec`).
 
         Raises:
@@ -233,7 +231,7 @@ class SingleAgentEnv(gymnasium.Env):
             self._deal(None, None)
         return self._obs(), {"skipped_reward": skipped, "hand": self.aec.hand, "seat": self.seat}
 
-    def step(self, action: int) -> tuple[dict, float, bool, bool, dict]:
+    def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         """Apply the learner's action index; run the opponents to its next decision or the hand's end.
 
         ``info``: ``hand`` (its number in the match), ``illegal_action`` (True when ``illegal="default"``

@@ -179,7 +179,8 @@ class NativeVectorEnv(_GymVectorEnv):
         Raises:
             ValueError: ``i`` is not a table. RuntimeError: before the first :meth:`reset`.
         """
-        return self._tables().hand(self._table(i))
+        hand: NativeHand = self._tables().hand(self._table(i))
+        return hand
 
     def hand_number(self, i: int) -> int:
         """Table ``i``'s hand number in its match (the deal of ``hand_seed(match seed, number)``).
@@ -190,10 +191,10 @@ class NativeVectorEnv(_GymVectorEnv):
         return int(self._tables().hand_number(self._table(i)))
 
     def _table(self, i: Any) -> int:
-        i = _as_index(i)
-        if not 0 <= i < self.num_envs:
-            raise ValueError(f"table {i}: the tables are 0..{self.num_envs - 1}")
-        return i
+        index: int = _as_index(i)
+        if not 0 <= index < self.num_envs:
+            raise ValueError(f"table {index}: the tables are 0..{self.num_envs - 1}")
+        return index
 
     def close_extras(self, **kwargs: Any) -> None:
         """Nothing to release (the tables hold no processes or files); closing twice is allowed."""

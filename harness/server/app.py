@@ -16,19 +16,25 @@ site's page is refused whatever the cookie's SameSite says.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import html
 import io
 import json
 import os
 import shutil
 import tarfile
+import tempfile
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
+import jinja2
 from sqlalchemy import Engine, select
 from sse_starlette.sse import EventSourceResponse
 from starlette.applications import Starlette
+from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -46,6 +52,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from harness.errors import HarnessError
+from harness.host.build import build_problem
 from harness.play.guard import PageGuard
 from harness.play.web import page_html, static_response
 from harness.report.history import rating_points_history
@@ -53,16 +60,21 @@ from harness.report.html import history_figure
 from harness.report.viewer import script_json
 from harness.server import db, store
 from harness.server.board import Board
-from harness.server.contest import Contest
+from harness.server.contest import Contest, load_contest
+from harness.server.db import metadata
 from harness.server.final import plan as final_plan
 from harness.server.final import progress as final_progress
+from harness.server.final import resume_final, start_final
 from harness.server.folders import Listing, export_tree, list_files, tar_stream
 from harness.server.games import Game, GameRefused, Games
 from harness.server.hostpaths import for_student, hide_paths, host_roots
 from harness.server.ladder import Ladder, match_dir
 from harness.server.matchhands import match_hands
 from harness.server.submission import prepare
+from harness.server.tokens import token_hash
 from harness.server.unpack import MAX_UPLOAD, UnpackError
+from harness.tournament.results import MatchRecord
+from harness.tournament.stats import bb_per_100, duplicate_sets, estimate
 
 COOKIE = "harness_session"
 #: Seconds between two looks at the leaderboard by the event stream.
@@ -174,9 +186,6 @@ async def login(request: Request) -> Response:
     site = request.headers.get("sec-fetch-site")
     at_once = site in ("same-origin", "none") and (current is None or _same_person(current, owner))
     if request.method == "GET" and not at_once:
-        import html
-        from urllib.parse import quote
-
         now = (f"<p id=\"signed-in-now\">You are signed in as <strong>{html.escape(_whom(current))}</strong>; "
                "signing in replaces that session in this browser.</p>" if current and not _same_person(current, owner)
                else "")
@@ -286,9 +295,6 @@ def _results_of(server: Server, bots: set[str]) -> dict[str, Any]:
     with its 95% interval over the duplicate sets they shared (:func:`harness.tournament.stats.estimate`; no
     interval below two sets). ``matches``: the last 50, newest first, each with its block's ``kind``.
     """
-    from harness.tournament.results import MatchRecord
-    from harness.tournament.stats import bb_per_100, duplicate_sets, estimate
-
     mine = [MatchRecord.from_dict(r) for r in store.records_of(server.engine, bots)]
     pairs: dict[tuple[str, str], list[int]] = {}
     matches: list[dict[str, Any]] = []
@@ -621,7 +627,6 @@ def _bearer(request: Request) -> store.Who | None:
     if not auth.startswith("Bearer "):
         return None
     server: Server = request.app.state.server
-    from harness.server.tokens import token_hash
 
     t, st = db.tokens, db.students
     with server.engine.connect() as conn:
@@ -807,7 +812,6 @@ def admin_page(request: Request) -> Response:
     with server.engine.connect() as conn:
         people = [dict(r) for r in conn.execute(select(db.students).order_by(db.students.c.name)).mappings()]
     active = {a["student_id"]: a for a in store.active_versions(server.engine)}
-    from harness.host.build import build_problem
     from harness.server.serve import BUILDS_OFF
 
     problem = build_problem(server.contest.sandbox)
@@ -852,8 +856,6 @@ def _admin_act(server: Server, action: str, value: str) -> Response | tuple[str,
     elif action == "challenges":
         store.set_setting(server.engine, "challenges", "1" if value == "1" else "0")
     elif action == "roster":
-        from harness.server.contest import load_contest
-
         try:
             fresh = load_contest(server.contest.path)
         except ValueError as exc:
@@ -863,8 +865,6 @@ def _admin_act(server: Server, action: str, value: str) -> Response | tuple[str,
         if not value.isdigit() or not store.resume(server.engine, int(value)):
             return _not_found()
     elif action == "final":
-        from harness.server.final import start_final
-
         started = start_final(server)
         if not started:
             return "The final is already running.", 409
@@ -875,10 +875,6 @@ def _admin_act(server: Server, action: str, value: str) -> Response | tuple[str,
 
 def _export(server: Server) -> Path:
     """A .tar.gz of the contest's files: uploads, matches (hand histories, logs), checks, the final, a JSON dump."""
-    import tempfile
-
-    from harness.server.db import metadata
-
     data = server.contest.data
     dump: dict[str, list[dict[str, Any]]] = {}
     with server.engine.connect() as conn:
@@ -906,7 +902,6 @@ def admin_export(request: Request) -> Response:
         return _not_found() if who else _forbidden()
     server: Server = request.app.state.server
     path = _export(server)
-    from starlette.background import BackgroundTask
 
     return FileResponse(path, media_type="application/gzip", filename=f"{server.contest.name}-export.tar.gz",
                         background=BackgroundTask(path.unlink))
@@ -1019,8 +1014,6 @@ def play_page(request: Request) -> Response:
     game = _game_of(request)
     if not isinstance(game, Game):
         return game
-    import html
-    from urllib.parse import quote
 
     link = 'style="color: #cfe3ff"'
     footer = (f'<p class="game-links" style="padding: 0 16px; color: #cfe3ff">'
@@ -1109,13 +1102,9 @@ def routes() -> list[BaseRoute]:
 
 def create_app(server: Server) -> Starlette:
     """The ASGI application of ``server``; its lifespan starts and stops the ladder."""
-    import contextlib
-
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         if server.ladder is not None:
-            from harness.server.final import resume_final
-
             await run_in_threadpool(resume_final, server)  # a final a stop or a kill cut short goes on
             server.ladder.start()
         try:
@@ -1138,7 +1127,6 @@ def create_app(server: Server) -> Starlette:
     app.state.server = server
     # autoescape on every template, whatever its name: Jinja2Templates' default escapes .html/.htm/.xml only,
     # and these are .html.j2
-    import jinja2
 
     templates = Jinja2Templates(env=jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True))
     templates.env.filters["faults"] = fault_text

@@ -26,7 +26,7 @@ from sqlalchemy import Engine, select
 
 from harness.server import db, store
 from harness.server.contest import Contest
-from harness.tournament.ratings import plackett_luce_ratings
+from harness.tournament.ratings import finish_keys, plackett_luce_ratings, rate_table
 from harness.tournament.results import MatchRecord
 from harness.tournament.stats import standings
 
@@ -174,8 +174,6 @@ def _exit_with_parent(parent: int) -> None:
 def _rating_history(rows: list[tuple[int, float, dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
     """Ratings after each block in the order blocks finished (the chart; the board rates in table order)."""
     from openskill.models import PlackettLuce
-
-    from harness.tournament.ratings import finish_keys, rate_table
 
     model = PlackettLuce(tau=0.0)
     prior = (float(model.rating().mu), float(model.rating().sigma))

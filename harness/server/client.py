@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import tarfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from harness.errors import HarnessError
@@ -36,7 +37,7 @@ def _payload(path: Path) -> tuple[str, bytes]:
 
 
 def submit(server: str, token: str, path: Path, command: str = "", build: str = "", *,
-           wait_s: float = WAIT_S, say=print) -> bool:  # noqa: ANN001 - a print-like function
+           wait_s: float = WAIT_S, say: Callable[[str], object] = print) -> bool:
     """Upload ``path`` (a folder, an archive or a file) and wait for its admission check.
 
     Returns:

@@ -29,6 +29,10 @@ from sqlalchemy import (
     create_engine,
     event,
 )
+from sqlalchemy.engine import make_url
+from sqlalchemy.engine.interfaces import DBAPIConnection
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.pool import ConnectionPoolEntry
 
 from harness.errors import HarnessError
 
@@ -145,7 +149,7 @@ def make_engine(url: str) -> Engine:
         engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
 
         @event.listens_for(engine, "connect")
-        def _pragmas(conn, record):  # noqa: ANN001 - DB-API connection
+        def _pragmas(conn: DBAPIConnection, record: ConnectionPoolEntry) -> None:
             cur = conn.cursor()
             cur.execute("PRAGMA journal_mode=WAL")  # readers never block the ladder's writes
             cur.execute("PRAGMA synchronous=NORMAL")
@@ -182,8 +186,6 @@ class DatabaseError(HarnessError, RuntimeError):
 
 def shown_url(url: str) -> str:
     """``url`` as it may be printed: without its password (``postgresql://USER@HOST/DB``)."""
-    from sqlalchemy.engine import make_url
-
     parsed = make_url(url)
     shown = parsed._replace(password=None).render_as_string(hide_password=False)  # set() keeps a None password
     return shown.replace("postgresql+psycopg://", "postgresql://", 1)
@@ -196,8 +198,6 @@ def open_database(url: str) -> Engine:
         DatabaseError: the database cannot be reached or opened (refused connection, unknown host, user or
             database, a wrong password, an unreadable SQLite file).
     """
-    from sqlalchemy.exc import DBAPIError
-
     engine = make_engine(url)
     try:
         upgrade(engine)

@@ -35,6 +35,7 @@ from harness.server import db, store
 from harness.tournament.config import toml_value
 from harness.tournament.estimate import DEFAULT_RATES, describe_seconds, effective_jobs
 from harness.tournament.results import RESULTS_FILE
+from harness.tournament.schedule import Format, RoundRobin, Sampled, ScheduleError
 
 FINAL_TOML = "final.toml"
 #: The fewest hands per match a time budget may cut the final to (fewer say little about a bot).
@@ -116,8 +117,6 @@ def plan(server: Any) -> FinalPlan:
     The time per hand is the ladder's own (:func:`_seconds_per_hand`); with ``[final] budget_min`` the hands per
     match are cut so the estimate fits, never below :data:`MIN_HANDS`.
     """
-    from harness.tournament.schedule import Format, RoundRobin, Sampled, ScheduleError
-
     c = server.contest
     f = c.final
     seats = f.table_size or c.ladder.table_size

@@ -23,6 +23,8 @@ import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+import harness
+
 __all__ = ["HIDDEN_FRAMES", "for_student", "hide_paths", "host_roots"]
 
 #: The line that stands for frames not shown.
@@ -41,8 +43,6 @@ def host_roots(data: Path, contest_dir: Path, extra: Iterable[str] = ()) -> tupl
         contest_dir: the folder of the contest file (the links file is usually there).
         extra: more host paths, shown as ``[server]``.
     """
-    import harness
-
     source = Path(harness.__file__).parents[1]
     named: list[tuple[str | Path, str]] = [
         (data, "[data]"), (contest_dir, "[contest]"), (source, "[harness]"), (sys.prefix, "[python]"),

@@ -31,20 +31,22 @@ import random
 import shutil
 import threading
 import time
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, select
 
 from harness.host.build import BuildLimits
-from harness.server import store
+from harness.server import db, store
 from harness.server.admission import admit
 from harness.server.board import Board
 from harness.server.contest import Contest
 from harness.server.hostpaths import for_student, host_roots
 from harness.server.matchhands import slow_decisions
 from harness.specs import MatchResult, MatchSpec
+from harness.tournament.cluster import DaskExecutor
 from harness.tournament.entries import CheckTable
 from harness.tournament.estimate import effective_jobs
 from harness.tournament.matchjob import play_and_store
@@ -124,7 +126,6 @@ class Ladder:
         self._own = executor is None
         self.capacity = effective_jobs(contest.ladder.jobs)
         if executor is None and contest.ladder.cluster:  # [ladder] cluster: the tournament's Dask backend
-            from harness.tournament.cluster import DaskExecutor
 
             LocalExecutor(1, workers_file=contest.data / ".workers").kill_leftovers()
             executor = DaskExecutor.connect(contest.ladder.cluster, pin=True, jobs=0)
@@ -171,7 +172,6 @@ class Ladder:
             while not self._stop.is_set():
                 self.turn()
         except Exception as exc:  # noqa: BLE001 - shown on the admin page; the server stays up
-            import traceback
 
             self.error = traceback.format_exc()
             print(f"harness serve: the ladder stopped: {exc}", flush=True)
@@ -309,10 +309,6 @@ class Ladder:
                    directory=directory, info=("match", m["block_id"], m["id"], m["rotation"], len(bots)))
 
     def _bots(self, seats: Sequence[str]) -> list[Any]:
-        from sqlalchemy import select
-
-        from harness.server import db
-
         refs = {r.name: r for r in self.contest.references}
         out = []
         for s in seats:

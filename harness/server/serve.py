@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import socket
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -12,6 +13,7 @@ from harness.server import store
 from harness.server.contest import Contest, load_contest
 from harness.server.db import open_database
 from harness.server.places import prepare_places
+from harness.tournament.cluster import ClusterError
 from harness.tournament.config import ConfigError
 
 #: What the server says when the sandbox cannot run builds (at start and on the admin page).
@@ -20,8 +22,6 @@ BUILDS_OFF = "no build command is run: the sandbox cannot run here, so a submiss
 
 def base_url(host: str, port: int) -> str:
     """The address students use (``http://HOST:PORT``; 0.0.0.0 and :: are shown as this machine's name)."""
-    import socket
-
     shown = socket.gethostname() if host in ("0.0.0.0", "::") else host
     return f"http://{shown}:{port}"
 
@@ -66,7 +66,6 @@ def serve(path: Path, host: str, port: int, *, log_level: str = "warning") -> No
     try:
         server = Server(contest, engine)
     except Exception as exc:  # the Dask cluster of [ladder] cluster cannot be reached
-        from harness.tournament.cluster import ClusterError
 
         if not isinstance(exc, ClusterError):
             raise

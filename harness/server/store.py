@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import CursorResult, Engine, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
 
 from harness.errors import HarnessError
 from harness.server import db
@@ -210,8 +211,6 @@ def add_version(engine: Engine, student_id: int, sha: str, command: str, build: 
     Raises:
         sqlalchemy.exc.IntegrityError: three uploads in a row lost a race for the same version number.
     """
-    from sqlalchemy.exc import IntegrityError
-
     for attempt in range(3):  # two uploads at once may take the same number: the loser tries again
         try:
             with engine.begin() as conn:

@@ -27,6 +27,7 @@ level and trees are walked with :mod:`harness.host.trees`.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import re
@@ -34,6 +35,7 @@ import stat
 import struct
 import tarfile
 import zipfile
+import zlib
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
@@ -330,8 +332,6 @@ def _untar(data: bytes, dest: Path, budget: _Budget) -> None:
 
 
 def zlib_error() -> type[Exception]:
-    import zlib
-
     return zlib.error
 
 
@@ -376,8 +376,6 @@ def unpack(data: bytes, filename: str, dest: Path) -> list[str]:
 
 def content_hash(folder: Path) -> str:
     """SHA-256 over a folder's files (relative names and contents, sorted): the version's identity."""
-    import hashlib
-
     h = hashlib.sha256()
     for name in walk(folder, max_entries=MAX_ENTRIES + 1).files():  # an unpacked upload: within its limits
         rel = name.encode()

@@ -68,7 +68,9 @@ import logging
 import os
 import pickle
 import queue
+import selectors
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -83,9 +85,15 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+import harness.match.referee  # noqa: F401 - what a match needs, loaded before a worker's first (warm_up)
+import harness.tournament.entries  # noqa: F401
 from harness.errors import HarnessError
+from harness.history.files import HistoryTail
+from harness.host.botproc import BotStartError, kill_strays, resolve_command
+from harness.host.placement import pin, restore
 from harness.specs import BotSpec, SandboxMode, SandboxSettings
 from harness.tournament.config import ConfigError, TournamentConfig
+from harness.tournament.matchjob import count_hands
 from harness.tournament.results import HANDS_FILE, fsync_file
 from harness.tournament.workers import ERROR_FILE, RESULT_FILE, Done, Job
 
@@ -240,7 +248,6 @@ def preflight(bots: Iterable[BotSpec], digest: str, worker: str, sandboxes: Sequ
     (bubblewrap, control groups: :func:`expected_sandbox`) and each bot's
     command and cwd (cached per bot), after :func:`warm_up`.
     """
-    from harness.host.botproc import BotStartError, resolve_command
     from harness.host.sandbox import SandboxError, plan
 
     mine = warm_up()
@@ -295,10 +302,6 @@ def warm_up() -> str:
             return code_digest()
         if not _SWEPT:
             _SWEPT = True
-            import harness.match.referee  # noqa: F401 - imported for the first match
-            import harness.tournament.entries  # noqa: F401
-            import harness.tournament.matchjob  # noqa: F401
-            from harness.host.botproc import kill_strays
             from harness.host.sandbox import support
 
             support()  # probed once per process (bubblewrap, control groups): forked local workers inherit it
@@ -361,8 +364,6 @@ def leased_cpu(enabled: bool) -> Iterator[int | None]:
     (released by the kernel if the process dies). With every allowed CPU taken,
     the thread is left where it is.
     """
-    from harness.host.placement import pin, restore
-
     if not enabled or not hasattr(os, "sched_getaffinity"):
         yield None
         return
@@ -426,9 +427,6 @@ def abort_tasks(keys: Iterable[str]) -> list[str]:
 
 def _watch_progress(worker: Any) -> None:
     """Worker thread: every few seconds, the hands each running match has written, as Dask events."""
-    from harness.history.files import HistoryTail
-    from harness.tournament.matchjob import count_hands
-
     tails: dict[str, HistoryTail] = {}
     sent: dict[str, int] = {}
     while True:
@@ -1104,7 +1102,6 @@ def start_local_cluster(workers: int, *, timeout_s: float = LOCAL_START_S
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, start_new_session=True,
     )
     assert proc.stdout is not None and proc.stdin is not None
-    import selectors
 
     try:
         proc.stdin.write(json.dumps({"cert": tls["cert"], "key": tls["key"]}).encode() + b"\n")
@@ -1152,8 +1149,6 @@ def stop_local_cluster(proc: subprocess.Popen[bytes], grace_s: float = 20.0) -> 
 
 def _serve_local(workers: int, parent: int) -> None:
     """Body of the ``local:N`` child: run the cluster until stdin closes or SIGTERM."""
-    import signal
-
     try:
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
     except (OSError, AttributeError):

@@ -25,6 +25,7 @@ from typing import Any
 from harness.deals import parse_seed
 from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS, GameConfig, Replacements, Structure, seat_count_problem
 from harness.errors import HarnessError
+from harness.host.botproc import BotStartError, resolve_command
 from harness.match.msgsize import message_problem
 from harness.specs import (
     BOT_NAME,
@@ -39,6 +40,7 @@ from harness.specs import (
     StackMode,
     bound_problem,
 )
+from harness.tournament.estimate import DEFAULT_RATES, describe_seconds, effective_jobs, speedup
 from harness.tournament.schedule import (
     Format,
     Gauntlet,
@@ -475,8 +477,6 @@ def plan_size(config: TournamentConfig, bots: int) -> tuple[int, int]:
         raise ConfigError(file, key, str(exc)) from None
     matches = tables * sched.rotations
     if matches > sched.max_matches:
-        from harness.tournament.estimate import DEFAULT_RATES, describe_seconds, effective_jobs, speedup
-
         seconds = DEFAULT_RATES.match_seconds(sched.table_size, sched.hands) * matches / speedup(
             effective_jobs(sched.jobs))
         hint = ""
@@ -739,8 +739,6 @@ def check_command(file: Path, index: int, bot: BotSpec) -> None:
     Raises:
         ConfigError: naming ``bots[i].command`` and how to fix it.
     """
-    from harness.host.botproc import BotStartError, resolve_command
-
     path = bot.env.get("PATH", os.environ.get("PATH", os.defpath))
     try:
         resolve_command(bot, {"PATH": path})

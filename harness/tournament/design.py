@@ -50,6 +50,7 @@ The plan printed before a run gives the range reached.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
 import random
@@ -421,8 +422,6 @@ class _Search:
 
 
 def _rng(seed: int, label: str) -> random.Random:
-    import hashlib
-
     digest = hashlib.sha256(f"sampled-design\x00{seed}\x00{label}".encode()).digest()
     return random.Random(int.from_bytes(digest[:16], "big"))
 

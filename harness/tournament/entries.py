@@ -38,6 +38,7 @@ import json
 import os
 import random
 import secrets
+import shutil
 import statistics
 import sys
 import time
@@ -49,7 +50,9 @@ from typing import Any
 from harness.deals import new_seed
 from harness.engine.config import GameConfig
 from harness.history.files import HistoryError, decision_times, find_history, read_history
+from harness.host.botproc import BotStartError
 from harness.host.tracebacks import Trace, describe_traces
+from harness.match.checkbot import check_spec
 from harness.match.outdir import StorageError
 from harness.match.untrusted import visible
 from harness.specs import BotSpec, FaultKind, Limits, SandboxSettings, StackMode
@@ -215,9 +218,6 @@ def run_check(bot: BotSpec, game: GameConfig, limits: Limits, starting_stack: in
     Returns:
         ``{"ok", "reason", "stderr_tail", "log", "wall_s", "decision_ms"}`` (JSON-ready).
     """
-    from harness.host.botproc import BotStartError
-    from harness.match.checkbot import check_spec
-
     table = table or CheckTable()
     rng = random.SystemRandom()  # nothing of the check's shape is predictable from outside
     opponents = _reference_bots(bot.name, table, rng)
@@ -338,10 +338,6 @@ def check_entries(
     Raises:
         KeyboardInterrupt: Ctrl-C, after the checks under way were stopped.
     """
-    import shutil
-
-    from harness.match.checkbot import check_spec  # noqa: F401 - imported before forking, shared by workers
-
     if func is run_check:  # checked in the sandbox the tournament will use, its output directory hidden
         hidden = (*config.sandbox.hidden, os.fspath(Path(out_dir).resolve()))
         func = functools.partial(run_check, sandbox=dataclasses.replace(config.sandbox, hidden=hidden),

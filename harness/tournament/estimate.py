@@ -25,6 +25,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.engine import GameConfig, Replacements
+from harness.match.referee import Referee
+from harness.specs import BotSpec, Limits, MatchSpec
+
 #: Bytes of a match record (``results.jsonl`` line, and its copy ``result.json``) and per hand and seat.
 RECORD_BYTES, RECORD_BYTES_PER_SEAT_HAND = 700, 6
 #: File system block: every small file (result.json, referee.log) and directory takes at least one.
@@ -260,10 +264,6 @@ def calibrate(seats: int, *, hands: int = 200, cpu: int | None = None) -> Rates:
     Raises:
         OSError: no temporary directory could be written.
     """
-    from harness.engine import GameConfig, Replacements
-    from harness.match.referee import Referee
-    from harness.specs import BotSpec, Limits, MatchSpec
-
     bots = [BotSpec(f"caller{i}", (sys.executable, "-m", "bots.caller"), cwd=_repo_root()) for i in range(seats)]
     game = GameConfig(replacements=Replacements.PER_SEAT if seats <= 4 else Replacements.STOCK)
     if cpu is None and hasattr(os, "sched_getaffinity"):

@@ -254,7 +254,8 @@ def _screen_table(data: Sequence[Mapping[Any, Any]], headers: Sequence[str]) -> 
     widths = [max(len(row[i]) for row in texts) for i in range(len(headers))]
     rule = ["-" * w for w in widths]
     align = ["left" if h == "bot" else "right" for h in headers]
-    return tabulate([texts[0], rule, *texts[1:]], tablefmt="plain", disable_numparse=True, colalign=align)
+    text: str = tabulate([texts[0], rule, *texts[1:]], tablefmt="plain", disable_numparse=True, colalign=align)
+    return text
 
 
 def _screen_crosstable(records: Sequence[MatchRecord], table: Sequence[Standing], width: int = 100) -> str | None:
@@ -280,8 +281,9 @@ def _shorten(text: str, room: int) -> str:
 def _table(data: list[dict[str, Any]], headers: Sequence[str], tablefmt: str, *, as_text: bool = False) -> str:
     body = [list(r.values()) for r in data]
     align = tuple("left" if h == "bot" else "right" for h in headers) if data else None
-    return tabulate(body, headers=list(headers), tablefmt=tablefmt, floatfmt=".2f", missingval="",
-                    colalign=align, disable_numparse=as_text)
+    text: str = tabulate(body, headers=list(headers), tablefmt=tablefmt, floatfmt=".2f", missingval="",
+                         colalign=align, disable_numparse=as_text)
+    return text
 
 
 @dataclass(slots=True)

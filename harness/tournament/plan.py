@@ -32,6 +32,7 @@ from harness.deals import commitment
 from harness.specs import BotSpec
 from harness.tournament.config import TournamentConfig, plan_size
 from harness.tournament.design import Balance, balance
+from harness.tournament.leaderboard import plural
 from harness.tournament.results import MatchRecord
 from harness.tournament.schedule import Format, Pairing, build_schedule
 
@@ -388,8 +389,6 @@ class Reuse:
 
     def describe(self) -> str:
         """``"reused 540 matches, playing 12, dropped 0"`` plus the reason when nothing is reusable."""
-        from harness.tournament.leaderboard import plural
-
         text = f"reused {plural(self.reused, 'match')}, playing {self.playing}, dropped {self.dropped}"
         if self.reasons:
             text += f" ({'; '.join(self.reasons)}: no earlier result can be reused)"

@@ -39,6 +39,7 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 import functools
+import multiprocessing
 import os
 import signal
 import time
@@ -48,7 +49,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.deals import commitment
+from harness.deals import commitment, new_seed
 from harness.history.files import HistoryTail
 from harness.host.sandbox import SandboxError
 from harness.host.sandbox import plan as plan_sandbox
@@ -66,6 +67,9 @@ from harness.tournament.entries import (
     working,
 )
 from harness.tournament.estimate import (
+    DEFAULT_RATES,
+    ENTRY_BYTES,
+    REPORT_BYTES,
     RUNNER_S,
     MatchCost,
     PlanCost,
@@ -75,17 +79,23 @@ from harness.tournament.estimate import (
     disk_warning,
     effective_jobs,
     estimate,
+    match_seconds,
 )
+from harness.tournament.leaderboard import write_leaderboard
 from harness.tournament.matchjob import PlayMatch, count_hands, play_and_store
 from harness.tournament.plan import Plan, Reuse, make_plan, plan_against
+from harness.tournament.progress import Display
 from harness.tournament.results import (
     MatchRecord,
     ResultsStore,
+    check_out_dir,
+    is_ours,
     match_files,
+    read_manifest,
     read_results,
 )
 from harness.tournament.schedule import Format, Pairing
-from harness.tournament.seeds import REVEAL_FILE, add_deal_seed, reveal, tournament_seeds
+from harness.tournament.seeds import REVEAL_FILE, SECRET_FILE, add_deal_seed, reveal, tournament_seeds
 from harness.tournament.voice import StderrVoice, Voice
 from harness.tournament.workers import (
     ERROR_FILE,
@@ -296,13 +306,10 @@ def plan_estimate(config: TournamentConfig, plan: Plan, todo: Sequence[Pairing],
 
     scale, source = 1.0, ""
     if recorded:
-        from harness.tournament.estimate import match_seconds
-
         guessed = sum(match_seconds(rates, cost(r.result.bots), costs) for r in recorded)
         measured = sum(r.result.duration_s + RUNNER_S for r in recorded)
         if guessed > 0 and measured > 0:
             scale, source = measured / guessed, f"the last run's {len(recorded)} matches"
-    from harness.tournament.estimate import ENTRY_BYTES, REPORT_BYTES
 
     once = (REPORT_BYTES + ENTRY_BYTES * len(plan.bots)) if not recorded else 0.0
     return estimate(rates, [cost(p.bots) for p in todo], costs, jobs=config.schedule.jobs,
@@ -333,7 +340,6 @@ class _Reporter:
 
     def __init__(self, hook: ReportHook | None, out_dir: Path, every_s: float, voice: Voice) -> None:
         self.voice = voice
-        import multiprocessing
 
         self.hook, self.out_dir, self.every_s = hook, out_dir, every_s
         self.last = -float("inf")
@@ -745,7 +751,6 @@ class _Run:
             published.records += [r for r in older if r.match_id not in shown]  # as appended to the file
         summary.never_started = never_started(summary.records, store.out_dir)
         if (summary.records or report.failed) and not summary.storage:  # no room for the leaderboard's files
-            from harness.tournament.leaderboard import write_leaderboard
 
             board, text = write_leaderboard(store.out_dir, published)
             summary.board, summary.board_text, summary.notices = board, text, board.notices
@@ -774,8 +779,6 @@ def say_sandbox(voice: Voice, box: SandboxSettings, *, cluster: bool = False) ->
 
 
 def _default_rates(fake: bool, seats: int) -> Rates:
-    from harness.tournament.estimate import DEFAULT_RATES
-
     if fake:
         return DEFAULT_RATES
     try:
@@ -787,8 +790,6 @@ def _default_rates(fake: bool, seats: int) -> Rates:
 def progress_display(config: TournamentConfig, plan: Plan, records: Sequence[MatchRecord], out_dir: Path,
                      progress: bool | None, voice: Voice) -> Any:
     """The :class:`harness.tournament.progress.Display` of a run, its totals seeded with the stored records."""
-    from harness.tournament.progress import Display
-
     display = Display(config.tournament.name, plan.bots, len(plan.matches), plan.total_hands, len(records),
                       sum(r.result.hands_played for r in records), config.game.unit, out_dir, progress, voice)
     display.seed_totals(records)
@@ -856,10 +857,6 @@ def preview(config: TournamentConfig, rates: Rates, *, parallel: int | None = No
         harness.tournament.results.ResultsError: the output directory is not the harness's,
             or its results are damaged.
     """
-    from harness.deals import new_seed
-    from harness.tournament.results import check_out_dir, is_ours, read_manifest, read_results
-    from harness.tournament.seeds import SECRET_FILE
-
     out = config.tournament.output
     check_out_dir(out)
     existing = out.is_dir() and is_ours(out)

@@ -177,7 +177,8 @@ class Block:
 
     def score(self, big_blind: int) -> float:
         """The new bot's bb/100 over the block (both rotations' chips over both rotations' hands)."""
-        return bb_per_100(sum(self.net), sum(self.hands), big_blind)
+        score: float = bb_per_100(sum(self.net), sum(self.hands), big_blind)
+        return score
 
     def to_dict(self) -> dict[str, Any]:
         """The ``blocks.jsonl`` line."""

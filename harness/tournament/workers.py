@@ -39,6 +39,7 @@ from types import FrameType
 from typing import Any, Protocol
 
 from harness.host import guardian
+from harness.host.botproc import kill_strays
 from harness.host.placement import pin
 from harness.match.outdir import STORAGE_ERRNOS, StorageError, storage_errno
 
@@ -232,8 +233,6 @@ class LocalExecutor:
         Bots carry their referee's (worker's) pid in ``HARNESS_OWNER_PID``; only
         orphans are killed (a live, reused pid is left alone).
         """
-        from harness.host.botproc import kill_strays
-
         if self._workers_file is None:
             return []
         try:

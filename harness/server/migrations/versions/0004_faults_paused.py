@@ -12,6 +12,7 @@ giving the version blocks ("" : it plays).
 """
 
 import json
+from typing import Any
 
 import sqlalchemy as sa
 from alembic import op
@@ -22,9 +23,9 @@ branch_labels = None
 depends_on = None
 
 
-def _faults(result: dict, bot: str) -> dict:
+def _faults(result: dict[str, Any], bot: str) -> dict[str, int]:
     """The bot's faults in one stored result (a frozen copy of :func:`harness.server.store.seat_faults`)."""
-    out: dict = {}
+    out: dict[str, int] = {}
     for seat, name in enumerate(result["bots"]):
         if name != bot:
             continue
