@@ -531,11 +531,19 @@ async def submit(request: Request) -> Response:
         if limit:
             return await refuse(limit, 429)
     try:
-        unpacked = await run_in_threadpool(_unpack_into_place, server.contest, name, data, filename, command, build)
+        unpacked, placed = await run_in_threadpool(_unpack_into_place, server.contest, name, data, filename,
+                                                   command, build)
     except UnpackError as exc:
         return await refuse(str(exc))
-    added = await run_in_threadpool(store.add_version, server.engine, student_id, unpacked.sha256,
-                                    unpacked.command, unpacked.build)
+    # the limits again, the student locked: of uploads sent at once exactly the quota passes
+    limit = None if who.admin else (lambda conn: _over_limit(server, student_id, name, conn, placed))
+    try:
+        added = await run_in_threadpool(store.add_version, server.engine, student_id, unpacked.sha256,
+                                        unpacked.command, unpacked.build, limit)
+    except store.OverLimit as exc:
+        if placed is not None:  # its folder is no earlier version's
+            await run_in_threadpool(shutil.rmtree, placed, True)
+        return await refuse(str(exc), 429)
     v = await run_in_threadpool(_version, server.engine, added.id)
     assert v is not None  # just stored or found
     notice = repeat_notice(store.label(name, added.number), added.state, v["reason"]) if added.same else ""
@@ -548,8 +556,13 @@ async def submit(request: Request) -> Response:
 
 
 def _unpack_into_place(contest: Contest, name: str, data: bytes, filename: str, command: str,
-                       build: str) -> Any:
-    """Unpack an upload (:func:`prepare`) and move its folder to the version's place (blocking file work)."""
+                       build: str) -> tuple[Any, Path | None]:
+    """Unpack an upload (:func:`prepare`) and move its folder to the version's place (blocking file work).
+
+    Returns:
+        The :class:`harness.server.submission.Unpacked` and the folder it was moved to (None: an earlier
+        version of the same files and build has that folder already).
+    """
     staging = contest.data / "staging"
     staging.mkdir(parents=True, exist_ok=True)
     unpacked = prepare(data, filename, staging, command, build)
@@ -557,22 +570,28 @@ def _unpack_into_place(contest: Contest, name: str, data: bytes, filename: str, 
     target = store.version_dir(contest, name, where)
     if target.exists():  # the same files (and build) as an earlier version: its folder is theirs
         shutil.rmtree(unpacked.folder, ignore_errors=True)
-    else:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(unpacked.folder, target)
-    return unpacked
+        return unpacked, None
+    target.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(unpacked.folder, target)
+    return unpacked, target
 
 
-def _over_limit(server: Server, student_id: int, name: str) -> str:
-    """Why a student may not submit now (``[submissions]``: new versions per hour, disk of the kept versions), or
-    ``""``. (The ladder checks one version of a student at a time: :meth:`Ladder.fill`.)"""
+def _over_limit(server: Server, student_id: int, name: str, conn: Any = None, new: Path | None = None) -> str:
+    """Why a student may not submit now (``[submissions]``: new versions per hour, disk of the kept versions and
+    of their bots' match logs), or ``""``. (The ladder checks one version of a student at a time:
+    :meth:`Ladder.fill`.)
+
+    Args:
+        conn: the transaction that holds the student locked (:func:`harness.server.store.lock_student`), or None.
+        new: the upload's own folder, already in place: not counted (the limit is on what was kept before).
+    """
     contest = server.contest
     limits = contest.submissions
-    recent = store.submission_counts(server.engine, student_id, time.time() - 3600)
+    recent = store.submission_counts(conn if conn is not None else server.engine, student_id, time.time() - 3600)
     if recent >= limits.per_hour:
         return (f"refused: at most {limits.per_hour} new versions an hour; you have submitted {recent} in the "
                 "last hour, try again later.")
-    used = store.folder_bytes(contest.data / "uploads" / name)
+    used = store.folder_bytes(contest.data / "uploads" / name) - (store.folder_bytes(new) if new else 0)
     if used >= limits.disk_mb * 2**20:
         return (f"refused: your kept versions hold {used / 2**20:,.0f} MiB on the server, at most "
                 f"{limits.disk_mb:,} MiB are allowed; ask your teacher.")
@@ -773,9 +792,15 @@ def _challenge(server: Server, who: store.Who, target: str) -> int | tuple[str, 
     if store.setting(server.engine, "challenges", "1") != "1":
         return "Challenges are switched off by the teacher.", 403
     quota = server.contest.ladder.challenges_per_hour
-    used = store.challenges_since(server.engine, who.student_id, time.time() - 3600)
-    if used >= quota:
-        return f"Quota reached: {quota} challenges per hour; try again later.", 429
+
+    sid = who.student_id
+
+    def over_quota(conn: Any) -> str:
+        used = store.challenges_since(conn if conn is not None else server.engine, sid, time.time() - 3600)
+        return f"Quota reached: {quota} challenges per hour; try again later." if used >= quota else ""
+
+    if over_quota(None):
+        return over_quota(None), 429
     active = {store.label(a["student"], a["number"]): a for a in store.active_versions(server.engine)}
     me = next((a for a in active.values() if a["student_id"] == who.student_id), None)
     if me is None:
@@ -793,7 +818,11 @@ def _challenge(server: Server, who: store.Who, target: str) -> int | tuple[str, 
     table += fill[: seats - 2]
     if len(table) < seats:
         return "Not enough bots for a table of this contest.", 409
-    return store.new_block(server.engine, "challenge", table, seats, server.contest.name, who.student_id)
+    try:  # counted again with the student locked: of challenges sent at once exactly the quota passes
+        return store.new_block(server.engine, "challenge", table, seats, server.contest.name, who.student_id,
+                               limit=over_quota)
+    except store.OverLimit as exc:
+        return str(exc), 429
 
 
 # ---------------------------------------------------------------- admin

@@ -8,6 +8,7 @@ rotation is done (:func:`done_records`).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -16,12 +17,12 @@ import shlex
 import shutil
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import CursorResult, Engine, func, insert, select, update
+from sqlalchemy import Connection, CursorResult, Engine, func, insert, select, update
 
 from harness.errors import HarnessError
 from harness.server import db
@@ -199,15 +200,35 @@ class Added:
     same: bool
 
 
-def add_version(engine: Engine, student_id: int, sha: str, command: str, build: str) -> Added:
+class OverLimit(HarnessError):
+    """A student's upload or challenge past a limit; the message is the refusal, one line for the student."""
+
+
+#: A limit checked with the student locked (:func:`lock_student`): given the transaction's connection, the
+#: refusal ("" to go on).
+Limit = Callable[[Connection], str]
+
+
+def lock_student(conn: Connection, student_id: int) -> None:
+    """Hold the student's row until the transaction ends: a write as its first statement, so under PostgreSQL
+    the row is locked and under SQLite (deferred transactions) the database's write lock is taken, both before
+    anything is read. Two uploads or challenges of one student sent at once then count their quota one after
+    the other, never both from the same count."""
+    st = db.students
+    conn.execute(update(st).where(st.c.id == student_id).values(name=st.c.name))
+
+
+def add_version(engine: Engine, student_id: int, sha: str, command: str, build: str,
+                limit: Limit | None = None) -> Added:
     """Record a submitted version (state checking), unless the student has submitted this bot before.
 
     The bot is its files, command and build (:func:`bot_identity`): another command or build with the same
     files is a new version. The same three again change nothing but this: an admitted version becomes the
     active one again. A refused or still checking one is left as it is (its verdict is kept; the caller
-    says so).
+    says so). ``limit``: asked before a new version is made, with the student locked (:func:`lock_student`).
 
     Raises:
+        OverLimit: ``limit`` refused the new version (nothing was written).
         sqlalchemy.exc.IntegrityError: three uploads in a row lost a race for the same version number.
     """
     from sqlalchemy.exc import IntegrityError
@@ -215,16 +236,18 @@ def add_version(engine: Engine, student_id: int, sha: str, command: str, build: 
     for attempt in range(3):  # two uploads at once may take the same number: the loser tries again
         try:
             with engine.begin() as conn:
-                return _add_version(conn, student_id, sha, command, build)
+                return _add_version(conn, student_id, sha, command, build, limit)
         except IntegrityError:
             if attempt == 2:
                 raise
     raise AssertionError("unreachable: the last attempt returns or raises")
 
 
-def _add_version(conn: Any, student_id: int, sha: str, command: str, build: str) -> Added:
+def _add_version(conn: Connection, student_id: int, sha: str, command: str, build: str,
+                 limit: Limit | None) -> Added:
     key, folder = bot_identity(sha, command, build)
     v = db.versions
+    lock_student(conn, student_id)
     row = conn.execute(select(v.c.id, v.c.number, v.c.state).where(v.c.student_id == student_id,
                                                                      v.c.bot_key == key)).first()
     if row is not None:
@@ -232,6 +255,9 @@ def _add_version(conn: Any, student_id: int, sha: str, command: str, build: str)
             conn.execute(update(v).where(v.c.student_id == student_id).values(active=False))
             conn.execute(update(v).where(v.c.id == row.id).values(active=True))
         return Added(row.id, row.number, row.state, True)
+    reason = limit(conn) if limit is not None else ""
+    if reason:
+        raise OverLimit(reason)
     number = (conn.execute(select(func.max(v.c.number)).where(v.c.student_id == student_id)).scalar() or 0) + 1
     vid = _new_id(conn.execute(insert(v).values(
         student_id=student_id, number=number, sha256=sha, command=command, build=build, bot_key=key, folder=folder,
@@ -265,12 +291,23 @@ def activate(engine: Engine, student_id: int, version_id: int) -> bool:
     return True
 
 
-def submission_counts(engine: Engine, student_id: int, since: float) -> int:
-    """New versions one student submitted since the time ``since`` (seconds since the epoch)."""
+def submission_counts(engine: Engine | Connection, student_id: int, since: float) -> int:
+    """New versions one student submitted since the time ``since`` (seconds since the epoch); ``engine``: or
+    the connection of a transaction under way."""
     v = db.versions
-    with engine.connect() as conn:
+    with _connected(engine) as conn:
         return int(conn.execute(select(func.count()).select_from(v).where(v.c.student_id == student_id,
                                                                           v.c.created >= since)).scalar() or 0)
+
+
+@contextlib.contextmanager
+def _connected(engine: Engine | Connection) -> Iterator[Connection]:
+    """A connection of ``engine`` (closed afterwards), or the connection given."""
+    if isinstance(engine, Connection):
+        yield engine
+        return
+    with engine.connect() as conn:
+        yield conn
 
 
 def folder_bytes(folder: Path) -> int:
@@ -318,10 +355,21 @@ def active_versions(engine: Engine) -> list[dict[str, Any]]:
 
 
 def new_block(engine: Engine, kind: str, seats: Sequence[str], rotations: int, contest_name: str,
-              requested_by: int | None = None) -> int:
-    """Store a block (a fresh secret seed) and its ``rotations`` pending matches; return its id."""
+              requested_by: int | None = None, limit: Limit | None = None) -> int:
+    """Store a block (a fresh secret seed) and its ``rotations`` pending matches; return its id.
+
+    ``limit``: asked first, with the student ``requested_by`` locked (:func:`lock_student`).
+
+    Raises:
+        OverLimit: ``limit`` refused the block (nothing was written).
+    """
     seed = secrets.randbits(256)
     with engine.begin() as conn:
+        if limit is not None and requested_by is not None:
+            lock_student(conn, requested_by)
+            reason = limit(conn)
+            if reason:
+                raise OverLimit(reason)
         bid = _new_id(conn.execute(insert(db.blocks).values(kind=kind, requested_by=requested_by,
                                                             seats=json.dumps(list(seats)), seed=f"{seed:064x}",
                                                             state=PENDING, created=time.time())))
@@ -500,8 +548,9 @@ def open_blocks(engine: Engine) -> int:
                                 .where(db.blocks.c.state.in_((PENDING, RUNNING)))).scalar() or 0)
 
 
-def challenges_since(engine: Engine, student_id: int, since: float) -> int:
-    with engine.connect() as conn:
+def challenges_since(engine: Engine | Connection, student_id: int, since: float) -> int:
+    """Challenges the student asked for since the time ``since``; ``engine``: or a transaction's connection."""
+    with _connected(engine) as conn:
         return int(conn.execute(select(func.count()).select_from(db.blocks).where(
             db.blocks.c.kind == "challenge", db.blocks.c.requested_by == student_id,
             db.blocks.c.created >= since)).scalar() or 0)

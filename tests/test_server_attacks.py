@@ -1,0 +1,231 @@
+"""A hostile student against a real contest server (``harness serve``, uvicorn on 127.0.0.1): each hole found,
+with the attack that opened it.
+
+- Uploads and challenges sent at once pass exactly the quota (one lock per student in the database).
+- A file name that cannot be shown as it is (not UTF-8, bidi, zero-width, a line separator) is refused at upload
+  with one sentence; one a build made is shown escaped on the version page, never a 500.
+- After the freeze a student can no longer change the active version (403, a page with a way back).
+- Logout ends the session on the server: a copy of the cookie no longer works.
+- A bot's logs count in its student's ``[submissions] disk_mb``; every line a bot wrote is marked where shown,
+  so a line that imitates the harness's own reads as the bot's.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import tarfile
+import threading
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+pytest.importorskip("starlette")
+
+from harness.server.contest import load_contest  # noqa: E402
+from harness.server.unpack import UnpackError, unpack  # noqa: E402
+from tests.server_helpers import RAISER, served_contest, upload, version_state, wait_for  # noqa: E402
+
+pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fast set (pytest -m "not slow")
+
+#: A line a bot writes to look like the harness's own (the truncation note of a log, a build's notes).
+FORGED = "[log truncated: the bot wrote more than 1000000 bytes]"
+#: A bot that writes 700 kB to stdout and to stderr as it starts (each under the 1 MB a log holds), then the
+#: forged line, and plays as the raiser.
+LOUD = RAISER.replace('if __name__ == "__main__":',
+                      "import sys\nsys.stdout.write('x' * 700_000 + '\\n')\nsys.stderr.write('x' * 700_000 + '\\n')\n"
+                      f"print({FORGED!r}, file=sys.stderr, flush=True)\n"
+                      'if __name__ == "__main__":')
+STUDENTS = ("alice", "bob", "carol", "dave", "erin")
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, dict[str, str]]]:
+    folder = tmp_path_factory.mktemp("attacks")
+    with served_contest(folder, students=STUDENTS, quota=2,
+                        extra="[submissions]\nper_hour = 2\ndisk_mb = 2\n") as (server, urls):
+        yield server, urls
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def quota_served(request: pytest.FixtureRequest,
+                 tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, dict[str, str]]]:
+    """A server whose quotas are counted under SQLite, then under PostgreSQL (its own lock each)."""
+    database = request.getfixturevalue("pg_cluster").database() if request.param == "postgresql" else ""
+    folder = tmp_path_factory.mktemp(f"quota-{request.param}")
+    with served_contest(folder, students=("carol", "dave"), quota=2, database=database,
+                        extra="[submissions]\nper_hour = 2\n") as (server, urls):
+        yield server, urls
+
+
+def _at_once(n: int, send: Any) -> list[httpx.Response]:
+    """``send(i)`` from ``n`` threads released together; their answers in order."""
+    barrier = threading.Barrier(n)
+    answers: list[Any] = [None] * n
+
+    def run(i: int) -> None:
+        barrier.wait()
+        answers[i] = send(i)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return answers
+
+
+def test_uploads_sent_at_once_pass_exactly_the_quota(quota_served: tuple[Any, dict[str, str]]) -> None:
+    server, urls = quota_served
+    cookie = server.client(urls["carol"]).cookies["harness_session"]
+    clients = [httpx.Client(base_url=server.url, timeout=300, cookies={"harness_session": cookie}) for _ in range(8)]
+    try:
+        answers = _at_once(8, lambda i: upload(clients[i], "bot.py", (RAISER + f"\n# {i}\n").encode()))
+    finally:
+        for c in clients:
+            c.close()
+    codes = sorted(a.status_code for a in answers)
+    assert codes == [201, 201] + [429] * 6, [a.text for a in answers]
+
+
+def test_challenges_sent_at_once_pass_exactly_the_quota(quota_served: tuple[Any, dict[str, str]]) -> None:
+    server, urls = quota_served
+    dave = server.client(urls["dave"])
+    vid = upload(dave, "bot.py", RAISER.encode()).json()["id"]
+    assert wait_for(lambda: (s := version_state(dave, vid))["state"] != "checking" and s)["state"] == "admitted"
+    cookie = dave.cookies["harness_session"]
+    clients = [httpx.Client(base_url=server.url, timeout=300, cookies={"harness_session": cookie}) for _ in range(8)]
+    try:
+        answers = _at_once(8, lambda i: clients[i].post("/challenge", data={"opponent": "caller"}))
+    finally:
+        for c in clients:
+            c.close()
+    codes = sorted(a.status_code for a in answers)
+    assert codes == [303, 303] + [429] * 6, codes
+
+
+def _tar(names: list[str | bytes]) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz", format=tarfile.GNU_FORMAT) as tar:
+        for name in names:
+            info = tarfile.TarInfo(name.decode("utf-8", "surrogateescape") if isinstance(name, bytes) else name)
+            info.size = 1
+            tar.addfile(info, io.BytesIO(b"x"))
+    return buf.getvalue()
+
+
+def _zip(names: list[str]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for name in names:
+            z.writestr(name, "x")
+    return buf.getvalue()
+
+
+#: Names that would show as something else: not UTF-8, bidi overrides and isolates, zero-width characters,
+#: line and paragraph separators, a byte-order mark.
+UNSHOWABLE = [b"bot\xff.py", "gpj.\u202eexe.py", "a\u2066b.py", "bot\u200b.py", "a\u200db.py", "a\u2028b.py",
+              "a\u2029b.py", "\ufeffbot.py", "a\u061cb.py"]
+
+
+@pytest.mark.parametrize("name", UNSHOWABLE, ids=[repr(n) for n in UNSHOWABLE])
+def test_names_that_cannot_be_shown_as_they_are_are_refused(tmp_path: Path, name: str | bytes) -> None:
+    archives = [("a.tar.gz", _tar([name]))]
+    if isinstance(name, str):
+        archives.append(("a.zip", _zip([name])))
+    for i, (filename, data) in enumerate(archives):
+        with pytest.raises(UnpackError) as caught:
+            unpack(data, filename, tmp_path / str(i))
+        text = str(caught.value)
+        assert text.startswith("refused: the file name ") and "\n" not in text and text.isprintable(), text
+        assert "cannot be shown as it is" in text
+
+
+def test_a_non_utf8_name_in_a_tar_is_refused_not_a_500(served: tuple[Any, dict[str, str]]) -> None:
+    server, urls = served
+    erin = server.client(urls["erin"])
+    answer = upload(erin, "bot.tar.gz", _tar([b"bot\xff.py"]), command="python bot.py")
+    assert answer.status_code == 400, answer.text
+    assert "'bot\\xff.py'" in answer.json()["error"] or "bot\\udcff.py" in answer.json()["error"]
+
+
+def test_a_name_a_build_made_is_shown_escaped(served: tuple[Any, dict[str, str]]) -> None:
+    """A build may leave any bytes as a file name (a build runs in the sandbox; here the file is made where a
+    build would make it): the version page shows it escaped, to its owner and to the teacher."""
+    server, urls = served
+    erin = server.client(urls["erin"])
+    vid = upload(erin, "bot.py", (RAISER + "\n# names\n").encode()).json()["id"]
+    wait_for(lambda: version_state(erin, vid)["state"] != "checking")
+    uploads = load_contest(server.contest).data / "uploads" / "erin"
+    folder = next(p for p in uploads.iterdir() if (p / "bot.py").read_text().endswith("# names\n"))
+    for raw in (b"made\xff\xfe.txt", "made\u202etxt.exe".encode(), "made\u2028line".encode()):
+        with open(os.fsencode(folder) + b"/" + raw, "wb") as f:
+            f.write(b"x")
+    for who in (erin, server.client(urls["admin"])):
+        page = who.get(f"/versions/{vid}")
+        assert page.status_code == 200, page.text
+        assert "made\\xff\\xfe.txt" in page.text and "made\\u202etxt.exe" in page.text
+        assert "made\\u2028line" in page.text and "\u202e" not in page.text and "\u2028" not in page.text
+
+
+def test_after_the_freeze_the_active_version_cannot_change(served: tuple[Any, dict[str, str]]) -> None:
+    server, urls = served
+    bob, admin = server.client(urls["bob"]), server.client(urls["admin"])
+    first = upload(bob, "bot.py", (RAISER + "\n# one\n").encode()).json()["id"]
+    second = upload(bob, "bot.py", (RAISER + "\n# two\n").encode()).json()["id"]
+    for vid in (first, second):
+        assert wait_for(lambda v=vid: (s := version_state(bob, v))["state"] != "checking" and s)["state"] == "admitted"
+    wait_for(lambda: version_state(bob, second)["active"])
+    assert admin.post("/admin/freeze", data={"value": "1"}).status_code == 303
+    try:
+        answer = bob.post(f"/versions/{first}/activate")
+        assert answer.status_code == 403, answer.text
+        assert "froze" in answer.text and f'href="/students/bob"' in answer.text
+        assert version_state(bob, second)["active"] and not version_state(bob, first)["active"]
+        assert admin.post(f"/versions/{first}/activate").status_code == 303  # the teacher still may
+    finally:
+        admin.post("/admin/freeze", data={"value": "0"})
+
+
+def test_logout_ends_the_session_on_the_server(served: tuple[Any, dict[str, str]]) -> None:
+    server, urls = served
+    erin = server.client(urls["erin"])
+    stolen = erin.cookies["harness_session"]
+    assert erin.get("/").status_code == 200
+    assert erin.post("/logout").status_code == 303
+    with httpx.Client(base_url=server.url, timeout=300, cookies={"harness_session": stolen}) as thief:
+        assert thief.get("/").status_code == 401
+        assert thief.get("/students/erin").status_code == 401
+    again = server.client(urls["erin"])  # the link itself still signs in
+    assert again.get("/").status_code == 200
+
+
+def test_a_bots_logs_count_in_its_disk_quota_and_its_lines_are_marked(served: tuple[Any, dict[str, str]]) -> None:
+    server, urls = served
+    alice = server.client(urls["alice"])
+    vid = upload(alice, "bot.py", LOUD.encode()).json()["id"]
+    assert wait_for(lambda: (s := version_state(alice, vid))["state"] != "checking" and s)["state"] == "admitted"
+    page = alice.get(f"/versions/{vid}").text
+    forged = [line for line in page.splitlines() if FORGED in line]
+    assert forged and all(re.search(r"\| \[log truncated", line) for line in forged), forged
+
+    def match() -> str | None:
+        found = re.search(r'href="/matches/(b\d+-r\d+)"', alice.get("/students/alice").text)
+        return found.group(1) if found else None
+
+    match_id = wait_for(match)
+    page = alice.get(f"/matches/{match_id}").text
+    forged = [line for line in page.splitlines() if FORGED in line]
+    assert forged and all(re.search(r"\| \[log truncated", line) for line in forged), forged
+    seat = re.search(rf'href="/matches/{match_id}/logs/(\d)"', page)
+    assert seat
+    log = alice.get(f"/matches/{match_id}/logs/{seat.group(1)}").text
+    assert f"| {FORGED}\n" in log and all(line.startswith("| ") for line in log.splitlines())
+    # alice's files are 2 KiB, her bot's logs more than 2 MiB: her next upload is refused
+    answer = upload(alice, "bot.py", (RAISER + "\n# after\n").encode())
+    assert answer.status_code == 429 and "at most 2 MiB" in answer.json()["error"], answer.text
