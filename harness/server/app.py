@@ -194,6 +194,9 @@ async def login(request: Request) -> Response:
 
 
 async def logout(request: Request) -> Response:
+    """End the session on the server (a copy of its cookie signs in nobody afterwards), then forget the cookie."""
+    server: Server = request.app.state.server
+    await run_in_threadpool(store.logout, server.engine, request.cookies.get(COOKIE))
     response = RedirectResponse("/", status_code=303)
     response.delete_cookie(COOKIE)
     return response
@@ -474,6 +477,10 @@ def activate(request: Request) -> Response:
     if v is None:
         return _not_found()
     server: Server = request.app.state.server
+    if not who.admin and store.setting(server.engine, "frozen") == "1":  # the final plays the active versions
+        return refusal(request, who, "The contest is frozen: the teacher froze it, so your active version stays "
+                       "as it is.", 403, title="Not made active", back=f"/students/{v['student']}",
+                       back_label="Back to the versions")
     if not store.activate(server.engine, v["student_id"], v["id"]):
         return refusal(request, who, "Only an admitted version can be made active.", 409,
                        title="Not made active", back=f"/students/{v['student']}", back_label="Back to the versions")

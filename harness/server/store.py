@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, CursorResult, Engine, func, insert, select, update
+from sqlalchemy import Connection, CursorResult, Engine, delete, func, insert, select, update
 
 from harness.errors import HarnessError
 from harness.server import db
@@ -122,6 +122,14 @@ def token_owner(engine: Engine, token: str) -> Who | None:
             t.outerjoin(st, t.c.student_id == st.c.id))
             .where(t.c.token_hash == token_hash(token), t.c.revoked.is_(None))).first()
     return None if row is None else Who(row.role, row.student_id, row.name or "")
+
+
+def logout(engine: Engine, secret: str | None) -> None:
+    """End the session of ``secret`` (nothing if there is none): its cookie signs in nobody afterwards."""
+    if not secret:
+        return
+    with engine.begin() as conn:
+        conn.execute(delete(db.sessions).where(db.sessions.c.session_hash == token_hash(secret)))
 
 
 def session_of(engine: Engine, secret: str | None) -> Who | None:
