@@ -1143,6 +1143,17 @@ def routes() -> list[BaseRoute]:
     ]
 
 
+def _encodable(value: Any) -> Any:
+    """What a template prints, with each lone surrogate (a byte of a file name that is not UTF-8, say in a build's
+    notes) as its escape: UTF-8 cannot hold one, and the whole page would fail."""
+    if isinstance(value, str) and not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return type(value)(value.encode("utf-8", "backslashreplace").decode("utf-8"))  # Markup stays Markup
+    return value
+
+
 def create_app(server: Server) -> Starlette:
     """The ASGI application of ``server``; its lifespan starts and stops the ladder."""
     import contextlib
@@ -1176,7 +1187,8 @@ def create_app(server: Server) -> Starlette:
     # and these are .html.j2
     import jinja2
 
-    templates = Jinja2Templates(env=jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True))
+    templates = Jinja2Templates(env=jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
+                                                       finalize=_encodable))
     templates.env.filters["faults"] = fault_text
     templates.env.filters["when"] = lambda t: time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t)) if t else ""
     app.state.templates = templates
