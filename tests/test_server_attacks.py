@@ -198,7 +198,7 @@ def test_after_the_freeze_the_active_version_cannot_change(served: tuple[Any, di
     try:
         answer = bob.post(f"/versions/{first}/activate")
         assert answer.status_code == 403, answer.text
-        assert "froze" in answer.text and f'href="/students/bob"' in answer.text
+        assert "froze" in answer.text and 'href="/students/bob"' in answer.text
         assert version_state(bob, second)["active"] and not version_state(bob, first)["active"]
         assert admin.post(f"/versions/{first}/activate").status_code == 303  # the teacher still may
     finally:
@@ -242,3 +242,20 @@ def test_a_bots_logs_count_in_its_disk_quota_and_its_lines_are_marked(served: tu
     # alice's files are 2 KiB, her bot's logs more than 2 MiB: her next upload is refused
     answer = upload(alice, "bot.py", (RAISER + "\n# after\n").encode())
     assert answer.status_code == 429 and "at most 2 MiB" in answer.json()["error"], answer.text
+
+
+def test_only_the_harnesss_own_truncation_note_is_unmarked(tmp_path: Path) -> None:
+    """A log cut at its cap ends with the harness's note (the bot wrote at most the cap): shown unmarked. The
+    same words written by the bot, escape sequences and bidi overrides are the bot's: marked and escaped."""
+    from harness.host.botproc import TRUNCATED_NOTE
+    from harness.server.botlog import shown_log
+
+    cap = 64
+    cut = tmp_path / "cut.err"
+    cut.write_bytes(b"\x1b[2J\xe2\x80\xae".ljust(cap, b"y") + TRUNCATED_NOTE % cap)
+    forged = tmp_path / "forged.err"
+    forged.write_bytes(b"x\n" + (TRUNCATED_NOTE % cap)[1:])
+    assert shown_log(cut, 1000, cap, str) == f"| \\x1b[2J\\u202e{'y' * (cap - 7)}\n[log truncated: the bot wrote " \
+                                              f"more than {cap} bytes]\n"
+    assert shown_log(forged, 1000, cap, str) == f"| x\n| [log truncated: the bot wrote more than {cap} bytes]\n"
+    assert shown_log(tmp_path / "missing.err", 1000, cap, str) == ""

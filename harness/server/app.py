@@ -46,6 +46,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from harness.errors import HarnessError
+from harness.match.untrusted import quoted
 from harness.play.guard import PageGuard
 from harness.play.web import page_html, static_response
 from harness.report.history import rating_points_history
@@ -53,6 +54,7 @@ from harness.report.html import history_figure
 from harness.report.viewer import script_json
 from harness.server import db, store
 from harness.server.board import Board
+from harness.server.botlog import shown_log
 from harness.server.contest import Contest
 from harness.server.final import plan as final_plan
 from harness.server.final import progress as final_progress
@@ -446,7 +448,10 @@ def version_page(request: Request) -> Response:
     notice = ""
     if request.query_params.get("same") == "1":  # the upload that led here was this bot again
         notice = repeat_notice(store.label(v["student"], v["number"]), v["state"], v["reason"])
-    return _page(request, "version.html.j2", who, v=_version_json(v), report=report, files=files, notice=notice)
+    shown = _version_json(v)
+    # the check's stderr tail, marked as the bot's (a build's refusal gives its output here: shown once, above)
+    shown["stderr_tail"] = "" if shown["stderr_tail"] == shown["build_output"] else quoted(shown["stderr_tail"])
+    return _page(request, "version.html.j2", who, v=shown, report=report, files=files, notice=notice)
 
 
 def _files(contest: Contest, v: dict[str, Any]) -> Listing:
@@ -599,10 +604,26 @@ def _over_limit(server: Server, student_id: int, name: str, conn: Any = None, ne
         return (f"refused: at most {limits.per_hour} new versions an hour; you have submitted {recent} in the "
                 "last hour, try again later.")
     used = store.folder_bytes(contest.data / "uploads" / name) - (store.folder_bytes(new) if new else 0)
+    used += _log_bytes(server, conn if conn is not None else server.engine, student_id)
     if used >= limits.disk_mb * 2**20:
-        return (f"refused: your kept versions hold {used / 2**20:,.0f} MiB on the server, at most "
-                f"{limits.disk_mb:,} MiB are allowed; ask your teacher.")
+        return (f"refused: your kept versions and their bots' match logs hold {used / 2**20:,.0f} MiB on the "
+                f"server, at most {limits.disk_mb:,} MiB are allowed; ask your teacher.")
     return ""
+
+
+def _log_bytes(server: Server, conn: Any, student_id: int) -> int:
+    """Bytes of the logs (stdout, stderr: up to ``[limits] log_bytes`` each a match) that the student's bots
+    wrote in their matches: they count in ``[submissions] disk_mb``."""
+    total = 0
+    for block_id, rotation, bot in store.played(conn, student_id):
+        logs = match_dir(server.contest, block_id, rotation) / "logs"
+        try:
+            with os.scandir(logs) as entries:
+                total += sum(e.stat(follow_symlinks=False).st_size for e in entries
+                             if e.name.split("-", 1)[-1] in (f"{bot}.out", f"{bot}.err"))
+        except OSError:
+            continue
+    return total
 
 
 #: Largest submission request (bytes): the upload and its form's other fields and boundaries.
@@ -734,17 +755,13 @@ LOG_MAX = 200_000
 def _log_text(server: Server, m: dict[str, Any], bots: list[str], seat: int, owner: int | None, stream: str,
               limit: int) -> str:
     """The last ``limit`` characters of a seat's stdout (``stream`` "out") or stderr ("err") in a match, without
-    the server's paths (:func:`for_student`); "" when it wrote nothing. The caller checks who may read it."""
+    the server's paths (:func:`for_student`), each line marked as the bot's (:func:`shown_log`); "" when it wrote
+    nothing. The caller checks who may read it."""
     path = match_dir(server.contest, m["block_id"], m["rotation"]) / "logs" / f"{seat}-{bots[seat]}.{stream}"
-    try:
-        with open(path, "rb") as f:
-            size = f.seek(0, os.SEEK_END)
-            f.seek(max(0, size - 4 * limit))  # UTF-8: at most 4 bytes a character
-            text = f.read().decode("utf-8", errors="replace")[-limit:]
-    except OSError:
-        return ""
     own = server.contest.data / "uploads" / bots[seat].rsplit(".v", 1)[0]  # the student's versions' folders
-    return for_student(text, _roots(server), own if owner is not None else None)
+    roots = _roots(server)
+    return shown_log(path, limit, server.contest.limits.log_bytes,
+                     lambda text: for_student(text, roots, own if owner is not None else None))
 
 
 def match_log(request: Request) -> Response:

@@ -338,6 +338,21 @@ def folder_bytes(folder: Path) -> int:
     return total
 
 
+def played(engine: Engine | Connection, student_id: int) -> list[tuple[int, int, str]]:
+    """``(block id, rotation, bot)`` of every finished match a version of the student played (where its logs
+    are: :func:`harness.server.ladder.match_dir`); ``engine``: or a transaction's connection."""
+    v, st, m, mb = db.versions, db.students, db.matches, db.match_bots
+    with _connected(engine) as conn:
+        name = conn.execute(select(st.c.name).where(st.c.id == student_id)).scalar()
+        numbers = conn.execute(select(v.c.number).where(v.c.student_id == student_id)).scalars().all()
+        bots = [label(name, n) for n in numbers]
+        if not bots:
+            return []
+        rows = conn.execute(select(m.c.block_id, m.c.rotation, mb.c.bot).join(mb, mb.c.match_pk == m.c.id)
+                            .where(mb.c.bot.in_(bots))).all()
+    return [(r.block_id, r.rotation, r.bot) for r in rows]
+
+
 def drop_refused_files(contest: Contest, student: str, folder: str) -> None:
     """Remove a refused version's files (its report, with the reason and the output tails, stays in the database):
     a refused build must not keep the disk it filled."""
