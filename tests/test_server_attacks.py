@@ -259,3 +259,47 @@ def test_only_the_harnesss_own_truncation_note_is_unmarked(tmp_path: Path) -> No
                                               f"more than {cap} bytes]\n"
     assert shown_log(forged, 1000, cap, str) == f"| x\n| [log truncated: the bot wrote more than {cap} bytes]\n"
     assert shown_log(tmp_path / "missing.err", 1000, cap, str) == ""
+
+
+def test_another_students_page_of_the_final_report_is_not_shown(served: tuple[Any, dict[str, str]]) -> None:
+    """The final's report has a page per bot with the end of its stderr and its first traceback (whose lines
+    quote its code): a student reads the pages of the report, their own bots' and the house bots', never
+    another student's; the teacher reads all."""
+    server, urls = served
+    report = load_contest(server.contest).data / "final" / "report"
+    (report / "bots").mkdir(parents=True)
+    (report / "index.html").write_text("<p>standings</p>", encoding="utf-8")
+    for bot in ("carol.v1", "bob.v1", "caller"):
+        (report / "bots" / f"{bot}.html").write_text(f"<p>secret traceback of {bot}</p>", encoding="utf-8")
+    carol, admin = server.client(urls["carol"]), server.client(urls["admin"])
+    assert upload(admin, "bot.py", (RAISER + "\n# carol\n").encode(), student="carol").status_code == 201
+    assert carol.get("/final/index.html").status_code == 200
+    assert "secret traceback of carol.v1" in carol.get("/final/bots/carol.v1.html").text
+    assert carol.get("/final/bots/caller.html").status_code == 200
+    for path in ("/final/bots/bob.v1.html", "/final/bots/../bots/bob.v1.html", "/final/bots//bob.v1.html"):
+        answer = carol.get(path)
+        assert answer.status_code == 404 and "bob.v1" not in answer.text, path
+    assert "secret traceback of bob.v1" in admin.get("/final/bots/bob.v1.html").text
+
+
+@pytest.mark.parametrize("field", ["command", "build"])
+def test_a_command_that_would_not_show_as_itself_is_refused(served: tuple[Any, dict[str, str]], field: str) -> None:
+    """A command (or build) the teacher reads on the pages cannot hide what it runs behind a bidi override or a
+    zero-width character."""
+    server, urls = served
+    erin = server.client(urls["erin"])
+    for text in ("python bot.py #\u202e txt.tob", "python\u200b bot.py", "python bot.py\u2028rm -rf x"):
+        answer = upload(erin, "bot.py", b"print(1)\n", **{field: text})
+        assert answer.status_code == 400, answer.text
+        assert f"the {field} holds an invisible or direction-changing character" in answer.json()["error"]
+
+
+def test_no_student_is_named_admin(tmp_path: Path) -> None:
+    """The links file names the admin's link 'admin': a student of that name would get a row that reads the
+    same, and the teacher could mail the wrong one."""
+    from harness.server.contest import load_contest as load
+    from tests.server_helpers import contest_file
+
+    path = contest_file(tmp_path, students=("alice", "admin"))
+    with pytest.raises(ValueError, match=r"students\[1\]\.name: 'admin' is the teacher's row"):
+        load(path)

@@ -981,10 +981,22 @@ def final_page(request: Request) -> Response:
         if running is not None:
             state = f"running: {running.describe()}"
         return PlainTextResponse(f"No final report yet{' (' + state + ')' if state else ''}.", status_code=404)
+    if not who.admin and path.parent == root / "bots" and path.stem not in _own_report_pages(server, who):
+        return _not_found()  # a bot's page holds its stderr's end and its first traceback (quoting its code)
     if path.suffix in _TEXT_TYPES:  # the report names the server's paths (its footer, logs, replay commands)
         text = path.read_text(encoding="utf-8", errors="replace")
         return Response(hide_paths(text, _roots(server)), media_type=_TEXT_TYPES[path.suffix])
     return FileResponse(path)
+
+
+def _own_report_pages(server: Server, who: store.Who) -> set[str]:
+    """The names (without ``.html``) of the final report's bot pages a student may read: their own versions'
+    and the house bots'."""
+    from harness.report.collect import safe_name
+
+    mine = [store.label(who.name, v["number"]) for v in _versions(server.engine, who.student_id)] \
+        if who.student_id is not None else []
+    return {safe_name(b) for b in [*mine, *(r.name for r in server.contest.references)]}
 
 
 #: Files of the final's report shown with the server's paths hidden (:func:`hide_paths`), and their types.

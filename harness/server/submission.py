@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.host.trees import remove_tree, walk
+from harness.match.untrusted import visible
 from harness.server.unpack import MAX_ENTRIES, UnpackError, content_hash, unpack
 
 BOT_FILE = "bot.toml"
@@ -95,6 +96,10 @@ def prepare(data: bytes, filename: str, staging: Path, command: str = "", build:
                                   "archive, e.g. command = \"python bot.py\".")
         if len(command) > MAX_COMMAND or len(build) > MAX_COMMAND:
             raise UnpackError(f"refused: the command and the build must be at most {MAX_COMMAND} characters.")
+        for field, text in (("command", command), ("build", build.replace("\n", "").replace("\t", ""))):
+            if not text.isprintable():  # shown on the teacher's pages: a bidi override could hide what it runs
+                raise UnpackError(f"refused: the {field} holds an invisible or direction-changing character (or a "
+                                  f"control character): {visible(text)[:200]}")
         try:
             if not shlex.split(command):
                 raise ValueError("empty")
