@@ -303,3 +303,98 @@ def test_no_student_is_named_admin(tmp_path: Path) -> None:
     path = contest_file(tmp_path, students=("alice", "admin"))
     with pytest.raises(ValueError, match=r"students\[1\]\.name: 'admin' is the teacher's row"):
         load(path)
+
+
+def test_another_students_private_routes_and_the_admins_answer_nothing(served: tuple[Any, dict[str, str]]) -> None:
+    """IDOR and privilege: bob, signed in (cookie or bearer token), asks for dave's version, code, state and
+    match logs, makes dave's version active, and calls every admin route: each answers 404 and changes nothing;
+    a forged cookie, a forged bearer token and signed-out requests answer 401."""
+    server, urls = served
+    admin, bob = server.client(urls["admin"]), server.client(urls["bob"])
+    dave = server.client(urls["dave"])
+    vid = upload(admin, "bot.py", (RAISER + "\n# dave\n").encode(), student="dave").json()["id"]
+    wait_for(lambda: version_state(dave, vid)["state"] == "admitted")
+
+    def dave_match() -> str | None:
+        found = re.search(r'href="/matches/(b\d+-r\d+)"', dave.get("/students/dave").text)
+        return found.group(1) if found else None
+
+    match_id = wait_for(dave_match)
+    page = dave.get(f"/matches/{match_id}").text
+    seat = re.search(rf'href="/matches/{match_id}/logs/(\d)"', page)
+    assert seat
+    token = urls["bob"].rsplit("/", 1)[1]
+    bearer = httpx.Client(base_url=server.url, timeout=300, headers={"Authorization": f"Bearer {token}"})
+    forged = httpx.Client(base_url=server.url, timeout=300, cookies={"harness_session": "x" * 43},
+                          headers={"Authorization": "Bearer " + "y" * 43})
+    nobody = httpx.Client(base_url=server.url, timeout=300)
+    private = [f"/versions/{vid}", f"/versions/{vid}/code", f"/api/versions/{vid}",
+               f"/matches/{match_id}/logs/{seat.group(1)}", f"/matches/{match_id}/logs/{seat.group(1)}?stream=out",
+               "/admin", "/admin/export"]
+    try:
+        for path in private:
+            assert bob.get(path).status_code == 404, path
+            assert forged.get(path).status_code == 401 and nobody.get(path).status_code == 401, path
+        assert bearer.get(f"/api/versions/{vid}").status_code == 404
+        for path, form in [(f"/versions/{vid}/activate", {}), ("/admin/freeze", {"value": "1"}),
+                           ("/admin/challenges", {"value": "0"}), ("/admin/final", {}), ("/admin/roster", {}),
+                           ("/admin/resume", {"value": str(vid)})]:
+            assert bob.post(path, data=form).status_code == 404, path
+            assert forged.post(path, data=form).status_code == 401 and nobody.post(path, data=form).status_code == 401
+        # bob submitting "for" dave makes a version of bob's, never dave's
+        answer = upload(bob, "bot.py", (RAISER + "\n# for dave?\n").encode(), student="dave")
+        assert answer.status_code in (201, 429) and (answer.status_code == 429 or answer.json()["student"] == "bob")
+        page = admin.get("/admin").text
+        assert "open for submissions" in page and "Switch challenges off" in page
+        assert bob.get(f"/matches/{match_id}").status_code == 200  # the match's public page
+    finally:
+        for c in (bearer, forged, nobody):
+            c.close()
+
+
+def test_a_replaced_login_link_and_its_sessions_sign_in_nobody(served: tuple[Any, dict[str, str]]) -> None:
+    """Replay: once the teacher issues dave a new link, the old one, a session it opened and its bearer token
+    answer 'not valid' / 401; the new link signs in. (Last: it replaces dave's link of the module.)"""
+    import csv
+    import subprocess
+
+    from tests.server_helpers import HARNESS
+
+    server, urls = served
+    old = server.client(urls["dave"])
+    assert old.get("/").status_code == 200
+    done = subprocess.run([*HARNESS, "serve", str(server.contest), "--links", "--student", "dave", "--port",
+                           str(server.port)], capture_output=True, text=True, check=True, cwd=server.contest.parent,
+                          timeout=300)
+    fresh = dict(list(csv.reader(io.StringIO(done.stdout)))[1:])["dave"]
+    assert fresh != urls["dave"]
+    assert old.get("/").status_code == 401
+    with httpx.Client(base_url=server.url, timeout=300) as replay:
+        assert replay.get(urls["dave"]).status_code == 403 and replay.post(urls["dave"]).status_code == 403
+        token = urls["dave"].rsplit("/", 1)[1]
+        assert replay.get("/api/versions/1", headers={"Authorization": f"Bearer {token}"}).status_code == 401
+    assert server.client(fresh).get("/students/dave").status_code == 200
+
+
+@pytest.mark.parametrize(("toml", "words"), [
+    ("command = " + "[" * 10_000 + "]" * 10_000, "nested too deeply"),
+    ("a = " + "{b = " * 5_000 + "1" + "}" * 5_000, "nested too deeply"),
+    ('command = "python bot.py"\n' + "#" * 200_000, "more than 64 KiB"),
+])
+def test_a_hostile_bot_toml_is_refused_in_one_sentence(served: tuple[Any, dict[str, str]], toml: str,
+                                                       words: str) -> None:
+    """A bot.toml nested 5,000 deep made tomllib's parser recurse past Python's limit: a 500 before."""
+    server, urls = served
+    erin = server.client(urls["erin"])
+    body = _zip_files({"bot.toml": toml, "bot.py": "print(1)\n"})
+    answer = upload(erin, "bot.zip", body)
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["error"].startswith("refused: bot.toml ") and words in answer.json()["error"]
+
+
+def _zip_files(files: dict[str, str]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, text in files.items():
+            z.writestr(name, text)
+    return buf.getvalue()

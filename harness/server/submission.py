@@ -32,6 +32,8 @@ from harness.server.unpack import MAX_ENTRIES, UnpackError, content_hash, unpack
 
 BOT_FILE = "bot.toml"
 MAX_COMMAND = 1000
+#: Largest ``bot.toml`` (bytes): a command and a build.
+MAX_BOT_FILE = 64 * 1024
 #: Where a ``#!`` line's interpreter may live (the system's programs; never the server's own folders).
 SYSTEM_ROOTS = ("/usr/", "/bin/")
 
@@ -72,10 +74,16 @@ def prepare(data: bytes, filename: str, staging: Path, command: str = "", build:
         meta: dict[str, object] = {}
         bot_toml = folder / BOT_FILE
         if bot_toml.is_file():
+            if bot_toml.stat().st_size > MAX_BOT_FILE:
+                raise UnpackError(f"refused: {BOT_FILE} is more than {MAX_BOT_FILE // 1024} KiB; it holds a command "
+                                  "and a build.")
             try:
                 meta = tomllib.loads(bot_toml.read_text(encoding="utf-8"))
             except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
                 raise UnpackError(f"refused: {BOT_FILE} is not valid TOML ({exc}).") from None
+            except RecursionError:  # tomllib parses nested arrays and tables recursively
+                raise UnpackError(f"refused: {BOT_FILE} is not valid TOML (its arrays or tables are nested too "
+                                  "deeply).") from None
             unknown = sorted(set(meta) - {"command", "build"})
             if unknown:
                 raise UnpackError(f"refused: {BOT_FILE}: unknown key {unknown[0]!r}; expected command and build.")
