@@ -30,6 +30,7 @@ pytest.importorskip("starlette")
 
 from harness.server.contest import load_contest  # noqa: E402
 from harness.server.unpack import UnpackError, unpack  # noqa: E402
+from tests.browser_helpers import launch_browser, require_chromium  # noqa: E402
 from tests.server_helpers import RAISER, served_contest, upload, version_state, wait_for  # noqa: E402
 
 pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fast set (pytest -m "not slow")
@@ -350,6 +351,50 @@ def test_another_students_private_routes_and_the_admins_answer_nothing(served: t
     finally:
         for c in (bearer, forged, nobody):
             c.close()
+
+
+def test_bot_lines_and_build_made_names_read_as_such_in_chromium(served: tuple[Any, dict[str, str]],
+                                                                 tmp_path: Path) -> None:
+    """What the teacher's browser shows: on the version page the names a build made escaped (no bidi override
+    reorders the list), and on the version and match pages every line the bot wrote to stderr, the forged
+    harness line included, begins with '| '."""
+    executable = require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    server, urls = served
+    admin = server.client(urls["admin"])
+    vid = upload(admin, "bot.py", (LOUD + "\n# chromium\n").encode(), student="carol").json()["id"]
+    assert wait_for(lambda: (s := version_state(admin, vid))["state"] != "checking" and s)["state"] == "admitted"
+    uploads = load_contest(server.contest).data / "uploads" / "carol"
+    folder = next(p for p in uploads.iterdir() if (p / "bot.py").read_text().endswith("# chromium\n"))
+    with open(os.fsencode(folder) + "/made\u202etxt.exe".encode(), "wb") as f:
+        f.write(b"x")
+    label = version_state(admin, vid)["bot"]
+
+    def match() -> str | None:
+        found = re.search(r'href="/matches/(b\d+-r\d+)"', admin.get("/students/carol").text)
+        return found.group(1) if found and label in admin.get(f"/matches/{found.group(1)}").text else None
+
+    match_id = wait_for(match)
+    with sync_playwright() as pw:
+        browser = launch_browser(pw, executable, tmp_path / "profile")
+        try:
+            page = browser.new_page()
+            page.goto(urls["admin"])
+            page.wait_for_url(server.url + "/")
+            page.goto(f"{server.url}/versions/{vid}")
+            text = page.inner_text("body")
+            assert "made\\u202etxt.exe" in text and "\u202e" not in text
+            lines = [line for line in text.splitlines() if FORGED in line]
+            assert lines and all(line.startswith("| ") for line in lines), lines
+            page.goto(f"{server.url}/matches/{match_id}")
+            seats = page.locator("pre[id^=stderr-]")
+            assert seats.count() >= 1
+            for i in range(seats.count()):
+                shown = seats.nth(i).inner_text().splitlines()
+                assert shown and all(line.startswith("| ") for line in shown), shown[:3]
+        finally:
+            browser.close()
 
 
 def test_a_replaced_login_link_and_its_sessions_sign_in_nobody(served: tuple[Any, dict[str, str]]) -> None:
