@@ -443,3 +443,18 @@ def _zip_files(files: dict[str, str]) -> bytes:
         for name, text in files.items():
             z.writestr(name, text)
     return buf.getvalue()
+
+
+@pytest.mark.parametrize("vid", ["9" * 30, "9" * 5000, "-1", "1e3", "\u0661"])
+def test_a_version_id_out_of_range_answers_not_found(served: tuple[Any, dict[str, str]], vid: str) -> None:
+    """An id past the database's integers (SQLite's are 64-bit) or past Python's digits limit for int():
+    a 500 before."""
+    server, urls = served
+    erin = server.client(urls["erin"])
+    token = urls["erin"].rsplit("/", 1)[1]
+    for path in (f"/versions/{vid}", f"/versions/{vid}/code", f"/api/versions/{vid}"):
+        assert erin.get(path).status_code == 404, path[:60]
+        assert erin.get(path, headers={"Authorization": f"Bearer {token}"}).status_code == 404, path[:60]
+    assert erin.post(f"/versions/{vid}/activate").status_code == 404
+    admin = server.client(urls["admin"])
+    assert admin.post("/admin/resume", data={"value": vid}).status_code == 404

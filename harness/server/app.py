@@ -405,6 +405,12 @@ def student_page(request: Request) -> Response:
                  challenges=store.setting(server.engine, "challenges", "1") == "1")
 
 
+def row_id(text: str) -> int | None:
+    """A database id given in a URL or a form: ASCII digits, at most 18 (a 64-bit integer: SQLite's and
+    PostgreSQL's largest); None for anything else (``-1``, ``\u0661``, 30 digits: a 500 before)."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
+
+
 def _version(engine: Engine, vid: int) -> dict[str, Any] | None:
     v, st = db.versions, db.students
     with engine.connect() as conn:
@@ -427,9 +433,8 @@ def _own_version(request: Request) -> tuple[store.Who | None, dict[str, Any] | N
     if who is None:
         return None, None
     server: Server = request.app.state.server
-    try:
-        vid = int(request.path_params["vid"])
-    except ValueError:
+    vid = row_id(request.path_params["vid"])
+    if vid is None:
         return who, None
     v = _version(server.engine, vid)
     if v is None or not _owns(who, v["student_id"]):
@@ -687,8 +692,8 @@ def api_version_bearer(request: Request) -> Response:
     if who is None:
         return _forbidden()
     server: Server = request.app.state.server
-    vid = request.path_params["vid"]
-    v = _version(server.engine, int(vid)) if vid.isdigit() else None
+    vid = row_id(request.path_params["vid"])
+    v = _version(server.engine, vid) if vid is not None else None
     if v is None or not _owns(who, v["student_id"]):
         return JSONResponse({"error": "no such version of yours"}, status_code=404)
     return JSONResponse(_version_json(v))
@@ -913,7 +918,8 @@ def _admin_act(server: Server, action: str, value: str) -> Response | tuple[str,
             return str(exc), 400
         store.sync_roster(server.engine, fresh)
     elif action == "resume":
-        if not value.isdigit() or not store.resume(server.engine, int(value)):
+        vid = row_id(value)
+        if vid is None or not store.resume(server.engine, vid):
             return _not_found()
     elif action == "final":
         from harness.server.final import start_final
