@@ -7,7 +7,12 @@ with the attack that opened it.
 - After the freeze a student can no longer change the active version (403, a page with a way back).
 - Logout ends the session on the server: a copy of the cookie no longer works.
 - A bot's logs count in its student's ``[submissions] disk_mb``; every line a bot wrote is marked where shown,
-  so a line that imitates the harness's own reads as the bot's.
+  so a line that imitates the harness's own reads as the bot's (over HTTP and in Chromium).
+- The final report's page of another student's bot (its stderr's end, its first traceback) is not shown.
+- A command or build with a bidi override or zero-width character, a bot.toml nested thousands deep or past
+  64 KiB, a version id past 64 bits, and a student named ``admin`` are refused in one sentence (no 500).
+- What held, kept by tests: another student's private routes and every admin route (cookie, bearer, forged,
+  signed out), a replaced login link and its sessions.
 """
 
 from __future__ import annotations
