@@ -544,16 +544,17 @@ async def submit(request: Request) -> Response:
     if student_id is None:  # a session that is neither the admin nor a student's
         return _forbidden()
     if not who.admin:
-        limit = await run_in_threadpool(_over_limit, server, student_id, name)
-        if limit:
-            return await refuse(limit, 429)
+        over = await run_in_threadpool(_over_limit, server, student_id, name)
+        if over:
+            return await refuse(over, 429)
     try:
         unpacked, placed = await run_in_threadpool(_unpack_into_place, server.contest, name, data, filename,
                                                    command, build)
     except UnpackError as exc:
         return await refuse(str(exc))
     # the limits again, the student locked: of uploads sent at once exactly the quota passes
-    limit = None if who.admin else (lambda conn: _over_limit(server, student_id, name, conn, placed))
+    sid = student_id
+    limit: store.Limit | None = None if who.admin else (lambda conn: _over_limit(server, sid, name, conn, placed))
     try:
         added = await run_in_threadpool(store.add_version, server.engine, student_id, unpacked.sha256,
                                         unpacked.command, unpacked.build, limit)

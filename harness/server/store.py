@@ -345,7 +345,7 @@ def played(engine: Engine | Connection, student_id: int) -> list[tuple[int, int,
     with _connected(engine) as conn:
         name = conn.execute(select(st.c.name).where(st.c.id == student_id)).scalar()
         numbers = conn.execute(select(v.c.number).where(v.c.student_id == student_id)).scalars().all()
-        bots = [label(name, n) for n in numbers]
+        bots = [label(name, n) for n in numbers] if name is not None else []
         if not bots:
             return []
         rows = conn.execute(select(m.c.block_id, m.c.rotation, mb.c.bot).join(mb, mb.c.match_pk == m.c.id)
