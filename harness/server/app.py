@@ -543,8 +543,10 @@ async def submit(request: Request) -> Response:
         student_id, name = st["id"], st["name"]
     if student_id is None:  # a session that is neither the admin nor a student's
         return _forbidden()
-    if not who.admin:
-        over = await run_in_threadpool(_over_limit, server, student_id, name)
+    logs = 0
+    if not who.admin:  # the logs grow only with matches: counted once, outside the lock below
+        logs = await run_in_threadpool(_log_bytes, server, server.engine, student_id)
+        over = await run_in_threadpool(_over_limit, server, student_id, name, logs)
         if over:
             return await refuse(over, 429)
     try:
@@ -554,7 +556,8 @@ async def submit(request: Request) -> Response:
         return await refuse(str(exc))
     # the limits again, the student locked: of uploads sent at once exactly the quota passes
     sid = student_id
-    limit: store.Limit | None = None if who.admin else (lambda conn: _over_limit(server, sid, name, conn, placed))
+    limit: store.Limit | None = None if who.admin else (lambda conn: _over_limit(server, sid, name, logs, conn,
+                                                                                 placed))
     try:
         added = await run_in_threadpool(store.add_version, server.engine, student_id, unpacked.sha256,
                                         unpacked.command, unpacked.build, limit)
@@ -594,12 +597,14 @@ def _unpack_into_place(contest: Contest, name: str, data: bytes, filename: str, 
     return unpacked, target
 
 
-def _over_limit(server: Server, student_id: int, name: str, conn: Any = None, new: Path | None = None) -> str:
+def _over_limit(server: Server, student_id: int, name: str, logs: int, conn: Any = None,
+                new: Path | None = None) -> str:
     """Why a student may not submit now (``[submissions]``: new versions per hour, disk of the kept versions and
     of their bots' match logs), or ``""``. (The ladder checks one version of a student at a time:
     :meth:`Ladder.fill`.)
 
     Args:
+        logs: bytes of their bots' match logs (:func:`_log_bytes`).
         conn: the transaction that holds the student locked (:func:`harness.server.store.lock_student`), or None.
         new: the upload's own folder, already in place: not counted (the limit is on what was kept before).
     """
@@ -610,7 +615,7 @@ def _over_limit(server: Server, student_id: int, name: str, conn: Any = None, ne
         return (f"refused: at most {limits.per_hour} new versions an hour; you have submitted {recent} in the "
                 "last hour, try again later.")
     used = store.folder_bytes(contest.data / "uploads" / name) - (store.folder_bytes(new) if new else 0)
-    used += _log_bytes(server, conn if conn is not None else server.engine, student_id)
+    used += logs
     if used >= limits.disk_mb * 2**20:
         return (f"refused: your kept versions and their bots' match logs hold {used / 2**20:,.0f} MiB on the "
                 f"server, at most {limits.disk_mb:,} MiB are allowed; ask your teacher.")
