@@ -76,6 +76,7 @@ __all__ = [
     "PASSED_ENV",
     "PASSED_ENV_PREFIXES",
     "StopStep",
+    "TRUNCATED_NOTE",
     "describe_exit",
     "find_marked",
     "bot_path",
@@ -100,7 +101,9 @@ PASSED_ENV_PREFIXES: tuple[str, ...] = ("LC_", "PYTHON")
 #: File-size limit (RLIMIT_FSIZE) for files the bot writes itself (bytes).
 FILE_SIZE_LIMIT = 64 * 1024 * 1024
 
-_TRUNCATED_NOTE = b"\n[log truncated: the bot wrote more than %d bytes]\n"
+#: What the harness writes at the end of a bot's log cut at its cap (``% cap``): the bot wrote at most the cap, so
+#: a log longer than that ends with the harness's note, never the bot's.
+TRUNCATED_NOTE = b"\n[log truncated: the bot wrote more than %d bytes]\n"
 _READ_CHUNK = 65536
 # Time given to SIGTERM before SIGKILL when grace_ms is 0 (ms).
 _MIN_TERM_MS = 50
@@ -438,7 +441,7 @@ class _LogPump:
                 os.write(slot[0], chunk)
                 slot[1] += len(chunk)
                 if len(data) > room:
-                    os.write(slot[0], _TRUNCATED_NOTE % self._cap)
+                    os.write(slot[0], TRUNCATED_NOTE % self._cap)
                     slot[1] = self._cap + 1  # note written once
             except OSError as exc:
                 slot[1] = self._cap + 1  # nothing more to this file; the pipe is still drained

@@ -70,12 +70,15 @@ class BuildLimits:
 
 @dataclass(frozen=True, slots=True)
 class BuildResult:
-    """How a build ended: ``ok``, one line ``summary`` of what happened ('' when it succeeded) and its
-    ``output`` (stdout and stderr together, at most :attr:`BuildLimits.output_bytes`)."""
+    """How a build ended: ``ok``, one line ``summary`` of what happened ('' when it succeeded), its
+    ``output`` (stdout and stderr together, at most :attr:`BuildLimits.output_bytes`) and the harness's
+    ``notes`` on it (one line each: what was removed from its folder), kept apart so that a page can tell the
+    build's lines from the harness's."""
 
     ok: bool
     summary: str
     output: str
+    notes: str = ""
 
 
 def build_problem(settings: SandboxSettings) -> str:
@@ -263,20 +266,21 @@ def run_build(command: str, folder: Path, *, settings: SandboxSettings, limits: 
         proc.stop(grace_ms=0)  # what it left running
         removed, emptied = _take_back(folder, owners)
         taken = True
-        output = _output(Path(scratch) / "logs") + "".join(
-            f"[harness: removed {name}: not a file, folder or link inside the folder]\n" for name in removed)
+        output = _output(Path(scratch) / "logs")
+        notes = "".join(f"[harness: removed {name}: not a file, folder or link inside the folder]\n"
+                        for name in removed)
         if emptied:
-            output += f"[harness: removed everything in the folder: {emptied}]\n"
+            notes += f"[harness: removed everything in the folder: {emptied}]\n"
             return BuildResult(False, summary or f"the build was refused: {emptied} (the size limit); its folder "
-                                                  "was emptied", output)
+                                                  "was emptied", output, notes)
         if summary:
-            return BuildResult(False, summary, output)
+            return BuildResult(False, summary, output, notes)
         if proc.returncode != 0:
-            return BuildResult(False, f"the build failed with {proc.describe_exit()}", output)
+            return BuildResult(False, f"the build failed with {proc.describe_exit()}", output, notes)
         size, _, within = _size(folder)
         if size > limits.disk_mb * 1024 * 1024 or not within:
-            return BuildResult(False, _too_big(limits), output)
-        return BuildResult(True, "", output)
+            return BuildResult(False, _too_big(limits), output, notes)
+        return BuildResult(True, "", output, notes)
     except (SandboxError, cgroups.CgroupError) as exc:
         return BuildResult(False, f"the build was not run: its sandbox could not be set up ({exc})", "")
     finally:  # each step runs whatever the one before did: the uid lease and the scratch folder always go

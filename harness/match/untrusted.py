@@ -12,6 +12,9 @@ functions:
   U+2066..U+2069, line and paragraph separators, lone surrogates) is shown
   as its Python escape (``\\x1b``, ``\\u202e``); newlines are kept only where
   asked (``multiline``).
+- :func:`quoted`: pages that show what a bot or a build wrote beside the
+  harness's own lines: :func:`visible` (multiline), each line begun with
+  :data:`QUOTE`, so a line that imitates the harness's reads as the bot's.
 - :func:`md_text` (and :func:`md_cell`, the same for a table cell): inline
   Markdown text with every character that makes inline markup escaped
   (``& < > |`` as HTML entities, the others with a backslash, CommonMark
@@ -31,7 +34,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["visible", "md_text", "md_cell", "md_code", "md_fence", "csv_cell"]
+__all__ = ["visible", "quoted", "md_text", "md_cell", "md_code", "md_fence", "csv_cell"]
 
 _KEEP_MULTILINE = frozenset("\n\t")
 # Characters that make inline markup anywhere in a line (CommonMark 6, GFM 6.5-6.9): backslash-escaped
@@ -74,6 +77,22 @@ def visible(text: str, *, multiline: bool = False) -> str:
     else:
         keep = frozenset()
     return "".join(ch if ch.isprintable() or ch in keep else _escape(ch) for ch in text)
+
+
+#: What begins each line of a bot's (or a build's) own output where the harness shows it (:func:`quoted`), as
+#: check-bot quotes a stderr.
+QUOTE = "| "
+
+
+def quoted(text: str) -> str:
+    """Text a bot or a build wrote (its stderr, stdout, a build's output), marked as theirs: :func:`visible` with
+    newlines kept, and every line begun with :data:`QUOTE`, so no line of it can pass for one of the harness's
+    (a forged "[log truncated ...]" or "[harness: ...]" note). "" stays ""; a final newline is kept."""
+    if not text:
+        return ""
+    body = visible(text, multiline=True)
+    end = "\n" if body.endswith("\n") else ""
+    return "\n".join(QUOTE + line for line in body.removesuffix("\n").split("\n")) + end
 
 
 def md_text(text: str) -> str:

@@ -25,6 +25,8 @@ from typing import Any
 
 from harness.engine.config import GameConfig
 from harness.host.build import BuildLimits, run_build
+from harness.match.untrusted import quoted
+from harness.server.botlog import shown_log
 from harness.server.hostpaths import for_student
 from harness.specs import BotSpec, Limits, SandboxSettings
 from harness.tournament.entries import CheckTable, run_check
@@ -52,18 +54,17 @@ def admit(bot: BotSpec, build: str, data: Path, build_limits: BuildLimits, game:
     if build:
         hidden = (str(data), str(directory), *sandbox.hidden)
         built = run_build(build, folder, settings=sandbox, limits=build_limits, hidden=hidden)
-        text = built.output[-BUILD_OUTPUT:]
-        result["build"] = for_student(f"{built.summary}\n{text}" if built.summary else text, roots, folder)
+        text = quoted(for_student(built.output[-BUILD_OUTPUT:], roots, folder))  # the build's lines, marked
+        notes = for_student(built.notes, roots, folder)
+        summary = for_student(built.summary, roots, folder)
+        result["build"] = f"{summary}\n{text}{notes}" if summary else text + notes
         if not built.ok:
-            reason = for_student(built.summary, roots, folder)
-            return {**result, "ok": False, "reason": reason, "stderr_tail": result["build"], "stderr": ""}
+            return {**result, "ok": False, "reason": summary, "stderr_tail": result["build"], "stderr": ""}
     # The bot sees its own folder (its cwd), never the rest of the data folder (harness.host.sandbox).
     result.update(run_check(bot, game, limits, starting_stack, directory, sandbox=sandbox, table=table))
     log = Path(result.pop("log", "") or "")
-    try:
-        result["stderr"] = log.read_text(encoding="utf-8", errors="replace")[-STDERR_KEPT:] if log.is_file() else ""
-    except OSError:
-        result["stderr"] = ""
-    for key in ("reason", "stderr_tail", "stderr"):
+    # stored as a page shows it: each line marked as the bot's, the harness's truncation note apart
+    result["stderr"] = shown_log(log, STDERR_KEPT, limits.log_bytes, lambda text: for_student(text, roots, folder))
+    for key in ("reason", "stderr_tail"):
         result[key] = for_student(str(result.get(key) or ""), roots, folder)
     return result

@@ -53,13 +53,16 @@ from starlette.templating import Jinja2Templates
 
 from harness.errors import HarnessError
 from harness.host.build import build_problem
+from harness.match.untrusted import quoted
 from harness.play.guard import PageGuard
 from harness.play.web import page_html, static_response
+from harness.report.collect import safe_name
 from harness.report.history import rating_points_history
 from harness.report.html import history_figure
 from harness.report.viewer import script_json
 from harness.server import db, store
 from harness.server.board import Board
+from harness.server.botlog import shown_log
 from harness.server.contest import Contest, load_contest
 from harness.server.db import metadata
 from harness.server.final import plan as final_plan
@@ -203,6 +206,9 @@ async def login(request: Request) -> Response:
 
 
 async def logout(request: Request) -> Response:
+    """End the session on the server (a copy of its cookie signs in nobody afterwards), then forget the cookie."""
+    server: Server = request.app.state.server
+    await run_in_threadpool(store.logout, server.engine, request.cookies.get(COOKIE))
     response = RedirectResponse("/", status_code=303)
     response.delete_cookie(COOKIE)
     return response
@@ -406,6 +412,12 @@ def student_page(request: Request) -> Response:
                  challenges=store.setting(server.engine, "challenges", "1") == "1")
 
 
+def row_id(text: str) -> int | None:
+    """A database id given in a URL or a form: ASCII digits, at most 18 (a 64-bit integer: SQLite's and
+    PostgreSQL's largest); None for anything else (``-1``, ``\u0661``, 30 digits: a 500 before)."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
+
+
 def _version(engine: Engine, vid: int) -> dict[str, Any] | None:
     v, st = db.versions, db.students
     with engine.connect() as conn:
@@ -428,9 +440,8 @@ def _own_version(request: Request) -> tuple[store.Who | None, dict[str, Any] | N
     if who is None:
         return None, None
     server: Server = request.app.state.server
-    try:
-        vid = int(request.path_params["vid"])
-    except ValueError:
+    vid = row_id(request.path_params["vid"])
+    if vid is None:
         return who, None
     v = _version(server.engine, vid)
     if v is None or not _owns(who, v["student_id"]):
@@ -449,7 +460,10 @@ def version_page(request: Request) -> Response:
     notice = ""
     if request.query_params.get("same") == "1":  # the upload that led here was this bot again
         notice = repeat_notice(store.label(v["student"], v["number"]), v["state"], v["reason"])
-    return _page(request, "version.html.j2", who, v=_version_json(v), report=report, files=files, notice=notice)
+    shown = _version_json(v)
+    # the check's stderr tail, marked as the bot's (a build's refusal gives its output here: shown once, above)
+    shown["stderr_tail"] = "" if shown["stderr_tail"] == shown["build_output"] else quoted(shown["stderr_tail"])
+    return _page(request, "version.html.j2", who, v=shown, report=report, files=files, notice=notice)
 
 
 def _files(contest: Contest, v: dict[str, Any]) -> Listing:
@@ -480,6 +494,10 @@ def activate(request: Request) -> Response:
     if v is None:
         return _not_found()
     server: Server = request.app.state.server
+    if not who.admin and store.setting(server.engine, "frozen") == "1":  # the final plays the active versions
+        return refusal(request, who, "The contest is frozen: the teacher froze it, so your active version stays "
+                       "as it is.", 403, title="Not made active", back=f"/students/{v['student']}",
+                       back_label="Back to the versions")
     if not store.activate(server.engine, v["student_id"], v["id"]):
         return refusal(request, who, "Only an admitted version can be made active.", 409,
                        title="Not made active", back=f"/students/{v['student']}", back_label="Back to the versions")
@@ -532,16 +550,28 @@ async def submit(request: Request) -> Response:
         student_id, name = st["id"], st["name"]
     if student_id is None:  # a session that is neither the admin nor a student's
         return _forbidden()
-    if not who.admin:
-        limit = await run_in_threadpool(_over_limit, server, student_id, name)
-        if limit:
-            return await refuse(limit, 429)
+    logs = 0
+    if not who.admin:  # the logs grow only with matches: counted once, outside the lock below
+        logs = await run_in_threadpool(_log_bytes, server, server.engine, student_id)
+        over = await run_in_threadpool(_over_limit, server, student_id, name, logs)
+        if over:
+            return await refuse(over, 429)
     try:
-        unpacked = await run_in_threadpool(_unpack_into_place, server.contest, name, data, filename, command, build)
+        unpacked, placed = await run_in_threadpool(_unpack_into_place, server.contest, name, data, filename,
+                                                   command, build)
     except UnpackError as exc:
         return await refuse(str(exc))
-    added = await run_in_threadpool(store.add_version, server.engine, student_id, unpacked.sha256,
-                                    unpacked.command, unpacked.build)
+    # the limits again, the student locked: of uploads sent at once exactly the quota passes
+    sid = student_id
+    limit: store.Limit | None = None if who.admin else (lambda conn: _over_limit(server, sid, name, logs, conn,
+                                                                                 placed))
+    try:
+        added = await run_in_threadpool(store.add_version, server.engine, student_id, unpacked.sha256,
+                                        unpacked.command, unpacked.build, limit)
+    except store.OverLimit as exc:
+        if placed is not None:  # its folder is no earlier version's
+            await run_in_threadpool(shutil.rmtree, placed, True)
+        return await refuse(str(exc), 429)
     v = await run_in_threadpool(_version, server.engine, added.id)
     assert v is not None  # just stored or found
     notice = repeat_notice(store.label(name, added.number), added.state, v["reason"]) if added.same else ""
@@ -554,8 +584,13 @@ async def submit(request: Request) -> Response:
 
 
 def _unpack_into_place(contest: Contest, name: str, data: bytes, filename: str, command: str,
-                       build: str) -> Any:
-    """Unpack an upload (:func:`prepare`) and move its folder to the version's place (blocking file work)."""
+                       build: str) -> tuple[Any, Path | None]:
+    """Unpack an upload (:func:`prepare`) and move its folder to the version's place (blocking file work).
+
+    Returns:
+        The :class:`harness.server.submission.Unpacked` and the folder it was moved to (None: an earlier
+        version of the same files and build has that folder already).
+    """
     staging = contest.data / "staging"
     staging.mkdir(parents=True, exist_ok=True)
     unpacked = prepare(data, filename, staging, command, build)
@@ -563,26 +598,50 @@ def _unpack_into_place(contest: Contest, name: str, data: bytes, filename: str, 
     target = store.version_dir(contest, name, where)
     if target.exists():  # the same files (and build) as an earlier version: its folder is theirs
         shutil.rmtree(unpacked.folder, ignore_errors=True)
-    else:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(unpacked.folder, target)
-    return unpacked
+        return unpacked, None
+    target.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(unpacked.folder, target)
+    return unpacked, target
 
 
-def _over_limit(server: Server, student_id: int, name: str) -> str:
-    """Why a student may not submit now (``[submissions]``: new versions per hour, disk of the kept versions), or
-    ``""``. (The ladder checks one version of a student at a time: :meth:`Ladder.fill`.)"""
+def _over_limit(server: Server, student_id: int, name: str, logs: int, conn: Any = None,
+                new: Path | None = None) -> str:
+    """Why a student may not submit now (``[submissions]``: new versions per hour, disk of the kept versions and
+    of their bots' match logs), or ``""``. (The ladder checks one version of a student at a time:
+    :meth:`Ladder.fill`.)
+
+    Args:
+        logs: bytes of their bots' match logs (:func:`_log_bytes`).
+        conn: the transaction that holds the student locked (:func:`harness.server.store.lock_student`), or None.
+        new: the upload's own folder, already in place: not counted (the limit is on what was kept before).
+    """
     contest = server.contest
     limits = contest.submissions
-    recent = store.submission_counts(server.engine, student_id, time.time() - 3600)
+    recent = store.submission_counts(conn if conn is not None else server.engine, student_id, time.time() - 3600)
     if recent >= limits.per_hour:
         return (f"refused: at most {limits.per_hour} new versions an hour; you have submitted {recent} in the "
                 "last hour, try again later.")
-    used = store.folder_bytes(contest.data / "uploads" / name)
+    used = store.folder_bytes(contest.data / "uploads" / name) - (store.folder_bytes(new) if new else 0)
+    used += logs
     if used >= limits.disk_mb * 2**20:
-        return (f"refused: your kept versions hold {used / 2**20:,.0f} MiB on the server, at most "
-                f"{limits.disk_mb:,} MiB are allowed; ask your teacher.")
+        return (f"refused: your kept versions and their bots' match logs hold {used / 2**20:,.0f} MiB on the "
+                f"server, at most {limits.disk_mb:,} MiB are allowed; ask your teacher.")
     return ""
+
+
+def _log_bytes(server: Server, conn: Any, student_id: int) -> int:
+    """Bytes of the logs (stdout, stderr: up to ``[limits] log_bytes`` each a match) that the student's bots
+    wrote in their matches: they count in ``[submissions] disk_mb``."""
+    total = 0
+    for block_id, rotation, bot in store.played(conn, student_id):
+        logs = match_dir(server.contest, block_id, rotation) / "logs"
+        try:
+            with os.scandir(logs) as entries:
+                total += sum(e.stat(follow_symlinks=False).st_size for e in entries
+                             if e.name.split("-", 1)[-1] in (f"{bot}.out", f"{bot}.err"))
+        except OSError:
+            continue
+    return total
 
 
 #: Largest submission request (bytes): the upload and its form's other fields and boundaries.
@@ -645,8 +704,8 @@ def api_version_bearer(request: Request) -> Response:
     if who is None:
         return _forbidden()
     server: Server = request.app.state.server
-    vid = request.path_params["vid"]
-    v = _version(server.engine, int(vid)) if vid.isdigit() else None
+    vid = row_id(request.path_params["vid"])
+    v = _version(server.engine, vid) if vid is not None else None
     if v is None or not _owns(who, v["student_id"]):
         return JSONResponse({"error": "no such version of yours"}, status_code=404)
     return JSONResponse(_version_json(v))
@@ -713,17 +772,13 @@ LOG_MAX = 200_000
 def _log_text(server: Server, m: dict[str, Any], bots: list[str], seat: int, owner: int | None, stream: str,
               limit: int) -> str:
     """The last ``limit`` characters of a seat's stdout (``stream`` "out") or stderr ("err") in a match, without
-    the server's paths (:func:`for_student`); "" when it wrote nothing. The caller checks who may read it."""
+    the server's paths (:func:`for_student`), each line marked as the bot's (:func:`shown_log`); "" when it wrote
+    nothing. The caller checks who may read it."""
     path = match_dir(server.contest, m["block_id"], m["rotation"]) / "logs" / f"{seat}-{bots[seat]}.{stream}"
-    try:
-        with open(path, "rb") as f:
-            size = f.seek(0, os.SEEK_END)
-            f.seek(max(0, size - 4 * limit))  # UTF-8: at most 4 bytes a character
-            text = f.read().decode("utf-8", errors="replace")[-limit:]
-    except OSError:
-        return ""
     own = server.contest.data / "uploads" / bots[seat].rsplit(".v", 1)[0]  # the student's versions' folders
-    return for_student(text, _roots(server), own if owner is not None else None)
+    roots = _roots(server)
+    return shown_log(path, limit, server.contest.limits.log_bytes,
+                     lambda text: for_student(text, roots, own if owner is not None else None))
 
 
 def match_log(request: Request) -> Response:
@@ -778,9 +833,15 @@ def _challenge(server: Server, who: store.Who, target: str) -> int | tuple[str, 
     if store.setting(server.engine, "challenges", "1") != "1":
         return "Challenges are switched off by the teacher.", 403
     quota = server.contest.ladder.challenges_per_hour
-    used = store.challenges_since(server.engine, who.student_id, time.time() - 3600)
-    if used >= quota:
-        return f"Quota reached: {quota} challenges per hour; try again later.", 429
+
+    sid = who.student_id
+
+    def over_quota(conn: Any) -> str:
+        used = store.challenges_since(conn if conn is not None else server.engine, sid, time.time() - 3600)
+        return f"Quota reached: {quota} challenges per hour; try again later." if used >= quota else ""
+
+    if over_quota(None):
+        return over_quota(None), 429
     active = {store.label(a["student"], a["number"]): a for a in store.active_versions(server.engine)}
     me = next((a for a in active.values() if a["student_id"] == who.student_id), None)
     if me is None:
@@ -798,7 +859,11 @@ def _challenge(server: Server, who: store.Who, target: str) -> int | tuple[str, 
     table += fill[: seats - 2]
     if len(table) < seats:
         return "Not enough bots for a table of this contest.", 409
-    return store.new_block(server.engine, "challenge", table, seats, server.contest.name, who.student_id)
+    try:  # counted again with the student locked: of challenges sent at once exactly the quota passes
+        return store.new_block(server.engine, "challenge", table, seats, server.contest.name, who.student_id,
+                               limit=over_quota)
+    except store.OverLimit as exc:
+        return str(exc), 429
 
 
 # ---------------------------------------------------------------- admin
@@ -862,7 +927,8 @@ def _admin_act(server: Server, action: str, value: str) -> Response | tuple[str,
             return str(exc), 400
         store.sync_roster(server.engine, fresh)
     elif action == "resume":
-        if not value.isdigit() or not store.resume(server.engine, int(value)):
+        vid = row_id(value)
+        if vid is None or not store.resume(server.engine, vid):
             return _not_found()
     elif action == "final":
         started = start_final(server)
@@ -923,10 +989,20 @@ def final_page(request: Request) -> Response:
         if running is not None:
             state = f"running: {running.describe()}"
         return PlainTextResponse(f"No final report yet{' (' + state + ')' if state else ''}.", status_code=404)
+    if not who.admin and path.parent == root / "bots" and path.stem not in _own_report_pages(server, who):
+        return _not_found()  # a bot's page holds its stderr's end and its first traceback (quoting its code)
     if path.suffix in _TEXT_TYPES:  # the report names the server's paths (its footer, logs, replay commands)
         text = path.read_text(encoding="utf-8", errors="replace")
         return Response(hide_paths(text, _roots(server)), media_type=_TEXT_TYPES[path.suffix])
     return FileResponse(path)
+
+
+def _own_report_pages(server: Server, who: store.Who) -> set[str]:
+    """The names (without ``.html``) of the final report's bot pages a student may read: their own versions'
+    and the house bots'."""
+    mine = [store.label(who.name, v["number"]) for v in _versions(server.engine, who.student_id)] \
+        if who.student_id is not None else []
+    return {safe_name(b) for b in [*mine, *(r.name for r in server.contest.references)]}
 
 
 #: Files of the final's report shown with the server's paths hidden (:func:`hide_paths`), and their types.
@@ -1100,6 +1176,17 @@ def routes() -> list[BaseRoute]:
     ]
 
 
+def _encodable(value: Any) -> Any:
+    """What a template prints, with each lone surrogate (a byte of a file name that is not UTF-8, say in a build's
+    notes) as its escape: UTF-8 cannot hold one, and the whole page would fail."""
+    if isinstance(value, str) and not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return type(value)(value.encode("utf-8", "backslashreplace").decode("utf-8"))  # Markup stays Markup
+    return value
+
+
 def create_app(server: Server) -> Starlette:
     """The ASGI application of ``server``; its lifespan starts and stops the ladder."""
     @contextlib.asynccontextmanager
@@ -1128,7 +1215,8 @@ def create_app(server: Server) -> Starlette:
     # autoescape on every template, whatever its name: Jinja2Templates' default escapes .html/.htm/.xml only,
     # and these are .html.j2
 
-    templates = Jinja2Templates(env=jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True))
+    templates = Jinja2Templates(env=jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
+                                                       finalize=_encodable))
     templates.env.filters["faults"] = fault_text
     templates.env.filters["when"] = lambda t: time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t)) if t else ""
     app.state.templates = templates

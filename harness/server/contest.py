@@ -302,6 +302,9 @@ def parse_contest(data: dict[str, Any], file: Path) -> Contest:
         if not BOT_NAME.match(sname) or len(sname) > MAX_NAME:
             raise s.error("name", f"expected {BOT_NAME_RULE} (at most {MAX_NAME} for a student), "
                           f"got {toml_value(sname)}")
+        if sname == "admin":  # the links file's row of the teacher's own link
+            raise s.error("name", "'admin' is the teacher's row in the links file (harness serve --links); give "
+                          "this student another name")
         email = s.get("email", str, "", "an email address (string)")
         s.finish()
         students.append(Student(sname, email))

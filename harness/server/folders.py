@@ -24,8 +24,10 @@ from pathlib import Path
 from harness.errors import HarnessError
 from harness.host.build import MAX_ENTRIES as BUILD_ENTRIES
 from harness.host.trees import MAX_DEPTH, add_tree, walk
+from harness.match.untrusted import visible
 
-__all__ = ["EXPORT_ENTRIES", "FILES_SHOWN", "Listing", "code_archive", "export_tree", "list_files", "tar_stream"]
+__all__ = ["EXPORT_ENTRIES", "FILES_SHOWN", "Listing", "code_archive", "export_tree", "list_files", "shown_name",
+           "tar_stream"]
 
 #: Files listed on a version's page; the walk behind it sees at most :data:`COUNT_LIMIT` entries.
 FILES_SHOWN = 500
@@ -54,12 +56,26 @@ class Listing:
 
 
 def list_files(folder: Path, limit: int = FILES_SHOWN, count_limit: int = COUNT_LIMIT) -> Listing:
-    """The bounded listing of ``folder`` (links listed as entries, never followed). Missing: empty."""
+    """The bounded listing of ``folder`` (links listed as entries, never followed), each name as a page may show
+    it (:func:`shown_name`). Missing: empty."""
     if not folder.is_dir():
         return Listing((), 0, False)
     tree = walk(folder, max_entries=count_limit)
     files = tree.files()
-    return Listing(tuple(files[:limit]), max(0, len(files) - limit), tree.too_many, tree.left_out())
+    return Listing(tuple(shown_name(f) for f in files[:limit]), max(0, len(files) - limit), tree.too_many,
+                   tree.left_out())
+
+
+def shown_name(name: str) -> str:
+    """A file name a build made (any bytes but ``/`` and NUL) as text that shows as itself: a byte that is not
+    UTF-8 as ``\\xff``, a bidi override, zero-width character or line separator as its escape
+    (:func:`harness.match.untrusted.visible`). An upload's names are refused before that
+    (:mod:`harness.server.unpack`); a build's cannot be."""
+    try:
+        name = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate no file system gave: visible() escapes it
+        pass
+    return visible(name)
 
 
 def code_archive(folder: Path, arcname: str) -> bytes:

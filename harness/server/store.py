@@ -8,6 +8,7 @@ rotation is done (:func:`done_records`).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -16,12 +17,12 @@ import shlex
 import shutil
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import CursorResult, Engine, func, insert, select, update
+from sqlalchemy import Connection, CursorResult, Engine, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from harness.errors import HarnessError
@@ -124,6 +125,14 @@ def token_owner(engine: Engine, token: str) -> Who | None:
     return None if row is None else Who(row.role, row.student_id, row.name or "")
 
 
+def logout(engine: Engine, secret: str | None) -> None:
+    """End the session of ``secret`` (nothing if there is none): its cookie signs in nobody afterwards."""
+    if not secret:
+        return
+    with engine.begin() as conn:
+        conn.execute(delete(db.sessions).where(db.sessions.c.session_hash == token_hash(secret)))
+
+
 def session_of(engine: Engine, secret: str | None) -> Who | None:
     """Who a session secret belongs to (None: none, or its token was revoked since)."""
     if not secret:
@@ -200,30 +209,52 @@ class Added:
     same: bool
 
 
-def add_version(engine: Engine, student_id: int, sha: str, command: str, build: str) -> Added:
+class OverLimit(HarnessError):
+    """A student's upload or challenge past a limit; the message is the refusal, one line for the student."""
+
+
+#: A limit checked with the student locked (:func:`lock_student`): given the transaction's connection, the
+#: refusal ("" to go on).
+Limit = Callable[[Connection], str]
+
+
+def lock_student(conn: Connection, student_id: int) -> None:
+    """Hold the student's row until the transaction ends: a write as its first statement, so under PostgreSQL
+    the row is locked and under SQLite (deferred transactions) the database's write lock is taken, both before
+    anything is read. Two uploads or challenges of one student sent at once then count their quota one after
+    the other, never both from the same count."""
+    st = db.students
+    conn.execute(update(st).where(st.c.id == student_id).values(name=st.c.name))
+
+
+def add_version(engine: Engine, student_id: int, sha: str, command: str, build: str,
+                limit: Limit | None = None) -> Added:
     """Record a submitted version (state checking), unless the student has submitted this bot before.
 
     The bot is its files, command and build (:func:`bot_identity`): another command or build with the same
     files is a new version. The same three again change nothing but this: an admitted version becomes the
     active one again. A refused or still checking one is left as it is (its verdict is kept; the caller
-    says so).
+    says so). ``limit``: asked before a new version is made, with the student locked (:func:`lock_student`).
 
     Raises:
+        OverLimit: ``limit`` refused the new version (nothing was written).
         sqlalchemy.exc.IntegrityError: three uploads in a row lost a race for the same version number.
     """
     for attempt in range(3):  # two uploads at once may take the same number: the loser tries again
         try:
             with engine.begin() as conn:
-                return _add_version(conn, student_id, sha, command, build)
+                return _add_version(conn, student_id, sha, command, build, limit)
         except IntegrityError:
             if attempt == 2:
                 raise
     raise AssertionError("unreachable: the last attempt returns or raises")
 
 
-def _add_version(conn: Any, student_id: int, sha: str, command: str, build: str) -> Added:
+def _add_version(conn: Connection, student_id: int, sha: str, command: str, build: str,
+                 limit: Limit | None) -> Added:
     key, folder = bot_identity(sha, command, build)
     v = db.versions
+    lock_student(conn, student_id)
     row = conn.execute(select(v.c.id, v.c.number, v.c.state).where(v.c.student_id == student_id,
                                                                      v.c.bot_key == key)).first()
     if row is not None:
@@ -231,6 +262,9 @@ def _add_version(conn: Any, student_id: int, sha: str, command: str, build: str)
             conn.execute(update(v).where(v.c.student_id == student_id).values(active=False))
             conn.execute(update(v).where(v.c.id == row.id).values(active=True))
         return Added(row.id, row.number, row.state, True)
+    reason = limit(conn) if limit is not None else ""
+    if reason:
+        raise OverLimit(reason)
     number = (conn.execute(select(func.max(v.c.number)).where(v.c.student_id == student_id)).scalar() or 0) + 1
     vid = _new_id(conn.execute(insert(v).values(
         student_id=student_id, number=number, sha256=sha, command=command, build=build, bot_key=key, folder=folder,
@@ -264,12 +298,23 @@ def activate(engine: Engine, student_id: int, version_id: int) -> bool:
     return True
 
 
-def submission_counts(engine: Engine, student_id: int, since: float) -> int:
-    """New versions one student submitted since the time ``since`` (seconds since the epoch)."""
+def submission_counts(engine: Engine | Connection, student_id: int, since: float) -> int:
+    """New versions one student submitted since the time ``since`` (seconds since the epoch); ``engine``: or
+    the connection of a transaction under way."""
     v = db.versions
-    with engine.connect() as conn:
+    with _connected(engine) as conn:
         return int(conn.execute(select(func.count()).select_from(v).where(v.c.student_id == student_id,
                                                                           v.c.created >= since)).scalar() or 0)
+
+
+@contextlib.contextmanager
+def _connected(engine: Engine | Connection) -> Iterator[Connection]:
+    """A connection of ``engine`` (closed afterwards), or the connection given."""
+    if isinstance(engine, Connection):
+        yield engine
+        return
+    with engine.connect() as conn:
+        yield conn
 
 
 def folder_bytes(folder: Path) -> int:
@@ -290,6 +335,21 @@ def folder_bytes(folder: Path) -> int:
         except OSError:
             continue
     return total
+
+
+def played(engine: Engine | Connection, student_id: int) -> list[tuple[int, int, str]]:
+    """``(block id, rotation, bot)`` of every finished match a version of the student played (where its logs
+    are: :func:`harness.server.ladder.match_dir`); ``engine``: or a transaction's connection."""
+    v, st, m, mb = db.versions, db.students, db.matches, db.match_bots
+    with _connected(engine) as conn:
+        name = conn.execute(select(st.c.name).where(st.c.id == student_id)).scalar()
+        numbers = conn.execute(select(v.c.number).where(v.c.student_id == student_id)).scalars().all()
+        bots = [label(name, n) for n in numbers] if name is not None else []
+        if not bots:
+            return []
+        rows = conn.execute(select(m.c.block_id, m.c.rotation, mb.c.bot).join(mb, mb.c.match_pk == m.c.id)
+                            .where(mb.c.bot.in_(bots))).all()
+    return [(r.block_id, r.rotation, r.bot) for r in rows]
 
 
 def drop_refused_files(contest: Contest, student: str, folder: str) -> None:
@@ -317,10 +377,21 @@ def active_versions(engine: Engine) -> list[dict[str, Any]]:
 
 
 def new_block(engine: Engine, kind: str, seats: Sequence[str], rotations: int, contest_name: str,
-              requested_by: int | None = None) -> int:
-    """Store a block (a fresh secret seed) and its ``rotations`` pending matches; return its id."""
+              requested_by: int | None = None, limit: Limit | None = None) -> int:
+    """Store a block (a fresh secret seed) and its ``rotations`` pending matches; return its id.
+
+    ``limit``: asked first, with the student ``requested_by`` locked (:func:`lock_student`).
+
+    Raises:
+        OverLimit: ``limit`` refused the block (nothing was written).
+    """
     seed = secrets.randbits(256)
     with engine.begin() as conn:
+        if limit is not None and requested_by is not None:
+            lock_student(conn, requested_by)
+            reason = limit(conn)
+            if reason:
+                raise OverLimit(reason)
         bid = _new_id(conn.execute(insert(db.blocks).values(kind=kind, requested_by=requested_by,
                                                             seats=json.dumps(list(seats)), seed=f"{seed:064x}",
                                                             state=PENDING, created=time.time())))
@@ -499,8 +570,9 @@ def open_blocks(engine: Engine) -> int:
                                 .where(db.blocks.c.state.in_((PENDING, RUNNING)))).scalar() or 0)
 
 
-def challenges_since(engine: Engine, student_id: int, since: float) -> int:
-    with engine.connect() as conn:
+def challenges_since(engine: Engine | Connection, student_id: int, since: float) -> int:
+    """Challenges the student asked for since the time ``since``; ``engine``: or a transaction's connection."""
+    with _connected(engine) as conn:
         return int(conn.execute(select(func.count()).select_from(db.blocks).where(
             db.blocks.c.kind == "challenge", db.blocks.c.requested_by == student_id,
             db.blocks.c.created >= since)).scalar() or 0)

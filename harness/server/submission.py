@@ -27,10 +27,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.host.trees import remove_tree, walk
+from harness.match.untrusted import visible
 from harness.server.unpack import MAX_ENTRIES, UnpackError, content_hash, unpack
 
 BOT_FILE = "bot.toml"
 MAX_COMMAND = 1000
+#: Largest ``bot.toml`` (bytes): a command and a build.
+MAX_BOT_FILE = 64 * 1024
 #: Where a ``#!`` line's interpreter may live (the system's programs; never the server's own folders).
 SYSTEM_ROOTS = ("/usr/", "/bin/")
 
@@ -71,10 +74,16 @@ def prepare(data: bytes, filename: str, staging: Path, command: str = "", build:
         meta: dict[str, object] = {}
         bot_toml = folder / BOT_FILE
         if bot_toml.is_file():
+            if bot_toml.stat().st_size > MAX_BOT_FILE:
+                raise UnpackError(f"refused: {BOT_FILE} is more than {MAX_BOT_FILE // 1024} KiB; it holds a command "
+                                  "and a build.")
             try:
                 meta = tomllib.loads(bot_toml.read_text(encoding="utf-8"))
             except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
                 raise UnpackError(f"refused: {BOT_FILE} is not valid TOML ({exc}).") from None
+            except RecursionError:  # tomllib parses nested arrays and tables recursively
+                raise UnpackError(f"refused: {BOT_FILE} is not valid TOML (its arrays or tables are nested too "
+                                  "deeply).") from None
             unknown = sorted(set(meta) - {"command", "build"})
             if unknown:
                 raise UnpackError(f"refused: {BOT_FILE}: unknown key {unknown[0]!r}; expected command and build.")
@@ -95,6 +104,10 @@ def prepare(data: bytes, filename: str, staging: Path, command: str = "", build:
                                   "archive, e.g. command = \"python bot.py\".")
         if len(command) > MAX_COMMAND or len(build) > MAX_COMMAND:
             raise UnpackError(f"refused: the command and the build must be at most {MAX_COMMAND} characters.")
+        for field, text in (("command", command), ("build", build.replace("\n", "").replace("\t", ""))):
+            if not text.isprintable():  # shown on the teacher's pages: a bidi override could hide what it runs
+                raise UnpackError(f"refused: the {field} holds an invisible or direction-changing character (or a "
+                                  f"control character): {visible(text)[:200]}")
         try:
             if not shlex.split(command):
                 raise ValueError("empty")

@@ -5,7 +5,9 @@ nothing is written outside the target folder. Refused: an absolute path, a
 ``..`` part, a symlink or hard link, a device, FIFO or other special file, a
 name with control characters, an empty name, a name given twice (twice a
 file, or a file and a folder, in either order), two names differing only in
-case (they would clash on the students' own case-insensitive disks), more
+case (they would clash on the students' own case-insensitive disks), a
+name that would not show as itself (not UTF-8, bidi overrides, zero-width
+characters, line separators: :func:`_unshowable`), more
 than :data:`MAX_ENTRIES` entries (files and folders, those named and those a
 path implies, all counted before anything is written), more than
 :data:`MAX_BYTES` unpacked, or an archive that unpacks to more than
@@ -70,9 +72,11 @@ class UnpackError(HarnessError, ValueError):
 
 
 def _safe_parts(name: str) -> PurePosixPath:
-    """The member's relative path, or UnpackError (absolute, ``..``, control characters)."""
+    """The member's relative path, or UnpackError (absolute, ``..``, control characters, a name that cannot be
+    shown as it is: :func:`_unshowable`)."""
     if _BAD_NAME.search(name):
         raise UnpackError(f"refused: the file name {_shown(name)} holds a control character or a backslash.")
+    _refuse_unshowable(name)
     if name.startswith("/") or re.match(r"^[A-Za-z]:", name):
         raise UnpackError(f"refused: {_shown(name)} is an absolute path; archives must hold relative paths only.")
     path = PurePosixPath(name)
@@ -82,9 +86,28 @@ def _safe_parts(name: str) -> PurePosixPath:
 
 
 def _shown(name: str) -> str:
-    """A member's name as a refusal quotes it: its repr, cut to 200 characters (a name may be 64 KiB)."""
-    text = repr(name)
+    """A member's name as a refusal quotes it: its repr (a byte that is not UTF-8 as ``\\xff``), cut to 200
+    characters (a name may be 64 KiB)."""
+    text = re.sub(r"\\udc([89a-f][0-9a-f])", r"\\x\1", repr(name))  # tarfile's surrogateescape: the byte
     return text if len(text) <= 200 else text[:197] + "..."
+
+
+#: The bytes of a name that is not UTF-8, as :mod:`tarfile` decodes them (``surrogateescape``).
+_UNDECODED = re.compile("[\udc80-\udcff]")
+
+
+def _unshowable(name: str) -> bool:
+    """Whether a name would not show as itself on a page or a terminal: bytes that are not UTF-8, or a character
+    :meth:`str.isprintable` refuses (the bidi overrides and isolates that reorder what is read, zero-width
+    characters, line and paragraph separators, a byte-order mark, any other format or separator but space)."""
+    return not name.isprintable()
+
+
+def _refuse_unshowable(name: str) -> None:
+    if _unshowable(name):
+        what = "is not UTF-8" if _UNDECODED.search(name) else "holds an invisible or direction-changing character"
+        raise UnpackError(f"refused: the file name {_shown(name)} cannot be shown as it is (it {what}); rename "
+                          "it with letters, digits and punctuation.")
 
 
 class _Budget:
@@ -363,6 +386,7 @@ def unpack(data: bytes, filename: str, dest: Path) -> list[str]:
             base = PurePosixPath(filename.replace("\\", "/")).name
             if not base or base in (".", "..") or _BAD_NAME.search(base):
                 raise UnpackError(f"refused: {_shown(filename)} is not a usable file name.")
+            _refuse_unshowable(base)
             budget.claim(PurePosixPath(base), False, base)
             _write(dest, PurePosixPath(base), io.BytesIO(data), budget, 0o644)
     except OSError as exc:  # a name too long for the disk, say: the student's archive, one line, no host path
