@@ -23,7 +23,7 @@ def test_the_example_evaluates_the_shipped_weights_and_the_bot_plays(tmp_path: P
     """The guide's Python block (the shipped PPO weights against solid on duplicate deals) runs as written and
     prints what the guide shows: the policy beating both baselines; its bot plays a match over the protocol."""
     text = (ROOT / "docs" / "researchers.md").read_text(encoding="utf-8")
-    (example,) = re.findall(r"```python\n(.*?)```", text, re.S)
+    (example,) = [b for b in re.findall(r"^```python\n(.*?)^```", text, re.S | re.M) if "PpoPolicy" in b]
     script = tmp_path / "example.py"
     script.write_text(example)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
