@@ -30,6 +30,10 @@ from harness.tournament.ratings import plackett_luce_ratings
 from harness.tournament.results import MatchRecord
 from harness.tournament.stats import standings
 
+#: Added to the niceness of the server's background work (the ladder's match workers and their bots, the board's
+#: worker, the final's run): the pages a class polls come first for the CPU, the matches use what is left.
+BACKGROUND_NICENESS = 10
+
 
 @dataclass(frozen=True, slots=True)
 class Row:
@@ -161,7 +165,9 @@ class Board:
 
 
 def _exit_with_parent(parent: int) -> None:
-    """In the board's worker: exit when the server process is gone (even killed with SIGKILL)."""
+    """In the board's worker: exit when the server process is gone (even killed with SIGKILL); behind the pages
+    for the CPU (:data:`BACKGROUND_NICENESS`)."""
+    os.nice(BACKGROUND_NICENESS)
 
     def watch() -> None:
         while os.getppid() == parent:

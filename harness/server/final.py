@@ -18,6 +18,7 @@ already recorded, on the same ``final.toml``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -32,6 +33,7 @@ from typing import Any
 from sqlalchemy import select
 
 from harness.server import db, store
+from harness.server.board import BACKGROUND_NICENESS
 from harness.tournament.config import toml_value
 from harness.tournament.estimate import DEFAULT_RATES, describe_seconds, effective_jobs
 from harness.tournament.results import RESULTS_FILE
@@ -228,6 +230,8 @@ def _run(server: Any, path: Path) -> None:
     proc = subprocess.Popen([sys.executable, "-c", "from harness.cli import app; app()", "run", str(path)],
                             stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     server.final_proc = proc
+    with contextlib.suppress(OSError):  # behind the pages for the CPU; its matches inherit it
+        os.setpriority(os.PRIO_PROCESS, proc.pid, os.getpriority(os.PRIO_PROCESS, 0) + BACKGROUND_NICENESS)
     store.set_setting(server.engine, "final_pid", str(proc.pid))
 
     def wait() -> None:

@@ -40,7 +40,7 @@ from sqlalchemy import Engine
 from harness.host.build import BuildLimits
 from harness.server import store
 from harness.server.admission import admit
-from harness.server.board import Board
+from harness.server.board import BACKGROUND_NICENESS, Board
 from harness.server.contest import Contest
 from harness.server.hostpaths import for_student, host_roots
 from harness.server.matchhands import slow_decisions
@@ -130,7 +130,8 @@ class Ladder:
             executor = DaskExecutor.connect(contest.ladder.cluster, pin=True, jobs=0)
             self.capacity = max(1, int(executor.parallel))
         elif executor is None:
-            local = LocalExecutor(self.capacity, pin=True, workers_file=contest.data / ".workers")
+            local = LocalExecutor(self.capacity, pin=True, workers_file=contest.data / ".workers",
+                                  nice=BACKGROUND_NICENESS)
             local.kill_leftovers()  # bots a killed server's workers left behind
             executor = local
         self.executor = executor

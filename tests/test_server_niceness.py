@@ -1,0 +1,64 @@
+"""The server's background work runs behind its pages for the CPU: the ladder's match workers (and so their
+bots), the board's worker and the final's run get :data:`harness.server.board.BACKGROUND_NICENESS` added to
+their niceness. Read from the processes themselves (``os.getpriority``), never timed."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("sqlalchemy")
+
+from harness.server import store  # noqa: E402
+from harness.server.board import BACKGROUND_NICENESS, Board  # noqa: E402
+from harness.server.contest import load_contest  # noqa: E402
+from harness.server.db import open_database  # noqa: E402
+from harness.server.ladder import Ladder  # noqa: E402
+from harness.tournament.workers import Job, LocalExecutor  # noqa: E402
+from tests.server_helpers import contest_file  # noqa: E402
+
+
+def _priority() -> dict[str, Any]:
+    return {"nice": os.getpriority(os.PRIO_PROCESS, 0)}
+
+
+def _expected() -> int:
+    return min(19, os.getpriority(os.PRIO_PROCESS, 0) + BACKGROUND_NICENESS)
+
+
+def test_the_ladders_workers_run_at_the_background_niceness(tmp_path: Path) -> None:
+    contest = load_contest(contest_file(tmp_path))
+    engine = open_database(contest.database)
+    store.sync_roster(engine, contest)
+    board = Board(contest, engine, worker=False)
+    ladder = Ladder(contest, engine, board)
+    assert isinstance(ladder.executor, LocalExecutor) and ladder.executor.nice == BACKGROUND_NICENESS
+    executor = LocalExecutor(1, pin=False, nice=ladder.executor.nice)
+    try:
+        job = Job(key="nice", func=_priority, args=(), directory=tmp_path / "job", group=None)
+        job.directory.mkdir()
+        executor.submit(job)
+        done: list[Any] = []
+        for _ in range(100_000):  # a wait may return as the worker exits, before it is reaped: wait again
+            done = done or executor.wait(60)
+        assert done[0].result == {"nice": _expected()}
+    finally:
+        executor.stop()
+        engine.dispose()
+
+
+def test_the_boards_worker_runs_at_the_background_niceness(tmp_path: Path) -> None:
+    contest = load_contest(contest_file(tmp_path))
+    engine = open_database(contest.database)
+    store.sync_roster(engine, contest)
+    board = Board(contest, engine)
+    try:
+        board.rows()  # the first computation starts the worker
+        assert board._pool is not None
+        assert board._pool.submit(os.getpriority, os.PRIO_PROCESS, 0).result() == _expected()
+    finally:
+        board.close()
+        engine.dispose()
