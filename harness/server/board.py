@@ -98,14 +98,18 @@ class Board:
         self._refreshing = False
         #: The key (complete blocks) of the board shown now; None before the first computation.
         self.computed: int | None = None
+        #: Complete blocks as the ladder counted them at its last turn (:meth:`key`); None: no ladder counts.
+        self.known_key: int | None = None
         self._rows: list[Row] = []
         self._history: dict[str, list[dict[str, float]]] = {}
         self._pool: ProcessPoolExecutor | None = None
         self._closed = not worker
 
     def key(self) -> int:
-        """Complete blocks so far (changes when the board does)."""
-        return store.done_count(self.engine)
+        """Complete blocks so far (changes when the board does): as the ladder last counted them (it counts once a
+        turn, so the pages a class polls do not ask the database each), else from the database."""
+        known = self.known_key
+        return store.done_count(self.engine) if known is None else known
 
     def _compute(self) -> tuple[list[Row], dict[str, list[dict[str, Any]]]]:
         """:func:`compute` in the worker process (started on first use), or here if it cannot run."""

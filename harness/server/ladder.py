@@ -163,6 +163,7 @@ class Ladder:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=30)
+        self.board.known_key = None  # no more turns: the board counts for itself
         self.executor.stop()
         if self._own:
             self.executor.close()
@@ -175,10 +176,12 @@ class Ladder:
             import traceback
 
             self.error = traceback.format_exc()
+            self.board.known_key = None
             print(f"harness serve: the ladder stopped: {exc}", flush=True)
 
     def turn(self, wait_s: float = _POLL_S) -> list[Done]:
-        """One turn: fill free slots, wait up to ``wait_s`` for jobs, store what finished."""
+        """One turn: fill free slots, wait up to ``wait_s`` for jobs, store what finished, count the complete
+        blocks for the board's key (:meth:`Board.key`)."""
         self.fill()
         done = self.executor.wait(wait_s) if self.executor.running() else []
         if not done and not self.executor.running():
@@ -187,6 +190,7 @@ class Ladder:
             self.busy_s += d.wall_s
             self._since.pop(d.job.key, None)
             self.finished(d)
+        self.board.known_key = store.done_count(self.engine)
         return done
 
     def occupancy(self) -> tuple[float, float]:

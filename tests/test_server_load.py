@@ -1,6 +1,8 @@
-"""The server's background work runs behind its pages for the CPU: the ladder's match workers (and so their
-bots), the board's worker and the final's run get :data:`harness.server.board.BACKGROUND_NICENESS` added to
-their niceness. Read from the processes themselves (``os.getpriority``), never timed."""
+"""The server under a class's polling: its background work runs behind its pages for the CPU (the ladder's match
+workers, and so their bots, the board's worker and the final's run get
+:data:`harness.server.board.BACKGROUND_NICENESS` added to their niceness: read from the processes themselves,
+``os.getpriority``, never timed), and a page asks the database nothing for the board while the ladder counts the
+complete blocks once a turn (statements counted)."""
 
 from __future__ import annotations
 
@@ -59,6 +61,36 @@ def test_the_boards_worker_runs_at_the_background_niceness(tmp_path: Path) -> No
         board.rows()  # the first computation starts the worker
         assert board._pool is not None
         assert board._pool.submit(os.getpriority, os.PRIO_PROCESS, 0).result() == _expected()
+    finally:
+        board.close()
+        engine.dispose()
+
+
+def test_the_board_asks_the_database_nothing_per_page_while_the_ladder_counts_the_blocks(tmp_path: Path) -> None:
+    from sqlalchemy import event
+
+    from tests.server_helpers import Slots
+
+    contest = load_contest(contest_file(tmp_path))
+    engine = open_database(contest.database)
+    store.sync_roster(engine, contest)
+    board = Board(contest, engine, worker=False)
+    ladder = Ladder(contest, engine, board, executor=Slots())
+    statements: list[str] = []
+    event.listen(engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
+    try:
+        board.rows()
+        before = len(statements)
+        board.rows()
+        assert len(statements) == before + 1, "without a ladder the board counts the blocks itself"
+        ladder.turn(wait_s=0)
+        assert board.known_key == store.done_count(engine) == 0
+        before = len(statements)
+        for _ in range(20):
+            board.rows()
+        assert len(statements) == before, "a page asked the database for the board's key"
+        ladder.stop()
+        assert board.known_key is None, "a stopped ladder's count would go stale"
     finally:
         board.close()
         engine.dispose()
