@@ -10,8 +10,9 @@ in, 30 students upload a new version at once. Figures: the p95 answer time per
 route (ms), answers per second, errors by kind, the seconds from the burst to
 each new version's first complete block (median, max, how many never came
 within the limit; read from the database, ``first_block_s``, and as the
-leaderboard shows it, ``first_on_board_s``, once the board is recomputed), the share of the ladder's job-slot time spent in jobs since
-the server started, and the machine's load average at the end.
+leaderboard shows it, ``first_on_board_s``, once the board is recomputed),
+the share of the ladder's job-slot time spent in jobs since the server
+started, and the machine's load average at the end.
 """
 
 from __future__ import annotations
