@@ -181,8 +181,9 @@ def _exit_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
-def _rating_history(rows: list[tuple[int, float, dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
-    """Ratings after each block in the order blocks finished (the chart; the board rates in table order)."""
+def _rating_history(rows: list[tuple[float, MatchRecord]]) -> dict[str, list[dict[str, Any]]]:
+    """Ratings after each block in the order blocks finished (the chart; the board rates in table order), from
+    ``(finished, record)`` pairs in that order (records parsed once for the board and the chart)."""
     from openskill.models import PlackettLuce
 
     from harness.tournament.ratings import finish_keys, rate_table
@@ -191,8 +192,7 @@ def _rating_history(rows: list[tuple[int, float, dict[str, Any]]]) -> dict[str, 
     prior = (float(model.rating().mu), float(model.rating().sigma))
     current: dict[str, tuple[float, float]] = {}
     out: dict[str, list[dict[str, Any]]] = {}
-    for _block, finished, data in rows:
-        rec = MatchRecord.from_dict(data)
+    for finished, rec in rows:
         if rec.result.hands_played == 0:
             continue
         names = rec.result.bots
@@ -256,7 +256,8 @@ def compute(url: str, references: Sequence[str], engine: Engine | None = None
                         ci95_high=None if s.estimate.high is None else round(s.estimate.high, 3),
                         rating=round(r.mu, 3), rating_sigma=round(r.sigma, 3), status=status,
                         blocks=played.get(name, 0), faults=faults.get(name, {}), paused=paused.get(name, "")))
-    return ranked(rows), _rating_history(stored)
+    return ranked(rows), _rating_history([(finished, rec) for (_, finished, _), rec in zip(stored, records,
+                                                                                           strict=True)])
 
 
 def ranked(rows: list[Row]) -> list[Row]:
