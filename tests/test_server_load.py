@@ -94,3 +94,63 @@ def test_the_board_asks_the_database_nothing_per_page_while_the_ladder_counts_th
     finally:
         board.close()
         engine.dispose()
+
+
+def _finish_block(engine: Any, seats: list[str], bots: list[str], net: int, t: float) -> None:
+    from sqlalchemy import select, update
+
+    from harness.server import db as schema
+
+    bid = store.new_block(engine, "ladder", seats, 2, "t")
+    with engine.connect() as conn:
+        pks = conn.execute(select(schema.matches.c.id).where(schema.matches.c.block_id == bid)
+                           .order_by(schema.matches.c.rotation)).scalars().all()
+    for rotation, pk in enumerate(pks):
+        order = bots if rotation == 0 else bots[::-1]
+        nets = [net, -net] if rotation == 0 else [-net // 2, net // 2]
+        result = {"match_id": f"b{bid}-r{rotation}", "seed": 1, "hands_played": 20, "bots": order, "net": nets,
+                  "hand_nets": [], "faults": [{}, {}], "status": ["ok", "ok"]}
+        store.finish_match(engine, pk, {"table": f"b{bid}", "rotation": rotation, "big_blind": 2, "rotations": 2,
+                                        "result": result})
+    with engine.begin() as conn:
+        conn.execute(update(schema.blocks).where(schema.blocks.c.id == bid).values(finished=t))
+
+
+def test_the_rating_chart_rates_only_new_blocks_and_agrees_with_a_full_recomputation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from harness.server import board as board_module
+    from harness.tournament import ratings
+
+    contest = load_contest(contest_file(tmp_path, students=("a", "b")))
+    engine = open_database(contest.database)
+    store.sync_roster(engine, contest)
+    url = engine.url.render_as_string(hide_password=False)
+    rated: list[int] = []
+    original = ratings.rate_table
+
+    def counting(*args: Any) -> Any:  # the board's ratings and the chart each rate through it
+        rated.append(1)
+        return original(*args)
+
+    monkeypatch.setattr(ratings, "rate_table", counting)
+    try:
+        for k in range(3):
+            _finish_block(engine, ["rcaller", "rcaller"], ["caller", "x"], 10 * (k - 1), 100.0 + k)
+        first = board_module.compute(url, ["caller"], engine)[1]
+        assert len(rated) == 2 * 3 + 2 * 3  # the board's ratings and the chart, each every match
+        rated.clear()
+        _finish_block(engine, ["rcaller", "rcaller"], ["caller", "x"], 30, 200.0)
+        again = board_module.compute(url, ["caller"], engine)[1]
+        assert len(rated) == 2 * 4 + 2, "the chart rated again the blocks it had rated"
+        board_module._CHART.clear()
+        full = board_module.compute(url, ["caller"], engine)[1]
+        assert again == full and len(full["caller"]) == 4 and full["caller"][:3] == first["caller"]
+        _finish_block(engine, ["rcaller", "rcaller"], ["caller", "x"], 30, 50.0)  # finished before the others
+        rated.clear()
+        moved = board_module.compute(url, ["caller"], engine)[1]
+        assert len(rated) == 2 * 5 * 2, "a block placed among the rated ones means rating them all again"
+        board_module._CHART.clear()
+        assert moved == board_module.compute(url, ["caller"], engine)[1]
+    finally:
+        engine.dispose()

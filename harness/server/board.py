@@ -181,9 +181,18 @@ def _exit_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
-def _rating_history(rows: list[tuple[float, MatchRecord]]) -> dict[str, list[dict[str, Any]]]:
+#: The chart's state after the rows it last rated, per database URL (the board's worker keeps it between
+#: recomputations): ``(hash of those rows' (block, finished) keys, how many, ratings, points)``.
+_CHART: dict[str, tuple[int, int, dict[str, tuple[float, float]], dict[str, list[dict[str, Any]]]]] = {}
+
+
+def _rating_history(rows: list[tuple[int, float, MatchRecord]], memo: str = "") -> dict[str, list[dict[str, Any]]]:
     """Ratings after each block in the order blocks finished (the chart; the board rates in table order), from
-    ``(finished, record)`` pairs in that order (records parsed once for the board and the chart)."""
+    ``(block id, finished, record)`` in that order (records parsed once for the board and the chart).
+
+    With ``memo`` (the database's URL), the rows rated last time are not rated again when they are still the
+    first rows, unchanged: blocks finish one after another, so a recomputation rates only the new ones.
+    """
     from openskill.models import PlackettLuce
 
     from harness.tournament.ratings import finish_keys, rate_table
@@ -192,7 +201,14 @@ def _rating_history(rows: list[tuple[float, MatchRecord]]) -> dict[str, list[dic
     prior = (float(model.rating().mu), float(model.rating().sigma))
     current: dict[str, tuple[float, float]] = {}
     out: dict[str, list[dict[str, Any]]] = {}
-    for finished, rec in rows:
+    start = 0
+    state = _CHART.get(memo) if memo else None
+    if state is not None:
+        digest, count, rated_before, points_before = state
+        if count <= len(rows) and hash(tuple((b, f) for b, f, _ in rows[:count])) == digest:
+            start, current = count, dict(rated_before)
+            out = {name: list(points) for name, points in points_before.items()}
+    for _block, finished, rec in rows[start:]:
         if rec.result.hands_played == 0:
             continue
         names = rec.result.bots
@@ -203,6 +219,9 @@ def _rating_history(rows: list[tuple[float, MatchRecord]]) -> dict[str, list[dic
                 points = out.setdefault(name, [])
                 points.append({"bot": name, "t": finished, "mu": round(mu, 3), "sigma": round(sigma, 3)})
                 del points[:-100]
+    if memo:
+        _CHART[memo] = (hash(tuple((b, f) for b, f, _ in rows)), len(rows), dict(current),
+                        {name: list(points) for name, points in out.items()})
     return out
 
 
@@ -256,8 +275,8 @@ def compute(url: str, references: Sequence[str], engine: Engine | None = None
                         ci95_high=None if s.estimate.high is None else round(s.estimate.high, 3),
                         rating=round(r.mu, 3), rating_sigma=round(r.sigma, 3), status=status,
                         blocks=played.get(name, 0), faults=faults.get(name, {}), paused=paused.get(name, "")))
-    return ranked(rows), _rating_history([(finished, rec) for (_, finished, _), rec in zip(stored, records,
-                                                                                           strict=True)])
+    chart = [(block, finished, rec) for (block, finished, _), rec in zip(stored, records, strict=True)]
+    return ranked(rows), _rating_history(chart, memo=url)
 
 
 def ranked(rows: list[Row]) -> list[Row]:
