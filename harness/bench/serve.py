@@ -328,9 +328,9 @@ async def _load(base: str, urls: dict[str, str], clients: int, uploads: int, bur
                 except (httpx.HTTPError, ValueError):
                     rows = []
                 now = time.monotonic()
-                for code in labels:
-                    if complete.get(code, 0) > 0 and code not in first:
-                        first[code] = now - sent
+                for seat in labels:
+                    if complete.get(seat, 0) > 0 and seat not in first:
+                        first[seat] = now - sent
                 bots = set(labels.values())
                 for row in rows:
                     if row.get("bot") in bots and row.get("blocks", 0) > 0 and row["bot"] not in shown:
