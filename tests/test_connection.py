@@ -520,3 +520,43 @@ def test_a_deadline_already_past_never_waits_for_ever() -> None:
         assert done.wait(120), "Hub.serve(-5) waited for an event that never comes"  # an outer limit only
     finally:
         hub.close()
+
+
+def test_a_bot_silent_since_its_catch_up_ran_out_is_not_waited_for_again(
+    ctx: zmq.Context[Any], conn: Connection
+) -> None:
+    """Once per stall (PROTOCOL.md section 8): a bot that stays silent after its catch-up wait ran out gets
+    its later requests at once (a bot that never answers again must not cost 5 x decision_ms per request);
+    its late reply ends the stall, and the next timeout is waited for again."""
+    bot = dealer(ctx, conn)
+    bot.send(hello())
+    assert handshake(conn)
+    bot.recv()
+    waits: list[int] = []
+
+    def is_dead() -> bool:  # called between the wait's poll slices: counts the waits entered
+        waits.append(1)
+        return False
+
+    def time_out(seq: int) -> None:
+        clock = Clock(1, 0)
+        clock.start()
+        with pytest.raises(ChannelFault) as err:
+            conn.request(request(seq), seq, ActionReply, clock.remaining_ms)
+        assert err.value.kind == FaultKind.TIMEOUT and conn.behind == seq
+        assert msgpack.unpackb(bot.recv())["seq"] == seq
+
+    time_out(1)
+    assert conn.catch_up(1, is_dead) is False  # the wait ran out: the stall goes on
+    time_out(2)
+    before = len(waits)
+    assert conn.catch_up(600_000, lambda: waits.append(1) or True) is False
+    assert len(waits) == before, "a second wait within the same stall"
+    time_out(3)
+    bot.send(codec.encode(ActionReply(seq=1, action="fold")))  # the late reply: the stall is over
+    for _ in range(10_000):  # until the referee has read it (an outer bound only)
+        if conn.catch_up(600_000, lambda: waits.append(1) or True) is not False or len(waits) > before:
+            break
+        conn.behind = 3
+        conn.wait(20)
+    assert len(waits) > before, "the next timeout after a late reply is waited for again"

@@ -265,3 +265,17 @@ def test_the_flaky_example_bot_faults_and_is_put_out(tmp_path: Path) -> None:
     assert set(faults_of(result, 1)) <= {"illegal", "timeout"}
     assert result.status[1] != "ok"
     assert_history_stands_alone(tmp_path, result)
+
+
+def test_a_bot_that_never_answers_is_waited_for_once_then_put_out_and_never_asked_again(tmp_path: Path) -> None:
+    """A silent bot costs one catch-up wait per stall, not one per request, and once put out it is sent
+    nothing more: counted from its own log of the requests it got and the referee's log, not timed."""
+    limits = Limits(decision_ms=1000, time_bank_ms=0, startup_ms=8000, max_faults=4)
+    result = play([GOOD, fixture_bot("silent")], tmp_path, limits)
+    assert faults_of(result, 1) == {"timeout": 4} and result.status[1].startswith("max_faults")
+    assert (tmp_path / "logs" / "1-silent.err").read_text().count("request ") == 4, "asked after it was out"
+    log = (tmp_path / "logs" / "referee.log").read_text()
+    assert log.count("did not catch up") == 3  # before requests 2, 3 and 4
+    assert log.count("the same stall: no wait") == 2  # requests 3 and 4 were sent at once
+    assert_history_stands_alone(tmp_path, result)
+    assert sum(a["by"] == "out" for r in history(tmp_path) for a in r["actions"]) > 0

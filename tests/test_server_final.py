@@ -150,3 +150,26 @@ def test_a_final_shows_its_progress_and_resumes_by_itself_after_a_restart(tmp_pa
     after = _results(contest)
     assert len(after) == 12 and after[:len(before)] == before
     assert len({json.loads(r)["result"]["match_id"] for r in after}) == 12
+
+
+def test_harness_plan_of_a_contest_file_gives_the_finals_size_and_time_before_it_starts(tmp_path: Path) -> None:
+    """``harness plan CONTEST.toml``: before any upload, for the roster (nothing written: no data folder); once
+    the database holds active versions, for them, with the ladder's own time per hand."""
+    import subprocess
+
+    from tests.server_helpers import HARNESS
+
+    (tmp_path / "fresh").mkdir()
+    fresh = contest_file(tmp_path / "fresh", students=CLASS)
+    out = subprocess.run([*HARNESS, "plan", str(fresh)], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "final: round robin of 31 bots at tables of 2: 930 matches of 10 hands" in out.stdout
+    assert "entrants: 31, from the roster" in out.stdout and "lower bound" in out.stdout
+    assert not (tmp_path / "fresh" / load_contest(fresh).data.name).exists(), "harness plan wrote the data folder"
+
+    server = _server(tmp_path / "class", "[final]\nhands = 500\n", students=CLASS[:10])
+    server.engine.dispose()
+    out = subprocess.run([*HARNESS, "plan", str(server.contest.path)], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "final: round robin of 11 bots at tables of 2: 110 matches of 500 hands" in out.stdout
+    assert "the ladder's last" in out.stdout and "entrants: 11, from the database's active versions" in out.stdout

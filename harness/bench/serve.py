@@ -3,15 +3,22 @@
 A contest of 100 students with 300 stored versions (100 active) and 10,000
 recorded matches (5,000 heads-up blocks of synthetic results) is served by a
 real ``harness serve`` on 127.0.0.1 while its ladder plays real matches of the
-active versions (the raiser's code). Figures: the p95 answer time of every
-page and API route (ms), the share of the ladder's job-slot time spent in
-jobs while the requests are made (``slots_busy_pct``; ``..._since_start`` with
-the server's start-up), and the seconds from a new version's upload to its
-first complete block.
+active versions (the raiser's code). ``clients`` signed-in clients (asyncio +
+httpx, one connection each, a tenth of them the admin) each ask for one page
+every 2 s, in turn over the pages a student (or the teacher) keeps open; 10 s
+in, 30 students upload a new version at once. Figures: the p95 answer time per
+route (ms), answers per second, errors by kind, the seconds from the burst to
+each new version's first complete block (median, max, how many never came
+within the limit; read from the database, ``first_block_s``, and as the
+leaderboard shows it, ``first_on_board_s``, once the board is recomputed),
+the share of the ladder's job-slot time spent in jobs since the server
+started, and the machine's load average at the end.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import csv
 import io
 import json
@@ -31,7 +38,9 @@ from typing import Any
 import httpx
 from sqlalchemy import insert
 
+from harness.errors import HarnessError
 from harness.server import db, store
+from harness.server.app import COOKIE
 from harness.server.contest import load_contest
 from harness.server.unpack import content_hash
 from harness.specs import MatchResult
@@ -39,9 +48,6 @@ from harness.tournament.config import toml_value
 from harness.tournament.results import MatchRecord
 
 STUDENTS, VERSIONS, MATCHES = 100, 300, 10_000
-REQUESTS = 20
-#: Seconds of requests at least, from the new version's upload: the slots' occupancy is measured over them.
-STEADY_S = 30.0
 _ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -56,6 +62,7 @@ def _contest(folder: Path) -> Path:
 
 def _populate(contest_path: Path) -> None:
     """Store the versions (with their files) and the matches directly in the database."""
+
     contest = load_contest(contest_path)
     engine = db.open_database(contest.database)
     store.sync_roster(engine, contest)
@@ -112,88 +119,253 @@ def _free_port() -> int:
         return port
 
 
-def run() -> dict[str, Any]:
-    """The figures (see the module docstring)."""
+class BenchServeError(HarnessError):
+    """The bench could not run (the server did not start, nobody could sign in): one line saying why."""
+
+
+#: The pages each kind of client polls in turn, as route templates (``{me}``: its name, ``{vid}``: its version).
+STUDENT_ROUTES = ("/", "/students/{me}", "/api/leaderboard", "/versions/{vid}", "/api/versions/{vid}",
+                  "/matches/b1-r0")
+ADMIN_ROUTES = ("/admin", "/", "/api/leaderboard", "/matches/b1-r0/logs/0")
+
+
+def run(clients: int = 100, uploads: int = 30, burst_after_s: float = 10.0, limit_s: float = 300.0,
+        every_s: float = 2.0) -> dict[str, Any]:
+    """The figures (see the module docstring) with ``clients`` concurrent clients.
+
+    Args:
+        clients: signed-in clients polling at once (asyncio + httpx), a tenth of them the admin.
+        uploads: students uploading a new version at once, ``burst_after_s`` seconds into the polling.
+        limit_s: the longest the bench waits after the burst for every first block (those missing are counted).
+        every_s: each client's request interval (s, start to start; at once when an answer took longer).
+
+    Raises:
+        BenchServeError: the server did not start or answer, or no client could sign in.
+    """
+
     harness = [sys.executable, "-c", "from harness.cli import app; app()"]
     with tempfile.TemporaryDirectory(prefix="bench-serve-") as tmp:
         folder = Path(tmp)
         contest = _contest(folder)
         port = _free_port()
         out = subprocess.run([*harness, "serve", str(contest), "--links", "--port", str(port)], capture_output=True,
-                             text=True, check=True, cwd=folder)
+                             text=True, check=False, cwd=folder)
+        if out.returncode != 0:
+            raise BenchServeError(f"harness serve --links failed: {_last_line(out.stderr)}")
         urls = dict(list(csv.reader(io.StringIO(out.stdout)))[1:])
         start = time.monotonic()
         _populate(contest)
         populate_s = time.monotonic() - start
-        proc = subprocess.Popen([*harness, "serve", str(contest), "--port", str(port)], cwd=folder,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        log = folder / "server.log"
+        with open(log, "wb") as sink:
+            proc = subprocess.Popen([*harness, "serve", str(contest), "--port", str(port)], cwd=folder,
+                                    stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
         base = f"http://127.0.0.1:{port}"
         try:
-            for _ in range(300):
-                try:
-                    if httpx.get(base + "/healthz", timeout=2).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    time.sleep(0.2)
-            student = httpx.Client(base_url=base, follow_redirects=True, timeout=60)
-            student.get(urls["s000"])
-            admin = httpx.Client(base_url=base, follow_redirects=True, timeout=60)
-            admin.get(urls["admin"])
-            first = time.monotonic()
-            admin.get("/api/leaderboard")  # the first computation of the board (cold)
-            cold_ms = (time.monotonic() - first) * 1000
-            # a new version: seconds to its first complete block
-            code = (_ROOT / "bots" / "raiser.py").read_bytes() + b"\n# new\n"
-            slots_before = _slot_seconds(admin)
-            sent = time.monotonic()
-            vid = student.post("/submit", files={"file": ("bot.py", code)},
-                               headers={"Accept": "application/json"}).json()["id"]
-            routes = {"/": student, "/api/leaderboard": student, "/students/s001": student,
-                      f"/versions/{vid}": student, f"/api/versions/{vid}": student, "/matches/b1-r0": student,
-                      "/matches/b1-r0/logs/0": admin, "/admin": admin}
-            times: dict[str, list[float]] = {r: [] for r in routes}
-            first_block_s = None
-            admitted_s = None
-            deadline = time.monotonic() + 300
-            while time.monotonic() < deadline and (first_block_s is None or min(map(len, times.values())) < REQUESTS
-                                                   or time.monotonic() - sent < STEADY_S):
-                for route, client in routes.items():
-                    t0 = time.monotonic()
-                    client.get(route)
-                    times[route].append((time.monotonic() - t0) * 1000)
-                if admitted_s is None and student.get(f"/api/versions/{vid}").json()["state"] != "checking":
-                    admitted_s = time.monotonic() - sent
-                if first_block_s is None:
-                    rows = {r["bot"]: r for r in student.get("/api/leaderboard").json()}
-                    if rows.get("s000.v4", {}).get("blocks", 0) > 0:
-                        first_block_s = time.monotonic() - sent
-            slots_after = _slot_seconds(admin)
+            _wait_healthy(base, proc, log)
+
+            figures = asyncio.run(_load(base, urls, clients, uploads, burst_after_s, limit_s, every_s,
+                                        load_contest(contest).database))
         finally:
-            proc.send_signal(signal.SIGTERM)
+            _stop(proc)
+    load1, load5, _ = os.getloadavg()
+    return {"students": STUDENTS, "versions": VERSIONS, "matches": MATCHES, "populate_s": round(populate_s, 1),
+            **figures, "load_1min": round(load1, 1), "load_5min": round(load5, 1), "cpus": os.cpu_count()}
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1][:300] if lines else "(no output)"
+
+
+def _wait_healthy(base: str, proc: subprocess.Popen[bytes], log: Path, limit_s: float = 300.0) -> None:
+    """Until ``/healthz`` answers 200. Raises BenchServeError if the server exits or does not answer in time."""
+
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise BenchServeError(f"the server exited with status {proc.returncode}: "
+                                  f"{_last_line(log.read_text(errors='replace'))}")
+        try:
+            if httpx.get(base + "/healthz", timeout=5).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise BenchServeError(f"the server did not answer /healthz within {limit_s:.0f} s")
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM, 30 s, then SIGKILL of the server's whole process group (its ladder's matches too)."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            pass
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+class _Tally:
+    """Answer times per route template (ms), errors by kind, answers counted."""
+
+    def __init__(self) -> None:
+        self.times: dict[str, list[float]] = {}
+        self.errors: dict[str, int] = {}
+        self.answers = 0
+
+    def error(self, kind: str) -> None:
+        self.errors[kind] = self.errors.get(kind, 0) + 1
+
+
+def _error_kind(exc: BaseException) -> str:
+    if isinstance(exc, httpx.TimeoutException):
+        return "timeout"
+    return type(exc).__name__
+
+
+async def _load(base: str, urls: dict[str, str], clients: int, uploads: int, burst_after_s: float, limit_s: float,
+                every_s: float, database: str) -> dict[str, Any]:
+    """Sign ``clients`` clients in, poll, upload ``uploads`` versions at once, wait for their first blocks (read
+    from ``database`` itself, and from the leaderboard: a student sees it there once the board is recomputed)."""
+
+    admins = max(1, clients // 10) if clients > 1 else 0
+    students = clients - admins
+    if students > STUDENTS:
+        raise BenchServeError(f"at most {STUDENTS + STUDENTS // 9} clients (the contest has {STUDENTS} students)")
+    uploads = min(uploads, students)
+    timeout = httpx.Timeout(60.0)
+    limits = httpx.Limits(max_connections=2)
+    tally = _Tally()
+    pool: list[tuple[httpx.AsyncClient, tuple[str, ...], dict[str, str]]] = []
+    try:
+        for i in range(clients):
+            is_admin = i >= students
+            name = "admin" if is_admin else f"s{i:03d}"
+            client = httpx.AsyncClient(base_url=base, timeout=timeout, limits=limits)
+            pool.append((client, ADMIN_ROUTES if is_admin else STUDENT_ROUTES,
+                         {"me": name, "vid": str(201 + i % STUDENTS)}))
+
+        async def sign_in(client: httpx.AsyncClient, name: str) -> bool:
             try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+                answer = await client.post(urls[name])
+            except httpx.HTTPError as exc:
+                tally.error(f"login {_error_kind(exc)}")
+                return False
+            if answer.status_code != 200 or COOKIE not in client.cookies:
+                tally.error(f"login {answer.status_code}")
+                return False
+            return True
+
+        signed = await asyncio.gather(*(sign_in(c, "admin" if r is ADMIN_ROUTES else v["me"]) for c, r, v in pool))
+        if not any(signed):
+            raise BenchServeError(f"no client could sign in ({_summary(tally.errors)})")
+        t0 = time.monotonic()
+        stop = asyncio.Event()
+
+        async def poll(k: int, client: httpx.AsyncClient, routes: tuple[str, ...], values: dict[str, str]) -> None:
+            rng = random.Random(k)
+            await asyncio.sleep(rng.uniform(0, every_s))
+            turn = rng.randrange(len(routes))
+            while not stop.is_set():
+                began = time.monotonic()
+                route = routes[turn % len(routes)]
+                turn += 1
+                try:
+                    answer = await client.get(route.format(**values))
+                except httpx.HTTPError as exc:
+                    tally.error(f"{route} {_error_kind(exc)}")
+                else:
+                    if answer.status_code >= 400:
+                        tally.error(f"{route} {answer.status_code}")
+                    else:
+                        tally.answers += 1
+                        tally.times.setdefault(route, []).append((time.monotonic() - began) * 1000)
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(stop.wait(), max(0.0, every_s - (time.monotonic() - began)))
+
+        pollers = [asyncio.create_task(poll(k, c, r, v)) for k, (c, r, v), ok in zip(
+            range(len(pool)), pool, signed, strict=True) if ok]
+        await asyncio.sleep(burst_after_s)
+        code = (_ROOT / "bots" / "raiser.py").read_bytes()
+        uploaders = [(c, v["me"]) for (c, r, v), ok in zip(pool, signed, strict=True) if ok and r is STUDENT_ROUTES]
+        uploaders = uploaders[:uploads]
+
+        async def upload(client: httpx.AsyncClient, name: str) -> tuple[str, str] | None:
+            try:
+                answer = await client.post("/submit", files={"file": ("bot.py", code + f"\n# {name} new\n".encode())},
+                                           headers={"Accept": "application/json"})
+                made = answer.json() if answer.status_code < 400 else None
+            except (httpx.HTTPError, ValueError) as exc:
+                tally.error(f"upload {_error_kind(exc)}")
+                return None
+            if made is None:
+                tally.error(f"upload {answer.status_code}")
+                return None
+            return f"v{made['id']}", str(made["bot"])
+
+        sent = time.monotonic()
+        labels = dict(x for x in await asyncio.gather(*(upload(c, n) for c, n in uploaders)) if x is not None)
+        first: dict[str, float] = {}  # seat code -> seconds to its first complete block (the database's)
+        shown: dict[str, float] = {}  # bot -> seconds until the leaderboard counts that block
+        watcher = pool[-1][0]
+        engine = db.make_engine(database)
+        try:
+            while len(shown) < len(labels) and time.monotonic() - sent < limit_s:
+                complete = (await asyncio.to_thread(store.tally, engine)).complete
+                try:
+                    rows = (await watcher.get("/api/leaderboard")).json()
+                except (httpx.HTTPError, ValueError):
+                    rows = []
+                now = time.monotonic()
+                for seat in labels:
+                    if complete.get(seat, 0) > 0 and seat not in first:
+                        first[seat] = now - sent
+                bots = set(labels.values())
+                for row in rows:
+                    if row.get("bot") in bots and row.get("blocks", 0) > 0 and row["bot"] not in shown:
+                        shown[row["bot"]] = now - sent
+                await asyncio.sleep(1.0)
+        finally:
+            engine.dispose()
+        polled_s = time.monotonic() - t0
+        stop.set()
+        await asyncio.gather(*pollers)
+        slots = _slot_seconds_text((await watcher.get("/admin")).text) if admins else (0.0, 0.0)
+    finally:
+        await asyncio.gather(*(c.aclose() for c, _, _ in pool), return_exceptions=True)
 
     def p95(values: list[float]) -> float:
         return round(statistics.quantiles(values, n=20)[-1], 1) if len(values) >= 2 else round(values[0], 1)
 
-    figures: dict[str, Any] = {"students": STUDENTS, "versions": VERSIONS, "matches": MATCHES,
-                               "populate_s": round(populate_s, 1), "leaderboard_cold_ms": round(cold_ms, 1)}
-    for route, values in times.items():
-        figures[f"p95_ms {route}"] = p95(values)
-    figures["p95_ms_worst"] = max(p95(v) for v in times.values())
-    figures["admitted_s"] = None if admitted_s is None else round(admitted_s, 1)
-    figures["first_block_s"] = None if first_block_s is None else round(first_block_s, 1)
-    busy, available = (after - before for after, before in zip(slots_after, slots_before, strict=True))
-    figures["slots_busy_pct"] = round(100 * busy / available, 1) if available > 0 else None
-    figures["slots_busy_pct_since_start"] = round(100 * slots_after[0] / slots_after[1], 1) if slots_after[1] else None
+    figures: dict[str, Any] = {"clients": clients, "admins": admins, "signed_in": sum(signed),
+                               "every_s": every_s, "seconds": round(polled_s, 1)}
+    for route in (*STUDENT_ROUTES, *ADMIN_ROUTES):
+        if route in tally.times and f"p95_ms {route}" not in figures:
+            figures[f"p95_ms {route}"] = p95(tally.times[route])
+    every = [t for values in tally.times.values() for t in values]
+    figures["p95_ms_all"] = p95(every) if every else None
+    figures["p95_ms_worst"] = max((p95(v) for v in tally.times.values()), default=None)
+    figures["answers_per_s"] = round(tally.answers / polled_s, 1) if polled_s else None
+    figures["errors"] = sum(tally.errors.values())
+    figures["error_kinds"] = _summary(tally.errors) or "-"
+    figures["uploads"] = len(labels)
+    for name, got in (("first_block_s", first), ("first_on_board_s", shown)):
+        waits = sorted(got.values())
+        figures[f"{name}_median"] = round(statistics.median(waits), 1) if waits else None
+        figures[f"{name}_max"] = round(waits[-1], 1) if len(waits) == len(labels) and waits else None
+        figures[f"{name}_missing"] = len(labels) - len(waits)
+    figures["slots_busy_pct_since_start"] = round(100 * slots[0] / slots[1], 1) if slots[1] else None
     return figures
 
 
-def _slot_seconds(admin: Any) -> tuple[float, float]:
-    """``(busy, available)`` job-slot seconds of the ladder so far, from the admin page."""
-    page = admin.get("/admin").text
+def _summary(errors: dict[str, int]) -> str:
+    return ", ".join(f"{kind} x{n}" for kind, n in sorted(errors.items(), key=lambda kv: -kv[1]))
+
+
+def _slot_seconds_text(page: str) -> tuple[float, float]:
+    """``(busy, available)`` job-slot seconds of the ladder so far, from the admin page's text."""
     found = re.search(r'id="busy-slot-s">([0-9.]+)</span> of <span id="slot-s">([0-9.]+)<', page)
     return (float(found[1]), float(found[2])) if found else (0.0, 0.0)

@@ -11,13 +11,21 @@ from harness.cli.voice import usage
 
 
 @bench_app.command("serve")
-def bench_serve(json_out: bool = typer.Option(False, "--json", help="Print one JSON object.")) -> None:
-    """The contest server with 100 students, 300 versions, 10,000 matches: p95 per route, ladder, first block."""
+def bench_serve(
+    json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    clients: int = typer.Option(100, "--clients", min=1, max=110,
+                                help="Concurrent signed-in clients polling every 2 s (a tenth of them the admin)."),
+    uploads: int = typer.Option(30, "--uploads", min=0, max=100, help="Students uploading a new version at once."),
+    limit: float = typer.Option(300.0, "--limit", min=1.0, max=3600.0,
+                                help="Seconds to wait after the uploads for every first block."),
+) -> None:
+    """The contest server with 100 students, 300 versions, 10,000 matches under concurrent clients while the
+    ladder plays: p95 per route, answers/s, errors, first block after a burst of uploads."""
     from harness.bench import TARGETS
     from harness.bench.serve import run as run_bench
 
-    print_figures(run_bench(), json_out, {**TARGETS, "p95_ms_worst": "< 200", "slots_busy_pct": ">= 90",
-                                           "first_block_s": "<= 60"})
+    print_figures(run_bench(clients=clients, uploads=uploads, limit_s=limit), json_out,
+                  {**TARGETS, "p95_ms_worst": "< 200", "errors": "0", "first_block_s_max": "<= 60"})
 
 
 @bench_app.command("engine")

@@ -177,7 +177,8 @@ def plan(
     ),
     cluster: str | None = typer.Option(None, "--cluster", metavar="ADDRESS", help=CLUSTER_HELP),
 ) -> None:
-    """Print a tournament's plan without playing: tables, matches, hands, estimated time and disk use.
+    """Print a tournament's plan without playing: tables, matches, hands, estimated time and disk use; of a
+    contest file (``[contest]``), its final's.
 
     With an existing output directory it also says what a run would reuse.
     Nothing is written. Exit status 0, or 2 on a mistake in the file or options, a
@@ -189,6 +190,9 @@ def plan(
     from harness.tournament.results import check_out_dir
     from harness.tournament.runner import describe_plan, preview
 
+    if _is_contest(config):
+        _plan_final(config)
+        return
     unreachable = None  # said after the checks: a usage error stays one line
     cfg = tournament_config(config, out, jobs, hands, seed, None, cluster=cluster)
     check_out_dir(cfg.tournament.output)  # before the second of measuring
@@ -217,3 +221,23 @@ def plan(
              f"since: {', '.join(view.left_out)} (a run checks them again)")
     if cfg.tournament.entry_check:
         echo("entry check: every bot plays a few hands first; bots that fail are left out of the plan")
+
+
+def _is_contest(path: Path) -> bool:
+    """True when ``path`` reads as a contest file (a ``[contest]`` table); anything else is a tournament's."""
+    import tomllib
+
+    try:
+        return "contest" in tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):  # the tournament's reader says what is wrong
+        return False
+
+
+def _plan_final(path: Path) -> None:
+    """``harness plan CONTEST.toml``: the final's size and estimated time, before it starts (nothing written)."""
+    from harness.server.contest import load_contest
+    from harness.server.final import plan_before_start
+
+    final, counted = plan_before_start(load_contest(path))
+    echo(f"final: {final.describe()}")
+    echo(f"entrants: {final.bots}, from {counted}")

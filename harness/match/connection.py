@@ -453,7 +453,9 @@ class Connection(Endpoint):
         A bot that was slow once is still busy with the request that timed out; a request sent
         meanwhile would time out too, and the next one, however fast the bot is again. Its next
         request waits (unsent, no one's clock running) for that late reply, once per stall: a
-        bot still silent at ``wait_ms`` gets its requests at once again, each timed as usual.
+        bot still silent at ``wait_ms`` gets its requests at once again, each timed as usual, and
+        no further wait until its late reply to the request waited for comes (the same stall: a
+        bot that never answers again costs each of its requests ``decision_ms``, not six times it).
         The other seats' sockets are served meanwhile.
 
         Returns:
@@ -462,11 +464,21 @@ class Connection(Endpoint):
         seq, self.behind = self.behind, None
         if seq is None:
             return True
+        if self._stalled_on in self._timed_out:
+            for fd, ev in self.hub.poll(0):  # its late reply may be waiting unread
+                self.hub.dispatch(fd, ev)
+            if self._stalled_on in self._timed_out:  # still silent since the last wait ran out: no second wait
+                self._log(f"{self.name}: silent since request {self._stalled_on}, the same stall: no wait")
+                return False
+        self._stalled_on = None
         end = _now() + wait_ms / 1000.0
         hub = self.hub
         while seq in self._timed_out:
             left_ms = (end - _now()) * 1000.0
-            if left_ms <= 0 or self.gone or self._bot is None or self.violation is not None or self._flooded:
+            if left_ms <= 0:
+                self._stalled_on = seq
+                return False
+            if self.gone or self._bot is None or self.violation is not None or self._flooded:
                 return False
             for fd, ev in hub.poll(max(1, min(POLL_SLICE_MS, math.ceil(left_ms)))):
                 hub.dispatch(fd, ev)

@@ -362,6 +362,8 @@ class Endpoint:
         self._timed_out: set[int] = set()  # requests given up on whose late reply may still come
         #: The request that timed out last while its late reply has not come (see :meth:`catch_up`), or None.
         self.behind: int | None = None
+        #: The request whose catch-up wait ran out, while its late reply has not come: the same stall.
+        self._stalled_on: int | None = None
         self._answered = 0  # highest seq answered or given up on
         self._ignored = 0
         # Out-of-turn messages of the bot since the last take_strays(): words -> count, and the

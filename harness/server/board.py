@@ -30,6 +30,10 @@ from harness.tournament.ratings import finish_keys, plackett_luce_ratings, rate_
 from harness.tournament.results import MatchRecord
 from harness.tournament.stats import standings
 
+#: Added to the niceness of the server's background work (the ladder's match workers and their bots, the board's
+#: worker, the final's run): the pages a class polls come first for the CPU, the matches use what is left.
+BACKGROUND_NICENESS = 10
+
 
 @dataclass(frozen=True, slots=True)
 class Row:
@@ -94,14 +98,18 @@ class Board:
         self._refreshing = False
         #: The key (complete blocks) of the board shown now; None before the first computation.
         self.computed: int | None = None
+        #: Complete blocks as the ladder counted them at its last turn (:meth:`key`); None: no ladder counts.
+        self.known_key: int | None = None
         self._rows: list[Row] = []
         self._history: dict[str, list[dict[str, float]]] = {}
         self._pool: ProcessPoolExecutor | None = None
         self._closed = not worker
 
     def key(self) -> int:
-        """Complete blocks so far (changes when the board does)."""
-        return store.done_count(self.engine)
+        """Complete blocks so far (changes when the board does): as the ladder last counted them (it counts once a
+        turn, so the pages a class polls do not ask the database each), else from the database."""
+        known = self.known_key
+        return store.done_count(self.engine) if known is None else known
 
     def _compute(self) -> tuple[list[Row], dict[str, list[dict[str, Any]]]]:
         """:func:`compute` in the worker process (started on first use), or here if it cannot run."""
@@ -161,7 +169,9 @@ class Board:
 
 
 def _exit_with_parent(parent: int) -> None:
-    """In the board's worker: exit when the server process is gone (even killed with SIGKILL)."""
+    """In the board's worker: exit when the server process is gone (even killed with SIGKILL); behind the pages
+    for the CPU (:data:`BACKGROUND_NICENESS`)."""
+    os.nice(BACKGROUND_NICENESS)
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -171,16 +181,32 @@ def _exit_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
-def _rating_history(rows: list[tuple[int, float, dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
-    """Ratings after each block in the order blocks finished (the chart; the board rates in table order)."""
+#: The chart's state after the rows it last rated, per database URL (the board's worker keeps it between
+#: recomputations): ``(hash of those rows' (block, finished) keys, how many, ratings, points)``.
+_CHART: dict[str, tuple[int, int, dict[str, tuple[float, float]], dict[str, list[dict[str, Any]]]]] = {}
+
+
+def _rating_history(rows: list[tuple[int, float, MatchRecord]], memo: str = "") -> dict[str, list[dict[str, Any]]]:
+    """Ratings after each block in the order blocks finished (the chart; the board rates in table order), from
+    ``(block id, finished, record)`` in that order (records parsed once for the board and the chart).
+
+    With ``memo`` (the database's URL), the rows rated last time are not rated again when they are still the
+    first rows, unchanged: blocks finish one after another, so a recomputation rates only the new ones.
+    """
     from openskill.models import PlackettLuce
 
     model = PlackettLuce(tau=0.0)
     prior = (float(model.rating().mu), float(model.rating().sigma))
     current: dict[str, tuple[float, float]] = {}
     out: dict[str, list[dict[str, Any]]] = {}
-    for _block, finished, data in rows:
-        rec = MatchRecord.from_dict(data)
+    start = 0
+    state = _CHART.get(memo) if memo else None
+    if state is not None:
+        digest, count, rated_before, points_before = state
+        if count <= len(rows) and hash(tuple((b, f) for b, f, _ in rows[:count])) == digest:
+            start, current = count, dict(rated_before)
+            out = {name: list(points) for name, points in points_before.items()}
+    for _block, finished, rec in rows[start:]:
         if rec.result.hands_played == 0:
             continue
         names = rec.result.bots
@@ -191,6 +217,9 @@ def _rating_history(rows: list[tuple[int, float, dict[str, Any]]]) -> dict[str, 
                 points = out.setdefault(name, [])
                 points.append({"bot": name, "t": finished, "mu": round(mu, 3), "sigma": round(sigma, 3)})
                 del points[:-100]
+    if memo:
+        _CHART[memo] = (hash(tuple((b, f) for b, f, _ in rows)), len(rows), dict(current),
+                        {name: list(points) for name, points in out.items()})
     return out
 
 
@@ -244,7 +273,8 @@ def compute(url: str, references: Sequence[str], engine: Engine | None = None
                         ci95_high=None if s.estimate.high is None else round(s.estimate.high, 3),
                         rating=round(r.mu, 3), rating_sigma=round(r.sigma, 3), status=status,
                         blocks=played.get(name, 0), faults=faults.get(name, {}), paused=paused.get(name, "")))
-    return ranked(rows), _rating_history(stored)
+    chart = [(block, finished, rec) for (block, finished, _), rec in zip(stored, records, strict=True)]
+    return ranked(rows), _rating_history(chart, memo=url)
 
 
 def ranked(rows: list[Row]) -> list[Row]:

@@ -18,6 +18,7 @@ already recorded, on the same ``final.toml``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -30,8 +31,10 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from harness.server import db, store
+from harness.server.board import BACKGROUND_NICENESS
 from harness.tournament.config import toml_value
 from harness.tournament.estimate import DEFAULT_RATES, describe_seconds, effective_jobs
 from harness.tournament.results import RESULTS_FILE
@@ -93,11 +96,14 @@ class FinalPlan:
                 f"(time per hand: {self.source}){over}.")
 
 
-def _seconds_per_hand(server: Any, seats: int) -> tuple[float, str]:
+def _seconds_per_hand(engine: Any, seats: int) -> tuple[float, str]:
     """Wall seconds per hand of one match, start-up included, from the latest ladder matches (their
-    ``duration_s`` over their hands); the defaults for caller-like bots when none is stored."""
+    ``duration_s`` over their hands); the defaults for caller-like bots when none is stored (or no ``engine``)."""
+    if engine is None:
+        return (DEFAULT_RATES.match_seconds(seats, 200) / 200,
+                "defaults for simple bots on an idle machine: a lower bound until the ladder has played")
     m = db.matches
-    with server.engine.connect() as conn:
+    with engine.connect() as conn:
         records = conn.execute(select(m.c.record).where(m.c.record.is_not(None)).order_by(m.c.id.desc())
                                .limit(TIMED_MATCHES)).scalars().all()
     seconds = hands = 0.0
@@ -108,7 +114,8 @@ def _seconds_per_hand(server: Any, seats: int) -> tuple[float, str]:
             hands += int(result["hands_played"])
     if hands:
         return seconds / hands, f"the ladder's last {len(records)} matches"
-    return DEFAULT_RATES.match_seconds(seats, 200) / 200, "defaults for simple bots"
+    return (DEFAULT_RATES.match_seconds(seats, 200) / 200,
+                "defaults for simple bots on an idle machine: a lower bound until the ladder has played")
 
 
 def plan(server: Any) -> FinalPlan:
@@ -117,15 +124,44 @@ def plan(server: Any) -> FinalPlan:
     The time per hand is the ladder's own (:func:`_seconds_per_hand`); with ``[final] budget_min`` the hands per
     match are cut so the estimate fits, never below :data:`MIN_HANDS`.
     """
-    c = server.contest
+    bots = len([a for a in store.active_versions(server.engine)]) + len(server.contest.references)
+    return _plan(server.contest, server.engine, bots)
+
+
+def plan_before_start(contest: Any) -> tuple[FinalPlan, str]:
+    """The final's plan for ``harness plan CONTEST.toml``: from the contest's database when it holds active
+    versions (read only, nothing written), else for the roster (every student with one version); and which.
+
+    Raises:
+        sqlalchemy.exc.SQLAlchemyError: a PostgreSQL database that cannot be read.
+    """
+    url = contest.database
+    engine = None
+    if not url.startswith("sqlite:///") or Path(url.removeprefix("sqlite:///")).is_file():
+        engine = db.make_engine(url)
+    try:
+        try:
+            active = len(store.active_versions(engine)) if engine is not None else 0
+        except (OperationalError, ProgrammingError):  # no tables yet: the server never ran
+            active = 0
+        if active:
+            return _plan(contest, engine, active + len(contest.references)), "the database's active versions"
+        bots = len(contest.students) + len(contest.references)
+        return _plan(contest, engine, bots), "the roster: every student with a version"
+    finally:
+        if engine is not None:
+            engine.dispose()
+
+
+def _plan(contest: Any, engine: Any, bots: int) -> FinalPlan:
+    c = contest
     f = c.final
     seats = f.table_size or c.ladder.table_size
     wanted = f.hands or c.ladder.hands
-    bots = len([a for a in store.active_versions(server.engine)]) + len(c.references)
     jobs = effective_jobs(c.ladder.jobs)
     strategy: Any = (Sampled(table_size=seats, seed=0, tables_per_bot=f.tables_per_bot)
                      if f.format == Format.SAMPLED else RoundRobin(table_size=seats))
-    per_hand, source = _seconds_per_hand(server, seats)
+    per_hand, source = _seconds_per_hand(engine, seats)
     budget = 60.0 * f.budget_min
     try:
         matches = strategy.count(bots) * seats if bots >= seats else 0
@@ -227,6 +263,8 @@ def _run(server: Any, path: Path) -> None:
     proc = subprocess.Popen([sys.executable, "-c", "from harness.cli import app; app()", "run", str(path)],
                             stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     server.final_proc = proc
+    with contextlib.suppress(OSError):  # behind the pages for the CPU; its matches inherit it
+        os.setpriority(os.PRIO_PROCESS, proc.pid, os.getpriority(os.PRIO_PROCESS, 0) + BACKGROUND_NICENESS)
     store.set_setting(server.engine, "final_pid", str(proc.pid))
 
     def wait() -> None:

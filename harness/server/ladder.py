@@ -41,7 +41,7 @@ from sqlalchemy import Engine, select
 from harness.host.build import BuildLimits
 from harness.server import db, store
 from harness.server.admission import admit
-from harness.server.board import Board
+from harness.server.board import BACKGROUND_NICENESS, Board
 from harness.server.contest import Contest
 from harness.server.hostpaths import for_student, host_roots
 from harness.server.matchhands import slow_decisions
@@ -131,7 +131,8 @@ class Ladder:
             executor = DaskExecutor.connect(contest.ladder.cluster, pin=True, jobs=0)
             self.capacity = max(1, int(executor.parallel))
         elif executor is None:
-            local = LocalExecutor(self.capacity, pin=True, workers_file=contest.data / ".workers")
+            local = LocalExecutor(self.capacity, pin=True, workers_file=contest.data / ".workers",
+                                  nice=BACKGROUND_NICENESS)
             local.kill_leftovers()  # bots a killed server's workers left behind
             executor = local
         self.executor = executor
@@ -163,6 +164,7 @@ class Ladder:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=30)
+        self.board.known_key = None  # no more turns: the board counts for itself
         self.executor.stop()
         if self._own:
             self.executor.close()
@@ -174,10 +176,12 @@ class Ladder:
         except Exception as exc:  # noqa: BLE001 - shown on the admin page; the server stays up
 
             self.error = traceback.format_exc()
+            self.board.known_key = None
             print(f"harness serve: the ladder stopped: {exc}", flush=True)
 
     def turn(self, wait_s: float = _POLL_S) -> list[Done]:
-        """One turn: fill free slots, wait up to ``wait_s`` for jobs, store what finished."""
+        """One turn: fill free slots, wait up to ``wait_s`` for jobs, store what finished, count the complete
+        blocks for the board's key (:meth:`Board.key`)."""
         self.fill()
         done = self.executor.wait(wait_s) if self.executor.running() else []
         if not done and not self.executor.running():
@@ -186,6 +190,7 @@ class Ladder:
             self.busy_s += d.wall_s
             self._since.pop(d.job.key, None)
             self.finished(d)
+        self.board.known_key = store.done_count(self.engine)
         return done
 
     def occupancy(self) -> tuple[float, float]:

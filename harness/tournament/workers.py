@@ -147,8 +147,9 @@ def pick_cpu(allowed: list[int], busy: list[int | None]) -> int:
 
 
 def _worker(func: Callable[..., dict[str, Any]], args: tuple[Any, ...], directory: Path, parent: int,
-            cpu: int | None) -> None:
-    """Body of a worker process: run the job, leave result.json (or error.txt)."""
+            cpu: int | None, nice: int = 0) -> None:
+    """Body of a worker process: run the job (``nice`` added to its niceness, which its bots inherit), leave
+    result.json (or error.txt)."""
 
     def on_term(signum: int, frame: FrameType | None) -> None:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -169,6 +170,8 @@ def _worker(func: Callable[..., dict[str, Any]], args: tuple[Any, ...], director
             pin({cpu})
         except (AttributeError, OSError):
             pass
+    if nice > 0:
+        os.nice(nice)
     try:
         result = func(*args)
         tmp = directory / (RESULT_FILE + ".tmp")
@@ -201,10 +204,13 @@ class LocalExecutor:
         pin: run each job on one CPU of its own (``harness.host.placement.pin``:
             affinity and SCHED_BATCH), spreading jobs over the CPUs this process may use.
         workers_file: where to list the running workers' pids (``<out>/.workers``), or None.
+        nice: added to each worker's niceness (0..19; the bots inherit it): a server's web process stays
+            ahead of its ladder's matches for the CPU.
     """
 
-    def __init__(self, capacity: int, *, pin: bool = True, workers_file: Path | None = None) -> None:
+    def __init__(self, capacity: int, *, pin: bool = True, workers_file: Path | None = None, nice: int = 0) -> None:
         self.capacity = max(1, capacity)
+        self.nice = nice
         self._allowed = sorted(os.sched_getaffinity(0)) if pin and hasattr(os, "sched_getaffinity") else []
         self._ctx = multiprocessing.get_context("fork")
         self._running: dict[str, _Running] = {}
@@ -259,7 +265,7 @@ class LocalExecutor:
         """Fork a worker for ``job`` (Ctrl-C and SIGTERM blocked until it is tracked)."""
         cpu = pick_cpu(self._allowed, [r.cpu for r in self._running.values()]) if self._allowed else None
         proc = self._ctx.Process(target=_worker, name=f"job-{job.key}",
-                                 args=(job.func, job.args, job.directory, os.getpid(), cpu))
+                                 args=(job.func, job.args, job.directory, os.getpid(), cpu, self.nice))
         signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
         try:
             proc.start()

@@ -1,0 +1,48 @@
+"""``harness bench serve``: concurrent signed-in clients against a real server while its ladder plays, and every
+failure of the bench one line (figures are not checked against targets)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import psutil
+import pytest
+
+pytest.importorskip("httpx")
+
+from harness.bench import serve as bench  # noqa: E402
+from tests.server_helpers import HARNESS  # noqa: E402
+
+pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fast set (pytest -m "not slow")
+
+
+def test_the_bench_signs_in_concurrent_clients_and_reports_per_route_and_the_burst(tmp_path: Path) -> None:
+    out = subprocess.run([*HARNESS, "bench", "serve", "--json", "--clients", "10", "--uploads", "2", "--limit", "1"],
+                         capture_output=True, text=True, timeout=900, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    figures = json.loads(out.stdout)
+    assert (figures["clients"], figures["admins"], figures["signed_in"], figures["uploads"]) == (10, 1, 10, 2)
+    assert figures["answers_per_s"] > 0 and figures["errors"] == 0, figures["error_kinds"]
+    routes = {k.removeprefix("p95_ms ") for k in figures if k.startswith("p95_ms /")}
+    assert routes and routes <= {*bench.STUDENT_ROUTES, *bench.ADMIN_ROUTES}  # each client polls its pages in turn
+    assert all(figures[f"p95_ms {route}"] > 0 for route in routes) and figures["p95_ms_all"] > 0
+    waited = 2 - figures["first_block_s_missing"]
+    assert (figures["first_block_s_median"] is None) == (waited == 0)
+    assert set(figures) >= {"first_block_s_max", "load_1min", "p95_ms_worst"}
+    me = psutil.Process()
+    assert not [p for p in me.children(recursive=True) if p.status() != psutil.STATUS_ZOMBIE]
+
+
+def test_a_server_that_cannot_start_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(folder: Path) -> Path:
+        path = folder / "contest.toml"
+        path.write_text('[contest]\nname = "bench"\n[ladder]\ntable_size = 9\n', encoding="utf-8")
+        return path
+
+    monkeypatch.setattr(bench, "_contest", broken)
+    with pytest.raises(bench.BenchServeError) as err:
+        bench.run(clients=2, uploads=0)
+    text = str(err.value)
+    assert text.startswith("harness serve --links failed: ") and "table_size" in text and "\n" not in text
