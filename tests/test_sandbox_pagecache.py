@@ -417,5 +417,8 @@ def test_every_primitive_that_reports_or_changes_the_page_cache_is_refused(tmp_p
                           "io_uring_setup": "ENOSYS", "cachestat": "ENOSYS"}, (box.view, inside)
     outside = json.loads(subprocess.run([python, str(home / "probe.py"), target], capture_output=True, text=True,
                                         timeout=60, check=True).stdout)
-    assert outside["mincore"] == outside["readahead"] == outside["cachestat"] == 0, outside
+    assert outside["mincore"] == outside["readahead"] == 0, outside
+    # cachestat tells a file's cache only to whom may write the file (Linux 6.x): an ordinary user is refused
+    # outside the jail too, by the kernel, which is what the jail's ENOSYS must not depend on
+    assert outside["cachestat"] == 0 or (os.geteuid() != 0 and outside["cachestat"] == "EPERM"), outside
     assert outside["preadv2-nowait"] in (0, "EAGAIN"), outside
