@@ -133,7 +133,8 @@ def test_the_rating_chart_rates_only_new_blocks_and_agrees_with_a_full_recomputa
         rated.append(1)
         return original(*args)
 
-    monkeypatch.setattr(ratings, "rate_table", counting)
+    monkeypatch.setattr(ratings, "rate_table", counting)  # the board's ratings (inside ratings)
+    monkeypatch.setattr(board_module, "rate_table", counting)  # the chart's (imported by name)
     try:
         for k in range(3):
             _finish_block(engine, ["rcaller", "rcaller"], ["caller", "x"], 10 * (k - 1), 100.0 + k)
