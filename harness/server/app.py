@@ -57,8 +57,8 @@ from harness.match.untrusted import quoted
 from harness.play.guard import PageGuard
 from harness.play.web import page_html, static_response
 from harness.report.collect import safe_name
-from harness.report.history import rating_points_history
 from harness.report.html import history_figure
+from harness.report.trend import rating_points_history
 from harness.report.viewer import script_json
 from harness.server import db, store
 from harness.server.board import LiveBoard
