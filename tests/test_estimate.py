@@ -15,8 +15,8 @@ from harness.tournament.estimate import (
     Rates,
     describe_bytes,
     describe_seconds,
-    estimate,
     match_seconds,
+    plan_cost,
 )
 from harness.tournament.runner import run_tournament
 from tests.runner_helpers import fake_config, fake_play
@@ -36,15 +36,15 @@ def test_a_match_is_its_fixed_part_plus_its_hands_plus_what_its_bots_add() -> No
 
 def test_jobs_divide_the_time_and_disk_counts_whole_blocks() -> None:
     matches = [MatchCost(seats=2, hands=100, bots=["a", "b"])] * 10
-    one = estimate(RATES, matches, {}, jobs=1)
-    two = estimate(RATES, matches, {}, jobs=2)
+    one = plan_cost(RATES, matches, {}, jobs=1)
+    two = plan_cost(RATES, matches, {}, jobs=2)
     assert (one.matches, one.hands) == (10, 1000)
     if two.jobs == 2:  # on a machine with 2 CPUs or more
         assert two.seconds == pytest.approx(one.seconds / 2)
     per_match = RATES.match_bytes(2, 100)
     assert per_match % 1 == 0 and per_match >= 4 * BLOCK  # history, result.json, referee.log, 2 directories
     assert RATES.match_bytes(2, 100, compressed=False) > per_match
-    assert estimate(RATES, [], {}, jobs=1, extra_bytes=1e6).bytes == 0  # nothing to play, nothing written
+    assert plan_cost(RATES, [], {}, jobs=1, extra_bytes=1e6).bytes == 0  # nothing to play, nothing written
 
 
 def test_words() -> None:
@@ -60,7 +60,7 @@ def test_a_rerun_scales_the_estimate_by_the_recorded_matches(tmp_path: Path) -> 
     assert bigger.estimate is not None and bigger.estimate.source == "the last run's 6 matches"
     assert bigger.estimate.matches == 6
     # the fake referee takes no time at all: the scaled estimate is far below the defaults' guess
-    unscaled = estimate(DEFAULT_RATES, [MatchCost(2, 5, ["a", "d"])] * 6, {}, jobs=2)
+    unscaled = plan_cost(DEFAULT_RATES, [MatchCost(2, 5, ["a", "d"])] * 6, {}, jobs=2)
     assert bigger.estimate.seconds < unscaled.seconds / 2
 
 
@@ -110,14 +110,14 @@ def test_the_estimate_counts_the_matches_that_run_at_once_under_taskset(
 
     # The time: three matches on two CPUs take what two CPUs give, not a third of the sum.
     matches = [MatchCost(seats=2, hands=100, bots=["a", "b"])] * 6
-    one = estimate(RATES, matches, {}, jobs=1)
-    three = estimate(RATES, matches, {}, jobs=3)
+    one = plan_cost(RATES, matches, {}, jobs=1)
+    three = plan_cost(RATES, matches, {}, jobs=3)
     assert three.seconds == pytest.approx(one.seconds / 2) and one.cpus is None
     # jobs = 0: the CPUs this process may use (its affinity, not the machine's count).
-    default = estimate(RATES, matches, {}, jobs=0)
+    default = plan_cost(RATES, matches, {}, jobs=0)
     assert (default.jobs, default.cpus) == (2, None) and "with 2 jobs," in default.describe()
     # A cluster's threads each have a CPU of their own.
-    cluster = estimate(RATES, matches, {}, jobs=0, parallel=3)
+    cluster = plan_cost(RATES, matches, {}, jobs=0, parallel=3)
     assert (cluster.jobs, cluster.cpus) == (3, None) and cluster.seconds == pytest.approx(one.seconds / 3)
 
 

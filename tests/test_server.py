@@ -484,7 +484,7 @@ def test_a_new_blocks_first_match_starts_in_the_turn_that_opens_it(tmp_path: Pat
 
     from harness.server import db as schema
     from harness.server import store
-    from harness.server.board import Board
+    from harness.server.board import LiveBoard
     from harness.server.ladder import Ladder
 
     contest = load_contest(contest_file(tmp_path, jobs=2))
@@ -494,7 +494,7 @@ def test_a_new_blocks_first_match_starts_in_the_turn_that_opens_it(tmp_path: Pat
         alice = conn.execute(select(schema.students.c.id).where(schema.students.c.name == "alice")).scalar_one()
     vid = store.add_version(engine, alice, "0" * 64, "python bot.py", "").id
     store.finish_check(engine, vid, True, "", {})
-    board = Board(contest, engine, worker=False)
+    board = LiveBoard(contest, engine, worker=False)
     slots = Slots()
     ladder = Ladder(contest, engine, board, executor=slots)
     try:
@@ -587,7 +587,7 @@ def test_the_ladder_checks_one_version_of_a_student_at_a_time(tmp_path: Path) ->
 
     from harness.server import db as schema
     from harness.server import store
-    from harness.server.board import Board
+    from harness.server.board import LiveBoard
     from harness.server.ladder import Ladder
     from harness.tournament.workers import Done
 
@@ -598,7 +598,7 @@ def test_the_ladder_checks_one_version_of_a_student_at_a_time(tmp_path: Path) ->
         ids = dict(conn.execute(select(schema.students.c.name, schema.students.c.id)).all())
     alice = [store.add_version(engine, ids["alice"], f"{i:064x}", "python bot.py", "").id for i in range(3)]
     bob = store.add_version(engine, ids["bob"], "f" * 64, "python bot.py", "").id
-    board = Board(contest, engine, worker=False)
+    board = LiveBoard(contest, engine, worker=False)
     slots = Slots()
     slots.capacity = 4
     ladder = Ladder(contest, engine, board, executor=slots)

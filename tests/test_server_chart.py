@@ -6,7 +6,7 @@ import asyncio
 import json
 from typing import Any, cast
 
-from harness.report.history import rating_points_history
+from harness.report.trend import rating_points_history
 from harness.server.app import plotly_js, rating_chart
 
 POINTS = [

@@ -18,7 +18,7 @@ from sqlalchemy import select  # noqa: E402
 
 from harness.server import db as schema  # noqa: E402
 from harness.server import store  # noqa: E402
-from harness.server.board import Board  # noqa: E402
+from harness.server.board import LiveBoard  # noqa: E402
 from harness.server.contest import load_contest  # noqa: E402
 from harness.server.ladder import Ladder  # noqa: E402
 from harness.specs import MatchResult  # noqa: E402
@@ -47,7 +47,7 @@ class _Run:
         store.sync_roster(self.engine, self.contest)
         with self.engine.connect() as conn:
             self.ids = dict(conn.execute(select(schema.students.c.name, schema.students.c.id)).all())
-        self.board = Board(self.contest, self.engine, worker=False)
+        self.board = LiveBoard(self.contest, self.engine, worker=False)
         self.slots = Slots()
         self.slots.capacity = jobs
         self.ladder = Ladder(self.contest, self.engine, self.board, executor=self.slots)

@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("sqlalchemy")
 
 from harness.server import store  # noqa: E402
-from harness.server.board import BACKGROUND_NICENESS, Board  # noqa: E402
+from harness.server.board import BACKGROUND_NICENESS, LiveBoard  # noqa: E402
 from harness.server.contest import load_contest  # noqa: E402
 from harness.server.db import open_database  # noqa: E402
 from harness.server.ladder import Ladder  # noqa: E402
@@ -35,7 +35,7 @@ def test_the_ladders_workers_run_at_the_background_niceness(tmp_path: Path) -> N
     contest = load_contest(contest_file(tmp_path))
     engine = open_database(contest.database)
     store.sync_roster(engine, contest)
-    board = Board(contest, engine, worker=False)
+    board = LiveBoard(contest, engine, worker=False)
     ladder = Ladder(contest, engine, board)
     assert isinstance(ladder.executor, LocalExecutor) and ladder.executor.nice == BACKGROUND_NICENESS
     executor = LocalExecutor(1, pin=False, nice=ladder.executor.nice)
@@ -56,7 +56,7 @@ def test_the_boards_worker_runs_at_the_background_niceness(tmp_path: Path) -> No
     contest = load_contest(contest_file(tmp_path))
     engine = open_database(contest.database)
     store.sync_roster(engine, contest)
-    board = Board(contest, engine)
+    board = LiveBoard(contest, engine)
     try:
         board.rows()  # the first computation starts the worker
         assert board._pool is not None
@@ -74,7 +74,7 @@ def test_the_board_asks_the_database_nothing_per_page_while_the_ladder_counts_th
     contest = load_contest(contest_file(tmp_path))
     engine = open_database(contest.database)
     store.sync_roster(engine, contest)
-    board = Board(contest, engine, worker=False)
+    board = LiveBoard(contest, engine, worker=False)
     ladder = Ladder(contest, engine, board, executor=Slots())
     statements: list[str] = []
     event.listen(engine, "before_cursor_execute", lambda *args: statements.append(args[2]))

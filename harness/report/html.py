@@ -37,9 +37,9 @@ from pathlib import Path
 from typing import Any
 
 from harness.report.collect import VIEWER_HANDS_PER_MATCH, BotReport, ReportData, collect, safe_name
-from harness.report.history import Series, bb_history, rating_history
 from harness.report.markdown import bot_markdown
 from harness.report.pokerstats import COLUMNS, HEADINGS, shown_cells, stats_csv
+from harness.report.trend import Series, bb_history, rating_history
 from harness.report.viewer import STATIC_FILES, script_json, static_text, viewer_view
 from harness.tournament.leaderboard import EXPLANATION, Board, load_board, make_board, ranked, to_csv
 from harness.tournament.ratings import MIN_RESAMPLED_SETS, Rankings

@@ -57,11 +57,11 @@ from harness.match.untrusted import quoted
 from harness.play.guard import PageGuard
 from harness.play.web import page_html, static_response
 from harness.report.collect import safe_name
-from harness.report.history import rating_points_history
 from harness.report.html import history_figure
+from harness.report.trend import rating_points_history
 from harness.report.viewer import script_json
 from harness.server import db, store
-from harness.server.board import Board
+from harness.server.board import LiveBoard
 from harness.server.botlog import shown_log
 from harness.server.contest import Contest, load_contest
 from harness.server.db import metadata
@@ -95,7 +95,7 @@ class Server:
                  events_poll_s: float = EVENTS_POLL_S) -> None:
         self.contest = contest
         self.engine = engine
-        self.board = Board(contest, engine)
+        self.board = LiveBoard(contest, engine)
         self.ladder = Ladder(contest, engine, self.board, play=play) if ladder else None
         #: Games students play in the browser (:mod:`harness.server.games`).
         self.games = Games(contest)
@@ -353,7 +353,7 @@ def rating_chart(points: list[dict[str, Any]], uploads: list[tuple[float, str]])
     :func:`harness.report.html.history_figure` (a plotly figure as JSON), None before any block.
 
     Args:
-        points: the board's rating points (:meth:`harness.server.board.Board.history`).
+        points: the board's rating points (:meth:`harness.server.board.LiveBoard.history`).
         uploads: ``(time, version label)`` of the student's versions: a dashed line where each came in.
     """
     if not points:

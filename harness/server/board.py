@@ -76,7 +76,7 @@ class Row:
         return asdict(self)
 
 
-class Board:
+class LiveBoard:
     """The leaderboard of one contest, cached by the number of complete blocks (thread-safe).
 
     Recomputing takes seconds with thousands of matches, so it runs in a worker process of its

@@ -41,7 +41,7 @@ from sqlalchemy import Engine, select
 from harness.host.build import BuildLimits
 from harness.server import db, store
 from harness.server.admission import admit
-from harness.server.board import BACKGROUND_NICENESS, Board
+from harness.server.board import BACKGROUND_NICENESS, LiveBoard
 from harness.server.contest import Contest
 from harness.server.hostpaths import for_student, host_roots
 from harness.server.matchhands import slow_decisions
@@ -118,7 +118,7 @@ class Ladder:
         play: the match function (default: the referee's ``play_match`` in the contest's sandbox).
     """
 
-    def __init__(self, contest: Contest, engine: Engine, board: Board, *, executor: Executor | None = None,
+    def __init__(self, contest: Contest, engine: Engine, board: LiveBoard, *, executor: Executor | None = None,
                  play: Any = None) -> None:
         self.contest = contest
         self.engine = engine
@@ -181,7 +181,7 @@ class Ladder:
 
     def turn(self, wait_s: float = _POLL_S) -> list[Done]:
         """One turn: fill free slots, wait up to ``wait_s`` for jobs, store what finished, count the complete
-        blocks for the board's key (:meth:`Board.key`)."""
+        blocks for the board's key (:meth:`LiveBoard.key`)."""
         self.fill()
         done = self.executor.wait(wait_s) if self.executor.running() else []
         if not done and not self.executor.running():

@@ -218,9 +218,9 @@ def match_seconds(rates: Rates, match: MatchCost, costs: Mapping[str, BotCost]) 
     return base + extra_start + match.hands * extra_hand
 
 
-def estimate(rates: Rates, matches: Iterable[MatchCost], costs: Mapping[str, BotCost], *, jobs: int,
-             compressed: bool = True, scale: float = 1.0, source: str = "", extra_bytes: float = 0.0,
-             parallel: int | None = None) -> PlanCost:
+def plan_cost(rates: Rates, matches: Iterable[MatchCost], costs: Mapping[str, BotCost], *, jobs: int,
+              compressed: bool = True, scale: float = 1.0, source: str = "", extra_bytes: float = 0.0,
+              parallel: int | None = None) -> PlanCost:
     """Estimate the wall time and disk use of ``matches`` run ``jobs`` at a time.
 
     Args:

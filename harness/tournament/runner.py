@@ -78,8 +78,8 @@ from harness.tournament.estimate import (
     calibrate,
     disk_warning,
     effective_jobs,
-    estimate,
     match_seconds,
+    plan_cost,
 )
 from harness.tournament.leaderboard import write_leaderboard
 from harness.tournament.matchjob import PlayMatch, count_hands, play_and_store
@@ -312,9 +312,9 @@ def plan_estimate(config: TournamentConfig, plan: Plan, todo: Sequence[Pairing],
             scale, source = measured / guessed, f"the last run's {len(recorded)} matches"
 
     once = (REPORT_BYTES + ENTRY_BYTES * len(plan.bots)) if not recorded else 0.0
-    return estimate(rates, [cost(p.bots) for p in todo], costs, jobs=config.schedule.jobs,
-                    compressed=config.tournament.compress, scale=scale, source=source, extra_bytes=once,
-                    parallel=parallel)
+    return plan_cost(rates, [cost(p.bots) for p in todo], costs, jobs=config.schedule.jobs,
+                     compressed=config.tournament.compress, scale=scale, source=source, extra_bytes=once,
+                     parallel=parallel)
 
 
 def describe_plan(config: TournamentConfig, plan: Plan) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.report.history import bb_history, rating_history
+from harness.report.trend import bb_history, rating_history
 from harness.tournament.ratings import plackett_luce_ratings
 from harness.tournament.results import read_records
 from harness.tournament.runner import run_tournament
