@@ -188,30 +188,3 @@ def test_a_version_with_a_fault_in_each_of_its_last_blocks_is_paused(tmp_path: P
         assert blocks_of(flaky) > settled
     finally:
         run.close()
-
-
-def test_the_first_admitted_version_of_a_burst_plays_while_the_others_are_checked(run: _Run) -> None:
-    """Six students upload at once (all waiting for their check) with two slots: once the first check admits
-    its version, that version's first block starts before the last check does (a slot is kept from the checks
-    for a first block that could play), and every check still runs, one at a time per slot."""
-    newcomers = [store.add_version(run.engine, run.ids[name], f"{i:064d}", "python bot.py", "").id
-                 for i, name in enumerate(CLASS[2:])]
-    order: list[tuple[str, int]] = []  # ("check", version id) or ("match", block id), in the order submitted
-    for _ in range(30):
-        seen = {j.key for j in run.slots.jobs}
-        run.ladder.fill()
-        order += [(j.info[0], j.info[1]) for j in run.slots.jobs if j.key not in seen]
-        if not run.slots.jobs:
-            break
-        job = run.slots.jobs.pop(0)
-        if job.info[0] == "check":  # admitted: the worker's report of a passed check
-            run.ladder.finished(Done(job=job, result={"ok": True, "reason": ""}, error="", wall_s=1.0))
-        else:
-            run.ladder.finished(Done(job=job, result=_result(job), error="", wall_s=1.0))
-    checks = [pos for pos, (kind, _) in enumerate(order) if kind == "check"]
-    matches = [pos for pos, (kind, _) in enumerate(order) if kind == "match"]
-    assert sorted(v for kind, v in order if kind == "check") == sorted(newcomers)  # every version checked once
-    assert matches and matches[0] < checks[-1], order  # the first block starts while checks remain
-    with run.engine.connect() as conn:
-        states = conn.execute(select(schema.versions.c.state).where(schema.versions.c.id.in_(newcomers))).scalars()
-        assert set(states) == {store.ADMITTED}

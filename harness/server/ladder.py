@@ -5,9 +5,7 @@ One thread of the server drives an :class:`~harness.tournament.workers.Executor`
 Dask cluster, :class:`~harness.tournament.cluster.DaskExecutor`). Each turn it:
 
 1. sends every version waiting for admission to a worker (first: a student
-   waits for that), but keeps one slot from the checks while a version's
-   first block could play, so a class uploading at once sees its first
-   admitted versions play while the rest are still checked;
+   waits for that);
 2. sends pending matches of open blocks (challenges first), never two
    rotations of one block at once (they deal the same cards);
 3. when slots stay free, makes a new block (:func:`choose_table`): the
@@ -207,10 +205,9 @@ class Ladder:
         return self.capacity - len(self.executor.running())
 
     def fill(self) -> None:
-        """Give every free slot a job, in this order: version checks (all slots but one while a first block could
-        start: :meth:`_first_waiting`); the pending matches of versions' first blocks; new first blocks of active
-        versions that have none yet (oldest upload first); the other pending matches (challenges first); a new
-        ladder block (one a turn) while fewer than ``capacity`` blocks are open.
+        """Give every free slot a job, in this order: version checks; the pending matches of versions' first
+        blocks; new first blocks of active versions that have none yet (oldest upload first); the other pending
+        matches (challenges first); a new ladder block (one a turn) while fewer than ``capacity`` blocks are open.
 
         So a class uploading at once gets every admitted version's first block before anyone's second and
         before challenges. Every count comes from the database (:func:`harness.server.store.tally`), never from
@@ -244,26 +241,19 @@ class Ladder:
         running = {j.key for j in self.executor.running()}
         # one check per student at a time: a stream of one student's submissions never takes more than a slot
         checking = {j.info[2] for j in self.executor.running() if j.info and j.info[0] == "check"}
-        tally = self._tally()
-        busy_blocks = {j.info[1] for j in self.executor.running() if j.info and j.info[0] == "match"}
-        paused = self.frozen_ladder()  # the final runs: blocks under way finish, none starts (challenges wait)
-        pending = store.pending_matches(self.engine, tally.first)
-        # a first block that could play keeps a slot from the checks: the first admitted versions play while
-        # the rest of a burst is checked, instead of every first block waiting for the last check
-        most = self.capacity - 1 if self.capacity > 1 and self._first_waiting(tally, pending, busy_blocks,
-                                                                                paused) else self.capacity
         for v in store.versions_to_check(self.engine):
             if self._free() <= 0:
                 return None
-            if len(checking) >= most:
-                break
             key = f"check:{v['id']}"
             if key not in running and v["student"] not in checking:
                 checking.add(v["student"])
                 self._submit(self._check_job(v))
         if self._free() <= 0:
             return None
-        for m in pending:
+        tally = self._tally()
+        busy_blocks = {j.info[1] for j in self.executor.running() if j.info and j.info[0] == "match"}
+        paused = self.frozen_ladder()  # the final runs: blocks under way finish, none starts (challenges wait)
+        for m in store.pending_matches(self.engine, tally.first):
             if self._free() <= 0:
                 return None
             if m["block_id"] in busy_blocks or (first_only and m["block_id"] not in tally.first) or (
@@ -272,20 +262,6 @@ class Ladder:
             busy_blocks.add(m["block_id"])
             self._submit(self._match_job(m))
         return tally if self._free() > 0 else None
-
-    def _first_waiting(self, tally: store.Tally, pending: list[dict[str, Any]], busy_blocks: set[int],
-                       paused: bool) -> bool:
-        """Whether a version's first block could start now: a pending match of a first block none of whose
-        rotations runs, or (ladder not paused) an unpaused active version with no block and enough entrants
-        for a table."""
-        if any(m["block_id"] in tally.first and m["block_id"] not in busy_blocks
-               and not (paused and m["block_state"] == store.PENDING) for m in pending):
-            return True
-        if paused:
-            return False
-        active = [a for a in store.active_versions(self.engine) if not a["paused"]]
-        return (len(active) + len(self.contest.references) >= self.contest.ladder.table_size
-                and any(not tally.given.get(f"v{a['id']}", 0) for a in active))
 
     def _tally(self) -> store.Tally:
         """:func:`harness.server.store.tally`, read again only when a block was made or finished since (one
