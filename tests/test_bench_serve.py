@@ -13,6 +13,8 @@ import pytest
 pytest.importorskip("httpx")
 
 from harness.bench import serve as bench  # noqa: E402
+from harness.server import db, store  # noqa: E402
+from harness.server.contest import load_contest  # noqa: E402
 from tests.server_helpers import HARNESS  # noqa: E402
 
 pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fast set (pytest -m "not slow")
@@ -46,3 +48,19 @@ def test_a_server_that_cannot_start_is_one_line(tmp_path: Path, monkeypatch: pyt
         bench.run(clients=2, uploads=0)
     text = str(err.value)
     assert text.startswith("harness serve --links failed: ") and "table_size" in text and "\n" not in text
+
+
+def test_the_populated_contest_has_every_old_version_played_as_the_ladder_counts_blocks(tmp_path: Path) -> None:
+    """The stored blocks name their seats as the ladder counts them (:func:`harness.server.store.tally`): every
+    old active version has a block, so after a burst only the new versions wait for a first block."""
+    contest = load_contest(bench._contest(tmp_path))
+    bench._populate(tmp_path / "contest.toml")
+    engine = db.open_database(contest.database)
+    try:
+        given = store.tally(engine).given
+        active = store.active_versions(engine)
+    finally:
+        engine.dispose()
+    assert len(active) == bench.STUDENTS
+    assert [a["id"] for a in active if not given.get(f"v{a['id']}")] == []
+    assert given["rcaller"] == bench.MATCHES // 2
