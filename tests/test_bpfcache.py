@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.host import bpfcache, syscall_filter
+from harness.host import bpfcache, syscall_filter, usercache
 
 PROGRAM = bytes(range(16))  # two instructions' worth
 
@@ -102,7 +102,7 @@ def test_without_a_home_nothing_is_kept_anywhere(tmp_path: Path, monkeypatch: py
     source = tmp_path / "rules.py"
     source.write_text("RULES = 1\n")
     calls, build = counting()
-    assert bpfcache.cache_dir() is None
+    assert usercache.cache_dir() is None
     assert bpfcache.kept("t", str(source), build)["program"] == PROGRAM
     assert bpfcache.kept("t", str(source), build)["program"] == PROGRAM
     assert len(calls) == 2 and sorted(p.name for p in tmp_path.iterdir()) == ["rules.py"]

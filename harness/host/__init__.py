@@ -2,6 +2,7 @@
 
 Modules, in the direction of their imports: ``placement`` (CPU pinning), ``cgroups`` (a control
 group per bot), ``treelimits`` (limits per process tree where control groups cannot be made),
+``usercache`` (the user's cache directory and when what it keeps is trusted),
 ``bpfcache`` (compiled seccomp programs, kept) and ``syscall_filter`` (the allow-list),
 ``sysinfo_supervisor`` (the referee answers a bot's sysinfo), ``marks`` (the marks in a bot's
 environment, and the search for what a dead referee left), ``guardian`` (a run's bots die with

@@ -12,11 +12,10 @@ pyseccomp that compile it, so it is kept under a key of all four in the
 user's cache directory (``$XDG_CACHE_HOME/harness``, else
 ``~/.cache/harness``) and compiled again whenever one changes.
 
-A kept program is trusted as much as the harness's own code: it is read
-only from a regular file of this user that nobody else may write, in a
-directory of this user that nobody else may write (a bot never sees it:
-the sandbox shows no home directory); anything else is compiled afresh.
-Where nothing can be written, programs are compiled per process, as before.
+A kept program is trusted as much as the harness's own code, under the rule of
+:mod:`harness.host.usercache` (a regular file of this user that nobody else may
+write, in such a directory); anything else is compiled afresh. Where nothing can
+be written, programs are compiled per process, as before.
 """
 
 from __future__ import annotations
@@ -28,11 +27,12 @@ import importlib.util
 import json
 import os
 import platform
-import stat
 import sysconfig
 import tempfile
 from collections.abc import Callable
 from typing import Any
+
+from harness.host.usercache import cache_dir, keep, read_trusted
 
 __all__ = ["bpf_of", "cache_dir", "kept"]
 
@@ -42,24 +42,6 @@ _LIBSECCOMP = "libseccomp.so.2"
 _LIB_DIRS = ("/usr/lib/{multiarch}", "/lib/{multiarch}", "/usr/lib64", "/lib64", "/usr/lib", "/lib", "/usr/local/lib")
 #: The largest program accepted from a file (bytes): the kernel's BPF_MAXINSNS instructions.
 _MAX_BYTES = 4096 * 8
-
-
-def cache_dir() -> str | None:
-    """The directory of kept programs: ``$XDG_CACHE_HOME/harness`` (when absolute, as the XDG base directory
-    specification says), else ``~/.cache/harness`` (``HOME``, else the passwd entry's); None without a home
-    (unset, empty, relative or ``/``)."""
-    base = os.environ.get("XDG_CACHE_HOME", "")
-    if not os.path.isabs(base):
-        home = os.environ.get("HOME")
-        if home is None:
-            with contextlib.suppress(KeyError, ImportError):
-                import pwd
-
-                home = pwd.getpwuid(os.geteuid()).pw_dir
-        if not home or not os.path.isabs(home) or home == "/":
-            return None
-        base = os.path.join(home, ".cache")
-    return os.path.join(base, "harness")
 
 
 def _compilers() -> list[str] | None:
@@ -78,27 +60,16 @@ def _compilers() -> list[str] | None:
     return [*dict.fromkeys(found), f"{spec.origin}:{st.st_size}:{st.st_mtime_ns}"]
 
 
-def _owned_safely(st: os.stat_result) -> bool:
-    """This user's, and writable by nobody else."""
-    return st.st_uid == os.geteuid() and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
-
-
 def _read(path: str) -> dict[str, Any] | None:
     """A kept entry, or None when there is none that may be trusted (see the module docstring)."""
-    try:
-        folder = os.stat(os.path.dirname(path))
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
+    data = read_trusted(path, 4 * _MAX_BYTES)
+    if data is None:
         return None
-    with os.fdopen(fd, "rb") as fh:
-        st = os.fstat(fh.fileno())
-        if not (stat.S_ISREG(st.st_mode) and _owned_safely(st) and _owned_safely(folder)):
-            return None
-        try:
-            entry: dict[str, Any] = json.loads(fh.read(4 * _MAX_BYTES))
-            code = base64.b64decode(entry["program"], validate=True)
-        except (ValueError, KeyError, TypeError):
-            return None
+    try:
+        entry: dict[str, Any] = json.loads(data)
+        code = base64.b64decode(entry["program"], validate=True)
+    except (ValueError, KeyError, TypeError):
+        return None
     if not code or len(code) % 8 or len(code) > _MAX_BYTES:
         return None
     entry["program"] = code
@@ -107,22 +78,7 @@ def _read(path: str) -> dict[str, Any] | None:
 
 def _write(path: str, entry: dict[str, Any]) -> None:
     """Keep an entry (atomically; silently not where the directory cannot be made or written)."""
-    folder = os.path.dirname(path)
-    with contextlib.suppress(OSError):
-        os.makedirs(folder, mode=0o755, exist_ok=True)
-        if not _owned_safely(os.stat(folder)):
-            return
-        data = json.dumps({**entry, "program": base64.b64encode(entry["program"]).decode()}).encode()
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".bpf-")
-        try:
-            os.write(fd, data)
-            os.fchmod(fd, 0o644)
-        finally:
-            os.close(fd)
-        try:
-            os.replace(tmp, path)
-        except OSError:
-            os.unlink(tmp)
+    keep(path, json.dumps({**entry, "program": base64.b64encode(entry["program"]).decode()}).encode(), ".bpf-")
 
 
 def kept(name: str, source_file: str, build: Callable[[], dict[str, Any] | None]) -> dict[str, Any] | None:

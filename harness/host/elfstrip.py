@@ -5,7 +5,7 @@ library a bot loads; some carry their debugging information (a pyenv-built
 ``libpython3.11.so`` is 22 MiB, 6 MiB without it), which no bot runs. Where
 binutils' ``objcopy`` (or ``strip``) is installed, :func:`stripped` makes a
 copy of such a file with ``--strip-debug`` once, keeps it in the user's cache
-directory (:func:`harness.host.bpfcache.cache_dir`) under a key of the file's
+directory (:func:`harness.host.usercache.cache_dir`) under a key of the file's
 path, size, time and inode, and the view copies that instead: the code, data
 and symbols a program runs with are unchanged. Without the tool, a cache
 directory, or for a file whose debugging sections are small
@@ -31,7 +31,7 @@ import subprocess
 import tempfile
 from functools import lru_cache
 
-from harness.host.bpfcache import cache_dir
+from harness.host.usercache import cache_dir, owned_safely
 
 __all__ = ["MIN_DEBUG_BYTES", "debug_bytes", "stripped", "tool"]
 
@@ -86,11 +86,6 @@ def _debug_bytes_of(path: str, size: int, mtime_ns: int) -> int:
     return debug_bytes(path)
 
 
-def _owned_safely(st: os.stat_result) -> bool:
-    """This user's, and writable by nobody else."""
-    return st.st_uid == os.geteuid() and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
-
-
 def stripped(path: str, st: os.stat_result) -> str | None:
     """A kept copy of the organiser's ELF file ``path`` (``st``: its ``lstat``) without its debugging
     sections, made now if need be; None when it is to be copied as it is (no tool, no cache directory,
@@ -105,13 +100,13 @@ def stripped(path: str, st: os.stat_result) -> str | None:
     kept = os.path.join(folder, f"{key[:32]}-{os.path.basename(path)[:64]}")
     with contextlib.suppress(OSError):
         found = os.stat(kept, follow_symlinks=False)
-        if stat.S_ISREG(found.st_mode) and _owned_safely(found) and _owned_safely(os.stat(folder)):
+        if stat.S_ISREG(found.st_mode) and owned_safely(found) and owned_safely(os.stat(folder)):
             return kept
     if _debug_bytes_of(path, st.st_size, st.st_mtime_ns) < MIN_DEBUG_BYTES:
         return None
     try:
         os.makedirs(folder, mode=0o755, exist_ok=True)
-        if not _owned_safely(os.stat(folder)):
+        if not owned_safely(os.stat(folder)):
             return None
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".strip-")
         os.close(fd)

@@ -21,15 +21,12 @@ never kept.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
-import stat
-import tempfile
 from collections.abc import Callable, Sequence
 
-from harness.host.bpfcache import cache_dir
+from harness.host.usercache import cache_dir, keep, read_trusted
 
 __all__ = ["kept_probe", "probe_key"]
 
@@ -86,26 +83,15 @@ def probe_key(executable: str, stdlib: Sequence[str], site: str, sdk: Sequence[s
     return hashlib.sha256(json.dumps([parts, sorted(modules)]).encode()).hexdigest()
 
 
-def _owned_safely(st: os.stat_result) -> bool:
-    """This user's, and writable by nobody else."""
-    return st.st_uid == os.geteuid() and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
-
-
 def _read(path: str) -> list[str] | None:
     """A kept answer (a list of paths), or None when there is none that may be trusted."""
-    try:
-        folder = os.stat(os.path.dirname(path))
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
+    data = read_trusted(path, _MAX_BYTES)
+    if data is None:
         return None
-    with os.fdopen(fd, "rb") as fh:
-        st = os.fstat(fh.fileno())
-        if not (stat.S_ISREG(st.st_mode) and _owned_safely(st) and _owned_safely(folder)):
-            return None
-        try:
-            files = json.loads(fh.read(_MAX_BYTES))
-        except ValueError:
-            return None
+    try:
+        files = json.loads(data)
+    except ValueError:
+        return None
     if not isinstance(files, list) or not all(isinstance(f, str) and os.path.isabs(f) for f in files):
         return None
     return files
@@ -113,21 +99,7 @@ def _read(path: str) -> list[str] | None:
 
 def _write(path: str, files: list[str]) -> None:
     """Keep an answer (atomically; silently not where the directory cannot be made or written)."""
-    folder = os.path.dirname(path)
-    with contextlib.suppress(OSError):
-        os.makedirs(folder, mode=0o755, exist_ok=True)
-        if not _owned_safely(os.stat(folder)):
-            return
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".probe-")
-        try:
-            os.write(fd, json.dumps(files).encode())
-            os.fchmod(fd, 0o644)
-        finally:
-            os.close(fd)
-        try:
-            os.replace(tmp, path)
-        except OSError:
-            os.unlink(tmp)
+    keep(path, json.dumps(files).encode(), ".probe-")
 
 
 def kept_probe(key: str | None, probe: Callable[[], list[str] | None]) -> list[str] | None:
