@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from multiprocessing import resource_tracker
 from pathlib import Path
 from typing import Any
 
@@ -13,16 +14,24 @@ from harness.host.botproc import find_marked
 from harness.specs import BotSpec, Limits, MatchResult, MatchSpec, SandboxSettings
 
 
-def assert_nothing_left() -> None:
-    """No process launched for this test process is alive (marked env or our fixtures in argv)."""
-    left = set(find_marked(owner_pid=os.getpid()))
-    me = psutil.Process()
-    for child in me.children(recursive=True):
+def live_descendants() -> list[psutil.Process]:
+    """This process's descendants that are alive (not zombies), less multiprocessing's resource tracker: the
+    standard library starts it once per process, at the first named semaphore (a process pool made in this
+    process, such as an in-process contest server's board worker), and it lives as long as the process by design."""
+    tracker = getattr(resource_tracker._resource_tracker, "_pid", None)  # noqa: SLF001  (no public accessor)
+    found = []
+    for child in psutil.Process().children(recursive=True):
         try:
-            if child.status() != psutil.STATUS_ZOMBIE:
-                left.add(child.pid)
+            if child.status() != psutil.STATUS_ZOMBIE and child.pid != tracker:
+                found.append(child)
         except psutil.NoSuchProcess:
             pass
+    return found
+
+
+def assert_nothing_left() -> None:
+    """No process launched for this test process is alive (marked env or our fixtures in argv)."""
+    left = set(find_marked(owner_pid=os.getpid())) | {p.pid for p in live_descendants()}
     assert not left, f"processes left behind: {[(pid, _described(pid)) for pid in sorted(left)]}"
 
 

@@ -3,10 +3,10 @@ against targets)."""
 
 from __future__ import annotations
 
-import psutil
 import pytest
 
 from harness.bench.match import _sample_hand, transport_floor
+from tests.fault_helpers import live_descendants
 
 pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fast set (pytest -m "not slow")
 
@@ -19,11 +19,10 @@ def test_sample_hand_is_a_heads_up_showdown_of_six_decisions() -> None:
 
 
 def test_transport_floor_plays_and_stops_its_bots() -> None:
-    me = psutil.Process()
     figures = transport_floor(hands=20)
     assert figures["hands_per_s"] > 0 and figures["us_per_hand"] > 0
     assert figures["cpu_us_per_decision"] > 0  # the loop's own CPU, counted
-    assert not [p for p in me.children(recursive=True) if p.status() != psutil.STATUS_ZOMBIE]
+    assert not live_descendants()
 
 
 def test_sandbox_start_measures_and_leaves_no_process_or_group() -> None:
@@ -41,8 +40,7 @@ def test_sandbox_start_measures_and_leaves_no_process_or_group() -> None:
     figures = sandbox_start(n=2)
     assert set(figures) == {"start_ms", "turn_switch_us", "freeze_switch_us"}
     assert figures["turn_switch_us"] > 0 and figures["freeze_switch_us"] > 0
-    me = psutil.Process()
-    assert not [p for p in me.children(recursive=True) if p.status() != psutil.STATUS_ZOMBIE]
+    assert not live_descendants()
     mine = f"harness-{os.getpid()}-"
     assert not [n for _, d in sup.cgroups.parents for n in os.listdir(d) if n.startswith(mine)], cgroups.__name__
 
@@ -99,8 +97,7 @@ def test_the_acpc_dealer_is_measured_when_built_here() -> None:
         pytest.skip("ACPC DEALER NOT BUILT HERE: set HARNESS_ACPC_DIR to a built project_acpc_server (docs/speed.md)")
     figures = dealer_speed(directory, 50, max(os.sched_getaffinity(0)))
     assert figures["decisions_per_hand"] > 1 and figures["decisions_per_s"] > 0
-    me = psutil.Process()
-    assert not [p for p in me.children(recursive=True) if p.status() != psutil.STATUS_ZOMBIE]
+    assert not live_descendants()
 
 
 def test_the_floor_ratio_pairs_the_match_and_the_floor_round_by_round() -> None:
@@ -110,5 +107,4 @@ def test_the_floor_ratio_pairs_the_match_and_the_floor_round_by_round() -> None:
     assert len(ratios) == 2 and all(r > 0 for r in ratios)
     assert match["decisions_per_hand"] >= 2 and match["cpu_us_per_decision"] > 0
     assert abs(match["hands_per_s"] - 1e6 / match["us_per_hand"]) < 1e-6 and floor["hands_per_s"] > 0
-    me = psutil.Process()
-    assert not [p for p in me.children(recursive=True) if p.status() != psutil.STATUS_ZOMBIE]
+    assert not live_descendants()

@@ -7,7 +7,6 @@ import json
 import subprocess
 from pathlib import Path
 
-import psutil
 import pytest
 
 pytest.importorskip("httpx")
@@ -15,6 +14,7 @@ pytest.importorskip("httpx")
 from harness.bench import serve as bench  # noqa: E402
 from harness.server import db, store  # noqa: E402
 from harness.server.contest import load_contest  # noqa: E402
+from tests.fault_helpers import live_descendants  # noqa: E402
 from tests.server_helpers import HARNESS  # noqa: E402
 
 pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fast set (pytest -m "not slow")
@@ -38,8 +38,7 @@ def test_the_bench_signs_in_concurrent_clients_and_reports_per_route_and_the_bur
     waited = 2 - figures["first_block_s_missing"]
     assert (figures["first_block_s_median"] is None) == (waited == 0)
     assert set(figures) >= {"first_block_s_max", "load_1min", "p95_ms_worst"}
-    me = psutil.Process()
-    assert not [p for p in me.children(recursive=True) if p.status() != psutil.STATUS_ZOMBIE]
+    assert not live_descendants()
 
 
 def test_a_server_that_cannot_start_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
