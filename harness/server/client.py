@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness.errors import HarnessError
+from harness.match.untrusted import QUOTE, visible
 
 #: Seconds between two looks at the version's state, and the longest wait (seconds).
 POLL_S = 0.5
@@ -60,26 +61,27 @@ def submit(server: str, token: str, path: Path, command: str = "", build: str = 
             body = answer.json() if answer.headers.get("content-type", "").startswith("application/json") else {}
             if answer.status_code >= 400:
                 if "error" in body:
-                    say(body["error"])
+                    say(visible(str(body["error"])))
                     return False
-                raise SubmitError(f"the server answered {answer.status_code}: {answer.text[:200]}")
+                raise SubmitError(f"the server answered {answer.status_code}: {visible(answer.text[:200])}")
             if body.get("notice"):  # this bot was submitted before: no new version
-                say(body["notice"])
+                say(visible(str(body["notice"])))
             else:
-                say(f"submitted {body['bot']} ({name}, {len(data):,} bytes); waiting for the admission check...")
+                say(f"submitted {visible(str(body['bot']))} ({visible(name)}, {len(data):,} bytes); "
+                    "waiting for the admission check...")
             deadline = time.monotonic() + wait_s
             while body["state"] == "checking":
                 if time.monotonic() > deadline:
-                    raise SubmitError(f"no admission result after {wait_s:g} s; see {base}{body['url']}")
+                    raise SubmitError(f"no admission result after {wait_s:g} s; see {base}{visible(str(body['url']))}")
                 time.sleep(POLL_S)
                 body = client.get(f"/api/versions/{body['id']}").json()
     except httpx.HTTPError as exc:
         raise SubmitError(f"cannot reach {base}: {exc}") from None
     if body["state"] == "admitted":
-        say(f"admitted: {body['bot']} is now your active version ({base}{body['url']})")
+        say(f"admitted: {visible(str(body['bot']))} is now your active version ({base}{visible(str(body['url']))})")
         return True
-    say(f"refused: {body['reason']}")
+    say(f"refused: {visible(str(body['reason']))}")
     for line in (body.get("stderr_tail") or "").splitlines():
-        say(f"  | {line}")
-    say(f"your active version is unchanged; details: {base}{body['url']}")
+        say(f"  {QUOTE}{visible(line)}")
+    say(f"your active version is unchanged; details: {base}{visible(str(body['url']))}")
     return False
