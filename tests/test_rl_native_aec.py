@@ -6,6 +6,8 @@ one hand whichever engine plays it."""
 
 from __future__ import annotations
 
+import copy
+import pickle
 import random
 from typing import Any
 
@@ -160,3 +162,36 @@ def test_clone_and_render_leave_the_hand_as_it_was() -> None:
     assert a.render() is not None and a.render() == b.render()
     a.step(1), b.step(1)
     assert_same_view(a, b, "after rendering")
+
+
+def test_copies_and_pickles_carry_the_hand_in_play() -> None:
+    """``copy.deepcopy`` and ``pickle`` (which the Python engine always allowed) keep the hand in play, leave the
+    environment on its core, and the copies play on as the oracle does."""
+    a, b = pair(3, {"structure": "fixed-limit"})
+    a.reset(seed=8), b.reset(seed=8)
+    a.step(1), b.step(1)
+    for twin in (copy.deepcopy(a), pickle.loads(pickle.dumps(a))):
+        assert a._live and twin._core is not a._core
+        oracle = b.clone()
+        assert_same_view(twin, oracle, "the copy")
+        for _ in range(3):
+            while not twin.terminations[twin.agent_selection]:
+                legal = twin.observe(twin.agent_selection)["action_mask"].nonzero()[0]
+                twin.step(int(legal[-1])), oracle.step(int(legal[-1]))
+                assert_same_view(twin, oracle, "the copy playing")
+            twin.reset(), oracle.reset()
+            assert twin._live
+    assert_same_view(a, b, "the original")
+
+
+def test_without_the_native_core_the_python_engine_plays(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "harness.engine.native", None)  # importing it raises ImportError
+    e = SevenCardDrawEnv(num_players=2)
+    assert e.engine == "python" and e._core is None
+    a = SevenCardDrawEnv(num_players=2, engine="python")
+    e.reset(seed=4), a.reset(seed=4)
+    assert_same_view(e, a, "dealt")
+    with pytest.raises(ValueError, match="engine must be 'native' or 'python'"):
+        SevenCardDrawEnv(engine="rust")

@@ -1,10 +1,11 @@
 """The native core: the same rules in Rust (the crate in ``native/``, Python module ``harness_core``).
 
-The product still plays on the Python engine; this module is the one door to the crate for the rest of
-the harness (``tests/test_layering.py``): :func:`start_native` builds a :class:`harness_core.NativeHand`
-from the same arguments as :meth:`harness.engine.HandState.start`, so both deal the same cards for the
-same seed (the crate implements CPython's Mersenne Twister and ``random.shuffle``, R2.7, R4.4) and play
-the same hand action for action (the differential test, ``harness bench engine --differential N``).
+The referee still plays on the Python engine, the training environments on the core; this module is the
+one door to the crate for the rest of the harness (``tests/test_layering.py``): :func:`start_native` builds
+a :class:`harness_core.NativeHand` from the same arguments as :meth:`harness.engine.HandState.start`, so
+both deal the same cards for the same seed (the crate implements CPython's Mersenne Twister and
+``random.shuffle``, R2.7, R4.4) and play the same hand action for action (the differential test,
+``harness bench engine --differential N``).
 :data:`NativeTables` steps many self-play tables in one call (``harness.rl.native_vector`` wraps it),
 :data:`NativeAec` plays the hands of the AEC environment (``harness.rl.aec``).
 ``make install`` builds the crate (cargo, maturin); importing this module without it raises ImportError.

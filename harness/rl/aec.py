@@ -161,14 +161,32 @@ class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no typ
             raise RuntimeError("no hand yet: call reset() first")
         return state
 
-    def _to_python(self) -> None:
-        """Move the native hand in play to the Python engine: the same deal, the same actions."""
-        core = self._core
+    def _replayed(self) -> HandState:
+        """The native hand in play on the Python engine: the same deal, the same actions."""
         state = HandState.start(self.game, self._stacks, self.hand % self.num_players, self._seed, self.hand)
         decision, action_of = encoding.decision, encoding.action_of
-        for index in core.actions():
+        for index in self._core.actions():
             state.apply(action_of(state, decision(state), index))
-        self._state, self._found, self._live = state, None, False
+        return state
+
+    def _to_python(self) -> None:
+        """Move the native hand in play to the Python engine (:meth:`_replayed`)."""
+        self._state, self._found, self._live = self._replayed(), None, False
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What ``pickle`` and ``copy.deepcopy`` keep: the native table is rebuilt on load, and a hand in play on it
+        is carried as its Python ``HandState`` (this environment is left as it was)."""
+        kept = self.__dict__.copy()
+        if self._core is not None:
+            kept["_core"] = True
+            if self._live:
+                kept.update(_state=self._replayed(), _found=None, _live=False)
+        return kept
+
+    def __setstate__(self, kept: dict[str, Any]) -> None:
+        self.__dict__.update(kept)
+        if kept.get("_core") is True:
+            self._core = _native_table(self.game, self.num_players, self.starting_stack)
 
     def observation_space(self, agent: str) -> spaces.Dict[Any]:  # gymnasium's Dict of two Boxes
         return self._obs_space
