@@ -7,7 +7,7 @@ import typer
 from harness.cli.boundary import EXIT_FAILED, UsageError
 from harness.cli.common import bench_app, print_figures
 from harness.cli.options import out_of_bounds
-from harness.cli.voice import usage
+from harness.cli.voice import say, usage
 
 
 @bench_app.command("serve")
@@ -106,8 +106,11 @@ def bench_plan(json_out: bool = typer.Option(False, "--json", help="Print one JS
 def bench_env(
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
     seconds: float = typer.Option(3.0, "--seconds", help="CPU seconds per figure."),
+    anchors: bool = typer.Option(False, "--anchors", help="Also OpenSpiel's and RLCard's limit hold'em in the same "
+                                 "loop, alternated with ours, and the ratios (the extra 'bench')."),
 ) -> None:
-    """Steps/s of the PettingZoo environment and of 64 tables at once (native, Python); clone()'s cost (needs .[rl])."""
+    """Steps/s of the PettingZoo environment and of 64 tables at once (native, Python); clone()'s cost (needs .[rl]);
+    with --anchors, beside OpenSpiel's and RLCard's limit hold'em."""
     try:
         from harness.rl.bench import TARGETS as RL_TARGETS  # the rl extra: imported here only
         from harness.rl.bench import run as run_bench
@@ -117,4 +120,12 @@ def bench_env(
                     EXIT_FAILED) from None
     if not 0 < seconds <= 600:
         raise UsageError(f"--seconds must be above 0 and at most 600, got {seconds}")
-    print_figures(run_bench(seconds), json_out, RL_TARGETS)
+    figures = run_bench(seconds)
+    if anchors:
+        from harness.rl.anchors import run as run_anchors
+
+        extra, notes = run_anchors(seconds)
+        for note in notes:
+            say("bench env", f"notice: {note}")
+        figures.update(extra)
+    print_figures(figures, json_out, RL_TARGETS)

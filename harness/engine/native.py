@@ -1,11 +1,13 @@
 """The native core: the same rules in Rust (the crate in ``native/``, Python module ``harness_core``).
 
-The product still plays on the Python engine; this module is the one door to the crate for the rest of
-the harness (``tests/test_layering.py``): :func:`start_native` builds a :class:`harness_core.NativeHand`
-from the same arguments as :meth:`harness.engine.HandState.start`, so both deal the same cards for the
-same seed (the crate implements CPython's Mersenne Twister and ``random.shuffle``, R2.7, R4.4) and play
-the same hand action for action (the differential test, ``harness bench engine --differential N``).
-:data:`NativeTables` steps many self-play tables in one call (``harness.rl.native_vector`` wraps it).
+The referee still plays on the Python engine, the training environments on the core; this module is the
+one door to the crate for the rest of the harness (``tests/test_layering.py``): :func:`start_native` builds
+a :class:`harness_core.NativeHand` from the same arguments as :meth:`harness.engine.HandState.start`, so
+both deal the same cards for the same seed (the crate implements CPython's Mersenne Twister and
+``random.shuffle``, R2.7, R4.4) and play the same hand action for action (the differential test,
+``harness bench engine --differential N``).
+:data:`NativeTables` steps many self-play tables in one call (``harness.rl.native_vector`` wraps it),
+:data:`NativeAec` plays the hands of the AEC environment (``harness.rl.aec``).
 ``make install`` builds the crate (cargo, maturin); importing this module without it raises ImportError.
 """
 
@@ -18,12 +20,15 @@ import harness_core
 from harness.engine.cards import check_deck
 from harness.engine.config import GameConfig
 
-__all__ = ["NativeHand", "NativeTables", "evaluate_random", "play_random_hands", "start_native"]
+__all__ = ["NativeAec", "NativeHand", "NativeTables", "evaluate_random", "play_random_hands", "start_native"]
 
 NativeHand = harness_core.NativeHand
 #: N self-play tables stepped in one call, writing observations, masks and rewards into NumPy arrays
 #: (the core of :class:`harness.rl.native_vector.NativeVectorEnv`).
 NativeTables = harness_core.NativeTables
+#: One table of the PettingZoo AEC environment: the hand, its decision, the observation and mask of any seat
+#: written into new NumPy arrays (the core of :class:`harness.rl.aec.SevenCardDrawEnv`).
+NativeAec = harness_core.NativeAec
 #: Random legal hands in Rust alone (``harness bench engine``): ``play_random_hands(players, hands, seed,
 #: **settings)`` returns the actions played; ``evaluate_random(count, seed)`` evaluates random seven-card hands.
 play_random_hands = harness_core.play_random_hands

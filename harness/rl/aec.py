@@ -14,6 +14,14 @@ hand of that match, and ``reset(seed=S, options={"hand": h})`` hand ``h``; hand 
 Rewards come once, when the hand ends: each seat's net chips in big blinds (the game's ``unit``).
 Observations are ``{"observation": float32 vector, "action_mask": int8 vector}``
 (:mod:`harness.rl.encoding` documents both field by field and the action encoding).
+
+The hands are played in the native core (:class:`harness.engine.native.NativeAec`: the rules, the decision,
+the observation and the mask in Rust, one call per step and per observation) when it is built and the settings
+fit it; ``engine="python"`` plays them on :mod:`harness.engine` (the oracle of the differential test), as
+``features=True`` always does. Both give the same observations, masks and rewards for the same seed and
+actions (tests/test_rl_native_aec.py). :attr:`SevenCardDrawEnv.state` is the engine's ``HandState`` either way:
+on the native core it is made on first use by replaying the hand's actions, and the rest of that hand is
+then played on it (so whoever reads or drives ``state`` sees the one hand).
 """
 
 from __future__ import annotations
@@ -37,6 +45,22 @@ __all__ = ["SevenCardDrawEnv", "env", "raw_env"]
 
 _SEED_BLOCK = 64
 _COMPLETE = Phase.COMPLETE
+_ENGINES = ("native", "python")
+
+
+def _native_table(game: GameConfig, players: int, stack: int) -> Any:
+    """A :class:`harness.engine.native.NativeAec` for these settings, or None where the core is not built or
+    does not hold them (a stack above 2**50 chips)."""
+    try:
+        from harness.engine.native import NativeAec  # the crate is optional: the Python engine plays without it
+    except ImportError:
+        return None
+    try:
+        return NativeAec(players, stack, structure=str(game.structure), small_blind=game.small_blind,
+                         big_blind=game.big_blind, ante=game.ante, blinds=game.blinds, min_bet=game.min_bet,
+                         cap=game.cap, replacements=str(game.replacements))
+    except (ValueError, OverflowError):
+        return None
 
 
 class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no types: its AECEnv is Any
@@ -51,9 +75,12 @@ class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no typ
         features: append the hand-strength features (:mod:`harness.rl.features`: category, equity, outs, pot
             odds, position, the cards ``best_keep`` keeps) after the base observation; off by default, so the
             default observation's layout is unchanged.
+        engine: ``"native"`` (the default: the native core where it can, module doc) or ``"python"`` (the
+            Python engine, the oracle).
 
     Raises:
-        ValueError: a table size outside 2..6, a stack below 1; ``ConfigError`` for bad game settings.
+        ValueError: a table size outside 2..6, a stack below 1, an engine other than those two; ``ConfigError``
+            for bad game settings.
     """
 
     metadata: dict[str, Any] = {"name": "seven_card_draw_v0", "render_modes": ["human", "ansi"],
@@ -61,7 +88,8 @@ class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no typ
 
     def __init__(self, num_players: int = 2, game: GameConfig | Mapping[str, Any] | None = None,
                  starting_stack: int = 1000,
-                 render_mode: str | None = None, features: bool = False, **settings: Any) -> None:
+                 render_mode: str | None = None, features: bool = False, engine: str = "native",
+                 **settings: Any) -> None:
         super().__init__()
         problem = seat_count_problem(num_players)
         if problem:
@@ -109,18 +137,56 @@ class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no typ
         self._state: HandState | None = None
         self._seed_block: tuple[int, int, list[int]] | None = None
         self._found: tuple[HandState, int, tuple[int, tuple[int, ...] | None]] | None = None
+        if engine not in _ENGINES:
+            raise ValueError(f"engine must be 'native' or 'python', got {engine!r}")
+        # the native table, or None (the Python engine); _live: the hand in play is the native table's
+        self._core: Any = None if engine == "python" or features else _native_table(self.game, num_players,
+                                                                                    starting_stack)
+        self._live = False
+        self._seed = self._dealt = 0
+        self.engine = "python" if self._core is None else "native"
 
     @property
     def state(self) -> HandState:
-        """The hand being played (the engine's state: read it, act through :meth:`step`).
+        """The hand being played (the engine's state: read it, act through :meth:`step`). On the native core it
+        is made here, by replaying the hand's actions, and the rest of the hand is played on it (module doc).
 
         Raises:
             RuntimeError: before the first :meth:`reset`.
         """
+        if self._live:
+            self._to_python()
         state = self._state
         if state is None:
             raise RuntimeError("no hand yet: call reset() first")
         return state
+
+    def _replayed(self) -> HandState:
+        """The native hand in play on the Python engine: the same deal, the same actions."""
+        state = HandState.start(self.game, self._stacks, self.hand % self.num_players, self._seed, self.hand)
+        decision, action_of = encoding.decision, encoding.action_of
+        for index in self._core.actions():
+            state.apply(action_of(state, decision(state), index))
+        return state
+
+    def _to_python(self) -> None:
+        """Move the native hand in play to the Python engine (:meth:`_replayed`)."""
+        self._state, self._found, self._live = self._replayed(), None, False
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What ``pickle`` and ``copy.deepcopy`` keep: the native table is rebuilt on load, and a hand in play on it
+        is carried as its Python ``HandState`` (this environment is left as it was)."""
+        kept = self.__dict__.copy()
+        if self._core is not None:
+            kept["_core"] = True
+            if self._live:
+                kept.update(_state=self._replayed(), _found=None, _live=False)
+        return kept
+
+    def __setstate__(self, kept: dict[str, Any]) -> None:
+        self.__dict__.update(kept)
+        if kept.get("_core") is True:
+            self._core = _native_table(self.game, self.num_players, self.starting_stack)
 
     def observation_space(self, agent: str) -> spaces.Dict[Any]:  # gymnasium's Dict of two Boxes
         return self._obs_space
@@ -163,8 +229,13 @@ class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no typ
     def _start_hand(self, sequence: bool) -> None:
         """Deal hand ``self.hand`` of the match (the state only: ``reset`` does PettingZoo's bookkeeping)."""
         n = self.num_players
-        self._state = HandState.start(self.game, self._stacks, self.hand % n, self._hand_seed(self.hand, sequence),
-                                     self.hand)
+        seed = self._seed = self._hand_seed(self.hand, sequence)
+        core = self._core
+        if core is not None:
+            self._dealt = core.deal(seed, self.hand % n)  # the seat to act, -1 if over before anyone acts
+            self._state, self._found, self._live = None, None, True
+            return
+        self._state = HandState.start(self.game, self._stacks, self.hand % n, seed, self.hand)
         self._found = None
 
     def _hand_seed(self, hand: int, sequence: bool) -> int:
@@ -183,18 +254,27 @@ class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no typ
 
     def _sync(self) -> None:
         """Point ``agent_selection`` at the seat to act, or end the episode."""
+        if self._live:
+            if self._dealt >= 0:
+                self.agent_selection = self.possible_agents[self._dealt]
+            else:
+                self._end(self._core.rewards())
+            return
         state = self.state
         if state.phase is _COMPLETE:
             unit = self.game.unit
-            net = state.result().net
-            for i, a in enumerate(self.possible_agents):
-                self.rewards[a] = net[i] / unit
-                self.terminations[a] = True
-            self.agent_selection = self.agents[0]
+            self._end([x / unit for x in state.result().net])
         else:
             s = state.to_act
             assert s is not None  # an incomplete hand has a seat to act
             self.agent_selection = self.possible_agents[s]
+
+    def _end(self, rewards: list[float]) -> None:
+        """The hand is over: every seat's reward (net big blinds) and termination."""
+        for a, r in zip(self.possible_agents, rewards, strict=True):
+            self.rewards[a] = r
+            self.terminations[a] = True
+        self.agent_selection = self.agents[0]
 
     def step(self, action: int | None) -> None:
         """Apply the selected agent's action (an index, :mod:`harness.rl.encoding`).
@@ -206,6 +286,17 @@ class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no typ
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
+            return
+        if self._live:  # the native core: one call applies the action and names the next seat
+            seat = self._act(action)
+            self._cumulative_rewards[agent] = 0.0
+            if seat >= 0:
+                self.agent_selection = self.possible_agents[seat]
+            else:
+                self._end(self._core.rewards())
+                self._accumulate_rewards()
+            if self.render_mode == "human":
+                self.render()
             return
         self._apply(action)
         self._cumulative_rewards[agent] = 0.0
@@ -225,6 +316,17 @@ class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no typ
             found = self._found = (state, done, encoding.decision(state))
         return found[2]
 
+    def _act(self, index: Any) -> int:
+        """:meth:`NativeAec.act` of ``index`` checked as :func:`harness.rl.encoding.action_of` checks it (the same
+        words): the next seat to act, or -1 when the hand is over."""
+        core = self._core
+        try:
+            seat: int = core.act(index)
+        except (TypeError, OverflowError):  # not an int, or one outside 64 bits: never an action
+            index = encoding.action_index(index)
+            raise ValueError(f"action {index} is not legal now (phase {core.phase})") from None
+        return seat
+
     def _apply(self, index: Any) -> None:
         state = self.state
         state.apply(encoding.action_of(state, self._decision(), index))
@@ -239,6 +341,9 @@ class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no typ
         seat = self._index.get(agent)
         if seat is None:
             raise KeyError(f"unknown agent {agent!r}: the agents are {', '.join(self.possible_agents)}")
+        if self._live:
+            obs, mask = self._core.observe(seat)
+            return {"observation": obs, "action_mask": mask}
         state = self.state
         key = self._decision()[0] if state.to_act == seat else encoding.NONE_KEY
         v = np.zeros(self._size, dtype=np.float32)
@@ -257,11 +362,13 @@ class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no typ
         Raises:
             RuntimeError: before the first :meth:`reset` (there is no hand to copy).
         """
-        if self._state is None:
+        if self._state is None and not self._live:
             raise RuntimeError("no hand yet: call reset() first")
         other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)
-        other._state = self._state.clone()
+        if self._core is not None:
+            other._core = self._core.copy()
+        other._state = None if self._state is None else self._state.clone()
         other._found = None
         other.agents = self.agents[:]
         for name in ("rewards", "_cumulative_rewards", "terminations", "truncations"):
@@ -271,9 +378,9 @@ class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no typ
 
     def render(self) -> str | None:
         """The hand as text (cards of every seat: for debugging, not a player's view)."""
-        st = self._state
-        if st is None:
+        if self._state is None and not self._live:
             return None
+        st = self.state
 
         lines = [f"hand {st.hand_id} {st.phase} pot {st.pot} to_act {st.to_act}"]
         for s in range(st.n):

@@ -48,7 +48,9 @@ class VectorEnv(_GymVectorEnv):
     def __init__(self, num_envs: int, **kwargs: Any) -> None:
         if type(num_envs) is not int or num_envs < 1:
             raise ValueError(f"num_envs must be a whole number >= 1, got {num_envs!r}")
-        self.tables = [SevenCardDrawEnv(**kwargs) for _ in range(num_envs)]
+        # the Python engine: the vector form drives each table's HandState itself (harness.rl.native_vector is
+        # the native one)
+        self.tables = [SevenCardDrawEnv(**{**kwargs, "engine": "python"}) for _ in range(num_envs)]
         self.num_envs = num_envs
         self.num_players = self.tables[0].num_players
         self._features = self.tables[0].features

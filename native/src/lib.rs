@@ -2,11 +2,13 @@
 //!
 //! `mt` (CPython's Mersenne Twister, so the same seed deals the same cards), `eval` (the best five,
 //! R5), `hand` (the hand state machine, R2-R5), `bench` (random legal hands without Python), `rng`
-//! (the random chooser's numbers), `tables` (many self-play tables stepped at once into NumPy rows). The
+//! (the random chooser's numbers), `tables` (many self-play tables stepped at once into NumPy rows), `aec`
+//! (one table of the PettingZoo AEC environment, observation and mask written into new NumPy arrays). The
 //! Python engine `harness.engine` is the reference: the differential test plays random hands
 //! through both (tests/test_native_core.py).
 #![forbid(unsafe_code)]
 
+mod aec;
 mod bench;
 mod eval;
 mod hand;
@@ -513,6 +515,7 @@ fn harness_core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<NativeHand>()?;
     m.add_class::<NativeTables>()?;
+    m.add_class::<aec::NativeAec>()?;
     m.add_function(wrap_pyfunction!(evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(best_hand, m)?)?;
     m.add_function(wrap_pyfunction!(random_words, m)?)?;

@@ -113,8 +113,8 @@ impl Layout {
 /// What a table's seat to act may choose: the mask key and the bet sizes' "to" amounts
 /// (`encoding.decision`).
 #[derive(Clone, Copy, Debug, Default)]
-struct Decision {
-    key: u32,
+pub(crate) struct Decision {
+    pub(crate) key: u32,
     amounts: [i64; 5],
 }
 
@@ -129,7 +129,7 @@ fn clip(x: i64, lo: i64, hi: i64) -> i64 {
 }
 
 /// `encoding.decision`: the key and amounts of the seat to act in `h`.
-fn decide(h: &Hand) -> Decision {
+pub(crate) fn decide(h: &Hand) -> Decision {
     let s = match (h.phase, h.to_act) {
         (Phase::Draw, _) => return Decision { key: DRAW_KEY, amounts: [0; 5] },
         (Phase::Complete, _) | (_, None) => return Decision { key: NONE_KEY, amounts: [0; 5] },
@@ -166,7 +166,7 @@ fn decide(h: &Hand) -> Decision {
 }
 
 /// `encoding.MASKS[key]` written into `row` (N_ACTIONS int8).
-fn write_mask(row: &mut [i8], key: u32) {
+pub(crate) fn write_mask(row: &mut [i8], key: u32) {
     row.fill(0);
     if key == DRAW_KEY {
         row[DRAW_BASE..].fill(1);
@@ -259,15 +259,15 @@ pub fn refusal(index: i64, h: &Hand) -> String {
 
 /// An engine action: kind code, "to" amount, discards (`count` cards).
 #[derive(Clone, Copy, Debug, Default)]
-struct Chosen {
-    kind: u8,
-    to: i64,
-    discards: [i64; MAX_DISCARDS],
-    count: usize,
+pub(crate) struct Chosen {
+    pub(crate) kind: u8,
+    pub(crate) to: i64,
+    pub(crate) discards: [i64; MAX_DISCARDS],
+    pub(crate) count: usize,
 }
 
 /// `encoding.action_of`: the engine action of `index` for the seat to act, or None when illegal.
-fn action_of(h: &Hand, d: &Decision, index: i64) -> Option<Chosen> {
+pub(crate) fn action_of(h: &Hand, d: &Decision, index: i64) -> Option<Chosen> {
     if d.key == DRAW_KEY {
         if !(DRAW_BASE as i64..N_ACTIONS as i64).contains(&index) {
             return None;
