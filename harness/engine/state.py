@@ -1,4 +1,6 @@
-"""The hand state machine of Seven Card Draw (RULES.md R2-R5).
+"""The hand state machine of Seven Card Draw (RULES.md R2-R5), and of every draw game (R6): a game's
+definition (:class:`harness.engine.games.GameDefinition`) drives its hooks; deal any game's hand with
+:func:`harness.engine.games.start_hand`.
 
 A hand is driven one action at a time::
 
