@@ -1,10 +1,10 @@
 """Pure Seven Card Draw rules (RULES.md): cards, evaluation, hand state machine, pots. No I/O.
 
-Other draw games (R6-R8) are described by ``games`` (:class:`GameDefinition`), with the
-deuce-to-seven evaluator ``lowball``, the jackpot openers check ``openers``, one deal of
-Five Card Draw with openers, ``jackpots``, and one hand of Deuce-to-Seven Triple Draw,
-``tripledraw`` (HandState with the game's definition), engine only for now. Both bet by the
-same rule functions as Seven Card Draw (``legality``).
+Other draw games (R6-R8) are described by ``games`` (:class:`GameDefinition`); every game's
+hand is a :class:`HandState` whose hooks its definition drives, dealt by ``games.start_hand``
+(:func:`start_hand`), with the deuce-to-seven evaluator ``lowball`` and the jackpot openers
+check ``openers``. ``jackpots`` (Five Card Draw's first interface, ``JackpotHand``) and
+``tripledraw`` (``TripleDrawHand``) keep the names the games first had.
 
 Public names follow docs/INTERNALS.md (Cards, Evaluator, Game settings, Hand
 state machine). Modules: ``cards``, ``evaluator``, ``config`` (game settings), ``errors``,
@@ -26,7 +26,7 @@ from harness.engine.errors import (
     ReplayError,
 )
 from harness.engine.evaluator import Category, HandRank, best_hand, evaluate
-from harness.engine.games import GAMES, GameDefinition
+from harness.engine.games import GAMES, GameDefinition, start_hand
 from harness.engine.lowball import evaluate_27
 from harness.engine.pots import HandResult, Pot
 from harness.engine.state import HandState
@@ -58,4 +58,5 @@ __all__ = [
     "evaluate_27",
     "parse_card",
     "parse_cards",
+    "start_hand",
 ]

@@ -8,11 +8,14 @@ the same fields, so a type checker sees one declaration. Chip amounts are ints; 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from harness.engine.actions import Legal, Phase
 from harness.engine.cards import Deck
 from harness.engine.config import GameConfig
+from harness.engine.evaluator import HandRank
+from harness.engine.games import GameDefinition, Openers
 from harness.engine.pots import HandResult
 
 __all__ = ["HandFields"]
@@ -29,6 +32,7 @@ class HandFields:
         __slots__ = ()
 
     config: GameConfig
+    game: GameDefinition
     n: int
     button: int
     seed: int
@@ -72,5 +76,15 @@ class HandFields:
     _received: list[tuple[int, ...] | None]
     _stacked: bool
     _raise_cap: bool
+    # the game's definition, read once (R6): its hooks in the shared rounds
+    _round: int  # the betting round, 1..draws + 1 (during a draw: the round just played)
+    _rank_hand: Callable[[Sequence[int]], HandRank]  # a player's cards at the showdown, higher better (R6.7)
+    _max_discards: int  # R6.4
+    _draw_legal: Legal
+    _open_rule: Openers | None  # a game of openers: what opening needs (R6.3, R7.2); None: no opening (R6.10)
+    _opener: int | None  # R7.2
+    _proof: tuple[int, ...]  # R7.7
+    _carried: int  # chips carried in from passed-out deals (R7.4)
+    _fold_mucks: bool  # a folded hand leaves its seat's cards (every game but Seven Card Draw, whose records keep it)
 
 

@@ -3,21 +3,27 @@
 A :class:`GameDefinition` is a frozen value: cards dealt, forced bets, the
 opening requirement, draws and cards per draw, betting rounds and who acts
 first, the evaluation, seats allowed, the reshuffle rule and passed-out
-deals. :data:`SEVEN_CARD_DRAW` (R1-R5) is the game the hand state machine
-plays; its numbers are the engine's constants (``constants.HOLE_CARDS``,
-``config.MAX_PLAYERS`` ... read them from here). :data:`FIVE_CARD_DRAW` (R7)
-is dealt by :mod:`harness.engine.jackpots` and :data:`DEUCE_TO_SEVEN_TRIPLE_DRAW` (R8) by
-:mod:`harness.engine.tripledraw` (the engine only: nothing above it plays them yet).
+deals. :data:`SEVEN_CARD_DRAW` (R1-R5), :data:`FIVE_CARD_DRAW` (R7) and
+:data:`DEUCE_TO_SEVEN_TRIPLE_DRAW` (R8) all run through one hand state machine,
+:class:`harness.engine.state.HandState`, whose hooks the definition drives;
+Seven Card Draw's numbers are the engine's constants (``constants.HOLE_CARDS``,
+``config.MAX_PLAYERS`` ... read them from here). :func:`start_hand` deals one
+hand of any game: the one factory for everything above the engine.
 
 >>> GAMES["five-card-draw"].betting_rounds, GAMES["five-card-draw"].max_seats
 (2, 8)
 >>> DEUCE_TO_SEVEN_TRIPLE_DRAW.limit_sizes
 (1, 1, 2, 2)
+>>> from harness.engine.config import GameConfig
+>>> hand = start_hand(FIVE_CARD_DRAW, GameConfig(blinds=False, ante=1, min_bet=10), [100, 100, 100], 0, seed=3)
+>>> hand.game.name, hand.to_act, hand.pot                 # three antes; round 1 starts left of the button
+('five-card-draw', 1, 3)
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
@@ -25,6 +31,7 @@ from harness.engine.errors import GameConfigError
 
 if TYPE_CHECKING:
     from harness.engine.config import GameConfig
+    from harness.engine.state import HandState
 
 
 class Evaluation(StrEnum):
@@ -102,7 +109,9 @@ class GameDefinition:
         evaluation: ``high`` or ``deuce-to-seven`` (R6.7).
         min_seats, max_seats: players allowed at one table (R6.8).
         reshuffle: the reshuffle rule (R6.9).
-        passed_out: a deal nobody opens is passed out, its pot carried (R6.10, R7.4).
+        passed_out: a deal nobody opens is passed out, its pot carried (R6.10, R7.4): a game of
+            openers, whose first bet of round 1 is the open, whatever ``openers`` requires
+            (``none``: anyone may open, and a deal all check is still passed out).
 
     Raises:
         GameConfigError: fields that contradict each other (naming the field and R6).
@@ -133,9 +142,11 @@ class GameDefinition:
             raise GameConfigError(f"R6.6: {self.name}: limit_sizes needs {self.betting_rounds} entries of 1 or 2")
         if self.draw_order == FirstToAct.OPENER:
             raise GameConfigError(f"R6.5: {self.name}: the draw starts left of the big blind or the button")
-        if (self.openers == Openers.NONE) == self.passed_out:
-            raise GameConfigError(f"R6.10: {self.name}: a deal can be passed out exactly when openers are required")
-        if (self.later_rounds_first == FirstToAct.OPENER) != (self.openers != Openers.NONE):
+        if self.openers != Openers.NONE and not self.passed_out:
+            raise GameConfigError(f"R6.10: {self.name}: openers are required only where a deal can be passed out")
+        if self.passed_out and self.forced_bets != ForcedBets.ANTES_ONLY:
+            raise GameConfigError(f"R6.10: {self.name}: a deal can be passed out only in a game of antes only")
+        if (self.later_rounds_first == FirstToAct.OPENER) != self.passed_out:
             raise GameConfigError(
                 f"R7.6: {self.name}: the opener acts first after the draw exactly in a game of openers"
             )
@@ -216,3 +227,54 @@ DEUCE_TO_SEVEN_TRIPLE_DRAW = GameDefinition(
 
 #: Every defined game by name.
 GAMES: dict[str, GameDefinition] = {g.name: g for g in (SEVEN_CARD_DRAW, FIVE_CARD_DRAW, DEUCE_TO_SEVEN_TRIPLE_DRAW)}
+
+
+def with_openers(game: GameDefinition, rule: Openers | str) -> GameDefinition:
+    """``game`` with another opening requirement (R7.2: ``jacks``, ``jack-card``), e.g. Five Card Draw
+    under the source text's literal rule.
+
+    Raises:
+        GameConfigError: an unknown rule, or one the game cannot take (a requirement in a game
+            whose deals are never passed out: R6.10).
+    """
+    try:
+        rule = Openers(rule)
+    except ValueError:
+        raise GameConfigError(f"R7.2: openers must be one of {', '.join(Openers)}, got {rule!r}") from None
+    return game if rule == game.openers else replace(game, openers=rule)
+
+
+def start_hand(definition: GameDefinition, config: GameConfig, stacks: Sequence[int], button: int, seed: int,
+               hand_id: int = 0, *, carried: int = 0, deck: Sequence[int | str] | None = None,
+               raise_cap: bool = True) -> HandState:
+    """Deal one hand of ``definition``'s game: the hand factory of every game (R6).
+
+    The hand is a :class:`harness.engine.state.HandState` driven as for Seven Card Draw (``legal``,
+    ``apply``, ``result``, ``observation``...), its game in ``hand.game``. For Seven Card Draw this is
+    exactly ``HandState.start(config, stacks, button, seed, hand_id, deck=deck, raise_cap=raise_cap)``:
+    same deal, same hand, bit for bit.
+
+    Args:
+        definition: the game, e.g. ``GAMES["five-card-draw"]`` (openers: :func:`with_openers`).
+        config: the settings; a game may refuse some (antes only in Five Card Draw, R7.1; blinds in
+            Triple Draw, R8.1; per-seat replacements outside Seven Card Draw, R6.9).
+        stacks: chips per seat (each >= 1; ``definition.min_seats``..``max_seats`` seats, R6.8).
+        button: the button's seat index (the dealer).
+        seed: the hand's seed: the deal and any reshuffle (R2.7, R6.9).
+        hand_id: the caller's number for the hand (records only).
+        carried: chips carried in from passed-out deals (R7.4), dead money in the main pot; after a
+            passed-out deal pass its ``result().carried_out``, with the button moved one seat left.
+        deck: a stacked deck (tests, examples), as :meth:`HandState.start`.
+        raise_cap: as :meth:`HandState.start` (False only to replay old Seven Card Draw histories).
+
+    Returns:
+        the hand, with the forced bets posted and round 1's first player (or the draw) to act.
+
+    Raises:
+        GameConfigError: a table, setting or carried amount the game refuses, naming the rule.
+    """
+    # Imported here: the hand state machine reads its definitions from this module (a cycle otherwise).
+    from harness.engine.state import HandState
+
+    return HandState.start(config, stacks, button, seed, hand_id, deck=deck, raise_cap=raise_cap,
+                           game=definition, carried=carried)

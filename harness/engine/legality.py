@@ -17,7 +17,6 @@ from harness.engine.actions import (
     CHECK,
     CHECK_ACTION,
     DRAW,
-    DRAW_LEGAL,
     FOLD_ACTION,
     NO_LEGAL,
     RAISE,
@@ -36,11 +35,11 @@ from harness.engine.constants import (
     BET1,
     COMPLETE,
     DRAW_PHASE,
-    MAX_DISCARDS,
     _legal,
 )
 from harness.engine.errors import IllegalActionError, InvalidActionError
 from harness.engine.fields import HandFields
+from harness.engine.openers import openers
 
 
 def full_raise(size: int, all_in: bool, fixed_limit: bool, unit: int, inc: int) -> bool:
@@ -125,10 +124,6 @@ class LegalMoves(HandFields):
 
     __slots__ = ()
 
-    #: The most cards one player may discard in one draw (R4.1; a game's own, R6.4).
-    _max_discards = MAX_DISCARDS
-    _draw_legal = DRAW_LEGAL
-
     def legal(self) -> Legal:
         """What the seat to act (``to_act``) may do now, with exact amounts.
 
@@ -178,8 +173,17 @@ class LegalMoves(HandFields):
         """
         return deepest_reach(self.bets, self.stacks, self.folded, s)
 
+    def _without_openers(self, s: int) -> bool:
+        """Whether seat s may not make round 1's first bet for want of openers (R7.2, R7.3)."""
+        rule = self._open_rule
+        return (rule is not None and self._opener is None and self.phase is BET1
+                and openers(self.cards[s], rule) is None)
+
     def _betting_legal(self, s: int) -> Legal:
         stack = self.stacks[s]
+        if self._open_rule is not None and self._without_openers(s):  # R7.3: check or fold, never open
+            owed = self._to_call(s)
+            return _legal(_K_FOLD_CALL, min(owed, stack), 0, 0) if owed > 0 else _LEGAL_FOLD_CHECK
         high = self._high
         bet = self.bets[s]
         to_call = high - bet if self._n_able >= 2 else self._to_call(s)
@@ -298,7 +302,7 @@ class LegalMoves(HandFields):
         if phase is DRAW_PHASE:
             if kind is not DRAW:
                 raise IllegalActionError(
-                    f"R4.1: seat {s} must draw now (discard 0 to 4 cards), not {kind}"
+                    f"R4.1: seat {s} must draw now (discard 0 to {self._max_discards} cards), not {kind}"
                 )
             return kind, self._check_discards(s, action.discards)
         lg = self._legal or self.legal()
@@ -353,6 +357,9 @@ class LegalMoves(HandFields):
         to_call = self._to_call(s)
         if kind is DRAW:
             return f"R4.1: seat {s} cannot draw during the betting round {self.phase}"
+        if (kind is BET or kind is RAISE) and self._without_openers(s):
+            return (f"R7.3: seat {s} cannot {kind}: opening needs openers "
+                    f"({'a pair of jacks or better' if self._open_rule == 'jacks' else 'a jack or higher card'})")
         if kind is CHECK:
             return f"R3.5: seat {s} cannot check: {to_call} to call"
         if kind is CALL:

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from harness.engine.errors import CardError
-from harness.engine.evaluator import Category, evaluate
+from harness.engine.evaluator import Category, HandRank, evaluate
 
 #: Above every packed high value (category 8 << 20 | five 4-bit ranks < 9 << 20 <= 2**24).
 LOW_TOP = (1 << 24) - 1
@@ -59,3 +59,14 @@ def evaluate_27(cards: Sequence[int]) -> int:
 def low_category(value: int) -> Category:
     """The R5.2 category of a value returned by :func:`evaluate_27` (a straight or flush is bad here)."""
     return Category((LOW_TOP - value) >> 20)
+
+
+def rank_27(cards: Sequence[int]) -> HandRank:
+    """A five-card hand as a :class:`HandRank` ordered deuce-to-seven: higher ``value`` is the lower,
+    better hand (R8.2); ``category`` is its R5.2 category, ``five`` its cards highest rank first.
+
+    Raises:
+        CardError: not five distinct cards.
+    """
+    value = evaluate_27(cards)
+    return HandRank(value, low_category(value), tuple(sorted(cards, reverse=True)))

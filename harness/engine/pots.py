@@ -31,12 +31,18 @@ class HandResult:
     """How a complete hand ended.
 
     Attributes:
-        net: chips won (+) or lost (-) per seat; sums to 0 (R1.4).
+        net: chips won (+) or lost (-) per seat; sums to 0 (R1.4) but for carried chips (R7.4).
         pots: main pot first, then side pots (R5.5).
         shown: seat -> best five, in showing order (R5.7); empty when all
             but one folded (a folded or unchallenged hand is never shown).
         uncalled: ``(seat, chips)`` returned because nobody matched them (R3.9).
         final_stacks: chips per seat after the hand.
+        carried_in: chips carried into this deal from passed-out deals, dead money in the main pot
+            (R7.4); 0 in a game without openers. ``sum(net) + carried_out == carried_in`` (R1.4).
+        carried_out: chips left in the middle for the next deal (R7.4); 0 unless passed out.
+        passed_out: nobody opened, the deal ended before the draw (R7.4).
+        opener: the seat that opened (R7.2), or None (no opening requirement, or nobody opened).
+        proof: the opener's opening cards, shown to all at the end (R7.7); () when nobody opened.
     """
 
     net: tuple[int, ...]
@@ -44,6 +50,11 @@ class HandResult:
     shown: Mapping[int, HandRank]
     uncalled: tuple[tuple[int, int], ...]
     final_stacks: tuple[int, ...]
+    carried_in: int = 0
+    carried_out: int = 0
+    passed_out: bool = False
+    opener: int | None = None
+    proof: tuple[int, ...] = ()
 
 
 def build_pots(contrib: Sequence[int], live: Sequence[bool]) -> list[tuple[int, tuple[int, ...]]]:

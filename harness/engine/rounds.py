@@ -29,9 +29,11 @@ from harness.engine.constants import (
     HOLE_CARDS,
     MAX_DISCARDS,
 )
-from harness.engine.evaluator import HandRank, best_hand
+from harness.engine.evaluator import HandRank
 from harness.engine.fields import HandFields
+from harness.engine.games import FirstToAct
 from harness.engine.legality import full_raise
+from harness.engine.openers import openers
 from harness.engine.pots import HandResult, Pot, build_pots, split_pot
 
 
@@ -39,9 +41,6 @@ class Rounds(HandFields):
     """The transitions of the hand (mixin of HandState)."""
 
     __slots__ = ()
-
-    #: A player's best five at the showdown, higher ``value`` better (R5.2-R5.4; a game's own, R6.7).
-    _rank_hand = staticmethod(best_hand)
 
     def _do_call(self, s: int) -> None:
         stacks = self.stacks
@@ -93,6 +92,9 @@ class Rounds(HandFields):
             self.history.append({"seat": s, "action": str(kind), "amount": to})
         if self.phase is BET2:
             self._aggressor = s
+        elif self._open_rule is not None and self._opener is None:  # the open (R7.2), its proof (R7.7)
+            self._opener = s
+            self._proof = openers(self.cards[s], self._open_rule) or ()
         self._log.append((s, kind, to, owed if owed > 0 else 0, add, to, stack == 0))
         self._next(s)
 
@@ -103,6 +105,8 @@ class Rounds(HandFields):
         self._n_live -= 1
         self._n_able -= 1
         self._muck.extend(self.cards[s])  # R4.4: folded hands join the muck
+        if self._fold_mucks:  # and leave the seat (R6.9); Seven Card Draw's records keep them
+            self.cards[s] = []
         self.history.append({"seat": s, "action": "fold"})
         if self._n_live == 1:
             self._end_round()
@@ -156,8 +160,12 @@ class Rounds(HandFields):
         self.to_act = first
 
     def _after_round(self) -> None:
-        """After a betting round: the draw, or the showdown after the last round (R3.1, R6.5)."""
-        if self.phase is BET1:
+        """After a betting round: the draw, or the showdown after the last round (R3.1, R6.5); a round 1 in
+        which nobody opened passes the deal out (R7.4), unless nobody could act in it (R3.4)."""
+        if self._round <= self.game.draws:
+            if self._open_rule is not None and self._opener is None and self._log:
+                self._complete((), {}, self._carried + sum(self.contrib), True)
+                return
             self._begin_draw()
         else:
             self._showdown()
@@ -186,9 +194,10 @@ class Rounds(HandFields):
     # --- the draw ------------------------------------------------------------------
 
     def _begin_draw(self) -> None:
-        """Every player still in draws once, from left of the big blind (R4.1)."""
+        """Every player still in draws once: from left of the big blind (R4.1; the button in an ante-only
+        game, R2.5), or from left of the button, the button last (R6.5, R7.5, R8.1)."""
         n = self.n
-        start = self._bb_seat  # the button in an ante-only game (R2.5)
+        start = self._bb_seat if self.game.draw_order is FirstToAct.LEFT_OF_BIG_BLIND else self.button
         folded = self.folded
         self._draw_order = [(start + 1 + k) % n for k in range(n) if not folded[(start + 1 + k) % n]]
         self._draw_index = 0
@@ -251,18 +260,28 @@ class Rounds(HandFields):
         return out
 
     def _begin_bet2(self) -> None:
+        """The betting round after a draw (R3.3, R6.5, R6.6); the phase stays ``bet2`` in every later round."""
+        rnd = self._round = self._round + 1
         self.phase = BET2
         n = self.n
+        game = self.game
         self._high = 0
         if self._fl:
-            self._unit = 2 * self._unit  # R3.7: the big bet
+            self._unit = self.config.unit * game.limit_sizes[rnd - 1]  # R3.7: the small or big bet (R6.6)
             self._inc = self._unit
+        elif game.doubled_first_bet:
+            self._inc = 2 * self._r1_high  # R3.6, E1: Seven Card Draw's own (R6.6)
         else:
-            self._inc = 2 * self._r1_high  # R3.6, E1
+            self._inc = self.config.unit  # R6.6: the big blind (or min_bet) in every round
         self._nbets = 0
         self._acted = [False] * n
         self._acted_high = [0] * n
-        self._begin_round(self.button)  # R3.3: first player left of the button
+        self._aggressor = None  # R5.7: the last bettor of the last round shows first
+        opener = self._opener
+        if opener is not None and game.later_rounds_first is FirstToAct.OPENER:
+            self._begin_round((opener - 1) % n)  # R7.6: the opener, or the first still in left of it
+        else:
+            self._begin_round(self.button)  # R3.3: first player left of the button
 
     # --- the end -------------------------------------------------------------
 
@@ -291,7 +310,7 @@ class Rounds(HandFields):
         """All but one folded: the last player takes every chip, shows nothing (R1.3)."""
         winner = self.folded.index(False)
         self._return_unmatched()
-        amount = sum(self.contrib)
+        amount = sum(self.contrib) + self._carried  # carried chips are the main pot's (R7.4)
         self.stacks[winner] += amount
         pot = Pot(amount, (winner,), (winner,), (amount,))
         self._complete((pot,), {})
@@ -308,9 +327,11 @@ class Rounds(HandFields):
         live_levels = {contrib[s] for s in ranks}
         if len(live_levels) == 1 and max(contrib) in live_levels:
             # the common case: one pot, every live player eligible (R5.5)
-            layers = [(sum(contrib), tuple(ranks))]
+            layers = [(sum(contrib) + self._carried, tuple(ranks))]
         else:
             layers = build_pots(contrib, live)
+            if self._carried:  # dead money of passed-out deals, the main pot's (R7.4)
+                layers[0] = (layers[0][0] + self._carried, layers[0][1])
         pots = []
         for amount, eligible in layers:
             best = max(ranks[s].value for s in eligible)
@@ -332,10 +353,15 @@ class Rounds(HandFields):
         shown = {s: ranks[s] for k in range(n) if live[s := (first + k) % n]}
         self._complete(tuple(pots), shown)
 
-    def _complete(self, pots: tuple[Pot, ...], shown: dict[int, HandRank]) -> None:
+    def _complete(self, pots: tuple[Pot, ...], shown: dict[int, HandRank], carried_out: int = 0,
+                  passed_out: bool = False) -> None:
         self.phase = COMPLETE
         self.to_act = None
         self._legal = NO_LEGAL
         final = tuple(self.stacks)
         net = tuple(map(sub, final, self.starting_stacks))
-        self._result = HandResult(net, pots, shown, tuple(self._uncalled), final)
+        if self._open_rule is None:
+            self._result = HandResult(net, pots, shown, tuple(self._uncalled), final)
+        else:
+            self._result = HandResult(net, pots, shown, tuple(self._uncalled), final, self._carried, carried_out,
+                                      passed_out, self._opener, self._proof)

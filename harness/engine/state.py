@@ -1,4 +1,6 @@
-"""The hand state machine of Seven Card Draw (RULES.md R2-R5).
+"""The hand state machine of Seven Card Draw (RULES.md R2-R5), and of every draw game (R6): a game's
+definition (:class:`harness.engine.games.GameDefinition`) drives its hooks; deal any game's hand with
+:func:`harness.engine.games.start_hand`.
 
 A hand is driven one action at a time::
 
@@ -34,10 +36,12 @@ from harness.engine.actions import (
     CHECK,
     CHECK_ACTION,
     DRAW,
+    DRAW_LEGAL,
     FOLD,
     FOLD_ACTION,
     RAISE,
     Action,
+    Legal,
 )
 from harness.engine.cards import CARD_STRS, DECK_SIZE, Deck, check_deck
 from harness.engine.config import (
@@ -50,18 +54,22 @@ from harness.engine.config import (
 from harness.engine.constants import (
     BET1,
     COMPLETE,
-    HOLE_CARDS,
+    MAX_DISCARDS,
 )
 from harness.engine.errors import CardError, GameConfigError
+from harness.engine.evaluator import best_hand
 from harness.engine.fields import HandFields
+from harness.engine.games import SEVEN_CARD_DRAW, Evaluation, GameDefinition
 from harness.engine.legality import LegalMoves
+from harness.engine.lowball import rank_27
 from harness.engine.pots import HandResult
 from harness.engine.rounds import Rounds
 
 
 def _checked_start(config: GameConfig, stacks: Sequence[int], button: int, seed: int,
-                   deck: Sequence[int | str] | None) -> list[int] | None:
-    """The arguments of :meth:`HandState.start` checked (R1.2, R1.4, R2.1, R2.7, R4.4); the stacked deck as ints.
+                   deck: Sequence[int | str] | None, game: GameDefinition = SEVEN_CARD_DRAW,
+                   carried: int = 0) -> list[int] | None:
+    """The arguments of :meth:`HandState.start` checked (R1.2, R1.4, R2.1, R2.7, R4.4, R6); the stacked deck as ints.
 
     Raises:
         GameConfigError: as :meth:`HandState.start` says.
@@ -69,9 +77,21 @@ def _checked_start(config: GameConfig, stacks: Sequence[int], button: int, seed:
     if type(config) is not GameConfig and not isinstance(config, GameConfig):
         raise GameConfigError(f"config must be a GameConfig, got {type(config).__name__}")
     n = len(stacks)
-    problem = seat_count_problem(n)
+    if game is SEVEN_CARD_DRAW:
+        problem = seat_count_problem(n)
+    elif not isinstance(game, GameDefinition):
+        raise GameConfigError(f"R6: game must be a GameDefinition, got {type(game).__name__}")
+    else:
+        problem = game.seat_problem(n) or game.config_problem(config)
+        if problem is None and config.replacements is Replacements.PER_SEAT and game != SEVEN_CARD_DRAW:
+            problem = f"R6.9: {game.name} draws from the stock: replacements = 'per-seat' is Seven Card Draw's"
     if problem:
         raise GameConfigError(problem)
+    if type(carried) is not int or (carried and (carried < 0 or not game.passed_out)):
+        raise GameConfigError(
+            f"R7.4: carried chips must be a whole number >= 0, and 0 in a game whose deals are never "
+            f"passed out ({game.name}), got {carried!r}"
+        )
     for s, chips in enumerate(stacks):
         if type(chips) is not int or chips < 1:
             raise GameConfigError(
@@ -96,7 +116,14 @@ def _checked_start(config: GameConfig, stacks: Sequence[int], button: int, seed:
 
 
 class HandState(LegalMoves, Rounds):
-    """One hand of Seven Card Draw, from the posts to the pots.
+    """One hand of a draw game (R6), Seven Card Draw unless told otherwise, from the posts to the pots.
+
+    Every game runs through the same rounds (:mod:`harness.engine.rounds`) and betting rules
+    (:mod:`harness.engine.legality`); its :class:`harness.engine.games.GameDefinition` (``game``) drives
+    the hooks: cards dealt, forced bets allowed, the opening requirement (R7.2, R7.3), passed-out deals
+    (R7.4), the number of draws and cards per draw, who draws and bets first after a draw, the fixed-limit
+    sizes and the showdown's evaluation. Build any game's hand with
+    :func:`harness.engine.games.start_hand`.
 
     Create with ``HandState.start``; read ``phase``, ``to_act``, ``legal()``;
     drive with ``apply(action)`` or ``fold()/check()/call()/bet(to)/
@@ -108,7 +135,8 @@ class HandState(LegalMoves, Rounds):
     ``starting_stacks``, ``stacks`` (chips behind), ``bets`` (chips in the
     current round), ``contrib`` (chips put in this hand), ``folded``,
     ``all_in``, ``cards`` (current cards per seat), ``draws`` (cards drawn
-    per seat, None before the draw), ``history`` (public events).
+    per seat in its latest draw, None before the first), ``history`` (public events),
+    ``game`` (the definition), ``betting_round``, ``opener``, ``proof``, ``carried``.
     """
 
     # One declaration of the fields (harness.engine.fields, with their types); the slots follow it.
@@ -127,8 +155,10 @@ class HandState(LegalMoves, Rounds):
         *,
         deck: Sequence[int | str] | None = None,
         raise_cap: bool = True,
+        game: GameDefinition = SEVEN_CARD_DRAW,
+        carried: int = 0,
     ) -> HandState:
-        """Shuffle, post antes and blinds, deal seven cards each (R2).
+        """Shuffle, post antes and blinds, deal seven cards each (R2), or the cards of ``game`` (R6.1).
 
         Args:
             config: the game settings.
@@ -146,22 +176,38 @@ class HandState(LegalMoves, Rounds):
                 opponent can put in more than the call). False only to replay
                 histories of earlier releases, which offered raises up to the
                 all-in (RULES.md E14).
+            game: the draw game (R6); Seven Card Draw by default.
+            carried: chips carried in from passed-out deals, dead money in the
+                main pot (R7.4); only in a game whose deals can be passed out.
 
         Raises:
-            GameConfigError: table size outside 2..6 (R1.2), a stack that is not
-                a whole number >= 1, a button outside the table, per-seat
-                replacements with more than 4 players (R4.4).
+            GameConfigError: table size outside 2..6 (R1.2; the game's seats,
+                R6.8), a stack that is not a whole number >= 1, a button outside
+                the table, per-seat replacements with more than 4 players (R4.4)
+                or in another game (R6.9), forced bets the game refuses (R7.1,
+                R8.1), carried chips where deals are never passed out (R7.4).
         """
-        deck = _checked_start(config, stacks, button, seed, deck)
+        deck = _checked_start(config, stacks, button, seed, deck, game, carried)
         self = object.__new__(cls)
-        self._setup(config, stacks, button, seed, hand_id, deck, raise_cap, HOLE_CARDS)
+        self._setup(config, stacks, button, seed, hand_id, deck, raise_cap, game, carried)
         return self
 
     def _setup(self, config: GameConfig, stacks: Sequence[int], button: int, seed: int, hand_id: int,
-               deck: list[int] | None, raise_cap: bool, hole: int) -> None:
-        """Shuffle, post, deal ``hole`` cards each (R2): ``start``'s work once its arguments are checked."""
+               deck: list[int] | None, raise_cap: bool, game: GameDefinition, carried: int) -> None:
+        """Shuffle, post, deal the game's cards (R2, R6): ``start``'s work once its arguments are checked."""
         n = len(stacks)
+        hole = game.hole_cards
         self.config = config
+        self.game = game
+        self._round = 1
+        self._rank_hand = rank_27 if game.evaluation is Evaluation.DEUCE_TO_SEVEN else best_hand
+        max_discards = self._max_discards = game.max_discards
+        self._draw_legal = DRAW_LEGAL if max_discards == MAX_DISCARDS else Legal((DRAW,), max_discards=max_discards)
+        self._open_rule = game.openers if game.passed_out else None  # a game of openers (R7.2)
+        self._opener = None
+        self._proof = ()
+        self._carried = carried
+        self._fold_mucks = game is not SEVEN_CARD_DRAW and game != SEVEN_CARD_DRAW
         self.n = n
         self.button = button
         self.seed = seed
@@ -273,8 +319,28 @@ class HandState(LegalMoves, Rounds):
 
     @property
     def pot(self) -> int:
-        """All chips committed this hand (antes, blinds, bets), after R3.9 returns."""
-        return sum(self.contrib)
+        """All chips committed this hand (antes, blinds, bets), after R3.9 returns, and any carried in (R7.4)."""
+        return sum(self.contrib) + self._carried
+
+    @property
+    def betting_round(self) -> int:
+        """The betting round, 1 to ``game.draws + 1`` (during a draw: the round just played), R6.5."""
+        return self._round
+
+    @property
+    def opener(self) -> int | None:
+        """The seat that opened (R7.2), or None: nobody yet, or a game without openers."""
+        return self._opener
+
+    @property
+    def proof(self) -> tuple[int, ...]:
+        """The opener's opening cards as held when it opened (R7.7); () before anyone opens."""
+        return self._proof
+
+    @property
+    def carried(self) -> int:
+        """Chips carried into this deal from passed-out deals (R7.4); 0 in other games."""
+        return self._carried
 
     def apply(self, action: Action) -> None:
         """Apply one action of the seat to act (``to_act``).
@@ -321,7 +387,7 @@ class HandState(LegalMoves, Rounds):
         self.apply(Action(RAISE, to))
 
     def draw(self, discards: Iterable[int]) -> None:
-        """Discard these cards (0..4; none = stand pat) and receive as many (R4)."""
+        """Discard these cards (0..4, the game's ``max_discards``; none = stand pat) and receive as many (R4)."""
         self.apply(Action(DRAW, 0, tuple(discards)))
 
     def result(self) -> HandResult:
@@ -371,7 +437,7 @@ class HandState(LegalMoves, Rounds):
             "cards": [CARD_STRS[c] for c in self.cards[seat]],
             "stacks": list(self.stacks) if copy else self.stacks,
             "bets": list(self.bets) if copy else self.bets,
-            "pot": sum(self.contrib),
+            "pot": sum(self.contrib) + self._carried,
             "folded": list(self.folded) if copy else self.folded,
             "all_in": list(self.all_in) if copy else self.all_in,
             "draws": list(self.draws) if copy else self.draws,
@@ -422,7 +488,7 @@ class HandState(LegalMoves, Rounds):
             kept = self._rng_saved
             saved = kept if kept is not None else rng.getstate()
             self._rng_saved = saved
-        other = object.__new__(HandState)
+        other = object.__new__(type(self))
         for name in _CLONED:
             value = getattr(self, name)
             if type(value) is list:
