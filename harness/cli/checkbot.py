@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from harness.cli.boundary import UsageError
-from harness.cli.common import app, sandbox_plan, sandbox_say
+from harness.cli.common import app, sandbox_isolation, sandbox_say
 from harness.cli.options import game_of, match_seed, out_of_bounds, sandbox_option, sandbox_settings, structure_option
 from harness.cli.voice import echo
 
@@ -80,7 +80,7 @@ def check_bot(
             raise UsageError(f"--env {item!r} must be NAME=VALUE, e.g. --env SEED=3")
         variables[name] = value
     box = sandbox_settings(sandbox)
-    decided = sandbox_plan(box)
+    decided = sandbox_isolation(box)
     try:  # from the options' text and numbers as given: GameConfigError names what is wrong
         if min_bet is None:
             game = game_of(structure, small_blind=big_blind // 2, big_blind=big_blind, ante=ante, cap=cap)

@@ -8,7 +8,7 @@ from typing import Any
 import typer
 
 from harness.cli.boundary import UsageError
-from harness.cli.common import app, play_one_match, print_result, sandbox_plan, sandbox_say, write_result
+from harness.cli.common import app, play_one_match, print_result, sandbox_isolation, sandbox_say, write_result
 from harness.cli.options import (
     bot_specs,
     bots_problem,
@@ -90,7 +90,7 @@ def match(
     if problem:
         raise UsageError(problem)
     box = sandbox_settings(sandbox)
-    decided = sandbox_plan(box)
+    decided = sandbox_isolation(box)
     spec = MatchSpec(
         game=game, hands=hands, seed=seed_of_match, starting_stack=stack,
         stack_mode=StackMode.FREEZEOUT if freezeout else StackMode.RESET, compress=gzip,

@@ -8,7 +8,7 @@ from typing import Any
 import typer
 
 from harness.cli.boundary import UsageError
-from harness.cli.common import app, play_one_match, print_result, sandbox_plan, sandbox_say, write_result
+from harness.cli.common import app, play_one_match, print_result, sandbox_isolation, sandbox_say, write_result
 from harness.cli.options import (
     bot_specs,
     bots_problem,
@@ -92,7 +92,7 @@ def play(
         raise UsageError(problem)
     seed_of_match = match_seed(seed)
     box = sandbox_settings(sandbox)
-    decided = sandbox_plan(box)
+    decided = sandbox_isolation(box)
     spec = MatchSpec(game=game, hands=hands, seed=seed_of_match, starting_stack=stack, match_id="play",
                      stack_mode=StackMode.FREEZEOUT if freezeout else StackMode.RESET)
     limits = Limits(decision_ms=decision_ms)

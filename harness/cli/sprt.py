@@ -11,7 +11,7 @@ from typing import Any
 import typer
 
 from harness.cli.boundary import EXIT_FAILED, UsageError, exit_code
-from harness.cli.common import app, sandbox_plan, sandbox_say
+from harness.cli.common import app, sandbox_isolation, sandbox_say
 from harness.cli.options import (
     bot_specs,
     bots_problem,
@@ -92,7 +92,7 @@ def sprt(
                             seed=test_seed, starting_stack=stack, game=game, max_hands=max_hands,
                             limits=Limits(decision_ms=decision_ms), sandbox=sandbox,
                             min_blocks=min_blocks)  # checks the hypotheses and error rates
-    decided = sandbox_plan(sandbox_settings(sandbox))
+    decided = sandbox_isolation(sandbox_settings(sandbox))
     out_dir = out if out is not None else default_out_dir("sprt")
     box = hidden_out(sandbox_settings(sandbox), out_dir)
     again = shlex.join(["harness", "sprt", *sys.argv[2:]] + ([] if out is not None else ["--out", str(out_dir)]))

@@ -24,7 +24,7 @@ bubblewrap; without one, the bot's descendants by parentage).
   ``SIGSTOP`` and resumed with ``SIGCONT``. An ordinary user cannot give a
   process a lower CPU share and take it back (raising a nice value or
   leaving ``SCHED_IDLE`` needs ``CAP_SYS_NICE``), so ``weight`` is not
-  possible here: :func:`harness.host.sandbox.plan` uses ``freeze``.
+  possible here: :func:`harness.host.sandbox.decide_isolation` uses ``freeze``.
 - **CPU pin**: every thread whose affinity is wider than the match's CPUs
   is put back at each check (a bot can call ``sched_setaffinity`` on
   itself; only a seccomp rule refusing it would stop it at once).

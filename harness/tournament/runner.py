@@ -51,8 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.deals import commitment, new_seed
 from harness.history.files import HistoryTail
-from harness.host.sandbox import SandboxError
-from harness.host.sandbox import plan as plan_sandbox
+from harness.host.sandbox import SandboxError, decide_isolation
 from harness.match.outdir import StorageError, storage_errno
 from harness.specs import FaultKind, MatchResult, MatchSpec, SandboxSettings
 from harness.tournament.cluster import ClusterError
@@ -760,14 +759,14 @@ class _Run:
 def say_sandbox(voice: Voice, box: SandboxSettings, *, cluster: bool = False) -> None:
     """Say what a run knows about the bots' isolation before the first starts (docs/security.md).
 
-    ``sandbox: on (...)`` (this machine's :attr:`harness.host.sandbox.JailPlan.summary`;
+    ``sandbox: on (...)`` (this machine's :attr:`harness.host.sandbox.Isolation.summary`;
     not for a cluster, whose workers check their own), then the alert ``WARNING: bots are
     NOT fully isolated: ...`` when something is missing, or a notice when
     ``[sandbox] mode = "off"``. Nothing for mode "required" that cannot run
     here (refused before the run) or on a cluster (each worker refuses).
     """
     try:
-        decided = plan_sandbox(box)
+        decided = decide_isolation(box)
     except SandboxError:
         return
     if not cluster:
