@@ -97,7 +97,7 @@ class MatchRecord:
     """One line of ``results.jsonl``: a finished match and where it sits in the plan.
 
     Attributes:
-        table: the table's name (:attr:`harness.tournament.schedule.Pairing.table`):
+        table: the table's name (:attr:`harness.tournament.schedule.ScheduledMatch.table`):
             the duplicate set the match belongs to.
         rotation: the table's seat rotation this match played.
         big_blind: the big blind in chips, or min_bet in an ante-only game (R2.5): the "bb" of bb/100.
