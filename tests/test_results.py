@@ -30,7 +30,7 @@ def record(match_id: str, net: int = 5) -> MatchRecord:
         match_id=match_id, seed=1, hands_played=2, bots=["a", "b"], net=[net, -net],
         hand_nets=[[net, -net], [0, 0]], faults=[{}, {"timeout": 1}], status=["ok", "ok"], duration_s=0.5,
     )
-    return MatchRecord(table="a+b", rotation=1, big_blind=10, result=result, rotations=2, fingerprint="f" * 64)
+    return MatchRecord(table="a+b", rotation=1, unit=10, result=result, rotations=2, fingerprint="f" * 64)
 
 
 MANIFEST = {"format": 3, "name": "t"}

@@ -42,7 +42,7 @@ def _match_record(directory: Path) -> Any:
                          "the match ends") from None
     except (OSError, ValueError, KeyError, TypeError) as exc:  # the file's text, not our code: bad input
         raise UsageError(f"{path}: not a match result ({type(exc).__name__}: {exc})") from None
-    return MatchRecord(table=result.match_id, rotation=0, big_blind=big_blind, result=result)
+    return MatchRecord(table=result.match_id, rotation=0, unit=big_blind, result=result)
 
 
 @app.command()

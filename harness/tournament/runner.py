@@ -795,7 +795,7 @@ def progress_display(config: TournamentConfig, plan: Plan, records: Sequence[Mat
     return display
 
 
-def _record(done: Done, big_blind: int) -> MatchRecord | None:
+def _record(done: Done, unit: int) -> MatchRecord | None:
     """Turn a finished match job into a record; None (with error.txt) if it failed or returned another match."""
     scheduled: ScheduledMatch = done.job.info
     if done.result is None:
@@ -812,7 +812,7 @@ def _record(done: Done, big_blind: int) -> MatchRecord | None:
             encoding="utf-8",
         )
         return None
-    return MatchRecord(table=scheduled.table, rotation=scheduled.rotation, big_blind=big_blind, result=result,
+    return MatchRecord(table=scheduled.table, rotation=scheduled.rotation, unit=unit, result=result,
                        rotations=scheduled.rotations, fingerprint=scheduled.fingerprint)
 
 
