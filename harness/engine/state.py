@@ -59,7 +59,7 @@ from harness.engine.pots import HandResult
 from harness.engine.rounds import Rounds
 
 
-def _checked_start(config: GameConfig, stacks: Sequence[int], button: int, seed: int,
+def checked_start(config: GameConfig, stacks: Sequence[int], button: int, seed: int,
                    deck: Sequence[int | str] | None) -> list[int] | None:
     """The arguments of :meth:`HandState.start` checked (R1.2, R1.4, R2.1, R2.7, R4.4); the stacked deck as ints.
 
@@ -152,7 +152,7 @@ class HandState(LegalMoves, Rounds):
                 a whole number >= 1, a button outside the table, per-seat
                 replacements with more than 4 players (R4.4).
         """
-        deck = _checked_start(config, stacks, button, seed, deck)
+        deck = checked_start(config, stacks, button, seed, deck)
         self = object.__new__(cls)
         self._setup(config, stacks, button, seed, hand_id, deck, raise_cap, HOLE_CARDS)
         return self

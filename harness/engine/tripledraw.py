@@ -35,7 +35,7 @@ from harness.engine.errors import GameConfigError
 from harness.engine.evaluator import HandRank
 from harness.engine.games import DEUCE_TO_SEVEN_TRIPLE_DRAW, GameDefinition
 from harness.engine.lowball import evaluate_27, low_category
-from harness.engine.state import HandState, _checked_start
+from harness.engine.state import HandState, checked_start
 
 
 def rank_27(cards: Sequence[int]) -> HandRank:
@@ -78,7 +78,7 @@ class TripleDrawHand(HandState):
                 problem = f"R6.9: {game.name} draws from the stock: replacements = 'per-seat' is Seven Card Draw's"
         if problem:
             raise GameConfigError(problem)
-        checked = _checked_start(config, stacks, button, seed, deck)
+        checked = checked_start(config, stacks, button, seed, deck)
         self = object.__new__(cls)
         self._round = 1
         self._setup(config, stacks, button, seed, hand_id, checked, raise_cap, game.hole_cards)
