@@ -140,9 +140,10 @@ def write_result(command: str, out_dir: Path, result: Any, unit: int) -> None:
     import json
 
     from harness.match.verdict import RESULT_FILE
+    from harness.tournament.results import MatchRecord
 
     try:
-        record = {**result.to_dict(), "big_blind": unit}
+        record = MatchRecord(table=result.match_id, rotation=0, unit=unit, result=result).to_match_folder()
         (out_dir / RESULT_FILE).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     except OSError as exc:
         say(command, f"warning: cannot write {out_dir / RESULT_FILE}: {exc.strerror or exc}")

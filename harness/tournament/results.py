@@ -163,6 +163,21 @@ class MatchRecord:
             seed_sha256=str(data.get("seed_sha256", "")),
         )
 
+    def to_match_folder(self) -> dict[str, Any]:
+        """The ``result.json`` of a ``harness match`` or ``harness play`` folder: the result's fields and
+        ``big_blind`` (the unit); one match alone, so no table, rotation or fingerprint."""
+        return {**self.result.to_dict(), "big_blind": self.unit}
+
+    @classmethod
+    def from_match_folder(cls, data: Mapping[str, Any]) -> MatchRecord:
+        """Rebuild from :meth:`to_match_folder` output (its table: the match id; rotation 0).
+
+        Raises:
+            KeyError, TypeError, ValueError: not such a dict.
+        """
+        result = MatchResult.from_dict(data)
+        return cls(table=result.match_id, rotation=0, unit=int(data["big_blind"]), result=result)
+
 
 def _fsync_dir(path: Path) -> None:
     """fsync a directory so a rename or new file in it survives a machine stop."""
