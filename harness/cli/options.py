@@ -20,7 +20,8 @@ from harness.cli.boundary import UsageError
 
 __all__ = [
     "CLUSTER_HELP", "bot_specs", "bots_problem", "game_of", "match_seed", "out_dir", "out_of_bounds",
-    "pin_problem", "sandbox_option", "sandbox_settings", "secret_seed_option", "stack_problem", "structure_option",
+    "fixed_seed_option", "pin_problem", "sandbox_option", "sandbox_settings", "secret_seed_option", "stack_problem",
+    "structure_option",
 ]
 
 #: The sandbox's modes, as ``--sandbox`` takes them.
@@ -34,6 +35,12 @@ def secret_seed_option(help_text: str = "Match seed (deals), decimal or hex; def
                        "after the match.") -> Any:
     """``--seed``: a deal seed, decimal or hex (:func:`match_seed`); None when not given (a secret one)."""
     return typer.Option(None, "--seed", help=help_text)
+
+
+def fixed_seed_option(help_text: str) -> Any:
+    """``--seed`` with the default 1 (the same run every time: ``check-bot``, ``lbr``, ``bench engine``), decimal
+    or hex as everywhere (:func:`match_seed` converts it)."""
+    return typer.Option("1", "--seed", help=help_text)
 
 
 def structure_option() -> Any:
