@@ -161,8 +161,6 @@ class TreeBot:
 
     version = "tree"
     join_fds: tuple[int, ...] = ()
-    can_weigh = False
-    can_freeze = True
 
     def __init__(self, label: str, *, memory_bytes: int, pids_max: int, cpus: Iterable[int] | None) -> None:
         self.label = label
