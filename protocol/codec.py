@@ -434,10 +434,6 @@ def _int(x: Any, field: str, lo: int = 0, hi: int = MAX_AMOUNT) -> int:
     return x
 
 
-def _signed(x: Any, field: str) -> int:
-    return _int(x, field, -MAX_AMOUNT, MAX_AMOUNT)
-
-
 def _str(x: Any, field: str, max_chars: int = MAX_STRING_CHARS) -> str:
     if type(x) is not str:
         raise ProtocolError(field, f"must be a string, got {_got(x)}")

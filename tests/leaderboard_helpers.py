@@ -11,4 +11,4 @@ def rec(table: int, rotation: int, bots: list[str], hand_nets: list[list[int]], 
     net = [sum(col) for col in zip(*hand_nets, strict=True)]
     res = MatchResult(match_id=f"t{table}r{rotation}", seed=table, hands_played=len(hand_nets), bots=bots,
                       net=net, hand_nets=hand_nets, faults=[{}, {"crash": 1}], status=["ok", "crash"])
-    return MatchRecord(table=f"t{table}", rotation=rotation, big_blind=bb, result=res, rotations=rotations)
+    return MatchRecord(table=f"t{table}", rotation=rotation, unit=bb, result=res, rotations=rotations)

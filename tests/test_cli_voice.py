@@ -9,6 +9,7 @@ import importlib
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -73,7 +74,32 @@ CASES: list[tuple[list[str], set[int], str]] = [
     (["bench", "nosuch"], {2}, "bench"),
     (["bench", "match", "--hands", "0"], {2}, "bench match"),
     (["bench", "env", "--seconds", "0"], {1, 2}, "bench env"),  # 1 without the rl extra
+    (["bench", "engine", "--seed", "zz"], {2}, "bench engine"),
+    (["bench", "engine", "--differential", "-1"], {2}, "bench engine"),
+    (["bench", "match", "--acpc", "/no/such/dir"], {2}, "bench match"),
+    (["bench", "league", "--hands", "0"], {2}, "bench league"),
+    (["bench", "plan", "--foo"], {2}, "bench plan"),
+    (["bench", "serve", "--clients", "0"], {2}, "bench serve"),
+    (["lbr"], {2}, "lbr"),
+    (["lbr", "--bot", "solid", "--seed", "zz"], {2}, "lbr"),
+    (["lbr", "--bot", "solid", "--hands", "1"], {2}, "lbr"),
+    (["lbr", "--bot", "solid", "--structure", "pot-limit"], {2}, "lbr"),
+    (["lbr", "--bot", "nosuchmodule"], {1, 2}, "lbr"),  # 1 without the rl extra
 ]
+
+
+def test_every_command_has_a_failure_case() -> None:
+    """A new command gets its failure paths above: every command and bench command is named by a case."""
+    import typer.main
+
+    group: Any = typer.main.get_command(app)  # typer's own click: a group has .commands
+    names = set()
+    for name, command in group.commands.items():
+        if hasattr(command, "commands"):
+            names |= {name, *(f"{name} {sub}" for sub in command.commands)}
+        else:
+            names.add(name)
+    assert names == {command for _, _, command in CASES if command}
 
 
 @pytest.fixture(scope="module")
@@ -218,3 +244,16 @@ def test_seed_means_the_same_everywhere_check_bot_keeps_its_default_of_1(tmp_pat
         history = next(out.rglob("hands.jsonl"))
         hands.append([line.split('"seed":')[1].split(",")[0] for line in history.read_text().splitlines()])
     assert hands[0] == hands[1] == hands[2]
+
+
+def test_seed_of_bench_engine_and_lbr_is_read_as_everywhere() -> None:
+    """``--seed`` is declared once with the default 1 for check-bot, lbr and bench engine: hex is read too."""
+    import json
+
+    for command in (["check-bot"], ["lbr"], ["bench", "engine"]):
+        assert "[default: 1]" in CliRunner().invoke(app, [*command, "-h"]).output, command
+    result = CliRunner().invoke(app, ["bench", "engine", "--differential", "3", "--seed", "0x1", "--json"])
+    if result.exit_code == 1 and "native core" in result.stderr:
+        pytest.skip("the native core is not built: bench engine --differential needs it")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["seed"] == 1

@@ -301,8 +301,8 @@ def test_workers_sandbox_bots_as_the_runner_does_and_hide_their_own_space(tmp_pa
     assert hide(box, tmp_path).mode is SandboxMode.AUTO and box.hidden == ("/out",)
 
     bot = BotSpec("b", (sys.executable, "-m", "bots.caller"), cwd=str(ROOT))
-    weak = sandbox.JailPlan(False, True, box.cpu, "no bwrap", "partly on (cgroup v1): bwrap missing")
-    monkeypatch.setattr(sandbox, "plan", lambda settings, **kw: weak)
+    weak = sandbox.Isolation(False, True, box.cpu, "no bwrap", "partly on (cgroup v1): bwrap missing")
+    monkeypatch.setattr(sandbox, "decide_isolation", lambda settings, **kw: weak)
     refusal = preflight([bot], code_digest(), "tcp://w:1", [box], (True, True))
     assert refusal is not None and refusal.bot is None
     assert "cannot sandbox the bots as the runner's machine does (no bubblewrap: partly on" in refusal.reason
@@ -311,7 +311,7 @@ def test_workers_sandbox_bots_as_the_runner_does_and_hide_their_own_space(tmp_pa
     def refuse(settings, **kw):  # mode "required" where the sandbox cannot run
         raise sandbox.SandboxError("[sandbox] mode = \"required\" but the sandbox cannot run here: no bwrap")
 
-    monkeypatch.setattr(sandbox, "plan", refuse)
+    monkeypatch.setattr(sandbox, "decide_isolation", refuse)
     refusal = preflight([bot], code_digest(), "tcp://w:1", [dataclasses.replace(box, mode=SandboxMode.REQUIRED)])
     assert refusal is not None and "worker tcp://w:1 cannot sandbox the bots: [sandbox] mode" in refusal.reason
     monkeypatch.undo()

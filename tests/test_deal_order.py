@@ -70,7 +70,7 @@ def match_records(orders: dict[int, list[int] | None], nets: dict[int, list[list
         res = MatchResult(match_id=f"r{r}", seed=3, hands_played=len(rows), bots=bots,
                           net=[sum(c) for c in zip(*rows, strict=True)], hand_nets=rows, faults=[{}, {}],
                           status=["ok", "ok"], deals=orders[r])
-        out.append(MatchRecord(table="t", rotation=r, big_blind=10, result=res, rotations=2))
+        out.append(MatchRecord(table="t", rotation=r, unit=10, result=res, rotations=2))
     return out
 
 

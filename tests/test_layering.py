@@ -30,6 +30,8 @@
   ("Imports inside functions"); the rest sit at the top of their module.
 - Only the CLI and the contest server print or write to stdout/stderr (and the few modules of
   :data:`MAY_PRINT`, each with its reason): library code reports through what it is handed.
+- No module imports another module's ``_``-prefixed name: what modules share is public (and documented);
+  a private module is imported only by its own package (:data:`PRIVATE_MODULES`, each with its reason).
 """
 
 from __future__ import annotations
@@ -323,3 +325,45 @@ def test_the_output_checker_sees_prints_and_streams(tmp_path: Path) -> None:
     sample = tmp_path / "sample.py"
     sample.write_text("import sys\nprint('x')\nsys.stderr.write('y')\nconsole.print('z')\nw = sys.stdout\n")
     assert output_uses(sample) == [(2, "print()"), (3, "sys.stderr"), (5, "sys.stdout")]
+
+
+#: Private modules that others import, with the reason: only these, and only from where the reason says.
+PRIVATE_MODULES = {
+    "bots._cards": "the example bots' shared card helpers: private to the bots package (imported by its bots only)",
+    "typer._click": "typer's vendored click, whose exceptions the CLI's boundary catches (a library's layout)",
+}
+
+
+def private_imports(path: Path) -> list[tuple[int, str]]:
+    """Every ``from M import _name`` and every import of a module with a ``_``-prefixed part, with its line."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+            found += [(node.lineno, f"{node.module}.{a.name}") for a in node.names
+                      if a.name.startswith("_") and not a.name.startswith("__")]
+        found += [(node.lineno, name) for name in names
+                  if any(part.startswith("_") and not part.startswith("__") for part in name.split("."))]
+    return found
+
+
+SOURCES = ("harness", "protocol", "bots", "examples", "tools")
+
+
+@pytest.mark.parametrize("path", [p for where in SOURCES for p in files(where)],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_module_imports_another_modules_private_names(path: Path) -> None:
+    for line, name in private_imports(path):
+        if name in PRIVATE_MODULES:
+            package = name.split(".")[0]
+            assert package != "bots" or path.relative_to(ROOT).parts[0] == "bots", f"{path}:{line} imports {name}"
+            continue
+        raise AssertionError(f"{path.relative_to(ROOT)}:{line} imports {name}: make it public (and documented) "
+                             "where it is defined, or keep it in one module")
+
+
+def test_the_private_import_checker_sees_names_and_modules(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text("from a.b import _c, d, __version__\nimport x._y\nfrom p._q import r\n")
+    assert private_imports(sample) == [(1, "a.b._c"), (2, "x._y"), (3, "p._q")]

@@ -29,7 +29,7 @@ def record(table: int, rotation: int, bots: list[str], hand_nets: list[list[int]
     net = [sum(row[s] for row in hand_nets) for s in range(n)]
     res = MatchResult(match_id=f"t{table:03d}-r{rotation}", seed=table, hands_played=len(hand_nets), bots=bots,
                       net=net, hand_nets=hand_nets, faults=[{} for _ in bots], status=["ok"] * n)
-    return MatchRecord(table=table, rotation=rotation, big_blind=bb, result=res)
+    return MatchRecord(table=table, rotation=rotation, unit=bb, result=res)
 
 
 def synthetic_field(skill: dict[str, float], hands: int = 150, seed: int = 1) -> list[MatchRecord]:

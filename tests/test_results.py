@@ -30,10 +30,21 @@ def record(match_id: str, net: int = 5) -> MatchRecord:
         match_id=match_id, seed=1, hands_played=2, bots=["a", "b"], net=[net, -net],
         hand_nets=[[net, -net], [0, 0]], faults=[{}, {"timeout": 1}], status=["ok", "ok"], duration_s=0.5,
     )
-    return MatchRecord(table="a+b", rotation=1, big_blind=10, result=result, rotations=2, fingerprint="f" * 64)
+    return MatchRecord(table="a+b", rotation=1, unit=10, result=result, rotations=2, fingerprint="f" * 64)
 
 
 MANIFEST = {"format": 3, "name": "t"}
+
+
+def test_a_match_folders_result_is_the_result_with_its_unit_as_big_blind() -> None:
+    """``harness match``'s result.json: the MatchResult's fields and big_blind, read back as a record of one match."""
+    rec = record("m1")
+    data = rec.to_match_folder()
+    assert data == {**rec.result.to_dict(), "big_blind": 10}
+    again = MatchRecord.from_match_folder(json.loads(json.dumps(data)))
+    assert (again.table, again.rotation, again.unit, again.result) == ("m1", 0, 10, rec.result)
+    with pytest.raises(KeyError):
+        MatchRecord.from_match_folder(rec.result.to_dict())
 
 
 def test_records_round_trip(tmp_path: Path) -> None:

@@ -345,7 +345,7 @@ def test_programs_that_lock_their_own_files_still_work_in_the_sandbox(tmp_path: 
         path.chmod(0o755 if path.is_dir() else 0o644)
     jail = sb.BotJail(seat_dir=str(seat), cwd=str(home), settings=ON, hidden=(), uid=None)
     argv, env = jail.wrap([sysconfig.get_config_var("BINDIR") + "/python3", "bot.py"], {"PATH": os.defpath})
-    assert "--seccomp" in argv and "seccomp" in sb.plan(ON).summary
+    assert "--seccomp" in argv and "seccomp" in sb.decide_isolation(ON).summary
     try:
         done = subprocess.run(argv, env=env, pass_fds=jail.pass_fds, capture_output=True, text=True, timeout=300)
     finally:
@@ -357,12 +357,12 @@ def test_programs_that_lock_their_own_files_still_work_in_the_sandbox(tmp_path: 
 def test_without_libseccomp_the_sandbox_says_so_and_required_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
     missing = syscall_filter.FilterSupport(None, "libseccomp cannot be loaded (test)")
     monkeypatch.setattr(syscall_filter, "support", lambda: missing)
-    auto = sb.plan(SandboxSettings(mode=SandboxMode.AUTO))
+    auto = sb.decide_isolation(SandboxSettings(mode=SandboxMode.AUTO))
     assert not auto.syscall_filter and "seccomp" not in auto.summary.split(":")[0]
     assert auto.warning is not None and "libseccomp cannot be loaded" in auto.warning
     assert "file locks" in auto.warning
     with pytest.raises(sb.SandboxError, match="libseccomp"):
-        sb.plan(ON)
+        sb.decide_isolation(ON)
     jail = sb.BotJail(seat_dir="/nonexistent", cwd=str(REPO), settings=ON, hidden=(), uid=None)
     argv, _ = jail.wrap(["true"], {"PATH": os.defpath})
     jail.close_fds()  # (the generated /etc and /proc files' descriptors)

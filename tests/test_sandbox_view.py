@@ -95,7 +95,7 @@ def test_colluders_pass_nothing_through_the_task_count_of_sysinfo(arena: Path, b
     bits, _, receiver = counter_colluders(arena, "sysinfo", box, hands=30)
     print(f"sysinfo {'on' if box is ON else 'off'}: {bits:.2f} bits per hand; {receiver['sysinfo']}")
     if box is ON:
-        assert sb.plan(box).sysinfo, sb.plan(box).warning
+        assert sb.decide_isolation(box).sysinfo, sb.decide_isolation(box).warning
         assert bits < 0.5, bits
         assert receiver["sysinfo"] == "FAILED: decoded 30 hands; 1 distinct readings", receiver
     else:  # the kernel's count: the sender's threads move it

@@ -36,7 +36,7 @@ def rec(table: int, rotation: int, bots: list[str], hand_nets: list[list[int]], 
     net = [sum(col) for col in zip(*hand_nets, strict=True)] if hand_nets else [0] * len(bots)
     res = MatchResult(match_id=f"t{table}r{rotation}", seed=table, hands_played=len(hand_nets), bots=bots, net=net,
                       hand_nets=hand_nets, faults=[{} for _ in bots], status=["ok"] * len(bots))
-    return MatchRecord(table=f"t{table}", rotation=rotation, big_blind=bb, result=res, rotations=rotations,
+    return MatchRecord(table=f"t{table}", rotation=rotation, unit=bb, result=res, rotations=rotations,
                        freezeout_stack=stack)
 
 

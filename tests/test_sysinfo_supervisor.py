@@ -171,13 +171,13 @@ def test_without_user_notification_the_sandbox_starts_warns_and_required_refuses
         pytest.skip(f"SANDBOX TEST SKIPPED: bubblewrap cannot run here ({SANDBOX.namespaces_problem})")
     monkeypatch.setattr(ss, "support", lambda: ss.SysinfoSupport(None, "the kernel has no seccomp user notification"))
     auto = SandboxSettings(mode=SandboxMode.AUTO, scratch_mb=8)
-    plan = sb.plan(auto)
+    plan = sb.decide_isolation(auto)
     if not plan.syscall_filter:
         pytest.skip("SANDBOX TEST SKIPPED: no seccomp allow-list here, whose absence the warning names instead")
     assert plan.namespaces and not plan.sysinfo
     assert plan.warning is not None and "task count of sysinfo(2)" in plan.warning, plan.warning
     with pytest.raises(sb.SandboxError, match="sysinfo"):
-        sb.plan(SandboxSettings(mode=SandboxMode.REQUIRED))
+        sb.decide_isolation(SandboxSettings(mode=SandboxMode.REQUIRED))
     tmp_path.chmod(0o755)
     _, _, receiver = counter_colluders(tmp_path, "sysinfo", auto, hands=20)
     assert receiver["sysinfo"].startswith("SUCCEEDED"), receiver  # started, played, and read the kernel's count

@@ -59,7 +59,7 @@ DRIVER = textwrap.dedent("""
     from harness.match.referee import play_match
     from harness.specs import BotSpec, CpuPolicy, Limits, MatchSpec, SandboxMode, SandboxSettings
     box = SandboxSettings(mode=SandboxMode(args["mode"]), cpu=CpuPolicy(args["cpu"]), scratch_mb=8)
-    plan = sandbox.plan(box)
+    plan = sandbox.decide_isolation(box)
     bots = [BotSpec(name=b["name"], command=tuple(b["command"]), cwd=b["cwd"], env=b["env"]) for b in args["bots"]]
     spec = MatchSpec(game=GameConfig(), hands=args["hands"], seed=7, match_id="unpriv")
     cpus = set(args["cpus"]) if args["cpus"] else None
@@ -383,7 +383,7 @@ def test_the_warning_lists_exactly_what_is_missing_without_cgroups(monkeypatch: 
                                                                      prlimit: bool) -> None:
     monkeypatch.setattr(sb, "support", lambda: _support(cgroups.CgroupSupport(None, reason="not delegated"),
                                                           prlimit=prlimit))
-    decided = sb.plan(SandboxSettings())
+    decided = sb.decide_isolation(SandboxSettings())
     assert decided.tree and not decided.cgroups and decided.cpu is CpuPolicy.FREEZE
     assert decided.nproc_in_jail is prlimit
     assert decided.warning is not None and "control groups: not delegated" in decided.warning
@@ -394,10 +394,10 @@ def test_the_warning_lists_exactly_what_is_missing_without_cgroups(monkeypatch: 
     assert "the CPU pin" in words
     assert all(m in decided.warning for m in decided.missing)
     assert f"every {round(treelimits.POLL_S * 1000)} ms" in words
-    frozen = sb.plan(SandboxSettings(cpu=CpuPolicy.FREEZE))
+    frozen = sb.decide_isolation(SandboxSettings(cpu=CpuPolicy.FREEZE))
     assert not any("fair CPU" in m for m in frozen.missing) and frozen.cpu is CpuPolicy.FREEZE
     with pytest.raises(sb.SandboxError, match="control groups: not delegated.*Delegate=yes"):
-        sb.plan(SandboxSettings(mode=SandboxMode.REQUIRED))
+        sb.decide_isolation(SandboxSettings(mode=SandboxMode.REQUIRED))
 
 
 def test_a_delegated_v2_group_without_cpu_or_cpuset_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -405,11 +405,11 @@ def test_a_delegated_v2_group_without_cpu_or_cpuset_says_so(monkeypatch: pytest.
                                   frozenset({"memory", "pids", "cpuacct", "freezer"}))
     monkeypatch.setattr(sb, "support", lambda: _support(found))
     monkeypatch.setattr(sb.syscall_filter, "support", lambda: sb.syscall_filter.FilterSupport(b"", ""))
-    decided = sb.plan(SandboxSettings())
+    decided = sb.decide_isolation(SandboxSettings())
     assert decided.cgroups and not decided.tree and decided.cpu is CpuPolicy.FREEZE
     assert [m.split(" (")[0].split(":")[0] for m in decided.missing] == ["fair CPU by weight", "the CPU pin"]
     with pytest.raises(sb.SandboxError, match="cpu controller is not available"):
-        sb.plan(SandboxSettings(mode=SandboxMode.REQUIRED))
+        sb.decide_isolation(SandboxSettings(mode=SandboxMode.REQUIRED))
     full = cgroups.CgroupSupport("v2", found.parents, found.controllers | {"cpu", "cpuset"})
     monkeypatch.setattr(sb, "support", lambda: _support(full))
-    assert sb.plan(SandboxSettings(mode=SandboxMode.REQUIRED)).missing == ()
+    assert sb.decide_isolation(SandboxSettings(mode=SandboxMode.REQUIRED)).missing == ()

@@ -58,7 +58,6 @@ import argparse
 import gzip
 import hashlib
 import hmac
-import itertools
 import json
 import sys
 from collections import Counter
@@ -109,11 +108,6 @@ def five_value(five: Sequence[str]) -> tuple[int, ...]:
     return (category, *order)
 
 
-def best_value_slow(seven: Sequence[str]) -> tuple[int, ...]:
-    """The strength of the best five of seven cards (R5.1), trying all 21 fives."""
-    return max(five_value(five) for five in itertools.combinations(seven, 5))
-
-
 def _straight_high(ranks: set[int]) -> int | None:
     for high in range(12, 3, -1):
         if all(high - i in ranks for i in range(5)):
@@ -122,7 +116,7 @@ def _straight_high(ranks: set[int]) -> int | None:
 
 
 def best_value(seven: Sequence[str]) -> tuple[int, ...]:
-    """The strength of the best five of seven cards (R5.1), the same as :func:`best_value_slow` in one pass."""
+    """The strength of the best five of seven cards (R5.1): the best :func:`five_value` of its 21 fives, in one pass."""
     ranks = [RANKS.index(c[0]) for c in seven]
     suit, most = Counter(c[1] for c in seven).most_common(1)[0]
     flush = sorted((RANKS.index(c[0]) for c in seven if c[1] == suit), reverse=True) if most >= 5 else None

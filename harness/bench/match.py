@@ -489,11 +489,11 @@ def _acpc(directory: str | None, hands: int, c_hu: dict[str, float] | None) -> d
 
 def _sandboxed(hands: int, pinned: bool, unsandboxed: float) -> dict[str, Any]:
     """The sandbox's figures, the heads-up match in the headline placement; None where it cannot run."""
-    from harness.host.sandbox import SandboxError, plan
+    from harness.host.sandbox import SandboxError, decide_isolation
 
     required = SandboxSettings(mode=SandboxMode.REQUIRED)
     try:
-        summary = plan(required).summary
+        summary = decide_isolation(required).summary
         weight = match_speed(2, hands, pinned, required)
         freeze = match_speed(2, hands, pinned, SandboxSettings(mode=SandboxMode.REQUIRED, cpu=CpuPolicy.FREEZE))
         start = sandbox_start()

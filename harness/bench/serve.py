@@ -105,7 +105,7 @@ def _populate(contest_path: Path) -> None:
                 nets = [net, -net] if r == 0 else [net // 2, -(net // 2)]
                 res = MatchResult(match_id=f"b{bid}-r{r}", seed=b, hands_played=50, bots=order, net=nets,
                                   hand_nets=[], faults=[{}, {}], status=["ok", "ok"])
-                rec = MatchRecord(table=f"b{bid}", rotation=r, big_blind=contest.game.unit, result=res, rotations=2)
+                rec = MatchRecord(table=f"b{bid}", rotation=r, unit=contest.game.unit, result=res, rotations=2)
                 pk = bid * 2 + r - 1
                 conn.execute(insert(db.matches).values(id=pk, block_id=bid, rotation=r, match_id=f"b{bid}-r{r}",
                                                        state=store.DONE, record=json.dumps(rec.to_dict()), error="",

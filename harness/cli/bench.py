@@ -6,7 +6,7 @@ import typer
 
 from harness.cli.boundary import EXIT_FAILED, UsageError
 from harness.cli.common import bench_app, print_figures
-from harness.cli.options import out_of_bounds
+from harness.cli.options import fixed_seed_option, match_seed, out_of_bounds
 from harness.cli.voice import say, usage
 
 
@@ -34,12 +34,13 @@ def bench_engine(
     differential: int = typer.Option(0, "--differential", metavar="N", min=0,
                                      help="Instead: play N random hands through the Python engine and the native "
                                           "core, compared after every action; print the count."),
-    seed: int = typer.Option(1, "--seed", help="The differential run's seed (its hands and actions)."),
+    seed: str = fixed_seed_option("The differential run's seed (its hands and actions), decimal or hex."),
 ) -> None:
     """Engine-only hands/s (heads-up, 6-handed) and seven-card evaluations/s, the Python engine's and the native
     core's; or the differential test of the two (--differential N)."""
     from harness.bench import TARGETS
 
+    seed_value = match_seed(seed)
     if differential:
         try:
             from harness.bench.differential import Mismatch
@@ -48,11 +49,11 @@ def bench_engine(
             raise usage("bench engine", f"--differential needs the native core ({exc.name} is missing): "
                         "make install builds native/ with cargo", 1) from None
         try:
-            figures = run_differential(differential, seed)
+            figures = run_differential(differential, seed_value)
         except Mismatch as exc:
             raise usage("bench engine", f"the engines differ: {exc}", 1) from None
         print_figures({"differential_hands": figures["hands"], "differential_actions": figures["actions"],
-                       "seed": seed, "mismatches": 0}, json_out, TARGETS)
+                       "seed": seed_value, "mismatches": 0}, json_out, TARGETS)
         return
     from harness.bench.engine import run as run_engine_bench
 

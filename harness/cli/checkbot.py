@@ -7,8 +7,16 @@ from pathlib import Path
 import typer
 
 from harness.cli.boundary import UsageError
-from harness.cli.common import app, sandbox_plan, sandbox_say
-from harness.cli.options import game_of, match_seed, out_of_bounds, sandbox_option, sandbox_settings, structure_option
+from harness.cli.common import app, sandbox_isolation, sandbox_say
+from harness.cli.options import (
+    fixed_seed_option,
+    game_of,
+    match_seed,
+    out_of_bounds,
+    sandbox_option,
+    sandbox_settings,
+    structure_option,
+)
 from harness.cli.voice import echo
 
 
@@ -46,9 +54,8 @@ def check_bot(
     ),
     cap: int = typer.Option(4, "--cap", help="Fixed-limit bets per round, 0 = no cap (R3.7)."),
     stack: int = typer.Option(1000, "--stack", help="Starting stack in chips, every hand."),
-    seed: str = typer.Option(
-        "1", "--seed", help="Match seed (deals), decimal or hex; default 1, so that the check is the same every time."
-    ),
+    seed: str = fixed_seed_option("Match seed (deals), decimal or hex; default 1, so that the check is the same "
+                                  "every time."),
     out: Path | None = typer.Option(None, "--out", help="Keep the hand history and logs in this new directory."),
     sandbox: str = sandbox_option(help_text="Run the bots sandboxed: auto, required or off."),
 ) -> None:
@@ -80,7 +87,7 @@ def check_bot(
             raise UsageError(f"--env {item!r} must be NAME=VALUE, e.g. --env SEED=3")
         variables[name] = value
     box = sandbox_settings(sandbox)
-    decided = sandbox_plan(box)
+    decided = sandbox_isolation(box)
     try:  # from the options' text and numbers as given: GameConfigError names what is wrong
         if min_bet is None:
             game = game_of(structure, small_blind=big_blind // 2, big_blind=big_blind, ante=ante, cap=cap)

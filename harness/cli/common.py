@@ -18,11 +18,11 @@ from harness.cli.boundary import HarnessGroup
 from harness.cli.voice import echo, say, usage
 
 if TYPE_CHECKING:  # for the annotations only: the commands import these lazily, to keep `harness --help` fast
-    from harness.host.sandbox import JailPlan
+    from harness.host.sandbox import Isolation
     from harness.specs import SandboxSettings
     from harness.tournament.config import TournamentConfig
 
-__all__ = ["app", "bench_app", "play_one_match", "print_figures", "print_result", "sandbox_plan", "sandbox_say",
+__all__ = ["app", "bench_app", "play_one_match", "print_figures", "print_result", "sandbox_isolation", "sandbox_say",
            "tournament_config", "write_result"]
 
 
@@ -82,7 +82,7 @@ def tournament_config(config: Path, out: Path | None, jobs: int | None, hands: i
                           cluster=cluster)
 
 
-def sandbox_plan(settings: SandboxSettings) -> JailPlan:
+def sandbox_isolation(settings: SandboxSettings) -> Isolation:
     """Decide the sandbox of a command's bots, printing nothing (see :func:`sandbox_say`).
 
     Called while the options are checked, so that mode "required" on a machine
@@ -91,12 +91,12 @@ def sandbox_plan(settings: SandboxSettings) -> JailPlan:
     Raises:
         harness.host.sandbox.SandboxError: mode "required" and the sandbox cannot run here.
     """
-    from harness.host.sandbox import plan
+    from harness.host.sandbox import decide_isolation
 
-    return plan(settings)
+    return decide_isolation(settings)
 
 
-def sandbox_say(decided: JailPlan, command: str) -> None:
+def sandbox_say(decided: Isolation, command: str) -> None:
     """Print the sandbox's WARNING when bots are not isolated (a notice when it is off), on stderr.
 
     Called once every option and file has been checked, just before the bots
@@ -140,9 +140,10 @@ def write_result(command: str, out_dir: Path, result: Any, unit: int) -> None:
     import json
 
     from harness.match.verdict import RESULT_FILE
+    from harness.tournament.results import MatchRecord
 
     try:
-        record = {**result.to_dict(), "big_blind": unit}
+        record = MatchRecord(table=result.match_id, rotation=0, unit=unit, result=result).to_match_folder()
         (out_dir / RESULT_FILE).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     except OSError as exc:
         say(command, f"warning: cannot write {out_dir / RESULT_FILE}: {exc.strerror or exc}")

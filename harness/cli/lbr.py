@@ -8,7 +8,7 @@ import typer
 
 from harness.cli.boundary import UsageError
 from harness.cli.common import app
-from harness.cli.options import game_of, out_of_bounds, structure_option
+from harness.cli.options import fixed_seed_option, game_of, match_seed, out_of_bounds, structure_option
 from harness.cli.voice import echo, say, usage
 
 
@@ -21,7 +21,7 @@ def lbr(
         "or 'python -m MODULE'. A bot over the protocol in its own process is refused."
     ),
     hands: int = typer.Option(200, "--hands", help="Deals, each played in both seats (twice as many hands)."),
-    seed: str = typer.Option("1", "--seed", help="Match seed of the deals, as harness match --seed reads it."),
+    seed: str = fixed_seed_option("Match seed of the deals, as harness match --seed reads it."),
     particles: int = typer.Option(200, "--particles", help="Holdings in the bot's range (more: slower, sharper)."),
     rollouts: int = typer.Option(2, "--rollouts", help="Showdown samples per holding before the draw."),
     structure: str = structure_option(),
@@ -46,12 +46,7 @@ def lbr(
         raise UsageError(f"--rollouts must be 1..1000, got {rollouts}")
     import json
 
-    from harness.deals import parse_seed
-
-    try:
-        parse_seed(seed)
-    except ValueError as exc:
-        raise UsageError(f"--seed: {exc}") from None
+    match_seed(seed)  # refused here, before the bot is loaded
     game = game_of(structure)
     try:
         from harness.rl.best_response import BotSpecError, load_bot

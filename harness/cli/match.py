@@ -8,9 +8,11 @@ from typing import Any
 import typer
 
 from harness.cli.boundary import UsageError
-from harness.cli.common import app, play_one_match, print_result, sandbox_plan, sandbox_say, write_result
+from harness.cli.common import app, play_one_match, print_result, sandbox_isolation, sandbox_say, write_result
 from harness.cli.options import (
+    bot_option,
     bot_specs,
+    bots_cwd_option,
     bots_problem,
     game_of,
     match_seed,
@@ -28,15 +30,8 @@ from harness.cli.voice import echo, say
 
 @app.command()
 def match(
-    bot: list[str] = typer.Option(
-        ..., "--bot", metavar="NAME=COMMAND",
-        help="NAME=COMMAND, once per seat (2-6); COMMAND is split like a shell does. "
-        "NAME@DIR=COMMAND runs that bot in DIR."
-    ),
-    cwd: Path | None = typer.Option(
-        None, "--cwd", help="Working directory of every bot without its own @DIR (default: this one); "
-        "under the sandbox a bot sees only its directory."
-    ),
+    bot: list[str] = bot_option("once per seat (2-6)"),
+    cwd: Path | None = bots_cwd_option(),
     hands: int = typer.Option(100, "--hands", help="Hands to play (at least 1)."),
     seed: str | None = secret_seed_option(),
     out: Path | None = typer.Option(
@@ -90,7 +85,7 @@ def match(
     if problem:
         raise UsageError(problem)
     box = sandbox_settings(sandbox)
-    decided = sandbox_plan(box)
+    decided = sandbox_isolation(box)
     spec = MatchSpec(
         game=game, hands=hands, seed=seed_of_match, starting_stack=stack,
         stack_mode=StackMode.FREEZEOUT if freezeout else StackMode.RESET, compress=gzip,

@@ -19,8 +19,9 @@ import typer
 from harness.cli.boundary import UsageError
 
 __all__ = [
-    "CLUSTER_HELP", "bot_specs", "bots_problem", "game_of", "match_seed", "out_dir", "out_of_bounds",
-    "pin_problem", "sandbox_option", "sandbox_settings", "secret_seed_option", "stack_problem", "structure_option",
+    "CLUSTER_HELP", "bot_option", "bot_specs", "bots_cwd_option", "bots_problem", "fixed_seed_option", "game_of",
+    "match_seed", "out_dir", "out_of_bounds", "pin_problem", "sandbox_option", "sandbox_settings",
+    "secret_seed_option", "stack_problem", "structure_option",
 ]
 
 #: The sandbox's modes, as ``--sandbox`` takes them.
@@ -34,6 +35,26 @@ def secret_seed_option(help_text: str = "Match seed (deals), decimal or hex; def
                        "after the match.") -> Any:
     """``--seed``: a deal seed, decimal or hex (:func:`match_seed`); None when not given (a secret one)."""
     return typer.Option(None, "--seed", help=help_text)
+
+
+def bot_option(how_many: str) -> Any:
+    """``--bot NAME=COMMAND`` (``NAME@DIR=COMMAND``), repeated ``how_many`` (e.g. "once per seat (2-6)"); see
+    :func:`bot_specs`."""
+    return typer.Option(..., "--bot", metavar="NAME=COMMAND",
+                        help=f"NAME=COMMAND, {how_many}; COMMAND is split like a shell does. NAME@DIR=COMMAND runs "
+                             "that bot in DIR.")
+
+
+def bots_cwd_option(help_text: str = "Working directory of every bot without its own @DIR (default: this one); "
+                    "under the sandbox a bot sees only its directory.") -> Any:
+    """``--cwd``: the working directory of every ``--bot`` without its own ``@DIR``; see :func:`bot_specs`."""
+    return typer.Option(None, "--cwd", help=help_text)
+
+
+def fixed_seed_option(help_text: str) -> Any:
+    """``--seed`` with the default 1 (the same run every time: ``check-bot``, ``lbr``, ``bench engine``), decimal
+    or hex as everywhere (:func:`match_seed` converts it)."""
+    return typer.Option("1", "--seed", help=help_text)
 
 
 def structure_option() -> Any:

@@ -8,9 +8,11 @@ from typing import Any
 import typer
 
 from harness.cli.boundary import UsageError
-from harness.cli.common import app, play_one_match, print_result, sandbox_plan, sandbox_say, write_result
+from harness.cli.common import app, play_one_match, print_result, sandbox_isolation, sandbox_say, write_result
 from harness.cli.options import (
+    bot_option,
     bot_specs,
+    bots_cwd_option,
     bots_problem,
     game_of,
     match_seed,
@@ -27,11 +29,7 @@ from harness.cli.voice import echo, say, usage
 
 @app.command()
 def play(
-    bot: list[str] = typer.Option(
-        ..., "--bot", metavar="NAME=COMMAND",
-        help="NAME=COMMAND, once per opponent (1-5); COMMAND is split like a shell does. "
-        "NAME@DIR=COMMAND runs that bot in DIR."
-    ),
+    bot: list[str] = bot_option("once per opponent (1-5)"),
     hands: int = typer.Option(20, "--hands", help="Hands to play (at least 1)."),
     seat: int = typer.Option(0, "--seat", help="Your seat, 0 to the number of bots (hand h has the button at seat "
                              "h mod players)."),
@@ -49,7 +47,7 @@ def play(
     decision_ms: int = typer.Option(1000, "--decision-ms", help="The bots' time per decision in ms."),
     stack: int = typer.Option(1000, "--stack", help="Starting stack in chips (at least 1)."),
     freezeout: bool = typer.Option(False, "--freezeout", help="Keep stacks across hands; busted players leave."),
-    cwd: Path | None = typer.Option(None, "--cwd", help="Working directory of every bot without its own @DIR."),
+    cwd: Path | None = bots_cwd_option("Working directory of every bot without its own @DIR."),
     sandbox: str = sandbox_option(),
     structure: str = structure_option(),
     web: bool = typer.Option(False, "--web", help="Play in the browser: serve the table on 127.0.0.1 (URL printed)."),
@@ -92,7 +90,7 @@ def play(
         raise UsageError(problem)
     seed_of_match = match_seed(seed)
     box = sandbox_settings(sandbox)
-    decided = sandbox_plan(box)
+    decided = sandbox_isolation(box)
     spec = MatchSpec(game=game, hands=hands, seed=seed_of_match, starting_stack=stack, match_id="play",
                      stack_mode=StackMode.FREEZEOUT if freezeout else StackMode.RESET)
     limits = Limits(decision_ms=decision_ms)

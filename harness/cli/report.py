@@ -25,7 +25,6 @@ def _match_record(directory: Path) -> Any:
     import json
 
     from harness.match.verdict import RESULT_FILE
-    from harness.specs import MatchResult
     from harness.tournament.results import MANIFEST_FILE, MatchRecord
 
     path = directory / RESULT_FILE
@@ -34,15 +33,13 @@ def _match_record(directory: Path) -> Any:
         raise UsageError(f"{directory} is one match of the tournament in {tournament}: run harness report "
                          f"{tournament} (its report has a page for every match)")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        result = MatchResult.from_dict(data)
-        big_blind = int(data["big_blind"])
+        record: MatchRecord = MatchRecord.from_match_folder(json.loads(path.read_text(encoding="utf-8")))
     except FileNotFoundError:
         raise UsageError(f"{path}: missing; a match folder gets it from harness match (this version) when "
                          "the match ends") from None
     except (OSError, ValueError, KeyError, TypeError) as exc:  # the file's text, not our code: bad input
         raise UsageError(f"{path}: not a match result ({type(exc).__name__}: {exc})") from None
-    return MatchRecord(table=result.match_id, rotation=0, big_blind=big_blind, result=result)
+    return record
 
 
 @app.command()

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from harness.cli.boundary import EXIT_DISK
-from harness.cli.common import app, sandbox_plan, tournament_config
+from harness.cli.common import app, sandbox_isolation, tournament_config
 from harness.cli.options import CLUSTER_HELP, sandbox_option, secret_seed_option
 from harness.cli.voice import CommandVoice, echo, say, usage
 
@@ -59,7 +59,7 @@ def run(
     try:
         cfg = tournament_config(config, out, jobs, hands, seed, pin, sandbox, cluster=cluster)
         if not (cfg.schedule.scheduler and cfg.sandbox.mode == "required"):  # then each worker checks its own
-            sandbox_plan(cfg.sandbox)  # the runner prints its summary and warning when bots start
+            sandbox_isolation(cfg.sandbox)  # the runner prints its summary and warning when bots start
         warning = None
         if cfg.tournament.seed is not None:
             warning = seed_warning(cfg.tournament.seed, "--seed" if seed is not None else "[tournament] seed")

@@ -11,9 +11,11 @@ from typing import Any
 import typer
 
 from harness.cli.boundary import EXIT_FAILED, UsageError, exit_code
-from harness.cli.common import app, sandbox_plan, sandbox_say
+from harness.cli.common import app, sandbox_isolation, sandbox_say
 from harness.cli.options import (
+    bot_option,
     bot_specs,
+    bots_cwd_option,
     bots_problem,
     game_of,
     match_seed,
@@ -29,14 +31,8 @@ from harness.errors import HarnessError
 
 @app.command()
 def sprt(
-    bot: list[str] = typer.Option(
-        ..., "--bot", metavar="NAME=COMMAND", help="NAME=COMMAND, twice: the new version first, then the old one; "
-        "COMMAND is split like a shell does. NAME@DIR=COMMAND runs that bot in DIR."
-    ),
-    cwd: Path | None = typer.Option(
-        None, "--cwd", help="Working directory of every bot without its own @DIR (default: this one); "
-        "under the sandbox a bot sees only its directory."
-    ),
+    bot: list[str] = bot_option("twice: the new version first, then the old one"),
+    cwd: Path | None = bots_cwd_option(),
     bb0: float = typer.Option(0.0, "--bb0", help="H0: new is at most this many bb/100 better than old."),
     bb1: float = typer.Option(10.0, "--bb1", help="H1: new is at least this many bb/100 better than old."),
     alpha: float = typer.Option(0.05, "--alpha", help="Chance of accepting H1 when H0 holds."),
@@ -92,7 +88,7 @@ def sprt(
                             seed=test_seed, starting_stack=stack, game=game, max_hands=max_hands,
                             limits=Limits(decision_ms=decision_ms), sandbox=sandbox,
                             min_blocks=min_blocks)  # checks the hypotheses and error rates
-    decided = sandbox_plan(sandbox_settings(sandbox))
+    decided = sandbox_isolation(sandbox_settings(sandbox))
     out_dir = out if out is not None else default_out_dir("sprt")
     box = hidden_out(sandbox_settings(sandbox), out_dir)
     again = shlex.join(["harness", "sprt", *sys.argv[2:]] + ([] if out is not None else ["--out", str(out_dir)]))

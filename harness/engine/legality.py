@@ -27,15 +27,15 @@ from harness.engine.actions import (
 )
 from harness.engine.cards import CARD_STRS, DECK_SIZE
 from harness.engine.constants import (
-    _K_FOLD_CALL,
-    _K_FOLD_CALL_RAISE,
-    _K_FOLD_CHECK_BET,
-    _K_FOLD_CHECK_RAISE,
-    _LEGAL_FOLD_CHECK,
     BET1,
     COMPLETE,
     DRAW_PHASE,
-    _legal,
+    K_FOLD_CALL,
+    K_FOLD_CALL_RAISE,
+    K_FOLD_CHECK_BET,
+    K_FOLD_CHECK_RAISE,
+    LEGAL_FOLD_CHECK,
+    legal_of,
 )
 from harness.engine.errors import IllegalActionError, InvalidActionError
 from harness.engine.fields import HandFields
@@ -183,7 +183,7 @@ class LegalMoves(HandFields):
         stack = self.stacks[s]
         if self._open_rule is not None and self._without_openers(s):  # R7.3: check or fold, never open
             owed = self._to_call(s)
-            return _legal(_K_FOLD_CALL, min(owed, stack), 0, 0) if owed > 0 else _LEGAL_FOLD_CHECK
+            return legal_of(K_FOLD_CALL, min(owed, stack), 0, 0) if owed > 0 else LEGAL_FOLD_CHECK
         high = self._high
         bet = self.bets[s]
         to_call = high - bet if self._n_able >= 2 else self._to_call(s)
@@ -199,11 +199,11 @@ class LegalMoves(HandFields):
             if bounds is not None:
                 lo, hi = bounds
                 if to_call > 0:
-                    return _legal(_K_FOLD_CALL_RAISE, to_call, lo, hi)
-                return _legal(_K_FOLD_CHECK_BET if high == 0 else _K_FOLD_CHECK_RAISE, 0, lo, hi)
+                    return legal_of(K_FOLD_CALL_RAISE, to_call, lo, hi)
+                return legal_of(K_FOLD_CHECK_BET if high == 0 else K_FOLD_CHECK_RAISE, 0, lo, hi)
         if to_call > 0:
-            return _legal(_K_FOLD_CALL, to_call if to_call < stack else stack, 0, 0)
-        return _LEGAL_FOLD_CHECK
+            return legal_of(K_FOLD_CALL, to_call if to_call < stack else stack, 0, 0)
+        return LEGAL_FOLD_CHECK
 
     def default_action(self) -> Action:
         """The referee's action for a faulting bot: check if free, else fold; stand pat in the draw.

@@ -66,7 +66,7 @@ from harness.engine.pots import HandResult
 from harness.engine.rounds import Rounds
 
 
-def _checked_start(config: GameConfig, stacks: Sequence[int], button: int, seed: int,
+def checked_start(config: GameConfig, stacks: Sequence[int], button: int, seed: int,
                    deck: Sequence[int | str] | None, game: GameDefinition = SEVEN_CARD_DRAW,
                    carried: int = 0) -> list[int] | None:
     """The arguments of :meth:`HandState.start` checked (R1.2, R1.4, R2.1, R2.7, R4.4, R6); the stacked deck as ints.
@@ -187,7 +187,7 @@ class HandState(LegalMoves, Rounds):
                 or in another game (R6.9), forced bets the game refuses (R7.1,
                 R8.1), carried chips where deals are never passed out (R7.4).
         """
-        deck = _checked_start(config, stacks, button, seed, deck, game, carried)
+        deck = checked_start(config, stacks, button, seed, deck, game, carried)
         self = object.__new__(cls)
         self._setup(config, stacks, button, seed, hand_id, deck, raise_cap, game, carried)
         return self

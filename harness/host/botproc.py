@@ -58,7 +58,7 @@ from typing import TYPE_CHECKING
 
 from harness.errors import HarnessError
 from harness.host import guardian, sysinfo_supervisor
-from harness.host.marks import MARK_ENV, OWNER_ENV, _kill, find_marked, kill_strays
+from harness.host.marks import MARK_ENV, OWNER_ENV, find_marked, kill_strays, send_signal
 from harness.host.placement import run_queue_wait_s
 from harness.host.treelimits import children
 from harness.specs import BotSpec, Limits
@@ -786,7 +786,7 @@ class BotProcess:
         pids = group.pids() if group is not None else _descendants(outer)
         for p in pids:
             if p not in spare:
-                _kill(p, sig)
+                send_signal(p, sig)
 
     def _kill_all(self, tree: set[int] | None = None) -> None:
         """SIGKILL the group, the known tree and every marked process, then reap the bot."""
@@ -801,22 +801,22 @@ class BotProcess:
             tree = (tree or set()) | set(_descendants(pid))
         self._signal_group(signal.SIGKILL)
         for p in tree or ():
-            _kill(p)
+            send_signal(p)
         # Processes that left the group/session and the parentage chain.
         for p in find_marked(self.mark):
-            _kill(p)
+            send_signal(p)
         if self._popen.returncode is None:
-            _kill(pid)
+            send_signal(pid)
             self._popen.wait()
         # A second sweep catches a process forked during the first one.
         for p in find_marked(self.mark):
-            _kill(p)
+            send_signal(p)
 
     def _kill_jail(self) -> None:
         """End a sandboxed bot: bwrap dies, so does its pid namespace (every process in it); the group is emptied."""
         assert self._popen is not None and self.jail is not None
         if self._popen.returncode is None:
-            _kill(self._popen.pid)  # --die-with-parent takes the namespace's pid 1, and the kernel the rest
+            send_signal(self._popen.pid)  # --die-with-parent takes the namespace's pid 1, and the kernel the rest
             self._popen.wait()
         if self.group is not None:
             self.group.kill()

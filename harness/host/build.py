@@ -1,7 +1,7 @@
 """One untrusted command in a bot's sandbox with its folder writable: a submission's ``build``.
 
 A build is the student's code as much as the bot it makes, so it runs in the
-same jail (:class:`harness.host.sandbox.BotJail`, as :func:`harness.host.sandbox.plan`
+same jail (:class:`harness.host.sandbox.BotJail`, as :func:`harness.host.sandbox.decide_isolation`
 decides from the contest's ``[sandbox]``): its own uid from ``[sandbox] uid_range``
 (as root), its control group (or limits per process tree), the seccomp
 allow-list, no network, a fresh ``/tmp`` and ``/dev/shm`` (tmpfs, gone at the
@@ -34,7 +34,7 @@ from pathlib import Path
 
 from harness.host import cgroups
 from harness.host.botproc import BotProcess, BotStartError, stop_all
-from harness.host.sandbox import BUILD_TOOLS, DEFAULT_PIDS, BotJail, SandboxError, UidLease, plan, support
+from harness.host.sandbox import BUILD_TOOLS, DEFAULT_PIDS, BotJail, SandboxError, UidLease, decide_isolation, support
 from harness.host.treelimits import TreeBot, TreeMatch
 from harness.host.trees import MAX_DEPTH, remove_tree, walk
 from harness.specs import BotSpec, Limits, SandboxMode, SandboxSettings
@@ -84,12 +84,12 @@ class BuildResult:
 def build_problem(settings: SandboxSettings) -> str:
     """Why no build can run here under ``settings`` ('' when one can): the sandbox is off or cannot run.
 
-    ``mode = "required"`` with anything of the sandbox missing is a problem too (:func:`plan` raises).
+    ``mode = "required"`` with anything of the sandbox missing is a problem too (:func:`decide_isolation` raises).
     """
     if settings.mode is SandboxMode.OFF:
         return '[sandbox] mode = "off"'
     try:
-        decided = plan(settings)
+        decided = decide_isolation(settings)
     except SandboxError as exc:
         return str(exc)
     if not decided.namespaces:
@@ -214,7 +214,7 @@ def run_build(command: str, folder: Path, *, settings: SandboxSettings, limits: 
         return BuildResult(False, f"the build was not run: this server cannot run build commands in a sandbox "
                                   f"({problem})", "")
     folder = Path(os.path.realpath(folder))
-    decided = plan(settings)
+    decided = decide_isolation(settings)
     scratch = tempfile.mkdtemp(prefix="harness-build-")
     seat_dir = os.path.join(scratch, "seat")
     os.mkdir(seat_dir, 0o700)

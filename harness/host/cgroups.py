@@ -540,16 +540,6 @@ class BotGroup:
 
     # ------------------------------------------------------------------ the hot path
 
-    @property
-    def can_weigh(self) -> bool:
-        """True when the CPU weight can be switched (the cpu controller is there)."""
-        return self._weight_fd is not None
-
-    @property
-    def can_freeze(self) -> bool:
-        """True when the group can be frozen."""
-        return self._freeze_fd is not None
-
     def set_turn(self, on_move: bool) -> None:
         """Give the bot the full CPU weight (on move) or the least (waiting): one write, ~1 µs.
 

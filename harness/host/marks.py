@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import signal
 
-__all__ = ["GUARD_ENV", "MARK_ENV", "OWNER_ENV", "find_marked", "kill_strays"]
+__all__ = ["GUARD_ENV", "MARK_ENV", "OWNER_ENV", "find_marked", "kill_strays", "send_signal"]
 
 #: Variable carrying a per-launch id; every descendant of the bot inherits it.
 MARK_ENV = "HARNESS_BOT_ID"
@@ -86,7 +86,7 @@ def kill_strays(owner_pid: int | None = None, *, only_orphans: bool = True, guar
                 continue
             if owner and _alive(owner):
                 continue
-        _kill(pid)
+        send_signal(pid)
         killed.append(pid)
     return killed
 
@@ -107,7 +107,8 @@ def _alive(pid: int) -> bool:
     return state not in (b"Z", b"X")
 
 
-def _kill(pid: int, sig: int = signal.SIGKILL) -> None:
+def send_signal(pid: int, sig: int = signal.SIGKILL) -> None:
+    """``os.kill(pid, sig)``, quiet when the process is gone or not ours to signal (a race with its exit)."""
     try:
         os.kill(pid, sig)
     except (ProcessLookupError, PermissionError):

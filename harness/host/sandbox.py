@@ -49,8 +49,8 @@ bubblewrap (``bwrap``, the sandbox Flatpak uses; Debian package
 The referee also makes itself non-dumpable (``PR_SET_DUMPABLE``) while bots
 run, so a process of its own user cannot read its memory or ptrace it.
 
-:func:`plan` decides what a match gets from ``[sandbox] mode``: ``auto``
-uses what works and explains what does not (:attr:`JailPlan.warning`),
+:func:`decide_isolation` decides what a match gets from ``[sandbox] mode``: ``auto``
+uses what works and explains what does not (:attr:`Isolation.warning`),
 ``required`` raises :class:`SandboxError` unless everything works, ``off``
 uses nothing.
 """
@@ -84,12 +84,12 @@ __all__ = [
     "ENDPOINT_DIR",
     "BUILD_TOOLS",
     "BotJail",
-    "JailPlan",
+    "Isolation",
     "SandboxError",
     "SandboxSupport",
     "UidLease",
     "non_dumpable",
-    "plan",
+    "decide_isolation",
     "support",
 ]
 
@@ -98,7 +98,7 @@ DEFAULT_PIDS = 256
 #: Where a sandboxed bot finds its socket.
 ENDPOINT_DIR = "/run/harness"
 ENDPOINT_NAME = "bot.sock"
-#: How the plan's warning begins when a bot runs with less isolation than the full sandbox.
+#: How the isolation's warning begins when a bot runs with less isolation than the full sandbox.
 NOT_ISOLATED = "bots are NOT fully isolated"
 #: Files of /etc a bot may need: the dynamic linker, time zone, TLS roots, alternatives. Its users and
 #: hosts are generated instead (:meth:`BotJail._etc_args`): the organiser's users are none of its business.
@@ -446,7 +446,7 @@ def _namespace_args(root: bool) -> list[str]:
 
 
 @dataclass(frozen=True, slots=True)
-class JailPlan:
+class Isolation:
     """What a match's bots get.
 
     Attributes:
@@ -517,7 +517,7 @@ def _missing_without_cgroups(namespaces: bool, nproc_in_jail: bool, cpu: CpuPoli
     return out
 
 
-def plan(settings: SandboxSettings, *, transport: str = "ipc") -> JailPlan:
+def decide_isolation(settings: SandboxSettings, *, transport: str = "ipc") -> Isolation:
     """Decide what the sandbox does for a match under ``settings``.
 
     Raises:
@@ -525,7 +525,7 @@ def plan(settings: SandboxSettings, *, transport: str = "ipc") -> JailPlan:
             message lists what and how to fix it), or the settings are unusable.
     """
     if settings.mode is SandboxMode.OFF:
-        return JailPlan(False, False, CpuPolicy.NONE, None, "off ([sandbox] mode = \"off\")")
+        return Isolation(False, False, CpuPolicy.NONE, None, "off ([sandbox] mode = \"off\")")
     sup = support()
     problems = []
     filtering = syscall_filter.support()
@@ -594,7 +594,7 @@ def plan(settings: SandboxSettings, *, transport: str = "ipc") -> JailPlan:
                    + ". Set [sandbox] mode = \"required\" to refuse such runs (contests), \"off\" to silence this.")
     summary = ("on (" + ", ".join(parts) + ")") if not problems else (
         ("partly on (" + ", ".join(parts) + ")" if parts else "OFF") + ": " + "; ".join(problems))
-    return JailPlan(namespaces, groups, cpu, warning, summary, filtered, tree, nproc_in_jail, tuple(missing),
+    return Isolation(namespaces, groups, cpu, warning, summary, filtered, tree, nproc_in_jail, tuple(missing),
                 namespaces and not answering)
 
 
@@ -1089,7 +1089,7 @@ class BotJail:
             usr = _usr_args()
         args = [sup.bwrap, *_namespace_args(self.uid is not None), *usr]
         code = syscall_filter.program()
-        if code is not None:  # without it plan() said so (or refused, mode "required")
+        if code is not None:  # without it decide_isolation() said so (or refused, mode "required")
             try:
                 fd = syscall_filter.memfd(code)
             except OSError as exc:

@@ -24,7 +24,7 @@ bubblewrap; without one, the bot's descendants by parentage).
   ``SIGSTOP`` and resumed with ``SIGCONT``. An ordinary user cannot give a
   process a lower CPU share and take it back (raising a nice value or
   leaving ``SCHED_IDLE`` needs ``CAP_SYS_NICE``), so ``weight`` is not
-  possible here: :func:`harness.host.sandbox.plan` uses ``freeze``.
+  possible here: :func:`harness.host.sandbox.decide_isolation` uses ``freeze``.
 - **CPU pin**: every thread whose affinity is wider than the match's CPUs
   is put back at each check (a bot can call ``sched_setaffinity`` on
   itself; only a seccomp rule refusing it would stop it at once).
@@ -41,6 +41,8 @@ import signal
 import threading
 import time
 from collections.abc import Iterable
+
+from harness.host.marks import send_signal
 
 __all__ = ["POLL_S", "TreeBot", "TreeMatch", "children", "tree_pids"]
 
@@ -159,8 +161,6 @@ class TreeBot:
 
     version = "tree"
     join_fds: tuple[int, ...] = ()
-    can_weigh = False
-    can_freeze = True
 
     def __init__(self, label: str, *, memory_bytes: int, pids_max: int, cpus: Iterable[int] | None) -> None:
         self.label = label
@@ -208,7 +208,7 @@ class TreeBot:
             self._frozen = frozen
             if not frozen:
                 for pid in self.pids():
-                    _kill(pid, signal.SIGCONT)
+                    send_signal(pid, signal.SIGCONT)
                 return
             done: set[int] = set()
             for _ in range(_FREEZE_ROUNDS):
@@ -216,7 +216,7 @@ class TreeBot:
                 if not todo:
                     return
                 for pid in todo:
-                    _kill(pid, signal.SIGSTOP)
+                    send_signal(pid, signal.SIGSTOP)
                 done.update(todo)
 
     def limit_hits(self) -> tuple[int, int]:
@@ -234,7 +234,7 @@ class TreeBot:
         skipped = set(skip)
         for pid in self.pids():
             if pid not in skipped:
-                _kill(pid, sig)
+                send_signal(pid, sig)
 
     def kill(self) -> bool:
         """SIGKILL the tree; True when it is empty.
@@ -246,7 +246,7 @@ class TreeBot:
         """
         if self._jailed and self._root is not None:
             for init in children(self._root):
-                _kill(init, signal.SIGKILL)
+                send_signal(init, signal.SIGKILL)
             for _ in range(200):
                 if not self.pids():
                     return True
@@ -257,9 +257,9 @@ class TreeBot:
                 return True
             self.freeze(True)
             for pid in self.pids():
-                _kill(pid, signal.SIGKILL)
+                send_signal(pid, signal.SIGKILL)
             for pid in pids:
-                _kill(pid, signal.SIGCONT)
+                send_signal(pid, signal.SIGCONT)
             time.sleep(0.005)
         return not self.pids()
 
@@ -309,12 +309,8 @@ class TreeBot:
             if self._frozen:
                 for pid in pids:
                     if _state(pid) not in ("T", "t", "Z", "X", ""):
-                        _kill(pid, signal.SIGSTOP)
+                        send_signal(pid, signal.SIGSTOP)
 
-
-def _kill(pid: int, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.kill(pid, sig)
 
 
 class TreeMatch:

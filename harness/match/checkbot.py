@@ -152,7 +152,7 @@ class CheckReport:
         game: the game played.
         env_dropped: names of variables of the caller's environment the bot
             did not get (only harmless ones and ``--env`` are passed).
-        sandbox: how the bots ran (:attr:`harness.host.sandbox.JailPlan.summary`).
+        sandbox: how the bots ran (:attr:`harness.host.sandbox.Isolation.summary`).
         lingered: how the referee stopped a bot that had not exited within the exit grace after
             ``match_end`` (``"sigterm"`` or ``"sigkill"``), ``""`` when it exited (or was put out).
     """
@@ -569,7 +569,7 @@ def check_spec(
         counts = {k: v for k, v in result.faults[seat].items() if v}
         violations = _start_and_crash_violations(violations, counts, result.status[seat], where, seat)
         return _report(bot, opponents, result, seat, violations, decisions, slowest, counts, limits, game,
-                       where=None if tmp is not None else where, logs=where, sandbox=referee.plan.summary)
+                       where=None if tmp is not None else where, logs=where, sandbox=referee.isolation.summary)
     finally:
         if tmp is not None:
             tmp.cleanup()

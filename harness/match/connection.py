@@ -13,17 +13,13 @@ from __future__ import annotations
 
 import math
 import select
+import time
 from collections.abc import Callable
 from typing import Any
 
 from harness.match import zmtp
 from harness.match.endpoint import (
-    _EV_MESSAGE,
-    _GONE,
-    _LATE_BATCHES,
-    _POLLIN,
-    _POLLOUT,
-    _SHORT_HEADS,
+    LATE_BATCHES,
     LATE_KERNEL_MS,
     MAX_IGNORED_LOGGED,
     MAX_QUEUED_STRAYS,
@@ -32,18 +28,25 @@ from harness.match.endpoint import (
     POLL_SLICE_MS,
     READ_BATCH,
     READ_CHUNK,
+    SHORT_HEADS,
     ChannelFault,
     Disconnected,
     Endpoint,
-    _decode_reply,
-    _describe,
-    _now,
-    _Peer,
+    Peer,
+    describe_stray,
 )
 from harness.specs import FaultKind
 from protocol import codec
 from protocol.errors import ProtocolError
 from protocol.messages import ActionReply, DiscardReply, Hello
+
+# The hot path's names, bound once per module (as endpoint.py binds its own).
+_now = time.perf_counter
+_POLLIN = select.POLLIN
+_POLLOUT = select.POLLOUT
+_GONE = select.POLLHUP | select.POLLERR | select.POLLNVAL
+_EV_MESSAGE = zmtp.EV_MESSAGE
+_decode_reply = codec.decode_reply
 
 
 class Connection(Endpoint):
@@ -184,7 +187,7 @@ class Connection(Endpoint):
         finally:
             self._requesting = False
 
-    def _send_request(self, bot: _Peer, payload: bytes, seq: int, deadline: Callable[[], int]) -> None:
+    def _send_request(self, bot: Peer, payload: bytes, seq: int, deadline: Callable[[], int]) -> None:
         """Judge what the bot sent before the request, then send it (with any held notifications).
 
         ``deadline``: the request's (:meth:`request`), read only for the wire trace.
@@ -226,7 +229,7 @@ class Connection(Endpoint):
         if self.trace is not None:
             self.trace.sent(payload, deadline())
         n = len(payload)  # the frame (zmtp.frame), built here: one concatenation
-        frame = (_SHORT_HEADS[n] if n < 256 else b"\x02" + n.to_bytes(8, "big")) + payload
+        frame = (SHORT_HEADS[n] if n < 256 else b"\x02" + n.to_bytes(8, "big")) + payload
         if self._held:
             self._held.append(frame)
             frame = b"".join(self._held)
@@ -243,7 +246,7 @@ class Connection(Endpoint):
 
     def _request(
         self,
-        bot: _Peer,
+        bot: Peer,
         payload: bytes,
         seq: int,
         expect: type,
@@ -432,7 +435,7 @@ class Connection(Endpoint):
                 return reply
             if self._cut:
                 batches += 1
-                if batches >= _LATE_BATCHES:
+                if batches >= LATE_BATCHES:
                     return None
                 continue
             if bot.parser.buffered and _now() < end:  # part of a frame is here: the rest is on its way
@@ -564,7 +567,7 @@ class Connection(Endpoint):
                 self._late.append(rseq)
             return None
         if type(rseq) is int and 0 < rseq <= self._answered:
-            self._stray(FaultKind.ILLEGAL, f"{_describe(msg, rseq)} (a second reply)")
+            self._stray(FaultKind.ILLEGAL, f"{describe_stray(msg, rseq)} (a second reply)")
             return None
         if seq is not None and type(rseq) is int:
             # Answers no request ever sent: the bot's reply to the pending one, with a wrong seq.
@@ -572,5 +575,5 @@ class Connection(Endpoint):
                 FaultKind.ILLEGAL,
                 f"a reply with seq {rseq}, but the pending request is seq {seq}: echo the request's seq",
             )
-        self._stray(FaultKind.ILLEGAL, f"{_describe(msg, rseq)} (no such request)")
+        self._stray(FaultKind.ILLEGAL, f"{describe_stray(msg, rseq)} (no such request)")
         return None

@@ -109,7 +109,7 @@ LATE_KERNEL_MS = 200
 #: A poll that returns this much later than asked (ms) means the referee was not running.
 OVERSLEEP_MS = 5
 #: Batches of messages read in the look at the deadline, at most.
-_LATE_BATCHES = 4
+LATE_BATCHES = 4
 #: Kinds of out-of-turn message told apart in a fault's detail (more are counted as "other").
 MAX_STRAY_KINDS = 6
 #: Connections kept open before the bot's hello; more are dropped as they are accepted.
@@ -131,7 +131,7 @@ _GONE = select.POLLHUP | select.POLLERR | select.POLLNVAL
 _EV_MESSAGE = zmtp.EV_MESSAGE
 _GREETING_READY = zmtp.GREETING + zmtp.ready(b"ROUTER")
 #: Headers of the short message frames (zmtp.frame), by body size.
-_SHORT_HEADS = [bytes((0, n)) for n in range(256)]
+SHORT_HEADS = [bytes((0, n)) for n in range(256)]
 _decode_reply = codec.decode_reply
 
 
@@ -246,7 +246,7 @@ class Hub:
         self._poll.close()
 
 
-class _Peer:
+class Peer:
     """One accepted connection: its socket, parser, what is queued out, and its command tokens."""
 
     __slots__ = ("sock", "fd", "parser", "out", "ready", "eof", "tokens", "refilled", "peer_pid")
@@ -294,7 +294,7 @@ def _bind(endpoint: str) -> tuple[socket.socket, str]:
     return sock, real
 
 
-def _describe(msg: Any, rseq: Any) -> str:
+def describe_stray(msg: Any, rseq: Any) -> str:
     """Short words for an out-of-turn message, e.g. ``"action with seq 7"``."""
     return f"{msg.TYPE!s} with seq {rseq}"
 
@@ -342,8 +342,8 @@ class Endpoint:
         #: The seat's part of the match's wire trace (:mod:`harness.match.trace`); None: off (the default).
         self.trace: SeatTrace | None = None
         #: Connections that have not said hello, by descriptor, oldest first.
-        self._peers: dict[int, _Peer] = {}
-        self._bot: _Peer | None = None
+        self._peers: dict[int, Peer] = {}
+        self._bot: Peer | None = None
         #: Connections dropped because they did not present the secret, or came too many or too late.
         self.dropped_peers = 0
         #: Why the last of them was dropped (for a failed start's detail).
@@ -403,11 +403,11 @@ class Endpoint:
         """Block up to ``timeout_ms`` until a socket of the hub is ready (nothing is read); True if one is."""
         return bool(self.hub.poll(timeout_ms))
 
-    def _mask(self, peer: _Peer) -> int:
+    def _mask(self, peer: Peer) -> int:
         read = 0 if (peer is self._bot and self._flooded) else _POLLIN
         return read | _POLLOUT if peer.out else read
 
-    def _write(self, peer: _Peer, data: bytes) -> int:
+    def _write(self, peer: Peer, data: bytes) -> int:
         """Queue ``data`` to ``peer``: 1 sent or queued, 0 not (:data:`OUT_LIMIT` reached), -1 connection broken."""
         out = peer.out
         if out:
@@ -426,7 +426,7 @@ class Endpoint:
             self.hub.modify(peer.fd, self._mask(peer))
         return 1
 
-    def _flush(self, peer: _Peer) -> None:
+    def _flush(self, peer: Peer) -> None:
         out = peer.out
         if not out:
             return
@@ -442,7 +442,7 @@ class Endpoint:
         if not out:
             self.hub.modify(peer.fd, self._mask(peer))
 
-    def _recv(self, peer: _Peer) -> bool:
+    def _recv(self, peer: Peer) -> bool:
         """Feed what the kernel holds (one read); False if nothing came (``peer.eof`` set at the end)."""
         try:
             data = peer.sock.recv(READ_CHUNK)
@@ -457,7 +457,7 @@ class Endpoint:
         peer.parser.feed(data)
         return True
 
-    def _close(self, peer: _Peer) -> None:
+    def _close(self, peer: Peer) -> None:
         self.hub.remove(peer.fd)
         with contextlib.suppress(OSError):
             peer.sock.close()
@@ -505,7 +505,7 @@ class Endpoint:
             sock.setblocking(False)
             if self._tcp:
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            peer = _Peer(sock, HELLO_FRAME_LIMIT, HELLO_FRAME_LIMIT)
+            peer = Peer(sock, HELLO_FRAME_LIMIT, HELLO_FRAME_LIMIT)
             self._peers[peer.fd] = peer
             self.hub.add(peer.fd, self._on_event)
             if self._write(peer, _GREETING_READY) < 0:
@@ -513,7 +513,7 @@ class Endpoint:
                 del self._peers[peer.fd]
         self._cap_peers()
 
-    def _drop(self, peer: _Peer, why: str) -> None:
+    def _drop(self, peer: Peer, why: str) -> None:
         """Close one connection that is not the bot's."""
         self._peers.pop(peer.fd, None)
         self._close(peer)
@@ -532,7 +532,7 @@ class Endpoint:
             oldest = next(iter(self._peers.values()))
             self._drop(oldest, f"a silent connection beyond {MAX_UNAUTHENTICATED} without the secret")
 
-    def _command(self, peer: _Peer, name: Any, data: Any) -> bool:
+    def _command(self, peer: Peer, name: Any, data: Any) -> bool:
         """One command frame: a token of the peer's bucket, PING answered by PONG; False: a flood."""
         self.commands_in += 1
         now = _now()
@@ -548,7 +548,7 @@ class Endpoint:
             self._write(peer, zmtp.command(b"PONG", data[2:18]))  # RFC 37: the ping's context echoed
         return True
 
-    def _pump(self, peer: _Peer) -> None:
+    def _pump(self, peer: Peer) -> None:
         """Read a peer that has not said hello: ZMTP's handshake, then its first message must be the hello."""
         parser = peer.parser
         for _ in range(READ_BATCH):
@@ -581,7 +581,7 @@ class Endpoint:
                               "connect a DEALER, PROTOCOL.md section 1)")
                 self._drop(peer, f"{detail} (ZMTP)" if "before hello" not in detail else detail)
 
-    def _hello(self, peer: _Peer, data: bytes) -> None:
+    def _hello(self, peer: Peer, data: bytes) -> None:
         """The first message of a connection: a hello with the secret authenticates it, anything else drops it."""
         trace = self.trace
         if trace is not None:

@@ -57,7 +57,7 @@ from harness.history import record as handrecord
 from harness.history.files import HistoryWriter, history_name
 from harness.history.record import BY_BOT, BY_FAULT, BY_OUT, BY_UNSENT, Decision
 from harness.host.placement import Placement, pin, restore
-from harness.host.sandbox import non_dumpable, plan
+from harness.host.sandbox import decide_isolation, non_dumpable
 from harness.match.connection import Connection
 from harness.match.endpoint import ChannelFault, Disconnected, Hub
 from harness.match.human import HumanSpec
@@ -213,7 +213,7 @@ class Referee:
         transport: ``"ipc"`` (default, endpoints in a private 0700 directory)
             or ``"tcp"`` (loopback, a free port per bot; not with the sandbox).
         sandbox: how bots are isolated (default :class:`SandboxSettings`: mode
-            auto); the plan is made at once (:attr:`plan`).
+            auto); the isolation is decided at once (:attr:`isolation`).
         stop_after: play at most this many hands, then end the match as a
             freezeout ends early (``match_end`` with the hands played), while
             ``match_start`` announces ``spec.hands``: a tournament's entry check
@@ -250,7 +250,7 @@ class Referee:
         if transport not in ("ipc", "tcp"):
             raise ValueError(f"transport must be 'ipc' or 'tcp', got {transport!r}")
         self.sandbox = sandbox or SandboxSettings()
-        self.plan = plan(self.sandbox, transport=transport)
+        self.isolation = decide_isolation(self.sandbox, transport=transport)
         self.bots = list(bots)
         self.spec = spec
         self.limits = limits
@@ -259,7 +259,7 @@ class Referee:
         self.transport = transport
         self.trace = trace
         #: The seats' launches, jails, control groups, fair CPU and stops (:class:`harness.match.seathost.SeatHost`).
-        self.host = SeatHost(self.seats, self.bots, limits, self.sandbox, self.plan, self.out_dir, self._log,
+        self.host = SeatHost(self.seats, self.bots, limits, self.sandbox, self.isolation, self.out_dir, self._log,
                              self._fault)
         self.hands_seconds = 0.0
         self.hands_cpu_seconds = 0.0
@@ -585,10 +585,10 @@ class Referee:
         interrupted = False
         try:
             self._log_file = open(self.out_dir / "logs" / "referee.log", "a", buffering=1, encoding="utf-8")
-            self._log(f"sandbox: {self.plan.summary}")
-            if self.plan.warning:
-                self._log(f"WARNING: {self.plan.warning}")
-            if self.plan.active:  # no process of our user may read our memory while bots run
+            self._log(f"sandbox: {self.isolation.summary}")
+            if self.isolation.warning:
+                self._log(f"WARNING: {self.isolation.warning}")
+            if self.isolation.active:  # no process of our user may read our memory while bots run
                 dumpable = non_dumpable()
                 dumpable.__enter__()
             if self.cpus is not None:

@@ -20,7 +20,7 @@ from typing import Any
 
 from harness.host import cgroups
 from harness.host.residency import Residency
-from harness.host.sandbox import DEFAULT_PIDS, BotJail, JailPlan, SandboxError, UidLease, support
+from harness.host.sandbox import DEFAULT_PIDS, BotJail, Isolation, SandboxError, UidLease, support
 from harness.host.treelimits import TreeBot, TreeMatch
 from harness.match.botseat import BotSeat
 from harness.match.clock import Clock
@@ -122,17 +122,17 @@ class SeatHost:
         seats: the match's seats (the referee's, shared).
         bots: the launch specs by match seat.
         limits: the limits every bot runs under.
-        sandbox: how bots are isolated; ``plan`` what this machine can do of it
-            (:func:`harness.host.sandbox.plan`).
+        sandbox: how bots are isolated; ``isolation`` what this machine can do of it
+            (:func:`harness.host.sandbox.decide_isolation`).
         out_dir: the match's output directory (hidden from the bots; ``logs/`` receives their stderr).
         log: appends one line to the referee's log.
         fault: the referee's fault counter (seat, kind, detail, the hand's faults or None).
     """
 
     def __init__(self, seats: list[MatchSeat], bots: Sequence[BotSpec | HumanSpec | Seat], limits: Limits,
-                 sandbox: SandboxSettings, plan: JailPlan, out_dir: Path, log: Callable[[str], None],
+                 sandbox: SandboxSettings, isolation: Isolation, out_dir: Path, log: Callable[[str], None],
                  fault: Callable[..., None]) -> None:
-        self.seats, self.bots, self.limits, self.sandbox, self.plan = seats, list(bots), limits, sandbox, plan
+        self.seats, self.bots, self.limits, self.sandbox, self.isolation = seats, list(bots), limits, sandbox, isolation
         self.out_dir = out_dir
         self._log, self._fault = log, fault
         self._groups: cgroups.MatchGroup | TreeMatch | None = None
@@ -142,12 +142,12 @@ class SeatHost:
         self.turn: MatchSeat | None = None
 
     def setup(self) -> None:
-        """The match's control groups and the seats' uids, as the plan says (before any bot starts).
+        """The match's control groups and the seats' uids, as the isolation decided says (before any bot starts).
 
         Raises:
             SandboxError: the uids cannot be leased, or (mode required) the groups cannot be made.
         """
-        if self.plan.cgroups:
+        if self.isolation.cgroups:
             try:
                 self._groups = cgroups.MatchGroup(support().cgroups)
             except cgroups.CgroupError as exc:
@@ -155,9 +155,9 @@ class SeatHost:
                     raise SandboxError(f"control groups: {exc}") from None
                 self._log(f"WARNING: no control groups for this match ({exc}): limits are per process tree")
                 self._groups = TreeMatch()
-        elif self.plan.tree:
+        elif self.isolation.tree:
             self._groups = TreeMatch()
-        if self.plan.namespaces and support().root:
+        if self.isolation.namespaces and support().root:
             self._lease = UidLease(len(self.seats), self.sandbox.uid_range)
 
     def confine(
@@ -180,10 +180,10 @@ class SeatHost:
                 label, memory_bytes=self.limits.memory_mb * 1024 * 1024, pids_max=pids,
                 cpus=os.sched_getaffinity(0),
             )
-        in_jail = isinstance(seat.group, TreeBot) and self.plan.nproc_in_jail
+        in_jail = isinstance(seat.group, TreeBot) and self.isolation.nproc_in_jail
         if isinstance(seat.group, TreeBot):
             seat.group.nproc_in_jail = in_jail
-        if not self.plan.namespaces or seat_dir is None:
+        if not self.isolation.namespaces or seat_dir is None:
             return None
         cwd = getattr(self.bots[seat.index], "cwd", None)  # a seat of a third kind may have no directory here
         own = os.path.realpath(cwd or os.getcwd())
@@ -213,7 +213,7 @@ class SeatHost:
         self.setup()
         # One walk of the shared views per match, before the first bot starts (harness.host.residency).
         self._residency = (Residency(others_only=self._lease is not None)
-                           if self.sandbox.resident and self.plan.namespaces else None)
+                           if self.sandbox.resident and self.isolation.namespaces else None)
         for seat in self.seats:
             i, name = seat.index, seat.name
             # Per seat: a secret (a bot that learns another seat's cannot use its own) and a
@@ -331,7 +331,7 @@ class SeatHost:
         One write per bot whose state changes (``cgroup`` files opened once), made
         only when the seat on move changes. ``seat`` None: nobody is on move.
         """
-        policy = self.plan.cpu
+        policy = self.isolation.cpu
         if policy is CpuPolicy.NONE:
             self.turn = seat
             return
@@ -346,13 +346,13 @@ class SeatHost:
 
     def all_waiting(self, waiting: bool) -> None:
         """Every bot at the waiting weight (or frozen) once play starts; all back on at the end."""
-        if self.plan.cpu is CpuPolicy.NONE:
+        if self.isolation.cpu is CpuPolicy.NONE:
             return
         self.turn = None
         for s in self.seats:
             if s.group is not None:
                 try:
-                    if self.plan.cpu is CpuPolicy.WEIGHT:
+                    if self.isolation.cpu is CpuPolicy.WEIGHT:
                         s.group.set_turn(not waiting)
                     else:
                         s.group.freeze(waiting)

@@ -361,7 +361,7 @@ class Ladder:
                 result = MatchResult.from_dict(done.result)
                 # every student sees a match's statuses: no host path in them
                 result = dataclasses.replace(result, status=[for_student(st, self.roots) for st in result.status])
-                record = MatchRecord(table=f"b{block_id}", rotation=rotation, big_blind=self.contest.game.unit,
+                record = MatchRecord(table=f"b{block_id}", rotation=rotation, unit=self.contest.game.unit,
                                      result=result, rotations=seats).to_dict()
             except (KeyError, TypeError, ValueError) as exc:
                 error = f"unreadable result: {exc}"

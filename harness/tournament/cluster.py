@@ -187,7 +187,7 @@ def hide(value: Any, path: Path) -> Any:
 def expected_sandbox(settings: Sequence[SandboxSettings]) -> tuple[bool, bool]:
     """What a worker must give the bots (bubblewrap, control groups): all of it for mode ``required``,
     for ``auto`` what this machine (the runner's) gives, nothing for ``off``."""
-    from harness.host.sandbox import SandboxError, plan
+    from harness.host.sandbox import SandboxError, decide_isolation
 
     need_ns = need_cg = False
     for box in settings:
@@ -195,7 +195,7 @@ def expected_sandbox(settings: Sequence[SandboxSettings]) -> tuple[bool, bool]:
             need_ns = need_cg = True
         elif box.mode is SandboxMode.AUTO:
             try:
-                here = plan(box)
+                here = decide_isolation(box)
             except SandboxError:
                 continue
             need_ns, need_cg = need_ns or here.namespaces, need_cg or here.cgroups
@@ -248,7 +248,7 @@ def preflight(bots: Iterable[BotSpec], digest: str, worker: str, sandboxes: Sequ
     (bubblewrap, control groups: :func:`expected_sandbox`) and each bot's
     command and cwd (cached per bot), after :func:`warm_up`.
     """
-    from harness.host.sandbox import SandboxError, plan
+    from harness.host.sandbox import SandboxError, decide_isolation
 
     mine = warm_up()
     if digest != mine:
@@ -259,7 +259,7 @@ def preflight(bots: Iterable[BotSpec], digest: str, worker: str, sandboxes: Sequ
     need_ns, need_cg = expect
     for box in sandboxes:
         try:
-            got = plan(box)
+            got = decide_isolation(box)
         except SandboxError as exc:
             return Refusal(worker, None, f"worker {worker} cannot sandbox the bots: {exc}")
         missing = [what for what, need, have in (("bubblewrap", need_ns, got.namespaces),

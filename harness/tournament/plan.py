@@ -34,7 +34,7 @@ from harness.tournament.config import TournamentConfig, plan_size
 from harness.tournament.design import Balance, balance
 from harness.tournament.leaderboard import plural
 from harness.tournament.results import MatchRecord
-from harness.tournament.schedule import Format, Pairing, build_schedule
+from harness.tournament.schedule import Format, ScheduledMatch, build_schedule
 
 #: Files named on a bot's command line larger than this are fingerprinted by size and time, not content.
 _HASH_LIMIT_BYTES = 64 * 1024 * 1024
@@ -261,7 +261,7 @@ class Plan:
     """
 
     bots: tuple[str, ...]
-    matches: tuple[Pairing, ...]
+    matches: tuple[ScheduledMatch, ...]
     tables: int
     hands: int
     table_size: int
@@ -335,7 +335,7 @@ def make_plan(config: TournamentConfig, bots: Sequence[BotSpec] | None = None, *
     shared = shared_cwds(config.bots)
     digests = {b.name: _digest(bot_setup(b, shared=shared)) for b in bots}
 
-    def fingerprinted(deal_seed: int) -> list[Pairing]:
+    def fingerprinted(deal_seed: int) -> list[ScheduledMatch]:
         out = []
         for p in build_schedule(strategy, names, seed=deal_seed, duplicate=sched.duplicate):
             fp = match_fingerprint(conf_digest, p.seed, [(name, digests[name]) for name in p.bots])
@@ -346,9 +346,9 @@ def make_plan(config: TournamentConfig, bots: Sequence[BotSpec] | None = None, *
     if later_seeds:
         # Oldest seed first: a table keeps the seed of its stored results; a new table takes the newest seed.
         stored = done or {}
-        grouped: list[dict[str, list[Pairing]]] = []
+        grouped: list[dict[str, list[ScheduledMatch]]] = []
         for planned in [matches, *(fingerprinted(s) for s in later_seeds)]:
-            rows: dict[str, list[Pairing]] = {}
+            rows: dict[str, list[ScheduledMatch]] = {}
             for p in planned:
                 rows.setdefault(p.table, []).append(p)
             grouped.append(rows)
@@ -434,7 +434,7 @@ class Planned:
 
     plan: Plan
     records: list[MatchRecord]
-    todo: list[Pairing]
+    todo: list[ScheduledMatch]
     reuse: Reuse
 
 

@@ -67,14 +67,14 @@ class TableSets:
     Attributes:
         table: the table index of the schedule.
         bots: the table's bots (sorted names).
-        big_blind: chips per big blind (the "bb" of bb/100).
+        unit: chips per big blind (the "bb" of bb/100: :attr:`harness.engine.GameConfig.unit`).
         nets: per set (deal number, ascending), each bot's net chips summed over the rotations.
         hands: per set, each bot's hands in it (its number of rotations).
     """
 
     table: str
     bots: tuple[str, ...]
-    big_blind: int
+    unit: int
     nets: tuple[tuple[int, ...], ...]
     hands: tuple[tuple[int, ...], ...]
 
@@ -93,7 +93,7 @@ def table_sets(records: Iterable[MatchRecord]) -> list[TableSets]:
     for table in sorted(tables):
         recs = tables[table]
         bots = tuple(sorted(recs[0].result.bots))
-        if any(tuple(sorted(r.result.bots)) != bots or r.big_blind != recs[0].big_blind for r in recs):
+        if any(tuple(sorted(r.result.bots)) != bots or r.unit != recs[0].unit for r in recs):
             raise ValueError(f"table {table}: its matches have different bots or big blinds")
         column = {name: i for i, name in enumerate(bots)}
         deals = set_deal_numbers(recs)
@@ -110,7 +110,7 @@ def table_sets(records: Iterable[MatchRecord]) -> list[TableSets]:
                     if dealt[h][seat]:  # a bot that left a freezeout (one rotation) plays no more hands
                         nets[j][col] += row[seat]
                         hands[j][col] += 1
-        out.append(TableSets(table, bots, recs[0].big_blind, tuple(map(tuple, nets)), tuple(map(tuple, hands))))
+        out.append(TableSets(table, bots, recs[0].unit, tuple(map(tuple, nets)), tuple(map(tuple, hands))))
     return out
 
 
@@ -201,10 +201,10 @@ def bootstrap_ranks(records: Sequence[MatchRecord], bots: Sequence[str] | None =
         nets = np.asarray(t.nets, dtype=np.int64)[:, keep]
         hand_counts = np.asarray(t.hands, dtype=np.int64)[:, keep]
         counts = rng.multinomial(n, np.full(n, 1.0 / n), size=resamples).astype(np.int64)
-        bb_chips = chips.setdefault(t.big_blind, np.zeros((resamples, len(names)), dtype=np.int64))
+        bb_chips = chips.setdefault(t.unit, np.zeros((resamples, len(names)), dtype=np.int64))
         bb_chips[:, target] += counts @ nets
         hands[:, target] += counts @ hand_counts
-        real = real_chips.setdefault(t.big_blind, np.zeros(len(names), dtype=np.int64))
+        real = real_chips.setdefault(t.unit, np.zeros(len(names), dtype=np.int64))
         real[target] += nets.sum(axis=0)
         real_hands[target] += hand_counts.sum(axis=0)
     big_blinds = sorted(chips)
@@ -315,7 +315,7 @@ def head_to_head(records: Iterable[MatchRecord]) -> dict[tuple[str, str], Fracti
             for seat, name in enumerate(res.bots):
                 key = (name, res.bots[1 - seat])
                 won = sum(res.hand_nets[h][seat] for h in played)
-                chips[key] = chips.get(key, Fraction(0)) + Fraction(won, rec.big_blind)
+                chips[key] = chips.get(key, Fraction(0)) + Fraction(won, rec.unit)
                 hands[key] = hands.get(key, 0) + len(deals)
     return {key: chips[key] / hands[key] for key in chips if hands[key]}
 

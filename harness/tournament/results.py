@@ -97,10 +97,11 @@ class MatchRecord:
     """One line of ``results.jsonl``: a finished match and where it sits in the plan.
 
     Attributes:
-        table: the table's name (:attr:`harness.tournament.schedule.Pairing.table`):
+        table: the table's name (:attr:`harness.tournament.schedule.ScheduledMatch.table`):
             the duplicate set the match belongs to.
         rotation: the table's seat rotation this match played.
-        big_blind: the big blind in chips, or min_bet in an ante-only game (R2.5): the "bb" of bb/100.
+        unit: the big blind in chips, or min_bet in an ante-only game (R2.5): the "bb" of bb/100
+            (:attr:`harness.engine.GameConfig.unit`; stored as ``big_blind`` in the line).
         result: what the referee returned.
         rotations: matches of the table in the plan (k with duplicate, else 1).
         fingerprint: the match's fingerprint (:mod:`harness.tournament.plan`).
@@ -114,7 +115,7 @@ class MatchRecord:
 
     table: str
     rotation: int
-    big_blind: int
+    unit: int
     result: MatchResult
     rotations: int = 1
     fingerprint: str = ""
@@ -141,7 +142,7 @@ class MatchRecord:
             "rotation": self.rotation,
             "rotations": self.rotations,
             "fingerprint": self.fingerprint,
-            "big_blind": self.big_blind,
+            "big_blind": self.unit,
             "seed_sha256": self.commitment,
             "result": self.result.to_dict(),
         }
@@ -155,12 +156,27 @@ class MatchRecord:
         return cls(
             table=str(table),
             rotation=int(data["rotation"]),
-            big_blind=int(data["big_blind"]),
+            unit=int(data["big_blind"]),
             result=MatchResult.from_dict(data["result"]),
             rotations=int(data.get("rotations", 1)),
             fingerprint=str(data.get("fingerprint", "")),
             seed_sha256=str(data.get("seed_sha256", "")),
         )
+
+    def to_match_folder(self) -> dict[str, Any]:
+        """The ``result.json`` of a ``harness match`` or ``harness play`` folder: the result's fields and
+        ``big_blind`` (the unit); one match alone, so no table, rotation or fingerprint."""
+        return {**self.result.to_dict(), "big_blind": self.unit}
+
+    @classmethod
+    def from_match_folder(cls, data: Mapping[str, Any]) -> MatchRecord:
+        """Rebuild from :meth:`to_match_folder` output (its table: the match id; rotation 0).
+
+        Raises:
+            KeyError, TypeError, ValueError: not such a dict.
+        """
+        result = MatchResult.from_dict(data)
+        return cls(table=result.match_id, rotation=0, unit=int(data["big_blind"]), result=result)
 
 
 def _fsync_dir(path: Path) -> None:
@@ -345,8 +361,8 @@ def check_record(record: MatchRecord) -> None:
     totals = [sum(row[s] for row in res.hand_nets) for s in range(n)]
     if totals != list(res.net):
         raise ValueError(f"net {res.net} is not the sum of its hands {totals}")
-    if record.big_blind < 1:
-        raise ValueError(f"big_blind must be >= 1, got {record.big_blind}")
+    if record.unit < 1:
+        raise ValueError(f"big_blind must be >= 1, got {record.unit}")
     if record.seed_sha256 and record.seed_sha256 != commitment(res.seed):
         raise ValueError("seed_sha256 is not the SHA-256 of its seed")
 
@@ -400,9 +416,9 @@ def _table_problem(record: MatchRecord, first: tuple[int, MatchRecord]) -> str |
         if named != bots:
             return f"its bots {record.result.bots} are not those of its table {record.table}"
     line, other = first
-    if other is not record and (sorted(other.result.bots) != bots or other.big_blind != record.big_blind):
-        return (f"its bots {record.result.bots} (big blind {record.big_blind}) differ from those of the other "
-                f"matches of table {record.table} (line {line}: {other.result.bots}, big blind {other.big_blind})")
+    if other is not record and (sorted(other.result.bots) != bots or other.unit != record.unit):
+        return (f"its bots {record.result.bots} (big blind {record.unit}) differ from those of the other "
+                f"matches of table {record.table} (line {line}: {other.result.bots}, big blind {other.unit})")
     return None
 
 

@@ -51,8 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.deals import commitment, new_seed
 from harness.history.files import HistoryTail
-from harness.host.sandbox import SandboxError
-from harness.host.sandbox import plan as plan_sandbox
+from harness.host.sandbox import SandboxError, decide_isolation
 from harness.match.outdir import StorageError, storage_errno
 from harness.specs import FaultKind, MatchResult, MatchSpec, SandboxSettings
 from harness.tournament.cluster import ClusterError
@@ -94,7 +93,7 @@ from harness.tournament.results import (
     read_manifest,
     read_results,
 )
-from harness.tournament.schedule import Format, Pairing
+from harness.tournament.schedule import Format, ScheduledMatch
 from harness.tournament.seeds import REVEAL_FILE, SECRET_FILE, add_deal_seed, reveal, tournament_seeds
 from harness.tournament.voice import StderrVoice, Voice
 from harness.tournament.workers import (
@@ -211,7 +210,7 @@ class RunSummary:
         return self.hands_run / self.seconds if self.seconds > 0 else 0.0
 
 
-def schedule_for(config: TournamentConfig) -> list[Pairing]:
+def schedule_for(config: TournamentConfig) -> list[ScheduledMatch]:
     """The matches of a plan of every bot of the file (no output directory, no entry check)."""
     return list(make_plan(config).matches)
 
@@ -292,7 +291,7 @@ def _last_line(path: Path, limit: int = 300) -> str:
     return lines[-1] if len(lines[-1]) <= limit else lines[-1][: limit - 3] + "..."
 
 
-def plan_estimate(config: TournamentConfig, plan: Plan, todo: Sequence[Pairing], recorded: Sequence[MatchRecord],
+def plan_estimate(config: TournamentConfig, plan: Plan, todo: Sequence[ScheduledMatch], recorded: Sequence[MatchRecord],
                   entries: EntryReport | None, rates: Rates, parallel: int | None = None) -> PlanCost:
     """Estimate the matches still to play; scaled by the recorded matches' real times when there are any.
 
@@ -529,7 +528,7 @@ class _Run:
         self.executor: Executor = executor
         self.before_bots = before_bots
         self.bots_started = False
-        self.planned: dict[str, Pairing] = {}
+        self.planned: dict[str, ScheduledMatch] = {}
 
     def say(self, text: str) -> None:
         """A line of the run's commentary (entry-check lines carry bots' stderr: the voice escapes it)."""
@@ -585,7 +584,7 @@ class _Run:
     # ---- stage 2: the plan
 
     def plan(self, report: EntryReport, seeds: list[int], rates: Rates | None,
-             progress: bool | None) -> tuple[RunSummary, list[Pairing]]:
+             progress: bool | None) -> tuple[RunSummary, list[ScheduledMatch]]:
         """The plan of the entries that play (what is recorded is reused), said with its estimate; the manifest."""
         config, store, stored, say = self.config, self.store, self.stored, self.say
         sched = config.schedule
@@ -640,7 +639,7 @@ class _Run:
 
     # ---- stage 3: play
 
-    def play(self, summary: RunSummary, todo: list[Pairing], reporter: _Reporter) -> None:
+    def play(self, summary: RunSummary, todo: list[ScheduledMatch], reporter: _Reporter) -> None:
         """Play the matches still to play; records are appended (and published a table at a time) as they end.
         A stop (Ctrl-C, a lost cluster, a full disk) is recorded in ``summary``; every record so far is kept."""
         config, store, display = self.config, self.store, self.display
@@ -719,7 +718,7 @@ class _Run:
             summary.seconds = time.monotonic() - started
             display.stop()
 
-    def _job(self, p: Pairing) -> Job:
+    def _job(self, p: ScheduledMatch) -> Job:
         """The job that plays one planned match (worker side: :func:`play_and_store`)."""
         config, sched = self.config, self.config.schedule
         by_name = self.by_name
@@ -760,14 +759,14 @@ class _Run:
 def say_sandbox(voice: Voice, box: SandboxSettings, *, cluster: bool = False) -> None:
     """Say what a run knows about the bots' isolation before the first starts (docs/security.md).
 
-    ``sandbox: on (...)`` (this machine's :attr:`harness.host.sandbox.JailPlan.summary`;
+    ``sandbox: on (...)`` (this machine's :attr:`harness.host.sandbox.Isolation.summary`;
     not for a cluster, whose workers check their own), then the alert ``WARNING: bots are
     NOT fully isolated: ...`` when something is missing, or a notice when
     ``[sandbox] mode = "off"``. Nothing for mode "required" that cannot run
     here (refused before the run) or on a cluster (each worker refuses).
     """
     try:
-        decided = plan_sandbox(box)
+        decided = decide_isolation(box)
     except SandboxError:
         return
     if not cluster:
@@ -796,9 +795,9 @@ def progress_display(config: TournamentConfig, plan: Plan, records: Sequence[Mat
     return display
 
 
-def _record(done: Done, big_blind: int) -> MatchRecord | None:
+def _record(done: Done, unit: int) -> MatchRecord | None:
     """Turn a finished match job into a record; None (with error.txt) if it failed or returned another match."""
-    pairing: Pairing = done.job.info
+    scheduled: ScheduledMatch = done.job.info
     if done.result is None:
         return None
     try:
@@ -806,15 +805,15 @@ def _record(done: Done, big_blind: int) -> MatchRecord | None:
     except (KeyError, TypeError, ValueError) as exc:
         (done.job.directory / ERROR_FILE).write_text(f"unreadable result: {exc}\n", encoding="utf-8")
         return None
-    if list(result.bots) != list(pairing.bots) or result.match_id != pairing.match_id:
+    if list(result.bots) != list(scheduled.bots) or result.match_id != scheduled.match_id:
         (done.job.directory / ERROR_FILE).write_text(
             f"the referee returned match {result.match_id} with bots {result.bots}; "
-            f"expected {pairing.match_id} with {list(pairing.bots)}\n",
+            f"expected {scheduled.match_id} with {list(scheduled.bots)}\n",
             encoding="utf-8",
         )
         return None
-    return MatchRecord(table=pairing.table, rotation=pairing.rotation, big_blind=big_blind, result=result,
-                       rotations=pairing.rotations, fingerprint=pairing.fingerprint)
+    return MatchRecord(table=scheduled.table, rotation=scheduled.rotation, unit=unit, result=result,
+                       rotations=scheduled.rotations, fingerprint=scheduled.fingerprint)
 
 
 

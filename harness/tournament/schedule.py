@@ -54,7 +54,7 @@ class ScheduleError(HarnessError, ValueError):
 
 
 @dataclass(frozen=True, slots=True)
-class Pairing:
+class ScheduledMatch:
     """One match of a tournament.
 
     Attributes:
@@ -272,7 +272,7 @@ def table_name(table: Sequence[str], instance: int = 0) -> str:
 
 def build_schedule(
     strategy: PairingStrategy, bots: Sequence[str], *, seed: int, duplicate: bool = True
-) -> list[Pairing]:
+) -> list[ScheduledMatch]:
     """Expand a strategy's tables into the tournament's matches.
 
     Args:
@@ -287,7 +287,7 @@ def build_schedule(
     Raises:
         ScheduleError: from the strategy.
     """
-    matches: list[Pairing] = []
+    matches: list[ScheduledMatch] = []
     copies: Counter[frozenset[str]] = Counter()
     for table in strategy.tables(bots):
         members = frozenset(table)
@@ -303,6 +303,6 @@ def build_schedule(
         for r in chosen:
             seated = rotate(canonical, r)
             match_id = table_name(seated, instance)
-            matches.append(Pairing(match_id=match_id, table=name, rotation=r, bots=seated, seed=deal_seed,
+            matches.append(ScheduledMatch(match_id=match_id, table=name, rotation=r, bots=seated, seed=deal_seed,
                                    rotations=rotations))
     return matches

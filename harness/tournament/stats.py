@@ -223,7 +223,7 @@ def sets_by_table(records: Iterable[MatchRecord]) -> dict[str, dict[str, list[tu
                 column = cells.setdefault(name, [[0.0, 0] for _ in deals])
                 for j, h in enumerate(hands):
                     if dealt[h][seat]:  # a bot that left plays no more hands
-                        column[j][0] += res.hand_nets[h][seat] / rec.big_blind
+                        column[j][0] += res.hand_nets[h][seat] / rec.unit
                         column[j][1] += 1
         out[table] = {name: [(x, int(k)) for x, k in column if k] for name, column in cells.items()}
     return out
