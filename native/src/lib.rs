@@ -2,7 +2,8 @@
 //!
 //! `mt` (CPython's Mersenne Twister, so the same seed deals the same cards), `eval` (the best five,
 //! R5), `hand` (the hand state machine, R2-R5), `bench` (random legal hands without Python), `rng`
-//! (the random chooser's numbers), `tables` (many self-play tables stepped at once into NumPy rows). The
+//! (the random chooser's numbers), `tables` (many self-play tables stepped at once into NumPy rows),
+//! `zmtp` and `reply` (the referee's hot path: ZMTP framing, a bot's reply decoded). The
 //! Python engine `harness.engine` is the reference: the differential test plays random hands
 //! through both (tests/test_native_core.py).
 #![forbid(unsafe_code)]
@@ -11,8 +12,10 @@ mod bench;
 mod eval;
 mod hand;
 mod mt;
+mod reply;
 mod rng;
 mod tables;
+mod zmtp;
 
 use hand::{Config, Hand, LogEntry, Refusal, DECK, KIND_NAMES, MAX_STACK};
 use mt::Mt;
@@ -513,6 +516,8 @@ fn harness_core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<NativeHand>()?;
     m.add_class::<NativeTables>()?;
+    m.add_class::<zmtp::ZmtpParser>()?;
+    m.add_class::<reply::ReplyDecoder>()?;
     m.add_function(wrap_pyfunction!(evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(best_hand, m)?)?;
     m.add_function(wrap_pyfunction!(random_words, m)?)?;
