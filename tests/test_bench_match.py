@@ -55,6 +55,15 @@ def test_match_speed_reports_the_referees_cpu_per_decision() -> None:
     assert 0 < figures["cpu_us_per_decision"] <= figures["us_per_hand"] / figures["decisions_per_hand"]
 
 
+def test_reply_read_is_measured_with_each_parser_and_decoder() -> None:
+    from harness.bench.match import reply_read_us
+
+    figures = reply_read_us(n=50)
+    assert set(figures) == {"reply_read_us_python", "reply_read_us_native"}
+    assert isinstance(figures["reply_read_us_python"], float)
+    assert isinstance(figures["reply_read_us_native"], float) or figures["reply_read_us_native"] == "not built"
+
+
 def test_the_c_bot_match_is_measured_or_says_why_not(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from harness.bench.match import build_c_bot, match_speed
 

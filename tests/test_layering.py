@@ -23,7 +23,8 @@
 - ``dask`` / ``distributed`` (an optional extra) are imported by the dask
   backend alone (``harness/tournament/cluster.py``).
 - ``harness_core`` (the native core, the crate in ``native/``) is imported by ``harness/engine/native.py``
-  alone: the rest of the harness reaches it through the engine (``harness/rl/native_vector.py`` takes its
+  and, for the referee's hot path (ZMTP framing, reply decoding), ``harness/match/native_wire.py``
+  alone: the rest of the harness reaches it through them (``harness/rl/native_vector.py`` takes its
   ``NativeTables`` there), bots never (they have the evaluator), nor ``protocol``; the engine's package
   imports it only on request (the engine works without it). Its Rust has no ``unsafe``.
 - Outside the CLI, an import inside a function is listed with its reason in docs/developers.md
@@ -191,7 +192,7 @@ def test_hosting_a_bot_knows_nothing_of_the_match(path: Path) -> None:
 
 
 NATIVE_CORE = "harness_core"
-NATIVE_DOOR = ("harness/engine/native.py",)
+NATIVE_DOOR = ("harness/engine/native.py", "harness/match/native_wire.py")
 
 
 @pytest.mark.parametrize("path", files("harness") + files("protocol") + files("bots"),

@@ -10,6 +10,11 @@ Figures (printed, never asserted):
   two example players (C, TCP lines), pinned, right after the C bots' match
   (``--acpc DIR``, :mod:`harness.bench.acpc`); ``c_over_acpc_decisions`` the
   C bots' decisions/s over it (target: at least 1).
+- ``reply_read_us_python`` / ``reply_read_us_native``: CPU per reply of
+  reading one bot's ``action`` reply in this process (its ZMTP frame fed to
+  the parser, the event taken, the reply decoded): the Python parser and
+  codec, and the native core's twins the endpoint uses when the crate is
+  built (:mod:`harness.match.native_wire`; "not built" otherwise).
 - ``engine_cpu_us_per_decision``: the engine alone, in this process, per
   decision: the machine's speed during the run (the referee's CPU per
   decision moves with it on a shared VM).
@@ -74,14 +79,15 @@ from harness.engine import Action, ActionKind, GameConfig, HandState
 from harness.engine.cards import CARD_STRS
 from harness.host import cgroups, sysinfo_supervisor
 from harness.host.placement import pin, restore
+from harness.match import zmtp
 from harness.match.connection import Connection
 from harness.match.endpoint import Hub
 from harness.match.referee import BotSpec, Limits, MatchSpec, Referee
 from harness.match.wire import encode_hand_end_of
 from harness.specs import CpuPolicy, SandboxMode, SandboxSettings
 from protocol import codec
-from protocol.messages import MatchEnd
-from protocol.version import PROTOCOL_VERSION
+from protocol.messages import ActionReply, MatchEnd
+from protocol.version import MAX_MESSAGE_BYTES, PROTOCOL_VERSION
 
 #: Rounds of the pinned heads-up match and the floor, alternated (:func:`paired_floor`).
 ROUNDS = 3
@@ -399,6 +405,32 @@ def paired_floor(hands: int, rounds: int = ROUNDS) -> tuple[dict[str, float], di
     return mean(matches), mean(floors), ratios
 
 
+def reply_read_us(n: int = 100_000) -> dict[str, float | str]:
+    """CPU per reply (us) of reading a bot's action reply, with each parser and decoder (module docstring)."""
+    reply = codec.encode(ActionReply(seq=12345, action="call", amount=0))
+    frame = zmtp.frame(reply)
+    opening = zmtp.GREETING + zmtp.ready(b"DEALER")
+
+    def one(parser_cls: Any, decode: Any) -> float:
+        parser = parser_cls(MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES)
+        parser.feed(opening)
+        parser.next(), parser.next()  # the greeting, the READY
+        start = time.process_time()
+        for _ in range(n):
+            parser.feed(frame)
+            decode(parser.next()[1], MAX_MESSAGE_BYTES)
+        return (time.process_time() - start) / n * 1e6
+
+    figures: dict[str, float | str] = {"reply_read_us_python": round(one(zmtp.Parser, codec.decode_reply), 2)}
+    try:
+        from harness.match import native_wire
+    except ImportError:
+        figures["reply_read_us_native"] = "not built"
+    else:
+        figures["reply_read_us_native"] = round(one(native_wire.Parser, native_wire.decode_reply), 2)
+    return figures
+
+
 def engine_cpu_us_per_decision(hands: int = 600) -> float:
     """CPU µs per decision of the engine alone (check/call, stand pat; heads-up), in this process.
 
@@ -465,6 +497,7 @@ def run(hands_heads_up: int = 4000, hands_four: int = 2000, acpc_dir: str | None
         "decisions_per_s_heads_up_c": round(c_hu["decisions_per_s"], 1) if c_hu else None,
         "referee_cpu_us_per_decision_c": round(c_hu["cpu_us_per_decision"], 1) if c_hu else None,
         **acpc,
+        **reply_read_us(),
         "engine_cpu_us_per_decision": round(engine_us, 1),
         **boxed,
         "cpus": os.cpu_count(),

@@ -9,7 +9,8 @@ Modules, in the direction of their imports:
   (:mod:`harness.history`);
 - bot hosting lives one floor down, in :mod:`harness.host` (processes, sandbox,
   control groups, limits);
-- the wire: ``zmtp`` (the ZMTP parser), ``wire`` (per-hand messages),
+- the wire: ``zmtp`` (the ZMTP parser), ``native_wire`` (its twin and the reply
+  decoder's in the native core, used when built), ``wire`` (per-hand messages),
   ``trace`` (the opt-in wire trace of every message), ``endpoint`` (one bot's
   socket, handshake and bounds) and ``connection`` (its request/reply exchange);
 - the seats: ``seat`` (the ``Seat`` protocol: what the referee needs of whatever

@@ -36,7 +36,6 @@ from harness.match.endpoint import (
     describe_stray,
 )
 from harness.specs import FaultKind
-from protocol import codec
 from protocol.errors import ProtocolError
 from protocol.messages import ActionReply, DiscardReply, Hello
 
@@ -545,7 +544,7 @@ class Connection(Endpoint):
         if len(data) > self._max_bytes:
             raise ChannelFault(FaultKind.OVERSIZED, f"{len(data)} bytes exceeds the limit {self._max_bytes}")
         try:
-            msg = codec.decode_reply(data, self._max_bytes)
+            msg = _decode_reply(data, self._max_bytes)
         except ProtocolError as exc:
             raise ChannelFault(FaultKind.MALFORMED, str(exc)) from None
         if isinstance(msg, Hello):

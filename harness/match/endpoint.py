@@ -88,7 +88,7 @@ from harness.match.trace import SeatTrace
 from harness.specs import FaultKind
 from protocol import codec
 from protocol.errors import ProtocolError
-from protocol.messages import Error, Hello, Welcome
+from protocol.messages import Error, Hello, Message, Welcome
 from protocol.version import PROTOCOL_VERSION
 
 #: Longest single poll while waiting (ms): between slices the bot's process is checked.
@@ -132,7 +132,16 @@ _EV_MESSAGE = zmtp.EV_MESSAGE
 _GREETING_READY = zmtp.GREETING + zmtp.ready(b"ROUTER")
 #: Headers of the short message frames (zmtp.frame), by body size.
 SHORT_HEADS = [bytes((0, n)) for n in range(256)]
-_decode_reply = codec.decode_reply
+try:  # the native core's twins of the ZMTP parser and the reply decoder, when the crate is built
+    from harness.match import native_wire
+except ImportError:
+    native_wire = None  # type: ignore[assignment]
+#: The ZMTP parser of each peer: ``Parser(frame_limit, skip_limit)`` (:class:`harness.match.zmtp.Parser`'s API).
+_Parser: Any = zmtp.Parser if native_wire is None else native_wire.Parser
+#: A bot's reply while it decides: :func:`protocol.codec.decode_reply`, the same message or error.
+_decode_reply: Callable[[bytes, int], Message] = (
+    codec.decode_reply if native_wire is None else native_wire.decode_reply
+)
 
 
 class Disconnected(HarnessError):
@@ -254,7 +263,7 @@ class Peer:
     def __init__(self, sock: socket.socket, frame_limit: int, skip_limit: int) -> None:
         self.sock = sock
         self.fd = sock.fileno()
-        self.parser = zmtp.Parser(frame_limit, skip_limit)
+        self.parser = _Parser(frame_limit, skip_limit)
         self.out = bytearray()
         self.ready = False  # the NULL handshake is done
         self.eof = False

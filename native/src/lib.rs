@@ -3,7 +3,8 @@
 //! `mt` (CPython's Mersenne Twister, so the same seed deals the same cards), `eval` (the best five,
 //! R5), `hand` (the hand state machine, R2-R5), `bench` (random legal hands without Python), `rng`
 //! (the random chooser's numbers), `tables` (many self-play tables stepped at once into NumPy rows), `aec`
-//! (one table of the PettingZoo AEC environment, observation and mask written into new NumPy arrays). The
+//! (one table of the PettingZoo AEC environment, observation and mask written into new NumPy arrays),
+//! `zmtp` and `reply` (the referee's hot path: ZMTP framing, a bot's reply decoded). The
 //! Python engine `harness.engine` is the reference: the differential test plays random hands
 //! through both (tests/test_native_core.py).
 #![forbid(unsafe_code)]
@@ -13,8 +14,10 @@ mod bench;
 mod eval;
 mod hand;
 mod mt;
+mod reply;
 mod rng;
 mod tables;
+mod zmtp;
 
 use hand::{Config, Hand, LogEntry, Refusal, DECK, KIND_NAMES, MAX_STACK};
 use mt::Mt;
@@ -516,6 +519,8 @@ fn harness_core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativeHand>()?;
     m.add_class::<NativeTables>()?;
     m.add_class::<aec::NativeAec>()?;
+    m.add_class::<zmtp::ZmtpParser>()?;
+    m.add_class::<reply::ReplyDecoder>()?;
     m.add_function(wrap_pyfunction!(evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(best_hand, m)?)?;
     m.add_function(wrap_pyfunction!(random_words, m)?)?;
