@@ -34,6 +34,7 @@ from harness.match.endpoint import (
     Endpoint,
     Peer,
     describe_stray,
+    read_reply,
 )
 from harness.specs import FaultKind
 from protocol.errors import ProtocolError
@@ -45,7 +46,7 @@ _POLLIN = select.POLLIN
 _POLLOUT = select.POLLOUT
 _GONE = select.POLLHUP | select.POLLERR | select.POLLNVAL
 _EV_MESSAGE = zmtp.EV_MESSAGE
-_decode_reply = codec.decode_reply
+_decode_reply = read_reply
 
 
 class Connection(Endpoint):

@@ -139,7 +139,7 @@ except ImportError:
 #: The ZMTP parser of each peer: ``Parser(frame_limit, skip_limit)`` (:class:`harness.match.zmtp.Parser`'s API).
 _Parser: Any = zmtp.Parser if native_wire is None else native_wire.Parser
 #: A bot's reply while it decides: :func:`protocol.codec.decode_reply`, the same message or error.
-_decode_reply: Callable[[bytes, int], Message] = (
+read_reply: Callable[[bytes, int], Message] = (
     codec.decode_reply if native_wire is None else native_wire.decode_reply
 )
 
