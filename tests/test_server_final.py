@@ -173,3 +173,121 @@ def test_harness_plan_of_a_contest_file_gives_the_finals_size_and_time_before_it
     assert out.returncode == 0, out.stderr
     assert "final: round robin of 11 bots at tables of 2: 110 matches of 500 hands" in out.stdout
     assert "the ladder's last" in out.stdout and "entrants: 11, from the database's active versions" in out.stdout
+
+
+def test_a_racing_final_plans_its_worst_case_and_its_least(tmp_path: Path) -> None:
+    """30 versions and the house bot: 465 pairs; at most 4 tables each (2 matches a table), at least 1 (the round
+    robin's size); the
+    tournament file stays a round robin (the race's runner grows it round by round)."""
+    server = _server(tmp_path, '[final]\nformat = "racing"\nhands = 500\nerror_rate = 0.1\n')
+    try:
+        p = plan(server)
+        assert (p.format, p.matches, p.least_matches, p.hands) == ("racing", 465 * 4 * 2, 465 * 2, 500)
+        assert p.seconds == pytest.approx(465 * 8 * 500 * 0.01 / 2)
+        text = p.describe()
+        assert "at most 3,720 matches of 500 hands" in text and "at least 930" in text and "0.1" in text
+        assert tomllib.loads(final_toml(server))["schedule"]["format"] == "round-robin"
+    finally:
+        server.engine.dispose()
+
+
+@pytest.mark.parametrize(("text", "key"), [
+    ("[final]\nmax_tables = 3\n", "[final] max_tables"),
+    ('[final]\nformat = "racing"\nerror_rate = 1.5\n', "[final] error_rate"),
+    ('[final]\nformat = "racing"\ntable_size = 3\n', "[final] table_size"),
+    ('[final]\nformat = "racing"\nmin_tables = 5\nmax_tables = 3\n', "[final] max_tables"),
+])
+def test_racing_settings_errors_name_the_key(tmp_path: Path, text: str, key: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_contest(contest_file(tmp_path, extra=text))
+    assert f": {key}: " in str(info.value) and "\n" not in str(info.value)
+
+
+def _race_file(folder: Path) -> Path:
+    """A tournament file of solid, caller and raiser, 60 hands a match, as the server writes a final's."""
+    from tests.server_helpers import ROOT
+
+    bots = "".join(f'[[bots]]\nname = "{n}"\ncommand = ["python", "-m", "bots.{n}"]\ncwd = "{ROOT}"\n\n'
+                   for n in ("solid", "caller", "raiser"))
+    path = folder / "final.toml"
+    path.write_text(f'[tournament]\nname = "r"\noutput = "{folder / "final"}"\n\n[schedule]\nformat = "round-robin"\n'
+                    f'hands = 60\ntable_size = 2\njobs = 2\n\n[sandbox]\nmode = "off"\n\n{bots}', encoding="utf-8")
+    return path
+
+
+@pytest.mark.slow
+def test_a_racing_final_stops_its_clear_pairs_and_resumes_after_a_kill(tmp_path: Path) -> None:
+    """Real matches: solid beats caller and raiser by far (those pairs stop at their first look, 2 tables),
+    caller and raiser play the same moves whatever their cards (their duplicate result is exactly 0: they play
+    to the cap of 4). The runner is killed (SIGKILL, with its matches) mid-way and started again: 16 matches in
+    the end, of at most 24, none lost or doubled."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    path = _race_file(tmp_path)
+    command = [sys.executable, "-c", "from harness.server.race import main; main()", str(path), "0.05", "2", "4"]
+    first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        wait_for(lambda: len(_lines(tmp_path / "final")) >= 3 or first.poll() is not None, timeout=900)
+    finally:
+        with __import__("contextlib").suppress(ProcessLookupError):
+            os.killpg(first.pid, signal.SIGKILL)
+        first.wait()
+    before = _lines(tmp_path / "final")
+    assert 3 <= len(before) < 16
+    out = subprocess.run(command, capture_output=True, text=True, timeout=1800)
+    assert out.returncode == 0, out.stderr[-2000:]
+    race = json.loads((tmp_path / "race.json").read_text(encoding="utf-8"))
+    tables = {tuple(p["pair"]): (p["tables"], p["separated"]) for p in race["pairs"]}
+    assert tables == {("caller", "raiser"): (4, False), ("caller", "solid"): (2, True), ("raiser", "solid"): (2, True)}
+    assert race["over"] and race["standings"][0]["bot"] == "solid" and race["worst_case_matches"] == 24
+    after = _lines(tmp_path / "final")
+    ids = [json.loads(r)["result"]["match_id"] for r in after]
+    assert len(after) == 16 == len(set(ids)) and after[:len(before)] == before
+    assert (tmp_path / "final" / "report" / "index.html").is_file()
+
+
+def _lines(out: Path) -> list[str]:
+    path = out / "results.jsonl"
+    return [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()] if path.exists() else []
+
+
+@pytest.mark.slow
+def test_a_racing_final_on_the_server_survives_a_kill_9(tmp_path: Path) -> None:
+    """Three raisers and the caller, racing at most 2 tables a pair: the admin page shows the worst case, then
+    the progress and the race's standings; the server is killed (SIGKILL) mid-final and started again: the final
+    goes on by itself and ends "done" with every pair at its cap (24 matches), none lost or doubled."""
+    contest = contest_file(tmp_path, hands=10, extra='[final]\nformat = "racing"\nhands = 40\nmin_tables = 1\n'
+                                                      'max_tables = 2\n')
+    port = free_port()
+    urls = links(contest, port)
+    server = Served(contest, port)
+    try:
+        for name in ("alice", "bob", "carol"):
+            client = server.client(urls[name])
+            vid = upload(client, "bot.py", (RAISER + f"\n# {name}\n").encode()).json()["id"]
+            assert wait_for(lambda c=client, v=vid: version_state(c, v)["state"] == "admitted", timeout=600)
+        admin = server.client(urls["admin"])
+        planned = re.search(r'<p id="final-plan">(.*?)</p>', admin.get("/admin").text, re.S)
+        assert planned and "racing round robin of 4 bots heads-up: at most 24 matches of 40 hands" in planned.group(1)
+        assert admin.post("/admin/final", follow_redirects=False).status_code == 303
+        page = wait_for(lambda: (t := admin.get("/admin").text) and 'id="race-standings"' in t
+                        and not re.search(r'id="final-progress">0 of', t) and t, timeout=900)
+        assert re.search(r'id="final-progress">\d+ of at most 24 matches played; \d of 6 pairs still racing', page)
+    finally:
+        server.kill9()
+    before = _results(contest)
+    assert 1 <= len(before) <= 24
+    server = Served(contest, port)
+    try:
+        admin = server.client(urls["admin"])
+        state = wait_for(lambda: (m := re.search(r'id="final-state">Final: (\w+)', admin.get("/admin").text))
+                         and m.group(1) != "running" and m.group(1), timeout=1200)
+        assert state == "done"
+    finally:
+        server.stop()
+    after = _results(contest)
+    assert len(after) == 24 and after[:len(before)] == before
+    assert len({json.loads(r)["result"]["match_id"] for r in after}) == 24
