@@ -38,9 +38,9 @@ from harness.server.board import BACKGROUND_NICENESS
 from harness.tournament.config import toml_value
 from harness.tournament.estimate import DEFAULT_RATES, describe_seconds, effective_jobs
 from harness.tournament.racing import RaceRule, expected_tables, least_tables, ratio_se, worst_case_tables
-from harness.tournament.results import RESULTS_FILE, MatchRecord
+from harness.tournament.results import RESULTS_FILE, MatchRecord, ResultsError, read_records
 from harness.tournament.schedule import Format, RoundRobin, Sampled, ScheduleError
-from harness.tournament.stats import bb_per_100, sets_by_table
+from harness.tournament.stats import Standing, bb_per_100, score, sets_by_table, standings
 
 FINAL_TOML = "final.toml"
 #: The racing final's state after each round, in the data folder (:mod:`harness.server.race` writes it).
@@ -277,7 +277,9 @@ def final_toml(server: Any, chosen: FinalPlan | None = None) -> str:
     lines = ["[tournament]", f"name = {_value(c.name + '-final')}", f"output = {_value(str(c.data / 'final'))}", "",
              "[schedule]", f"format = {_value('round-robin' if c.final.format == 'racing' else c.final.format)}",
              f"hands = {chosen.hands}",
-             f"table_size = {chosen.table_size}", f"jobs = {c.ladder.jobs}"]
+             f"table_size = {chosen.table_size}"]
+    # [ladder] cluster: the final's matches go to the same Dask cluster (every worker thread), as the ladder's
+    lines.append(f"scheduler = {_value(c.ladder.cluster)}" if c.ladder.cluster else f"jobs = {c.ladder.jobs}")
     if c.final.tables_per_bot is not None:
         lines.append(f"tables_per_bot = {c.final.tables_per_bot}")
     lines.append("")
@@ -399,13 +401,15 @@ def _count_lines(path: Path) -> int:
 class Progress:
     """A running final's progress: ``done`` of ``total`` matches recorded, ``left_s`` seconds left at the rate
     of this run so far (None before its first match); a racing final's ``total`` is its worst case, and ``race``
-    is its ``race.json`` after the latest round (None before the first, or for other formats)."""
+    is its ``race.json`` after the latest round (None before the first, or for other formats); ``standings``:
+    the other formats' provisional leaderboard over the complete tables so far (:func:`provisional`)."""
 
     done: int
     total: int
     left_s: float | None
     race: dict[str, Any] | None = None
     racing: bool = False
+    standings: tuple[Standing, ...] = ()
 
     def describe(self) -> str:
         if self.racing:
@@ -444,4 +448,31 @@ def progress(server: Any) -> Progress | None:
         left = (time.time() - float(started)) / played * (total - done)
     racing = bool(store.setting(server.engine, "final_race", ""))
     race = read_race(server.contest.data) if racing else None
-    return Progress(min(done, total) if total else done, max(total, done), left, race, racing)
+    rows = () if racing else tuple(provisional(server.contest.data))
+    return Progress(min(done, total) if total else done, max(total, done), left, race, racing, rows)
+
+
+_provisional: dict[str, tuple[tuple[int, int], list[Standing]]] = {}
+_provisional_lock = threading.Lock()
+
+
+def provisional(data: Path) -> list[Standing]:
+    """The running final's leaderboard so far (duplicate bb/100 with 95% intervals, over its complete tables:
+    ``results.jsonl`` holds only those), read again only when the file changed (pages ask often, matches end
+    seldom); [] before the first table or when it cannot be read."""
+    path = data / "final" / RESULTS_FILE
+    try:
+        st = path.stat()
+    except OSError:
+        return []
+    key = (st.st_size, st.st_mtime_ns)
+    with _provisional_lock:
+        hit = _provisional.get(str(path))
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        try:
+            rows = standings(score(read_records(path.parent), None).scored)
+        except (ResultsError, OSError):
+            return []
+        _provisional[str(path)] = (key, rows)
+        return rows
