@@ -7,10 +7,16 @@ process (the runner owns its signals, so it cannot run in a thread of the
 server). The ladder is paused meanwhile; the usual report (``<data>/final/report``)
 is served at ``/final``.
 
+With ``[final] format = "racing"`` the child is the race's runner instead
+(:mod:`harness.server.race`: rounds of the runner over the pairs whose order
+is not yet clear, :mod:`harness.tournament.racing`).
+
 Before it starts, the admin page shows its size and time (:func:`plan`: the
 ladder's own match times scale to the final's hands; ``[final] budget_min``
-cuts the hands per match to fit). While it runs, :func:`progress` counts the
-matches recorded in ``<data>/final/results.jsonl``. A server stopped (or killed)
+cuts the hands per match to fit; a race: its worst case, its least and what
+the ladder's gaps predict). While it runs, :func:`progress` counts the
+matches recorded in ``<data>/final/results.jsonl`` and gives the standings so
+far (:func:`provisional`, or the race's ``race.json``). A server stopped (or killed)
 while the final runs leaves the ``final`` setting at ``running``; the next
 start resumes it by itself (:func:`resume_final`: the runner skips the matches
 already recorded, on the same ``final.toml``).
