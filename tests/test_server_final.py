@@ -317,6 +317,8 @@ def test_a_racing_final_on_the_server_survives_a_kill_9(tmp_path: Path) -> None:
         state = wait_for(lambda: (m := re.search(r'id="final-state">Final: (\w+)', admin.get("/admin").text))
                          and m.group(1) != "running" and m.group(1), timeout=1200)
         assert state == "done"
+        result = admin.get("/admin").text  # the race's result stays on the admin page (the report pools hands)
+        assert 'id="race-standings"' in result and "Racing final, its result" in result
     finally:
         server.stop()
     after = _results(contest)
@@ -390,3 +392,15 @@ def test_a_contest_on_a_dask_cluster_plays_its_final_there(tmp_path: Path) -> No
     finally:
         engine.dispose()
     assert schedule["scheduler"] == "tcp://10.0.0.5:8786" and "jobs" not in schedule
+
+
+def test_harness_plan_of_a_racing_contest_gives_its_worst_case_and_its_least(tmp_path: Path) -> None:
+    import subprocess
+
+    from tests.server_helpers import HARNESS
+
+    contest = contest_file(tmp_path, students=CLASS, extra='[final]\nformat = "racing"\nhands = 100\n')
+    out = subprocess.run([*HARNESS, "plan", str(contest)], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "final: racing round robin of 31 bots heads-up: at most 3,720 matches of 100 hands" in out.stdout
+    assert "at least 930 matches" in out.stdout and "expected: not known before the ladder has played" in out.stdout

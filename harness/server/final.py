@@ -458,6 +458,15 @@ def progress(server: Any) -> Progress | None:
     return Progress(min(done, total) if total else done, max(total, done), left, race, racing, rows)
 
 
+def finished_race(server: Any) -> dict[str, Any] | None:
+    """A racing final's ``race.json`` once it is over (its result: the report's own leaderboard pools every hand,
+    so pairs that raced longer weigh more there); None otherwise."""
+    if store.setting(server.engine, "final") != "done" or not store.setting(server.engine, "final_race", ""):
+        return None
+    race = read_race(server.contest.data)
+    return race if race is not None and race.get("over") else None
+
+
 _provisional: dict[str, tuple[tuple[int, int], list[Standing]]] = {}
 _provisional_lock = threading.Lock()
 
