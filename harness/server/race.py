@@ -21,6 +21,7 @@ or the cluster was lost, 4 when the disk is full, 2 for a mistake in the file.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -34,7 +35,7 @@ from harness.report.html import write_report
 from harness.tournament.cluster import DaskExecutor
 from harness.tournament.config import Backend, ConfigError, ScheduleSettings, TournamentConfig, load_config
 from harness.tournament.racing import PairState, RaceRule, Racing, replay, standings
-from harness.tournament.results import RESULTS_FILE, ResultsError, read_records
+from harness.tournament.results import RESULTS_FILE, ResultsError, read_manifest, read_records
 from harness.tournament.runner import RunOutcome, run_tournament
 from harness.tournament.schedule import PairingStrategy
 from harness.tournament.voice import StderrVoice, Voice
@@ -106,6 +107,8 @@ def _rounds(config: TournamentConfig, rule: RaceRule, voice: Voice) -> int:
     """The rounds of :func:`run_race`, its exit status."""
     out = config.tournament.output
     bots = list(config.bot_names)
+    with contextlib.suppress(ResultsError, OSError, KeyError, TypeError):  # resumed: the bots that raced
+        bots = [str(b) for b in read_manifest(out)["bots"]]  # (an entry check may have left some out)
     executor = DaskExecutor.for_config(config) if config.schedule.backend is Backend.DASK else None
     try:
         while True:

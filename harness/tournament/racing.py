@@ -133,7 +133,7 @@ def look(pair: Pair, tables: int, sets: Sequence[tuple[float, int]], wanted: int
     bb = bb_per_100(sum(x for x, _ in sets), hands)
     se = ratio_se(sets)
     half = z * se if se is not None else None
-    separated = half is not None and tables >= rule.min_tables and abs(bb) > half
+    separated = half is not None and tables >= max(rule.min_tables, wanted) and abs(bb) > half
     racing = tables < wanted or not (separated or tables >= rule.max_tables)
     return PairState(pair, tables, bb, se, half, racing, separated)
 
