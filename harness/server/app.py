@@ -65,9 +65,9 @@ from harness.server.board import LiveBoard
 from harness.server.botlog import shown_log
 from harness.server.contest import Contest, load_contest
 from harness.server.db import metadata
+from harness.server.final import finished_race, resume_final, start_final
 from harness.server.final import plan as final_plan
 from harness.server.final import progress as final_progress
-from harness.server.final import resume_final, start_final
 from harness.server.folders import Listing, export_tree, list_files, tar_stream
 from harness.server.games import Game, GameRefused, Games
 from harness.server.hostpaths import for_student, hide_paths, host_roots
@@ -888,6 +888,7 @@ def admin_page(request: Request) -> Response:
                  builds=f"{BUILDS_OFF} ({problem})" if problem else "",
                  challenges=store.setting(server.engine, "challenges", "1") == "1",
                  final_plan=final_plan(server).describe(), final_progress=final_progress(server),
+                 final_race=finished_race(server),
                  final=store.setting(server.engine, "final", ""), ladder_error=server.ladder.error if server.ladder
                  else "", busy=_occupancy(server))
 

@@ -33,6 +33,10 @@ Format (every key but ``[contest] name`` and ``[[reference]]`` optional)::
     table_size = 2            # default: [ladder] table_size
     tables_per_bot = 8        # sampled only (default: each pair meets about twice)
     budget_min = 60           # plan to this many minutes: fewer hands per match if needed (0: no budget)
+    # format = "racing": heads-up pairs play duplicate tables until their order is clear (harness.tournament.racing)
+    error_rate = 0.05         # racing only: the chance, at most, that any pair stops in the wrong order
+    min_tables = 1            # racing only: tables every pair plays before its first look
+    max_tables = 4            # racing only: the cap; a pair level there stops, not separated
 
     [[reference]]             # house bots every student plays
     name = "caller"
@@ -134,7 +138,13 @@ class FinalSettings:
         table_size: seats per table (None: ``[ladder] table_size``).
         tables_per_bot: sampled only (None: :func:`harness.tournament.schedule.default_tables_per_bot`).
         budget_min: minutes the final should take at most (0: no budget); the plan then cuts the hands per match
-            to fit, down to :data:`harness.server.final.MIN_HANDS`, from the ladder's own match times.
+            to fit, down to :data:`harness.server.final.MIN_HANDS`, from the ladder's own match times (a racing
+            final: its worst case fits).
+        error_rate: racing only: the chance, at most, that the race stops any pair with the wrong order
+            (:class:`harness.tournament.racing.RaceRule` ``delta``).
+        min_tables: racing only: duplicate tables every pair plays before its first look.
+        max_tables: racing only: the cap; a pair not separated there stops, its order not claimed.
+    ``format = "racing"`` (heads-up only) is a race over the round robin's pairs (:mod:`harness.tournament.racing`).
     """
 
     format: str = "round-robin"
@@ -142,6 +152,9 @@ class FinalSettings:
     table_size: int | None = None
     tables_per_bot: int | None = None
     budget_min: int = 0
+    error_rate: float = 0.05
+    min_tables: int = 1
+    max_tables: int = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,6 +289,9 @@ def parse_contest(data: dict[str, Any], file: Path) -> Contest:
     play = _play(Table(file, "[play]", data.get("play", {})))
     submissions = _submissions(Table(file, "[submissions]", data.get("submissions", {})))
     final = _final(Table(file, "[final]", data.get("final", {})))
+    if final.format == "racing" and final.table_size is None and ladder.table_size != 2:
+        raise ConfigError(file, "[final] table_size", f"a racing final is heads-up: [ladder] table_size is "
+                          f"{ladder.table_size}; set table_size = 2 under [final]")
     schedule = read_schedule(Table(file, "[schedule]", {"hands": ladder.hands, "table_size": ladder.table_size,
                                                      "jobs": ladder.jobs}))
     game, stack, mode = read_game(Table(file, "[game]", data.get("game", {})), schedule)
@@ -367,13 +383,23 @@ def _submissions(t: Table) -> SubmissionSettings:
 
 
 def _final(t: Table) -> FinalSettings:
-    fmt = t.choice("format", ("round-robin", "sampled"), "round-robin")
+    fmt = t.choice("format", ("round-robin", "sampled", "racing"), "round-robin")
     hands = t.integer("hands", 0, 1) if "hands" in t.data else None
     table_size = t.integer("table_size", 2, MIN_PLAYERS, MAX_PLAYERS) if "table_size" in t.data else None
     tables_per_bot = t.integer("tables_per_bot", 1, 1, 10_000) if "tables_per_bot" in t.data else None
     if tables_per_bot is not None and fmt != "sampled":
         raise t.error("tables_per_bot", 'goes with format = "sampled"')
     budget = t.integer("budget_min", 0, 0, 100_000)
+    for key in ("error_rate", "min_tables", "max_tables"):
+        if key in t.data and fmt != "racing":
+            raise t.error(key, 'goes with format = "racing"')
+    error_rate = float(t.get("error_rate", (int, float), 0.05, "a number between 0 and 1, e.g. 0.05"))
+    if not 0 < error_rate < 1:
+        raise t.error("error_rate", f"expected a number between 0 and 1 (not included), got {error_rate}")
+    least = t.integer("min_tables", 1, 1, 1000)
+    most = t.integer("max_tables", max(4, least), least, 1000)
+    if fmt == "racing" and table_size not in (None, 2):
+        raise t.error("table_size", f'a racing final is heads-up: expected 2, got {table_size}')
     t.finish()
     return FinalSettings(format=fmt, hands=hands, table_size=table_size, tables_per_bot=tables_per_bot,
-                         budget_min=budget)
+                         budget_min=budget, error_rate=error_rate, min_tables=least, max_tables=most)

@@ -7,10 +7,16 @@ process (the runner owns its signals, so it cannot run in a thread of the
 server). The ladder is paused meanwhile; the usual report (``<data>/final/report``)
 is served at ``/final``.
 
+With ``[final] format = "racing"`` the child is the race's runner instead
+(:mod:`harness.server.race`: rounds of the runner over the pairs whose order
+is not yet clear, :mod:`harness.tournament.racing`).
+
 Before it starts, the admin page shows its size and time (:func:`plan`: the
 ladder's own match times scale to the final's hands; ``[final] budget_min``
-cuts the hands per match to fit). While it runs, :func:`progress` counts the
-matches recorded in ``<data>/final/results.jsonl``. A server stopped (or killed)
+cuts the hands per match to fit; a race: its worst case, its least and what
+the ladder's gaps predict). While it runs, :func:`progress` counts the
+matches recorded in ``<data>/final/results.jsonl`` and gives the standings so
+far (:func:`provisional`, or the race's ``race.json``). A server stopped (or killed)
 while the final runs leaves the ``final`` setting at ``running``; the next
 start resumes it by itself (:func:`resume_final`: the runner skips the matches
 already recorded, on the same ``final.toml``).
@@ -37,10 +43,14 @@ from harness.server import db, store
 from harness.server.board import BACKGROUND_NICENESS
 from harness.tournament.config import toml_value
 from harness.tournament.estimate import DEFAULT_RATES, describe_seconds, effective_jobs
-from harness.tournament.results import RESULTS_FILE
+from harness.tournament.racing import RaceRule, expected_tables, least_tables, ratio_se, worst_case_tables
+from harness.tournament.results import RESULTS_FILE, MatchRecord, ResultsError, read_records
 from harness.tournament.schedule import Format, RoundRobin, Sampled, ScheduleError
+from harness.tournament.stats import Standing, bb_per_100, score, sets_by_table, standings
 
 FINAL_TOML = "final.toml"
+#: The racing final's state after each round, in the data folder (:mod:`harness.server.race` writes it).
+RACE_FILE = "race.json"
 #: The fewest hands per match a time budget may cut the final to (fewer say little about a bot).
 MIN_HANDS = 20
 #: Ladder matches whose durations the estimate reads (the latest).
@@ -57,9 +67,10 @@ class FinalPlan:
 
     Attributes:
         bots: entrants (active versions and reference bots).
-        format: ``round-robin`` or ``sampled``.
+        format: ``round-robin``, ``sampled`` or ``racing``.
         table_size: seats per table.
-        matches: matches to play (tables times seat rotations: every table is a duplicate set).
+        matches: matches to play (tables times seat rotations: every table is a duplicate set); racing: at most
+            (every pair to its cap), and ``seconds`` is that worst case's time.
         hands: hands per match, after the budget.
         wanted_hands: ``[final] hands`` (or ``[ladder] hands``) before the budget.
         seconds: the estimated wall time (seconds) with ``jobs`` matches at once.
@@ -67,6 +78,10 @@ class FinalPlan:
         source: where the time per hand comes from (the ladder's matches, or the defaults).
         budget_s: ``[final] budget_min`` in seconds (0: none).
         problem: why no final can be planned ("" when it can).
+        least_matches: racing only: matches if every pair separates at its first look.
+        expected_matches: racing only: matches the ladder's own gaps and spread predict
+            (:func:`harness.tournament.racing.expected_tables`); None before the ladder has played.
+        error_rate: racing only: the chance, at most, that any pair stops in the wrong order.
     """
 
     bots: int
@@ -80,11 +95,16 @@ class FinalPlan:
     source: str
     budget_s: float = 0.0
     problem: str = ""
+    least_matches: int = 0
+    expected_matches: float | None = None
+    error_rate: float = 0.0
 
     def describe(self) -> str:
         """One line for the admin page."""
         if self.problem:
             return f"No final can be planned: {self.problem}."
+        if self.format == "racing":
+            return self._describe_race()
         fmt = "round robin" if self.format == "round-robin" else "sampled tables"
         cut = (f" (cut from {self.wanted_hands:,} to fit the budget of {describe_seconds(self.budget_s)})"
                if self.hands < self.wanted_hands else "")
@@ -94,6 +114,21 @@ class FinalPlan:
                 f"{self.hands:,} hands{cut} ({self.matches * self.hands:,} hands), about "
                 f"{describe_seconds(self.seconds)} with {self.jobs} job{'s' if self.jobs != 1 else ''} "
                 f"(time per hand: {self.source}){over}.")
+
+    def _describe_race(self) -> str:
+        cut = (f" (cut from {self.wanted_hands:,} to fit the budget of {describe_seconds(self.budget_s)})"
+               if self.hands < self.wanted_hands else "")
+        per_match = self.seconds / self.matches if self.matches else 0.0
+        expected = (f"; expected about {round(self.expected_matches):,} matches, "
+                    f"{describe_seconds(self.expected_matches * per_match)} (from the ladder's gaps and spread)"
+                    if self.expected_matches is not None else "; expected: not known before the ladder has played")
+        over = (f"; over the budget of {describe_seconds(self.budget_s)} even at {MIN_HANDS} hands"
+                if self.budget_s and self.seconds > self.budget_s else "")
+        return (f"racing round robin of {self.bots} bots heads-up: at most {self.matches:,} matches of "
+                f"{self.hands:,} hands{cut}, about {describe_seconds(self.seconds)} with {self.jobs} "
+                f"job{'s' if self.jobs != 1 else ''} (every pair to its cap), at least {self.least_matches:,} "
+                f"matches{expected}; a pair stops when its order is clear, wrong for any pair with a chance of at "
+                f"most {self.error_rate:g} (time per hand: {self.source}){over}.")
 
 
 def _seconds_per_hand(engine: Any, seats: int) -> tuple[float, str]:
@@ -153,9 +188,50 @@ def plan_before_start(contest: Any) -> tuple[FinalPlan, str]:
             engine.dispose()
 
 
+def race_rule(contest: Any) -> RaceRule:
+    """The racing final's stopping rule from ``[final]`` (:class:`harness.tournament.racing.RaceRule`)."""
+    f = contest.final
+    return RaceRule(delta=f.error_rate, min_tables=f.min_tables, max_tables=f.max_tables)
+
+
+def _ladder_spread(engine: Any, final_hands: int) -> tuple[list[float], float] | None:
+    """From the latest ladder matches: every pair's gap of duplicate bb/100 (each bot's over its tables), and
+    one final table's standard deviation of duplicate bb/100 (the tables' median, scaled to ``final_hands``);
+    None when too few complete tables are stored."""
+    if engine is None:
+        return None
+    m = db.matches
+    with engine.connect() as conn:
+        texts = conn.execute(select(m.c.record).where(m.c.record.is_not(None)).order_by(m.c.id.desc())
+                             .limit(20 * TIMED_MATCHES)).scalars().all()
+    records = []
+    for text in texts:
+        with contextlib.suppress(KeyError, TypeError, ValueError):
+            records.append(MatchRecord.from_dict(json.loads(text)))
+    tables = {name: cells for name, cells in sets_by_table(records).items() if len(cells) == 2}
+    won: dict[str, list[float]] = {}
+    sds = []
+    for cells in tables.values():
+        for bot, sets in cells.items():
+            hands = sum(k for _, k in sets)
+            if not hands:
+                continue
+            won.setdefault(bot, []).append(bb_per_100(sum(x for x, _ in sets), hands))
+            se = ratio_se(sets)
+            if se is not None:
+                sds.append(se * (hands / 2 / final_hands) ** 0.5)  # se of this table, at the final's hands
+    means = [sum(v) / len(v) for v in won.values()]
+    if len(means) < 2 or len(sds) < 3:
+        return None
+    sds.sort()
+    return [a - b for i, a in enumerate(means) for b in means[i + 1:]], sds[len(sds) // 2]
+
+
 def _plan(contest: Any, engine: Any, bots: int) -> FinalPlan:
     c = contest
     f = c.final
+    if f.format == "racing":
+        return _plan_race(contest, engine, bots)
     seats = f.table_size or c.ladder.table_size
     wanted = f.hands or c.ladder.hands
     jobs = effective_jobs(c.ladder.jobs)
@@ -177,13 +253,39 @@ def _plan(contest: Any, engine: Any, bots: int) -> FinalPlan:
                      source, budget)
 
 
+def _plan_race(contest: Any, engine: Any, bots: int) -> FinalPlan:
+    """The racing final's plan: its worst case (every pair to the cap) sized and timed, its least, and what the
+    ladder's gaps predict."""
+    c, rule = contest, race_rule(contest)
+    wanted = c.final.hands or c.ladder.hands
+    jobs = effective_jobs(c.ladder.jobs)
+    per_hand, source = _seconds_per_hand(engine, 2)
+    budget = 60.0 * c.final.budget_min
+    if bots < 2:
+        return FinalPlan(bots, "racing", 2, 0, wanted, wanted, 0.0, jobs, source, budget,
+                         f"{bots} bots cannot fill a table of 2", error_rate=rule.delta)
+    worst = 2 * worst_case_tables(bots, rule)
+    hands = wanted if not budget else max(MIN_HANDS, min(wanted, int(budget * jobs / (worst * per_hand))))
+    spread = _ladder_spread(engine, hands)
+    expected = None
+    if spread is not None:
+        gaps, sd = spread
+        pairs = bots * (bots - 1) // 2
+        expected = 2 * expected_tables(gaps, sd, rule) / len(gaps) * pairs if gaps else None
+    return FinalPlan(bots, "racing", 2, worst, hands, wanted, worst * hands * per_hand / jobs, jobs, source, budget,
+                     least_matches=2 * least_tables(bots, rule), expected_matches=expected, error_rate=rule.delta)
+
+
 def final_toml(server: Any, chosen: FinalPlan | None = None) -> str:
     """The tournament file of the final (TOML text), with the plan's hands (:func:`plan`)."""
     c = server.contest
     chosen = chosen or plan(server)
     lines = ["[tournament]", f"name = {_value(c.name + '-final')}", f"output = {_value(str(c.data / 'final'))}", "",
-             "[schedule]", f"format = {_value(c.final.format)}", f"hands = {chosen.hands}",
-             f"table_size = {chosen.table_size}", f"jobs = {c.ladder.jobs}"]
+             "[schedule]", f"format = {_value('round-robin' if c.final.format == 'racing' else c.final.format)}",
+             f"hands = {chosen.hands}",
+             f"table_size = {chosen.table_size}"]
+    # [ladder] cluster: the final's matches go to the same Dask cluster (every worker thread), as the ladder's
+    lines.append(f"scheduler = {_value(c.ladder.cluster)}" if c.ladder.cluster else f"jobs = {c.ladder.jobs}")
     if c.final.tables_per_bot is not None:
         lines.append(f"tables_per_bot = {c.final.tables_per_bot}")
     lines.append("")
@@ -212,6 +314,11 @@ def start_final(server: Any) -> bool:
     path: Path = server.contest.data / FINAL_TOML
     path.write_text(final_toml(server, chosen), encoding="utf-8")
     store.set_setting(server.engine, "final_matches", str(chosen.matches))
+    rule = race_rule(server.contest)
+    store.set_setting(server.engine, "final_race", json.dumps([rule.delta, rule.min_tables, rule.max_tables])
+                      if chosen.format == "racing" else "")
+    race = server.contest.data / RACE_FILE
+    race.unlink(missing_ok=True)  # an earlier final's race is not this one's
     _run(server, path)
     return True
 
@@ -260,7 +367,7 @@ def _run(server: Any, path: Path) -> None:
     results = server.contest.data / "final" / RESULTS_FILE
     store.set_setting(server.engine, "final_started", json.dumps([time.time(), _count_lines(results)]))
     log = open(server.contest.data / "final.log", "ab")  # noqa: SIM115 - closed by the waiting thread
-    proc = subprocess.Popen([sys.executable, "-c", "from harness.cli import app; app()", "run", str(path)],
+    proc = subprocess.Popen(_command(store.setting(server.engine, "final_race", ""), path),
                             stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     server.final_proc = proc
     with contextlib.suppress(OSError):  # behind the pages for the CPU; its matches inherit it
@@ -278,6 +385,16 @@ def _run(server: Any, path: Path) -> None:
     threading.Thread(target=wait, name="final", daemon=True).start()
 
 
+def _command(race: str, path: Path) -> list[str]:
+    """The final's child process: ``harness run path``, or the race's runner (:mod:`harness.server.race`) when
+    ``race`` (the ``final_race`` setting) holds its rule as ``[delta, min_tables, max_tables]``."""
+    if not race:
+        return [sys.executable, "-c", "from harness.cli import app; app()", "run", str(path)]
+    delta, least, most = json.loads(race)
+    return [sys.executable, "-c", "from harness.server.race import main; main()", str(path), str(delta),
+            str(least), str(most)]
+
+
 def _count_lines(path: Path) -> int:
     try:
         with open(path, "rb") as f:
@@ -289,15 +406,35 @@ def _count_lines(path: Path) -> int:
 @dataclass(frozen=True, slots=True)
 class Progress:
     """A running final's progress: ``done`` of ``total`` matches recorded, ``left_s`` seconds left at the rate
-    of this run so far (None before its first match)."""
+    of this run so far (None before its first match); a racing final's ``total`` is its worst case, and ``race``
+    is its ``race.json`` after the latest round (None before the first, or for other formats); ``standings``:
+    the other formats' provisional leaderboard over the complete tables so far (:func:`provisional`)."""
 
     done: int
     total: int
     left_s: float | None
+    race: dict[str, Any] | None = None
+    racing: bool = False
+    standings: tuple[Standing, ...] = ()
 
     def describe(self) -> str:
+        if self.racing:
+            left = f", at most about {describe_seconds(self.left_s)} left" if self.left_s is not None else ""
+            pairs = self.race["pairs"] if self.race else []
+            racing = sum(1 for p in pairs if p["racing"])
+            said = f"; {racing} of {len(pairs)} pairs still racing" if pairs else ""
+            return f"{self.done:,} of at most {self.total:,} matches played{said}{left}"
         left = f", about {describe_seconds(self.left_s)} left" if self.left_s is not None else ""
         return f"{self.done:,} of {self.total:,} matches played{left}"
+
+
+def read_race(data: Path) -> dict[str, Any] | None:
+    """The racing final's ``race.json`` under the data folder ``data`` (None: none, or unreadable)."""
+    try:
+        content = json.loads((data / RACE_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return content if isinstance(content, dict) else None
 
 
 def progress(server: Any) -> Progress | None:
@@ -315,4 +452,42 @@ def progress(server: Any) -> Progress | None:
     left = None
     if played > 0 and total >= done:
         left = (time.time() - float(started)) / played * (total - done)
-    return Progress(min(done, total) if total else done, max(total, done), left)
+    racing = bool(store.setting(server.engine, "final_race", ""))
+    race = read_race(server.contest.data) if racing else None
+    rows = () if racing else tuple(provisional(server.contest.data))
+    return Progress(min(done, total) if total else done, max(total, done), left, race, racing, rows)
+
+
+def finished_race(server: Any) -> dict[str, Any] | None:
+    """A racing final's ``race.json`` once it is over (its result: the report's own leaderboard pools every hand,
+    so pairs that raced longer weigh more there); None otherwise."""
+    if store.setting(server.engine, "final") != "done" or not store.setting(server.engine, "final_race", ""):
+        return None
+    race = read_race(server.contest.data)
+    return race if race is not None and race.get("over") else None
+
+
+_provisional: dict[str, tuple[tuple[int, int], list[Standing]]] = {}
+_provisional_lock = threading.Lock()
+
+
+def provisional(data: Path) -> list[Standing]:
+    """The running final's leaderboard so far (duplicate bb/100 with 95% intervals, over its complete tables:
+    ``results.jsonl`` holds only those), read again only when the file changed (pages ask often, matches end
+    seldom); [] before the first table or when it cannot be read."""
+    path = data / "final" / RESULTS_FILE
+    try:
+        st = path.stat()
+    except OSError:
+        return []
+    key = (st.st_size, st.st_mtime_ns)
+    with _provisional_lock:
+        hit = _provisional.get(str(path))
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        try:
+            rows = standings(score(read_records(path.parent), None).scored)
+        except (ResultsError, OSError):
+            return []
+        _provisional[str(path)] = (key, rows)
+        return rows
