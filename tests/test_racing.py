@@ -43,7 +43,7 @@ def _table(pair: tuple[str, str], instance: int, edge: float, hands: int, rng: r
         res = MatchResult(match_id=f"{'+'.join(seated)}-{instance}-{rotation}", seed=hash(name) % 1000,
                           hands_played=hands, bots=list(seated), net=net, hand_nets=rows, faults=[{}, {}],
                           status=["ok", "ok"])
-        out.append(MatchRecord(table=name, rotation=rotation, big_blind=BB, result=res, rotations=2))
+        out.append(MatchRecord(table=name, rotation=rotation, unit=BB, result=res, rotations=2))
     return out
 
 
