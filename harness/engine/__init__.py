@@ -3,8 +3,8 @@
 Other draw games (R6-R8) are described by ``games`` (:class:`GameDefinition`), with the
 deuce-to-seven evaluator ``lowball``, the jackpot openers check ``openers``, one deal of
 Five Card Draw with openers, ``jackpots``, and one hand of Deuce-to-Seven Triple Draw,
-``tripledraw`` (HandState with the game's definition), engine only for now. Both bet by the
-same rule functions as Seven Card Draw (``legality``).
+``tripledraw`` (HandState with the game's definition); ``hands`` starts a hand of any game (the
+factory the referee deals through). Both bet by the same rule functions as Seven Card Draw (``legality``).
 
 Public names follow docs/INTERNALS.md (Cards, Evaluator, Game settings, Hand
 state machine). Modules: ``cards``, ``evaluator``, ``config`` (game settings), ``errors``,

@@ -7,7 +7,8 @@ deals. :data:`SEVEN_CARD_DRAW` (R1-R5) is the game the hand state machine
 plays; its numbers are the engine's constants (``constants.HOLE_CARDS``,
 ``config.MAX_PLAYERS`` ... read them from here). :data:`FIVE_CARD_DRAW` (R7)
 is dealt by :mod:`harness.engine.jackpots` and :data:`DEUCE_TO_SEVEN_TRIPLE_DRAW` (R8) by
-:mod:`harness.engine.tripledraw` (the engine only: nothing above it plays them yet).
+:mod:`harness.engine.tripledraw`; :mod:`harness.engine.hands` starts a hand of any of them (matches deal
+Triple Draw; Five Card Draw not yet).
 
 >>> GAMES["five-card-draw"].betting_rounds, GAMES["five-card-draw"].max_seats
 (2, 8)

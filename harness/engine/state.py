@@ -54,6 +54,7 @@ from harness.engine.constants import (
 )
 from harness.engine.errors import CardError, GameConfigError
 from harness.engine.fields import HandFields
+from harness.engine.games import SEVEN_CARD_DRAW, GameDefinition
 from harness.engine.legality import LegalMoves
 from harness.engine.pots import HandResult
 from harness.engine.rounds import Rounds
@@ -113,6 +114,9 @@ class HandState(LegalMoves, Rounds):
 
     # One declaration of the fields (harness.engine.fields, with their types); the slots follow it.
     __slots__ = tuple(HandFields.__annotations__)
+
+    #: The game this class deals (R6); a subclass for another game sets its own.
+    GAME: GameDefinition = SEVEN_CARD_DRAW
 
     # --- construction ------------------------------------------------------
 
@@ -340,7 +344,8 @@ class HandState(LegalMoves, Rounds):
         """What ``seat`` may see: its own cards, public actions, draw counts, shown hands.
 
         Never another seat's cards, except hands revealed at showdown (R5.7).
-        JSON/msgpack-ready (str, int, bool, None, list, dict only).
+        JSON/msgpack-ready (str, int, bool, None, list, dict only). A game other than Seven Card
+        Draw adds its name as ``game`` (R6; PROTOCOL.md section 6).
 
         Args:
             seat: the seat whose view it is.
@@ -363,7 +368,7 @@ class HandState(LegalMoves, Rounds):
                     "five": [CARD_STRS[c] for c in rank.five],
                     "category": rank.category.label,
                 })
-        return {
+        view: dict[str, Any] = {
             "hand_id": self.hand_id,
             "seat": seat,
             "button": self.button,
@@ -384,6 +389,9 @@ class HandState(LegalMoves, Rounds):
             "min_bet": cfg.min_bet,  # the big blind's role in an ante-only game, else None (R2.5)
             "shown": shown,
         }
+        if self.GAME is not SEVEN_CARD_DRAW:  # PROTOCOL.md section 6: no ``game`` key means Seven Card Draw
+            view["game"] = self.GAME.name
+        return view
 
     def action_log(self) -> list[tuple[Any, ...]]:
         """Every decision so far, in order, with the chips it moved (the state's own list: do not change it).

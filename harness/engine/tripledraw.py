@@ -5,8 +5,8 @@ definition (:data:`harness.engine.games.DEUCE_TO_SEVEN_TRIPLE_DRAW`) in place of
 numbers: five cards each, three draws of 0 to 5 cards, four betting rounds, the small bet in rounds 1-2
 and the big bet in rounds 3-4 (fixed-limit), the lowest hand wins (:func:`harness.engine.lowball.evaluate_27`).
 Every betting rule (R3: what is legal, full and short raises, the cap, uncalled chips, skipped rounds),
-the posts (R2), the reshuffle (R4.4, R6.9) and the pots (R5.5, R5.6) are HandState's own code. Nothing
-above the engine plays it yet. One hand::
+the posts (R2), the reshuffle (R4.4, R6.9) and the pots (R5.5, R5.6) are HandState's own code. Matches
+deal it through :func:`harness.engine.hands.start_hand`. One hand::
 
     >>> from harness.engine import GameConfig
     >>> hand = TripleDrawHand.start(GameConfig(structure="fixed-limit"), stacks=[500, 500], button=0, seed=7)
