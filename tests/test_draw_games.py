@@ -79,6 +79,9 @@ def test_the_harness_refuses_a_game_in_one_line_exit_2(tmp_path: Path) -> None:
 def test_the_hand_factory_deals_each_game_and_refuses_what_it_cannot() -> None:
     assert type(start_hand(SEVEN_CARD_DRAW, GameConfig(), [100, 100], 0, 1)) is HandState
     assert type(start_hand(DEUCE_TO_SEVEN_TRIPLE_DRAW, GameConfig(), [100, 100], 0, 1)) is TripleDrawHand
+    # PROTOCOL.md section 6: Seven Card Draw's state is as before; another game names itself.
+    assert "game" not in start_hand(SEVEN_CARD_DRAW, GameConfig(), [100, 100], 0, 1).observation(0)
+    assert start_hand(DEUCE_TO_SEVEN_TRIPLE_DRAW, GameConfig(), [100, 100], 0, 1).observation(1)["game"] == TRIPLE
     assert game_problem(DEUCE_TO_SEVEN_TRIPLE_DRAW, GameConfig(), 7) is not None  # R8.1: 2 to 6 seats
     assert game_problem(FIVE_CARD_DRAW, GameConfig(blinds=False, ante=1, min_bet=10), 3) is not None
 
