@@ -15,18 +15,22 @@ How it thinks:
 - Betting: pot-sized bets and raises with a strong hand, half-pot with a good one,
   calls when the strength beats the pot odds, otherwise check or fold. Raises by
   opponents in the current round make it more careful.
+
+It plays Seven Card Draw only: told another game (``match_start``'s ``game.name``, PROTOCOL.md
+section 6), it says so in one line on stderr and leaves the match.
 """
 
 from __future__ import annotations
 
 import os
 import random
+import sys
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 
 from bots._cards import CARD_TEXT, smart_keep, to_ints
 from harness.engine.evaluator import evaluate
-from protocol.messages import HandEnd, HandStart
+from protocol.messages import SEVEN_CARD_DRAW, HandEnd, HandStart, MatchStart
 from protocol.sdk import Action, Bot, DecisionState
 
 _DECK = tuple(range(52))
@@ -87,6 +91,11 @@ class Solid(Bot):
         self._names: tuple[str, ...] = ()
 
     # ------------------------------------------------------------------ opponent reads
+
+    def on_match_start(self, msg: MatchStart) -> None:
+        if msg.game.name != SEVEN_CARD_DRAW:  # its opponent model and its draws are Seven Card Draw's
+            sys.stderr.write(f"solid: plays {SEVEN_CARD_DRAW} only, not {msg.game.name}; leaving the match\n")
+            raise SystemExit(0)
 
     def on_hand_start(self, msg: HandStart) -> None:
         self._names = msg.names

@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import Any
 
 from harness.engine.config import MAX_CAP, MAX_CHIPS, GameConfig
+from harness.engine.games import SEVEN_CARD_DRAW, GameDefinition
 from harness.errors import HarnessError
 
 
@@ -262,6 +263,7 @@ class MatchSpec:
         compress: write the hand history gzip-compressed as hands are played
             (``hands.jsonl.gz``, readable up to the last hand while it grows)
             instead of ``hands.jsonl``; the name never changes during the match.
+        definition: the game played (RULES.md R6; ``[game] name``), Seven Card Draw by default.
     """
 
     game: GameConfig
@@ -272,6 +274,7 @@ class MatchSpec:
     match_id: str = "match"
     compress: bool = False
     rotation: int | None = None
+    definition: GameDefinition = SEVEN_CARD_DRAW
 
     def __post_init__(self) -> None:
         for name, value in (("hands", self.hands), ("starting_stack", self.starting_stack)):

@@ -22,6 +22,7 @@ from protocol.errors import ProtocolError
 from protocol.messages import (
     CARD_STRINGS,
     LEGAL_ACTION_NAMES,
+    SEVEN_CARD_DRAW,
     ActionName,
     ActionReply,
     ActRequest,
@@ -52,6 +53,8 @@ MAX_STRING_CHARS = 1024
 # Most players per table (R1.2) and most cards a player holds (R2.7).
 _MAX_SEATS = 6
 _MAX_CARDS = 7
+# Most cards one player draws in one draw (R4.1: 4 in Seven Card Draw; R6.4: 5 in the five-card games).
+_MAX_DRAWN = 5
 # Unpacker limits: they stop a small input from declaring a huge container.
 _UNPACK_LIMITS = dict(
     max_str_len=MAX_MESSAGE_BYTES,
@@ -111,6 +114,7 @@ def _enc_match_start(m: MatchStart) -> dict[str, Any]:
             "min_bet": g.min_bet,
             "cap": g.cap,
             "replacements": str(g.replacements),
+            **({} if g.name == SEVEN_CARD_DRAW else {"name": g.name}),
         },
         "hands": m.hands,
         "starting_stack": m.starting_stack,
@@ -546,7 +550,7 @@ _MATCH_START_KEYS = frozenset(
     {"type", "v", "match_id", "seat", "names", "game", "hands", "starting_stack", "stack_mode", "limits"}
 )
 _GAME_KEYS = frozenset(
-    {"structure", "small_blind", "big_blind", "ante", "blinds", "min_bet", "cap", "replacements"}
+    {"structure", "small_blind", "big_blind", "ante", "blinds", "min_bet", "cap", "replacements", "name"}
 )
 _LIMITS_KEYS = frozenset(
     {"decision_ms", "time_bank_ms", "startup_ms", "max_faults", "max_message_bytes"}
@@ -593,6 +597,7 @@ def _dec_match_start(d: dict[str, Any]) -> MatchStart:
         min_bet=None if min_bet is None else _int(min_bet, "game.min_bet"),
         cap=_int(_req(g, "cap", "game."), "game.cap"),
         replacements=_str(_req(g, "replacements", "game."), "game.replacements"),
+        name=_str(g.get("name", SEVEN_CARD_DRAW), "game.name"),
     )
     lm = _map(_req(d, "limits", ""), "limits")
     _check_keys(lm, _LIMITS_KEYS, "limits.")
@@ -689,8 +694,8 @@ def _dec_state(x: Any) -> dict[str, Any]:
             if type(b) is not bool:
                 _bool(b, f"state.{key}[{i}]")
     for i, n in enumerate(_list(_req(s, "draws", "state."), "state.draws", _MAX_SEATS)):
-        if n is not None and (type(n) is not int or not 0 <= n <= 4):
-            _int(n, f"state.draws[{i}]", 0, 4)
+        if n is not None and (type(n) is not int or not 0 <= n <= _MAX_DRAWN):
+            _int(n, f"state.draws[{i}]", 0, _MAX_DRAWN)
     _events(_req(s, "history", "state."), "state.history")
     to_act = _req(s, "to_act", "state.")
     if to_act is not None:

@@ -94,6 +94,11 @@ LEGAL_ACTION_NAMES: frozenset[str] = frozenset({"fold", "check", "call", "bet", 
 # --------------------------------------------------------------------------- parts
 
 
+#: The games a match may play (RULES.md R6-R8), by the name ``match_start`` and ``state`` give them.
+SEVEN_CARD_DRAW = "seven-card-draw"
+GAME_NAMES: tuple[str, ...] = (SEVEN_CARD_DRAW, "five-card-draw", "deuce-to-seven-triple-draw")
+
+
 @dataclass(frozen=True, slots=True)
 class GameSettings:
     """The game played in a match (mirrors the engine's ``GameConfig``).
@@ -107,6 +112,8 @@ class GameSettings:
         min_bet: Chips; the big blind's role in an ante-only game, else None (R2.5).
         cap: Fixed-limit bets per round, 0 = no cap (R3.7).
         replacements: How draw replacements are dealt: ``"stock"`` or ``"per-seat"`` (R4.4).
+        name: The game played, one of :data:`GAME_NAMES` (R6); on the wire only when it is not
+            ``"seven-card-draw"`` (PROTOCOL.md section 5, ``match_start``).
     """
 
     structure: str
@@ -117,11 +124,13 @@ class GameSettings:
     min_bet: int | None
     cap: int
     replacements: str
+    name: str = "seven-card-draw"
 
     @classmethod
-    def of(cls, config: Any) -> GameSettings:
-        """Build from any object with ``GameConfig``'s attribute names (the engine's config)."""
+    def of(cls, config: Any, name: str = "seven-card-draw") -> GameSettings:
+        """Build from any object with ``GameConfig``'s attribute names (the engine's config) and a game's name."""
         return cls(
+            name=name,
             structure=str(config.structure),
             small_blind=config.small_blind,
             big_blind=config.big_blind,

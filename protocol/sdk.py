@@ -49,6 +49,9 @@ import msgpack
 
 from protocol.version import MAX_AMOUNT, MAX_MESSAGE_BYTES, PROTOCOL_VERSION
 
+#: The game of a request without ``game`` (PROTOCOL.md section 6); ``protocol.messages.SEVEN_CARD_DRAW``.
+SEVEN_CARD_DRAW = "seven-card-draw"
+
 # Start-up time is CPU time per hand in a short match: typing and dataclasses (about
 # 10 ms to import) stay out; mypy treats any name TYPE_CHECKING as true.
 TYPE_CHECKING = False
@@ -87,6 +90,7 @@ if TYPE_CHECKING:  # protocol.messages is imported on first use: most bots never
         big_blind: int
         small_blind: int
         structure: str
+        game: str
 
     class _LegalMap(TypedDict, total=False):
         """The ``legal`` map of a request (PROTOCOL.md section 6)."""
@@ -325,6 +329,12 @@ class DecisionState:
     @property
     def structure(self) -> str:
         return self._raw["structure"]
+
+    @property
+    def game(self) -> str:
+        """The game played: ``"seven-card-draw"``, ``"five-card-draw"`` or ``"deuce-to-seven-triple-draw"``
+        (PROTOCOL.md section 6: a state without ``game`` is Seven Card Draw's)."""
+        return self._raw.get("game", SEVEN_CARD_DRAW)
 
     @property
     def my_stack(self) -> int:

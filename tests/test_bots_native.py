@@ -42,6 +42,16 @@ def test_the_example_bot_passes_check_bot(native: tuple[str, Path]) -> None:
     assert "OK: no protocol violation" in done.stdout, done.stdout
 
 
+def test_the_example_bot_plays_triple_draw_without_a_violation(native: tuple[str, Path]) -> None:
+    """Another game (PROTOCOL.md section 6, "Other games"): five cards, up to five discards, from ``legal``."""
+    lang, work = native
+    harness = Path(sys.executable).with_name("harness")
+    done = subprocess.run([str(harness), "check-bot", "--hands", "6", "--game", "deuce-to-seven-triple-draw",
+                           "--cwd", str(work), "--", *COMMANDS[lang]], capture_output=True, text=True, timeout=200)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "hands of deuce-to-seven-triple-draw" in done.stdout and "OK: no protocol violation" in done.stdout
+
+
 def test_the_example_bot_plays_a_match_against_the_python_bots(native: tuple[str, Path], tmp_path: Path) -> None:
     from harness.match.referee import play_match
 

@@ -60,6 +60,22 @@ def test_node_bot_plays_a_match_over_the_referees_zmtp(tmp_path: Path, node_bot:
     assert result.hands_played == 10
 
 
+def test_node_bot_plays_triple_draw_without_a_fault(tmp_path: Path, node_bot: Path) -> None:
+    """Another game (PROTOCOL.md section 6, "Other games"): five cards, up to five discards, from ``legal``."""
+    from harness.engine.config import GameConfig
+    from harness.engine.games import DEUCE_TO_SEVEN_TRIPLE_DRAW
+    from harness.match.referee import play_match
+    from harness.specs import BotSpec, Limits, MatchSpec
+
+    bots = [BotSpec("node", (str(NODE), str(node_bot)), cwd=str(node_bot.parent)),
+            BotSpec("raiser", ("python", "-m", "bots.raiser"), cwd=str(ROOT))]
+    limits = Limits(decision_ms=2000, time_bank_ms=5000, startup_ms=10000, max_faults=3)
+    spec = MatchSpec(GameConfig(structure="fixed-limit"), hands=10, seed=4, definition=DEUCE_TO_SEVEN_TRIPLE_DRAW)
+    result = play_match(bots, spec, limits, tmp_path)
+    assert result.status == ["ok", "ok"] and result.faults == [{}, {}], (result.status, result.faults)
+    assert result.hands_played == 10
+
+
 def test_node_bot_passes_the_shared_vectors(node_bot: Path) -> None:
     """bots/node/vectors.js: every request read and answered, every bad request ignored, every reply read by
     the referee's codec as the vector's map."""

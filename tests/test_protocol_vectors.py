@@ -93,7 +93,7 @@ def test_the_sdk_reads_every_request(vector: dict[str, Any]) -> None:
     got = {"type": s.kind, "seq": s.seq, "phase": s.phase, "seat": s.seat, "button": s.button, "cards": s.cards,
            "stacks": s.stacks, "bets": s.bets, "pot": s.pot, "actions": list(s.legal.actions),
            "call_amount": s.to_call, "min_to": s.min_to, "max_to": s.max_to, "max_discards": s.max_discards,
-           "decision_ms": s.time.decision_ms, "bank_ms": s.time.bank_ms}
+           "decision_ms": s.time.decision_ms, "bank_ms": s.time.bank_ms, "game": s.game}
     assert got == want
     assert reply is not None
     answer = to_wire(decode(reply))

@@ -49,7 +49,8 @@ Usage::
     python3 tools/hhcheck.py hands.jsonl [more.jsonl.gz ...] [--match-seed HEX | --tournament-seed HEX]
 
 Exit status: 0 every hand checks; 1 a hand does not; 2 a file cannot be read, or holds a record of
-a version this checker does not read (the message names the line and the version).
+a version this checker does not read (the message names the line and the version), or of a game other
+than Seven Card Draw (``game.name``: ``harness replay`` checks those against the engine).
 """
 
 from __future__ import annotations
@@ -71,6 +72,8 @@ DECK = {r + s for r in RANKS for s in SUITS}
 CATEGORIES = ("high card", "one pair", "two pair", "three of a kind", "straight", "flush", "full house",
               "four of a kind", "straight flush")
 FORMAT = "sevencard-hand-history"
+#: The game of a record whose ``game`` names none (docs/HISTORY.md); the only one this checker reads.
+SEVEN_CARD_DRAW = "seven-card-draw"
 
 
 # ----------------------------------------------------------------------------- hands (R5.1-R5.4)
@@ -222,6 +225,10 @@ def version_problem(rec: Any) -> str | None:
     if not isinstance(rec, dict) or rec.get("format", FORMAT) != FORMAT:
         return f"not a {FORMAT} record"
     version = rec.get("record_version", 1)  # a record without it is version 1 (docs/HISTORY.md "Versions")
+    game = rec.get("game")
+    name = game.get("name", SEVEN_CARD_DRAW) if isinstance(game, dict) else SEVEN_CARD_DRAW
+    if name != SEVEN_CARD_DRAW:  # RULES.md R6-R8: another game's order of play and evaluation
+        return f"game.name: {name!r} is not a game this checker reads (Seven Card Draw); `harness replay` checks it"
     if version in VERSIONS and not isinstance(version, bool):
         return None
     hint = "; version 1 is checked by `harness replay`" if version == 1 else ""

@@ -74,7 +74,8 @@ def _read(msg: dict[str, Any]) -> dict[str, Any]:
             "button": s["button"], "cards": s["cards"], "stacks": s["stacks"], "bets": s["bets"],
             "pot": s["pot"], "actions": legal["actions"], "call_amount": legal["call_amount"],
             "min_to": legal["min_to"], "max_to": legal["max_to"], "max_discards": legal["max_discards"],
-            "decision_ms": msg["time"]["decision_ms"], "bank_ms": msg["time"]["bank_ms"]}
+            "decision_ms": msg["time"]["decision_ms"], "bank_ms": msg["time"]["bank_ms"],
+            "game": s.get("game", "seven-card-draw")}
 
 
 def _requests() -> list[dict[str, Any]]:
@@ -102,6 +103,14 @@ def _requests() -> list[dict[str, Any]]:
         ("act_three_seats_all_in_event", _request("act", 17, three, {
             "actions": ["fold", "call", "raise"], "call_amount": 3000, "min_to": 6000, "max_to": 21000,
             "max_discards": 0}, {"decision_ms": 250, "bank_ms": 0})),
+        # A game other than Seven Card Draw (PROTOCOL.md section 6, "Other games"): five cards, up to five drawn.
+        ("draw_triple_draw_second_draw", _request("draw", 6, _state(
+            "draw", ["Kd", "7h", "5s", "3c", "2d"], [990, 990], [0, 0], 20, [2, 5],
+            [*_H1, {"seat": 0, "action": "call", "amount": 5}, {"seat": 1, "action": "check"},
+             {"seat": 1, "action": "draw", "count": 3}, {"seat": 0, "action": "draw", "count": 2},
+             {"seat": 1, "action": "check"}, {"seat": 0, "action": "check"}, {"seat": 1, "action": "draw", "count": 5}],
+            game="deuce-to-seven-triple-draw", structure="fixed-limit"),
+            {"actions": ["draw"], "call_amount": 0, "min_to": 0, "max_to": 0, "max_discards": 5})),
         ("act_wide_ints_and_an_unknown_state_key", _request("act", 1099511627776, deep, {
             "actions": ["fold", "check", "bet"], "call_amount": 0, "min_to": 70000, "max_to": 1099511627776,
             "max_discards": 0}, {"decision_ms": 86400000, "bank_ms": 70000})),
@@ -129,6 +138,12 @@ def _notifications() -> list[dict[str, Any]]:
         ("match_start", {"type": "match_start", "v": 1, "match_id": "demo", "seat": 0, "names": ["mybot", "solid"],
                          "game": _GAME, "hands": 1, "starting_stack": 1000, "stack_mode": "reset",
                          "limits": _LIMITS}, False),
+        ("match_start_triple_draw", {"type": "match_start", "v": 1, "match_id": "td", "seat": 1,
+                                     "names": ["mybot", "caller"],
+                                     "game": {**_GAME, "structure": "fixed-limit",
+                                              "name": "deuce-to-seven-triple-draw"},
+                                     "hands": 1, "starting_stack": 1000, "stack_mode": "reset", "limits": _LIMITS},
+         False),
         ("hand_start", {"type": "hand_start", "v": 1, "hand_id": 0, "seat": 0, "button": 0,
                         "names": ["mybot", "solid"], "stacks": [1000, 1000], "cards": _HAND1}, False),
         ("hand_end", hand_end, False),

@@ -10,7 +10,9 @@ from harness.cli.boundary import UsageError
 from harness.cli.common import app, sandbox_isolation, sandbox_say
 from harness.cli.options import (
     fixed_seed_option,
+    game_definition,
     game_of,
+    game_option,
     match_seed,
     out_of_bounds,
     sandbox_option,
@@ -47,6 +49,7 @@ def check_bot(
         help="Opponent: a module of bots/ (caller, raiser, solid, random_bot) or NAME=COMMAND (repeatable).",
     ),
     structure: str = structure_option(),
+    game_name: str = game_option(),
     big_blind: int = typer.Option(10, "--big-blind", help="Big blind in chips (the small blind is half)."),
     ante: int = typer.Option(0, "--ante", help="Ante in chips (R2.4)."),
     min_bet: int | None = typer.Option(
@@ -95,12 +98,13 @@ def check_bot(
             game = game_of(structure, ante=ante, blinds=False, min_bet=min_bet, cap=cap)
     except GameConfigError as exc:
         raise UsageError(f"game options: {exc}") from None
+    definition = game_definition(game_name, game, 1 + len(opponent))
     try:
         report = run_check(
             command, cwd=cwd, env=variables, hands=hands, opponents=opponent, decision_ms=decision_ms,
             time_bank_ms=time_bank_ms, startup_ms=startup_ms, memory_mb=memory_mb, max_processes=max_processes,
             game=game, starting_stack=stack, seed=deal_seed, out_dir=out, sandbox=box,
-            on_start=lambda: sandbox_say(decided, "check-bot"),
+            on_start=lambda: sandbox_say(decided, "check-bot"), definition=definition,
         )
     except OSError as exc:  # e.g. the disk is full: the check could not run, the bot is not judged
         raise UsageError(f"cannot write the hand history or logs: {exc.strerror or exc}") from None

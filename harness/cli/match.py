@@ -14,7 +14,9 @@ from harness.cli.options import (
     bot_specs,
     bots_cwd_option,
     bots_problem,
+    game_definition,
     game_of,
+    game_option,
     match_seed,
     out_dir,
     out_of_bounds,
@@ -45,6 +47,7 @@ def match(
     pin: int | None = typer.Option(None, "--pin", help="Pin the referee and bots to this CPU (often faster on VMs)."),
     sandbox: str = sandbox_option(),
     structure: str = structure_option(),
+    game_name: str = game_option(),
     gzip: bool = typer.Option(False, "--gzip", help="Write hands.jsonl.gz, compressed as hands are played."),
     trace: Path | None = typer.Option(
         None, "--trace", metavar="FILE", help="Write every message to and from every bot to FILE (JSON Lines, "
@@ -72,12 +75,13 @@ def match(
         raise UsageError(f"a match needs {MIN_PLAYERS} to {MAX_PLAYERS} bots (R1.2), got {len(specs)}; "
                          "give --bot NAME=COMMAND once per seat")
     game = game_of(structure)
+    definition = game_definition(game_name, game, len(specs))
     problem = out_of_bounds(
         ("--hands", "hands", hands), ("--decision-ms", "decision_ms", decision_ms),
         ("--time-bank-ms", "time_bank_ms", time_bank_ms), ("--max-faults", "max_faults", max_faults),
         ("--stack", "starting_stack", stack),
     )
-    problem = problem or stack_problem(len(specs), stack, game)
+    problem = problem or stack_problem(len(specs), stack, game, definition)
     if problem:
         raise UsageError(problem)
     seed_of_match = match_seed(seed)
@@ -88,7 +92,7 @@ def match(
     decided = sandbox_isolation(box)
     spec = MatchSpec(
         game=game, hands=hands, seed=seed_of_match, starting_stack=stack,
-        stack_mode=StackMode.FREEZEOUT if freezeout else StackMode.RESET, compress=gzip,
+        stack_mode=StackMode.FREEZEOUT if freezeout else StackMode.RESET, compress=gzip, definition=definition,
     )
     limits = Limits(decision_ms=decision_ms, time_bank_ms=time_bank_ms, max_faults=max_faults)
     folder = out_dir(out, "match")

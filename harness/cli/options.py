@@ -19,9 +19,9 @@ import typer
 from harness.cli.boundary import UsageError
 
 __all__ = [
-    "CLUSTER_HELP", "bot_option", "bot_specs", "bots_cwd_option", "bots_problem", "fixed_seed_option", "game_of",
-    "match_seed", "out_dir", "out_of_bounds", "pin_problem", "sandbox_option", "sandbox_settings",
-    "secret_seed_option", "stack_problem", "structure_option",
+    "CLUSTER_HELP", "bot_option", "bot_specs", "bots_cwd_option", "bots_problem", "fixed_seed_option",
+    "game_definition", "game_of", "game_option", "match_seed", "out_dir", "out_of_bounds", "pin_problem",
+    "sandbox_option", "sandbox_settings", "secret_seed_option", "stack_problem", "structure_option",
 ]
 
 #: The sandbox's modes, as ``--sandbox`` takes them.
@@ -60,6 +60,30 @@ def fixed_seed_option(help_text: str) -> Any:
 def structure_option() -> Any:
     """``--structure``: the betting structure, no-limit (R3.6) or fixed-limit (R3.7); see :func:`game_of`."""
     return typer.Option("no-limit", "--structure", help="no-limit or fixed-limit (R3.6, R3.7).")
+
+
+def game_option() -> Any:
+    """``--game``: the game played (RULES.md R6); see :func:`game_definition`."""
+    return typer.Option("seven-card-draw", "--game", help="seven-card-draw or deuce-to-seven-triple-draw "
+                        "(RULES.md R6-R8).")
+
+
+def game_definition(name: str, config: Any, players: int) -> Any:
+    """The :class:`harness.engine.GameDefinition` of ``--game``, checked against the settings and the seats.
+
+    Raises:
+        UsageError: a game that does not exist, or that these settings or this many players cannot play
+            (its rule named, e.g. ``--game deuce-to-seven-triple-draw: R8.1: ... blinds``).
+    """
+    from harness.engine.games import GAMES, SEVEN_CARD_DRAW, game_problem
+
+    definition = GAMES.get(name)
+    if definition is None:
+        raise UsageError(f"--game must be one of {', '.join(GAMES)}, got {name!r}")
+    problem = None if definition == SEVEN_CARD_DRAW else game_problem(definition, config, players)
+    if problem:
+        raise UsageError(f"--game {name}: {problem}")
+    return definition
 
 
 def sandbox_option(default: str | None = "auto", help_text: str = "Isolate each bot: auto, required or off.") -> Any:
@@ -175,9 +199,12 @@ def out_dir(out: Path | None, kind: str) -> Path:
     return prepare_out_dir(out) if out is not None else default_out_dir(kind)
 
 
-def stack_problem(players: int, stack: int, game: Any = None) -> str | None:
-    """Why ``--stack`` is too deep for every message of a hand to fit (PROTOCOL.md section 7), or None."""
+def stack_problem(players: int, stack: int, game: Any = None, definition: Any = None) -> str | None:
+    """Why ``--stack`` is too deep for every message of a hand of ``definition`` (default Seven Card Draw)
+    to fit (PROTOCOL.md section 7), or None."""
     from harness.engine import GameConfig
+    from harness.engine.games import SEVEN_CARD_DRAW
     from harness.match.msgsize import message_problem
 
-    return message_problem(game if game is not None else GameConfig(), players, stack, "--stack")
+    return message_problem(game if game is not None else GameConfig(), players, stack, "--stack",
+                           definition=definition or SEVEN_CARD_DRAW)

@@ -14,7 +14,9 @@ from harness.cli.options import (
     bot_specs,
     bots_cwd_option,
     bots_problem,
+    game_definition,
     game_of,
+    game_option,
     match_seed,
     out_dir,
     out_of_bounds,
@@ -50,6 +52,7 @@ def play(
     cwd: Path | None = bots_cwd_option("Working directory of every bot without its own @DIR."),
     sandbox: str = sandbox_option(),
     structure: str = structure_option(),
+    game_name: str = game_option(),
     web: bool = typer.Option(False, "--web", help="Play in the browser: serve the table on 127.0.0.1 (URL printed)."),
     port: int = typer.Option(0, "--port", help="With --web: the port (default: a free one)."),
     pace_ms: int | None = typer.Option(
@@ -76,6 +79,7 @@ def play(
 
     specs = bot_specs(bot, cwd)
     game = game_of(structure)
+    definition = game_definition(game_name, game, len(specs) + 1)
     problem = _seat_problem(specs, name, seat) or out_of_bounds(
         ("--hands", "hands", hands), ("--decision-ms", "decision_ms", decision_ms),
         ("--stack", "starting_stack", stack),
@@ -85,14 +89,14 @@ def play(
         problem = f"--port must be from 0 to 65535, got {port}"
     if problem is None and pace_ms is not None and not 0 <= pace_ms <= 10_000:
         problem = f"--pace-ms must be from 0 to 10000, got {pace_ms}"
-    problem = problem or stack_problem(len(specs) + 1, stack, game) or bots_problem(specs, sandbox)
+    problem = problem or stack_problem(len(specs) + 1, stack, game, definition) or bots_problem(specs, sandbox)
     if problem:
         raise UsageError(problem)
     seed_of_match = match_seed(seed)
     box = sandbox_settings(sandbox)
     decided = sandbox_isolation(box)
     spec = MatchSpec(game=game, hands=hands, seed=seed_of_match, starting_stack=stack, match_id="play",
-                     stack_mode=StackMode.FREEZEOUT if freezeout else StackMode.RESET)
+                     stack_mode=StackMode.FREEZEOUT if freezeout else StackMode.RESET, definition=definition)
     limits = Limits(decision_ms=decision_ms)
     human = HumanSpec(name, HumanLink(), decision_ms=think_ms, idle_ms=idle_ms)
     folder = out_dir(out, "play")

@@ -17,7 +17,9 @@ from harness.cli.options import (
     bot_specs,
     bots_cwd_option,
     bots_problem,
+    game_definition,
     game_of,
+    game_option,
     match_seed,
     out_of_bounds,
     sandbox_option,
@@ -45,6 +47,7 @@ def sprt(
         None, "--out", help="Directory of the test; the same command with the same --out continues it."
     ),
     structure: str = structure_option(),
+    game_name: str = game_option(),
     stack: int = typer.Option(1000, "--stack", help="Starting stack in chips, reset every hand."),
     decision_ms: int = typer.Option(1000, "--decision-ms", help="Time per decision in ms (at least 1)."),
     sandbox: str = sandbox_option(),
@@ -81,13 +84,14 @@ def sprt(
         raise UsageError(problem)
     test_seed = _test_seed(seed, out)
     game = game_of(structure)  # the text as given: GameConfigError names it
-    problem = message_problem(game, 2, stack, "--stack")  # else the referee refuses it at the first block
+    definition = game_definition(game_name, game, 2)
+    problem = message_problem(game, 2, stack, "--stack", definition=definition)  # else the referee refuses it
     if problem:
         raise SprtError(problem)
     settings = SprtSettings(new=specs[0], old=specs[1], bb0=bb0, bb1=bb1, alpha=alpha, beta=beta, hands=hands,
                             seed=test_seed, starting_stack=stack, game=game, max_hands=max_hands,
                             limits=Limits(decision_ms=decision_ms), sandbox=sandbox,
-                            min_blocks=min_blocks)  # checks the hypotheses and error rates
+                            min_blocks=min_blocks, definition=definition)  # checks the hypotheses and error rates
     decided = sandbox_isolation(sandbox_settings(sandbox))
     out_dir = out if out is not None else default_out_dir("sprt")
     box = hidden_out(sandbox_settings(sandbox), out_dir)

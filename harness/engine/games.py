@@ -278,3 +278,22 @@ def start_hand(definition: GameDefinition, config: GameConfig, stacks: Sequence[
 
     return HandState.start(config, stacks, button, seed, hand_id, deck=deck, raise_cap=raise_cap,
                            game=definition, carried=carried)
+
+
+#: The games a match deals today (the referee, histories, the protocol). Five Card Draw is the engine's
+#: only: a deal nobody opens carries its antes into the next hand (R7.4), which the referee does not yet do.
+MATCH_GAMES = frozenset({SEVEN_CARD_DRAW.name, DEUCE_TO_SEVEN_TRIPLE_DRAW.name})
+
+
+def game_problem(definition: GameDefinition, config: GameConfig, seats: int) -> str | None:
+    """Why a match of ``definition``'s game with ``config`` at ``seats`` seats cannot be dealt, or None (R6).
+
+    Returns:
+        one line naming the rule (R6.8 seats, R7.1/R8.1 forced bets...), or that matches do not deal the
+        game yet (:data:`MATCH_GAMES`).
+    """
+    if definition.name not in MATCH_GAMES:
+        return (f"R7.4: {definition.name} is not played in matches yet (a passed-out deal's antes would have to "
+                f"carry into the next hand); the games matches deal: {', '.join(sorted(MATCH_GAMES))}")
+    return definition.seat_problem(seats) or definition.config_problem(config)
+

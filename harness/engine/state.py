@@ -406,7 +406,8 @@ class HandState(LegalMoves, Rounds):
         """What ``seat`` may see: its own cards, public actions, draw counts, shown hands.
 
         Never another seat's cards, except hands revealed at showdown (R5.7).
-        JSON/msgpack-ready (str, int, bool, None, list, dict only).
+        JSON/msgpack-ready (str, int, bool, None, list, dict only). A game other than Seven Card
+        Draw adds its name as ``game`` (R6; PROTOCOL.md section 6).
 
         Args:
             seat: the seat whose view it is.
@@ -429,7 +430,7 @@ class HandState(LegalMoves, Rounds):
                     "five": [CARD_STRS[c] for c in rank.five],
                     "category": rank.category.label,
                 })
-        return {
+        view: dict[str, Any] = {
             "hand_id": self.hand_id,
             "seat": seat,
             "button": self.button,
@@ -450,6 +451,9 @@ class HandState(LegalMoves, Rounds):
             "min_bet": cfg.min_bet,  # the big blind's role in an ante-only game, else None (R2.5)
             "shown": shown,
         }
+        if self.game is not SEVEN_CARD_DRAW:  # PROTOCOL.md section 6: no ``game`` key means Seven Card Draw
+            view["game"] = self.game.name
+        return view
 
     def action_log(self) -> list[tuple[Any, ...]]:
         """Every decision so far, in order, with the chips it moved (the state's own list: do not change it).

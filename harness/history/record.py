@@ -27,6 +27,7 @@ from harness.engine import Action, ActionKind, GameConfig, GameConfigError, Hand
 from harness.engine.actions import POSTS
 from harness.engine.cards import CARD_STRS, parse_cards
 from harness.engine.errors import CardError, IllegalActionError, InvalidActionError
+from harness.engine.games import GAMES, SEVEN_CARD_DRAW, GameDefinition, start_hand
 
 #: The ``format`` field of every record (a reader can tell our files from others').
 FORMAT = "sevencard-hand-history"
@@ -58,6 +59,8 @@ FaultRow = Sequence[Any]
 
 _DRAW = ActionKind.DRAW
 _GAME_KEYS = frozenset(("structure", "small_blind", "big_blind", "min_bet", "ante", "cap", "replacements"))
+#: The key of a record's ``game`` naming a game other than Seven Card Draw (R6); absent: Seven Card Draw.
+GAME_NAME_KEY = "name"
 
 
 @lru_cache(maxsize=64)
@@ -90,16 +93,30 @@ def game_dict(config: GameConfig) -> dict[str, Any]:
 _LAST_GAME: list[Any] = [None, ()]
 
 
+def game_definition(game: Mapping[str, Any]) -> GameDefinition:
+    """The game a record's ``game`` names (``name``; none: Seven Card Draw, R6).
+
+    Raises:
+        GameConfigError: a name that is not one of :data:`harness.engine.games.GAMES`.
+    """
+    name = game.get(GAME_NAME_KEY, SEVEN_CARD_DRAW.name)
+    definition = GAMES.get(name) if isinstance(name, str) else None
+    if definition is None:
+        raise GameConfigError(f"R6: unknown game {name!r}; the games are {', '.join(GAMES)}")
+    return definition
+
+
 def game_config(game: Mapping[str, Any]) -> GameConfig:
-    """The :class:`GameConfig` of a record's ``game``.
+    """The :class:`GameConfig` of a record's ``game`` (its ``name`` is :func:`game_definition`'s).
 
     Raises:
         GameConfigError: an unknown key, a missing or invalid setting.
     """
-    unknown = set(game) - _GAME_KEYS
+    unknown = set(game) - _GAME_KEYS - {GAME_NAME_KEY}
     if unknown:
         raise GameConfigError(f"unknown game setting(s) {sorted(unknown)}; known: {sorted(_GAME_KEYS)}")
     settings = dict(game)
+    settings.pop(GAME_NAME_KEY, None)
     if "big_blind" not in settings:
         settings["blinds"] = False  # R2.5: an ante-only game names min_bet instead of blinds
         settings.setdefault("min_bet", None)
@@ -191,7 +208,8 @@ def build(
         "match_id": match_id,
         "hand_id": state.hand_id,
         "match": match,
-        "game": game_dict(state.config),
+        "game": game_dict(state.config) if state.game is SEVEN_CARD_DRAW else
+        {GAME_NAME_KEY: state.game.name, **game_dict(state.config)},
         "seed": state.seed,
         "button": seated[state.button],
         "players": players,
@@ -331,7 +349,8 @@ def replay_v2(record: Mapping[str, Any], *, raise_cap: bool | None = None) -> Ha
     if record["button"] not in seated:
         raise ReplayError(f"button: seat {record['button']} is not a seat of players {seated}")
     try:
-        state = HandState.start(
+        state = start_hand(
+            game_definition(record["game"]),
             game_config(record["game"]),
             [p["stack"] for p in players],
             seated.index(record["button"]),

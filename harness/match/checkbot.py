@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS, GameConfig, Structure
+from harness.engine.games import SEVEN_CARD_DRAW, GameDefinition
 from harness.history.files import decision_times, find_history, read_history, record_faults
 from harness.host.botproc import PASSED_ENV, PASSED_ENV_PREFIXES, resolve_command
 from harness.host.startcause import start_cause
@@ -149,7 +150,8 @@ class CheckReport:
         traces: the same, each with its language (:mod:`harness.host.tracebacks`).
         tracebacks: every traceback (uncaught exception report) in the
             candidate's stderr, in order (:func:`find_tracebacks`); any fails the check.
-        game: the game played.
+        game: the game's settings.
+        game_name: the game played (RULES.md R6), named in the report unless it is Seven Card Draw.
         env_dropped: names of variables of the caller's environment the bot
             did not get (only harmless ones and ``--env`` are passed).
         sandbox: how the bots ran (:attr:`harness.host.sandbox.Isolation.summary`).
@@ -174,6 +176,7 @@ class CheckReport:
     traces: tuple[Trace, ...] = ()
     start_cause: str = ""
     game: GameConfig = field(default_factory=GameConfig)
+    game_name: str = SEVEN_CARD_DRAW.name
     env_dropped: tuple[str, ...] = ()
     sandbox: str = ""
     lingered: str = ""
@@ -206,13 +209,18 @@ class CheckReport:
         said = "\n".join([self.stderr_tail, self.stdout_tail, *self.tracebacks])
         return not said.strip() or any(re.search(rf"\b{re.escape(name)}\b", said) for name in self.env_dropped)
 
+    def _described_game(self) -> str:
+        """The game in a few words (:func:`describe_game`), its name first unless it is Seven Card Draw."""
+        words = describe_game(self.game)
+        return words if self.game_name == SEVEN_CARD_DRAW.name else f"{self.game_name} {words}"
+
     def render(self) -> str:
         """The report printed by ``harness check-bot``."""
         lim = self.limits
         bank = f"time bank {lim.time_bank_ms} ms" if lim.time_bank_ms else "no time bank"
         lines = [
             f"check-bot: {shlex.join(self.command)}",
-            f"  {self.hands} hands of {describe_game(self.game)} against {', '.join(self.opponents)} "
+            f"  {self.hands} hands of {self._described_game()} against {', '.join(self.opponents)} "
             f"({len(self.opponents) + 1} seats), {self.decisions} decision(s); limits: start-up "
             f"{lim.startup_ms} ms, {lim.decision_ms} ms per decision ({bank}), {lim.max_message_bytes} bytes "
             f"per message, {f'{lim.memory_mb} MiB' if lim.memory_mb else 'no memory limit'}, "
@@ -506,6 +514,7 @@ def check_spec(
     stack_mode: StackMode = StackMode.RESET,
     announced_hands: int | None = None,
     match_id: str = "check-bot",
+    definition: GameDefinition = SEVEN_CARD_DRAW,
 ) -> CheckReport:
     """Play ``hands`` hands with ``bot`` in seat ``seat`` among ``opponents`` and collect its violations.
 
@@ -533,6 +542,7 @@ def check_spec(
             the match ends after ``hands`` as a freezeout may end early (an entry check
             announces its tournament's hands).
         match_id: the id ``match_start`` gives (an entry check gives one shaped like its matches').
+        definition: the game played (RULES.md R6), Seven Card Draw by default.
 
     Returns:
         The :class:`CheckReport`: violations per hand, fault counts, the
@@ -553,7 +563,7 @@ def check_spec(
     for spec in bots:
         resolve_command(spec)  # a command that cannot start at all is a usage error
     match = MatchSpec(game=game, hands=max(hands, announced_hands or 0), seed=seed, starting_stack=starting_stack,
-                      stack_mode=stack_mode, match_id=match_id)
+                      stack_mode=stack_mode, match_id=match_id, definition=definition)
     tmp = None
     if out_dir is None:
         tmp = tempfile.TemporaryDirectory(prefix="check-bot-")
@@ -568,8 +578,9 @@ def check_spec(
         violations, decisions, slowest = _violations(where, seat, limits)
         counts = {k: v for k, v in result.faults[seat].items() if v}
         violations = _start_and_crash_violations(violations, counts, result.status[seat], where, seat)
-        return _report(bot, opponents, result, seat, violations, decisions, slowest, counts, limits, game,
-                       where=None if tmp is not None else where, logs=where, sandbox=referee.isolation.summary)
+        report = _report(bot, opponents, result, seat, violations, decisions, slowest, counts, limits, game,
+                         where=None if tmp is not None else where, logs=where, sandbox=referee.isolation.summary)
+        return report if definition == SEVEN_CARD_DRAW else replace(report, game_name=definition.name)
     finally:
         if tmp is not None:
             tmp.cleanup()
@@ -593,6 +604,7 @@ def check_bot(
     out_dir: Path | None = None,
     sandbox: SandboxSettings | None = None,
     on_start: Callable[[], None] | None = None,
+    definition: GameDefinition = SEVEN_CARD_DRAW,
 ) -> CheckReport:
     """Play ``hands`` hands with the bot ``command`` in seat 0 and collect its violations.
 
@@ -617,6 +629,7 @@ def check_bot(
             directory removed afterwards.
         sandbox: how the bots run (default: mode auto); see :func:`check_spec`.
         on_start: called just before the bots start, every argument checked (:func:`check_spec`).
+        definition: the game played (RULES.md R6), Seven Card Draw by default.
 
     Returns:
         The :class:`CheckReport`; ``report.ok`` is False on any violation or traceback.
@@ -650,7 +663,7 @@ def check_bot(
     forced = game.ante + (game.big_blind if game.blinds else 0)
     if starting_stack < max(1, forced):
         raise SettingsError(f"--stack must cover the ante and big blind ({forced} chips), got {starting_stack}")
-    problem = message_problem(game, 1 + len(opponents), starting_stack, "--stack")
+    problem = message_problem(game, 1 + len(opponents), starting_stack, "--stack", definition=definition)
     if problem:  # PROTOCOL.md section 7: every message of the longest legal hand fits
         raise SettingsError(problem)
     env = dict(env or {})
@@ -669,5 +682,5 @@ def check_bot(
     bot = BotSpec(name=CANDIDATE, command=tuple(command), cwd=cwd, env=env)
     return check_spec(
         bot, others, game=game, limits=limits, hands=hands, seed=seed, starting_stack=starting_stack,
-        out_dir=out_dir, sandbox=sandbox, on_start=on_start,
+        out_dir=out_dir, sandbox=sandbox, on_start=on_start, definition=definition,
     )

@@ -40,6 +40,7 @@ from functools import cache
 import msgpack
 
 from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS, GameConfig, Structure
+from harness.engine.games import SEVEN_CARD_DRAW, GameDefinition
 from protocol.codec import encode_hand_end, encode_request
 from protocol.messages import CATEGORY_NAMES
 from protocol.version import MAX_AMOUNT, MAX_MESSAGE_BYTES
@@ -59,15 +60,18 @@ def _event(action: str, amount: int | None, key: str = "amount") -> int:
     return len(msgpack.packb(event))
 
 
-def betting_actions(game: GameConfig, seats: int, chips: int) -> int:
+def betting_actions(game: GameConfig, seats: int, chips: int, rounds: int = 2) -> int:
     """The most betting decisions (fold, check, call, bet, raise) one hand can hold (R3.4-R3.8).
 
     Args:
         game: the settings (structure, cap, unit).
         seats: players at the table, 2..6.
         chips: every chip at the table (``T``: seats x starting stack).
+        rounds: betting rounds of the game (R6.5): each round past two adds its checks and each
+            player's first wager of it (2n + 2 decisions, more than either bound needs).
     """
     n = seats
+    more = (rounds - 2) * (2 * n + 2)
     unit = game.unit
     if n == 2:
         # Heads-up a call or check ends the round but for the small blind's completion, and every
@@ -78,23 +82,24 @@ def betting_actions(game: GameConfig, seats: int, chips: int) -> int:
         by_chips = chips // unit + small + (n - 1) + 2 * n  # plus folds and checks
     if game.structure is Structure.FIXED_LIMIT and game.cap:
         wagers = game.cap + n  # R3.7: the cap, and all-in raises for less
-        by_cap = 2 * (wagers + (wagers + 1) * n)
-        return min(by_chips, by_cap)
-    return by_chips
+        by_cap = rounds * (wagers + (wagers + 1) * n)
+        return min(by_chips + more, by_cap)
+    return by_chips + more
 
 
-def history_bytes(game: GameConfig, seats: int, chips: int) -> int:
-    """Bytes of the longest public history (PROTOCOL.md section 6) a legal hand can have, packed."""
+def history_bytes(game: GameConfig, seats: int, chips: int, definition: GameDefinition = SEVEN_CARD_DRAW) -> int:
+    """Bytes of the longest public history (PROTOCOL.md section 6) a legal hand of ``definition`` can have."""
     n = seats
     amount = chips
     posts = n * _event("ante", amount) + _event("small_blind", amount) + _event("big_blind", amount)
-    draws = n * _event("draw", 4, "count")
-    betting = betting_actions(game, n, chips) * max(_event(a, amount) for a in ("raise", "call", "bet"))
+    draws = definition.draws * n * _event("draw", definition.max_discards, "count")
+    widest = max(_event(a, amount) for a in ("raise", "call", "bet"))
+    betting = betting_actions(game, n, chips, definition.betting_rounds) * widest
     return posts + draws + betting + 2 * n * _ALL_IN_FLAG + 5  # an array header of up to 5 bytes
 
 
 @cache
-def _overhead(game: GameConfig, seats: int, chips: int) -> int:
+def _overhead(game: GameConfig, seats: int, chips: int, definition: GameDefinition) -> int:
     """Bytes of the largest request or ``hand_end`` with an empty history (every field at its widest)."""
     n = seats
     big = chips
@@ -106,6 +111,8 @@ def _overhead(game: GameConfig, seats: int, chips: int) -> int:
         "ante": game.ante, "structure": max((s.value for s in Structure), key=len), "min_bet": game.min_bet,
         "shown": [],
     }
+    if definition != SEVEN_CARD_DRAW:
+        state["game"] = definition.name
     request = len(encode_request(False, MAX_AMOUNT, state, ["fold", "check", "call", "bet", "raise"],
                                  big, big, big, 4, _MAX_MS, _MAX_MS))
     category = max(CATEGORY_NAMES, key=len)
@@ -116,13 +123,15 @@ def _overhead(game: GameConfig, seats: int, chips: int) -> int:
     return max(request, hand_end)
 
 
-def largest_message_bytes(game: GameConfig, seats: int, starting_stack: int) -> int:
+def largest_message_bytes(game: GameConfig, seats: int, starting_stack: int,
+                          definition: GameDefinition = SEVEN_CARD_DRAW) -> int:
     """An upper bound on the bytes of any message the referee sends in a match (module docstring).
 
     Args:
         game: the game's settings.
         seats: bots at the table, 2..6 (R1.2).
         starting_stack: chips per seat at the start (reset: every hand; freezeout: the match).
+        definition: the game played (R6: its draws and betting rounds).
 
     Raises:
         ValueError: ``seats`` outside 2..6.
@@ -130,24 +139,25 @@ def largest_message_bytes(game: GameConfig, seats: int, starting_stack: int) -> 
     if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
         raise ValueError(f"a table seats {MIN_PLAYERS} to {MAX_PLAYERS} players, got {seats}")
     chips = seats * starting_stack
-    return _overhead(game, seats, chips) + history_bytes(game, seats, chips)
+    return _overhead(game, seats, chips, definition) + history_bytes(game, seats, chips, definition)
 
 
-def deepest_stack(game: GameConfig, seats: int) -> int:
+def deepest_stack(game: GameConfig, seats: int, definition: GameDefinition = SEVEN_CARD_DRAW) -> int:
     """The largest ``starting_stack`` (chips) whose every message fits ``MAX_MESSAGE_BYTES``; 0 if none does."""
     low, high = 0, 1
-    while largest_message_bytes(game, seats, high) <= MAX_MESSAGE_BYTES and high < MAX_AMOUNT:
+    while largest_message_bytes(game, seats, high, definition) <= MAX_MESSAGE_BYTES and high < MAX_AMOUNT:
         low, high = high, high * 2
     while high - low > 1:  # largest_message_bytes grows with the stack
         mid = (low + high) // 2
-        if largest_message_bytes(game, seats, mid) <= MAX_MESSAGE_BYTES:
+        if largest_message_bytes(game, seats, mid, definition) <= MAX_MESSAGE_BYTES:
             low = mid
         else:
             high = mid
     return low
 
 
-def message_problem(game: GameConfig, seats: int, starting_stack: int, label: str = "starting_stack") -> str | None:
+def message_problem(game: GameConfig, seats: int, starting_stack: int, label: str = "starting_stack", *,
+                    definition: GameDefinition = SEVEN_CARD_DRAW) -> str | None:
     """The one-line error when a legal hand could need a message over ``MAX_MESSAGE_BYTES``, else None.
 
     Args:
@@ -155,16 +165,17 @@ def message_problem(game: GameConfig, seats: int, starting_stack: int, label: st
         seats: bots at the table, 2..6.
         starting_stack: chips per seat.
         label: how the user named the stack (``"--stack"``, ``"[game] starting_stack"``).
+        definition: the game played (R6).
 
     Returns:
         e.g. ``"--stack 1000000 is too deep for the protocol's 65,536-byte messages: at 2 seats and a
         big blind of 10 the longest legal hand could need a 3,201,164-byte message (PROTOCOL.md
         section 7); at most 21,479 chips (2,147 x the big blind), or a larger big blind"``.
     """
-    need = largest_message_bytes(game, seats, starting_stack)
+    need = largest_message_bytes(game, seats, starting_stack, definition)
     if need <= MAX_MESSAGE_BYTES:
         return None
-    most = deepest_stack(game, seats)
+    most = deepest_stack(game, seats, definition)
     unit = "big blind" if game.blinds else "min_bet"
     return (
         f"{label} {starting_stack} is too deep for the protocol's {MAX_MESSAGE_BYTES:,}-byte messages: at {seats} "

@@ -53,6 +53,7 @@ from harness.engine import (
 )
 from harness.engine.actions import CALL_ACTION, CHECK_ACTION, FOLD_ACTION
 from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS
+from harness.engine.games import SEVEN_CARD_DRAW, game_problem, start_hand
 from harness.history import record as handrecord
 from harness.history.files import HistoryWriter, history_name
 from harness.history.record import BY_BOT, BY_FAULT, BY_OUT, BY_UNSENT, Decision
@@ -144,6 +145,10 @@ def _seat_bots(bots: Sequence[BotSpec | HumanSpec | Seat], spec: MatchSpec, limi
     seats: list[MatchSeat] = []
     if not MIN_PLAYERS <= len(bots) <= MAX_PLAYERS:
         raise ValueError(f"a match needs {MIN_PLAYERS} to {MAX_PLAYERS} bots (R1.2), got {len(bots)}")
+    if spec.definition != SEVEN_CARD_DRAW:
+        problem = game_problem(spec.definition, spec.game, len(bots))
+        if problem:
+            raise ValueError(problem)
     seen: set[str] = set()
     for b in bots:
         if not b.name or not set(b.name) <= _NAME_OK:
@@ -156,7 +161,7 @@ def _seat_bots(bots: Sequence[BotSpec | HumanSpec | Seat], spec: MatchSpec, limi
         raise ValueError(f"hands must be >= 0, got {spec.hands}")
     if spec.starting_stack < 1:
         raise ValueError(f"starting_stack must be >= 1 chip, got {spec.starting_stack}")
-    problem = message_problem(spec.game, len(bots), spec.starting_stack)
+    problem = message_problem(spec.game, len(bots), spec.starting_stack, definition=spec.definition)
     if problem:  # PROTOCOL.md section 7: no legal hand may need a message over the limit
         raise ValueError(problem)
     return seats
@@ -166,7 +171,7 @@ def _send_match_start(seats: Sequence[MatchSeat], bots: Sequence[BotSpec | Human
                       lim: Limits) -> None:
     """``match_start`` to every seat still in (PROTOCOL.md section 4): its seat, the names, the game, the limits."""
     names = tuple(b.name for b in bots)
-    game = GameSettings.of(spec.game)
+    game = GameSettings.of(spec.game, spec.definition.name)
     limits = MatchLimits(lim.decision_ms, lim.time_bank_ms, lim.startup_ms, lim.max_faults, lim.max_message_bytes)
     for s in seats:
         if not s.out:
@@ -287,7 +292,7 @@ class Referee:
         self._deals: list[int] = []
         self._block_deals: list[int] = []
         #: The match's constant parts of every request (the game settings, the decision limit).
-        self._wire = MatchWire(spec.game, limits.decision_ms)
+        self._wire = MatchWire(spec.game, limits.decision_ms, spec.definition)
         #: The finished hand whose record is not written yet: (state, match seats, out, decisions, faults).
         self._pending_record: (
             tuple[HandState, list[int], list[bool], list[Decision], list[list[Any]]] | None
@@ -503,7 +508,7 @@ class Referee:
                 self._seeds = [hand_seed(spec.seed, d) for d in self._block_deals]
         if spec.rotation is not None:
             self._deals.append(self._block_deals[i])
-        state = HandState.start(spec.game, stacks, button, self._seeds[i], h)
+        state = start_hand(spec.definition, spec.game, stacks, button, self._seeds[i], h)
         faults: list[list[Any]] = []
         if self._pending_faults:
             faults.extend(self._pending_faults)

@@ -27,6 +27,7 @@ from harness.engine import HandState, Phase
 from harness.engine.actions import Legal
 from harness.engine.cards import CARD_STRS
 from harness.engine.config import GameConfig
+from harness.engine.games import SEVEN_CARD_DRAW, GameDefinition
 from protocol.codec import encode_hand_end
 from protocol.messages import CATEGORY_NAMES
 from protocol.version import MAX_MESSAGE_BYTES, PROTOCOL_VERSION
@@ -68,8 +69,10 @@ _REQUEST_HEAD = {
     False: _map_header(6) + _pairs("type", "act") + _V + _pack("seq"),
     True: _map_header(6) + _pairs("type", "draw") + _V + _pack("seq"),
 }
-#: The ``state`` key and the header of the observation map (19 keys, ``HandState.observation``).
+#: The ``state`` key and the header of the observation map (19 keys, ``HandState.observation``; 20 with
+#: ``game``, a game other than Seven Card Draw).
 _STATE_HEAD = _pack("state") + _map_header(19)
+_STATE_HEAD_GAME = _pack("state") + _map_header(20)
 _LEGAL_HEAD = _pack("legal") + _map_header(5)
 _HAND_START_HEAD = _map_header(8) + _pairs("type", "hand_start") + _V
 _HAND_END_HEAD = _map_header(8) + _pairs("type", "hand_end") + _V
@@ -81,12 +84,15 @@ class MatchWire:
     Args:
         game: the match's game settings.
         decision_ms: the decision limit of every bot (``time.decision_ms``), ms.
+        definition: the game played (R6); a game other than Seven Card Draw adds ``game`` to the state.
     """
 
-    __slots__ = ("decision_ms", "suffix")
+    __slots__ = ("decision_ms", "suffix", "state_head")
 
-    def __init__(self, game: GameConfig, decision_ms: int) -> None:
+    def __init__(self, game: GameConfig, decision_ms: int, definition: GameDefinition = SEVEN_CARD_DRAW) -> None:
         self.decision_ms = decision_ms
+        other = definition != SEVEN_CARD_DRAW
+        self.state_head = _STATE_HEAD_GAME if other else _STATE_HEAD
         # The observation's keys after ``to_act``, as HandState.observation gives them for a hand
         # in play (``shown`` is empty until the hand is complete, and requests come before that).
         self.suffix = _pairs(
@@ -96,7 +102,7 @@ class MatchWire:
             "structure", str(game.structure),
             "min_bet", game.min_bet,
             "shown", [],
-        )
+        ) + (_pairs("game", definition.name) if other else b"")
 
 
 class HandWire:
@@ -113,8 +119,8 @@ class HandWire:
         self._match = match
         self._state = state
         hid, button = state.hand_id, state.button
-        #: Per hand seat: the observation's first pairs (hand_id, seat, button).
-        self._head = [_pairs("hand_id", hid, "seat", s, "button", button) for s in range(state.n)]
+        #: Per hand seat: the ``state`` key, the observation's header and first pairs (hand_id, seat, button).
+        self._head = [match.state_head + _pairs("hand_id", hid, "seat", s, "button", button) for s in range(state.n)]
         #: Per hand seat: ``to_act`` (the seat itself, in its requests), the game, ``legal`` key and header.
         self._tail = [_pairs("to_act", s) + match.suffix + _LEGAL_HEAD for s in range(state.n)]
         #: Per hand seat: (cards list object, its encoded pair): re-encoded when the draw replaces the list.
@@ -154,7 +160,6 @@ class HandWire:
         return b"".join((
             _REQUEST_HEAD[draw],
             _pack(seq),
-            _STATE_HEAD,
             self._head[seat],
             _PHASES[st.phase],
             held[1],

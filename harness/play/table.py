@@ -444,6 +444,8 @@ class TableView:
         if len(cards) < 5:
             return [], ""
         rank = best_hand([parse_card(c) for c in cards])
+        if self.match is not None and self.match.game.name == "deuce-to-seven-triple-draw":
+            return [card_str(c) for c in rank.five], f"{rank.label} (the lowest hand wins, R8.2)"
         return [card_str(c) for c in rank.five], rank.label
 
     def choices(self) -> list[tuple[str, str]]:

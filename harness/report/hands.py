@@ -6,7 +6,8 @@ a new hand-history format (or version) only needs this module to change.
 A hand view is JSON-ready (it is embedded in the HTML report as data)::
 
     {"match_id": str, "hand_id": int, "bots": [name by hand seat],
-     "button": hand seat, "structure": "no-limit"|"fixed-limit",
+     "button": hand seat, "game": "seven-card-draw"|"deuce-to-seven-triple-draw"|...,
+     "structure": "no-limit"|"fixed-limit",
      "small_blind": chips, "big_blind": chips, "ante": chips,
      "stacks": [chips at the start, by hand seat],
      "hole": [[card, ...] dealt, by hand seat], "final": [[card, ...] after the draw],
@@ -142,6 +143,7 @@ def _view(record: Mapping[str, Any], steps: bool) -> dict[str, Any]:
         "bots": bots,
         "seats": seats,
         "button": pos[record["button"]],
+        "game": str(game.get("name", "seven-card-draw")),  # docs/HISTORY.md: no name is Seven Card Draw
         "structure": str(game.get("structure", "")),
         "small_blind": int(game.get("small_blind") or 0),
         "big_blind": int(game.get("big_blind") or 0),

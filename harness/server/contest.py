@@ -59,6 +59,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS, GameConfig
+from harness.engine.games import GameDefinition
 from harness.specs import BOT_NAME, BOT_NAME_RULE, BotSpec, Limits, SandboxSettings, StackMode
 from harness.tournament.config import (
     ConfigError,
@@ -226,6 +227,11 @@ class Contest:
         return self.tournament.game
 
     @property
+    def definition(self) -> GameDefinition:
+        """The game played (``[game] name``, RULES.md R6)."""
+        return self.tournament.definition
+
+    @property
     def limits(self) -> Limits:
         return self.tournament.limits
 
@@ -294,7 +300,7 @@ def parse_contest(data: dict[str, Any], file: Path) -> Contest:
                           f"{ladder.table_size}; set table_size = 2 under [final]")
     schedule = read_schedule(Table(file, "[schedule]", {"hands": ladder.hands, "table_size": ladder.table_size,
                                                      "jobs": ladder.jobs}))
-    game, stack, mode = read_game(Table(file, "[game]", data.get("game", {})), schedule)
+    game, stack, mode, definition = read_game(Table(file, "[game]", data.get("game", {})), schedule)
     limits = read_limits(Table(file, "[limits]", data.get("limits", {})))
     sandbox = read_sandbox(Table(file, "[sandbox]", data.get("sandbox", {})), base)
 
@@ -338,7 +344,8 @@ def parse_contest(data: dict[str, Any], file: Path) -> Contest:
         raise ConfigError(file, "[[students]]", f"{len(students)} students; expected at most {MAX_STUDENTS}")
     tournament = TournamentConfig(
         path=file, tournament=TournamentSettings(name=name, output=data_dir / "final"), game=game,
-        starting_stack=stack, stack_mode=mode, schedule=schedule, limits=limits, bots=tuple(refs), sandbox=sandbox)
+        starting_stack=stack, stack_mode=mode, schedule=schedule, limits=limits, bots=tuple(refs), sandbox=sandbox,
+        definition=definition)
     return Contest(path=file, name=name, data=data_dir, database=database, tournament=tournament, ladder=ladder,
                    references=tuple(refs), students=tuple(students), play=play, submissions=submissions,
                    final=final, raw=dict(data))

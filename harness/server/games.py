@@ -153,7 +153,7 @@ class Games:
     def _play(self, game: Game, opponent: BotSpec) -> None:
         c = self.contest
         spec = MatchSpec(game=c.game, hands=c.play.hands, seed=new_seed(), starting_stack=c.starting_stack,
-                         match_id=f"game-{game.id}", stack_mode=c.stack_mode)
+                         match_id=f"game-{game.id}", stack_mode=c.stack_mode, definition=c.definition)
         human = HumanSpec(game.student, game.link, idle_ms=c.play.idle_s * 1000)
         try:
             game.result = play_with_human([opponent], human, 0, spec, c.limits, game.directory, game.channel,

@@ -307,7 +307,7 @@ class Ladder:
         by_name = {b.name: b for b in bots}
         spec = MatchSpec(game=c.game, hands=c.ladder.hands, seed=int(m["seed"], 16), starting_stack=c.starting_stack,
                          stack_mode=c.stack_mode, match_id=m["match_id"], compress=True,
-                         rotation=m["rotation"])
+                         rotation=m["rotation"], definition=c.definition)
         directory = match_dir(c, m["block_id"], m["rotation"])
         return Job(key=m["match_id"], func=play_and_store,
                    args=(self.play, [by_name[n] for n in seated], spec, c.limits, directory),

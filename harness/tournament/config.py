@@ -24,6 +24,7 @@ from typing import Any
 
 from harness.deals import parse_seed
 from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS, GameConfig, Replacements, Structure, seat_count_problem
+from harness.engine.games import GAMES, SEVEN_CARD_DRAW, GameDefinition, game_problem
 from harness.errors import HarnessError
 from harness.host.botproc import BotStartError, resolve_command
 from harness.match.msgsize import message_problem
@@ -223,6 +224,7 @@ class TournamentConfig:
         bots: ``[[bots]]`` in file order, commands resolved (``python`` ->
             this interpreter), ``cwd`` absolute.
         sandbox: ``[sandbox]``, paths absolute (:mod:`harness.host.sandbox`).
+        definition: the game played (``[game] name``, RULES.md R6), Seven Card Draw by default.
     """
 
     path: Path
@@ -234,6 +236,7 @@ class TournamentConfig:
     limits: Limits
     bots: tuple[BotSpec, ...]
     sandbox: SandboxSettings = SandboxSettings()
+    definition: GameDefinition = SEVEN_CARD_DRAW
 
     @property
     def bot_names(self) -> tuple[str, ...]:
@@ -396,7 +399,7 @@ def parse_config(data: Mapping[str, Any], file: Path) -> TournamentConfig:
 
     tournament = _tournament(Table(file, "[tournament]", data.get("tournament", {})), file)
     schedule = read_schedule(Table(file, "[schedule]", data.get("schedule", {})))
-    game, starting_stack, stack_mode = read_game(Table(file, "[game]", data.get("game", {})), schedule)
+    game, starting_stack, stack_mode, definition = read_game(Table(file, "[game]", data.get("game", {})), schedule)
     limits = read_limits(Table(file, "[limits]", data.get("limits", {})))
     sandbox = read_sandbox(Table(file, "[sandbox]", data.get("sandbox", {})), base)
 
@@ -441,7 +444,7 @@ def parse_config(data: Mapping[str, Any], file: Path) -> TournamentConfig:
         check_command(file, i, bot)
     config = TournamentConfig(
         path=file, tournament=tournament, game=game, starting_stack=starting_stack,
-        stack_mode=stack_mode, schedule=schedule, limits=limits, bots=bots, sandbox=sandbox,
+        stack_mode=stack_mode, schedule=schedule, limits=limits, bots=bots, sandbox=sandbox, definition=definition,
     )
     plan_size(config, len(bots))
     return config
@@ -562,13 +565,16 @@ def read_schedule(t: Table) -> ScheduleSettings:
                             rotations_apart=rotations_apart)
 
 
-def read_game(t: Table, schedule: ScheduleSettings) -> tuple[GameConfig, int, StackMode]:
-    """``[game]``: the game (R2, R3), the starting stack in chips and the stack mode.
+def read_game(t: Table, schedule: ScheduleSettings) -> tuple[GameConfig, int, StackMode, GameDefinition]:
+    """``[game]``: the settings (R2, R3), the starting stack in chips, the stack mode and the game
+    (``name``, one of :data:`harness.engine.games.GAMES`, default ``"seven-card-draw"``; R6).
 
     Raises:
-        ConfigError: a key unknown, of the wrong type or out of range (the file and key named).
+        ConfigError: a key unknown, of the wrong type or out of range, or a game these settings or
+            ``table_size`` cannot deal (the file and key named).
     """
     defaults = GameConfig()
+    definition = GAMES[t.choice("name", tuple(GAMES), SEVEN_CARD_DRAW.name)]
     structure = t.choice("structure", tuple(s.value for s in Structure), defaults.structure.value)
     # Only one blind given: the other follows from small = big / 2 (R2.2), so
     # `big_blind = 20` alone is a 10/20 game rather than an error about a default.
@@ -590,7 +596,8 @@ def read_game(t: Table, schedule: ScheduleSettings) -> tuple[GameConfig, int, St
     if replacements == "auto":
         # Per-seat replacement cards keep a duplicate deal identical whatever the others draw;
         # 52 cards hold 7 + 4 per seat for at most 4 seats, so larger tables use the stock.
-        per_seat = schedule.duplicate and schedule.table_size <= 4
+        # They are Seven Card Draw's (R4.4): the other games draw from the stock (R6.9).
+        per_seat = schedule.duplicate and schedule.table_size <= 4 and definition == SEVEN_CARD_DRAW
         replacements = Replacements.PER_SEAT.value if per_seat else Replacements.STOCK.value
     elif replacements == Replacements.PER_SEAT.value and schedule.table_size > 4:
         raise t.error("replacements", '"per-seat" needs tables of at most 4 seats; expected "stock" or "auto"')
@@ -601,6 +608,13 @@ def read_game(t: Table, schedule: ScheduleSettings) -> tuple[GameConfig, int, St
         )
     except ValueError as exc:
         raise ConfigError(t.file, "[game]", str(exc)) from exc
+    if definition != SEVEN_CARD_DRAW:
+        if game.replacements is Replacements.PER_SEAT:
+            raise t.error("replacements", f'"per-seat" is Seven Card Draw\'s (R4.4); {definition.name} draws from '
+                          'the stock (R6.9): expected "stock" or "auto"')
+        problem = game_problem(definition, game, schedule.table_size)
+        if problem:
+            raise t.error("name", f"{toml_value(definition.name)}: {problem}")
     # A seat must be able to post the forced bets and still decide something: below that,
     # every hand is decided before anyone acts and the leaderboard measures nothing.
     forced = game.ante + game.unit
@@ -612,10 +626,10 @@ def read_game(t: Table, schedule: ScheduleSettings) -> tuple[GameConfig, int, St
             f"{forced} chips): seats would be all in before their first decision; expected at least {forced}, "
             f"e.g. {100 * game.unit} (100 big blinds)",
         )
-    problem = message_problem(game, schedule.table_size, starting_stack)
+    problem = message_problem(game, schedule.table_size, starting_stack, definition=definition)
     if problem:  # PROTOCOL.md section 7: the longest legal hand's messages must fit
         raise t.error("starting_stack", problem)
-    return game, starting_stack, stack_mode
+    return game, starting_stack, stack_mode, definition
 
 
 def read_limits(t: Table) -> Limits:

@@ -49,6 +49,7 @@ from typing import Any
 
 from harness.deals import new_seed
 from harness.engine.config import GameConfig
+from harness.engine.games import SEVEN_CARD_DRAW, GameDefinition
 from harness.history.files import HistoryError, decision_times, find_history, read_history
 from harness.host.botproc import BotStartError
 from harness.host.tracebacks import Trace, describe_traces
@@ -168,18 +169,20 @@ class CheckTable:
         hands: the hands its matches play, announced by the check's ``match_start``.
         stack_mode: the tournament's stack mode.
         field: the names of the tournament's entries (the opponents are named after others of them).
+        definition: the tournament's game (RULES.md R6).
     """
 
     seats: int = 3
     hands: int = CHECK_HANDS
     stack_mode: StackMode = StackMode.RESET
     field: tuple[str, ...] = ()
+    definition: GameDefinition = SEVEN_CARD_DRAW
 
     @classmethod
     def of(cls, config: TournamentConfig) -> CheckTable:
         """The check table of a tournament."""
         return cls(config.schedule.table_size, config.schedule.hands, config.stack_mode,
-                   tuple(b.name for b in config.bots))
+                   tuple(b.name for b in config.bots), config.definition)
 
 
 def entry_digest(config: TournamentConfig, bot: BotSpec) -> str:
@@ -188,6 +191,8 @@ def entry_digest(config: TournamentConfig, bot: BotSpec) -> str:
     data = {"setup": bot_setup(bot, shared=shared_cwds(config.bots)), "limits": dataclasses.asdict(config.limits),
             "game": config.game.to_dict(), "hands": CHECK_HANDS,
             "table": [table.seats, table.hands, str(table.stack_mode)]}
+    if table.definition != SEVEN_CARD_DRAW:  # Seven Card Draw's digests stay those of before games existed
+        data["game_name"] = table.definition.name
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
@@ -229,7 +234,8 @@ def run_check(bot: BotSpec, game: GameConfig, limits: Limits, starting_stack: in
         report = check_spec(bot, opponents, game=game, limits=limits, hands=CHECK_HANDS,
                             seed=new_seed(), starting_stack=starting_stack, out_dir=directory,
                             sandbox=sandbox, seat=seat, stack_mode=table.stack_mode,
-                            announced_hands=table.hands, match_id=f"{'+'.join(seated)}-{secrets.token_hex(4)}")
+                            announced_hands=table.hands, match_id=f"{'+'.join(seated)}-{secrets.token_hex(4)}",
+                            definition=table.definition)
     except BotStartError as exc:
         return {"ok": False, "reason": f"cannot be started: {exc}", "stderr_tail": "", "log": os.fspath(log),
                 "wall_s": round(time.monotonic() - start, 3), "decision_ms": 0.0, "idle_s": 0.0,

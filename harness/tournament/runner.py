@@ -724,7 +724,8 @@ class _Run:
         by_name = self.by_name
         spec = MatchSpec(game=config.game, hands=sched.hands, seed=p.seed, starting_stack=config.starting_stack,
                          stack_mode=config.stack_mode, match_id=p.match_id, compress=config.tournament.compress,
-                         rotation=p.rotation if p.rotations > 1 else None)  # duplicate: the rotation's secret order
+                         rotation=p.rotation if p.rotations > 1 else None,  # duplicate: the rotation's secret order
+                         definition=config.definition)
         directory = self.store.private_dir(p.match_id)  # published when its table is complete
         return Job(key=p.match_id, func=play_and_store,
                    args=(self.play_match, [by_name[n] for n in p.bots], spec, config.limits, directory),

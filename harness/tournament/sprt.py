@@ -42,6 +42,7 @@ from typing import Any
 
 from harness.deals import SEED_BITS, match_seed
 from harness.engine import GameConfig
+from harness.engine.games import SEVEN_CARD_DRAW, GameDefinition
 from harness.errors import HarnessError
 from harness.history.files import history_name
 from harness.match.verdict import verdicts
@@ -339,6 +340,7 @@ class SprtSettings:
         limits: the bots' limits (time per decision, ...): they change how a bot plays and when it is put out.
         sandbox: the ``--sandbox`` mode the bots run under (what a bot can reach changes how it plays).
         min_blocks: blocks before the test may stop (:func:`status`): the stopping rule, so the error rates.
+        definition: the game played (RULES.md R6), Seven Card Draw by default.
     """
 
     new: BotSpec
@@ -355,6 +357,7 @@ class SprtSettings:
     limits: Limits = field(default_factory=Limits)
     sandbox: str = "auto"
     min_blocks: int = MIN_BLOCKS
+    definition: GameDefinition = SEVEN_CARD_DRAW
 
     def __post_init__(self) -> None:
         """Check the hypotheses and error rates against what a block can score.
@@ -378,6 +381,7 @@ class SprtSettings:
             "hands_per_rotation": self.hands, "seed": f"{self.seed:x}",
             "starting_stack": self.starting_stack, "game": self.game.to_dict(),
             "limits": dataclasses.asdict(self.limits), "sandbox": self.sandbox, "min_blocks": self.min_blocks,
+            "game_name": self.definition.name,
         }
 
 
@@ -390,7 +394,7 @@ def _bot_identity(bot: BotSpec) -> dict[str, Any]:
 #: The option that gives each setting of :meth:`SprtSettings.identity` (``limits`` by its field), for messages.
 OPTIONS = {"new": "--bot (new)", "old": "--bot (old)", "bb0": "--bb0", "bb1": "--bb1", "alpha": "--alpha",
            "beta": "--beta", "hands_per_rotation": "--hands", "seed": "--seed", "starting_stack": "--stack",
-           "game": "--structure", "sandbox": "--sandbox", "min_blocks": "--min-blocks",
+           "game": "--structure", "game_name": "--game", "sandbox": "--sandbox", "min_blocks": "--min-blocks",
            "limits.decision_ms": "--decision-ms"}
 
 
@@ -526,8 +530,12 @@ UNRECORDED = ("limits", "sandbox", "min_blocks")
 
 def _adopt_unrecorded(stored: dict[str, Any], wanted: dict[str, Any]) -> bool:
     """Fill ``stored`` (an earlier harness's settings, changed in place) with this run's values of what it did not
-    record (:data:`UNRECORDED`, a bot's ``cwd``); True when anything was filled in."""
+    record (:data:`UNRECORDED`, a bot's ``cwd``; the game, which was Seven Card Draw); True when anything was
+    filled in."""
     adopted = False
+    if "game_name" not in stored:  # an earlier harness played Seven Card Draw only
+        stored["game_name"] = SEVEN_CARD_DRAW.name
+        adopted = True
     for key in UNRECORDED:
         if key not in stored:
             stored[key] = wanted[key]
@@ -589,7 +597,7 @@ def play_block(settings: SprtSettings, index: int, play: PlayMatch, limits: Limi
             shutil.rmtree(match_dir)
         match_dir.mkdir(parents=True)
         spec = MatchSpec(game=settings.game, hands=settings.hands, seed=seed, starting_stack=settings.starting_stack,
-                         match_id=f"block{index}-r{rotation}", rotation=rotation)
+                         match_id=f"block{index}-r{rotation}", rotation=rotation, definition=settings.definition)
         result = play(list(seated), spec, limits, match_dir)
         seat = seated.index(settings.new)
         failed = [v for v in verdicts(result, match_dir, match_dir / history_name(spec.compress), limits) if v.failed]

@@ -205,7 +205,7 @@
       for (i = 0; i < n; i++) if (seat !== null && seatOf(h, i) === seat) me = i;
       title.textContent = (h.match_id ? "Match " + h.match_id + ", " : "") + "hand " + h.hand_id;
       var blinds = h.big_blind ? "blinds " + h.small_blind + "/" + h.big_blind : "no blinds";
-      game.textContent = h.structure + ", " + blinds + (h.ante ? ", ante " + h.ante : "") + "; button: seat " +
+      game.textContent = (h.game && h.game !== "seven-card-draw" ? h.game + ", " : "") + h.structure + ", " + blinds + (h.ante ? ", ante " + h.ante : "") + "; button: seat " +
         seatOf(h, h.button) + " (" + h.bots[h.button] + ")" + (seat !== null && me === null ? "; seat " + seat + " is not in this hand" : "");
       scrub.max = String(end);
       scrub.value = String(pos);
