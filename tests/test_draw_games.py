@@ -24,7 +24,6 @@ from harness.engine.games import (
     game_problem,
     start_hand,
 )
-from harness.engine.tripledraw import TripleDrawHand
 from harness.history import record as handrecord
 from harness.match.msgsize import largest_message_bytes
 from harness.match.wire import HandWire, MatchWire
@@ -64,7 +63,7 @@ def test_a_tournament_file_names_its_game(tmp_path: Path) -> None:
     ('name = "texas-holdem"', "[game] name", 'expected one of "seven-card-draw"'),
     (f'name = "{TRIPLE}"\nreplacements = "per-seat"', "[game] replacements", "draws from the stock"),
     (f'name = "{TRIPLE}"\nblinds = false\nante = 1\nmin_bet = 10', "[game] name", "R8.1"),
-    ('name = "five-card-draw"\nblinds = false\nante = 1\nmin_bet = 10', "[game] name", "not played above the engine"),
+    ('name = "five-card-draw"\nblinds = false\nante = 1\nmin_bet = 10', "[game] name", "not played in matches yet"),
 ])
 def test_a_game_the_file_cannot_play_is_one_line_naming_the_key(tmp_path: Path, game: str, key: str,
                                                                   words: str) -> None:
@@ -84,7 +83,7 @@ def test_the_harness_refuses_a_game_in_one_line_exit_2(tmp_path: Path) -> None:
 
 def test_the_hand_factory_deals_each_game_and_refuses_what_it_cannot() -> None:
     assert type(start_hand(SEVEN_CARD_DRAW, GameConfig(), [100, 100], 0, 1)) is HandState
-    assert type(start_hand(DEUCE_TO_SEVEN_TRIPLE_DRAW, GameConfig(), [100, 100], 0, 1)) is TripleDrawHand
+    assert start_hand(DEUCE_TO_SEVEN_TRIPLE_DRAW, GameConfig(), [100, 100], 0, 1).game is DEUCE_TO_SEVEN_TRIPLE_DRAW
     # PROTOCOL.md section 6: Seven Card Draw's state is as before; another game names itself.
     assert "game" not in start_hand(SEVEN_CARD_DRAW, GameConfig(), [100, 100], 0, 1).observation(0)
     assert start_hand(DEUCE_TO_SEVEN_TRIPLE_DRAW, GameConfig(), [100, 100], 0, 1).observation(1)["game"] == TRIPLE
@@ -233,7 +232,7 @@ def test_match_and_check_bot_play_the_game_given_by_game(tmp_path: Path) -> None
 @pytest.mark.parametrize(("argv", "words"), [
     (("match", "--bot", "a=x", "--bot", "b=y", "--game", "razz"), "--game must be one of seven-card-draw"),
     (("check-bot", "--game", TRIPLE, "--ante", "1", "--min-bet", "10", "--", "x"), f"--game {TRIPLE}: R8.1"),
-    (("match", *[f"--bot=b{i}=x" for i in range(3)], "--game", "five-card-draw"), "not played above the engine"),
+    (("match", *[f"--bot=b{i}=x" for i in range(3)], "--game", "five-card-draw"), "not played in matches yet"),
 ])
 def test_a_game_the_command_cannot_play_is_one_line_exit_2(argv: tuple[str, ...], words: str) -> None:
     done = _cli(*argv)
