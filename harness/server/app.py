@@ -26,9 +26,9 @@ import tarfile
 import tempfile
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Hashable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 from urllib.parse import quote
 
 import jinja2
@@ -81,6 +81,7 @@ from harness.server.unpack import MAX_UPLOAD, UnpackError
 from harness.tournament.results import MatchRecord
 from harness.tournament.stats import bb_per_100, duplicate_sets, estimate
 
+T = TypeVar("T")
 COOKIE = "harness_session"
 #: Seconds between two looks at the leaderboard by the event stream.
 EVENTS_POLL_S = 1.0
@@ -163,6 +164,7 @@ class Server:
         self._settings: dict[str, str] = {}
         self._settings_writes = 0
         self._settings_lock = threading.Lock()
+        self._per_board: dict[Hashable, tuple[int, Any]] = {}
         #: Games students play in the browser (:mod:`harness.server.games`).
         self.games = Games(contest)
         self.events_poll_s = events_poll_s
@@ -182,6 +184,24 @@ class Server:
         with self._settings_lock:
             if writes == self._settings_writes:
                 self._settings[key] = value
+        return value
+
+    def per_board(self, key: Hashable, make: Callable[[], T]) -> T:
+        """``make()`` (public figures read from the complete blocks), remembered under ``key`` until the board
+        changes (:attr:`LiveBoard.computed`: a block completed): a student's page is polled every few seconds."""
+        self.board.rows()  # takes a board published since
+        board = self.board.computed
+        if board is None:
+            return make()
+        with self._settings_lock:
+            hit = self._per_board.get(key)
+            if hit is not None and hit[0] == board:
+                return cast(T, hit[1])
+        value = make()
+        with self._settings_lock:
+            if len(self._per_board) >= Sessions.LIMIT:
+                self._per_board.clear()
+            self._per_board[key] = (board, value)
         return value
 
     def set_setting(self, key: str, value: str) -> None:
@@ -472,12 +492,14 @@ def student_page(request: Request) -> Response:
     if not own:  # others' refused versions, reasons and commands are theirs
         vers = [v for v in vers if v["state"] == store.ADMITTED]
     labels = {store.label(st["name"], v["number"]) for v in vers if v["state"] == store.ADMITTED}
-    results = _results_of(server, labels)
+    mine = frozenset(labels)
+    results = server.per_board(("results", mine), lambda: _results_of(server, labels))
     faults = store.fault_totals(server.engine, labels)
     for v in vers:
         v["faults"] = faults.get(store.label(st["name"], v["number"]), {})
-    history = server.board.history(labels)
     uploads = [(v["created"], store.label(st["name"], v["number"])) for v in vers]
+    chart = server.per_board(("chart", mine, tuple(uploads)),
+                             lambda: rating_chart(server.board.history(labels), uploads))
     quota = server.contest.ladder.challenges_per_hour
     board = server.board.rows()
     targets = [r.bot for r in board if r.status != "inactive" and r.student != st["name"]]
@@ -494,7 +516,7 @@ def student_page(request: Request) -> Response:
     if own and not who.admin and server.contest.play.max_games:
         play_bots = list(play_opponents(server, st["id"], st["name"]))
     return _page(request, "student.html.j2", who, student=st, own=own, versions=vers, results=results,
-                 chart=rating_chart(history, uploads),
+                 chart=chart,
                  quota=quota, targets=targets, play_bots=play_bots, play_hands=server.contest.play.hands,
                  standing=standing, placed=placed, pending=pending,
                  play_idle_s=server.contest.play.idle_s,

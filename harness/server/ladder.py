@@ -1,6 +1,7 @@
 """The ladder: a background loop that admits new versions and plays duplicate blocks, never stopping.
 
-One thread of the server drives an :class:`~harness.tournament.workers.Executor`
+One thread of the ladder's process (:mod:`harness.server.ladderproc`, apart from the pages) drives an
+:class:`~harness.tournament.workers.Executor`
 (local forked workers, :class:`~harness.tournament.workers.LocalExecutor`, or a
 Dask cluster, :class:`~harness.tournament.cluster.DaskExecutor`). Each turn it:
 
