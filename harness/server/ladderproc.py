@@ -32,6 +32,7 @@ from typing import IO
 
 from sqlalchemy import Engine
 
+from harness.errors import HarnessError
 from harness.server import store
 from harness.server.board import BACKGROUND_NICENESS, BOARD_FILE, LiveBoard
 from harness.server.contest import Contest, load_contest
@@ -53,7 +54,7 @@ _PR_SET_PDEATHSIG = 1  # prctl(2) option (linux/prctl.h)
 READY = "ready"
 
 
-class LadderStartError(Exception):
+class LadderStartError(HarnessError):
     """The ladder process could not start (``cluster``: the ``[ladder] cluster`` cannot be reached); one line."""
 
     def __init__(self, line: str, *, cluster: bool = False) -> None:
