@@ -95,4 +95,5 @@ def test_the_bench_runs_on_a_throwaway_postgresql(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     figures = json.loads(out.stdout)
     assert figures["db"] == "postgres" and figures["signed_in"] == 4 and figures["answers_per_s"] > 0, figures
+    assert figures["uploads"] == 1, figures  # the stored versions' ids advanced PostgreSQL's sequences
     assert not live_descendants()

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from sqlalchemy import insert
+from sqlalchemy import insert, text
 
 from harness.bench.postgres import TemporaryPostgres
 from harness.errors import HarnessError
@@ -114,6 +114,10 @@ def _populate(contest_path: Path) -> None:
                                                        state=store.DONE, record=json.dumps(rec.to_dict()), error="",
                                                        finished=now + b))
                 conn.execute(insert(db.match_bots), [{"match_pk": pk, "bot": bot} for bot in order])
+        if engine.dialect.name == "postgresql":  # ids given explicitly leave the sequences behind: the next
+            for table in (db.versions, db.blocks, db.matches):  # upload would take version id 1 again
+                conn.execute(text(f"SELECT setval(pg_get_serial_sequence('{table.name}', 'id'), "
+                                  f"(SELECT max(id) FROM {table.name}))"))
     engine.dispose()
 
 
