@@ -42,7 +42,7 @@ def test_the_bench_signs_in_concurrent_clients_and_reports_per_route_and_the_bur
 
 
 def test_a_server_that_cannot_start_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(folder: Path) -> Path:
+    def broken(folder: Path, database: str = "") -> Path:
         path = folder / "contest.toml"
         path.write_text('[contest]\nname = "bench"\n[ladder]\ntable_size = 9\n', encoding="utf-8")
         return path
@@ -68,3 +68,32 @@ def test_the_populated_contest_has_every_old_version_played_as_the_ladder_counts
     assert len(active) == bench.STUDENTS
     assert [a["id"] for a in active if not given.get(f"v{a['id']}")] == []
     assert given["rcaller"] == bench.MATCHES // 2
+
+
+def test_postgres_where_it_cannot_be_made_is_skipped_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from harness.bench import postgres
+    from harness.cli import app
+
+    monkeypatch.setattr(postgres, "_bin", lambda name: None)
+    result = CliRunner().invoke(app, ["bench", "serve", "--db", "postgres", "--clients", "2"])
+    assert result.exit_code == 0, result.output
+    assert result.output == ("harness bench serve: --db postgres skipped: initdb and pg_ctl were not found "
+                             "(PostgreSQL is not installed)\n")
+
+
+def test_the_bench_runs_on_a_throwaway_postgresql(tmp_path: Path) -> None:
+    from harness.bench.postgres import _bin
+
+    if not (_bin("initdb") and _bin("pg_ctl")):
+        from tests.postgres_helpers import skip_loudly
+
+        skip_loudly("initdb and pg_ctl were not found")
+    out = subprocess.run([*HARNESS, "bench", "serve", "--json", "--db", "postgres", "--clients", "4", "--uploads",
+                          "1", "--limit", "1"], capture_output=True, text=True, timeout=1800, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    figures = json.loads(out.stdout)
+    assert figures["db"] == "postgres" and figures["signed_in"] == 4 and figures["answers_per_s"] > 0, figures
+    assert figures["uploads"] == 1, figures  # the stored versions' ids advanced PostgreSQL's sequences
+    assert not live_descendants()

@@ -155,3 +155,41 @@ def test_the_rating_chart_rates_only_new_blocks_and_agrees_with_a_full_recomputa
         assert moved == board_module.compute(url, ["caller"], engine)[1]
     finally:
         engine.dispose()
+
+
+def test_a_page_asks_the_database_once_per_session_and_setting_and_forgets_on_a_change(tmp_path: Path) -> None:
+    """Whose a session is and the freeze setting are read once, not per page; a logout, links issued again (by any
+    process: the stamp file) and the admin's own writes are seen at the next request (statements counted)."""
+    from sqlalchemy import event
+
+    from harness.server.app import Server
+    from harness.server.contest import load_contest as load
+
+    contest = load(contest_file(tmp_path))
+    engine = open_database(contest.database)
+    store.sync_roster(engine, contest)
+    server = Server(contest, engine, ladder=False)
+    token = store.issue_links(engine, contest, "http://x")[1][1].rsplit("/", 1)[1]
+    secret = store.login(engine, token)
+    statements: list[str] = []
+    event.listen(engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
+    try:
+        who = server.sessions.who(secret)
+        assert who is not None and who.name == "alice"
+        assert server.setting("frozen") == ""
+        before = len(statements)
+        for _ in range(5):
+            assert server.sessions.who(secret) == who and server.setting("frozen") == ""
+        assert len(statements) == before, "a page asked the database again"
+        server.set_setting("frozen", "1")
+        assert server.setting("frozen") == "1"
+        store.issue_links(engine, contest, "http://x", only=("alice",))  # what `harness serve --links` does
+        assert server.sessions.who(secret) is None, "a revoked link's session went on"
+        bob = store.login(engine, store.issue_links(engine, contest, "http://x", only=("bob",))[0][1].rsplit("/")[-1])
+        assert server.sessions.who(bob) is not None
+        store.logout(engine, bob)
+        server.sessions.forget()  # what the logout route does
+        assert server.sessions.who(bob) is None
+    finally:
+        server.board.close()
+        engine.dispose()

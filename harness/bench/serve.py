@@ -36,8 +36,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from sqlalchemy import insert
+from sqlalchemy import insert, text
 
+from harness.bench.postgres import TemporaryPostgres
 from harness.errors import HarnessError
 from harness.server import db, store
 from harness.server.app import COOKIE
@@ -51,8 +52,10 @@ STUDENTS, VERSIONS, MATCHES = 100, 300, 10_000
 _ROOT = Path(__file__).resolve().parents[2]
 
 
-def _contest(folder: Path) -> Path:
-    text = ('[contest]\nname = "bench"\n[ladder]\nhands = 50\ntable_size = 2\njobs = 2\n[sandbox]\nmode = "off"\n'
+def _contest(folder: Path, database: str = "") -> Path:
+    db_line = f"database = {toml_value(database)}\n" if database else ""
+    text = (f'[contest]\nname = "bench"\n{db_line}'
+            '[ladder]\nhands = 50\ntable_size = 2\njobs = 2\n[sandbox]\nmode = "off"\n'
             f'[[reference]]\nname = "caller"\ncommand = "python -m bots.caller"\ncwd = {toml_value(str(_ROOT))}\n'
             + "".join(f'[[students]]\nname = "s{i:03d}"\n' for i in range(STUDENTS)))
     path = folder / "contest.toml"
@@ -111,6 +114,10 @@ def _populate(contest_path: Path) -> None:
                                                        state=store.DONE, record=json.dumps(rec.to_dict()), error="",
                                                        finished=now + b))
                 conn.execute(insert(db.match_bots), [{"match_pk": pk, "bot": bot} for bot in order])
+        if engine.dialect.name == "postgresql":  # ids given explicitly leave the sequences behind: the next
+            for table in (db.versions, db.blocks, db.matches):  # upload would take version id 1 again
+                conn.execute(text(f"SELECT setval(pg_get_serial_sequence('{table.name}', 'id'), "
+                                  f"(SELECT max(id) FROM {table.name}))"))
     engine.dispose()
 
 
@@ -132,7 +139,7 @@ ADMIN_ROUTES = ("/admin", "/", "/api/leaderboard", "/matches/b1-r0/logs/0")
 
 
 def run(clients: int = 100, uploads: int = 30, burst_after_s: float = 10.0, limit_s: float = 300.0,
-        every_s: float = 2.0) -> dict[str, Any]:
+        every_s: float = 2.0, database: str = "sqlite") -> dict[str, Any]:
     """The figures (see the module docstring) with ``clients`` concurrent clients.
 
     Args:
@@ -140,15 +147,30 @@ def run(clients: int = 100, uploads: int = 30, burst_after_s: float = 10.0, limi
         uploads: students uploading a new version at once, ``burst_after_s`` seconds into the polling.
         limit_s: the longest the bench waits after the burst for every first block (those missing are counted).
         every_s: each client's request interval (s, start to start; at once when an answer took longer).
+        database: ``sqlite`` (a file in the contest's folder) or ``postgres`` (a throw-away PostgreSQL cluster,
+            :class:`harness.bench.postgres.TemporaryPostgres`).
 
     Raises:
         BenchServeError: the server did not start or answer, or no client could sign in.
+        PostgresUnavailable: ``postgres`` where no PostgreSQL can be made.
     """
+    if database == "postgres":
+        cluster = TemporaryPostgres()
+        try:
+            figures = _run(clients, uploads, burst_after_s, limit_s, every_s, cluster.database())
+        finally:
+            cluster.stop()
+        return {"db": "postgres", **figures}
+    return {"db": "sqlite", **_run(clients, uploads, burst_after_s, limit_s, every_s, "")}
+
+
+def _run(clients: int, uploads: int, burst_after_s: float, limit_s: float, every_s: float,
+         database: str) -> dict[str, Any]:
 
     harness = [sys.executable, "-c", "from harness.cli import app; app()"]
     with tempfile.TemporaryDirectory(prefix="bench-serve-") as tmp:
         folder = Path(tmp)
-        contest = _contest(folder)
+        contest = _contest(folder, database)
         port = _free_port()
         out = subprocess.run([*harness, "serve", str(contest), "--links", "--port", str(port)], capture_output=True,
                              text=True, check=False, cwd=folder)

@@ -18,13 +18,23 @@ def bench_serve(
     uploads: int = typer.Option(30, "--uploads", min=0, max=100, help="Students uploading a new version at once."),
     limit: float = typer.Option(300.0, "--limit", min=1.0, max=3600.0,
                                 help="Seconds to wait after the uploads for every first block."),
+    database: str = typer.Option("sqlite", "--db", help="The database: sqlite, or postgres (a throw-away "
+                                 "PostgreSQL made with initdb; skipped in one line where it is not installed)."),
 ) -> None:
     """The contest server with 100 students, 300 versions, 10,000 matches under concurrent clients while the
     ladder plays: p95 per route, answers/s, errors, first block after a burst of uploads."""
     from harness.bench import TARGETS
+    from harness.bench.postgres import PostgresUnavailable
     from harness.bench.serve import run as run_bench
 
-    print_figures(run_bench(clients=clients, uploads=uploads, limit_s=limit), json_out,
+    if database not in ("sqlite", "postgres"):
+        raise usage("bench serve", f"--db {database}: expected sqlite or postgres")
+    try:
+        figures = run_bench(clients=clients, uploads=uploads, limit_s=limit, database=database)
+    except PostgresUnavailable as exc:
+        say("bench serve", f"--db postgres skipped: {exc}")
+        return
+    print_figures(figures, json_out,
                   {**TARGETS, "p95_ms_worst": "< 200", "errors": "0", "first_block_s_max": "<= 60"})
 
 

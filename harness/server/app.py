@@ -24,10 +24,11 @@ import os
 import shutil
 import tarfile
 import tempfile
+import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Hashable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 from urllib.parse import quote
 
 import jinja2
@@ -61,7 +62,7 @@ from harness.report.html import history_figure
 from harness.report.trend import rating_points_history
 from harness.report.viewer import script_json
 from harness.server import db, store
-from harness.server.board import LiveBoard
+from harness.server.board import BOARD_FILE, LiveBoard
 from harness.server.botlog import shown_log
 from harness.server.contest import Contest, load_contest
 from harness.server.db import metadata
@@ -71,7 +72,8 @@ from harness.server.final import progress as final_progress
 from harness.server.folders import Listing, export_tree, list_files, tar_stream
 from harness.server.games import Game, GameRefused, Games
 from harness.server.hostpaths import for_student, hide_paths, host_roots
-from harness.server.ladder import Ladder, match_dir
+from harness.server.ladder import match_dir
+from harness.server.ladderproc import LadderProcess
 from harness.server.matchhands import match_hands
 from harness.server.submission import prepare
 from harness.server.tokens import token_hash
@@ -79,6 +81,7 @@ from harness.server.unpack import MAX_UPLOAD, UnpackError
 from harness.tournament.results import MatchRecord
 from harness.tournament.stats import bb_per_100, duplicate_sets, estimate
 
+T = TypeVar("T")
 COOKIE = "harness_session"
 #: Seconds between two looks at the leaderboard by the event stream.
 EVENTS_POLL_S = 1.0
@@ -88,15 +91,80 @@ SERVER_STATIC = Path(__file__).with_name("static")
 REPORT_STATIC = Path(__file__).parents[1] / "report" / "static"
 
 
-class Server:
-    """The state one server process shares between requests: contest, database, board and ladder."""
+class Sessions:
+    """Whose each session is (:func:`harness.server.store.session_of`), remembered: a page asks the database once
+    per session, not once per request.
 
-    def __init__(self, contest: Contest, engine: Engine, *, ladder: bool = True, play: Any = None,
+    Everything is forgotten at once when this process ends a session or signs one in (:meth:`forget`), and when the
+    login links were issued again, by this process or another (``harness serve --links`` revokes the old ones:
+    :data:`harness.server.store.LINKS_STAMP`, one ``stat`` a request).
+    """
+
+    #: Sessions remembered at most (then all are forgotten: a class has fewer).
+    LIMIT = 10_000
+
+    def __init__(self, engine: Engine, stamp: Path) -> None:
+        self.engine = engine
+        self.stamp = stamp
+        self._lock = threading.Lock()
+        self._known: dict[str, store.Who | None] = {}
+        self._seen: tuple[int, int, int] | None = None
+        self._writes = 0
+
+    def _stamp(self) -> tuple[int, int, int] | None:
+        try:
+            st = os.stat(self.stamp)
+        except OSError:
+            return None
+        return st.st_mtime_ns, st.st_size, st.st_ino
+
+    def who(self, secret: str | None) -> store.Who | None:
+        """The session's person (None: no such session, or its link was revoked)."""
+        if not secret:
+            return None
+        stamp = self._stamp()
+        with self._lock:
+            if stamp != self._seen:
+                self._known.clear()
+                self._seen = stamp
+                self._writes += 1
+            if secret in self._known:
+                return self._known[secret]
+            writes = self._writes
+        who = store.session_of(self.engine, secret)
+        with self._lock:
+            if writes == self._writes:  # nothing was forgotten meanwhile: what was read still holds
+                if len(self._known) >= self.LIMIT:
+                    self._known.clear()
+                self._known[secret] = who
+        return who
+
+    def forget(self) -> None:
+        """Forget every session (after this process changed sessions or tokens)."""
+        with self._lock:
+            self._known.clear()
+            self._writes += 1
+
+
+class Server:
+    """The state one server process shares between requests: contest, database, board and ladder.
+
+    With ``ladder``, the ladder runs in a process of its own (:class:`~harness.server.ladderproc.LadderProcess`,
+    started by :func:`harness.server.serve.serve`, stopped by the application's lifespan), which publishes the
+    board this process reads; without, this process computes the board itself.
+    """
+
+    def __init__(self, contest: Contest, engine: Engine, *, ladder: bool = True,
                  events_poll_s: float = EVENTS_POLL_S) -> None:
         self.contest = contest
         self.engine = engine
-        self.board = LiveBoard(contest, engine)
-        self.ladder = Ladder(contest, engine, self.board, play=play) if ladder else None
+        self.board = LiveBoard(contest, engine, stored=contest.data / BOARD_FILE if ladder else None)
+        self.ladder = LadderProcess(contest, engine) if ladder else None
+        self.sessions = Sessions(engine, contest.data / store.LINKS_STAMP)
+        self._settings: dict[str, str] = {}
+        self._settings_writes = 0
+        self._settings_lock = threading.Lock()
+        self._per_board: dict[Hashable, tuple[int, Any]] = {}
         #: Games students play in the browser (:mod:`harness.server.games`).
         self.games = Games(contest)
         self.events_poll_s = events_poll_s
@@ -104,16 +172,55 @@ class Server:
         #: The final's ``harness run`` child process (:mod:`harness.server.final`), or None.
         self.final_proc: Any = None
 
+    def setting(self, key: str, default: str = "") -> str:
+        """A setting only this process writes (``frozen``, ``challenges``: :meth:`set_setting`), read from the
+        database once and remembered until this process writes one: every page shows whether submissions are
+        frozen."""
+        with self._settings_lock:
+            if key in self._settings:
+                return self._settings[key]
+            writes = self._settings_writes
+        value = store.setting(self.engine, key, default)
+        with self._settings_lock:
+            if writes == self._settings_writes:
+                self._settings[key] = value
+        return value
+
+    def per_board(self, key: Hashable, make: Callable[[], T]) -> T:
+        """``make()`` (public figures read from the complete blocks), remembered under ``key`` until the board
+        changes (:attr:`LiveBoard.computed`: a block completed): a student's page is polled every few seconds."""
+        self.board.rows()  # takes a board published since
+        board = self.board.computed
+        if board is None:
+            return make()
+        with self._settings_lock:
+            hit = self._per_board.get(key)
+            if hit is not None and hit[0] == board:
+                return cast(T, hit[1])
+        value = make()
+        with self._settings_lock:
+            if len(self._per_board) >= Sessions.LIMIT:
+                self._per_board.clear()
+            self._per_board[key] = (board, value)
+        return value
+
+    def set_setting(self, key: str, value: str) -> None:
+        """Write a setting of :meth:`setting` (what was remembered is forgotten once it is stored)."""
+        store.set_setting(self.engine, key, value)
+        with self._settings_lock:
+            self._settings.clear()
+            self._settings_writes += 1
+
 
 def _who(request: Request) -> store.Who | None:
     server: Server = request.app.state.server
-    return store.session_of(server.engine, request.cookies.get(COOKIE))
+    return server.sessions.who(request.cookies.get(COOKIE))
 
 
 def _page(request: Request, name: str, who: store.Who | None, **context: Any) -> Response:
     server: Server = request.app.state.server
     templates: Jinja2Templates = request.app.state.templates
-    frozen = store.setting(server.engine, "frozen") == "1"
+    frozen = server.setting("frozen") == "1"
     return templates.TemplateResponse(request, name, {"contest": server.contest.name, "who": who, "frozen": frozen,
                                                       **context})
 
@@ -196,6 +303,7 @@ async def login(request: Request) -> Response:
                                    action=html.escape("/login/" + quote(token, safe="")))
         return HTMLResponse(page, headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
     secret = await run_in_threadpool(store.login, server.engine, token)
+    server.sessions.forget()
     if secret is None:
         return PlainTextResponse("This login link is not valid (it may have been replaced by a newer one); "
                                  "ask your teacher for a new link.", status_code=403)
@@ -209,6 +317,7 @@ async def logout(request: Request) -> Response:
     """End the session on the server (a copy of its cookie signs in nobody afterwards), then forget the cookie."""
     server: Server = request.app.state.server
     await run_in_threadpool(store.logout, server.engine, request.cookies.get(COOKIE))
+    server.sessions.forget()  # a copy of the cookie signs in nobody from now on
     response = RedirectResponse("/", status_code=303)
     response.delete_cookie(COOKIE)
     return response
@@ -218,7 +327,7 @@ async def logout(request: Request) -> Response:
 
 
 def _board_rows(server: Server) -> list[dict[str, Any]]:
-    return [r.to_dict() for r in server.board.rows()]
+    return server.board.dicts()
 
 
 def index(request: Request) -> Response:
@@ -383,12 +492,14 @@ def student_page(request: Request) -> Response:
     if not own:  # others' refused versions, reasons and commands are theirs
         vers = [v for v in vers if v["state"] == store.ADMITTED]
     labels = {store.label(st["name"], v["number"]) for v in vers if v["state"] == store.ADMITTED}
-    results = _results_of(server, labels)
+    mine = frozenset(labels)
+    results = server.per_board(("results", mine), lambda: _results_of(server, labels))
     faults = store.fault_totals(server.engine, labels)
     for v in vers:
         v["faults"] = faults.get(store.label(st["name"], v["number"]), {})
-    history = server.board.history(labels)
     uploads = [(v["created"], store.label(st["name"], v["number"])) for v in vers]
+    chart = server.per_board(("chart", mine, tuple(uploads)),
+                             lambda: rating_chart(server.board.history(labels), uploads))
     quota = server.contest.ladder.challenges_per_hour
     board = server.board.rows()
     targets = [r.bot for r in board if r.status != "inactive" and r.student != st["name"]]
@@ -405,11 +516,11 @@ def student_page(request: Request) -> Response:
     if own and not who.admin and server.contest.play.max_games:
         play_bots = list(play_opponents(server, st["id"], st["name"]))
     return _page(request, "student.html.j2", who, student=st, own=own, versions=vers, results=results,
-                 chart=rating_chart(history, uploads),
+                 chart=chart,
                  quota=quota, targets=targets, play_bots=play_bots, play_hands=server.contest.play.hands,
                  standing=standing, placed=placed, pending=pending,
                  play_idle_s=server.contest.play.idle_s,
-                 challenges=store.setting(server.engine, "challenges", "1") == "1")
+                 challenges=server.setting("challenges", "1") == "1")
 
 
 def row_id(text: str) -> int | None:
@@ -494,7 +605,7 @@ def activate(request: Request) -> Response:
     if v is None:
         return _not_found()
     server: Server = request.app.state.server
-    if not who.admin and store.setting(server.engine, "frozen") == "1":  # the final plays the active versions
+    if not who.admin and server.setting("frozen") == "1":  # the final plays the active versions
         return refusal(request, who, "The contest is frozen: the teacher froze it, so your active version stays "
                        "as it is.", 403, title="Not made active", back=f"/students/{v['student']}",
                        back_label="Back to the versions")
@@ -522,7 +633,7 @@ async def submit(request: Request) -> Response:
         page.status_code = code
         return page
 
-    if await run_in_threadpool(store.setting, server.engine, "frozen") == "1" and not who.admin:
+    if await run_in_threadpool(server.setting, "frozen") == "1" and not who.admin:
         return await refuse("Submissions are closed: the teacher froze the contest.", 403)
     too_big = (f"refused: the upload is more than {MAX_UPLOAD // 2**20} MiB; at most {MAX_UPLOAD // 2**20} MiB "
                "are accepted.")
@@ -830,7 +941,7 @@ async def challenge(request: Request) -> Response:
 def _challenge(server: Server, who: store.Who, target: str) -> int | tuple[str, int]:
     """Open the challenge block (its id), or why not and the HTTP status."""
     assert who.student_id is not None
-    if store.setting(server.engine, "challenges", "1") != "1":
+    if server.setting("challenges", "1") != "1":
         return "Challenges are switched off by the teacher.", 403
     quota = server.contest.ladder.challenges_per_hour
 
@@ -886,7 +997,7 @@ def admin_page(request: Request) -> Response:
     return _page(request, "admin.html.j2", who, people=people, active=active,
                  paused=store.paused_versions(server.engine),
                  builds=f"{BUILDS_OFF} ({problem})" if problem else "",
-                 challenges=store.setting(server.engine, "challenges", "1") == "1",
+                 challenges=server.setting("challenges", "1") == "1",
                  final_plan=final_plan(server).describe(), final_progress=final_progress(server),
                  final_race=finished_race(server),
                  final=store.setting(server.engine, "final", ""), ladder_error=server.ladder.error if server.ladder
@@ -918,15 +1029,16 @@ def _admin_act(server: Server, action: str, value: str) -> Response | tuple[str,
     """Do an admin's action (blocking: the database, the contest file, the final's start); a refusal is its
     reason and HTTP status."""
     if action == "freeze":
-        store.set_setting(server.engine, "frozen", "1" if value == "1" else "0")
+        server.set_setting("frozen", "1" if value == "1" else "0")
     elif action == "challenges":
-        store.set_setting(server.engine, "challenges", "1" if value == "1" else "0")
+        server.set_setting("challenges", "1" if value == "1" else "0")
     elif action == "roster":
         try:
             fresh = load_contest(server.contest.path)
         except ValueError as exc:
             return str(exc), 400
         store.sync_roster(server.engine, fresh)
+        server.sessions.forget()
     elif action == "resume":
         vid = row_id(value)
         if vid is None or not store.resume(server.engine, vid):
@@ -1189,12 +1301,12 @@ def _encodable(value: Any) -> Any:
 
 
 def create_app(server: Server) -> Starlette:
-    """The ASGI application of ``server``; its lifespan starts and stops the ladder."""
+    """The ASGI application of ``server``; its lifespan resumes a final cut short and stops the ladder (started
+    before: :func:`harness.server.serve.serve`)."""
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         if server.ladder is not None:
             await run_in_threadpool(resume_final, server)  # a final a stop or a kill cut short goes on
-            server.ladder.start()
         try:
             yield
         finally:

@@ -7,11 +7,18 @@ table order, so the result never depends on the order blocks finished). The
 rows are cached until another block completes, and recomputed in a worker
 process so that the pages never wait for the computation's share of the
 interpreter.
+
+Under ``harness serve`` the ladder's process keeps the board
+(:mod:`harness.server.ladderproc`): it recomputes it once per completed block
+and publishes it to ``<data>/board.json`` (:data:`BOARD_FILE`, replaced
+whole), and the web process only reads that file, again when it changes
+(one ``stat`` a page, no query).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import multiprocessing
 import os
 import threading
@@ -20,6 +27,7 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, select
@@ -33,6 +41,8 @@ from harness.tournament.stats import standings
 #: Added to the niceness of the server's background work (the ladder's match workers and their bots, the board's
 #: worker, the final's run): the pages a class polls come first for the CPU, the matches use what is left.
 BACKGROUND_NICENESS = 10
+#: The published board (``<data>/board.json``): ``{"key": complete blocks, "rows": [Row...], "history": {...}}``.
+BOARD_FILE = "board.json"
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,9 +99,13 @@ class LiveBoard:
         engine: its database.
         worker: recompute in a worker process; False: in this process (a caller that serves no
             pages, e.g. a test, and starts no process: multiprocessing's resource tracker included).
+        publish: write each board computed here to this file (:data:`BOARD_FILE`; the ladder's process).
+        stored: read the board from this file (published by another process) whenever it exists, computing
+            nothing here; without it (not yet written, unreadable), compute as above.
     """
 
-    def __init__(self, contest: Contest, engine: Engine, *, worker: bool = True) -> None:
+    def __init__(self, contest: Contest, engine: Engine, *, worker: bool = True, publish: Path | None = None,
+                 stored: Path | None = None) -> None:
         self.contest = contest
         self.engine = engine
         self._lock = threading.Lock()
@@ -104,6 +118,10 @@ class LiveBoard:
         self._history: dict[str, list[dict[str, float]]] = {}
         self._pool: ProcessPoolExecutor | None = None
         self._closed = not worker
+        self.publish = publish
+        self.stored = stored
+        self._stamp: tuple[int, int, int] | None = None
+        self._dicts: tuple[list[Row] | None, list[dict[str, Any]]] = (None, [])
 
     def key(self) -> int:
         """Complete blocks so far (changes when the board does): as the ladder last counted them (it counts once a
@@ -134,23 +152,71 @@ class LiveBoard:
             rows, history = self._compute()
             with self._lock:
                 self._rows, self._history, self.computed = rows, history, key
+            self._publish(key, rows, history)
         finally:
             self._refreshing = False
+
+    def _publish(self, key: int, rows: list[Row], history: dict[str, list[dict[str, Any]]]) -> None:
+        """Write the board to :attr:`publish` whole (a reader never sees half of it: a new file renamed over)."""
+        if self.publish is None:
+            return
+        part = self.publish.with_name(f".{self.publish.name}.{os.getpid()}")
+        part.write_text(json.dumps({"key": key, "rows": [r.to_dict() for r in rows], "history": history}),
+                        encoding="utf-8")
+        os.replace(part, self.publish)
+
+    def _read_stored(self) -> bool:
+        """Take the published board when its file changed since the last read (False: no readable file)."""
+        if self.stored is None:
+            return False
+        try:
+            st = os.stat(self.stored)
+        except OSError:
+            return False
+        stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+        if stamp == self._stamp:
+            return True
+        with self._lock:
+            if stamp != self._stamp:
+                try:
+                    data = json.loads(self.stored.read_bytes())
+                    rows = [Row(**r) for r in data["rows"]]
+                    self._rows, self._history, self.computed = rows, data["history"], int(data["key"])
+                except (OSError, ValueError, KeyError, TypeError):
+                    return False
+                self._stamp = stamp
+        return True
 
     def rows(self) -> list[Row]:
         """Active versions and reference bots with a complete block, best rating first; then those without one;
         then inactive versions that played (:func:`ranked`)."""
+        if self._read_stored():
+            with self._lock:
+                return list(self._rows)
         key = self.key()
         if self.computed is None:
             rows, history = self._compute()
             with self._lock:
-                if self.computed is None:
+                first = self.computed is None
+                if first:
                     self._rows, self._history, self.computed = rows, history, key
+            if first:
+                self._publish(key, rows, history)
         elif key != self.computed and not self._refreshing:
             self._refreshing = True
             threading.Thread(target=self._refresh, args=(key,), name="board", daemon=True).start()
         with self._lock:
             return list(self._rows)
+
+    def dicts(self) -> list[dict[str, Any]]:
+        """:meth:`rows` as dictionaries (:meth:`Row.to_dict`), made once per board (pages ask for them often)."""
+        self.rows()
+        with self._lock:
+            rows, made = self._dicts
+            if rows is not self._rows:  # a new board since
+                rows, made = self._rows, [r.to_dict() for r in self._rows]
+                self._dicts = (rows, made)
+        return made
 
     def history(self, bots: set[str]) -> list[dict[str, float]]:
         """The rating (mu, sigma) of ``bots`` after each of their blocks (the last 100 each), oldest first."""

@@ -138,6 +138,11 @@ settings = Table(
 MIGRATIONS = Path(__file__).with_name("migrations")
 
 
+#: Connections kept open and opened beyond them at most: as many as the web process's worker threads (AnyIO's 40),
+#: so a page under a class's polling never queues for a connection (SQLAlchemy's default is 5 + 10).
+POOL = {"pool_size": 10, "max_overflow": 30}
+
+
 def make_engine(url: str) -> Engine:
     """An engine for ``url``; SQLite files get WAL mode, a busy timeout and foreign keys.
 
@@ -146,7 +151,7 @@ def make_engine(url: str) -> Engine:
     """
     if url.startswith("sqlite:///"):
         Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False}, **POOL)
 
         @event.listens_for(engine, "connect")
         def _pragmas(conn: DBAPIConnection, record: ConnectionPoolEntry) -> None:
@@ -157,7 +162,7 @@ def make_engine(url: str) -> Engine:
             cur.close()
 
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    return create_engine(url, pool_pre_ping=True, **POOL)
 
 
 def upgrade(engine: Engine, revision: str = "head") -> None:

@@ -1,6 +1,7 @@
 """The ladder: a background loop that admits new versions and plays duplicate blocks, never stopping.
 
-One thread of the server drives an :class:`~harness.tournament.workers.Executor`
+One thread of the ladder's process (:mod:`harness.server.ladderproc`, apart from the pages) drives an
+:class:`~harness.tournament.workers.Executor`
 (local forked workers, :class:`~harness.tournament.workers.LocalExecutor`, or a
 Dask cluster, :class:`~harness.tournament.cluster.DaskExecutor`). Each turn it:
 
@@ -116,10 +117,12 @@ class Ladder:
         board: the leaderboard (its ratings pair opponents; block counts come from the database).
         executor: where jobs run (default: local workers, ``[ladder] jobs``).
         play: the match function (default: the referee's ``play_match`` in the contest's sandbox).
+        nice: added to the local workers' niceness (their bots inherit it); 0 in a process already behind the
+            pages (:mod:`harness.server.ladderproc`).
     """
 
     def __init__(self, contest: Contest, engine: Engine, board: LiveBoard, *, executor: Executor | None = None,
-                 play: Any = None) -> None:
+                 play: Any = None, nice: int = BACKGROUND_NICENESS) -> None:
         self.contest = contest
         self.engine = engine
         self.board = board
@@ -132,7 +135,7 @@ class Ladder:
             self.capacity = max(1, int(executor.parallel))
         elif executor is None:
             local = LocalExecutor(self.capacity, pin=True, workers_file=contest.data / ".workers",
-                                  nice=BACKGROUND_NICENESS)
+                                  nice=nice)
             local.kill_leftovers()  # bots a killed server's workers left behind
             executor = local
         self.executor = executor

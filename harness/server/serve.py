@@ -12,8 +12,8 @@ from harness.host.build import build_problem
 from harness.server import store
 from harness.server.contest import Contest, load_contest
 from harness.server.db import open_database
+from harness.server.ladderproc import LadderStartError
 from harness.server.places import prepare_places
-from harness.tournament.cluster import ClusterError
 from harness.tournament.config import ConfigError
 
 #: What the server says when the sandbox cannot run builds (at start and on the admin page).
@@ -63,16 +63,21 @@ def serve(path: Path, host: str, port: int, *, log_level: str = "warning") -> No
     prepare_places(contest)
     engine = open_database(contest.database)
     store.sync_roster(engine, contest)
+    server = Server(contest, engine)
+    ladder = server.ladder
+    assert ladder is not None
     try:
-        server = Server(contest, engine)
-    except Exception as exc:  # the Dask cluster of [ladder] cluster cannot be reached
-
-        if not isinstance(exc, ClusterError):
-            raise
-        raise ConfigError(contest.path, "[ladder] cluster", str(exc)) from None
-    print(f"harness serve: {contest.name} at {base_url(host, port)} (data: {contest.data})", flush=True)
-    problem = build_problem(contest.sandbox)
-    if problem:
-        print(f"harness serve: warning: {BUILDS_OFF} ({problem})", file=sys.stderr, flush=True)
-    uvicorn.run(create_app(server), host=host, port=port, log_level=log_level, timeout_graceful_shutdown=5,
-                lifespan="on")
+        ladder.start()  # its own process (harness.server.ladderproc), behind the pages for the CPU
+    except LadderStartError as exc:
+        if exc.cluster:  # the Dask cluster of [ladder] cluster cannot be reached
+            raise ConfigError(contest.path, "[ladder] cluster", str(exc)) from None
+        raise ConfigError(contest.path, None, f"the ladder did not start: {exc}") from None
+    try:
+        print(f"harness serve: {contest.name} at {base_url(host, port)} (data: {contest.data})", flush=True)
+        problem = build_problem(contest.sandbox)
+        if problem:
+            print(f"harness serve: warning: {BUILDS_OFF} ({problem})", file=sys.stderr, flush=True)
+        uvicorn.run(create_app(server), host=host, port=port, log_level=log_level, timeout_graceful_shutdown=5,
+                    lifespan="on")
+    finally:
+        ladder.stop()  # idempotent: the lifespan stops it first

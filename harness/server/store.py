@@ -63,6 +63,20 @@ def sync_roster(engine: Engine, contest: Contest) -> int:
     return len(new)
 
 
+#: Written again whenever login links are revoked (``<data>/.links-issued``): a process that remembers whose each
+#: session is (the web process: :class:`harness.server.app.Sessions`) forgets it all when this file changes.
+LINKS_STAMP = ".links-issued"
+
+
+def mark_links_issued(contest: Contest) -> None:
+    """Replace :data:`LINKS_STAMP` (a new file: its inode changes even when the clock's grain hides a new mtime)."""
+    stamp = contest.data / LINKS_STAMP
+    part = stamp.with_name(f"{LINKS_STAMP}.{os.getpid()}")
+    with contextlib.suppress(OSError):  # no data folder yet: no server has remembered anything
+        part.write_text(str(time.time_ns()), encoding="ascii")
+        os.replace(part, stamp)
+
+
 class UnknownStudents(HarnessError, ValueError):
     """Students named that the contest does not have (``names``, in the order given)."""
 
@@ -100,6 +114,7 @@ def issue_links(engine: Engine, contest: Contest, base_url: str, *, only: Sequen
             conn.execute(insert(db.tokens).values(role=role, student_id=sid, token_hash=token_hash(token),
                                                   created=now))
             out.append((name, f"{base}/login/{token}"))
+    mark_links_issued(contest)
     return out
 
 
