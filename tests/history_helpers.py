@@ -21,6 +21,7 @@ from typing import Any
 
 from harness.deals import commitment, hand_seed
 from harness.engine import Action, ActionKind, GameConfig, HandState
+from harness.engine.games import SEVEN_CARD_DRAW, GameDefinition, start_hand
 from harness.history import record as handrecord
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,7 +45,8 @@ def _decide(state: HandState, rng: random.Random) -> Action:
     legal = state.legal()
     if ActionKind.DRAW in legal.actions:
         hand = state.cards[state.to_act]  # type: ignore[index]
-        return Action(ActionKind.DRAW, 0, tuple(rng.sample(hand, rng.choice((0, 1, 2, 3, 4, 4)))))
+        counts = (0, 1, 2, 3, 4, 4) if state.game.max_discards == 4 else (0, 1, 2, 3, 4, 5, 5)  # R6.4
+        return Action(ActionKind.DRAW, 0, tuple(rng.sample(hand, rng.choice(counts))))
     kinds = [k for k in legal.actions if k is not ActionKind.FOLD or rng.random() < 0.3]
     kind = rng.choice(kinds or legal.actions)
     if kind in (ActionKind.BET, ActionKind.RAISE):
@@ -55,8 +57,8 @@ def _decide(state: HandState, rng: random.Random) -> Action:
 
 def random_match(game: GameConfig, *, seats: int, hands: int, stack_mode: str = "reset", seed: int = 1,
                  starting_stack: int = 200, fault_rate: float = 0.05, match_id: str = "m",
-                 uneven: bool = False) -> list[dict[str, Any]]:
-    """Version-2 records of one random match (see the module docstring).
+                 uneven: bool = False, definition: GameDefinition = SEVEN_CARD_DRAW) -> list[dict[str, Any]]:
+    """Version-2 records of one random match (see the module docstring) of ``definition``'s game.
 
     ``uneven``: every hand starts from random stacks of 1 .. ``starting_stack`` (side pots, all-in
     posts): the hands stand alone but are no match a referee plays (check them one by one).
@@ -82,7 +84,7 @@ def random_match(game: GameConfig, *, seats: int, hands: int, stack_mode: str = 
             seated = list(range(seats))
             button = h % seats
             start = [rng.randint(1, starting_stack) if uneven else starting_stack for _ in range(seats)]
-        state = HandState.start(game, start, seated.index(button), hand_seed(match_seed, h), h)
+        state = start_hand(definition, game, start, seated.index(button), hand_seed(match_seed, h), h)
         out_at_start = [out[m] for m in seated]
         decisions: list[handrecord.Decision] = []
         faults: list[list[Any]] = []

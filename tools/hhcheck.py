@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
-"""Check Seven Card Draw hand histories without the harness: recompute every hand from its record alone.
+"""Check Seven Card Draw and Deuce-to-Seven Triple Draw hand histories without the harness: recompute every
+hand from its record alone.
 
 A third party's checker, written from docs/HISTORY.md (the format) and
 docs/RULES.md (the rules) with the Python standard library only: it imports
 nothing of the harness, so a result it confirms does not rest on the
 harness's own code. For each hand record (``record_version`` 3, or 2) it
+reads the game from ``game.name`` (absent: Seven Card Draw; ``"deuce-to-seven-triple-draw"``:
+five cards, three draws of 0-5 cards from left of the button, four betting rounds, fixed-limit
+small bet in rounds 1-2 and big bet in 3-4, the lowest hand winning, RULES.md R6, R8) and
 
 - re-deals nothing (the deck's order is the harness's), but checks the cards:
-  seven distinct cards per player, no card held twice, discards held,
+  seven (five) distinct cards per player, no card held twice, discards held,
   ``final_cards`` = kept cards + replacements, replacements never seen
   before in the hand except those marked ``reshuffled``, which must come from
   the muck (earlier discards and folded hands) once the stock is used up (R4.4);
@@ -24,7 +28,8 @@ harness's own code. For each hand record (``record_version`` 3, or 2) it
   what can be matched when nobody else can act, R3.4), the chips ``added``
   and the ``to`` total (fixed-limit sizes R3.7), the chips ``returned``
   unmatched (R3.9), the pots with their eligible seats (R5.5), the winners
-  by an independent hand evaluator (best five of seven, R5.1-R5.4), the
+  by an independent hand evaluator (best five of seven, R5.1-R5.4; deuce-to-seven low of the five
+  held, the ace only high, R8.2), the
   split with odd chips from the left of the button (R5.6), the showing
   order (R5.7), each player's final stack and net;
 - across a file: stacks reset to ``match.starting_stack`` (reset) or carried
@@ -49,8 +54,8 @@ Usage::
     python3 tools/hhcheck.py hands.jsonl [more.jsonl.gz ...] [--match-seed HEX | --tournament-seed HEX]
 
 Exit status: 0 every hand checks; 1 a hand does not; 2 a file cannot be read, or holds a record of
-a version this checker does not read (the message names the line and the version), or of a game other
-than Seven Card Draw (``game.name``: ``harness replay`` checks those against the engine).
+a version this checker does not read (the message names the line and the version), or of a game it does
+not read (``game.name``, Five Card Draw: ``harness replay`` checks those against the engine).
 """
 
 from __future__ import annotations
@@ -64,7 +69,7 @@ import sys
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
@@ -72,8 +77,34 @@ DECK = {r + s for r in RANKS for s in SUITS}
 CATEGORIES = ("high card", "one pair", "two pair", "three of a kind", "straight", "flush", "full house",
               "four of a kind", "straight flush")
 FORMAT = "sevencard-hand-history"
-#: The game of a record whose ``game`` names none (docs/HISTORY.md); the only one this checker reads.
+#: The game of a record whose ``game`` names none (docs/HISTORY.md).
 SEVEN_CARD_DRAW = "seven-card-draw"
+TRIPLE_DRAW = "deuce-to-seven-triple-draw"
+
+
+class Rules(NamedTuple):
+    """What the checker needs of a game (RULES.md R6), written from RULES.md, not from the engine.
+
+    ``hole``: cards dealt each; ``draws``: how many; ``max_discards``: per draw (R6.4); ``draw_after_big_blind``:
+    the draw starts left of the big blind (R4.1) or else left of the button (R6.5); ``limit_sizes``: each
+    round's fixed-limit bet in units (R3.7, R6.6); ``doubled_first_bet``: no-limit rounds after the first open
+    at twice round 1's final bet (R3.6) or else at the unit (R6.6); ``low``: deuce-to-seven (R8.2) or high.
+    """
+
+    hole: int
+    draws: int
+    max_discards: int
+    draw_after_big_blind: bool
+    limit_sizes: tuple[int, ...]
+    doubled_first_bet: bool
+    low: bool
+
+
+#: The games this checker reads, by ``game.name``.
+GAMES = {
+    SEVEN_CARD_DRAW: Rules(7, 1, 4, True, (1, 2), True, False),  # R1-R5
+    TRIPLE_DRAW: Rules(5, 3, 5, False, (1, 1, 2, 2), False, True),  # R8.1
+}
 
 
 # ----------------------------------------------------------------------------- hands (R5.1-R5.4)
@@ -109,6 +140,18 @@ def five_value(five: Sequence[str]) -> tuple[int, ...]:
     else:
         category = 0
     return (category, *order)
+
+
+def low_value(five: Sequence[str]) -> tuple[int, ...]:
+    """Deuce-to-seven strength of five cards (R8.2, R8.3); higher is better (the lower hand).
+
+    The high order reversed, the ace playing only high: A-2-3-4-5 is ace high (suited, an ace-high flush),
+    not a straight. ``-value[0]`` is the R5.2 category index.
+    """
+    high = five_value(five)
+    if high[0] in (4, 8) and high[1] == 3:  # the wheel read as ace high
+        high = (5 if high[0] == 8 else 0, 12, 3, 2, 1, 0)
+    return tuple(-x for x in high)
 
 
 def _straight_high(ranks: set[int]) -> int | None:
@@ -227,8 +270,9 @@ def version_problem(rec: Any) -> str | None:
     version = rec.get("record_version", 1)  # a record without it is version 1 (docs/HISTORY.md "Versions")
     game = rec.get("game")
     name = game.get("name", SEVEN_CARD_DRAW) if isinstance(game, dict) else SEVEN_CARD_DRAW
-    if name != SEVEN_CARD_DRAW:  # RULES.md R6-R8: another game's order of play and evaluation
-        return f"game.name: {name!r} is not a game this checker reads (Seven Card Draw); `harness replay` checks it"
+    if name not in GAMES:  # RULES.md R7: the openers and passed-out deals are not written here
+        return (f"game.name: {name!r} is not a game this checker reads (Seven Card Draw, Deuce-to-Seven Triple "
+                "Draw); `harness replay` checks it")
     if version in VERSIONS and not isinstance(version, bool):
         return None
     hint = "; version 1 is checked by `harness replay`" if version == 1 else ""
@@ -276,12 +320,14 @@ def _check_hand(rec: dict[str, Any], out: Problems) -> None:
 class _Hand:
     """One hand replayed by the rules: the chips, the cards and an independent betting state machine.
 
-    ``stage`` is where the rules have the hand (bet1, draw, bet2, done) and ``turn`` the index of who
-    must decide (None: nobody). Indexes are positions in ``players``, ``seats`` their seat numbers.
+    ``stage`` is where the rules have the hand (bet1, draw, bet2, done; in Triple Draw draw and bet2
+    three times, ``round`` counting the betting rounds from 0) and ``turn`` the index of who must decide
+    (None: nobody). Indexes are positions in ``players``, ``seats`` their seat numbers.
     """
 
     def __init__(self, rec: dict[str, Any], game: dict[str, Any], seats: list[int], out: Problems) -> None:
         self.rec, self.game, self.seats, self.out = rec, game, seats, out
+        self.rules = GAMES[game.get("name", SEVEN_CARD_DRAW)]
         n = self.n = len(seats)
         self.pos = {seat: k for k, seat in enumerate(seats)}
         self.button = self.pos[rec["button"]]
@@ -298,7 +344,7 @@ class _Hand:
         self.high = 0
         self.cards = [list(p["dealt"]) for p in rec["players"]]
         self.seen: set[str] = set()
-        self.stock_left = 52 - 7 * n
+        self.stock_left = 52 - self.rules.hole * n
         self.muck: set[str] = set()
         self.per_seat = game["replacements"] == "per-seat"
         self.acted = [False] * n
@@ -311,8 +357,18 @@ class _Hand:
         self.r1_high = self.unit
         self.drawers: list[int] = []
         self.drawn = 0
+        self.round = 0
+        self.draws = 0
         self.phase = "bet1"
         self.aggressor: int | None = None
+
+    def hand_value(self, cards: Sequence[str]) -> tuple[int, ...]:
+        """A player's strength at showdown, higher better: best five of seven (R5.1) or the five low (R8.2)."""
+        return low_value(cards) if self.rules.low else best_value(cards)
+
+    def five_value(self, five: Sequence[str]) -> tuple[int, ...]:
+        """The strength of the five cards a player shows (R5.2-R5.4, or R8.2); comparable to hand_value."""
+        return low_value(five) if self.rules.low else five_value(five)
 
     def after(self, k: int) -> list[int]:
         return [(k + 1 + i) % self.n for i in range(self.n)]
@@ -344,10 +400,11 @@ class _Hand:
         self.nbets = 1 if self.blinds else 0
 
     def check_deal(self) -> None:
-        """Seven distinct cards per player, no card dealt twice (R2.7)."""
+        """Seven (five, R8.1) distinct cards per player, no card dealt twice (R2.7)."""
+        hole = self.rules.hole
         for k, hand in enumerate(self.cards):
-            if len(hand) != 7 or len(set(hand)) != 7 or not set(hand) <= DECK or self.seen & set(hand):
-                self.out.append(f"seat {self.seats[k]} dealt: not seven distinct cards of one deck: {hand}")
+            if len(hand) != hole or len(set(hand)) != hole or not set(hand) <= DECK or self.seen & set(hand):
+                self.out.append(f"seat {self.seats[k]} dealt: not {hole} distinct cards of one deck: {hand}")
             self.seen |= set(hand)
 
     def end_round(self) -> None:
@@ -392,14 +449,19 @@ class _Hand:
         return None
 
     def advance(self) -> None:
-        """The round (or the draw) is over: on to the next stage (R3.1, R4.1, R3.3)."""
+        """The round (or the draw) is over: on to the next stage (R3.1, R4.1, R3.3, R6.5, R8.1)."""
+        rules = self.rules
         if self.stage == "bet1":
             self.r1_high = max(self.high, self.unit)  # R3.6: round 2's first bet is at least twice it
-            self.drawers = [k for k in self.after(self.lead) if not self.folded[k]]
+        if self.stage in ("bet1", "bet2") and self.draws < rules.draws:
+            start = self.lead if rules.draw_after_big_blind else self.button
+            self.drawers = [k for k in self.after(start) if not self.folded[k]]
             self.stage, self.drawn, self.turn = "draw", 0, self.drawers[0]
+            self.draws += 1
         elif self.stage == "draw":
-            self.stage, self.nbets, self.size = "bet2", 0, 2 * self.unit
-            self.inc = 2 * self.unit if self.fixed else 2 * self.r1_high
+            self.round += 1
+            self.stage, self.nbets, self.size = "bet2", 0, rules.limit_sizes[self.round] * self.unit
+            self.inc = (self.size if self.fixed else 2 * self.r1_high if rules.doubled_first_bet else self.unit)
             self.acted = [False] * self.n
             self.acted_high = [0] * self.n
             self.turn = self.first_to_act(self.button)  # R3.3: left of the button (bets are 0 by now)
@@ -441,8 +503,10 @@ class _Hand:
             if self.in_order:
                 self.check_turn(a, k, where)
             if a["phase"] != self.phase:
-                if self.phase == "bet1":
+                if self.phase != "draw":
                     self.end_round()
+                if a["phase"] == "draw":
+                    self.aggressor = None  # R5.7: the last bettor of the last betting round shows first
                 self.phase = a["phase"]
             if a["kind"] == "draw":
                 self.draw(a, k, where)
@@ -460,7 +524,8 @@ class _Hand:
 
     def check_turn(self, a: dict[str, Any], k: int, where: str) -> None:
         """Is it this seat's decision, in this phase (R3.2, R3.3, R4.1, R3.4)?"""
-        while self.turn is None and self.stage not in ("done", a["phase"]):
+        # A finished draw is followed by a betting round, even one without a decision (R3.4), then the next draw.
+        while self.turn is None and self.stage != "done" and (self.stage != a["phase"] or self.stage == "draw"):
             self.advance()
         stage, turn = self.stage, self.turn
         if stage != a["phase"] or turn is None:
@@ -487,8 +552,9 @@ class _Hand:
         if self.in_order:
             self.drawn += 1
             self.turn = self.drawers[self.drawn] if self.drawn < len(self.drawers) else None
-        if not set(discards) <= set(cards[k]) or len(set(discards)) != len(discards) or len(discards) > 4:
-            out.append(f"{where}: discards {discards} are not 0-4 distinct cards of {cards[k]}")
+        most = self.rules.max_discards
+        if not set(discards) <= set(cards[k]) or len(set(discards)) != len(discards) or len(discards) > most:
+            out.append(f"{where}: discards {discards} are not 0-{most} distinct cards of {cards[k]}")
             return
         if len(received) != len(discards) or received[len(received) - len(again):] != again:
             out.append(f"{where}: received {received} is not one card per discard ending with reshuffled {again}")
@@ -527,6 +593,8 @@ class _Hand:
             if kind == "fold":
                 self.folded[k] = True
                 self.muck |= set(self.cards[k])  # R4.4: folded hands join the muck
+                if self.rules.low:  # and leave the seat (R6.9); Seven Card Draw's records keep them
+                    self.cards[k] = []
         elif kind == "call":
             added = min(owed, self.stack[k])
             if not owed:
@@ -582,7 +650,7 @@ class _Hand:
                 out.append(f"{where}: to {to} is above its all-in {judged[1]}")
         else:
             first = ""
-            if high == 0 and self.phase == "bet2":
+            if high == 0 and self.phase == "bet2" and self.rules.doubled_first_bet:
                 first = " (round 2's first bet: at least twice round 1's final bet)"
             out.append(f"{where}: to {to} is below the minimum {judged[0]}{first} (R3.6)")
 
@@ -628,7 +696,7 @@ class _Hand:
         out.expect("shown seats (showing order R5.7)", [s["seat"] for s in recorded_shown], [s[0] for s in shown])
         for s, (seat, category, best) in zip(recorded_shown, shown, strict=False):
             five, held = s["five"], self.cards[self.pos[seat]]
-            if not set(five) <= set(held) or len(set(five)) != 5 or five_value(five) != best:
+            if not set(five) <= set(held) or len(set(five)) != 5 or self.five_value(five) != best:
                 out.append(f"shown seat {seat}: {five} is not the best five of {held}")
             out.expect(f"shown seat {seat} category", s["category"], category)
         for k, p in enumerate(self.rec["players"]):
@@ -641,7 +709,7 @@ class _Hand:
     def showdown(self, live: list[int]) -> tuple[list[dict[str, Any]], list[tuple[int, str, tuple[int, ...]]]]:
         """The pots with their eligible seats, winners and shares (R5.5, R5.6), and the showing order (R5.7)."""
         contrib, seats, n, button = self.contrib, self.seats, self.n, self.button
-        value = {k: best_value(self.cards[k]) for k in live}
+        value = {k: self.hand_value(self.cards[k]) for k in live}
         levels = sorted({contrib[k] for k in live})
         pots = []
         prev = 0
@@ -663,7 +731,7 @@ class _Hand:
                          "winners": [seats[k] for k in tied], "shares": shares})
         # R5.7: the last bettor of round 2 shows first, else the first player left of the button.
         first = self.aggressor if self.aggressor is not None else next(k for k in self.after(button) if k in live)
-        shown = [(seats[k], CATEGORIES[value[k][0]], value[k]) for k in [(first + i) % n for i in range(n)]
+        shown = [(seats[k], CATEGORIES[abs(value[k][0])], value[k]) for k in [(first + i) % n for i in range(n)]
                  if k in live]
         return pots, shown
 

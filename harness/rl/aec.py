@@ -1,8 +1,11 @@
-"""The PettingZoo AEC environment of Seven Card Draw: one episode is one hand.
+"""The PettingZoo AEC environment of Seven Card Draw, or Deuce-to-Seven Triple Draw: one episode is one hand.
 
 ``env(num_players=2, game=GameConfig(...), starting_stack=1000)`` (PettingZoo's convention: the game
 settings are the constructor's arguments; any field of :class:`harness.engine.GameConfig` may also be
-given by keyword, e.g. ``env(structure="fixed-limit", ante=1)``).
+given by keyword, e.g. ``env(structure="fixed-limit", ante=1)``). ``game="deuce-to-seven-triple-draw"``
+(or a mapping with that ``name``, as a tournament file's ``[game]`` table) plays Triple Draw (RULES.md R8)
+with its own action and observation encoding (:mod:`harness.rl.tripledraw`: 39 actions, the draws
+being the 32 sets of 0-5 of the five cards), on the Python engine (the native core plays Seven Card Draw only).
 
 Agents ``player_0 .. player_{n-1}`` are the match seats. Deals are the referee's:
 ``reset(seed=S)`` plays hand 0 of a match whose seed is ``S``, each later ``reset()`` (no seed) the next
@@ -38,7 +41,10 @@ from harness.deals import hand_seed, hand_seeds, new_seed, parse_seed
 from harness.engine import GameConfig, HandState, Phase
 from harness.engine.cards import cards_str
 from harness.engine.config import seat_count_problem
-from harness.rl import encoding
+from harness.engine.errors import GameConfigError
+from harness.engine.games import DEUCE_TO_SEVEN_TRIPLE_DRAW, GAMES, SEVEN_CARD_DRAW, GameDefinition, start_hand
+from harness.engine.state import checked_start
+from harness.rl import encoding, tripledraw
 from harness.rl import features as feature_fields
 
 __all__ = ["SevenCardDrawEnv", "env", "raw_env"]
@@ -46,6 +52,9 @@ __all__ = ["SevenCardDrawEnv", "env", "raw_env"]
 _SEED_BLOCK = 64
 _COMPLETE = Phase.COMPLETE
 _ENGINES = ("native", "python")
+#: The encoding of each game the environments play, by name (Five Card Draw's openers and passed-out deals
+#: have none yet).
+CODECS: dict[str, Any] = {SEVEN_CARD_DRAW.name: encoding, DEUCE_TO_SEVEN_TRIPLE_DRAW.name: tripledraw}
 
 
 def _native_table(game: GameConfig, players: int, stack: int) -> Any:
@@ -69,24 +78,26 @@ class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no typ
     Args:
         num_players: seats, 2..6 (R1.2).
         game: the game settings, a ``GameConfig`` or a mapping of its fields (default ``GameConfig()``);
-            keyword fields override them.
+            keyword fields override them. A game's name (``"deuce-to-seven-triple-draw"``), or a mapping
+            with a ``name``, plays that game (module doc; default Seven Card Draw).
         starting_stack: chips of every seat at the start of every hand.
         render_mode: None, ``"ansi"`` (``render()`` returns text) or ``"human"`` (prints it).
         features: append the hand-strength features (:mod:`harness.rl.features`: category, equity, outs, pot
             odds, position, the cards ``best_keep`` keeps) after the base observation; off by default, so the
-            default observation's layout is unchanged.
+            default observation's layout is unchanged. Seven Card Draw only.
         engine: ``"native"`` (the default: the native core where it can, module doc) or ``"python"`` (the
             Python engine, the oracle).
 
     Raises:
-        ValueError: a table size outside 2..6, a stack below 1, an engine other than those two; ``ConfigError``
-            for bad game settings.
+        ValueError: a table size outside 2..6, a stack below 1, an engine other than those two, a game the
+            environments do not play, settings or a table size the game refuses (its rule named),
+            ``features`` outside Seven Card Draw; ``ConfigError`` for bad game settings.
     """
 
     metadata: dict[str, Any] = {"name": "seven_card_draw_v0", "render_modes": ["human", "ansi"],
                                 "is_parallelizable": False}
 
-    def __init__(self, num_players: int = 2, game: GameConfig | Mapping[str, Any] | None = None,
+    def __init__(self, num_players: int = 2, game: GameConfig | Mapping[str, Any] | str | None = None,
                  starting_stack: int = 1000,
                  render_mode: str | None = None, features: bool = False, engine: str = "native",
                  **settings: Any) -> None:
@@ -98,38 +109,54 @@ class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no typ
             raise ValueError(f"starting_stack must be a whole number of chips >= 1, got {starting_stack!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        name = SEVEN_CARD_DRAW.name
+        if isinstance(game, str):
+            name, game = game, None
         if game is None:
             base = GameConfig().to_dict()
         elif isinstance(game, GameConfig):
             base = game.to_dict()
         elif isinstance(game, Mapping):  # the settings as a tournament file's [game] table gives them
-            base = {**GameConfig().to_dict(), **game}
+            base = {**GameConfig().to_dict(), **{k: v for k, v in game.items() if k != "name"}}
+            name = game.get("name", name)
         else:
-            raise ValueError(f"game must be a GameConfig or a mapping of game settings, got {type(game).__name__}")
+            raise ValueError(f"game must be a GameConfig, a mapping of game settings or a game's name, got "
+                             f"{type(game).__name__}")
+        if name not in CODECS:
+            raise ValueError(f"game: {name!r} is not a game the environments play; they play {', '.join(CODECS)}")
         self.game = GameConfig.from_dict({**base, **settings})
         if num_players > 4 and self.game.replacements == "per-seat":
             raise ValueError(f"R4.4: per-seat replacements need at most 4 players, got {num_players}")
+        self.definition: GameDefinition = GAMES[name]
+        if self.definition is not SEVEN_CARD_DRAW:
+            try:  # the hand factory's own checks of the table and the settings (R6.8, R6.9, R8.1)
+                checked_start(self.game, [starting_stack] * num_players, 0, 0, None, self.definition)
+            except GameConfigError as exc:
+                raise ValueError(f"game {name}: {exc}") from None
+        if features and name != SEVEN_CARD_DRAW.name:
+            raise ValueError(f"features: the hand-strength features are Seven Card Draw's, not {name}'s")
+        codec = self.codec
         self.num_players = num_players
         self.starting_stack = starting_stack
         self._stacks = (starting_stack,) * num_players  # HandState.start copies it
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
-        self._layout = encoding.layout(num_players)
+        self._layout = codec.layout(num_players)
         if type(features) is not bool:
             raise ValueError(f"features must be True or False, got {features!r}")
         self.features = features
-        self._base = encoding.obs_size(num_players)
-        low, high = encoding.bounds(num_players, num_players * starting_stack, self.game.unit)
+        self._base = codec.obs_size(num_players)
+        low, high = codec.bounds(num_players, num_players * starting_stack, self.game.unit)
         if features:
             flow, fhigh = feature_fields.bounds(num_players)
             low, high = np.concatenate([low, flow]), np.concatenate([high, fhigh])
         size = self._size = len(low)
         self._obs_space = spaces.Dict({
             "observation": spaces.Box(low, high, shape=(size,), dtype=np.float32),
-            "action_mask": spaces.Box(low=0, high=1, shape=(encoding.N_ACTIONS,), dtype=np.int8),
+            "action_mask": spaces.Box(low=0, high=1, shape=(codec.N_ACTIONS,), dtype=np.int8),
         })
-        self._act_space = spaces.Discrete(encoding.N_ACTIONS)
+        self._act_space = spaces.Discrete(codec.N_ACTIONS)
         self.observation_spaces = {a: self._obs_space for a in self.possible_agents}
         self.action_spaces = {a: self._act_space for a in self.possible_agents}
         self.match_seed: int | None = None
@@ -140,11 +167,17 @@ class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no typ
         if engine not in _ENGINES:
             raise ValueError(f"engine must be 'native' or 'python', got {engine!r}")
         # the native table, or None (the Python engine); _live: the hand in play is the native table's
-        self._core: Any = None if engine == "python" or features else _native_table(self.game, num_players,
-                                                                                    starting_stack)
+        native = engine == "native" and not features and self.definition is SEVEN_CARD_DRAW
+        self._core: Any = _native_table(self.game, num_players, starting_stack) if native else None
         self._live = False
         self._seed = self._dealt = 0
         self.engine = "python" if self._core is None else "native"
+
+    @property
+    def codec(self) -> Any:
+        """The game's action and observation encoding: :mod:`harness.rl.encoding` (Seven Card Draw) or
+        :mod:`harness.rl.tripledraw` (the same functions with that game's numbers)."""
+        return CODECS[self.definition.name]
 
     @property
     def state(self) -> HandState:
@@ -235,7 +268,10 @@ class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no typ
             self._dealt = core.deal(seed, self.hand % n)  # the seat to act, -1 if over before anyone acts
             self._state, self._found, self._live = None, None, True
             return
-        self._state = HandState.start(self.game, self._stacks, self.hand % n, seed, self.hand)
+        if self.definition is SEVEN_CARD_DRAW:
+            self._state = HandState.start(self.game, self._stacks, self.hand % n, seed, self.hand)
+        else:
+            self._state = start_hand(self.definition, self.game, self._stacks, self.hand % n, seed, self.hand)
         self._found = None
 
     def _hand_seed(self, hand: int, sequence: bool) -> int:
@@ -313,7 +349,7 @@ class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no typ
         found = self._found
         done = len(state.history)  # one event per action
         if found is None or found[0] is not state or found[1] != done:
-            found = self._found = (state, done, encoding.decision(state))
+            found = self._found = (state, done, self.codec.decision(state))
         return found[2]
 
     def _act(self, index: Any) -> int:
@@ -329,7 +365,7 @@ class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no typ
 
     def _apply(self, index: Any) -> None:
         state = self.state
-        state.apply(encoding.action_of(state, self._decision(), index))
+        state.apply(self.codec.action_of(state, self._decision(), index))
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``{"observation": ..., "action_mask": ...}`` of ``agent`` (the mask is all 0 when it is not to act).
@@ -345,12 +381,13 @@ class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no typ
             obs, mask = self._core.observe(seat)
             return {"observation": obs, "action_mask": mask}
         state = self.state
-        key = self._decision()[0] if state.to_act == seat else encoding.NONE_KEY
+        codec = self.codec
+        key = self._decision()[0] if state.to_act == seat else codec.NONE_KEY
         v = np.zeros(self._size, dtype=np.float32)
-        encoding.observe_into(v.data, 0, state, seat)
+        codec.observe_into(v.data, 0, state, seat)
         if self.features:
             encoding.observe_features_into(v, self._base, state, seat)
-        return {"observation": v, "action_mask": encoding.mask_row(key)}
+        return {"observation": v, "action_mask": codec.mask_row(key)}
 
     # --- search and display ------------------------------------------------------------------------
 

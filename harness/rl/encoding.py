@@ -69,6 +69,7 @@ __all__ = [
     "SIZES",
     "action_index",
     "action_of",
+    "betting",
     "decision",
     "decode",
     "decode_of",
@@ -134,6 +135,12 @@ def _betting(legal: Any, bet: int, pot: int) -> tuple[int, tuple[int, ...] | Non
     if hi != two:
         key |= 1 << BET_BASE + 4
     return key, (lo, half, full, two, hi)
+
+
+def betting(legal: Any, bet: int, pot: int) -> tuple[int, tuple[int, ...] | None]:
+    """The mask key and bet amounts of a betting decision (the arguments as the key's own, below): shared by the
+    other games' encodings (:mod:`harness.rl.tripledraw`), whose betting indices are these."""
+    return _betting(legal, bet, pot)
 
 
 def decision(state: HandState) -> tuple[int, tuple[int, ...] | None]:

@@ -140,8 +140,9 @@ class SingleAgentEnv(gymnasium.Env):
             action instead, check if free else fold, stand pat at the draw, R6.2; the step's
             ``info["illegal_action"]`` is True). ``"default"`` lets tools that step unmasked samples, such as
             Gymnasium's ``check_env``, run the environment.
-        **kwargs: the table (``game``, ``starting_stack``, game-setting fields), as :class:`SevenCardDrawEnv`;
-            the number of seats is ``len(opponents) + 1``.
+        **kwargs: the table (``game``, ``starting_stack``, game-setting fields), as :class:`SevenCardDrawEnv`
+            (``game="deuce-to-seven-triple-draw"``: Triple Draw, its opponents policies); the number of seats
+            is ``len(opponents) + 1``.
 
     Opponents made by ``random_policy()`` without a seed draw from this environment's generator
     (``np_random``), which ``reset(seed=S)`` seeds: the same seed plays the same hands the same way.
@@ -160,6 +161,9 @@ class SingleAgentEnv(gymnasium.Env):
         self.illegal = illegal
         n = len(opponents) + 1
         self.aec = SevenCardDrawEnv(num_players=n, **kwargs)
+        if self.aec.definition.name != "seven-card-draw" and any(isinstance(o, SdkOpponent) for o in opponents):
+            raise ValueError(f"opponents: SDK bots play Seven Card Draw here, not {self.aec.definition.name}; "
+                             "give policies")
         if seat != "rotate" and (type(seat) is not int or not 0 <= seat < n):
             raise ValueError(f"seat must be 0..{n - 1} or 'rotate', got {seat!r}")
         self.rotate = seat == "rotate"
@@ -245,7 +249,8 @@ class SingleAgentEnv(gymnasium.Env):
         if self.illegal == "default":
             aec = self.aec
             index = encoding.action_index(action)  # a float or text is a mistake in any mode
-            if not (0 <= index < encoding.N_ACTIONS and encoding.mask_row(aec._decision()[0])[index]):
+            codec = aec.codec
+            if not (0 <= index < codec.N_ACTIONS and codec.mask_row(aec._decision()[0])[index]):
                 aec.state.apply(aec.state.default_action())
                 info["illegal_action"] = True
             else:

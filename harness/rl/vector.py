@@ -40,7 +40,8 @@ class VectorEnv(_GymVectorEnv):
     ``AutoresetMode.SAME_STEP`` (module doc).
 
     Raises:
-        ValueError: ``num_envs`` below 1, and what :class:`SevenCardDrawEnv` raises.
+        ValueError: ``num_envs`` below 1, a game other than Seven Card Draw, and what :class:`SevenCardDrawEnv`
+            raises.
     """
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
@@ -51,6 +52,9 @@ class VectorEnv(_GymVectorEnv):
         # the Python engine: the vector form drives each table's HandState itself (harness.rl.native_vector is
         # the native one)
         self.tables = [SevenCardDrawEnv(**{**kwargs, "engine": "python"}) for _ in range(num_envs)]
+        if self.tables[0].codec is not encoding:  # its rows are Seven Card Draw's encoding
+            raise ValueError(f"game: the vector environment plays Seven Card Draw, not "
+                             f"{self.tables[0].definition.name} (use harness.rl.env)")
         self.num_envs = num_envs
         self.num_players = self.tables[0].num_players
         self._features = self.tables[0].features
