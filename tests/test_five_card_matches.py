@@ -17,6 +17,10 @@ from harness.engine.games import FIVE_CARD_DRAW, Openers, start_hand
 from harness.engine.openers import may_open
 from harness.history import record as handrecord
 from harness.match.carry import CarriedChips
+from harness.match.wire import HandWire, MatchWire
+from protocol import codec
+from protocol.messages import ActRequest
+from protocol.sdk import DecisionState
 from tests.history_helpers import schema_errors
 from tests.test_draw_games import _records, _toml
 
@@ -159,3 +163,23 @@ def test_a_league_of_five_card_draw_plays_end_to_end_with_bot_processes(tmp_path
     replay = subprocess.run([sys.executable, "-m", "harness.cli", "replay", str(out)], capture_output=True, text=True,
                             cwd=ROOT, timeout=600)
     assert replay.returncode == 0 and "replay identically" in replay.stdout, replay.stdout + replay.stderr
+
+
+def test_a_request_carries_the_openers_rule_and_the_carried_chips_and_the_sdk_reads_them() -> None:
+    """PROTOCOL.md section 6 "Other games": the referee's bytes are the engine's observation; the SDK reads them."""
+    config = GameConfig(blinds=False, ante=3, min_bet=6)
+    state = start_hand(FIVE_CARD_DRAW, config, [100] * 3, 0, 5, carried=6)
+    seat = state.to_act
+    assert seat is not None
+    legal = state.legal()
+    wire = HandWire(MatchWire(config, 1000, FIVE_CARD_DRAW), state).request(False, 1, seat, legal, 500)
+    assert wire == codec.encode_request(False, 1, state.observation(seat), legal.actions, legal.call_amount,
+                                        legal.min_to, legal.max_to, legal.max_discards, 1000, 500)
+    message = codec.decode(wire)
+    assert isinstance(message, ActRequest)
+    seen = DecisionState(1, "act", message.state, {"actions": [str(a) for a in legal.actions], "call_amount": 0,
+                                                   "min_to": 0, "max_to": 0, "max_discards": 0}, {})
+    assert (seen.game, seen.openers, seen.carried, seen.pot) == (FIVE, "jacks", 6, 6 + 9)
+    seven = DecisionState(1, "act", {}, {"actions": ["fold"], "call_amount": 0, "min_to": 0, "max_to": 0,
+                                         "max_discards": 0}, {})
+    assert (seven.openers, seven.carried) == (None, 0)
