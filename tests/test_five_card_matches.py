@@ -22,7 +22,7 @@ from protocol import codec
 from protocol.messages import ActRequest
 from protocol.sdk import DecisionState
 from tests.history_helpers import schema_errors
-from tests.test_draw_games import _records, _toml
+from tests.test_draw_games import _cli, _records, _toml
 
 ROOT = Path(__file__).resolve().parents[1]
 FIVE = FIVE_CARD_DRAW.name
@@ -183,3 +183,27 @@ def test_a_request_carries_the_openers_rule_and_the_carried_chips_and_the_sdk_re
     seven = DecisionState(1, "act", {}, {"actions": ["fold"], "call_amount": 0, "min_to": 0, "max_to": 0,
                                          "max_discards": 0}, {})
     assert (seven.openers, seven.carried) == (None, 0)
+
+
+def test_harness_match_plays_a_freezeout_of_five_card_draw_whose_nets_are_the_stacks(tmp_path: Path) -> None:
+    out = tmp_path / "m"
+    done = _cli("match", *[f"--bot={b}={sys.executable} -m bots.{b}" for b in ("random_bot", "caller", "raiser")],
+                "--game", FIVE, "--ante", "2", "--min-bet", "4", "--stack", "150", "--freezeout", "--hands", "30",
+                "--sandbox", "off", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    result = json.loads((out / "result.json").read_text())
+    records = [json.loads(line) for line in (out / "hands.jsonl").read_text().splitlines()]
+    assert sum(result["net"]) == 0 and all(sum(row) == 0 for row in result["hand_nets"])
+    last = records[-1]
+    held = last["jackpot"]["carried_out"]  # antes never won: nobody's loss (harness.match.carry)
+    stacks = {p["seat"]: p["final_stack"] for p in last["players"]}
+    assert sum(stacks.values()) + held == 3 * 150  # chips conserved
+    if not held:
+        assert [stacks.get(m, 0) - 150 for m in range(3)] == result["net"]
+    replay = _cli("replay", str(out))
+    assert replay.returncode == 0 and "replay identically" in replay.stdout, replay.stdout + replay.stderr
+
+
+def test_harness_match_refuses_five_card_draw_with_blinds_in_one_line() -> None:
+    done = _cli("match", "--bot", "a=x", "--bot", "b=y", "--game", FIVE)
+    assert done.returncode == 2 and "R7.1" in done.stderr and done.stderr.count("\n") == 1, done.stderr

@@ -293,7 +293,7 @@ def game_problem(definition: GameDefinition, config: GameConfig, seats: int) -> 
         game yet (:data:`MATCH_GAMES`).
     """
     if definition.name not in MATCH_GAMES:
-        return (f"R7.4: {definition.name} is not played in matches yet (a passed-out deal's antes would have to "
-                f"carry into the next hand); the games matches deal: {', '.join(sorted(MATCH_GAMES))}")
+        return (f"R6: {definition.name} is not played in matches yet; the games matches deal: "
+                f"{', '.join(sorted(MATCH_GAMES))}")
     return definition.seat_problem(seats) or definition.config_problem(config)
 
