@@ -155,11 +155,9 @@ def test_a_league_of_five_card_draw_plays_end_to_end_with_bot_processes(tmp_path
         j = r["jackpot"]
         assert sum(p["net"] for p in r["players"]) == j["carried_in"] - j["carried_out"]
     assert any(r["jackpot"]["passed_out"] for r in records) and any(r["jackpot"]["carried_in"] for r in records)
-    results = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()] if (
-        out / "results.jsonl").is_file() else []
-    for res in results:
-        rows = res.get("result", res).get("hand_nets", [])
-        assert all(sum(row) == 0 for row in rows)
+    results = [json.loads(line)["result"] for line in (out / "results.jsonl").read_text().splitlines()]
+    assert len(results) == 3 and all(len(res["hand_nets"]) == 8 for res in results)
+    assert all(sum(row) == 0 for res in results for row in res["hand_nets"])  # harness.match.carry
     replay = subprocess.run([sys.executable, "-m", "harness.cli", "replay", str(out)], capture_output=True, text=True,
                             cwd=ROOT, timeout=600)
     assert replay.returncode == 0 and "replay identically" in replay.stdout, replay.stdout + replay.stderr
