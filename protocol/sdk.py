@@ -91,6 +91,8 @@ if TYPE_CHECKING:  # protocol.messages is imported on first use: most bots never
         small_blind: int
         structure: str
         game: str
+        openers: str
+        carried: int
 
     class _LegalMap(TypedDict, total=False):
         """The ``legal`` map of a request (PROTOCOL.md section 6)."""
@@ -335,6 +337,18 @@ class DecisionState:
         """The game played: ``"seven-card-draw"``, ``"five-card-draw"`` or ``"deuce-to-seven-triple-draw"``
         (PROTOCOL.md section 6: a state without ``game`` is Seven Card Draw's)."""
         return self._raw.get("game", SEVEN_CARD_DRAW)
+
+    @property
+    def openers(self) -> str | None:
+        """What opens round 1 in a game of openers (Five Card Draw, RULES.md R7.2): ``"jacks"`` (a pair of jacks
+        or better), ``"jack-card"`` or ``"none"``; None in a game without openers. A bet is offered
+        (``legal.actions``) only to a player who may open (R7.3)."""
+        return self._raw.get("openers")
+
+    @property
+    def carried(self) -> int:
+        """Chips carried into this deal from passed-out deals (R7.4), counted in ``pot``; 0 in other games."""
+        return self._raw.get("carried", 0)
 
     @property
     def my_stack(self) -> int:

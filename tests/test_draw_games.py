@@ -63,7 +63,7 @@ def test_a_tournament_file_names_its_game(tmp_path: Path) -> None:
     ('name = "texas-holdem"', "[game] name", 'expected one of "seven-card-draw"'),
     (f'name = "{TRIPLE}"\nreplacements = "per-seat"', "[game] replacements", "draws from the stock"),
     (f'name = "{TRIPLE}"\nblinds = false\nante = 1\nmin_bet = 10', "[game] name", "R8.1"),
-    ('name = "five-card-draw"\nblinds = false\nante = 1\nmin_bet = 10', "[game] name", "not played in matches yet"),
+    ('name = "five-card-draw"', "[game] name", "R7.1"),
 ])
 def test_a_game_the_file_cannot_play_is_one_line_naming_the_key(tmp_path: Path, game: str, key: str,
                                                                   words: str) -> None:
@@ -88,7 +88,8 @@ def test_the_hand_factory_deals_each_game_and_refuses_what_it_cannot() -> None:
     assert "game" not in start_hand(SEVEN_CARD_DRAW, GameConfig(), [100, 100], 0, 1).observation(0)
     assert start_hand(DEUCE_TO_SEVEN_TRIPLE_DRAW, GameConfig(), [100, 100], 0, 1).observation(1)["game"] == TRIPLE
     assert game_problem(DEUCE_TO_SEVEN_TRIPLE_DRAW, GameConfig(), 7) is not None  # R8.1: 2 to 6 seats
-    assert game_problem(FIVE_CARD_DRAW, GameConfig(blinds=False, ante=1, min_bet=10), 3) is not None
+    assert game_problem(FIVE_CARD_DRAW, GameConfig(blinds=False, ante=1, min_bet=10), 3) is None  # R7.4: carried
+    assert game_problem(FIVE_CARD_DRAW, GameConfig(), 3) is not None  # R7.1: antes only
 
 
 def test_match_start_names_a_game_other_than_seven_card_draw_only() -> None:
@@ -232,7 +233,7 @@ def test_match_and_check_bot_play_the_game_given_by_game(tmp_path: Path) -> None
 @pytest.mark.parametrize(("argv", "words"), [
     (("match", "--bot", "a=x", "--bot", "b=y", "--game", "razz"), "--game must be one of seven-card-draw"),
     (("check-bot", "--game", TRIPLE, "--ante", "1", "--min-bet", "10", "--", "x"), f"--game {TRIPLE}: R8.1"),
-    (("match", *[f"--bot=b{i}=x" for i in range(3)], "--game", "five-card-draw"), "not played in matches yet"),
+    (("match", *[f"--bot=b{i}=x" for i in range(3)], "--game", "five-card-draw"), "R7.1"),
 ])
 def test_a_game_the_command_cannot_play_is_one_line_exit_2(argv: tuple[str, ...], words: str) -> None:
     done = _cli(*argv)

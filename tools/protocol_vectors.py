@@ -111,6 +111,15 @@ def _requests() -> list[dict[str, Any]]:
              {"seat": 1, "action": "check"}, {"seat": 0, "action": "check"}, {"seat": 1, "action": "draw", "count": 5}],
             game="deuce-to-seven-triple-draw", structure="fixed-limit"),
             {"actions": ["draw"], "call_amount": 0, "min_to": 0, "max_to": 0, "max_discards": 5})),
+        # Five Card Draw (R7): antes only, 6 chips carried from a passed-out deal in the pot; no openers (a pair of
+        # jacks or better, state.openers), so no bet is offered (R7.3).
+        ("act_five_card_draw_carried_antes", _request("act", 1, _state(
+            "bet1", ["Td", "Th", "8c", "4s", "2d"], [97, 97, 97], [0, 0, 0], 15, [None, None, None],
+            [{"seat": 1, "action": "ante", "amount": 3}, {"seat": 2, "action": "ante", "amount": 3},
+             {"seat": 0, "action": "ante", "amount": 3}],
+            seat=1, to_act=1, small_blind=0, big_blind=0, ante=3, min_bet=6, game="five-card-draw",
+            openers="jacks", carried=6),
+            {"actions": ["fold", "check"], "call_amount": 0, "min_to": 0, "max_to": 0, "max_discards": 0})),
         ("act_wide_ints_and_an_unknown_state_key", _request("act", 1099511627776, deep, {
             "actions": ["fold", "check", "bet"], "call_amount": 0, "min_to": 70000, "max_to": 1099511627776,
             "max_discards": 0}, {"decision_ms": 86400000, "bank_ms": 70000})),

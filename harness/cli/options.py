@@ -64,8 +64,8 @@ def structure_option() -> Any:
 
 def game_option() -> Any:
     """``--game``: the game played (RULES.md R6); see :func:`game_definition`."""
-    return typer.Option("seven-card-draw", "--game", help="seven-card-draw or deuce-to-seven-triple-draw "
-                        "(RULES.md R6-R8).")
+    return typer.Option("seven-card-draw", "--game", help="seven-card-draw, five-card-draw (antes only: "
+                        "--ante and --min-bet, R7.1) or deuce-to-seven-triple-draw (RULES.md R6-R8).")
 
 
 def game_definition(name: str, config: Any, players: int) -> Any:

@@ -280,9 +280,9 @@ def start_hand(definition: GameDefinition, config: GameConfig, stacks: Sequence[
                            game=definition, carried=carried)
 
 
-#: The games a match deals today (the referee, histories, the protocol). Five Card Draw is the engine's
-#: only: a deal nobody opens carries its antes into the next hand (R7.4), which the referee does not yet do.
-MATCH_GAMES = frozenset({SEVEN_CARD_DRAW.name, DEUCE_TO_SEVEN_TRIPLE_DRAW.name})
+#: The games a match deals (the referee, histories, the protocol): every game here. A passed-out Five Card
+#: Draw deal carries its antes into the next hand (R7.4): the referee deals it with ``carried``.
+MATCH_GAMES = frozenset({SEVEN_CARD_DRAW.name, FIVE_CARD_DRAW.name, DEUCE_TO_SEVEN_TRIPLE_DRAW.name})
 
 
 def game_problem(definition: GameDefinition, config: GameConfig, seats: int) -> str | None:
@@ -293,7 +293,7 @@ def game_problem(definition: GameDefinition, config: GameConfig, seats: int) -> 
         game yet (:data:`MATCH_GAMES`).
     """
     if definition.name not in MATCH_GAMES:
-        return (f"R7.4: {definition.name} is not played in matches yet (a passed-out deal's antes would have to "
-                f"carry into the next hand); the games matches deal: {', '.join(sorted(MATCH_GAMES))}")
+        return (f"R6: {definition.name} is not played in matches yet; the games matches deal: "
+                f"{', '.join(sorted(MATCH_GAMES))}")
     return definition.seat_problem(seats) or definition.config_problem(config)
 

@@ -453,6 +453,9 @@ class HandState(LegalMoves, Rounds):
         }
         if self.game is not SEVEN_CARD_DRAW:  # PROTOCOL.md section 6: no ``game`` key means Seven Card Draw
             view["game"] = self.game.name
+        if self._open_rule is not None:  # a game of openers: the rule (R7.2) and the chips carried in (R7.4)
+            view["openers"] = str(self._open_rule)
+            view["carried"] = self._carried
         return view
 
     def action_log(self) -> list[tuple[Any, ...]]:

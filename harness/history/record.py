@@ -229,9 +229,21 @@ def build(
         ],
         "returned": [{"seat": seated[s], "chips": chips} for s, chips in res.uncalled],
     }
+    if state.game.passed_out:  # a game of openers (R7): the jackpot's carried chips, the opener and proof
+        record["jackpot"] = {
+            "carried_in": res.carried_in, "carried_out": res.carried_out, "passed_out": res.passed_out,
+            "opener": None if res.opener is None else seated[res.opener], "proof": [strs[c] for c in res.proof],
+        }
     if state._stacked:  # a stacked deck (tests, examples): replay needs its order
         record["deck"] = [strs[c] for c in state._deck.order]
     return record
+
+
+def _carried_in(record: Mapping[str, Any]) -> int:
+    """The chips a record's deal was dealt with from passed-out deals (``jackpot.carried_in``, R7.4); 0 if none."""
+    jackpot = record.get("jackpot")
+    carried = jackpot.get("carried_in", 0) if isinstance(jackpot, Mapping) else 0
+    return carried if type(carried) is int else -1  # -1: refused by the engine in one line (R7.4)
 
 
 def _actions(log: Sequence[tuple[Any, ...]], decisions: Sequence[Decision], seated: Sequence[int]
@@ -358,6 +370,7 @@ def replay_v2(record: Mapping[str, Any], *, raise_cap: bool | None = None) -> Ha
             record["hand_id"],
             deck=record.get("deck"),
             raise_cap=raise_cap,
+            carried=_carried_in(record),
         )
     except GameConfigError as exc:
         raise ReplayError(f"record cannot be started: {exc}") from None

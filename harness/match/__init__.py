@@ -3,7 +3,8 @@
 Modules, in the direction of their imports:
 
 - values and rules of a match: ``clock`` (a bot's clock), ``msgsize`` (message
-  bounds), ``untrusted`` (text a bot controls, made safe); the value types and
+  bounds), ``untrusted`` (text a bot controls, made safe), ``carry`` (passed-out
+  deals' antes in the middle between hands, R7.4); the value types and
   the deals every layer uses are one floor down (:mod:`harness.specs`,
   :mod:`harness.deals`), and hand histories have their own package
   (:mod:`harness.history`);

@@ -40,7 +40,7 @@ from functools import cache
 import msgpack
 
 from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS, GameConfig, Structure
-from harness.engine.games import SEVEN_CARD_DRAW, GameDefinition
+from harness.engine.games import SEVEN_CARD_DRAW, GameDefinition, Openers
 from protocol.codec import encode_hand_end, encode_request
 from protocol.messages import CATEGORY_NAMES
 from protocol.version import MAX_AMOUNT, MAX_MESSAGE_BYTES
@@ -113,12 +113,16 @@ def _overhead(game: GameConfig, seats: int, chips: int, definition: GameDefiniti
     }
     if definition != SEVEN_CARD_DRAW:
         state["game"] = definition.name
+    pot = big
+    if definition.passed_out:  # R7.4: chips carried from passed-out deals have no bound but the match's length
+        pot = MAX_AMOUNT
+        state.update(pot=pot, openers=max(map(str, Openers), key=len), carried=pot)
     request = len(encode_request(False, MAX_AMOUNT, state, ["fold", "check", "call", "bet", "raise"],
                                  big, big, big, 4, _MAX_MS, _MAX_MS))
     category = max(CATEGORY_NAMES, key=len)
     shown = [(s, _CARDS7, _CARDS7[:5], category) for s in range(n)]
-    pots = [(big, list(range(n)), list(range(n)), [big] * n) for _ in range(n)]
-    wide = max((big, -big), key=lambda x: len(msgpack.packb(x)))
+    pots = [(pot, list(range(n)), list(range(n)), [pot] * n) for _ in range(n)]
+    wide = max((pot, -big), key=lambda x: len(msgpack.packb(x)))
     hand_end = len(encode_hand_end(_MAX_HAND_ID, [], shown, pots, [wide] * n, [big] * n))
     return max(request, hand_end)
 

@@ -27,6 +27,11 @@ deal of hand h: h itself, or, for a rotation of a duplicate set
 order of the same deals, each with the button on the same seat. So a
 duplicate set (the same spec with the bots rotated) deals the same cards to
 the same seats, in an order a bot cannot line up across rotations.
+
+Passed-out deals (a game of openers, RULES.md R7.4): the next hand is dealt with the
+antes left in the middle (``carried``); the button moves one seat left every hand in
+both stack modes, as R7.4 asks. How the match's nets stay exact (every row sums to 0):
+:mod:`harness.match.carry`.
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ from harness.engine import (
     Action,
     ActionKind,
     CardError,
+    HandResult,
     HandState,
     IllegalActionError,
     InvalidActionError,
@@ -59,6 +65,7 @@ from harness.history.files import HistoryWriter, history_name
 from harness.history.record import BY_BOT, BY_FAULT, BY_OUT, BY_UNSENT, Decision
 from harness.host.placement import Placement, pin, restore
 from harness.host.sandbox import decide_isolation, non_dumpable
+from harness.match.carry import CarriedChips
 from harness.match.connection import Connection
 from harness.match.endpoint import ChannelFault, Disconnected, Hub
 from harness.match.human import HumanSpec
@@ -486,8 +493,9 @@ class Referee:
         for s in self.seats:
             s.flush_notes()
 
-    def _play_hand(self, h: int, seated: list[int], stacks: list[int], button: int) -> list[int]:
-        """Play hand ``h`` with the match seats ``seated``; return final stacks by hand seat.
+    def _play_hand(self, h: int, seated: list[int], stacks: list[int], button: int, carried: int = 0) -> HandResult:
+        """Play hand ``h`` with the match seats ``seated`` (``carried`` chips in the middle, R7.4); return its
+        result (final stacks and nets by hand seat).
 
         To save the bots wake-ups, a bot's notifications (the previous hand's
         ``hand_end``, this hand's ``hand_start``) are queued and sent, in order,
@@ -508,7 +516,7 @@ class Referee:
                 self._seeds = [hand_seed(spec.seed, d) for d in self._block_deals]
         if spec.rotation is not None:
             self._deals.append(self._block_deals[i])
-        state = start_hand(spec.definition, spec.game, stacks, button, self._seeds[i], h)
+        state = start_hand(spec.definition, spec.game, stacks, button, self._seeds[i], h, carried=carried)
         faults: list[list[Any]] = []
         if self._pending_faults:
             faults.extend(self._pending_faults)
@@ -564,7 +572,7 @@ class Referee:
             for p in players:
                 if not p.out:
                     p.notes.append(end)
-        return list(result.final_stacks)
+        return result
 
     # ------------------------------------------------------------------ the match
 
@@ -612,6 +620,7 @@ class Referee:
 
             freeze = spec.stack_mode is StackMode.FREEZEOUT
             stacks = [spec.starting_stack] * n
+            middle = CarriedChips(n)  # passed-out deals' antes (R7.4); nothing in other games
             button = -1
             t_hands = time.perf_counter()
             cpu_hands = resource.getrusage(resource.RUSAGE_SELF)  # µs resolution (os.times: clock ticks)
@@ -622,15 +631,18 @@ class Referee:
                         break
                     # R2.1: the button moves to the next seat still in the match.
                     button = next(m for k in range(1, n + 1) if stacks[m := (button + k) % n] > 0)
-                    final = self._play_hand(h, seated, [stacks[m] for m in seated], seated.index(button))
+                    hand = self._play_hand(h, seated, [stacks[m] for m in seated], seated.index(button),
+                                             middle.carried)
                     row = [0] * n
                     for k, m in enumerate(seated):
-                        row[m] = final[k] - stacks[m]
-                        stacks[m] = final[k]
+                        row[m] = hand.final_stacks[k] - stacks[m]
+                        stacks[m] = hand.final_stacks[k]
                 else:
                     start = spec.starting_stack
-                    final = self._play_hand(h, list(range(n)), [start] * n, h % n)
-                    row = [f - start for f in final]
+                    hand = self._play_hand(h, list(range(n)), [start] * n, h % n, middle.carried)
+                    row = [f - start for f in hand.final_stacks]
+                if hand.carried_in or hand.passed_out:  # R7.4: every row sums to 0 (harness.match.carry)
+                    row = middle.settle(row, hand.passed_out)
                 hand_nets.append(row)
                 for m in range(n):
                     net[m] += row[m]

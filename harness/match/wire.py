@@ -73,6 +73,8 @@ _REQUEST_HEAD = {
 #: ``game``, a game other than Seven Card Draw).
 _STATE_HEAD = _pack("state") + _map_header(19)
 _STATE_HEAD_GAME = _pack("state") + _map_header(20)
+#: With ``openers`` and ``carried`` too: a game of openers (Five Card Draw, R7.2, R7.4).
+_STATE_HEAD_OPENERS = _pack("state") + _map_header(22)
 _LEGAL_HEAD = _pack("legal") + _map_header(5)
 _HAND_START_HEAD = _map_header(8) + _pairs("type", "hand_start") + _V
 _HAND_END_HEAD = _map_header(8) + _pairs("type", "hand_end") + _V
@@ -87,12 +89,16 @@ class MatchWire:
         definition: the game played (R6); a game other than Seven Card Draw adds ``game`` to the state.
     """
 
-    __slots__ = ("decision_ms", "suffix", "state_head")
+    __slots__ = ("decision_ms", "suffix", "state_head", "openers")
 
     def __init__(self, game: GameConfig, decision_ms: int, definition: GameDefinition = SEVEN_CARD_DRAW) -> None:
         self.decision_ms = decision_ms
         other = definition != SEVEN_CARD_DRAW
         self.state_head = _STATE_HEAD_GAME if other else _STATE_HEAD
+        #: A game of openers adds ``openers`` (the rule) and, per hand, ``carried`` (R7.2, R7.4).
+        self.openers = definition.openers if definition.passed_out else None
+        if self.openers is not None:
+            self.state_head = _STATE_HEAD_OPENERS
         # The observation's keys after ``to_act``, as HandState.observation gives them for a hand
         # in play (``shown`` is empty until the hand is complete, and requests come before that).
         self.suffix = _pairs(
@@ -102,7 +108,8 @@ class MatchWire:
             "structure", str(game.structure),
             "min_bet", game.min_bet,
             "shown", [],
-        ) + (_pairs("game", definition.name) if other else b"")
+        ) + (_pairs("game", definition.name) if other else b"") + (
+            _pairs("openers", str(definition.openers)) if definition.passed_out else b"")
 
 
 class HandWire:
@@ -122,7 +129,8 @@ class HandWire:
         #: Per hand seat: the ``state`` key, the observation's header and first pairs (hand_id, seat, button).
         self._head = [match.state_head + _pairs("hand_id", hid, "seat", s, "button", button) for s in range(state.n)]
         #: Per hand seat: ``to_act`` (the seat itself, in its requests), the game, ``legal`` key and header.
-        self._tail = [_pairs("to_act", s) + match.suffix + _LEGAL_HEAD for s in range(state.n)]
+        carried = b"" if match.openers is None else _pairs("carried", state.carried)
+        self._tail = [_pairs("to_act", s) + match.suffix + carried + _LEGAL_HEAD for s in range(state.n)]
         #: Per hand seat: (cards list object, its encoded pair): re-encoded when the draw replaces the list.
         self._cards: list[tuple[Any, bytes] | None] = [None] * state.n
         self._hist = b""  # the events encoded so far, joined
@@ -164,7 +172,7 @@ class HandWire:
             _PHASES[st.phase],
             held[1],
             _pack((
-                "stacks", st.stacks, "bets", st.bets, "pot", sum(st.contrib), "folded", st.folded,
+                "stacks", st.stacks, "bets", st.bets, "pot", sum(st.contrib) + st.carried, "folded", st.folded,
                 "all_in", st.all_in, "draws", st.draws,
             ))[1:],  # a fixarray of 12: its one-byte header off, the pairs stay
             _HISTORY_KEY,
