@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import shutil
+import signal
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +17,18 @@ from tests.protocol_helpers import ROOT
 from tests.sandbox_helpers import processes_with
 
 NPM = shutil.which("npm")
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Ctrl-C handled as at a terminal, whoever started the suite.
+
+    A shell without job control starts a background command (``make test &``, ``nohup``) with SIGINT
+    ignored, and an ignored signal survives exec: every process a test starts would then ignore the
+    Ctrl-C the tests send (a Python child keeps SIG_IGN instead of raising KeyboardInterrupt). A handled
+    signal is reset to its default at exec, so the children start as from a terminal.
+    """
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="module")

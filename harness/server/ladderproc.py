@@ -179,8 +179,9 @@ def main(argv: list[str]) -> int:
     by SIGTERM (or its parent's death), 2 when it could not start, 3 when the ladder failed (``ladder_error``)."""
     path, parent = Path(argv[0]), int(argv[1])
     stop = threading.Event()
-    # Ctrl-C at the terminal reaches the whole group: the web process stops this one with SIGTERM
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Ctrl-C at the terminal reaches the whole group: the web process stops this one with SIGTERM. A Python
+    # no-op handler rather than SIG_IGN: an ignored signal survives exec into the checks' and matches' bots.
+    signal.signal(signal.SIGINT, lambda signum, frame: None)
     signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
     _die_with(parent)
     os.nice(BACKGROUND_NICENESS)
