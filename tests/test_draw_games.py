@@ -3,13 +3,11 @@ through the hand factory, the wire and the histories carry its name, and a leagu
 
 from __future__ import annotations
 
-import gzip
 import json
 import random
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -31,21 +29,11 @@ from harness.report.hands import hand_view
 from harness.tournament.config import ConfigError, load_config
 from protocol import codec
 from protocol.messages import GAME_NAMES, ActRequest, DrawRequest, GameSettings, MatchLimits, MatchStart
+from tests.draw_game_helpers import game_toml, hand_records, run_cli
 from tests.history_helpers import schema_errors
 
 ROOT = Path(__file__).resolve().parents[1]
 TRIPLE = DEUCE_TO_SEVEN_TRIPLE_DRAW.name
-
-
-def _toml(tmp_path: Path, game: str, *, table_size: int = 2, hands: int = 6, bots: tuple[str, ...] = (
-        "random_bot", "caller", "raiser")) -> Path:
-    entries = "".join(f'[[bots]]\nname = "{b}"\ncommand = "{sys.executable} -m bots.{b}"\ncwd = "{ROOT}"\n'
-                      for b in bots)
-    path = tmp_path / "t.toml"
-    path.write_text(f'[tournament]\nname = "t"\noutput = "{tmp_path / "out"}"\n[game]\n{game}\n'
-                    f'[schedule]\ntable_size = {table_size}\nhands = {hands}\njobs = 1\npin = false\n'
-                    f'[sandbox]\nmode = "off"\n{entries}')
-    return path
 
 
 def test_the_protocol_and_the_engine_name_the_same_games() -> None:
@@ -53,10 +41,10 @@ def test_the_protocol_and_the_engine_name_the_same_games() -> None:
 
 
 def test_a_tournament_file_names_its_game(tmp_path: Path) -> None:
-    config = load_config(_toml(tmp_path, f'name = "{TRIPLE}"\nstructure = "fixed-limit"'))
+    config = load_config(game_toml(tmp_path, f'name = "{TRIPLE}"\nstructure = "fixed-limit"'))
     assert config.definition == DEUCE_TO_SEVEN_TRIPLE_DRAW
     assert str(config.game.replacements) == "stock"  # per-seat replacements are Seven Card Draw's (R4.4)
-    assert load_config(_toml(tmp_path, 'structure = "fixed-limit"')).definition == SEVEN_CARD_DRAW
+    assert load_config(game_toml(tmp_path, 'structure = "fixed-limit"')).definition == SEVEN_CARD_DRAW
 
 
 @pytest.mark.parametrize(("game", "key", "words"), [
@@ -68,13 +56,13 @@ def test_a_tournament_file_names_its_game(tmp_path: Path) -> None:
 def test_a_game_the_file_cannot_play_is_one_line_naming_the_key(tmp_path: Path, game: str, key: str,
                                                                   words: str) -> None:
     with pytest.raises(ConfigError) as info:
-        load_config(_toml(tmp_path, game))
+        load_config(game_toml(tmp_path, game))
     text = str(info.value)
     assert key in text and words in text and "\n" not in text, text
 
 
 def test_the_harness_refuses_a_game_in_one_line_exit_2(tmp_path: Path) -> None:
-    path = _toml(tmp_path, 'name = "razz"')
+    path = game_toml(tmp_path, 'name = "razz"')
     done = subprocess.run([sys.executable, "-m", "harness.cli", "run", str(path)], capture_output=True, text=True,
                           cwd=ROOT, timeout=300)
     assert done.returncode == 2 and "[game] name" in done.stderr + done.stdout
@@ -172,23 +160,14 @@ def test_the_message_bound_holds_for_triple_draw_hands() -> None:
         assert len(wire.hand_end()) <= bound
 
 
-def _records(out: Path) -> list[dict[str, Any]]:
-    rows = []
-    for f in sorted(out.glob("matches/*/hands.jsonl*")):
-        opener = gzip.open if f.suffix == ".gz" else open
-        with opener(f, "rt") as fh:
-            rows += [json.loads(line) for line in fh]
-    return rows
-
-
 def test_a_league_of_triple_draw_plays_end_to_end_with_bot_processes(tmp_path: Path) -> None:
-    path = _toml(tmp_path, f'name = "{TRIPLE}"\nstructure = "fixed-limit"\nstarting_stack = 400', table_size=3,
+    path = game_toml(tmp_path, f'name = "{TRIPLE}"\nstructure = "fixed-limit"\nstarting_stack = 400', table_size=3,
                  hands=8)
     done = subprocess.run([sys.executable, "-m", "harness.cli", "run", str(path)], capture_output=True, text=True,
                           cwd=ROOT, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     out = tmp_path / "out"
-    records = _records(out)
+    records = hand_records(out)
     assert len(records) == 3 * 8  # duplicate: one match per seat rotation
     assert {r["game"]["name"] for r in records} == {TRIPLE}
     assert all(sum(p["net"] for p in r["players"]) == 0 for r in records)
@@ -206,7 +185,7 @@ def test_a_league_of_triple_draw_plays_end_to_end_with_bot_processes(tmp_path: P
 
 
 def test_solid_refuses_triple_draw_in_one_line_and_the_entry_check_leaves_it_out(tmp_path: Path) -> None:
-    path = _toml(tmp_path, f'name = "{TRIPLE}"', hands=1, bots=("solid", "caller"))
+    path = game_toml(tmp_path, f'name = "{TRIPLE}"', hands=1, bots=("solid", "caller"))
     done = subprocess.run([sys.executable, "-m", "harness.cli", "run", str(path)], capture_output=True, text=True,
                           cwd=ROOT, timeout=600)
     assert done.returncode == 2, done.stderr[-2000:]  # the entry check plays the tournament's game
@@ -214,18 +193,13 @@ def test_solid_refuses_triple_draw_in_one_line_and_the_entry_check_leaves_it_out
     assert f"solid: plays seven-card-draw only, not {TRIPLE}; leaving the match" in done.stderr
 
 
-def _cli(*argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "harness.cli", *argv], capture_output=True, text=True, cwd=ROOT,
-                          timeout=600)
-
-
 def test_match_and_check_bot_play_the_game_given_by_game(tmp_path: Path) -> None:
-    done = _cli("match", "--bot", "a=python -m bots.caller", "--bot", "b=python -m bots.random_bot", "--hands", "3",
+    done = run_cli("match", "--bot", "a=python -m bots.caller", "--bot", "b=python -m bots.random_bot", "--hands", "3",
                 "--game", TRIPLE, "--structure", "fixed-limit", "--sandbox", "off", "--out", str(tmp_path / "m"))
     assert done.returncode == 0, done.stderr
     lines = (tmp_path / "m" / "hands.jsonl").read_text().splitlines()
     assert len(lines) == 3 and all(json.loads(line)["game"]["name"] == TRIPLE for line in lines)
-    checked = _cli("check-bot", "--game", TRIPLE, "--hands", "3", "--sandbox", "off", "--", "python", "-m",
+    checked = run_cli("check-bot", "--game", TRIPLE, "--hands", "3", "--sandbox", "off", "--", "python", "-m",
                    "bots.random_bot")
     assert checked.returncode == 0 and f"hands of {TRIPLE} no-limit 5/10" in checked.stdout, checked.stdout
 
@@ -236,7 +210,7 @@ def test_match_and_check_bot_play_the_game_given_by_game(tmp_path: Path) -> None
     (("match", *[f"--bot=b{i}=x" for i in range(3)], "--game", "five-card-draw"), "R7.1"),
 ])
 def test_a_game_the_command_cannot_play_is_one_line_exit_2(argv: tuple[str, ...], words: str) -> None:
-    done = _cli(*argv)
+    done = run_cli(*argv)
     assert done.returncode == 2 and words in done.stderr and done.stderr.count("\n") == 1, done.stderr
 
 
@@ -254,10 +228,10 @@ def test_a_person_plays_triple_draw_at_the_human_seat(tmp_path: Path) -> None:
 def test_sprt_plays_its_blocks_in_the_game_given_and_keeps_it_with_the_test(tmp_path: Path) -> None:
     argv = ("sprt", "--bot", "new=python -m bots.raiser", "--bot", "old=python -m bots.random_bot", "--game", TRIPLE,
             "--hands", "4", "--max-hands", "16", "--sandbox", "off", "--out", str(tmp_path / "s"))
-    done = _cli(*argv)
+    done = run_cli(*argv)
     assert done.returncode in (0, 3), done.stderr  # decided, or inconclusive at --max-hands
     assert json.loads((tmp_path / "s" / "sprt.json").read_text())["game_name"] == TRIPLE
     first = (tmp_path / "s" / "blocks" / "000000" / "r0" / "hands.jsonl").read_text().splitlines()[0]
     assert json.loads(first)["game"]["name"] == TRIPLE
-    other = _cli(*argv[:6], SEVEN_CARD_DRAW.name, *argv[7:])  # the same test in another game is another test
+    other = run_cli(*argv[:6], SEVEN_CARD_DRAW.name, *argv[7:])  # the same test in another game is another test
     assert other.returncode == 2 and "--game" in other.stderr and "holds another test" in other.stderr, other.stderr

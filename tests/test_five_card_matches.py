@@ -21,8 +21,8 @@ from harness.match.wire import HandWire, MatchWire
 from protocol import codec
 from protocol.messages import ActRequest
 from protocol.sdk import DecisionState
+from tests.draw_game_helpers import game_toml, hand_records, run_cli
 from tests.history_helpers import schema_errors
-from tests.test_draw_games import _cli, _records, _toml
 
 ROOT = Path(__file__).resolve().parents[1]
 FIVE = FIVE_CARD_DRAW.name
@@ -141,13 +141,13 @@ def test_starters_never_open_without_openers() -> None:
 
 
 def test_a_league_of_five_card_draw_plays_end_to_end_with_bot_processes(tmp_path: Path) -> None:
-    path = _toml(tmp_path, f'name = "{FIVE}"\nblinds = false\nante = 2\nmin_bet = 4\nstarting_stack = 200',
+    path = game_toml(tmp_path, f'name = "{FIVE}"\nblinds = false\nante = 2\nmin_bet = 4\nstarting_stack = 200',
                  table_size=3, hands=8)
     done = subprocess.run([sys.executable, "-m", "harness.cli", "run", str(path)], capture_output=True, text=True,
                           cwd=ROOT, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     out = tmp_path / "out"
-    records = _records(out)
+    records = hand_records(out)
     assert len(records) == 3 * 8
     assert {r["game"]["name"] for r in records} == {FIVE}
     assert not [f for r in records for f in r["faults"]], "the starters play Five Card Draw without a fault"
@@ -185,7 +185,7 @@ def test_a_request_carries_the_openers_rule_and_the_carried_chips_and_the_sdk_re
 
 def test_harness_match_plays_a_freezeout_of_five_card_draw_whose_nets_are_the_stacks(tmp_path: Path) -> None:
     out = tmp_path / "m"
-    done = _cli("match", *[f"--bot={b}={sys.executable} -m bots.{b}" for b in ("random_bot", "caller", "raiser")],
+    done = run_cli("match", *[f"--bot={b}={sys.executable} -m bots.{b}" for b in ("random_bot", "caller", "raiser")],
                 "--game", FIVE, "--ante", "2", "--min-bet", "4", "--stack", "150", "--freezeout", "--hands", "30",
                 "--sandbox", "off", "--out", str(out))
     assert done.returncode == 0, done.stderr
@@ -198,10 +198,10 @@ def test_harness_match_plays_a_freezeout_of_five_card_draw_whose_nets_are_the_st
     assert sum(stacks.values()) + held == 3 * 150  # chips conserved
     if not held:
         assert [stacks.get(m, 0) - 150 for m in range(3)] == result["net"]
-    replay = _cli("replay", str(out))
+    replay = run_cli("replay", str(out))
     assert replay.returncode == 0 and "replay identically" in replay.stdout, replay.stdout + replay.stderr
 
 
 def test_harness_match_refuses_five_card_draw_with_blinds_in_one_line() -> None:
-    done = _cli("match", "--bot", "a=x", "--bot", "b=y", "--game", FIVE)
+    done = run_cli("match", "--bot", "a=x", "--bot", "b=y", "--game", FIVE)
     assert done.returncode == 2 and "R7.1" in done.stderr and done.stderr.count("\n") == 1, done.stderr
