@@ -269,16 +269,20 @@ _FIELDS = ("cards", "phase", "button", "to_act", "stacks", "bets", "contrib", "p
            "draws", "actions", "shown")
 
 
-def layout(n: int) -> dict[str, slice]:
-    """Offsets of the observation's fields for a table of ``n`` seats (see the module doc)."""
-    sizes = [("cards", 52), ("phase", 4), ("button", n), ("to_act", n), ("stacks", n), ("bets", n),
-             ("contrib", n), ("pot", 1), ("legal", 3), ("folded", n), ("all_in", n), ("draws", n),
-             ("actions", 2 * n * 3), ("shown", 52 * (n - 1))]
+def offsets(sizes: list[tuple[str, int]]) -> dict[str, slice]:
+    """Each field's slice of a vector that lays ``(name, length)`` fields end to end, in order."""
     out, at = {}, 0
     for name, size in sizes:
         out[name] = slice(at, at + size)
         at += size
     return out
+
+
+def layout(n: int) -> dict[str, slice]:
+    """Offsets of the observation's fields for a table of ``n`` seats (see the module doc)."""
+    return offsets([("cards", 52), ("phase", 4), ("button", n), ("to_act", n), ("stacks", n), ("bets", n),
+                    ("contrib", n), ("pot", 1), ("legal", 3), ("folded", n), ("all_in", n), ("draws", n),
+                    ("actions", 2 * n * 3), ("shown", 52 * (n - 1))])
 
 
 def obs_size(n: int) -> int:

@@ -39,7 +39,7 @@ import numpy as np
 
 from harness.engine import Action, ActionKind, Phase
 from harness.engine.state import HandState
-from harness.rl.encoding import BET_BASE, CALL, FOLD, SIZES, action_index, betting
+from harness.rl.encoding import BET_BASE, CALL, FOLD, SIZES, action_index, betting, offsets
 
 __all__ = ["DISCARDS", "DRAWS", "DRAW_BASE", "DRAW_KEY", "NONE_KEY", "N_ACTIONS", "ROUNDS", "action_of", "bounds",
            "decision", "decode", "layout", "mask", "mask_row", "obs_size", "observe", "observe_into"]
@@ -123,14 +123,9 @@ def decode(state: HandState, index: int) -> tuple[str, Any]:
 
 def layout(n: int) -> dict[str, slice]:
     """Offsets of the observation's fields at ``n`` seats (module doc)."""
-    sizes = [("cards", 52), ("phase", 2 * DRAWS + 2), ("button", n), ("to_act", n), ("stacks", n), ("bets", n),
-             ("contrib", n), ("pot", 1), ("legal", 3), ("folded", n), ("all_in", n), ("draws", DRAWS * n),
-             ("actions", ROUNDS * n * 3), ("shown", 52 * (n - 1))]
-    out, at = {}, 0
-    for name, size in sizes:
-        out[name] = slice(at, at + size)
-        at += size
-    return out
+    return offsets([("cards", 52), ("phase", 2 * DRAWS + 2), ("button", n), ("to_act", n), ("stacks", n),
+                    ("bets", n), ("contrib", n), ("pot", 1), ("legal", 3), ("folded", n), ("all_in", n),
+                    ("draws", DRAWS * n), ("actions", ROUNDS * n * 3), ("shown", 52 * (n - 1))])
 
 
 def obs_size(n: int) -> int:
