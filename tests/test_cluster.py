@@ -286,6 +286,40 @@ def test_a_task_that_starts_after_its_stop_was_asked_plays_nothing(tmp_path: Pat
     assert not other["aborted"] and marker.exists()  # any other key still runs
 
 
+def test_a_task_whose_interrupt_is_lost_still_stops_at_the_next_hand(tmp_path: Path, monkeypatch) -> None:
+    """The KeyboardInterrupt raised in a task's thread can be lost (raised inside a finalizer, Python prints
+    "Exception ignored" and goes on): the stop was also asked, so the referee stops at its next hand."""
+    from harness.engine import GameConfig
+    from harness.host.marks import find_marked
+    from harness.match.referee import Limits, MatchSpec, play_match
+    from harness.tournament import cluster
+
+    def lose_it(ident: int, exc: type[BaseException] | None) -> None:  # every interrupt lost on its way
+        return None
+
+    monkeypatch.setattr(cluster, "_set_async_exc", lose_it)
+    key = f"harness-lost-{uuid.uuid4().hex}"
+    bots = [BotSpec(n, (sys.executable, "-m", f"bots.{n}"), cwd=str(ROOT)) for n in ("caller", "raiser")]
+    limits = Limits(decision_ms=5000, time_bank_ms=10000, startup_ms=60000)
+    job = tmp_path / "job"
+    payload: dict[str, Any] = {}
+    task = threading.Thread(target=lambda: payload.update(run_task(
+        play_match, (bots, MatchSpec(GameConfig(), hands=3000, seed=5), limits, job), job, key, code_digest(),
+        False)))
+    task.start()
+    try:
+        deadline = time.monotonic() + 600  # an outer limit only: the wait is for the bots
+        while time.monotonic() < deadline and task.is_alive() and len(find_marked(owner_pid=os.getpid())) < 2:
+            time.sleep(0.02)
+        assert task.is_alive(), f"the match ended before it was stopped: {payload}"
+        while abort_tasks([key]) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        task.join(timeout=600)
+    assert payload["aborted"] and payload["result"] is None, "the match played on to its end"
+    assert find_marked(owner_pid=os.getpid()) == [], "a bot outlived its stopped match"
+
+
 def test_workers_sandbox_bots_as_the_runner_does_and_hide_their_own_space(tmp_path: Path, monkeypatch) -> None:
     import functools
 

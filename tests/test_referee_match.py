@@ -276,6 +276,33 @@ def test_referee_error_and_ctrl_c_still_clean_up(tmp_path: Path, monkeypatch: py
         assert len(records(out)) == 2
 
 
+def test_a_stop_asked_of_the_match_thread_stops_it_at_the_next_hand(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stop whose KeyboardInterrupt was lost (raised in a finalizer) is still seen between hands."""
+    import threading
+
+    from harness.match import stoprequest
+    from harness.match.referee import MatchInterrupted
+
+    real_write = HistoryWriter.write
+    calls = {"n": 0}
+
+    def write(self: HistoryWriter, record: dict[str, Any]) -> None:
+        real_write(self, record)
+        calls["n"] += 1
+        if calls["n"] == 3:  # asked, no exception: as when the interrupt was lost on its way
+            stoprequest.ask_stop(threading.get_ident())
+
+    monkeypatch.setattr(HistoryWriter, "write", write)
+    try:
+        with pytest.raises(MatchInterrupted) as stopped:
+            play_match([example("caller"), example("raiser")], MatchSpec(GameConfig(), 500, 1), LIMITS, tmp_path)
+    finally:
+        stoprequest.forget(threading.get_ident())
+    assert stopped.value.result.interrupted and stopped.value.result.hands_played <= 5
+    assert find_marked(owner_pid=os.getpid()) == []
+
+
 def test_cli_match_prints_the_table_and_sigint_stops_everything(tmp_path: Path) -> None:
     cmd = [PY, "-m", "harness.cli", "match", "--bot", f"a={PY} -m bots.caller", "--bot", f"b={PY} -m bots.raiser"]
     tmp = tmp_path / "tmp"  # the referee's private directories go here

@@ -20,6 +20,7 @@ from __future__ import annotations
 import errno
 import signal
 import sys
+import threading
 from collections.abc import Sequence
 from types import FrameType
 from typing import Any
@@ -29,6 +30,8 @@ from typer.core import TyperGroup
 
 from harness.cli.voice import closed_pipe, say
 from harness.errors import HarnessError
+from harness.match.stoprequest import ask_stop
+from harness.match.stoprequest import forget as forget_stop
 
 try:  # typer >= 0.20 vendors click: its own copy raises these
     from typer._click import exceptions as clickx
@@ -118,6 +121,7 @@ class HarnessGroup(TyperGroup):
         finally:
             for signum, handler in old_handlers.items():
                 signal.signal(signum, handler)
+            forget_stop(threading.get_ident())
         try:
             sys.stdout.flush()
         except OSError:  # the reader went away after the last line
@@ -157,14 +161,13 @@ def on_stop_signal(signum: int, frame: FrameType | None) -> None:
     again = signum in _stopped_by
     _stopped_by.append(signum)
     if not (again and signum == signal.SIGTERM):
+        ask_stop(threading.get_ident())  # a match stops at its next hand if this exception is lost in a finalizer
         raise KeyboardInterrupt
 
 
 def catch_stop_signals() -> dict[int, Any]:
     """Install :func:`on_stop_signal` for SIGINT and SIGTERM (from the main thread only: an embedding
     caller's thread cannot); return the handlers it replaced, to be put back."""
-    import threading
-
     if threading.current_thread() is not threading.main_thread():
         return {}
     _stopped_by.clear()

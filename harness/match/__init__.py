@@ -18,7 +18,8 @@ Modules, in the direction of their imports:
   answers a seat), ``botseat`` (a bot process in its sandbox), ``human`` (a seat
   a person answers, ``harness play``), ``seathost`` (the match's seats and the
   host that binds, launches, times and stops them);
-- the match: ``referee`` (the hand loop), ``privatedir`` (where each match's
+- the match: ``referee`` (the hand loop), ``stoprequest`` (a stop asked of a
+  match's thread, checked between hands in case its KeyboardInterrupt was lost), ``privatedir`` (where each match's
   endpoints live, and what killed referees left there), ``verdict`` (what
   ``harness match`` says), ``outdir`` and ``checkbot`` (``harness check-bot``).
 

@@ -73,6 +73,7 @@ from harness.match.msgsize import message_problem
 from harness.match.privatedir import PRIVATE_DIR_PREFIX, private_parent, remove_stale_private_dirs
 from harness.match.seat import Seat
 from harness.match.seathost import MatchSeat, SeatHost, seat_for
+from harness.match.stoprequest import raise_if_asked
 from harness.match.trace import WireTrace
 from harness.match.untrusted import visible
 from harness.match.wire import HandWire, MatchWire
@@ -625,6 +626,7 @@ class Referee:
             t_hands = time.perf_counter()
             cpu_hands = resource.getrusage(resource.RUSAGE_SELF)  # µs resolution (os.times: clock ticks)
             for h in range(self.stop_after):
+                raise_if_asked()  # a stop whose KeyboardInterrupt was lost (harness.match.stoprequest)
                 if freeze:
                     seated = [m for m in range(n) if stacks[m] > 0]
                     if len(seated) < 2:

@@ -91,6 +91,8 @@ from harness.errors import HarnessError
 from harness.history.files import HistoryTail
 from harness.host.botproc import BotStartError, kill_strays, resolve_command
 from harness.host.placement import pin, restore
+from harness.match.stoprequest import ask_stop
+from harness.match.stoprequest import forget as forget_stop
 from harness.specs import BotSpec, SandboxMode, SandboxSettings
 from harness.tournament.config import ConfigError, TournamentConfig
 from harness.tournament.matchjob import count_hands
@@ -421,6 +423,7 @@ def abort_tasks(keys: Iterable[str]) -> list[str]:
             if key not in _ABORTED:
                 _ABORTED.add(key)
                 _set_async_exc(ident, KeyboardInterrupt)
+                ask_stop(ident)  # after: the exception can be lost in a finalizer; the referee then stops itself
             running.append(key)
     return running
 
@@ -560,6 +563,7 @@ def run_task(func: Any, args: tuple[Any, ...], directory: Path, key: str, digest
                     _WATCHED.pop(key, None)
                     _ABORTED.discard(key)
                 _set_async_exc(ident, None)  # an abort that came too late must not hit the next task
+                forget_stop(ident)
         except KeyboardInterrupt:
             payload["aborted"] = True
         except BaseException:  # noqa: BLE001 - any failure is reported through error.txt, as locally
@@ -988,12 +992,13 @@ class DaskExecutor:
         futures = [t.future for t in tasks]
         deadline = time.monotonic() + STOP_GRACE_S
         try:
-            active = self._abort(keys)
+            active, unanswered = self._abort(keys)
             self.client.cancel([t.future for t in tasks if t.key not in active])
-            # A queued task may have started meanwhile: ask again until no task of ours runs anywhere.
-            while active and time.monotonic() < deadline:
+            # A queued task may have started meanwhile, or a busy worker not answered: ask again until
+            # every worker has answered and no task of ours runs anywhere.
+            while (active or unanswered) and time.monotonic() < deadline:
                 time.sleep(0.2)
-                active = self._abort(keys)
+                active, unanswered = self._abort(keys)
         except Exception:  # noqa: BLE001 - the scheduler may be gone; its workers stop the tasks with it
             pass
         try:
@@ -1001,10 +1006,12 @@ class DaskExecutor:
         except Exception:  # noqa: BLE001
             pass
 
-    def _abort(self, keys: list[str]) -> set[str]:
-        """Interrupt these tasks wherever they run; the keys still running."""
-        found = self.client.run(abort_tasks, keys, on_error="ignore")
-        return {k for hit in found.values() if isinstance(hit, list) for k in hit}
+    def _abort(self, keys: list[str]) -> tuple[set[str], bool]:
+        """Interrupt these tasks wherever they run: the keys still running, and whether a worker failed to
+        answer (it may run one of them: it is asked again)."""
+        found = self.client.run(abort_tasks, keys, on_error="return")
+        running = {k for hit in found.values() if isinstance(hit, list) for k in hit}
+        return running, any(isinstance(hit, BaseException) for hit in found.values())
 
 
 def cluster_threads(address: str, *, jobs: int = 0, timeout_s: float = 5.0) -> int:

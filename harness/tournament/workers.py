@@ -30,6 +30,7 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import signal
+import threading
 import time
 import traceback
 from collections.abc import Callable, Hashable, Sequence
@@ -42,6 +43,8 @@ from harness.host import guardian
 from harness.host.botproc import kill_strays
 from harness.host.placement import pin
 from harness.match.outdir import STORAGE_ERRNOS, StorageError, storage_errno
+from harness.match.stoprequest import ask_stop
+from harness.match.stoprequest import forget as forget_stop
 
 RESULT_FILE = "result.json"
 ERROR_FILE = "error.txt"
@@ -153,7 +156,10 @@ def _worker(func: Callable[..., dict[str, Any]], args: tuple[Any, ...], director
 
     def on_term(signum: int, frame: FrameType | None) -> None:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        ask_stop(threading.get_ident())  # the referee stops itself if this exception is lost in a finalizer
         raise KeyboardInterrupt
+
+    forget_stop(threading.get_ident())  # a request of the thread that forked this process is not this job's
 
     # A Python no-op handler rather than SIG_IGN: ignored signals survive exec into the bots.
     signal.signal(signal.SIGINT, lambda signum, frame: None)
