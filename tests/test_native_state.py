@@ -35,8 +35,8 @@ from harness.engine.actions import BET, DRAW, RAISE
 from harness.engine.games import FIVE_CARD_DRAW, SEVEN_CARD_DRAW
 from harness.history import record as handrecord
 from harness.history.record import BY_BOT
-from harness.match.wire import HandWire, MatchWire
 from harness.match.referee import play_match
+from harness.match.wire import HandWire, MatchWire
 from harness.specs import BotSpec, MatchSpec
 from tests.fault_helpers import LIMITS, REPO, assert_nothing_left, fixture_bot, history
 from tests.skip_helpers import NATIVE_CORE_MISSING, native_core_missing, skip_loudly

@@ -59,6 +59,9 @@ _PHASES = {str(p): p for p in Phase}
 _KIND_OF = {str(k): k for k in _KINDS}
 _DEFAULTS = {"check": CHECK_ACTION, "fold": FOLD_ACTION, "draw": STAND_PAT}
 _BET, _RAISE, _DRAW = BET, RAISE, DRAW
+#: ``Legal`` values already made, by the core's tuple (they are immutable; most decisions repeat one).
+_LEGALS: dict[tuple[int, int, int, int, int], Legal] = {}
+_MAX_LEGALS = 4096
 _ERRORS = {"InvalidActionError": InvalidActionError, "IllegalActionError": IllegalActionError}
 
 
@@ -177,8 +180,13 @@ class NativeHandState:
             elif phase is Phase.COMPLETE:
                 lg = NO_LEGAL
             else:
-                bits, call, min_to, max_to, max_discards = self._lg
-                lg = Legal(_KIND_SETS[bits], call, min_to, max_to, max_discards)
+                key = self._lg
+                lg = _LEGALS.get(key)
+                if lg is None:
+                    if len(_LEGALS) >= _MAX_LEGALS:
+                        _LEGALS.clear()
+                    bits, call, min_to, max_to, max_discards = key
+                    lg = _LEGALS[key] = Legal(_KIND_SETS[bits], call, min_to, max_to, max_discards)
             self._legal = lg
         return lg
 
