@@ -29,10 +29,12 @@ from harness.engine import (
     HandState,
     IllegalActionError,
     InvalidActionError,
+    Phase,
     Structure,
 )
 from harness.engine.actions import BET, DRAW, RAISE
 from harness.engine.games import FIVE_CARD_DRAW, SEVEN_CARD_DRAW
+from harness.engine.games import start_hand as python_start_hand
 from harness.history import record as handrecord
 from harness.history.record import BY_BOT
 from harness.match.referee import play_match
@@ -73,7 +75,7 @@ def _same(py: HandState, nat: NativeHandState, where: str, wire: tuple[HandWire,
     else:
         assert py.default_action() == nat.default_action(), f"{where}: default action"
         seat: int = py.to_act  # type: ignore[assignment]
-        draw = py.phase is ActionKind.DRAW
+        draw = py.phase is Phase.DRAW
         assert wire[0].request(draw, 3, seat, py.legal(), 500) == wire[1].request(draw, 3, seat, nat.legal(), 500), \
             f"{where}: request bytes"
         with pytest.raises(RuntimeError):
@@ -96,7 +98,8 @@ def _odd_form(action: Action, rnd: random.Random) -> Any:
     if pick == 2:
         return Action(action.kind, rnd.choice((2**64, -(2**70), 2**63))) if action.kind in (BET, RAISE) else action
     if pick == 3:
-        return Action(action.kind, float(action.amount)) if action.kind in (BET, RAISE) else action
+        amount: Any = float(action.amount)
+        return Action(action.kind, amount) if action.kind in (BET, RAISE) else action
     if pick == 4:
         return Action(action.kind, 0, (*action.discards, 2**65)) if action.kind is DRAW else action
     return (str(action.kind), action.amount)
@@ -108,7 +111,7 @@ def play_both(config: GameConfig, stacks: list[int], button: int, seed: int, rnd
     py = HandState.start(config, stacks, button, seed, 7, raise_cap=raise_cap)
     nat = NativeHandState.start(config, stacks, button, seed, 7, raise_cap=raise_cap)
     match = MatchWire(config, 1000)
-    wire = (HandWire(match, py), HandWire(match, nat))
+    wire = (HandWire(match, py), HandWire(match, nat))  # type: ignore[arg-type]  # HandState's API
     assert [wire[0].hand_start(k, ["x"] * py.n, stacks) for k in range(py.n)] == \
         [wire[1].hand_start(k, ["x"] * py.n, stacks) for k in range(py.n)]
     where = f"config {config.to_dict()} stacks {stacks} button {button} seed {seed} raise_cap {raise_cap}"
@@ -231,7 +234,7 @@ def test_the_same_match_gives_the_same_histories_on_either_engine(
     monkeypatch.setattr(referee, "_start_hand", counted)
     native = _play(specs, tmp_path / "native", hands, config)
     assert dealt and set(dealt) == {NativeHandState}, "the referee plays Seven Card Draw on the native core"
-    monkeypatch.setattr(referee, "_start_hand", referee.start_hand)
+    monkeypatch.setattr(referee, "_start_hand", python_start_hand)
     python = _play(specs, tmp_path / "python", hands, config)
     ours, theirs = history(tmp_path / "native"), history(tmp_path / "python")
     assert len(ours) == len(theirs) == hands

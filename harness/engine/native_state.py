@@ -43,7 +43,7 @@ from harness.engine.errors import IllegalActionError, InvalidActionError
 from harness.engine.evaluator import HandRank, category_of
 from harness.engine.games import SEVEN_CARD_DRAW, GameDefinition
 from harness.engine.games import start_hand as python_start_hand
-from harness.engine.native import start_native
+from harness.engine.native import NativeHand, start_native
 from harness.engine.pots import HandResult, Pot
 from harness.engine.state import HandState, checked_start
 
@@ -94,6 +94,34 @@ class NativeHandState:
     ``all_in``, ``cards``, ``hole_cards``, ``draws``, ``history``; ``carried`` is 0 (no openers in Seven
     Card Draw, R7.4).
     """
+
+    _h: NativeHand
+    config: GameConfig
+    game: GameDefinition
+    n: int
+    button: int
+    seed: int
+    hand_id: int
+    starting_stacks: tuple[int, ...]
+    stacks: list[int]
+    bets: list[int]
+    contrib: list[int]
+    folded: list[bool]
+    all_in: list[bool]
+    draws: list[int | None]
+    cards: list[list[int]]
+    hole_cards: tuple[tuple[int, ...], ...]
+    history: list[dict[str, Any]]
+    phase: Phase
+    to_act: int | None
+    _lg: tuple[int, int, int, int, int]
+    _legal: Legal | None
+    _result: HandResult | None
+    _raise_cap: bool
+    _stacked: bool
+    _deck: _Deck
+    _log: list[tuple[Any, ...]] | None
+    _applied: list[Action]
 
     __slots__ = (
         "_h", "config", "game", "n", "button", "seed", "hand_id", "starting_stacks", "stacks", "bets",
@@ -235,7 +263,8 @@ class NativeHandState:
             raise _ERRORS[type(exc).__name__](str(exc)) from None
         self._applied.append(action)
         if call[2]:  # a draw of some cards: the seat's hand is a new list (the wire re-encodes it)
-            s: int = self.to_act  # type: ignore[assignment]
+            s = self.to_act
+            assert s is not None  # the core took a draw: a seat was to act
             self.cards[s] = self._h.seat_cards(s)
         self._sync()
 
@@ -286,7 +315,7 @@ class NativeHandState:
         log = self._log
         if log is None:
             log = self._log = [
-                (e[0], _KIND_OF[e[1]], *e[2:]) for e in self._h.action_log()
+                (e[0], _KIND_OF[str(e[1])], *e[2:]) for e in self._h.action_log()
             ]
         return log
 
