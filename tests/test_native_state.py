@@ -53,7 +53,8 @@ from harness.engine.native_state import MAX_NATIVE_STACK, NativeHandState, start
 from harness.match import referee  # noqa: E402
 
 _FIELDS = ("phase", "to_act", "pot", "stacks", "bets", "contrib", "folded", "all_in", "cards", "draws", "history",
-           "n", "button", "seed", "hand_id", "starting_stacks", "hole_cards", "carried", "raise_cap", "is_complete")
+           "n", "button", "seed", "hand_id", "starting_stacks", "hole_cards", "carried", "raise_cap", "is_complete",
+           "betting_round", "opener", "proof")
 
 
 def _same(py: HandState, nat: NativeHandState, where: str, wire: tuple[HandWire, HandWire]) -> None:
