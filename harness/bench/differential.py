@@ -28,7 +28,8 @@ from harness.engine.errors import IllegalActionError, InvalidActionError
 from harness.engine.native import NativeHand, start_native
 from harness.errors import HarnessError
 
-__all__ = ["Mismatch", "compare_state", "compare_result", "random_config", "play_differential", "run"]
+__all__ = ["Mismatch", "choose", "compare_state", "compare_result", "random_config", "random_table",
+           "play_differential", "run"]
 
 _NATIVE_ERRORS = {"InvalidActionError": InvalidActionError, "IllegalActionError": IllegalActionError}
 
@@ -69,7 +70,7 @@ def _seed(rnd: random.Random) -> int:
     return rnd.getrandbits(63)
 
 
-def _choose(state: HandState, rnd: random.Random) -> Action:
+def choose(state: HandState, rnd: random.Random) -> Action:
     """A legal action most of the time, else one that should be refused or capped."""
     lg = state.legal()
     s: int = state.to_act  # type: ignore[assignment]
@@ -210,7 +211,7 @@ def play_differential(config: GameConfig, stacks: list[int], button: int, seed: 
             step += 1
             if state.is_complete:
                 return applied
-            action = _choose(state, rnd)
+            action = choose(state, rnd)
             if action.kind is BET or action.kind is RAISE:
                 py_capped = state.capped(action)
                 nat_capped = native.capped(str(action.kind), action.amount)

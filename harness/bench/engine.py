@@ -11,13 +11,16 @@ would mostly measure the other processes.
 
 The native core (``native/``, :mod:`harness.engine.native`) is measured in the same run with the same
 chooser written in Rust (``harness_core.play_random_hands``: no Python per action), and its
-seven-card evaluations in Rust alone; the ``native_over_python`` ratios compare the two.
+seven-card evaluations in Rust alone; the ``native_over_python`` ratios compare the two. The
+``native_state`` figures play the same Python loop on the referee's native hand
+(:class:`harness.engine.native_state.NativeHandState`: the rules in Rust, every action through the Python API).
 """
 
 from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
 from harness.engine import Action, GameConfig, HandState
@@ -27,15 +30,20 @@ from harness.engine.evaluator import best_hand, build_tables
 _SIMPLE = {"fold": FOLD_ACTION, "check": CHECK_ACTION, "call": CALL_ACTION}
 
 
-def play_random_hands(players: int, hands: int, seed: int = 1, config: GameConfig | None = None) -> int:
-    """Play ``hands`` random legal hands at a table of ``players``; return the number of actions."""
+def play_random_hands(players: int, hands: int, seed: int = 1, config: GameConfig | None = None,
+                      start: Callable[..., Any] = HandState.start) -> int:
+    """Play ``hands`` random legal hands at a table of ``players``; return the number of actions.
+
+    ``start`` deals each hand (``HandState.start``'s arguments): the Python engine, or the referee's
+    native hand (``NativeHandState.start``), driven through the same Python API.
+    """
     # random() is one C call; int(random() * k) is uniform over 0..k-1 up to 2**-53.
     rnd = random.Random(seed).random
     cfg = config or GameConfig()
     stacks = [1000] * players
     actions = 0
     for h in range(hands):
-        state = HandState.start(cfg, stacks, h % players, seed * 1_000_003 + h)
+        state = start(cfg, stacks, h % players, seed * 1_000_003 + h)
         apply = state.apply
         while state.to_act is not None:
             lg = state.legal()
@@ -55,15 +63,16 @@ def play_random_hands(players: int, hands: int, seed: int = 1, config: GameConfi
     return actions
 
 
-def hands_per_second(players: int, seconds: float = 1.0, seed: int = 1) -> float:
-    """Random legal hands per CPU second at a table of ``players`` (runs at least ``seconds``)."""
+def hands_per_second(players: int, seconds: float = 1.0, seed: int = 1,
+                     start: Callable[..., Any] = HandState.start) -> float:
+    """Random legal hands per CPU second at a table of ``players`` (runs at least ``seconds``), dealt by ``start``."""
     build_tables()  # the evaluator's one-off table, built once per process
-    play_random_hands(players, 200, seed)
+    play_random_hands(players, 200, seed, start=start)
     done = 0
     t0 = time.process_time()
     elapsed = 0.0
     while elapsed < seconds:
-        play_random_hands(players, 1000, seed + done)
+        play_random_hands(players, 1000, seed + done, start=start)
         done += 1000
         elapsed = time.process_time() - t0
     return done / elapsed
@@ -122,6 +131,10 @@ def run(seconds: float = 1.0) -> dict[str, Any]:
         heads_up = native_hands_per_second(2, seconds)
         six = native_hands_per_second(6, seconds)
         evals = native_evals_per_second()
+        from harness.engine.native_state import NativeHandState
+
+        state_heads_up = hands_per_second(2, seconds, start=NativeHandState.start)
+        state_six = hands_per_second(6, seconds, start=NativeHandState.start)
     except ImportError:
         figures["native"] = "not built (make install builds native/ with cargo)"
         return figures
@@ -131,5 +144,10 @@ def run(seconds: float = 1.0) -> dict[str, Any]:
         "native_evals_per_s": round(evals),
         "native_over_python_heads_up": round(heads_up / figures["hands_per_s_heads_up"], 1),
         "native_over_python_six_handed": round(six / figures["hands_per_s_six_handed"], 1),
+        # the referee's hand: the rules in the core, driven action by action through HandState's Python API
+        "native_state_hands_per_s_heads_up": round(state_heads_up),
+        "native_state_hands_per_s_six_handed": round(state_six),
+        "native_state_over_python_heads_up": round(state_heads_up / figures["hands_per_s_heads_up"], 2),
+        "native_state_over_python_six_handed": round(state_six / figures["hands_per_s_six_handed"], 2),
     })
     return figures

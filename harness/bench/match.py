@@ -17,7 +17,9 @@ Figures (printed, never asserted):
   built (:mod:`harness.match.native_wire`; "not built" otherwise).
 - ``engine_cpu_us_per_decision``: the engine alone, in this process, per
   decision: the machine's speed during the run (the referee's CPU per
-  decision moves with it on a shared VM).
+  decision moves with it on a shared VM); ``engine_cpu_us_per_decision_native``
+  the same loop on the hand the referee plays when the crate is built
+  (:class:`harness.engine.native_state.NativeHandState`).
 - ``raw_round_trip_us``: one ZeroMQ DEALER/ROUTER request/reply over ipc
   between two Python processes (300-byte message), as the scheduler places
   them; ``raw_round_trip_pinned_us`` with both on one CPU.
@@ -69,6 +71,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -431,16 +434,17 @@ def reply_read_us(n: int = 100_000) -> dict[str, float | str]:
     return figures
 
 
-def engine_cpu_us_per_decision(hands: int = 600) -> float:
+def engine_cpu_us_per_decision(hands: int = 600, start: Callable[..., Any] = HandState.start) -> float:
     """CPU µs per decision of the engine alone (check/call, stand pat; heads-up), in this process.
 
     The machine's speed at the moment, for reading the referee's CPU per
-    decision: on a shared VM both move together with the load.
+    decision: on a shared VM both move together with the load. ``start`` deals the hands
+    (``HandState.start``'s arguments): the Python engine, or the referee's native hand.
     """
     t = time.process_time()
     n = 0
     for h in range(hands):
-        state = HandState.start(GameConfig(), [1000, 1000], h % 2, h, h)
+        state = start(GameConfig(), [1000, 1000], h % 2, h, h)
         while state.to_act is not None:
             legal = state.legal()
             free = state.phase == "draw" or ActionKind.CHECK in legal.actions
@@ -448,6 +452,15 @@ def engine_cpu_us_per_decision(hands: int = 600) -> float:
             n += 1
         state.result()
     return (time.process_time() - t) / n * 1e6
+
+
+def _native_engine_us() -> float | str:
+    """``engine_cpu_us_per_decision`` of the hand the referee plays when the crate is built (NativeHandState)."""
+    try:
+        from harness.engine.native_state import NativeHandState
+    except ImportError:
+        return "not built"
+    return round(engine_cpu_us_per_decision(start=NativeHandState.start), 1)
 
 
 def run(hands_heads_up: int = 4000, hands_four: int = 2000, acpc_dir: str | None = None) -> dict[str, Any]:
@@ -466,6 +479,7 @@ def run(hands_heads_up: int = 4000, hands_four: int = 2000, acpc_dir: str | None
         c_hu = match_speed(2, hands_heads_up, True, command=(c_bot,)) if c_bot else None
     acpc = _acpc(acpc_dir, hands_heads_up, c_hu)
     engine_us = engine_cpu_us_per_decision()
+    native_engine_us = _native_engine_us()
     best = max(hu, key=lambda m: hu[m]["hands_per_s"])
     boxed = _sandboxed(hands_heads_up, best == "pinned", hu[best]["hands_per_s"])
     rt_same = rt_pinned if best == "pinned" else rt_free
@@ -499,6 +513,7 @@ def run(hands_heads_up: int = 4000, hands_four: int = 2000, acpc_dir: str | None
         **acpc,
         **reply_read_us(),
         "engine_cpu_us_per_decision": round(engine_us, 1),
+        "engine_cpu_us_per_decision_native": native_engine_us,
         **boxed,
         "cpus": os.cpu_count(),
         "load_average_1min": round(os.getloadavg()[0], 2),

@@ -12,7 +12,9 @@ state machine). Modules: ``cards``, ``evaluator``, ``config`` (game settings), `
 (:class:`HandState`: dealing, forced bets, the public API) built from ``legality`` (what may be
 done now, and why not) and ``rounds`` (what an action changes), with ``fields`` (the hand's fields
 and their types) and ``constants`` they share. ``native`` opens the native core (the same rules in Rust,
-``harness_core``, built from ``native/``): imported only on request, never by this package.
+``harness_core``, built from ``native/``): imported only on request, never by this package;
+``native_state`` plays a Seven Card Draw hand in it behind ``HandState``'s API (the referee's hand
+when the crate is built).
 """
 
 from harness.engine.actions import Action, ActionKind, Legal, Phase

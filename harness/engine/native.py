@@ -1,6 +1,7 @@
 """The native core: the same rules in Rust (the crate in ``native/``, Python module ``harness_core``).
 
-The referee still plays on the Python engine, the training environments on the core; this module is the
+The training environments play on the core, and so does the referee's Seven Card Draw hand
+(:class:`harness.engine.native_state.NativeHandState`, over :data:`NativeHand`); this module is the
 one door to the crate for the rest of the harness (``tests/test_layering.py``): :func:`start_native` builds
 a :class:`harness_core.NativeHand` from the same arguments as :meth:`harness.engine.HandState.start`, so
 both deal the same cards for the same seed (the crate implements CPython's Mersenne Twister and

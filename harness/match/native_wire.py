@@ -9,6 +9,9 @@ same :class:`ProtocolError`, for any bytes):
 - :func:`decode_reply`: :func:`protocol.codec.decode_reply`; a well-formed ``action`` or ``discard``
   reply is read in Rust, anything else is left to :func:`protocol.codec.decode`, the one place that
   says what is wrong, so every error is the codec's own.
+- :func:`start_hand`: :func:`harness.engine.games.start_hand` with a Seven Card Draw hand played in the
+  core (:class:`harness.engine.native_state.NativeHandState`, ``HandState``'s API), checked against the
+  Python engine after every action by tests/test_native_state.py; other games stay on the Python engine.
 
 ``make install`` builds the crate; importing this module without it raises ImportError (the endpoint then
 keeps the Python twins).
@@ -18,11 +21,12 @@ from __future__ import annotations
 
 import harness_core
 
+from harness.engine.native_state import start_hand
 from protocol import codec
 from protocol.messages import ActionReply, DiscardReply, Message
 from protocol.version import MAX_AMOUNT, MAX_MESSAGE_BYTES, PROTOCOL_VERSION
 
-__all__ = ["Parser", "decode_reply"]
+__all__ = ["Parser", "decode_reply", "start_hand"]
 
 #: ``Parser(frame_limit, skip_limit=None)``: the ZMTP parser in Rust (:class:`harness.match.zmtp.Parser`'s API).
 Parser = harness_core.ZmtpParser

@@ -41,9 +41,9 @@ import resource
 import shutil
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from harness.deals import commitment, deals_of, hand_seed, hand_seeds
 from harness.engine import (
@@ -77,6 +77,11 @@ from harness.match.stoprequest import raise_if_asked
 from harness.match.trace import WireTrace
 from harness.match.untrusted import visible
 from harness.match.wire import HandWire, MatchWire
+
+try:  # Seven Card Draw's hands played in the native core, when the crate is built
+    from harness.match import native_wire
+except ImportError:
+    native_wire = None  # type: ignore[assignment]
 from harness.specs import (
     BotSpec,
     FaultKind,
@@ -127,6 +132,12 @@ _DRAW = Phase.DRAW
 _ACTION_KINDS = {k.value: k for k in ActionKind if k is not ActionKind.DRAW}
 #: Replies without an amount map to shared Action objects (one fewer object per decision).
 _PLAIN_ACTIONS = {"fold": FOLD_ACTION, "check": CHECK_ACTION, "call": CALL_ACTION}
+#: The hand factory of every match (``start_hand``'s arguments): a Seven Card Draw hand is played in the
+#: native core when the crate is built (``native_wire.start_hand``: a ``NativeHandState``, which has
+#: ``HandState``'s API, hence the cast), on the Python engine otherwise and in the other games. Both give
+#: the same hands and hand histories (tests/test_native_state.py).
+_start_hand: Callable[..., HandState] = start_hand if native_wire is None else cast(
+    "Callable[..., HandState]", native_wire.start_hand)
 
 
 def clip_detail(detail: str) -> str:
@@ -517,7 +528,7 @@ class Referee:
                 self._seeds = [hand_seed(spec.seed, d) for d in self._block_deals]
         if spec.rotation is not None:
             self._deals.append(self._block_deals[i])
-        state = start_hand(spec.definition, spec.game, stacks, button, self._seeds[i], h, carried=carried)
+        state = _start_hand(spec.definition, spec.game, stacks, button, self._seeds[i], h, carried=carried)
         faults: list[list[Any]] = []
         if self._pending_faults:
             faults.extend(self._pending_faults)

@@ -226,6 +226,52 @@ impl NativeHand {
         self.h.hole_cards[..self.h.n].iter().map(|c| ints(c)).collect()
     }
 
+    /// Everything a referee reads after an action, in one call (`harness.engine.native_state`):
+    /// `(phase, to_act, stacks, bets, contrib, folded, all_in, draws, events, legal)`, `events` those
+    /// from index `since` on (as `events()`), `legal` `(kinds, call_amount, min_to, max_to,
+    /// max_discards)` with kinds a bit set (bit = kind code: fold 0 .. draw 5).
+    #[allow(clippy::type_complexity)]
+    fn view(
+        &self,
+        since: usize,
+    ) -> (
+        &'static str,
+        Option<usize>,
+        Vec<i64>,
+        Vec<i64>,
+        Vec<i64>,
+        Vec<bool>,
+        Vec<bool>,
+        Vec<Option<u8>>,
+        Vec<(u8, &'static str, i64, bool)>,
+        (u8, i64, i64, i64, u8),
+    ) {
+        let h = &self.h;
+        let n = h.n;
+        let lg = h.legal();
+        let events = h.events.get(since..).unwrap_or(&[]);
+        (
+            h.phase.name(),
+            h.to_act,
+            h.stacks[..n].to_vec(),
+            h.bets[..n].to_vec(),
+            h.contrib[..n].to_vec(),
+            h.folded[..n].to_vec(),
+            h.all_in[..n].to_vec(),
+            h.draws[..n].to_vec(),
+            events.iter().map(|e| (e.seat, KIND_NAMES[e.what as usize], e.amount, e.all_in)).collect(),
+            (lg.kinds, lg.call_amount, lg.min_to, lg.max_to, lg.max_discards),
+        )
+    }
+
+    /// The current cards of `seat` (card ints, as `cards`).
+    fn seat_cards(&self, seat: usize) -> PyResult<Vec<u16>> {
+        if seat >= self.h.n {
+            return Err(PyValueError::new_err(format!("seat must be 0..{}, got {seat}", self.h.n - 1)));
+        }
+        Ok(ints(&self.h.cards[seat]))
+    }
+
     /// `(kinds, call_amount, min_to, max_to, max_discards)`, kinds in `Legal.actions`' order.
     fn legal(&self) -> (Vec<&'static str>, i64, i64, i64, u8) {
         let lg = self.h.legal();
