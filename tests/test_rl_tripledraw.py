@@ -17,6 +17,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from pettingzoo.test import api_test  # noqa: E402
 
+from harness.deals import match_seed  # noqa: E402
 from harness.engine import Phase  # noqa: E402
 from harness.rl import encoding, tripledraw  # noqa: E402
 from harness.rl.aec import env, raw_env  # noqa: E402
@@ -117,6 +118,64 @@ def test_what_the_environment_refuses_is_one_line_naming_it(kwargs: dict[str, ob
     assert "\n" not in str(caught.value)
 
 
-def test_the_vector_environment_refuses_triple_draw_in_one_line() -> None:
-    with pytest.raises(ValueError, match="the vector environment plays Seven Card Draw, not deuce-to-seven"):
-        VectorEnv(2, game=TRIPLE)
+def test_the_vector_environment_refuses_a_game_without_an_encoding_in_one_line() -> None:
+    with pytest.raises(ValueError, match="'five-card-draw' is not a game the environments play") as caught:
+        VectorEnv(2, game="five-card-draw")
+    assert "\n" not in str(caught.value)
+
+
+@settings(max_examples=10, deadline=None)
+@given(tables=st.integers(1, 5), n=st.integers(2, 6), seed=st.integers(0, 2**64), fixed=st.booleans(),
+       choices=st.integers(0, 2**32))
+def test_the_vector_environment_matches_single_tables_step_for_step(tables: int, n: int, seed: int, fixed: bool,
+                                                                    choices: int) -> None:
+    """N Triple Draw tables stepped in one call give, row by row, what N single environments give on the same
+    deals and actions: observation, mask, the seat to act, rewards and each finished hand's last views."""
+    game = GAMES["fixed-limit" if fixed else "no-limit"]
+    venv = VectorEnv(tables, num_players=n, game=game, starting_stack=150)
+    views, info = venv.reset(seed=seed)
+    obs, masks = views["observation"], views["action_mask"]
+    assert obs.shape == (tables, tripledraw.obs_size(n)) and obs.dtype == np.float32
+    assert masks.shape == (tables, tripledraw.N_ACTIONS) and masks.dtype == np.int8
+    assert venv.single_action_space.n == tripledraw.N_ACTIONS
+    singles = [raw_env(num_players=n, game=game, starting_stack=150) for _ in range(tables)]
+    for i, t in enumerate(singles):
+        t.reset(seed=match_seed(seed, ["vector", str(i)]))
+    rng = np.random.default_rng(choices)
+    ended = 0
+    for _ in range(120):
+        actions = np.argmax(rng.random(masks.shape) * masks, axis=1)
+        for i, t in enumerate(singles):
+            mine = t.observe(t.agent_selection)
+            assert np.array_equal(obs[i], mine["observation"]) and np.array_equal(masks[i], mine["action_mask"])
+            assert info["seat"][i] == int(t.agent_selection[7:])
+        acting = [t.agent_selection for t in singles]
+        views, reward, done, truncated, info = venv.step(actions)
+        obs, masks = views["observation"], views["action_mask"]
+        assert not truncated.any()
+        for i, t in enumerate(singles):
+            t.step(int(actions[i]))
+            if done[i]:
+                ended += 1
+                assert all(t.terminations.values())
+                assert info["rewards"][i].tolist() == pytest.approx([t.rewards[a] for a in t.possible_agents])
+                assert reward[i] == pytest.approx(t.rewards[acting[i]])
+                assert np.array_equal(info["final_obs"][i]["observation"], t.observe(acting[i])["observation"])
+                for s, agent in enumerate(t.possible_agents):
+                    assert np.array_equal(info["final_info"]["observations"][i][s], t.observe(agent)["observation"])
+                t.reset()
+            else:
+                assert reward[i] == 0 and not info.get("_final_obs", np.zeros(tables, bool))[i]
+    assert ended > 0
+
+
+def test_the_vector_environment_refuses_an_illegal_action_and_no_table_moves() -> None:
+    venv = VectorEnv(3, game=TRIPLE)
+    masks = venv.reset(seed=4)[0]["action_mask"]
+    before = [len(t.state.history) for t in venv.tables]
+    actions = np.argmax(masks, axis=1)
+    actions[2] = next(i for i in range(tripledraw.N_ACTIONS) if not masks[2][i])
+    with pytest.raises(ValueError, match="table 2: action .* is not legal") as caught:
+        venv.step(actions)
+    assert "no table moved" in str(caught.value)
+    assert [len(t.state.history) for t in venv.tables] == before

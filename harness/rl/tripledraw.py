@@ -41,8 +41,8 @@ from harness.engine import Action, ActionKind, Phase
 from harness.engine.state import HandState
 from harness.rl.encoding import BET_BASE, CALL, FOLD, SIZES, action_index, betting, offsets
 
-__all__ = ["DISCARDS", "DRAWS", "DRAW_BASE", "DRAW_KEY", "NONE_KEY", "N_ACTIONS", "ROUNDS", "action_of", "bounds",
-           "decision", "decode", "layout", "mask", "mask_row", "obs_size", "observe", "observe_into"]
+__all__ = ["DISCARDS", "DRAWS", "DRAW_BASE", "DRAW_KEY", "MASKS", "NONE_KEY", "N_ACTIONS", "ROUNDS", "action_of",
+           "bounds", "decision", "decode", "layout", "mask", "mask_row", "obs_size", "observe", "observe_into"]
 
 #: Draws and betting rounds of the game (R8.1).
 DRAWS, ROUNDS = 3, 4
@@ -54,11 +54,14 @@ assert len(DISCARDS) == 32
 #: The draw's mask key, and that of no decision; a betting key has bit i set when index i is legal (as
 #: :mod:`harness.rl.encoding`'s keys, whose betting bits these are).
 DRAW_KEY, NONE_KEY = 1 << DRAW_BASE, (1 << DRAW_BASE) + 1
-_MASKS = np.zeros((NONE_KEY + 1, N_ACTIONS), dtype=np.int8)
+#: ``MASKS[key]``: the int8 mask of a key (read only); a vectorised caller takes ``MASKS[keys]`` in one numpy call
+#: (as :data:`harness.rl.encoding.MASKS`).
+MASKS = np.zeros((NONE_KEY + 1, N_ACTIONS), dtype=np.int8)
 for _key in range(DRAW_KEY):
     for _i in range(DRAW_BASE):
-        _MASKS[_key, _i] = _key >> _i & 1
-_MASKS[DRAW_KEY, DRAW_BASE:] = 1
+        MASKS[_key, _i] = _key >> _i & 1
+MASKS[DRAW_KEY, DRAW_BASE:] = 1
+MASKS.flags.writeable = False
 del _key, _i
 _KIND_COLUMN = {"check": 0, "call": 1, "bet": 2, "raise": 2}
 
@@ -76,7 +79,7 @@ def decision(state: HandState) -> tuple[int, tuple[int, ...] | None]:
 
 def mask_row(key: int) -> np.ndarray:
     """A new (writable) int8 mask of :data:`N_ACTIONS` for a key of :func:`decision`."""
-    row: np.ndarray = _MASKS[key].copy()
+    row: np.ndarray = MASKS[key].copy()
     return row
 
 
