@@ -179,3 +179,14 @@ def test_the_vector_environment_refuses_an_illegal_action_and_no_table_moves() -
         venv.step(actions)
     assert "no table moved" in str(caught.value)
     assert [len(t.state.history) for t in venv.tables] == before
+
+
+def test_the_env_bench_measures_triple_draw_on_the_python_engine() -> None:
+    from harness.rl import bench
+
+    figures = bench.run(seconds=0.05, game=TRIPLE)
+    assert figures["game"] == TRIPLE
+    assert figures["steps_per_s"] > 0 and figures["steps_per_s_vector_python"] > 0 and figures["clone_us"] > 0
+    assert "steps_per_s_vector" not in figures  # no native figures: the core plays Seven Card Draw only
+    expected = 1e6 / figures["rules_us_per_step"] / figures["steps_per_s"]
+    assert figures["vector_over_single_ceiling"] == pytest.approx(expected, rel=0.02)

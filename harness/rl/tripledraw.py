@@ -160,37 +160,33 @@ def observe(state: HandState, seat: int) -> np.ndarray:
 def observe_into(v: Any, at: int, state: HandState, seat: int) -> None:
     """:func:`observe` written into ``v[at:]`` (zeros there before)."""
     n = state.n
-    lay = layout(n)
+    (cards, phases, button, to_act, stacks, bets, contrib, pot, legal_at, folded, all_in, draws, actions,
+     shown) = (at + x for x in _starts(n))
     unit = float(state.config.unit)
-
-    def rel(s: int) -> int:
-        return (s - seat) % n
-
-    def put(name: str, offset: int, value: float) -> None:
-        v[at + lay[name].start + offset] = value
-
     for c in state.cards[seat]:
-        put("cards", c, 1.0)
+        v[cards + c] = 1.0
     phase = state.phase
     if phase is Phase.COMPLETE:
-        put("phase", 2 * DRAWS + 1, 1.0)
+        v[phases + 2 * DRAWS + 1] = 1.0
     else:  # bet r at 2 (r - 1), draw d (after bet d) at 2 d - 1
-        put("phase", 2 * (state.betting_round - 1) + (1 if phase is Phase.DRAW else 0), 1.0)
-    put("button", rel(state.button), 1.0)
+        v[phases + 2 * (state.betting_round - 1) + (1 if phase is Phase.DRAW else 0)] = 1.0
+    v[button + (state.button - seat) % n] = 1.0
     if state.to_act is not None:
-        put("to_act", rel(state.to_act), 1.0)
+        v[to_act + (state.to_act - seat) % n] = 1.0
+    st_stacks, st_bets, st_contrib, st_folded, st_all_in = (state.stacks, state.bets, state.contrib, state.folded,
+                                                            state.all_in)
     for s in range(n):
-        k = rel(s)
-        put("stacks", k, state.stacks[s] / unit)
-        put("bets", k, state.bets[s] / unit)
-        put("contrib", k, state.contrib[s] / unit)
-        put("folded", k, float(state.folded[s]))
-        put("all_in", k, float(state.all_in[s]))
-    put("pot", 0, sum(state.contrib) / unit)
+        k = (s - seat) % n
+        v[stacks + k] = st_stacks[s] / unit
+        v[bets + k] = st_bets[s] / unit
+        v[contrib + k] = st_contrib[s] / unit
+        v[folded + k] = float(st_folded[s])
+        v[all_in + k] = float(st_all_in[s])
+    v[pot] = sum(st_contrib) / unit
     if state.to_act == seat and phase not in (Phase.DRAW, Phase.COMPLETE):
         legal = state.legal()
         for i, x in enumerate((legal.call_amount, legal.min_to, legal.max_to)):
-            put("legal", i, (x or 0) / unit)
+            v[legal_at + i] = (x or 0) / unit
     drawn = [[-1.0] * n for _ in range(DRAWS)]
     done = [0] * n  # draws each seat has made: a betting round after draw d follows everyone's d-th draw
     for event in state.history:
@@ -199,13 +195,27 @@ def observe_into(v: Any, at: int, state: HandState, seat: int) -> None:
             drawn[done[s]][s] = float(event["count"])
             done[s] += 1
         elif kind in _KIND_COLUMN:
-            x = at + lay["actions"].start + (max(done) * n + rel(s)) * 3 + _KIND_COLUMN[kind]
-            v[x] += 1.0
+            v[actions + (max(done) * n + (s - seat) % n) * 3 + _KIND_COLUMN[kind]] += 1.0
     for d in range(DRAWS):
         for s in range(n):
-            put("draws", d * n + rel(s), drawn[d][s])
+            v[draws + d * n + (s - seat) % n] = drawn[d][s]
     if phase is Phase.COMPLETE:
         for s in state.result().shown:
             if s != seat:
+                base = shown + 52 * ((s - seat) % n - 1)
                 for c in state.cards[s]:
-                    put("shown", 52 * (rel(s) - 1) + c, 1.0)
+                    v[base + c] = 1.0
+
+
+_FIELD_NAMES = ("cards", "phase", "button", "to_act", "stacks", "bets", "contrib", "pot", "legal", "folded", "all_in",
+                "draws", "actions", "shown")
+_STARTS: dict[int, tuple[int, ...]] = {}
+
+
+def _starts(n: int) -> tuple[int, ...]:
+    """The fields' offsets at ``n`` seats, in :func:`layout`'s order (computed once per table size)."""
+    found = _STARTS.get(n)
+    if found is None:
+        lay = layout(n)
+        found = _STARTS[n] = tuple(lay[name].start for name in _FIELD_NAMES)
+    return found
