@@ -32,22 +32,24 @@ as Seven Card Draw's, with the fields of a game of three draws and four betting 
 
 from __future__ import annotations
 
-from itertools import combinations
 from typing import Any
 
 import numpy as np
 
 from harness.engine import Action, ActionKind, Phase
 from harness.engine.state import HandState
+from harness.rl import features
+from harness.rl.actions import DISCARDS_27
 from harness.rl.encoding import BET_BASE, CALL, FOLD, SIZES, action_index, betting, offsets
 
 __all__ = ["DISCARDS", "DRAWS", "DRAW_BASE", "DRAW_KEY", "MASKS", "NONE_KEY", "N_ACTIONS", "ROUNDS", "action_of",
-           "bounds", "decision", "decode", "layout", "mask", "mask_row", "obs_size", "observe", "observe_into"]
+           "bounds", "decision", "decode", "feature_bounds", "layout", "mask", "mask_row", "obs_size", "observe",
+           "observe_features_into", "observe_into"]
 
 #: Draws and betting rounds of the game (R8.1).
 DRAWS, ROUNDS = 3, 4
 HOLE = 5
-DISCARDS: tuple[tuple[int, ...], ...] = tuple(c for k in range(HOLE + 1) for c in combinations(range(HOLE), k))
+DISCARDS = DISCARDS_27
 DRAW_BASE = BET_BASE + len(SIZES)
 N_ACTIONS = DRAW_BASE + len(DISCARDS)
 assert len(DISCARDS) == 32
@@ -205,6 +207,22 @@ def observe_into(v: Any, at: int, state: HandState, seat: int) -> None:
                 base = shown + 52 * ((s - seat) % n - 1)
                 for c in state.cards[s]:
                     v[base + c] = 1.0
+
+
+def feature_bounds(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(low, high)`` of the ``features=True`` fields at ``n`` seats (:func:`harness.rl.features.bounds`, Triple
+    Draw's)."""
+    return features.bounds(n, low_game=True)
+
+
+def observe_features_into(v: Any, at: int, state: HandState, seat: int) -> None:
+    """The ``features=True`` fields (:mod:`harness.rl.features`, Triple Draw's) of ``seat`` in ``state``, written
+    from ``at`` on (``at``: :func:`obs_size` ``(n)`` into an observation row)."""
+    phase = state.phase
+    call = state.legal().call_amount if state.to_act == seat and phase in ("bet1", "bet2") else 0
+    drawn = sum(1 for event in state.history if event["seat"] == seat and event["action"] == "draw")
+    features.fill_27(v, at, state.n, seat, state.cards[seat], drawn < DRAWS and phase is not Phase.COMPLETE,
+                     state.button, sum(state.contrib), call)
 
 
 _FIELD_NAMES = ("cards", "phase", "button", "to_act", "stacks", "bets", "contrib", "pot", "legal", "folded", "all_in",

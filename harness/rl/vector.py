@@ -24,7 +24,6 @@ from gymnasium.vector.utils import batch_space
 
 from harness.deals import match_seed, new_seed, parse_seed
 from harness.engine import Phase
-from harness.rl import encoding
 from harness.rl.aec import SevenCardDrawEnv
 
 __all__ = ["VectorEnv"]
@@ -75,7 +74,8 @@ class VectorEnv(_GymVectorEnv):
         size = self._size
         obs = np.zeros((self.num_envs, size), dtype=np.float32)
         flat = obs.reshape(-1).data
-        base, features, observe_into = self._base, self._features, self._codec.observe_into
+        codec = self._codec
+        base, features, observe_into = self._base, self._features, codec.observe_into
         keys, seats = [], []
         for i, t in enumerate(self.tables):
             state = t.state
@@ -84,9 +84,9 @@ class VectorEnv(_GymVectorEnv):
             keys.append(t._decision()[0])
             seats.append(s)
             observe_into(flat, i * size, state, s)
-            if features:  # Seven Card Draw's only (the tables refuse them elsewhere)
-                encoding.observe_features_into(obs[i], base, state, s)
-        return {"observation": obs, "action_mask": self._codec.MASKS[keys]}, np.array(seats, dtype=np.int64)
+            if features:
+                codec.observe_features_into(obs[i], base, state, s)
+        return {"observation": obs, "action_mask": codec.MASKS[keys]}, np.array(seats, dtype=np.int64)
 
     def _deal(self, t: SevenCardDrawEnv, seed: int | None) -> None:
         t.reset(seed=seed)
@@ -179,7 +179,7 @@ class VectorEnv(_GymVectorEnv):
                 for s in range(n):  # every seat's last view, written in place (the shown cards included)
                     codec.observe_into(flat, (i * n + s) * self._size, state, s)
                     if self._features:
-                        encoding.observe_features_into(views[i, s], self._base, state, s)
+                        codec.observe_features_into(views[i, s], self._base, state, s)
                 final_obs[i] = {"observation": views[i, seat], "action_mask": codec.mask_row(codec.NONE_KEY)}
                 infos["final_info"]["seat"][i] = seat
                 self._next_hand(t)
