@@ -200,6 +200,15 @@ def test_pettingzoo_api_test_passes_with_the_features() -> None:
              verbose_progress=False)
 
 
+def test_gymnasium_check_env_passes_with_the_features() -> None:
+    g = SingleAgentEnv([random_policy()], illegal="default", game=TRIPLE, features=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(g)
+    assert [str(w.message) for w in caught if "not having a spec" not in str(w.message)] == []
+    assert g.reset(seed=1)[0]["observation"].shape == (tripledraw.obs_size(2) + features.SIZE_27,)
+
+
 @settings(max_examples=8, deadline=None)
 @given(n=st.integers(2, 6), seed=st.integers(0, 2**32))
 def test_the_features_read_the_seats_own_cards_and_name_the_keep_rules_draw(n: int, seed: int) -> None:
