@@ -793,7 +793,8 @@ def lbr(bot: str | type[Bot] | Bot | Callable[[], Bot], hands: int = 200, seed: 
         an :class:`LbrResult`.
 
     Raises:
-        BotSpecError: as :func:`load_bot`; creating the bot raised (named in one line).
+        BotSpecError: as :func:`load_bot`; creating the bot, or its start of the match, raised or exited (a bot
+            leaving a game it does not play: named in one line).
         ValueError: ``hands`` below 2, ``particles`` below 2, ``rollouts`` below 1, a bad seed or stack; a game LBR
             does not play (Five Card Draw) or settings it refuses heads-up (its rule named).
     """
