@@ -74,6 +74,8 @@ CASES: list[tuple[list[str], set[int], str]] = [
     (["bench", "nosuch"], {2}, "bench"),
     (["bench", "match", "--hands", "0"], {2}, "bench match"),
     (["bench", "env", "--seconds", "0"], {1, 2}, "bench env"),  # 1 without the rl extra
+    (["bench", "env", "--game", "five-card-draw"], {1, 2}, "bench env"),
+    (["bench", "env", "--game", "deuce-to-seven-triple-draw", "--anchors"], {1, 2}, "bench env"),
     (["bench", "engine", "--seed", "zz"], {2}, "bench engine"),
     (["bench", "engine", "--differential", "-1"], {2}, "bench engine"),
     (["bench", "match", "--acpc", "/no/such/dir"], {2}, "bench match"),

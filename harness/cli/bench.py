@@ -119,6 +119,8 @@ def bench_env(
     seconds: float = typer.Option(3.0, "--seconds", help="CPU seconds per figure."),
     anchors: bool = typer.Option(False, "--anchors", help="Also OpenSpiel's and RLCard's limit hold'em in the same "
                                  "loop, alternated with ours, and the ratios (the extra 'bench')."),
+    game: str = typer.Option("seven-card-draw", "--game", help="seven-card-draw or deuce-to-seven-triple-draw (the "
+                             "Python engine only: no native figures, no targets)."),
 ) -> None:
     """Steps/s of the PettingZoo environment and of 64 tables at once (native, Python); clone()'s cost (needs .[rl]);
     with --anchors, beside OpenSpiel's and RLCard's limit hold'em."""
@@ -131,7 +133,14 @@ def bench_env(
                     EXIT_FAILED) from None
     if not 0 < seconds <= 600:
         raise UsageError(f"--seconds must be above 0 and at most 600, got {seconds}")
-    figures = run_bench(seconds)
+    from harness.rl.aec import CODECS
+
+    if game not in CODECS:
+        raise UsageError(f"--game must be one of {', '.join(CODECS)} (the games the environments play), got {game!r}")
+    seven = game == "seven-card-draw"
+    if anchors and not seven:
+        raise UsageError(f"--anchors compares Seven Card Draw's environment, not {game}'s: leave out one of them")
+    figures = run_bench(seconds, game)
     if anchors:
         from harness.rl.anchors import run as run_anchors
 
@@ -139,4 +148,4 @@ def bench_env(
         for note in notes:
             say("bench env", f"notice: {note}")
         figures.update(extra)
-    print_figures(figures, json_out, RL_TARGETS)
+    print_figures(figures, json_out, RL_TARGETS if seven else {})

@@ -70,3 +70,43 @@ def rank_27(cards: Sequence[int]) -> HandRank:
     """
     value = evaluate_27(cards)
     return HandRank(value, low_category(value), tuple(sorted(cards, reverse=True)))
+
+
+#: The highest rank a made hand may hold to stand pat in :func:`keep_27`: nine (rank index 7; deuce is 0).
+STAND_PAT_TOP = 7
+#: The highest rank :func:`keep_27` keeps when it draws: seven (rank index 5).
+DRAW_TOP = 5
+
+
+def keep_27(cards: Sequence[int]) -> list[int]:
+    """Which of five cards to keep at a deuce-to-seven draw (R8.1: 0 to 5 discards): the one home of this rule
+    (LBR's draws in Triple Draw use it).
+
+    Stand pat on a made nine-low or better (no pair, straight or flush, the highest card a nine or lower);
+    otherwise keep one card of each rank from deuce to seven (the ace is high, R8.2), lowest first, at most
+    four (five such cards are then a straight or a flush: the highest goes).
+
+    >>> from harness.engine.cards import parse_cards, cards_str
+    >>> cards_str(keep_27(parse_cards("9h 7d 4c 3s 2h")))  # a made nine-low: stand pat
+    ['9h', '7d', '4c', '3s', '2h']
+    >>> cards_str(keep_27(parse_cards("Ah 7d 7c 3s 2h")))  # the ace and one seven go
+    ['7c', '3s', '2h']
+
+    Args:
+        cards: five distinct cards (ints 0..51).
+
+    Returns:
+        The cards to keep (0 to 5 of them), a subset of ``cards`` in their order.
+
+    Raises:
+        CardError: not five distinct cards.
+    """
+    value = evaluate_27(cards)
+    if low_category(value) == Category.HIGH_CARD and max(c >> 2 for c in cards) <= STAND_PAT_TOP:
+        return list(cards)
+    chosen: dict[int, int] = {}
+    for c in sorted(cards, key=lambda c: (c >> 2, c & 3)):
+        if c >> 2 <= DRAW_TOP and c >> 2 not in chosen:
+            chosen[c >> 2] = c
+    kept = set(sorted(chosen.values())[:4])
+    return [c for c in cards if c in kept]

@@ -45,7 +45,6 @@ from harness.engine.errors import GameConfigError
 from harness.engine.games import DEUCE_TO_SEVEN_TRIPLE_DRAW, GAMES, SEVEN_CARD_DRAW, GameDefinition, start_hand
 from harness.engine.state import checked_start
 from harness.rl import encoding, tripledraw
-from harness.rl import features as feature_fields
 
 __all__ = ["SevenCardDrawEnv", "env", "raw_env"]
 
@@ -83,15 +82,15 @@ class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no typ
         starting_stack: chips of every seat at the start of every hand.
         render_mode: None, ``"ansi"`` (``render()`` returns text) or ``"human"`` (prints it).
         features: append the hand-strength features (:mod:`harness.rl.features`: category, equity, outs, pot
-            odds, position, the cards ``best_keep`` keeps) after the base observation; off by default, so the
-            default observation's layout is unchanged. Seven Card Draw only.
+            odds, position, the cards ``best_keep`` keeps; Triple Draw's are its 2-7 ones) after the base
+            observation; off by default, so the default observation's layout is unchanged.
         engine: ``"native"`` (the default: the native core where it can, module doc) or ``"python"`` (the
             Python engine, the oracle).
 
     Raises:
         ValueError: a table size outside 2..6, a stack below 1, an engine other than those two, a game the
-            environments do not play, settings or a table size the game refuses (its rule named),
-            ``features`` outside Seven Card Draw; ``ConfigError`` for bad game settings.
+            environments do not play, settings or a table size the game refuses (its rule named);
+            ``ConfigError`` for bad game settings.
     """
 
     metadata: dict[str, Any] = {"name": "seven_card_draw_v0", "render_modes": ["human", "ansi"],
@@ -133,8 +132,6 @@ class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no typ
                 checked_start(self.game, [starting_stack] * num_players, 0, 0, None, self.definition)
             except GameConfigError as exc:
                 raise ValueError(f"game {name}: {exc}") from None
-        if features and name != SEVEN_CARD_DRAW.name:
-            raise ValueError(f"features: the hand-strength features are Seven Card Draw's, not {name}'s")
         codec = self.codec
         self.num_players = num_players
         self.starting_stack = starting_stack
@@ -149,7 +146,7 @@ class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no typ
         self._base = codec.obs_size(num_players)
         low, high = codec.bounds(num_players, num_players * starting_stack, self.game.unit)
         if features:
-            flow, fhigh = feature_fields.bounds(num_players)
+            flow, fhigh = codec.feature_bounds(num_players)
             low, high = np.concatenate([low, flow]), np.concatenate([high, fhigh])
         size = self._size = len(low)
         self._obs_space = spaces.Dict({
@@ -386,7 +383,7 @@ class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no typ
         v = np.zeros(self._size, dtype=np.float32)
         codec.observe_into(v.data, 0, state, seat)
         if self.features:
-            encoding.observe_features_into(v, self._base, state, seat)
+            codec.observe_features_into(v, self._base, state, seat)
         return {"observation": v, "action_mask": codec.mask_row(key)}
 
     # --- search and display ------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Local best response (LBR) for heads-up Seven Card Draw: a lower bound on a bot's exploitability in bb/100.
+"""Local best response (LBR) for heads-up Seven Card Draw and Deuce-to-Seven Triple Draw: a lower bound on a bot's
+exploitability in bb/100.
 
 Source: V. Lisý and M. Bowling, "Equilibrium Approximation Quality of Current No-Limit Poker Bots" (AAAI
 workshops 2017). LBR plays against the bot and, at each of its decisions, estimates the bot's range (its
@@ -42,6 +43,14 @@ Adapted to Seven Card Draw heads-up (docs/researchers.md, "How exploitable is a 
   replacements drawn from the cards neither holds.
 - **LBR's draw**: :func:`~harness.engine.evaluator.best_keep`, the one home of the keep rule.
 
+Deuce-to-Seven Triple Draw (R8; ``definition=DEUCE_TO_SEVEN_TRIPLE_DRAW``, ``harness lbr --game``) is the same
+LBR over the game's definition: a holding is 5 cards; each of the three draws is a public count (R4.3), and a
+particle kept at a draw holds what the bot would have kept plus replacements sampled once the draw is over from
+the cards LBR cannot see (nor the particle's own earlier cards: heads-up the stock never runs out, 10 + 30 <= 52
+cards, so no card comes back); a particle holding a card LBR draws later is dropped. The keep rule of both LBR
+and the rollouts is :func:`harness.engine.lowball.keep_27`, the showdown :func:`~harness.engine.lowball.evaluate_27`,
+and before the last draw each rollout plays every draw left (keep, replace) for both hands.
+
 Duplicate deals: each deal ``h`` of match seed ``S`` (the deals of ``harness match --seed S``) is played
 twice, LBR in each seat, by two fresh copies of the bot (one per seating, each playing the deals in order
 as in a match); LBR's net per deal over both seats is one duplicate set, and bb/100 and its 95% interval
@@ -71,6 +80,15 @@ from harness.deals import hand_seed, parse_seed
 from harness.engine import Action, ActionKind, GameConfig, HandState, Phase
 from harness.engine.cards import CARD_STRS
 from harness.engine.evaluator import best_keep, evaluate
+from harness.engine.games import (
+    DEUCE_TO_SEVEN_TRIPLE_DRAW,
+    SEVEN_CARD_DRAW,
+    Evaluation,
+    GameDefinition,
+    game_problem,
+    start_hand,
+)
+from harness.engine.lowball import evaluate_27, keep_27
 from harness.errors import HarnessError
 from harness.match.wire import HandWire, MatchWire
 from harness.tournament.stats import Estimate, estimate
@@ -78,7 +96,7 @@ from protocol import codec
 from protocol.messages import GameSettings, MatchLimits, MatchStart
 from protocol.sdk import Bot, DecisionState
 
-__all__ = ["BotSpecError", "LbrResult", "Particle", "lbr", "load_bot"]
+__all__ = ["LBR_GAMES", "BotSpecError", "LbrResult", "Particle", "lbr", "load_bot"]
 
 _DECK = tuple(range(52))
 _CARD_INT = {text: card for card, text in enumerate(CARD_STRS)}
@@ -94,6 +112,43 @@ _POLICIES = {"check_fold": "check_fold", "check-fold": "check_fold", "always_cal
 
 class BotSpecError(HarnessError, ValueError):
     """A ``--bot`` that LBR cannot ask counterfactual questions: not found, not a Python SDK bot, or a command."""
+
+
+@dataclass(frozen=True)
+class _Rules:
+    """What LBR reads of the game: cards held (R6.1), draws (R6.4), its keep rule and showdown value (R6.7)."""
+
+    definition: GameDefinition
+    keep: Callable[[Sequence[int]], list[int]]
+    score: Callable[[Sequence[int]], int]
+
+    @property
+    def hole(self) -> int:
+        return self.definition.hole_cards
+
+    def draws_left(self, state: HandState) -> int:
+        """The draws still to come at a betting decision of ``state`` (round r follows r - 1 draws, R6.5)."""
+        return self.definition.draws - (state.betting_round - 1)
+
+
+#: The games LBR plays: those without passed-out deals, with the keep rule and the showdown value of their
+#: evaluation (R6.7).
+_KEEP_AND_SCORE = {Evaluation.HIGH: (best_keep, evaluate), Evaluation.DEUCE_TO_SEVEN: (keep_27, evaluate_27)}
+#: Their names (``harness lbr --game``).
+LBR_GAMES = (SEVEN_CARD_DRAW.name, DEUCE_TO_SEVEN_TRIPLE_DRAW.name)
+
+
+def _rules_of(definition: GameDefinition) -> _Rules:
+    """LBR's view of ``definition``.
+
+    Raises:
+        ValueError: a game LBR does not play (passed-out deals and openers: Five Card Draw).
+    """
+    if definition.passed_out or definition.evaluation not in _KEEP_AND_SCORE:
+        raise ValueError(f"LBR plays {' and '.join(LBR_GAMES)}, not {definition.name} "
+                         "(its passed-out deals and openers are not in LBR's model)")
+    keep, score = _KEEP_AND_SCORE[definition.evaluation]
+    return _Rules(definition, keep, score)
 
 
 # ----------------------------------------------------------------------------------------------- the bot
@@ -295,7 +350,8 @@ def _played(state: HandState, cards: Sequence[int], draw: bool, reply: Any) -> A
     try:
         if draw:
             discards = tuple(_CARD_INT[c] for c in reply)
-            if len(discards) > 4 or len(set(discards)) != len(discards) or not set(discards) <= set(cards):
+            if (len(discards) > state.legal().max_discards or len(set(discards)) != len(discards)
+                    or not set(discards) <= set(cards)):
                 return state.default_action()
             return Action(ActionKind.DRAW, 0, discards)
         kind, amount = (reply, 0) if isinstance(reply, str) else (reply[0], reply[1])
@@ -312,23 +368,40 @@ def _played(state: HandState, cards: Sequence[int], draw: bool, reply: Any) -> A
 
 @dataclass
 class Particle:
-    """One holding the bot may have: its seven dealt cards, what it kept at the draw and the replacements.
+    """One holding the bot may have: its dealt cards (seven; five in Triple Draw), what it kept at its latest draw
+    and the replacements.
 
-    ``kept`` is None before the bot's draw; ``new`` None until both draws are done (sampled then, from the
-    cards LBR cannot see). ``guess`` is :func:`best_keep` of ``hole`` (LBR's guess of the keep before the draw).
+    ``kept`` is None before the bot's first draw; ``new`` None until that draw is over for both (sampled then,
+    from the cards LBR cannot see). In a game of several draws, the next draw starts from ``kept + new``: that
+    becomes ``hole``, and what was discarded from the old ``hole`` goes to ``past`` (never the bot's again).
+    ``guess`` is the game's keep rule of the cards held now (LBR's guess of the next keep), None until needed.
     """
 
     hole: tuple[int, ...]
     kept: tuple[int, ...] | None = None
     new: tuple[int, ...] | None = None
     guess: tuple[int, ...] | None = None
+    past: tuple[int, ...] = ()
 
     def cards(self) -> tuple[int, ...]:
-        """The cards held now (the dealt seven before the draw, kept plus replacements after)."""
+        """The cards held now (the dealt cards before the first draw, kept plus replacements after a draw)."""
         if self.kept is None:
             return self.hole
-        assert self.new is not None  # sampled once both draws are done
+        assert self.new is not None  # sampled once the draw is over for both
         return self.kept + self.new
+
+    def redraw(self, discards: Sequence[int]) -> None:
+        """The bot's next draw from the cards held now (its replacements sampled): it discards ``discards``."""
+        held = self.cards()
+        if self.kept is not None:
+            self.past += tuple(c for c in self.hole if c not in self.kept)
+            self.hole, self.new = held, None
+        self.kept = tuple(c for c in held if c not in discards)
+        self.guess = None
+
+    def every_card(self) -> set[int]:
+        """Every card this holding has had (dealt, replacements, discarded)."""
+        return set(self.hole) | set(self.past) | set(self.new or ())
 
 
 @dataclass
@@ -350,11 +423,13 @@ def _matches(asked: Action, done: Action) -> bool:
 class _Range:
     """The particle set of one hand (module doc)."""
 
-    def __init__(self, rng: random.Random, size: int, state: HandState, seat: int) -> None:
+    def __init__(self, rng: random.Random, size: int, state: HandState, seat: int, rules: _Rules) -> None:
         self.rng = rng
         self.size = size
         self.state = state
         self.seat = seat
+        self.rules = rules
+        self.mine = set(state.hole_cards[seat])
         self.decisions: list[_Decision] = []
         self.lost = 0
         self.refills = 0
@@ -362,41 +437,41 @@ class _Range:
         self.particles = self._prior(size)
 
     def seen(self) -> set[int]:
-        """LBR's cards: dealt and drawn (never the bot's)."""
-        st = self.state
-        return set(st.hole_cards[self.seat]) | set(st.cards[self.seat])
+        """LBR's cards: dealt and drawn, in every draw (never the bot's)."""
+        self.mine.update(self.state.cards[self.seat])
+        return self.mine
 
     def _prior(self, count: int) -> list[Particle]:
         pool = [c for c in _DECK if c not in self.seen()]
-        return [Particle(tuple(self.rng.sample(pool, 7))) for _ in range(count)]
+        hole = self.rules.hole
+        return [Particle(tuple(self.rng.sample(pool, hole))) for _ in range(count)]
 
     def _sample_new(self, p: Particle) -> None:
         assert p.kept is not None
-        hidden = self.seen() | set(p.hole)
+        hidden = self.seen() | set(p.hole) | set(p.past)
         pool = [c for c in _DECK if c not in hidden]
-        p.new = tuple(self.rng.sample(pool, 7 - len(p.kept)))
+        p.new = tuple(self.rng.sample(pool, self.rules.hole - len(p.kept)))
 
     def drawn(self) -> bool:
-        """Both draws are done (the bot's replacements can be sampled)."""
-        return all(d is not None for d in self.state.draws) or self.state.phase is _BET2
+        """No draw is under way: the bot's replacements of the draw just played can be sampled."""
+        return self.state.phase is not _DRAW
 
     def settle(self) -> None:
-        """Sample the replacements of every particle once both draws are done."""
+        """Sample the replacements of every particle once the draw is over for both."""
         if self.drawn():
             for p in self.particles:
                 if p.kept is not None and p.new is None:
                     self._sample_new(p)
 
     def _consistent(self, p: Particle, decision: _Decision) -> bool:
-        if decision.action.kind is ActionKind.DRAW:
-            asked = decision.probe.ask(decision.state, decision.request, p.hole)
-            if not _matches(asked, decision.action):
-                return False
-            p.kept = tuple(c for c in p.hole if c not in asked.discards)
-            return True
-        if p.kept is not None and p.new is None:
+        if p.kept is not None and p.new is None:  # a decision after a draw: the replacements first
             self._sample_new(p)
-        return _matches(decision.probe.ask(decision.state, decision.request, p.cards()), decision.action)
+        asked = decision.probe.ask(decision.state, decision.request, p.cards())
+        if not _matches(asked, decision.action):
+            return False
+        if decision.action.kind is ActionKind.DRAW:
+            p.redraw(asked.discards)
+        return True
 
     def update(self, decision: _Decision, truth: Sequence[int]) -> None:
         """Keep the particles that would have done what the bot did; refill below half (module doc).
@@ -417,7 +492,7 @@ class _Range:
     def see_own_draw(self) -> None:
         """LBR's replacements are not the bot's: drop the holdings that contain one; refill below half."""
         seen = self.seen()
-        self.particles = [p for p in self.particles if not seen.intersection(p.hole)]
+        self.particles = [p for p in self.particles if not seen.intersection(p.every_card())]
         if len(self.particles) < self.size // 2:
             saved = random.getstate()
             self._refill()
@@ -429,16 +504,18 @@ class _Range:
         for _ in range(20 * self.size):
             if len(self.particles) >= self.size:
                 break
-            p = Particle(tuple(self.rng.sample(pool, 7)))
+            p = Particle(tuple(self.rng.sample(pool, self.rules.hole)))
             if all(self._consistent(p, d) for d in self.decisions):
                 self.particles.append(p)
         if not self.particles:  # nothing replays the hand: a bot whose randomness could not be restored
             self.lost += 1
             self.particles = self._prior(self.size)
             drew = [d.action for d in self.decisions if d.action.kind is ActionKind.DRAW]
-            if drew:  # the public draw count still holds: keep as many cards (which ones is unknown)
-                for p in self.particles:
-                    p.kept = p.hole[: 7 - len(drew[0].discards)]
+            for p in self.particles:  # the public draw counts still hold: keep as many cards (which is unknown)
+                for i, action in enumerate(drew):
+                    if i:
+                        self._sample_new(p)
+                    p.redraw(p.cards()[self.rules.hole - len(action.discards):])
 
 
 # ----------------------------------------------------------------------------------------------- LBR's play
@@ -455,49 +532,73 @@ def _bet_sizes(state: HandState) -> list[int]:
     return sorted({min(max(t, lg.min_to), lg.max_to) for t in wanted})
 
 
-def _showdown_chance(mine: Sequence[int], theirs: Sequence[int]) -> float:
-    a, b = evaluate(mine), evaluate(theirs)
+def _showdown_chance(score: Callable[[Sequence[int]], int], mine: Sequence[int], theirs: Sequence[int]) -> float:
+    a, b = score(mine), score(theirs)
     return 1.0 if a > b else 0.5 if a == b else 0.0
 
 
 class _Player:
     """LBR in one hand (module doc)."""
 
-    def __init__(self, rng: random.Random, rollouts: int, match: MatchWire) -> None:
+    def __init__(self, rng: random.Random, rollouts: int, match: MatchWire, rules: _Rules) -> None:
         self.rng = rng
         self.rollouts = rollouts
         self.match = match
+        self.rules = rules
 
-    def chances(self, state: HandState, seat: int, particles: Sequence[Particle]) -> list[float]:
-        """Per particle, LBR's chance to win at showdown with no more bets (ties half)."""
+    def chances(self, state: HandState, seat: int, particles: Sequence[Particle], seen: set[int]) -> list[float]:
+        """Per particle, LBR's chance to win at showdown with no more bets (ties half); ``seen``: every card LBR
+        has held."""
         mine = state.cards[seat]
-        if state.draws[seat] is not None and all(p.kept is not None for p in particles):
-            return [_showdown_chance(mine, p.cards()) for p in particles]
-        keep = best_keep(mine)
-        mine_draws = 7 - len(keep)
+        rules = self.rules
+        score, keep_of, hole = rules.score, rules.keep, rules.hole
+        left = rules.draws_left(state)
+        if left == 0 and all(p.kept is not None for p in particles):
+            return [_showdown_chance(score, mine, p.cards()) for p in particles]
+        left = max(left, 1)
+        keep = keep_of(mine)
+        mine_draws = hole - len(keep)
         sample = self.rng.sample
         out = []
         for p in particles:
+            held_now = p.cards()
             if p.guess is None:
-                p.guess = tuple(best_keep(p.hole))
-            held = set(mine) | set(p.hole)
+                p.guess = tuple(keep_of(held_now))
+            held = seen | p.every_card() | set(held_now)
             pool = [c for c in _DECK if c not in held]
-            theirs = 7 - len(p.guess)
+            theirs = hole - len(p.guess)
             total = 0.0
             for _ in range(self.rollouts):
                 cards = sample(pool, mine_draws + theirs)
-                total += _showdown_chance(keep + cards[:mine_draws], p.guess + tuple(cards[mine_draws:]))
+                a: Sequence[int] = keep + cards[:mine_draws]
+                b: Sequence[int] = p.guess + tuple(cards[mine_draws:])
+                if left > 1:  # the draws after the next: both keep by the rule again, from the cards left
+                    a, b = self._later_draws(a, b, set(cards), pool, left - 1)
+                total += _showdown_chance(score, a, b)
             out.append(total / self.rollouts)
         return out
+
+    def _later_draws(self, a: Sequence[int], b: Sequence[int], used: set[int], pool: Sequence[int], draws: int
+                     ) -> tuple[Sequence[int], Sequence[int]]:
+        """Both hands after ``draws`` more draws by the keep rule, replacements from ``pool`` less ``used``."""
+        keep_of, hole = self.rules.keep, self.rules.hole
+        for _ in range(draws):
+            ka, kb = keep_of(a), keep_of(b)
+            rest = [c for c in pool if c not in used]
+            cards = self.rng.sample(rest, 2 * hole - len(ka) - len(kb))
+            used.update(cards)
+            split = hole - len(ka)
+            a, b = ka + cards[:split], kb + cards[split:]
+        return a, b
 
     def decide(self, state: HandState, seat: int, bot: Bot, rng_range: _Range) -> Action:
         """LBR's action at its decision (module doc)."""
         if state.phase is _DRAW:
-            keep = set(best_keep(state.cards[seat]))
+            keep = set(self.rules.keep(state.cards[seat]))
             return Action(ActionKind.DRAW, 0, tuple(c for c in state.cards[seat] if c not in keep))
         rng_range.settle()
         particles = rng_range.particles
-        q = self.chances(state, seat, particles)
+        q = self.chances(state, seat, particles, rng_range.seen())
         n = len(particles)
         lg = state.legal()
         other = 1 - seat
@@ -605,7 +706,8 @@ class _Seating:
     """One fresh bot playing the deals in order against LBR in one seat (a match of reset stacks)."""
 
     def __init__(self, factory: Callable[[], Bot], root: int, seat: int, game: GameConfig, stack: int, particles: int,
-                 rollouts: int, observer: Callable[[HandState, int, Sequence[Particle]], None] | None) -> None:
+                 rollouts: int, observer: Callable[[HandState, int, Sequence[Particle]], None] | None,
+                 rules: _Rules) -> None:
         try:
             self.bot = factory()
         except Exception as exc:  # noqa: BLE001 - the bot's own code: say what failed in one line
@@ -615,24 +717,32 @@ class _Seating:
                 gen.seed(f"lbr-bot:{root}:{seat}:{i}")
         if not isinstance(self.bot, Bot):
             raise BotSpecError(f"the bot factory returned {type(self.bot).__name__}, not a protocol.sdk.Bot")
-        self.seat, self.game, self.stack = seat, game, stack
+        self.seat, self.game, self.stack, self.rules = seat, game, stack, rules
         self.particles, self.rollouts, self.observer = particles, rollouts, observer
-        self.match = MatchWire(game, _DECISION_MS)
+        definition = rules.definition
+        self.match = MatchWire(game, _DECISION_MS, definition)
         self.names = ["lbr", "bot"] if seat == 0 else ["bot", "lbr"]
         self.decisions = self.refills = self.lost = self.unfaithful = 0
-        self.bot.handle_frame(codec.encode(MatchStart(
-            match_id="lbr", seat=1 - seat, names=tuple(self.names), game=GameSettings.of(game), hands=10_000_000,
-            starting_stack=stack, stack_mode="reset", limits=MatchLimits(_DECISION_MS, _BANK_MS, 10000, 10, 65536))))
+        start = codec.encode(MatchStart(
+            match_id="lbr", seat=1 - seat, names=tuple(self.names), game=GameSettings.of(game, definition.name),
+            hands=10_000_000, starting_stack=stack, stack_mode="reset",
+            limits=MatchLimits(_DECISION_MS, _BANK_MS, 10000, 10, 65536)))
+        try:
+            self.bot.handle_frame(start)
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - the bot's code (a bot leaves a game it does not play)
+            raise BotSpecError(f"the bot did not start a match of {definition.name} ({type(exc).__name__}: {exc}); "
+                               "does it play that game?") from None
 
     def play(self, root: int, hand: int) -> float:
         """Hand ``hand`` of match ``root``; LBR's net chips in big blinds."""
         seat, other, bot = self.seat, 1 - self.seat, self.bot
-        state = HandState.start(self.game, [self.stack, self.stack], hand % 2, hand_seed(root, hand), hand)
+        state = start_hand(self.rules.definition, self.game, [self.stack, self.stack], hand % 2, hand_seed(root, hand),
+                           hand)
         wire = HandWire(self.match, state)
         bot.handle_frame(wire.hand_start(other, self.names, [self.stack, self.stack]))
         rng = random.Random(f"lbr:{root}:{hand}:{seat}")
-        rng_range = _Range(rng, self.particles, state, seat)
-        player = _Player(rng, self.rollouts, self.match)
+        rng_range = _Range(rng, self.particles, state, seat, self.rules)
+        player = _Player(rng, self.rollouts, self.match, self.rules)
         seq = 0
         while not state.is_complete:
             if state.to_act == seat:
@@ -661,7 +771,8 @@ class _Seating:
 def lbr(bot: str | type[Bot] | Bot | Callable[[], Bot], hands: int = 200, seed: int | str = 1,
         particles: int = 200, rollouts: int = 2, game: GameConfig | None = None, starting_stack: int = 1000,
         observer: Callable[[HandState, int, Sequence[Particle]], None] | None = None,
-        name: str | None = None, progress: Callable[[int, Sequence[float]], None] | None = None) -> LbrResult:
+        name: str | None = None, progress: Callable[[int, Sequence[float]], None] | None = None,
+        definition: GameDefinition = SEVEN_CARD_DRAW) -> LbrResult:
     """Local best response against ``bot`` on ``hands`` duplicate deals (module doc): a lower bound on its
     exploitability, in bb/100 with a 95% interval.
 
@@ -676,13 +787,16 @@ def lbr(bot: str | type[Bot] | Bot | Callable[[], Bot], hands: int = 200, seed: 
         observer: called after every action with the state, LBR's seat and the range (for tests).
         name: the bot's name in the result (default: the text given, or the class's or function's name).
         progress: called after each deal with the deals done and LBR's net big blinds per deal so far.
+        definition: the game (Seven Card Draw, or ``DEUCE_TO_SEVEN_TRIPLE_DRAW``: module doc).
 
     Returns:
         an :class:`LbrResult`.
 
     Raises:
-        BotSpecError: as :func:`load_bot`; creating the bot raised (named in one line).
-        ValueError: ``hands`` below 2, ``particles`` below 2, ``rollouts`` below 1, a bad seed or stack.
+        BotSpecError: as :func:`load_bot`; creating the bot, or its start of the match, raised or exited (a bot
+            leaving a game it does not play: named in one line).
+        ValueError: ``hands`` below 2, ``particles`` below 2, ``rollouts`` below 1, a bad seed or stack; a game LBR
+            does not play (Five Card Draw) or settings it refuses heads-up (its rule named).
     """
     if type(hands) is not int or hands < 2:
         raise ValueError(f"hands must be a whole number >= 2 (an interval needs two duplicate deals), got {hands!r}")
@@ -694,13 +808,18 @@ def lbr(bot: str | type[Bot] | Bot | Callable[[], Bot], hands: int = 200, seed: 
         raise ValueError(f"starting_stack must be a whole number of chips >= 1, got {starting_stack!r}")
     root = parse_seed(seed)
     game = game if game is not None else GameConfig()
+    rules = _rules_of(definition)
+    problem = game_problem(definition, game, 2)
+    if problem:
+        raise ValueError(f"game {definition.name}: {problem}")
     if name is None:
         name = bot if isinstance(bot, str) else getattr(bot, "__name__", type(bot).__name__)
     factory = load_bot(bot) if isinstance(bot, str) else _factory_of(bot, "the bot", "factory")
     saved = random.getstate()
     random.seed(f"lbr:{root}")  # a bot drawing from the global generator plays the same each run
     try:
-        seatings = [_Seating(factory, root, s, game, starting_stack, particles, rollouts, observer) for s in (0, 1)]
+        seatings = [_Seating(factory, root, s, game, starting_stack, particles, rollouts, observer, rules)
+                    for s in (0, 1)]
         nets: list[float] = []
         for h in range(hands):
             nets.append(sum(seating.play(root, h) for seating in seatings))

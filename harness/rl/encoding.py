@@ -451,6 +451,11 @@ def observe_into(v: Any, at: int, state: HandState, seat: int) -> None:
          state.bets, state.contrib, legal, state.folded, state.all_in, state.draws, state.history, shown)
 
 
+def feature_bounds(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(low, high)`` of the ``features=True`` fields at ``n`` seats (:func:`harness.rl.features.bounds`)."""
+    return features.bounds(n)
+
+
 def observe_features_into(v: Any, at: int, state: HandState, seat: int) -> None:
     """The ``features=True`` fields (:mod:`harness.rl.features`) of ``seat`` in ``state``, written from ``at`` on
     (``at``: :func:`obs_size` ``(n)`` into an observation row)."""

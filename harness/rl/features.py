@@ -1,5 +1,5 @@
 """Hand-strength features of an observation and a draw abstraction (the ``features=True`` option of the
-environments and of :func:`harness.rl.as_bot`). Numpy and the engine's evaluator only.
+environments and of :func:`harness.rl.as_bot`). Numpy and the engine's evaluators only.
 
 Appended after the base observation (:func:`harness.rl.encoding.layout`), :data:`SIZE` values, in order:
 
@@ -19,6 +19,18 @@ Appended after the base observation (:func:`harness.rl.encoding.layout`), :data:
   ``"made"``, ``"draw"`` as offsets ``i`` of the action index ``DRAW_BASE + i`` (0..98, :mod:`harness.rl.encoding`);
   0 (stand pat) after its draw. The one-hot ``cards`` field has no order, and a draw action names positions:
   this field lets a policy that sees only the observation (``evaluate``, ``as_bot``) play the draw abstraction.
+
+Deuce-to-Seven Triple Draw's features (``game="deuce-to-seven-triple-draw", features=True``; ``low=True`` below),
+:data:`SIZE_27` values, in order, with the same meanings read for a 2-7 low game (R8.2):
+
+- ``category`` (9): one-hot R5.2 category of the five cards (high card is the good one here:
+  :func:`harness.engine.lowball.low_category`).
+- ``equity`` (1): ``p ** (n - 1)``, ``p`` the share of :data:`EQUITY_SAMPLES` random five-card hands (a fixed table,
+  as above) these five beat deuce-to-seven, ties half; draws and card removal ignored.
+- ``pot_odds`` (1), ``position`` (1): as above (the button acts last after each draw, R8.1).
+- ``keep`` (52): one-hot of the cards :func:`harness.engine.lowball.keep_27` keeps.
+- ``choice`` (1): while a draw is still to come for the seat, the offset ``i`` (0..31) of ``keep_27``'s draw as the
+  action ``DRAW_BASE + i`` of :mod:`harness.rl.tripledraw` for the cards in their order (0, stand pat, otherwise).
 
 The draw abstraction: :func:`draw_choices` names three draws as action indices, ``"best"`` (``best_keep``),
 ``"made"`` (keep the made part of the best five, topped up to three cards by the highest others) and
@@ -44,29 +56,40 @@ from harness.engine.evaluator import (
     improving_cards,
     straight_draw,
 )
-from harness.rl.actions import DISCARDS, DRAW_BASE
+from harness.engine.lowball import evaluate_27, keep_27, low_category
+from harness.rl.actions import DISCARDS, DISCARDS_27, DRAW_BASE
 
-__all__ = ["EQUITY_SAMPLES", "SIZE", "bounds", "draw_choices", "equity", "fill", "layout", "outs"]
+__all__ = ["EQUITY_SAMPLES", "SIZE", "SIZE_27", "bounds", "draw_choices", "equity", "equity_27", "fill", "fill_27",
+           "layout", "outs"]
 
 EQUITY_SAMPLES = 20000
 _FIELDS = (("category", 9), ("equity", 1), ("outs", 1), ("pot_odds", 1), ("position", 1), ("keep", 52), ("choices", 3))
 SIZE = sum(size for _, size in _FIELDS)
+_FIELDS_27 = (("category", 9), ("equity", 1), ("pot_odds", 1), ("position", 1), ("keep", 52), ("choice", 1))
+SIZE_27 = sum(size for _, size in _FIELDS_27)
 _TABLE: list[int] = []
+_TABLE_27: list[int] = []
+_CACHE_27: dict[tuple[int, ...], tuple[int, float, tuple[int, ...], int]] = {}
 _CACHE: dict[tuple[int, ...], tuple[int, float, int, tuple[int, ...]]] = {}
 _CHOICES: dict[tuple[int, ...], tuple[int, int, int]] = {}
 
 
-def layout(at: int = 0) -> dict[str, slice]:
-    """Offsets of the feature fields, starting at ``at`` (the base observation's size)."""
+def layout(at: int = 0, low: bool = False) -> dict[str, slice]:
+    """Offsets of the feature fields, starting at ``at`` (the base observation's size); ``low``: Triple Draw's."""
     out = {}
-    for name, size in _FIELDS:
+    for name, size in _FIELDS_27 if low else _FIELDS:
         out[name] = slice(at, at + size)
         at += size
     return out
 
 
-def bounds(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(low, high)`` float32 vectors of the features: 0..1 except ``outs`` (0..45) and ``choices`` (0..98)."""
+def bounds(n: int, low_game: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """``(low, high)`` float32 vectors of the features: 0..1 except ``outs`` (0..45) and ``choices`` (0..98); with
+    ``low_game``, Triple Draw's: 0..1 except ``choice`` (0..31)."""
+    if low_game:
+        low, high = np.zeros(SIZE_27, np.float32), np.ones(SIZE_27, np.float32)
+        high[layout(low=True)["choice"]] = float(len(DISCARDS_27) - 1)
+        return low, high
     low, high = np.zeros(SIZE, np.float32), np.ones(SIZE, np.float32)
     high[layout()["outs"]] = 45.0
     high[layout()["choices"]] = 98.0
@@ -173,3 +196,51 @@ def draw_choices(cards: Sequence[int]) -> dict[str, int]:
     if len(cards) - len(draw) > 4:
         draw = best
     return {"best": _keep_index(cards, best), "made": _keep_index(cards, made), "draw": _keep_index(cards, draw)}
+
+
+def equity_27(cards: Sequence[int], opponents: int = 1) -> float:
+    """Triple Draw's ``equity`` feature (module doc) of five cards against ``opponents`` random hands, 0..1."""
+    if not _TABLE_27:
+        rng = random.Random(20261207)  # fixed: the same table everywhere
+        _TABLE_27.extend(sorted(evaluate_27(rng.sample(range(52), 5)) for _ in range(EQUITY_SAMPLES)))
+    value = evaluate_27(cards)
+    p = (bisect_left(_TABLE_27, value) + bisect_right(_TABLE_27, value)) / (2 * len(_TABLE_27))
+    return float(p ** opponents)
+
+
+def _of_27(cards: Sequence[int]) -> tuple[int, float, tuple[int, ...], int]:
+    """(category, one-opponent p, kept cards, the draw's offset) of five cards in their order, memoised (bounded)."""
+    key = tuple(cards)
+    found = _CACHE_27.get(key)
+    if found is None:
+        if len(_CACHE_27) >= 65536:
+            _CACHE_27.clear()
+        kept = keep_27(cards)
+        offset = DISCARDS_27.index(tuple(i for i, c in enumerate(cards) if c not in kept))
+        found = _CACHE_27[key] = (int(low_category(evaluate_27(cards))), equity_27(cards), tuple(kept), offset)
+    return found
+
+
+def fill_27(v: Any, at: int, n: int, seat: int, cards: Sequence[int], draws_left: bool, button: int, pot: int,
+            call: int) -> None:
+    """Write Triple Draw's features into ``v[at : at + SIZE_27]`` (zeros before; arguments as :func:`fill`,
+    ``draws_left``: a draw is still to come for the seat); all zeros for a seat without cards (it folded, its
+    cards mucked).
+
+    Raises:
+        CardError: not five distinct cards (nor none).
+    """
+    if not cards:
+        return
+    category, p, kept, offset = _of_27(cards)
+    lay = layout(at, low=True)
+    v[lay["category"].start + category] = 1.0
+    v[lay["equity"].start] = p ** (n - 1)
+    if call:
+        v[lay["pot_odds"].start] = call / (pot + call)
+    v[lay["position"].start] = ((seat - button - 1) % n) / (n - 1)
+    k = lay["keep"].start
+    for c in kept:
+        v[k + c] = 1.0
+    if draws_left and offset:
+        v[lay["choice"].start] = float(offset)

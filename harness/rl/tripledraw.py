@@ -32,33 +32,38 @@ as Seven Card Draw's, with the fields of a game of three draws and four betting 
 
 from __future__ import annotations
 
-from itertools import combinations
 from typing import Any
 
 import numpy as np
 
 from harness.engine import Action, ActionKind, Phase
 from harness.engine.state import HandState
+from harness.rl import features
+from harness.rl.actions import DISCARDS_27
 from harness.rl.encoding import BET_BASE, CALL, FOLD, SIZES, action_index, betting, offsets
 
-__all__ = ["DISCARDS", "DRAWS", "DRAW_BASE", "DRAW_KEY", "NONE_KEY", "N_ACTIONS", "ROUNDS", "action_of", "bounds",
-           "decision", "decode", "layout", "mask", "mask_row", "obs_size", "observe", "observe_into"]
+__all__ = ["DISCARDS", "DRAWS", "DRAW_BASE", "DRAW_KEY", "MASKS", "NONE_KEY", "N_ACTIONS", "ROUNDS", "action_of",
+           "bounds", "decision", "decode", "feature_bounds", "layout", "mask", "mask_row", "obs_size", "observe",
+           "observe_features_into", "observe_into"]
 
 #: Draws and betting rounds of the game (R8.1).
 DRAWS, ROUNDS = 3, 4
 HOLE = 5
-DISCARDS: tuple[tuple[int, ...], ...] = tuple(c for k in range(HOLE + 1) for c in combinations(range(HOLE), k))
+DISCARDS = DISCARDS_27
 DRAW_BASE = BET_BASE + len(SIZES)
 N_ACTIONS = DRAW_BASE + len(DISCARDS)
 assert len(DISCARDS) == 32
 #: The draw's mask key, and that of no decision; a betting key has bit i set when index i is legal (as
 #: :mod:`harness.rl.encoding`'s keys, whose betting bits these are).
 DRAW_KEY, NONE_KEY = 1 << DRAW_BASE, (1 << DRAW_BASE) + 1
-_MASKS = np.zeros((NONE_KEY + 1, N_ACTIONS), dtype=np.int8)
+#: ``MASKS[key]``: the int8 mask of a key (read only); a vectorised caller takes ``MASKS[keys]`` in one numpy call
+#: (as :data:`harness.rl.encoding.MASKS`).
+MASKS = np.zeros((NONE_KEY + 1, N_ACTIONS), dtype=np.int8)
 for _key in range(DRAW_KEY):
     for _i in range(DRAW_BASE):
-        _MASKS[_key, _i] = _key >> _i & 1
-_MASKS[DRAW_KEY, DRAW_BASE:] = 1
+        MASKS[_key, _i] = _key >> _i & 1
+MASKS[DRAW_KEY, DRAW_BASE:] = 1
+MASKS.flags.writeable = False
 del _key, _i
 _KIND_COLUMN = {"check": 0, "call": 1, "bet": 2, "raise": 2}
 
@@ -76,7 +81,7 @@ def decision(state: HandState) -> tuple[int, tuple[int, ...] | None]:
 
 def mask_row(key: int) -> np.ndarray:
     """A new (writable) int8 mask of :data:`N_ACTIONS` for a key of :func:`decision`."""
-    row: np.ndarray = _MASKS[key].copy()
+    row: np.ndarray = MASKS[key].copy()
     return row
 
 
@@ -157,37 +162,33 @@ def observe(state: HandState, seat: int) -> np.ndarray:
 def observe_into(v: Any, at: int, state: HandState, seat: int) -> None:
     """:func:`observe` written into ``v[at:]`` (zeros there before)."""
     n = state.n
-    lay = layout(n)
+    (cards, phases, button, to_act, stacks, bets, contrib, pot, legal_at, folded, all_in, draws, actions,
+     shown) = (at + x for x in _starts(n))
     unit = float(state.config.unit)
-
-    def rel(s: int) -> int:
-        return (s - seat) % n
-
-    def put(name: str, offset: int, value: float) -> None:
-        v[at + lay[name].start + offset] = value
-
     for c in state.cards[seat]:
-        put("cards", c, 1.0)
+        v[cards + c] = 1.0
     phase = state.phase
     if phase is Phase.COMPLETE:
-        put("phase", 2 * DRAWS + 1, 1.0)
+        v[phases + 2 * DRAWS + 1] = 1.0
     else:  # bet r at 2 (r - 1), draw d (after bet d) at 2 d - 1
-        put("phase", 2 * (state.betting_round - 1) + (1 if phase is Phase.DRAW else 0), 1.0)
-    put("button", rel(state.button), 1.0)
+        v[phases + 2 * (state.betting_round - 1) + (1 if phase is Phase.DRAW else 0)] = 1.0
+    v[button + (state.button - seat) % n] = 1.0
     if state.to_act is not None:
-        put("to_act", rel(state.to_act), 1.0)
+        v[to_act + (state.to_act - seat) % n] = 1.0
+    st_stacks, st_bets, st_contrib, st_folded, st_all_in = (state.stacks, state.bets, state.contrib, state.folded,
+                                                            state.all_in)
     for s in range(n):
-        k = rel(s)
-        put("stacks", k, state.stacks[s] / unit)
-        put("bets", k, state.bets[s] / unit)
-        put("contrib", k, state.contrib[s] / unit)
-        put("folded", k, float(state.folded[s]))
-        put("all_in", k, float(state.all_in[s]))
-    put("pot", 0, sum(state.contrib) / unit)
+        k = (s - seat) % n
+        v[stacks + k] = st_stacks[s] / unit
+        v[bets + k] = st_bets[s] / unit
+        v[contrib + k] = st_contrib[s] / unit
+        v[folded + k] = float(st_folded[s])
+        v[all_in + k] = float(st_all_in[s])
+    v[pot] = sum(st_contrib) / unit
     if state.to_act == seat and phase not in (Phase.DRAW, Phase.COMPLETE):
         legal = state.legal()
         for i, x in enumerate((legal.call_amount, legal.min_to, legal.max_to)):
-            put("legal", i, (x or 0) / unit)
+            v[legal_at + i] = (x or 0) / unit
     drawn = [[-1.0] * n for _ in range(DRAWS)]
     done = [0] * n  # draws each seat has made: a betting round after draw d follows everyone's d-th draw
     for event in state.history:
@@ -196,13 +197,43 @@ def observe_into(v: Any, at: int, state: HandState, seat: int) -> None:
             drawn[done[s]][s] = float(event["count"])
             done[s] += 1
         elif kind in _KIND_COLUMN:
-            x = at + lay["actions"].start + (max(done) * n + rel(s)) * 3 + _KIND_COLUMN[kind]
-            v[x] += 1.0
+            v[actions + (max(done) * n + (s - seat) % n) * 3 + _KIND_COLUMN[kind]] += 1.0
     for d in range(DRAWS):
         for s in range(n):
-            put("draws", d * n + rel(s), drawn[d][s])
+            v[draws + d * n + (s - seat) % n] = drawn[d][s]
     if phase is Phase.COMPLETE:
         for s in state.result().shown:
             if s != seat:
+                base = shown + 52 * ((s - seat) % n - 1)
                 for c in state.cards[s]:
-                    put("shown", 52 * (rel(s) - 1) + c, 1.0)
+                    v[base + c] = 1.0
+
+
+def feature_bounds(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(low, high)`` of the ``features=True`` fields at ``n`` seats (:func:`harness.rl.features.bounds`, Triple
+    Draw's)."""
+    return features.bounds(n, low_game=True)
+
+
+def observe_features_into(v: Any, at: int, state: HandState, seat: int) -> None:
+    """The ``features=True`` fields (:mod:`harness.rl.features`, Triple Draw's) of ``seat`` in ``state``, written
+    from ``at`` on (``at``: :func:`obs_size` ``(n)`` into an observation row)."""
+    phase = state.phase
+    call = state.legal().call_amount if state.to_act == seat and phase in ("bet1", "bet2") else 0
+    drawn = sum(1 for event in state.history if event["seat"] == seat and event["action"] == "draw")
+    features.fill_27(v, at, state.n, seat, state.cards[seat], drawn < DRAWS and phase is not Phase.COMPLETE,
+                     state.button, sum(state.contrib), call)
+
+
+_FIELD_NAMES = ("cards", "phase", "button", "to_act", "stacks", "bets", "contrib", "pot", "legal", "folded", "all_in",
+                "draws", "actions", "shown")
+_STARTS: dict[int, tuple[int, ...]] = {}
+
+
+def _starts(n: int) -> tuple[int, ...]:
+    """The fields' offsets at ``n`` seats, in :func:`layout`'s order (computed once per table size)."""
+    found = _STARTS.get(n)
+    if found is None:
+        lay = layout(n)
+        found = _STARTS[n] = tuple(lay[name].start for name in _FIELD_NAMES)
+    return found

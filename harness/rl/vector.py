@@ -1,10 +1,15 @@
-"""N tables of Seven Card Draw stepped in one call: a Gymnasium vector environment (``gymnasium.vector.VectorEnv``).
+"""N tables of Seven Card Draw, or of Deuce-to-Seven Triple Draw, stepped in one call: a Gymnasium vector environment
+(``gymnasium.vector.VectorEnv``).
 
 Each table is a :class:`harness.rl.aec.SevenCardDrawEnv` played in self-play: every row of a step is the decision
 of the seat to act at that table, whoever it is (``infos["seat"]``). :meth:`VectorEnv.step` takes one action
 index per table. A table whose hand ends deals its next hand (the referee's next hand of its match seed) in the
 same step, Gymnasium's ``AutoresetMode.SAME_STEP``: the row then holds the new hand's first decision, and the
 finished hand's last observation is in ``infos["final_obs"]`` (``infos["_final_obs"]`` marks the rows).
+
+The game is the tables' (``game="deuce-to-seven-triple-draw"`` as for :class:`SevenCardDrawEnv`): rows, masks
+and actions are that game's encoding (:attr:`SevenCardDrawEnv.codec`: :mod:`harness.rl.encoding` or
+:mod:`harness.rl.tripledraw`), the same code stepping either.
 """
 
 from __future__ import annotations
@@ -19,7 +24,6 @@ from gymnasium.vector.utils import batch_space
 
 from harness.deals import match_seed, new_seed, parse_seed
 from harness.engine import Phase
-from harness.rl import encoding
 from harness.rl.aec import SevenCardDrawEnv
 
 __all__ = ["VectorEnv"]
@@ -35,13 +39,14 @@ class VectorEnv(_GymVectorEnv):
     is table i's hand; the tables' PettingZoo bookkeeping (``rewards``, ``terminations``...) is not kept up.
 
     Spaces: ``single_observation_space`` is the AEC environment's (``{"observation", "action_mask"}``),
-    ``single_action_space`` ``Discrete(N_ACTIONS)``; ``observation_space``/``action_space`` are their batches
-    (``(N, obs_size)`` and ``(N, N_ACTIONS)`` arrays; ``MultiDiscrete``). ``metadata["autoreset_mode"]`` is
+    ``single_action_space`` ``Discrete(N_ACTIONS)`` (the game's: 99 in Seven Card Draw, 39 in Triple Draw);
+    ``observation_space``/``action_space`` are their batches (``(N, obs_size)`` and ``(N, N_ACTIONS)`` arrays;
+    ``MultiDiscrete``). ``metadata["autoreset_mode"]`` is
     ``AutoresetMode.SAME_STEP`` (module doc).
 
     Raises:
-        ValueError: ``num_envs`` below 1, a game other than Seven Card Draw, and what :class:`SevenCardDrawEnv`
-            raises.
+        ValueError: ``num_envs`` below 1, and what :class:`SevenCardDrawEnv` raises (a game the environments do
+            not play among them).
     """
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
@@ -52,17 +57,15 @@ class VectorEnv(_GymVectorEnv):
         # the Python engine: the vector form drives each table's HandState itself (harness.rl.native_vector is
         # the native one)
         self.tables = [SevenCardDrawEnv(**{**kwargs, "engine": "python"}) for _ in range(num_envs)]
-        if self.tables[0].codec is not encoding:  # its rows are Seven Card Draw's encoding
-            raise ValueError(f"game: the vector environment plays Seven Card Draw, not "
-                             f"{self.tables[0].definition.name} (use harness.rl.env)")
+        self._codec = codec = self.tables[0].codec  # the game's encoding (the tables refuse a game without one)
         self.num_envs = num_envs
         self.num_players = self.tables[0].num_players
         self._features = self.tables[0].features
-        self._base = encoding.obs_size(self.num_players)
+        self._base = codec.obs_size(self.num_players)
         self._size = self.tables[0]._size
         self._unit = float(self.tables[0].game.unit)
         self.single_observation_space = self.tables[0].observation_space("player_0")
-        self.single_action_space = spaces.Discrete(encoding.N_ACTIONS)
+        self.single_action_space = spaces.Discrete(codec.N_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
         self.render_mode = None
@@ -71,7 +74,8 @@ class VectorEnv(_GymVectorEnv):
         size = self._size
         obs = np.zeros((self.num_envs, size), dtype=np.float32)
         flat = obs.reshape(-1).data
-        base, features = self._base, self._features
+        codec = self._codec
+        base, features, observe_into = self._base, self._features, codec.observe_into
         keys, seats = [], []
         for i, t in enumerate(self.tables):
             state = t.state
@@ -79,10 +83,10 @@ class VectorEnv(_GymVectorEnv):
             assert s is not None  # tables hold hands in play (a finished hand is replaced at once)
             keys.append(t._decision()[0])
             seats.append(s)
-            encoding.observe_into(flat, i * size, state, s)
+            observe_into(flat, i * size, state, s)
             if features:
-                encoding.observe_features_into(obs[i], base, state, s)
-        return {"observation": obs, "action_mask": encoding.MASKS[keys]}, np.array(seats, dtype=np.int64)
+                codec.observe_features_into(obs[i], base, state, s)
+        return {"observation": obs, "action_mask": codec.MASKS[keys]}, np.array(seats, dtype=np.int64)
 
     def _deal(self, t: SevenCardDrawEnv, seed: int | None) -> None:
         t.reset(seed=seed)
@@ -135,7 +139,8 @@ class VectorEnv(_GymVectorEnv):
             ValueError: not one action per table; an action a table's mask forbids (the table named). Either
                 way no table moves.
         """
-        action_of = encoding.action_of
+        codec = self._codec
+        action_of = codec.action_of
         if isinstance(actions, np.ndarray):
             actions = actions.tolist()  # Python ints: one conversion instead of one per table
         elif not isinstance(actions, list):
@@ -172,10 +177,10 @@ class VectorEnv(_GymVectorEnv):
                     flat = views.reshape(-1).data
                     infos["final_info"] = {"observations": views, "seat": np.zeros(self.num_envs, np.int64)}
                 for s in range(n):  # every seat's last view, written in place (the shown cards included)
-                    encoding.observe_into(flat, (i * n + s) * self._size, state, s)
+                    codec.observe_into(flat, (i * n + s) * self._size, state, s)
                     if self._features:
-                        encoding.observe_features_into(views[i, s], self._base, state, s)
-                final_obs[i] = {"observation": views[i, seat], "action_mask": encoding.mask_row(encoding.NONE_KEY)}
+                        codec.observe_features_into(views[i, s], self._base, state, s)
+                final_obs[i] = {"observation": views[i, seat], "action_mask": codec.mask_row(codec.NONE_KEY)}
                 infos["final_info"]["seat"][i] = seat
                 self._next_hand(t)
         if ended:
