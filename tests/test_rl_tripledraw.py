@@ -106,7 +106,9 @@ def test_the_observation_counts_each_draw_and_each_round() -> None:
 
 
 @pytest.mark.parametrize(("kwargs", "words"), [
-    ({"game": "five-card-draw"}, "is not a game the environments play"),
+    ({"game": "razz"}, "is not a game the environments play"),
+    ({"game": "five-card-draw"}, "R7.1"),
+    ({"game": TRIPLE, "openers": "jacks"}, "no opening requirement"),
     ({"game": TRIPLE, "features": True}, "features are Seven Card Draw's"),
     ({"game": TRIPLE, "replacements": "per-seat"}, "R6.9"),
     ({"game": TRIPLE, "blinds": False, "ante": 2, "min_bet": 10, "small_blind": 0, "big_blind": 0}, "R8.1"),
