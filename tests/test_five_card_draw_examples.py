@@ -11,8 +11,9 @@ import pytest
 
 from harness.engine.cards import parse_cards
 from harness.engine.config import GameConfig
+from harness.engine.errors import IllegalActionError
 from harness.engine.games import FIVE_CARD_DRAW, start_hand
-from harness.engine.jackpots import foul_refunds
+from harness.engine.jackpots import foul_refunds, foul_result
 from harness.engine.state import HandState
 
 TESTS = Path(__file__).resolve().parent
@@ -85,6 +86,32 @@ def test_e21_a_foul_hand_returns_all_but_the_antes() -> None:
     play(hand, (1, "bet", 10), (2, "call", 0), (3, "fold", 0), (0, "raise", 20), (1, "call", 0), (2, "call", 0))
     refunds, carried = foul_refunds(hand.contrib, [2] * 4, [not f for f in hand.folded])
     assert refunds == (20, 20, 20, 0) and carried == 8
+    r = foul_result(hand)  # found before the draw: the same outcome as at the end
+    assert r.foul and r.net == (-2, -2, -2, -2) and r.final_stacks == (98,) * 4 and r.carried_out == 8
+    assert r.pots == () and not r.shown and r.opener == 1
+    for _ in range(3):
+        hand.draw([])
+    play(hand, (1, "check", 0), (2, "check", 0), (0, "check", 0))
+    assert hand.is_complete and hand.result().shown  # the showdown, where the opener would show
+    assert foul_result(hand) == r
+    # R7.8, "as in R7.4": the 8 stay for the next deal, dealt by seat 1, everyone antes again.
+    nxt = start_hand(FIVE_CARD_DRAW, config, list(r.final_stacks), 1, seed=6, carried=r.carried_out)
+    assert nxt.pot == 16 and nxt.carried == 8
+
+
+def test_a_foul_needs_an_opener_and_keeps_the_chips_of_folded_seats_and_carried_ones() -> None:
+    hands = NOTHING[:3]
+    hands[2] = "Ah Ad 4c 6c 9h"
+    config = GameConfig(structure="no-limit", blinds=False, ante=5, min_bet=10)  # type: ignore[arg-type]
+    hand = start_hand(FIVE_CARD_DRAW, config, [200, 3, 200], 0, seed=5, carried=9, deck=deck(hands, 0))
+    with pytest.raises(IllegalActionError, match=r"^R7\.8: only a deal someone opened"):
+        foul_result(hand)
+    play(hand, (2, "bet", 40), (0, "raise", 90), (2, "fold", 0))  # seat 1 is all-in on a short ante of 3
+    r = foul_result(hand)
+    # Seat 0 takes back its 40 above the ante (its 50 nobody called came back already, R3.9); seat 1, all-in
+    # on its ante, takes back nothing; the opener folded and leaves its 45: 9 carried + 5 + 3 + 45 stay.
+    assert r.final_stacks == (195, 0, 155) and r.net == (-5, -3, -45) and r.carried_out == 62
+    assert sum(r.net) + r.carried_out == r.carried_in == 9
 
 
 def test_every_worked_example_of_the_draw_games_has_a_test() -> None:

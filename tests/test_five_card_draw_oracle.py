@@ -3,7 +3,9 @@
 ``jacks``, ``jack-card`` and ``none``, deep and short stacks, several deals each so that passed-out deals
 carry their antes into the next. After every action both must offer the same seat the same legal actions
 (amounts included) and hold the same pot; every deal must end with the same pots, chips returned,
-payouts, opener and proof, and a passed-out deal with the same carried chips."""
+payouts, opener and proof, and a passed-out deal with the same carried chips. With ``foul``, an opened
+deal is also declared foul (R7.8) at a random moment, the end included: both must give the same chips
+back and carry the same chips, and the table plays on from that outcome."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from harness.engine.actions import Action, ActionKind
 from harness.engine.cards import parse_cards
 from harness.engine.config import GameConfig
 from harness.engine.games import FIVE_CARD_DRAW, start_hand, with_openers
+from harness.engine.jackpots import foul_result
 from harness.engine.state import HandState
 from tests.oracles.five_card_draw import BET, CALL, CHECK, DRAW, FOLD, RAISE, Deal, opening_cards
 
@@ -51,10 +54,25 @@ def choose(deal: Deal, rng: random.Random) -> tuple[str, int, tuple[int, ...]]:
     return kind, 0, ()
 
 
+def agree_on_foul(hand: HandState, deal: Deal, carried: int) -> tuple[tuple[int, ...], int]:
+    """Both void the deal alike (R7.8); returns (stacks after, chips carried to the next deal)."""
+    r = foul_result(hand)
+    stacks, middle = deal.foul()
+    assert r.foul and not r.passed_out and r.pots == () and not r.shown
+    assert list(r.final_stacks) == stacks and r.carried_out == middle
+    assert sum(r.net) + r.carried_out == r.carried_in == carried  # R1.4: no chip made or lost
+    assert r.opener == deal.opener
+    return r.final_stacks, r.carried_out
+
+
 def play_table(seed: int, n: int, fixed: bool, rule: str, ante: int, cap: int, short: bool,
-               deals: int = 4) -> tuple[int, int, int]:
-    """Deals at one table, both implementations side by side; returns (deals, actions, passed out)."""
+               deals: int = 4, foul: bool = False) -> tuple[int, int, int]:
+    """Deals at one table, both implementations side by side; returns (deals, actions, passed out).
+
+    With ``foul``, each deal someone opens is declared foul at a random moment after the open (or at its
+    end) with chance 1/2, and the next deal starts from the foul's outcome."""
     rng = random.Random(seed)
+    frng = random.Random(~seed)  # its own generator: the deals are the same with and without ``foul``
     chips = [rng.randint(1, 6 * ante + 25) if short and rng.random() < 0.5 else rng.randint(40, 400)
              for _ in range(n)]
     config = GameConfig(structure="fixed-limit" if fixed else "no-limit", blinds=False, ante=ante,
@@ -67,7 +85,11 @@ def play_table(seed: int, n: int, fixed: bool, rule: str, ante: int, cap: int, s
         hand = start_hand(game, config, chips, button, seed + d, carried=carried, deck=deck)
         deal = Deal(list(chips), button, ante, MIN_BET, fixed, cap, rule, carried, deck, seed + d)
         agree(hand, deal)
+        fouled: tuple[tuple[int, ...], int] | None = None
         while deal.to_act is not None:
+            if foul and deal.opener is not None and frng.random() < 0.2:
+                fouled = agree_on_foul(hand, deal, carried)
+                break
             kind, amount, discards = choose(deal, rng)
             seat = deal.to_act
             if deal.stage == "round1" and deal.opener is None and opening_cards(deal.cards[seat], rule) is None:
@@ -77,6 +99,18 @@ def play_table(seed: int, n: int, fixed: bool, rule: str, ante: int, cap: int, s
             actions += 1
             assert sorted(map(sorted, hand.cards)) == sorted(map(sorted, deal.cards))
             agree(hand, deal)
+        if foul and fouled is None and deal.opener is not None and frng.random() < 0.5:
+            fouled = agree_on_foul(hand, deal, carried)  # found when the opener should show, at the end
+        if fouled is not None:
+            played += 1
+            final, carried = fouled
+            kept = [s for s in range(n) if final[s] > 0]
+            if len(kept) < 2:
+                break
+            chips = [final[s] for s in kept]
+            button = (button + 1) % len(chips)
+            n = len(chips)
+            continue
         assert hand.is_complete
         r = hand.result()
         assert r.passed_out == deal.passed_out and r.carried_out == deal.carried_out
@@ -104,10 +138,10 @@ def play_table(seed: int, n: int, fixed: bool, rule: str, ante: int, cap: int, s
 @settings(max_examples=400, deadline=None)
 @given(seed=st.integers(0, 2**31), n=st.integers(2, 8), fixed=st.booleans(),
        rule=st.sampled_from(["jacks", "jack-card", "none"]), ante=st.integers(1, 5),
-       cap=st.sampled_from([0, 2, 4]), short=st.booleans())
+       cap=st.sampled_from([0, 2, 4]), short=st.booleans(), foul=st.booleans())
 def test_the_engine_deals_five_card_draw_as_the_rules_say(seed: int, n: int, fixed: bool, rule: str, ante: int,
-                                                         cap: int, short: bool) -> None:
-    play_table(seed, n, fixed, rule, ante, cap, short)
+                                                         cap: int, short: bool, foul: bool) -> None:
+    play_table(seed, n, fixed, rule, ante, cap, short, foul=foul)
 
 
 @pytest.mark.parametrize("n", [7, 8])

@@ -25,6 +25,8 @@ import pytest
 from harness.history.files import read_history
 from harness.history.replay import check_history
 from tests.history_helpers import schema_errors
+from tests.play_helpers import Driver, harness_cmd
+from tests.play_helpers import choices as read_choices
 
 pytestmark = pytest.mark.slow  # processes, servers or browsers: outside the fast set (pytest -m "not slow")
 
@@ -33,66 +35,11 @@ HARNESS = [sys.executable, "-m", "harness.cli"]
 RAISER = f"raiser={sys.executable} -m bots.raiser"
 
 
-def _harness_cmd() -> list[str]:
-    exe = Path(sys.executable).with_name("harness")
-    return [str(exe)] if exe.exists() else [sys.executable, "-c", "from harness.cli import app; app()"]
-
-
-class Driver:
-    """Reads ``harness play``'s stdout up to each prompt and answers it."""
-
-    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
-        self.proc = proc
-        self.buf = b""
-        self.transcript = ""
-
-    def until_prompt(self, timeout_s: float = 300.0) -> str | None:
-        """The text since the last prompt, once the next prompt ``> `` is printed; None at the end of output."""
-        end = time.monotonic() + timeout_s
-        fd = self.proc.stdout.fileno()  # type: ignore[union-attr]
-        while True:
-            text = self.buf.decode("utf-8", "replace")
-            at = text.find("\n> ")
-            if text.startswith("> "):
-                at = -1
-            if at >= 0 or text.startswith("> "):
-                cut = at + 3 if at >= 0 else 2
-                chunk = text[:cut]
-                self.buf = text[cut:].encode()
-                self.transcript += chunk
-                return chunk
-            assert time.monotonic() < end, f"no prompt within {timeout_s} s; output so far:\n{self.transcript}{text}"
-            data = os.read(fd, 65536)
-            if not data:
-                self.transcript += text
-                self.buf = b""
-                return None
-            self.buf += data
-
-    def send(self, line: str) -> None:
-        self.proc.stdin.write((line + "\n").encode())  # type: ignore[union-attr]
-        self.proc.stdin.flush()  # type: ignore[union-attr]
-
-
-def _choices(screen: str) -> dict[str, str]:
-    """The ``your move`` line as {command: what}."""
-    moves = [line for line in screen.splitlines() if line.startswith("your move")]
-    if not moves:
-        return {}
-    out = {}
-    for part in moves[-1].removeprefix("your move").split(" · "):
-        cmd, _, what = part.strip().partition(" ")
-        if cmd in ("b", "r", "d"):
-            what = what.removeprefix("N ").removeprefix("… ")
-        out[cmd] = what
-    return out
-
-
 @pytest.mark.slow
 def test_a_piped_game_of_20_hands_uses_every_command(tmp_path: Path) -> None:
     out = tmp_path / "game"
     proc = subprocess.Popen(
-        [*_harness_cmd(), "play", "--bot", RAISER, "--hands", "20", "--seed", "7", "--out", str(out),
+        [*harness_cmd(), "play", "--bot", RAISER, "--hands", "20", "--seed", "7", "--out", str(out),
          "--sandbox", "off"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
     )
@@ -109,7 +56,7 @@ def test_a_piped_game_of_20_hands_uses_every_command(tmp_path: Path) -> None:
                 break
             if last_sent is not None:
                 responses.setdefault(last_sent, screen)
-            choices = _choices(screen) or choices
+            choices = read_choices(screen) or choices
             draw = "d" in choices
             pick = None
             for want in wanted:
@@ -214,7 +161,7 @@ def test_play_in_a_real_terminal_under_tmux(tmp_path: Path) -> None:
     tmux = _tmux()
     sock = str(tmp_path / "tmux.sock")
     out = tmp_path / "game"
-    cmd = " ".join([*_harness_cmd(), "play", "--bot", f"'{RAISER}'", "--hands", "2", "--seed", "7", "--out", str(out),
+    cmd = " ".join([*harness_cmd(), "play", "--bot", f"'{RAISER}'", "--hands", "2", "--seed", "7", "--out", str(out),
                     "--sandbox", "off", "--pace-ms", "0", ";", "echo", "PLAY-EXITED-$?", ";", "sleep", "30"])
     env = {**os.environ, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TERM": "xterm-256color"}
     base = [tmux, "-u", "-S", sock]
@@ -272,7 +219,7 @@ def test_play_in_a_real_terminal_under_tmux(tmp_path: Path) -> None:
     (["watch", "/no/such/dir"], "harness watch: /no/such/dir is not a directory"),
 ])
 def test_usage_errors_are_one_line(argv: list[str], message: str, tmp_path: Path) -> None:
-    done = subprocess.run([*_harness_cmd(), *argv], capture_output=True, text=True, cwd=tmp_path,
+    done = subprocess.run([*harness_cmd(), *argv], capture_output=True, text=True, cwd=tmp_path,
                           stdin=subprocess.DEVNULL)
     assert done.returncode == 2
     assert done.stderr.strip() == message or done.stderr.startswith(message), done.stderr

@@ -109,7 +109,11 @@ def test_the_observation_counts_each_draw_and_each_round() -> None:
 
 
 @pytest.mark.parametrize(("kwargs", "words"), [
-    ({"game": "five-card-draw"}, "is not a game the environments play"),
+    ({"game": "razz"}, "is not a game the environments play"),
+    ({"game": "five-card-draw"}, "R7.1"),
+    ({"game": TRIPLE, "openers": "jacks"}, "no opening requirement"),
+    ({"game": "five-card-draw", "blinds": False, "ante": 1, "min_bet": 10, "small_blind": 0, "big_blind": 0,
+      "features": True}, "five-card-draw has no feature fields"),
     ({"game": TRIPLE, "replacements": "per-seat"}, "R6.9"),
     ({"game": TRIPLE, "blinds": False, "ante": 2, "min_bet": 10, "small_blind": 0, "big_blind": 0}, "R8.1"),
 ])
@@ -120,8 +124,9 @@ def test_what_the_environment_refuses_is_one_line_naming_it(kwargs: dict[str, ob
 
 
 def test_the_vector_environment_refuses_a_game_without_an_encoding_in_one_line() -> None:
-    with pytest.raises(ValueError, match="'five-card-draw' is not a game the environments play") as caught:
-        VectorEnv(2, game="five-card-draw")
+    with pytest.raises(ValueError, match="'five-card-draw' is not a game the vector environment plays") as caught:
+        VectorEnv(2, game={"name": "five-card-draw", "blinds": False, "ante": 1, "min_bet": 10, "small_blind": 0,
+                           "big_blind": 0})
     assert "\n" not in str(caught.value)
 
 

@@ -68,6 +68,37 @@ def game_option() -> Any:
                         "--ante and --min-bet, R7.1) or deuce-to-seven-triple-draw (RULES.md R6-R8).")
 
 
+def ante_option() -> Any:
+    """``--ante``: the ante in chips (R2.4); with :func:`min_bet_option`, an ante-only game (R2.5, R7.1)."""
+    return typer.Option(0, "--ante", help="Ante in chips (R2.4).")
+
+
+def min_bet_option() -> Any:
+    """``--min-bet``: an ante-only game (no blinds, R2.5) with this minimum bet; see :func:`forced_bets_game`."""
+    return typer.Option(None, "--min-bet", help="Ante-only game (no blinds, R2.5) with this minimum bet; needs "
+                        "--ante (five-card-draw, R7.1).")
+
+
+def forced_bets_game(structure: str, ante: int, min_bet: int | None) -> Any:
+    """The :class:`harness.engine.GameConfig` of ``--structure``, ``--ante`` and ``--min-bet``: blinds (with
+    ``ante`` if not 0) without ``--min-bet``, else an ante-only game (R2.4, R2.5).
+
+    Raises:
+        UsageError: a value out of its bounds, or settings the rules refuse (``game options: ...``).
+    """
+    from harness.engine import GameConfigError
+
+    problem = out_of_bounds(("--ante", "ante", ante), ("--min-bet", "min_bet", min_bet))
+    if problem:
+        raise UsageError(problem)
+    try:  # from the options as given: GameConfigError names what is wrong
+        if min_bet is None:
+            return game_of(structure, ante=ante) if ante else game_of(structure)
+        return game_of(structure, ante=ante, blinds=False, min_bet=min_bet)
+    except GameConfigError as exc:
+        raise UsageError(f"game options: {exc}") from None
+
+
 def game_definition(name: str, config: Any, players: int) -> Any:
     """The :class:`harness.engine.GameDefinition` of ``--game``, checked against the settings and the seats.
 

@@ -1,4 +1,5 @@
-"""Five Card Draw with openers, jackpots (RULES.md R7, R6): :class:`JackpotHand`, the deal's older interface.
+"""Five Card Draw with openers, jackpots (RULES.md R7, R6): :class:`JackpotHand`, the deal's older interface,
+and the void outcome of a foul hand (:func:`foul_result`, R7.8).
 
 A deal is :class:`harness.engine.state.HandState` of :data:`harness.engine.games.FIVE_CARD_DRAW`
 (``start_hand(FIVE_CARD_DRAW, ...)``): the openers, passed-out deals and carried antes are hooks of the
@@ -33,7 +34,7 @@ from harness.engine.cards import DECK_SIZE
 from harness.engine.config import GameConfig, Structure
 from harness.engine.errors import IllegalActionError, InvalidActionError
 from harness.engine.games import FIVE_CARD_DRAW, Openers, start_hand, with_openers
-from harness.engine.pots import Pot
+from harness.engine.pots import HandResult, Pot
 from harness.engine.state import HandState
 
 GAME = FIVE_CARD_DRAW
@@ -82,8 +83,40 @@ def foul_refunds(contrib: Sequence[int], antes: Sequence[int], live: Sequence[bo
         ``(refunds per seat, chips carried to the next deal)``: players still in take back all
         but their ante; antes, folded players' chips and ``carried`` stay.
     """
-    refunds = tuple(c - a if ok else 0 for c, a, ok in zip(contrib, antes, live, strict=True))
+    refunds = tuple(max(0, c - a) if ok else 0 for c, a, ok in zip(contrib, antes, live, strict=True))
     return refunds, carried + sum(contrib) - sum(refunds)
+
+
+def foul_result(hand: HandState) -> HandResult:
+    """The outcome of ``hand`` if its opener cannot show openers: the hand is void (R7.8, E21).
+
+    Every player still in takes back every chip put in but the ante; the antes, the chips of players
+    who folded and the chips carried in stay in the middle, carried to the next deal as after a passed-out
+    deal (R7.4): deal it with ``carried=result.carried_out`` and the button one seat left. Pure: ``hand``
+    is not changed, and may be complete (a record whose opener failed to show at the end) or not (the
+    foul found before the showdown). A hand this engine deals never fouls (R7.3 refuses an open without
+    openers); this is for records of hands played elsewhere, and for the tests.
+
+    Args:
+        hand: a deal of a game of openers (R6.10) in which someone opened (R7.2).
+
+    Returns:
+        a :class:`HandResult` with ``foul = True``, no pots, nothing shown, no uncalled chips;
+        ``net`` per seat is minus what the seat leaves in the middle, ``carried_out`` what stays, and
+        ``sum(net) + carried_out == carried_in`` (R1.4).
+
+    Raises:
+        IllegalActionError: not a game of openers, or nobody opened (no opener to be foul).
+    """
+    if not hand.game.passed_out or hand.opener is None:
+        raise IllegalActionError(f"R7.8: only a deal someone opened can be foul ({hand.game.name}, opener "
+                                 f"{hand.opener})")
+    antes = [min(hand.config.ante, s) for s in hand.starting_stacks]  # R2.4, R2.6: all-in for less
+    refunds, carried_out = foul_refunds(hand.contrib, antes, [not f for f in hand.folded], hand.carried)
+    final = tuple(start - put + back for start, put, back in
+                  zip(hand.starting_stacks, hand.contrib, refunds, strict=True))
+    net = tuple(after - start for after, start in zip(final, hand.starting_stacks, strict=True))
+    return HandResult(net, (), {}, (), final, hand.carried, carried_out, False, hand.opener, hand.proof, True)
 
 
 class JackpotHand:

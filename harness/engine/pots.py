@@ -39,10 +39,12 @@ class HandResult:
         final_stacks: chips per seat after the hand.
         carried_in: chips carried into this deal from passed-out deals, dead money in the main pot
             (R7.4); 0 in a game without openers. ``sum(net) + carried_out == carried_in`` (R1.4).
-        carried_out: chips left in the middle for the next deal (R7.4); 0 unless passed out.
+        carried_out: chips left in the middle for the next deal (R7.4, R7.8); 0 unless passed out or foul.
         passed_out: nobody opened, the deal ended before the draw (R7.4).
         opener: the seat that opened (R7.2), or None (no opening requirement, or nobody opened).
         proof: the opener's opening cards, shown to all at the end (R7.7); () when nobody opened.
+        foul: the opener could not show openers and the hand is void (R7.8): no pots, nothing shown;
+            only ``harness.engine.jackpots.foul_result`` builds such a result.
     """
 
     net: tuple[int, ...]
@@ -55,6 +57,7 @@ class HandResult:
     passed_out: bool = False
     opener: int | None = None
     proof: tuple[int, ...] = ()
+    foul: bool = False
 
 
 def build_pots(contrib: Sequence[int], live: Sequence[bool]) -> list[tuple[int, tuple[int, ...]]]:

@@ -4,13 +4,17 @@
 ``hand_start``, requests, ``hand_end``, ``error``) and keeps the public state
 of the hand after every event (PROTOCOL.md section 6): stacks, bets of the
 round, pot and side pots (R5.5), folds, all-ins, cards drawn (R4.3), the
-button, this seat's seven cards, and at the end the showdown (R5.7). It never
-holds another seat's cards before the hand shows them.
+button, this seat's cards, and at the end the showdown (R5.7). It never
+holds another seat's cards before the hand shows them. In a game of openers
+(Five Card Draw, R7) it also follows the open: which cards of this seat would
+open (R7.2), who opened, the chips carried in, and a deal nobody opened, passed
+out with its pot carried to the next deal (R7.4).
 
 :func:`parse_command` turns a typed line into the reply to the pending request
 (``f``, ``c``, ``b 40``, ``r 120``, ``a``; ``d 2 5 7`` or ``d 7h Kc``; an empty
-line checks if free, else calls, and stands pat in the draw), or raises
-:class:`CommandError` with a one-line message naming the legal choices.
+line checks if free, else calls, and stands pat in the draw; ``o`` opens, in a
+game of openers), or raises :class:`CommandError` with a one-line message naming
+the legal choices (and, for an open without openers, what opens: R7.3).
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from harness.engine.actions import POSTS
 from harness.engine.cards import card_str, parse_card
 from harness.engine.errors import CardError
 from harness.engine.evaluator import best_hand
+from harness.engine.games import GAMES, Openers
+from harness.engine.openers import openers as opening_cards
 from harness.engine.pots import build_pots
 from harness.errors import HarnessError
 from protocol.messages import (
@@ -37,7 +43,8 @@ from protocol.messages import (
     Message,
 )
 
-__all__ = ["HELP", "CommandError", "Seat", "TableView", "legal_choices", "parse_command", "sort_cards"]
+__all__ = ["HELP", "OPENERS_WORDS", "CommandError", "Seat", "TableView", "legal_choices", "my_openers",
+           "no_openers_line", "parse_command", "sort_cards", "unopened"]
 
 _CATEGORY_WORDS = {
     "high_card": "high card", "one_pair": "one pair", "two_pair": "two pair", "three_of_a_kind": "three of a kind",
@@ -51,8 +58,16 @@ HELP = (
     "else call\n"
     "draw:    d 2 5 7 discard the cards at those positions · d 7h Kc discard those cards · empty line or d: "
     "stand pat\n"
-    "amounts are 'to' totals of this round (R3.6); ? this help; Ctrl-D leave the table; Ctrl-C stop the match"
+    "amounts are 'to' totals of this round (R3.6); ? this help; Ctrl-D leave the table; Ctrl-C stop the match\n"
+    "openers: o N (or b N) opens, in Five Card Draw only with openers (R7.2); o alone opens for the least"
 )
+
+#: What opens round 1 under each rule of a game of openers, in words (R7.2).
+OPENERS_WORDS = {
+    Openers.JACKS: "a pair of jacks or better",
+    Openers.JACK_CARD: "a jack or higher card",
+    Openers.NONE: "any cards",
+}
 
 
 class CommandError(HarnessError, ValueError):
@@ -71,6 +86,30 @@ def _verb(who: str, verb: str) -> str:
 
 def _words(category: str) -> str:
     return _CATEGORY_WORDS.get(category, category.replace("_", " "))
+
+
+def unopened(request: ActRequest | DrawRequest) -> str | None:
+    """The opening rule (``jacks``, ``jack-card``, ``none``) while round 1 of a game of openers waits for its
+    open (nobody has bet yet, R7.2), else None."""
+    st = request.state
+    rule = st.get("openers")
+    if rule is None or isinstance(request, DrawRequest) or st.get("phase") != "bet1":
+        return None
+    return None if any(e.get("action") in ("bet", "raise") for e in st["history"]) else str(rule)
+
+
+def my_openers(cards: list[str] | tuple[str, ...], rule: str) -> list[str] | None:
+    """The cards of a five-card hand that open under ``rule`` (R7.2, R7.7), or None: it may not open."""
+    if len(cards) != 5:
+        return None
+    found = opening_cards([parse_card(c) for c in cards], Openers(rule))
+    return None if found is None else [card_str(c) for c in found]
+
+
+def no_openers_line(rule: str) -> str:
+    """The refusal of an open without openers (R7.3), naming what opens."""
+    return (f"you may not open: your cards hold no openers ({OPENERS_WORDS[Openers(rule)]} opens, R7.2, "
+            "R7.3); check or fold")
 
 
 def legal_choices(request: ActRequest | DrawRequest, stack: int, bet: int) -> list[tuple[str, str]]:
@@ -92,10 +131,11 @@ def legal_choices(request: ActRequest | DrawRequest, stack: int, bet: int) -> li
     if "call" in acts:
         allin = " (all-in)" if legal.call_amount >= stack else ""
         out.append(("c", f"call {legal.call_amount}{allin}"))
+    opening = unopened(request) is not None
     for kind, letter in (("bet", "b"), ("raise", "r")):
         if kind in acts:
             span = f"{legal.min_to}" if legal.min_to == legal.max_to else f"{legal.min_to} to {legal.max_to}"
-            out.append((f"{letter} N", f"{kind} to {span}"))
+            out.append((f"{letter} N", f"{kind} to {span}" + (" (to open: o N too)" if opening else "")))
     target = _all_in(request, stack, bet)
     if target is not None:
         out.append(("a", target[1]))
@@ -199,8 +239,16 @@ def parse_command(line: str, request: ActRequest | DrawRequest, stack: int, bet:
         if target is None:
             raise CommandError(f"no all-in here: the choices are {_summary(request, stack, bet)}")
         return target[0]
+    rule = unopened(request)
+    if head in ("o", "open"):
+        if rule is None:
+            raise CommandError(f"'{head}' is the first bet of round 1 in a game of openers, and there is none to "
+                               f"make now: {_summary(request, stack, bet)}")
+        head = "b"
     if head in ("b", "r", "bet", "raise"):
         kind = "bet" if "bet" in acts else "raise" if "raise" in acts else None
+        if kind is None and rule is not None and my_openers(request.state["cards"], rule) is None:
+            raise CommandError(no_openers_line(rule))
         if kind is None:
             raise CommandError(f"no bet or raise is legal now: {_summary(request, stack, bet)}")
         if len(args) > 1:
@@ -261,6 +309,14 @@ class TableView:
         self.hands_done = 0
         self.notice = ""
         self._on_event: Any = None
+        # A game of openers (R7): its rule, the chips carried in, the open, a passed-out deal.
+        self.jackpots = False
+        self.openers_rule: str | None = None
+        self.carried = 0
+        self.carried_out = 0
+        self.passed_out = False
+        self.opener: int | None = None
+        self.my_proof: list[str] = []
 
     # ---- feeding
 
@@ -277,7 +333,10 @@ class TableView:
             self.totals = [0] * len(msg.names)
             g = msg.game
             blinds = f"blinds {g.small_blind}/{g.big_blind}" if g.blinds else f"ante {g.ante}, min bet {g.min_bet}"
-            lines.append(f"match {msg.match_id}: {msg.hands} hands, {g.structure}, {blinds}, "
+            game = GAMES.get(g.name)
+            self.jackpots = game is not None and game.passed_out
+            named = "" if g.name == "seven-card-draw" else f"{g.name}, "
+            lines.append(f"match {msg.match_id}: {msg.hands} hands, {named}{g.structure}, {blinds}, "
                          f"{msg.starting_stack} chips, you are seat {msg.seat} ({msg.names[msg.seat]})")
         elif isinstance(msg, HandStart):
             self.hand = msg
@@ -291,10 +350,17 @@ class TableView:
             self.shown = False
             self.pots_won = []
             self.notice = ""
+            # R7.4: a passed-out deal's pot is carried into this one (the request's state confirms it).
+            self.carried, self.carried_out, self.passed_out = self.carried_out, 0, False
+            self.opener, self.my_proof = None, []
             lines.append(f"— hand {msg.hand_id + 1}: button {msg.names[msg.button]}; your cards "
                          f"{' '.join(sort_cards(msg.cards))}")
+            if self.jackpots and self.carried:
+                lines.append(f"{self.carried} chips carried in from passed-out deals are in the pot (R7.4)")
         elif isinstance(msg, (ActRequest, DrawRequest)):
             st = msg.state
+            self.openers_rule = st.get("openers", self.openers_rule)
+            self.carried = st.get("carried", self.carried)
             lines += self._events(st["history"])
             self.request = msg
             self.phase = st["phase"]
@@ -362,6 +428,11 @@ class TableView:
             s.bet = amount
             text = f"{_verb(who, kind)} to {amount}"
             last = f"{kind} to {amount}"
+            if self.jackpots and self.opener is None and self.phase == "bet1":  # the open (R7.2)
+                self.opener = e["seat"]
+                text, last = f"{_verb(who, 'open')}: bet to {amount}", f"open to {amount}"
+                if e["seat"] == self.me and self.openers_rule is not None:
+                    self.my_proof = my_openers(s.cards, self.openers_rule) or []
         elif kind == "draw":
             if self.phase != "draw":
                 self.phase = "draw"
@@ -403,6 +474,13 @@ class TableView:
             for k, net in enumerate(msg.net):
                 m = names.index(self.hand.names[k])
                 self.totals[m] += net
+        if self.jackpots and not msg.pots:  # nobody opened (R7.4): no draw, no showdown, the pot stays
+            self.passed_out = True
+            self.carried_out = self.carried - sum(msg.net)
+            lines.append(f"nobody opened: the deal is passed out (R7.4); the pot of {self.carried_out} is carried "
+                         "to the next deal, and everyone antes again")
+        elif self.opener == self.me and self.my_proof:
+            lines.append(f"you show your openers: {' '.join(self.my_proof)} (R7.7)")
         self.hands_done += 1
         mine = msg.net[self.me]
         lines.append(f"you {'win' if mine > 0 else 'lose'} {abs(mine)}" if mine else "you break even")
@@ -490,7 +568,8 @@ class TableView:
                 for k, s in enumerate(self.seats)
             ],
             # At the end, what the pots held: an uncalled bet went back to its owner (R3.9).
-            "pot": sum(p["chips"] for p in self.pots_won) if self.shown else sum(s.contrib for s in self.seats),
+            "pot": (self.carried_out if self.passed_out else sum(p["chips"] for p in self.pots_won)) if self.shown
+            else sum(s.contrib for s in self.seats) + self.carried,
             "pots": [{"chips": c, "eligible": [self.seats[e].name for e in el]} for c, el in self.pots()],
             "won": self.pots_won,
             "best": {"five": five, "category": category},
@@ -498,4 +577,19 @@ class TableView:
             "log": self.log[-12:],
             "notice": self.notice,
             "totals": dict(zip(self.match.names, self.totals, strict=True)) if self.match else {},
+            "openers": self._openers_view(),
+        }
+
+    def _openers_view(self) -> dict[str, Any] | None:
+        """A game of openers (R7): the rule in words, this seat's opening cards (None: it may not open) while
+        round 1 waits for its open, who opened, the chips carried in and whether the deal was passed out."""
+        if not self.jackpots or self.openers_rule is None:
+            return None
+        rule = self.openers_rule
+        waiting = self.opener is None and self.phase == "bet1"
+        return {
+            "rule": rule, "words": OPENERS_WORDS[Openers(rule)], "waiting": waiting,
+            "mine": my_openers(self.seats[self.me].cards, rule) if waiting and self.seats else None,
+            "opener": None if self.opener is None else self.seats[self.opener].name,
+            "carried": self.carried, "passed_out": self.passed_out,
         }

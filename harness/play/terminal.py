@@ -134,6 +134,10 @@ class TerminalTable:
             best = snap["best"]
             if best["category"]:
                 line.append(f"   best five: {best['category']}")
+            opening = snap["openers"]
+            if opening is not None and opening["waiting"]:  # round 1 of a game of openers, nobody opened (R7.2)
+                mine = opening["mine"]
+                line.append(f"   openers: {' '.join(mine)}" if mine else f"   no openers ({opening['words']} opens)")
             parts.append(line)
         if snap["legal"] is not None:
             line = Text("your move   ")

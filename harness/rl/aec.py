@@ -1,4 +1,5 @@
-"""The PettingZoo AEC environment of Seven Card Draw, or Deuce-to-Seven Triple Draw: one episode is one hand.
+"""The PettingZoo AEC environment of Seven Card Draw, Deuce-to-Seven Triple Draw or Five Card Draw: one episode is
+one hand.
 
 ``env(num_players=2, game=GameConfig(...), starting_stack=1000)`` (PettingZoo's convention: the game
 settings are the constructor's arguments; any field of :class:`harness.engine.GameConfig` may also be
@@ -6,6 +7,19 @@ given by keyword, e.g. ``env(structure="fixed-limit", ante=1)``). ``game="deuce-
 (or a mapping with that ``name``, as a tournament file's ``[game]`` table) plays Triple Draw (RULES.md R8)
 with its own action and observation encoding (:mod:`harness.rl.tripledraw`: 39 actions, the draws
 being the 32 sets of 0-5 of the five cards), on the Python engine (the native core plays Seven Card Draw only).
+``game={"name": "five-card-draw", "blinds": False, "ante": 1, "min_bet": 10}`` plays Five Card Draw with
+openers (R7; ``openers="jack-card"`` or ``"none"`` for the other rules) with :mod:`harness.rl.fivedraw`'s
+encoding: the same 39 actions, opening without openers masked, and the chips carried in, the opener and the
+observer's openers in the observation.
+
+Passed-out deals (R7.4) are dealt as the referee deals them: a deal nobody opens ends the episode, and the
+next ``reset()`` in sequence (no ``seed``, no ``options``) deals the next hand with the antes carried in
+(``state.carried``); every other ``reset`` starts with nothing in the middle. Rewards are the match's rows of
+nets (:mod:`harness.match.carry`): a passed-out deal's are 0 for every seat (each seat's antes are still its
+own, held in the middle), and the hand that wins the carried chips charges each seat its held share, so every
+hand's rewards sum to 0 and a policy's rewards over a match equal its ``harness match`` nets.
+``infos[agent]`` at the end of a Five Card Draw hand: ``passed_out`` and ``carried`` (the chips left in the
+middle for the next deal).
 
 Agents ``player_0 .. player_{n-1}`` are the match seats. Deals are the referee's:
 ``reset(seed=S)`` plays hand 0 of a match whose seed is ``S``, each later ``reset()`` (no seed) the next
@@ -42,18 +56,27 @@ from harness.engine import GameConfig, HandState, Phase
 from harness.engine.cards import cards_str
 from harness.engine.config import seat_count_problem
 from harness.engine.errors import GameConfigError
-from harness.engine.games import DEUCE_TO_SEVEN_TRIPLE_DRAW, GAMES, SEVEN_CARD_DRAW, GameDefinition, start_hand
+from harness.engine.games import (
+    DEUCE_TO_SEVEN_TRIPLE_DRAW,
+    FIVE_CARD_DRAW,
+    GAMES,
+    SEVEN_CARD_DRAW,
+    GameDefinition,
+    start_hand,
+    with_openers,
+)
 from harness.engine.state import checked_start
-from harness.rl import encoding, tripledraw
+from harness.match.carry import CarriedChips
+from harness.rl import encoding, fivedraw, tripledraw
 
 __all__ = ["SevenCardDrawEnv", "env", "raw_env"]
 
 _SEED_BLOCK = 64
 _COMPLETE = Phase.COMPLETE
 _ENGINES = ("native", "python")
-#: The encoding of each game the environments play, by name (Five Card Draw's openers and passed-out deals
-#: have none yet).
-CODECS: dict[str, Any] = {SEVEN_CARD_DRAW.name: encoding, DEUCE_TO_SEVEN_TRIPLE_DRAW.name: tripledraw}
+#: The encoding of each game the environments play, by name.
+CODECS: dict[str, Any] = {SEVEN_CARD_DRAW.name: encoding, DEUCE_TO_SEVEN_TRIPLE_DRAW.name: tripledraw,
+                          FIVE_CARD_DRAW.name: fivedraw}
 
 
 def _native_table(game: GameConfig, players: int, stack: int) -> Any:
@@ -72,7 +95,8 @@ def _native_table(game: GameConfig, players: int, stack: int) -> Any:
 
 
 class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no types: its AECEnv is Any
-    """Seven Card Draw for 2-6 seats as a PettingZoo AEC environment (module doc).
+    """Seven Card Draw (or Triple Draw, or Five Card Draw) for 2-6 seats as a PettingZoo AEC environment (module
+    doc).
 
     Args:
         num_players: seats, 2..6 (R1.2).
@@ -86,10 +110,14 @@ class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no typ
             observation; off by default, so the default observation's layout is unchanged.
         engine: ``"native"`` (the default: the native core where it can, module doc) or ``"python"`` (the
             Python engine, the oracle).
+        openers: Five Card Draw's opening rule, ``"jacks"`` (the default), ``"jack-card"`` or ``"none"``
+            (R7.2); also read from a ``game`` mapping's ``openers``. Five Card Draw only.
 
     Raises:
         ValueError: a table size outside 2..6, a stack below 1, an engine other than those two, a game the
-            environments do not play, settings or a table size the game refuses (its rule named);
+            environments do not play, settings or a table size the game refuses (its rule named),
+            ``features`` in a game with no feature fields (Five Card Draw), ``openers`` outside Five Card
+            Draw or not a rule;
             ``ConfigError`` for bad game settings.
     """
 
@@ -99,7 +127,7 @@ class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no typ
     def __init__(self, num_players: int = 2, game: GameConfig | Mapping[str, Any] | str | None = None,
                  starting_stack: int = 1000,
                  render_mode: str | None = None, features: bool = False, engine: str = "native",
-                 **settings: Any) -> None:
+                 openers: str | None = None, **settings: Any) -> None:
         super().__init__()
         problem = seat_count_problem(num_players)
         if problem:
@@ -116,8 +144,9 @@ class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no typ
         elif isinstance(game, GameConfig):
             base = game.to_dict()
         elif isinstance(game, Mapping):  # the settings as a tournament file's [game] table gives them
-            base = {**GameConfig().to_dict(), **{k: v for k, v in game.items() if k != "name"}}
+            base = {**GameConfig().to_dict(), **{k: v for k, v in game.items() if k not in ("name", "openers")}}
             name = game.get("name", name)
+            openers = game.get("openers", openers)
         else:
             raise ValueError(f"game must be a GameConfig, a mapping of game settings or a game's name, got "
                              f"{type(game).__name__}")
@@ -127,6 +156,13 @@ class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no typ
         if num_players > 4 and self.game.replacements == "per-seat":
             raise ValueError(f"R4.4: per-seat replacements need at most 4 players, got {num_players}")
         self.definition: GameDefinition = GAMES[name]
+        if openers is not None:
+            if not self.definition.passed_out:
+                raise ValueError(f"openers: {name} has no opening requirement (R6.3); only five-card-draw has")
+            try:
+                self.definition = with_openers(self.definition, openers)
+            except GameConfigError as exc:
+                raise ValueError(f"openers: {exc}") from None
         if self.definition is not SEVEN_CARD_DRAW:
             try:  # the hand factory's own checks of the table and the settings (R6.8, R6.9, R8.1)
                 checked_start(self.game, [starting_stack] * num_players, 0, 0, None, self.definition)
@@ -145,6 +181,8 @@ class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no typ
         self.features = features
         self._base = codec.obs_size(num_players)
         low, high = codec.bounds(num_players, num_players * starting_stack, self.game.unit)
+        if features and not hasattr(codec, "feature_bounds"):
+            raise ValueError(f"features: {name} has no feature fields; Seven Card Draw and Triple Draw have")
         if features:
             flow, fhigh = codec.feature_bounds(num_players)
             low, high = np.concatenate([low, flow]), np.concatenate([high, fhigh])
@@ -169,12 +207,37 @@ class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no typ
         self._live = False
         self._seed = self._dealt = 0
         self.engine = "python" if self._core is None else "native"
+        # A game of openers: the chips in the middle from passed-out deals (R7.4), and the last hand's rewards.
+        self._middle = CarriedChips(num_players)
+        self._settled: tuple[HandState, list[float]] | None = None
 
     @property
     def codec(self) -> Any:
         """The game's action and observation encoding: :mod:`harness.rl.encoding` (Seven Card Draw) or
         :mod:`harness.rl.tripledraw` (the same functions with that game's numbers)."""
         return CODECS[self.definition.name]
+
+    def hand_rewards(self) -> list[float]:
+        """Each seat's reward for the hand just completed, in ``unit`` s: its net chips, or in a game of openers
+        the match's row of nets (module doc, :mod:`harness.match.carry`), settled once per hand.
+
+        Raises:
+            RuntimeError: no hand, or the hand is not over.
+        """
+        state = self.state
+        if not state.is_complete:
+            raise RuntimeError(f"hand {self.hand} is not over: no rewards yet")
+        settled = self._settled
+        if settled is not None and settled[0] is state:
+            return settled[1]
+        r = state.result()
+        row = list(r.net)
+        if r.carried_in or r.passed_out:  # R7.4: antes held in the middle until a hand wins them
+            row = self._middle.settle(row, r.passed_out)
+        unit = self.game.unit
+        rewards = [x / unit for x in row]
+        self._settled = (state, rewards)
+        return rewards
 
     @property
     def state(self) -> HandState:
@@ -236,6 +299,7 @@ class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no typ
         if seed is not None:
             self.match_seed = parse_seed(seed)
             self.hand = -1
+            self._state = None  # a new match: nothing carried in (R7.4)
         elif self.match_seed is None:
             self.match_seed = new_seed()
         if options is not None and not isinstance(options, Mapping):
@@ -267,8 +331,18 @@ class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no typ
             return
         if self.definition is SEVEN_CARD_DRAW:
             self._state = HandState.start(self.game, self._stacks, self.hand % n, seed, self.hand)
-        else:
-            self._state = start_hand(self.definition, self.game, self._stacks, self.hand % n, seed, self.hand)
+            self._found = None
+            return
+        carried = 0
+        if self.definition.passed_out:  # R7.4: the next deal in sequence takes the chips left in the middle
+            previous = self._state
+            if sequence and previous is not None and previous.is_complete:
+                self.hand_rewards()  # settles that hand if nobody asked yet
+            else:  # a new match, a jump to a hand, or a hand left unfinished: the held chips go back
+                self._middle = CarriedChips(n)
+            carried = self._middle.carried
+        self._state = start_hand(self.definition, self.game, self._stacks, self.hand % n, seed, self.hand,
+                                 carried=carried)
         self._found = None
 
     def _hand_seed(self, hand: int, sequence: bool) -> int:
@@ -295,8 +369,11 @@ class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no typ
             return
         state = self.state
         if state.phase is _COMPLETE:
-            unit = self.game.unit
-            self._end([x / unit for x in state.result().net])
+            self._end(self.hand_rewards())
+            if self.definition.passed_out:
+                r = state.result()
+                for a in self.possible_agents:
+                    self.infos[a] = {"passed_out": r.passed_out, "carried": r.carried_out}
         else:
             s = state.to_act
             assert s is not None  # an incomplete hand has a seat to act
@@ -404,6 +481,11 @@ class SevenCardDrawEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no typ
             other._core = self._core.copy()
         other._state = None if self._state is None else self._state.clone()
         other._found = None
+        other._middle = CarriedChips(self.num_players)
+        other._middle.held = list(self._middle.held)
+        settled = self._settled
+        if settled is not None and other._state is not None:
+            other._settled = (other._state, list(settled[1])) if settled[0] is self._state else None
         other.agents = self.agents[:]
         for name in ("rewards", "_cumulative_rewards", "terminations", "truncations"):
             setattr(other, name, dict(getattr(self, name)))

@@ -231,7 +231,7 @@ class SingleAgentEnv(gymnasium.Env):
         skipped = 0.0
         self._deal(seed, options)
         while self.aec.state.is_complete:  # the learner had no decision in that hand
-            skipped += self.aec.state.result().net[self.seat] / self.aec.game.unit
+            skipped += self.aec.hand_rewards()[self.seat]
             self._deal(None, None)
         return self._obs(), {"skipped_reward": skipped, "hand": self.aec.hand, "seat": self.seat}
 
@@ -260,7 +260,7 @@ class SingleAgentEnv(gymnasium.Env):
         self._play_others()
         state = self.aec.state
         if state.is_complete:
-            reward = state.result().net[self.seat] / self.aec.game.unit
+            reward = self.aec.hand_rewards()[self.seat]
             return self._obs(), reward, True, False, info
         return self._obs(), 0.0, False, False, info
 
@@ -279,7 +279,7 @@ class SingleAgentEnv(gymnasium.Env):
         while not state.is_complete:
             self.step(policy(self._obs()))
             state = self.aec.state
-        return state.result().net[self.seat] / self.aec.game.unit
+        return self.aec.hand_rewards()[self.seat]
 
     def render(self) -> str | None:
         return self.aec.render()

@@ -45,8 +45,8 @@ class VectorEnv(_GymVectorEnv):
     ``AutoresetMode.SAME_STEP`` (module doc).
 
     Raises:
-        ValueError: ``num_envs`` below 1, and what :class:`SevenCardDrawEnv` raises (a game the environments do
-            not play among them).
+        ValueError: ``num_envs`` below 1, Five Card Draw (its passed-out deals carry antes across hands),
+            and what :class:`SevenCardDrawEnv` raises (a game the environments do not play among them).
     """
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
@@ -57,6 +57,9 @@ class VectorEnv(_GymVectorEnv):
         # the Python engine: the vector form drives each table's HandState itself (harness.rl.native_vector is
         # the native one)
         self.tables = [SevenCardDrawEnv(**{**kwargs, "engine": "python"}) for _ in range(num_envs)]
+        if self.tables[0].definition.passed_out:  # its carried antes span hands: not in this form's accounting
+            raise ValueError(f"game: {self.tables[0].definition.name!r} is not a game the vector environment "
+                             "plays; it plays seven-card-draw and deuce-to-seven-triple-draw")
         self._codec = codec = self.tables[0].codec  # the game's encoding (the tables refuse a game without one)
         self.num_envs = num_envs
         self.num_players = self.tables[0].num_players

@@ -4,8 +4,8 @@ refers to them) for the differential test (tests/test_five_card_draw_oracle.py);
 Nothing here comes from the engine but the card numbering (``harness.engine.cards``: card = rank * 4 +
 suit, ranks 2..A as 0..12, suits c d h s as 0..3) and the high evaluator (``best_hand``, R5.2-R5.4). The
 betting rules (R3), the openers (R7.2), passed-out deals (R7.4), the draw and its reshuffle (R7.5, R6.9),
-who acts first after the draw (R7.6) and the pots (R5.5, R5.6, R3.9) are read from the rule text and
-written plainly, one seat list at a time, for clarity over speed.
+who acts first after the draw (R7.6), the pots (R5.5, R5.6, R3.9) and a foul hand (R7.8) are read from
+the rule text and written plainly, one seat list at a time, for clarity over speed.
 
 Two conventions the rules leave to the dealer are fixed here so that both implementations deal the same
 cards: the muck holds cards in the order they were thrown in (a folded hand as it was dealt, a draw's
@@ -326,6 +326,20 @@ class Deal:
                 self.stacks[w] += chips
             self.pots.append((amount, eligible, tuple(tied), tuple(shares)))
             below = level
+
+    def foul(self) -> tuple[list[int], int]:
+        """R7.8: the opener cannot show openers, the hand is void. Returns (chips per seat afterwards, chips
+        left in the middle for the next deal). Every player still in takes back every chip it put in except
+        its ante; the antes, the folded players' chips and the chips carried in stay. Does not change the
+        deal (it may be over or not)."""
+        assert self.opener is not None, "only an opened deal has an opener to be foul"
+        after, middle = [], self.carried
+        for s in range(self.n):
+            ante = min(self.ante, self.start[s])  # what it posted (R2.4, R2.6)
+            kept = self.put[s] if self.folded[s] else min(self.put[s], ante)
+            after.append(self.start[s] - kept)
+            middle += kept
+        return after, middle
 
     @property
     def net(self) -> list[int]:
