@@ -204,6 +204,17 @@ def test_a_path_too_long_for_the_file_system_is_one_line_and_a_usage_error(tmp_p
     assert "Traceback" not in result.output
 
 
+def test_a_10_kb_value_in_an_error_is_cut_to_one_short_line() -> None:
+    """``--game`` given 12 kB of markup: one line of at most MAX_LINE characters, its start and end kept."""
+    from harness.cli.voice import MAX_LINE
+
+    result = CliRunner().invoke(app, ["match", "--game", "<x>" * 4000, *BOT, "--bot", "b=python -m bots.caller"])
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.splitlines()
+    assert len(line) <= MAX_LINE + 50 and "characters cut]" in line, line[:200]
+    assert line.startswith("harness match: --game must be one of") and line.endswith("<x>'"), line[-100:]
+
+
 class _Recorder:
     """A voice that keeps what it is told."""
 
