@@ -215,6 +215,18 @@ def test_a_10_kb_value_in_an_error_is_cut_to_one_short_line() -> None:
     assert line.startswith("harness match: --game must be one of") and line.endswith("<x>'"), line[-100:]
 
 
+def test_a_tournaments_match_folder_copied_out_is_named_as_such(tmp_path: Path) -> None:
+    """A result.json that lacks a field of harness match's (the runner's, in matches/<id>) says so, not KeyError."""
+    folder = tmp_path / "m"
+    folder.mkdir()
+    (folder / "hands.jsonl").write_text("")
+    (folder / "result.json").write_text('{"match_id": "a+b-1", "bots": ["a", "b"], "net": [0, 0]}')
+    result = CliRunner().invoke(app, ["report", str(folder)])
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.splitlines()
+    assert "not a result of harness match (no field " in line and "KeyError" not in line, line
+
+
 class _Recorder:
     """A voice that keeps what it is told."""
 
