@@ -23,6 +23,8 @@ from tests.runner_helpers import fake_config, fake_play
 ROOT = Path(__file__).resolve().parents[1]
 BOT = ["--bot", "a=python -m bots.caller"]
 MISSING_BOT = ["--bot", "a=/no/such/bot", "--bot", "b=python -m bots.caller"]
+#: A path whose one name is longer than a file system's 255 bytes (ENAMETOOLONG).
+TOO_LONG = "x" * 300
 
 #: (argv, the exit statuses it may end with, the command its lines name). Usage mistakes, missing files,
 #: a damaged TOML file and hand history, bad option values, a bot that cannot start: every command.
@@ -36,10 +38,12 @@ CASES: list[tuple[list[str], set[int], str]] = [
     (["plan", "/no/such/file.toml"], {2}, "plan"),
     (["plan", "bad.toml"], {2}, "plan"),
     (["plan", "good.toml", "--jobs", "x"], {2}, "plan"),
+    (["run", "longname.toml"], {2}, "run"),
     (["leaderboard", "/no/such/dir"], {2}, "leaderboard"),
     (["leaderboard", "empty"], {2}, "leaderboard"),
     (["report", "/no/such/dir"], {2}, "report"),
     (["report", "empty", "--viewer-hands", "-1"], {2}, "report"),
+    (["report", TOO_LONG], {2}, "report"),
     (["match", "--foo"], {2}, "match"),
     (["match", *BOT], {2}, "match"),
     (["match", *MISSING_BOT], {2}, "match"),
@@ -47,10 +51,12 @@ CASES: list[tuple[list[str], set[int], str]] = [
     (["match", *BOT, "--bot", "b=python -m bots.caller", "--structure", "pot-limit"], {2}, "match"),
     (["match", *BOT, "--bot", "b=python -m bots.caller", "--sandbox", "maybe"], {2}, "match"),
     (["match", *BOT, "--bot", "b=python -m bots.caller", "--out", "garbage.jsonl"], {2}, "match"),
+    (["match", *BOT, "--bot", "b=python -m bots.caller", "--out", TOO_LONG], {2}, "match"),
     (["replay"], {2}, "replay"),
     (["replay", "/no/such/file.jsonl"], {2}, "replay"),
     (["replay", "garbage.jsonl"], {2}, "replay"),
     (["replay", "empty"], {2}, "replay"),
+    (["replay", TOO_LONG], {2}, "replay"),
     (["replay", "odd.jsonl", "--html", "odd.html"], {2}, "replay"),
     (["check-bot"], {2}, "check-bot"),
     (["check-bot", "--seed", "zz", "--", "python", "-m", "bots.caller"], {2}, "check-bot"),
@@ -106,11 +112,12 @@ def test_every_command_has_a_failure_case() -> None:
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A folder with a good and a damaged tournament file, a file that is no hand history, one whose record
-    lacks most fields, an empty folder."""
+    """A folder with a good and a damaged tournament file, one whose name makes a too long output path, a
+    file that is no hand history, one whose record lacks most fields, an empty folder."""
     where = tmp_path_factory.mktemp("voice")
     (where / "good.toml").write_text('[[bots]]\nname = "a"\ncommand = "true"\n[[bots]]\nname = "b"\ncommand = "true"\n')
     (where / "bad.toml").write_text("[[bots]\nname = \n")
+    (where / "longname.toml").write_text(f'[tournament]\nname = "{TOO_LONG}"\n' + (where / "good.toml").read_text())
     (where / "garbage.jsonl").write_text("this is not a hand history\n")
     (where / "odd.jsonl").write_text('{"format": "sevencard-hand-history", "record_version": 3, "hand_id": 0}\n')
     (where / "empty").mkdir()
@@ -118,7 +125,8 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("argv", "codes", "command"), CASES, ids=[" ".join(c[0]) for c in CASES])
+@pytest.mark.parametrize(("argv", "codes", "command"), CASES,
+                         ids=[" ".join(a if len(a) <= 40 else f"{a[:12]}...({len(a)})" for a in c[0]) for c in CASES])
 def test_every_stderr_line_of_a_failure_names_its_command(workspace: Path, argv: list[str], codes: set[int],
                                                           command: str) -> None:
     done = subprocess.run([sys.executable, "-m", "harness.cli", *argv], cwd=workspace, capture_output=True,
@@ -186,6 +194,39 @@ def test_a_harness_error_out_of_a_command_is_said_once_by_the_boundary(
                                       "--out", str(tmp_path / "out")])
     assert result.exit_code == 2, result.output
     assert result.stderr.splitlines()[-1] == "harness match: a setting the referee refuses", result.stderr
+
+
+def test_a_path_too_long_for_the_file_system_is_one_line_and_a_usage_error(tmp_path: Path) -> None:
+    """ENAMETOOLONG comes from a path the user gave: one line naming it, shortened, and exit status 2."""
+    result = CliRunner().invoke(app, ["replay", str(tmp_path / ("y" * 10_000))])
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("harness replay: ") and "file name too long" in line, line
+    assert "10,0" in line and len(line) < 400, line
+    assert "Traceback" not in result.output
+
+
+def test_a_10_kb_value_in_an_error_is_cut_to_one_short_line() -> None:
+    """``--game`` given 12 kB of markup: one line of at most MAX_LINE characters, its start and end kept."""
+    from harness.cli.voice import MAX_LINE
+
+    result = CliRunner().invoke(app, ["match", "--game", "<x>" * 4000, *BOT, "--bot", "b=python -m bots.caller"])
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.splitlines()
+    assert len(line) <= MAX_LINE + 50 and "characters cut]" in line, line[:200]
+    assert line.startswith("harness match: --game must be one of") and line.endswith("<x>'"), line[-100:]
+
+
+def test_a_tournaments_match_folder_copied_out_is_named_as_such(tmp_path: Path) -> None:
+    """A result.json that lacks a field of harness match's (the runner's, in matches/<id>) says so, not KeyError."""
+    folder = tmp_path / "m"
+    folder.mkdir()
+    (folder / "hands.jsonl").write_text("")
+    (folder / "result.json").write_text('{"match_id": "a+b-1", "bots": ["a", "b"], "net": [0, 0]}')
+    result = CliRunner().invoke(app, ["report", str(folder)])
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.splitlines()
+    assert "not a result of harness match (no field " in line and "KeyError" not in line, line
 
 
 class _Recorder:

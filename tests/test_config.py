@@ -138,6 +138,10 @@ SIX = "".join(f'[[bots]]\nname = "b{i}"\ncommand = "true"\n' for i in range(6))
         ("[sandbox]\nhidden = [3]\n" + BOTS, "[sandbox] hidden", "list of paths"),
         ("[sandbox]\nnetwork = true\n" + BOTS, "[sandbox] network", "unknown key"),
         ("[tournament]\nseed = 'xyz'\n" + BOTS, "[tournament] seed", "whole number"),
+        ('[tournament]\nname = "<b>\\u202eevil"\n' + BOTS, "[tournament] name", "printable text"),
+        ('[tournament]\nname = "a\\u001b[31mred"\n' + BOTS, "[tournament] name", "no control or BiDi"),
+        ('[tournament]\nname = "one\\ntwo"\n' + BOTS, "[tournament] name", "one line"),
+        ('[tournament]\nname = "' + "L" * 61 + '"\n' + BOTS, "[tournament] name", "at most 60 characters"),
         ("", "[[bots]]", "no bots"),
         ("bots = 3\n", "top level bots", "array"),
         (
@@ -282,6 +286,18 @@ def test_one_blind_given_sets_the_other(tmp_path: Path) -> None:
     assert (game.small_blind, game.big_blind) == (25, 50)
     with pytest.raises(ConfigError, match="big_blind must be even"):
         load_config(write(tmp_path, "[game]\nbig_blind = 15\n" + BOTS))
+
+
+def test_a_long_value_makes_a_short_error_line(tmp_path: Path) -> None:
+    """A 10 kB value (a game's name, a tournament's) is shown by its start, its end and its length."""
+    for text in (f'[game]\nname = "{"x" * 10_000}"\n', f'[tournament]\nname = "{"y" * 10_000}"\n'):
+        with pytest.raises(ConfigError) as info:
+            load_config(write(tmp_path, text + BOTS))
+        assert len(str(info.value)) < 500 and "10,002 characters" in str(info.value), str(info.value)
+
+
+def test_a_tournament_name_of_60_characters_any_script_is_taken(tmp_path: Path) -> None:
+    assert load_config(write(tmp_path, f'[tournament]\nname = "{"é" * 30}{"名" * 30}"\n' + BOTS)).tournament.name
 
 
 def test_values_in_messages_are_written_as_toml(tmp_path: Path) -> None:

@@ -124,13 +124,15 @@ def _record(**changes: Any) -> dict[str, Any]:
         ({"hand_id": "x"}, 'hand_id: expected a whole number >= 0, got a string ("x")'),
         ({"hand_id": True}, "hand_id: expected a whole number >= 0, got true/false"),
         ({"seed": ...}, "missing field(s) seed"),
-        ({"bots": [1, 2]}, "bots[0]: expected a bot name (a string), got a number (1)"),
+        ({"bots": [1, 2]}, "bots[0]: expected a bot name (one line of printable text, 1 to 64 characters), "
+                           "got a number (1)"),
         ({"bots": ["a"]}, "bots: 1 entries for 2 seats"),
         ({"config": ["x"]}, "config: expected an object of game settings, got a list"),
         ({"actions": ["fold"]}, "actions[0]: expected an object"),
         ({"actions": [{"seat": "0", "action": "call"}]}, "actions[0].seat: expected a whole number >= 0, got a string"),
         ({"stacks": "1000"}, "stacks: expected a list, got a string"),
-        ({"match_id": 3}, "match_id: expected a string, got a number"),
+        ({"match_id": 3}, "match_id: expected a match id (one line of printable text, at most 256 characters), "
+                          "got a number"),
     ],
 )
 def test_record_problem_names_the_field(changes: dict[str, Any], words: str) -> None:

@@ -16,6 +16,7 @@ import ast
 import copy
 import gzip
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -37,6 +38,7 @@ from harness.history.files import (
     read_history,
     record_faults,
     record_problem,
+    records_or_problems,
     seat_nets,
 )
 from harness.history.replay import check_history
@@ -402,10 +404,16 @@ def test_a_version_1_record_is_upgraded_with_its_chips_and_times(tmp_path: Path)
         (lambda r: r.update(hand_id=-3), r"line 1: hand_id: -3 is out of range"),
         (lambda r: r.update(button=True), r"line 1: button: expected a whole number >= 0, got true/false"),
         (lambda r: r.update(stacks=[200, -1]), r"line 1: stacks\[1\]: -1 is out of range"),
-        (lambda r: r.update(bots=["a", 7]), r"line 1: bots\[1\]: expected a bot name \(a string\), got a number"),
+        (lambda r: r.update(bots=["a", 7]), r"line 1: bots\[1\]: expected a bot name \(one line of printable text, "
+         r"1 to 64 characters\), got a number"),
+        (lambda r: r.update(bots=["a", "<b>\u202eevil"]), r'line 1: bots\[1\]: "<b>\u202eevil" is not a bot name'),
+        (lambda r: r.update(bots=["a", "x" * 65]), r'line 1: bots\[1\]: "xxx.*\.\.\. is not a bot name'),
+        (lambda r: r.update(bots=["", "b"]), r'line 1: bots\[0\]: "" is not a bot name'),
         (lambda r: r.update(match_seats=[0, -2]), r"line 1: match_seats\[1\]: -2 is out of range"),
         (lambda r: r.update(match_seats=[3, 3]), r"line 1: match_seats: seat 3 is given twice"),
-        (lambda r: r.update(match_id=3), r"line 1: match_id: expected a string, got a number"),
+        (lambda r: r.update(match_id=3), r"line 1: match_id: expected a match id \(one line of printable text, at "
+         r"most 256 characters\), got a number"),
+        (lambda r: r.update(match_id="m\x1b[2Jx\ny"), r'line 1: match_id: "m\\u001b\[2Jx\\ny" is not a match id'),
         (lambda r: r.update(faults=[{"seat": 0, "kind": "boom"}]), r'line 1: faults\[0\]\.kind: "boom" is not one of'),
         (lambda r: r.update(faults=[{"seat": 0, "kind": "timeout", "detail": 4}]),
          r"line 1: faults\[0\]\.detail: expected a string"),
@@ -418,8 +426,8 @@ def test_a_version_1_record_is_upgraded_with_its_chips_and_times(tmp_path: Path)
          "amount-string", "amount-missing", "amount-negative", "action-kind", "seat-negative", "discard-not-a-card",
          "received-not-a-list", "deck-not-cards", "seed-2**64", "seed-70-bits", "seed-negative", "stack-70-bits",
          "seed-fraction",
-         "hand-id-negative", "button-bool", "stack-negative", "bot-number", "match-seat-negative", "match-seat-twice",
-         "match-id-number",
+         "hand-id-negative", "button-bool", "stack-negative", "bot-number", "bot-bidi", "bot-long", "bot-empty",
+         "match-seat-negative", "match-seat-twice", "match-id-number", "match-id-escapes",
          "fault-kind", "fault-detail", "timing-negative", "config-list", "hole-card-not-a-card",
          "final-cards-not-a-list"],
 )
@@ -438,6 +446,28 @@ def test_a_record_that_cannot_be_upgraded_is_named_by_line_and_field(change: Any
     if "cannot play again" not in said:  # harness replay names the same line and field
         with pytest.raises(HistoryError, match=said):
             list(check_history(path))
+
+
+@pytest.mark.parametrize("where", ["match.bots", "players.bot", "match_id"])
+def test_a_hostile_name_in_a_current_record_is_a_damaged_record(where: str, tmp_path: Path) -> None:
+    """A history edited so that a name holds an escape sequence, a BiDi override or 10 kB (what a page or a terminal
+    would show) is refused by every reader that judges a current record's shape, the line and the field named."""
+    record = random_match(GAMES["no-limit"], seats=2, hands=1)[0]
+    hostile = "<script>\u202e\x1b[31m\n" + "L" * 10_000
+    if where == "match.bots":
+        record["match"]["bots"][0] = hostile
+    elif where == "players.bot":
+        record["players"][0]["bot"] = hostile
+    else:
+        record["match_id"] = hostile
+    path = tmp_path / "h.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    field = {"match.bots": r"match\.bots\[0\]", "players.bot": r"players\[0\]\.bot", "match_id": "match_id"}[where]
+    with pytest.raises(HistoryError, match=f"line 1: {field}: .* is not a ") as info:
+        list(check_history(path))  # harness replay
+    assert len(str(info.value)) < 300
+    ((_, problem),) = records_or_problems(path)  # harness watch, the contest server
+    assert isinstance(problem, HistoryError) and re.search(f"line 1: {field}: .* is not a ", str(problem)), problem
 
 
 def test_a_record_of_an_unknown_version_is_named_not_replayed(tmp_path: Path) -> None:

@@ -117,6 +117,7 @@ def test_match_warns_once_when_its_bots_start(no_bwrap: Path) -> None:
     lines = err.splitlines()
     assert [ln.startswith(f"harness match: {WARNING}") for ln in lines].count(True) == 1, err
     assert lines[0].startswith(f"harness match: {WARNING}")  # then the seed's warning
+    assert '"off" (--sandbox off) to silence this' in lines[0], lines[0]  # no tournament file here: the option
     assert "2 hands in" in out
 
 

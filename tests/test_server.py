@@ -684,3 +684,15 @@ def test_a_refused_versions_files_are_removed_and_its_report_kept(tmp_path: Path
         assert not [p for p in uploads.rglob("*") if p.is_file()]
     finally:
         server.stop()
+
+
+def test_the_started_line_shows_a_data_path_with_its_escapes_escaped(tmp_path: Path) -> None:
+    """``[contest] data`` is any text: an escape sequence or a newline in it reaches the terminal escaped, one line."""
+    from harness.server.serve import started_line
+
+    path = contest_file(tmp_path, extra="")
+    hostile = 'name = "t"\ndata = "d\\u001b]0;TITLE\\u0007\\nx"\n'
+    path.write_text(path.read_text(encoding="utf-8").replace('name = "t"\n', hostile, 1), encoding="utf-8")
+    line = started_line(load_contest(path), "127.0.0.1", 8000)
+    assert "\x1b" not in line and "\x07" not in line and "\n" not in line, repr(line)
+    assert "d\\x1b]0;TITLE\\x07\\x0ax" in line and line.startswith("harness serve: t at http://127.0.0.1:8000"), line

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import sys
 import textwrap
@@ -113,3 +114,10 @@ def test_the_sdk_skips_a_request_that_timed_out(tmp_path: Path) -> None:
 def test_the_starters_skip_a_request_that_timed_out(tmp_path: Path, lang: str) -> None:
     work = build(tmp_path, lang)
     _queued_requests_get_one_reply(tmp_path, [str(work / COMMANDS[lang][0][2:])])
+
+
+@pytest.mark.skipif(shutil.which("node") is None or shutil.which("npm") is None,
+                    reason="the Node.js bot needs `node` and `npm` on PATH (Node 18+)")
+def test_the_node_bot_skips_a_request_that_timed_out(tmp_path: Path, node_bot: Path) -> None:
+    """bots/node, the bot written from PROTOCOL.md alone, keeps section 8's rule too (zeromq.js: ``readable``)."""
+    _queued_requests_get_one_reply(tmp_path, [str(shutil.which("node")), str(node_bot)])

@@ -43,6 +43,15 @@ function discardReply(seq, cards) {
 }
 
 // One frame from the referee -> { reply: bytes to send or null, exit: true after match_end or a fatal error }.
+function isRequestFrame(frame) {
+  try {
+    const msg = decode(frame);
+    return msg !== null && typeof msg === "object" && (msg.type === "act" || msg.type === "draw");
+  } catch (err) {
+    return false;
+  }
+}
+
 function handle(frame) {
   let msg;
   try {
@@ -134,6 +143,12 @@ async function main() {
         continue;
       }
       lastSeen = Date.now();
+      // A request with another message already queued behind it has timed out (PROTOCOL.md section 8):
+      // skip it unanswered, so one slow decision costs one timeout. `readable` is ZMQ_EVENTS's POLLIN.
+      if (sock.readable && isRequestFrame(frames[0])) {
+        log("skipped a request that timed out (another message is queued behind it)");
+        continue;
+      }
       const { reply, exit } = handle(frames[0]);
       if (reply) await sock.send(reply);
       if (exit) return 0;

@@ -9,6 +9,7 @@ Every command raises; nothing catches by itself what the boundary says the same 
   status from :func:`exit_code` (the table below);
 * Ctrl-C (130) and SIGTERM (143), raised as ``KeyboardInterrupt`` (:func:`on_stop_signal`);
 * stdout's reader gone (``| head``): a quiet end;
+* a path too long for the file system (``ENAMETOOLONG``: a path the user gave): one line, exit status 2;
 * anything else is a bug in the harness: its traceback, one line saying so, and exit status
   :data:`EXIT_BUG` (70, ``EX_SOFTWARE`` of sysexits.h), never a usage error.
 
@@ -18,6 +19,7 @@ Imports only typer and :mod:`harness.errors` at the top (``harness --help`` stay
 from __future__ import annotations
 
 import errno
+import os
 import signal
 import sys
 import threading
@@ -115,7 +117,13 @@ class HarnessGroup(TyperGroup):
             say(command_name(), str(exc))
             code = exit_code(exc)
         except OSError as exc:
-            code = closed_pipe() if exc.errno == errno.EPIPE else _bug(exc)
+            if exc.errno == errno.EPIPE:
+                code = closed_pipe()
+            elif exc.errno == errno.ENAMETOOLONG:  # always a path the user gave or named (an option, a file)
+                say(command_name(), name_too_long(exc))
+                code = EXIT_USAGE
+            else:
+                code = _bug(exc)
         except Exception as exc:  # noqa: BLE001 - the boundary: a bug, said as one
             code = _bug(exc)
         finally:
@@ -135,6 +143,20 @@ class HarnessGroup(TyperGroup):
 def command_name() -> str | None:
     """The command being run (``"match"``, ``"bench match"``), or None before one is known."""
     return " ".join(_invoked) or None
+
+
+def name_too_long(exc: OSError) -> str:
+    """The one line for ``ENAMETOOLONG``: the path (its start and its end when long) and the file system's limit.
+
+    The harness makes no long name of its own (its files are named after bots, at most 32 characters), so the
+    path came from the user: an option (``--out``), an argument, a file's key (``[tournament] output`` or the
+    ``results/<name>`` made of ``[tournament] name``).
+    """
+    path = os.fsdecode(exc.filename) if exc.filename is not None else ""
+    shown = path if len(path) <= 120 else f"{path[:60]}...{path[-40:]} ({len(path):,} characters)"
+    where = f"{shown}: " if path else ""
+    return (f"{where}file name too long (a name in a path is at most 255 bytes on most file systems); "
+            "give a shorter path or name")
 
 
 def _bug(exc: BaseException) -> int:

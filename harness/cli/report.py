@@ -37,7 +37,10 @@ def _match_record(directory: Path) -> Any:
     except FileNotFoundError:
         raise UsageError(f"{path}: missing; a match folder gets it from harness match (this version) when "
                          "the match ends") from None
-    except (OSError, ValueError, KeyError, TypeError) as exc:  # the file's text, not our code: bad input
+    except KeyError as exc:  # a tournament's result.json (no big_blind), copied out of its tournament, or damaged
+        raise UsageError(f"{path}: not a result of harness match (no field {exc.args[0]!r}); a match of a tournament "
+                         "is reported with its tournament: harness report TOURNAMENT_DIR") from None
+    except (OSError, ValueError, TypeError) as exc:  # the file's text, not our code: bad input
         raise UsageError(f"{path}: not a match result ({type(exc).__name__}: {exc})") from None
     return record
 

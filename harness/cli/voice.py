@@ -14,7 +14,11 @@ import sys
 
 import typer
 
-__all__ = ["CommandVoice", "closed_pipe", "echo", "say", "stdout_gone", "usage"]
+__all__ = ["MAX_LINE", "CommandVoice", "closed_pipe", "echo", "say", "stdout_gone", "usage"]
+
+#: The longest message :func:`say` writes on one line (characters): a longer one (a 10 kB option value quoted in
+#: an error) keeps its start and its last 200 characters and says how much was cut.
+MAX_LINE = 2000
 
 
 def echo(text: str) -> None:
@@ -42,6 +46,9 @@ def say(command: str | None, message: str, *, commentary: bool = False) -> None:
         typer.echo(visible(message, multiline=True), err=True)
         return
     message = visible(message)  # one line: a bot's text cannot start a forged line of its own
+    if len(message) > MAX_LINE:  # a 10 kB value echoed in an error: its start and its end, the length said
+        cut = len(message) - MAX_LINE + 200
+        message = f"{message[:MAX_LINE - 400]}... [{cut:,} characters cut] ...{message[-200:]}"
     typer.echo(f"harness {command}: {message}" if command else f"harness: {message}", err=True)
 
 

@@ -93,11 +93,18 @@ def _is_cards(value: Any) -> bool:
 
 
 def _is_bot(value: Any) -> bool:
-    return isinstance(value, str)
+    # What pages and terminals show as a seat's name: the harness writes 1-32 of [A-Za-z0-9_.-] (a v1 history
+    # "seat N"); a history edited to hold a 10 kB name, a newline or a BiDi override is damaged.
+    return isinstance(value, str) and 0 < len(value) <= 64 and value.isprintable()
 
 
 def _is_names(value: Any) -> bool:
-    return isinstance(value, list) and all(isinstance(c, str) for c in value)
+    return isinstance(value, list) and all(_is_bot(c) for c in value)
+
+
+def _is_match_id(value: Any) -> bool:
+    # A page's title: one line of printable text (the harness's ids are bot names joined and a digest).
+    return isinstance(value, str) and len(value) <= 256 and value.isprintable()
 
 
 def _is_seats(value: Any) -> bool:
@@ -129,7 +136,8 @@ _WHAT: dict[_Check, str] = {
     _is_ms_or_null: "milliseconds (a number >= 0) or null",
     _is_card: 'a card such as "As" (rank 23456789TJQKA, suit cdhs)',
     _is_cards: 'a list of cards such as ["As", "Td"] (rank 23456789TJQKA, suit cdhs)',
-    _is_bot: "a bot name (a string)",
+    _is_bot: "a bot name (one line of printable text, 1 to 64 characters)",
+    _is_match_id: "a match id (one line of printable text, at most 256 characters)",
     _is_names: "a list of bot names",
     _is_seats: "a list of seats (whole numbers >= 0)",
     _is_chip_list: "a list of chips (whole numbers >= 0)",
@@ -155,7 +163,7 @@ def _value_problem(where: str, value: Any, ok: _Check) -> str | None:
     big = isinstance(value, float) and value.is_integer() and abs(value) >= 2**63
     if (_whole(value) or big) and (ok is _is_uint or ok is _is_seed):
         return f"{where}: {_show(value)} is out of range (expected {what})"
-    if isinstance(value, str) and ok in (_is_card, _is_action_kind, _is_fault_kind):
+    if isinstance(value, str) and ok in (_is_card, _is_action_kind, _is_fault_kind, _is_bot, _is_match_id):
         return f"{where}: {_show(value)} is not {what}"
     return f"{where}: expected {what}, got {json_kind(value)} ({_show(value)})"
 
@@ -284,8 +292,8 @@ def _problem_v1(record: dict[str, Any]) -> str | None:
     problem = _faults_and_timings_problem_v1(record)
     if problem:
         return problem
-    if "match_id" in record and not isinstance(record["match_id"], str):
-        return f"match_id: expected a string, got {json_kind(record['match_id'])} ({_show(record['match_id'])})"
+    if "match_id" in record and not _is_match_id(record["match_id"]):
+        return _value_problem("match_id", record["match_id"], _is_match_id)
     for key in ("bots", "match_seats"):
         if key in record and len(record[key]) != len(record["stacks"]):
             return f"{key}: {len(record[key])} entries for {len(record['stacks'])} seats (stacks)"
@@ -339,7 +347,7 @@ def _faults_and_timings_problem_v1(record: dict[str, Any]) -> str | None:
 _V2_MATCH: dict[str, _Check] = {"bots": _is_names, "hands": _is_uint, "stack_mode": _is_str, "starting_stack": _is_uint,
              "seed_sha256": _is_str, "decision_ms": _is_uint, "time_bank_ms": _is_uint, "max_faults": _is_uint}
 _V2_ITEMS: dict[str, dict[str, _Check]] = {
-    "players": {"seat": _is_uint, "bot": _is_str, "stack": _is_uint, "out": _is_bool, "dealt": _is_cards,
+    "players": {"seat": _is_uint, "bot": _is_bot, "stack": _is_uint, "out": _is_bool, "dealt": _is_cards,
                 "final_cards": _is_cards, "final_stack": _is_uint, "net": _whole},
     "posts": {"seat": _is_uint, "kind": _is_str, "chips": _is_uint, "all_in": _is_bool},
     "actions": {"index": _is_uint, "seat": _is_uint, "phase": _is_str, "kind": _is_str, "by": _is_str,
@@ -351,7 +359,7 @@ _V2_ITEMS: dict[str, dict[str, _Check]] = {
 }
 _V2_DRAW: dict[str, _Check] = {"discards": _is_cards, "received": _is_cards, "reshuffled": _is_cards}
 _V2_BET: dict[str, _Check] = {"owed": _is_uint, "added": _is_uint, "to": _is_uint, "all_in": _is_bool}
-_V2_TOP: dict[str, _Check] = {"format": _is_str, "match_id": _is_str, "hand_id": _is_uint, "seed": _whole,
+_V2_TOP: dict[str, _Check] = {"format": _is_str, "match_id": _is_match_id, "hand_id": _is_uint, "seed": _whole,
                               "button": _is_uint}
 
 

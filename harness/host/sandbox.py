@@ -565,7 +565,7 @@ def decide_isolation(settings: SandboxSettings, *, transport: str = "ipc") -> Is
             + ". Install bubblewrap (apt-get install bubblewrap) and libseccomp (apt-get install libseccomp2; "
             "pip install pyseccomp) and run where control groups can be created "
             "(as root, or in a delegated cgroup: systemd-run --user --scope -p Delegate=yes harness ...), "
-            "or set [sandbox] mode = \"auto\"."
+            "or set [sandbox] mode = \"auto\" (--sandbox auto)."
         )
     parts = []
     if namespaces:
@@ -591,7 +591,8 @@ def decide_isolation(settings: SandboxSettings, *, transport: str = "ipc") -> Is
         if missing:
             lost.append("missing: " + "; ".join(missing))
         warning = (NOT_ISOLATED + ": " + "; ".join(problems) + ". So " + "; ".join(lost)
-                   + ". Set [sandbox] mode = \"required\" to refuse such runs (contests), \"off\" to silence this.")
+                   + ". Set [sandbox] mode = \"required\" (--sandbox required) to refuse such runs (contests), "
+                   "\"off\" (--sandbox off) to silence this.")
     summary = ("on (" + ", ".join(parts) + ")") if not problems else (
         ("partly on (" + ", ".join(parts) + ")" if parts else "OFF") + ": " + "; ".join(problems))
     return Isolation(namespaces, groups, cpu, warning, summary, filtered, tree, nproc_in_jail, tuple(missing),

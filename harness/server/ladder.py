@@ -40,6 +40,7 @@ from typing import Any
 from sqlalchemy import Engine, select
 
 from harness.host.build import BuildLimits
+from harness.match.untrusted import visible
 from harness.server import db, store
 from harness.server.admission import admit
 from harness.server.board import BACKGROUND_NICENESS, LiveBoard
@@ -180,7 +181,7 @@ class Ladder:
 
             self.error = traceback.format_exc()
             self.board.known_key = None
-            print(f"harness serve: the ladder stopped: {exc}", flush=True)
+            print(f"harness serve: the ladder stopped: {visible(str(exc))}", flush=True)
 
     def turn(self, wait_s: float = _POLL_S) -> list[Done]:
         """One turn: fill free slots, wait up to ``wait_s`` for jobs, store what finished, count the complete

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TextIO
 
 from harness.host.build import build_problem
+from harness.match.untrusted import visible
 from harness.server import store
 from harness.server.contest import Contest, load_contest
 from harness.server.db import open_database
@@ -24,6 +25,13 @@ def base_url(host: str, port: int) -> str:
     """The address students use (``http://HOST:PORT``; 0.0.0.0 and :: are shown as this machine's name)."""
     shown = socket.gethostname() if host in ("0.0.0.0", "::") else host
     return f"http://{shown}:{port}"
+
+
+def started_line(contest: Contest, host: str, port: int) -> str:
+    """The line ``harness serve`` prints once it listens: the contest, its address and its data folder, whose path
+    (``[contest] data``, any text) is shown with its control characters escaped (an escape sequence in the contest
+    file must not reach the terminal raw)."""
+    return f"harness serve: {contest.name} at {base_url(host, port)} (data: {visible(str(contest.data))})"
 
 
 def print_links(contest: Contest, url: str, out: TextIO = sys.stdout, only: tuple[str, ...] = ()) -> int:
@@ -73,10 +81,10 @@ def serve(path: Path, host: str, port: int, *, log_level: str = "warning") -> No
             raise ConfigError(contest.path, "[ladder] cluster", str(exc)) from None
         raise ConfigError(contest.path, None, f"the ladder did not start: {exc}") from None
     try:
-        print(f"harness serve: {contest.name} at {base_url(host, port)} (data: {contest.data})", flush=True)
+        print(started_line(contest, host, port), flush=True)
         problem = build_problem(contest.sandbox)
         if problem:
-            print(f"harness serve: warning: {BUILDS_OFF} ({problem})", file=sys.stderr, flush=True)
+            print(f"harness serve: warning: {BUILDS_OFF} ({visible(problem)})", file=sys.stderr, flush=True)
         uvicorn.run(create_app(server), host=host, port=port, log_level=log_level, timeout_graceful_shutdown=5,
                     lifespan="on")
     finally:

@@ -285,6 +285,17 @@ def toml_value(value: Any) -> str:
     return str(value)
 
 
+#: The longest ``[tournament] name``: it titles the report's pages and makes the default output ``results/<name>``.
+MAX_TOURNAMENT_NAME = 60
+
+
+def _shown(value: Any) -> str:
+    """:func:`toml_value` for an error line: a text longer than 100 characters shown by its start, its end and its
+    length, so that a 10 kB value makes a short line."""
+    text = toml_value(value)
+    return text if len(text) <= 100 else f"{text[:60]}...{text[-20:]} ({len(text):,} characters)"
+
+
 def _toml_key(key: str) -> str:
     return key if _BARE_KEY.fullmatch(key) else toml_value(key)
 
@@ -311,7 +322,7 @@ class Table:
         value = self.data[name]
         bad_bool = isinstance(value, bool) and kind in (int, float)
         if bad_bool or not isinstance(value, kind):
-            raise self.error(name, f"expected {expected}, got {toml_value(value)}")
+            raise self.error(name, f"expected {expected}, got {_shown(value)}")
         return value
 
     def integer(self, name: str, default: int, minimum: int, maximum: int | None = None) -> int:
@@ -330,7 +341,7 @@ class Table:
         expected = "one of " + ", ".join(f'"{o}"' for o in options)
         value = self.get(name, str, default, expected)
         if value not in options:
-            raise self.error(name, f"expected {expected}, got {toml_value(value)}")
+            raise self.error(name, f"expected {expected}, got {_shown(value)}")
         return str(value)
 
     def finish(self) -> None:
@@ -503,6 +514,10 @@ def _tournament(t: Table, file: Path) -> TournamentSettings:
     name = t.get("name", str, file.stem, "a string")
     if not name.strip():
         raise t.error("name", "expected a non-empty string")
+    if not name.isprintable() or len(name) > MAX_TOURNAMENT_NAME:  # it titles pages and names results/<name>
+        what = "the file's name, the default," if "name" not in t.data else "got"
+        raise t.error("name", f"expected one line of printable text (no control or BiDi characters) of at most "
+                              f"{MAX_TOURNAMENT_NAME} characters; {what} {_shown(name)}")
     seed = t.get("seed", (int, str), None, "a whole number >= 0 or a hex string (64 hex digits)")
     if seed is not None:
         try:
