@@ -41,6 +41,7 @@ from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from harness.server import db, store
 from harness.server.board import BACKGROUND_NICENESS
+from harness.server.etag import file_stamp
 from harness.tournament.config import toml_value
 from harness.tournament.estimate import DEFAULT_RATES, describe_seconds, effective_jobs
 from harness.tournament.racing import RaceRule, expected_tables, least_tables, ratio_se, worst_case_tables
@@ -59,6 +60,35 @@ TIMED_MATCHES = 50
 
 def _value(v: Any) -> str:
     return toml_value(v if isinstance(v, (str, bool, int, float, list, tuple, dict)) else str(v))
+
+
+def _setting(server: Any, key: str, default: str = "") -> str:
+    """A setting of the final, through the server's remembered settings when it has them (every write of the
+    final's settings is this process's: :func:`_set`), else from the database (a caller without a server)."""
+    read = getattr(server, "setting", None)
+    return str(read(key, default)) if read is not None else store.setting(server.engine, key, default)
+
+
+def _set(server: Any, key: str, value: str) -> None:
+    """Write a setting of the final (through the server, which then forgets what it remembered)."""
+    write = getattr(server, "set_setting", None)
+    if write is not None:
+        write(key, value)
+    else:
+        store.set_setting(server.engine, key, value)
+
+
+def page_stamp(server: Any) -> tuple[Any, ...]:
+    """Changes whenever what the pages show of the final does (their entity tag, :mod:`harness.server.etag`):
+    its state, and while it runs (or once a race is over) the stamps of ``results.jsonl`` and ``race.json``.
+    The time left shown while it runs is as of the latest match recorded."""
+    state = _setting(server, "final", "")
+    race = _setting(server, "final_race", "")
+    if state != "running" and not (state == "done" and race):
+        return (state,)
+    data: Path = server.contest.data
+    return (state, race, _setting(server, "final_matches", ""), file_stamp(data / "final" / RESULTS_FILE),
+            file_stamp(data / RACE_FILE))
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,14 +338,14 @@ def final_toml(server: Any, chosen: FinalPlan | None = None) -> str:
 
 def start_final(server: Any) -> bool:
     """Write ``final.toml`` from the plan now and start the final (False: one is running)."""
-    if store.setting(server.engine, "final") == "running":
+    if _setting(server, "final") == "running":
         return False
     chosen = plan(server)
     path: Path = server.contest.data / FINAL_TOML
     path.write_text(final_toml(server, chosen), encoding="utf-8")
-    store.set_setting(server.engine, "final_matches", str(chosen.matches))
+    _set(server, "final_matches", str(chosen.matches))
     rule = race_rule(server.contest)
-    store.set_setting(server.engine, "final_race", json.dumps([rule.delta, rule.min_tables, rule.max_tables])
+    _set(server, "final_race", json.dumps([rule.delta, rule.min_tables, rule.max_tables])
                       if chosen.format == "racing" else "")
     race = server.contest.data / RACE_FILE
     race.unlink(missing_ok=True)  # an earlier final's race is not this one's
@@ -327,13 +357,13 @@ def resume_final(server: Any) -> bool:
     """At start-up: resume a final a stop or a kill cut short (its ``final.toml`` unchanged: the runner skips the
     matches recorded); a runner a killed server left behind is stopped first. False: no final to resume."""
     path: Path = server.contest.data / FINAL_TOML
-    if store.setting(server.engine, "final") != "running":
+    if _setting(server, "final") != "running":
         return False
     if not path.is_file():  # nothing to resume from: say so, and let the ladder play
-        store.set_setting(server.engine, "final", f"interrupted ({FINAL_TOML} is gone: run it again)")
-        store.set_setting(server.engine, "ladder_paused", "0")
+        _set(server, "final", f"interrupted ({FINAL_TOML} is gone: run it again)")
+        _set(server, "ladder_paused", "0")
         return False
-    _stop_leftover(store.setting(server.engine, "final_pid"), path)
+    _stop_leftover(_setting(server, "final_pid"), path)
     _run(server, path)
     return True
 
@@ -362,25 +392,25 @@ def _stop_leftover(pid_text: str, path: Path) -> None:
 def _run(server: Any, path: Path) -> None:
     """Run ``harness run path`` in a child process; its end sets the ``final`` setting (unless the server is
     stopping: the final then stays ``running`` and resumes at the next start)."""
-    store.set_setting(server.engine, "final", "running")
-    store.set_setting(server.engine, "ladder_paused", "1")
+    _set(server, "final", "running")
+    _set(server, "ladder_paused", "1")
     results = server.contest.data / "final" / RESULTS_FILE
-    store.set_setting(server.engine, "final_started", json.dumps([time.time(), _count_lines(results)]))
+    _set(server, "final_started", json.dumps([time.time(), _count_lines(results)]))
     log = open(server.contest.data / "final.log", "ab")  # noqa: SIM115 - closed by the waiting thread
-    proc = subprocess.Popen(_command(store.setting(server.engine, "final_race", ""), path),
+    proc = subprocess.Popen(_command(_setting(server, "final_race", ""), path),
                             stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     server.final_proc = proc
     with contextlib.suppress(OSError):  # behind the pages for the CPU; its matches inherit it
         os.setpriority(os.PRIO_PROCESS, proc.pid, os.getpriority(os.PRIO_PROCESS, 0) + BACKGROUND_NICENESS)
-    store.set_setting(server.engine, "final_pid", str(proc.pid))
+    _set(server, "final_pid", str(proc.pid))
 
     def wait() -> None:
         code = proc.wait()
         log.close()
         if getattr(server, "stopping", False):
             return  # stopped with the server: resumed at its next start
-        store.set_setting(server.engine, "final", "done" if code == 0 else f"failed (exit status {code})")
-        store.set_setting(server.engine, "ladder_paused", "0")
+        _set(server, "final", "done" if code == 0 else f"failed (exit status {code})")
+        _set(server, "ladder_paused", "0")
 
     threading.Thread(target=wait, name="final", daemon=True).start()
 
@@ -439,20 +469,20 @@ def read_race(data: Path) -> dict[str, Any] | None:
 
 def progress(server: Any) -> Progress | None:
     """The final's progress while it runs (None when it does not), from ``<data>/final/results.jsonl``."""
-    if store.setting(server.engine, "final") != "running":
+    if _setting(server, "final") != "running":
         return None
-    total_text = store.setting(server.engine, "final_matches", "0")
+    total_text = _setting(server, "final_matches", "0")
     total = int(total_text) if total_text.isdigit() else 0
     done = _count_lines(server.contest.data / "final" / RESULTS_FILE)
     try:
-        started, at_start = json.loads(store.setting(server.engine, "final_started", "[0, 0]"))
+        started, at_start = json.loads(_setting(server, "final_started", "[0, 0]"))
     except (ValueError, TypeError):
         started, at_start = 0.0, 0
     played = done - int(at_start)
     left = None
     if played > 0 and total >= done:
         left = (time.time() - float(started)) / played * (total - done)
-    racing = bool(store.setting(server.engine, "final_race", ""))
+    racing = bool(_setting(server, "final_race", ""))
     race = read_race(server.contest.data) if racing else None
     rows = () if racing else tuple(provisional(server.contest.data))
     return Progress(min(done, total) if total else done, max(total, done), left, race, racing, rows)
@@ -461,7 +491,7 @@ def progress(server: Any) -> Progress | None:
 def finished_race(server: Any) -> dict[str, Any] | None:
     """A racing final's ``race.json`` once it is over (its result: the report's own leaderboard pools every hand,
     so pairs that raced longer weigh more there); None otherwise."""
-    if store.setting(server.engine, "final") != "done" or not store.setting(server.engine, "final_race", ""):
+    if _setting(server, "final") != "done" or not _setting(server, "final_race", ""):
         return None
     race = read_race(server.contest.data)
     return race if race is not None and race.get("over") else None
