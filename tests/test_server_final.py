@@ -249,7 +249,14 @@ def test_a_racing_final_stops_its_clear_pairs_and_resumes_after_a_kill(tmp_path:
     after = _lines(tmp_path / "final")
     ids = [json.loads(r)["result"]["match_id"] for r in after]
     assert len(after) == 16 == len(set(ids)) and after[:len(before)] == before
-    assert (tmp_path / "final" / "report" / "index.html").is_file()
+    # the report says racing and heads with the race's own standings (the final's order), the pooled table below
+    assert json.loads((tmp_path / "final" / "tournament.json").read_text(encoding="utf-8"))["schedule"] == "racing"
+    index = (tmp_path / "final" / "report" / "index.html").read_text(encoding="utf-8")
+    assert index.index('id="race-standings"') < index.index('id="pooled-explain"') < index.index('id="leaderboard"')
+    shown = re.findall(r'<tr><td>(\d*)</td><td class="bot"><a href="[^"]*">([^<]+)</a></td><td>([^<]+)</td>',
+                       index.split('id="race-standings"')[1].split("</table>")[0])
+    race_order = [(str(k), row["bot"], f"{row['bb_per_100']:+.2f}") for k, row in enumerate(race["standings"], 1)]
+    assert shown == race_order
 
 
 def _lines(out: Path) -> list[str]:
@@ -317,7 +324,7 @@ def test_a_racing_final_on_the_server_survives_a_kill_9(tmp_path: Path) -> None:
         state = wait_for(lambda: (m := re.search(r'id="final-state">Final: (\w+)', admin.get("/admin").text))
                          and m.group(1) != "running" and m.group(1), timeout=1200)
         assert state == "done"
-        result = admin.get("/admin").text  # the race's result stays on the admin page (the report pools hands)
+        result = admin.get("/admin").text  # the race's result stays on the admin page
         assert 'id="race-standings"' in result and "Racing final, its result" in result
     finally:
         server.stop()

@@ -489,8 +489,8 @@ def progress(server: Any) -> Progress | None:
 
 
 def finished_race(server: Any) -> dict[str, Any] | None:
-    """A racing final's ``race.json`` once it is over (its result: the report's own leaderboard pools every hand,
-    so pairs that raced longer weigh more there); None otherwise."""
+    """A racing final's ``race.json`` once it is over (its result, as the report's first table gives it); None
+    otherwise."""
     if _setting(server, "final") != "done" or not _setting(server, "final_race", ""):
         return None
     race = read_race(server.contest.data)
