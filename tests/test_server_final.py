@@ -6,6 +6,7 @@ stopped with SIGTERM while the final runs, then started again.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import tomllib
@@ -411,3 +412,37 @@ def test_harness_plan_of_a_racing_contest_gives_its_worst_case_and_its_least(tmp
     assert out.returncode == 0, out.stderr
     assert "final: racing round robin of 31 bots heads-up: at most 3,720 matches of 100 hands" in out.stdout
     assert "at least 930 matches" in out.stdout and "expected: not known before the ladder has played" in out.stdout
+
+
+def test_the_plan_on_a_dask_cluster_counts_its_worker_threads_or_says_why_not(tmp_path: Path) -> None:
+    """``[ladder] cluster``: ``harness plan`` counts the cluster's worker threads (``local:N``: N), not the local
+    ``[ladder] jobs``; a scheduler that does not answer is one line naming why, with 1 job assumed; the admin page's
+    plan counts them as the ladder's process wrote them when it connected."""
+    import subprocess
+
+    from harness.server.final import CLUSTER_THREADS
+    from tests.server_helpers import HARNESS
+
+    for name, cluster in (("local", "local:3"), ("gone", f"tcp://127.0.0.1:{free_port()}")):
+        (tmp_path / name).mkdir()
+        path = contest_file(tmp_path / name, students=CLASS[:5], jobs=7, cluster=cluster)
+        out = subprocess.run([*HARNESS, "plan", str(path)], capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+        line = next(x for x in out.stdout.splitlines() if x.startswith("final: "))
+        if name == "local":
+            assert "with 3 jobs: the worker threads of the cluster local:3 " in line
+        else:
+            assert "with 1 job: 1 assumed: the cluster's worker threads cannot be counted (" in line
+            assert f"{cluster} did not answer" in line or "distributed package" in line
+        assert "7 jobs" not in out.stdout
+    server = _server(tmp_path / "admin", "")
+    try:
+        server.contest = dataclasses.replace(server.contest, ladder=dataclasses.replace(
+            server.contest.ladder, cluster="tcp://10.0.0.5:8786"))
+        assert plan(server).jobs == 1 and "not known until the ladder has connected" in plan(server).describe()
+        store.set_setting(server.engine, CLUSTER_THREADS, "12")
+        assert plan(server).jobs == 12
+        assert "with 12 jobs: the worker threads of the cluster tcp://10.0.0.5:8786, as the ladder counted them" \
+            in plan(server).describe()
+    finally:
+        server.engine.dispose()

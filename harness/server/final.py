@@ -32,7 +32,7 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,7 @@ from sqlalchemy.exc import OperationalError, ProgrammingError
 from harness.server import db, store
 from harness.server.board import BACKGROUND_NICENESS
 from harness.server.etag import file_stamp
+from harness.tournament.cluster import ClusterError, cluster_threads
 from harness.tournament.config import toml_value
 from harness.tournament.estimate import DEFAULT_RATES, describe_seconds, effective_jobs
 from harness.tournament.racing import RaceRule, expected_tables, least_tables, ratio_se, worst_case_tables
@@ -56,6 +57,9 @@ RACE_FILE = "race.json"
 MIN_HANDS = 20
 #: Ladder matches whose durations the estimate reads (the latest).
 TIMED_MATCHES = 50
+#: The setting in which the ladder's process gives the worker threads of its Dask cluster (``[ladder] cluster``),
+#: counted when it connected: the final's plan on the admin page runs that many matches at once.
+CLUSTER_THREADS = "ladder_cluster_threads"
 
 
 def _value(v: Any) -> str:
@@ -112,6 +116,8 @@ class FinalPlan:
         expected_matches: racing only: matches the ladder's own gaps and spread predict
             (:func:`harness.tournament.racing.expected_tables`); None before the ladder has played.
         error_rate: racing only: the chance, at most, that any pair stops in the wrong order.
+        jobs_note: how ``jobs`` was counted on a Dask cluster (its worker threads, or why they could not be
+            counted and what is assumed); "" for local jobs (``[ladder] jobs``).
     """
 
     bots: int
@@ -128,6 +134,11 @@ class FinalPlan:
     least_matches: int = 0
     expected_matches: float | None = None
     error_rate: float = 0.0
+    jobs_note: str = ""
+
+    def _with_jobs(self) -> str:
+        note = f": {self.jobs_note}" if self.jobs_note else ""
+        return f"with {self.jobs} job{'s' if self.jobs != 1 else ''}{note}"
 
     def describe(self) -> str:
         """One line for the admin page."""
@@ -142,7 +153,7 @@ class FinalPlan:
                 if self.budget_s and self.seconds > self.budget_s else "")
         return (f"{fmt} of {self.bots} bots at tables of {self.table_size}: {self.matches:,} matches of "
                 f"{self.hands:,} hands{cut} ({self.matches * self.hands:,} hands), about "
-                f"{describe_seconds(self.seconds)} with {self.jobs} job{'s' if self.jobs != 1 else ''} "
+                f"{describe_seconds(self.seconds)} {self._with_jobs()} "
                 f"(time per hand: {self.source}){over}.")
 
     def _describe_race(self) -> str:
@@ -155,8 +166,8 @@ class FinalPlan:
         over = (f"; over the budget of {describe_seconds(self.budget_s)} even at {MIN_HANDS} hands"
                 if self.budget_s and self.seconds > self.budget_s else "")
         return (f"racing round robin of {self.bots} bots heads-up: at most {self.matches:,} matches of "
-                f"{self.hands:,} hands{cut}, about {describe_seconds(self.seconds)} with {self.jobs} "
-                f"job{'s' if self.jobs != 1 else ''} (every pair to its cap), at least {self.least_matches:,} "
+                f"{self.hands:,} hands{cut}, about {describe_seconds(self.seconds)} {self._with_jobs()} "
+                f"(every pair to its cap), at least {self.least_matches:,} "
                 f"matches{expected}; a pair stops when its order is clear, wrong for any pair with a chance of at "
                 f"most {self.error_rate:g} (time per hand: {self.source}){over}.")
 
@@ -190,7 +201,28 @@ def plan(server: Any) -> FinalPlan:
     match are cut so the estimate fits, never below :data:`MIN_HANDS`.
     """
     bots = len([a for a in store.active_versions(server.engine)]) + len(server.contest.references)
-    return _plan(server.contest, server.engine, bots)
+    return _plan(server.contest, server.engine, bots, _known_jobs(server))
+
+
+def _known_jobs(server: Any) -> tuple[int, str] | None:
+    """On a cluster, its worker threads as the ladder's process counted them (:data:`CLUSTER_THREADS`: the web
+    process asks no scheduler while a page waits); None for local jobs."""
+    cluster = server.contest.ladder.cluster
+    if not cluster:
+        return None
+    known = store.setting(server.engine, CLUSTER_THREADS, "")
+    if known.isdigit() and int(known) > 0:
+        return int(known), f"the worker threads of the cluster {cluster}, as the ladder counted them"
+    return 1, f"1 assumed: the cluster {cluster}'s worker threads are not known until the ladder has connected to it"
+
+
+def cluster_jobs(cluster: str) -> tuple[int, str]:
+    """Matches a final on the Dask cluster ``cluster`` plays at once (its worker threads now, asked of its
+    scheduler; ``local:N``: N) and how that was counted; 1 and why when the cluster cannot be asked."""
+    try:
+        return cluster_threads(cluster), f"the worker threads of the cluster {cluster}"
+    except ClusterError as exc:
+        return 1, f"1 assumed: the cluster's worker threads cannot be counted ({exc})"
 
 
 def plan_before_start(contest: Any) -> tuple[FinalPlan, str]:
@@ -209,10 +241,11 @@ def plan_before_start(contest: Any) -> tuple[FinalPlan, str]:
             active = len(store.active_versions(engine)) if engine is not None else 0
         except (OperationalError, ProgrammingError):  # no tables yet: the server never ran
             active = 0
+        jobs = cluster_jobs(contest.ladder.cluster) if contest.ladder.cluster else None
         if active:
-            return _plan(contest, engine, active + len(contest.references)), "the database's active versions"
+            return _plan(contest, engine, active + len(contest.references), jobs), "the database's active versions"
         bots = len(contest.students) + len(contest.references)
-        return _plan(contest, engine, bots), "the roster: every student with a version"
+        return _plan(contest, engine, bots, jobs), "the roster: every student with a version"
     finally:
         if engine is not None:
             engine.dispose()
@@ -257,14 +290,16 @@ def _ladder_spread(engine: Any, final_hands: int) -> tuple[list[float], float] |
     return [a - b for i, a in enumerate(means) for b in means[i + 1:]], sds[len(sds) // 2]
 
 
-def _plan(contest: Any, engine: Any, bots: int) -> FinalPlan:
+def _plan(contest: Any, engine: Any, bots: int, counted: tuple[int, str] | None = None) -> FinalPlan:
+    """The plan of ``bots`` entrants; ``counted``: matches at once on a cluster and how they were counted (None:
+    the local ``[ladder] jobs``)."""
     c = contest
     f = c.final
+    jobs, note = counted if counted is not None else (effective_jobs(c.ladder.jobs), "")
     if f.format == "racing":
-        return _plan_race(contest, engine, bots)
+        return replace(_plan_race(contest, engine, bots, jobs), jobs_note=note)
     seats = f.table_size or c.ladder.table_size
     wanted = f.hands or c.ladder.hands
-    jobs = effective_jobs(c.ladder.jobs)
     strategy: Any = (Sampled(table_size=seats, seed=0, tables_per_bot=f.tables_per_bot)
                      if f.format == Format.SAMPLED else RoundRobin(table_size=seats))
     per_hand, source = _seconds_per_hand(engine, seats)
@@ -280,15 +315,14 @@ def _plan(contest: Any, engine: Any, bots: int) -> FinalPlan:
     if budget:
         hands = max(MIN_HANDS, min(wanted, int(budget * jobs / (matches * per_hand))))
     return FinalPlan(bots, f.format, seats, matches, hands, wanted, matches * hands * per_hand / jobs, jobs,
-                     source, budget)
+                     source, budget, jobs_note=note)
 
 
-def _plan_race(contest: Any, engine: Any, bots: int) -> FinalPlan:
-    """The racing final's plan: its worst case (every pair to the cap) sized and timed, its least, and what the
-    ladder's gaps predict."""
+def _plan_race(contest: Any, engine: Any, bots: int, jobs: int) -> FinalPlan:
+    """The racing final's plan with ``jobs`` matches at once: its worst case (every pair to the cap) sized and
+    timed, its least, and what the ladder's gaps predict."""
     c, rule = contest, race_rule(contest)
     wanted = c.final.hands or c.ladder.hands
-    jobs = effective_jobs(c.ladder.jobs)
     per_hand, source = _seconds_per_hand(engine, 2)
     budget = 60.0 * c.final.budget_min
     if bots < 2:
