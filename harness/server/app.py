@@ -7,7 +7,8 @@ only, its code, admission report, stderr logs and hole cards; the admin sees
 everything. A private page of someone else answers 404 (its existence is not
 given away). Every page is rendered on the server (Jinja2, every template
 autoescaped whatever its file name); the leaderboard updates itself through
-server-sent events (``/events``). Every response carries the
+server-sent events (``/events``), and the pages a class polls answer ``304`` when nothing they show changed
+(:mod:`harness.server.etag`). Every response carries the
 Content-Security-Policy of :mod:`harness.play.guard` (scripts are files of
 ``static/``, never inline), and a request that changes state from another
 site's page is refused whatever the cookie's SameSite says.
