@@ -6,6 +6,7 @@ stopped with SIGTERM while the final runs, then started again.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import tomllib
@@ -249,7 +250,14 @@ def test_a_racing_final_stops_its_clear_pairs_and_resumes_after_a_kill(tmp_path:
     after = _lines(tmp_path / "final")
     ids = [json.loads(r)["result"]["match_id"] for r in after]
     assert len(after) == 16 == len(set(ids)) and after[:len(before)] == before
-    assert (tmp_path / "final" / "report" / "index.html").is_file()
+    # the report says racing and heads with the race's own standings (the final's order), the pooled table below
+    assert json.loads((tmp_path / "final" / "tournament.json").read_text(encoding="utf-8"))["schedule"] == "racing"
+    index = (tmp_path / "final" / "report" / "index.html").read_text(encoding="utf-8")
+    assert index.index('id="race-standings"') < index.index('id="pooled-explain"') < index.index('id="leaderboard"')
+    shown = re.findall(r'<tr><td>(\d*)</td><td class="bot"><a href="[^"]*">([^<]+)</a></td><td>([^<]+)</td>',
+                       index.split('id="race-standings"')[1].split("</table>")[0])
+    race_order = [(str(k), row["bot"], f"{row['bb_per_100']:+.2f}") for k, row in enumerate(race["standings"], 1)]
+    assert shown == race_order
 
 
 def _lines(out: Path) -> list[str]:
@@ -317,7 +325,7 @@ def test_a_racing_final_on_the_server_survives_a_kill_9(tmp_path: Path) -> None:
         state = wait_for(lambda: (m := re.search(r'id="final-state">Final: (\w+)', admin.get("/admin").text))
                          and m.group(1) != "running" and m.group(1), timeout=1200)
         assert state == "done"
-        result = admin.get("/admin").text  # the race's result stays on the admin page (the report pools hands)
+        result = admin.get("/admin").text  # the race's result stays on the admin page
         assert 'id="race-standings"' in result and "Racing final, its result" in result
     finally:
         server.stop()
@@ -404,3 +412,37 @@ def test_harness_plan_of_a_racing_contest_gives_its_worst_case_and_its_least(tmp
     assert out.returncode == 0, out.stderr
     assert "final: racing round robin of 31 bots heads-up: at most 3,720 matches of 100 hands" in out.stdout
     assert "at least 930 matches" in out.stdout and "expected: not known before the ladder has played" in out.stdout
+
+
+def test_the_plan_on_a_dask_cluster_counts_its_worker_threads_or_says_why_not(tmp_path: Path) -> None:
+    """``[ladder] cluster``: ``harness plan`` counts the cluster's worker threads (``local:N``: N), not the local
+    ``[ladder] jobs``; a scheduler that does not answer is one line naming why, with 1 job assumed; the admin page's
+    plan counts them as the ladder's process wrote them when it connected."""
+    import subprocess
+
+    from harness.server.final import CLUSTER_THREADS
+    from tests.server_helpers import HARNESS
+
+    for name, cluster in (("local", "local:3"), ("gone", f"tcp://127.0.0.1:{free_port()}")):
+        (tmp_path / name).mkdir()
+        path = contest_file(tmp_path / name, students=CLASS[:5], jobs=7, cluster=cluster)
+        out = subprocess.run([*HARNESS, "plan", str(path)], capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+        line = next(x for x in out.stdout.splitlines() if x.startswith("final: "))
+        if name == "local":
+            assert "with 3 jobs: the worker threads of the cluster local:3 " in line
+        else:
+            assert "with 1 job: 1 assumed: the cluster's worker threads cannot be counted (" in line
+            assert f"{cluster} did not answer" in line or "distributed package" in line
+        assert "7 jobs" not in out.stdout
+    server = _server(tmp_path / "admin", "")
+    try:
+        server.contest = dataclasses.replace(server.contest, ladder=dataclasses.replace(
+            server.contest.ladder, cluster="tcp://10.0.0.5:8786"))
+        assert plan(server).jobs == 1 and "not known until the ladder has connected" in plan(server).describe()
+        store.set_setting(server.engine, CLUSTER_THREADS, "12")
+        assert plan(server).jobs == 12
+        assert "with 12 jobs: the worker threads of the cluster tcp://10.0.0.5:8786, as the ladder counted them" \
+            in plan(server).describe()
+    finally:
+        server.engine.dispose()

@@ -5,7 +5,9 @@ recorded matches (5,000 heads-up blocks of synthetic results) is served by a
 real ``harness serve`` on 127.0.0.1 while its ladder plays real matches of the
 active versions (the raiser's code). ``clients`` signed-in clients (asyncio +
 httpx, one connection each, a tenth of them the admin) each ask for one page
-every 2 s, in turn over the pages a student (or the teacher) keeps open; 10 s
+every 2 s, in turn over the pages a student (or the teacher) keeps open, each
+page again with ``If-None-Match`` and its last ETag, as a browser does (a
+304 counts as an answer; ``not_modified_pct``: the share of them); 10 s
 in, 30 students upload a new version at once. Figures: the p95 answer time per
 route (ms), answers per second, errors by kind, the seconds from the burst to
 each new version's first complete block (median, max, how many never came
@@ -239,6 +241,8 @@ class _Tally:
         self.times: dict[str, list[float]] = {}
         self.errors: dict[str, int] = {}
         self.answers = 0
+        #: answers 304 Not Modified (the client's If-None-Match named the page's tag: nothing rendered)
+        self.unchanged = 0
 
     def error(self, kind: str) -> None:
         self.errors[kind] = self.errors.get(kind, 0) + 1
@@ -293,19 +297,24 @@ async def _load(base: str, urls: dict[str, str], clients: int, uploads: int, bur
             rng = random.Random(k)
             await asyncio.sleep(rng.uniform(0, every_s))
             turn = rng.randrange(len(routes))
+            tags: dict[str, str] = {}  # url -> its last ETag: asked again with If-None-Match, as a browser does
             while not stop.is_set():
                 began = time.monotonic()
                 route = routes[turn % len(routes)]
                 turn += 1
+                url = route.format(**values)
                 try:
-                    answer = await client.get(route.format(**values))
+                    answer = await client.get(url, headers={"If-None-Match": tags[url]} if url in tags else None)
                 except httpx.HTTPError as exc:
                     tally.error(f"{route} {_error_kind(exc)}")
                 else:
                     if answer.status_code >= 400:
                         tally.error(f"{route} {answer.status_code}")
                     else:
+                        if "etag" in answer.headers:
+                            tags[url] = answer.headers["etag"]
                         tally.answers += 1
+                        tally.unchanged += answer.status_code == 304
                         tally.times.setdefault(route, []).append((time.monotonic() - began) * 1000)
                 with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(stop.wait(), max(0.0, every_s - (time.monotonic() - began)))
@@ -373,6 +382,7 @@ async def _load(base: str, urls: dict[str, str], clients: int, uploads: int, bur
     figures["p95_ms_all"] = p95(every) if every else None
     figures["p95_ms_worst"] = max((p95(v) for v in tally.times.values()), default=None)
     figures["answers_per_s"] = round(tally.answers / polled_s, 1) if polled_s else None
+    figures["not_modified_pct"] = round(100 * tally.unchanged / tally.answers, 1) if tally.answers else None
     figures["errors"] = sum(tally.errors.values())
     figures["error_kinds"] = _summary(tally.errors) or "-"
     figures["uploads"] = len(labels)

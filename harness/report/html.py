@@ -419,10 +419,30 @@ def _runoff_rows(ranks: Rankings) -> list[dict[str, Any]]:
     return runoff_rows
 
 
+def _race_rows(race: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A racing final's standings for the index (None: not a race): its rule, whether it is over, and per bot
+    its place, mean bb/100 with the 95% interval, pairs ahead/behind/level and tables."""
+    if not race or not isinstance(race.get("standings"), list):
+        return None
+    rows = []
+    for place, row in enumerate(race["standings"], start=1):
+        half = row.get("half_width")
+        mean = float(row.get("bb_per_100", 0.0))
+        rows.append({"place": place if row.get("tables") else "", "bot": str(row.get("bot", "")),
+                     "bb_per_100": f"{mean:+.2f}",
+                     "interval": f"{mean - half:+.2f}..{mean + half:+.2f}" if half is not None else "",
+                     "ahead": row.get("wins", 0), "behind": row.get("losses", 0), "level": row.get("level", 0),
+                     "tables": row.get("tables", 0)})
+    rule = race.get("rule") or {}
+    return {"over": bool(race.get("over")), "rows": rows, "error_rate": rule.get("delta"),
+            "max_tables": rule.get("max_tables")}
+
+
 def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
                  viewer_hands: int | None = VIEWER_HANDS_PER_MATCH,
                  records: Sequence[MatchRecord] | None = None, bots: Sequence[str] | None = None,
-                 match_dirs: Mapping[str, Path] | None = None, board: Board | None = None) -> ReportSummary:
+                 match_dirs: Mapping[str, Path] | None = None, board: Board | None = None,
+                 race: Mapping[str, Any] | None = None) -> ReportSummary:
     """Write ``<out_dir>/report/`` (HTML, offline) and ``<out_dir>/reports/<bot>.md``.
 
     Args:
@@ -437,6 +457,9 @@ def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
         match_dirs: a match's folder by id when not under ``matches/`` (:func:`harness.report.collect.collect`).
         board: the leaderboard the caller has scored (the end of ``harness run``: its records, notices
             and rankings are reused, not read and resampled again); None: read as the leaderboard does.
+        race: a racing final's state (``race.json``, :func:`harness.server.race.state`): the index then heads
+            with the race's own standings, the final's order (each bot's mean duplicate bb/100 over its
+            opponents), and the leaderboard below is labelled as every hand pooled.
 
     Raises:
         harness.tournament.results.ResultsError: no such directory or damaged results.
@@ -496,7 +519,7 @@ def write_report(out_dir: Path, *, running: bool = False, stopped: bool = False,
         explanation=EXPLANATION, figures=figures, runoff=runoff_rows,
         ratings=ranks.ratings is not None, resamples=ranks.bootstrap.resamples, seed=ranks.bootstrap.seed,
         too_few=list(ranks.bootstrap.too_few), min_resampled=MIN_RESAMPLED_SETS,
-        matches=match_rows)
+        matches=match_rows, race=_race_rows(race))
     _write(report / "index.html", index, written)
     _write(out_dir / STATS_FILE, stats_csv(stats_rows), written)
 

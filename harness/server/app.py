@@ -7,7 +7,8 @@ only, its code, admission report, stderr logs and hole cards; the admin sees
 everything. A private page of someone else answers 404 (its existence is not
 given away). Every page is rendered on the server (Jinja2, every template
 autoescaped whatever its file name); the leaderboard updates itself through
-server-sent events (``/events``). Every response carries the
+server-sent events (``/events``), and the pages a class polls answer ``304`` when nothing they show changed
+(:mod:`harness.server.etag`). Every response carries the
 Content-Security-Policy of :mod:`harness.play.guard` (scripts are files of
 ``static/``, never inline), and a request that changes state from another
 site's page is refused whatever the cookie's SameSite says.
@@ -61,12 +62,13 @@ from harness.report.collect import safe_name
 from harness.report.html import history_figure
 from harness.report.trend import rating_points_history
 from harness.report.viewer import script_json
-from harness.server import db, store
+from harness.server import db, etag, store
 from harness.server.board import BOARD_FILE, LiveBoard
 from harness.server.botlog import shown_log
 from harness.server.contest import Contest, load_contest
 from harness.server.db import metadata
 from harness.server.final import finished_race, resume_final, start_final
+from harness.server.final import page_stamp as final_stamp
 from harness.server.final import plan as final_plan
 from harness.server.final import progress as final_progress
 from harness.server.folders import Listing, export_tree, list_files, tar_stream
@@ -335,8 +337,18 @@ def index(request: Request) -> Response:
     if who is None:
         return _forbidden()
     server: Server = request.app.state.server
+    current = etag.tag("index", _who_key(who), server.setting("frozen"), server.board.stamp(), final_stamp(server))
+    unchanged = etag.not_modified(request, current)
+    if unchanged is not None:
+        return unchanged
     rows = _board_rows(server)
-    return _page(request, "leaderboard.html.j2", who, rows=rows, final_progress=final_progress(server))
+    return etag.tagged(_page(request, "leaderboard.html.j2", who, rows=rows, final_progress=final_progress(server)),
+                       current)
+
+
+def _who_key(who: store.Who) -> tuple[str, int | None, str]:
+    """The session's person as part of a page's entity tag (:mod:`harness.server.etag`)."""
+    return who.role, who.student_id, who.name
 
 
 def api_leaderboard(request: Request) -> Response:
@@ -484,6 +496,14 @@ def student_page(request: Request) -> Response:
     if who is None:
         return _forbidden()
     server: Server = request.app.state.server
+    seen = store.student_stamp(server.engine, request.path_params["name"])
+    if seen is None:
+        return _not_found()
+    current = etag.tag("student", request.path_params["name"], _who_key(who), server.setting("frozen"),
+                       server.setting("challenges", "1"), server.board.stamp(), seen)
+    unchanged = etag.not_modified(request, current)
+    if unchanged is not None:
+        return unchanged
     st = _student(server.engine, request.path_params["name"])
     if st is None:
         return _not_found()
@@ -515,12 +535,13 @@ def student_page(request: Request) -> Response:
     play_bots: list[str] = []
     if own and not who.admin and server.contest.play.max_games:
         play_bots = list(play_opponents(server, st["id"], st["name"]))
-    return _page(request, "student.html.j2", who, student=st, own=own, versions=vers, results=results,
-                 chart=chart,
-                 quota=quota, targets=targets, play_bots=play_bots, play_hands=server.contest.play.hands,
-                 standing=standing, placed=placed, pending=pending,
-                 play_idle_s=server.contest.play.idle_s,
-                 challenges=server.setting("challenges", "1") == "1")
+    return etag.tagged(_page(request, "student.html.j2", who, student=st, own=own, versions=vers, results=results,
+                             chart=chart,
+                             quota=quota, targets=targets, play_bots=play_bots,
+                             play_hands=server.contest.play.hands,
+                             standing=standing, placed=placed, pending=pending,
+                             play_idle_s=server.contest.play.idle_s,
+                             challenges=server.setting("challenges", "1") == "1"), current)
 
 
 def row_id(text: str) -> int | None:
@@ -985,6 +1006,10 @@ def admin_page(request: Request) -> Response:
     if who is None or not who.admin:
         return _not_found() if who else _forbidden()
     server: Server = request.app.state.server
+    current = etag.tag("admin", _who_key(who), store.admin_stamp(server.engine), final_stamp(server))
+    unchanged = etag.not_modified(request, current)
+    if unchanged is not None:
+        return unchanged
     with server.engine.connect() as conn:
         people = [dict(r) for r in conn.execute(select(db.students).order_by(db.students.c.name)).mappings()]
     active = {a["student_id"]: a for a in store.active_versions(server.engine)}
@@ -994,14 +1019,15 @@ def admin_page(request: Request) -> Response:
     faults = store.fault_totals(server.engine, [store.label(a["student"], a["number"]) for a in active.values()])
     for a in active.values():
         a["faults"] = faults.get(store.label(a["student"], a["number"]), {})
-    return _page(request, "admin.html.j2", who, people=people, active=active,
+    page = _page(request, "admin.html.j2", who, people=people, active=active,
                  paused=store.paused_versions(server.engine),
                  builds=f"{BUILDS_OFF} ({problem})" if problem else "",
                  challenges=server.setting("challenges", "1") == "1",
                  final_plan=final_plan(server).describe(), final_progress=final_progress(server),
                  final_race=finished_race(server),
-                 final=store.setting(server.engine, "final", ""), ladder_error=server.ladder.error if server.ladder
+                 final=server.setting("final", ""), ladder_error=server.ladder.error if server.ladder
                  else "", busy=_occupancy(server))
+    return etag.tagged(page, current)
 
 
 def _occupancy(server: Server) -> tuple[float, float]:
@@ -1097,17 +1123,22 @@ def final_page(request: Request) -> Response:
     root = (server.contest.data / "final" / "report").resolve()
     path = (root / rel).resolve()
     if not path.is_relative_to(root) or not path.is_file() or path.name.endswith((".jsonl", ".gz", ".err", ".out")):
-        state = store.setting(server.engine, "final", "")
+        state = server.setting("final", "")
         running = final_progress(server)
         if running is not None:
             state = f"running: {running.describe()}"
         return PlainTextResponse(f"No final report yet{' (' + state + ')' if state else ''}.", status_code=404)
     if not who.admin and path.parent == root / "bots" and path.stem not in _own_report_pages(server, who):
         return _not_found()  # a bot's page holds its stderr's end and its first traceback (quoting its code)
+    # the report's files change only when the final's run writes them again: a poll of an unchanged one is a 304
+    current = etag.tag("final", str(path), _who_key(who), etag.file_stamp(path))
+    unchanged = etag.not_modified(request, current)
+    if unchanged is not None:
+        return unchanged
     if path.suffix in _TEXT_TYPES:  # the report names the server's paths (its footer, logs, replay commands)
         text = path.read_text(encoding="utf-8", errors="replace")
-        return Response(hide_paths(text, _roots(server)), media_type=_TEXT_TYPES[path.suffix])
-    return FileResponse(path)
+        return etag.tagged(Response(hide_paths(text, _roots(server)), media_type=_TEXT_TYPES[path.suffix]), current)
+    return etag.tagged(FileResponse(path), current)
 
 
 def _own_report_pages(server: Server, who: store.Who) -> set[str]:

@@ -208,6 +208,14 @@ class LiveBoard:
         with self._lock:
             return list(self._rows)
 
+    def stamp(self) -> tuple[Any, ...]:
+        """Changes whenever :meth:`rows` and :meth:`history` would give something else (a page's entity tag,
+        :mod:`harness.server.etag`): the published file's stamp (one ``stat``), else the key of the board shown."""
+        if self._read_stored():
+            return ("stored", self._stamp)
+        self.rows()
+        return ("computed", self.computed)
+
     def dicts(self) -> list[dict[str, Any]]:
         """:meth:`rows` as dictionaries (:meth:`Row.to_dict`), made once per board (pages ask for them often)."""
         self.rows()

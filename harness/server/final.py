@@ -32,7 +32,7 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,8 @@ from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from harness.server import db, store
 from harness.server.board import BACKGROUND_NICENESS
+from harness.server.etag import file_stamp
+from harness.tournament.cluster import ClusterError, cluster_threads
 from harness.tournament.config import toml_value
 from harness.tournament.estimate import DEFAULT_RATES, describe_seconds, effective_jobs
 from harness.tournament.racing import RaceRule, expected_tables, least_tables, ratio_se, worst_case_tables
@@ -55,10 +57,42 @@ RACE_FILE = "race.json"
 MIN_HANDS = 20
 #: Ladder matches whose durations the estimate reads (the latest).
 TIMED_MATCHES = 50
+#: The setting in which the ladder's process gives the worker threads of its Dask cluster (``[ladder] cluster``),
+#: counted when it connected: the final's plan on the admin page runs that many matches at once.
+CLUSTER_THREADS = "ladder_cluster_threads"
 
 
 def _value(v: Any) -> str:
     return toml_value(v if isinstance(v, (str, bool, int, float, list, tuple, dict)) else str(v))
+
+
+def _setting(server: Any, key: str, default: str = "") -> str:
+    """A setting of the final, through the server's remembered settings when it has them (every write of the
+    final's settings is this process's: :func:`_set`), else from the database (a caller without a server)."""
+    read = getattr(server, "setting", None)
+    return str(read(key, default)) if read is not None else store.setting(server.engine, key, default)
+
+
+def _set(server: Any, key: str, value: str) -> None:
+    """Write a setting of the final (through the server, which then forgets what it remembered)."""
+    write = getattr(server, "set_setting", None)
+    if write is not None:
+        write(key, value)
+    else:
+        store.set_setting(server.engine, key, value)
+
+
+def page_stamp(server: Any) -> tuple[Any, ...]:
+    """Changes whenever what the pages show of the final does (their entity tag, :mod:`harness.server.etag`):
+    its state, and while it runs (or once a race is over) the stamps of ``results.jsonl`` and ``race.json``.
+    The time left shown while it runs is as of the latest match recorded."""
+    state = _setting(server, "final", "")
+    race = _setting(server, "final_race", "")
+    if state != "running" and not (state == "done" and race):
+        return (state,)
+    data: Path = server.contest.data
+    return (state, race, _setting(server, "final_matches", ""), file_stamp(data / "final" / RESULTS_FILE),
+            file_stamp(data / RACE_FILE))
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +116,8 @@ class FinalPlan:
         expected_matches: racing only: matches the ladder's own gaps and spread predict
             (:func:`harness.tournament.racing.expected_tables`); None before the ladder has played.
         error_rate: racing only: the chance, at most, that any pair stops in the wrong order.
+        jobs_note: how ``jobs`` was counted on a Dask cluster (its worker threads, or why they could not be
+            counted and what is assumed); "" for local jobs (``[ladder] jobs``).
     """
 
     bots: int
@@ -98,6 +134,11 @@ class FinalPlan:
     least_matches: int = 0
     expected_matches: float | None = None
     error_rate: float = 0.0
+    jobs_note: str = ""
+
+    def _with_jobs(self) -> str:
+        note = f": {self.jobs_note}" if self.jobs_note else ""
+        return f"with {self.jobs} job{'s' if self.jobs != 1 else ''}{note}"
 
     def describe(self) -> str:
         """One line for the admin page."""
@@ -112,7 +153,7 @@ class FinalPlan:
                 if self.budget_s and self.seconds > self.budget_s else "")
         return (f"{fmt} of {self.bots} bots at tables of {self.table_size}: {self.matches:,} matches of "
                 f"{self.hands:,} hands{cut} ({self.matches * self.hands:,} hands), about "
-                f"{describe_seconds(self.seconds)} with {self.jobs} job{'s' if self.jobs != 1 else ''} "
+                f"{describe_seconds(self.seconds)} {self._with_jobs()} "
                 f"(time per hand: {self.source}){over}.")
 
     def _describe_race(self) -> str:
@@ -125,8 +166,8 @@ class FinalPlan:
         over = (f"; over the budget of {describe_seconds(self.budget_s)} even at {MIN_HANDS} hands"
                 if self.budget_s and self.seconds > self.budget_s else "")
         return (f"racing round robin of {self.bots} bots heads-up: at most {self.matches:,} matches of "
-                f"{self.hands:,} hands{cut}, about {describe_seconds(self.seconds)} with {self.jobs} "
-                f"job{'s' if self.jobs != 1 else ''} (every pair to its cap), at least {self.least_matches:,} "
+                f"{self.hands:,} hands{cut}, about {describe_seconds(self.seconds)} {self._with_jobs()} "
+                f"(every pair to its cap), at least {self.least_matches:,} "
                 f"matches{expected}; a pair stops when its order is clear, wrong for any pair with a chance of at "
                 f"most {self.error_rate:g} (time per hand: {self.source}){over}.")
 
@@ -160,7 +201,28 @@ def plan(server: Any) -> FinalPlan:
     match are cut so the estimate fits, never below :data:`MIN_HANDS`.
     """
     bots = len([a for a in store.active_versions(server.engine)]) + len(server.contest.references)
-    return _plan(server.contest, server.engine, bots)
+    return _plan(server.contest, server.engine, bots, _known_jobs(server))
+
+
+def _known_jobs(server: Any) -> tuple[int, str] | None:
+    """On a cluster, its worker threads as the ladder's process counted them (:data:`CLUSTER_THREADS`: the web
+    process asks no scheduler while a page waits); None for local jobs."""
+    cluster = server.contest.ladder.cluster
+    if not cluster:
+        return None
+    known = store.setting(server.engine, CLUSTER_THREADS, "")
+    if known.isdigit() and int(known) > 0:
+        return int(known), f"the worker threads of the cluster {cluster}, as the ladder counted them"
+    return 1, f"1 assumed: the cluster {cluster}'s worker threads are not known until the ladder has connected to it"
+
+
+def cluster_jobs(cluster: str) -> tuple[int, str]:
+    """Matches a final on the Dask cluster ``cluster`` plays at once (its worker threads now, asked of its
+    scheduler; ``local:N``: N) and how that was counted; 1 and why when the cluster cannot be asked."""
+    try:
+        return cluster_threads(cluster), f"the worker threads of the cluster {cluster}"
+    except ClusterError as exc:
+        return 1, f"1 assumed: the cluster's worker threads cannot be counted ({exc})"
 
 
 def plan_before_start(contest: Any) -> tuple[FinalPlan, str]:
@@ -179,10 +241,11 @@ def plan_before_start(contest: Any) -> tuple[FinalPlan, str]:
             active = len(store.active_versions(engine)) if engine is not None else 0
         except (OperationalError, ProgrammingError):  # no tables yet: the server never ran
             active = 0
+        jobs = cluster_jobs(contest.ladder.cluster) if contest.ladder.cluster else None
         if active:
-            return _plan(contest, engine, active + len(contest.references)), "the database's active versions"
+            return _plan(contest, engine, active + len(contest.references), jobs), "the database's active versions"
         bots = len(contest.students) + len(contest.references)
-        return _plan(contest, engine, bots), "the roster: every student with a version"
+        return _plan(contest, engine, bots, jobs), "the roster: every student with a version"
     finally:
         if engine is not None:
             engine.dispose()
@@ -227,14 +290,16 @@ def _ladder_spread(engine: Any, final_hands: int) -> tuple[list[float], float] |
     return [a - b for i, a in enumerate(means) for b in means[i + 1:]], sds[len(sds) // 2]
 
 
-def _plan(contest: Any, engine: Any, bots: int) -> FinalPlan:
+def _plan(contest: Any, engine: Any, bots: int, counted: tuple[int, str] | None = None) -> FinalPlan:
+    """The plan of ``bots`` entrants; ``counted``: matches at once on a cluster and how they were counted (None:
+    the local ``[ladder] jobs``)."""
     c = contest
     f = c.final
+    jobs, note = counted if counted is not None else (effective_jobs(c.ladder.jobs), "")
     if f.format == "racing":
-        return _plan_race(contest, engine, bots)
+        return replace(_plan_race(contest, engine, bots, jobs), jobs_note=note)
     seats = f.table_size or c.ladder.table_size
     wanted = f.hands or c.ladder.hands
-    jobs = effective_jobs(c.ladder.jobs)
     strategy: Any = (Sampled(table_size=seats, seed=0, tables_per_bot=f.tables_per_bot)
                      if f.format == Format.SAMPLED else RoundRobin(table_size=seats))
     per_hand, source = _seconds_per_hand(engine, seats)
@@ -250,15 +315,14 @@ def _plan(contest: Any, engine: Any, bots: int) -> FinalPlan:
     if budget:
         hands = max(MIN_HANDS, min(wanted, int(budget * jobs / (matches * per_hand))))
     return FinalPlan(bots, f.format, seats, matches, hands, wanted, matches * hands * per_hand / jobs, jobs,
-                     source, budget)
+                     source, budget, jobs_note=note)
 
 
-def _plan_race(contest: Any, engine: Any, bots: int) -> FinalPlan:
-    """The racing final's plan: its worst case (every pair to the cap) sized and timed, its least, and what the
-    ladder's gaps predict."""
+def _plan_race(contest: Any, engine: Any, bots: int, jobs: int) -> FinalPlan:
+    """The racing final's plan with ``jobs`` matches at once: its worst case (every pair to the cap) sized and
+    timed, its least, and what the ladder's gaps predict."""
     c, rule = contest, race_rule(contest)
     wanted = c.final.hands or c.ladder.hands
-    jobs = effective_jobs(c.ladder.jobs)
     per_hand, source = _seconds_per_hand(engine, 2)
     budget = 60.0 * c.final.budget_min
     if bots < 2:
@@ -308,14 +372,14 @@ def final_toml(server: Any, chosen: FinalPlan | None = None) -> str:
 
 def start_final(server: Any) -> bool:
     """Write ``final.toml`` from the plan now and start the final (False: one is running)."""
-    if store.setting(server.engine, "final") == "running":
+    if _setting(server, "final") == "running":
         return False
     chosen = plan(server)
     path: Path = server.contest.data / FINAL_TOML
     path.write_text(final_toml(server, chosen), encoding="utf-8")
-    store.set_setting(server.engine, "final_matches", str(chosen.matches))
+    _set(server, "final_matches", str(chosen.matches))
     rule = race_rule(server.contest)
-    store.set_setting(server.engine, "final_race", json.dumps([rule.delta, rule.min_tables, rule.max_tables])
+    _set(server, "final_race", json.dumps([rule.delta, rule.min_tables, rule.max_tables])
                       if chosen.format == "racing" else "")
     race = server.contest.data / RACE_FILE
     race.unlink(missing_ok=True)  # an earlier final's race is not this one's
@@ -327,13 +391,13 @@ def resume_final(server: Any) -> bool:
     """At start-up: resume a final a stop or a kill cut short (its ``final.toml`` unchanged: the runner skips the
     matches recorded); a runner a killed server left behind is stopped first. False: no final to resume."""
     path: Path = server.contest.data / FINAL_TOML
-    if store.setting(server.engine, "final") != "running":
+    if _setting(server, "final") != "running":
         return False
     if not path.is_file():  # nothing to resume from: say so, and let the ladder play
-        store.set_setting(server.engine, "final", f"interrupted ({FINAL_TOML} is gone: run it again)")
-        store.set_setting(server.engine, "ladder_paused", "0")
+        _set(server, "final", f"interrupted ({FINAL_TOML} is gone: run it again)")
+        _set(server, "ladder_paused", "0")
         return False
-    _stop_leftover(store.setting(server.engine, "final_pid"), path)
+    _stop_leftover(_setting(server, "final_pid"), path)
     _run(server, path)
     return True
 
@@ -362,25 +426,25 @@ def _stop_leftover(pid_text: str, path: Path) -> None:
 def _run(server: Any, path: Path) -> None:
     """Run ``harness run path`` in a child process; its end sets the ``final`` setting (unless the server is
     stopping: the final then stays ``running`` and resumes at the next start)."""
-    store.set_setting(server.engine, "final", "running")
-    store.set_setting(server.engine, "ladder_paused", "1")
+    _set(server, "final", "running")
+    _set(server, "ladder_paused", "1")
     results = server.contest.data / "final" / RESULTS_FILE
-    store.set_setting(server.engine, "final_started", json.dumps([time.time(), _count_lines(results)]))
+    _set(server, "final_started", json.dumps([time.time(), _count_lines(results)]))
     log = open(server.contest.data / "final.log", "ab")  # noqa: SIM115 - closed by the waiting thread
-    proc = subprocess.Popen(_command(store.setting(server.engine, "final_race", ""), path),
+    proc = subprocess.Popen(_command(_setting(server, "final_race", ""), path),
                             stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     server.final_proc = proc
     with contextlib.suppress(OSError):  # behind the pages for the CPU; its matches inherit it
         os.setpriority(os.PRIO_PROCESS, proc.pid, os.getpriority(os.PRIO_PROCESS, 0) + BACKGROUND_NICENESS)
-    store.set_setting(server.engine, "final_pid", str(proc.pid))
+    _set(server, "final_pid", str(proc.pid))
 
     def wait() -> None:
         code = proc.wait()
         log.close()
         if getattr(server, "stopping", False):
             return  # stopped with the server: resumed at its next start
-        store.set_setting(server.engine, "final", "done" if code == 0 else f"failed (exit status {code})")
-        store.set_setting(server.engine, "ladder_paused", "0")
+        _set(server, "final", "done" if code == 0 else f"failed (exit status {code})")
+        _set(server, "ladder_paused", "0")
 
     threading.Thread(target=wait, name="final", daemon=True).start()
 
@@ -439,29 +503,29 @@ def read_race(data: Path) -> dict[str, Any] | None:
 
 def progress(server: Any) -> Progress | None:
     """The final's progress while it runs (None when it does not), from ``<data>/final/results.jsonl``."""
-    if store.setting(server.engine, "final") != "running":
+    if _setting(server, "final") != "running":
         return None
-    total_text = store.setting(server.engine, "final_matches", "0")
+    total_text = _setting(server, "final_matches", "0")
     total = int(total_text) if total_text.isdigit() else 0
     done = _count_lines(server.contest.data / "final" / RESULTS_FILE)
     try:
-        started, at_start = json.loads(store.setting(server.engine, "final_started", "[0, 0]"))
+        started, at_start = json.loads(_setting(server, "final_started", "[0, 0]"))
     except (ValueError, TypeError):
         started, at_start = 0.0, 0
     played = done - int(at_start)
     left = None
     if played > 0 and total >= done:
         left = (time.time() - float(started)) / played * (total - done)
-    racing = bool(store.setting(server.engine, "final_race", ""))
+    racing = bool(_setting(server, "final_race", ""))
     race = read_race(server.contest.data) if racing else None
     rows = () if racing else tuple(provisional(server.contest.data))
     return Progress(min(done, total) if total else done, max(total, done), left, race, racing, rows)
 
 
 def finished_race(server: Any) -> dict[str, Any] | None:
-    """A racing final's ``race.json`` once it is over (its result: the report's own leaderboard pools every hand,
-    so pairs that raced longer weigh more there); None otherwise."""
-    if store.setting(server.engine, "final") != "done" or not store.setting(server.engine, "final_race", ""):
+    """A racing final's ``race.json`` once it is over (its result, as the report's first table gives it); None
+    otherwise."""
+    if _setting(server, "final") != "done" or not _setting(server, "final_race", ""):
         return None
     race = read_race(server.contest.data)
     return race if race is not None and race.get("over") else None

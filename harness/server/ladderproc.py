@@ -37,6 +37,7 @@ from harness.server import store
 from harness.server.board import BACKGROUND_NICENESS, BOARD_FILE, LiveBoard
 from harness.server.contest import Contest, load_contest
 from harness.server.db import open_database
+from harness.server.final import CLUSTER_THREADS
 from harness.server.ladder import Ladder
 from harness.tournament.cluster import ClusterError
 
@@ -92,6 +93,7 @@ class LadderProcess:
         """
         store.set_setting(self.engine, "ladder_error", "")
         store.set_setting(self.engine, "ladder_slots", "")
+        store.set_setting(self.engine, CLUSTER_THREADS, "")
         self.proc = self._spawn()
         self._watch = threading.Thread(target=self._supervise, name="ladder-watch", daemon=True)
         self._watch.start()
@@ -191,6 +193,8 @@ def main(argv: list[str]) -> int:
         board = LiveBoard(contest, engine, worker=False, publish=contest.data / BOARD_FILE)
         ladder = Ladder(contest, engine, board, nice=0)  # its workers inherit this process's niceness
         board.rows()  # published before the pages open: they never compute it themselves
+        if contest.ladder.cluster:  # the final's plan on the admin page counts them (the web process asks no one)
+            store.set_setting(engine, CLUSTER_THREADS, str(ladder.capacity))
     except ClusterError as exc:
         print(f"cluster: {exc}", flush=True)
         return 2

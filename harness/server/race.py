@@ -32,6 +32,7 @@ from typing import Any
 
 from harness.errors import HarnessError
 from harness.report.html import write_report
+from harness.server.final import RACE_FILE, read_race
 from harness.tournament.cluster import DaskExecutor
 from harness.tournament.config import Backend, ConfigError, ScheduleSettings, TournamentConfig, load_config
 from harness.tournament.racing import PairState, RaceRule, Racing, replay, standings
@@ -39,9 +40,6 @@ from harness.tournament.results import RESULTS_FILE, ResultsError, read_manifest
 from harness.tournament.runner import RunOutcome, run_tournament
 from harness.tournament.schedule import PairingStrategy
 from harness.tournament.voice import StderrVoice, Voice
-
-#: The race's state after each round, beside the final's output directory.
-RACE_FILE = "race.json"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -53,6 +51,11 @@ class RacingSchedule(ScheduleSettings):
     def strategy(self, seed: int = 0, previous: tuple[tuple[str, ...], ...] | None = None) -> PairingStrategy:
         """The round's tables (:class:`harness.tournament.racing.Racing`); ``seed`` and ``previous`` unused."""
         return Racing(plays=self.plays, table_size=self.table_size)
+
+    @property
+    def label(self) -> str:
+        """``racing`` in ``tournament.json`` and the plan's line (its tables are a round robin's, grown by round)."""
+        return "racing"
 
 
 def state(rule: RaceRule, plays: dict[tuple[str, str], int], states: Sequence[PairState], bots: Sequence[str],
@@ -91,10 +94,11 @@ def run_race(path: Path, rule: RaceRule) -> int:
 
 
 def _report(out_dir: Path, *, running: bool = False, voice: Voice | None = None) -> None:
-    """The final's report of ``out_dir`` (while it plays: ``running``); a failure is one warning (the results
-    are safe: the next round, or ``harness report``, writes it again)."""
+    """The final's report of ``out_dir`` (while it plays: ``running``), headed by the race's own standings
+    (``race.json``: the final's order); a failure is one warning (the results are safe: the next round, or
+    ``harness report``, writes it again)."""
     try:
-        write_report(out_dir, running=running)
+        write_report(out_dir, running=running, race=read_race(out_dir.parent))
     except Exception as exc:  # noqa: BLE001 - e.g. a full disk: the run says so on its own
         (voice or StderrVoice()).warn(f"the report of {out_dir} could not be written: {exc}")
 

@@ -700,3 +700,42 @@ def seat_names(engine: Engine, references: Iterable[str], codes: Iterable[str]) 
     refs = set(references)
     names.update({c: c[1:] for c in wanted if c.startswith("r") and c[1:] in refs})
     return names
+
+
+def student_stamp(engine: Engine, name: str) -> tuple[Any, ...] | None:
+    """What a student's page shows from the database, in one short look (its entity tag,
+    :mod:`harness.server.etag`): each version's id, number, state, reason, active and paused; how many of their
+    bots' matches are stored and the newest (the faults); their challenges not finished yet. None: no such
+    student."""
+    v, st, mb, b = db.versions, db.students, db.match_bots, db.blocks
+    with engine.connect() as conn:
+        sid = conn.execute(select(st.c.id).where(st.c.name == name)).scalar()
+        if sid is None:
+            return None
+        vers = conn.execute(select(v.c.id, v.c.number, v.c.state, v.c.reason, v.c.active, v.c.paused)
+                            .where(v.c.student_id == sid).order_by(v.c.id)).all()
+        labels = [label(name, number) for _, number, *_ in vers]
+        played = tuple(conn.execute(select(func.count(), func.max(mb.c.match_pk)).where(mb.c.bot.in_(labels)))
+                       .one()) if labels else (0, None)
+        pending = conn.execute(select(b.c.id, b.c.state).where(
+            b.c.kind == "challenge", b.c.requested_by == sid, b.c.state.in_((PENDING, RUNNING)))
+            .order_by(b.c.id)).all()
+    return sid, tuple(tuple(r) for r in vers), played, tuple(tuple(r) for r in pending)
+
+
+def admin_stamp(engine: Engine) -> tuple[Any, ...]:
+    """What the admin page shows from the database, in one short look (its entity tag): the roster, the active
+    and the paused versions, the newest version, how many match results are stored and the newest (faults, the
+    final's time per hand), and every setting (the final's state, the ladder's error and job-slot seconds, which
+    it writes every few seconds while it runs)."""
+    v, st, mb = db.versions, db.students, db.match_bots
+    with engine.connect() as conn:
+        people = conn.execute(select(st.c.id, st.c.name, st.c.email).order_by(st.c.id)).all()
+        shown = conn.execute(select(v.c.id, v.c.number, v.c.active, v.c.paused)
+                             .where(v.c.state == ADMITTED, (v.c.active.is_(True)) | (v.c.paused != ""))
+                             .order_by(v.c.id)).all()
+        newest = conn.execute(select(func.max(v.c.id))).scalar()
+        played = tuple(conn.execute(select(func.count(), func.max(mb.c.match_pk))).one())
+        values = conn.execute(select(db.settings.c.key, db.settings.c.value).order_by(db.settings.c.key)).all()
+    return (tuple(tuple(r) for r in people), tuple(tuple(r) for r in shown), newest, played,
+            tuple(tuple(r) for r in values))

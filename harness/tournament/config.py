@@ -204,6 +204,11 @@ class ScheduleSettings:
         return RoundRobin(table_size=self.table_size)
 
     @property
+    def label(self) -> str:
+        """The format's name in ``tournament.json`` and the plan's line (a racing final's rounds say ``racing``)."""
+        return str(self.format)
+
+    @property
     def rotations(self) -> int:
         """Matches per table: ``table_size`` with duplicate, else 1."""
         return self.table_size if self.duplicate else 1

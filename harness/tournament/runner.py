@@ -234,7 +234,7 @@ def manifest(config: TournamentConfig, plan: Plan) -> dict[str, Any]:
         "hands_per_match": config.schedule.hands,
         "table_size": config.schedule.table_size,
         "duplicate": config.schedule.duplicate,
-        "schedule": str(config.schedule.format),
+        "schedule": config.schedule.label,
         "tables": plan.tables,
         "settings": dict(plan.settings),
         "seed_sha256": plan.seed_sha256,
@@ -319,7 +319,7 @@ def plan_estimate(config: TournamentConfig, plan: Plan, todo: Sequence[Scheduled
 def describe_plan(config: TournamentConfig, plan: Plan) -> str:
     """``plan: 40 tables, 240 matches, 24,000 hands (sampled, 6 seats, ...)``."""
     sched = config.schedule
-    what = [str(sched.format), f"{sched.table_size} seats", "duplicate" if sched.duplicate else "no duplicate"]
+    what = [sched.label, f"{sched.table_size} seats", "duplicate" if sched.duplicate else "no duplicate"]
     bal = plan.balance()
     if bal is not None and (sched.format is Format.SAMPLED or sched.table_size > 2):
         lo, hi = bal.tables_per_bot
