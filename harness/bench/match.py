@@ -2,14 +2,27 @@
 
 Figures (printed, never asserted):
 
-- ``hands_per_s_heads_up_c`` / ``decisions_per_s_heads_up_c``: the pinned
-  heads-up match with two C example bots (bots/c, built here with ``make``)
-  instead of the Python callers, and ``referee_cpu_us_per_decision_c`` its
-  referee CPU per decision.
-- ``acpc_hands_per_s`` / ``acpc_decisions_per_s``: the ACPC dealer and its
-  two example players (C, TCP lines), pinned, right after the C bots' match
-  (``--acpc DIR``, :mod:`harness.bench.acpc`); ``c_over_acpc_decisions`` the
-  C bots' decisions/s over it (target: at least 1).
+- The anchored rounds (:mod:`harness.bench.anchored`): our referee with two
+  Python callers, the MIT Pokerbots engine with its two Python example bots
+  (``--mit DIR``, :mod:`harness.bench.mit`), our referee with two C example
+  bots (bots/c, built here with ``make``) and the ACPC dealer with its two
+  example players (``--acpc DIR``, :mod:`harness.bench.acpc`), alternated in
+  :data:`ROUNDS` rounds, each pinned to one CPU. ``total_cpu_us_per_decision``
+  and ``mit_total_cpu_us_per_decision``: the CPU of the referee (engine) and
+  both bots per decision, ``hands_per_s_heads_up_whole`` and
+  ``mit_hands_per_s_heads_up``: hands/s, each from a long and a short whole
+  match (start-up cancels out); ``total_cpu_over_mit`` (target: at most 1) and
+  ``hands_over_mit`` (target: at least 1.5) their ratios.
+  ``decisions_per_s_heads_up_c`` / ``hands_per_s_heads_up_c`` and
+  ``referee_cpu_us_per_decision_c``: the C bots' match, hand loop only;
+  ``acpc_hands_per_s`` / ``acpc_decisions_per_s`` the dealer's, start to exit;
+  ``c_over_acpc_decisions`` (target: at least 1). With ``--load N`` each
+  round is played again beside N CPU burners, and each figure gets
+  ``<figure>_load<N>`` and ``<figure>_load<N>_over_idle`` (its ratio to the
+  idle rounds of the same run). ``referee_cpu_us_per_decision`` and
+  ``hands_per_s_heads_up_pinned`` are then those rounds' medians too. An
+  anchor that cannot be measured is one notice line; the other figures still
+  print.
 - ``reply_read_us_python`` / ``reply_read_us_native``: CPU per reply of
   reading one bot's ``action`` reply in this process (its ZMTP frame fed to
   the parser, the event taken, the reply decoded): the Python parser and
@@ -69,12 +82,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import zmq
 
-from harness.bench.acpc import dealer_speed
+from harness.bench import anchored
 from harness.engine import Action, ActionKind, GameConfig, HandState
 from harness.engine.cards import CARD_STRS
 from harness.host import cgroups, sysinfo_supervisor
@@ -450,11 +464,20 @@ def engine_cpu_us_per_decision(hands: int = 600) -> float:
     return (time.process_time() - t) / n * 1e6
 
 
-def run(hands_heads_up: int = 4000, hands_four: int = 2000, acpc_dir: str | None = None) -> dict[str, Any]:
+def run(
+    hands_heads_up: int = 4000,
+    hands_four: int = 2000,
+    acpc_dir: str | None = None,
+    mit_dir: str | None = None,
+    load: int = 0,
+    notice: Callable[[str], None] = lambda _line: None,
+) -> dict[str, Any]:
     """Measure everything; returns the JSON-ready figures (see the module docstring).
 
-    ``acpc_dir``: a built ``project_acpc_server`` (:mod:`harness.bench.acpc`), measured
-    right after the C bots' match; None: not measured, and said so.
+    ``acpc_dir``: a built ``project_acpc_server`` (:mod:`harness.bench.acpc`); ``mit_dir``: a checkout of
+    the MIT Pokerbots engine (:mod:`harness.bench.mit`): each measured in the anchored rounds
+    (:mod:`harness.bench.anchored`), with ``load`` > 0 also beside that many CPU burners; an anchor that
+    cannot be measured is left out and said in one line to ``notice``.
     """
     rt_free = raw_round_trip_us(False)
     rt_pinned = raw_round_trip_us(True)
@@ -463,8 +486,12 @@ def run(hands_heads_up: int = 4000, hands_four: int = 2000, acpc_dir: str | None
     four = {mode: match_speed(4, hands_four, mode == "pinned") for mode in ("free", "pinned")}
     with tempfile.TemporaryDirectory(prefix="harness-bench-c-") as build:
         c_bot, why = build_c_bot(build)
-        c_hu = match_speed(2, hands_heads_up, True, command=(c_bot,)) if c_bot else None
-    acpc = _acpc(acpc_dir, hands_heads_up, c_hu)
+        if c_bot is None:
+            notice(f"the C bots are not measured: {why}")
+        found, notes = anchored.probes(mit_dir, c_bot, acpc_dir)
+        for line in notes:
+            notice(line)
+        anchors = anchored.measure(found, hands_heads_up, ROUNDS, load, notice)
     engine_us = engine_cpu_us_per_decision()
     best = max(hu, key=lambda m: hu[m]["hands_per_s"])
     boxed = _sandboxed(hands_heads_up, best == "pinned", hu[best]["hands_per_s"])
@@ -472,7 +499,7 @@ def run(hands_heads_up: int = 4000, hands_four: int = 2000, acpc_dir: str | None
     per_hand = hu[best]["us_per_hand"]
     decisions = hu[best]["decisions_per_hand"]
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {
+    headline = {
         "hands_per_s_heads_up": round(hu[best]["hands_per_s"], 1),
         "hands_per_s_four_handed": round(max(f["hands_per_s"] for f in four.values()), 1),
         "referee_cpu_us_per_decision": round(hu["pinned"]["cpu_us_per_decision"], 1),
@@ -493,31 +520,14 @@ def run(hands_heads_up: int = 4000, hands_four: int = 2000, acpc_dir: str | None
         "floor_ratios_heads_up": [round(r, 3) for r in ratios],
         "referee_us_per_hand_heads_up": round(hu["pinned"]["us_per_hand"] - floor["us_per_hand"], 1),
         "floor_cpu_us_per_decision": round(floor["cpu_us_per_decision"], 1),
-        "hands_per_s_heads_up_c": round(c_hu["hands_per_s"], 1) if c_hu else f"not measured: {why}",
-        "decisions_per_s_heads_up_c": round(c_hu["decisions_per_s"], 1) if c_hu else None,
-        "referee_cpu_us_per_decision_c": round(c_hu["cpu_us_per_decision"], 1) if c_hu else None,
-        **acpc,
         **reply_read_us(),
         "engine_cpu_us_per_decision": round(engine_us, 1),
         **boxed,
         "cpus": os.cpu_count(),
         "load_average_1min": round(os.getloadavg()[0], 2),
     }
-
-
-def _acpc(directory: str | None, hands: int, c_hu: dict[str, float] | None) -> dict[str, Any]:
-    """The ACPC dealer's figures beside the C bots' (None where it cannot be measured)."""
-    if not directory:
-        return {"acpc_decisions_per_s": "not measured: no --acpc DIR (a built project_acpc_server, docs/speed.md)"}
-    try:
-        acpc = dealer_speed(directory, hands, _pin_cpu())
-    except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
-        return {"acpc_decisions_per_s": f"not measured: {exc}"}
-    return {
-        "acpc_hands_per_s": round(acpc["hands_per_s"], 1),
-        "acpc_decisions_per_s": round(acpc["decisions_per_s"], 1),
-        "c_over_acpc_decisions": round(c_hu["decisions_per_s"] / acpc["decisions_per_s"], 3) if c_hu else None,
-    }
+    # the pinned heads-up match's figures: the anchored rounds' medians, the base of their ratios under load
+    return {**headline, **anchors}
 
 
 def _sandboxed(hands: int, pinned: bool, unsandboxed: float) -> dict[str, Any]:
