@@ -180,7 +180,8 @@ def test_a_missing_anchor_is_one_notice_line_and_left_out(tmp_path) -> None:  # 
     assert len(notes) == 2 and all("\n" not in n for n in notes)
     assert "MIT Pokerbots engine is not measured" in notes[0] and "ACPC dealer is not measured" in notes[1]
     found, notes = probes(str(tmp_path), None, str(tmp_path))
-    assert list(found) == ["python"] and "engine.py is missing" in notes[0] and "dealer is not an executable" in notes[1]
+    assert list(found) == ["python"]
+    assert "engine.py is missing" in notes[0] and "dealer is not an executable" in notes[1]
 
 
 def test_the_rounds_alternate_idle_and_loaded_and_leave_no_burner() -> None:
@@ -226,7 +227,8 @@ def test_the_mit_engines_log_counts_rounds_and_decisions() -> None:
     from harness.bench.mit import count_decisions
 
     log = "\n".join(["6.9630 MIT Pokerbots - A vs B", "", "Round #1, A (0), B (0)", "A posts the blind of 1",
-                     "B posts the blind of 2", "A dealt [Ah Kd]", "A calls", "B checks", "Flop [2c 3d 4h], A (2), B (2)",
+                     "B posts the blind of 2", "A dealt [Ah Kd]", "A calls", "B checks",
+                     "Flop [2c 3d 4h], A (2), B (2)",
                      "B bets 4", "A raises to 12", "B folds", "A awarded 6", "B awarded -6", "", "Round #2, B (-6)",
                      "B folds", "Final, A (7), B (-7)"])
     assert count_decisions(log) == (2, 6)

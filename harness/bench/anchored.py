@@ -195,10 +195,10 @@ def rounds(found: dict[str, Probe], hands: int, n_rounds: int, load: int,
                     made.setdefault(name, set()).update(figures)
                     for key, value in figures.items():
                         seen[phase].setdefault(key, []).append(value)
-    for phase in seen.values():  # a failed anchor's earlier rounds would stand alone
+    for by_key in seen.values():  # a failed anchor's earlier rounds would stand alone
         for name in failed:
             for key in made.get(name, ()):
-                phase.pop(key, None)
+                by_key.pop(key, None)
     idle = {key: statistics.median(values) for key, values in seen["idle"].items()}
     out: dict[str, float] = {**idle, **_ratios(idle)}
     if load:

@@ -45,7 +45,7 @@ def problem(directory: str, dependencies: bool = True) -> str:
     if _BIND not in (d / "engine.py").read_text(errors="replace"):
         return f"{d / 'engine.py'}: its listening line {_BIND} was not found (another version of the engine?)"
     if dependencies and importlib.util.find_spec("eval7") is None:
-        return "the MIT Pokerbots engine needs eval7: pip install -e '.[bench]'"
+        return "the MIT Pokerbots engine needs eval7 (pip install eval7, or the extra 'bench')"
     return ""
 
 
