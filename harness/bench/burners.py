@@ -24,7 +24,7 @@ BURN = "while True: pass"
 _PR_SET_PDEATHSIG = 1
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """Between fork and exec: SIGKILL this child when the thread that started it ends (Linux; ignored elsewhere)."""
     try:
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
@@ -72,7 +72,7 @@ class Burners:
         try:
             for _ in range(self.count):
                 self.procs.append(subprocess.Popen([sys.executable, "-c", BURN], start_new_session=True,
-                                                   preexec_fn=_die_with_parent, stdin=subprocess.DEVNULL))
+                                                   preexec_fn=die_with_parent, stdin=subprocess.DEVNULL))
         except BaseException:
             self.stop()
             raise

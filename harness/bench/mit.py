@@ -26,6 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from harness.bench.burners import die_with_parent
 from harness.bench.whole import Run
 
 #: The engine's listening line, and what it becomes in the scratch copy (loopback only).
@@ -93,6 +94,7 @@ def engine_run(directory: str, hands: int, cpu: int) -> Run:
     t0 = time.perf_counter()
     with open(work / "stderr", "wb") as err:
         engine = subprocess.Popen([*pin, sys.executable, "engine.py"], cwd=work, env=env, start_new_session=True,
+                                  preexec_fn=die_with_parent,  # killed with the bench, its bots then see EOF
                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
     try:
         _, status, use = os.wait4(engine.pid, 0)
