@@ -118,11 +118,6 @@ while True:
 """
 
 
-def _pin_cpu() -> int:
-    """The CPU to pin to: the last one this process may use."""
-    return max(os.sched_getaffinity(0))
-
-
 def _reap(children: list[subprocess.Popen[bytes]]) -> None:
     """Wait for the benchmark's children to exit (they were told to), killing any still there after 5 s."""
     for child in children:
@@ -140,7 +135,7 @@ def raw_round_trip_us(pinned: bool, n: int = 5000) -> float:
     ctx = zmq.Context()
     try:
         if pinned:
-            os.sched_setaffinity(0, {_pin_cpu()})
+            os.sched_setaffinity(0, {anchored.pin_cpu()})
         sock = ctx.socket(zmq.ROUTER)
         sock.setsockopt(zmq.LINGER, 0)
         endpoint = f"ipc://{tmp}/rt.sock"
@@ -200,7 +195,7 @@ def transport_floor(hands: int = 3000) -> dict[str, float]:
     """
     root = Path(__file__).resolve().parents[2]
     steps, final = _sample_hand()
-    before = pin({_pin_cpu()})  # as a pinned match: the bots inherit it
+    before = pin({anchored.pin_cpu()})  # as a pinned match: the bots inherit it
     tmp = tempfile.mkdtemp(prefix="harness-bench-")
     hub = Hub()
     children: list[subprocess.Popen[bytes]] = []
@@ -298,7 +293,7 @@ def match_speed(
     bots = [BotSpec(f"caller{i}", argv, cwd=str(root)) for i in range(n_bots)]
     spec = MatchSpec(GameConfig(), hands=hands, seed=12345, match_id=f"bench-{n_bots}")
     with tempfile.TemporaryDirectory(prefix="harness-bench-") as out:
-        ref = Referee(bots, spec, Limits(), Path(out), cpus={_pin_cpu()} if pinned else None, sandbox=sandbox)
+        ref = Referee(bots, spec, Limits(), Path(out), cpus={anchored.pin_cpu()} if pinned else None, sandbox=sandbox)
         result = ref.run()
     if result.status != ["ok"] * n_bots:
         raise RuntimeError(f"benchmark bots failed: {result.status}")
