@@ -1,9 +1,10 @@
 """Run a command beside busy processes: 2 CPU burners per core (``make test-busy``: the test suite at load ~3x
 the cores), as on a shared machine.
 
-Usage: ``python tools/busy.py [--per-core N] -- COMMAND [ARG...]``. The burners are plain spinning processes in
-a process group of their own; they are killed when the command ends, whatever its outcome (its exit status is
-this script's), and when this script is stopped by Ctrl-C or SIGTERM. A test that passes only on an idle
+Usage: ``python tools/busy.py [--per-core N] -- COMMAND [ARG...]``. The burners are
+:mod:`harness.bench.burners`': plain spinning processes in a process group of their own; they are killed when the
+command ends, whatever its outcome (its exit status is this script's), and when this script is stopped by Ctrl-C or
+SIGTERM. A test that passes only on an idle
 machine fails here: every test must wait for the event it needs, with generous outer limits.
 """
 
@@ -15,8 +16,7 @@ import signal
 import subprocess
 import sys
 
-BURN = "while True: pass"
-
+from harness.bench.burners import Burners
 
 _stopped_by: list[int] = []
 
@@ -36,23 +36,14 @@ def main(argv: list[str]) -> int:
     if not command:
         parser.error("give the command to run after --")
     count = args.per_core * len(os.sched_getaffinity(0))
-    burners: list[subprocess.Popen[bytes]] = []
-    for signum in (signal.SIGINT, signal.SIGTERM):  # both become KeyboardInterrupt: the finally below runs
-        signal.signal(signum, _interrupt)
+    signal.signal(signal.SIGINT, _interrupt)
     try:
-        for _ in range(count):
-            burners.append(subprocess.Popen([sys.executable, "-c", BURN], start_new_session=True))
-        print(f"busy.py: {count} CPU burners beside: {' '.join(command)}", file=sys.stderr, flush=True)
-        return subprocess.call(command)
+        with Burners(count):  # killed when the block ends, however it ends
+            signal.signal(signal.SIGTERM, _interrupt)  # as Ctrl-C (the block's own handler would forget the signal)
+            print(f"busy.py: {count} CPU burners beside: {' '.join(command)}", file=sys.stderr, flush=True)
+            return subprocess.call(command)
     except KeyboardInterrupt:
         return 128 + (_stopped_by[0] if _stopped_by else signal.SIGINT)  # 130 for Ctrl-C, 143 for SIGTERM
-    finally:
-        for proc in burners:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            proc.wait()
 
 
 if __name__ == "__main__":

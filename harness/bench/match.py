@@ -2,14 +2,27 @@
 
 Figures (printed, never asserted):
 
-- ``hands_per_s_heads_up_c`` / ``decisions_per_s_heads_up_c``: the pinned
-  heads-up match with two C example bots (bots/c, built here with ``make``)
-  instead of the Python callers, and ``referee_cpu_us_per_decision_c`` its
-  referee CPU per decision.
-- ``acpc_hands_per_s`` / ``acpc_decisions_per_s``: the ACPC dealer and its
-  two example players (C, TCP lines), pinned, right after the C bots' match
-  (``--acpc DIR``, :mod:`harness.bench.acpc`); ``c_over_acpc_decisions`` the
-  C bots' decisions/s over it (target: at least 1).
+- The anchored rounds (:mod:`harness.bench.anchored`): our referee with two
+  Python callers, the MIT Pokerbots engine with its two Python example bots
+  (``--mit DIR``, :mod:`harness.bench.mit`), our referee with two C example
+  bots (bots/c, built here with ``make``) and the ACPC dealer with its two
+  example players (``--acpc DIR``, :mod:`harness.bench.acpc`), alternated in
+  :data:`ROUNDS` rounds, each pinned to one CPU. ``total_cpu_us_per_decision``
+  and ``mit_total_cpu_us_per_decision``: the CPU of the referee (engine) and
+  both bots per decision, ``hands_per_s_heads_up_whole`` and
+  ``mit_hands_per_s_heads_up``: hands/s, each from a long and a short whole
+  match (start-up cancels out); ``total_cpu_over_mit`` (target: at most 1) and
+  ``hands_over_mit`` (target: at least 1.5) their ratios.
+  ``decisions_per_s_heads_up_c`` / ``hands_per_s_heads_up_c`` and
+  ``referee_cpu_us_per_decision_c``: the C bots' match, hand loop only;
+  ``acpc_hands_per_s`` / ``acpc_decisions_per_s`` the dealer's, start to exit;
+  ``c_over_acpc_decisions`` (target: at least 1). With ``--load N`` each
+  round is played again beside N CPU burners, and each figure gets
+  ``<figure>_load<N>`` and ``<figure>_load<N>_over_idle`` (its ratio to the
+  idle rounds of the same run). ``referee_cpu_us_per_decision`` and
+  ``hands_per_s_heads_up_pinned`` are then those rounds' medians too. An
+  anchor that cannot be measured is one notice line; the other figures still
+  print.
 - ``reply_read_us_python`` / ``reply_read_us_native``: CPU per reply of
   reading one bot's ``action`` reply in this process (its ZMTP frame fed to
   the parser, the event taken, the reply decoded): the Python parser and
@@ -77,7 +90,7 @@ from typing import Any
 
 import zmq
 
-from harness.bench.acpc import dealer_speed
+from harness.bench import anchored
 from harness.engine import Action, ActionKind, GameConfig, HandState
 from harness.engine.cards import CARD_STRS
 from harness.host import cgroups, sysinfo_supervisor
@@ -107,11 +120,6 @@ while True:
 """
 
 
-def _pin_cpu() -> int:
-    """The CPU to pin to: the last one this process may use."""
-    return max(os.sched_getaffinity(0))
-
-
 def _reap(children: list[subprocess.Popen[bytes]]) -> None:
     """Wait for the benchmark's children to exit (they were told to), killing any still there after 5 s."""
     for child in children:
@@ -129,7 +137,7 @@ def raw_round_trip_us(pinned: bool, n: int = 5000) -> float:
     ctx = zmq.Context()
     try:
         if pinned:
-            os.sched_setaffinity(0, {_pin_cpu()})
+            os.sched_setaffinity(0, {anchored.pin_cpu()})
         sock = ctx.socket(zmq.ROUTER)
         sock.setsockopt(zmq.LINGER, 0)
         endpoint = f"ipc://{tmp}/rt.sock"
@@ -189,7 +197,7 @@ def transport_floor(hands: int = 3000) -> dict[str, float]:
     """
     root = Path(__file__).resolve().parents[2]
     steps, final = _sample_hand()
-    before = pin({_pin_cpu()})  # as a pinned match: the bots inherit it
+    before = pin({anchored.pin_cpu()})  # as a pinned match: the bots inherit it
     tmp = tempfile.mkdtemp(prefix="harness-bench-")
     hub = Hub()
     children: list[subprocess.Popen[bytes]] = []
@@ -287,7 +295,7 @@ def match_speed(
     bots = [BotSpec(f"caller{i}", argv, cwd=str(root)) for i in range(n_bots)]
     spec = MatchSpec(GameConfig(), hands=hands, seed=12345, match_id=f"bench-{n_bots}")
     with tempfile.TemporaryDirectory(prefix="harness-bench-") as out:
-        ref = Referee(bots, spec, Limits(), Path(out), cpus={_pin_cpu()} if pinned else None, sandbox=sandbox)
+        ref = Referee(bots, spec, Limits(), Path(out), cpus={anchored.pin_cpu()} if pinned else None, sandbox=sandbox)
         result = ref.run()
     if result.status != ["ok"] * n_bots:
         raise RuntimeError(f"benchmark bots failed: {result.status}")
@@ -463,11 +471,20 @@ def _native_engine_us() -> float | str:
     return round(engine_cpu_us_per_decision(start=NativeHandState.start), 1)
 
 
-def run(hands_heads_up: int = 4000, hands_four: int = 2000, acpc_dir: str | None = None) -> dict[str, Any]:
+def run(
+    hands_heads_up: int = 4000,
+    hands_four: int = 2000,
+    acpc_dir: str | None = None,
+    mit_dir: str | None = None,
+    load: int = 0,
+    notice: Callable[[str], None] = lambda _line: None,
+) -> dict[str, Any]:
     """Measure everything; returns the JSON-ready figures (see the module docstring).
 
-    ``acpc_dir``: a built ``project_acpc_server`` (:mod:`harness.bench.acpc`), measured
-    right after the C bots' match; None: not measured, and said so.
+    ``acpc_dir``: a built ``project_acpc_server`` (:mod:`harness.bench.acpc`); ``mit_dir``: a checkout of
+    the MIT Pokerbots engine (:mod:`harness.bench.mit`): each measured in the anchored rounds
+    (:mod:`harness.bench.anchored`), with ``load`` > 0 also beside that many CPU burners; an anchor that
+    cannot be measured is left out and said in one line to ``notice``.
     """
     rt_free = raw_round_trip_us(False)
     rt_pinned = raw_round_trip_us(True)
@@ -476,8 +493,12 @@ def run(hands_heads_up: int = 4000, hands_four: int = 2000, acpc_dir: str | None
     four = {mode: match_speed(4, hands_four, mode == "pinned") for mode in ("free", "pinned")}
     with tempfile.TemporaryDirectory(prefix="harness-bench-c-") as build:
         c_bot, why = build_c_bot(build)
-        c_hu = match_speed(2, hands_heads_up, True, command=(c_bot,)) if c_bot else None
-    acpc = _acpc(acpc_dir, hands_heads_up, c_hu)
+        if c_bot is None:
+            notice(f"the C bots are not measured: {why}")
+        found, notes = anchored.probes(mit_dir, c_bot, acpc_dir)
+        for line in notes:
+            notice(line)
+        anchors = anchored.measure(found, hands_heads_up, ROUNDS, load, notice)
     engine_us = engine_cpu_us_per_decision()
     native_engine_us = _native_engine_us()
     best = max(hu, key=lambda m: hu[m]["hands_per_s"])
@@ -486,7 +507,7 @@ def run(hands_heads_up: int = 4000, hands_four: int = 2000, acpc_dir: str | None
     per_hand = hu[best]["us_per_hand"]
     decisions = hu[best]["decisions_per_hand"]
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {
+    headline = {
         "hands_per_s_heads_up": round(hu[best]["hands_per_s"], 1),
         "hands_per_s_four_handed": round(max(f["hands_per_s"] for f in four.values()), 1),
         "referee_cpu_us_per_decision": round(hu["pinned"]["cpu_us_per_decision"], 1),
@@ -507,10 +528,6 @@ def run(hands_heads_up: int = 4000, hands_four: int = 2000, acpc_dir: str | None
         "floor_ratios_heads_up": [round(r, 3) for r in ratios],
         "referee_us_per_hand_heads_up": round(hu["pinned"]["us_per_hand"] - floor["us_per_hand"], 1),
         "floor_cpu_us_per_decision": round(floor["cpu_us_per_decision"], 1),
-        "hands_per_s_heads_up_c": round(c_hu["hands_per_s"], 1) if c_hu else f"not measured: {why}",
-        "decisions_per_s_heads_up_c": round(c_hu["decisions_per_s"], 1) if c_hu else None,
-        "referee_cpu_us_per_decision_c": round(c_hu["cpu_us_per_decision"], 1) if c_hu else None,
-        **acpc,
         **reply_read_us(),
         "engine_cpu_us_per_decision": round(engine_us, 1),
         "engine_cpu_us_per_decision_native": native_engine_us,
@@ -518,21 +535,8 @@ def run(hands_heads_up: int = 4000, hands_four: int = 2000, acpc_dir: str | None
         "cpus": os.cpu_count(),
         "load_average_1min": round(os.getloadavg()[0], 2),
     }
-
-
-def _acpc(directory: str | None, hands: int, c_hu: dict[str, float] | None) -> dict[str, Any]:
-    """The ACPC dealer's figures beside the C bots' (None where it cannot be measured)."""
-    if not directory:
-        return {"acpc_decisions_per_s": "not measured: no --acpc DIR (a built project_acpc_server, docs/speed.md)"}
-    try:
-        acpc = dealer_speed(directory, hands, _pin_cpu())
-    except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
-        return {"acpc_decisions_per_s": f"not measured: {exc}"}
-    return {
-        "acpc_hands_per_s": round(acpc["hands_per_s"], 1),
-        "acpc_decisions_per_s": round(acpc["decisions_per_s"], 1),
-        "c_over_acpc_decisions": round(c_hu["decisions_per_s"] / acpc["decisions_per_s"], 3) if c_hu else None,
-    }
+    # the pinned heads-up match's figures: the anchored rounds' medians, the base of their ratios under load
+    return {**headline, **anchors}
 
 
 def _sandboxed(hands: int, pinned: bool, unsandboxed: float) -> dict[str, Any]:

@@ -72,23 +72,45 @@ def bench_engine(
                                       "native_over_python_heads_up": ">= 10"})
 
 
+#: ``--load``'s most burners: beyond it the machine measures its scheduler more than the match.
+MAX_LOAD = 64
+#: The issue's targets of the anchored figures (docs/speed.md).
+MATCH_TARGETS = {
+    "total_cpu_over_mit": "<= 1 (the MIT Pokerbots engine with its Python bots, same run)",
+    "hands_over_mit": ">= 1.5",
+    "hands_per_s_heads_up_pinned_load4_over_idle": ">= 0.5 (4 CPU burners beside it)",
+}
+
+
 @bench_app.command("match")
 def bench_match(
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
     hands: int = typer.Option(4000, "--hands", help="Hands of the heads-up match (the 4-handed one plays half)."),
     acpc: str = typer.Option("", "--acpc", metavar="DIR", envvar="HARNESS_ACPC_DIR",
                              help="A built project_acpc_server (dealer, example_player) to measure beside the C bots."),
+    mit: str = typer.Option("", "--mit", metavar="DIR", envvar="HARNESS_MIT_DIR",
+                            help="A checkout of MIT Pokerbots' engine (engine.py, python_skeleton) to measure beside "
+                                 "our referee with Python bots."),
+    load: int = typer.Option(0, "--load", metavar="N",
+                             help=f"Also play the anchored rounds beside N CPU burners (0 to {MAX_LOAD}), "
+                                  "alternated with the idle ones: each figure under load and its ratio to idle."),
 ) -> None:
-    """Hands/s of real matches over the protocol, referee memory, raw ZeroMQ round trip, overhead ratio."""
+    """Hands/s of real matches over the protocol, referee memory, raw ZeroMQ round trip, overhead ratio;
+    beside the ACPC dealer and the MIT Pokerbots engine (docs/speed.md), idle and under --load."""
     from harness.bench import TARGETS
     from harness.bench.acpc import problem as acpc_problem
     from harness.bench.match import run as run_bench
+    from harness.bench.mit import problem as mit_problem
 
-    problem = out_of_bounds(("--hands", "hands", hands)) or (acpc and acpc_problem(acpc))
+    problem = (out_of_bounds(("--hands", "hands", hands)) or (acpc and acpc_problem(acpc))
+               or (mit and mit_problem(mit, dependencies=False)))
+    if not 0 <= load <= MAX_LOAD:
+        problem = problem or f"--load must be 0 to {MAX_LOAD} CPU burners, got {load}"
     if problem:
         raise UsageError(problem)
-    figures = run_bench(hands_heads_up=hands, hands_four=max(1, hands // 2), acpc_dir=acpc or None)
-    print_figures(figures, json_out, TARGETS)
+    figures = run_bench(hands_heads_up=hands, hands_four=max(1, hands // 2), acpc_dir=acpc or None,
+                        mit_dir=mit or None, load=load, notice=lambda line: say("bench match", f"notice: {line}"))
+    print_figures(figures, json_out, {**TARGETS, **MATCH_TARGETS})
 
 
 @bench_app.command("league")
