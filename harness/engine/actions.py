@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -87,3 +88,42 @@ STAND_PAT = Action(DRAW)
 FOLD_ACTION = Action(FOLD)
 CHECK_ACTION = Action(CHECK)
 CALL_ACTION = Action(CALL)
+
+
+class Shorthands:
+    """A hand state's one-word moves, each an :meth:`apply` of its :class:`Action` (R3.5, R4).
+
+    A mixin (``__slots__ = ()``) of :class:`harness.engine.state.HandState` and
+    :class:`harness.engine.native_state.NativeHandState`, which define ``apply``; each move raises
+    what their ``apply`` raises (``IllegalActionError``, ``InvalidActionError``).
+    """
+
+    __slots__ = ()
+
+    def apply(self, action: Action) -> None:  # pragma: no cover - the hand states' own
+        """Apply ``action`` for the seat to act (defined by the hand state)."""
+        raise NotImplementedError
+
+    def fold(self) -> None:
+        """Fold (legal at every betting turn, R3.5)."""
+        self.apply(FOLD_ACTION)
+
+    def check(self) -> None:
+        """Check (nothing to call, R3.5)."""
+        self.apply(CHECK_ACTION)
+
+    def call(self) -> None:
+        """Call, or go all-in for less (R3.5)."""
+        self.apply(CALL_ACTION)
+
+    def bet(self, to: int) -> None:
+        """Bet to ``to`` chips this round (first wager of a round, R3.5)."""
+        self.apply(Action(BET, to))
+
+    def raise_to(self, to: int) -> None:
+        """Raise to a total of ``to`` chips this round (R3.5)."""
+        self.apply(Action(RAISE, to))
+
+    def draw(self, discards: Iterable[int]) -> None:
+        """Discard these cards (none = stand pat; at most the game's ``max_discards``) and receive as many (R4)."""
+        self.apply(Action(DRAW, 0, tuple(discards)))

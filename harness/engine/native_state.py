@@ -20,7 +20,7 @@ hand (replayed from its seed and actions), so even those get the Python engine's
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from harness.engine.actions import (
@@ -37,6 +37,7 @@ from harness.engine.actions import (
     ActionKind,
     Legal,
     Phase,
+    Shorthands,
 )
 from harness.engine.config import GameConfig
 from harness.engine.errors import IllegalActionError, InvalidActionError
@@ -85,7 +86,7 @@ class _Deck:
         self.order = order
 
 
-class NativeHandState:
+class NativeHandState(Shorthands):
     """One hand of Seven Card Draw in the native core, with :class:`HandState`'s fields and methods (module doc).
 
     Create with :meth:`start` (``HandState.start``'s arguments); all chip amounts are ints, seats 0..n-1.
@@ -267,30 +268,6 @@ class NativeHandState:
             assert s is not None  # the core took a draw: a seat was to act
             self.cards[s] = self._h.seat_cards(s)
         self._sync()
-
-    def fold(self) -> None:
-        """Fold (R3.5)."""
-        self.apply(FOLD_ACTION)
-
-    def check(self) -> None:
-        """Check (R3.5)."""
-        self.apply(CHECK_ACTION)
-
-    def call(self) -> None:
-        """Call, or go all-in for less (R3.5)."""
-        self.apply(CALL_ACTION)
-
-    def bet(self, to: int) -> None:
-        """Bet to ``to`` chips this round (R3.5)."""
-        self.apply(Action(BET, to))
-
-    def raise_to(self, to: int) -> None:
-        """Raise to a total of ``to`` chips this round (R3.5)."""
-        self.apply(Action(RAISE, to))
-
-    def draw(self, discards: Iterable[int]) -> None:
-        """Discard these cards (0..4; none = stand pat) and receive as many (R4)."""
-        self.apply(Action(DRAW, 0, tuple(discards)))
 
     def _apply_judged(self, action: Action) -> None:
         """An action the core cannot take as it is: the Python twin's verdict, then its plain form here."""

@@ -26,22 +26,18 @@ format: hand records are written and read in :mod:`harness.history`.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from harness.engine.actions import (
-    BET,
     CALL,
-    CALL_ACTION,
     CHECK,
-    CHECK_ACTION,
     DRAW,
     DRAW_LEGAL,
     FOLD,
-    FOLD_ACTION,
-    RAISE,
     Action,
     Legal,
+    Shorthands,
 )
 from harness.engine.cards import CARD_STRS, DECK_SIZE, Deck, check_deck
 from harness.engine.config import (
@@ -115,7 +111,7 @@ def checked_start(config: GameConfig, stacks: Sequence[int], button: int, seed: 
     return deck
 
 
-class HandState(LegalMoves, Rounds):
+class HandState(Shorthands, LegalMoves, Rounds):
     """One hand of a draw game (R6), Seven Card Draw unless told otherwise, from the posts to the pots.
 
     Every game runs through the same rounds (:mod:`harness.engine.rounds`) and betting rules
@@ -365,30 +361,6 @@ class HandState(LegalMoves, Rounds):
             self._do_fold(s)
         else:
             self._do_raise(s, kind, checked)  # type: ignore[arg-type]
-
-    def fold(self) -> None:
-        """Fold (legal at every betting turn, R3.5)."""
-        self.apply(FOLD_ACTION)
-
-    def check(self) -> None:
-        """Check (nothing to call, R3.5)."""
-        self.apply(CHECK_ACTION)
-
-    def call(self) -> None:
-        """Call, or go all-in for less (R3.5)."""
-        self.apply(CALL_ACTION)
-
-    def bet(self, to: int) -> None:
-        """Bet to ``to`` chips this round (first wager of a round, R3.5)."""
-        self.apply(Action(BET, to))
-
-    def raise_to(self, to: int) -> None:
-        """Raise to a total of ``to`` chips this round (R3.5)."""
-        self.apply(Action(RAISE, to))
-
-    def draw(self, discards: Iterable[int]) -> None:
-        """Discard these cards (0..4, the game's ``max_discards``; none = stand pat) and receive as many (R4)."""
-        self.apply(Action(DRAW, 0, tuple(discards)))
 
     def result(self) -> HandResult:
         """How the hand ended (pots, winners, shown hands, net per seat).
