@@ -10,14 +10,16 @@ import typer
 from harness.cli.boundary import UsageError
 from harness.cli.common import app, play_one_match, print_result, sandbox_isolation, sandbox_say, write_result
 from harness.cli.options import (
+    ante_option,
     bot_option,
     bot_specs,
     bots_cwd_option,
     bots_problem,
+    forced_bets_game,
     game_definition,
-    game_of,
     game_option,
     match_seed,
+    min_bet_option,
     out_dir,
     out_of_bounds,
     pin_problem,
@@ -48,11 +50,8 @@ def match(
     sandbox: str = sandbox_option(),
     structure: str = structure_option(),
     game_name: str = game_option(),
-    ante: int = typer.Option(0, "--ante", help="Ante in chips (R2.4)."),
-    min_bet: int | None = typer.Option(
-        None, "--min-bet", help="Ante-only game (no blinds, R2.5) with this minimum bet; needs --ante "
-        "(five-card-draw, R7.1)."
-    ),
+    ante: int = ante_option(),
+    min_bet: int | None = min_bet_option(),
     gzip: bool = typer.Option(False, "--gzip", help="Write hands.jsonl.gz, compressed as hands are played."),
     trace: Path | None = typer.Option(
         None, "--trace", metavar="FILE", help="Write every message to and from every bot to FILE (JSON Lines, "
@@ -69,7 +68,6 @@ def match(
 
 
     from harness.deals import seed_warning
-    from harness.engine import GameConfigError
     from harness.engine.games import SEVEN_CARD_DRAW
     from harness.history.files import history_name
     from harness.match.referee import Limits, MatchSpec, StackMode, play_match
@@ -77,15 +75,7 @@ def match(
 
     # Every argument is checked before anything is started or written; the boundary says what is refused.
     specs = bot_specs(bot, cwd)
-    problem = out_of_bounds(("--ante", "ante", ante), ("--min-bet", "min_bet", min_bet))
-    if problem:
-        raise UsageError(problem)
-    try:  # from the options as given: GameConfigError names what is wrong
-        game = game_of(structure) if min_bet is None and not ante else (
-            game_of(structure, ante=ante) if min_bet is None else
-            game_of(structure, ante=ante, blinds=False, min_bet=min_bet))
-    except GameConfigError as exc:
-        raise UsageError(f"game options: {exc}") from None
+    game = forced_bets_game(structure, ante, min_bet)
     definition = game_definition(game_name, game, len(specs))
     if not definition.min_seats <= len(specs) <= definition.max_seats:  # R1.2; R6.8: 8 in Five Card Draw (R7.1)
         rule = "R1.2" if definition == SEVEN_CARD_DRAW else f"R6.8, {definition.name}"

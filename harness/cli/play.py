@@ -10,14 +10,16 @@ import typer
 from harness.cli.boundary import UsageError
 from harness.cli.common import app, play_one_match, print_result, sandbox_isolation, sandbox_say, write_result
 from harness.cli.options import (
+    ante_option,
     bot_option,
     bot_specs,
     bots_cwd_option,
     bots_problem,
+    forced_bets_game,
     game_definition,
-    game_of,
     game_option,
     match_seed,
+    min_bet_option,
     out_dir,
     out_of_bounds,
     sandbox_option,
@@ -53,6 +55,8 @@ def play(
     sandbox: str = sandbox_option(),
     structure: str = structure_option(),
     game_name: str = game_option(),
+    ante: int = ante_option(),
+    min_bet: int | None = min_bet_option(),
     web: bool = typer.Option(False, "--web", help="Play in the browser: serve the table on 127.0.0.1 (URL printed)."),
     port: int = typer.Option(0, "--port", help="With --web: the port (default: a free one)."),
     pace_ms: int | None = typer.Option(
@@ -78,7 +82,7 @@ def play(
     from harness.play.session import play_with_human
 
     specs = bot_specs(bot, cwd)
-    game = game_of(structure)
+    game = forced_bets_game(structure, ante, min_bet)
     definition = game_definition(game_name, game, len(specs) + 1)
     problem = _seat_problem(specs, name, seat, definition) or out_of_bounds(
         ("--hands", "hands", hands), ("--decision-ms", "decision_ms", decision_ms),
