@@ -39,7 +39,8 @@ def test_harness_sprt_plays_five_card_draw_with_antes(tmp_path: Path) -> None:
     assert done.returncode in (0, 3), done.stderr
     settings = json.loads((out / "sprt.json").read_text())
     assert (settings["game"]["ante"], settings["game"]["blinds"], settings["game"]["min_bet"]) == (1, False, 2)
-    records = [json.loads(line) for f in sorted(out.glob("blocks/*/*/hands.jsonl")) for line in f.read_text().splitlines()]
+    files = sorted(out.glob("blocks/*/*/hands.jsonl"))
+    records = [json.loads(line) for f in files for line in f.read_text().splitlines()]
     assert records and {r["game"]["name"] for r in records} == {FIVE}
 
 
