@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from harness.engine import GameConfig
-from harness.engine.games import FIVE_CARD_DRAW
+from harness.engine.games import FIVE_CARD_DRAW, with_openers
+from harness.history import record as handrecord
 from tests.draw_game_helpers import run_cli
 from tests.history_helpers import CHECKER_PATH, checker, random_match
 
@@ -109,3 +110,16 @@ def test_a_match_with_carried_antes_checks_and_tampering_fails_naming_the_hand(t
     tampered(passed, kept_antes, "jackpot.carried_out")
     tampered(opened, other_proof, "jackpot.proof")
     tampered(opened, no_opener, "without openers")
+
+
+@pytest.mark.parametrize("rule", ["jack-card", "none"])
+def test_the_opening_rule_a_record_names_is_the_one_checked(rule: str) -> None:
+    """game.openers (R7.2) is recorded, replayed under, and the checker holds the opens to it."""
+    definition = with_openers(FIVE_CARD_DRAW, rule)
+    records = random_match(FIVE_GAMES["no-limit"], seats=4, hands=30, seed=21, definition=definition)
+    assert {r["game"]["openers"] for r in records} == {rule}
+    assert all(checker().check_hand(r) == [] for r in records)
+    assert all(handrecord.replay_v2(r).game == definition for r in records)
+    # Under jacks or better some of these opens were made without openers (R7.3): the checker says which.
+    as_jacks = [dict(r, game={**r["game"], "openers": "jacks"}) for r in records]
+    assert any("without openers (jacks)" in " ".join(checker().check_hand(r)) for r in as_jacks)
