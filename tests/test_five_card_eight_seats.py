@@ -144,3 +144,24 @@ def test_a_duplicate_tournament_of_eight_seats_plays_every_rotation(tmp_path: Pa
     seatings = [row["result"]["bots"] for row in rows]
     assert all(sorted(s) == [f"b{i}" for i in range(8)] for s in seatings)
     assert all({s[k] for s in seatings} == {f"b{i}" for i in range(8)} for k in range(8))
+
+
+@pytest.mark.parametrize(("game", "size", "words"), [
+    (FIVE_TOML, 8, None),
+    (FIVE_TOML, 9, "[ladder] table_size: expected an integer from 2 to 8"),
+    ("", 7, "[ladder] table_size: expected an integer from 2 to 6 (R1.2"),
+    ('name = "deuce-to-seven-triple-draw"', 7, "[ladder] table_size: expected an integer from 2 to 6 (R6.8"),
+])
+def test_a_contests_ladder_seats_eight_in_five_card_draw_only(tmp_path: Path, game: str, size: int,
+                                                              words: str | None) -> None:
+    from harness.server.contest import load_contest
+    from tests.server_helpers import contest_file
+
+    path = contest_file(tmp_path, extra=f"[game]\n{game}\n")
+    path.write_text(path.read_text().replace("table_size = 2\n", f"table_size = {size}\n"))
+    if words is None:
+        assert load_contest(path).ladder.table_size == size
+        return
+    with pytest.raises(ConfigError) as info:
+        load_contest(path)
+    assert words in str(info.value) and "\n" not in str(info.value), str(info.value)

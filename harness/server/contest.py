@@ -67,6 +67,7 @@ from harness.tournament.config import (
     TournamentConfig,
     TournamentSettings,
     check_command,
+    game_named,
     parse_cluster,
     read_bot,
     read_game,
@@ -298,14 +299,15 @@ def parse_contest(data: dict[str, Any], file: Path) -> Contest:
     if final.format == "racing" and final.table_size is None and ladder.table_size != 2:
         raise ConfigError(file, "[final] table_size", f"a racing final is heads-up: [ladder] table_size is "
                           f"{ladder.table_size}; set table_size = 2 under [final]")
-    schedule = read_schedule(Table(file, "[schedule]", {"hands": ladder.hands, "table_size": ladder.table_size,
-                                                     "jobs": ladder.jobs}), None)
-    game, stack, mode, definition = read_game(Table(file, "[game]", data.get("game", {})), schedule)
+    named = game_named(data.get("game", {}))  # None: a name read_game refuses
     for key, size in (("[ladder] table_size", ladder.table_size), ("[final] table_size", final.table_size)):
-        problem = None if size is None else seat_count_problem(size, definition)
+        problem = None if size is None or named is None else seat_count_problem(size, named)
         if problem:  # R1.2; R6.8: 8 seats in Five Card Draw (R7.1)
-            raise ConfigError(file, key, f"expected an integer from {MIN_PLAYERS} to {definition.max_seats} "
-                              f"({problem})")
+            raise ConfigError(file, key, f"expected an integer from {MIN_PLAYERS} to "
+                              f"{named.max_seats if named else MAX_TABLE} ({problem})")
+    schedule = read_schedule(Table(file, "[schedule]", {"hands": ladder.hands, "table_size": ladder.table_size,
+                                                     "jobs": ladder.jobs}), named)
+    game, stack, mode, definition = read_game(Table(file, "[game]", data.get("game", {})), schedule)
     limits = read_limits(Table(file, "[limits]", data.get("limits", {})))
     sandbox = read_sandbox(Table(file, "[sandbox]", data.get("sandbox", {})), base)
 
