@@ -50,8 +50,9 @@ __all__ = ["encode", "decode", "decode_reply", "encoding_fix", "ENCODING_FIXES",
 
 # Longest string accepted anywhere (names, secrets, error texts, match ids).
 MAX_STRING_CHARS = 1024
-# Most players per table (R1.2) and most cards a player holds (R2.7).
-_MAX_SEATS = 6
+# Most players per table of any game (R1.2: 6; R6.8: 8 in Five Card Draw, R7.1) and most cards a player
+# holds (R2.7); harness.engine.config.MAX_TABLE (tests pin the two).
+_MAX_SEATS = 8
 _MAX_CARDS = 7
 # Most cards one player draws in one draw (R4.1: 4 in Seven Card Draw; R6.4: 5 in the five-card games).
 _MAX_DRAWN = 5

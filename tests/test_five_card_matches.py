@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.engine import Action, ActionKind, GameConfig, HandState
-from harness.engine.games import FIVE_CARD_DRAW, Openers, start_hand
+from harness.engine import Action, ActionKind, GameConfig, GameConfigError, HandState
+from harness.engine.games import FIVE_CARD_DRAW, SEVEN_CARD_DRAW, Openers, start_hand, with_openers
 from harness.engine.openers import may_open
 from harness.history import record as handrecord
 from harness.match.carry import CarriedChips
@@ -205,3 +205,27 @@ def test_harness_match_plays_a_freezeout_of_five_card_draw_whose_nets_are_the_st
 def test_harness_match_refuses_five_card_draw_with_blinds_in_one_line() -> None:
     done = run_cli("match", "--bot", "a=x", "--bot", "b=y", "--game", FIVE)
     assert done.returncode == 2 and "R7.1" in done.stderr and done.stderr.count("\n") == 1, done.stderr
+
+
+def test_a_record_names_the_opening_rule_in_force_and_replays_under_it() -> None:
+    """R7.2: the match's game object names ``openers``; the schema takes it only in a game of openers."""
+    config = GameConfig(blinds=False, ante=1, min_bet=2)
+    for rule in Openers:
+        definition = with_openers(FIVE_CARD_DRAW, rule)
+        state = start_hand(definition, config, [50] * 3, 0, 4)
+        _play(state, random.Random(4), 0.2)
+        record = _record(state, [0, 1, 2])
+        assert record["game"]["openers"] == str(rule) and not schema_errors(record)
+        assert handrecord.game_definition(record["game"]) == definition
+        assert handrecord.replay_v2(record).result() == state.result()
+    old = dict(record, game={k: v for k, v in record["game"].items() if k != "openers"})  # written before: jacks
+    assert not schema_errors(old) and handrecord.game_definition(old["game"]) == FIVE_CARD_DRAW
+    seven = start_hand(SEVEN_CARD_DRAW, GameConfig(), [50] * 2, 0, 4)
+    _play(seven, random.Random(4), 0.2)
+    plain = _record(seven, [0, 1])
+    assert "openers" not in plain["game"]
+    assert schema_errors(dict(plain, game={**plain["game"], "openers": "jacks"}))
+    with pytest.raises(GameConfigError, match="R6.3"):
+        handrecord.game_definition({"openers": "jacks"})
+    with pytest.raises(GameConfigError, match="R7.2"):
+        handrecord.game_definition({"name": FIVE, "openers": "queens"})

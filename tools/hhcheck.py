@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Check Seven Card Draw and Deuce-to-Seven Triple Draw hand histories without the harness: recompute every
-hand from its record alone.
+"""Check Seven Card Draw, Deuce-to-Seven Triple Draw and Five Card Draw hand histories without the harness:
+recompute every hand from its record alone.
 
 A third party's checker, written from docs/HISTORY.md (the format) and
 docs/RULES.md (the rules) with the Python standard library only: it imports
@@ -8,7 +8,8 @@ nothing of the harness, so a result it confirms does not rest on the
 harness's own code. For each hand record (``record_version`` 3, or 2) it
 reads the game from ``game.name`` (absent: Seven Card Draw; ``"deuce-to-seven-triple-draw"``:
 five cards, three draws of 0-5 cards from left of the button, four betting rounds, fixed-limit
-small bet in rounds 1-2 and big bet in 3-4, the lowest hand winning, RULES.md R6, R8) and
+small bet in rounds 1-2 and big bet in 3-4, the lowest hand winning, RULES.md R6, R8; ``"five-card-draw"``:
+five cards, antes only, 2 to 8 seats, one draw of 0-5 cards from left of the button, R7) and
 
 - re-deals nothing (the deck's order is the harness's), but checks the cards:
   seven (five) distinct cards per player, no card held twice, discards held,
@@ -32,8 +33,15 @@ small bet in rounds 1-2 and big bet in 3-4, the lowest hand winning, RULES.md R6
   held, the ace only high, R8.2), the
   split with odd chips from the left of the button (R5.6), the showing
   order (R5.7), each player's final stack and net;
+- Five Card Draw (R7): round 1's first bet (the open) only with openers under ``game.openers``
+  (jacks or better if absent, R7.2, R7.3), the opener and its proof, the least part of its cards
+  that meets the rule (R7.7); a deal nobody opens is passed out: no draw, no showdown, empty pots,
+  every chip put in plus those carried in left in the middle (``jackpot.carried_out``, R7.4);
+  chips carried in go to the main pot; the opener acts first after the draw, or the next player
+  still in left of it (R7.6); the nets sum to the chips carried in less those carried out;
 - across a file: stacks reset to ``match.starting_stack`` (reset) or carried
-  over with busted seats gone and the button moving on (freezeout, R2.1);
+  over with busted seats gone and the button moving on (freezeout, R2.1); in Five Card Draw each
+  deal's ``jackpot.carried_in`` is the last deal's ``carried_out`` (R7.4);
 - with ``--match-seed`` or ``--tournament-seed`` (revealed after the
   event): the match seed's SHA-256 is ``match.seed_sha256`` and every hand's
   ``seed`` is derived from it and the hand's deal (HMAC-SHA256, docs/HISTORY.md "Seeds"):
@@ -55,7 +63,7 @@ Usage::
 
 Exit status: 0 every hand checks; 1 a hand does not; 2 a file cannot be read, or holds a record of
 a version this checker does not read (the message names the line and the version), or of a game it does
-not read (``game.name``, Five Card Draw: ``harness replay`` checks those against the engine).
+not read (``game.name``).
 """
 
 from __future__ import annotations
@@ -80,6 +88,7 @@ FORMAT = "sevencard-hand-history"
 #: The game of a record whose ``game`` names none (docs/HISTORY.md).
 SEVEN_CARD_DRAW = "seven-card-draw"
 TRIPLE_DRAW = "deuce-to-seven-triple-draw"
+FIVE_CARD_DRAW = "five-card-draw"
 
 
 class Rules(NamedTuple):
@@ -88,7 +97,9 @@ class Rules(NamedTuple):
     ``hole``: cards dealt each; ``draws``: how many; ``max_discards``: per draw (R6.4); ``draw_after_big_blind``:
     the draw starts left of the big blind (R4.1) or else left of the button (R6.5); ``limit_sizes``: each
     round's fixed-limit bet in units (R3.7, R6.6); ``doubled_first_bet``: no-limit rounds after the first open
-    at twice round 1's final bet (R3.6) or else at the unit (R6.6); ``low``: deuce-to-seven (R8.2) or high.
+    at twice round 1's final bet (R3.6) or else at the unit (R6.6); ``low``: deuce-to-seven (R8.2) or high;
+    ``openers``: a game of openers (R7.2-R7.7): round 1's first bet needs openers, a deal nobody opens is
+    passed out with its antes carried (R7.4), the opener acts first after the draw (R7.6).
     """
 
     hole: int
@@ -98,13 +109,45 @@ class Rules(NamedTuple):
     limit_sizes: tuple[int, ...]
     doubled_first_bet: bool
     low: bool
+    openers: bool = False
 
 
 #: The games this checker reads, by ``game.name``.
 GAMES = {
     SEVEN_CARD_DRAW: Rules(7, 1, 4, True, (1, 2), True, False),  # R1-R5
     TRIPLE_DRAW: Rules(5, 3, 5, False, (1, 1, 2, 2), False, True),  # R8.1
+    FIVE_CARD_DRAW: Rules(5, 1, 5, False, (1, 2), False, False, True),  # R7.1
 }
+#: Five Card Draw's opening rules (R7.2): ``game.openers`` of a record; absent: the default, jacks or better.
+OPENERS_RULES = ("jacks", "jack-card", "none")
+#: Seats per table: 2 to 6, 2 to 8 in Five Card Draw (R1.2, R6.8, R7.1).
+MAX_SEATS = {FIVE_CARD_DRAW: 8}
+
+
+def opening_cards(cards: Sequence[str], rule: str) -> list[str] | None:
+    """The least part of five cards that meets the opening rule ``rule`` (R7.2, R7.7), or None when they may not
+    open: under ``jacks`` a pair of jacks or better (the higher pair of two pair when it is one), else the made
+    part (two pair, trips, quads; all five of a straight, flush or full house); under ``jack-card`` one card of
+    the highest rank if it is a jack or higher; under ``none`` nothing (anyone may open)."""
+    if rule == "none":
+        return []
+    ranks = Counter(c[0] for c in cards)
+    if rule == "jack-card":
+        top = max(ranks, key=RANKS.index)
+        if RANKS.index(top) < RANKS.index("J"):
+            return None
+        return [max((c for c in cards if c[0] == top), key=lambda c: SUITS.index(c[1]))]
+    category = five_value(cards)[0]
+    if category in (4, 5, 6, 8):  # straight, flush, full house, straight flush: all five
+        return list(cards)
+    pairs = sorted((r for r, k in ranks.items() if k == 2), key=RANKS.index, reverse=True)
+    if category in (1, 2) and RANKS.index(pairs[0]) >= RANKS.index("J"):
+        return [c for c in cards if c[0] == pairs[0]]
+    if category == 2:
+        return [c for c in cards if c[0] in pairs]
+    if category in (3, 7):  # trips, quads
+        return [c for c in cards if ranks[c[0]] >= 3]
+    return None
 
 
 # ----------------------------------------------------------------------------- hands (R5.1-R5.4)
@@ -270,9 +313,9 @@ def version_problem(rec: Any) -> str | None:
     version = rec.get("record_version", 1)  # a record without it is version 1 (docs/HISTORY.md "Versions")
     game = rec.get("game")
     name = game.get("name", SEVEN_CARD_DRAW) if isinstance(game, dict) else SEVEN_CARD_DRAW
-    if name not in GAMES:  # RULES.md R7: the openers and passed-out deals are not written here
-        return (f"game.name: {name!r} is not a game this checker reads (Seven Card Draw, Deuce-to-Seven Triple "
-                "Draw); `harness replay` checks it")
+    if name not in GAMES:
+        return (f"game.name: {name!r} is not a game this checker reads ({', '.join(GAMES)}); `harness replay` "
+                "checks it")
     if version in VERSIONS and not isinstance(version, bool):
         return None
     hint = "; version 1 is checked by `harness replay`" if version == 1 else ""
@@ -305,8 +348,12 @@ def _check_hand(rec: dict[str, Any], out: Problems) -> None:
         out.append("raise_rule: a version-2 record names no raise rule (version 3 does)")
         return
     seats = [p["seat"] for p in players]
-    if seats != sorted(set(seats)) or not 2 <= len(players) <= 6:
-        out.append(f"players: seats {seats} are not 2-6 distinct seats in ascending order")
+    most = MAX_SEATS.get(game.get("name", SEVEN_CARD_DRAW), 6)
+    if seats != sorted(set(seats)) or not 2 <= len(players) <= most:
+        out.append(f"players: seats {seats} are not 2-{most} distinct seats in ascending order")
+        return
+    if GAMES[game.get("name", SEVEN_CARD_DRAW)].openers and game.get("openers", "jacks") not in OPENERS_RULES:
+        out.append(f"game.openers: {game['openers']!r} is not one of {', '.join(OPENERS_RULES)} (R7.2)")
         return
     for p in players:
         out.expect(f"seat {p['seat']} bot", p["bot"], rec["match"]["bots"][p["seat"]])
@@ -361,6 +408,14 @@ class _Hand:
         self.draws = 0
         self.phase = "bet1"
         self.aggressor: int | None = None
+        # A game of openers (R7): chips carried in (dead money in the main pot, R7.4), the opener and its proof.
+        jackpot = rec["jackpot"] if self.rules.openers else {}
+        self.carried = jackpot.get("carried_in", 0)
+        self.opening_rule = game.get("openers", "jacks")
+        self.opener: int | None = None
+        self.proof: list[str] = []
+        self.round1_decided = False
+        self.passed_out = False
 
     def hand_value(self, cards: Sequence[str]) -> tuple[int, ...]:
         """A player's strength at showdown, higher better: best five of seven (R5.1) or the five low (R8.2)."""
@@ -453,6 +508,9 @@ class _Hand:
         rules = self.rules
         if self.stage == "bet1":
             self.r1_high = max(self.high, self.unit)  # R3.6: round 2's first bet is at least twice it
+            if rules.openers and self.opener is None and self.round1_decided and self.folded.count(False) > 1:
+                self.stage, self.turn, self.passed_out = "done", None, True  # nobody opened: passed out (R7.4)
+                return
         if self.stage in ("bet1", "bet2") and self.draws < rules.draws:
             start = self.lead if rules.draw_after_big_blind else self.button
             self.drawers = [k for k in self.after(start) if not self.folded[k]]
@@ -464,7 +522,9 @@ class _Hand:
             self.inc = (self.size if self.fixed else 2 * self.r1_high if rules.doubled_first_bet else self.unit)
             self.acted = [False] * self.n
             self.acted_high = [0] * self.n
-            self.turn = self.first_to_act(self.button)  # R3.3: left of the button (bets are 0 by now)
+            # R3.3: left of the button (bets are 0 by now); R7.6: the opener first, or the next still in left of it
+            opened = rules.openers and self.opener is not None
+            self.turn = self.first_to_act((self.opener - 1) % self.n if opened else self.button)
         else:
             self.stage, self.turn = "done", None
 
@@ -492,6 +552,7 @@ class _Hand:
     def play(self, actions: list[dict[str, Any]]) -> None:
         """Every recorded decision, in order, against the turn, the sizes and the chips."""
         self.turn = self.first_to_act(self.lead)
+        self.round1_decided = self.turn is not None  # R7.4: a deal with no decision is never passed out
         if self.turn is None:
             self.advance()
         for a in actions:
@@ -593,13 +654,15 @@ class _Hand:
             if kind == "fold":
                 self.folded[k] = True
                 self.muck |= set(self.cards[k])  # R4.4: folded hands join the muck
-                if self.rules.low:  # and leave the seat (R6.9); Seven Card Draw's records keep them
-                    self.cards[k] = []
+                if self.game.get("name", SEVEN_CARD_DRAW) != SEVEN_CARD_DRAW:  # and leave the seat (R6.9); Seven
+                    self.cards[k] = []  # Card Draw's records keep them
         elif kind == "call":
             added = min(owed, self.stack[k])
             if not owed:
                 out.append(f"{where}: a call with nothing to call")
         else:  # bet/raise: "to" is the seat's total this round (R3.5)
+            if self.rules.openers and self.phase == "bet1" and self.opener is None:
+                self.open(k, where)
             to = a["to"]
             added = to - self.bet[k]
             self.check_size(a, k, where)
@@ -617,6 +680,14 @@ class _Hand:
         out.expect(f"{where} all_in", a["all_in"], bool(added) and self.stack[k] == 0)
         if self.in_order:
             self.reopen(k, kind, wager)
+
+    def open(self, k: int, where: str) -> None:
+        """Round 1's first bet in a game of openers: only with openers (R7.2, R7.3); they are the proof (R7.7)."""
+        proof = opening_cards(self.cards[k], self.opening_rule)
+        if proof is None:
+            self.out.append(f"{where}: opens without openers ({self.opening_rule}) in {self.cards[k]} (R7.3)")
+            proof = []
+        self.opener, self.proof = k, proof
 
     def check_size(self, a: dict[str, Any], k: int, where: str) -> None:
         """A bet or raise: its kind and its "to" total against the legal range (R3.4-R3.8)."""
@@ -684,11 +755,16 @@ class _Hand:
             self.returned.append({"seat": seats[owner], "chips": top - second})
         out.expect("returned", self.rec["returned"], self.returned)
         live = [k for k in range(self.n) if not self.folded[k]]
-        if len(live) == 1:
-            total = sum(contrib)
+        carried_out = 0
+        if self.passed_out:  # R7.4: no draw, no showdown; every chip stays in the middle for the next deal
+            carried_out = self.carried + sum(contrib)
+            pots: list[dict[str, Any]] = []
+            shown: list[tuple[int, str, tuple[int, ...]]] = []
+        elif len(live) == 1:
+            total = sum(contrib) + self.carried  # R1.3 with the chips carried in (R7.4)
             pots = [{"chips": total, "eligible": [seats[live[0]]], "winners": [seats[live[0]]], "shares": [total]}]
             stack[live[0]] += total
-            shown: list[tuple[int, str, tuple[int, ...]]] = []
+            shown = []
         else:
             pots, shown = self.showdown(live)
         out.expect("pots", self.rec["pots"], pots)
@@ -703,8 +779,15 @@ class _Hand:
             out.expect(f"seat {p['seat']} final_stack", p["final_stack"], stack[k])
             out.expect(f"seat {p['seat']} net", p["net"], stack[k] - self.start[k])
         nets = [p["net"] for p in self.rec["players"]]
-        if sum(nets):
-            out.append(f"nets {nets} do not sum to 0")
+        if self.rules.openers:
+            jackpot = self.rec["jackpot"]
+            out.expect("jackpot.passed_out", jackpot["passed_out"], self.passed_out)
+            out.expect("jackpot.carried_out", jackpot["carried_out"], carried_out)
+            out.expect("jackpot.opener", jackpot["opener"], None if self.opener is None else seats[self.opener])
+            out.expect("jackpot.proof (R7.7)", sorted(jackpot["proof"]), sorted(self.proof))
+        if sum(nets) != self.carried - carried_out:
+            out.append(f"nets {nets} do not sum to {self.carried - carried_out} (the chips carried in less those "
+                       "carried out, R7.4)" if self.rules.openers else f"nets {nets} do not sum to 0")
 
     def showdown(self, live: list[int]) -> tuple[list[dict[str, Any]], list[tuple[int, str, tuple[int, ...]]]]:
         """The pots with their eligible seats, winners and shares (R5.5, R5.6), and the showing order (R5.7)."""
@@ -715,7 +798,7 @@ class _Hand:
         prev = 0
         for i, level in enumerate(levels):
             cap = level if i < len(levels) - 1 else max(contrib)
-            chips = sum(min(c, cap) - min(c, prev) for c in contrib)
+            chips = sum(min(c, cap) - min(c, prev) for c in contrib) + (self.carried if i == 0 else 0)  # R7.4
             prev = cap
             if not chips:
                 continue
@@ -799,6 +882,9 @@ def _check_sequence(previous: dict[str, Any] | None, rec: dict[str, Any]) -> lis
     if previous is not None:
         out.expect("match", match, previous["match"])
         out.expect("hand_id", rec["hand_id"], previous["hand_id"] + 1)
+    if "jackpot" in rec:  # R7.4: a deal is dealt with what the last one left in the middle
+        last = previous["jackpot"]["carried_out"] if previous is not None and "jackpot" in previous else 0
+        out.expect("jackpot.carried_in (the last deal's carried_out, R7.4)", rec["jackpot"]["carried_in"], last)
     if match["stack_mode"] == "reset":
         out.expect("players' seats", [p["seat"] for p in players], list(range(n)))
         out.expect("stacks", [p["stack"] for p in players], [match["starting_stack"]] * len(players))

@@ -55,7 +55,7 @@ static int get_ints(const msgpack_object *map, const char *key, int64_t *out, in
     return n;
 }
 
-#define MAX_SEATS 6
+#define MAX_SEATS 8  /* 2-6 seats; 2-8 in Five Card Draw (PROTOCOL.md section 6 "Other games") */
 #define MAX_ACTIONS 5
 
 /* What an act or draw request says (PROTOCOL.md sections 5 and 6; protocol/vectors/README.md). */

@@ -9,11 +9,13 @@ import typer
 from harness.cli.boundary import UsageError
 from harness.cli.common import app, sandbox_isolation, sandbox_say
 from harness.cli.options import (
+    ante_option,
     fixed_seed_option,
     game_definition,
     game_of,
     game_option,
     match_seed,
+    min_bet_option,
     out_of_bounds,
     sandbox_option,
     sandbox_settings,
@@ -51,10 +53,8 @@ def check_bot(
     structure: str = structure_option(),
     game_name: str = game_option(),
     big_blind: int = typer.Option(10, "--big-blind", help="Big blind in chips (the small blind is half)."),
-    ante: int = typer.Option(0, "--ante", help="Ante in chips (R2.4)."),
-    min_bet: int | None = typer.Option(
-        None, "--min-bet", help="Ante-only game (no blinds, R2.5) with this minimum bet; needs --ante."
-    ),
+    ante: int = ante_option(),
+    min_bet: int | None = min_bet_option(),
     cap: int = typer.Option(4, "--cap", help="Fixed-limit bets per round, 0 = no cap (R3.7)."),
     stack: int = typer.Option(1000, "--stack", help="Starting stack in chips, every hand."),
     seed: str = fixed_seed_option("Match seed (deals), decimal or hex; default 1, so that the check is the same "

@@ -68,18 +68,19 @@ def match(
 
 
     from harness.deals import seed_warning
-    from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS
+    from harness.engine.games import SEVEN_CARD_DRAW
     from harness.history.files import history_name
     from harness.match.referee import Limits, MatchSpec, StackMode, play_match
     from harness.match.trace import WireTrace
 
     # Every argument is checked before anything is started or written; the boundary says what is refused.
     specs = bot_specs(bot, cwd)
-    if not MIN_PLAYERS <= len(specs) <= MAX_PLAYERS:
-        raise UsageError(f"a match needs {MIN_PLAYERS} to {MAX_PLAYERS} bots (R1.2), got {len(specs)}; "
-                         "give --bot NAME=COMMAND once per seat")
     game = forced_bets_game(structure, ante, min_bet)
     definition = game_definition(game_name, game, len(specs))
+    if not definition.min_seats <= len(specs) <= definition.max_seats:  # R1.2; R6.8: 8 in Five Card Draw (R7.1)
+        rule = "R1.2" if definition == SEVEN_CARD_DRAW else f"R6.8, {definition.name}"
+        raise UsageError(f"a match needs {definition.min_seats} to {definition.max_seats} bots ({rule}), got "
+                         f"{len(specs)}; give --bot NAME=COMMAND once per seat")
     problem = out_of_bounds(
         ("--hands", "hands", hands), ("--decision-ms", "decision_ms", decision_ms),
         ("--time-bank-ms", "time_bank_ms", time_bank_ms), ("--max-faults", "max_faults", max_faults),

@@ -3,7 +3,8 @@
 ``--seed`` is a deal seed everywhere, decimal or hex (:func:`harness.deals.parse_seed`); only its default
 differs: a secret one for a match, a test or a tournament, 1 for ``check-bot`` (the same check every time).
 ``--structure`` is the betting structure (R3.6, R3.7), ``--sandbox`` the isolation of bots
-(docs/security.md), ``--bot NAME=COMMAND`` a seat. A converter raises
+(docs/security.md), ``--bot NAME=COMMAND`` a seat, ``--ante`` and ``--min-bet`` the forced bets (R2.4,
+R2.5). A converter raises
 :class:`harness.cli.boundary.UsageError` naming the option; the boundary says it (exit status 2).
 Imports only typer at the top (``harness --help`` stays fast).
 """
@@ -19,9 +20,10 @@ import typer
 from harness.cli.boundary import UsageError
 
 __all__ = [
-    "CLUSTER_HELP", "bot_option", "bot_specs", "bots_cwd_option", "bots_problem", "fixed_seed_option",
-    "game_definition", "game_of", "game_option", "match_seed", "out_dir", "out_of_bounds", "pin_problem",
-    "sandbox_option", "sandbox_settings", "secret_seed_option", "stack_problem", "structure_option",
+    "CLUSTER_HELP", "ante_option", "bot_option", "bot_specs", "bots_cwd_option", "bots_problem", "fixed_seed_option",
+    "forced_bets_game", "game_definition", "game_of", "game_option", "match_seed", "min_bet_option", "out_dir",
+    "out_of_bounds", "pin_problem", "sandbox_option", "sandbox_settings", "secret_seed_option", "stack_problem",
+    "structure_option",
 ]
 
 #: The sandbox's modes, as ``--sandbox`` takes them.
@@ -69,22 +71,22 @@ def game_option() -> Any:
 
 
 def ante_option() -> Any:
-    """``--ante``: the ante in chips (R2.4); with :func:`min_bet_option`, an ante-only game (R2.5, R7.1)."""
+    """``--ante``: the ante in chips (R2.4), 0 = none; see :func:`forced_bets_game`."""
     return typer.Option(0, "--ante", help="Ante in chips (R2.4).")
 
 
 def min_bet_option() -> Any:
     """``--min-bet``: an ante-only game (no blinds, R2.5) with this minimum bet; see :func:`forced_bets_game`."""
-    return typer.Option(None, "--min-bet", help="Ante-only game (no blinds, R2.5) with this minimum bet; needs "
-                        "--ante (five-card-draw, R7.1).")
+    return typer.Option(None, "--min-bet", help="Ante-only game (no blinds, R2.5) with this minimum bet; needs --ante "
+                        "(five-card-draw, R7.1).")
 
 
 def forced_bets_game(structure: str, ante: int, min_bet: int | None) -> Any:
-    """The :class:`harness.engine.GameConfig` of ``--structure``, ``--ante`` and ``--min-bet``: blinds (with
-    ``ante`` if not 0) without ``--min-bet``, else an ante-only game (R2.4, R2.5).
+    """The :class:`harness.engine.GameConfig` of ``--structure``, ``--ante`` and ``--min-bet``: blinds (with the
+    ante) without ``--min-bet``, an ante-only game with it (R2.4, R2.5).
 
     Raises:
-        UsageError: a value out of its bounds, or settings the rules refuse (``game options: ...``).
+        UsageError: an option out of its bounds, or settings the engine refuses (``game options: ...``, its rule).
     """
     from harness.engine import GameConfigError
 

@@ -84,7 +84,7 @@ def play(
     specs = bot_specs(bot, cwd)
     game = forced_bets_game(structure, ante, min_bet)
     definition = game_definition(game_name, game, len(specs) + 1)
-    problem = _seat_problem(specs, name, seat) or out_of_bounds(
+    problem = _seat_problem(specs, name, seat, definition) or out_of_bounds(
         ("--hands", "hands", hands), ("--decision-ms", "decision_ms", decision_ms),
         ("--stack", "starting_stack", stack),
         ("--idle-ms", "decision_ms", idle_ms), ("--think-ms", "decision_ms", think_ms),
@@ -130,13 +130,14 @@ def play(
     write_result("play", folder, result, game.unit)
 
 
-def _seat_problem(specs: list[Any], name: str, seat: int) -> str | None:
-    """Why the person cannot sit at this table (bots, ``--name``, ``--seat``), or None."""
-    from harness.engine.config import MAX_PLAYERS, seat_count_problem
+def _seat_problem(specs: list[Any], name: str, seat: int, definition: Any) -> str | None:
+    """Why the person cannot sit at this table of ``definition``'s game (bots, ``--name``, ``--seat``), or None."""
+    from harness.engine.config import seat_count_problem
     from harness.specs import BOT_NAME, BOT_NAME_RULE
 
-    if not specs or seat_count_problem(len(specs) + 1):
-        return f"you play 1 to {MAX_PLAYERS - 1} bots ({seat_count_problem(len(specs) + 1) or 'R1.2'})"
+    problem = seat_count_problem(len(specs) + 1, definition)  # R1.2; R6.8: 8 seats in Five Card Draw (R7.1)
+    if not specs or problem:
+        return f"you play 1 to {definition.max_seats - 1} bots ({problem or 'R1.2'})"
     if not BOT_NAME.match(name):
         return f"--name {name!r}: a name is {BOT_NAME_RULE}"
     if any(s.name == name for s in specs):

@@ -13,14 +13,16 @@ import typer
 from harness.cli.boundary import EXIT_FAILED, UsageError, exit_code
 from harness.cli.common import app, sandbox_isolation, sandbox_say
 from harness.cli.options import (
+    ante_option,
     bot_option,
     bot_specs,
     bots_cwd_option,
     bots_problem,
+    forced_bets_game,
     game_definition,
-    game_of,
     game_option,
     match_seed,
+    min_bet_option,
     out_of_bounds,
     sandbox_option,
     sandbox_settings,
@@ -48,6 +50,8 @@ def sprt(
     ),
     structure: str = structure_option(),
     game_name: str = game_option(),
+    ante: int = ante_option(),
+    min_bet: int | None = min_bet_option(),
     stack: int = typer.Option(1000, "--stack", help="Starting stack in chips, reset every hand."),
     decision_ms: int = typer.Option(1000, "--decision-ms", help="Time per decision in ms (at least 1)."),
     sandbox: str = sandbox_option(),
@@ -83,7 +87,7 @@ def sprt(
     if problem:
         raise UsageError(problem)
     test_seed = _test_seed(seed, out)
-    game = game_of(structure)  # the text as given: GameConfigError names it
+    game = forced_bets_game(structure, ante, min_bet)
     definition = game_definition(game_name, game, 2)
     problem = message_problem(game, 2, stack, "--stack", definition=definition)  # else the referee refuses it
     if problem:

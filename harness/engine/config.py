@@ -8,10 +8,13 @@ from functools import lru_cache
 from typing import Any
 
 from harness.engine.errors import GameConfigError
-from harness.engine.games import SEVEN_CARD_DRAW
+from harness.engine.games import GAMES, SEVEN_CARD_DRAW, GameDefinition
 
 MIN_PLAYERS = SEVEN_CARD_DRAW.min_seats  # 2
 MAX_PLAYERS = SEVEN_CARD_DRAW.max_seats  # 6, R1.2: with 7 the stock can run dry during the draw
+#: The largest table of any game (R6.8: Five Card Draw seats up to 8, R7.1): the bound of whatever does not
+#: know the game (the protocol's arrays, a record's seats); a game's own table is ``seat_count_problem``'s.
+MAX_TABLE = max(g.max_seats for g in GAMES.values())
 #: Every table size the rules allow (R1.2), for loops and choices.
 TABLE_SIZES = range(MIN_PLAYERS, MAX_PLAYERS + 1)
 MAX_PER_SEAT_PLAYERS = 4  # per-seat replacements need 7n + 4n <= 52 cards
@@ -23,13 +26,17 @@ MAX_CHIPS = 2**40 // MAX_PLAYERS
 MAX_CAP = 1000
 
 
-def seat_count_problem(n: object) -> str | None:
-    """Why ``n`` players cannot sit at one table, or None when they can: the one wording of R1.2.
+def seat_count_problem(n: object, definition: GameDefinition = SEVEN_CARD_DRAW) -> str | None:
+    """Why ``n`` players cannot sit at one table of ``definition``'s game, or None when they can: the one
+    wording of R1.2 (Seven Card Draw) and R6.8 (the other games, e.g. 2 to 8 in Five Card Draw, R7.1).
 
     Returns:
         e.g. ``"R1.2: a table seats 2 to 6 players, got 7; with 7 or more the stock can run dry in the
-        draw (R4.4)"``; callers prefix what they were checking.
+        draw (R4.4)"`` or ``"R6.8: a table of five-card-draw seats 2 to 8 players, got 9"``; callers prefix
+        what they were checking.
     """
+    if definition != SEVEN_CARD_DRAW:
+        return definition.seat_problem(n)
     if type(n) is int and MIN_PLAYERS <= n <= MAX_PLAYERS:
         return None
     why = f"R1.2: a table seats {MIN_PLAYERS} to {MAX_PLAYERS} players, got {n!r}"

@@ -158,7 +158,7 @@ class GameDefinition:
         """One before the first draw and one after each draw (R6.5)."""
         return self.draws + 1
 
-    def seat_problem(self, n: int) -> str | None:
+    def seat_problem(self, n: object) -> str | None:
         """Why ``n`` players cannot sit at one table of this game, or None (R6.8)."""
         if type(n) is int and self.min_seats <= n <= self.max_seats:
             return None

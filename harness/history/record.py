@@ -27,7 +27,7 @@ from harness.engine import Action, ActionKind, GameConfig, GameConfigError, Hand
 from harness.engine.actions import POSTS
 from harness.engine.cards import CARD_STRS, parse_cards
 from harness.engine.errors import CardError, IllegalActionError, InvalidActionError
-from harness.engine.games import GAMES, SEVEN_CARD_DRAW, GameDefinition, start_hand
+from harness.engine.games import GAMES, SEVEN_CARD_DRAW, GameDefinition, start_hand, with_openers
 
 #: The ``format`` field of every record (a reader can tell our files from others').
 FORMAT = "sevencard-hand-history"
@@ -61,6 +61,9 @@ _DRAW = ActionKind.DRAW
 _GAME_KEYS = frozenset(("structure", "small_blind", "big_blind", "min_bet", "ante", "cap", "replacements"))
 #: The key of a record's ``game`` naming a game other than Seven Card Draw (R6); absent: Seven Card Draw.
 GAME_NAME_KEY = "name"
+#: The key of a record's ``game`` naming the opening rule of a game of openers (R7.2: ``"jacks"``, ``"jack-card"``,
+#: ``"none"``); absent in such a game (records written before it was kept): the game's default, jacks or better.
+GAME_OPENERS_KEY = "openers"
 
 
 @lru_cache(maxsize=64)
@@ -94,15 +97,22 @@ _LAST_GAME: list[Any] = [None, ()]
 
 
 def game_definition(game: Mapping[str, Any]) -> GameDefinition:
-    """The game a record's ``game`` names (``name``; none: Seven Card Draw, R6).
+    """The game a record's ``game`` names (``name``; none: Seven Card Draw, R6), under the opening rule it names
+    (``openers``, R7.2; none: the game's own).
 
     Raises:
-        GameConfigError: a name that is not one of :data:`harness.engine.games.GAMES`.
+        GameConfigError: a name that is not one of :data:`harness.engine.games.GAMES`, an unknown opening
+            rule, or one in a game without openers.
     """
     name = game.get(GAME_NAME_KEY, SEVEN_CARD_DRAW.name)
     definition = GAMES.get(name) if isinstance(name, str) else None
     if definition is None:
         raise GameConfigError(f"R6: unknown game {name!r}; the games are {', '.join(GAMES)}")
+    if GAME_OPENERS_KEY in game:
+        if not definition.passed_out:
+            raise GameConfigError(f"R6.3: {definition.name} has no openers: game.{GAME_OPENERS_KEY} is only in a game "
+                                  "of openers (R7.2)")
+        definition = with_openers(definition, game[GAME_OPENERS_KEY])
     return definition
 
 
@@ -112,11 +122,12 @@ def game_config(game: Mapping[str, Any]) -> GameConfig:
     Raises:
         GameConfigError: an unknown key, a missing or invalid setting.
     """
-    unknown = set(game) - _GAME_KEYS - {GAME_NAME_KEY}
+    unknown = set(game) - _GAME_KEYS - {GAME_NAME_KEY, GAME_OPENERS_KEY}
     if unknown:
         raise GameConfigError(f"unknown game setting(s) {sorted(unknown)}; known: {sorted(_GAME_KEYS)}")
     settings = dict(game)
     settings.pop(GAME_NAME_KEY, None)
+    settings.pop(GAME_OPENERS_KEY, None)
     if "big_blind" not in settings:
         settings["blinds"] = False  # R2.5: an ante-only game names min_bet instead of blinds
         settings.setdefault("min_bet", None)
@@ -208,8 +219,7 @@ def build(
         "match_id": match_id,
         "hand_id": state.hand_id,
         "match": match,
-        "game": game_dict(state.config) if state.game is SEVEN_CARD_DRAW else
-        {GAME_NAME_KEY: state.game.name, **game_dict(state.config)},
+        "game": game_dict(state.config) if state.game is SEVEN_CARD_DRAW else _named_game(state),
         "seed": state.seed,
         "button": seated[state.button],
         "players": players,
@@ -237,6 +247,15 @@ def build(
     if state._stacked:  # a stacked deck (tests, examples): replay needs its order
         record["deck"] = [strs[c] for c in state._deck.order]
     return record
+
+
+def _named_game(state: HandState) -> dict[str, Any]:
+    """A record's ``game`` for a game other than Seven Card Draw: its name, its settings and, in a game of openers,
+    the opening rule in force (R7.2)."""
+    game = {GAME_NAME_KEY: state.game.name, **game_dict(state.config)}
+    if state.game.passed_out:
+        game[GAME_OPENERS_KEY] = str(state.game.openers)
+    return game
 
 
 def _carried_in(record: Mapping[str, Any]) -> int:

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS, GameConfig, Structure
+from harness.engine.config import GameConfig, Structure
 from harness.engine.games import SEVEN_CARD_DRAW, GameDefinition
 from harness.history.files import decision_times, find_history, read_history, record_faults
 from harness.host.botproc import PASSED_ENV, PASSED_ENV_PREFIXES, resolve_command
@@ -639,7 +639,8 @@ def check_bot(
             (not found, not executable, no ``#!`` line, cwd missing).
         harness.specs.SettingsError: bad arguments (no command, hands, decision_ms, startup_ms,
             time_bank_ms, memory_mb, max_processes or starting_stack outside :data:`harness.specs.BOUNDS`,
-            0 or > 5 opponents, unknown opponent, a stack that cannot pay the forced bets or too deep for the
+            0 opponents or more than the game's table holds (R1.2, R6.8), unknown opponent, a stack that cannot
+            pay the forced bets or too deep for the
             protocol's messages (:func:`harness.match.msgsize.message_problem`), a bad env name); ``out_dir``
             is a file, lies under one or already holds a hand history
             (:class:`harness.match.outdir.OutDirError`).
@@ -657,8 +658,10 @@ def check_bot(
         problem = bound_problem(setting, value, option)
         if problem:
             raise SettingsError(problem)
-    if not MIN_PLAYERS - 1 <= len(opponents) <= MAX_PLAYERS - 1:
-        raise SettingsError(f"{MIN_PLAYERS - 1} to {MAX_PLAYERS - 1} opponents are needed, got {len(opponents)}")
+    if not definition.min_seats - 1 <= len(opponents) <= definition.max_seats - 1:  # R1.2; R6.8 (R7.1: 8 seats)
+        where = "" if definition == SEVEN_CARD_DRAW else f" in {definition.name}"
+        raise SettingsError(f"{definition.min_seats - 1} to {definition.max_seats - 1} opponents are needed{where}, "
+                            f"got {len(opponents)}")
     game = game or GameConfig()
     forced = game.ante + (game.big_blind if game.blinds else 0)
     if starting_stack < max(1, forced):

@@ -39,7 +39,7 @@ from functools import cache
 
 import msgpack
 
-from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS, GameConfig, Structure
+from harness.engine.config import MAX_TABLE, GameConfig, Structure, seat_count_problem
 from harness.engine.games import SEVEN_CARD_DRAW, GameDefinition, Openers
 from protocol.codec import encode_hand_end, encode_request
 from protocol.messages import CATEGORY_NAMES
@@ -54,7 +54,7 @@ _ALL_IN_FLAG = len(msgpack.packb({"all_in": True})) - 1  # a key and True, in an
 
 
 def _event(action: str, amount: int | None, key: str = "amount") -> int:
-    event: dict[str, object] = {"seat": MAX_PLAYERS - 1, "action": action}
+    event: dict[str, object] = {"seat": MAX_TABLE - 1, "action": action}
     if amount is not None:
         event[key] = amount
     return len(msgpack.packb(event))
@@ -65,7 +65,7 @@ def betting_actions(game: GameConfig, seats: int, chips: int, rounds: int = 2) -
 
     Args:
         game: the settings (structure, cap, unit).
-        seats: players at the table, 2..6.
+        seats: players at the table, 2..8 (R1.2, R6.8).
         chips: every chip at the table (``T``: seats x starting stack).
         rounds: betting rounds of the game (R6.5): each round past two adds its checks and each
             player's first wager of it (2n + 2 decisions, more than either bound needs).
@@ -133,15 +133,16 @@ def largest_message_bytes(game: GameConfig, seats: int, starting_stack: int,
 
     Args:
         game: the game's settings.
-        seats: bots at the table, 2..6 (R1.2).
+        seats: bots at the table: 2..6 (R1.2), 2..8 in Five Card Draw (R6.8, R7.1).
         starting_stack: chips per seat at the start (reset: every hand; freezeout: the match).
         definition: the game played (R6: its draws and betting rounds).
 
     Raises:
-        ValueError: ``seats`` outside 2..6.
+        ValueError: ``seats`` outside the game's table (R1.2, R6.8).
     """
-    if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
-        raise ValueError(f"a table seats {MIN_PLAYERS} to {MAX_PLAYERS} players, got {seats}")
+    problem = seat_count_problem(seats, definition)
+    if problem:
+        raise ValueError(problem)
     chips = seats * starting_stack
     return _overhead(game, seats, chips, definition) + history_bytes(game, seats, chips, definition)
 
@@ -166,7 +167,7 @@ def message_problem(game: GameConfig, seats: int, starting_stack: int, label: st
 
     Args:
         game: the game's settings.
-        seats: bots at the table, 2..6.
+        seats: bots at the table, 2..8 (R1.2, R6.8).
         starting_stack: chips per seat.
         label: how the user named the stack (``"--stack"``, ``"[game] starting_stack"``).
         definition: the game played (R6).
@@ -176,6 +177,9 @@ def message_problem(game: GameConfig, seats: int, starting_stack: int, label: st
         big blind of 10 the longest legal hand could need a 3,201,164-byte message (PROTOCOL.md
         section 7); at most 21,479 chips (2,147 x the big blind), or a larger big blind"``.
     """
+    if seats * starting_stack > MAX_AMOUNT:  # 7-8 seats (R7.1) only: config.MAX_CHIPS is 2**40 // 6
+        return (f"{label} {starting_stack} is too deep for the protocol's amounts: the chips of {seats} seats must fit "
+                f"2^40 (PROTOCOL.md section 8); at most {MAX_AMOUNT // seats:,} chips")
     need = largest_message_bytes(game, seats, starting_stack, definition)
     if need <= MAX_MESSAGE_BYTES:
         return None

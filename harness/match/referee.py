@@ -58,7 +58,6 @@ from harness.engine import (
     parse_cards,
 )
 from harness.engine.actions import CALL_ACTION, CHECK_ACTION, FOLD_ACTION
-from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS
 from harness.engine.games import SEVEN_CARD_DRAW, game_problem, start_hand
 from harness.history import record as handrecord
 from harness.history.files import HistoryWriter, history_name
@@ -162,8 +161,10 @@ def _seat_bots(bots: Sequence[BotSpec | HumanSpec | Seat], spec: MatchSpec, limi
         ValueError: a seat count, name, command, hand count, stack or game the match cannot have.
     """
     seats: list[MatchSeat] = []
-    if not MIN_PLAYERS <= len(bots) <= MAX_PLAYERS:
-        raise ValueError(f"a match needs {MIN_PLAYERS} to {MAX_PLAYERS} bots (R1.2), got {len(bots)}")
+    game = spec.definition
+    if not game.min_seats <= len(bots) <= game.max_seats:  # R1.2; R6.8 (Five Card Draw seats 8, R7.1)
+        rule = "R1.2" if game == SEVEN_CARD_DRAW else f"R6.8: {game.name}"
+        raise ValueError(f"a match needs {game.min_seats} to {game.max_seats} bots ({rule}), got {len(bots)}")
     if spec.definition != SEVEN_CARD_DRAW:
         problem = game_problem(spec.definition, spec.game, len(bots))
         if problem:

@@ -58,7 +58,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS, GameConfig
+from harness.engine.config import MAX_TABLE, MIN_PLAYERS, GameConfig, seat_count_problem
 from harness.engine.games import GameDefinition
 from harness.specs import BOT_NAME, BOT_NAME_RULE, BotSpec, Limits, SandboxSettings, StackMode
 from harness.tournament.config import (
@@ -67,6 +67,7 @@ from harness.tournament.config import (
     TournamentConfig,
     TournamentSettings,
     check_command,
+    game_named,
     parse_cluster,
     read_bot,
     read_game,
@@ -298,8 +299,14 @@ def parse_contest(data: dict[str, Any], file: Path) -> Contest:
     if final.format == "racing" and final.table_size is None and ladder.table_size != 2:
         raise ConfigError(file, "[final] table_size", f"a racing final is heads-up: [ladder] table_size is "
                           f"{ladder.table_size}; set table_size = 2 under [final]")
+    named = game_named(data.get("game", {}))  # None: a name read_game refuses
+    for key, size in (("[ladder] table_size", ladder.table_size), ("[final] table_size", final.table_size)):
+        problem = None if size is None or named is None else seat_count_problem(size, named)
+        if problem:  # R1.2; R6.8: 8 seats in Five Card Draw (R7.1)
+            raise ConfigError(file, key, f"expected an integer from {MIN_PLAYERS} to "
+                              f"{named.max_seats if named else MAX_TABLE} ({problem})")
     schedule = read_schedule(Table(file, "[schedule]", {"hands": ladder.hands, "table_size": ladder.table_size,
-                                                     "jobs": ladder.jobs}))
+                                                     "jobs": ladder.jobs}), named)
     game, stack, mode, definition = read_game(Table(file, "[game]", data.get("game", {})), schedule)
     limits = read_limits(Table(file, "[limits]", data.get("limits", {})))
     sandbox = read_sandbox(Table(file, "[sandbox]", data.get("sandbox", {})), base)
@@ -353,7 +360,7 @@ def parse_contest(data: dict[str, Any], file: Path) -> Contest:
 
 def _ladder(t: Table) -> LadderSettings:
     hands = t.integer("hands", 200, 1)
-    table_size = t.integer("table_size", 2, MIN_PLAYERS, MAX_PLAYERS)
+    table_size = t.integer("table_size", 2, MIN_PLAYERS, MAX_TABLE)  # the game's own table: read_schedule's
     jobs = t.integer("jobs", 0, 0, 256)
     cluster = t.get("cluster", str, None, 'a Dask scheduler address, e.g. "tcp://HOST:8786" or "local:2"')
     if cluster is not None:
@@ -392,7 +399,7 @@ def _submissions(t: Table) -> SubmissionSettings:
 def _final(t: Table) -> FinalSettings:
     fmt = t.choice("format", ("round-robin", "sampled", "racing"), "round-robin")
     hands = t.integer("hands", 0, 1) if "hands" in t.data else None
-    table_size = t.integer("table_size", 2, MIN_PLAYERS, MAX_PLAYERS) if "table_size" in t.data else None
+    table_size = t.integer("table_size", 2, MIN_PLAYERS, MAX_TABLE) if "table_size" in t.data else None
     tables_per_bot = t.integer("tables_per_bot", 1, 1, 10_000) if "tables_per_bot" in t.data else None
     if tables_per_bot is not None and fmt != "sampled":
         raise t.error("tables_per_bot", 'goes with format = "sampled"')

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.deals import parse_seed
-from harness.engine.config import MAX_PLAYERS, MIN_PLAYERS, GameConfig, Replacements, Structure, seat_count_problem
+from harness.engine.config import MAX_TABLE, MIN_PLAYERS, GameConfig, Replacements, Structure, seat_count_problem
 from harness.engine.games import GAMES, SEVEN_CARD_DRAW, GameDefinition, game_problem
 from harness.errors import HarnessError
 from harness.host.botproc import BotStartError, resolve_command
@@ -151,7 +151,7 @@ class ScheduleSettings:
 
     Attributes:
         format: round-robin or gauntlet.
-        table_size: seats per table, 2..6 (R1.2).
+        table_size: seats per table, 2..6 (R1.2); 2..8 in Five Card Draw (R6.8, R7.1).
         hands: hands per match.
         duplicate: play each table once per seat rotation on the same deals.
         jobs: parallel matches; 0 = the CPUs this process may use (local backend) or every
@@ -414,7 +414,7 @@ def parse_config(data: Mapping[str, Any], file: Path) -> TournamentConfig:
     base = file.resolve().parent
 
     tournament = _tournament(Table(file, "[tournament]", data.get("tournament", {})), file)
-    schedule = read_schedule(Table(file, "[schedule]", data.get("schedule", {})))
+    schedule = read_schedule(Table(file, "[schedule]", data.get("schedule", {})), game_named(data.get("game", {})))
     game, starting_stack, stack_mode, definition = read_game(Table(file, "[game]", data.get("game", {})), schedule)
     limits = read_limits(Table(file, "[limits]", data.get("limits", {})))
     sandbox = read_sandbox(Table(file, "[sandbox]", data.get("sandbox", {})), base)
@@ -538,17 +538,33 @@ def _tournament(t: Table, file: Path) -> TournamentSettings:
     return TournamentSettings(name=name, seed=seed, output=Path(output), compress=compress, entry_check=entry_check)
 
 
-def read_schedule(t: Table) -> ScheduleSettings:
+def game_named(game: Any) -> GameDefinition | None:
+    """The game a ``[game]`` table names (``name``, default Seven Card Draw), or None when it names none of
+    :data:`harness.engine.games.GAMES` (:func:`read_game` says so): what ``[schedule] table_size`` is checked
+    against before ``[game]`` is read."""
+    name = game.get("name", SEVEN_CARD_DRAW.name) if isinstance(game, dict) else SEVEN_CARD_DRAW.name
+    return GAMES.get(name) if isinstance(name, str) else None
+
+
+def read_schedule(t: Table, definition: GameDefinition | None = SEVEN_CARD_DRAW) -> ScheduleSettings:
     """``[schedule]`` (format, table size, hands, jobs, backend...); the contest server reads its own through it.
+
+    Args:
+        t: the table.
+        definition: the game played (:func:`game_named`): its table bounds ``table_size`` (R1.2: 2 to 6; R6.8:
+            2 to 8 in Five Card Draw, R7.1); None (a name :func:`read_game` refuses, or a caller that checks
+            the game's own table once ``[game]`` is read): the largest table of any game.
 
     Raises:
         ConfigError: a key unknown, of the wrong type or out of range (the file and key named).
     """
     fmt = Format(t.choice("format", tuple(f.value for f in Format), Format.ROUND_ROBIN.value))
-    table_size = t.get("table_size", int, 2, f"an integer from {MIN_PLAYERS} to {MAX_PLAYERS}")
-    problem = seat_count_problem(table_size)
+    most = MAX_TABLE if definition is None else definition.max_seats
+    table_size = t.get("table_size", int, 2, f"an integer from {MIN_PLAYERS} to {most}")
+    problem = (None if MIN_PLAYERS <= table_size <= MAX_TABLE else f"any game seats {MIN_PLAYERS} to {MAX_TABLE}") \
+        if definition is None else seat_count_problem(table_size, definition)
     if problem:
-        raise t.error("table_size", f"expected an integer from {MIN_PLAYERS} to {MAX_PLAYERS} ({problem})")
+        raise t.error("table_size", f"expected an integer from {MIN_PLAYERS} to {most} ({problem})")
     hands = t.integer("hands", 1000, 1)
     duplicate = t.get("duplicate", bool, True, "true or false")
     jobs = t.integer("jobs", 0, 0)

@@ -48,7 +48,7 @@ MAX_DECISIONS_PER_HAND = 6.0
 
 @dataclass(frozen=True, slots=True)
 class Rates:
-    """Seconds and bytes of a match of ``bots.caller`` bots, by table size (seats 2..6).
+    """Seconds and bytes of a match of ``bots.caller`` bots, by table size (seats 2..8).
 
     Attributes:
         start_s: fixed seconds of a match (launch, handshake, stop, runner).
@@ -82,11 +82,12 @@ def _blocks(size: float) -> float:
     return -(-size // BLOCK) * BLOCK
 
 
-#: Measured on the 2-core development VM (docs/speed.md), for messages that cannot wait for a calibration.
+#: Measured on the 2-core development VM (docs/speed.md), for messages that cannot wait for a calibration;
+#: 7 and 8 seats (Five Card Draw only, R7.1) are extended from 5 and 6 by the same step, not measured.
 DEFAULT_RATES = Rates(
-    start_s={2: 0.17, 3: 0.24, 4: 0.30, 5: 0.40, 6: 0.48},
-    hand_s={2: 0.0011, 3: 0.0016, 4: 0.0019, 5: 0.0034, 6: 0.0042},
-    hand_bytes={2: 169, 3: 243, 4: 316, 5: 386, 6: 449},  # version-2 records, gzip flushed per hand
+    start_s={2: 0.17, 3: 0.24, 4: 0.30, 5: 0.40, 6: 0.48, 7: 0.56, 8: 0.64},
+    hand_s={2: 0.0011, 3: 0.0016, 4: 0.0019, 5: 0.0034, 6: 0.0042, 7: 0.0050, 8: 0.0058},
+    hand_bytes={2: 169, 3: 243, 4: 316, 5: 386, 6: 449, 7: 512, 8: 575},  # version-2 records, gzip flushed per hand
 )
 
 

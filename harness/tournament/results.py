@@ -64,7 +64,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.deals import commitment
-from harness.engine.config import seat_count_problem
+from harness.engine.config import MAX_TABLE, MIN_PLAYERS
 from harness.errors import HarnessError
 from harness.history.files import HANDS_FILE as HANDS_FILE  # re-exported: the plain history's name
 from harness.history.files import find_history, read_history
@@ -335,8 +335,9 @@ def check_record(record: MatchRecord) -> None:
     """
     res = record.result
     n = len(res.bots)
-    if seat_count_problem(n) or len(set(res.bots)) != n:
-        raise ValueError(f"bots {res.bots} must be distinct names, one per seat ({seat_count_problem(n) or 'R1.2'})")
+    if not MIN_PLAYERS <= n <= MAX_TABLE or len(set(res.bots)) != n:  # the record does not name its game
+        raise ValueError(f"bots {res.bots} must be distinct names, one per seat (R1.2, R6.8: a table of any game "
+                         f"seats {MIN_PLAYERS} to {MAX_TABLE} players, got {n})")
     for name in res.bots:
         if not isinstance(name, str) or not BOT_NAME.match(name):
             raise ValueError(f"bot name {name!r} is not a bot name ({BOT_NAME_RULE})")
