@@ -88,3 +88,26 @@ def test_node_bot_passes_the_shared_vectors(node_bot: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert_runner_replies(done.stdout, "node")
     assert done.stdout.splitlines()[-1] == "ok messages"
+
+
+def test_the_guides_steps_start_a_node_bot_in_a_new_folder(tmp_path: Path) -> None:
+    """docs/bot-authors.md's commands for a Node bot of one's own, followed as written (``~/mybot`` made a
+    temporary folder): the copy installs with ``npm ci --ignore-scripts`` and passes check-bot."""
+    import os
+    import re
+    import subprocess
+    import sys
+
+    guide = (ROOT / "docs" / "bot-authors.md").read_text(encoding="utf-8")
+    blocks = [b for b in re.findall(r"```sh\n(.*?)```", guide, re.S) if "mkdir ~/mybot" in b]
+    assert len(blocks) == 1, "docs/bot-authors.md: one sh block starts a Node bot in ~/mybot"
+    assert "package-lock.json" in blocks[0] and "npm ci --ignore-scripts" in blocks[0]
+    folder = tmp_path / "mybot"
+    os.chmod(tmp_path, 0o755)  # the sandbox runs the bot as a uid of its own
+    script = blocks[0].replace("~/mybot", str(folder))
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    done = subprocess.run(["bash", "-e", "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "OK: no protocol violation" in done.stdout, done.stdout
+    assert (folder / "node_modules" / "zeromq").is_dir()

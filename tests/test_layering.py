@@ -287,6 +287,7 @@ MAY_PRINT = {
     "harness/tournament/cluster.py": "the local:N cluster's child tells its parent the scheduler's address on stdout",
     "harness/rl/aec.py": "PettingZoo's render_mode='human' prints the table (its API)",
     "harness/play/terminal.py": "the terminal table is a person's interface: it asks whether stdout is a terminal",
+    "harness/rl/bot.py": "as_bot runs as a bot process, whose stderr is its log: it says there it leaves another game",
 }
 _STREAMS = ("stdout", "stderr", "__stdout__", "__stderr__")
 

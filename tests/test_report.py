@@ -382,6 +382,44 @@ def test_pages_fit_1300_pixels_without_horizontal_scroll(contest: Path, browser:
     watched.close()
 
 
+def test_a_10_kb_bot_name_in_a_hand_history_does_not_widen_the_pages(tmp_path: Path, browser: Any) -> None:
+    """A ``harness match`` folder whose hands.jsonl was edited to name a bot with 10 kB and no space: its
+    report's pages (the match page's showdown column, the viewer's seat list, table and log) stay the
+    window's width (a long name wraps or is cut, instead of a page tens of thousands of pixels wide)."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "m"
+    done = subprocess.run([sys.executable, "-m", "harness.cli", "match", "--sandbox", "off", "--hands", "6",
+                           "--seed", "9", "--bot", f"a={sys.executable} -m bots.caller",
+                           "--bot", f"b={sys.executable} -m bots.caller", "--out", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    long = "W" * 10_000
+    history = out / "hands.jsonl"
+    records = [json.loads(line) for line in history.read_text().splitlines()]
+    for record in records:
+        record["match"]["bots"] = [long if b == "a" else b for b in record["match"]["bots"]]
+        for player in record["players"]:
+            player["bot"] = long if player["bot"] == "a" else player["bot"]
+    history.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert any(r["shown"] for r in records)  # callers show down: the long name is in the showdown column
+    result = CliRunner().invoke(app, ["report", str(out)])
+    assert result.exit_code == 0, result.output
+    report = (out / "report").resolve()
+    watched = Watched(browser, report.as_uri() + "/")
+    page = watched.page
+    for name, ready in [("matches/match.html", "#hands"),
+                        (f"hand.html?match=match&hand={records[0]['hand_id']}", "#viewer .tv-seat"),
+                        ("hand.html?bot=b", "#viewer .tv-item")]:  # its search: a list of hands and players
+        page.goto(report.as_uri() + "/" + name)
+        page.wait_for_selector(ready)
+        assert long in page.content(), name  # the name is there, whole (a page without it would pass)
+        width = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        assert width[0] <= width[1], (name, width)
+    watched.close()
+
+
 def test_viewer_plays_a_known_hand_to_its_end_at_x10(contest: Path, browser: Any) -> None:
     report = (contest / "report").resolve()
     watched = Watched(browser, report.as_uri() + "/")

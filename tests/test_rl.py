@@ -261,6 +261,26 @@ def test_a_policy_runs_through_as_bot_in_a_real_match(tmp_path: Path) -> None:
     assert all(line.split()[-1] == "ok" for line in table.splitlines() if line.startswith(("policy", "caller")))
 
 
+@pytest.mark.parametrize(("game", "settings"), [("deuce-to-seven-triple-draw", ["--structure", "fixed-limit"]),
+                                               ("five-card-draw", ["--ante", "1", "--min-bet", "10"])])
+def test_a_policy_bot_refuses_another_game_in_one_line(tmp_path: Path, game: str, settings: list[str]) -> None:
+    """Its observation is Seven Card Draw's: told another game at match_start, it says so and leaves."""
+    import subprocess
+
+    bot = tmp_path / "policy_bot.py"
+    bot.write_text(POLICY_BOT.replace("seats=2", ""))
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "match", "--sandbox", "off", "--hands", "2", "--seed", "9",
+         "--game", game, *settings, "--bot", f"policy={sys.executable} {bot}",
+         "--bot", f"caller={sys.executable} -m bots.caller", "--out", str(tmp_path / "m")],
+        cwd=root, capture_output=True, text=True, timeout=120)
+    err = (tmp_path / "m" / "logs" / "0-policy.err").read_text()
+    assert err.strip().splitlines() == [f"as_bot: this policy plays seven-card-draw only (its observation is that "
+                                        f"game's), not {game}; leaving the match"], err
+    assert "bot 'policy' was put out" in done.stderr, done.stderr
+
+
 def test_vector_env_steps_many_tables_like_single_ones() -> None:
     from harness.rl.vector import VectorEnv
 

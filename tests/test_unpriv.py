@@ -293,14 +293,37 @@ def test_without_cgroups_a_bot_cannot_leave_its_cpu_pin(arena: Path, mode: str) 
 # ---------------------------------------------------------------------- a delegated subtree: the cgroup limits
 
 
+def skip_text(head: str, why: str | None) -> str:
+    """A skip message: ``head``, then ``why`` in parentheses when there is one (never an empty ``()``)."""
+    return f"{head} ({why})" if why else head
+
+
+def v2_delegation_lacks(root: bool, unified: str | None, why_not: str) -> str:
+    """What the cgroup v2 delegation test lacks here, joined with "; " ('' when nothing): root, a cgroup2
+    mount (``unified``, its mount point or None), an ordinary user (``why_not``, :data:`WHY_NOT`)."""
+    return "; ".join(why for why in ("" if root else "not root", "no cgroup2 mount" if unified is None else "",
+                                     why_not) if why)
+
+
+def test_a_skip_message_says_its_reason_or_nothing() -> None:
+    assert skip_text("X SKIPPED: needs y", "") == "X SKIPPED: needs y"
+    assert skip_text("X SKIPPED: needs y", None) == "X SKIPPED: needs y"
+    assert skip_text("X SKIPPED: needs y", "z") == "X SKIPPED: needs y (z)"
+    # Root, no cgroup2 mount, an ordinary user usable: the reason is the missing mount, not an empty "()".
+    assert v2_delegation_lacks(True, None, "") == "no cgroup2 mount"
+    assert v2_delegation_lacks(False, "/sys/fs/cgroup", "") == "not root"
+    assert v2_delegation_lacks(True, "/sys/fs/cgroup", "") == ""
+    assert v2_delegation_lacks(True, None, "setpriv is missing") == "no cgroup2 mount; setpriv is missing"
+
+
 @contextlib.contextmanager
 def delegated_groups() -> Iterator[list[str]]:
     """As root: a group in each hierarchy the referee uses, owned by :data:`USER_UID` (as ``cgcreate -a -t``);
     yields their ``cgroup.procs`` files. cgroup v1 only (on v2 the parent would need empty-group delegation)."""
     found = SUPPORT.cgroups
     if found.version != "v1":
-        why = found.reason or found.version
-        pytest.skip(f"DELEGATED-CGROUP TEST SKIPPED: needs cgroup v1 groups as root here ({why})")
+        pytest.skip(skip_text("DELEGATED-CGROUP TEST SKIPPED: needs cgroup v1 groups as root here",
+                              found.reason or found.version))
     made = []
     try:
         for path in dict.fromkeys(parent for _, parent in found.parents):
@@ -337,8 +360,9 @@ def test_a_delegated_v2_group_gives_its_processes_a_leaf(tmp_path: Path) -> None
     """cgroup v2: the harness in a delegated group (systemd-run --scope) moves into a leaf; without write
     access the reason says the group is not delegated. On a real cgroup2 mount when root, else skipped."""
     unified = next((point for point, _, fstype, _ in cgroups._mounts() if fstype == "cgroup2"), None)
-    if not ROOT or unified is None or WHY_NOT:
-        pytest.skip(f"V2 DELEGATION TEST SKIPPED: needs root, a cgroup2 mount and an ordinary user ({WHY_NOT})")
+    lacking = v2_delegation_lacks(ROOT, unified, WHY_NOT)
+    if lacking:
+        pytest.skip(skip_text("V2 DELEGATION TEST SKIPPED: needs root, a cgroup2 mount and an ordinary user", lacking))
     own = cgroups._own_paths().get("")
     assert own is not None
     group = os.path.join(unified, own.lstrip("/"), f"harness-deleg-test-{secrets.token_hex(3)}")

@@ -5,6 +5,9 @@ environment gives for the same decision (:mod:`harness.rl.encoding`), asks the p
 and answers with the action it encodes. Chips a seat put in this hand (``contrib``) are its stack at
 ``hand_start`` less its stack now. Needs numpy only (not PettingZoo or Gymnasium), so the bot starts fast.
 
+The bot plays Seven Card Draw only (its observation is that game's): told another game (``match_start``'s
+``game.name``, PROTOCOL.md section 6), it says so in one line on stderr and leaves the match, as ``bots.solid``.
+
 A bot file (``mybot.py``, run with ``harness match --bot me='python mybot.py' ...``)::
 
     from harness.rl import as_bot
@@ -18,6 +21,7 @@ A bot file (``mybot.py``, run with ``harness match --bot me='python mybot.py' ..
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -26,7 +30,7 @@ import numpy as np
 from harness.engine.cards import CARD_STRS, parse_card
 from harness.engine.config import TABLE_SIZES
 from harness.rl import encoding, features
-from protocol.sdk import Action, Bot
+from protocol.sdk import SEVEN_CARD_DRAW, Action, Bot
 
 __all__ = ["PolicyBot", "as_bot"]
 
@@ -54,6 +58,10 @@ class PolicyBot(Bot):
 
     def on_match_start(self, msg: Any) -> None:
         game = msg.game
+        if game.name != SEVEN_CARD_DRAW:  # the observation and the draw actions are Seven Card Draw's
+            sys.stderr.write(f"as_bot: this policy plays {SEVEN_CARD_DRAW} only (its observation is that game's), "
+                             f"not {game.name}; leaving the match\n")
+            raise SystemExit(0)
         self._unit = game.big_blind if game.blinds else game.min_bet
 
     def on_hand_start(self, msg: Any) -> None:
