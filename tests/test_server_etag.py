@@ -39,6 +39,12 @@ def test_polled_pages_answer_304_until_what_they_show_changes(tmp_path: Path) ->
             unchanged = _again(alice, "/", tag)
             assert unchanged.status_code == 304 and unchanged.content == b"" and unchanged.headers["etag"] == tag
             assert _again(bob, "/", tag).status_code == 200  # the page names who is signed in: another tag
+            # the board as JSON: one tag for every session, from the published board's stamp
+            api = alice.get("/api/leaderboard")
+            assert api.status_code == 200 and api.headers["cache-control"] == etag.CACHE_CONTROL
+            api_tag = api.headers["etag"]
+            assert _again(alice, "/api/leaderboard", api_tag).status_code == 304
+            assert _again(bob, "/api/leaderboard", api_tag).status_code == 304
             # a student's page: 304 until one of its versions changes
             page = alice.get("/students/alice")
             assert page.status_code == 200 and "No active version" in page.text
@@ -62,6 +68,7 @@ def test_polled_pages_answer_304_until_what_they_show_changes(tmp_path: Path) ->
             wait_for(lambda: any(r["bot"] == "alice.v1" and r["blocks"] for r in alice.get("/api/leaderboard")
                                  .json()), timeout=600)
             played = _again(alice, "/", tag)
+            assert _again(alice, "/api/leaderboard", api_tag).status_code == 200  # a new board: a new tag
             assert played.status_code == 200 and 'data-bot="alice.v1"' in played.text.split('id="unranked"')[0]
         finally:
             for client in (alice, bob, admin):

@@ -354,14 +354,20 @@ def _who_key(who: store.Who) -> tuple[str, int | None, str]:
 def api_leaderboard(request: Request) -> Response:
     """The board as JSON, in its order (:func:`harness.server.board.ranked`): one object per bot with ``rank`` (by
     rating; null: not ranked yet, or an older version), ``bb_rank`` (by bb/100), ``rating`` and ``rating_sigma``
-    (its standard deviation), ``bb_per_100`` with ``ci95_low``/``ci95_high``, ``faults`` by kind and ``paused``."""
+    (its standard deviation), ``bb_per_100`` with ``ci95_low``/``ci95_high``, ``faults`` by kind and ``paused``.
+    Tagged by the board's stamp (:meth:`LiveBoard.stamp`): a poll while no block completed is a ``304``."""
     if _who(request) is None:
         return _forbidden()
     server: Server = request.app.state.server
+    current = etag.tag("api_leaderboard", server.board.stamp())  # the same JSON for every session
+    unchanged = etag.not_modified(request, current)
+    if unchanged is not None:
+        return unchanged
     rows = _board_rows(server)
     keep = ("bot", "student", "version", "hands", "bb_per_100", "ci95_low", "ci95_high", "rating", "status")
     more = ("blocks", "rating_sigma", "rank", "bb_rank", "faults")
-    return JSONResponse([{k: r[k] for k in (*keep, *more)} | {"paused": bool(r["paused"])} for r in rows])
+    return etag.tagged(JSONResponse([{k: r[k] for k in (*keep, *more)} | {"paused": bool(r["paused"])}
+                                     for r in rows]), current)
 
 
 async def events(request: Request) -> Response:
