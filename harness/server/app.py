@@ -1032,13 +1032,28 @@ def admin_page(request: Request) -> Response:
                  final_plan=final_plan(server).describe(), final_progress=final_progress(server),
                  final_race=finished_race(server),
                  final=server.setting("final", ""), ladder_error=server.ladder.error if server.ladder
-                 else "", busy=_occupancy(server))
+                 else "")
     return etag.tagged(page, current)
 
 
 def _occupancy(server: Server) -> tuple[float, float]:
     """``(busy, available)`` slot-seconds of the ladder since it started (:meth:`Ladder.occupancy`)."""
     return server.ladder.occupancy() if server.ladder is not None else (0.0, 0.0)
+
+
+def admin_slots(request: Request) -> Response:
+    """The ladder's job slots as JSON, ``{"busy_s": .., "available_s": ..}`` (slot-seconds since it started): the
+    admin page fetches it itself (``static/admin.js``), so that the page, whose figures a teacher acts on, keeps
+    its tag while the ladder rewrites these every few seconds (:data:`harness.server.ladderproc.STATUS_S`)."""
+    who = _who(request)
+    if who is None or not who.admin:
+        return _not_found() if who else _forbidden()
+    busy, available = _occupancy(request.app.state.server)
+    current = etag.tag("slots", busy, available)
+    unchanged = etag.not_modified(request, current)
+    if unchanged is not None:
+        return unchanged
+    return etag.tagged(JSONResponse({"busy_s": busy, "available_s": available}), current)
 
 
 async def admin_action(request: Request) -> Response:
@@ -1310,6 +1325,7 @@ def routes() -> list[BaseRoute]:
         Route("/challenge", challenge, methods=["POST"]),
         Route("/admin", admin_page),
         Route("/admin/export", admin_export),
+        Route("/admin/slots", admin_slots),
         Route("/admin/{action}", admin_action, methods=["POST"]),
         Route("/play", play_start, methods=["POST"]),
         Route("/play/static/{name}", play_static),
