@@ -192,10 +192,10 @@ def test_two_students_submit_broken_is_refused_blocks_played(served, tmp_path: P
     opponents = re.findall(r'<tr><td class="bot">([^<]+)</td><td>(\d+)</td>', page.split("Results per opponent")[1])
     assert opponents and all(int(hands) > 0 for _, hands in opponents)
     assert "alice.v1" not in {bot for bot, _ in opponents} and re.search(r'href="/matches/b\d+-r\d"', page)
-    # the admin page: the job slots' busy and available seconds so far
-    admin_page = server.client(urls["admin"]).get("/admin").text
-    busy = re.search(r'id="busy-slot-s">([0-9.]+)</span> of <span id="slot-s">([0-9.]+)<', admin_page)
-    assert busy and 0 < float(busy[1]) <= float(busy[2])
+    # the admin page's job slots (fetched by the page itself): busy and available seconds so far
+    slots = server.client(urls["admin"]).get("/admin/slots").json()
+    assert 0 < slots["busy_s"] <= slots["available_s"]
+    assert alice.get("/admin/slots").status_code == 404  # the admin's only
     # the same content again is the same version, re-activated
     (folder / "main.py").write_text(RAISER, encoding="utf-8")
     done = subprocess.run([*HARNESS, "submit", "--server", server.url, "--token", token, str(folder)],
@@ -234,6 +234,7 @@ ROUTES = [
     ("GET", "/matches/{mid}/logs/{seat}", 401, 404, 200, 200),
     ("GET", "/matches/{mid}/logs/{other}", 401, 404, 404, 200),
     ("GET", "/admin", 401, 404, 404, 200),
+    ("GET", "/admin/slots", 401, 404, 404, 200),
     ("POST", "/admin/roster", 401, 404, 404, 303),
     ("GET", "/admin/export", 401, 404, 404, 200),
     ("GET", "/final", 401, 307, 307, 307),

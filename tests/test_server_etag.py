@@ -39,6 +39,23 @@ def test_polled_pages_answer_304_until_what_they_show_changes(tmp_path: Path) ->
             unchanged = _again(alice, "/", tag)
             assert unchanged.status_code == 304 and unchanged.content == b"" and unchanged.headers["etag"] == tag
             assert _again(bob, "/", tag).status_code == 200  # the page names who is signed in: another tag
+            # the board as JSON: one tag for every session, from the published board's stamp
+            api = alice.get("/api/leaderboard")
+            assert api.status_code == 200 and api.headers["cache-control"] == etag.CACHE_CONTROL
+            api_tag = api.headers["etag"]
+            assert _again(alice, "/api/leaderboard", api_tag).status_code == 304
+            assert _again(bob, "/api/leaderboard", api_tag).status_code == 304
+            # the admin page keeps its tag while the ladder rewrites its job-slot seconds (every few seconds, playing
+            # or not): the page fetches those itself, from /admin/slots
+            page = admin.get("/admin")
+            assert page.status_code == 200 and 'src="/assets/admin.js"' in page.text
+            slots = admin.get("/admin/slots")
+            assert slots.status_code == 200 and set(slots.json()) == {"busy_s", "available_s"}
+            assert _again(admin, "/admin/slots", slots.headers["etag"]).status_code == 304
+            wait_for(lambda: admin.get("/admin/slots").json()["available_s"] > slots.json()["available_s"])
+            assert _again(admin, "/admin/slots", slots.headers["etag"]).status_code == 200  # rewritten: a new tag
+            assert _again(admin, "/admin", page.headers["etag"]).status_code == 304
+            assert _again(alice, "/admin/slots", slots.headers["etag"]).status_code == 404
             # a student's page: 304 until one of its versions changes
             page = alice.get("/students/alice")
             assert page.status_code == 200 and "No active version" in page.text
@@ -47,7 +64,7 @@ def test_polled_pages_answer_304_until_what_they_show_changes(tmp_path: Path) ->
             assert upload(alice, "bot.py", RAISER.encode()).status_code == 201
             fresh = _again(alice, "/students/alice", page.headers["etag"])
             assert fresh.status_code == 200 and "v1" in fresh.text and fresh.headers["etag"] != page.headers["etag"]
-            # the admin page (the ladder rewrites its job-slot seconds every few seconds: asked again at once)
+            # the admin page while the ladder plays (a result stored changes it: asked again at once)
             def admin_304() -> bool:
                 got = admin.get("/admin")
                 return got.status_code == 200 and _again(admin, "/admin", got.headers["etag"]).status_code == 304
@@ -62,6 +79,7 @@ def test_polled_pages_answer_304_until_what_they_show_changes(tmp_path: Path) ->
             wait_for(lambda: any(r["bot"] == "alice.v1" and r["blocks"] for r in alice.get("/api/leaderboard")
                                  .json()), timeout=600)
             played = _again(alice, "/", tag)
+            assert _again(alice, "/api/leaderboard", api_tag).status_code == 200  # a new board: a new tag
             assert played.status_code == 200 and 'data-bot="alice.v1"' in played.text.split('id="unranked"')[0]
         finally:
             for client in (alice, bob, admin):

@@ -26,7 +26,6 @@ import io
 import json
 import os
 import random
-import re
 import signal
 import socket
 import statistics
@@ -137,7 +136,7 @@ class BenchServeError(HarnessError):
 #: The pages each kind of client polls in turn, as route templates (``{me}``: its name, ``{vid}``: its version).
 STUDENT_ROUTES = ("/", "/students/{me}", "/api/leaderboard", "/versions/{vid}", "/api/versions/{vid}",
                   "/matches/b1-r0")
-ADMIN_ROUTES = ("/admin", "/", "/api/leaderboard", "/matches/b1-r0/logs/0")
+ADMIN_ROUTES = ("/admin", "/admin/slots", "/", "/api/leaderboard", "/matches/b1-r0/logs/0")
 
 
 def run(clients: int = 100, uploads: int = 30, burst_after_s: float = 10.0, limit_s: float = 300.0,
@@ -366,7 +365,7 @@ async def _load(base: str, urls: dict[str, str], clients: int, uploads: int, bur
         polled_s = time.monotonic() - t0
         stop.set()
         await asyncio.gather(*pollers)
-        slots = _slot_seconds_text((await watcher.get("/admin")).text) if admins else (0.0, 0.0)
+        slots = _slot_seconds((await watcher.get("/admin/slots")).json()) if admins else (0.0, 0.0)
     finally:
         await asyncio.gather(*(c.aclose() for c, _, _ in pool), return_exceptions=True)
 
@@ -399,7 +398,9 @@ def _summary(errors: dict[str, int]) -> str:
     return ", ".join(f"{kind} x{n}" for kind, n in sorted(errors.items(), key=lambda kv: -kv[1]))
 
 
-def _slot_seconds_text(page: str) -> tuple[float, float]:
-    """``(busy, available)`` job-slot seconds of the ladder so far, from the admin page's text."""
-    found = re.search(r'id="busy-slot-s">([0-9.]+)</span> of <span id="slot-s">([0-9.]+)<', page)
-    return (float(found[1]), float(found[2])) if found else (0.0, 0.0)
+def _slot_seconds(slots: object) -> tuple[float, float]:
+    """``(busy, available)`` job-slot seconds of the ladder so far, from ``/admin/slots``'s JSON."""
+    try:
+        return float(slots["busy_s"]), float(slots["available_s"])  # type: ignore[index]
+    except (KeyError, TypeError, ValueError):
+        return 0.0, 0.0

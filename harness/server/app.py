@@ -354,14 +354,20 @@ def _who_key(who: store.Who) -> tuple[str, int | None, str]:
 def api_leaderboard(request: Request) -> Response:
     """The board as JSON, in its order (:func:`harness.server.board.ranked`): one object per bot with ``rank`` (by
     rating; null: not ranked yet, or an older version), ``bb_rank`` (by bb/100), ``rating`` and ``rating_sigma``
-    (its standard deviation), ``bb_per_100`` with ``ci95_low``/``ci95_high``, ``faults`` by kind and ``paused``."""
+    (its standard deviation), ``bb_per_100`` with ``ci95_low``/``ci95_high``, ``faults`` by kind and ``paused``.
+    Tagged by the board's stamp (:meth:`LiveBoard.stamp`): a poll while no block completed is a ``304``."""
     if _who(request) is None:
         return _forbidden()
     server: Server = request.app.state.server
+    current = etag.tag("api_leaderboard", server.board.stamp())  # the same JSON for every session
+    unchanged = etag.not_modified(request, current)
+    if unchanged is not None:
+        return unchanged
     rows = _board_rows(server)
     keep = ("bot", "student", "version", "hands", "bb_per_100", "ci95_low", "ci95_high", "rating", "status")
     more = ("blocks", "rating_sigma", "rank", "bb_rank", "faults")
-    return JSONResponse([{k: r[k] for k in (*keep, *more)} | {"paused": bool(r["paused"])} for r in rows])
+    return etag.tagged(JSONResponse([{k: r[k] for k in (*keep, *more)} | {"paused": bool(r["paused"])}
+                                     for r in rows]), current)
 
 
 async def events(request: Request) -> Response:
@@ -1026,13 +1032,28 @@ def admin_page(request: Request) -> Response:
                  final_plan=final_plan(server).describe(), final_progress=final_progress(server),
                  final_race=finished_race(server),
                  final=server.setting("final", ""), ladder_error=server.ladder.error if server.ladder
-                 else "", busy=_occupancy(server))
+                 else "")
     return etag.tagged(page, current)
 
 
 def _occupancy(server: Server) -> tuple[float, float]:
     """``(busy, available)`` slot-seconds of the ladder since it started (:meth:`Ladder.occupancy`)."""
     return server.ladder.occupancy() if server.ladder is not None else (0.0, 0.0)
+
+
+def admin_slots(request: Request) -> Response:
+    """The ladder's job slots as JSON, ``{"busy_s": .., "available_s": ..}`` (slot-seconds since it started): the
+    admin page fetches it itself (``static/admin.js``), so that the page, whose figures a teacher acts on, keeps
+    its tag while the ladder rewrites these every few seconds (:data:`harness.server.ladderproc.STATUS_S`)."""
+    who = _who(request)
+    if who is None or not who.admin:
+        return _not_found() if who else _forbidden()
+    busy, available = _occupancy(request.app.state.server)
+    current = etag.tag("slots", busy, available)
+    unchanged = etag.not_modified(request, current)
+    if unchanged is not None:
+        return unchanged
+    return etag.tagged(JSONResponse({"busy_s": busy, "available_s": available}), current)
 
 
 async def admin_action(request: Request) -> Response:
@@ -1304,6 +1325,7 @@ def routes() -> list[BaseRoute]:
         Route("/challenge", challenge, methods=["POST"]),
         Route("/admin", admin_page),
         Route("/admin/export", admin_export),
+        Route("/admin/slots", admin_slots),
         Route("/admin/{action}", admin_action, methods=["POST"]),
         Route("/play", play_start, methods=["POST"]),
         Route("/play/static/{name}", play_static),

@@ -726,8 +726,8 @@ def student_stamp(engine: Engine, name: str) -> tuple[Any, ...] | None:
 def admin_stamp(engine: Engine) -> tuple[Any, ...]:
     """What the admin page shows from the database, in one short look (its entity tag): the roster, the active
     and the paused versions, the newest version, how many match results are stored and the newest (faults, the
-    final's time per hand), and every setting (the final's state, the ladder's error and job-slot seconds, which
-    it writes every few seconds while it runs)."""
+    final's time per hand), and every setting (the final's state, the ladder's error) but the ladder's job-slot
+    seconds, which it rewrites every few seconds while it plays: the page fetches those itself (``/admin/slots``)."""
     v, st, mb = db.versions, db.students, db.match_bots
     with engine.connect() as conn:
         people = conn.execute(select(st.c.id, st.c.name, st.c.email).order_by(st.c.id)).all()
@@ -736,6 +736,7 @@ def admin_stamp(engine: Engine) -> tuple[Any, ...]:
                              .order_by(v.c.id)).all()
         newest = conn.execute(select(func.max(v.c.id))).scalar()
         played = tuple(conn.execute(select(func.count(), func.max(mb.c.match_pk))).one())
-        values = conn.execute(select(db.settings.c.key, db.settings.c.value).order_by(db.settings.c.key)).all()
+        values = conn.execute(select(db.settings.c.key, db.settings.c.value).where(db.settings.c.key != "ladder_slots")
+                              .order_by(db.settings.c.key)).all()
     return (tuple(tuple(r) for r in people), tuple(tuple(r) for r in shown), newest, played,
             tuple(tuple(r) for r in values))
