@@ -15,7 +15,7 @@ import pytest
 from harness.cli.options import openers_option
 from harness.engine.games import FIVE_CARD_DRAW, Openers, with_openers
 from harness.tournament.config import ConfigError, load_config
-from tests.draw_game_helpers import game_toml, run_cli
+from tests.draw_game_helpers import game_toml, hand_records, run_cli
 from tests.history_helpers import CHECKER_PATH
 
 FIVE = FIVE_CARD_DRAW.name
@@ -104,3 +104,11 @@ def test_a_contest_file_takes_the_rule_and_refuses_it_elsewhere(tmp_path: Path) 
     with pytest.raises(ConfigError) as info:
         load_contest(path)
     assert "[game] openers" in str(info.value) and "R6.3" in str(info.value) and "\n" not in str(info.value)
+
+
+def test_a_league_plays_under_the_rule_of_its_file(tmp_path: Path) -> None:
+    path = game_toml(tmp_path, f'{FIVE_TOML}\nopeners = "jack-card"', table_size=3, hands=8)
+    done = run_cli("run", str(path))
+    assert done.returncode == 0, done.stderr[-2000:]
+    records = hand_records(tmp_path / "out")
+    assert records and {r["game"]["openers"] for r in records} == {"jack-card"}
