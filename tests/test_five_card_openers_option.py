@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli.options import openers_option
+from harness.engine import GameConfig
 from harness.engine.games import FIVE_CARD_DRAW, Openers, with_openers
 from harness.tournament.config import ConfigError, load_config
 from tests.draw_game_helpers import game_toml, hand_records, run_cli
@@ -21,6 +22,7 @@ from tests.history_helpers import CHECKER_PATH
 FIVE = FIVE_CARD_DRAW.name
 ANTES = ["--ante", "1", "--min-bet", "2"]
 FIVE_TOML = f'name = "{FIVE}"\nblinds = false\nante = 1\nmin_bet = 2\nstarting_stack = 100'
+ANTES_CONFIG = GameConfig(blinds=False, ante=1, min_bet=2)
 BOTS = [f"--bot={b}={sys.executable} -m bots.{b}" for b in ("caller", "raiser", "random_bot")]
 
 
@@ -112,3 +114,16 @@ def test_a_league_plays_under_the_rule_of_its_file(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     records = hand_records(tmp_path / "out")
     assert records and {r["game"]["openers"] for r in records} == {"jack-card"}
+
+
+def test_an_sprt_of_another_rule_does_not_resume_one_of_the_games_own() -> None:
+    from harness.specs import BotSpec
+    from harness.tournament.sprt import SprtSettings
+
+    def identity(rule: str) -> dict[str, object]:
+        return SprtSettings(BotSpec("new", ("x",)), BotSpec("old", ("y",)), bb0=0, bb1=5, alpha=0.05, beta=0.05,
+                            hands=10, seed=1, starting_stack=100, game=ANTES_CONFIG,
+                            definition=with_openers(FIVE_CARD_DRAW, rule)).identity()
+
+    own = identity("jacks")
+    assert "openers" not in own and identity("none") == own | {"openers": "none"}
