@@ -38,6 +38,7 @@ from protocol.messages import (
     MatchLimits,
     MatchStart,
     Message,
+    Opened,
     PotResult,
     Shown,
     TimeLeft,
@@ -206,6 +207,8 @@ def _enc_draw(m: DrawRequest) -> dict[str, Any]:
 ShownRow = tuple[int, Sequence[str], Sequence[str], str]
 #: One pot of a ``hand_end``: (amount in chips, eligible seats, winners, shares in chips).
 PotRow = tuple[int, Sequence[int], Sequence[int], Sequence[int]]
+#: The opener of a ``hand_end`` of Five Card Draw: (seat, openers shown), R7.7.
+OpenerRow = tuple[int, Sequence[str]]
 
 
 def _hand_end_map(
@@ -216,13 +219,15 @@ def _hand_end_map(
     net: Sequence[int],
     stacks: Sequence[int],
     v: int = PROTOCOL_VERSION,
+    opener: OpenerRow | None = None,
 ) -> dict[str, Any]:
     """The map of a ``hand_end`` notification (the one place its layout is written).
 
     ``shown`` holds ``(seat, cards, five, category)`` and ``pots``
-    ``(amount, eligible, winners, shares)`` per entry.
+    ``(amount, eligible, winners, shares)`` per entry; ``opener`` ``(seat, cards)``, last and only when a deal
+    of Five Card Draw was opened (R7.7): every other ``hand_end`` keeps its bytes.
     """
-    return {
+    end = {
         "type": "hand_end",
         "v": v,
         "hand_id": hand_id,
@@ -238,6 +243,9 @@ def _hand_end_map(
         "net": list(net),
         "stacks": list(stacks),
     }
+    if opener is not None:
+        end["opener"] = {"seat": opener[0], "cards": list(opener[1])}
+    return end
 
 
 def _enc_hand_end(m: HandEnd) -> dict[str, Any]:
@@ -249,6 +257,7 @@ def _enc_hand_end(m: HandEnd) -> dict[str, Any]:
         m.net,
         m.stacks,
         m.v,
+        None if m.opener is None else (m.opener.seat, m.opener.cards),
     )
 
 
@@ -331,17 +340,18 @@ def encode_hand_end(
     pots: Sequence[PotRow],
     net: Sequence[int],
     stacks: Sequence[int],
+    opener: OpenerRow | None = None,
 ) -> bytes:
     """Encode a ``hand_end`` without building its dataclasses (the referee's per-hand path).
 
     ``shown`` holds ``(seat, cards, five, category)``, ``pots`` ``(amount,
-    eligible, winners, shares)``; amounts are chips. The bytes equal
-    ``encode(HandEnd(...))`` with the same fields (a test checks it).
+    eligible, winners, shares)``, ``opener`` ``(seat, openers shown)`` or None (R7.7: Five Card Draw only);
+    amounts are chips. The bytes equal ``encode(HandEnd(...))`` with the same fields (a test checks it).
 
     Raises:
         ProtocolError: the encoding exceeds ``MAX_MESSAGE_BYTES`` (field ``"<message>"``).
     """
-    data: bytes = msgpack.packb(_hand_end_map(hand_id, history, shown, pots, net, stacks))
+    data: bytes = msgpack.packb(_hand_end_map(hand_id, history, shown, pots, net, stacks, opener=opener))
     if len(data) > MAX_MESSAGE_BYTES:
         raise ProtocolError("<message>", f"{len(data)} bytes exceeds the limit {MAX_MESSAGE_BYTES}")
     return data
@@ -560,7 +570,8 @@ _HAND_START_KEYS = frozenset({"type", "v", "hand_id", "seat", "button", "names",
 _REQUEST_KEYS = frozenset({"type", "v", "seq", "state", "legal", "time"})
 _LEGAL_KEYS = frozenset({"actions", "call_amount", "min_to", "max_to", "max_discards"})
 _TIME_KEYS = frozenset({"decision_ms", "bank_ms"})
-_HAND_END_KEYS = frozenset({"type", "v", "hand_id", "history", "shown", "pots", "net", "stacks"})
+_HAND_END_KEYS = frozenset({"type", "v", "hand_id", "history", "shown", "pots", "net", "stacks", "opener"})
+_OPENER_KEYS = frozenset({"seat", "cards"})
 _SHOWN_KEYS = frozenset({"seat", "cards", "five", "category"})
 _POT_KEYS = frozenset({"amount", "eligible", "winners", "shares"})
 _MATCH_END_KEYS = frozenset({"type", "v", "hands_played", "net", "status"})
@@ -776,6 +787,12 @@ def _dec_hand_end(d: dict[str, Any]) -> HandEnd:
                 shares=_ints(_req(p, "shares", f + "."), f + ".shares"),
             )
         )
+    opener = None
+    if "opener" in d:  # Five Card Draw, a deal someone opened (R7.7)
+        o = _map(d["opener"], "opener")
+        _check_keys(o, _OPENER_KEYS, "opener.")
+        opener = Opened(seat=_int(_req(o, "seat", "opener."), "opener.seat", 0, _MAX_SEATS - 1),
+                        cards=_cards(_req(o, "cards", "opener."), "opener.cards", 5))
     return HandEnd(
         hand_id=_int(_req(d, "hand_id", ""), "hand_id"),
         history=tuple(history),
@@ -783,6 +800,7 @@ def _dec_hand_end(d: dict[str, Any]) -> HandEnd:
         pots=tuple(pots),
         net=_ints(_req(d, "net", ""), "net", signed=True),
         stacks=_ints(_req(d, "stacks", ""), "stacks"),
+        opener=opener,
     )
 
 

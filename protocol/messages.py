@@ -240,6 +240,21 @@ class PotResult:
     shares: tuple[int, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Opened:
+    """Who opened a deal of a game of openers and the openers shown at its end (R7.2, R7.7; Five Card Draw only).
+
+    Attributes:
+        seat: Hand seat of the opener.
+        cards: The opening cards shown as proof, most significant first: the least part of the opener's five
+            cards when it opened that meets the rule (a pair of jacks, two pair...; one card under
+            ``jack-card``); empty under ``none`` (nothing to prove).
+    """
+
+    seat: int
+    cards: tuple[str, ...]
+
+
 # --------------------------------------------------------------------------- bot -> referee
 
 
@@ -416,6 +431,8 @@ class HandEnd:
         pots: Pots, main pot first, with winners and shares.
         net: Chips won (+) or lost (-) per hand seat; sums to 0.
         stacks: Chips per hand seat after the hand.
+        opener: Who opened and the openers shown (R7.7), in a deal of Five Card Draw that someone opened;
+            None otherwise (every other game, a deal passed out).
     """
 
     TYPE: ClassVar[str] = MessageType.HAND_END
@@ -426,6 +443,7 @@ class HandEnd:
     net: tuple[int, ...]
     stacks: tuple[int, ...]
     v: int = PROTOCOL_VERSION
+    opener: Opened | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -472,7 +472,8 @@ class Bot:
         """Called on ``hand_start``."""
 
     def on_hand_end(self, msg: HandEnd) -> None:
-        """Called on ``hand_end`` (every showdown, pots, net per seat)."""
+        """Called on ``hand_end`` (every showdown, pots, net per seat; in Five Card Draw ``msg.opener``, who
+        opened and the openers shown, R7.7)."""
 
     def on_match_end(self, msg: MatchEnd) -> None:
         """Called on ``match_end``, just before ``run()`` returns."""
@@ -930,8 +931,14 @@ def _hand_end_of(d: dict[str, Any]) -> HandEnd:
         ),
         net=tuple(d["net"]),
         stacks=tuple(d["stacks"]),
+        opener=_opened_of(m, d["opener"]) if "opener" in d else None,
     )
     return end
+
+
+def _opened_of(m: Any, o: dict[str, Any]) -> Any:
+    """``hand_end.opener`` as :class:`protocol.messages.Opened`: who opened and the openers shown (R7.7)."""
+    return m.Opened(seat=o["seat"], cards=tuple(o["cards"]))
 
 
 def _call_hook(hook: Callable[[Any], None], msg: Any) -> None:

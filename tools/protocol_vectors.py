@@ -132,6 +132,17 @@ def _requests() -> list[dict[str, Any]]:
     return out
 
 
+def _five_card_hand_end() -> dict[str, Any]:
+    """A ``hand_end`` of Five Card Draw (R7): seat 1 opened with a pair of jacks and nobody called, so no
+    hand is shown but the openers are (``opener``, R7.7)."""
+    return {"type": "hand_end", "v": 1, "hand_id": 3, "history": [
+        {"seat": 0, "action": "ante", "amount": 1}, {"seat": 1, "action": "ante", "amount": 1},
+        {"seat": 2, "action": "ante", "amount": 1}, {"seat": 1, "action": "bet", "amount": 2},
+        {"seat": 2, "action": "fold"}, {"seat": 0, "action": "fold"}],
+        "shown": [], "pots": [{"amount": 5, "eligible": [1], "winners": [1], "shares": [5]}],
+        "net": [-1, 2, -1], "stacks": [99, 102, 99], "opener": {"seat": 1, "cards": ["Jh", "Jc"]}}
+
+
 def _notifications() -> list[dict[str, Any]]:
     """The messages that get no reply; ``exit`` says whether the bot stops after it (match_end, fatal error)."""
     hand_end = {"type": "hand_end", "v": 1, "hand_id": 0, "history": [
@@ -156,6 +167,7 @@ def _notifications() -> list[dict[str, Any]]:
         ("hand_start", {"type": "hand_start", "v": 1, "hand_id": 0, "seat": 0, "button": 0,
                         "names": ["mybot", "solid"], "stacks": [1000, 1000], "cards": _HAND1}, False),
         ("hand_end", hand_end, False),
+        ("hand_end_five_card_draw_opener", _five_card_hand_end(), False),
         ("error_not_fatal", {"type": "error", "v": 1, "reason": "illegal", "seq": 3, "fatal": False,
                              "message": "raise to 15 is below min_to 20"}, False),
         ("match_end", {"type": "match_end", "v": 1, "hands_played": 1, "net": [90, -90],

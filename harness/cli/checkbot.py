@@ -16,6 +16,7 @@ from harness.cli.options import (
     game_option,
     match_seed,
     min_bet_option,
+    openers_option,
     out_of_bounds,
     sandbox_option,
     sandbox_settings,
@@ -52,6 +53,7 @@ def check_bot(
     ),
     structure: str = structure_option(),
     game_name: str = game_option(),
+    openers: str | None = openers_option(),
     big_blind: int = typer.Option(10, "--big-blind", help="Big blind in chips (the small blind is half)."),
     ante: int = ante_option(),
     min_bet: int | None = min_bet_option(),
@@ -98,7 +100,7 @@ def check_bot(
             game = game_of(structure, ante=ante, blinds=False, min_bet=min_bet, cap=cap)
     except GameConfigError as exc:
         raise UsageError(f"game options: {exc}") from None
-    definition = game_definition(game_name, game, 1 + len(opponent))
+    definition = game_definition(game_name, game, 1 + len(opponent), openers)
     try:
         report = run_check(
             command, cwd=cwd, env=variables, hands=hands, opponents=opponent, decision_ms=decision_ms,

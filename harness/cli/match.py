@@ -20,6 +20,7 @@ from harness.cli.options import (
     game_option,
     match_seed,
     min_bet_option,
+    openers_option,
     out_dir,
     out_of_bounds,
     pin_problem,
@@ -50,6 +51,7 @@ def match(
     sandbox: str = sandbox_option(),
     structure: str = structure_option(),
     game_name: str = game_option(),
+    openers: str | None = openers_option(),
     ante: int = ante_option(),
     min_bet: int | None = min_bet_option(),
     gzip: bool = typer.Option(False, "--gzip", help="Write hands.jsonl.gz, compressed as hands are played."),
@@ -76,7 +78,7 @@ def match(
     # Every argument is checked before anything is started or written; the boundary says what is refused.
     specs = bot_specs(bot, cwd)
     game = forced_bets_game(structure, ante, min_bet)
-    definition = game_definition(game_name, game, len(specs))
+    definition = game_definition(game_name, game, len(specs), openers)
     if not definition.min_seats <= len(specs) <= definition.max_seats:  # R1.2; R6.8: 8 in Five Card Draw (R7.1)
         rule = "R1.2" if definition == SEVEN_CARD_DRAW else f"R6.8, {definition.name}"
         raise UsageError(f"a match needs {definition.min_seats} to {definition.max_seats} bots ({rule}), got "

@@ -4,7 +4,7 @@
 differs: a secret one for a match, a test or a tournament, 1 for ``check-bot`` (the same check every time).
 ``--structure`` is the betting structure (R3.6, R3.7), ``--sandbox`` the isolation of bots
 (docs/security.md), ``--bot NAME=COMMAND`` a seat, ``--ante`` and ``--min-bet`` the forced bets (R2.4,
-R2.5). A converter raises
+R2.5), ``--openers`` the opening requirement of a game of openers (R7.2). A converter raises
 :class:`harness.cli.boundary.UsageError` naming the option; the boundary says it (exit status 2).
 Imports only typer at the top (``harness --help`` stays fast).
 """
@@ -21,9 +21,9 @@ from harness.cli.boundary import UsageError
 
 __all__ = [
     "CLUSTER_HELP", "ante_option", "bot_option", "bot_specs", "bots_cwd_option", "bots_problem", "fixed_seed_option",
-    "forced_bets_game", "game_definition", "game_of", "game_option", "match_seed", "min_bet_option", "out_dir",
-    "out_of_bounds", "pin_problem", "sandbox_option", "sandbox_settings", "secret_seed_option", "stack_problem",
-    "structure_option",
+    "forced_bets_game", "game_definition", "game_of", "game_option", "match_seed", "min_bet_option", "openers_option",
+    "out_dir", "out_of_bounds", "pin_problem", "sandbox_option", "sandbox_settings", "secret_seed_option",
+    "stack_problem", "structure_option",
 ]
 
 #: The sandbox's modes, as ``--sandbox`` takes them.
@@ -70,6 +70,13 @@ def game_option() -> Any:
                         "--ante and --min-bet, R7.1) or deuce-to-seven-triple-draw (RULES.md R6-R8).")
 
 
+def openers_option() -> Any:
+    """``--openers``: the opening requirement of a game of openers (R7.2), None for the game's own; see
+    :func:`game_definition`."""
+    return typer.Option(None, "--openers", help="What opening needs in five-card-draw (R7.2): jacks (a pair of "
+                        "jacks or better, the default), jack-card (any jack or better card) or none.")
+
+
 def ante_option() -> Any:
     """``--ante``: the ante in chips (R2.4), 0 = none; see :func:`forced_bets_game`."""
     return typer.Option(0, "--ante", help="Ante in chips (R2.4).")
@@ -101,18 +108,27 @@ def forced_bets_game(structure: str, ante: int, min_bet: int | None) -> Any:
         raise UsageError(f"game options: {exc}") from None
 
 
-def game_definition(name: str, config: Any, players: int) -> Any:
-    """The :class:`harness.engine.GameDefinition` of ``--game``, checked against the settings and the seats.
+def game_definition(name: str, config: Any, players: int, openers: str | None = None) -> Any:
+    """The :class:`harness.engine.GameDefinition` of ``--game`` under ``--openers`` (None: the game's own rule),
+    checked against the settings and the seats.
 
     Raises:
         UsageError: a game that does not exist, or that these settings or this many players cannot play
-            (its rule named, e.g. ``--game deuce-to-seven-triple-draw: R8.1: ... blinds``).
+            (its rule named, e.g. ``--game deuce-to-seven-triple-draw: R8.1: ... blinds``); ``--openers`` in a
+            game with no opening requirement (R6.3) or naming an unknown rule (R7.2).
     """
-    from harness.engine.games import GAMES, SEVEN_CARD_DRAW, game_problem
+    from harness.engine.games import GAMES, SEVEN_CARD_DRAW, Openers, game_problem, with_openers
 
     definition = GAMES.get(name)
     if definition is None:
         raise UsageError(f"--game must be one of {', '.join(GAMES)}, got {name!r}")
+    if openers is not None:
+        if not definition.passed_out:  # R6.3, R6.10: only a game of openers has an opening requirement
+            with_rule = ", ".join(n for n, g in GAMES.items() if g.passed_out)
+            raise UsageError(f"--openers: {name} has no opening requirement (R6.3); only {with_rule} takes it")
+        if openers not in tuple(Openers):
+            raise UsageError(f"--openers must be one of {', '.join(Openers)} (R7.2), got {openers!r}")
+        definition = with_openers(definition, openers)
     problem = None if definition == SEVEN_CARD_DRAW else game_problem(definition, config, players)
     if problem:
         raise UsageError(f"--game {name}: {problem}")

@@ -20,6 +20,7 @@ from harness.cli.options import (
     game_option,
     match_seed,
     min_bet_option,
+    openers_option,
     out_dir,
     out_of_bounds,
     sandbox_option,
@@ -55,6 +56,7 @@ def play(
     sandbox: str = sandbox_option(),
     structure: str = structure_option(),
     game_name: str = game_option(),
+    openers: str | None = openers_option(),
     ante: int = ante_option(),
     min_bet: int | None = min_bet_option(),
     web: bool = typer.Option(False, "--web", help="Play in the browser: serve the table on 127.0.0.1 (URL printed)."),
@@ -83,7 +85,7 @@ def play(
 
     specs = bot_specs(bot, cwd)
     game = forced_bets_game(structure, ante, min_bet)
-    definition = game_definition(game_name, game, len(specs) + 1)
+    definition = game_definition(game_name, game, len(specs) + 1, openers)
     problem = _seat_problem(specs, name, seat, definition) or out_of_bounds(
         ("--hands", "hands", hands), ("--decision-ms", "decision_ms", decision_ms),
         ("--stack", "starting_stack", stack),

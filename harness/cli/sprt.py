@@ -23,6 +23,7 @@ from harness.cli.options import (
     game_option,
     match_seed,
     min_bet_option,
+    openers_option,
     out_of_bounds,
     sandbox_option,
     sandbox_settings,
@@ -50,6 +51,7 @@ def sprt(
     ),
     structure: str = structure_option(),
     game_name: str = game_option(),
+    openers: str | None = openers_option(),
     ante: int = ante_option(),
     min_bet: int | None = min_bet_option(),
     stack: int = typer.Option(1000, "--stack", help="Starting stack in chips, reset every hand."),
@@ -88,7 +90,7 @@ def sprt(
         raise UsageError(problem)
     test_seed = _test_seed(seed, out)
     game = forced_bets_game(structure, ante, min_bet)
-    definition = game_definition(game_name, game, 2)
+    definition = game_definition(game_name, game, 2, openers)
     problem = message_problem(game, 2, stack, "--stack", definition=definition)  # else the referee refuses it
     if problem:
         raise SprtError(problem)

@@ -123,7 +123,8 @@ def _overhead(game: GameConfig, seats: int, chips: int, definition: GameDefiniti
     shown = [(s, _CARDS7, _CARDS7[:5], category) for s in range(n)]
     pots = [(pot, list(range(n)), list(range(n)), [pot] * n) for _ in range(n)]
     wide = max((pot, -big), key=lambda x: len(msgpack.packb(x)))
-    hand_end = len(encode_hand_end(_MAX_HAND_ID, [], shown, pots, [wide] * n, [big] * n))
+    opener = (n - 1, _CARDS7[:5]) if definition.passed_out else None  # R7.7: at most five openers shown
+    hand_end = len(encode_hand_end(_MAX_HAND_ID, [], shown, pots, [wide] * n, [big] * n, opener))
     return max(request, hand_end)
 
 

@@ -32,7 +32,7 @@ from protocol.codec import encode_hand_end
 from protocol.messages import CATEGORY_NAMES
 from protocol.version import MAX_MESSAGE_BYTES, PROTOCOL_VERSION
 
-__all__ = ["HandWire", "MatchWire", "encode_hand_end_of"]
+__all__ = ["HandWire", "MatchWire", "encode_hand_end_of", "opener_of"]
 
 # One packer for every piece (msgpack.packb makes a new packer, with its buffer, per call).
 _pack: Callable[[Any], bytes] = msgpack.Packer().pack  # msgpack has no types
@@ -78,6 +78,8 @@ _STATE_HEAD_OPENERS = _pack("state") + _map_header(22)
 _LEGAL_HEAD = _pack("legal") + _map_header(5)
 _HAND_START_HEAD = _map_header(8) + _pairs("type", "hand_start") + _V
 _HAND_END_HEAD = _map_header(8) + _pairs("type", "hand_end") + _V
+#: With ``opener`` too: a deal of a game of openers that someone opened (R7.7).
+_HAND_END_HEAD_OPENER = _map_header(9) + _pairs("type", "hand_end") + _V
 
 
 class MatchWire:
@@ -213,15 +215,28 @@ class HandWire:
             {"amount": p.amount, "eligible": list(p.eligible), "winners": list(p.winners), "shares": list(p.shares)}
             for p in result.pots
         ]
+        tail: tuple[Any, ...] = ("shown", shown, "pots", pots, "net", result.net, "stacks", result.final_stacks)
+        opener = opener_of(st)
+        if opener is not None:  # R7.7: who opened and the openers shown, last
+            tail += ("opener", {"seat": opener[0], "cards": list(opener[1])})
         data = b"".join((
-            _HAND_END_HEAD,
+            _HAND_END_HEAD if opener is None else _HAND_END_HEAD_OPENER,
             _pairs("hand_id", st.hand_id),
             self._history(),
-            _pack(("shown", shown, "pots", pots, "net", result.net, "stacks", result.final_stacks))[1:],
+            _pack(tail)[1:],
         ))
         if len(data) > MAX_MESSAGE_BYTES:
             raise ValueError(f"hand_end of {len(data)} bytes exceeds the limit {MAX_MESSAGE_BYTES}")
         return data
+
+
+def opener_of(state: HandState) -> tuple[int, list[str]] | None:
+    """``hand_end.opener`` of a complete hand: (hand seat of the opener, the openers shown as proof, R7.7), or
+    None: a game without openers, or a deal nobody opened (passed out, R7.4)."""
+    if not state.game.passed_out:
+        return None
+    result = state.result()
+    return None if result.opener is None else (result.opener, [CARD_STRS[c] for c in result.proof])
 
 
 def encode_hand_end_of(state: HandState, hand_id: int) -> bytes:
@@ -244,4 +259,5 @@ def encode_hand_end_of(state: HandState, hand_id: int) -> bytes:
         [(pt.amount, pt.eligible, pt.winners, pt.shares) for pt in result.pots],
         result.net,
         result.final_stacks,
+        opener_of(state),
     )

@@ -317,6 +317,7 @@ class TableView:
         self.passed_out = False
         self.opener: int | None = None
         self.my_proof: list[str] = []
+        self.proof: list[str] | None = None  # the openers shown at the hand's end (hand_end.opener, R7.7)
 
     # ---- feeding
 
@@ -352,7 +353,7 @@ class TableView:
             self.notice = ""
             # R7.4: a passed-out deal's pot is carried into this one (the request's state confirms it).
             self.carried, self.carried_out, self.passed_out = self.carried_out, 0, False
-            self.opener, self.my_proof = None, []
+            self.opener, self.my_proof, self.proof = None, [], None
             lines.append(f"— hand {msg.hand_id + 1}: button {msg.names[msg.button]}; your cards "
                          f"{' '.join(sort_cards(msg.cards))}")
             if self.jackpots and self.carried:
@@ -479,8 +480,14 @@ class TableView:
             self.carried_out = self.carried - sum(msg.net)
             lines.append(f"nobody opened: the deal is passed out (R7.4); the pot of {self.carried_out} is carried "
                          "to the next deal, and everyone antes again")
-        elif self.opener == self.me and self.my_proof:
-            lines.append(f"you show your openers: {' '.join(self.my_proof)} (R7.7)")
+        elif msg.opener is not None:  # R7.7: the opener shows openers, even when nobody called
+            self.opener, self.proof = msg.opener.seat, list(msg.opener.cards)
+            who = self._who(msg.opener.seat)
+            if self.proof:
+                lines.append(f"{_verb(who, 'show')} {'your' if who == 'you' else 'their'} openers: "
+                             f"{' '.join(self.proof)} (R7.7)")
+            else:
+                lines.append(f"{who} opened (anyone may open: no openers to show, R7.2)")
         self.hands_done += 1
         mine = msg.net[self.me]
         lines.append(f"you {'win' if mine > 0 else 'lose'} {abs(mine)}" if mine else "you break even")
@@ -582,7 +589,8 @@ class TableView:
 
     def _openers_view(self) -> dict[str, Any] | None:
         """A game of openers (R7): the rule in words, this seat's opening cards (None: it may not open) while
-        round 1 waits for its open, who opened, the chips carried in and whether the deal was passed out."""
+        round 1 waits for its open, who opened, the openers shown at the hand's end (``proof``, R7.7; None before),
+        the chips carried in and whether the deal was passed out."""
         if not self.jackpots or self.openers_rule is None:
             return None
         rule = self.openers_rule
@@ -590,6 +598,6 @@ class TableView:
         return {
             "rule": rule, "words": OPENERS_WORDS[Openers(rule)], "waiting": waiting,
             "mine": my_openers(self.seats[self.me].cards, rule) if waiting and self.seats else None,
-            "opener": None if self.opener is None else self.seats[self.opener].name,
+            "opener": None if self.opener is None else self.seats[self.opener].name, "proof": self.proof,
             "carried": self.carried, "passed_out": self.passed_out,
         }

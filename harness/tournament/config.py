@@ -24,7 +24,7 @@ from typing import Any
 
 from harness.deals import parse_seed
 from harness.engine.config import MAX_TABLE, MIN_PLAYERS, GameConfig, Replacements, Structure, seat_count_problem
-from harness.engine.games import GAMES, SEVEN_CARD_DRAW, GameDefinition, game_problem
+from harness.engine.games import GAMES, SEVEN_CARD_DRAW, GameDefinition, Openers, game_problem, with_openers
 from harness.errors import HarnessError
 from harness.host.botproc import BotStartError, resolve_command
 from harness.match.msgsize import message_problem
@@ -603,7 +603,8 @@ def read_schedule(t: Table, definition: GameDefinition | None = SEVEN_CARD_DRAW)
 
 def read_game(t: Table, schedule: ScheduleSettings) -> tuple[GameConfig, int, StackMode, GameDefinition]:
     """``[game]``: the settings (R2, R3), the starting stack in chips, the stack mode and the game
-    (``name``, one of :data:`harness.engine.games.GAMES`, default ``"seven-card-draw"``; R6).
+    (``name``, one of :data:`harness.engine.games.GAMES`, default ``"seven-card-draw"``; R6) under its opening rule
+    (``openers``, ``"jacks"``, ``"jack-card"`` or ``"none"``, only in a game of openers; R7.2).
 
     Raises:
         ConfigError: a key unknown, of the wrong type or out of range, or a game these settings or
@@ -628,6 +629,12 @@ def read_game(t: Table, schedule: ScheduleSettings) -> tuple[GameConfig, int, St
     replacements = t.choice("replacements", ("auto", *(r.value for r in Replacements)), "auto")
     starting_stack = t.integer("starting_stack", 1000, 1)
     stack_mode = StackMode(t.choice("stack_mode", tuple(m.value for m in StackMode), StackMode.RESET.value))
+    if "openers" in t.data:  # R7.2: the opening requirement, only in a game of openers (R6.3, R6.10)
+        if not definition.passed_out:
+            with_rule = ", ".join(toml_value(n) for n, g in GAMES.items() if g.passed_out)
+            raise t.error("openers", f"{toml_value(definition.name)} has no opening requirement (R6.3); only "
+                          f"{with_rule} takes openers")
+        definition = with_openers(definition, t.choice("openers", tuple(Openers), str(definition.openers)))
     t.finish()
     if replacements == "auto":
         # Per-seat replacement cards keep a duplicate deal identical whatever the others draw;

@@ -49,7 +49,7 @@ from typing import Any
 
 from harness.deals import new_seed
 from harness.engine.config import GameConfig
-from harness.engine.games import SEVEN_CARD_DRAW, GameDefinition
+from harness.engine.games import GAMES, SEVEN_CARD_DRAW, GameDefinition
 from harness.history.files import HistoryError, decision_times, find_history, read_history
 from harness.host.botproc import BotStartError
 from harness.host.tracebacks import Trace, describe_traces
@@ -193,6 +193,8 @@ def entry_digest(config: TournamentConfig, bot: BotSpec) -> str:
             "table": [table.seats, table.hands, str(table.stack_mode)]}
     if table.definition != SEVEN_CARD_DRAW:  # Seven Card Draw's digests stay those of before games existed
         data["game_name"] = table.definition.name
+        if table.definition.openers != GAMES[table.definition.name].openers:  # R7.2: a rule other than the game's
+            data["openers"] = str(table.definition.openers)
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 

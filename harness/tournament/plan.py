@@ -29,6 +29,7 @@ from typing import Any
 
 from harness import __version__
 from harness.deals import commitment
+from harness.engine.games import GAMES, SEVEN_CARD_DRAW
 from harness.specs import BotSpec
 from harness.tournament.config import TournamentConfig, plan_size
 from harness.tournament.design import Balance, balance
@@ -221,8 +222,10 @@ def _digest(value: Any) -> str:
 
 
 def settings(config: TournamentConfig) -> dict[str, Any]:
-    """What decides every match besides its bots and seed, keyed by where it is set (for messages)."""
-    return {
+    """What decides every match besides its bots and seed, keyed by where it is set (for messages). The game's
+    name and opening rule are there only when they are not the defaults (Seven Card Draw, the game's own openers,
+    R6, R7.2), so the fingerprints of a tournament that sets neither stay those of before they could be set."""
+    decided = {
         "[game]": config.game.to_dict(),
         "[game] starting_stack": config.starting_stack,
         "[game] stack_mode": str(config.stack_mode),
@@ -230,6 +233,12 @@ def settings(config: TournamentConfig) -> dict[str, Any]:
         "[limits]": dataclasses.asdict(config.limits),
         "harness version": __version__,
     }
+    definition = config.definition
+    if definition != SEVEN_CARD_DRAW:
+        decided["[game] name"] = definition.name
+        if definition.openers != GAMES[definition.name].openers:
+            decided["[game] openers"] = str(definition.openers)
+    return decided
 
 
 def match_fingerprint(settings_digest: str, seed: int, seats: Sequence[tuple[str, str]]) -> str:

@@ -42,7 +42,7 @@ from typing import Any
 
 from harness.deals import SEED_BITS, match_seed
 from harness.engine import GameConfig
-from harness.engine.games import SEVEN_CARD_DRAW, GameDefinition
+from harness.engine.games import GAMES, SEVEN_CARD_DRAW, GameDefinition
 from harness.errors import HarnessError
 from harness.history.files import history_name
 from harness.match.verdict import verdicts
@@ -382,7 +382,14 @@ class SprtSettings:
             "starting_stack": self.starting_stack, "game": self.game.to_dict(),
             "limits": dataclasses.asdict(self.limits), "sandbox": self.sandbox, "min_blocks": self.min_blocks,
             "game_name": self.definition.name,
-        }
+        } | _openers_identity(self.definition)
+
+
+def _openers_identity(definition: GameDefinition) -> dict[str, str]:
+    """``openers`` when a game of openers is played under another rule than its own (R7.2), else nothing: a test
+    of the game's own rule keeps the identity it had before the rule could be chosen."""
+    own = GAMES.get(definition.name)
+    return {"openers": str(definition.openers)} if own is not None and own.openers != definition.openers else {}
 
 
 def _bot_identity(bot: BotSpec) -> dict[str, Any]:
@@ -394,8 +401,8 @@ def _bot_identity(bot: BotSpec) -> dict[str, Any]:
 #: The option that gives each setting of :meth:`SprtSettings.identity` (``limits`` by its field), for messages.
 OPTIONS = {"new": "--bot (new)", "old": "--bot (old)", "bb0": "--bb0", "bb1": "--bb1", "alpha": "--alpha",
            "beta": "--beta", "hands_per_rotation": "--hands", "seed": "--seed", "starting_stack": "--stack",
-           "game": "--structure", "game_name": "--game", "sandbox": "--sandbox", "min_blocks": "--min-blocks",
-           "limits.decision_ms": "--decision-ms"}
+           "game": "--structure", "game_name": "--game", "openers": "--openers", "sandbox": "--sandbox",
+           "min_blocks": "--min-blocks", "limits.decision_ms": "--decision-ms"}
 
 
 def differences(stored: dict[str, Any], wanted: dict[str, Any]) -> list[str]:
