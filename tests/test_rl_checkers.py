@@ -1,5 +1,6 @@
-"""harness.rl against the field's own checkers: Gymnasium's check_env on SingleAgentEnv, a real Gymnasium
-vector environment (spaces, autoreset mode, final observations, all-or-none steps), finite observation bounds."""
+"""harness.rl against the field's own checkers, in every draw game: Gymnasium's check_env on SingleAgentEnv,
+PettingZoo's api_test, a real Gymnasium vector environment (spaces, autoreset mode, final observations,
+all-or-none steps), finite observation bounds."""
 
 from __future__ import annotations
 
@@ -14,9 +15,10 @@ gymnasium = pytest.importorskip("gymnasium", reason=_EXTRA)
 import numpy as np  # noqa: E402
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 from gymnasium.vector import AutoresetMode  # noqa: E402
+from pettingzoo.test import api_test  # noqa: E402
 
 from harness.engine import GameConfig  # noqa: E402
-from harness.rl import encoding, raw_env  # noqa: E402
+from harness.rl import encoding, env, raw_env  # noqa: E402
 from harness.rl.gym import SingleAgentEnv, random_policy  # noqa: E402
 from harness.rl.vector import VectorEnv  # noqa: E402
 
@@ -25,15 +27,25 @@ GAMES = {
     "fixed-limit": GameConfig(structure="fixed-limit", cap=4),
     "ante-only": GameConfig(blinds=False, ante=2, min_bet=10, small_blind=0, big_blind=0),
 }
+TRIPLE, FIVE = "deuce-to-seven-triple-draw", "five-card-draw"
+#: The other draw games' settings, as a tournament file's [game] table gives them.
+OTHER_GAMES: dict[str, dict[str, object]] = {
+    "triple-draw-no-limit": {"name": TRIPLE},
+    "triple-draw-fixed-limit": {"name": TRIPLE, "structure": "fixed-limit", "cap": 4},
+    "five-card-draw-no-limit": {"name": FIVE, "blinds": False, "ante": 1, "min_bet": 10},
+    "five-card-draw-fixed-limit": {"name": FIVE, "blinds": False, "ante": 2, "min_bet": 10,
+                                   "structure": "fixed-limit", "cap": 4},
+}
+EVERY_GAME: dict[str, object] = {**GAMES, **OTHER_GAMES}
 # check_env cannot test other render modes of an environment made without gymnasium.make (no spec): that
 # advice is the one warning allowed; any other (an infinite bound, a wrong dtype...) fails the test.
 _NO_SPEC = "not having a spec"
 
 
-@pytest.mark.parametrize("game", sorted(GAMES))
+@pytest.mark.parametrize("game", sorted(EVERY_GAME))
 @pytest.mark.parametrize("n", [2, 3])
 def test_check_env_passes_with_illegal_default(game: str, n: int) -> None:
-    g = SingleAgentEnv([random_policy() for _ in range(n - 1)], illegal="default", game=GAMES[game])
+    g = SingleAgentEnv([random_policy() for _ in range(n - 1)], illegal="default", game=EVERY_GAME[game])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check_env(g)
@@ -68,9 +80,9 @@ def test_illegal_default_plays_the_default_action_and_says_so() -> None:
         SingleAgentEnv([random_policy()], illegal="ignore")
 
 
-@pytest.mark.parametrize("game", sorted(GAMES))
+@pytest.mark.parametrize("game", sorted(EVERY_GAME))
 def test_every_observation_lies_within_the_finite_bounds(game: str) -> None:
-    e = raw_env(num_players=3, game=GAMES[game], starting_stack=40)
+    e = raw_env(num_players=3, game=EVERY_GAME[game], starting_stack=40)
     space = e.observation_space("player_0")
     assert np.isfinite(space["observation"].high).all() and np.isfinite(space["observation"].low).all()
     rng = np.random.default_rng(3)
@@ -85,6 +97,14 @@ def test_every_observation_lies_within_the_finite_bounds(game: str) -> None:
         view = e.observe(agent)
         assert space.contains(view)
         e.step(int(rng.choice(np.flatnonzero(view["action_mask"]))))
+
+
+@pytest.mark.parametrize("game", sorted(OTHER_GAMES))
+@pytest.mark.parametrize("n", [2, 3, 6])
+def test_pettingzoo_api_test_passes_in_the_other_draw_games(game: str, n: int) -> None:
+    """Seven Card Draw's, with PettingZoo's seed_test, is in tests/test_rl.py."""
+    api_test(env(num_players=n, game=OTHER_GAMES[game], starting_stack=300), num_cycles=300,
+             verbose_progress=False)
 
 
 def test_vector_env_is_a_gymnasium_vector_env() -> None:

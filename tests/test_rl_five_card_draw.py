@@ -7,23 +7,19 @@ so every hand's rewards sum to 0 and chips are conserved over many hands."""
 from __future__ import annotations
 
 import random
-import warnings
 
 import numpy as np
 import pytest
 
 pytest.importorskip("pettingzoo")
 
-from gymnasium.utils.env_checker import check_env  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-from pettingzoo.test import api_test  # noqa: E402
 
 from harness.engine import Phase  # noqa: E402
 from harness.engine.openers import may_open  # noqa: E402
 from harness.rl import encoding, fivedraw  # noqa: E402
-from harness.rl.aec import env, raw_env  # noqa: E402
-from harness.rl.gym import SingleAgentEnv, random_policy  # noqa: E402
+from harness.rl.aec import raw_env  # noqa: E402
 
 FIVE = "five-card-draw"
 GAMES = {
@@ -40,22 +36,6 @@ def test_the_action_space_is_triple_draws_and_the_fields_are_laid_end_to_end() -
     assert lay["cards"].start == 0 and lay["shown"].stop == fivedraw.obs_size(3)
     assert all(a.stop == b.start for a, b in zip(list(lay.values())[:-1], list(lay.values())[1:], strict=True))
     assert (lay["carried"].stop - lay["carried"].start, lay["opener"].stop - lay["opener"].start) == (1, 3)
-
-
-@pytest.mark.parametrize("game", sorted(GAMES))
-@pytest.mark.parametrize("n", [2, 3, 6])
-def test_pettingzoo_api_test_passes(game: str, n: int) -> None:
-    api_test(env(num_players=n, game=GAMES[game], starting_stack=300), num_cycles=300, verbose_progress=False)
-
-
-@pytest.mark.parametrize("game", sorted(GAMES))
-@pytest.mark.parametrize("n", [2, 3])
-def test_gymnasium_check_env_passes(game: str, n: int) -> None:
-    g = SingleAgentEnv([random_policy() for _ in range(n - 1)], illegal="default", game=GAMES[game])
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        check_env(g)
-    assert [str(w.message) for w in caught if "not having a spec" not in str(w.message)] == []
 
 
 def _check_to_the_end(aec: object) -> None:

@@ -39,22 +39,6 @@ def test_the_action_space_is_the_betting_indices_then_32_discard_sets() -> None:
     assert raw_env().action_space("player_0").n == encoding.N_ACTIONS  # Seven Card Draw's is unchanged
 
 
-@pytest.mark.parametrize("game", sorted(GAMES))
-@pytest.mark.parametrize("n", [2, 3, 6])
-def test_pettingzoo_api_test_passes(game: str, n: int) -> None:
-    api_test(env(num_players=n, game=GAMES[game], starting_stack=300), num_cycles=300, verbose_progress=False)
-
-
-@pytest.mark.parametrize("game", sorted(GAMES))
-@pytest.mark.parametrize("n", [2, 3])
-def test_gymnasium_check_env_passes(game: str, n: int) -> None:
-    g = SingleAgentEnv([random_policy() for _ in range(n - 1)], illegal="default", game=GAMES[game])
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        check_env(g)
-    assert [str(w.message) for w in caught if "not having a spec" not in str(w.message)] == []
-
-
 @settings(max_examples=12, deadline=None)
 @given(n=st.integers(2, 6), seed=st.integers(0, 2**32), fixed=st.booleans())
 def test_random_legal_play_conserves_chips_over_many_hands(n: int, seed: int, fixed: bool) -> None:
