@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.engine import Action, ActionKind, GameConfig, GameConfigError, HandState
+from harness.engine import ActionKind, GameConfig, GameConfigError, HandState
 from harness.engine.games import FIVE_CARD_DRAW, SEVEN_CARD_DRAW, Openers, start_hand, with_openers
 from harness.engine.openers import may_open
 from harness.history import record as handrecord
@@ -21,7 +21,7 @@ from harness.match.wire import HandWire, MatchWire
 from protocol import codec
 from protocol.messages import ActRequest
 from protocol.sdk import DecisionState
-from tests.draw_game_helpers import game_toml, hand_records, run_cli
+from tests.draw_game_helpers import game_toml, hand_records, play_out, run_cli
 from tests.history_helpers import schema_errors
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,21 +29,6 @@ FIVE = FIVE_CARD_DRAW.name
 _MATCH = handrecord.match_dict(bots=[f"b{i}" for i in range(6)], hands=9, stack_mode="reset", starting_stack=100,
                                seed_sha256="0" * 64, decision_ms=1000, time_bank_ms=1000, max_faults=3)
 
-
-def _play(state: HandState, rng: random.Random, check: float) -> None:
-    """Legal decisions to the end: check (pass) with probability ``check`` while nobody opened, else random."""
-    while state.to_act is not None:
-        legal = state.legal()
-        if state.phase.value == "draw":
-            cards = state.cards[state.to_act]
-            state.apply(Action(ActionKind.DRAW, 0, tuple(rng.sample(cards, rng.randint(0, len(cards))))))
-            continue
-        if ActionKind.CHECK in legal.actions and rng.random() < check:
-            state.apply(Action(ActionKind.CHECK))
-            continue
-        kind = rng.choice(legal.actions)
-        amount = rng.randint(legal.min_to, legal.max_to) if kind in (ActionKind.BET, ActionKind.RAISE) else 0
-        state.apply(Action(kind, amount))
 
 
 def _record(state: HandState, seated: list[int]) -> dict:
@@ -74,7 +59,7 @@ def _match(seed: int, n: int, fixed: bool, freeze: bool, ante: int, stack: int, 
         button = next(m for k in range(1, n + 1) if (m := (button + k) % n) in seated)
         dealt = [stacks[m] for m in seated] if freeze else [stack] * n
         state = start_hand(FIVE_CARD_DRAW, config, dealt, seated.index(button), seed + h, h, carried=middle.carried)
-        _play(state, rng, check)
+        play_out(state, rng, check)
         result = state.result()
         row = [0] * n
         for k, m in enumerate(seated):
@@ -213,7 +198,7 @@ def test_a_record_names_the_opening_rule_in_force_and_replays_under_it() -> None
     for rule in Openers:
         definition = with_openers(FIVE_CARD_DRAW, rule)
         state = start_hand(definition, config, [50] * 3, 0, 4)
-        _play(state, random.Random(4), 0.2)
+        play_out(state, random.Random(4), 0.2)
         record = _record(state, [0, 1, 2])
         assert record["game"]["openers"] == str(rule) and not schema_errors(record)
         assert handrecord.game_definition(record["game"]) == definition
@@ -221,7 +206,7 @@ def test_a_record_names_the_opening_rule_in_force_and_replays_under_it() -> None
     old = dict(record, game={k: v for k, v in record["game"].items() if k != "openers"})  # written before: jacks
     assert not schema_errors(old) and handrecord.game_definition(old["game"]) == FIVE_CARD_DRAW
     seven = start_hand(SEVEN_CARD_DRAW, GameConfig(), [50] * 2, 0, 4)
-    _play(seven, random.Random(4), 0.2)
+    play_out(seven, random.Random(4), 0.2)
     plain = _record(seven, [0, 1])
     assert "openers" not in plain["game"]
     assert schema_errors(dict(plain, game={**plain["game"], "openers": "jacks"}))

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.engine import Action, ActionKind, GameConfig, HandState
+from harness.engine import GameConfig, HandState
 from harness.engine.cards import CARD_STRS
 from harness.engine.games import FIVE_CARD_DRAW, SEVEN_CARD_DRAW, Openers, start_hand, with_openers
 from harness.match.msgsize import largest_message_bytes
@@ -34,25 +34,10 @@ from protocol.messages import (
     TimeLeft,
 )
 from protocol.sdk import _hand_end_of
+from tests.draw_game_helpers import play_out
 
 ANTES = GameConfig(blinds=False, ante=1, min_bet=2)
 
-
-def _play(state: HandState, rng: random.Random, check: float) -> None:
-    """Legal decisions to the end: check (pass) with probability ``check`` while it is free, else at random."""
-    while state.to_act is not None:
-        legal = state.legal()
-        if state.phase.value == "draw":
-            cards = state.cards[state.to_act]
-            most = min(len(cards), legal.max_discards)
-            state.apply(Action(ActionKind.DRAW, 0, tuple(rng.sample(cards, rng.randint(0, most)))))
-            continue
-        if ActionKind.CHECK in legal.actions and rng.random() < check:
-            state.apply(Action(ActionKind.CHECK))
-            continue
-        kind = rng.choice(legal.actions)
-        amount = rng.randint(legal.min_to, legal.max_to) if kind in (ActionKind.BET, ActionKind.RAISE) else 0
-        state.apply(Action(kind, amount))
 
 
 def _old_layout(state: HandState, hand_id: int) -> bytes:
@@ -75,7 +60,7 @@ def test_five_card_draw_says_who_opened_and_the_openers_shown(seed: int, seats: 
                                                               rule: Openers) -> None:
     definition = with_openers(FIVE_CARD_DRAW, rule)
     state = start_hand(definition, ANTES, [60] * seats, seed % seats, seed)
-    _play(state, random.Random(seed), check)
+    play_out(state, random.Random(seed), check)
     fast = HandWire(MatchWire(ANTES, 1000, definition), state).hand_end()
     assert fast == encode_hand_end_of(state, state.hand_id)  # the referee's path = the codec's
     end = codec.decode(fast)
@@ -97,7 +82,7 @@ def test_five_card_draw_says_who_opened_and_the_openers_shown(seed: int, seats: 
 def test_seven_card_draw_hand_end_bytes_stay_identical(seed: int, seats: int, check: float) -> None:
     config = GameConfig()
     state = start_hand(SEVEN_CARD_DRAW, config, [200] * seats, seed % seats, seed)
-    _play(state, random.Random(seed), check)
+    play_out(state, random.Random(seed), check)
     fast = HandWire(MatchWire(config, 1000), state).hand_end()
     assert fast == encode_hand_end_of(state, state.hand_id) == _old_layout(state, state.hand_id)
     assert codec.decode(fast).opener is None  # type: ignore[union-attr]
