@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -243,20 +241,3 @@ def test_the_same_match_gives_the_same_histories_on_either_engine(
     assert len(ours) == len(theirs) == hands
     assert [json.dumps(_without_times(r)) for r in ours] == [json.dumps(_without_times(r)) for r in theirs]
     assert (native.net, native.status, native.faults) == (python.net, python.status, python.faults)
-
-
-_WHICH = (
-    "import sys\n"
-    "if sys.argv[1] == 'without':\n"
-    "    sys.modules['harness_core'] = None  # import harness_core raises ImportError\n"
-    "from harness.engine import games\n"
-    "from harness.match import referee\n"
-    "print(referee._start_hand is games.start_hand)\n"
-)
-
-
-@pytest.mark.parametrize("core", ["with", "without"])
-def test_the_referee_deals_on_the_python_engine_without_the_core(core: str) -> None:
-    out = subprocess.run([sys.executable, "-c", _WHICH, core], cwd=REPO, capture_output=True, text=True,
-                         check=True).stdout.split()
-    assert out == [str(core == "without")]

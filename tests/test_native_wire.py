@@ -27,18 +27,22 @@ _WHICH = (
     "import sys\n"
     "if sys.argv[1] == 'without':\n"
     "    sys.modules['harness_core'] = None  # import harness_core raises ImportError\n"
-    "from harness.match import connection, endpoint, zmtp\n"
+    "from harness.engine import games\n"
+    "from harness.match import connection, endpoint, referee, zmtp\n"
     "from protocol import codec\n"
-    "print(endpoint._Parser is zmtp.Parser, connection._decode_reply is codec.decode_reply)\n"
+    "print(endpoint._Parser is zmtp.Parser, connection._decode_reply is codec.decode_reply,\n"
+    "      referee._start_hand is games.start_hand)\n"
 )
 
 
 @pytest.mark.parametrize("core", ["with", "without"])
-def test_the_endpoint_uses_the_native_twins_when_the_core_is_built(core: str) -> None:
+def test_the_match_layer_uses_the_native_twins_when_the_core_is_built(core: str) -> None:
+    """The endpoint's parser, the connection's reply decoder and the referee's hand (Seven Card Draw) are the
+    core's when it imports, the Python ones without it."""
     out = subprocess.run([sys.executable, "-c", _WHICH, core], cwd=REPO, capture_output=True, text=True,
                          check=True).stdout.split()
     python = core == "without"
-    assert out == [str(python), str(python)]
+    assert out == [str(python), str(python), str(python)]
 
 
 def _without_times(x: Any) -> Any:
